@@ -1,0 +1,214 @@
+package conformance
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Helpers for the read, index, batch and transaction cases.
+
+// MustQuery runs in once and fails the case on error.
+func (h *H) MustQuery(in *dynamodb.QueryInput) *dynamodb.QueryOutput {
+	h.t.Helper()
+	out, err := h.API.Query(h.Ctx, in)
+	if err != nil {
+		h.t.Fatalf("Query: %v", err)
+	}
+	return out
+}
+
+// MustScan runs in once and fails the case on error.
+func (h *H) MustScan(in *dynamodb.ScanInput) *dynamodb.ScanOutput {
+	h.t.Helper()
+	out, err := h.API.Scan(h.Ctx, in)
+	if err != nil {
+		h.t.Fatalf("Scan: %v", err)
+	}
+	return out
+}
+
+// PutMany writes every item to table with PutItem, in order.
+func (h *H) PutMany(table string, items ...Item) {
+	h.t.Helper()
+	for _, it := range items {
+		h.Put(table, it)
+	}
+}
+
+// WantItemSet fails the case unless got and want hold the same items, in any
+// order (for scans and for index entries that share a key).
+func (h *H) WantItemSet(got, want []Item) {
+	h.t.Helper()
+	g, w := formatSorted(got), formatSorted(want)
+	if strings.Join(g, "\n") != strings.Join(w, "\n") {
+		h.t.Fatalf("item sets differ\n got (%d): %s\nwant (%d): %s", len(g), strings.Join(g, "\n     "), len(w), strings.Join(w, "\n     "))
+	}
+}
+
+func formatSorted(items []Item) []string {
+	s := make([]string, len(items))
+	for i, it := range items {
+		s[i] = FormatItem(it)
+	}
+	sort.Strings(s)
+	return s
+}
+
+// WantValues fails the case unless the attribute name of items, in order, has
+// the values want.
+func (h *H) WantValues(items []Item, name string, want ...types.AttributeValue) {
+	h.t.Helper()
+	g := make([]string, len(items))
+	for i, it := range items {
+		g[i] = Format(it[name])
+	}
+	w := make([]string, len(want))
+	for i, v := range want {
+		w[i] = Format(v)
+	}
+	if strings.Join(g, " ") != strings.Join(w, " ") {
+		h.t.Fatalf("%s values\n got (%d): %s\nwant (%d): %s", name, len(g), strings.Join(g, " "), len(w), strings.Join(w, " "))
+	}
+}
+
+// WantCounts fails the case unless Count and ScannedCount are as expected.
+func (h *H) WantCounts(count, scanned int32, wantCount, wantScanned int32) {
+	h.t.Helper()
+	if count != wantCount || scanned != wantScanned {
+		h.t.Fatalf("Count/ScannedCount = %d/%d, want %d/%d", count, scanned, wantCount, wantScanned)
+	}
+}
+
+// WantNoLastKey fails the case when a page says there is more to read.
+func (h *H) WantNoLastKey(lek Item) {
+	h.t.Helper()
+	if len(lek) != 0 {
+		h.t.Fatalf("LastEvaluatedKey = %s, want none", FormatItem(lek))
+	}
+}
+
+// WantLastKey fails the case unless the LastEvaluatedKey is want.
+func (h *H) WantLastKey(lek, want Item) {
+	h.t.Helper()
+	if len(lek) == 0 {
+		h.t.Fatalf("no LastEvaluatedKey, want %s", FormatItem(want))
+	}
+	wantItem(h.t, lek, want)
+}
+
+// WantCapacity fails the case unless cc reports total units for table, and,
+// when table or indexes are not nil, the same breakdown. Pass table < 0 to
+// require that no table breakdown is reported.
+func (h *H) WantCapacity(cc *types.ConsumedCapacity, tableName string, total float64, table float64, gsi, lsi map[string]float64) {
+	h.t.Helper()
+	if cc == nil {
+		h.t.Fatalf("no ConsumedCapacity, want %v units", total)
+	}
+	got := fmtCapacity(cc)
+	want := fmtCapacity(&types.ConsumedCapacity{TableName: aws.String(tableName), CapacityUnits: aws.Float64(total)})
+	if table >= 0 {
+		want = fmtCapacity(&types.ConsumedCapacity{
+			TableName:              aws.String(tableName),
+			CapacityUnits:          aws.Float64(total),
+			Table:                  &types.Capacity{CapacityUnits: aws.Float64(table)},
+			GlobalSecondaryIndexes: capMap(gsi),
+			LocalSecondaryIndexes:  capMap(lsi),
+		})
+	}
+	if got != want {
+		h.t.Fatalf("ConsumedCapacity\n got: %s\nwant: %s", got, want)
+	}
+}
+
+func capMap(m map[string]float64) map[string]types.Capacity {
+	if m == nil {
+		return nil
+	}
+	out := map[string]types.Capacity{}
+	for k, v := range m {
+		out[k] = types.Capacity{CapacityUnits: aws.Float64(v)}
+	}
+	return out
+}
+
+// fmtCapacity renders the parts of a read's consumed capacity that DynamoDB
+// Local reports (capacity units; read and write units are left out).
+func fmtCapacity(cc *types.ConsumedCapacity) string {
+	f := func(p *float64) string {
+		if p == nil {
+			return "-"
+		}
+		return fmt.Sprint(*p)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "table=%s units=%s", aws.ToString(cc.TableName), f(cc.CapacityUnits))
+	if cc.Table != nil {
+		fmt.Fprintf(&b, " Table=%s", f(cc.Table.CapacityUnits))
+	}
+	for _, part := range []struct {
+		name string
+		m    map[string]types.Capacity
+	}{{"GSI", cc.GlobalSecondaryIndexes}, {"LSI", cc.LocalSecondaryIndexes}} {
+		names := make([]string, 0, len(part.m))
+		for k := range part.m {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			fmt.Fprintf(&b, " %s[%s]=%s", part.name, k, f(part.m[k].CapacityUnits))
+		}
+	}
+	return b.String()
+}
+
+// queryIn builds a QueryInput with a key condition and its values.
+func queryIn(table, keyCond string, values Item) *dynamodb.QueryInput {
+	return &dynamodb.QueryInput{
+		TableName:                 aws.String(table),
+		KeyConditionExpression:    aws.String(keyCond),
+		ExpressionAttributeValues: values,
+	}
+}
+
+// def is an attribute definition.
+func def(name string, t types.ScalarAttributeType) types.AttributeDefinition {
+	return types.AttributeDefinition{AttributeName: aws.String(name), AttributeType: t}
+}
+
+// keySchema is a key schema of a hash key and an optional range key.
+func keySchema(hash, rng string) []types.KeySchemaElement {
+	ks := []types.KeySchemaElement{{AttributeName: aws.String(hash), KeyType: types.KeyTypeHash}}
+	if rng != "" {
+		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(rng), KeyType: types.KeyTypeRange})
+	}
+	return ks
+}
+
+// projection is an index projection; nonKey is for INCLUDE.
+func projection(t types.ProjectionType, nonKey ...string) *types.Projection {
+	return &types.Projection{ProjectionType: t, NonKeyAttributes: nonKey}
+}
+
+// gsi describes a global secondary index.
+func gsi(name, hash, rng string, p *types.Projection) types.GlobalSecondaryIndex {
+	return types.GlobalSecondaryIndex{IndexName: aws.String(name), KeySchema: keySchema(hash, rng), Projection: p}
+}
+
+// lsi describes a local secondary index on partition key pk.
+func lsi(name, rng string, p *types.Projection) types.LocalSecondaryIndex {
+	return types.LocalSecondaryIndex{IndexName: aws.String(name), KeySchema: keySchema("pk", rng), Projection: p}
+}
+
+// seq returns "prefix000".."prefix(n-1)" zero padded to width 3.
+func seq(prefix string, n int) []string {
+	s := make([]string, n)
+	for i := range s {
+		s[i] = fmt.Sprintf("%s%03d", prefix, i)
+	}
+	return s
+}
