@@ -126,37 +126,21 @@ func indexZero[T string | []byte](s T) int {
 // equal prefixes, sorts the shorter (smaller) mantissa first. Negative
 // numbers invert the exponent and mantissa bytes.
 func appendKeyNumber(dst []byte, s string) ([]byte, error) {
-	n, err := number.Parse(s)
-	if err != nil {
-		return dst, err
-	}
-	if n.Sign() == 0 {
-		return append(dst, keyNumZero), nil
-	}
-	c := n.String()
-	neg := c[0] == '-'
-	if neg {
-		c = c[1:]
-	}
-	intLen := strings.IndexByte(c, '.')
-	if intLen < 0 {
-		intLen = len(c)
-	}
-	var buf [number.Precision + 1 + 130]byte // digits of c without the point
-	digits := buf[:0]
-	for i := 0; i < len(c); i++ {
-		if c[i] != '.' {
-			digits = append(digits, c[i]-'0')
+	var buf [number.Precision]byte
+	neg, digits, adj, ok := scanNumber(s, buf[:0])
+	if !ok {
+		// Unusual notation or an invalid number: let package number decide,
+		// then scan its canonical form, which always scans.
+		n, err := number.Parse(s)
+		if err != nil {
+			return dst, err
+		}
+		if neg, digits, adj, ok = scanNumber(n.String(), buf[:0]); !ok {
+			return dst, fmt.Errorf("codec: cannot scan canonical number %q", n.String())
 		}
 	}
-	lead := 0
-	for lead < len(digits) && digits[lead] == 0 {
-		lead++
-	}
-	adj := intLen - 1 - lead
-	digits = digits[lead:]
-	for len(digits) > 0 && digits[len(digits)-1] == 0 {
-		digits = digits[:len(digits)-1]
+	if len(digits) == 0 {
+		return append(dst, keyNumZero), nil
 	}
 	start := len(dst)
 	tag := byte(keyNumPos)
@@ -183,6 +167,97 @@ func appendKeyNumber(dst []byte, s string) ([]byte, error) {
 	return dst, nil
 }
 
+// scanNumber reads the plain notations of a number, -?D+(.D+)?([eE][+-]?D{1,4})?,
+// and returns its sign, significant digits (values 0-9, no leading or
+// trailing zeros, appended to digits; none for zero) and the power of ten of
+// the first one. ok is false for any other notation and for numbers outside
+// DynamoDB's precision or range, which package number then judges; when ok
+// is true, number.Parse accepts s and agrees.
+func scanNumber(s string, digits []byte) (neg bool, _ []byte, adj int, ok bool) {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		neg = true
+		i++
+	}
+	intStart := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	intEnd := i
+	if intEnd == intStart {
+		return false, nil, 0, false
+	}
+	fracStart, fracEnd := i, i
+	if i < len(s) && s[i] == '.' {
+		i++
+		fracStart = i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		fracEnd = i
+		if fracEnd == fracStart {
+			return false, nil, 0, false
+		}
+	}
+	exp := 0
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		eneg := false
+		if i < len(s) && (s[i] == '-' || s[i] == '+') {
+			eneg = s[i] == '-'
+			i++
+		}
+		expStart := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			exp = exp*10 + int(s[i]-'0')
+			i++
+		}
+		if n := i - expStart; n == 0 || n > 4 {
+			return false, nil, 0, false
+		}
+		if eneg {
+			exp = -exp
+		}
+	}
+	if i != len(s) {
+		return false, nil, 0, false
+	}
+	// Walk the digits of the integer and fraction parts as one sequence,
+	// skipping the point; the j-th digit stands for 10^(intLen-1-j+exp).
+	intLen := intEnd - intStart
+	first, j, zeros := -1, 0, 0 // zeros: pending zeros after a significant digit
+	for k := intStart; k < fracEnd; k++ {
+		c := s[k]
+		if c == '.' {
+			continue
+		}
+		switch {
+		case c != '0':
+			if first < 0 {
+				first = j
+			}
+			if len(digits)+zeros+1 > number.Precision {
+				return false, nil, 0, false
+			}
+			for ; zeros > 0; zeros-- {
+				digits = append(digits, 0)
+			}
+			digits = append(digits, c-'0')
+		case first >= 0:
+			zeros++
+		}
+		j++
+	}
+	if first < 0 {
+		return false, digits, 0, true // zero, whatever its sign
+	}
+	adj = intLen - 1 - first + exp
+	if adj > number.MaxExponent || adj < number.MinExponent {
+		return false, nil, 0, false
+	}
+	return neg, digits, adj, true
+}
+
 // DecodeKey decodes the key value at the start of b, as written by
 // AppendKey, and returns it with the bytes that follow it. Numbers come back
 // in DynamoDB's canonical form. The returned value does not alias b.
@@ -192,14 +267,24 @@ func DecodeKey(b []byte) (av types.AttributeValue, rest []byte, err error) {
 	}
 	switch b[0] {
 	case keyString, keyBinary:
-		raw, n, err := unescape(b[1:])
+		body, n, escapes, err := scanEscaped(b)
 		if err != nil {
 			return nil, b, err
 		}
-		if b[0] == keyString {
-			return &types.AttributeValueMemberS{Value: string(raw)}, b[1+n:], nil
+		if b[0] == keyString && escapes == 0 {
+			return &types.AttributeValueMemberS{Value: string(body)}, b[n:], nil
 		}
-		return &types.AttributeValueMemberB{Value: raw}, b[1+n:], nil
+		raw := make([]byte, 0, len(body)-escapes)
+		for i := 0; i < len(body); i++ {
+			raw = append(raw, body[i])
+			if body[i] == escByte {
+				i++ // skip escZero
+			}
+		}
+		if b[0] == keyString {
+			return &types.AttributeValueMemberS{Value: string(raw)}, b[n:], nil
+		}
+		return &types.AttributeValueMemberB{Value: raw}, b[n:], nil
 	case keyNumZero:
 		return &types.AttributeValueMemberN{Value: "0"}, b[1:], nil
 	case keyNumPos, keyNumNeg:
@@ -221,19 +306,8 @@ func SplitKey(b []byte) (int, error) {
 	}
 	switch b[0] {
 	case keyString, keyBinary:
-		for i := 1; i+1 < len(b); i++ {
-			if b[i] == escByte {
-				switch b[i+1] {
-				case escEnd:
-					return i + 2, nil
-				case escZero:
-					i++
-				default:
-					return 0, fmt.Errorf("%w: bad escape in key", ErrCorrupt)
-				}
-			}
-		}
-		return 0, fmt.Errorf("%w: unterminated key", ErrCorrupt)
+		_, n, _, err := scanEscaped(b)
+		return n, err
 	case keyNumZero:
 		return 1, nil
 	case keyNumPos, keyNumNeg:
@@ -244,30 +318,25 @@ func SplitKey(b []byte) (int, error) {
 	}
 }
 
-// unescape reads an escaped S or B body and its terminator, returning the raw
-// bytes (newly allocated) and the number of encoded bytes consumed.
-func unescape(b []byte) ([]byte, int, error) {
-	out := make([]byte, 0, min(len(b), 64))
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if c != escByte {
-			out = append(out, c)
+// scanEscaped reads the S or B key at the start of b (tag included) and
+// returns its escaped body (aliasing b), the length of the whole encoding
+// and the number of escaped zero bytes in the body.
+func scanEscaped(b []byte) (body []byte, n, escapes int, err error) {
+	for i := 1; i+1 < len(b); i++ {
+		if b[i] != escByte {
 			continue
-		}
-		if i+1 >= len(b) {
-			break
 		}
 		switch b[i+1] {
 		case escEnd:
-			return out, i + 2, nil
+			return b[1:i], i + 2, escapes, nil
 		case escZero:
-			out = append(out, 0)
+			escapes++
 			i++
 		default:
-			return nil, 0, fmt.Errorf("%w: bad escape in key", ErrCorrupt)
+			return nil, 0, 0, fmt.Errorf("%w: bad escape in key", ErrCorrupt)
 		}
 	}
-	return nil, 0, fmt.Errorf("%w: unterminated key", ErrCorrupt)
+	return nil, 0, 0, fmt.Errorf("%w: unterminated key", ErrCorrupt)
 }
 
 // decodeKeyNumber decodes a non-zero number at the start of b (tag included)
