@@ -11,12 +11,12 @@ import (
 // small map.
 func benchItem() map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
-		"pk":     &types.AttributeValueMemberS{Value: "series#cpu#host-0042"},
-		"sk":     &types.AttributeValueMemberN{Value: "1767225600123"},
-		"value":  &types.AttributeValueMemberN{Value: "0.734"},
-		"unit":   &types.AttributeValueMemberS{Value: "percent"},
-		"ok":     &types.AttributeValueMemberBOOL{Value: true},
-		"ttl":    &types.AttributeValueMemberN{Value: "1769817600"},
+		"pk":    &types.AttributeValueMemberS{Value: "series#cpu#host-0042"},
+		"sk":    &types.AttributeValueMemberN{Value: "1767225600123"},
+		"value": &types.AttributeValueMemberN{Value: "0.734"},
+		"unit":  &types.AttributeValueMemberS{Value: "percent"},
+		"ok":    &types.AttributeValueMemberBOOL{Value: true},
+		"ttl":   &types.AttributeValueMemberN{Value: "1769817600"},
 		"labels": &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
 			"region": &types.AttributeValueMemberS{Value: "eu-west-1"},
 			"az":     &types.AttributeValueMemberS{Value: "eu-west-1a"},
