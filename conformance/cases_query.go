@@ -21,7 +21,7 @@ func sFixture(h *H) string {
 	h.t.Helper()
 	tbl := h.RangeTable(types.ScalarAttributeTypeS)
 	for i, sk := range sortS {
-		h.Put(tbl, Item{"pk": S("p"), "sk": S(sk), "n": N(itoa(i))})
+		h.Put(tbl, Item{"pk": S("p"), "sk": S(sk), "n": N(bItoa(i))})
 	}
 	h.PutMany(tbl, Item{"pk": S("q"), "sk": S("a")}, Item{"pk": S("q"), "sk": S("b")}, Item{"pk": S("o"), "sk": S("c")})
 	return tbl
@@ -49,7 +49,7 @@ func nFixture(h *H) string {
 // bSorted are the B fixture's sort keys in unsigned byte order.
 var bSorted = [][]byte{{0x00}, {0x01}, {0x01, 0x02}, {0x01, 0xff}, {0x7f}, {0x80}, {0xff}, {0xff, 0x00}}
 
-func bFixture(h *H) string {
+func binFixture(h *H) string {
 	h.t.Helper()
 	tbl := h.RangeTable(types.ScalarAttributeTypeB)
 	for i := len(bSorted) - 1; i >= 0; i-- {
@@ -59,12 +59,12 @@ func bFixture(h *H) string {
 	return tbl
 }
 
-func itoa(i int) string {
+func bItoa(i int) string {
 	const digits = "0123456789"
 	if i < 10 {
 		return digits[i : i+1]
 	}
-	return itoa(i/10) + digits[i%10:i%10+1]
+	return bItoa(i/10) + digits[i%10:i%10+1]
 }
 
 func sVals(ss ...string) []types.AttributeValue {
@@ -145,14 +145,14 @@ func init() {
 		keyCase("Query/N_BetweenNegative", nFixture, "pk = :p AND sk BETWEEN :a AND :b", Item{":p": p, ":a": N("-1e11"), ":b": N("-2")}, nVals("-10000000000", "-5.5")),
 
 		// B sort keys: unsigned byte order.
-		keyCase("Query/B_ByteOrder", bFixture, "pk = :p", Item{":p": p}, bVals(bSorted...)),
-		keyCase("Query/B_EQ", bFixture, "pk = :p AND sk = :b", Item{":p": p, ":b": B([]byte{0x01, 0x02})}, bVals([]byte{0x01, 0x02})),
-		keyCase("Query/B_LT", bFixture, "pk = :p AND sk < :b", Item{":p": p, ":b": B([]byte{0x01, 0x02})}, bVals([]byte{0x00}, []byte{0x01})),
-		keyCase("Query/B_LE", bFixture, "pk = :p AND sk <= :b", Item{":p": p, ":b": B([]byte{0x01, 0x02})}, bVals([]byte{0x00}, []byte{0x01}, []byte{0x01, 0x02})),
-		keyCase("Query/B_GT", bFixture, "pk = :p AND sk > :b", Item{":p": p, ":b": B([]byte{0x7f})}, bVals([]byte{0x80}, []byte{0xff}, []byte{0xff, 0x00})),
-		keyCase("Query/B_GE", bFixture, "pk = :p AND sk >= :b", Item{":p": p, ":b": B([]byte{0xff})}, bVals([]byte{0xff}, []byte{0xff, 0x00})),
-		keyCase("Query/B_Between", bFixture, "pk = :p AND sk BETWEEN :a AND :b", Item{":p": p, ":a": B([]byte{0x01, 0x00}), ":b": B([]byte{0x80})}, bVals([]byte{0x01, 0x02}, []byte{0x01, 0xff}, []byte{0x7f}, []byte{0x80})),
-		keyCase("Query/B_BeginsWith", bFixture, "pk = :p AND begins_with(sk, :b)", Item{":p": p, ":b": B([]byte{0x01})}, bVals([]byte{0x01}, []byte{0x01, 0x02}, []byte{0x01, 0xff})),
+		keyCase("Query/B_ByteOrder", binFixture, "pk = :p", Item{":p": p}, bVals(bSorted...)),
+		keyCase("Query/B_EQ", binFixture, "pk = :p AND sk = :b", Item{":p": p, ":b": B([]byte{0x01, 0x02})}, bVals([]byte{0x01, 0x02})),
+		keyCase("Query/B_LT", binFixture, "pk = :p AND sk < :b", Item{":p": p, ":b": B([]byte{0x01, 0x02})}, bVals([]byte{0x00}, []byte{0x01})),
+		keyCase("Query/B_LE", binFixture, "pk = :p AND sk <= :b", Item{":p": p, ":b": B([]byte{0x01, 0x02})}, bVals([]byte{0x00}, []byte{0x01}, []byte{0x01, 0x02})),
+		keyCase("Query/B_GT", binFixture, "pk = :p AND sk > :b", Item{":p": p, ":b": B([]byte{0x7f})}, bVals([]byte{0x80}, []byte{0xff}, []byte{0xff, 0x00})),
+		keyCase("Query/B_GE", binFixture, "pk = :p AND sk >= :b", Item{":p": p, ":b": B([]byte{0xff})}, bVals([]byte{0xff}, []byte{0xff, 0x00})),
+		keyCase("Query/B_Between", binFixture, "pk = :p AND sk BETWEEN :a AND :b", Item{":p": p, ":a": B([]byte{0x01, 0x00}), ":b": B([]byte{0x80})}, bVals([]byte{0x01, 0x02}, []byte{0x01, 0xff}, []byte{0x7f}, []byte{0x80})),
+		keyCase("Query/B_BeginsWith", binFixture, "pk = :p AND begins_with(sk, :b)", Item{":p": p, ":b": B([]byte{0x01})}, bVals([]byte{0x01}, []byte{0x01, 0x02}, []byte{0x01, 0xff})),
 	)
 
 	register(

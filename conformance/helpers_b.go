@@ -44,13 +44,13 @@ func (h *H) PutMany(table string, items ...Item) {
 // order (for scans and for index entries that share a key).
 func (h *H) WantItemSet(got, want []Item) {
 	h.t.Helper()
-	g, w := formatSorted(got), formatSorted(want)
+	g, w := bFormatSorted(got), bFormatSorted(want)
 	if strings.Join(g, "\n") != strings.Join(w, "\n") {
 		h.t.Fatalf("item sets differ\n got (%d): %s\nwant (%d): %s", len(g), strings.Join(g, "\n     "), len(w), strings.Join(w, "\n     "))
 	}
 }
 
-func formatSorted(items []Item) []string {
+func bFormatSorted(items []Item) []string {
 	s := make([]string, len(items))
 	for i, it := range items {
 		s[i] = FormatItem(it)
@@ -101,23 +101,23 @@ func (h *H) WantLastKey(lek, want Item) {
 	wantItem(h.t, lek, want)
 }
 
-// WantCapacity fails the case unless cc reports total units for table, and,
+// WantReadCapacity fails the case unless cc reports total units for table, and,
 // when table or indexes are not nil, the same breakdown. Pass table < 0 to
 // require that no table breakdown is reported.
-func (h *H) WantCapacity(cc *types.ConsumedCapacity, tableName string, total float64, table float64, gsi, lsi map[string]float64) {
+func (h *H) WantReadCapacity(cc *types.ConsumedCapacity, tableName string, total float64, table float64, gsi, lsi map[string]float64) {
 	h.t.Helper()
 	if cc == nil {
 		h.t.Fatalf("no ConsumedCapacity, want %v units", total)
 	}
-	got := fmtCapacity(cc)
-	want := fmtCapacity(&types.ConsumedCapacity{TableName: aws.String(tableName), CapacityUnits: aws.Float64(total)})
+	got := bFmtCapacity(cc)
+	want := bFmtCapacity(&types.ConsumedCapacity{TableName: aws.String(tableName), CapacityUnits: aws.Float64(total)})
 	if table >= 0 {
-		want = fmtCapacity(&types.ConsumedCapacity{
+		want = bFmtCapacity(&types.ConsumedCapacity{
 			TableName:              aws.String(tableName),
 			CapacityUnits:          aws.Float64(total),
 			Table:                  &types.Capacity{CapacityUnits: aws.Float64(table)},
-			GlobalSecondaryIndexes: capMap(gsi),
-			LocalSecondaryIndexes:  capMap(lsi),
+			GlobalSecondaryIndexes: bCapMap(gsi),
+			LocalSecondaryIndexes:  bCapMap(lsi),
 		})
 	}
 	if got != want {
@@ -125,7 +125,7 @@ func (h *H) WantCapacity(cc *types.ConsumedCapacity, tableName string, total flo
 	}
 }
 
-func capMap(m map[string]float64) map[string]types.Capacity {
+func bCapMap(m map[string]float64) map[string]types.Capacity {
 	if m == nil {
 		return nil
 	}
@@ -138,7 +138,7 @@ func capMap(m map[string]float64) map[string]types.Capacity {
 
 // fmtCapacity renders the parts of a read's consumed capacity that DynamoDB
 // Local reports (capacity units; read and write units are left out).
-func fmtCapacity(cc *types.ConsumedCapacity) string {
+func bFmtCapacity(cc *types.ConsumedCapacity) string {
 	f := func(p *float64) string {
 		if p == nil {
 			return "-"
@@ -176,12 +176,12 @@ func queryIn(table, keyCond string, values Item) *dynamodb.QueryInput {
 }
 
 // def is an attribute definition.
-func def(name string, t types.ScalarAttributeType) types.AttributeDefinition {
+func bDef(name string, t types.ScalarAttributeType) types.AttributeDefinition {
 	return types.AttributeDefinition{AttributeName: aws.String(name), AttributeType: t}
 }
 
 // keySchema is a key schema of a hash key and an optional range key.
-func keySchema(hash, rng string) []types.KeySchemaElement {
+func bKeySchema(hash, rng string) []types.KeySchemaElement {
 	ks := []types.KeySchemaElement{{AttributeName: aws.String(hash), KeyType: types.KeyTypeHash}}
 	if rng != "" {
 		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(rng), KeyType: types.KeyTypeRange})
@@ -190,22 +190,22 @@ func keySchema(hash, rng string) []types.KeySchemaElement {
 }
 
 // projection is an index projection; nonKey is for INCLUDE.
-func projection(t types.ProjectionType, nonKey ...string) *types.Projection {
+func bProjection(t types.ProjectionType, nonKey ...string) *types.Projection {
 	return &types.Projection{ProjectionType: t, NonKeyAttributes: nonKey}
 }
 
 // gsi describes a global secondary index.
-func gsi(name, hash, rng string, p *types.Projection) types.GlobalSecondaryIndex {
-	return types.GlobalSecondaryIndex{IndexName: aws.String(name), KeySchema: keySchema(hash, rng), Projection: p}
+func bGSI(name, hash, rng string, p *types.Projection) types.GlobalSecondaryIndex {
+	return types.GlobalSecondaryIndex{IndexName: aws.String(name), KeySchema: bKeySchema(hash, rng), Projection: p}
 }
 
 // lsi describes a local secondary index on partition key pk.
-func lsi(name, rng string, p *types.Projection) types.LocalSecondaryIndex {
-	return types.LocalSecondaryIndex{IndexName: aws.String(name), KeySchema: keySchema("pk", rng), Projection: p}
+func bLSI(name, rng string, p *types.Projection) types.LocalSecondaryIndex {
+	return types.LocalSecondaryIndex{IndexName: aws.String(name), KeySchema: bKeySchema("pk", rng), Projection: p}
 }
 
 // seq returns "prefix000".."prefix(n-1)" zero padded to width 3.
-func seq(prefix string, n int) []string {
+func bSeq(prefix string, n int) []string {
 	s := make([]string, n)
 	for i := range s {
 		s[i] = fmt.Sprintf("%s%03d", prefix, i)
