@@ -411,3 +411,11 @@ func FuzzKeyDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestKey_DocumentedExamples(t *testing.T) {
+	for s, want := range map[string]string{"1": "128214", "-1": "107deb", "12.5": "12831964", "0": "11"} {
+		if got := fmt.Sprintf("%x", mustKey(t, &types.AttributeValueMemberN{Value: s})); got != want {
+			t.Errorf("AppendKey(N %s) = %s, want %s", s, got, want)
+		}
+	}
+}
