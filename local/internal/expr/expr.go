@@ -1,6 +1,9 @@
 package expr
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -16,21 +19,48 @@ type Error struct {
 // Error returns Msg.
 func (e *Error) Error() string { return e.Msg }
 
-func errorf(msg string) *Error { return &Error{Msg: msg} }
+func errorf(format string, args ...any) *Error {
+	if len(args) == 0 {
+		return &Error{Msg: format}
+	}
+	return &Error{Msg: fmt.Sprintf(format, args...)}
+}
+
+// Expression kinds, as DynamoDB names them in messages.
+const (
+	kindCondition  = "ConditionExpression"
+	kindFilter     = "FilterExpression"
+	kindKey        = "KeyConditionExpression"
+	kindProjection = "ProjectionExpression"
+	kindUpdate     = "UpdateExpression"
+)
 
 // Compiler compiles the expressions of one request against its
-// ExpressionAttributeNames and ExpressionAttributeValues, recording which
-// placeholders were used. A Compiler is not safe for concurrent use.
+// ExpressionAttributeNames and ExpressionAttributeValues and records which
+// placeholders they use. A Compiler is not safe for concurrent use; the
+// expressions it returns are.
+//
+// Validation happens in DynamoDB's order: the placeholder maps themselves
+// (checked by the first method called), then each expression (size, syntax,
+// function names, reserved words, undefined placeholders, operand types),
+// then Finish for placeholders no expression used. Checks that need the key
+// schema happen in KeyCondition.Resolve; checks that need the request as a
+// whole (an ExpressionAttributeNames without any expression, legacy
+// parameters mixed with expressions, updates of key attributes) are the
+// caller's.
 type Compiler struct {
 	names      map[string]string
 	values     map[string]types.AttributeValue
 	usedNames  map[string]bool
 	usedValues map[string]bool
+	checked    bool
+	mapErr     error
 }
 
 // NewCompiler returns a Compiler for the given placeholder maps, either of
-// which may be nil. The maps are not modified and must not be modified while
-// the Compiler is in use.
+// which may be nil (absent). A non-nil empty map is an error, as in
+// DynamoDB. The maps are not modified and must not be modified while the
+// Compiler and the expressions it compiles are in use (values are shared).
 func NewCompiler(names map[string]string, values map[string]types.AttributeValue) *Compiler {
 	return &Compiler{
 		names:      names,
@@ -40,8 +70,185 @@ func NewCompiler(names map[string]string, values map[string]types.AttributeValue
 	}
 }
 
-// Finish reports, after all expressions of the request have been compiled,
-// the placeholders that none of them used, as DynamoDB does.
-func (c *Compiler) Finish() error {
+// Check validates the placeholder maps: not empty when present, keys that
+// are valid placeholders, non-empty names and valid attribute values. Every
+// compile method calls it first; the error is remembered.
+func (c *Compiler) Check() error {
+	if c.checked {
+		return c.mapErr
+	}
+	c.checked = true
+	c.mapErr = c.check()
+	return c.mapErr
+}
+
+func (c *Compiler) check() error {
+	if c.names != nil && len(c.names) == 0 {
+		return errorf("ExpressionAttributeNames must not be empty")
+	}
+	if c.values != nil && len(c.values) == 0 {
+		return errorf("ExpressionAttributeValues must not be empty")
+	}
+	for _, k := range javaOrder(keysOf(c.names), len(c.names)) {
+		if !validPlaceholder(k, '#') {
+			return errorf("ExpressionAttributeNames contains invalid key: Syntax error; key: %q", k)
+		}
+	}
+	for _, k := range javaOrder(keysOf(c.values), len(c.values)) {
+		if !validPlaceholder(k, ':') {
+			return errorf("ExpressionAttributeValues contains invalid key: Syntax error; key: %q", k)
+		}
+	}
+	for _, k := range javaOrder(keysOf(c.values), len(c.values)) {
+		if msg := ValidateValue(c.values[k]); msg != "" {
+			return errorf("ExpressionAttributeValues contains invalid value: %s for key %s", msg, k)
+		}
+	}
+	for _, k := range javaOrder(keysOf(c.names), len(c.names)) {
+		if c.names[k] == "" {
+			return errorf("ExpressionAttributeNames contains invalid value: Empty attribute name for key %s", k)
+		}
+	}
 	return nil
+}
+
+func keysOf[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+func validPlaceholder(k string, prefix byte) bool {
+	if len(k) < 2 || k[0] != prefix {
+		return false
+	}
+	for i := 1; i < len(k); i++ {
+		if !isWordChar(k[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Finish reports, after all expressions of the request have been compiled,
+// the placeholders that none of them used, in DynamoDB's words: unused
+// names first, then unused values.
+func (c *Compiler) Finish() error {
+	if err := c.Check(); err != nil {
+		return err
+	}
+	if unused := c.unused(keysOf(c.names), c.usedNames); unused != "" {
+		return errorf("Value provided in ExpressionAttributeNames unused in expressions: keys: {%s}", unused)
+	}
+	if unused := c.unused(keysOf(c.values), c.usedValues); unused != "" {
+		return errorf("Value provided in ExpressionAttributeValues unused in expressions: keys: {%s}", unused)
+	}
+	return nil
+}
+
+func (c *Compiler) unused(keys []string, used map[string]bool) string {
+	var out []string
+	for _, k := range javaOrder(keys, len(keys)) {
+		if !used[k] {
+			out = append(out, k)
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+// begin runs the checks common to all expression kinds and parses s with
+// parse. It returns the parser, whose tree is then checked by kind.
+func (c *Compiler) begin(kind, s string, parse func(p *parser)) (*parser, error) {
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
+	if s == "" {
+		return nil, errorf("Invalid %s: The expression can not be empty;", kind)
+	}
+	if len(s) > maxExprLen {
+		if kind == kindUpdate || kind == kindProjection {
+			return nil, errorf("Invalid %s: Expression size has exceeded the maximum allowed size;", kind)
+		}
+		return nil, errorf("Invalid %s: Expression size has exceeded the maximum allowed size; expression size: %d", kind, len(s))
+	}
+	p := newParser(s)
+	parse(p)
+	if p.err != nil {
+		return nil, errorf("Invalid %s: %s", kind, p.syntaxMessage())
+	}
+	if p.semErr != "" {
+		return nil, errorf("Invalid %s: %s", kind, p.semErr)
+	}
+	// Reserved words, then placeholders, each in order of appearance.
+	for i, t := range p.toks {
+		if t.kind == tName && p.toks[i+1].kind != tLParen && isReserved(p.text(i)) {
+			return nil, errorf("Invalid %s: Attribute name is a reserved keyword; reserved keyword: %s", kind, p.text(i))
+		}
+	}
+	for i, t := range p.toks {
+		switch t.kind {
+		case tNameRef:
+			name := p.text(i)
+			if _, ok := c.names[name]; !ok {
+				return nil, errorf("Invalid %s: An expression attribute name used in the document path is not defined; attribute name: %s", kind, name)
+			}
+			c.usedNames[name] = true
+		case tValueRef:
+			name := p.text(i)
+			if _, ok := c.values[name]; !ok {
+				return nil, errorf("Invalid %s: An expression attribute value used in expression is not defined; attribute value: %s", kind, name)
+			}
+			c.usedValues[name] = true
+		}
+	}
+	return p, nil
+}
+
+// checker turns a checked syntax tree into compiled form, reporting
+// semantic errors with the expression kind.
+type checker struct {
+	c    *Compiler
+	p    *parser
+	kind string
+}
+
+func (k *checker) errorf(format string, args ...any) *Error {
+	return &Error{Msg: "Invalid " + k.kind + ": " + fmt.Sprintf(format, args...)}
+}
+
+// path resolves a path node to its steps.
+func (k *checker) path(n *node) path {
+	steps := make(path, len(n.path))
+	for i, e := range n.path {
+		text := k.p.text(e.tok)
+		switch {
+		case e.index:
+			idx, _ := parseIndex(text)
+			steps[i] = step{index: idx}
+		case text[0] == '#':
+			steps[i] = step{name: k.c.names[text], index: -1}
+		default:
+			steps[i] = step{name: text, index: -1}
+		}
+	}
+	return steps
+}
+
+func (k *checker) value(n *node) types.AttributeValue {
+	return k.c.values[k.p.text(n.tok)]
+}
+
+func (k *checker) funcName(n *node) string { return k.p.text(n.tok) }
+
+func parseIndex(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		n = n*10 + int(s[i]-'0')
+		if n > 1<<31-1 {
+			return 0, false
+		}
+	}
+	return n, true
 }

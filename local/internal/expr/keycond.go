@@ -17,27 +17,199 @@ const (
 	BeginsWith                // begins_with(sk, v)
 )
 
-// KeyCondition is a compiled KeyConditionExpression, not yet checked against
-// a key schema.
-type KeyCondition struct{}
+var rangeOpNames = [...]string{"None", "EQ", "LT", "LE", "GT", "GE", "BETWEEN", "BEGINS_WITH"}
+
+func (o RangeOp) String() string {
+	if o < 0 || int(o) >= len(rangeOpNames) {
+		return "RangeOp(?)"
+	}
+	return rangeOpNames[o]
+}
+
+// KeyCondition is a compiled KeyConditionExpression (or legacy
+// KeyConditions), not yet checked against a key schema. It is immutable and
+// safe for concurrent use.
+type KeyCondition struct {
+	root *cond
+	// legacy conditions, already split by attribute.
+	legacy []keyTerm
+	// err is a structural error found when the legacy form was converted.
+	err error
+}
 
 // KeyRange is a key condition resolved against a key schema: the partition
 // key's value and the condition on the sort key. Values holds one value for
 // EQ, LT, LE, GT, GE and BeginsWith, two for Between and none for None.
+// The values are shared with the request.
 type KeyRange struct {
 	HashValue types.AttributeValue
 	Op        RangeOp
 	Values    []types.AttributeValue
 }
 
-// KeyCondition compiles a KeyConditionExpression.
-func (c *Compiler) KeyCondition(s string) (*KeyCondition, error) {
-	return nil, errorf("expr: not implemented")
+// keyTerm is one condition of a key condition: attr op values.
+type keyTerm struct {
+	attr   string
+	op     RangeOp
+	values []types.AttributeValue
 }
+
+// KeyCondition compiles a KeyConditionExpression. Checks that need the key
+// schema are made by Resolve.
+func (c *Compiler) KeyCondition(s string) (*KeyCondition, error) {
+	root, err := c.parseCondition(kindKey, s)
+	if err != nil {
+		return nil, err
+	}
+	return &KeyCondition{root: root}, nil
+}
+
+var keyOpNames = map[cop]string{cOr: "OR", cNot: "NOT", cIn: "IN", cExists: "attribute_exists",
+	cNotExists: "attribute_not_exists", cType: "attribute_type", cContains: "contains"}
 
 // Resolve checks the key condition against the key schema of the table or
 // index queried (rangeKey is "" when it has none) and returns the range to
-// read.
+// read, with DynamoDB's errors for conditions it cannot serve. It does not
+// check the types of the values against the attribute definitions ("One or
+// more parameter values were invalid: Condition parameter type does not
+// match schema type"); the caller does, on the returned values.
 func (k *KeyCondition) Resolve(hashKey, rangeKey string) (*KeyRange, error) {
-	return nil, errorf("expr: not implemented")
+	terms := k.legacy
+	if k.err != nil {
+		return nil, k.err
+	}
+	if k.root != nil {
+		if err := checkKeyOps(k.root); err != nil {
+			return nil, err
+		}
+		var err error
+		terms, err = keyTerms(k.root, nil)
+		if err != nil {
+			return nil, err
+		}
+	}
+	for i := range terms {
+		for j := 0; j < i; j++ {
+			if terms[i].attr == terms[j].attr {
+				return nil, errorf("KeyConditionExpressions must only contain one condition per key")
+			}
+		}
+	}
+	if len(terms) > 2 {
+		return nil, errorf("Conditions can be of length 1 or 2 only")
+	}
+	r := &KeyRange{}
+	var hash, rng *keyTerm
+	for i := range terms {
+		switch terms[i].attr {
+		case hashKey:
+			hash = &terms[i]
+		case rangeKey:
+			if rangeKey != "" {
+				rng = &terms[i]
+			}
+		}
+	}
+	if hash == nil || (len(terms) == 2 && rng == nil) {
+		if hash != nil && rangeKey == "" {
+			return nil, errorf("Query key condition not supported")
+		}
+		return nil, errorf("Query condition missed key schema element")
+	}
+	if hash.op != EQ {
+		return nil, errorf("Query key condition not supported")
+	}
+	r.HashValue = hash.values[0]
+	if rng != nil {
+		r.Op = rng.op
+		r.Values = rng.values
+	}
+	return r, nil
+}
+
+// checkKeyOps rejects operators a key condition cannot use.
+func checkKeyOps(c *cond) error {
+	switch c.op {
+	case cAnd:
+		if err := checkKeyOps(c.kids[0]); err != nil {
+			return err
+		}
+		return checkKeyOps(c.kids[1])
+	case cCompare:
+		if c.cmp == tNE {
+			return errorf("Invalid operator used in KeyConditionExpression: <>")
+		}
+	case cBetween, cBeginsWith:
+	default:
+		return errorf("Invalid operator used in KeyConditionExpression: %s", keyOpNames[c.op])
+	}
+	return nil
+}
+
+// keyTerms flattens the ANDs of a key condition into terms.
+func keyTerms(c *cond, terms []keyTerm) ([]keyTerm, error) {
+	if c.op == cAnd {
+		terms, err := keyTerms(c.kids[0], terms)
+		if err != nil {
+			return nil, err
+		}
+		return keyTerms(c.kids[1], terms)
+	}
+	var attr *operand
+	var values []types.AttributeValue
+	for i := range c.args {
+		a := &c.args[i]
+		switch a.kind {
+		case oSize:
+			return nil, errorf("KeyConditionExpressions cannot contain nested operations")
+		case oPath:
+			if attr != nil {
+				return nil, errorf("Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition")
+			}
+			attr = a
+		default:
+			values = append(values, a.val)
+		}
+	}
+	if attr == nil {
+		return nil, errorf("Invalid condition in KeyConditionExpression: No key attribute specified")
+	}
+	if len(attr.path) > 1 {
+		return nil, errorf("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: %s", attr.path[0].name)
+	}
+	t := keyTerm{attr: attr.path[0].name, values: values}
+	switch c.op {
+	case cBetween:
+		if c.args[0].kind != oPath {
+			return nil, errorf("Invalid condition in KeyConditionExpression: The key attribute must be the first operand of BETWEEN")
+		}
+		t.op = Between
+	case cBeginsWith:
+		if c.args[0].kind != oPath {
+			return nil, errorf("Invalid condition in KeyConditionExpression: The key attribute must be the first operand of begins_with")
+		}
+		t.op = BeginsWith
+	default:
+		flip := c.args[0].kind != oPath // ":v < sk" is "sk > :v"
+		switch c.cmp {
+		case tEQ:
+			t.op = EQ
+		case tLT:
+			t.op = pick(flip, GT, LT)
+		case tLE:
+			t.op = pick(flip, GE, LE)
+		case tGT:
+			t.op = pick(flip, LT, GT)
+		case tGE:
+			t.op = pick(flip, LE, GE)
+		}
+	}
+	return append(terms, t), nil
+}
+
+func pick(flip bool, a, b RangeOp) RangeOp {
+	if flip {
+		return a
+	}
+	return b
 }

@@ -1,21 +1,175 @@
 package expr
 
-// Projection is a compiled ProjectionExpression (or AttributesToGet).
-type Projection struct{}
+import (
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Projection is a compiled ProjectionExpression (or AttributesToGet). It is
+// immutable and safe for concurrent use.
+type Projection struct {
+	paths []path
+	top   []string
+	root  *projNode
+}
+
+// projNode is a node of the tree of projected paths. A leaf takes the whole
+// value; otherwise names (for maps) or indexes (for lists, sorted) select
+// parts of it. Overlap checks guarantee a node is never both.
+type projNode struct {
+	leaf    bool
+	names   map[string]*projNode
+	indexes []int
+	byIndex map[int]*projNode
+}
 
 // Projection compiles a ProjectionExpression.
 func (c *Compiler) Projection(s string) (*Projection, error) {
-	return nil, errorf("expr: not implemented")
+	var nodes []*node
+	p, err := c.begin(kindProjection, s, func(p *parser) {
+		nodes = p.parseProjection()
+	})
+	if err != nil {
+		return nil, err
+	}
+	k := &checker{c: c, p: p, kind: kindProjection}
+	paths := make([]path, len(nodes))
+	for i, n := range nodes {
+		paths[i] = k.path(n)
+	}
+	if err := checkOverlap(kindProjection, paths); err != nil {
+		return nil, err
+	}
+	return newProjection(paths), nil
 }
 
-// Apply returns a new item holding only the projected parts of item. Values
-// are shared with item, not copied. item may be nil; the result is then nil.
+func newProjection(paths []path) *Projection {
+	p := &Projection{paths: paths, root: &projNode{}}
+	for _, pa := range paths {
+		if !slices.Contains(p.top, pa[0].name) {
+			p.top = append(p.top, pa[0].name)
+		}
+		n := p.root
+		for _, s := range pa {
+			n = n.child(s)
+		}
+		n.leaf = true
+	}
+	return p
+}
+
+func (n *projNode) child(s step) *projNode {
+	if s.index >= 0 {
+		if c, ok := n.byIndex[s.index]; ok {
+			return c
+		}
+		if n.byIndex == nil {
+			n.byIndex = map[int]*projNode{}
+		}
+		c := &projNode{}
+		n.byIndex[s.index] = c
+		i, _ := slices.BinarySearch(n.indexes, s.index)
+		n.indexes = slices.Insert(n.indexes, i, s.index)
+		return c
+	}
+	if c, ok := n.names[s.name]; ok {
+		return c
+	}
+	if n.names == nil {
+		n.names = map[string]*projNode{}
+	}
+	c := &projNode{}
+	n.names[s.name] = c
+	return c
+}
+
+// AttributesToGet returns the projection of the legacy AttributesToGet
+// parameter: the named top-level attributes. Duplicates are an error, as in
+// DynamoDB.
+func AttributesToGet(names []string) (*Projection, error) {
+	paths := make([]path, len(names))
+	for i, n := range names {
+		for _, m := range names[:i] {
+			if m == n {
+				return nil, errorf("One or more parameter values were invalid: Duplicate value in attribute name: %s", n)
+			}
+		}
+		paths[i] = path{{name: n, index: -1}}
+	}
+	return newProjection(paths), nil
+}
+
+// Apply returns a new item holding only the projected parts of item:
+// nested maps keep only the selected keys, lists only the selected
+// elements, compacted in index order; paths that are absent are left out.
+// Values are shared with item, not copied. A nil item gives nil; otherwise
+// the result is non-nil, possibly empty.
 func (p *Projection) Apply(item Item) Item {
-	return nil
+	if item == nil {
+		return nil
+	}
+	out := make(Item, len(p.top))
+	for name, n := range p.root.names {
+		v, ok := item[name]
+		if !ok || v == nil {
+			continue
+		}
+		if pv := n.apply(v); pv != nil {
+			out[name] = pv
+		}
+	}
+	return out
+}
+
+func (n *projNode) apply(v types.AttributeValue) types.AttributeValue {
+	if n.leaf {
+		return v
+	}
+	if n.names != nil {
+		m, ok := v.(*types.AttributeValueMemberM)
+		if !ok {
+			return nil
+		}
+		out := map[string]types.AttributeValue{}
+		for name, c := range n.names {
+			e, ok := m.Value[name]
+			if !ok || e == nil {
+				continue
+			}
+			if pe := c.apply(e); pe != nil {
+				out[name] = pe
+			}
+		}
+		if len(out) == 0 {
+			return nil
+		}
+		return &types.AttributeValueMemberM{Value: out}
+	}
+	l, ok := v.(*types.AttributeValueMemberL)
+	if !ok {
+		return nil
+	}
+	var out []types.AttributeValue
+	for _, i := range n.indexes {
+		if i >= len(l.Value) {
+			break
+		}
+		if pe := n.byIndex[i].apply(l.Value[i]); pe != nil {
+			out = append(out, pe)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return &types.AttributeValueMemberL{Value: out}
 }
 
 // TopLevel returns the top-level attribute names the projection reads, in
 // order of first appearance. The caller must not modify the slice.
 func (p *Projection) TopLevel() []string {
-	return nil
+	return p.top
 }
+
+// Paths returns the number of paths projected.
+func (p *Projection) Paths() int { return len(p.paths) }

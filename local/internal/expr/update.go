@@ -1,23 +1,597 @@
 package expr
 
-// Update is a compiled UpdateExpression (or AttributeUpdates).
-type Update struct{}
+import (
+	"errors"
+	"slices"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/timetable-db/timetable/local/internal/number"
+)
+
+// Runtime errors of updates, DynamoDB's texts.
+const (
+	msgBadType     = "An operand in the update expression has an incorrect data type"
+	msgBadPath     = "The document path provided in the update expression is invalid for update"
+	msgMissingAttr = "The provided expression refers to an attribute that does not exist in the item"
+)
+
+// Update is a compiled UpdateExpression (or legacy AttributeUpdates). It is
+// immutable and safe for concurrent use.
+type Update struct {
+	actions []uaction
+	top     []string
+}
+
+// uaction is one action of an update, in the order written.
+type uaction struct {
+	kind tokKind // tSet, tRemove, tAdd, tDelete
+	path path
+	val  *uexpr                // SET
+	arg  types.AttributeValue // ADD, DELETE
+}
+
+// uexpr kinds
+const (
+	uPath uint8 = iota
+	uValue
+	uPlus
+	uMinus
+	uIfNotExists
+	uListAppend
+)
+
+// uexpr is a compiled SET value.
+type uexpr struct {
+	kind uint8
+	path path
+	val  types.AttributeValue
+	a, b *uexpr
+}
 
 // Update compiles an UpdateExpression.
 func (c *Compiler) Update(s string) (*Update, error) {
-	return nil, errorf("expr: not implemented")
+	var clauses []clause
+	p, err := c.begin(kindUpdate, s, func(p *parser) {
+		clauses = p.parseUpdate()
+	})
+	if err != nil {
+		return nil, err
+	}
+	k := &checker{c: c, p: p, kind: kindUpdate}
+	u := &Update{}
+	var paths []path
+	for _, cl := range clauses {
+		for _, a := range cl.actions {
+			ua := uaction{kind: cl.kind, path: k.path(a.path)}
+			switch cl.kind {
+			case tSet:
+				e, err := k.setValue(a.val, true)
+				if err != nil {
+					return nil, err
+				}
+				ua.val = e
+			case tAdd:
+				ua.arg = k.value(a.val)
+				switch t := typeOf(ua.arg); t {
+				case tyN, tySS, tyNS, tyBS:
+				default:
+					return nil, k.errorf("Incorrect operand type for operator or function; operator: ADD, operand type: %s, typeSet: ALLOWED_FOR_ADD_OPERAND", longTypeNames[t])
+				}
+			case tDelete:
+				ua.arg = k.value(a.val)
+				switch t := typeOf(ua.arg); t {
+				case tySS, tyNS, tyBS:
+				default:
+					return nil, k.errorf("Incorrect operand type for operator or function; operator: DELETE, operand type: %s, typeSet: ALLOWED_FOR_DELETE_OPERAND", longTypeNames[t])
+				}
+			}
+			u.actions = append(u.actions, ua)
+			paths = append(paths, ua.path)
+		}
+	}
+	if err := checkOverlap(kindUpdate, paths); err != nil {
+		return nil, err
+	}
+	u.setTop()
+	return u, nil
 }
 
-// Apply applies the update to item (nil when the item does not exist) and
-// returns the new item. item itself is not modified; unchanged values are
-// shared between item and the result. Runtime errors are *Error with
-// DynamoDB's message.
-func (u *Update) Apply(item Item) (Item, error) {
-	return nil, errorf("expr: not implemented")
+func (u *Update) setTop() {
+	for _, a := range u.actions {
+		if !slices.Contains(u.top, a.path[0].name) {
+			u.top = append(u.top, a.path[0].name)
+		}
+	}
+}
+
+// setValue checks and compiles the value of a SET action. top is true for
+// the whole value, where + and - may appear.
+func (k *checker) setValue(n *node, top bool) (*uexpr, error) {
+	switch n.kind {
+	case nPath:
+		return &uexpr{kind: uPath, path: k.path(n)}, nil
+	case nValue:
+		return &uexpr{kind: uValue, val: k.value(n)}, nil
+	case nPlus, nMinus:
+		op := "+"
+		kind := uPlus
+		if n.kind == nMinus {
+			op, kind = "-", uMinus
+		}
+		e := &uexpr{kind: kind}
+		for i, a := range n.args {
+			x, err := k.operandOf(op, a, tyN)
+			if err != nil {
+				return nil, err
+			}
+			if i == 0 {
+				e.a = x
+			} else {
+				e.b = x
+			}
+		}
+		return e, nil
+	case nFunc:
+		name := k.funcName(n)
+		switch name {
+		case "if_not_exists", "list_append":
+		default:
+			return nil, k.errorf("The function is not allowed in an update expression; function: %s", name)
+		}
+		if len(n.args) != 2 {
+			return nil, k.errorf("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", name, len(n.args))
+		}
+		if name == "if_not_exists" {
+			if n.args[0].kind != nPath {
+				return nil, k.errorf("Operator or function requires a document path; operator or function: if_not_exists")
+			}
+			a := &uexpr{kind: uPath, path: k.path(n.args[0])}
+			b, err := k.operandOf("if_not_exists", n.args[1], tyNone)
+			if err != nil {
+				return nil, err
+			}
+			if b.kind == uPath && b.path.equal(a.path) {
+				return nil, k.errorf("The first operand must be distinct from the remaining operands for this operator or function; operator: if_not_exists, first operand: %s", a.path)
+			}
+			return &uexpr{kind: uIfNotExists, a: a, b: b}, nil
+		}
+		a, err := k.operandOf(name, n.args[0], tyL)
+		if err != nil {
+			return nil, err
+		}
+		b, err := k.operandOf(name, n.args[1], tyL)
+		if err != nil {
+			return nil, err
+		}
+		return &uexpr{kind: uListAppend, a: a, b: b}, nil
+	}
+	return nil, k.errorf("Syntax error")
+}
+
+// operandOf compiles an operand of +, -, if_not_exists or list_append:
+// paths, values of type want (any type when tyNone), and if_not_exists.
+func (k *checker) operandOf(op string, n *node, want vtype) (*uexpr, error) {
+	if n.kind == nFunc {
+		name := k.funcName(n)
+		if name != "if_not_exists" {
+			if name == "list_append" {
+				return nil, k.errorf("The function is not allowed to be used this way in an expression; function: %s", name)
+			}
+			return nil, k.errorf("The function is not allowed in an update expression; function: %s", name)
+		}
+	}
+	e, err := k.setValue(n, false)
+	if err != nil {
+		return nil, err
+	}
+	if e.kind == uValue && want != tyNone {
+		if t := typeOf(e.val); t != want {
+			return nil, k.errorf("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", op, t)
+		}
+	}
+	return e, nil
 }
 
 // TopLevel returns the top-level attribute names the update writes or
-// removes, in order of first appearance. The caller must not modify the slice.
+// removes, in order of first appearance. The caller must not modify the
+// slice.
 func (u *Update) TopLevel() []string {
+	return u.top
+}
+
+// eval computes a SET value against the item before the update.
+func (e *uexpr) eval(item Item) (types.AttributeValue, error) {
+	switch e.kind {
+	case uValue:
+		return e.val, nil
+	case uPath:
+		v := e.path.get(item)
+		if v == nil {
+			return nil, errorf(msgMissingAttr)
+		}
+		return v, nil
+	case uIfNotExists:
+		if v := e.a.path.get(item); v != nil {
+			return v, nil
+		}
+		return e.b.eval(item)
+	case uListAppend:
+		a, err := e.a.eval(item)
+		if err != nil {
+			return nil, err
+		}
+		b, err := e.b.eval(item)
+		if err != nil {
+			return nil, err
+		}
+		la, ok1 := a.(*types.AttributeValueMemberL)
+		lb, ok2 := b.(*types.AttributeValueMemberL)
+		if !ok1 || !ok2 {
+			return nil, errorf(msgBadType)
+		}
+		out := make([]types.AttributeValue, 0, len(la.Value)+len(lb.Value))
+		out = append(append(out, la.Value...), lb.Value...)
+		return &types.AttributeValueMemberL{Value: out}, nil
+	}
+	a, err := e.a.eval(item)
+	if err != nil {
+		return nil, err
+	}
+	b, err := e.b.eval(item)
+	if err != nil {
+		return nil, err
+	}
+	na, ok1 := a.(*types.AttributeValueMemberN)
+	nb, ok2 := b.(*types.AttributeValueMemberN)
+	if !ok1 || !ok2 {
+		return nil, errorf(msgBadType)
+	}
+	return arith(na.Value, nb.Value, e.kind == uMinus)
+}
+
+func arith(a, b string, sub bool) (types.AttributeValue, error) {
+	x, err := number.Parse(a)
+	if err != nil {
+		return nil, errorf(msgBadType)
+	}
+	y, err := number.Parse(b)
+	if err != nil {
+		return nil, errorf(msgBadType)
+	}
+	var r number.Number
+	if sub {
+		r, err = number.Sub(x, y)
+	} else {
+		r, err = number.Add(x, y)
+	}
+	if err != nil {
+		if errors.Is(err, number.ErrPrecision) {
+			return nil, errorf(msgPrecision)
+		}
+		return nil, &Error{Msg: err.Error()}
+	}
+	return &types.AttributeValueMemberN{Value: r.String()}, nil
+}
+
+// listEdit collects the changes to one list that take effect after the
+// other actions: removals by original index, and appends past the end.
+type listEdit struct {
+	list    *types.AttributeValueMemberL
+	origLen int
+	removes []int
+	appends []listAppend
+}
+
+type listAppend struct {
+	index int
+	val   types.AttributeValue
+}
+
+// Apply applies the update to item (nil when the item does not exist) and
+// returns the new item. item itself is not modified; values that the
+// update does not change are shared between item and the result. SET
+// values are computed from item as it was before the update, as DynamoDB
+// does. Runtime errors are *Error with DynamoDB's message.
+func (u *Update) Apply(item Item) (Item, error) {
+	// Compute SET values first, against the old item.
+	setVals := make([]types.AttributeValue, len(u.actions))
+	for i := range u.actions {
+		a := &u.actions[i]
+		if a.kind == tSet {
+			v, err := a.val.eval(item)
+			if err != nil {
+				return nil, err
+			}
+			setVals[i] = v
+		}
+	}
+	out := make(Item, len(item)+len(u.actions))
+	for k, v := range item {
+		out[k] = v
+	}
+	// Containers on the way to nested paths are copied before they change.
+	cloned := map[string]bool{}
+	for _, a := range u.actions {
+		name := a.path[0].name
+		if len(a.path) > 1 && !cloned[name] {
+			cloned[name] = true
+			if v, ok := out[name]; ok {
+				out[name] = cloneContainers(v)
+			}
+		}
+	}
+	var edits []*listEdit
+	edit := func(l *types.AttributeValueMemberL) *listEdit {
+		for _, e := range edits {
+			if e.list == l {
+				return e
+			}
+		}
+		e := &listEdit{list: l, origLen: len(l.Value)}
+		edits = append(edits, e)
+		return e
+	}
+	for i := range u.actions {
+		a := &u.actions[i]
+		switch a.kind {
+		case tSet:
+			if err := put(out, a.path, setVals[i], edit); err != nil {
+				return nil, err
+			}
+		case tRemove:
+			if err := remove(out, a.path, edit); err != nil {
+				return nil, err
+			}
+		case tAdd, tDelete:
+			cur, err := lookupForUpdate(out, a.path)
+			if err != nil {
+				return nil, err
+			}
+			var nv types.AttributeValue
+			if a.kind == tAdd {
+				nv, err = add(cur, a.arg)
+			} else {
+				nv, err = del(cur, a.arg)
+			}
+			if err != nil {
+				return nil, err
+			}
+			switch {
+			case nv == nil && cur != nil:
+				if err := remove(out, a.path, edit); err != nil {
+					return nil, err
+				}
+			case nv != nil:
+				if err := put(out, a.path, nv, edit); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	for _, e := range edits {
+		vals := e.list.Value
+		slices.Sort(e.removes)
+		for j := len(e.removes) - 1; j >= 0; j-- {
+			i := e.removes[j]
+			if j+1 < len(e.removes) && e.removes[j+1] == i {
+				continue
+			}
+			vals = slices.Delete(vals, i, i+1)
+		}
+		slices.SortStableFunc(e.appends, func(x, y listAppend) int { return x.index - y.index })
+		for _, ap := range e.appends {
+			vals = append(vals, ap.val)
+		}
+		e.list.Value = vals
+	}
+	return out, nil
+}
+
+// parentOf returns the container holding the last step of p in out, or an
+// error when it is absent or of the wrong kind.
+func parentOf(out Item, p path) (types.AttributeValue, error) {
+	v := out[p[0].name]
+	for _, s := range p[1 : len(p)-1] {
+		if v == nil {
+			break
+		}
+		v = child(v, s)
+	}
+	last := p[len(p)-1]
+	if last.index >= 0 {
+		if _, ok := v.(*types.AttributeValueMemberL); ok {
+			return v, nil
+		}
+	} else if _, ok := v.(*types.AttributeValueMemberM); ok {
+		return v, nil
+	}
+	return nil, errorf(msgBadPath)
+}
+
+// lookupForUpdate returns the current value at p for ADD and DELETE (nil
+// when absent), or an error when its parent does not exist.
+func lookupForUpdate(out Item, p path) (types.AttributeValue, error) {
+	if len(p) == 1 {
+		return out[p[0].name], nil
+	}
+	parent, err := parentOf(out, p)
+	if err != nil {
+		return nil, err
+	}
+	return child(parent, p[len(p)-1]), nil
+}
+
+func put(out Item, p path, v types.AttributeValue, edit func(*types.AttributeValueMemberL) *listEdit) error {
+	if len(p) == 1 {
+		out[p[0].name] = v
+		return nil
+	}
+	parent, err := parentOf(out, p)
+	if err != nil {
+		return err
+	}
+	last := p[len(p)-1]
+	if last.index < 0 {
+		parent.(*types.AttributeValueMemberM).Value[last.name] = v
+		return nil
+	}
+	l := parent.(*types.AttributeValueMemberL)
+	e := edit(l)
+	if last.index < e.origLen {
+		l.Value[last.index] = v
+		return nil
+	}
+	e.appends = append(e.appends, listAppend{index: last.index, val: v})
 	return nil
+}
+
+func remove(out Item, p path, edit func(*types.AttributeValueMemberL) *listEdit) error {
+	if len(p) == 1 {
+		delete(out, p[0].name)
+		return nil
+	}
+	parent, err := parentOf(out, p)
+	if err != nil {
+		return err
+	}
+	last := p[len(p)-1]
+	if last.index < 0 {
+		delete(parent.(*types.AttributeValueMemberM).Value, last.name)
+		return nil
+	}
+	l := parent.(*types.AttributeValueMemberL)
+	e := edit(l)
+	if last.index < e.origLen {
+		e.removes = append(e.removes, last.index)
+	}
+	return nil
+}
+
+// add implements ADD: numbers are summed, sets united; cur is nil when the
+// attribute is absent.
+func add(cur, arg types.AttributeValue) (types.AttributeValue, error) {
+	if cur == nil {
+		return arg, nil
+	}
+	switch a := arg.(type) {
+	case *types.AttributeValueMemberN:
+		c, ok := cur.(*types.AttributeValueMemberN)
+		if !ok {
+			return nil, errorf(msgBadType)
+		}
+		return arith(c.Value, a.Value, false)
+	case *types.AttributeValueMemberSS:
+		c, ok := cur.(*types.AttributeValueMemberSS)
+		if !ok {
+			return nil, errorf(msgBadType)
+		}
+		out := slices.Clone(c.Value)
+		for _, s := range a.Value {
+			if !containsString(out, s) {
+				out = append(out, s)
+			}
+		}
+		return &types.AttributeValueMemberSS{Value: out}, nil
+	case *types.AttributeValueMemberNS:
+		c, ok := cur.(*types.AttributeValueMemberNS)
+		if !ok {
+			return nil, errorf(msgBadType)
+		}
+		out := slices.Clone(c.Value)
+		for _, s := range a.Value {
+			if !containsNumber(out, s) {
+				out = append(out, s)
+			}
+		}
+		return &types.AttributeValueMemberNS{Value: out}, nil
+	case *types.AttributeValueMemberBS:
+		c, ok := cur.(*types.AttributeValueMemberBS)
+		if !ok {
+			return nil, errorf(msgBadType)
+		}
+		out := slices.Clone(c.Value)
+		for _, s := range a.Value {
+			if !containsBytes(out, s) {
+				out = append(out, s)
+			}
+		}
+		return &types.AttributeValueMemberBS{Value: out}, nil
+	}
+	return nil, errorf(msgBadType)
+}
+
+// del implements DELETE: the elements of arg are removed from the set cur;
+// nil (remove the attribute) when nothing is left or cur is absent.
+func del(cur, arg types.AttributeValue) (types.AttributeValue, error) {
+	if cur == nil {
+		return nil, nil
+	}
+	switch a := arg.(type) {
+	case *types.AttributeValueMemberSS:
+		c, ok := cur.(*types.AttributeValueMemberSS)
+		if !ok {
+			return nil, errorf(msgBadType)
+		}
+		out := make([]string, 0, len(c.Value))
+		for _, s := range c.Value {
+			if !containsString(a.Value, s) {
+				out = append(out, s)
+			}
+		}
+		if len(out) == 0 {
+			return nil, nil
+		}
+		return &types.AttributeValueMemberSS{Value: out}, nil
+	case *types.AttributeValueMemberNS:
+		c, ok := cur.(*types.AttributeValueMemberNS)
+		if !ok {
+			return nil, errorf(msgBadType)
+		}
+		out := make([]string, 0, len(c.Value))
+		for _, s := range c.Value {
+			if !containsNumber(a.Value, s) {
+				out = append(out, s)
+			}
+		}
+		if len(out) == 0 {
+			return nil, nil
+		}
+		return &types.AttributeValueMemberNS{Value: out}, nil
+	case *types.AttributeValueMemberBS:
+		c, ok := cur.(*types.AttributeValueMemberBS)
+		if !ok {
+			return nil, errorf(msgBadType)
+		}
+		out := make([][]byte, 0, len(c.Value))
+		for _, s := range c.Value {
+			if !containsBytes(a.Value, s) {
+				out = append(out, s)
+			}
+		}
+		if len(out) == 0 {
+			return nil, nil
+		}
+		return &types.AttributeValueMemberBS{Value: out}, nil
+	}
+	return nil, errorf(msgBadType)
+}
+
+// cloneContainers copies the maps and lists of v, recursively, so that
+// they can be changed; scalars and sets are shared.
+func cloneContainers(v types.AttributeValue) types.AttributeValue {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberM:
+		m := make(map[string]types.AttributeValue, len(v.Value))
+		for k, e := range v.Value {
+			m[k] = cloneContainers(e)
+		}
+		return &types.AttributeValueMemberM{Value: m}
+	case *types.AttributeValueMemberL:
+		l := make([]types.AttributeValue, len(v.Value))
+		for i, e := range v.Value {
+			l[i] = cloneContainers(e)
+		}
+		return &types.AttributeValueMemberL{Value: l}
+	}
+	return v
 }

@@ -1,0 +1,115 @@
+package expr
+
+import (
+	"errors"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/timetable-db/timetable/local/internal/number"
+)
+
+func sortFunc(s []string, less func(a, b string) bool) {
+	slices.SortFunc(s, func(a, b string) int {
+		if less(a, b) {
+			return -1
+		}
+		if less(b, a) {
+			return 1
+		}
+		return 0
+	})
+}
+
+// ValidateValue checks an attribute value as DynamoDB checks the values of
+// ExpressionAttributeValues and returns DynamoDB's description of the first
+// problem, or "" when v is valid: no empty value, NULL only true, numbers
+// within DynamoDB's range and precision, sets non-empty and without
+// duplicates, recursively in lists and maps.
+func ValidateValue(v types.AttributeValue) string {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS, *types.AttributeValueMemberB, *types.AttributeValueMemberBOOL:
+		return ""
+	case *types.AttributeValueMemberN:
+		return numberProblem(v.Value)
+	case *types.AttributeValueMemberNULL:
+		if !v.Value {
+			return "One or more parameter values were invalid: Null attribute value types must have the value of true"
+		}
+		return ""
+	case *types.AttributeValueMemberSS:
+		if len(v.Value) == 0 {
+			return "One or more parameter values were invalid: An string set  may not be empty"
+		}
+		seen := make(map[string]bool, len(v.Value))
+		for _, s := range v.Value {
+			if seen[s] {
+				return "One or more parameter values were invalid: Input collection [" + strings.Join(v.Value, ", ") + "] contains duplicates"
+			}
+			seen[s] = true
+		}
+		return ""
+	case *types.AttributeValueMemberNS:
+		if len(v.Value) == 0 {
+			return "One or more parameter values were invalid: An number set  may not be empty"
+		}
+		nums := make([]number.Number, 0, len(v.Value))
+		for _, s := range v.Value {
+			if p := numberProblem(s); p != "" {
+				return p
+			}
+			n, _ := number.Parse(s)
+			for _, m := range nums {
+				if number.Cmp(n, m) == 0 {
+					return "Input collection contains duplicates"
+				}
+			}
+			nums = append(nums, n)
+		}
+		return ""
+	case *types.AttributeValueMemberBS:
+		if len(v.Value) == 0 {
+			return "One or more parameter values were invalid: Binary sets should not be empty"
+		}
+		seen := make(map[string]bool, len(v.Value))
+		for _, b := range v.Value {
+			if seen[string(b)] {
+				return "One or more parameter values were invalid: Input collection of type BS contains duplicates."
+			}
+			seen[string(b)] = true
+		}
+		return ""
+	case *types.AttributeValueMemberL:
+		for _, e := range v.Value {
+			if p := ValidateValue(e); p != "" {
+				return p
+			}
+		}
+		return ""
+	case *types.AttributeValueMemberM:
+		for _, k := range javaOrder(keysOf(v.Value), len(v.Value)) {
+			if p := ValidateValue(v.Value[k]); p != "" {
+				return p
+			}
+		}
+		return ""
+	}
+	return "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
+}
+
+func numberProblem(s string) string {
+	_, err := number.Parse(s)
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, number.ErrPrecision):
+		return msgPrecision
+	case errors.Is(err, number.ErrOverflow), errors.Is(err, number.ErrUnderflow):
+		return err.Error()
+	}
+	return "A value provided cannot be converted into a number"
+}
+
+// msgPrecision is DynamoDB Local's text for a number of more than 38
+// significant digits in an expression value or an arithmetic result.
+const msgPrecision = "DynamoDB only supports precision up to 38 digits"
