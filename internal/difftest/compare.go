@@ -1,0 +1,108 @@
+package difftest
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Divergence is a difference between the answers of the two targets to the
+// same request.
+type Divergence struct {
+	Index   int    // operation index; -1 during setup; Config.Ops and up for the final checks
+	Kind    string // operation
+	Request string // JSON, logical table names
+	Path    string // where the answers first differ, like .Items[2].a.N
+	A, B    string // the answers, JSON
+	AName   string
+	BName   string
+}
+
+func (d *Divergence) Error() string {
+	return fmt.Sprintf("divergence at operation %d (%s), at %s\nrequest: %s\n%s: %s\n%s: %s",
+		d.Index, d.Kind, d.Path, d.Request, d.AName, d.A, d.BName, d.B)
+}
+
+// Compare compares two canonical answers. It returns "" when they are the
+// same, otherwise the path of the first difference.
+func Compare(a, b any) string {
+	ja, jb := toJSON(a), toJSON(b)
+	if ja == jb {
+		return ""
+	}
+	// Compare the JSON forms, so that numeric Go types do not matter.
+	var x, y any
+	_ = json.Unmarshal([]byte(ja), &x)
+	_ = json.Unmarshal([]byte(jb), &y)
+	if p, ok := firstDiff(x, y, ""); ok {
+		if p == "" {
+			p = "."
+		}
+		return p
+	}
+	return "."
+}
+
+// firstDiff returns the path of the first difference between x and y.
+func firstDiff(x, y any, path string) (string, bool) {
+	switch a := x.(type) {
+	case map[string]any:
+		b, ok := y.(map[string]any)
+		if !ok {
+			return path, true
+		}
+		keys := map[string]bool{}
+		for k := range a {
+			keys[k] = true
+		}
+		for k := range b {
+			keys[k] = true
+		}
+		sorted := make([]string, 0, len(keys))
+		for k := range keys {
+			sorted = append(sorted, k)
+		}
+		sort.Strings(sorted)
+		for _, k := range sorted {
+			va, oka := a[k]
+			vb, okb := b[k]
+			if oka != okb {
+				return path + "." + k, true
+			}
+			if p, d := firstDiff(va, vb, path+"."+k); d {
+				return p, true
+			}
+		}
+		return "", false
+	case []any:
+		b, ok := y.([]any)
+		if !ok {
+			return path, true
+		}
+		for i := range min(len(a), len(b)) {
+			if p, d := firstDiff(a[i], b[i], fmt.Sprintf("%s[%d]", path, i)); d {
+				return p, true
+			}
+		}
+		if len(a) != len(b) {
+			return fmt.Sprintf("%s[%d] (lengths %d and %d)", path, min(len(a), len(b)), len(a), len(b)), true
+		}
+		return "", false
+	default:
+		if toJSON(x) != toJSON(y) {
+			return path, true
+		}
+		return "", false
+	}
+}
+
+// indent pretty-prints a JSON answer for reports.
+func indent(s string) string {
+	var x any
+	if json.Unmarshal([]byte(s), &x) != nil {
+		return s
+	}
+	b, _ := json.MarshalIndent(x, "  ", "  ")
+	return strings.TrimSpace(string(b))
+}

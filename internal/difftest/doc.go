@@ -1,0 +1,28 @@
+// Package difftest is a randomized differential tester for implementations of
+// timetable.API.
+//
+// A Generator, seeded, produces a schema (one or two tables with a global
+// secondary index and maybe a local one) and a stream of operations over a
+// small key space, so that operations collide: puts, conditional puts,
+// updates with random update expressions, deletes, gets with projections,
+// queries with every key condition operator, filters, limits, both
+// directions and page walks, scans with filters, limits and segments,
+// batches and transactions. Run sends every operation to two targets and
+// compares the answers, errors included (code, message, and the item or
+// cancellation reasons they carry).
+//
+// # What is normalized
+//
+// Only what DynamoDB leaves unspecified: the order of set elements, the order
+// of BatchGetItem responses and of per-table consumed capacity lists, and the
+// order of scan results (a scan is walked to its end and its items compared
+// as a multiset; segments are compared as their union). Query results are
+// compared in order, page by page. Table names are compared without the
+// target's prefix.
+//
+// # Determinism
+//
+// The operations depend only on the seed and the Config; they never depend
+// on the answers, so both targets see the same requests and a divergence is
+// reproduced by rerunning the same seed.
+package difftest

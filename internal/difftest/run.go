@@ -1,0 +1,437 @@
+package difftest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable"
+)
+
+// Target is one implementation under comparison.
+type Target struct {
+	Name string
+	API  timetable.API
+	// Prefix is prepended to every table name (and ClientRequestToken) the
+	// target sees and removed from its answers, so two targets can share a
+	// server. It must be unique on that server and at most 12 characters.
+	Prefix string
+}
+
+// Config says what to run.
+type Config struct {
+	Seed uint64
+	Ops  int      // operations to generate; 0 means 5000
+	Skip []string // operation kinds not to generate
+
+	// MaxDivergences stops the run after that many divergences; 0 means 1.
+	// Divergences after the first may be consequences of it.
+	MaxDivergences int
+
+	// Logf, if not nil, receives progress and statistics.
+	Logf func(format string, args ...any)
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	Ops         int           // operations compared
+	Requests    int           // requests sent to each target
+	Divergences []*Divergence // in order
+	// Outcomes counts, per operation kind, the answers of the first target:
+	// "ok" or the error code ("Query ok", "PutItem ConditionalCheckFailedException").
+	Outcomes map[string]int
+}
+
+// Summary returns the outcome counts, one per line, sorted.
+func (r *Result) Summary() string {
+	var lines []string
+	for k, n := range r.Outcomes {
+		lines = append(lines, fmt.Sprintf("%6d %s", n, k))
+	}
+	sort.Slice(lines, func(i, j int) bool { return lines[i][7:] < lines[j][7:] })
+	return strings.Join(lines, "\n")
+}
+
+// maxPages bounds a page walk: a target that never stops returning
+// LastEvaluatedKey is a divergence, not a hang.
+const maxPages = 500
+
+type runner struct {
+	cfg      Config
+	a, b     Target
+	res      *Result
+	requests [2]int
+}
+
+// Run creates the generated tables on both targets, runs the operations on
+// both, compares every answer, checks the final contents of every table and
+// index, and deletes the tables. The error is for failures of the harness
+// (a target unreachable, a table that cannot be created); divergences are
+// in the Result.
+func Run(ctx context.Context, cfg Config, a, b Target) (*Result, error) {
+	if cfg.Ops == 0 {
+		cfg.Ops = 5000
+	}
+	if cfg.MaxDivergences == 0 {
+		cfg.MaxDivergences = 1
+	}
+	r := &runner{cfg: cfg, a: a, b: b, res: &Result{Outcomes: map[string]int{}}}
+	g := NewGenerator(cfg.Seed, cfg.Skip...)
+
+	defer r.dropTables(g.Schema)
+	if err := r.createTables(ctx, g.Schema); err != nil {
+		return r.res, err
+	}
+	if r.done() {
+		return r.res, nil
+	}
+	for i := range cfg.Ops {
+		op := g.Next()
+		if err := r.compare(ctx, i, op); err != nil {
+			return r.res, err
+		}
+		r.res.Ops++
+		if r.done() {
+			return r.res, nil
+		}
+		if r.cfg.Logf != nil && (i+1)%1000 == 0 {
+			r.cfg.Logf("difftest: %d operations, %d requests", i+1, r.requests[0])
+		}
+	}
+	for i, op := range FinalChecks(g.Schema) {
+		if err := r.compare(ctx, cfg.Ops+i, op); err != nil {
+			return r.res, err
+		}
+		if r.done() {
+			break
+		}
+	}
+	r.res.Requests = r.requests[0]
+	return r.res, nil
+}
+
+func (r *runner) done() bool { return len(r.res.Divergences) >= r.cfg.MaxDivergences }
+
+// FinalChecks returns scans of every table and index, to compare the final
+// contents.
+func FinalChecks(s *Schema) []Op {
+	var ops []Op
+	for _, t := range s.Tables {
+		ops = append(ops, Op{Kind: "Scan", Walk: true, Input: &dynamodb.ScanInput{
+			TableName: aws.String(t.Name), ConsistentRead: aws.Bool(true)}})
+		for _, ix := range t.Indexes() {
+			ops = append(ops, Op{Kind: "Scan", Walk: true, Input: &dynamodb.ScanInput{
+				TableName: aws.String(t.Name), IndexName: aws.String(ix.Name)}})
+		}
+	}
+	return ops
+}
+
+func (r *runner) createTables(ctx context.Context, s *Schema) error {
+	for _, t := range s.Tables {
+		in := t.CreateInput()
+		var answers [2]any
+		for i, tg := range []Target{r.a, r.b} {
+			out, err := tg.API.CreateTable(ctx, rename(in, tg.Prefix).(*dynamodb.CreateTableInput))
+			if err != nil {
+				return fmt.Errorf("difftest: %s: cannot create table %s: %w", tg.Name, t.Name, err)
+			}
+			answers[i] = describe(&canonizer{prefix: tg.Prefix, unordered: true}, out.TableDescription)
+		}
+		if p := Compare(answers[0], answers[1]); p != "" {
+			r.diverge(-1, "CreateTable", Render(in), p, answers)
+		}
+	}
+	return nil
+}
+
+// describe keeps the parts of a table description that do not depend on
+// the implementation (no times, ARNs, sizes or counts).
+func describe(c *canonizer, d *types.TableDescription) any {
+	if d == nil {
+		return nil
+	}
+	defs := append([]types.AttributeDefinition(nil), d.AttributeDefinitions...)
+	sort.Slice(defs, func(i, j int) bool { return aws.ToString(defs[i].AttributeName) < aws.ToString(defs[j].AttributeName) })
+	m := map[string]any{
+		"TableName": c.of(d.TableName), "KeySchema": c.of(d.KeySchema), "AttributeDefinitions": c.of(defs),
+		"TableStatus": c.of(d.TableStatus),
+	}
+	var gsis, lsis []any
+	for _, x := range d.GlobalSecondaryIndexes {
+		gsis = append(gsis, map[string]any{"IndexName": c.of(x.IndexName), "KeySchema": c.of(x.KeySchema),
+			"Projection": c.of(x.Projection), "IndexStatus": c.of(x.IndexStatus)})
+	}
+	for _, x := range d.LocalSecondaryIndexes {
+		lsis = append(lsis, map[string]any{"IndexName": c.of(x.IndexName), "KeySchema": c.of(x.KeySchema),
+			"Projection": c.of(x.Projection)})
+	}
+	sortByJSON(gsis)
+	sortByJSON(lsis)
+	m["GlobalSecondaryIndexes"], m["LocalSecondaryIndexes"] = gsis, lsis
+	if d.BillingModeSummary != nil {
+		m["BillingMode"] = c.of(d.BillingModeSummary.BillingMode)
+	}
+	return m
+}
+
+func (r *runner) dropTables(s *Schema) {
+	// Not the caller's context: the tables go even when the run was canceled.
+	ctx := context.Background()
+	for _, t := range s.Tables {
+		for _, tg := range []Target{r.a, r.b} {
+			_, _ = tg.API.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(tg.Prefix + t.Name)})
+		}
+	}
+}
+
+func (r *runner) diverge(i int, kind, req, path string, answers [2]any) {
+	r.res.Divergences = append(r.res.Divergences, &Divergence{
+		Index: i, Kind: kind, Request: req, Path: path,
+		A: toJSON(answers[0]), B: toJSON(answers[1]), AName: r.a.Name, BName: r.b.Name,
+	})
+}
+
+// compare runs op on both targets and records a divergence if the answers
+// differ, or if a target modified the request it was given.
+func (r *runner) compare(ctx context.Context, i int, op Op) error {
+	req := Render(op.Input)
+	var answers [2]any
+	for k, tg := range []Target{r.a, r.b} {
+		in := rename(op.Input, tg.Prefix)
+		before := Render(in)
+		ans, n, err := execute(ctx, tg, op, in)
+		r.requests[k] += n
+		if err != nil {
+			return fmt.Errorf("difftest: operation %d (%s) on %s: %w\nrequest: %s", i, op.Kind, tg.Name, err, req)
+		}
+		if tw, ok := in.(*dynamodb.TransactWriteItemsInput); ok && op.Input.(*dynamodb.TransactWriteItemsInput).ClientRequestToken == nil {
+			// The SDK's client fills in a missing idempotency token.
+			tw.ClientRequestToken = nil
+		}
+		if after := Render(in); after != before {
+			ans = map[string]any{"modified its request": after}
+		}
+		answers[k] = ans
+	}
+	if m, ok := answers[0].(map[string]any); ok {
+		outcome := "ok"
+		if e, ok := m["error"].(string); ok {
+			outcome = e
+			if os.Getenv("DIFFTEST_MESSAGES") != "" {
+				msg, _ := m["message"].(string)
+				outcome += ": " + msg
+			}
+		}
+		r.res.Outcomes[op.Kind+" "+outcome]++
+	}
+	if p := Compare(answers[0], answers[1]); p != "" {
+		r.diverge(i, op.Kind, req, p, answers)
+	}
+	return nil
+}
+
+// execute sends op (whose input, renamed for tg, is in) to tg and returns the
+// canonical answer and the number of requests sent. The error is a harness
+// failure.
+func execute(ctx context.Context, tg Target, op Op, in any) (any, int, error) {
+	c := &canonizer{prefix: tg.Prefix, unordered: true}
+	answer := func(out any, err error) (any, int, error) {
+		if err != nil {
+			m, ok := c.errorOf(err)
+			if !ok {
+				return nil, 1, err
+			}
+			return m, 1, nil
+		}
+		return map[string]any{"out": c.of(out)}, 1, nil
+	}
+	api := tg.API
+	switch in := in.(type) {
+	case *dynamodb.PutItemInput:
+		return answer(api.PutItem(ctx, in))
+	case *dynamodb.UpdateItemInput:
+		return answer(api.UpdateItem(ctx, in))
+	case *dynamodb.DeleteItemInput:
+		return answer(api.DeleteItem(ctx, in))
+	case *dynamodb.GetItemInput:
+		return answer(api.GetItem(ctx, in))
+	case *dynamodb.BatchWriteItemInput:
+		return answer(api.BatchWriteItem(ctx, in))
+	case *dynamodb.BatchGetItemInput:
+		return answer(api.BatchGetItem(ctx, in))
+	case *dynamodb.TransactWriteItemsInput:
+		return answer(api.TransactWriteItems(ctx, in))
+	case *dynamodb.TransactGetItemsInput:
+		return answer(api.TransactGetItems(ctx, in))
+	case *dynamodb.QueryInput:
+		if !op.Walk {
+			return answer(api.Query(ctx, in))
+		}
+		return queryWalk(ctx, c, api, in)
+	case *dynamodb.ScanInput:
+		return scanWalk(ctx, c, api, in, op)
+	}
+	return nil, 0, fmt.Errorf("unknown input %T", in)
+}
+
+// queryWalk follows LastEvaluatedKey and returns every page, in order.
+func queryWalk(ctx context.Context, c *canonizer, api timetable.API, in *dynamodb.QueryInput) (any, int, error) {
+	page := *in
+	var pages []any
+	for n := 1; ; n++ {
+		out, err := api.Query(ctx, &page)
+		if err != nil {
+			m, ok := c.errorOf(err)
+			if !ok {
+				return nil, n, err
+			}
+			return map[string]any{"pages": pages, "error": m["error"], "message": m["message"]}, n, nil
+		}
+		pages = append(pages, c.of(out))
+		if len(out.LastEvaluatedKey) == 0 {
+			return map[string]any{"pages": pages}, n, nil
+		}
+		if n == maxPages {
+			return map[string]any{"pages": pages, "error": "difftest: too many pages"}, n, nil
+		}
+		page.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// scanWalk scans to the end (every segment with op.AllSegments) and returns
+// the items as a sorted multiset with the totals; for a scan of one
+// segment, also each page's ScannedCount, capacity and whether it has a
+// LastEvaluatedKey, which do not depend on the order. Which items a page
+// holds, and so its Count, does.
+func scanWalk(ctx context.Context, c *canonizer, api timetable.API, in *dynamodb.ScanInput, op Op) (any, int, error) {
+	segments := []*int32{in.Segment}
+	if op.AllSegments && in.TotalSegments != nil {
+		segments = nil
+		for s := range *in.TotalSegments {
+			segments = append(segments, aws.Int32(s))
+		}
+	}
+	var items, pages []any
+	var count, scanned int32
+	requests := 0
+	result := func() map[string]any {
+		sortByJSON(items)
+		m := map[string]any{"Items": items, "Count": count, "ScannedCount": scanned}
+		if !op.AllSegments {
+			m["pages"] = pages
+		}
+		return m
+	}
+	for _, seg := range segments {
+		page := *in
+		page.Segment = seg
+		for n := 1; ; n++ {
+			requests++
+			out, err := api.Scan(ctx, &page)
+			if err != nil {
+				m, ok := c.errorOf(err)
+				if !ok {
+					return nil, requests, err
+				}
+				res := result()
+				res["error"], res["message"] = m["error"], m["message"]
+				return res, requests, nil
+			}
+			for _, it := range out.Items {
+				items = append(items, c.of(it))
+			}
+			count += out.Count
+			scanned += out.ScannedCount
+			pages = append(pages, map[string]any{"ScannedCount": out.ScannedCount,
+				"more": len(out.LastEvaluatedKey) > 0, "ConsumedCapacity": c.of(out.ConsumedCapacity)})
+			if len(out.LastEvaluatedKey) == 0 {
+				break
+			}
+			if n == maxPages {
+				res := result()
+				res["error"] = "difftest: too many pages"
+				return res, requests, nil
+			}
+			page.ExclusiveStartKey = out.LastEvaluatedKey
+		}
+	}
+	return result(), requests, nil
+}
+
+// rename returns a deep copy of an SDK input with prefix prepended to every
+// table name (TableName fields and the keys of RequestItems) and to
+// ClientRequestToken.
+func rename(in any, prefix string) any {
+	return deepCopy(reflect.ValueOf(in), "", prefix).Interface()
+}
+
+func deepCopy(v reflect.Value, field, prefix string) reflect.Value {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return v
+		}
+		p := reflect.New(v.Type().Elem())
+		p.Elem().Set(deepCopy(v.Elem(), field, prefix))
+		return p
+	case reflect.Interface:
+		if v.IsNil() {
+			return v
+		}
+		out := reflect.New(v.Type()).Elem()
+		out.Set(deepCopy(v.Elem(), field, prefix))
+		return out
+	case reflect.Struct:
+		out := reflect.New(v.Type()).Elem()
+		for i := range v.NumField() {
+			if f := v.Type().Field(i); f.IsExported() {
+				out.Field(i).Set(deepCopy(v.Field(i), f.Name, prefix))
+			}
+		}
+		return out
+	case reflect.Map:
+		if v.IsNil() {
+			return v
+		}
+		out := reflect.MakeMapWithSize(v.Type(), v.Len())
+		for it := v.MapRange(); it.Next(); {
+			k := it.Key()
+			if field == "RequestItems" {
+				k = reflect.ValueOf(prefix + k.String()).Convert(k.Type())
+			}
+			out.SetMapIndex(k, deepCopy(it.Value(), "", prefix))
+		}
+		return out
+	case reflect.Slice:
+		if v.IsNil() {
+			return v
+		}
+		out := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
+		for i := range v.Len() {
+			out.Index(i).Set(deepCopy(v.Index(i), "", prefix))
+		}
+		return out
+	case reflect.String:
+		if field == "TableName" || field == "ClientRequestToken" {
+			return reflect.ValueOf(prefix + v.String()).Convert(v.Type())
+		}
+		return v
+	default:
+		return v
+	}
+}
+
+// IsDivergence reports whether err is a *Divergence.
+func IsDivergence(err error) bool {
+	var d *Divergence
+	return errors.As(err, &d)
+}
