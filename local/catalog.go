@@ -1,0 +1,192 @@
+package local
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// tableMeta is the persistent description of a table, stored as JSON under
+// its catalog key. It is immutable once published: changes make a copy.
+type tableMeta struct {
+	Name        string       `json:"name"`
+	ID          uint32       `json:"id"`
+	Attrs       []attrDef    `json:"attrs"`
+	Hash        string       `json:"hash"`
+	HashType    string       `json:"hashType"`
+	Range       string       `json:"range,omitempty"`
+	RangeType   string       `json:"rangeType,omitempty"`
+	Indexes     []*indexMeta `json:"indexes,omitempty"`
+	BillingMode string       `json:"billingMode"`
+	RCU         int64        `json:"rcu,omitempty"`
+	WCU         int64        `json:"wcu,omitempty"`
+	Created     time.Time    `json:"created"`
+	TTLAttr     string       `json:"ttlAttr,omitempty"` // TTL enabled on this attribute when non-empty
+	NextIndexID uint32       `json:"nextIndexID"`
+	Protected   bool         `json:"deletionProtection,omitempty"`
+
+	// TTLPending is set while UpdateTimeToLive is enabling TTL on a table
+	// whose existing items have not yet been entered in the TTL queue.
+	TTLPending bool `json:"ttlPending,omitempty"`
+}
+
+type attrDef struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// indexMeta describes a secondary index.
+type indexMeta struct {
+	Name       string    `json:"name"`
+	ID         uint32    `json:"id"`
+	Global     bool      `json:"global"`
+	Hash       string    `json:"hash"`
+	HashType   string    `json:"hashType"`
+	Range      string    `json:"range,omitempty"`
+	RangeType  string    `json:"rangeType,omitempty"`
+	Projection string    `json:"projection"` // ALL, KEYS_ONLY or INCLUDE
+	NonKey     []string  `json:"nonKey,omitempty"`
+	RCU        int64     `json:"rcu,omitempty"`
+	WCU        int64     `json:"wcu,omitempty"`
+	Created    time.Time `json:"created"`
+
+	include map[string]bool // attributes projected (INCLUDE and KEYS_ONLY): keys and NonKey
+}
+
+func (m *tableMeta) index(name string) *indexMeta {
+	for _, ix := range m.Indexes {
+		if ix.Name == name {
+			return ix
+		}
+	}
+	return nil
+}
+
+func (m *tableMeta) attrType(name string) string {
+	for _, a := range m.Attrs {
+		if a.Name == name {
+			return a.Type
+		}
+	}
+	return ""
+}
+
+// isKey reports whether name is a key attribute of the table or one of its
+// indexes.
+func (m *tableMeta) isTableKey(name string) bool {
+	return name == m.Hash || (m.Range != "" && name == m.Range)
+}
+
+// prepare computes the derived fields of a meta after decoding or building.
+func (m *tableMeta) prepare() {
+	for _, ix := range m.Indexes {
+		ix.include = map[string]bool{m.Hash: true, ix.Hash: true}
+		if m.Range != "" {
+			ix.include[m.Range] = true
+		}
+		if ix.Range != "" {
+			ix.include[ix.Range] = true
+		}
+		for _, a := range ix.NonKey {
+			ix.include[a] = true
+		}
+	}
+}
+
+func (m *tableMeta) clone() *tableMeta {
+	c := *m
+	c.Attrs = slices.Clone(m.Attrs)
+	c.Indexes = make([]*indexMeta, len(m.Indexes))
+	for i, ix := range m.Indexes {
+		cx := *ix
+		cx.NonKey = slices.Clone(ix.NonKey)
+		c.Indexes[i] = &cx
+	}
+	c.prepare()
+	return &c
+}
+
+// table is the in-memory handle of a table.
+type table struct {
+	// mu is held shared by item writes and exclusively by operations that
+	// change the table's structure (UpdateTable, DeleteTable,
+	// UpdateTimeToLive), so that those see no write in flight.
+	mu      sync.RWMutex
+	meta    atomic.Pointer[tableMeta]
+	dropped bool // set under mu (exclusive) by DeleteTable
+}
+
+func (t *table) m() *tableMeta { return t.meta.Load() }
+
+// loadCatalog reads all table descriptions.
+func (db *DB) loadCatalog() error {
+	v, closer, err := db.pdb.Get(keyNextTableID)
+	switch err {
+	case nil:
+		if len(v) == 4 {
+			db.nextID = binary.BigEndian.Uint32(v)
+		}
+		closer.Close()
+	case pebble.ErrNotFound:
+		db.nextID = 1
+	default:
+		return fmt.Errorf("local: cannot read catalog: %w", err)
+	}
+	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: catalogTables, UpperBound: keyEnd(catalogTables)})
+	if err != nil {
+		return fmt.Errorf("local: cannot read catalog: %w", err)
+	}
+	defer it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		m := new(tableMeta)
+		if err := json.Unmarshal(it.Value(), m); err != nil {
+			return fmt.Errorf("local: cannot decode table description %q: %w", it.Key(), err)
+		}
+		m.prepare()
+		t := &table{}
+		t.meta.Store(m)
+		db.tables[m.Name] = t
+	}
+	return it.Error()
+}
+
+// putMeta adds the write of a table description to b.
+func putMeta(b *pebble.Batch, m *tableMeta) error {
+	v, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("local: cannot encode table description: %w", err)
+	}
+	return b.Set(tableCatalogKey(m.Name), v, nil)
+}
+
+// table returns the table named name, or a ResourceNotFoundException.
+func (db *DB) table(name string) (*table, error) {
+	db.catMu.RLock()
+	t := db.tables[name]
+	db.catMu.RUnlock()
+	if t == nil {
+		return nil, notFound(msgTableNotFound)
+	}
+	return t, nil
+}
+
+// tableForWrite returns the table named name with its lock held shared; the
+// caller must call t.mu.RUnlock.
+func (db *DB) tableForWrite(name string) (*table, *tableMeta, error) {
+	t, err := db.table(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	t.mu.RLock()
+	if t.dropped {
+		t.mu.RUnlock()
+		return nil, nil, notFound(msgTableNotFound)
+	}
+	return t, t.m(), nil
+}

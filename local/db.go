@@ -1,0 +1,191 @@
+package local
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// Options configure a DB. The zero value and a nil *Options are valid and
+// select the defaults documented on each field.
+type Options struct {
+	// InMemory keeps all data in memory (Pebble on vfs.NewMem); the dir
+	// argument of Open is then ignored and nothing survives Close.
+	InMemory bool
+
+	// NoSync acknowledges writes once they are in Pebble's write-ahead log
+	// buffer, before it is synced to disk. A process crash then loses
+	// nothing, but an operating system crash or power loss may lose the
+	// latest acknowledged writes. By default (false) every write is
+	// acknowledged only after the log is synced; concurrent writers share
+	// syncs (group commit).
+	NoSync bool
+
+	// Now returns the current time. It drives TTL expiry and the timestamps
+	// of table descriptions. Default: time.Now.
+	Now func() time.Time
+
+	// TTLInterval is the period of the background sweeper that deletes
+	// items whose TTL attribute has passed. Default: 1 second. A negative
+	// value disables the sweeper (SweepExpired can still be called).
+	TTLInterval time.Duration
+
+	// Logger receives the engine's own messages (sweeper errors, and
+	// Pebble's log at warning level). Default: discard.
+	Logger *slog.Logger
+
+	// FS, when non-nil, is the file system Pebble uses (for tests that
+	// inject faults). It takes precedence over InMemory.
+	FS vfs.FS
+
+	// CacheSize is the size in bytes of Pebble's block cache. Default: 64 MiB.
+	CacheSize int64
+}
+
+func (o *Options) withDefaults() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.Now == nil {
+		r.Now = time.Now
+	}
+	if r.TTLInterval == 0 {
+		r.TTLInterval = time.Second
+	}
+	if r.Logger == nil {
+		r.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if r.CacheSize <= 0 {
+		r.CacheSize = 64 << 20
+	}
+	return r
+}
+
+// DB is the embedded engine: DynamoDB's API over one Pebble database. Its
+// methods have the signatures of aws-sdk-go-v2's *dynamodb.Client and return
+// the same errors, wrapped in a *smithy.OperationError. The optFns arguments
+// are accepted for compatibility and ignored.
+//
+// A DB is safe for concurrent use by multiple goroutines.
+type DB struct {
+	opts Options
+	pdb  *pebble.DB
+	wo   *pebble.WriteOptions
+
+	// closeMu is held for reading by every operation and for writing by
+	// Close, so that Close waits for operations in flight.
+	closeMu sync.RWMutex
+	closed  bool
+
+	catMu  sync.RWMutex // guards tables and nextID
+	tables map[string]*table
+	nextID uint32
+
+	locks stripes
+
+	tokens tokenCache
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+
+	sweeps atomic.Int64 // completed TTL sweeps, for tests
+}
+
+// Open opens (creating if needed) the database in directory dir, or an
+// in-memory database if opts.InMemory is set. It starts the TTL sweeper.
+// The caller must Close the DB.
+func Open(dir string, opts *Options) (*DB, error) {
+	o := opts.withDefaults()
+	popts := &pebble.Options{
+		Logger: pebbleLogger{o.Logger},
+	}
+	cache := pebble.NewCache(o.CacheSize)
+	defer cache.Unref()
+	popts.Cache = cache
+	switch {
+	case o.FS != nil:
+		popts.FS = o.FS
+	case o.InMemory:
+		popts.FS = vfs.NewMem()
+		dir = ""
+	}
+	popts.EnsureDefaults()
+	pdb, err := pebble.Open(dir, popts)
+	if err != nil {
+		return nil, fmt.Errorf("local: cannot open pebble in %q: %w", dir, err)
+	}
+	db := &DB{
+		opts:   o,
+		pdb:    pdb,
+		wo:     pebble.Sync,
+		tables: map[string]*table{},
+		stop:   make(chan struct{}),
+	}
+	if o.NoSync {
+		db.wo = pebble.NoSync
+	}
+	if err := db.loadCatalog(); err != nil {
+		pdb.Close()
+		return nil, err
+	}
+	if o.TTLInterval > 0 {
+		db.wg.Add(1)
+		go db.sweeper()
+	}
+	return db, nil
+}
+
+// Close stops the TTL sweeper, waits for operations in flight and closes
+// the database. Operations after Close return ErrClosed. Close is
+// idempotent.
+func (db *DB) Close() error {
+	db.closeMu.Lock()
+	if db.closed {
+		db.closeMu.Unlock()
+		return nil
+	}
+	db.closed = true
+	close(db.stop)
+	db.closeMu.Unlock()
+	db.wg.Wait()
+	return db.pdb.Close()
+}
+
+// begin marks the start of an operation. It returns ErrClosed after Close;
+// otherwise the caller must call db.end when done.
+func (db *DB) begin() error {
+	db.closeMu.RLock()
+	if db.closed {
+		db.closeMu.RUnlock()
+		return ErrClosed
+	}
+	return nil
+}
+
+func (db *DB) end() { db.closeMu.RUnlock() }
+
+func (db *DB) now() time.Time { return db.opts.Now() }
+
+// pebbleLogger forwards Pebble's messages to slog.
+type pebbleLogger struct{ l *slog.Logger }
+
+func (p pebbleLogger) Infof(format string, args ...any) {
+	p.l.Debug(fmt.Sprintf(format, args...))
+}
+
+func (p pebbleLogger) Errorf(format string, args ...any) {
+	p.l.Error(fmt.Sprintf(format, args...))
+}
+
+func (p pebbleLogger) Fatalf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	p.l.Error(msg)
+	panic(msg)
+}

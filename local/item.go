@@ -1,0 +1,571 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/timetable-db/timetable/local/internal/expr"
+)
+
+// getRaw reads the stored item at key; nil when absent.
+func (db *DB) getRaw(key []byte) (Item, error) {
+	v, closer, err := db.pdb.Get(key)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer closer.Close()
+	return decodeItem(v)
+}
+
+func checkReturnValues(rv types.ReturnValue, allowed ...types.ReturnValue) error {
+	if rv == "" {
+		return nil
+	}
+	for _, a := range allowed {
+		if rv == a {
+			return nil
+		}
+	}
+	return validationError(msgReturnValues)
+}
+
+func checkReturnOnFailure(rv types.ReturnValuesOnConditionCheckFailure) error {
+	switch rv {
+	case "", types.ReturnValuesOnConditionCheckFailureNone, types.ReturnValuesOnConditionCheckFailureAllOld:
+		return nil
+	}
+	return validationf("1 validation error detected: Value '%s' at 'returnValuesOnConditionCheckFailure' failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]", rv)
+}
+
+// GetItem reads one item. An absent item yields an output whose Item is nil.
+// Reads are always strongly consistent; ConsistentRead only changes the
+// capacity reported. Items whose TTL has passed are returned until the
+// sweeper deletes them, as in DynamoDB.
+func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	const op = "GetItem"
+	if err := db.begin(); err != nil {
+		return nil, opError(op, err)
+	}
+	defer db.end()
+	out, err := db.getItem(in)
+	return out, opError(op, err)
+}
+
+func (db *DB) getItem(in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
+	if err := checkTableName(in.TableName); err != nil {
+		return nil, err
+	}
+	t, err := db.table(*in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	m := t.m()
+	proj, err := readProjection(in.ProjectionExpression, in.AttributesToGet, in.ExpressionAttributeNames, nil)
+	if err != nil {
+		return nil, err
+	}
+	k, err := m.keyFromMap(in.Key)
+	if err != nil {
+		return nil, err
+	}
+	item, err := db.getRaw(k.key)
+	if err != nil {
+		return nil, err
+	}
+	out := &dynamodb.GetItemOutput{}
+	u := &usage{table: m.Name, read: true}
+	size := 0
+	if item != nil {
+		size = itemSize(item)
+		out.Item = proj.apply(item)
+	}
+	u.units = readUnits(size, aws.ToBool(in.ConsistentRead))
+	out.ConsumedCapacity = u.consumed(in.ReturnConsumedCapacity)
+	return out, nil
+}
+
+// projector applies a ProjectionExpression or AttributesToGet; the zero
+// value returns items whole.
+type projector struct {
+	p     *expr.Projection
+	names []string
+}
+
+func (p projector) apply(item Item) Item {
+	switch {
+	case p.p != nil:
+		r := p.p.Apply(item)
+		if r == nil {
+			r = Item{}
+		}
+		return r
+	case p.names != nil:
+		r := Item{}
+		for _, n := range p.names {
+			if v, ok := item[n]; ok {
+				r[n] = v
+			}
+		}
+		return r
+	}
+	return item
+}
+
+func (p projector) set() bool { return p.p != nil || p.names != nil }
+
+// topLevel returns the top-level attributes the projection reads.
+func (p projector) topLevel() []string {
+	if p.p != nil {
+		return p.p.TopLevel()
+	}
+	return p.names
+}
+
+// readProjection compiles the projection of a single-item read.
+func readProjection(pe *string, atg []string, names map[string]string, values Item) (projector, error) {
+	if pe != nil && len(atg) > 0 {
+		return projector{}, validationError("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}")
+	}
+	if pe == nil {
+		if len(names) > 0 {
+			return projector{}, validationError("ExpressionAttributeNames can only be specified when using expressions")
+		}
+		return attributesToGet(atg)
+	}
+	c := expr.NewCompiler(names, values)
+	p, err := c.Projection(*pe)
+	if err != nil {
+		return projector{}, err
+	}
+	if err := c.Finish(); err != nil {
+		return projector{}, err
+	}
+	return projector{p: p}, nil
+}
+
+func attributesToGet(atg []string) (projector, error) {
+	if len(atg) == 0 {
+		return projector{}, nil
+	}
+	seen := map[string]bool{}
+	for _, a := range atg {
+		if seen[a] {
+			return projector{}, validationError("One or more parameter values were invalid: Duplicate value in attribute name: " + a)
+		}
+		seen[a] = true
+	}
+	return projector{names: atg}, nil
+}
+
+// writeCondition compiles the condition of a write (ConditionExpression or
+// the legacy Expected) and checks the placeholder maps. update is the
+// UpdateExpression of UpdateItem, nil for other writes; its compiled form is
+// returned too.
+type writeExprs struct {
+	cond   *expr.Condition
+	update *expr.Update
+}
+
+func compileWrite(cond *string, expected map[string]types.ExpectedAttributeValue, op types.ConditionalOperator,
+	update *string, attrUpdates map[string]types.AttributeValueUpdate,
+	names map[string]string, values Item, isUpdate bool) (writeExprs, error) {
+	var w writeExprs
+	usesExpr := cond != nil || update != nil
+	if cond != nil && len(expected) > 0 {
+		return w, validationError("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {Expected} Expression parameters: {ConditionExpression}")
+	}
+	if update != nil && len(attrUpdates) > 0 {
+		return w, validationError("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributeUpdates} Expression parameters: {UpdateExpression}")
+	}
+	if op != "" && cond != nil {
+		return w, validationError("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {ConditionalOperator} Expression parameters: {ConditionExpression}")
+	}
+	if !usesExpr {
+		if len(names) > 0 {
+			return w, validationError("ExpressionAttributeNames can only be specified when using expressions")
+		}
+		if len(values) > 0 {
+			if isUpdate {
+				return w, validationError("ExpressionAttributeValues can only be specified when using expressions: UpdateExpression and ConditionExpression are null")
+			}
+			return w, validationError("ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null")
+		}
+	}
+	if usesExpr {
+		c := expr.NewCompiler(names, values)
+		var err error
+		if update != nil {
+			if w.update, err = c.Update(*update); err != nil {
+				return w, err
+			}
+		}
+		if cond != nil {
+			if w.cond, err = c.Condition(*cond); err != nil {
+				return w, err
+			}
+		}
+		if err := c.Finish(); err != nil {
+			return w, err
+		}
+	}
+	var err error
+	if len(expected) > 0 {
+		if w.cond, err = legacyExpected(expected, op); err != nil {
+			return w, err
+		}
+	} else if op != "" {
+		return w, validationError("ConditionalOperator cannot be used without Expected")
+	}
+	if len(attrUpdates) > 0 {
+		if w.update, err = legacyAttributeUpdates(attrUpdates); err != nil {
+			return w, err
+		}
+	}
+	return w, nil
+}
+
+// PutItem creates or replaces an item, subject to its condition.
+func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	const op = "PutItem"
+	if err := db.begin(); err != nil {
+		return nil, opError(op, err)
+	}
+	defer db.end()
+	out, err := db.putItem(in)
+	return out, opError(op, err)
+}
+
+func (db *DB) putItem(in *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {
+	if err := checkTableName(in.TableName); err != nil {
+		return nil, err
+	}
+	t, m, err := db.tableForWrite(*in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	defer t.mu.RUnlock()
+	w, err := db.preparePut(m, in.Item, in.ConditionExpression, in.Expected, in.ConditionalOperator,
+		in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure)
+	if err != nil {
+		return nil, err
+	}
+	unlock := db.locks.lock(w.key.lockKey())
+	defer unlock()
+	u := &usage{table: m.Name}
+	old, err := db.commitOne(m, w, u)
+	if err != nil {
+		return nil, err
+	}
+	out := &dynamodb.PutItemOutput{ConsumedCapacity: u.consumed(in.ReturnConsumedCapacity)}
+	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
+		out.Attributes = old
+	}
+	return out, nil
+}
+
+// itemWrite is one validated single-item write: a put (item set), an update
+// (exprs.update set), a delete (neither) or a condition check (check set).
+type itemWrite struct {
+	key      *primaryKey
+	item     Item // put: the new item
+	exprs    writeExprs
+	del      bool
+	check    bool // condition check only (transactions)
+	onFail   types.ReturnValuesOnConditionCheckFailure
+	keyAttrs Item // update: the key attributes to start a new item from
+}
+
+func (db *DB) preparePut(m *tableMeta, item Item, cond *string, expected map[string]types.ExpectedAttributeValue,
+	cop types.ConditionalOperator, names map[string]string, values Item, rv types.ReturnValue,
+	onFail types.ReturnValuesOnConditionCheckFailure) (*itemWrite, error) {
+	if err := checkReturnValues(rv, types.ReturnValueNone, types.ReturnValueAllOld); err != nil {
+		return nil, err
+	}
+	if err := checkReturnOnFailure(onFail); err != nil {
+		return nil, err
+	}
+	item, err := normalizeItem(item)
+	if err != nil {
+		return nil, err
+	}
+	k, err := m.keyFromItem(item)
+	if err != nil {
+		return nil, err
+	}
+	// Store the key values in canonical form.
+	if item[m.Hash] != k.hash || (m.Range != "" && item[m.Range] != k.rng) {
+		item = copyItem(item)
+		item[m.Hash] = k.hash
+		if m.Range != "" {
+			item[m.Range] = k.rng
+		}
+	}
+	if err := m.checkIndexKeys(item); err != nil {
+		return nil, err
+	}
+	if itemSize(item) > maxItemSize {
+		return nil, validationError(msgItemSize)
+	}
+	w, err := compileWrite(cond, expected, cop, nil, nil, names, values, false)
+	if err != nil {
+		return nil, err
+	}
+	return &itemWrite{key: k, item: item, exprs: w, onFail: onFail}, nil
+}
+
+// errCondition carries a failed condition out of commitOne: old is the item
+// the condition was evaluated on.
+type errCondition struct{ old Item }
+
+func (e *errCondition) Error() string { return msgConditionFailed }
+
+// apply computes the new item of a write from the old one, checking its
+// condition. It returns errCondition when the condition fails.
+func (m *tableMeta) apply(w *itemWrite, old Item) (Item, error) {
+	if w.exprs.cond != nil && !w.exprs.cond.Eval(old) {
+		return nil, &errCondition{old: old}
+	}
+	switch {
+	case w.check:
+		return old, nil
+	case w.del:
+		return nil, nil
+	case w.item != nil:
+		return w.item, nil
+	}
+	// Update.
+	base := old
+	if base == nil {
+		base = w.keyAttrs
+	}
+	if w.exprs.update == nil {
+		if old == nil {
+			return copyItem(w.keyAttrs), nil
+		}
+		return old, nil
+	}
+	for _, name := range w.exprs.update.TopLevel() {
+		if m.isTableKey(name) {
+			return nil, validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)
+		}
+	}
+	nu, err := w.exprs.update.Apply(base)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.checkIndexKeys(nu); err != nil {
+		return nil, err
+	}
+	if itemSize(nu) > maxItemSize {
+		return nil, validationError(msgUpdateItemSize)
+	}
+	return nu, nil
+}
+
+// commitOne performs a single-item write with the item's stripe locked by
+// the caller: it reads the current item, applies w and commits. It returns
+// the old item.
+func (db *DB) commitOne(m *tableMeta, w *itemWrite, u *usage) (Item, error) {
+	old, err := db.getRaw(w.key.key)
+	if err != nil {
+		return nil, err
+	}
+	nu, err := m.apply(w, old)
+	if err != nil {
+		var ec *errCondition
+		if errors.As(err, &ec) {
+			// DynamoDB charges a failed conditional write as a write.
+			var item Item
+			if w.onFail == types.ReturnValuesOnConditionCheckFailureAllOld {
+				item = ec.old
+			}
+			return nil, conditionFailed(item)
+		}
+		return nil, err
+	}
+	if w.del && old == nil {
+		u.units += writeUnits(0)
+		return nil, nil
+	}
+	b := db.pdb.NewBatch()
+	defer b.Close()
+	if err := db.stage(b, m, w.key, old, nu, u); err != nil {
+		return nil, err
+	}
+	if err := b.Commit(db.wo); err != nil {
+		return nil, fmt.Errorf("local: cannot commit: %w", err)
+	}
+	w.item = nu
+	return old, nil
+}
+
+// DeleteItem deletes an item, subject to its condition. Deleting an absent
+// item succeeds (unless a condition fails).
+func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	const op = "DeleteItem"
+	if err := db.begin(); err != nil {
+		return nil, opError(op, err)
+	}
+	defer db.end()
+	out, err := db.deleteItem(in)
+	return out, opError(op, err)
+}
+
+func (db *DB) deleteItem(in *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error) {
+	if err := checkTableName(in.TableName); err != nil {
+		return nil, err
+	}
+	t, m, err := db.tableForWrite(*in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	defer t.mu.RUnlock()
+	w, err := db.prepareDelete(m, in.Key, in.ConditionExpression, in.Expected, in.ConditionalOperator,
+		in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure)
+	if err != nil {
+		return nil, err
+	}
+	unlock := db.locks.lock(w.key.lockKey())
+	defer unlock()
+	u := &usage{table: m.Name}
+	old, err := db.commitOne(m, w, u)
+	if err != nil {
+		return nil, err
+	}
+	out := &dynamodb.DeleteItemOutput{ConsumedCapacity: u.consumed(in.ReturnConsumedCapacity)}
+	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
+		out.Attributes = old
+	}
+	return out, nil
+}
+
+func (db *DB) prepareDelete(m *tableMeta, key Item, cond *string, expected map[string]types.ExpectedAttributeValue,
+	cop types.ConditionalOperator, names map[string]string, values Item, rv types.ReturnValue,
+	onFail types.ReturnValuesOnConditionCheckFailure) (*itemWrite, error) {
+	if err := checkReturnValues(rv, types.ReturnValueNone, types.ReturnValueAllOld); err != nil {
+		return nil, err
+	}
+	if err := checkReturnOnFailure(onFail); err != nil {
+		return nil, err
+	}
+	k, err := m.keyFromMap(key)
+	if err != nil {
+		return nil, err
+	}
+	w, err := compileWrite(cond, expected, cop, nil, nil, names, values, false)
+	if err != nil {
+		return nil, err
+	}
+	return &itemWrite{key: k, del: true, exprs: w, onFail: onFail}, nil
+}
+
+// UpdateItem edits an item's attributes, creating the item if it does not
+// exist, subject to its condition.
+func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
+	const op = "UpdateItem"
+	if err := db.begin(); err != nil {
+		return nil, opError(op, err)
+	}
+	defer db.end()
+	out, err := db.updateItem(in)
+	return out, opError(op, err)
+}
+
+func (db *DB) updateItem(in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+	if err := checkTableName(in.TableName); err != nil {
+		return nil, err
+	}
+	t, m, err := db.tableForWrite(*in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	defer t.mu.RUnlock()
+	w, err := db.prepareUpdate(m, in.Key, in.UpdateExpression, in.AttributeUpdates, in.ConditionExpression, in.Expected,
+		in.ConditionalOperator, in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ReturnValues,
+		in.ReturnValuesOnConditionCheckFailure)
+	if err != nil {
+		return nil, err
+	}
+	unlock := db.locks.lock(w.key.lockKey())
+	defer unlock()
+	u := &usage{table: m.Name}
+	old, err := db.commitOne(m, w, u)
+	if err != nil {
+		return nil, err
+	}
+	out := &dynamodb.UpdateItemOutput{ConsumedCapacity: u.consumed(in.ReturnConsumedCapacity)}
+	out.Attributes = returnedAttributes(in.ReturnValues, w.exprs.update, old, w.item)
+	return out, nil
+}
+
+func (db *DB) prepareUpdate(m *tableMeta, key Item, update *string, attrUpdates map[string]types.AttributeValueUpdate,
+	cond *string, expected map[string]types.ExpectedAttributeValue, cop types.ConditionalOperator,
+	names map[string]string, values Item, rv types.ReturnValue,
+	onFail types.ReturnValuesOnConditionCheckFailure) (*itemWrite, error) {
+	if err := checkReturnValues(rv, types.ReturnValueNone, types.ReturnValueAllOld, types.ReturnValueAllNew,
+		types.ReturnValueUpdatedOld, types.ReturnValueUpdatedNew); err != nil {
+		return nil, err
+	}
+	if err := checkReturnOnFailure(onFail); err != nil {
+		return nil, err
+	}
+	k, err := m.keyFromMap(key)
+	if err != nil {
+		return nil, err
+	}
+	w, err := compileWrite(cond, expected, cop, update, attrUpdates, names, values, true)
+	if err != nil {
+		return nil, err
+	}
+	if w.update != nil {
+		for _, name := range w.update.TopLevel() {
+			if m.isTableKey(name) {
+				return nil, validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)
+			}
+		}
+	}
+	return &itemWrite{key: k, exprs: w, onFail: onFail, keyAttrs: k.keyMap(m)}, nil
+}
+
+// returnedAttributes computes UpdateItem's Attributes for ReturnValues.
+// UPDATED_OLD and UPDATED_NEW return the top-level attributes the update
+// names (DynamoDB narrows nested paths further).
+func returnedAttributes(rv types.ReturnValue, u *expr.Update, old, nu Item) Item {
+	switch rv {
+	case types.ReturnValueAllOld:
+		if old == nil {
+			return nil
+		}
+		return old
+	case types.ReturnValueAllNew:
+		return nu
+	case types.ReturnValueUpdatedOld, types.ReturnValueUpdatedNew:
+		src := old
+		if rv == types.ReturnValueUpdatedNew {
+			src = nu
+		}
+		if u == nil || src == nil {
+			return nil
+		}
+		r := Item{}
+		for _, name := range u.TopLevel() {
+			if v, ok := src[name]; ok {
+				r[name] = v
+			}
+		}
+		if len(r) == 0 {
+			return nil
+		}
+		return r
+	}
+	return nil
+}

@@ -1,0 +1,553 @@
+package local
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/cockroachdb/pebble/v2"
+)
+
+const (
+	msgTableName = "Invalid table/index name.  Table/index names must be between 3 and 255 characters long, and may contain only the characters a-z, A-Z, 0-9, '_', '-', and '.'"
+	maxGSIs      = 20
+	maxLSIs      = 5
+	maxNonKey    = 100
+	arnPrefix    = "arn:aws:dynamodb:local:000000000000:table/"
+)
+
+func validName(s string) bool {
+	if len(s) < 3 || len(s) > 255 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func checkTableName(name *string) error {
+	if name == nil {
+		return validationError("1 validation error detected: Value null at 'tableName' failed to satisfy constraint: Member must not be null")
+	}
+	if !validName(*name) {
+		return validationError(msgTableName)
+	}
+	return nil
+}
+
+// keySchema checks a key schema (of a table or an index) against the
+// attribute definitions and returns its hash and range attributes.
+func keySchema(ks []types.KeySchemaElement, defs map[string]string, index bool) (hash, rng string, err error) {
+	if len(ks) == 0 {
+		return "", "", validationError("No defined key schema.  A key schema containing at least a hash key must be defined for all tables")
+	}
+	if len(ks) > 2 {
+		return "", "", validationError("Key Schema too big.  Key Schema must at most consist of the hash and range key of a table")
+	}
+	nh := 0
+	for _, e := range ks {
+		if e.KeyType == types.KeyTypeHash {
+			nh++
+		}
+	}
+	if nh == 0 {
+		return "", "", validationError("No Hash Key specified in schema.  All Dynamo DB tables must have exactly one hash key")
+	}
+	if nh > 1 {
+		return "", "", validationError("Too many hash keys specified.  All Dynamo DB tables must have exactly one hash key")
+	}
+	if ks[0].KeyType != types.KeyTypeHash {
+		return "", "", validationError("Invalid key order. Hash Key must be specified first in key schema, Range Key must be specifed second")
+	}
+	if len(ks) == 2 && ks[1].KeyType != types.KeyTypeRange {
+		return "", "", validationError("No Hash Key specified in schema.  All Dynamo DB tables must have exactly one hash key")
+	}
+	hash = aws.ToString(ks[0].AttributeName)
+	if len(ks) == 2 {
+		rng = aws.ToString(ks[1].AttributeName)
+		if rng == hash {
+			return "", "", validationError("Two keys can not have the same name")
+		}
+	}
+	for _, n := range []string{hash, rng} {
+		if n == "" && n == rng {
+			continue
+		}
+		if len(n) == 0 || len(n) > 255 {
+			return "", "", validationError("Names of key attributes and attributes projected into an index must be between 1 and 255 characters, inclusive")
+		}
+		if _, ok := defs[n]; !ok {
+			switch {
+			case index:
+				return "", "", validationf("Attribute %s is not defined in AttributeDefinitions", n)
+			case n == hash:
+				return "", "", validationError("Hash Key not specified in Attribute Definitions.  Type unknown.")
+			default:
+				return "", "", validationError("Range Key not specified in Attribute Definitions.  Type unknown.")
+			}
+		}
+	}
+	return hash, rng, nil
+}
+
+func attrDefs(ads []types.AttributeDefinition) (map[string]string, error) {
+	defs := map[string]string{}
+	for _, a := range ads {
+		switch a.AttributeType {
+		case types.ScalarAttributeTypeS, types.ScalarAttributeTypeN, types.ScalarAttributeTypeB:
+		default:
+			return nil, validationError("Member must satisfy enum value set: [B, N, S]")
+		}
+		n := aws.ToString(a.AttributeName)
+		if _, dup := defs[n]; dup {
+			return nil, validationError("Cannot have two attributes with the same name")
+		}
+		defs[n] = string(a.AttributeType)
+	}
+	return defs, nil
+}
+
+func projection(p *types.Projection) (string, []string, error) {
+	if p == nil || p.ProjectionType == "" {
+		return "", nil, validationError("Indexes must have a projection specified")
+	}
+	switch p.ProjectionType {
+	case types.ProjectionTypeAll, types.ProjectionTypeKeysOnly:
+		if len(p.NonKeyAttributes) > 0 {
+			return "", nil, validationError("No attributes should be specified to be projected unless projection type is INCLUDE")
+		}
+	case types.ProjectionTypeInclude:
+		if len(p.NonKeyAttributes) == 0 {
+			return "", nil, validationError("If Projection type INCLUDE is specified, some non-key attributes to include in the projection must be specified as well")
+		}
+		seen := map[string]bool{}
+		for _, a := range p.NonKeyAttributes {
+			if seen[a] {
+				return "", nil, validationError("Cannot have two attributes with the same name")
+			}
+			if len(a) == 0 || len(a) > 255 {
+				return "", nil, validationError("Names of key attributes and attributes projected into an index must be between 1 and 255 characters, inclusive")
+			}
+			seen[a] = true
+		}
+	default:
+		return "", nil, validationError("Projection type must be INCLUDE, ALL, or KEYS_ONLY")
+	}
+	return string(p.ProjectionType), slices.Clone(p.NonKeyAttributes), nil
+}
+
+func throughput(pt *types.ProvisionedThroughput, what string) (int64, int64, error) {
+	if pt == nil {
+		return 0, 0, validationf("No provisioned throughput specified for the %s", what)
+	}
+	r, w := aws.ToInt64(pt.ReadCapacityUnits), aws.ToInt64(pt.WriteCapacityUnits)
+	if r < 1 || w < 1 {
+		if what == "table" {
+			return 0, 0, validationError("Table read and write throughput must be at least 1, and cannot be null")
+		}
+		return 0, 0, validationError("Index read and write throughput must be at least 1, and cannot be null")
+	}
+	return r, w, nil
+}
+
+// CreateTable creates a table and its indexes. The table is ACTIVE when
+// CreateTable returns, as in DynamoDB Local.
+func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	const op = "CreateTable"
+	if err := db.begin(); err != nil {
+		return nil, opError(op, err)
+	}
+	defer db.end()
+	m, err := db.newTableMeta(in)
+	if err != nil {
+		return nil, opError(op, err)
+	}
+	db.catMu.Lock()
+	defer db.catMu.Unlock()
+	if _, ok := db.tables[m.Name]; ok {
+		return nil, opError(op, inUse("Cannot create preexisting table"))
+	}
+	m.ID = db.nextID
+	b := db.pdb.NewBatch()
+	defer b.Close()
+	if err := b.Set(keyNextTableID, binary.BigEndian.AppendUint32(nil, m.ID+1), nil); err != nil {
+		return nil, opError(op, err)
+	}
+	// Ids are never reused, but clear the range in case of leftovers.
+	if err := b.DeleteRange(tablePrefix(m.ID), keyEnd(tablePrefix(m.ID)), nil); err != nil {
+		return nil, opError(op, err)
+	}
+	if err := putMeta(b, m); err != nil {
+		return nil, opError(op, err)
+	}
+	if err := b.Commit(db.wo); err != nil {
+		return nil, opError(op, err)
+	}
+	db.nextID++
+	t := &table{}
+	t.meta.Store(m)
+	db.tables[m.Name] = t
+	return &dynamodb.CreateTableOutput{TableDescription: db.describe(m, nil)}, nil
+}
+
+func (db *DB) newTableMeta(in *dynamodb.CreateTableInput) (*tableMeta, error) {
+	if err := checkTableName(in.TableName); err != nil {
+		return nil, err
+	}
+	defs, err := attrDefs(in.AttributeDefinitions)
+	if err != nil {
+		return nil, err
+	}
+	hash, rng, err := keySchema(in.KeySchema, defs, false)
+	if err != nil {
+		return nil, err
+	}
+	m := &tableMeta{
+		Name:        *in.TableName,
+		Hash:        hash,
+		HashType:    defs[hash],
+		Range:       rng,
+		RangeType:   defs[rng],
+		Created:     db.now(),
+		NextIndexID: 1,
+		Protected:   aws.ToBool(in.DeletionProtectionEnabled),
+	}
+	used := map[string]bool{hash: true}
+	if rng != "" {
+		used[rng] = true
+	}
+	names := map[string]bool{}
+	if len(in.LocalSecondaryIndexes) > 0 && rng == "" {
+		return nil, validationError("Local Secondary indices are not allowed on hash tables, only hash and range tables")
+	}
+	if len(in.LocalSecondaryIndexes) > maxLSIs {
+		return nil, validationf("One or more parameter values were invalid: Number of LocalSecondaryIndexes exceeds per-table limit of %d", maxLSIs)
+	}
+	if len(in.GlobalSecondaryIndexes) > maxGSIs {
+		return nil, validationf("One or more parameter values were invalid: GlobalSecondaryIndex count exceeds the per-table limit of %d", maxGSIs)
+	}
+	for _, l := range in.LocalSecondaryIndexes {
+		name := aws.ToString(l.IndexName)
+		if !validName(name) {
+			return nil, validationError(msgTableName)
+		}
+		ih, ir, err := keySchema(l.KeySchema, defs, true)
+		if err != nil {
+			return nil, err
+		}
+		if ir == "" {
+			return nil, validationError("Local secondary indices must have a range key")
+		}
+		if ih != hash {
+			return nil, validationError("Local Secondary indices must have the same hash key as the main table")
+		}
+		pt, nk, err := projection(l.Projection)
+		if err != nil {
+			return nil, err
+		}
+		if names[name] {
+			return nil, validationError("Two local secondary indices have the same name")
+		}
+		names[name] = true
+		used[ir] = true
+		m.Indexes = append(m.Indexes, &indexMeta{
+			Name: name, ID: m.NextIndexID, Hash: ih, HashType: defs[ih], Range: ir, RangeType: defs[ir],
+			Projection: pt, NonKey: nk, Created: m.Created,
+		})
+		m.NextIndexID++
+	}
+	gnames := map[string]bool{}
+	for _, g := range in.GlobalSecondaryIndexes {
+		name := aws.ToString(g.IndexName)
+		if !validName(name) {
+			return nil, validationError(msgTableName)
+		}
+		ih, ir, err := keySchema(g.KeySchema, defs, true)
+		if err != nil {
+			return nil, err
+		}
+		pt, nk, err := projection(g.Projection)
+		if err != nil {
+			return nil, err
+		}
+		if gnames[name] {
+			return nil, validationError("Two global secondary indices have the same name")
+		}
+		if names[name] {
+			return nil, validationError("Local Secondary Indices AND Global Secondary Indices must have different names")
+		}
+		gnames[name] = true
+		used[ih] = true
+		if ir != "" {
+			used[ir] = true
+		}
+		ix := &indexMeta{
+			Name: name, ID: m.NextIndexID, Global: true, Hash: ih, HashType: defs[ih], Range: ir, RangeType: defs[ir],
+			Projection: pt, NonKey: nk, Created: m.Created,
+		}
+		if g.ProvisionedThroughput != nil {
+			ix.RCU = aws.ToInt64(g.ProvisionedThroughput.ReadCapacityUnits)
+			ix.WCU = aws.ToInt64(g.ProvisionedThroughput.WriteCapacityUnits)
+		}
+		m.Indexes = append(m.Indexes, ix)
+		m.NextIndexID++
+	}
+	if len(used) != len(defs) {
+		return nil, validationError("The number of attributes in key schema must match the number of attributes defined in attribute definitions.")
+	}
+	for _, a := range in.AttributeDefinitions {
+		m.Attrs = append(m.Attrs, attrDef{Name: aws.ToString(a.AttributeName), Type: string(a.AttributeType)})
+	}
+	switch in.BillingMode {
+	case "", types.BillingModeProvisioned:
+		m.BillingMode = string(types.BillingModeProvisioned)
+		if m.RCU, m.WCU, err = throughput(in.ProvisionedThroughput, "table"); err != nil {
+			return nil, err
+		}
+		for i, g := range in.GlobalSecondaryIndexes {
+			ix := m.Indexes[len(in.LocalSecondaryIndexes)+i]
+			if ix.RCU, ix.WCU, err = throughput(g.ProvisionedThroughput, "global secondary index"); err != nil {
+				return nil, err
+			}
+		}
+	case types.BillingModePayPerRequest:
+		m.BillingMode = string(types.BillingModePayPerRequest)
+	default:
+		return nil, validationf("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
+	}
+	m.prepare()
+	return m, nil
+}
+
+// describe builds the SDK description of a table. st holds the item counts
+// and sizes, or nil for zeros.
+func (db *DB) describe(m *tableMeta, st *tableStats) *types.TableDescription {
+	created := m.Created
+	d := &types.TableDescription{
+		TableName:                 aws.String(m.Name),
+		TableStatus:               types.TableStatusActive,
+		CreationDateTime:          &created,
+		TableArn:                  aws.String(arnPrefix + m.Name),
+		TableId:                   aws.String(fmt.Sprintf("00000000-0000-0000-0000-%012d", m.ID)),
+		DeletionProtectionEnabled: aws.Bool(m.Protected),
+		ItemCount:                 aws.Int64(0),
+		TableSizeBytes:            aws.Int64(0),
+	}
+	if st != nil {
+		d.ItemCount = aws.Int64(st.count[baseIndex])
+		d.TableSizeBytes = aws.Int64(st.bytes[baseIndex])
+	}
+	for _, a := range m.Attrs {
+		d.AttributeDefinitions = append(d.AttributeDefinitions, types.AttributeDefinition{
+			AttributeName: aws.String(a.Name), AttributeType: types.ScalarAttributeType(a.Type),
+		})
+	}
+	d.KeySchema = keySchemaOut(m.Hash, m.Range)
+	d.ProvisionedThroughput = &types.ProvisionedThroughputDescription{
+		NumberOfDecreasesToday: aws.Int64(0),
+		ReadCapacityUnits:      aws.Int64(m.RCU),
+		WriteCapacityUnits:     aws.Int64(m.WCU),
+	}
+	if m.BillingMode == string(types.BillingModePayPerRequest) {
+		d.BillingModeSummary = &types.BillingModeSummary{
+			BillingMode:                       types.BillingModePayPerRequest,
+			LastUpdateToPayPerRequestDateTime: &created,
+		}
+	}
+	for _, ix := range m.Indexes {
+		var count, size int64
+		if st != nil {
+			count, size = st.count[ix.ID], st.bytes[ix.ID]
+		}
+		proj := &types.Projection{ProjectionType: types.ProjectionType(ix.Projection), NonKeyAttributes: slices.Clone(ix.NonKey)}
+		arn := aws.String(arnPrefix + m.Name + "/index/" + ix.Name)
+		if ix.Global {
+			g := types.GlobalSecondaryIndexDescription{
+				IndexName:      aws.String(ix.Name),
+				KeySchema:      keySchemaOut(ix.Hash, ix.Range),
+				Projection:     proj,
+				IndexStatus:    types.IndexStatusActive,
+				IndexArn:       arn,
+				ItemCount:      aws.Int64(count),
+				IndexSizeBytes: aws.Int64(size),
+			}
+			if ix.RCU > 0 || ix.WCU > 0 {
+				g.ProvisionedThroughput = &types.ProvisionedThroughputDescription{
+					ReadCapacityUnits: aws.Int64(ix.RCU), WriteCapacityUnits: aws.Int64(ix.WCU),
+				}
+			}
+			d.GlobalSecondaryIndexes = append(d.GlobalSecondaryIndexes, g)
+		} else {
+			d.LocalSecondaryIndexes = append(d.LocalSecondaryIndexes, types.LocalSecondaryIndexDescription{
+				IndexName:      aws.String(ix.Name),
+				KeySchema:      keySchemaOut(ix.Hash, ix.Range),
+				Projection:     proj,
+				IndexArn:       arn,
+				ItemCount:      aws.Int64(count),
+				IndexSizeBytes: aws.Int64(size),
+			})
+		}
+	}
+	return d
+}
+
+func keySchemaOut(hash, rng string) []types.KeySchemaElement {
+	ks := []types.KeySchemaElement{{AttributeName: aws.String(hash), KeyType: types.KeyTypeHash}}
+	if rng != "" {
+		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(rng), KeyType: types.KeyTypeRange})
+	}
+	return ks
+}
+
+// DescribeTable returns the description of a table. ItemCount,
+// TableSizeBytes and the index counterparts are exact: they are computed by
+// reading the table (DynamoDB refreshes them about every six hours).
+func (db *DB) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	const op = "DescribeTable"
+	if err := db.begin(); err != nil {
+		return nil, opError(op, err)
+	}
+	defer db.end()
+	if err := checkTableName(in.TableName); err != nil {
+		return nil, opError(op, err)
+	}
+	t, err := db.table(*in.TableName)
+	if err != nil {
+		return nil, opError(op, err)
+	}
+	m := t.m()
+	st, err := db.stats(m)
+	if err != nil {
+		return nil, opError(op, err)
+	}
+	return &dynamodb.DescribeTableOutput{Table: db.describe(m, st)}, nil
+}
+
+// DeleteTable deletes a table, its indexes and all their items.
+func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
+	const op = "DeleteTable"
+	if err := db.begin(); err != nil {
+		return nil, opError(op, err)
+	}
+	defer db.end()
+	if err := checkTableName(in.TableName); err != nil {
+		return nil, opError(op, err)
+	}
+	db.catMu.Lock()
+	defer db.catMu.Unlock()
+	t := db.tables[*in.TableName]
+	if t == nil {
+		return nil, opError(op, notFound(msgTableNotFound))
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	m := t.m()
+	if m.Protected {
+		return nil, opError(op, validationf("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first."))
+	}
+	st, err := db.stats(m)
+	if err != nil {
+		return nil, opError(op, err)
+	}
+	b := db.pdb.NewBatch()
+	defer b.Close()
+	if err := b.Delete(tableCatalogKey(m.Name), nil); err != nil {
+		return nil, opError(op, err)
+	}
+	if err := b.DeleteRange(tablePrefix(m.ID), keyEnd(tablePrefix(m.ID)), nil); err != nil {
+		return nil, opError(op, err)
+	}
+	if err := b.DeleteRange(ttlPrefix(m.ID), keyEnd(ttlPrefix(m.ID)), nil); err != nil {
+		return nil, opError(op, err)
+	}
+	if err := b.Commit(db.wo); err != nil {
+		return nil, opError(op, err)
+	}
+	t.dropped = true
+	delete(db.tables, m.Name)
+	return &dynamodb.DeleteTableOutput{TableDescription: db.describe(m, st)}, nil
+}
+
+// ListTables lists table names in ascending order, at most Limit (1 to 100,
+// default 100) of them after ExclusiveStartTableName. LastEvaluatedTableName
+// is set when the page is full, as DynamoDB does.
+func (db *DB) ListTables(ctx context.Context, in *dynamodb.ListTablesInput, _ ...func(*dynamodb.Options)) (*dynamodb.ListTablesOutput, error) {
+	const op = "ListTables"
+	if err := db.begin(); err != nil {
+		return nil, opError(op, err)
+	}
+	defer db.end()
+	limit := 100
+	if in.Limit != nil {
+		switch l := int(*in.Limit); {
+		case l < 1:
+			return nil, opError(op, validationError("Limit must be greater than or equal to 1"))
+		case l > 100:
+			return nil, opError(op, validationError("Limit in ListTables must be <= 100"))
+		default:
+			limit = l
+		}
+	}
+	start := ""
+	if in.ExclusiveStartTableName != nil {
+		start = *in.ExclusiveStartTableName
+		if !validName(start) {
+			return nil, opError(op, validationError(msgTableName))
+		}
+	}
+	db.catMu.RLock()
+	names := make([]string, 0, len(db.tables))
+	for n := range db.tables {
+		if n > start {
+			names = append(names, n)
+		}
+	}
+	db.catMu.RUnlock()
+	sort.Strings(names)
+	out := &dynamodb.ListTablesOutput{TableNames: names}
+	if len(names) >= limit {
+		out.TableNames = names[:limit]
+		out.LastEvaluatedTableName = aws.String(names[limit-1])
+	}
+	return out, nil
+}
+
+// tableStats are item counts and DynamoDB sizes per index id.
+type tableStats struct {
+	count map[uint32]int64
+	bytes map[uint32]int64
+}
+
+// stats counts the items of a table and its indexes by reading them.
+func (db *DB) stats(m *tableMeta) (*tableStats, error) {
+	st := &tableStats{count: map[uint32]int64{}, bytes: map[uint32]int64{}}
+	p := tablePrefix(m.ID)
+	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: keyEnd(p)})
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		k := it.Key()
+		if len(k) < dataPrefixLen {
+			continue
+		}
+		id := binary.BigEndian.Uint32(k[5:9])
+		st.count[id]++
+		item, err := decodeItem(it.Value())
+		if err != nil {
+			return nil, err
+		}
+		st.bytes[id] += int64(itemSize(item))
+	}
+	return st, it.Error()
+}

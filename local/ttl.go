@@ -1,0 +1,279 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// TTL
+//
+// When TTL is enabled on a table, every item whose TTL attribute is a number
+// has an entry in the table's TTL queue, keyed by expiry second; the entry is
+// written in the same batch as the item. The sweeper reads the queue up to
+// Options.Now and deletes the expired items with their index entries.
+// Reads do not hide items that have expired but are not yet deleted, as in
+// DynamoDB; filter on the TTL attribute to exclude them. As in DynamoDB,
+// items whose TTL is more than five years in the past are never deleted.
+
+// ttlHorizon is how far in the past a TTL may be and still expire an item.
+const ttlHorizon = 5 * 365 * 24 * time.Hour
+
+// UpdateTimeToLive enables or disables TTL on a table. Enabling enters the
+// table's existing items in the TTL queue before it returns.
+func (db *DB) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
+	const op = "UpdateTimeToLive"
+	if err := db.begin(); err != nil {
+		return nil, opError(op, err)
+	}
+	defer db.end()
+	out, err := db.updateTTL(in)
+	return out, opError(op, err)
+}
+
+func (db *DB) updateTTL(in *dynamodb.UpdateTimeToLiveInput) (*dynamodb.UpdateTimeToLiveOutput, error) {
+	if err := checkTableName(in.TableName); err != nil {
+		return nil, err
+	}
+	spec := in.TimeToLiveSpecification
+	if spec == nil {
+		return nil, validationError("1 validation error detected: Value null at 'timeToLiveSpecification' failed to satisfy constraint: Member must not be null")
+	}
+	attr := aws.ToString(spec.AttributeName)
+	if len(attr) == 0 || len(attr) > 255 {
+		return nil, validationError("Names of key attributes and attributes projected into an index must be between 1 and 255 characters, inclusive")
+	}
+	enable := aws.ToBool(spec.Enabled)
+	t, err := db.table(*in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dropped {
+		return nil, notFound(msgTableNotFound)
+	}
+	m := t.m()
+	switch {
+	case m.TTLAttr != "" && m.TTLAttr != attr:
+		return nil, validationError("TimeToLive is active on a different AttributeName")
+	case enable && m.TTLAttr != "":
+		return nil, validationError("TimeToLive is already enabled")
+	case !enable && m.TTLAttr == "":
+		return nil, validationError("TimeToLive is already disabled")
+	}
+	nm := m.clone()
+	b := db.pdb.NewBatch()
+	defer b.Close()
+	if enable {
+		nm.TTLAttr = attr
+		if err := db.fillTTLQueue(b, nm); err != nil {
+			return nil, err
+		}
+	} else {
+		nm.TTLAttr = ""
+		p := ttlPrefix(m.ID)
+		if err := b.DeleteRange(p, keyEnd(p), nil); err != nil {
+			return nil, err
+		}
+	}
+	if err := putMeta(b, nm); err != nil {
+		return nil, err
+	}
+	if err := b.Commit(db.wo); err != nil {
+		return nil, err
+	}
+	t.meta.Store(nm)
+	return &dynamodb.UpdateTimeToLiveOutput{TimeToLiveSpecification: &types.TimeToLiveSpecification{
+		AttributeName: aws.String(attr), Enabled: aws.Bool(enable),
+	}}, nil
+}
+
+// fillTTLQueue adds to b a TTL queue entry for every item of the table that
+// has the TTL attribute m.TTLAttr. The table must be locked exclusively.
+func (db *DB) fillTTLQueue(b *pebble.Batch, m *tableMeta) error {
+	p := appendDataPrefix(nil, m.ID, baseIndex)
+	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: keyEnd(p)})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		item, err := decodeItem(it.Value())
+		if err != nil {
+			return err
+		}
+		if exp, ok := expiryOf(item, m.TTLAttr); ok {
+			if err := b.Set(appendTTLKey(nil, m.ID, exp, it.Key()[dataPrefixLen:]), nil, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return it.Error()
+}
+
+// DescribeTimeToLive reports whether TTL is enabled on a table and on which
+// attribute.
+func (db *DB) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
+	const op = "DescribeTimeToLive"
+	if err := db.begin(); err != nil {
+		return nil, opError(op, err)
+	}
+	defer db.end()
+	if err := checkTableName(in.TableName); err != nil {
+		return nil, opError(op, err)
+	}
+	t, err := db.table(*in.TableName)
+	if err != nil {
+		return nil, opError(op, err)
+	}
+	m := t.m()
+	d := &types.TimeToLiveDescription{TimeToLiveStatus: types.TimeToLiveStatusDisabled}
+	if m.TTLAttr != "" {
+		d.TimeToLiveStatus = types.TimeToLiveStatusEnabled
+		d.AttributeName = aws.String(m.TTLAttr)
+	}
+	return &dynamodb.DescribeTimeToLiveOutput{TimeToLiveDescription: d}, nil
+}
+
+func (db *DB) sweeper() {
+	defer db.wg.Done()
+	tick := time.NewTicker(db.opts.TTLInterval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-db.stop:
+			return
+		case <-tick.C:
+			if _, err := db.SweepExpired(); err != nil && !errors.Is(err, ErrClosed) {
+				db.opts.Logger.Error("local: TTL sweep failed", "err", err)
+			}
+		}
+	}
+}
+
+// SweepExpired deletes, in every table with TTL enabled, the items whose
+// TTL attribute is at or before Options.Now (in seconds since the epoch),
+// with their index entries, and returns how many it deleted. The background
+// sweeper calls it every Options.TTLInterval; tests may call it directly.
+func (db *DB) SweepExpired() (int, error) {
+	if err := db.begin(); err != nil {
+		return 0, err
+	}
+	defer db.end()
+	defer db.sweeps.Add(1)
+	db.catMu.RLock()
+	var tables []*table
+	for _, t := range db.tables {
+		if t.m().TTLAttr != "" {
+			tables = append(tables, t)
+		}
+	}
+	db.catMu.RUnlock()
+	now := db.now()
+	total := 0
+	for _, t := range tables {
+		n, err := db.sweepTable(t, now)
+		total += n
+		if err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
+func (db *DB) sweepTable(t *table, now time.Time) (int, error) {
+	m := t.m()
+	nowSec := now.Unix()
+	from := appendTTLKey(nil, m.ID, now.Add(-ttlHorizon).Unix(), nil)
+	to := appendTTLKey(nil, m.ID, nowSec+1, nil)
+	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: from, UpperBound: to})
+	if err != nil {
+		return 0, err
+	}
+	var keys [][]byte
+	for it.First(); it.Valid(); it.Next() {
+		keys = append(keys, append([]byte(nil), it.Key()...))
+		if len(keys) >= 10000 {
+			break
+		}
+	}
+	err = it.Error()
+	it.Close()
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, qk := range keys {
+		ok, err := db.expire(t, qk, nowSec)
+		if err != nil {
+			return n, err
+		}
+		if ok {
+			n++
+		}
+	}
+	return n, nil
+}
+
+// expire deletes the item a TTL queue entry points to if it is still
+// expired, and the entry.
+func (db *DB) expire(t *table, qk []byte, nowSec int64) (bool, error) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	if t.dropped {
+		return false, nil
+	}
+	m := t.m()
+	if m.TTLAttr == "" {
+		return false, nil
+	}
+	exp, suffix, ok := ttlExpiry(qk)
+	if !ok {
+		return false, nil
+	}
+	key := append(appendDataPrefix(make([]byte, 0, dataPrefixLen+len(suffix)), m.ID, baseIndex), suffix...)
+	unlock := db.locks.lock(key)
+	defer unlock()
+	item, err := db.getRaw(key)
+	if err != nil {
+		return false, err
+	}
+	b := db.pdb.NewBatch()
+	defer b.Close()
+	cur, has := expiryOf(item, m.TTLAttr)
+	if item == nil || !has || cur != exp {
+		// A stale queue entry; stage keeps the queue in step with items,
+		// so this only follows an interrupted change.
+		if err := b.Delete(qk, nil); err != nil {
+			return false, err
+		}
+		return false, b.Commit(pebble.NoSync)
+	}
+	if cur > nowSec {
+		return false, nil
+	}
+	pk, err := m.primaryKeyOf(item, key)
+	if err != nil {
+		return false, err
+	}
+	if err := db.stage(b, m, pk, item, nil, &usage{}); err != nil {
+		return false, err
+	}
+	// A lost TTL deletion is redone by the next sweep: no need to sync.
+	return true, b.Commit(pebble.NoSync)
+}
+
+// primaryKeyOf builds the primaryKey of a stored item from its storage key.
+func (m *tableMeta) primaryKeyOf(item Item, key []byte) (*primaryKey, error) {
+	k := &primaryKey{hash: item[m.Hash], key: key}
+	if m.Range != "" {
+		k.rng = item[m.Range]
+	}
+	return k, nil
+}

@@ -1,0 +1,292 @@
+package local
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable/local/internal/codec"
+	"github.com/timetable-db/timetable/local/internal/number"
+)
+
+// Item is a DynamoDB item.
+type Item = map[string]types.AttributeValue
+
+const (
+	maxItemSize = 400 * 1024
+	maxHashKey  = 2048
+	maxRangeKey = 1024
+	maxDepth    = 32
+)
+
+// checkNumber validates a number and returns its canonical form.
+func checkNumber(s string) (string, error) {
+	n, err := number.Parse(s)
+	switch {
+	case err == nil:
+		return n.String(), nil
+	case errors.Is(err, number.ErrSyntax):
+		return "", validationError("A value provided cannot be converted into a number")
+	case errors.Is(err, number.ErrPrecision):
+		return "", validationError("DynamoDB only supports precision up to 38 digits")
+	default:
+		return "", validationError(err.Error())
+	}
+}
+
+// normalizeItem validates every value of an item supplied by a client and
+// returns it with numbers in canonical form. The result shares unchanged
+// values with item; item itself is never modified.
+func normalizeItem(item Item) (Item, error) {
+	var out Item
+	for name, v := range item {
+		if name == "" {
+			return nil, validationError("Empty attribute name")
+		}
+		nv, err := normalizeValue(v, 1)
+		if err != nil {
+			return nil, err
+		}
+		if nv != v {
+			if out == nil {
+				out = make(Item, len(item))
+				for k, x := range item {
+					out[k] = x
+				}
+			}
+			out[name] = nv
+		}
+	}
+	if out == nil {
+		return item, nil
+	}
+	return out, nil
+}
+
+// normalizeValue validates av; it returns av itself when it is already
+// canonical, otherwise a new value.
+func normalizeValue(av types.AttributeValue, depth int) (types.AttributeValue, error) {
+	if depth > maxDepth {
+		return nil, validationError("Nesting Levels have exceeded supported limits")
+	}
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS, *types.AttributeValueMemberB, *types.AttributeValueMemberBOOL:
+		return av, nil
+	case *types.AttributeValueMemberNULL:
+		if !v.Value {
+			return nil, validationError("One or more parameter values were invalid: Null attribute value types must have the value of true")
+		}
+		return av, nil
+	case *types.AttributeValueMemberN:
+		c, err := checkNumber(v.Value)
+		if err != nil {
+			return nil, err
+		}
+		if c == v.Value {
+			return av, nil
+		}
+		return &types.AttributeValueMemberN{Value: c}, nil
+	case *types.AttributeValueMemberSS:
+		if len(v.Value) == 0 {
+			return nil, validationError("One or more parameter values were invalid: An string set  may not be empty")
+		}
+		if hasDup(v.Value) {
+			return nil, validationf("One or more parameter values were invalid: Input collection [%s] contains duplicates", strings.Join(v.Value, ", "))
+		}
+		return av, nil
+	case *types.AttributeValueMemberNS:
+		if len(v.Value) == 0 {
+			return nil, validationError("One or more parameter values were invalid: An number set  may not be empty")
+		}
+		var ns []string
+		for i, s := range v.Value {
+			c, err := checkNumber(s)
+			if err != nil {
+				return nil, err
+			}
+			if c != s && ns == nil {
+				ns = slices.Clone(v.Value[:i])
+			}
+			if ns != nil {
+				ns = append(ns, c)
+			}
+		}
+		canon := v.Value
+		if ns != nil {
+			canon = ns
+		}
+		if hasDup(canon) {
+			return nil, validationError("Input collection contains duplicates")
+		}
+		if ns == nil {
+			return av, nil
+		}
+		return &types.AttributeValueMemberNS{Value: ns}, nil
+	case *types.AttributeValueMemberBS:
+		if len(v.Value) == 0 {
+			return nil, validationError("One or more parameter values were invalid: Binary sets should not be empty")
+		}
+		for i := range v.Value {
+			for j := i + 1; j < len(v.Value); j++ {
+				if bytes.Equal(v.Value[i], v.Value[j]) {
+					return nil, validationError("One or more parameter values were invalid: Input collection of type BS contains duplicates.")
+				}
+			}
+		}
+		return av, nil
+	case *types.AttributeValueMemberL:
+		var nl []types.AttributeValue
+		for i, e := range v.Value {
+			ne, err := normalizeValue(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			if ne != e && nl == nil {
+				nl = slices.Clone(v.Value)
+			}
+			if nl != nil {
+				nl[i] = ne
+			}
+		}
+		if nl == nil {
+			return av, nil
+		}
+		return &types.AttributeValueMemberL{Value: nl}, nil
+	case *types.AttributeValueMemberM:
+		var nm map[string]types.AttributeValue
+		for k, e := range v.Value {
+			if k == "" {
+				return nil, validationError("Empty attribute name")
+			}
+			ne, err := normalizeValue(e, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			if ne != e {
+				if nm == nil {
+					nm = make(map[string]types.AttributeValue, len(v.Value))
+					for k2, e2 := range v.Value {
+						nm[k2] = e2
+					}
+				}
+				nm[k] = ne
+			}
+		}
+		if nm == nil {
+			return av, nil
+		}
+		return &types.AttributeValueMemberM{Value: nm}, nil
+	case nil:
+		return nil, validationError("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes")
+	default:
+		return nil, validationError("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes")
+	}
+}
+
+func hasDup(s []string) bool {
+	if len(s) < 2 {
+		return false
+	}
+	if len(s) < 16 {
+		for i := range s {
+			for j := i + 1; j < len(s); j++ {
+				if s[i] == s[j] {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	seen := make(map[string]struct{}, len(s))
+	for _, x := range s {
+		if _, ok := seen[x]; ok {
+			return true
+		}
+		seen[x] = struct{}{}
+	}
+	return false
+}
+
+// typeOf returns the DynamoDB type name of av ("S", "N", ...).
+func typeOf(av types.AttributeValue) string {
+	switch av.(type) {
+	case *types.AttributeValueMemberS:
+		return "S"
+	case *types.AttributeValueMemberN:
+		return "N"
+	case *types.AttributeValueMemberB:
+		return "B"
+	case *types.AttributeValueMemberBOOL:
+		return "BOOL"
+	case *types.AttributeValueMemberNULL:
+		return "NULL"
+	case *types.AttributeValueMemberL:
+		return "L"
+	case *types.AttributeValueMemberM:
+		return "M"
+	case *types.AttributeValueMemberSS:
+		return "SS"
+	case *types.AttributeValueMemberNS:
+		return "NS"
+	case *types.AttributeValueMemberBS:
+		return "BS"
+	}
+	return ""
+}
+
+// keyBytesLen is the length DynamoDB checks against the key size limits.
+func keyBytesLen(av types.AttributeValue) int {
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		return len(v.Value)
+	case *types.AttributeValueMemberB:
+		return len(v.Value)
+	case *types.AttributeValueMemberN:
+		return codec.NumberSize(v.Value)
+	}
+	return 0
+}
+
+func isEmptyKeyValue(av types.AttributeValue) (string, bool) {
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		return "string", v.Value == ""
+	case *types.AttributeValueMemberB:
+		return "binary", len(v.Value) == 0
+	}
+	return "", false
+}
+
+func itemSize(item Item) int { return codec.ItemSize(item) }
+
+func decodeItem(b []byte) (Item, error) {
+	it, err := codec.DecodeItem(b)
+	if err != nil {
+		return nil, fmt.Errorf("local: cannot decode stored item: %w", err)
+	}
+	return it, nil
+}
+
+func encodeItem(dst []byte, item Item) ([]byte, error) {
+	b, err := codec.AppendItem(dst, item)
+	if err != nil {
+		return nil, validationError(err.Error())
+	}
+	return b, nil
+}
+
+// copyItem returns a shallow copy of item.
+func copyItem(item Item) Item {
+	if item == nil {
+		return nil
+	}
+	c := make(Item, len(item))
+	for k, v := range item {
+		c[k] = v
+	}
+	return c
+}

@@ -1,0 +1,215 @@
+package local
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// stage adds to b the writes that replace item old by item new under key k:
+// the item itself, its index entries and its TTL queue entry. new == nil
+// deletes the item; old == nil means it did not exist. It returns the
+// capacity the write consumes. new must already be validated.
+func (db *DB) stage(b *pebble.Batch, m *tableMeta, k *primaryKey, old, new Item, u *usage) error {
+	oldSize, newSize := 0, 0
+	if old != nil {
+		oldSize = itemSize(old)
+	}
+	if new != nil {
+		newSize = itemSize(new)
+		v, err := encodeItem(make([]byte, 0, newSize+len(new)*4+8), new)
+		if err != nil {
+			return err
+		}
+		if err := b.Set(k.key, v, nil); err != nil {
+			return err
+		}
+	} else if err := b.Delete(k.key, nil); err != nil {
+		return err
+	}
+	u.units += writeUnits(max(oldSize, newSize))
+	for _, ix := range m.Indexes {
+		ok, op, okOld := m.indexEntryPair(ix, old, new, k)
+		_ = okOld
+		if ok.key == nil && op.key == nil {
+			continue
+		}
+		switch {
+		case op.key == nil: // new entry only
+			if err := setEntry(b, ok.key, ok.proj); err != nil {
+				return err
+			}
+			u.addIndex(ix.Name, ix.Global, writeUnits(itemSize(ok.proj)))
+		case ok.key == nil: // old entry only
+			if err := b.Delete(op.key, nil); err != nil {
+				return err
+			}
+			u.addIndex(ix.Name, ix.Global, writeUnits(itemSize(op.proj)))
+		case bytes.Equal(ok.key, op.key):
+			if ix.Projection != "KEYS_ONLY" && !equalItems(ok.proj, op.proj) {
+				if err := setEntry(b, ok.key, ok.proj); err != nil {
+					return err
+				}
+				u.addIndex(ix.Name, ix.Global, writeUnits(itemSize(ok.proj)))
+			}
+		default:
+			if err := b.Delete(op.key, nil); err != nil {
+				return err
+			}
+			if err := setEntry(b, ok.key, ok.proj); err != nil {
+				return err
+			}
+			u.addIndex(ix.Name, ix.Global, writeUnits(itemSize(op.proj))+writeUnits(itemSize(ok.proj)))
+		}
+	}
+	if m.TTLAttr != "" {
+		oe, oOK := expiryOf(old, m.TTLAttr)
+		ne, nOK := expiryOf(new, m.TTLAttr)
+		if oOK && (!nOK || oe != ne) {
+			if err := b.Delete(appendTTLKey(nil, m.ID, oe, k.suffix()), nil); err != nil {
+				return err
+			}
+		}
+		if nOK && (!oOK || oe != ne) {
+			if err := b.Set(appendTTLKey(nil, m.ID, ne, k.suffix()), nil, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+type entryRef struct {
+	key  []byte
+	proj Item
+}
+
+// indexEntryPair returns the entries of new and old in index ix (zero when
+// absent).
+func (m *tableMeta) indexEntryPair(ix *indexMeta, old, new Item, k *primaryKey) (n, o entryRef, _ bool) {
+	if key, proj, ok := m.indexEntry(ix, new, k); ok {
+		n = entryRef{key, proj}
+	}
+	if key, proj, ok := m.indexEntry(ix, old, k); ok {
+		o = entryRef{key, proj}
+	}
+	return n, o, true
+}
+
+func setEntry(b *pebble.Batch, key []byte, proj Item) error {
+	v, err := encodeItem(nil, proj)
+	if err != nil {
+		return err
+	}
+	return b.Set(key, v, nil)
+}
+
+// expiryOf returns the TTL of an item: its attribute attr if it is a number
+// (seconds since the epoch).
+func expiryOf(item Item, attr string) (int64, bool) {
+	if item == nil {
+		return 0, false
+	}
+	n, ok := item[attr].(*types.AttributeValueMemberN)
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(n.Value, 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return 0, false
+	}
+	return clampSeconds(f), true
+}
+
+// equalItems reports whether two items hold the same values.
+func equalItems(a, b Item) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, va := range a {
+		vb, ok := b[k]
+		if !ok || !equalValues(va, vb) {
+			return false
+		}
+	}
+	return true
+}
+
+// equalValues compares two stored (canonical) values; sets compare as sets.
+func equalValues(a, b types.AttributeValue) bool {
+	switch x := a.(type) {
+	case *types.AttributeValueMemberS:
+		y, ok := b.(*types.AttributeValueMemberS)
+		return ok && x.Value == y.Value
+	case *types.AttributeValueMemberN:
+		y, ok := b.(*types.AttributeValueMemberN)
+		return ok && x.Value == y.Value
+	case *types.AttributeValueMemberB:
+		y, ok := b.(*types.AttributeValueMemberB)
+		return ok && bytes.Equal(x.Value, y.Value)
+	case *types.AttributeValueMemberBOOL:
+		y, ok := b.(*types.AttributeValueMemberBOOL)
+		return ok && x.Value == y.Value
+	case *types.AttributeValueMemberNULL:
+		_, ok := b.(*types.AttributeValueMemberNULL)
+		return ok
+	case *types.AttributeValueMemberL:
+		y, ok := b.(*types.AttributeValueMemberL)
+		if !ok || len(x.Value) != len(y.Value) {
+			return false
+		}
+		for i := range x.Value {
+			if !equalValues(x.Value[i], y.Value[i]) {
+				return false
+			}
+		}
+		return true
+	case *types.AttributeValueMemberM:
+		y, ok := b.(*types.AttributeValueMemberM)
+		return ok && equalItems(x.Value, y.Value)
+	case *types.AttributeValueMemberSS:
+		y, ok := b.(*types.AttributeValueMemberSS)
+		return ok && sameSet(x.Value, y.Value)
+	case *types.AttributeValueMemberNS:
+		y, ok := b.(*types.AttributeValueMemberNS)
+		return ok && sameSet(x.Value, y.Value)
+	case *types.AttributeValueMemberBS:
+		y, ok := b.(*types.AttributeValueMemberBS)
+		if !ok || len(x.Value) != len(y.Value) {
+			return false
+		}
+		for _, e := range x.Value {
+			found := false
+			for _, f := range y.Value {
+				if bytes.Equal(e, f) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	m := make(map[string]struct{}, len(a))
+	for _, s := range a {
+		m[s] = struct{}{}
+	}
+	for _, s := range b {
+		if _, ok := m[s]; !ok {
+			return false
+		}
+	}
+	return true
+}
