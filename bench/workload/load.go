@@ -1,0 +1,252 @@
+package workload
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// LoadConfig describes a load run. Zero fields take the defaults shown.
+type LoadConfig struct {
+	Table        string        // table to create, load and delete; must not exist
+	Workers      int           // concurrent callers; default 8
+	Duration     time.Duration // measured time; default 20s
+	Warmup       time.Duration // unmeasured time before it; default Duration/10, at most 2s
+	MaxOps       int64         // upper bound on measured operations; default 10,000,000
+	Partitions   int           // partition keys; default 64
+	QueryItems   int           // items per partition, and so per Query; default 20
+	PayloadBytes int           // size of the payload attribute; default 100
+}
+
+// WithDefaults returns c with its zero fields set to their defaults.
+func (c LoadConfig) WithDefaults() LoadConfig {
+	if c.Workers <= 0 {
+		c.Workers = 8
+	}
+	if c.Duration <= 0 {
+		c.Duration = 20 * time.Second
+	}
+	if c.Warmup <= 0 {
+		c.Warmup = min(c.Duration/10, 2*time.Second)
+	}
+	if c.MaxOps <= 0 {
+		c.MaxOps = 10_000_000
+	}
+	if c.Partitions <= 0 {
+		c.Partitions = 64
+	}
+	if c.QueryItems <= 0 {
+		c.QueryItems = 20
+	}
+	if c.PayloadBytes <= 0 {
+		c.PayloadBytes = 100
+	}
+	return c
+}
+
+// The operations of the load mix, in equal shares.
+const (
+	OpPut = iota
+	OpGet
+	OpQuery
+	numOps
+)
+
+// OpNames names the operations of the mix, indexed by OpPut, OpGet, OpQuery.
+var OpNames = [numOps]string{"PutItem", "GetItem", "Query"}
+
+// OpStats summarises one operation of a load run.
+type OpStats struct {
+	Count    int64
+	P50, P99 time.Duration
+}
+
+// LoadResult is the outcome of a load run.
+type LoadResult struct {
+	Ops     int64         // operations completed without error in the measured time
+	Errors  int64         // failed operations and wrong answers in the measured time
+	Elapsed time.Duration // measured time
+	PerOp   [numOps]OpStats
+	// FirstError is the first error seen, measured or not, for the report.
+	FirstError error
+}
+
+// OpsPerSec is the throughput of the measured phase.
+func (r LoadResult) OpsPerSec() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.Ops) / r.Elapsed.Seconds()
+}
+
+// Load creates cfg.Table, fills it with Partitions x QueryItems items, and
+// runs Workers goroutines that each loop over PutItem (overwriting a random
+// existing item, so the data set stays the same size), GetItem of a random
+// item, and Query of a random partition (QueryItems items) for Warmup and
+// then Duration, or until MaxOps operations were measured. Every answer is
+// checked. The table is deleted at the end.
+func Load(ctx context.Context, c Client, cfg LoadConfig) (LoadResult, error) {
+	cfg = cfg.WithDefaults()
+	if err := loadSetup(ctx, c, cfg); err != nil {
+		return LoadResult{}, err
+	}
+	res := loadRun(ctx, c, cfg)
+	if err := deleteTable(ctx, c, cfg.Table); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+func loadPK(p int) string { return fmt.Sprintf("P#%04d", p) }
+
+func loadSetup(ctx context.Context, c Client, cfg LoadConfig) error {
+	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:   aws.String(cfg.Table),
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeN},
+		},
+		KeySchema: []types.KeySchemaElement{
+			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange},
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("cannot create table %s: %w", cfg.Table, err)
+	}
+	if err := waitActive(ctx, c, cfg.Table); err != nil {
+		return err
+	}
+	payload := strings.Repeat("p", cfg.PayloadBytes)
+	items := make([]map[string]types.AttributeValue, 0, cfg.Partitions*cfg.QueryItems)
+	for p := range cfg.Partitions {
+		for s := range cfg.QueryItems {
+			items = append(items, map[string]types.AttributeValue{
+				"pk": str(loadPK(p)), "sk": num(s), "n": num(0), "payload": str(payload),
+			})
+		}
+	}
+	return batchPut(ctx, c, cfg.Table, items)
+}
+
+func loadRun(ctx context.Context, c Client, cfg LoadConfig) LoadResult {
+	var (
+		measured atomic.Int64
+		mu        sync.Mutex
+		res       LoadResult
+		lat       [numOps][]time.Duration
+		wg        sync.WaitGroup
+	)
+	start := time.Now()
+	measureAt := start.Add(cfg.Warmup)
+	stopAt := measureAt.Add(cfg.Duration)
+	payload := strings.Repeat("q", cfg.PayloadBytes)
+
+	for w := range cfg.Workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(w), 42))
+			var mine [numOps][]time.Duration
+			var errs int64
+			var firstErr error
+			for n := w; ; n++ {
+				t0 := time.Now()
+				if t0.After(stopAt) || ctx.Err() != nil {
+					break
+				}
+				m := !t0.Before(measureAt)
+				if m && measured.Add(1) > cfg.MaxOps {
+					break
+				}
+				op := n % numOps
+				pk := loadPK(rng.IntN(cfg.Partitions))
+				sk := rng.IntN(cfg.QueryItems)
+				var err error
+				switch op {
+				case OpPut:
+					_, err = c.PutItem(ctx, &dynamodb.PutItemInput{
+						TableName: aws.String(cfg.Table),
+						Item: map[string]types.AttributeValue{
+							"pk": str(pk), "sk": num(sk), "n": num(n), "payload": str(payload),
+						},
+					})
+				case OpGet:
+					var out *dynamodb.GetItemOutput
+					out, err = c.GetItem(ctx, &dynamodb.GetItemInput{
+						TableName: aws.String(cfg.Table),
+						Key:       map[string]types.AttributeValue{"pk": str(pk), "sk": num(sk)},
+					})
+					if err == nil && out.Item == nil {
+						err = fmt.Errorf("GetItem %s/%d: no item", pk, sk)
+					}
+				case OpQuery:
+					var out *dynamodb.QueryOutput
+					out, err = c.Query(ctx, &dynamodb.QueryInput{
+						TableName:                 aws.String(cfg.Table),
+						KeyConditionExpression:    aws.String("pk = :p"),
+						ExpressionAttributeValues: map[string]types.AttributeValue{":p": str(pk)},
+						Limit:                     aws.Int32(int32(cfg.QueryItems)),
+					})
+					if err == nil && len(out.Items) != cfg.QueryItems {
+						err = fmt.Errorf("Query %s: %d items, want %d", pk, len(out.Items), cfg.QueryItems)
+					}
+				}
+				d := time.Since(t0)
+				if err != nil {
+					if firstErr == nil {
+						firstErr = err
+					}
+					if m {
+						errs++
+					}
+					continue
+				}
+				if m && t0.Add(d).Before(stopAt) {
+					mine[op] = append(mine[op], d)
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			res.Errors += errs
+			if res.FirstError == nil {
+				res.FirstError = firstErr
+			}
+			for op := range numOps {
+				lat[op] = append(lat[op], mine[op]...)
+			}
+		}()
+	}
+	wg.Wait()
+	end := time.Now()
+	if end.After(stopAt) {
+		end = stopAt
+	}
+	res.Elapsed = end.Sub(measureAt)
+	for op := range numOps {
+		l := lat[op]
+		slices.Sort(l)
+		res.Ops += int64(len(l))
+		res.PerOp[op] = OpStats{Count: int64(len(l)), P50: percentile(l, 0.50), P99: percentile(l, 0.99)}
+	}
+	return res
+}
+
+// percentile returns the q-quantile of sorted durations (nearest rank).
+func percentile(sorted []time.Duration, q float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(q*float64(len(sorted))+0.5) - 1
+	return sorted[max(0, min(i, len(sorted)-1))]
+}

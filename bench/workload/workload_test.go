@@ -1,0 +1,65 @@
+package workload_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/timetable-db/timetable/bench/workload"
+)
+
+// endpointClient returns a client for $TIMETABLE_DYNAMODB_ENDPOINT, or skips.
+func endpointClient(t testing.TB) *dynamodb.Client {
+	t.Helper()
+	ep := os.Getenv("TIMETABLE_DYNAMODB_ENDPOINT")
+	if ep == "" {
+		t.Skip("TIMETABLE_DYNAMODB_ENDPOINT is not set")
+	}
+	return dynamodb.New(dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(ep),
+		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
+	})
+}
+
+func tableName(prefix string) string {
+	return fmt.Sprintf("bench_%s_%d_%d", prefix, os.Getpid(), time.Now().UnixNano())
+}
+
+func TestSuite_Endpoint(t *testing.T) {
+	c := endpointClient(t)
+	if err := workload.Suite(context.Background(), c, tableName("suite")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoad_Endpoint(t *testing.T) {
+	c := endpointClient(t)
+	res, err := workload.Load(context.Background(), c, workload.LoadConfig{
+		Table:    tableName("load"),
+		Workers:  4,
+		Duration: 300 * time.Millisecond,
+		Warmup:   100 * time.Millisecond,
+		MaxOps:   2000,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Errors != 0 || res.FirstError != nil {
+		t.Fatalf("%d errors, first: %v", res.Errors, res.FirstError)
+	}
+	if res.Ops == 0 || res.Ops > 2000 {
+		t.Fatalf("ops = %d, want 1..2000", res.Ops)
+	}
+	for op, s := range res.PerOp {
+		if s.Count == 0 {
+			t.Errorf("%s: no operations measured", workload.OpNames[op])
+		}
+	}
+}
