@@ -142,10 +142,10 @@ func loadSetup(ctx context.Context, c Client, cfg LoadConfig) error {
 func loadRun(ctx context.Context, c Client, cfg LoadConfig) LoadResult {
 	var (
 		measured atomic.Int64
-		mu        sync.Mutex
-		res       LoadResult
-		lat       [numOps][]time.Duration
-		wg        sync.WaitGroup
+		mu       sync.Mutex
+		res      LoadResult
+		lat      [numOps][]time.Duration
+		wg       sync.WaitGroup
 	)
 	start := time.Now()
 	measureAt := start.Add(cfg.Warmup)
