@@ -353,6 +353,9 @@ func (k *checker) funcCond(n *node) (*cond, error) {
 		return &cond{op: op, args: args}, nil
 	case "attribute_type":
 		t := args[1]
+		if t.kind == oSize {
+			return nil, k.errorf("Incorrect operand type for operator or function; operator or function: attribute_type, operand type: N")
+		}
 		if t.kind != oValue {
 			return nil, k.errorf("Incorrect operand type for operator or function; operator or function: attribute_type, operand type: {HD,INTSET,NULL,BOOL,N,NS,S,DECIMALSET,DOUBLE,FLOAT,SS,L,M,INT,DOUBLESET,HDS,DICT,BS,FS,DECIMAL,B}")
 		}

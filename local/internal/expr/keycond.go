@@ -155,6 +155,16 @@ func keyTerms(c *cond, terms []keyTerm) ([]keyTerm, error) {
 		}
 		return keyTerms(c.kids[1], terms)
 	}
+	switch c.op {
+	case cBetween, cBeginsWith:
+		if c.args[0].kind != oPath && c.args[0].kind != oSize {
+			name := "BETWEEN"
+			if c.op == cBeginsWith {
+				name = "begins_with"
+			}
+			return nil, errorf("Invalid condition in KeyConditionExpression: %s operator must have the key attribute as its first operand", name)
+		}
+	}
 	var attr *operand
 	var values []types.AttributeValue
 	for i := range c.args {
@@ -180,14 +190,8 @@ func keyTerms(c *cond, terms []keyTerm) ([]keyTerm, error) {
 	t := keyTerm{attr: attr.path[0].name, values: values}
 	switch c.op {
 	case cBetween:
-		if c.args[0].kind != oPath {
-			return nil, errorf("Invalid condition in KeyConditionExpression: The key attribute must be the first operand of BETWEEN")
-		}
 		t.op = Between
 	case cBeginsWith:
-		if c.args[0].kind != oPath {
-			return nil, errorf("Invalid condition in KeyConditionExpression: The key attribute must be the first operand of begins_with")
-		}
 		t.op = BeginsWith
 	default:
 		flip := c.args[0].kind != oPath // ":v < sk" is "sk > :v"

@@ -144,7 +144,7 @@ func (p *parser) syntaxMessage() string {
 	if t.kind != tEOF && i+1 < len(p.toks) && p.toks[i+1].kind != tEOF {
 		end = p.toks[i+1].end
 	}
-	return fmt.Sprintf("Syntax error; token: %q, near: %q", text, p.src[start:end])
+	return "Syntax error; token: \"" + text + "\", near: \"" + p.src[start:end] + "\""
 }
 
 // parsePath parses name ( '.' name | '[' int ']' )*.
@@ -212,30 +212,20 @@ func (p *parser) parseOperand(update bool) *node {
 		}
 		return p.parsePath()
 	case tLParen:
-		if !update {
-			// Parenthesized operands of conditions are parsed by
-			// parsePrimary; here only the right-hand side of a
-			// comparison may be parenthesized.
-			return p.parenOperand(false)
-		}
-		return p.parenOperand(true)
+		return p.parenOperand(update)
 	}
 	p.fail()
 	return nil
 }
 
+// parenOperand parses '(' operand ')'.
 func (p *parser) parenOperand(update bool) *node {
 	if !p.enter() {
 		return nil
 	}
 	defer p.leave()
 	p.next()
-	var n *node
-	if update {
-		n = p.parseSetValue()
-	} else {
-		n = p.parseOperand(false)
-	}
+	n := p.parseOperand(update)
 	if !p.expect(tRParen) {
 		return nil
 	}
@@ -435,9 +425,27 @@ func (p *parser) afterOperand(op *node, allowBare bool) *node {
 	return nil
 }
 
-// parseSetValue parses operand [ ('+' | '-') operand ].
+// parseSetValue parses operand [ ('+' | '-') operand ] or '(' setValue ')'.
+// A parenthesized sum cannot be followed by more, as in DynamoDB.
 func (p *parser) parseSetValue() *node {
-	a := p.parseOperand(true)
+	var a *node
+	if p.peek() == tLParen {
+		if !p.enter() {
+			return nil
+		}
+		p.next()
+		a = p.parseSetValue()
+		p.leave()
+		if !p.expect(tRParen) {
+			return nil
+		}
+		p.addParens(a)
+		if a.kind == nPlus || a.kind == nMinus {
+			return a
+		}
+	} else {
+		a = p.parseOperand(true)
+	}
 	if p.err != nil {
 		return nil
 	}

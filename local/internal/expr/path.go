@@ -107,8 +107,8 @@ func checkOverlap(kind string, paths []path) error {
 
 // javaOrder sorts keys in the order a java.util.HashMap holding total
 // entries iterates them, which is the order DynamoDB lists keys in its
-// messages. Keys of one bucket are sorted, as their order of insertion is
-// not known.
+// messages. Keys of one bucket are sorted shortest first, then bytewise, as
+// their order of insertion is not known.
 func javaOrder(keys []string, total int) []string {
 	n := 16
 	for total > n*3/4 {
@@ -136,6 +136,9 @@ func javaOrder(keys []string, total int) []string {
 	sortFunc(out, func(a, b string) bool {
 		if bs[a] != bs[b] {
 			return bs[a] < bs[b]
+		}
+		if len(a) != len(b) {
+			return len(a) < len(b)
 		}
 		return a < b
 	})
