@@ -640,7 +640,7 @@ func init() {
 			old := Item{"pk": S("a"), "v": N("1")}
 			h.Put(table, old)
 			_, err := h.API.DeleteItem(h.Ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: Item{"pk": S("a")},
-				ConditionExpression: aws.String("attribute_not_exists(v)"),
+				ConditionExpression:                 aws.String("attribute_not_exists(v)"),
 				ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld})
 			var ccf *types.ConditionalCheckFailedException
 			if !errors.As(err, &ccf) {
