@@ -8,9 +8,15 @@ import (
 // maxExprLen is the longest expression accepted, DynamoDB's limit of 4 KB.
 const maxExprLen = 4096
 
-// maxDepth bounds the nesting of parentheses and NOT, keeping the recursive
-// parser's stack small on hostile input.
-const maxDepth = 256
+// maxDepth bounds the nesting of parentheses, functions and NOT. Inputs are
+// at most maxExprLen bytes, so it only guards against misuse.
+const maxDepth = maxExprLen + 1
+
+// Limits of DynamoDB checked while parsing.
+const (
+	maxOperators = 300 // operators and functions in a condition
+	maxPathDepth = 32  // elements of a document path
+)
 
 // nkind is the kind of a syntax tree node.
 type nkind uint8
@@ -78,6 +84,15 @@ type parser struct {
 	depth  int
 	err    *syntaxError
 	semErr string
+	ops    int // operators and functions of conditions seen so far
+}
+
+// op counts an operator or function of a condition.
+func (p *parser) op() {
+	p.ops++
+	if p.ops == maxOperators+1 {
+		p.sem(fmt.Sprintf("The expression contains too many operators; operator count: %d", p.ops))
+	}
 }
 
 func newParser(src string) *parser {
@@ -181,6 +196,9 @@ func (p *parser) parsePath() *node {
 				return nil
 			}
 		default:
+			if len(n.path) > maxPathDepth {
+				p.sem(fmt.Sprintf("The document path has too many nesting levels; nesting levels: %d", len(n.path)))
+			}
 			return n
 		}
 	}
@@ -257,6 +275,9 @@ func (p *parser) parseFunc(update bool) *node {
 	}
 	defer p.leave()
 	n := &node{kind: nFunc, tok: p.next()}
+	if !update {
+		p.op()
+	}
 	if !knownFunctions[p.text(n.tok)] {
 		p.sem("Invalid function name; function: " + p.text(n.tok))
 	}
@@ -289,6 +310,7 @@ func (p *parser) parseCondition(allowBare bool) *node {
 	left := p.parseAnd(allowBare)
 	for p.err == nil && p.peek() == tOr {
 		t := p.next()
+		p.op()
 		right := p.parseAnd(false)
 		if p.err != nil {
 			return nil
@@ -306,6 +328,7 @@ func (p *parser) parseAnd(allowBare bool) *node {
 			return nil
 		}
 		t := p.next()
+		p.op()
 		right := p.parseNot(false)
 		if p.err != nil {
 			return nil
@@ -329,6 +352,7 @@ func (p *parser) parseNot(allowBare bool) *node {
 		}
 		defer p.leave()
 		t := p.next()
+		p.op()
 		x := p.parseNot(false)
 		if p.err != nil {
 			return nil
@@ -373,6 +397,9 @@ func (p *parser) afterOperand(op *node, allowBare bool) *node {
 		return nil
 	}
 	k := p.peek()
+	if isComparator(k) || k == tBetween || k == tIn {
+		p.op()
+	}
 	switch {
 	case isComparator(k):
 		t := p.next()
