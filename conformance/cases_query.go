@@ -2,6 +2,7 @@ package conformance
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -470,6 +471,272 @@ func init() {
 			if !errors.As(err, &rnf) {
 				t.Fatalf("error %T is not a *types.ResourceNotFoundException", err)
 			}
+		}},
+	)
+}
+
+// bigFixture creates a table with an S sort key holding n items of exactly
+// size bytes each (DynamoDB's item size: names plus values) in partition
+// "p", sort keys "000", "001", ...
+func bigFixture(h *H, n, size int) string {
+	h.t.Helper()
+	tbl := h.RangeTable(types.ScalarAttributeTypeS)
+	pad := strings.Repeat("x", size-9) // "pk"+"p" + "sk"+"000" + "d"
+	for _, sk := range bSeq("", n) {
+		h.Put(tbl, Item{"pk": S("p"), "sk": S(sk), "d": S(pad)})
+	}
+	return tbl
+}
+
+// walkQuery runs in page by page and returns the pages' items.
+func (h *H) walkQuery(in *dynamodb.QueryInput, maxPages int) [][]Item {
+	h.t.Helper()
+	var pages [][]Item
+	for {
+		if len(pages) == maxPages {
+			h.t.Fatalf("more than %d pages", maxPages)
+		}
+		out := h.MustQuery(in)
+		pages = append(pages, out.Items)
+		if len(out.LastEvaluatedKey) == 0 {
+			return pages
+		}
+		if n := len(out.Items); n > 0 && in.FilterExpression == nil && out.Items[n-1]["pk"] != nil {
+			last := out.Items[n-1]
+			h.WantLastKey(out.LastEvaluatedKey, Item{"pk": last["pk"], "sk": last["sk"]})
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+func pageSizes(pages [][]Item) []int {
+	n := make([]int, len(pages))
+	for i, p := range pages {
+		n[i] = len(p)
+	}
+	return n
+}
+
+func wantPageSizes(t *testing.T, pages [][]Item, want ...int) {
+	t.Helper()
+	got := pageSizes(pages)
+	if len(got) != len(want) {
+		t.Fatalf("page sizes %v, want %v", got, want)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("page sizes %v, want %v", got, want)
+		}
+	}
+}
+
+func init() {
+	p := S("p")
+	startKeyError := func(name, cond string, values Item, esk Item, msg string) Case {
+		return queryError("Pagination/QueryStartKey"+name, sFixture, func(tbl string) *dynamodb.QueryInput {
+			in := queryIn(tbl, cond, values)
+			in.ExclusiveStartKey = esk
+			return in
+		}, msg)
+	}
+	register(
+		Case{Name: "Pagination/QueryLimit1Forward", Run: func(t *testing.T, h *H) {
+			tbl := sFixture(h)
+			in := queryIn(tbl, "pk = :p", Item{":p": p})
+			in.Limit = aws.Int32(1)
+			pages := h.walkQuery(in, 10)
+			wantPageSizes(t, pages, 1, 1, 1, 1, 1, 1, 0)
+			h.WantValues(bConcat(pages), "sk", sVals(sortS...)...)
+		}},
+		Case{Name: "Pagination/QueryLimit1Backward", Run: func(t *testing.T, h *H) {
+			tbl := sFixture(h)
+			in := queryIn(tbl, "pk = :p", Item{":p": p})
+			in.Limit = aws.Int32(1)
+			in.ScanIndexForward = aws.Bool(false)
+			pages := h.walkQuery(in, 10)
+			wantPageSizes(t, pages, 1, 1, 1, 1, 1, 1, 0)
+			h.WantValues(bConcat(pages), "sk", sVals("c", "ba", "b", "abc", "ab", "a")...)
+		}},
+		Case{Name: "Pagination/QueryLimit4Forward", Run: func(t *testing.T, h *H) {
+			tbl := sFixture(h)
+			in := queryIn(tbl, "pk = :p", Item{":p": p})
+			in.Limit = aws.Int32(4)
+			pages := h.walkQuery(in, 10)
+			wantPageSizes(t, pages, 4, 2)
+			h.WantValues(bConcat(pages), "sk", sVals(sortS...)...)
+		}},
+		Case{Name: "Pagination/QueryLimit2BetweenBackward", Run: func(t *testing.T, h *H) {
+			tbl := nFixture(h)
+			in := queryIn(tbl, "pk = :p AND sk BETWEEN :a AND :b", Item{":p": p, ":a": N("-5.5"), ":b": N("10")})
+			in.Limit = aws.Int32(2)
+			in.ScanIndexForward = aws.Bool(false)
+			pages := h.walkQuery(in, 10)
+			wantPageSizes(t, pages, 2, 2, 2, 1)
+			h.WantValues(bConcat(pages), "sk", nVals("10", "2", "1", "0.001", "0", "-1", "-5.5")...)
+		}},
+		Case{Name: "Pagination/QueryFilterLimit2Forward", Run: func(t *testing.T, h *H) {
+			tbl := sFixture(h)
+			in := queryIn(tbl, "pk = :p", Item{":p": p, ":a": N("1"), ":b": N("4")})
+			in.FilterExpression = aws.String("n IN (:a, :b)")
+			in.Limit = aws.Int32(2)
+			pages := h.walkQuery(in, 10)
+			wantPageSizes(t, pages, 1, 0, 1, 0)
+			h.WantValues(bConcat(pages), "sk", S("ab"), S("ba"))
+		}},
+		Case{Name: "Pagination/QueryFilterLimit2Backward", Run: func(t *testing.T, h *H) {
+			tbl := sFixture(h)
+			in := queryIn(tbl, "pk = :p", Item{":p": p, ":a": N("1"), ":b": N("4")})
+			in.FilterExpression = aws.String("n IN (:a, :b)")
+			in.Limit = aws.Int32(2)
+			in.ScanIndexForward = aws.Bool(false)
+			pages := h.walkQuery(in, 10)
+			wantPageSizes(t, pages, 1, 0, 1, 0)
+			h.WantValues(bConcat(pages), "sk", S("ba"), S("ab"))
+		}},
+		Case{Name: "Pagination/QueryStartKeyNotAnItem", Run: func(t *testing.T, h *H) {
+			tbl := sFixture(h)
+			in := queryIn(tbl, "pk = :p", Item{":p": p})
+			in.ExclusiveStartKey = Item{"pk": p, "sk": S("aa")}
+			out := h.MustQuery(in)
+			h.WantValues(out.Items, "sk", sVals("ab", "abc", "b", "ba", "c")...)
+		}},
+		Case{Name: "Pagination/QueryStartKeyNotAnItemBackward", Run: func(t *testing.T, h *H) {
+			tbl := sFixture(h)
+			in := queryIn(tbl, "pk = :p", Item{":p": p})
+			in.ExclusiveStartKey = Item{"pk": p, "sk": S("b0")}
+			in.ScanIndexForward = aws.Bool(false)
+			out := h.MustQuery(in)
+			h.WantValues(out.Items, "sk", sVals("b", "abc", "ab", "a")...)
+		}},
+		Case{Name: "Pagination/QueryStartKeyLastItem", Run: func(t *testing.T, h *H) {
+			tbl := sFixture(h)
+			in := queryIn(tbl, "pk = :p", Item{":p": p})
+			in.ExclusiveStartKey = Item{"pk": p, "sk": S("c")}
+			out := h.MustQuery(in)
+			h.WantCounts(out.Count, out.ScannedCount, 0, 0)
+			h.WantNoLastKey(out.LastEvaluatedKey)
+		}},
+		Case{Name: "Pagination/QueryLastKeyIgnoresProjection", Run: func(t *testing.T, h *H) {
+			tbl := sFixture(h)
+			in := queryIn(tbl, "pk = :p", Item{":p": p})
+			in.ProjectionExpression = aws.String("n")
+			in.Limit = aws.Int32(3)
+			out := h.MustQuery(in)
+			h.WantItems(out.Items, []Item{{"n": N("0")}, {"n": N("1")}, {"n": N("2")}})
+			h.WantLastKey(out.LastEvaluatedKey, Item{"pk": p, "sk": S("abc")})
+		}},
+		Case{Name: "Pagination/QueryHashOnlyTableNoLastKey", Run: func(t *testing.T, h *H) {
+			// A hash-only table has one item per partition: a query that
+			// stops at Limit 1 has nothing left and says so.
+			tbl := h.HashTable()
+			h.Put(tbl, Item{"pk": p, "v": N("1")})
+			in := queryIn(tbl, "pk = :p", Item{":p": p})
+			in.Limit = aws.Int32(1)
+			out := h.MustQuery(in)
+			h.WantCounts(out.Count, out.ScannedCount, 1, 1)
+			h.WantNoLastKey(out.LastEvaluatedKey)
+		}},
+		Case{Name: "Pagination/ScanHashOnlyTableLastKey", Run: func(t *testing.T, h *H) {
+			tbl := h.HashTable()
+			h.Put(tbl, Item{"pk": p, "v": N("1")})
+			in := scanIn(tbl)
+			in.Limit = aws.Int32(1)
+			out := h.MustScan(in)
+			h.WantCounts(out.Count, out.ScannedCount, 1, 1)
+			h.WantLastKey(out.LastEvaluatedKey, Item{"pk": p})
+			in.ExclusiveStartKey = out.LastEvaluatedKey
+			out = h.MustScan(in)
+			h.WantCounts(out.Count, out.ScannedCount, 0, 0)
+			h.WantNoLastKey(out.LastEvaluatedKey)
+		}},
+		// DynamoDB Local's wordings for start keys that do not fit the query.
+		startKeyError("OutsideRangeError", "pk = :p AND sk > :s", Item{":p": p, ":s": S("b")}, Item{"pk": p, "sk": S("a")},
+			"The provided starting key does not match the range key predicate"),
+		startKeyError("OtherPartitionError", "pk = :p", Item{":p": p}, Item{"pk": S("q"), "sk": S("a")},
+			"The provided starting key does not match the range key predicate"),
+		startKeyError("WrongSizeError", "pk = :p", Item{":p": p}, Item{"pk": p},
+			"Exclusive Start Key must have same size as table's key schema"),
+		startKeyError("ExtraAttributeError", "pk = :p", Item{":p": p}, Item{"pk": p, "sk": S("a"), "n": N("1")},
+			"Exclusive Start Key must have same size as table's key schema"),
+		startKeyError("TypeMismatchError", "pk = :p", Item{":p": p}, Item{"pk": p, "sk": N("1")},
+			"Type mismatch for attribute to update"),
+		startKeyError("NotKeyError", "pk = :p", Item{":p": p}, Item{"pk": p, "n": S("a")},
+			"The provided starting key is invalid"),
+
+		// The 1 MB page: a page stops after the item that brings the size
+		// read to 1 MB or more.
+		Case{Name: "Pagination/Query1MBPage", Run: func(t *testing.T, h *H) {
+			tbl := bigFixture(h, 30, 100000)
+			in := queryIn(tbl, "pk = :p", Item{":p": p})
+			pages := h.walkQuery(in, 10)
+			wantPageSizes(t, pages, 11, 11, 8)
+			h.WantValues(bConcat(pages), "sk", sVals(bSeq("", 30)...)...)
+		}},
+		Case{Name: "Pagination/Query1MBPageBackward", Run: func(t *testing.T, h *H) {
+			tbl := bigFixture(h, 30, 100000)
+			in := queryIn(tbl, "pk = :p", Item{":p": p})
+			in.ScanIndexForward = aws.Bool(false)
+			in.ProjectionExpression = aws.String("sk")
+			out := h.MustQuery(in)
+			h.WantCounts(out.Count, out.ScannedCount, 11, 11)
+			h.WantLastKey(out.LastEvaluatedKey, Item{"pk": p, "sk": S("019")})
+			if _, ok := out.Items[0]["d"]; ok {
+				t.Fatal("projection not applied")
+			}
+		}},
+		Case{Name: "Pagination/Query1MBPageSelectCount", Run: func(t *testing.T, h *H) {
+			tbl := bigFixture(h, 30, 100000)
+			in := queryIn(tbl, "pk = :p", Item{":p": p})
+			in.Select = types.SelectCount
+			out := h.MustQuery(in)
+			h.WantCounts(out.Count, out.ScannedCount, 11, 11)
+			h.WantLastKey(out.LastEvaluatedKey, Item{"pk": p, "sk": S("010")})
+		}},
+		Case{Name: "Pagination/Query1MBPageLimitFirst", Run: func(t *testing.T, h *H) {
+			tbl := bigFixture(h, 30, 100000)
+			in := queryIn(tbl, "pk = :p", Item{":p": p})
+			in.Limit = aws.Int32(5)
+			out := h.MustQuery(in)
+			h.WantCounts(out.Count, out.ScannedCount, 5, 5)
+			h.WantLastKey(out.LastEvaluatedKey, Item{"pk": p, "sk": S("004")})
+		}},
+		Case{Name: "Pagination/Query1MBPageFilteredOut", Run: func(t *testing.T, h *H) {
+			// DynamoDB Local counts only the items that pass the filter toward
+			// the 1 MB page (real DynamoDB counts every item read), so a filter
+			// that drops everything reads the whole partition in one page.
+			tbl := bigFixture(h, 30, 100000)
+			in := queryIn(tbl, "pk = :p", Item{":p": p})
+			in.FilterExpression = aws.String("attribute_not_exists(d)")
+			out := h.MustQuery(in)
+			h.WantCounts(out.Count, out.ScannedCount, 0, 30)
+			h.WantNoLastKey(out.LastEvaluatedKey)
+		}},
+		Case{Name: "Pagination/Query1MBBoundaryExact", Run: func(t *testing.T, h *H) {
+			// 4 items of 256 KB make exactly 1 MB: the page ends there.
+			tbl := bigFixture(h, 6, 262144)
+			in := queryIn(tbl, "pk = :p", Item{":p": p})
+			in.ProjectionExpression = aws.String("sk")
+			pages := h.walkQuery(in, 5)
+			wantPageSizes(t, pages, 4, 2)
+		}},
+		Case{Name: "Pagination/Query1MBBoundaryBelow", Run: func(t *testing.T, h *H) {
+			// 4 items one byte short of 256 KB stay under 1 MB: a fifth is read.
+			tbl := bigFixture(h, 6, 262143)
+			in := queryIn(tbl, "pk = :p", Item{":p": p})
+			in.ProjectionExpression = aws.String("sk")
+			pages := h.walkQuery(in, 5)
+			wantPageSizes(t, pages, 5, 1)
+		}},
+		Case{Name: "Pagination/Scan1MBPage", Run: func(t *testing.T, h *H) {
+			tbl := bigFixture(h, 30, 100000)
+			in := scanIn(tbl)
+			in.ProjectionExpression = aws.String("pk, sk")
+			out := h.MustScan(in)
+			h.WantCounts(out.Count, out.ScannedCount, 11, 11)
+			h.WantLastKey(out.LastEvaluatedKey, Item{"pk": p, "sk": S("010")})
+			in.ExclusiveStartKey = nil
+			all := h.ScanAll(in)
+			h.WantValues(all, "sk", sVals(bSeq("", 30)...)...)
 		}},
 	)
 }
