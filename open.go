@@ -1,0 +1,85 @@
+package timetable
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/timetable-db/timetable/local"
+)
+
+// Backend is an API that may hold resources: Close releases them. For the
+// embedded engine it flushes and closes the data folder; for a remote
+// endpoint it does nothing.
+type Backend interface {
+	API
+	Close() error
+}
+
+// Open returns the backend that rawURL names:
+//
+//	file:PATH            the embedded engine, data in the folder PATH
+//	mem:                 the embedded engine, in memory (lost on Close)
+//	http://HOST:PORT     any DynamoDB-compatible endpoint (DynamoDB Local,
+//	https://HOST:PORT    ScyllaDB Alternator, timetable serve); credentials
+//	                     from the default chain, or "local"/"local" if none
+//	dynamodb://REGION    Amazon DynamoDB in REGION, default credential chain
+//
+// The caller closes the returned Backend.
+func Open(ctx context.Context, rawURL string) (Backend, error) {
+	scheme, rest, ok := strings.Cut(rawURL, ":")
+	if !ok {
+		return nil, fmt.Errorf("timetable: cannot open %q: want file:PATH, mem:, http://HOST:PORT or dynamodb://REGION", rawURL)
+	}
+	switch scheme {
+	case "file":
+		path := strings.TrimPrefix(rest, "//")
+		if path == "" {
+			return nil, fmt.Errorf("timetable: cannot open %q: empty path", rawURL)
+		}
+		return local.Open(path, nil)
+	case "mem":
+		return local.Open("", &local.Options{InMemory: true})
+	case "http", "https":
+		u, err := url.Parse(rawURL)
+		if err != nil || u.Host == "" {
+			return nil, fmt.Errorf("timetable: cannot open %q: bad endpoint URL", rawURL)
+		}
+		return openRemote(ctx, "us-east-1", rawURL, true)
+	case "dynamodb":
+		region := strings.Trim(strings.TrimPrefix(rest, "//"), "/")
+		if region == "" {
+			return nil, fmt.Errorf("timetable: cannot open %q: want dynamodb://REGION", rawURL)
+		}
+		return openRemote(ctx, region, "", false)
+	}
+	return nil, fmt.Errorf("timetable: cannot open %q: unknown scheme %q", rawURL, scheme)
+}
+
+func openRemote(ctx context.Context, region, endpoint string, fallbackCreds bool) (Backend, error) {
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(region))
+	if err != nil {
+		return nil, fmt.Errorf("timetable: cannot load AWS configuration: %w", err)
+	}
+	if fallbackCreds {
+		if _, err := cfg.Credentials.Retrieve(ctx); err != nil {
+			cfg.Credentials = credentials.NewStaticCredentialsProvider("local", "local", "")
+		}
+	}
+	client := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		if endpoint != "" {
+			o.BaseEndpoint = aws.String(endpoint)
+		}
+	})
+	return remote{client}, nil
+}
+
+type remote struct{ *dynamodb.Client }
+
+func (remote) Close() error { return nil }
