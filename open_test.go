@@ -1,0 +1,55 @@
+package timetable_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/timetable-db/timetable"
+)
+
+func TestOpen_Embedded(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "data")
+	for _, u := range []string{"mem:", "file:" + dir} {
+		db, err := timetable.Open(ctx, u)
+		if err != nil {
+			t.Fatalf("Open(%q): %v", u, err)
+		}
+		if _, err := db.ListTables(ctx, &dynamodb.ListTablesInput{}); err != nil {
+			t.Errorf("Open(%q).ListTables: %v", u, err)
+		}
+		if err := db.Close(); err != nil {
+			t.Errorf("Open(%q).Close: %v", u, err)
+		}
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Errorf("file: backend did not create its folder: %v", err)
+	}
+}
+
+func TestOpen_Remote(t *testing.T) {
+	db, err := timetable.Open(context.Background(), "http://127.0.0.1:1")
+	if err != nil {
+		t.Fatalf("Open(http): %v", err)
+	}
+	defer db.Close()
+	if _, ok := db.(timetable.API); !ok {
+		t.Fatal("remote backend does not implement API")
+	}
+}
+
+func TestOpen_BadURLs(t *testing.T) {
+	for _, u := range []string{"", "nothing", "file:", "ftp://x", "http://", "dynamodb://"} {
+		if db, err := timetable.Open(context.Background(), u); err == nil {
+			db.Close()
+			t.Errorf("Open(%q) succeeded, want an error", u)
+		} else if !strings.HasPrefix(err.Error(), "timetable: ") {
+			t.Errorf("Open(%q) error %q lacks the package prefix", u, err)
+		}
+	}
+}
