@@ -1,0 +1,590 @@
+package wire
+
+import (
+	"encoding/base64"
+	"math"
+	"reflect"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// What a decoder expected, for mismatch messages.
+const (
+	wantList   = "list"
+	wantMap    = "map"
+	wantStruct = "structure"
+)
+
+// mismatch is the SerializationException for a value of the wrong JSON
+// type. want is a Java type name for scalars ("String", "Long", ...), or
+// wantList, wantMap, wantStruct. The texts are DynamoDB's.
+func (d *decoder) mismatch(tok int, want string) error {
+	switch tok {
+	case tokEOF, tokInvalid:
+		return d.syntaxError("a value")
+	case tokObject:
+		if want != wantMap && want != wantStruct {
+			return serializationError("Start of structure or map found where not expected.")
+		}
+	case tokArray:
+		if want != wantList {
+			return serializationError("Start of list found where not expected")
+		}
+	default:
+		switch want {
+		case wantList:
+			return serializationError("Expected list or null")
+		case wantMap:
+			return serializationError("Expected map or null")
+		case wantStruct:
+			return serializationError("Expected null")
+		}
+		return serializationError(tokenName(tok) + " cannot be converted to " + want)
+	}
+	return serializationError("Unexpected " + tokenName(tok))
+}
+
+// null consumes a JSON null if one is next and reports whether it did.
+// Decoders treat null as "member absent".
+func (d *decoder) null(tok int) (bool, error) {
+	if tok != tokNull {
+		return false, nil
+	}
+	return true, d.literal("null")
+}
+
+func decString(d *decoder, v reflect.Value) error {
+	tok := d.peek()
+	if tok != tokString {
+		if ok, err := d.null(tok); ok || err != nil {
+			return err
+		}
+		return d.mismatch(tok, "String")
+	}
+	s, err := d.str()
+	if err != nil {
+		return err
+	}
+	v.SetString(s)
+	return nil
+}
+
+func decBool(d *decoder, v reflect.Value) error {
+	b, set, err := d.boolean()
+	if set {
+		v.SetBool(b)
+	}
+	return err
+}
+
+// boolean reads true or false; set is false for null.
+func (d *decoder) boolean() (b, set bool, err error) {
+	switch tok := d.peek(); tok {
+	case tokTrue:
+		return true, true, d.literal("true")
+	case tokFalse:
+		return false, true, d.literal("false")
+	case tokNull:
+		return false, false, d.literal("null")
+	default:
+		return false, false, d.mismatch(tok, "Boolean")
+	}
+}
+
+// intDecoder decodes a JSON number into a signed integer of t's size.
+// Fractions are truncated, as DynamoDB's parser does; values out of range
+// are a SerializationException.
+func intDecoder(t reflect.Type) decFunc {
+	bits := t.Bits()
+	java := "Long"
+	if bits <= 32 {
+		java = "Integer"
+	}
+	return func(d *decoder, v reflect.Value) error {
+		n, set, err := d.integer(bits, java)
+		if set {
+			v.SetInt(n)
+		}
+		return err
+	}
+}
+
+func (d *decoder) integer(bits int, java string) (n int64, set bool, err error) {
+	tok := d.peek()
+	if tok != tokNumber {
+		if ok, err := d.null(tok); ok || err != nil {
+			return 0, false, err
+		}
+		return 0, false, d.mismatch(tok, java)
+	}
+	num, err := d.number()
+	if err != nil {
+		return 0, false, err
+	}
+	n, ok := parseInt(num, bits)
+	if !ok {
+		return 0, false, serializationError("Numeric value (" + truncate(string(num), 64) + ") out of range of " + java)
+	}
+	return n, true, nil
+}
+
+// parseInt parses a JSON number already checked against the grammar,
+// truncating any fraction, and reports whether it fits in bits.
+func parseInt(num []byte, bits int) (int64, bool) {
+	limit := uint64(1)<<(bits-1) - 1
+	neg := num[0] == '-'
+	digits := num
+	if neg {
+		digits = num[1:]
+		limit++
+	}
+	var u uint64
+	for i, c := range digits {
+		if c < '0' || c > '9' {
+			// A fraction or an exponent: let the float parser round it.
+			f, err := strconv.ParseFloat(string(num), 64)
+			_ = i
+			if err != nil || math.IsNaN(f) {
+				return 0, false
+			}
+			f = math.Trunc(f)
+			if f < -float64(uint64(1)<<(bits-1)) || f >= float64(uint64(1)<<(bits-1)) {
+				return 0, false
+			}
+			return int64(f), true
+		}
+		if u > (limit-uint64(c-'0'))/10 {
+			return 0, false
+		}
+		u = u*10 + uint64(c-'0')
+	}
+	if neg {
+		return -int64(u-1) - 1, true
+	}
+	return int64(u), true
+}
+
+func decFloat(d *decoder, v reflect.Value) error {
+	tok := d.peek()
+	switch tok {
+	case tokNumber:
+		num, err := d.number()
+		if err != nil {
+			return err
+		}
+		f, err := strconv.ParseFloat(string(num), 64)
+		if err != nil {
+			return serializationError("Numeric value (" + truncate(string(num), 64) + ") out of range of Double")
+		}
+		v.SetFloat(f)
+		return nil
+	case tokString:
+		// Smithy's JSON protocols spell non-finite numbers as strings.
+		s, err := d.str()
+		if err != nil {
+			return err
+		}
+		switch s {
+		case "NaN":
+			v.SetFloat(math.NaN())
+		case "Infinity":
+			v.SetFloat(math.Inf(1))
+		case "-Infinity":
+			v.SetFloat(math.Inf(-1))
+		default:
+			return serializationError("STRING_VALUE cannot be converted to Double")
+		}
+		return nil
+	}
+	if ok, err := d.null(tok); ok || err != nil {
+		return err
+	}
+	return d.mismatch(tok, "Double")
+}
+
+// decTime decodes epoch seconds, with up to millisecond precision, into a
+// UTC time.Time.
+func decTime(d *decoder, v reflect.Value) error {
+	tok := d.peek()
+	if tok != tokNumber {
+		if ok, err := d.null(tok); ok || err != nil {
+			return err
+		}
+		return d.mismatch(tok, "Date")
+	}
+	num, err := d.number()
+	if err != nil {
+		return err
+	}
+	f, err := strconv.ParseFloat(string(num), 64)
+	if err != nil || math.Abs(f) > 1e14 {
+		return serializationError("Numeric value (" + truncate(string(num), 64) + ") out of range of Date")
+	}
+	t := time.UnixMilli(int64(math.Round(f * 1000))).UTC()
+	v.Set(reflect.ValueOf(t))
+	return nil
+}
+
+func decBlob(d *decoder, v reflect.Value) error {
+	b, set, err := d.blob()
+	if set {
+		v.SetBytes(b)
+	}
+	return err
+}
+
+// blob reads a base64 string; set is false for null.
+func (d *decoder) blob() (b []byte, set bool, err error) {
+	tok := d.peek()
+	if tok != tokString {
+		if ok, err := d.null(tok); ok || err != nil {
+			return nil, false, err
+		}
+		return nil, false, d.mismatch(tok, "Blob")
+	}
+	raw, escaped, err := d.rawString()
+	if err != nil {
+		return nil, false, err
+	}
+	if escaped {
+		if d.buf, err = unescape(d.buf[:0], raw); err != nil {
+			return nil, false, err
+		}
+		raw = d.buf
+	}
+	out := make([]byte, base64.StdEncoding.DecodedLen(len(raw)))
+	n, err := base64.StdEncoding.Decode(out, raw)
+	if err != nil {
+		return nil, false, serializationError("'" + truncate(string(raw), 64) + "' can not be converted to a Blob: " + err.Error())
+	}
+	return out[:n:n], true, nil
+}
+
+func ptrDecoder(t reflect.Type, elem *codec) decFunc {
+	switch t.Elem() {
+	case reflect.TypeFor[string]():
+		return func(d *decoder, v reflect.Value) error {
+			tok := d.peek()
+			if tok != tokString {
+				if ok, err := d.null(tok); ok || err != nil {
+					return err
+				}
+				return d.mismatch(tok, "String")
+			}
+			s, err := d.str()
+			if err != nil {
+				return err
+			}
+			*v.Addr().Interface().(**string) = &s
+			return nil
+		}
+	case reflect.TypeFor[int32]():
+		return func(d *decoder, v reflect.Value) error {
+			n, set, err := d.integer(32, "Integer")
+			if set {
+				n32 := int32(n)
+				*v.Addr().Interface().(**int32) = &n32
+			}
+			return err
+		}
+	case reflect.TypeFor[int64]():
+		return func(d *decoder, v reflect.Value) error {
+			n, set, err := d.integer(64, "Long")
+			if set {
+				*v.Addr().Interface().(**int64) = &n
+			}
+			return err
+		}
+	case reflect.TypeFor[bool]():
+		return func(d *decoder, v reflect.Value) error {
+			b, set, err := d.boolean()
+			if set {
+				*v.Addr().Interface().(**bool) = &b
+			}
+			return err
+		}
+	}
+	et := t.Elem()
+	return func(d *decoder, v reflect.Value) error {
+		tok := d.peek()
+		if ok, err := d.null(tok); ok || err != nil {
+			return err
+		}
+		p := reflect.New(et)
+		if err := elem.dec(d, p.Elem()); err != nil {
+			return err
+		}
+		v.Set(p)
+		return nil
+	}
+}
+
+// openList consumes '[' or a null; it returns false (and no error) for null.
+func (d *decoder) openList() (bool, error) {
+	tok := d.peek()
+	if tok != tokArray {
+		if ok, err := d.null(tok); ok || err != nil {
+			return false, err
+		}
+		return false, d.mismatch(tok, wantList)
+	}
+	return true, d.enter('[')
+}
+
+// openMap consumes '{' or a null; it returns false (and no error) for null.
+func (d *decoder) openMap(want string) (bool, error) {
+	tok := d.peek()
+	if tok != tokObject {
+		if ok, err := d.null(tok); ok || err != nil {
+			return false, err
+		}
+		return false, d.mismatch(tok, want)
+	}
+	return true, d.enter('{')
+}
+
+func sliceDecoder(t reflect.Type, elem *codec) decFunc {
+	switch t {
+	case reflect.TypeFor[[]string]():
+		return func(d *decoder, v reflect.Value) error {
+			list, set, err := d.stringList(nil)
+			if set {
+				*v.Addr().Interface().(*[]string) = list
+			}
+			return err
+		}
+	case reflect.TypeFor[[]types.AttributeValue]():
+		return func(d *decoder, v reflect.Value) error {
+			list, set, err := d.avList()
+			if set {
+				*v.Addr().Interface().(*[]types.AttributeValue) = list
+			}
+			return err
+		}
+	case reflect.TypeFor[[]map[string]types.AttributeValue]():
+		return func(d *decoder, v reflect.Value) error {
+			ok, err := d.openList()
+			if !ok {
+				return err
+			}
+			list := []map[string]types.AttributeValue{}
+			for first := true; ; first = false {
+				more, err := d.more(']', first)
+				if err != nil {
+					return err
+				}
+				if !more {
+					break
+				}
+				m, _, err := d.avMap()
+				if err != nil {
+					return err
+				}
+				list = append(list, m)
+			}
+			*v.Addr().Interface().(*[]map[string]types.AttributeValue) = list
+			return nil
+		}
+	}
+	return func(d *decoder, v reflect.Value) error {
+		ok, err := d.openList()
+		if !ok {
+			return err
+		}
+		s := reflect.MakeSlice(t, 0, 0)
+		zero := reflect.Zero(t.Elem())
+		for first := true; ; first = false {
+			more, err := d.more(']', first)
+			if err != nil {
+				return err
+			}
+			if !more {
+				break
+			}
+			s = reflect.Append(s, zero)
+			if err := elem.dec(d, s.Index(s.Len()-1)); err != nil {
+				return err
+			}
+		}
+		v.Set(s)
+		return nil
+	}
+}
+
+// stringList reads a list of strings. A null element is kept as "" unless
+// nullMsg is set, in which case it is that validation error.
+func (d *decoder) stringList(nullErr *Error) (list []string, set bool, err error) {
+	ok, err := d.openList()
+	if !ok {
+		return nil, false, err
+	}
+	list = []string{}
+	for first := true; ; first = false {
+		more, err := d.more(']', first)
+		if err != nil {
+			return nil, false, err
+		}
+		if !more {
+			return list, true, nil
+		}
+		tok := d.peek()
+		if tok != tokString {
+			if ok, err := d.null(tok); ok || err != nil {
+				if err != nil {
+					return nil, false, err
+				}
+				if nullErr != nil {
+					d.invalid(nullErr)
+					continue
+				}
+				list = append(list, "")
+				continue
+			}
+			return nil, false, d.mismatch(tok, "String")
+		}
+		s, err := d.str()
+		if err != nil {
+			return nil, false, err
+		}
+		list = append(list, s)
+	}
+}
+
+func mapDecoder(t reflect.Type, elem *codec) decFunc {
+	switch t {
+	case reflect.TypeFor[map[string]types.AttributeValue]():
+		return func(d *decoder, v reflect.Value) error {
+			m, set, err := d.avMap()
+			if set {
+				*v.Addr().Interface().(*map[string]types.AttributeValue) = m
+			}
+			return err
+		}
+	case reflect.TypeFor[map[string]string]():
+		return stringMapDecoder("Map")
+	}
+	kt := t.Key()
+	return func(d *decoder, v reflect.Value) error {
+		ok, err := d.openMap(wantMap)
+		if !ok {
+			return err
+		}
+		m := reflect.MakeMap(t)
+		k := reflect.New(kt).Elem()
+		e := reflect.New(t.Elem()).Elem()
+		for first := true; ; first = false {
+			more, err := d.more('}', first)
+			if err != nil {
+				return err
+			}
+			if !more {
+				break
+			}
+			name, err := d.key()
+			if err != nil {
+				return err
+			}
+			k.SetString(string(name))
+			e.SetZero()
+			if err := elem.dec(d, e); err != nil {
+				return err
+			}
+			m.SetMapIndex(k, e)
+		}
+		v.Set(m)
+		return nil
+	}
+}
+
+// stringMapDecoder decodes a map[string]string, such as
+// ExpressionAttributeNames. A null value cannot be represented in the SDK's
+// type, so it is the validation error DynamoDB gives, naming the member.
+func stringMapDecoder(member string) decFunc {
+	return func(d *decoder, v reflect.Value) error {
+		ok, err := d.openMap(wantMap)
+		if !ok {
+			return err
+		}
+		m := map[string]string{}
+		for first := true; ; first = false {
+			more, err := d.more('}', first)
+			if err != nil {
+				return err
+			}
+			if !more {
+				break
+			}
+			name, err := d.key()
+			if err != nil {
+				return err
+			}
+			k := string(name)
+			tok := d.peek()
+			if tok != tokString {
+				if ok, err := d.null(tok); ok || err != nil {
+					if err != nil {
+						return err
+					}
+					d.invalid(validationError(member + " contains invalid value: null for key " + k))
+					continue
+				}
+				return d.mismatch(tok, "String")
+			}
+			s, err := d.str()
+			if err != nil {
+				return err
+			}
+			m[k] = s
+		}
+		*v.Addr().Interface().(*map[string]string) = m
+		return nil
+	}
+}
+
+// fieldDecoder returns a decoder specific to a struct member, or nil to use
+// the one of the member's type.
+func fieldDecoder(sf reflect.StructField) decFunc {
+	if sf.Type == reflect.TypeFor[map[string]string]() {
+		return stringMapDecoder(sf.Name)
+	}
+	return nil
+}
+
+func decStruct(d *decoder, c *codec, v reflect.Value) error {
+	ok, err := d.openMap(wantStruct)
+	if !ok {
+		return err
+	}
+	for first := true; ; first = false {
+		more, err := d.more('}', first)
+		if err != nil {
+			return err
+		}
+		if !more {
+			return nil
+		}
+		name, err := d.key()
+		if err != nil {
+			return err
+		}
+		f := c.byName[string(name)]
+		if f == nil {
+			if err := d.skip(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := f.dec(d, v.Field(f.index)); err != nil {
+			return err
+		}
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}

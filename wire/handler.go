@@ -1,0 +1,248 @@
+package wire
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/timetable-db/timetable"
+)
+
+// DefaultMaxBodyBytes is DynamoDB's limit on the size of a request: 16 MB.
+const DefaultMaxBodyBytes = 16 << 20
+
+// targetPrefix starts the X-Amz-Target header of every DynamoDB operation.
+const targetPrefix = "DynamoDB_20120810."
+
+// Options configure a Handler. A nil *Options is valid and means the
+// defaults.
+type Options struct {
+	// MaxBodyBytes bounds the size of a request body; a larger request is
+	// answered 413 without being read. Default DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+
+	// Logger receives a record for each request answered with a server
+	// error (500), with the operation and the cause. Default: discard.
+	Logger *slog.Logger
+}
+
+// Handler is an http.Handler that speaks DynamoDB's JSON protocol
+// (awsJson1_0) over a timetable.API, so the AWS SDKs and the AWS CLI can use
+// any backend as if it were DynamoDB. It is safe for concurrent use.
+//
+// A request is a POST whose X-Amz-Target header is
+// "DynamoDB_20120810.<Operation>" and whose body is the operation's input
+// as JSON. The answer is the output as JSON, or DynamoDB's error JSON
+//
+//	{"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","Message":"..."}
+//
+// with status 400 (client faults) or 500 (server faults; errors that are not
+// a smithy.APIError are reported as InternalServerError without their text).
+// Every answer carries x-amzn-RequestId and x-amz-crc32, the CRC32 (IEEE) of
+// the body, which the SDKs check.
+//
+// As DynamoDB Local does, any signature is accepted, but a request must be
+// signed (carry an Authorization header). The path is ignored. A GET
+// without X-Amz-Target is a health check answered 200.
+type Handler struct {
+	ops     map[string]*operation
+	maxBody int64
+	log     *slog.Logger
+}
+
+// New returns a Handler serving api. Besides the methods of timetable.API it
+// serves every method of api's concrete type shaped like an SDK client
+// operation; other operations are answered UnknownOperationException.
+func New(api timetable.API, opts *Options) *Handler {
+	if opts == nil {
+		opts = &Options{}
+	}
+	h := &Handler{
+		ops:     operations(api),
+		maxBody: opts.MaxBodyBytes,
+		log:     opts.Logger,
+	}
+	if h.maxBody <= 0 {
+		h.maxBody = DefaultMaxBodyBytes
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	return h
+}
+
+// Operations returns the names of the operations h serves, in no order.
+func (h *Handler) Operations() []string {
+	names := make([]string, 0, len(h.ops))
+	for name := range h.ops {
+		names = append(names, name)
+	}
+	return names
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+// maxPooled is the largest buffer kept for reuse.
+const maxPooled = 1 << 20
+
+func getBuf() *[]byte { return bufPool.Get().(*[]byte) }
+
+func putBuf(b *[]byte) {
+	if cap(*b) <= maxPooled {
+		*b = (*b)[:0]
+		bufPool.Put(b)
+	}
+}
+
+// ServeHTTP answers one DynamoDB request.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	target := r.Header.Get("X-Amz-Target")
+	if target == "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, "healthy: timetable\n")
+		return
+	}
+	if r.ContentLength > h.maxBody {
+		h.tooLarge(w)
+		return
+	}
+	if r.Header.Get("Authorization") == "" {
+		h.fail(w, errMissingAuth)
+		return
+	}
+	name, ok := strings.CutPrefix(target, targetPrefix)
+	op := h.ops[name]
+	if !ok || op == nil || r.Method != http.MethodPost {
+		h.fail(w, errUnknownOperation)
+		return
+	}
+
+	in := getBuf()
+	defer putBuf(in)
+	body, err := readBody(r.Body, *in, r.ContentLength, h.maxBody)
+	*in = body[:0]
+	if err != nil {
+		if errors.Is(err, errBodyTooLarge) {
+			h.tooLarge(w)
+			return
+		}
+		// The client went away or sent a broken body: nothing to answer.
+		h.fail(w, serializationError("Cannot read request body"))
+		return
+	}
+
+	out := getBuf()
+	defer putBuf(out)
+	e := encoder{buf: *out}
+	if err := h.serve(r.Context(), op, body, &e); err != nil {
+		var status int
+		e.buf, status = appendError(e.buf[:0], err)
+		if status >= 500 {
+			h.log.Error("wire: operation failed", "operation", name, "err", err)
+		}
+		h.write(w, status, e.buf)
+	} else {
+		h.write(w, http.StatusOK, e.buf)
+	}
+	*out = e.buf[:0]
+}
+
+// serve runs op, turning a panic in the API or the codec into an error so a
+// bad request cannot take the process down.
+func (h *Handler) serve(ctx context.Context, op *operation, body []byte, e *encoder) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			if p == http.ErrAbortHandler {
+				panic(p)
+			}
+			err = fmt.Errorf("panic in %s: %v", op.name, p)
+		}
+	}()
+	return op.serve(ctx, body, e)
+}
+
+var errBodyTooLarge = errors.New("wire: request body too large")
+
+// readBody reads the whole body into buf (reusing its capacity), failing
+// with errBodyTooLarge past limit bytes.
+func readBody(body io.Reader, buf []byte, size, limit int64) ([]byte, error) {
+	if size > 0 && int64(cap(buf)) <= size {
+		buf = make([]byte, 0, size+1) // +1: room to see EOF without growing
+	}
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := body.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return buf, errBodyTooLarge
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
+}
+
+func (h *Handler) fail(w http.ResponseWriter, err error) {
+	out := getBuf()
+	defer putBuf(out)
+	buf, status := appendError((*out)[:0], err)
+	h.write(w, status, buf)
+	*out = buf[:0]
+}
+
+func (h *Handler) tooLarge(w http.ResponseWriter) {
+	h.fail(w, &Error{
+		Code:    "RequestEntityTooLargeException",
+		Message: "Request payload size exceeds the limit of " + strconv.FormatInt(h.maxBody, 10) + " bytes",
+		Status:  http.StatusRequestEntityTooLarge,
+	})
+}
+
+var contentType = []string{"application/x-amz-json-1.0"}
+
+func (h *Handler) write(w http.ResponseWriter, status int, body []byte) {
+	hd := w.Header()
+	hd["Content-Type"] = contentType
+	hd["Content-Length"] = []string{strconv.Itoa(len(body))}
+	hd["X-Amz-Crc32"] = []string{strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10)}
+	hd["X-Amzn-Requestid"] = []string{requestID()}
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// requestID returns a random version 4 UUID, the form DynamoDB Local uses.
+func requestID() string {
+	var b [36]byte
+	hi, lo := rand.Uint64(), rand.Uint64()
+	hi = hi&^(0xf<<12) | 0x4<<12 // version 4
+	lo = lo&^(0x3<<62) | 0x2<<62 // RFC 4122 variant
+	j := 0
+	for i := range 32 {
+		if i == 8 || i == 12 || i == 16 || i == 20 {
+			b[j] = '-'
+			j++
+		}
+		var nib uint64
+		if i < 16 {
+			nib = hi >> (60 - 4*i) & 0xf
+		} else {
+			nib = lo >> (60 - 4*(i-16)) & 0xf
+		}
+		b[j] = hexDigits[nib]
+		j++
+	}
+	return string(b[:])
+}
