@@ -3,9 +3,9 @@ package wire_test
 import (
 	"context"
 	"errors"
-	"net"
 	"math"
 	"math/rand/v2"
+	"net"
 	"net/http/httptest"
 	"reflect"
 	"strings"
