@@ -219,11 +219,13 @@ func (c *canonizer) errorOf(err error) (m map[string]any, ok bool) {
 
 // toJSON renders a canonical tree.
 func toJSON(x any) string {
-	b, err := json.Marshal(x)
-	if err != nil {
+	var sb strings.Builder
+	enc := json.NewEncoder(&sb)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(x); err != nil {
 		return "<" + err.Error() + ">"
 	}
-	return string(b)
+	return strings.TrimSuffix(sb.String(), "\n")
 }
 
 func sortByJSON(s []any) {

@@ -103,6 +103,10 @@ func indent(s string) string {
 	if json.Unmarshal([]byte(s), &x) != nil {
 		return s
 	}
-	b, _ := json.MarshalIndent(x, "  ", "  ")
-	return strings.TrimSpace(string(b))
+	var sb strings.Builder
+	enc := json.NewEncoder(&sb)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("  ", "  ")
+	_ = enc.Encode(x)
+	return strings.TrimSpace(sb.String())
 }

@@ -12,6 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/local"
 )
 
 var (
@@ -84,4 +87,77 @@ func TestDifferential_DynamoDBLocalSelf(t *testing.T) {
 		Target{Name: "dynamodb-local(A)", API: client, Prefix: prefix("a")},
 		Target{Name: "dynamodb-local(B)", API: client, Prefix: prefix("b")})
 	report(t, res, err)
+}
+
+// engine opens an in-memory embedded engine, closed when the test ends.
+func engine(t testing.TB) *local.DB {
+	t.Helper()
+	db, err := local.Open("", &local.Options{InMemory: true})
+	if err != nil {
+		t.Fatalf("local.Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := db.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return db
+}
+
+// TestDifferential runs the generated operations against the embedded
+// engine and DynamoDB Local and compares every answer.
+//
+//	TIMETABLE_DYNAMODB_ENDPOINT=http://127.0.0.1:8000 go test ./internal/difftest -run TestDifferential$ -difftest.seed=2 -difftest.ops=20000
+func TestDifferential(t *testing.T) {
+	client := dynamoDBLocal(t)
+	db := engine(t)
+	res, err := Run(context.Background(), config(t),
+		Target{Name: "dynamodb-local", API: client, Prefix: prefix("l")},
+		Target{Name: "engine", API: db})
+	report(t, res, err)
+}
+
+// tamper changes the item of one GetItem answer, to plant a difference.
+type tamper struct {
+	timetable.API
+	n, at int
+}
+
+func (tp *tamper) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	out, err := tp.API.GetItem(ctx, in, optFns...)
+	if err == nil && out.Item != nil {
+		tp.n++
+		if tp.n == tp.at {
+			out.Item["planted"] = sv("x")
+		}
+	}
+	return out, err
+}
+
+// TestDifferential_PlantedDifference runs the engine against itself with one
+// GetItem answer changed: the run must report that operation, and nothing
+// before it.
+func TestDifferential_PlantedDifference(t *testing.T) {
+	db := engine(t)
+	tp := &tamper{API: db, at: 20}
+	res, err := Run(context.Background(), Config{Seed: 3, Ops: 2000, Skip: []string{"Query", "Scan",
+		"BatchWriteItem", "BatchGetItem", "TransactWriteItems", "TransactGetItems"}},
+		Target{Name: "engine", API: db, Prefix: "a_"},
+		Target{Name: "tampered", API: tp, Prefix: "b_"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tp.n < tp.at {
+		t.Fatalf("only %d GetItem answers had an item", tp.n)
+	}
+	if len(res.Divergences) != 1 {
+		t.Fatalf("%d divergences, want 1", len(res.Divergences))
+	}
+	d := res.Divergences[0]
+	if d.Kind != "GetItem" || !strings.HasPrefix(d.Path, ".out.Item.planted") || !strings.Contains(d.B, `"planted"`) {
+		t.Errorf("divergence %+v, want the planted GetItem attribute", d)
+	}
+	if res.Ops != d.Index+1 {
+		t.Errorf("the run went on to operation %d after the divergence at %d", res.Ops, d.Index)
+	}
 }

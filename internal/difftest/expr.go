@@ -280,10 +280,10 @@ func (b *exprBuilder) projection(attrs []string) string {
 var updAttrs = []string{"a", "a", "a", "b", "c", "m", "m", "lst", "lst", "ss", "ns", "bs", "f", "z", "bin",
 	"g", "gn", "lk", "status", "new"}
 
-// update returns an update expression of 1 to 4 actions on distinct
+// update returns an update expression of 1 to 3 actions on distinct
 // top-level attributes (rarely overlapping ones, an error).
 func (b *exprBuilder) update() string {
-	n := 1 + b.r.IntN(4)
+	n := 1 + b.r.IntN(3)
 	used := map[string]bool{}
 	sections := map[string][]string{}
 	for range n {
@@ -299,7 +299,7 @@ func (b *exprBuilder) update() string {
 			}
 		}
 		used[top] = true
-		p := b.pathAt(top, 0.3)
+		p := b.pathAt(top, 0.2)
 		var kind, action string
 		switch k := b.r.IntN(20); {
 		case k < 11:
@@ -324,13 +324,13 @@ func (b *exprBuilder) update() string {
 }
 
 // numAttrs are attributes that usually hold numbers, for arithmetic.
-var numAttrs = []string{"a", "a", "a", "gn", "c"}
+var numAttrs = []string{"a", "a", "a", "gn"}
 
 func (b *exprBuilder) numOperand() string {
-	switch b.r.IntN(4) {
+	switch b.r.IntN(6) {
 	case 0:
 		return b.pathAt(pick(b.r, numAttrs), 0.3)
-	case 1:
+	case 1, 2:
 		return "if_not_exists(" + b.pathAt(pick(b.r, numAttrs), 0.3) + ", " + b.value(nv(pick(b.r, []string{"0", "1", "-5"}))) + ")"
 	}
 	return b.value(nv(b.g.vg.num()))
@@ -349,18 +349,18 @@ func (b *exprBuilder) setValue(p, top string) string {
 		if chance(b.r, 0.3) {
 			q = b.pathAt(pick(b.r, updAttrs), 0.3)
 		}
-		ine := "if_not_exists(" + q + ", " + b.value(b.g.attrValue(top)) + ")"
-		if chance(b.r, 0.3) {
-			return ine + " + " + b.value(nv(pick(b.r, []string{"1", "-1", "2.5"})))
+		if (top == "a" || top == "gn") && chance(b.r, 0.5) {
+			ine := "if_not_exists(" + q + ", " + b.value(nv(pick(b.r, []string{"0", "1", "-3"}))) + ")"
+			return ine + " " + pick(b.r, []string{"+", "-"}) + " " + b.value(nv(pick(b.r, []string{"1", "-1", "2.5"})))
 		}
-		return ine
+		return "if_not_exists(" + q + ", " + b.value(b.g.attrValue(top)) + ")"
 	case 5:
 		var l types.AttributeValue = b.g.vg.list(1)
 		if chance(b.r, 0.05) {
 			l = b.g.vg.scalar()
 		}
 		q := b.name("lst")
-		if chance(b.r, 0.3) {
+		if chance(b.r, 0.6) {
 			q = "if_not_exists(" + q + ", " + b.value(&types.AttributeValueMemberL{Value: []types.AttributeValue{}}) + ")"
 		}
 		if chance(b.r, 0.5) {
@@ -368,7 +368,7 @@ func (b *exprBuilder) setValue(p, top string) string {
 		}
 		return "list_append(" + b.value(l) + ", " + q + ")"
 	case 6:
-		if chance(b.r, 0.5) {
+		if chance(b.r, 0.8) {
 			return "if_not_exists(" + b.pathAt(pick(b.r, updAttrs), 0.3) + ", " + b.value(b.g.attrValue(top)) + ")"
 		}
 		return b.pathAt(pick(b.r, updAttrs), 0.3)

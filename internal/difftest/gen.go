@@ -54,7 +54,7 @@ var Kinds = []weighted{
 // are never produced (for exploring past a known divergence).
 func NewGenerator(seed uint64, skip ...string) *Generator {
 	r := rand.New(rand.NewPCG(seed, 0x6469666674657374))
-	g := &Generator{r: r, vg: valueGen{r: r, bad: 0.01}, skip: map[string]bool{}}
+	g := &Generator{r: r, vg: valueGen{r: r, bad: 0.1}, skip: map[string]bool{}}
 	for _, k := range skip {
 		g.skip[k] = true
 	}
@@ -69,7 +69,9 @@ func NewGenerator(seed uint64, skip ...string) *Generator {
 
 // Next returns the next operation.
 func (g *Generator) Next() Op {
-	g.vg.spent = false
+	// Most operations are valid; some have one invalid part (a value, a
+	// key, a parameter), never two: see valueGen.spent.
+	g.vg.spent = !chance(g.r, 0.08)
 	total := 0
 	for _, k := range g.kinds {
 		total += k.w
@@ -143,7 +145,7 @@ func (g *Generator) skValue(t *Table) types.AttributeValue {
 // key returns a primary key of t; rarely a malformed one.
 func (g *Generator) key(t *Table) Item {
 	k := Item{"pk": sv(pick(g.r, pkVals)), "sk": g.skValue(t)}
-	if g.vg.invalid(0.01) {
+	if g.vg.invalid(0.1) {
 		switch g.r.IntN(5) {
 		case 0:
 			delete(k, "sk")
@@ -199,7 +201,7 @@ func (g *Generator) attrValue(name string) types.AttributeValue {
 		}
 		return sv(pick(g.r, skSVals))
 	case "g", "gn", "lk":
-		if g.vg.invalid(0.01) {
+		if g.vg.invalid(0.1) {
 			switch g.r.IntN(3) {
 			case 0:
 				return sv("")
@@ -273,10 +275,10 @@ func (g *Generator) condition(b *exprBuilder, p float64) string {
 	if !chance(g.r, p) {
 		return ""
 	}
-	switch g.r.IntN(6) {
+	switch g.r.IntN(7) {
 	case 0:
 		return "attribute_not_exists(" + b.name("pk") + ")"
-	case 1:
+	case 1, 2:
 		return "attribute_exists(" + b.name("sk") + ")"
 	default:
 		return b.cond(append([]string{"pk", "sk"}, condAttrs...), 2)
@@ -327,7 +329,7 @@ func (g *Generator) put() *dynamodb.PutItemInput {
 	in.ConditionExpression = optStr(g.condition(b, 0.4))
 	in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.maps()
 	in.ReturnValues = pick(g.r, []types.ReturnValue{"", "", types.ReturnValueNone, types.ReturnValueAllOld, types.ReturnValueAllOld})
-	if g.vg.invalid(0.01) {
+	if g.vg.invalid(0.1) {
 		in.ReturnValues = pick(g.r, []types.ReturnValue{types.ReturnValueAllNew, types.ReturnValueUpdatedOld})
 	}
 	if in.ConditionExpression != nil {
@@ -364,7 +366,7 @@ func (g *Generator) delete() *dynamodb.DeleteItemInput {
 	in.ConditionExpression = optStr(g.condition(b, 0.4))
 	in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.maps()
 	in.ReturnValues = pick(g.r, []types.ReturnValue{"", types.ReturnValueNone, types.ReturnValueAllOld, types.ReturnValueAllOld})
-	if g.vg.invalid(0.01) {
+	if g.vg.invalid(0.1) {
 		in.ReturnValues = types.ReturnValueUpdatedNew
 	}
 	if in.ConditionExpression != nil {
@@ -467,9 +469,11 @@ func (g *Generator) keyCondition(b *exprBuilder, t *Table, ix *Index) string {
 		var c string
 		switch k := g.r.IntN(8); {
 		case k < 5:
-			c = r + " " + pick(g.r, []string{"=", "<", "<=", ">", ">="}) + " " + v()
+			op := pick(g.r, []string{"=", "<", "<=", ">", ">="})
 			if chance(g.r, 0.1) {
-				c = v() + " " + pick(g.r, []string{"=", "<", "<=", ">", ">="}) + " " + r
+				c = v() + " " + op + " " + r
+			} else {
+				c = r + " " + op + " " + v()
 			}
 		case k < 7:
 			lo, hi := g.indexValue(t, rng), g.indexValue(t, rng)
@@ -668,7 +672,7 @@ func (g *Generator) distinctKeys(t *Table, n int, seen map[string]bool) []Item {
 	for try := 0; len(out) < n && try < 4*n; try++ {
 		k := g.key(t)
 		id := keyID(t.Name, k)
-		if seen[id] && !g.vg.invalid(0.01) {
+		if seen[id] && !g.vg.invalid(0.1) {
 			continue
 		}
 		seen[id] = true
@@ -681,7 +685,7 @@ func (g *Generator) batchWrite() *dynamodb.BatchWriteItemInput {
 	in := &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{}}
 	seen := map[string]bool{}
 	n := 1 + g.r.IntN(25)
-	if g.vg.invalid(0.01) {
+	if g.vg.invalid(0.1) {
 		n = 26 // over the limit
 	}
 	for _, t := range g.Schema.Tables {
@@ -760,19 +764,19 @@ func (g *Generator) transactWrite() *dynamodb.TransactWriteItemsInput {
 				it[a] = v
 			}
 			p := &types.Put{TableName: g.tableName(t), Item: it}
-			p.ConditionExpression = optStr(g.condition(b, 0.5))
+			p.ConditionExpression = optStr(g.condition(b, 0.25))
 			p.ExpressionAttributeNames, p.ExpressionAttributeValues = b.maps()
 			p.ReturnValuesOnConditionCheckFailure = g.onFailure()
 			ti.Put = p
 		case 3, 4, 5:
 			u := &types.Update{TableName: g.tableName(t), Key: k, UpdateExpression: aws.String(b.update())}
-			u.ConditionExpression = optStr(g.condition(b, 0.5))
+			u.ConditionExpression = optStr(g.condition(b, 0.25))
 			u.ExpressionAttributeNames, u.ExpressionAttributeValues = b.maps()
 			u.ReturnValuesOnConditionCheckFailure = g.onFailure()
 			ti.Update = u
 		case 6, 7:
 			d := &types.Delete{TableName: g.tableName(t), Key: k}
-			d.ConditionExpression = optStr(g.condition(b, 0.5))
+			d.ConditionExpression = optStr(g.condition(b, 0.25))
 			d.ExpressionAttributeNames, d.ExpressionAttributeValues = b.maps()
 			d.ReturnValuesOnConditionCheckFailure = g.onFailure()
 			ti.Delete = d

@@ -106,7 +106,7 @@ func Run(ctx context.Context, cfg Config, a, b Target) (*Result, error) {
 			r.cfg.Logf("difftest: %d operations, %d requests", i+1, r.requests[0])
 		}
 	}
-	for i, op := range FinalChecks(g.Schema) {
+	for i, op := range FinalChecks(g.Schema, cfg.Skip) {
 		if err := r.compare(ctx, cfg.Ops+i, op); err != nil {
 			return r.res, err
 		}
@@ -120,10 +120,32 @@ func Run(ctx context.Context, cfg Config, a, b Target) (*Result, error) {
 
 func (r *runner) done() bool { return len(r.res.Divergences) >= r.cfg.MaxDivergences }
 
-// FinalChecks returns scans of every table and index, to compare the final
-// contents.
-func FinalChecks(s *Schema) []Op {
+// FinalChecks returns the operations that compare the final contents: a
+// consistent GetItem of every key of the key space, then (unless scans are
+// skipped) a scan of every table and index.
+func FinalChecks(s *Schema, skip []string) []Op {
 	var ops []Op
+	for _, t := range s.Tables {
+		sks := skSVals
+		if t.SortType == types.ScalarAttributeTypeN {
+			sks = skNVals
+		}
+		for _, pk := range pkVals {
+			for _, sk := range sks {
+				var skv types.AttributeValue = sv(sk)
+				if t.SortType == types.ScalarAttributeTypeN {
+					skv = nv(sk)
+				}
+				ops = append(ops, Op{Kind: "GetItem", Input: &dynamodb.GetItemInput{
+					TableName: aws.String(t.Name), Key: Item{"pk": sv(pk), "sk": skv}, ConsistentRead: aws.Bool(true)}})
+			}
+		}
+	}
+	for _, k := range skip {
+		if k == "Scan" {
+			return ops
+		}
+	}
 	for _, t := range s.Tables {
 		ops = append(ops, Op{Kind: "Scan", Walk: true, Input: &dynamodb.ScanInput{
 			TableName: aws.String(t.Name), ConsistentRead: aws.Bool(true)}})
