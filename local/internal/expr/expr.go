@@ -89,27 +89,34 @@ func (c *Compiler) check() error {
 	if c.values != nil && len(c.values) == 0 {
 		return errorf("ExpressionAttributeValues must not be empty")
 	}
-	for _, k := range javaOrder(keysOf(c.names), len(c.names)) {
-		if !validPlaceholder(k, '#') {
-			return errorf("ExpressionAttributeNames contains invalid key: Syntax error; key: %q", k)
-		}
+	if k, ok := firstBad(c.names, func(k string) bool { return !validPlaceholder(k, '#') }); ok {
+		return errorf("ExpressionAttributeNames contains invalid key: Syntax error; key: %q", k)
 	}
-	for _, k := range javaOrder(keysOf(c.values), len(c.values)) {
-		if !validPlaceholder(k, ':') {
-			return errorf("ExpressionAttributeValues contains invalid key: Syntax error; key: %q", k)
-		}
+	if k, ok := firstBad(c.values, func(k string) bool { return !validPlaceholder(k, ':') }); ok {
+		return errorf("ExpressionAttributeValues contains invalid key: Syntax error; key: %q", k)
 	}
-	for _, k := range javaOrder(keysOf(c.values), len(c.values)) {
-		if msg := ValidateValue(c.values[k]); msg != "" {
-			return errorf("ExpressionAttributeValues contains invalid value: %s for key %s", msg, k)
-		}
+	if k, ok := firstBad(c.values, func(k string) bool { return ValidateValue(c.values[k]) != "" }); ok {
+		return errorf("ExpressionAttributeValues contains invalid value: %s for key %s", ValidateValue(c.values[k]), k)
 	}
-	for _, k := range javaOrder(keysOf(c.names), len(c.names)) {
-		if c.names[k] == "" {
-			return errorf("ExpressionAttributeNames contains invalid value: Empty attribute name for key %s", k)
-		}
+	if k, ok := firstBad(c.names, func(k string) bool { return c.names[k] == "" }); ok {
+		return errorf("ExpressionAttributeNames contains invalid value: Empty attribute name for key %s", k)
 	}
 	return nil
+}
+
+// firstBad returns the first key of m, in DynamoDB's order, for which bad
+// is true.
+func firstBad[V any](m map[string]V, bad func(k string) bool) (string, bool) {
+	var found []string
+	for k := range m {
+		if bad(k) {
+			found = append(found, k)
+		}
+	}
+	if len(found) == 0 {
+		return "", false
+	}
+	return javaOrder(found, len(m))[0], true
 }
 
 func keysOf[V any](m map[string]V) []string {
@@ -149,6 +156,9 @@ func (c *Compiler) Finish() error {
 }
 
 func (c *Compiler) unused(keys []string, used map[string]bool) string {
+	if len(used) == len(keys) {
+		return ""
+	}
 	var out []string
 	for _, k := range javaOrder(keys, len(keys)) {
 		if !used[k] {

@@ -1,0 +1,254 @@
+package expr
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+func n(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+
+func TestError_IsValidation(t *testing.T) {
+	_, err := NewCompiler(nil, nil).Condition("a = ")
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("got %T, want *Error", err)
+	}
+	want := `Invalid ConditionExpression: Syntax error; token: "<EOF>", near: "= "`
+	if e.Msg != want || err.Error() != want {
+		t.Fatalf("got %q, want %q", e.Msg, want)
+	}
+}
+
+func TestKeyCondition_Resolve(t *testing.T) {
+	values := map[string]types.AttributeValue{":h": s("h"), ":a": n("1"), ":b": n("2")}
+	f := func(expr, rangeKey string, op RangeOp, want ...types.AttributeValue) {
+		t.Helper()
+		c := NewCompiler(map[string]string{"#k": "sk"}, values)
+		kc, err := c.KeyCondition(expr)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		r, err := kc.Resolve("pk", rangeKey)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		if !Equal(r.HashValue, s("h")) || r.Op != op || len(r.Values) != len(want) {
+			t.Fatalf("%s: got %v %v %v", expr, r.HashValue, r.Op, r.Values)
+		}
+		for i := range want {
+			if !Equal(r.Values[i], want[i]) {
+				t.Fatalf("%s: value %d: got %v", expr, i, r.Values[i])
+			}
+		}
+	}
+	f("pk = :h", "sk", None)
+	f("pk = :h", "", None)
+	f(":h = pk", "sk", None)
+	f("pk = :h AND sk = :a", "sk", EQ, n("1"))
+	f("sk < :a AND pk = :h", "sk", LT, n("1"))
+	f("pk = :h AND sk <= :a", "sk", LE, n("1"))
+	f("pk = :h AND sk > :a", "sk", GT, n("1"))
+	f("pk = :h AND sk >= :a", "sk", GE, n("1"))
+	f("pk = :h AND :a < sk", "sk", GT, n("1"))
+	f("pk = :h AND :a <= sk", "sk", GE, n("1"))
+	f("pk = :h AND :a > sk", "sk", LT, n("1"))
+	f("pk = :h AND :a >= #k", "sk", LE, n("1"))
+	f("pk = :h AND sk BETWEEN :a AND :b", "sk", Between, n("1"), n("2"))
+	f("pk = :h AND begins_with(sk, :h)", "sk", BeginsWith, s("h"))
+	f("(pk = :h) AND (begins_with(sk, :h))", "sk", BeginsWith, s("h"))
+}
+
+func TestKeyCondition_ResolveErrors(t *testing.T) {
+	values := map[string]types.AttributeValue{":h": s("h"), ":a": n("1")}
+	f := func(expr, rangeKey, want string) {
+		t.Helper()
+		kc, err := NewCompiler(nil, values).KeyCondition(expr)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		_, err = kc.Resolve("pk", rangeKey)
+		if err == nil || err.Error() != want {
+			t.Fatalf("%s: got %v, want %s", expr, err, want)
+		}
+	}
+	f("sk = :a", "sk", "Query condition missed key schema element")
+	f("pk = :h AND sk = :a", "", "Query key condition not supported")
+	f("pk < :h", "sk", "Query key condition not supported")
+	f("pk = :h AND x = :a", "sk", "Query condition missed key schema element")
+	f("pk = :h OR sk = :a", "sk", "Invalid operator used in KeyConditionExpression: OR")
+	f("pk = :h AND size(sk) = :a", "sk", "KeyConditionExpressions cannot contain nested operations")
+	f("pk = :h AND sk.x = :a", "sk", "Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: sk")
+}
+
+func TestUpdate_ApplyKeepsInput(t *testing.T) {
+	item := mustItem(t, baseItem)
+	before := canonical(item)
+	values := map[string]types.AttributeValue{":v": s("x"), ":n": n("1"), ":ss": &types.AttributeValueMemberSS{Value: []string{"a"}}}
+	for _, expr := range []string{
+		"SET m.y.z = :v, l[0] = :v, l[7] = :v, l2[0].a = :v REMOVE l[1], m.x ADD n :n DELETE ss :ss",
+		"SET l2[1] = list_append(l2[1], l) REMOVE l2[0].b",
+		"ADD m.q :n, l2[1][5] :n DELETE ss :ss",
+	} {
+		c := NewCompiler(nil, values)
+		u, err := c.Update(expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := u.Apply(item); err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		if got := canonical(item); got != before {
+			t.Fatalf("%s changed its input:\n%s\n%s", expr, got, before)
+		}
+	}
+}
+
+func TestUpdate_TopLevel(t *testing.T) {
+	u, err := NewCompiler(map[string]string{"#a": "a"}, map[string]types.AttributeValue{":v": s("x"), ":n": n("1")}).
+		Update("SET #a.b = :v, c = :v REMOVE d[0], a.c ADD e :n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := u.TopLevel(), []string{"a", "c", "d", "e"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+func TestProjection_TopLevel(t *testing.T) {
+	p, err := NewCompiler(map[string]string{"#s": "status"}, nil).Projection("a.b, #s, a.c, d[1]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := p.TopLevel(), []string{"a", "status", "d"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if p.Apply(nil) != nil {
+		t.Fatal("Apply(nil) != nil")
+	}
+}
+
+func TestAttributesToGet(t *testing.T) {
+	p, err := AttributesToGet([]string{"n", "zz", "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := canonical(p.Apply(mustItem(t, baseItem)))
+	want := `{"m":{"M":{"x":{"N":"1"},"y":{"M":{"w":{"S":"w"},"z":{"S":"z"}}}}},"n":{"N":"5"}}`
+	if got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+	if _, err := AttributesToGet([]string{"a", "a"}); err == nil {
+		t.Fatal("duplicate accepted")
+	}
+}
+
+func TestCmpDecimal(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		{"1", "1", 0}, {"1", "1.0", 0}, {"1", "01", 0}, {"100", "1E2", 0}, {"0.001", "1e-3", 0}, {"-0", "0", 0},
+		{"0", "0.000", 0}, {"1", "2", -1}, {"2", "10", -1}, {"-2", "-10", 1}, {"-1", "1", -1}, {"0", "-1", 1},
+		{"0", "1e-130", -1}, {"9.99", "10", -1}, {"123.456", "123.4561", -1}, {"1E+125", "9.9E124", 1},
+		{"-0.5", "-0.25", -1}, {"12345678901234567890123456789012345678", "12345678901234567890123456789012345679", -1},
+		{"5", "4.9999999999999999999999999999999999999", 1}, {"10.5", "10.50", 0}, {"105", "10.5", 1},
+	} {
+		if got := cmpDecimal(c.a, c.b); got != c.want {
+			t.Errorf("cmpDecimal(%s, %s) = %d, want %d", c.a, c.b, got, c.want)
+		}
+		if got := cmpDecimal(c.b, c.a); got != -c.want {
+			t.Errorf("cmpDecimal(%s, %s) = %d, want %d", c.b, c.a, got, -c.want)
+		}
+	}
+}
+
+func TestJavaOrder(t *testing.T) {
+	// Orders DynamoDB Local produced for these key sets.
+	for _, c := range []struct{ keys, want []string }{
+		{[]string{"#n", "#m"}, []string{"#m", "#n"}},
+		{[]string{"#a", "#b", "#c"}, []string{"#c", "#a", "#b"}},
+		{[]string{":w", ":a", ":b"}, []string{":a", ":b", ":w"}},
+	} {
+		if got := javaOrder(c.keys, len(c.keys)); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("javaOrder(%v) = %v, want %v", c.keys, got, c.want)
+		}
+	}
+}
+
+func TestValidateValue(t *testing.T) {
+	if got := ValidateValue(nil); got != "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes" {
+		t.Fatal(got)
+	}
+	c := NewCompiler(nil, map[string]types.AttributeValue{":v": nil})
+	_, err := c.Condition("a = :v")
+	if err == nil || err.Error() != "ExpressionAttributeValues contains invalid value: Supplied AttributeValue is empty, must contain exactly one of the supported datatypes for key :v" {
+		t.Fatal(err)
+	}
+}
+
+func TestCondition_Concurrent(t *testing.T) {
+	c, err := NewCompiler(nil, map[string]types.AttributeValue{":v": n("3"), ":s": s("st")}).
+		Filter("size(l) = :v AND begins_with(s, :s) AND contains(s, :s) OR n BETWEEN :v AND :v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	item := mustItem(t, baseItem)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 1000 {
+				if !c.Eval(item) {
+					panic("want true")
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+func TestCompiler_SharedPlaceholders(t *testing.T) {
+	// Placeholders used by any expression of the request count as used.
+	c := NewCompiler(map[string]string{"#a": "a", "#b": "b"}, map[string]types.AttributeValue{":v": s("x"), ":w": s("y")})
+	if _, err := c.Condition("#a = :v"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Finish(); err == nil || err.Error() != "Value provided in ExpressionAttributeNames unused in expressions: keys: {#b}" {
+		t.Fatal(err)
+	}
+	if _, err := c.Update("SET #b = :w"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Finish(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func ExampleCompiler() {
+	c := NewCompiler(map[string]string{"#s": "status"}, map[string]types.AttributeValue{
+		":open": &types.AttributeValueMemberS{Value: "open"},
+		":one":  &types.AttributeValueMemberN{Value: "1"},
+	})
+	cond, err := c.Condition("#s = :open")
+	if err != nil {
+		panic(err)
+	}
+	upd, err := c.Update("ADD hits :one")
+	if err != nil {
+		panic(err)
+	}
+	if err := c.Finish(); err != nil {
+		panic(err)
+	}
+	item := Item{"status": &types.AttributeValueMemberS{Value: "open"}}
+	if cond.Eval(item) {
+		item, _ = upd.Apply(item)
+	}
+	fmt.Println(item["hits"].(*types.AttributeValueMemberN).Value)
+	// Output: 1
+}
