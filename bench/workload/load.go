@@ -188,7 +188,7 @@ func loadRun(ctx context.Context, c Client, cfg LoadConfig) LoadResult {
 						Key:       map[string]types.AttributeValue{"pk": str(pk), "sk": num(sk)},
 					})
 					if err == nil && out.Item == nil {
-						err = fmt.Errorf("GetItem %s/%d: no item", pk, sk)
+						err = fmt.Errorf("get item %s/%d: no item", pk, sk)
 					}
 				case OpQuery:
 					var out *dynamodb.QueryOutput
@@ -199,7 +199,7 @@ func loadRun(ctx context.Context, c Client, cfg LoadConfig) LoadResult {
 						Limit:                     aws.Int32(int32(cfg.QueryItems)),
 					})
 					if err == nil && len(out.Items) != cfg.QueryItems {
-						err = fmt.Errorf("Query %s: %d items, want %d", pk, len(out.Items), cfg.QueryItems)
+						err = fmt.Errorf("query %s: %d items, want %d", pk, len(out.Items), cfg.QueryItems)
 					}
 				}
 				d := time.Since(t0)

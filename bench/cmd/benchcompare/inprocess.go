@@ -158,7 +158,7 @@ func runInProcess(ctx context.Context, e *env) ([]Figure, section, error) {
 			}})
 			fail(err)
 			if err == nil && out.Item == nil {
-				fail(fmt.Errorf("GetItem: no item"))
+				fail(fmt.Errorf("get item: no item"))
 			}
 		}
 	})
@@ -176,7 +176,7 @@ func runInProcess(ctx context.Context, e *env) ([]Figure, section, error) {
 			})
 			fail(err)
 			if err == nil && len(out.Items) != inQueryItems {
-				fail(fmt.Errorf("Query: %d items, want %d", len(out.Items), inQueryItems))
+				fail(fmt.Errorf("query: %d items, want %d", len(out.Items), inQueryItems))
 			}
 		}
 	})
