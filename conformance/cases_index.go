@@ -66,7 +66,7 @@ func ixKey(i int) Item {
 }
 
 // pick returns it restricted to names (absent names are skipped).
-func pick(it Item, names ...string) Item {
+func bPick(it Item, names ...string) Item {
 	out := Item{}
 	for _, n := range names {
 		if v, ok := it[n]; ok {
@@ -76,13 +76,13 @@ func pick(it Item, names ...string) Item {
 	return out
 }
 
-func pickAll(items []Item, idx []int, names ...string) []Item {
+func bPickAll(items []Item, idx []int, names ...string) []Item {
 	out := make([]Item, len(idx))
 	for i, j := range idx {
 		if names == nil {
 			out[i] = items[j]
 		} else {
-			out[i] = pick(items[j], names...)
+			out[i] = bPick(items[j], names...)
 		}
 	}
 	return out
@@ -114,45 +114,45 @@ func init() {
 		Case{Name: "GSI/ProjectionAll", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			out := h.MustQuery(gQuery(tbl, "all", "G"))
-			h.WantItems(out.Items, pickAll(all, gOrder))
+			h.WantItems(out.Items, bPickAll(all, gOrder))
 			h.WantNoLastKey(out.LastEvaluatedKey)
 		}},
 		Case{Name: "GSI/ProjectionKeysOnly", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			out := h.MustQuery(gQuery(tbl, "keys", "G"))
-			h.WantItems(out.Items, pickAll(all, gOrder, keys...))
+			h.WantItems(out.Items, bPickAll(all, gOrder, keys...))
 		}},
 		Case{Name: "GSI/ProjectionInclude", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			out := h.MustQuery(gQuery(tbl, "incl", "G"))
-			h.WantItems(out.Items, pickAll(all, gOrder, "pk", "sk", "g", "gn", "a"))
+			h.WantItems(out.Items, bPickAll(all, gOrder, "pk", "sk", "g", "gn", "a"))
 		}},
 		Case{Name: "GSI/SelectAllProjectedAttributes", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := gQuery(tbl, "incl", "H")
 			in.Select = types.SelectAllProjectedAttributes
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, pickAll(all, []int{4}, "pk", "sk", "g", "gn", "a"))
+			h.WantItems(out.Items, bPickAll(all, []int{4}, "pk", "sk", "g", "gn", "a"))
 		}},
 		Case{Name: "GSI/SelectAllAttributesOnAllProjection", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := gQuery(tbl, "all", "H")
 			in.Select = types.SelectAllAttributes
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, pickAll(all, []int{4}))
+			h.WantItems(out.Items, bPickAll(all, []int{4}))
 		}},
 		Case{Name: "GSI/ProjectionExpressionOfProjected", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := gQuery(tbl, "incl", "G")
 			in.ProjectionExpression = aws.String("a, sk")
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, pickAll(all, gOrder, "a", "sk"))
+			h.WantItems(out.Items, bPickAll(all, gOrder, "a", "sk"))
 		}},
 		Case{Name: "GSI/HashOnly", Run: func(t *testing.T, h *H) {
 			// Items sharing an index key come back in no defined order.
 			tbl := ixFixture(h)
 			out := h.MustQuery(gQuery(tbl, "hash", "G"))
-			h.WantItemSet(out.Items, pickAll(all, []int{0, 1, 2, 3, 6}))
+			h.WantItemSet(out.Items, bPickAll(all, []int{0, 1, 2, 3, 6}))
 			h.WantCounts(out.Count, out.ScannedCount, 5, 5)
 		}},
 		Case{Name: "GSI/NumericSortKeyBetween", Run: func(t *testing.T, h *H) {
@@ -161,7 +161,7 @@ func init() {
 			in.KeyConditionExpression = aws.String("g = :g AND gn BETWEEN :a AND :b")
 			in.ExpressionAttributeValues[":a"], in.ExpressionAttributeValues[":b"] = N("0.5"), N("1e1")
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, pickAll(all, []int{1, 2, 3}, keys...))
+			h.WantItems(out.Items, bPickAll(all, []int{1, 2, 3}, keys...))
 		}},
 		Case{Name: "GSI/NumericSortKeyReverse", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
@@ -170,12 +170,12 @@ func init() {
 			in.ExpressionAttributeValues[":b"] = N("10")
 			in.ScanIndexForward = aws.Bool(false)
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, pickAll(all, []int{2, 1, 0}, keys...))
+			h.WantItems(out.Items, bPickAll(all, []int{2, 1, 0}, keys...))
 		}},
 		Case{Name: "GSI/OtherPartition", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			out := h.MustQuery(gQuery(tbl, "all", "H"))
-			h.WantItems(out.Items, pickAll(all, []int{4}))
+			h.WantItems(out.Items, bPickAll(all, []int{4}))
 			out = h.MustQuery(gQuery(tbl, "all", "nothing"))
 			h.WantCounts(out.Count, out.ScannedCount, 0, 0)
 		}},
@@ -192,7 +192,7 @@ func init() {
 			in.FilterExpression = aws.String("a <> :a")
 			in.ExpressionAttributeValues[":a"] = S("a1")
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, pickAll(all, []int{0, 2, 3}, "pk", "sk", "g", "gn", "a"))
+			h.WantItems(out.Items, bPickAll(all, []int{0, 2, 3}, "pk", "sk", "g", "gn", "a"))
 			h.WantCounts(out.Count, out.ScannedCount, 3, 4)
 		}},
 		Case{Name: "GSI/FilterOnTableKeyAllowed", Run: func(t *testing.T, h *H) {
@@ -202,7 +202,7 @@ func init() {
 			in.FilterExpression = aws.String("sk = :s")
 			in.ExpressionAttributeValues[":s"] = S("t")
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, pickAll(all, []int{3}))
+			h.WantItems(out.Items, bPickAll(all, []int{3}))
 			h.WantCounts(out.Count, out.ScannedCount, 1, 4)
 		}},
 
@@ -212,33 +212,33 @@ func init() {
 			in := scanIn(tbl)
 			in.IndexName = aws.String("all")
 			// p4 has no g and p5 no gn: neither is in the index.
-			h.WantItemSet(h.ScanAll(in), pickAll(all, []int{0, 1, 2, 3, 4}))
+			h.WantItemSet(h.ScanAll(in), bPickAll(all, []int{0, 1, 2, 3, 4}))
 		}},
 		Case{Name: "GSI/SparseHashOnly", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := scanIn(tbl)
 			in.IndexName = aws.String("hash")
-			h.WantItemSet(h.ScanAll(in), pickAll(all, []int{0, 1, 2, 3, 4, 6}))
+			h.WantItemSet(h.ScanAll(in), bPickAll(all, []int{0, 1, 2, 3, 4, 6}))
 		}},
 		Case{Name: "GSI/ScanKeysOnly", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := scanIn(tbl)
 			in.IndexName = aws.String("keys")
 			out := h.MustScan(in)
-			h.WantItemSet(out.Items, pickAll(all, []int{0, 1, 2, 3, 4}, keys...))
+			h.WantItemSet(out.Items, bPickAll(all, []int{0, 1, 2, 3, 4}, keys...))
 			h.WantCounts(out.Count, out.ScannedCount, 5, 5)
 		}},
 		Case{Name: "GSI/ScanSegments", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			segs := h.scanSegments(tbl, 3, func(in *dynamodb.ScanInput) { in.IndexName = aws.String("incl") })
-			h.WantItemSet(bConcat(segs), pickAll(all, []int{0, 1, 2, 3, 4}, "pk", "sk", "g", "gn", "a"))
+			h.WantItemSet(bConcat(segs), bPickAll(all, []int{0, 1, 2, 3, 4}, "pk", "sk", "g", "gn", "a"))
 		}},
 		Case{Name: "GSI/ScanLimitPaging", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := scanIn(tbl)
 			in.IndexName = aws.String("hash")
 			in.Limit = aws.Int32(2)
-			h.WantItemSet(h.ScanAll(in), pickAll(all, []int{0, 1, 2, 3, 4, 6}))
+			h.WantItemSet(h.ScanAll(in), bPickAll(all, []int{0, 1, 2, 3, 4, 6}))
 		}},
 
 		// Index upkeep on writes.
@@ -311,10 +311,10 @@ func init() {
 			_, err := h.API.DeleteItem(h.Ctx, &dynamodb.DeleteItemInput{TableName: aws.String(tbl), Key: ixKey(3)})
 			h.Must(err)
 			out := h.MustQuery(gQuery(tbl, "all", "G"))
-			h.WantItems(out.Items, pickAll(all, []int{0, 1, 2}))
+			h.WantItems(out.Items, bPickAll(all, []int{0, 1, 2}))
 			in := scanIn(tbl)
 			in.IndexName = aws.String("hash")
-			h.WantItemSet(h.ScanAll(in), pickAll(all, []int{0, 1, 2, 4, 6}))
+			h.WantItemSet(h.ScanAll(in), bPickAll(all, []int{0, 1, 2, 4, 6}))
 		}},
 		Case{Name: "GSI/PutOverwriteMovesEntry", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
@@ -322,7 +322,7 @@ func init() {
 			out := h.MustQuery(gQuery(tbl, "all", "H"))
 			h.WantItems(out.Items, []Item{all[4], {"pk": S("p0"), "sk": S("s"), "g": S("H"), "gn": N("7")}})
 			out = h.MustQuery(gQuery(tbl, "all", "G"))
-			h.WantItems(out.Items, pickAll(all, []int{1, 2, 3}))
+			h.WantItems(out.Items, bPickAll(all, []int{1, 2, 3}))
 		}},
 		Case{Name: "GSI/DuplicateKeysPaged", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
@@ -356,7 +356,7 @@ func init() {
 			in.Limit = aws.Int32(2)
 			in.ProjectionExpression = aws.String("a")
 			out := h.MustQuery(in)
-			h.WantLastKey(out.LastEvaluatedKey, pick(all[1], keys...))
+			h.WantLastKey(out.LastEvaluatedKey, bPick(all[1], keys...))
 			in.ExclusiveStartKey = out.LastEvaluatedKey
 			out = h.MustQuery(in)
 			h.WantItems(out.Items, []Item{{"a": S("a2")}, {"a": S("a3")}})
@@ -366,7 +366,7 @@ func init() {
 			in := gQuery(tbl, "hash", "H")
 			in.Limit = aws.Int32(1)
 			out := h.MustQuery(in)
-			h.WantLastKey(out.LastEvaluatedKey, pick(all[4], "pk", "sk", "g"))
+			h.WantLastKey(out.LastEvaluatedKey, bPick(all[4], "pk", "sk", "g"))
 		}},
 		Case{Name: "GSI/ScanLastEvaluatedKeyShape", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
@@ -531,7 +531,7 @@ func init() {
 		Case{Name: "LSI/QueryOrder", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			out := h.MustQuery(lQuery(tbl, "lsi", "p0"))
-			h.WantItems(out.Items, pickAll(all, []int{3, 0}, lsiIncl...))
+			h.WantItems(out.Items, bPickAll(all, []int{3, 0}, lsiIncl...))
 		}},
 		Case{Name: "LSI/Reverse", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
@@ -546,46 +546,46 @@ func init() {
 			in.KeyConditionExpression = aws.String("pk = :p AND ls >= :n")
 			in.ExpressionAttributeValues[":n"] = N("2")
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, pickAll(all, []int{0}, lsiIncl...))
+			h.WantItems(out.Items, bPickAll(all, []int{0}, lsiIncl...))
 		}},
 		Case{Name: "LSI/ProjectionKeysOnly", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			out := h.MustQuery(lQuery(tbl, "lsik", "p0"))
-			h.WantItems(out.Items, pickAll(all, []int{3, 0}, "pk", "sk", "lk"))
+			h.WantItems(out.Items, bPickAll(all, []int{3, 0}, "pk", "sk", "lk"))
 		}},
 		Case{Name: "LSI/SelectAllAttributesFetchesItem", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := lQuery(tbl, "lsik", "p0")
 			in.Select = types.SelectAllAttributes
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, pickAll(all, []int{3, 0}))
+			h.WantItems(out.Items, bPickAll(all, []int{3, 0}))
 		}},
 		Case{Name: "LSI/ProjectionExpressionFetchesItem", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := lQuery(tbl, "lsi", "p0")
 			in.ProjectionExpression = aws.String("b, ls")
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, pickAll(all, []int{3, 0}, "b", "ls"))
+			h.WantItems(out.Items, bPickAll(all, []int{3, 0}, "b", "ls"))
 		}},
 		Case{Name: "LSI/SelectAllProjectedAttributes", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := lQuery(tbl, "lsi", "p1")
 			in.Select = types.SelectAllProjectedAttributes
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, pickAll(all, []int{1}, lsiIncl...))
+			h.WantItems(out.Items, bPickAll(all, []int{1}, lsiIncl...))
 		}},
 		Case{Name: "LSI/ConsistentRead", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := lQuery(tbl, "lsi", "p2")
 			in.ConsistentRead = aws.Bool(true)
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, pickAll(all, []int{2}, lsiIncl...))
+			h.WantItems(out.Items, bPickAll(all, []int{2}, lsiIncl...))
 		}},
 		Case{Name: "LSI/Sparse", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := scanIn(tbl)
 			in.IndexName = aws.String("lsik")
-			h.WantItemSet(h.ScanAll(in), pickAll(all, []int{0, 3}, "pk", "sk", "lk"))
+			h.WantItemSet(h.ScanAll(in), bPickAll(all, []int{0, 3}, "pk", "sk", "lk"))
 			out := h.MustQuery(lQuery(tbl, "lsi", "p3"))
 			h.WantCounts(out.Count, out.ScannedCount, 0, 0)
 		}},
@@ -593,17 +593,17 @@ func init() {
 			tbl := ixFixture(h)
 			in := scanIn(tbl)
 			in.IndexName = aws.String("lsi")
-			h.WantItemSet(h.ScanAll(in), pickAll(all, []int{0, 1, 2, 3, 5}, lsiIncl...))
+			h.WantItemSet(h.ScanAll(in), bPickAll(all, []int{0, 1, 2, 3, 5}, lsiIncl...))
 		}},
 		Case{Name: "LSI/LastEvaluatedKeyShape", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := lQuery(tbl, "lsi", "p0")
 			in.Limit = aws.Int32(1)
 			out := h.MustQuery(in)
-			h.WantLastKey(out.LastEvaluatedKey, pick(all[3], "pk", "sk", "ls"))
+			h.WantLastKey(out.LastEvaluatedKey, bPick(all[3], "pk", "sk", "ls"))
 			in.ExclusiveStartKey = out.LastEvaluatedKey
 			out = h.MustQuery(in)
-			h.WantItems(out.Items, pickAll(all, []int{0}, lsiIncl...))
+			h.WantItems(out.Items, bPickAll(all, []int{0}, lsiIncl...))
 		}},
 		Case{Name: "LSI/UpdateMovesEntry", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
@@ -622,7 +622,7 @@ func init() {
 			_, err := h.API.DeleteItem(h.Ctx, &dynamodb.DeleteItemInput{TableName: aws.String(tbl), Key: ixKey(3)})
 			h.Must(err)
 			out := h.MustQuery(lQuery(tbl, "lsik", "p0"))
-			h.WantItems(out.Items, pickAll(all, []int{0}, "pk", "sk", "lk"))
+			h.WantItems(out.Items, bPickAll(all, []int{0}, "pk", "sk", "lk"))
 		}},
 		Case{Name: "LSI/DuplicateSortValues", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
@@ -654,7 +654,7 @@ func init() {
 			in.FilterExpression = aws.String("a = :a")
 			in.ExpressionAttributeValues[":a"] = S("a0")
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, pickAll(all, []int{0}, lsiIncl...))
+			h.WantItems(out.Items, bPickAll(all, []int{0}, lsiIncl...))
 			h.WantCounts(out.Count, out.ScannedCount, 1, 2)
 		}},
 		ixError("LSI/FilterOnIndexKeyError", func(tbl string) *dynamodb.QueryInput {
