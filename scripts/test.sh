@@ -19,6 +19,7 @@
 #   GOTESTFLAGS     extra flags for go test (e.g. -run Conformance -v)
 #   GOTESTPKGS      packages to test (default ./...)
 #   SKIP_AWSCLI=1   skip the AWS CLI client test
+# shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 mode=${1:-all}
@@ -28,7 +29,7 @@ all | go | clients) ;;
 esac
 
 tt_need go node npm java curl
-cd "$TT_ROOT"
+cd "$TT_ROOT" || exit 1
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/timetable-test.XXXXXX")
 cleanup() {

@@ -77,6 +77,7 @@ got=$(ddb get-item --table-name "$table" --key '{"pk":{"S":"SENSOR#1"},"ts":{"N"
 	--query 'Item.[temp.N, unit.S]' --output text)
 check "get-item" "23.5	C" "$got"
 
+# shellcheck disable=SC2016 # backticks are JMESPath literals
 got=$(ddb query --table-name "$table" \
 	--key-condition-expression 'pk = :p AND ts BETWEEN :a AND :b' \
 	--expression-attribute-values '{":p":{"S":"SENSOR#1"},":a":{"N":"150"},":b":{"N":"400"}}' \
