@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Lint: gofmt, go vet and staticcheck (pinned) over the module and the
-# bench module. Usage: scripts/lint.sh
+# bench module, and shellcheck over the scripts when it is installed. Usage: scripts/lint.sh
 # shellcheck source=scripts/lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 cd "$TT_ROOT" || exit 1
@@ -22,4 +22,10 @@ for mod in . bench; do
 	tt_log "staticcheck ($mod)"
 	(cd "$mod" && go run "$STATICCHECK" ./...) || status=1
 done
+if command -v shellcheck >/dev/null 2>&1; then
+	tt_log "shellcheck"
+	shellcheck -x scripts/*.sh clients/awscli/test.sh .ci/run || status=1
+else
+	tt_log "shellcheck not installed (apt-get install shellcheck): shell scripts not checked"
+fi
 exit "$status"
