@@ -29,6 +29,10 @@ import (
 // false for conditions and filters, "ok" for key conditions, or the item
 // (DynamoDB JSON, canonical) for projections and updates.
 //
+// The legacy kinds expected, scanfilter, keyconditions (table pk S, sk N)
+// and attributeupdates hold the parameter's JSON in the expression column
+// and the ConditionalOperator (JSON string) in the names column.
+//
 // Run with -update and TIMETABLE_DYNAMODB_ENDPOINT set to record the answers
 // again from that endpoint.
 var update = flag.Bool("update", false, "record the answers of testdata/golden.tsv from TIMETABLE_DYNAMODB_ENDPOINT")
@@ -158,6 +162,9 @@ func TestGolden(t *testing.T) {
 
 // runLocal answers a golden case with this package.
 func runLocal(t testing.TB, c *goldenCase) string {
+	if legacyKinds[c.kind] {
+		return runLegacy(t, c)
+	}
 	comp := NewCompiler(c.parseNames(t), c.parseValues(t))
 	item := c.parseItem(t, "golden")
 	var (
@@ -226,6 +233,123 @@ func runLocal(t testing.TB, c *goldenCase) string {
 	return canonical(out)
 }
 
+// legacyParam holds the JSON of any legacy parameter.
+type legacyParam map[string]struct {
+	Value              any
+	Exists             *bool
+	ComparisonOperator string
+	AttributeValueList []any
+	Action             string
+}
+
+func (c *goldenCase) legacy(t testing.TB) (legacyParam, types.ConditionalOperator) {
+	var p legacyParam
+	if err := json.Unmarshal([]byte(c.expr), &p); err != nil {
+		t.Fatalf("line %d: %v", c.line, err)
+	}
+	var op string
+	if c.names != "-" {
+		if err := json.Unmarshal([]byte(c.names), &op); err != nil {
+			t.Fatalf("line %d: %v", c.line, err)
+		}
+	}
+	return p, types.ConditionalOperator(op)
+}
+
+func (p legacyParam) list(t testing.TB, name string) []types.AttributeValue {
+	var l []types.AttributeValue
+	for _, v := range p[name].AttributeValueList {
+		l = append(l, fromJSON(t, v))
+	}
+	return l
+}
+
+func (p legacyParam) value(t testing.TB, name string) types.AttributeValue {
+	if p[name].Value == nil {
+		return nil
+	}
+	return fromJSON(t, p[name].Value)
+}
+
+func (p legacyParam) expected(t testing.TB) map[string]types.ExpectedAttributeValue {
+	m := map[string]types.ExpectedAttributeValue{}
+	for name, e := range p {
+		m[name] = types.ExpectedAttributeValue{Value: p.value(t, name), Exists: e.Exists,
+			ComparisonOperator: types.ComparisonOperator(e.ComparisonOperator), AttributeValueList: p.list(t, name)}
+	}
+	return m
+}
+
+func (p legacyParam) conditions(t testing.TB) map[string]types.Condition {
+	m := map[string]types.Condition{}
+	for name, e := range p {
+		m[name] = types.Condition{ComparisonOperator: types.ComparisonOperator(e.ComparisonOperator), AttributeValueList: p.list(t, name)}
+	}
+	return m
+}
+
+func (p legacyParam) updates(t testing.TB) map[string]types.AttributeValueUpdate {
+	m := map[string]types.AttributeValueUpdate{}
+	for name, e := range p {
+		m[name] = types.AttributeValueUpdate{Action: types.AttributeAction(e.Action), Value: p.value(t, name)}
+	}
+	return m
+}
+
+var legacyKinds = map[string]bool{"expected": true, "scanfilter": true, "keyconditions": true, "attributeupdates": true}
+
+func runLegacy(t testing.TB, c *goldenCase) string {
+	p, op := c.legacy(t)
+	item := c.parseItem(t, "golden")
+	var (
+		cond *Condition
+		err  error
+	)
+	switch c.kind {
+	case "expected":
+		cond, err = Expected(p.expected(t), op)
+	case "scanfilter":
+		cond, err = LegacyFilter(p.conditions(t), op)
+	case "keyconditions":
+		var kc *KeyCondition
+		kc, err = KeyConditions(p.conditions(t))
+		if err == nil {
+			var r *KeyRange
+			r, err = kc.Resolve("pk", "sk")
+			if err == nil {
+				bad := typeOf(r.HashValue) != tyS
+				for _, v := range r.Values {
+					bad = bad || typeOf(v) != tyN
+				}
+				if bad {
+					return "error: One or more parameter values were invalid: Condition parameter type does not match schema type"
+				}
+				return "ok"
+			}
+		}
+	case "attributeupdates":
+		var u *Update
+		u, err = AttributeUpdates(p.updates(t))
+		if err == nil {
+			var out Item
+			out, err = u.Apply(item)
+			if err == nil {
+				if out["pk"] == nil {
+					out["pk"] = &types.AttributeValueMemberS{Value: "golden"}
+				}
+				return canonical(out)
+			}
+		}
+	}
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	if c.kind == "scanfilter" && item == nil {
+		return "false"
+	}
+	return fmt.Sprint(cond.Eval(item))
+}
+
 // recorder answers golden cases with a DynamoDB endpoint.
 type recorder struct {
 	ctx    context.Context
@@ -267,8 +391,11 @@ func newRecorder(t testing.TB, endpoint string) *recorder {
 }
 
 func (r *recorder) run(t testing.TB, c *goldenCase) string {
-	names := c.parseNames(t)
-	values := c.parseValues(t)
+	var names map[string]string
+	var values map[string]types.AttributeValue
+	if !legacyKinds[c.kind] {
+		names, values = c.parseNames(t), c.parseValues(t)
+	}
 	id := fmt.Sprintf("golden%d", c.line)
 	item := c.parseItem(t, id)
 	table := aws.String(r.tables["h"])
@@ -285,6 +412,48 @@ func (r *recorder) run(t testing.TB, c *goldenCase) string {
 	}()
 	var err error
 	switch c.kind {
+	case "expected", "scanfilter", "keyconditions", "attributeupdates":
+		p, op := c.legacy(t)
+		switch c.kind {
+		case "expected":
+			put()
+			_, err = r.client.PutItem(r.ctx, &dynamodb.PutItemInput{TableName: table, Item: key,
+				Expected: p.expected(t), ConditionalOperator: op})
+			var ccf *types.ConditionalCheckFailedException
+			if errors.As(err, &ccf) {
+				return "false"
+			}
+			if err == nil {
+				return "true"
+			}
+		case "scanfilter":
+			put()
+			var out *dynamodb.ScanOutput
+			out, err = r.client.Scan(r.ctx, &dynamodb.ScanInput{TableName: table, ScanFilter: p.conditions(t), ConditionalOperator: op})
+			if err == nil {
+				return fmt.Sprint(out.Count > 0)
+			}
+		case "keyconditions":
+			_, err = r.client.Query(r.ctx, &dynamodb.QueryInput{TableName: aws.String(r.tables["hr"]), KeyConditions: p.conditions(t)})
+			if err == nil {
+				return "ok"
+			}
+		case "attributeupdates":
+			put()
+			var out *dynamodb.UpdateItemOutput
+			out, err = r.client.UpdateItem(r.ctx, &dynamodb.UpdateItemInput{TableName: table, Key: key,
+				AttributeUpdates: p.updates(t), ReturnValues: types.ReturnValueAllNew})
+			if err == nil {
+				it := out.Attributes
+				if it == nil {
+					it = Item{}
+				}
+				if p, ok := it["pk"].(*types.AttributeValueMemberS); ok && p.Value == id {
+					it["pk"] = &types.AttributeValueMemberS{Value: "golden"}
+				}
+				return canonical(it)
+			}
+		}
 	case "condition":
 		put()
 		_, err = r.client.PutItem(r.ctx, &dynamodb.PutItemInput{TableName: table, Item: key,

@@ -50,8 +50,11 @@ type KeyRange struct {
 // keyTerm is one condition of a key condition: attr op values.
 type keyTerm struct {
 	attr   string
-	op     RangeOp
+	op     RangeOp // -1: a legacy operator no key can use
 	values []types.AttributeValue
+	// unusable is the error for a legacy operator the hash key cannot use
+	// ("" when the generic one applies).
+	unusable string
 }
 
 // KeyCondition compiles a KeyConditionExpression. Checks that need the key
@@ -117,10 +120,16 @@ func (k *KeyCondition) Resolve(hashKey, rangeKey string) (*KeyRange, error) {
 		return nil, errorf("Query condition missed key schema element")
 	}
 	if hash.op != EQ {
+		if hash.unusable != "" {
+			return nil, errorf("%s", hash.unusable)
+		}
 		return nil, errorf("Query key condition not supported")
 	}
 	r.HashValue = hash.values[0]
 	if rng != nil {
+		if rng.op < 0 {
+			return nil, errorf("Attempted conditional constraint is not an indexable operation")
+		}
 		r.Op = rng.op
 		r.Values = rng.values
 	}

@@ -20,6 +20,7 @@ const (
 type Update struct {
 	actions []uaction
 	top     []string
+	legacy  bool // from AttributeUpdates: other type error message, ADD appends lists
 }
 
 // uaction is one action of an update, in the order written.
@@ -354,6 +355,9 @@ func (u *Update) Apply(item Item) (Item, error) {
 				nv, err = del(cur, a.arg)
 			}
 			if err != nil {
+				if u.legacy && err.(*Error).Msg == msgBadType {
+					err = errorf("Type mismatch for attribute to update")
+				}
 				return nil, err
 			}
 			switch {
@@ -480,6 +484,13 @@ func add(cur, arg types.AttributeValue) (types.AttributeValue, error) {
 			return nil, errorf(msgBadType)
 		}
 		return arith(c.Value, a.Value, false)
+	case *types.AttributeValueMemberL: // AttributeUpdates only
+		c, ok := cur.(*types.AttributeValueMemberL)
+		if !ok {
+			return nil, errorf(msgBadType)
+		}
+		out := make([]types.AttributeValue, 0, len(c.Value)+len(a.Value))
+		return &types.AttributeValueMemberL{Value: append(append(out, c.Value...), a.Value...)}, nil
 	case *types.AttributeValueMemberSS:
 		c, ok := cur.(*types.AttributeValueMemberSS)
 		if !ok {
