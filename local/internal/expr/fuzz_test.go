@@ -11,9 +11,9 @@ var (
 	fuzzNames  = map[string]string{"#a": "a", "#n": "n", "#s": "status", "#l": "l", "#m": "m"}
 	fuzzValues = map[string]types.AttributeValue{
 		":v": s("x"), ":n": n("1"), ":s": s("S"), ":e": &types.AttributeValueMemberL{},
-		":l":  &types.AttributeValueMemberL{Value: []types.AttributeValue{n("1")}},
-		":ss": &types.AttributeValueMemberSS{Value: []string{"a"}},
-		":ns": &types.AttributeValueMemberNS{Value: []string{"1"}},
+		":l":   &types.AttributeValueMemberL{Value: []types.AttributeValue{n("1")}},
+		":ss":  &types.AttributeValueMemberSS{Value: []string{"a"}},
+		":ns":  &types.AttributeValueMemberNS{Value: []string{"1"}},
 		":big": n("99999999999999999999999999999999999999"),
 	}
 )

@@ -27,7 +27,7 @@ type Update struct {
 type uaction struct {
 	kind tokKind // tSet, tRemove, tAdd, tDelete
 	path path
-	val  *uexpr                // SET
+	val  *uexpr               // SET
 	arg  types.AttributeValue // ADD, DELETE
 }
 
