@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+	"github.com/cockroachdb/apd/v3"
 )
 
 // canonizer turns SDK structs (inputs, outputs, errors) into a tree of
@@ -27,6 +28,30 @@ import (
 type canonizer struct {
 	prefix    string // removed from table names and error messages
 	unordered bool
+	// numbers, if set, renders numbers by value ("1.0", "1e0" and "01" as
+	// "1"), for Config.NumbersByValue.
+	numbers bool
+}
+
+// numberValue returns a canonical spelling of the number s (any spelling of
+// a value gives the same string), or s itself if it is not a number.
+func numberValue(s string) string {
+	var d apd.Decimal
+	if _, _, err := d.SetString(s); err != nil {
+		return s
+	}
+	if d.IsZero() {
+		return "0"
+	}
+	d.Reduce(&d)
+	return d.String()
+}
+
+func (c *canonizer) num(s string) string {
+	if c.numbers {
+		return numberValue(s)
+	}
+	return s
 }
 
 var (
@@ -146,7 +171,7 @@ func (c *canonizer) av(av types.AttributeValue) any {
 	case *types.AttributeValueMemberS:
 		return map[string]any{"S": v.Value}
 	case *types.AttributeValueMemberN:
-		return map[string]any{"N": v.Value}
+		return map[string]any{"N": c.num(v.Value)}
 	case *types.AttributeValueMemberB:
 		return map[string]any{"B": b64(v.Value)}
 	case *types.AttributeValueMemberBOOL:
@@ -156,7 +181,11 @@ func (c *canonizer) av(av types.AttributeValue) any {
 	case *types.AttributeValueMemberSS:
 		return map[string]any{"SS": c.set(v.Value)}
 	case *types.AttributeValueMemberNS:
-		return map[string]any{"NS": c.set(v.Value)}
+		ns := make([]string, len(v.Value))
+		for i, e := range v.Value {
+			ns[i] = c.num(e)
+		}
+		return map[string]any{"NS": c.set(ns)}
 	case *types.AttributeValueMemberBS:
 		s := make([]string, len(v.Value))
 		for i, b := range v.Value {

@@ -21,6 +21,7 @@ var (
 	seedFlag = flag.Uint64("difftest.seed", 1, "seed of the generated operations")
 	opsFlag  = flag.Int("difftest.ops", 5000, "number of generated operations")
 	maxFlag  = flag.Int("difftest.max", 1, "stop after this many divergences")
+	numsFlag = flag.Bool("difftest.numbersbyvalue", false, "compare numbers in answers by value, not spelling")
 	skipFlag = flag.String("difftest.skip", "", "comma-separated operation kinds not to generate (e.g. Scan,TransactWriteItems)")
 )
 
@@ -60,7 +61,7 @@ func config(t *testing.T) Config {
 	if *skipFlag != "" {
 		skip = strings.Split(*skipFlag, ",")
 	}
-	return Config{Seed: *seedFlag, Ops: *opsFlag, Skip: skip, MaxDivergences: *maxFlag, Logf: t.Logf}
+	return Config{Seed: *seedFlag, Ops: *opsFlag, Skip: skip, MaxDivergences: *maxFlag, NumbersByValue: *numsFlag, Logf: t.Logf}
 }
 
 func report(t *testing.T, res *Result, err error) {
@@ -68,8 +69,8 @@ func report(t *testing.T, res *Result, err error) {
 	if res != nil {
 		t.Logf("%d operations, %d requests per target; outcomes (first target):\n%s", res.Ops, res.Requests, res.Summary())
 		for _, d := range res.Divergences {
-			t.Errorf("divergence at operation %d (%s), first difference at %s\nrequest:\n  %s\n%s:\n  %s\n%s:\n  %s",
-				d.Index, d.Kind, d.Path, indent(d.Request), d.AName, indent(d.A), d.BName, indent(d.B))
+			t.Errorf("divergence at operation %d (%s), first difference at %s: %s vs %s\nrequest:\n  %s\n%s:\n  %s\n%s:\n  %s",
+				d.Index, d.Kind, d.Path, d.AtA, d.AtB, indent(d.Request), d.AName, indent(d.A), d.BName, indent(d.B))
 		}
 	}
 	if err != nil {

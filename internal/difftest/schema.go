@@ -42,7 +42,7 @@ func genSchema(r *rand.Rand) *Schema {
 	n := 1 + r.IntN(2)
 	s := &Schema{}
 	for i := range n {
-		t := &Table{Name: []string{"t0", "t1"}[i], SortType: types.ScalarAttributeTypeS}
+		t := &Table{Name: []string{"tab0", "tab1"}[i], SortType: types.ScalarAttributeTypeS}
 		if chance(r, 0.5) {
 			t.SortType = types.ScalarAttributeTypeN
 		}
