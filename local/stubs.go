@@ -9,12 +9,6 @@ import (
 
 var errTODO = errors.New("local: not implemented yet")
 
-func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	return nil, opError("Query", errTODO)
-}
-func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	return nil, opError("Scan", errTODO)
-}
 func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
 	return nil, opError("BatchGetItem", errTODO)
 }

@@ -1,0 +1,419 @@
+package local
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable/local/internal/codec"
+	"github.com/timetable-db/timetable/local/internal/expr"
+)
+
+// Query reads the items of one partition of a table or index, in sort key
+// order (ScanIndexForward false reverses it), one page at a time: a page
+// ends after Limit items were read (before filtering) or after the item that
+// brings the data read to 1 MB, and then carries LastEvaluatedKey.
+// Reads are consistent snapshots whatever ConsistentRead says; it only
+// changes the capacity reported. Expired items not yet swept are returned,
+// as in DynamoDB.
+func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	const op = "Query"
+	if err := db.begin(); err != nil {
+		return nil, opError(op, err)
+	}
+	defer db.end()
+	out, err := db.query(in)
+	return out, opError(op, err)
+}
+
+// mixedParams returns DynamoDB's error for requests that combine legacy and
+// expression parameters, or nil.
+func mixedParams(legacy, exprs []string) error {
+	if len(legacy) == 0 || len(exprs) == 0 {
+		return nil
+	}
+	sort.Strings(legacy)
+	sort.Strings(exprs)
+	return validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {%s} Expression parameters: {%s}",
+		strings.Join(legacy, ", "), strings.Join(exprs, ", "))
+}
+
+func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+	if err := checkTableName(in.TableName); err != nil {
+		return nil, err
+	}
+	t, err := db.table(*in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	m := t.m()
+	var legacy, exprs []string
+	if len(in.KeyConditions) > 0 {
+		legacy = append(legacy, "KeyConditions")
+	}
+	if len(in.QueryFilter) > 0 {
+		legacy = append(legacy, "QueryFilter")
+	}
+	if len(in.AttributesToGet) > 0 {
+		legacy = append(legacy, "AttributesToGet")
+	}
+	if in.ConditionalOperator != "" {
+		legacy = append(legacy, "ConditionalOperator")
+	}
+	if in.KeyConditionExpression != nil {
+		exprs = append(exprs, "KeyConditionExpression")
+	}
+	if in.FilterExpression != nil {
+		exprs = append(exprs, "FilterExpression")
+	}
+	if in.ProjectionExpression != nil {
+		exprs = append(exprs, "ProjectionExpression")
+	}
+	if err := mixedParams(legacy, exprs); err != nil {
+		return nil, err
+	}
+	if in.KeyConditionExpression == nil && len(in.KeyConditions) == 0 {
+		return nil, validationError("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
+	}
+	var (
+		kc     *expr.KeyCondition
+		filter *expr.Condition
+		proj   projector
+	)
+	if len(exprs) > 0 {
+		c := expr.NewCompiler(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+		if in.KeyConditionExpression != nil {
+			if kc, err = c.KeyCondition(*in.KeyConditionExpression); err != nil {
+				return nil, err
+			}
+		}
+		if in.FilterExpression != nil {
+			if filter, err = c.Filter(*in.FilterExpression); err != nil {
+				return nil, err
+			}
+		}
+		if in.ProjectionExpression != nil {
+			p, err := c.Projection(*in.ProjectionExpression)
+			if err != nil {
+				return nil, err
+			}
+			proj = projector{p: p}
+		}
+		if err := c.Finish(); err != nil {
+			return nil, err
+		}
+	} else {
+		if len(in.ExpressionAttributeNames) > 0 {
+			return nil, validationError("ExpressionAttributeNames can only be specified when using expressions")
+		}
+		if len(in.ExpressionAttributeValues) > 0 {
+			return nil, validationError("ExpressionAttributeValues can only be specified when using expressions: FilterExpression and KeyConditionExpression are null")
+		}
+	}
+	if len(in.KeyConditions) > 0 {
+		if kc, err = legacyKeyConditions(in.KeyConditions); err != nil {
+			return nil, err
+		}
+	}
+	if len(in.QueryFilter) > 0 {
+		if filter, err = legacyFilter(in.QueryFilter, in.ConditionalOperator); err != nil {
+			return nil, err
+		}
+	}
+	if len(in.AttributesToGet) > 0 {
+		if proj, err = attributesToGet(in.AttributesToGet); err != nil {
+			return nil, err
+		}
+	}
+	sp, err := resolveSpec(m, in.IndexName, in.Select, proj, in.ProjectionExpression != nil, filter, in.Limit, in.ConsistentRead, "Query")
+	if err != nil {
+		return nil, err
+	}
+	hashKey, hashType, rangeKey, rangeType := m.Hash, m.HashType, m.Range, m.RangeType
+	if sp.ix != nil {
+		hashKey, hashType, rangeKey, rangeType = sp.ix.Hash, sp.ix.HashType, sp.ix.Range, sp.ix.RangeType
+	}
+	kr, err := kc.Resolve(hashKey, rangeKey)
+	if err != nil {
+		return nil, err
+	}
+	if attrs, ok := conditionAttrs(filter); ok {
+		for _, a := range attrs {
+			if a == hashKey || (rangeKey != "" && a == rangeKey) {
+				return nil, validationf("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s", a)
+			}
+		}
+	}
+	lower, upper, err := keyRange(m, sp.ix, kr, hashKey, hashType, rangeKey, rangeType)
+	if err != nil {
+		return nil, err
+	}
+	reverse := in.ScanIndexForward != nil && !*in.ScanIndexForward
+	if in.ExclusiveStartKey != nil {
+		sk, err := sp.startKey(in.ExclusiveStartKey)
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Compare(sk, lower) < 0 || bytes.Compare(sk, upper) >= 0 {
+			return nil, validationError("The provided starting key does not match the range key predicate")
+		}
+		if reverse {
+			upper = sk
+		} else {
+			lower = keyAfter(sk)
+		}
+	}
+	s := sp.scan(lower, upper, reverse)
+	r, err := db.runScan(s)
+	if err != nil {
+		return nil, err
+	}
+	out := &dynamodb.QueryOutput{
+		Items:            r.items,
+		Count:            int32(r.count),
+		ScannedCount:     int32(r.scanned),
+		LastEvaluatedKey: r.lastKey,
+		ConsumedCapacity: s.usage(r).consumed(in.ReturnConsumedCapacity),
+	}
+	return out, nil
+}
+
+// keyRange validates a resolved key condition against the key schema and
+// returns the storage key range it designates.
+func keyRange(m *tableMeta, ix *indexMeta, kr *expr.KeyRange, hashKey, hashType, rangeKey, rangeType string) ([]byte, []byte, error) {
+	if err := checkCondValue(hashKey, hashType, kr.HashValue); err != nil {
+		return nil, nil, err
+	}
+	for _, v := range kr.Values {
+		if kr.Op == expr.BeginsWith {
+			if t := typeOf(v); t != "S" && t != "B" {
+				return nil, nil, validationf("Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: %s", t)
+			}
+		}
+		if err := checkCondValue(rangeKey, rangeType, v); err != nil {
+			return nil, nil, err
+		}
+	}
+	id := uint32(baseIndex)
+	if ix != nil {
+		id = ix.ID
+	}
+	p := appendDataPrefix(make([]byte, 0, 64), m.ID, id)
+	enc, err := codec.AppendKey(nil, kr.HashValue)
+	if err != nil {
+		return nil, nil, validationError(err.Error())
+	}
+	p = appendPartition(p, enc)
+	with := func(v types.AttributeValue) []byte {
+		k, _ := codec.AppendKey(append([]byte(nil), p...), v)
+		return k
+	}
+	switch kr.Op {
+	case expr.None:
+		return p, keyEnd(p), nil
+	case expr.EQ:
+		k := with(kr.Values[0])
+		return k, keyEnd(k), nil
+	case expr.LT:
+		return p, with(kr.Values[0]), nil
+	case expr.LE:
+		return p, keyEnd(with(kr.Values[0])), nil
+	case expr.GT:
+		return keyEnd(with(kr.Values[0])), keyEnd(p), nil
+	case expr.GE:
+		return with(kr.Values[0]), keyEnd(p), nil
+	case expr.Between:
+		lo, hi := with(kr.Values[0]), with(kr.Values[1])
+		if bytes.Compare(lo, hi) > 0 {
+			return nil, nil, validationf("Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {%s}, upper bound operand: AttributeValue: {%s}",
+				showValue(kr.Values[0]), showValue(kr.Values[1]))
+		}
+		return lo, keyEnd(hi), nil
+	case expr.BeginsWith:
+		k, err := codec.AppendKeyPrefix(append([]byte(nil), p...), kr.Values[0])
+		if err != nil {
+			return nil, nil, validationError(err.Error())
+		}
+		return k, keyEnd(k), nil
+	}
+	return nil, nil, validationError("Query key condition not supported")
+}
+
+func checkCondValue(name, typ string, v types.AttributeValue) error {
+	if typeOf(v) != typ {
+		return validationError("One or more parameter values were invalid: Condition parameter type does not match schema type")
+	}
+	if kind, empty := isEmptyKeyValue(v); empty {
+		return validationf("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty %s value. Key: %s", kind, name)
+	}
+	return nil
+}
+
+func showValue(v types.AttributeValue) string {
+	switch x := v.(type) {
+	case *types.AttributeValueMemberS:
+		return "S:" + x.Value
+	case *types.AttributeValueMemberN:
+		return "N:" + x.Value
+	case *types.AttributeValueMemberB:
+		return "B:" + base64.StdEncoding.EncodeToString(x.Value)
+	}
+	return typeOf(v)
+}
+
+// Scan reads a whole table or index (or one segment of it: segment i of N
+// holds the partitions whose hash falls in the i-th N-th of the hash space),
+// in an order that is arbitrary but stable, one page at a time as Query.
+func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	const op = "Scan"
+	if err := db.begin(); err != nil {
+		return nil, opError(op, err)
+	}
+	defer db.end()
+	out, err := db.scanOp(in)
+	return out, opError(op, err)
+}
+
+func (db *DB) scanOp(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
+	if err := checkTableName(in.TableName); err != nil {
+		return nil, err
+	}
+	t, err := db.table(*in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	m := t.m()
+	var legacy, exprs []string
+	if len(in.ScanFilter) > 0 {
+		legacy = append(legacy, "ScanFilter")
+	}
+	if len(in.AttributesToGet) > 0 {
+		legacy = append(legacy, "AttributesToGet")
+	}
+	if in.ConditionalOperator != "" {
+		legacy = append(legacy, "ConditionalOperator")
+	}
+	if in.FilterExpression != nil {
+		exprs = append(exprs, "FilterExpression")
+	}
+	if in.ProjectionExpression != nil {
+		exprs = append(exprs, "ProjectionExpression")
+	}
+	if err := mixedParams(legacy, exprs); err != nil {
+		return nil, err
+	}
+	var (
+		filter *expr.Condition
+		proj   projector
+	)
+	if len(exprs) > 0 {
+		c := expr.NewCompiler(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
+		if in.FilterExpression != nil {
+			if filter, err = c.Filter(*in.FilterExpression); err != nil {
+				return nil, err
+			}
+		}
+		if in.ProjectionExpression != nil {
+			p, err := c.Projection(*in.ProjectionExpression)
+			if err != nil {
+				return nil, err
+			}
+			proj = projector{p: p}
+		}
+		if err := c.Finish(); err != nil {
+			return nil, err
+		}
+	} else {
+		if len(in.ExpressionAttributeNames) > 0 {
+			return nil, validationError("ExpressionAttributeNames can only be specified when using expressions")
+		}
+		if len(in.ExpressionAttributeValues) > 0 {
+			return nil, validationError("ExpressionAttributeValues can only be specified when using expressions: FilterExpression is null")
+		}
+	}
+	if len(in.ScanFilter) > 0 {
+		if filter, err = legacyFilter(in.ScanFilter, in.ConditionalOperator); err != nil {
+			return nil, err
+		}
+	}
+	if len(in.AttributesToGet) > 0 {
+		if proj, err = attributesToGet(in.AttributesToGet); err != nil {
+			return nil, err
+		}
+	}
+	// Segments.
+	seg, total := uint64(0), uint64(1)
+	switch {
+	case in.Segment != nil && in.TotalSegments == nil:
+		return nil, validationError("If segment is specified, total segment must also be specified")
+	case in.Segment == nil && in.TotalSegments != nil:
+		return nil, validationError("If total segments is specified, a particular segment must also be specified for this request")
+	case in.Segment != nil:
+		if *in.TotalSegments > 1000000 {
+			return nil, validationf("1 validation error detected: Value '%d' at 'totalSegments' failed to satisfy constraint: Member must have value less than or equal to 1000000", *in.TotalSegments)
+		}
+		if *in.TotalSegments < 1 {
+			return nil, validationf("1 validation error detected: Value '%d' at 'totalSegments' failed to satisfy constraint: Member must have value greater than or equal to 1", *in.TotalSegments)
+		}
+		if *in.Segment < 0 {
+			return nil, validationf("1 validation error detected: Value '%d' at 'segment' failed to satisfy constraint: Member must have value greater than or equal to 0", *in.Segment)
+		}
+		if *in.Segment >= *in.TotalSegments {
+			return nil, validationf("1 validation error detected: Value '%d' at 'segment' failed to satisfy constraint: Member must have value less than or equal to %d", *in.Segment, *in.TotalSegments-1)
+		}
+		seg, total = uint64(*in.Segment), uint64(*in.TotalSegments)
+	}
+	sp, err := resolveSpec(m, in.IndexName, in.Select, proj, in.ProjectionExpression != nil, filter, in.Limit, in.ConsistentRead, "Scan")
+	if err != nil {
+		return nil, err
+	}
+	id := uint32(baseIndex)
+	if sp.ix != nil {
+		id = sp.ix.ID
+	}
+	p := appendDataPrefix(nil, m.ID, id)
+	lower, upper := p, keyEnd(p)
+	if total > 1 {
+		lo, _ := segmentBound(seg, total)
+		lower = append(append([]byte(nil), p...), be64(lo)...)
+		if hi, ok := segmentBound(seg+1, total); ok {
+			upper = append(append([]byte(nil), p...), be64(hi)...)
+		}
+	}
+	if in.ExclusiveStartKey != nil {
+		sk, err := sp.startKey(in.ExclusiveStartKey)
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Compare(sk, lower) < 0 || bytes.Compare(sk, upper) >= 0 {
+			return nil, validationError("Exclusive start key must lie within the segment")
+		}
+		lower = keyAfter(sk)
+	}
+	s := sp.scan(lower, upper, false)
+	r, err := db.runScan(s)
+	if err != nil {
+		return nil, err
+	}
+	return &dynamodb.ScanOutput{
+		Items:            r.items,
+		Count:            int32(r.count),
+		ScannedCount:     int32(r.scanned),
+		LastEvaluatedKey: r.lastKey,
+		ConsumedCapacity: s.usage(r).consumed(in.ReturnConsumedCapacity),
+	}, nil
+}
+
+func be64(v uint64) []byte {
+	b := make([]byte, 8)
+	putUint64(b, v)
+	return b
+}
+
+var _ = aws.String

@@ -1,0 +1,313 @@
+package local
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/timetable-db/timetable/local/internal/expr"
+)
+
+// maxPage is DynamoDB's limit on the data one Query or Scan page reads.
+const maxPage = 1 << 20
+
+// scan is one page of a Query or Scan: a key range of one index (or the
+// table) read forwards or backwards.
+type scan struct {
+	m          *tableMeta
+	ix         *indexMeta // nil for the table
+	lower      []byte
+	upper      []byte
+	reverse    bool
+	filter     *expr.Condition
+	proj       projector
+	count      bool // Select COUNT
+	fetch      bool // read the table item for each index entry (LSI only)
+	limit      int  // 0: none
+	consistent bool
+}
+
+type scanResult struct {
+	items        []Item
+	count        int
+	scanned      int
+	lastKey      Item
+	indexBytes   int     // bytes read from the index (or table)
+	fetchedUnits float64 // units of table reads for fetched items
+}
+
+func (db *DB) runScan(s *scan) (*scanResult, error) {
+	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: s.lower, UpperBound: s.upper})
+	if err != nil {
+		return nil, err
+	}
+	defer it.Close()
+	r := &scanResult{}
+	if !s.count {
+		r.items = []Item{}
+	}
+	valid := it.First()
+	if s.reverse {
+		valid = it.Last()
+	}
+	for ; valid; valid = step(it, s.reverse) {
+		item, err := decodeItem(it.Value())
+		if err != nil {
+			return nil, fmt.Errorf("local: cannot read %x: %w", it.Key(), err)
+		}
+		r.indexBytes += itemSize(item)
+		r.scanned++
+		keyItem := item
+		if s.fetch {
+			bk, err := s.m.baseKeyOfEntry(s.ix, it.Key())
+			if err != nil {
+				return nil, err
+			}
+			full, err := db.getRaw(bk)
+			if err != nil {
+				return nil, err
+			}
+			if full != nil {
+				r.fetchedUnits += readUnits(itemSize(full), s.consistent)
+				item = full
+			}
+		}
+		if s.filter == nil || s.filter.Eval(item) {
+			r.count++
+			if !s.count {
+				r.items = append(r.items, s.proj.apply(item))
+			}
+		}
+		if (s.limit > 0 && r.scanned >= s.limit) || r.indexBytes >= maxPage {
+			r.lastKey = s.m.lastKey(s.ix, keyItem)
+			break
+		}
+	}
+	return r, it.Error()
+}
+
+func step(it *pebble.Iterator, reverse bool) bool {
+	if reverse {
+		return it.Prev()
+	}
+	return it.Next()
+}
+
+// lastKey extracts LastEvaluatedKey from an item or index entry: the table
+// keys, plus the index keys for an index.
+func (m *tableMeta) lastKey(ix *indexMeta, item Item) Item {
+	k := Item{m.Hash: item[m.Hash]}
+	if m.Range != "" {
+		k[m.Range] = item[m.Range]
+	}
+	if ix != nil {
+		k[ix.Hash] = item[ix.Hash]
+		if ix.Range != "" {
+			k[ix.Range] = item[ix.Range]
+		}
+	}
+	return k
+}
+
+// usage returns the capacity a scan consumed.
+func (s *scan) usage(r *scanResult) *usage {
+	u := &usage{table: s.m.Name, read: true}
+	units := 0.0
+	if r.indexBytes > 0 {
+		units = readUnits(r.indexBytes, s.consistent)
+	}
+	if s.ix == nil {
+		u.units = units
+		return u
+	}
+	u.units = r.fetchedUnits
+	if u.indexes == nil {
+		u.indexes = map[string]float64{}
+		u.global = map[string]bool{}
+	}
+	u.indexes[s.ix.Name] = units
+	u.global[s.ix.Name] = s.ix.Global
+	return u
+}
+
+// keyAfter returns the smallest key greater than k.
+func keyAfter(k []byte) []byte {
+	r := make([]byte, len(k)+1)
+	copy(r, k)
+	return r
+}
+
+// readSpec is what Query and Scan share: index choice, Select, projection,
+// filter, limit and consistency.
+type readSpec struct {
+	m          *tableMeta
+	ix         *indexMeta
+	sel        types.Select
+	proj       projector
+	filter     *expr.Condition
+	limit      int
+	consistent bool
+	fetch      bool
+}
+
+// topLeveler is implemented by compiled conditions that can list the
+// top-level attributes they read. (Shim: package expr's Condition is
+// intended to offer TopLevel like Projection and Update; until it does, the
+// checks that need it are skipped.)
+type topLeveler interface{ TopLevel() []string }
+
+func conditionAttrs(c *expr.Condition) ([]string, bool) {
+	if c == nil {
+		return nil, true
+	}
+	if tl, ok := any(c).(topLeveler); ok {
+		return tl.TopLevel(), true
+	}
+	return nil, false
+}
+
+// resolveSpec validates the parts of a Query or Scan request that do not
+// depend on keys. kind is "Query" or "Scan".
+func resolveSpec(m *tableMeta, indexName *string, sel types.Select, proj projector, projIsExpr bool,
+	filter *expr.Condition, limit *int32, consistent *bool, kind string) (*readSpec, error) {
+	sp := &readSpec{m: m, sel: sel, proj: proj, filter: filter}
+	if consistent != nil {
+		sp.consistent = *consistent
+	}
+	if indexName != nil {
+		sp.ix = m.index(*indexName)
+		if sp.ix == nil {
+			return nil, validationf("The table does not have the specified index: %s", *indexName)
+		}
+		if sp.ix.Global && sp.consistent {
+			return nil, validationError("Consistent reads are not supported on global secondary indexes")
+		}
+	}
+	if limit != nil {
+		if *limit < 1 {
+			return nil, validationError("Limit must be greater than or equal to 1")
+		}
+		sp.limit = int(*limit)
+	}
+	what := "AttributesToGet"
+	if projIsExpr {
+		what = "ProjectionExpression"
+	}
+	switch sel {
+	case "":
+		if proj.set() {
+			sp.sel = types.SelectSpecificAttributes
+		} else if sp.ix != nil {
+			sp.sel = types.SelectAllProjectedAttributes
+		} else {
+			sp.sel = types.SelectAllAttributes
+		}
+	case types.SelectSpecificAttributes:
+		if !proj.set() {
+			return nil, validationError("Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES")
+		}
+	case types.SelectCount:
+		if proj.set() {
+			return nil, validationf("Cannot specify the %s when choosing to get only the Count", what)
+		}
+	case types.SelectAllAttributes:
+		if proj.set() {
+			return nil, validationf("Cannot specify the %s when choosing to get ALL_ATTRIBUTES", what)
+		}
+	case types.SelectAllProjectedAttributes:
+		if proj.set() {
+			return nil, validationf("Cannot specify the %s when choosing to get ALL_PROJECTED_ATTRIBUTES", what)
+		}
+		if sp.ix == nil {
+			return nil, validationf("ALL_PROJECTED_ATTRIBUTES can be used only when %s using an IndexName", map[string]string{"Query": "Querying", "Scan": "Scanning"}[kind])
+		}
+	default:
+		return nil, validationf("1 validation error detected: Value '%s' at 'select' failed to satisfy constraint: Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]", sel)
+	}
+	if ix := sp.ix; ix != nil && ix.Projection != "ALL" {
+		if sp.sel == types.SelectAllAttributes {
+			if ix.Global {
+				return nil, validationf("One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", ix.Name)
+			}
+			sp.fetch = true
+		}
+		if missing := notProjected(ix, proj.topLevel()); len(missing) > 0 {
+			if ix.Global {
+				return nil, validationf("One or more parameter values were invalid: Global secondary index %s does not project [%s]", ix.Name, strings.Join(missing, ", "))
+			}
+			sp.fetch = true
+		}
+		if attrs, ok := conditionAttrs(filter); ok {
+			if missing := notProjected(ix, attrs); len(missing) > 0 {
+				if ix.Global {
+					return nil, validationf("One or more parameter values were invalid: Secondary index %s does not project one or more filter attributes: [%s]", ix.Name, strings.Join(missing, ", "))
+				}
+				sp.fetch = true
+			}
+		}
+	}
+	return sp, nil
+}
+
+func notProjected(ix *indexMeta, names []string) []string {
+	var missing []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		if !ix.include[n] && !seen[n] {
+			missing = append(missing, n)
+			seen[n] = true
+		}
+	}
+	return missing
+}
+
+func (sp *readSpec) scan(lower, upper []byte, reverse bool) *scan {
+	return &scan{
+		m: sp.m, ix: sp.ix, lower: lower, upper: upper, reverse: reverse, filter: sp.filter, proj: sp.proj,
+		count: sp.sel == types.SelectCount, fetch: sp.fetch, limit: sp.limit, consistent: sp.consistent,
+	}
+}
+
+// startKey turns an ExclusiveStartKey into the storage key it designates.
+func (sp *readSpec) startKey(esk Item) ([]byte, error) {
+	m, ix := sp.m, sp.ix
+	if ix == nil {
+		n := 1
+		if m.Range != "" {
+			n = 2
+		}
+		if len(esk) != n {
+			return nil, validationError("Exclusive Start Key must have same size as table's key schema")
+		}
+	}
+	for _, a := range []string{m.Hash, m.Range} {
+		if _, ok := esk[a]; a != "" && !ok {
+			return nil, validationError("The provided starting key is invalid")
+		}
+	}
+	k, err := m.keyFromItem(esk)
+	if err != nil {
+		if strings.Contains(err.Error(), "Type mismatch") {
+			return nil, validationError("Type mismatch for attribute to update")
+		}
+		return nil, err
+	}
+	if ix == nil {
+		return k.key, nil
+	}
+	for _, a := range []string{ix.Hash, ix.Range} {
+		if _, ok := esk[a]; a != "" && !ok {
+			return nil, validationError("The provided starting key is invalid")
+		}
+	}
+	if err := (&tableMeta{Indexes: []*indexMeta{ix}}).checkIndexKeys(esk); err != nil {
+		return nil, validationError("The provided starting key is invalid")
+	}
+	ek, _, ok := m.indexEntry(ix, esk, k)
+	if !ok {
+		return nil, validationError("The provided starting key is invalid")
+	}
+	return ek, nil
+}
