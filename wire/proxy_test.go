@@ -132,7 +132,9 @@ func TestProxy_DynamoDBLocal(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CreateTable: %v", err)
 	}
-	t.Cleanup(func() { _, _ = direct.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)}) })
+	t.Cleanup(func() {
+		_, _ = direct.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	})
 	if *created.TableDescription.TableName != table || len(created.TableDescription.GlobalSecondaryIndexes) != 1 ||
 		created.TableDescription.CreationDateTime == nil {
 		t.Fatalf("CreateTable output %+v", created.TableDescription)
