@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"slices"
+
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
@@ -9,6 +11,7 @@ import (
 // concurrent use.
 type Condition struct {
 	root *cond
+	top  []string
 }
 
 // cop is the operation of a condition node.
@@ -86,7 +89,33 @@ func (c *Compiler) condition(kind, s string) (*Condition, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Condition{root: root}, nil
+	return newCondition(root), nil
+}
+
+func newCondition(root *cond) *Condition {
+	c := &Condition{root: root}
+	c.top = root.topLevel(nil)
+	return c
+}
+
+// topLevel appends the top-level attribute names c reads to names.
+func (c *cond) topLevel(names []string) []string {
+	for _, k := range c.kids {
+		names = k.topLevel(names)
+	}
+	for _, a := range c.args {
+		if a.kind != oValue && !slices.Contains(names, a.path[0].name) {
+			names = append(names, a.path[0].name)
+		}
+	}
+	return names
+}
+
+// TopLevel returns the top-level attribute names the condition reads, in
+// order of first appearance; a Query uses it to reject filters on key
+// attributes. The caller must not modify the slice.
+func (c *Condition) TopLevel() []string {
+	return c.top
 }
 
 func (c *Compiler) parseCondition(kind, s string) (*cond, error) {

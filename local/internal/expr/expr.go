@@ -155,6 +155,20 @@ func (c *Compiler) Finish() error {
 	return nil
 }
 
+// FinishNames is Finish for requests whose only expression is a
+// ProjectionExpression (GetItem, BatchGetItem, TransactGetItems): DynamoDB
+// Local reports unused ExpressionAttributeNames there but accepts unused
+// ExpressionAttributeValues.
+func (c *Compiler) FinishNames() error {
+	if err := c.Check(); err != nil {
+		return err
+	}
+	if unused := c.unused(keysOf(c.names), c.usedNames); unused != "" {
+		return errorf("Value provided in ExpressionAttributeNames unused in expressions: keys: {%s}", unused)
+	}
+	return nil
+}
+
 func (c *Compiler) unused(keys []string, used map[string]bool) string {
 	if len(used) == len(keys) {
 		return ""

@@ -252,3 +252,22 @@ func ExampleCompiler() {
 	fmt.Println(item["hits"].(*types.AttributeValueMemberN).Value)
 	// Output: 1
 }
+
+func TestCondition_TopLevel(t *testing.T) {
+	c, err := NewCompiler(map[string]string{"#s": "sk"}, map[string]types.AttributeValue{":v": s("x"), ":n": n("1")}).
+		Filter("a.b = :v AND (size(#s) > :n OR attribute_exists(c[0])) AND :v = a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := c.TopLevel(), []string{"a", "sk", "c"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}
+
+func TestLegacyFilter_MissingOperator(t *testing.T) {
+	// DynamoDB Local's answer (the SDK refuses to send this request).
+	_, err := LegacyFilter(map[string]types.Condition{"n": {AttributeValueList: []types.AttributeValue{n("5")}}}, "")
+	if err == nil || err.Error() != "Comparison type does not exist in DynamoDB" {
+		t.Fatal(err)
+	}
+}

@@ -109,7 +109,7 @@ func combine(conds []*cond, op types.ConditionalOperator) (*Condition, error) {
 		if op != "" {
 			return nil, errorf("ConditionalOperator cannot be used without Filter or Expected")
 		}
-		return &Condition{root: &cond{op: cTrue}}, nil
+		return newCondition(&cond{op: cTrue}), nil
 	}
 	if len(conds) == 1 && op != "" {
 		return nil, errorf("ConditionalOperator can only be used when Filter or Expected has two or more elements")
@@ -122,7 +122,7 @@ func combine(conds []*cond, op types.ConditionalOperator) (*Condition, error) {
 	for _, c := range conds[1:] {
 		root = &cond{op: kind, kids: []*cond{root, c}}
 	}
-	return &Condition{root: root}, nil
+	return newCondition(root), nil
 }
 
 // Expected converts the legacy Expected parameter of PutItem, UpdateItem
