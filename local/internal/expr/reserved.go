@@ -75,6 +75,10 @@ func init() {
 	for _, w := range reservedList {
 		reservedWords[w] = struct{}{}
 	}
+	// DynamoDB Local accepts these two listed words as attribute names
+	// (probed: "size = :v" and "convert = :v" evaluate).
+	delete(reservedWords, "SIZE")
+	delete(reservedWords, "CONVERT")
 }
 
 // isReserved reports whether name is a reserved word, in any case.
