@@ -1,12 +1,32 @@
 package local
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"hash"
+	"sort"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/cockroachdb/pebble/v2"
 )
 
-// tokenCache remembers the ClientRequestTokens of TransactWriteItems for
-// ten minutes, with a fingerprint of each request.
+const (
+	maxTransactItems = 100
+	tokenTTL         = 10 * time.Minute
+)
+
+var errCanceled = errors.New("local: transaction canceled")
+
+// tokenCache remembers the ClientRequestTokens of successful
+// TransactWriteItems calls for ten minutes, with a fingerprint of each
+// request. It lives in memory: tokens do not survive Close.
 type tokenCache struct {
 	mu sync.Mutex
 	m  map[string]tokenEntry
@@ -15,4 +35,401 @@ type tokenCache struct {
 type tokenEntry struct {
 	fingerprint [32]byte
 	at          time.Time
+}
+
+// lookup reports whether token was used within ten minutes and, if so,
+// whether with the same fingerprint.
+func (c *tokenCache) lookup(token string, fp [32]byte, now time.Time) (seen, same bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[token]
+	if !ok || now.Sub(e.at) > tokenTTL {
+		return false, false
+	}
+	return true, e.fingerprint == fp
+}
+
+func (c *tokenCache) add(token string, fp [32]byte, now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]tokenEntry{}
+	}
+	if len(c.m) > 1024 {
+		for k, e := range c.m {
+			if now.Sub(e.at) > tokenTTL {
+				delete(c.m, k)
+			}
+		}
+	}
+	c.m[token] = tokenEntry{fingerprint: fp, at: now}
+}
+
+// TransactWriteItems performs up to 100 condition checks, puts, updates and
+// deletes, on distinct items of one or more tables, atomically: all of them
+// or none. When a condition fails (or an update is invalid for its item) it
+// returns a *types.TransactionCanceledException with one reason per item, in
+// request order. A ClientRequestToken makes the call idempotent for ten
+// minutes.
+func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
+	const op = "TransactWriteItems"
+	if err := db.begin(); err != nil {
+		return nil, opError(op, err)
+	}
+	defer db.end()
+	out, err := db.transactWrite(in)
+	return out, opError(op, err)
+}
+
+func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
+	if len(in.TransactItems) == 0 {
+		return nil, validationError("Value [] at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
+	}
+	if len(in.TransactItems) > maxTransactItems {
+		return nil, validationError("Member must have length less than or equal to 100")
+	}
+	var names []string
+	for i, ti := range in.TransactItems {
+		n := 0
+		var table *string
+		if ti.ConditionCheck != nil {
+			n++
+			table = ti.ConditionCheck.TableName
+			if ti.ConditionCheck.ConditionExpression == nil {
+				return nil, validationf("Value null at 'transactItems.%d.member.conditionCheck.conditionExpression' failed to satisfy constraint: Member must not be null", i+1)
+			}
+		}
+		if ti.Put != nil {
+			n++
+			table = ti.Put.TableName
+		}
+		if ti.Update != nil {
+			n++
+			table = ti.Update.TableName
+		}
+		if ti.Delete != nil {
+			n++
+			table = ti.Delete.TableName
+		}
+		if n == 0 {
+			return nil, validationError("Invalid Request: TransactWriteRequest should contain Delete or Put or Update request")
+		}
+		if n > 1 {
+			return nil, validationError("TransactItems can only contain one of Check, Put, Update or Delete")
+		}
+		if err := checkTableName(table); err != nil {
+			return nil, err
+		}
+		names = append(names, *table)
+	}
+	var fp [32]byte
+	token := aws.ToString(in.ClientRequestToken)
+	if token != "" {
+		if len(token) > 36 {
+			return nil, validationError("1 validation error detected: Value at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36")
+		}
+		fp = fingerprint(in.TransactItems)
+	}
+	_, ms, unlock, err := db.lockTables(names)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	writes := make([]*tableWrite, len(in.TransactItems))
+	seen := map[string]bool{}
+	for i, ti := range in.TransactItems {
+		var w *itemWrite
+		var m *tableMeta
+		switch {
+		case ti.ConditionCheck != nil:
+			c := ti.ConditionCheck
+			m = ms[*c.TableName]
+			w, err = db.prepareDelete(m, c.Key, c.ConditionExpression, nil, "", c.ExpressionAttributeNames, c.ExpressionAttributeValues, "", c.ReturnValuesOnConditionCheckFailure)
+			if w != nil {
+				w.del, w.check = false, true
+			}
+		case ti.Put != nil:
+			p := ti.Put
+			m = ms[*p.TableName]
+			w, err = db.preparePut(m, p.Item, p.ConditionExpression, nil, "", p.ExpressionAttributeNames, p.ExpressionAttributeValues, "", p.ReturnValuesOnConditionCheckFailure)
+		case ti.Update != nil:
+			u := ti.Update
+			m = ms[*u.TableName]
+			if u.UpdateExpression == nil {
+				return nil, validationf("Value null at 'transactItems.%d.member.update.updateExpression' failed to satisfy constraint: Member must not be null", i+1)
+			}
+			w, err = db.prepareUpdate(m, u.Key, u.UpdateExpression, nil, u.ConditionExpression, nil, "", u.ExpressionAttributeNames, u.ExpressionAttributeValues, "", u.ReturnValuesOnConditionCheckFailure)
+		default:
+			d := ti.Delete
+			m = ms[*d.TableName]
+			w, err = db.prepareDelete(m, d.Key, d.ConditionExpression, nil, "", d.ExpressionAttributeNames, d.ExpressionAttributeValues, "", d.ReturnValuesOnConditionCheckFailure)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if seen[string(w.key.key)] {
+			return nil, validationError("Transaction request cannot include multiple operations on one item")
+		}
+		seen[string(w.key.key)] = true
+		writes[i] = &tableWrite{m: m, w: w}
+	}
+	if token != "" {
+		if used, same := db.tokens.lookup(token, fp, db.now()); used {
+			if !same {
+				return nil, &types.IdempotentParameterMismatchException{Message: aws.String("")}
+			}
+			// Already applied: report success without writing again.
+			var us usageSet
+			for _, tw := range writes {
+				us.get(tw.m.Name).units += 2 * writeUnits(0)
+			}
+			return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(us.order, in.ReturnConsumedCapacity)}, nil
+		}
+	}
+	var us usageSet
+	errs, err := db.commitMany(writes, &us)
+	if errors.Is(err, errCanceled) {
+		return nil, canceled(errs, writes)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if token != "" {
+		db.tokens.add(token, fp, db.now())
+	}
+	for _, u := range us.order {
+		u.scale(2)
+	}
+	return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(us.order, in.ReturnConsumedCapacity)}, nil
+}
+
+// canceled builds the TransactionCanceledException for per-item errors.
+func canceled(errs []error, writes []*tableWrite) error {
+	reasons := make([]types.CancellationReason, len(errs))
+	codes := make([]string, len(errs))
+	for i, e := range errs {
+		var ec *errCondition
+		switch {
+		case e == nil:
+			reasons[i] = types.CancellationReason{Code: aws.String("None")}
+		case errors.As(e, &ec):
+			reasons[i] = types.CancellationReason{Code: aws.String("ConditionalCheckFailed"), Message: aws.String(msgConditionFailed)}
+			if writes[i].w.onFail == types.ReturnValuesOnConditionCheckFailureAllOld && ec.old != nil {
+				reasons[i].Item = ec.old
+			}
+		default:
+			msg := e.Error()
+			var ae interface{ ErrorMessage() string }
+			if errors.As(e, &ae) {
+				msg = ae.ErrorMessage()
+			}
+			reasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(msg)}
+		}
+		codes[i] = *reasons[i].Code
+	}
+	return &types.TransactionCanceledException{
+		Message:             aws.String("Transaction cancelled, please refer cancellation reasons for specific reasons [" + strings.Join(codes, ", ") + "]"),
+		CancellationReasons: reasons,
+	}
+}
+
+// TransactGetItems reads up to 100 items, from one or more tables, as of
+// one instant: no transaction's writes are seen in part.
+func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
+	const op = "TransactGetItems"
+	if err := db.begin(); err != nil {
+		return nil, opError(op, err)
+	}
+	defer db.end()
+	out, err := db.transactGet(in)
+	return out, opError(op, err)
+}
+
+func (db *DB) transactGet(in *dynamodb.TransactGetItemsInput) (*dynamodb.TransactGetItemsOutput, error) {
+	if len(in.TransactItems) == 0 {
+		return nil, validationError("Value null at 'transactItems' failed to satisfy constraint: Member must not be null")
+	}
+	if len(in.TransactItems) > maxTransactItems {
+		return nil, validationError("Member must have length less than or equal to 100")
+	}
+	type req struct {
+		m    *tableMeta
+		k    *primaryKey
+		proj projector
+	}
+	reqs := make([]req, len(in.TransactItems))
+	seen := map[string]bool{}
+	for i, ti := range in.TransactItems {
+		g := ti.Get
+		if g == nil {
+			return nil, validationError("Value null at 'transactItems' failed to satisfy constraint: Member must not be null")
+		}
+		if err := checkTableName(g.TableName); err != nil {
+			return nil, err
+		}
+		t, err := db.table(*g.TableName)
+		if err != nil {
+			return nil, err
+		}
+		m := t.m()
+		proj, err := readProjection(g.ProjectionExpression, nil, g.ExpressionAttributeNames, nil)
+		if err != nil {
+			return nil, err
+		}
+		k, err := m.keyFromMap(g.Key)
+		if err != nil {
+			return nil, err
+		}
+		if seen[string(k.key)] {
+			return nil, validationError("Transaction request cannot include multiple operations on one item")
+		}
+		seen[string(k.key)] = true
+		reqs[i] = req{m: m, k: k, proj: proj}
+	}
+	snap := db.pdb.NewSnapshot()
+	defer snap.Close()
+	out := &dynamodb.TransactGetItemsOutput{Responses: make([]types.ItemResponse, len(reqs))}
+	var us usageSet
+	for i, r := range reqs {
+		v, closer, err := snap.Get(r.k.key)
+		var item Item
+		switch {
+		case errors.Is(err, pebble.ErrNotFound):
+		case err != nil:
+			return nil, err
+		default:
+			item, err = decodeItem(v)
+			closer.Close()
+			if err != nil {
+				return nil, err
+			}
+		}
+		u := us.get(r.m.Name)
+		u.read = true
+		u.units += 2 * readUnits(itemSizeOrZero(item), true)
+		if item != nil {
+			out.Responses[i].Item = r.proj.apply(item)
+		}
+	}
+	out.ConsumedCapacity = consumedList(us.order, in.ReturnConsumedCapacity)
+	return out, nil
+}
+
+// fingerprint hashes a TransactWriteItems request canonically (map keys
+// sorted, values with their types), for ClientRequestToken checks.
+func fingerprint(items []types.TransactWriteItem) [32]byte {
+	h := sha256.New()
+	str := func(s string) {
+		binary.Write(h, binary.BigEndian, uint32(len(s)))
+		h.Write([]byte(s))
+	}
+	ptr := func(s *string) {
+		if s == nil {
+			str("\x00nil")
+			return
+		}
+		str(*s)
+	}
+	names := func(m map[string]string) {
+		ks := sortedKeys(m)
+		str("names")
+		for _, k := range ks {
+			str(k)
+			str(m[k])
+		}
+	}
+	for _, ti := range items {
+		switch {
+		case ti.ConditionCheck != nil:
+			c := ti.ConditionCheck
+			str("check")
+			ptr(c.TableName)
+			hashItem(h, str, c.Key)
+			ptr(c.ConditionExpression)
+			names(c.ExpressionAttributeNames)
+			hashItem(h, str, c.ExpressionAttributeValues)
+			str(string(c.ReturnValuesOnConditionCheckFailure))
+		case ti.Put != nil:
+			p := ti.Put
+			str("put")
+			ptr(p.TableName)
+			hashItem(h, str, p.Item)
+			ptr(p.ConditionExpression)
+			names(p.ExpressionAttributeNames)
+			hashItem(h, str, p.ExpressionAttributeValues)
+			str(string(p.ReturnValuesOnConditionCheckFailure))
+		case ti.Update != nil:
+			u := ti.Update
+			str("update")
+			ptr(u.TableName)
+			hashItem(h, str, u.Key)
+			ptr(u.UpdateExpression)
+			ptr(u.ConditionExpression)
+			names(u.ExpressionAttributeNames)
+			hashItem(h, str, u.ExpressionAttributeValues)
+			str(string(u.ReturnValuesOnConditionCheckFailure))
+		case ti.Delete != nil:
+			d := ti.Delete
+			str("delete")
+			ptr(d.TableName)
+			hashItem(h, str, d.Key)
+			ptr(d.ConditionExpression)
+			names(d.ExpressionAttributeNames)
+			hashItem(h, str, d.ExpressionAttributeValues)
+			str(string(d.ReturnValuesOnConditionCheckFailure))
+		}
+	}
+	var out [32]byte
+	copy(out[:], h.Sum(nil))
+	return out
+}
+
+func hashItem(h hash.Hash, str func(string), item Item) {
+	ks := make([]string, 0, len(item))
+	for k := range item {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	str("item")
+	for _, k := range ks {
+		str(k)
+		hashValue(h, str, item[k])
+	}
+}
+
+func hashValue(h hash.Hash, str func(string), av types.AttributeValue) {
+	str(typeOf(av))
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		str(v.Value)
+	case *types.AttributeValueMemberN:
+		str(v.Value)
+	case *types.AttributeValueMemberB:
+		str(string(v.Value))
+	case *types.AttributeValueMemberBOOL:
+		if v.Value {
+			str("t")
+		} else {
+			str("f")
+		}
+	case *types.AttributeValueMemberL:
+		for _, e := range v.Value {
+			hashValue(h, str, e)
+		}
+		str("end")
+	case *types.AttributeValueMemberM:
+		hashItem(h, str, v.Value)
+	case *types.AttributeValueMemberSS:
+		for _, e := range v.Value {
+			str(e)
+		}
+	case *types.AttributeValueMemberNS:
+		for _, e := range v.Value {
+			str(e)
+		}
+	case *types.AttributeValueMemberBS:
+		for _, e := range v.Value {
+			str(string(e))
+		}
+	}
 }

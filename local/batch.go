@@ -1,0 +1,290 @@
+package local
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+const (
+	maxBatchGet      = 100
+	maxBatchWrite    = 25
+	maxBatchGetBytes = 16 << 20
+)
+
+// lockTables locks the named tables shared, in name order, and returns
+// their handles and descriptions with the function that unlocks them.
+func (db *DB) lockTables(names []string) (map[string]*table, map[string]*tableMeta, func(), error) {
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	ts := map[string]*table{}
+	ms := map[string]*tableMeta{}
+	var locked []*table
+	unlock := func() {
+		for i := len(locked) - 1; i >= 0; i-- {
+			locked[i].mu.RUnlock()
+		}
+	}
+	for _, name := range sorted {
+		if _, ok := ts[name]; ok {
+			continue
+		}
+		t, m, err := db.tableForWrite(name)
+		if err != nil {
+			unlock()
+			return nil, nil, nil, err
+		}
+		locked = append(locked, t)
+		ts[name], ms[name] = t, m
+	}
+	return ts, ms, unlock, nil
+}
+
+// BatchGetItem reads up to 100 items from one or more tables. Absent items
+// are left out of Responses. UnprocessedKeys holds the keys left when the
+// response reaches 16 MB, as in DynamoDB; it is otherwise empty.
+func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	const op = "BatchGetItem"
+	if err := db.begin(); err != nil {
+		return nil, opError(op, err)
+	}
+	defer db.end()
+	out, err := db.batchGet(in)
+	return out, opError(op, err)
+}
+
+func (db *DB) batchGet(in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
+	if len(in.RequestItems) == 0 {
+		return nil, validationError("BatchGetItem must have some requests set")
+	}
+	total := 0
+	names := sortedKeys(in.RequestItems)
+	for _, name := range names {
+		if err := checkTableName(aws.String(name)); err != nil {
+			return nil, err
+		}
+		if len(in.RequestItems[name].Keys) == 0 {
+			return nil, validationf("The list of keys in RequestItems for BatchGetItem is required: %s has empty list", name)
+		}
+		total += len(in.RequestItems[name].Keys)
+	}
+	if total > maxBatchGet {
+		return nil, validationError("Too many items requested for the BatchGetItem call")
+	}
+	type req struct {
+		name string
+		m    *tableMeta
+		proj projector
+		ka   types.KeysAndAttributes
+		keys []*primaryKey
+	}
+	var reqs []*req
+	for _, name := range names {
+		t, err := db.table(name)
+		if err != nil {
+			return nil, err
+		}
+		r := &req{name: name, m: t.m(), ka: in.RequestItems[name]}
+		if r.proj, err = readProjection(r.ka.ProjectionExpression, r.ka.AttributesToGet, r.ka.ExpressionAttributeNames, nil); err != nil {
+			return nil, err
+		}
+		seen := map[string]bool{}
+		for _, key := range r.ka.Keys {
+			k, err := r.m.keyFromMap(key)
+			if err != nil {
+				return nil, err
+			}
+			if seen[string(k.key)] {
+				return nil, validationError("Provided list of item keys contains duplicates")
+			}
+			seen[string(k.key)] = true
+			r.keys = append(r.keys, k)
+		}
+		reqs = append(reqs, r)
+	}
+	out := &dynamodb.BatchGetItemOutput{
+		Responses:       map[string][]map[string]types.AttributeValue{},
+		UnprocessedKeys: map[string]types.KeysAndAttributes{},
+	}
+	var us usageSet
+	size := 0
+	for _, r := range reqs {
+		u := us.get(r.name)
+		u.read = true
+		out.Responses[r.name] = []map[string]types.AttributeValue{}
+		consistent := aws.ToBool(r.ka.ConsistentRead)
+		for i, k := range r.keys {
+			if size >= maxBatchGetBytes {
+				left := r.ka
+				left.Keys = r.ka.Keys[i:]
+				out.UnprocessedKeys[r.name] = left
+				break
+			}
+			item, err := db.getRaw(k.key)
+			if err != nil {
+				return nil, err
+			}
+			if item == nil {
+				continue
+			}
+			sz := itemSize(item)
+			size += sz
+			u.units += readUnits(sz, consistent)
+			out.Responses[r.name] = append(out.Responses[r.name], r.proj.apply(item))
+		}
+	}
+	out.ConsumedCapacity = consumedList(us.order, in.ReturnConsumedCapacity)
+	return out, nil
+}
+
+// BatchWriteItem puts and deletes up to 25 items in one or more tables. The
+// writes are validated first (one invalid request fails the whole call) and
+// then committed together in one atomic batch, so UnprocessedItems is always
+// empty.
+func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	const op = "BatchWriteItem"
+	if err := db.begin(); err != nil {
+		return nil, opError(op, err)
+	}
+	defer db.end()
+	out, err := db.batchWrite(in)
+	return out, opError(op, err)
+}
+
+// tableWrite is one write of a batch or transaction.
+type tableWrite struct {
+	m   *tableMeta
+	w   *itemWrite
+	old Item
+	new Item
+}
+
+func (db *DB) batchWrite(in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
+	if len(in.RequestItems) == 0 {
+		return nil, validationError("BatchWriteItem cannot have a null or no requests set")
+	}
+	names := sortedKeys(in.RequestItems)
+	total := 0
+	for _, name := range names {
+		if err := checkTableName(aws.String(name)); err != nil {
+			return nil, err
+		}
+		if len(in.RequestItems[name]) == 0 {
+			return nil, validationf("The batch write request list for a table cannot be null or empty: %s", name)
+		}
+		total += len(in.RequestItems[name])
+	}
+	if total > maxBatchWrite {
+		return nil, validationError("Too many items requested for the BatchWriteItem call")
+	}
+	_, ms, unlock, err := db.lockTables(names)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	var writes []*tableWrite
+	seen := map[string]bool{}
+	for _, name := range names {
+		m := ms[name]
+		for _, wr := range in.RequestItems[name] {
+			var w *itemWrite
+			switch {
+			case (wr.PutRequest == nil) == (wr.DeleteRequest == nil):
+				return nil, validationError("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
+			case wr.PutRequest != nil:
+				w, err = db.preparePut(m, wr.PutRequest.Item, nil, nil, "", nil, nil, "", "")
+			default:
+				w, err = db.prepareDelete(m, wr.DeleteRequest.Key, nil, nil, "", nil, nil, "", "")
+			}
+			if err != nil {
+				return nil, err
+			}
+			if seen[string(w.key.key)] {
+				return nil, validationError("Provided list of item keys contains duplicates")
+			}
+			seen[string(w.key.key)] = true
+			writes = append(writes, &tableWrite{m: m, w: w})
+		}
+	}
+	var us usageSet
+	if errs, err := db.commitMany(writes, &us); err != nil {
+		for _, e := range errs {
+			if e != nil {
+				return nil, e
+			}
+		}
+		return nil, err
+	}
+	return &dynamodb.BatchWriteItemOutput{
+		UnprocessedItems: map[string][]types.WriteRequest{},
+		ConsumedCapacity: consumedList(us.order, in.ReturnConsumedCapacity),
+	}, nil
+}
+
+// commitMany performs several writes atomically: it locks their items,
+// reads the current items, applies the writes (checking conditions) and
+// commits one batch. Tables must be locked by the caller. If applying any
+// write fails, nothing is written and the errors of all writes are returned
+// (nil for those that succeeded) with errCanceled.
+func (db *DB) commitMany(writes []*tableWrite, us *usageSet) ([]error, error) {
+	keys := make([][]byte, len(writes))
+	for i, tw := range writes {
+		keys[i] = tw.w.key.key
+	}
+	unlock := db.locks.lockAll(keys)
+	defer unlock()
+	var errs []error
+	for i, tw := range writes {
+		old, err := db.getRaw(tw.w.key.key)
+		if err != nil {
+			return nil, err
+		}
+		tw.old = old
+		nu, err := tw.m.apply(tw.w, old)
+		if err != nil {
+			if errs == nil {
+				errs = make([]error, len(writes))
+			}
+			errs[i] = err
+			continue
+		}
+		tw.new = nu
+	}
+	if errs != nil {
+		return errs, errCanceled
+	}
+	b := db.pdb.NewBatch()
+	defer b.Close()
+	for _, tw := range writes {
+		u := us.get(tw.m.Name)
+		switch {
+		case tw.w.check:
+			u.units += writeUnits(itemSizeOrZero(tw.old))
+			continue
+		case tw.w.del && tw.old == nil:
+			u.units += writeUnits(0)
+			continue
+		}
+		if err := db.stage(b, tw.m, tw.w.key, tw.old, tw.new, u); err != nil {
+			return nil, err
+		}
+	}
+	if b.Empty() {
+		return nil, nil
+	}
+	if err := b.Commit(db.wo); err != nil {
+		return nil, fmt.Errorf("local: cannot commit: %w", err)
+	}
+	return nil, nil
+}
+
+func itemSizeOrZero(it Item) int {
+	if it == nil {
+		return 0
+	}
+	return itemSize(it)
+}
