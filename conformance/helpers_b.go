@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -211,4 +212,41 @@ func bSeq(prefix string, n int) []string {
 		s[i] = fmt.Sprintf("%s%03d", prefix, i)
 	}
 	return s
+}
+
+// txReason is an expected cancellation reason of a transaction: its code
+// ("None" for operations that did not fail), message and item (for
+// ReturnValuesOnConditionCheckFailure ALL_OLD).
+type txReason struct {
+	code, msg string
+	item      Item
+}
+
+// WantTxCanceled fails the case unless err is a *types.TransactionCanceledException
+// with DynamoDB's message and exactly the reasons want, in order.
+func (h *H) WantTxCanceled(err error, want ...txReason) {
+	h.t.Helper()
+	codes := make([]string, len(want))
+	for i, r := range want {
+		codes[i] = r.code
+	}
+	h.WantError(err, "TransactionCanceledException", "Transaction cancelled, please refer cancellation reasons for specific reasons ["+strings.Join(codes, ", ")+"]")
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		h.t.Fatalf("error %T is not a *types.TransactionCanceledException", err)
+	}
+	if len(tce.CancellationReasons) != len(want) {
+		h.t.Fatalf("%d cancellation reasons, want %d", len(tce.CancellationReasons), len(want))
+	}
+	for i, r := range tce.CancellationReasons {
+		if got := aws.ToString(r.Code); got != want[i].code {
+			h.t.Fatalf("reason %d: code %q, want %q", i, got, want[i].code)
+		}
+		if got := aws.ToString(r.Message); got != want[i].msg {
+			h.t.Fatalf("reason %d: message %q, want %q", i, got, want[i].msg)
+		}
+		if (r.Item == nil) != (want[i].item == nil) || FormatItem(r.Item) != FormatItem(want[i].item) {
+			h.t.Fatalf("reason %d: item %s, want %s", i, FormatItem(r.Item), FormatItem(want[i].item))
+		}
+	}
 }
