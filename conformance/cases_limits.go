@@ -15,8 +15,9 @@ import (
 //
 // Item size is the sum over attributes of the UTF-8 length of the name and
 // the size of the value; a string "x" under the name "pk" is 3 bytes.
-// DynamoDB Local does not track item collection metrics (a documented
-// difference), so ReturnItemCollectionMetrics has no case here.
+// DynamoDB Local returns no ItemCollectionMetrics, even for a table with a
+// local secondary index and ReturnItemCollectionMetrics SIZE, so they have no
+// case here.
 
 const (
 	msgItemTooLarge   = "Item size has exceeded the maximum allowed size"
