@@ -98,10 +98,13 @@ func (db *DB) batchGet(in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOu
 			if err != nil {
 				return nil, err
 			}
-			if seen[string(k.key)] {
+			// DynamoDB Local compares these keys as written ("1" and
+			// "1.0" are distinct).
+			id := literalKey(r.m, key)
+			if seen[id] {
 				return nil, validationError("Provided list of item keys contains duplicates")
 			}
-			seen[string(k.key)] = true
+			seen[id] = true
 			r.keys = append(r.keys, k)
 		}
 		reqs = append(reqs, r)
@@ -214,7 +217,7 @@ func (db *DB) batchWrite(in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWrite
 	if errs, err := db.commitMany(writes, &us); err != nil {
 		for _, e := range errs {
 			if e != nil {
-				return nil, e
+				return nil, unwrapWriteErr(e)
 			}
 		}
 		return nil, err
@@ -263,7 +266,7 @@ func (db *DB) commitMany(writes []*tableWrite, us *usageSet) ([]error, error) {
 		u := us.get(tw.m.Name)
 		switch {
 		case tw.w.check:
-			u.units += writeUnits(itemSizeOrZero(tw.old))
+			u.units += readUnits(itemSizeOrZero(tw.old), true)
 			continue
 		case tw.w.del && tw.old == nil:
 			u.units += writeUnits(0)
@@ -287,4 +290,27 @@ func itemSizeOrZero(it Item) int {
 		return 0
 	}
 	return itemSize(it)
+}
+
+// literalKey identifies a key by its values as written.
+func literalKey(m *tableMeta, key Item) string {
+	var b []byte
+	for _, a := range []string{m.Hash, m.Range} {
+		if a == "" {
+			continue
+		}
+		v := key[a]
+		b = append(b, typeOf(v)...)
+		b = append(b, 0)
+		switch x := v.(type) {
+		case *types.AttributeValueMemberS:
+			b = append(b, x.Value...)
+		case *types.AttributeValueMemberN:
+			b = append(b, x.Value...)
+		case *types.AttributeValueMemberB:
+			b = append(b, x.Value...)
+		}
+		b = append(b, 0)
+	}
+	return string(b)
 }

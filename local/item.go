@@ -146,7 +146,7 @@ func readProjection(pe *string, atg []string, names map[string]string, values It
 	if err != nil {
 		return projector{}, err
 	}
-	if err := c.Finish(); err != nil {
+	if err := c.FinishNames(); err != nil {
 		return projector{}, err
 	}
 	return projector{p: p}, nil
@@ -156,14 +156,11 @@ func attributesToGet(atg []string) (projector, error) {
 	if len(atg) == 0 {
 		return projector{}, nil
 	}
-	seen := map[string]bool{}
-	for _, a := range atg {
-		if seen[a] {
-			return projector{}, validationError("One or more parameter values were invalid: Duplicate value in attribute name: " + a)
-		}
-		seen[a] = true
+	p, err := expr.AttributesToGet(atg)
+	if err != nil {
+		return projector{}, err
 	}
-	return projector{names: atg}, nil
+	return projector{p: p, names: atg}, nil
 }
 
 // writeCondition compiles the condition of a write (ConditionExpression or
@@ -179,17 +176,26 @@ func compileWrite(cond *string, expected map[string]types.ExpectedAttributeValue
 	update *string, attrUpdates map[string]types.AttributeValueUpdate,
 	names map[string]string, values Item, isUpdate bool) (writeExprs, error) {
 	var w writeExprs
-	usesExpr := cond != nil || update != nil
-	if cond != nil && len(expected) > 0 {
-		return w, validationError("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {Expected} Expression parameters: {ConditionExpression}")
+	var legacy, exprs []string
+	if len(expected) > 0 {
+		legacy = append(legacy, "Expected")
 	}
-	if update != nil && len(attrUpdates) > 0 {
-		return w, validationError("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributeUpdates} Expression parameters: {UpdateExpression}")
+	if len(attrUpdates) > 0 {
+		legacy = append(legacy, "AttributeUpdates")
 	}
-	if op != "" && cond != nil {
-		return w, validationError("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {ConditionalOperator} Expression parameters: {ConditionExpression}")
+	if op != "" {
+		legacy = append(legacy, "ConditionalOperator")
 	}
-	if !usesExpr {
+	if cond != nil {
+		exprs = append(exprs, "ConditionExpression")
+	}
+	if update != nil {
+		exprs = append(exprs, "UpdateExpression")
+	}
+	if err := mixedParams(legacy, exprs); err != nil {
+		return w, err
+	}
+	if len(exprs) == 0 {
 		if len(names) > 0 {
 			return w, validationError("ExpressionAttributeNames can only be specified when using expressions")
 		}
@@ -199,8 +205,7 @@ func compileWrite(cond *string, expected map[string]types.ExpectedAttributeValue
 			}
 			return w, validationError("ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null")
 		}
-	}
-	if usesExpr {
+	} else {
 		c := expr.NewCompiler(names, values)
 		var err error
 		if update != nil {
@@ -216,17 +221,18 @@ func compileWrite(cond *string, expected map[string]types.ExpectedAttributeValue
 		if err := c.Finish(); err != nil {
 			return w, err
 		}
+		return w, nil
 	}
 	var err error
 	if len(expected) > 0 {
-		if w.cond, err = legacyExpected(expected, op); err != nil {
+		if w.cond, err = expr.Expected(expected, op); err != nil {
 			return w, err
 		}
 	} else if op != "" {
 		return w, validationError("ConditionalOperator cannot be used without Expected")
 	}
 	if len(attrUpdates) > 0 {
-		if w.update, err = legacyAttributeUpdates(attrUpdates); err != nil {
+		if w.update, err = expr.AttributeUpdates(attrUpdates); err != nil {
 			return w, err
 		}
 	}
@@ -328,6 +334,31 @@ type errCondition struct{ old Item }
 
 func (e *errCondition) Error() string { return msgConditionFailed }
 
+// errFatal marks an error of a write that fails a transaction as a plain
+// error (DynamoDB Local reports runtime errors of update expressions so).
+type errFatal struct{ err error }
+
+func (e *errFatal) Error() string { return e.err.Error() }
+func (e *errFatal) Unwrap() error { return e.err }
+
+// errAlone marks an error that cancels a transaction with this write's
+// reason alone.
+type errAlone struct{ err error }
+
+func (e *errAlone) Error() string { return e.err.Error() }
+func (e *errAlone) Unwrap() error { return e.err }
+
+// unwrapWriteErr removes the transaction markers from an error.
+func unwrapWriteErr(err error) error {
+	switch e := err.(type) {
+	case *errFatal:
+		return e.err
+	case *errAlone:
+		return e.err
+	}
+	return err
+}
+
 // apply computes the new item of a write from the old one, checking its
 // condition. It returns errCondition when the condition fails.
 func (m *tableMeta) apply(w *itemWrite, old Item) (Item, error) {
@@ -355,12 +386,12 @@ func (m *tableMeta) apply(w *itemWrite, old Item) (Item, error) {
 	}
 	for _, name := range w.exprs.update.TopLevel() {
 		if m.isTableKey(name) {
-			return nil, validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)
+			return nil, &errAlone{validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)}
 		}
 	}
 	nu, err := w.exprs.update.Apply(base)
 	if err != nil {
-		return nil, err
+		return nil, &errFatal{err}
 	}
 	if err := m.checkIndexKeys(nu); err != nil {
 		return nil, err
@@ -390,7 +421,7 @@ func (db *DB) commitOne(m *tableMeta, w *itemWrite, u *usage) (Item, error) {
 			}
 			return nil, conditionFailed(item)
 		}
-		return nil, err
+		return nil, unwrapWriteErr(err)
 	}
 	if w.del && old == nil {
 		u.units += writeUnits(0)
@@ -491,7 +522,7 @@ func (db *DB) updateItem(in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutp
 	defer t.mu.RUnlock()
 	w, err := db.prepareUpdate(m, in.Key, in.UpdateExpression, in.AttributeUpdates, in.ConditionExpression, in.Expected,
 		in.ConditionalOperator, in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ReturnValues,
-		in.ReturnValuesOnConditionCheckFailure)
+		in.ReturnValuesOnConditionCheckFailure, false)
 	if err != nil {
 		return nil, err
 	}
@@ -510,7 +541,7 @@ func (db *DB) updateItem(in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutp
 func (db *DB) prepareUpdate(m *tableMeta, key Item, update *string, attrUpdates map[string]types.AttributeValueUpdate,
 	cond *string, expected map[string]types.ExpectedAttributeValue, cop types.ConditionalOperator,
 	names map[string]string, values Item, rv types.ReturnValue,
-	onFail types.ReturnValuesOnConditionCheckFailure) (*itemWrite, error) {
+	onFail types.ReturnValuesOnConditionCheckFailure, inTxn bool) (*itemWrite, error) {
 	if err := checkReturnValues(rv, types.ReturnValueNone, types.ReturnValueAllOld, types.ReturnValueAllNew,
 		types.ReturnValueUpdatedOld, types.ReturnValueUpdatedNew); err != nil {
 		return nil, err
@@ -526,7 +557,7 @@ func (db *DB) prepareUpdate(m *tableMeta, key Item, update *string, attrUpdates 
 	if err != nil {
 		return nil, err
 	}
-	if w.update != nil {
+	if w.update != nil && !inTxn {
 		for _, name := range w.update.TopLevel() {
 			if m.isTableKey(name) {
 				return nil, validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)

@@ -117,12 +117,12 @@ func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 		}
 	}
 	if len(in.KeyConditions) > 0 {
-		if kc, err = legacyKeyConditions(in.KeyConditions); err != nil {
+		if kc, err = expr.KeyConditions(in.KeyConditions); err != nil {
 			return nil, err
 		}
 	}
 	if len(in.QueryFilter) > 0 {
-		if filter, err = legacyFilter(in.QueryFilter, in.ConditionalOperator); err != nil {
+		if filter, err = expr.LegacyFilter(in.QueryFilter, in.ConditionalOperator); err != nil {
 			return nil, err
 		}
 	}
@@ -173,6 +173,10 @@ func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 	r, err := db.runScan(s)
 	if err != nil {
 		return nil, err
+	}
+	if sp.ix == nil && m.Range == "" {
+		// One item per partition: nothing is ever left.
+		r.lastKey = nil
 	}
 	out := &dynamodb.QueryOutput{
 		Items:            r.items,
@@ -338,7 +342,7 @@ func (db *DB) scanOp(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
 		}
 	}
 	if len(in.ScanFilter) > 0 {
-		if filter, err = legacyFilter(in.ScanFilter, in.ConditionalOperator); err != nil {
+		if filter, err = expr.LegacyFilter(in.ScanFilter, in.ConditionalOperator); err != nil {
 			return nil, err
 		}
 	}
@@ -358,13 +362,8 @@ func (db *DB) scanOp(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
 		if *in.TotalSegments > 1000000 {
 			return nil, validationf("1 validation error detected: Value '%d' at 'totalSegments' failed to satisfy constraint: Member must have value less than or equal to 1000000", *in.TotalSegments)
 		}
-		if *in.TotalSegments < 1 {
-			return nil, validationf("1 validation error detected: Value '%d' at 'totalSegments' failed to satisfy constraint: Member must have value greater than or equal to 1", *in.TotalSegments)
-		}
-		if *in.Segment < 0 {
-			return nil, validationf("1 validation error detected: Value '%d' at 'segment' failed to satisfy constraint: Member must have value greater than or equal to 0", *in.Segment)
-		}
-		if *in.Segment >= *in.TotalSegments {
+		// DynamoDB Local's wording, also for TotalSegments < 1.
+		if *in.Segment < 0 || *in.Segment >= *in.TotalSegments {
 			return nil, validationf("1 validation error detected: Value '%d' at 'segment' failed to satisfy constraint: Member must have value less than or equal to %d", *in.Segment, *in.TotalSegments-1)
 		}
 		seg, total = uint64(*in.Segment), uint64(*in.TotalSegments)

@@ -35,6 +35,7 @@ type scanResult struct {
 	scanned      int
 	lastKey      Item
 	indexBytes   int     // bytes read from the index (or table)
+	pageBytes    int     // bytes of the items that passed the filter
 	fetchedUnits float64 // units of table reads for fetched items
 }
 
@@ -75,12 +76,15 @@ func (db *DB) runScan(s *scan) (*scanResult, error) {
 			}
 		}
 		if s.filter == nil || s.filter.Eval(item) {
+			r.pageBytes += itemSize(item)
 			r.count++
 			if !s.count {
 				r.items = append(r.items, s.proj.apply(item))
 			}
 		}
-		if (s.limit > 0 && r.scanned >= s.limit) || r.indexBytes >= maxPage {
+		// DynamoDB Local counts only the items that pass the filter toward
+		// the 1 MB page; DynamoDB counts every item read.
+		if (s.limit > 0 && r.scanned >= s.limit) || r.pageBytes >= maxPage {
 			r.lastKey = s.m.lastKey(s.ix, keyItem)
 			break
 		}
@@ -221,10 +225,11 @@ func resolveSpec(m *tableMeta, indexName *string, sel types.Select, proj project
 			return nil, validationf("Cannot specify the %s when choosing to get ALL_PROJECTED_ATTRIBUTES", what)
 		}
 		if sp.ix == nil {
-			return nil, validationf("ALL_PROJECTED_ATTRIBUTES can be used only when %s using an IndexName", map[string]string{"Query": "Querying", "Scan": "Scanning"}[kind])
+			// DynamoDB Local says "Querying" for Scan too.
+			return nil, validationError("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
 		}
 	default:
-		return nil, validationf("1 validation error detected: Value '%s' at 'select' failed to satisfy constraint: Member must satisfy enum value set: [SPECIFIC_ATTRIBUTES, COUNT, ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES]", sel)
+		return nil, validationError("Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES")
 	}
 	if ix := sp.ix; ix != nil && ix.Projection != "ALL" {
 		if sp.sel == types.SelectAllAttributes {
@@ -241,10 +246,7 @@ func resolveSpec(m *tableMeta, indexName *string, sel types.Select, proj project
 		}
 		if attrs, ok := conditionAttrs(filter); ok {
 			if missing := notProjected(ix, attrs); len(missing) > 0 {
-				if ix.Global {
-					return nil, validationf("One or more parameter values were invalid: Secondary index %s does not project one or more filter attributes: [%s]", ix.Name, strings.Join(missing, ", "))
-				}
-				sp.fetch = true
+				return nil, validationf("One or more parameter values were invalid: Secondary index %s does not project one or more filter attributes: [%s]", ix.Name, strings.Join(missing, ", "))
 			}
 		}
 	}

@@ -137,6 +137,7 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 	defer unlock()
 	writes := make([]*tableWrite, len(in.TransactItems))
 	seen := map[string]bool{}
+	var keyErrs []error
 	for i, ti := range in.TransactItems {
 		var w *itemWrite
 		var m *tableMeta
@@ -158,13 +159,24 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 			if u.UpdateExpression == nil {
 				return nil, validationf("Value null at 'transactItems.%d.member.update.updateExpression' failed to satisfy constraint: Member must not be null", i+1)
 			}
-			w, err = db.prepareUpdate(m, u.Key, u.UpdateExpression, nil, u.ConditionExpression, nil, "", u.ExpressionAttributeNames, u.ExpressionAttributeValues, "", u.ReturnValuesOnConditionCheckFailure)
+			w, err = db.prepareUpdate(m, u.Key, u.UpdateExpression, nil, u.ConditionExpression, nil, "", u.ExpressionAttributeNames, u.ExpressionAttributeValues, "", u.ReturnValuesOnConditionCheckFailure, true)
 		default:
 			d := ti.Delete
 			m = ms[*d.TableName]
 			w, err = db.prepareDelete(m, d.Key, d.ConditionExpression, nil, "", d.ExpressionAttributeNames, d.ExpressionAttributeValues, "", d.ReturnValuesOnConditionCheckFailure)
 		}
 		if err != nil {
+			// DynamoDB Local cancels the transaction for a key of the
+			// wrong type, with a reason for each operation.
+			var ae interface{ ErrorMessage() string }
+			if errors.As(err, &ae) && ae.ErrorMessage() == msgKeyType {
+				if keyErrs == nil {
+					keyErrs = make([]error, len(in.TransactItems))
+				}
+				keyErrs[i] = err
+				writes[i] = &tableWrite{m: m, w: &itemWrite{}}
+				continue
+			}
 			return nil, err
 		}
 		if seen[string(w.key.key)] {
@@ -172,6 +184,9 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 		}
 		seen[string(w.key.key)] = true
 		writes[i] = &tableWrite{m: m, w: w}
+	}
+	if keyErrs != nil {
+		return nil, canceled(keyErrs, writes)
 	}
 	if token != "" {
 		if used, same := db.tokens.lookup(token, fp, db.now()); used {
@@ -189,6 +204,16 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 	var us usageSet
 	errs, err := db.commitMany(writes, &us)
 	if errors.Is(err, errCanceled) {
+		for i, e := range errs {
+			var fatal *errFatal
+			var alone *errAlone
+			switch {
+			case errors.As(e, &fatal):
+				return nil, fatal.err
+			case errors.As(e, &alone):
+				return nil, canceled([]error{alone.err}, writes[i:i+1])
+			}
+		}
 		return nil, canceled(errs, writes)
 	}
 	if err != nil {
@@ -213,7 +238,11 @@ func canceled(errs []error, writes []*tableWrite) error {
 		case e == nil:
 			reasons[i] = types.CancellationReason{Code: aws.String("None")}
 		case errors.As(e, &ec):
-			reasons[i] = types.CancellationReason{Code: aws.String("ConditionalCheckFailed"), Message: aws.String(msgConditionFailed)}
+			msg := msgConditionFailed
+			if writes[i].w.check {
+				msg += "." // DynamoDB Local's wording for ConditionCheck
+			}
+			reasons[i] = types.CancellationReason{Code: aws.String("ConditionalCheckFailed"), Message: aws.String(msg)}
 			if writes[i].w.onFail == types.ReturnValuesOnConditionCheckFailureAllOld && ec.old != nil {
 				reasons[i].Item = ec.old
 			}
@@ -278,6 +307,12 @@ func (db *DB) transactGet(in *dynamodb.TransactGetItemsInput) (*dynamodb.Transac
 		}
 		k, err := m.keyFromMap(g.Key)
 		if err != nil {
+			// DynamoDB Local reports invalid keys here as a canceled
+			// transaction whose message is the validation error's.
+			var ae interface{ ErrorMessage() string }
+			if errors.As(err, &ae) {
+				return nil, &types.TransactionCanceledException{Message: aws.String(ae.ErrorMessage())}
+			}
 			return nil, err
 		}
 		if seen[string(k.key)] {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -71,7 +72,7 @@ func normalizeItem(item Item) (Item, error) {
 // canonical, otherwise a new value.
 func normalizeValue(av types.AttributeValue, depth int) (types.AttributeValue, error) {
 	if depth > maxDepth {
-		return nil, validationError("Nesting Levels have exceeded supported limits")
+		return nil, validationError("Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit")
 	}
 	switch v := av.(type) {
 	case *types.AttributeValueMemberS, *types.AttributeValueMemberB, *types.AttributeValueMemberBOOL:
@@ -289,4 +290,14 @@ func copyItem(item Item) Item {
 		c[k] = v
 	}
 	return c
+}
+
+// sortedKeys returns the keys of m in ascending order.
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
