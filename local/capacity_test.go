@@ -74,7 +74,7 @@ func TestCapacity_Reads(t *testing.T) {
 	}
 	// Query sums the sizes (about 10 KB) and rounds once: 3 units, halved.
 	out, err := db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("tbl"), KeyConditionExpression: aws.String("pk = :p"),
-		FilterExpression: aws.String("attribute_not_exists(d)"),
+		FilterExpression:          aws.String("attribute_not_exists(d)"),
 		ExpressionAttributeValues: attrs(":p", s("a")), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
 	if err != nil {
 		t.Fatal(err)
