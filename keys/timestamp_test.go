@@ -1,0 +1,177 @@
+package keys
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestTimestamp(t *testing.T) {
+	at := time.Date(2024, 12, 1, 14, 30, 0, 999999, time.UTC)
+	got, err := Timestamp(at)
+	if err != nil || got != "2024-12-01T14:30:00.000Z" {
+		t.Fatalf("Timestamp = %q, %v", got, err)
+	}
+	// The same form as JavaScript's toISOString and Go's RFC 3339 with millis.
+	if want := at.Format("2006-01-02T15:04:05.000Z07:00"); got != want {
+		t.Fatalf("Timestamp = %q, time.Format = %q", got, want)
+	}
+	back, err := ParseTimestamp(got)
+	if err != nil || !back.Equal(at.Truncate(time.Millisecond)) {
+		t.Fatalf("ParseTimestamp = %v, %v", back, err)
+	}
+	if got := MustTimestamp(time.Date(2024, 12, 1, 23, 30, 0, 0, time.FixedZone("X", -9*3600))); got != "2024-12-02T08:30:00.000Z" {
+		t.Fatalf("Timestamp converts to UTC: %q", got)
+	}
+}
+
+func TestTimestamp_Range(t *testing.T) {
+	if got := MustTimestamp(minTime); got != "0000-01-01T00:00:00.000Z" {
+		t.Errorf("min = %q", got)
+	}
+	if got := MustTimestamp(maxTime); got != "9999-12-31T23:59:59.999Z" {
+		t.Errorf("max = %q", got)
+	}
+	for _, at := range []time.Time{minTime.Add(-time.Nanosecond), maxTime.Add(time.Nanosecond), time.Date(-500, 1, 1, 0, 0, 0, 0, time.UTC)} {
+		if _, err := Timestamp(at); !errors.Is(err, ErrRange) {
+			t.Errorf("Timestamp(%v) error = %v", at, err)
+		}
+		if _, err := Unique(at); !errors.Is(err, ErrRange) {
+			t.Errorf("Unique(%v) error = %v", at, err)
+		}
+	}
+}
+
+func TestParseTimestamp_Errors(t *testing.T) {
+	for _, s := range []string{
+		"", "2024-12-01T14:30:00Z", "2024-12-01T14:30:00.000+00:00", "2024-12-01 14:30:00.000Z",
+		"2024-12-01T14:30:00.000z", "2024-12-01T24:00:00.000Z", "2024-12-01T14:60:00.000Z",
+		"2024-12-01T14:30:60.000Z", "2024-02-30T14:30:00.000Z", "2024-12-01T14:30:00,000Z",
+		"2024-12-01T14-30:00.000Z", "2024-12-01T14:30:00.0a0Z", "-024-12-01T14:30:00.000Z",
+	} {
+		if _, err := ParseTimestamp(s); !errors.Is(err, ErrSyntax) {
+			t.Errorf("ParseTimestamp(%q) error = %v, want ErrSyntax", s, err)
+		}
+	}
+}
+
+// TestTimestamp_OrderIsTimeOrder: byte order equals millisecond time order,
+// and parsing round-trips.
+func TestTimestamp_OrderIsTimeOrder(t *testing.T) {
+	r := newRand(3)
+	for range 50000 {
+		a, b := randTime(r), randTime(r)
+		if r.IntN(3) == 0 {
+			b = a.Add(time.Duration(r.Int64N(int64(4*time.Millisecond))) - 2*time.Millisecond)
+		}
+		ka, kb := MustTimestamp(a), MustTimestamp(b)
+		ta, tb := a.Truncate(time.Millisecond), b.Truncate(time.Millisecond)
+		if cmpString(ka, kb) != ta.Compare(tb) {
+			t.Fatalf("keys %q, %q compare %d; times %v, %v", ka, kb, cmpString(ka, kb), ta, tb)
+		}
+		back, err := ParseTimestamp(ka)
+		if err != nil || !back.Equal(ta) {
+			t.Fatalf("ParseTimestamp(%q) = %v, %v, want %v", ka, back, err, ta)
+		}
+		ua, _ := UniqueSeq(a, r.Uint64())
+		ub, _ := UniqueSeq(b, r.Uint64())
+		if c := ta.Compare(tb); c != 0 && cmpString(ua, ub) != c {
+			t.Fatalf("unique keys %q, %q do not sort by time", ua, ub)
+		}
+		day := MustTimeSeries(a, Day)
+		if ka[:10] != day || TimeOfDay(a) != ka[11:23] {
+			t.Fatalf("timestamp %q does not hold day %q and time of day %q", ka, day, TimeOfDay(a))
+		}
+	}
+}
+
+func TestTimeOfDay(t *testing.T) {
+	at := time.Date(2024, 12, 1, 14, 30, 5, 7e6, time.UTC)
+	if got := TimeOfDay(at); got != "14:30:05.007" {
+		t.Fatalf("TimeOfDay = %q", got)
+	}
+	d, err := ParseTimeOfDay("14:30:05.007")
+	if err != nil || d != 14*time.Hour+30*time.Minute+5*time.Second+7*time.Millisecond {
+		t.Fatalf("ParseTimeOfDay = %v, %v", d, err)
+	}
+	for _, s := range []string{"", "14:30:05", "24:00:00.000", "14:60:00.000", "14:30:60.000", "14.30:05.007", "14:30:05:007", "1a:30:05.007"} {
+		if _, err := ParseTimeOfDay(s); !errors.Is(err, ErrSyntax) {
+			t.Errorf("ParseTimeOfDay(%q) error = %v", s, err)
+		}
+	}
+}
+
+func TestUnique(t *testing.T) {
+	at := time.Date(2024, 12, 1, 14, 30, 0, 0, time.UTC)
+	a, err := Unique(at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Unique(at)
+	if a == b || len(a) != UniqueLen || a[:TimestampLen] != "2024-12-01T14:30:00.000Z" || a[TimestampLen] != '#' {
+		t.Fatalf("Unique = %q, %q", a, b)
+	}
+	s, _ := UniqueSeq(at, 42)
+	if s != "2024-12-01T14:30:00.000Z#000000000000002a" {
+		t.Fatalf("UniqueSeq = %q", s)
+	}
+	back, seq, err := ParseUnique(s)
+	if err != nil || seq != 42 || !back.Equal(at) {
+		t.Fatalf("ParseUnique = %v %d %v", back, seq, err)
+	}
+	s1, _ := UniqueSeq(at, 1)
+	s2, _ := UniqueSeq(at, 1<<40)
+	if s1 >= s2 || MustTimestamp(at) >= s1 {
+		t.Fatalf("same-instant keys out of order: %q %q", s1, s2)
+	}
+	for _, s := range []string{"", "2024-12-01T14:30:00.000Z", "2024-12-01T14:30:00.000Z#", "2024-12-01T14:30:00.000Z#000000000000002A",
+		"2024-12-01T14:30:00.000Z-000000000000002a", "2024-12-01T14:30:00.000Z#00000000000002a", "2024-12-01T14:30:00.000Z#+00000000000002a"} {
+		if _, _, err := ParseUnique(s); !errors.Is(err, ErrSyntax) {
+			t.Errorf("ParseUnique(%q) error = %v", s, err)
+		}
+	}
+}
+
+func FuzzParseTimestamp(f *testing.F) {
+	for _, s := range []string{"2024-12-01T14:30:00.000Z", "0000-01-01T00:00:00.000Z", "2024-02-30T00:00:00.000Z", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		at, err := ParseTimestamp(s)
+		if err != nil {
+			return
+		}
+		if back := MustTimestamp(at); back != s {
+			t.Fatalf("Timestamp(ParseTimestamp(%q)) = %q", s, back)
+		}
+	})
+}
+
+func FuzzParseTimeOfDay(f *testing.F) {
+	for _, s := range []string{"14:30:05.007", "23:59:59.999", "00:00:00.000", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := ParseTimeOfDay(s)
+		if err != nil {
+			return
+		}
+		if back := TimeOfDay(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(d)); back != s {
+			t.Fatalf("TimeOfDay(ParseTimeOfDay(%q)) = %q", s, back)
+		}
+	})
+}
+
+func FuzzParseUnique(f *testing.F) {
+	f.Add("2024-12-01T14:30:00.000Z#000000000000002a")
+	f.Add("2024-12-01T14:30:00.000Z#ffffffffffffffff")
+	f.Fuzz(func(t *testing.T, s string) {
+		at, seq, err := ParseUnique(s)
+		if err != nil {
+			return
+		}
+		if back, err := UniqueSeq(at, seq); err != nil || back != s {
+			t.Fatalf("UniqueSeq(ParseUnique(%q)) = %q, %v", s, back, err)
+		}
+	})
+}
