@@ -21,6 +21,7 @@ var (
 	seedFlag = flag.Uint64("difftest.seed", 1, "seed of the generated operations")
 	opsFlag  = flag.Int("difftest.ops", 5000, "number of generated operations")
 	maxFlag  = flag.Int("difftest.max", 1, "stop after this many divergences")
+	minFlag  = flag.Int("difftest.minimize", 0, "minimize the first N divergences and log reproductions")
 	numsFlag = flag.Bool("difftest.numbersbyvalue", false, "compare numbers in answers by value, not spelling")
 	skipFlag = flag.String("difftest.skip", "", "comma-separated operation kinds not to generate (e.g. Scan,TransactWriteItems)")
 )
@@ -112,10 +113,33 @@ func engine(t testing.TB) *local.DB {
 func TestDifferential(t *testing.T) {
 	client := dynamoDBLocal(t)
 	db := engine(t)
-	res, err := Run(context.Background(), config(t),
-		Target{Name: "dynamodb-local", API: client, Prefix: prefix("l")},
-		Target{Name: "engine", API: db})
+	cfg := config(t)
+	a := Target{Name: "dynamodb-local", API: client, Prefix: prefix("l")}
+	b := Target{Name: "engine", API: db, Prefix: "e_"}
+	res, err := Run(context.Background(), cfg, a, b)
 	report(t, res, err)
+	minimize(t, cfg, a, b, res)
+}
+
+// minimize logs short reproductions of the first -difftest.minimize
+// divergences.
+func minimize(t *testing.T, cfg Config, a, b Target, res *Result) {
+	seen := map[string]bool{}
+	for _, d := range res.Divergences {
+		if len(seen) >= *minFlag {
+			break
+		}
+		if seen[shape(d)] {
+			continue
+		}
+		seen[shape(d)] = true
+		ops, md, err := Minimize(context.Background(), cfg, a, b, d)
+		if err != nil {
+			t.Logf("minimizing the divergence at %d: %v", d.Index, err)
+			continue
+		}
+		t.Logf("reproduction of the divergence at operation %d (%s):\n%s", d.Index, shape(d), Repro(ops, md))
+	}
 }
 
 // tamper changes the item of one GetItem answer, to plant a difference.

@@ -23,6 +23,12 @@ type Op struct {
 	// AllSegments, for a Scan with TotalSegments, scans every segment
 	// (Segment in Input is ignored) and compares their union.
 	AllSegments bool
+	// IndexKeys, for a Query on a secondary index, names the index's key
+	// attributes. The order of items with equal index keys is unspecified,
+	// and so is, when such items straddle a page boundary, which page holds
+	// which: such queries are walked to the end and compared as one
+	// sequence, items with equal index keys as a multiset (see queryWalk).
+	IndexKeys []string
 }
 
 // Generator produces a schema and a deterministic stream of operations from
@@ -95,8 +101,16 @@ func (g *Generator) Next() Op {
 	case "GetItem":
 		return Op{Kind: kind, Input: g.get()}
 	case "Query":
-		in := g.query()
-		return Op{Kind: kind, Input: in, Walk: chance(g.r, 0.7)}
+		in, ix := g.query()
+		op := Op{Kind: kind, Input: in, Walk: chance(g.r, 0.7)}
+		if ix != nil {
+			op.Walk = true
+			op.IndexKeys = []string{ix.Hash}
+			if ix.Range != "" {
+				op.IndexKeys = append(op.IndexKeys, ix.Range)
+			}
+		}
+		return op
 	case "Scan":
 		in := g.scan()
 		all := in.TotalSegments != nil && chance(g.r, 0.97)
@@ -587,7 +601,8 @@ func (g *Generator) pickIndex(t *Table, pGSI, pLSI float64) *Index {
 	return nil
 }
 
-func (g *Generator) query() *dynamodb.QueryInput {
+// query returns a query and the index it reads (nil for the table).
+func (g *Generator) query() (*dynamodb.QueryInput, *Index) {
 	t := g.table()
 	ix := g.pickIndex(t, 0.3, 0.15)
 	b := g.newExpr()
@@ -620,8 +635,12 @@ func (g *Generator) query() *dynamodb.QueryInput {
 	if ix == nil || ix == t.LSI || chance(g.r, 0.02) {
 		in.ConsistentRead = g.consistent()
 	}
-	in.ReturnConsumedCapacity = g.capacity()
-	return in
+	// With equal index keys on both sides of a page boundary, which items
+	// a page holds, and so the capacity it consumes, is unspecified.
+	if ix == nil || in.Limit == nil {
+		in.ReturnConsumedCapacity = g.capacity()
+	}
+	return in, ix
 }
 
 func (g *Generator) scan() *dynamodb.ScanInput {

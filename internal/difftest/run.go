@@ -305,6 +305,9 @@ func execute(ctx context.Context, tg Target, op Op, in any, numbers bool) (any, 
 		if !op.Walk {
 			return answer(api.Query(ctx, in))
 		}
+		if op.IndexKeys != nil {
+			return indexQueryWalk(ctx, c, api, in, op.IndexKeys)
+		}
 		return queryWalk(ctx, c, api, in)
 	case *dynamodb.ScanInput:
 		return scanWalk(ctx, c, api, in, op)
@@ -333,6 +336,94 @@ func queryWalk(ctx context.Context, c *canonizer, api timetable.API, in *dynamod
 			return map[string]any{"pages": pages, "error": "difftest: too many pages"}, n, nil
 		}
 		page.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// indexQueryWalk walks a query on a secondary index to the end and returns
+// its items as one sequence in which each run of items with equal index
+// keys is sorted (their order is unspecified), the totals, and for each
+// page its ScannedCount, capacity and the index key attributes of its
+// LastEvaluatedKey; not its Count or items, which depend on how a run of
+// equal keys was split between pages.
+func indexQueryWalk(ctx context.Context, c *canonizer, api timetable.API, in *dynamodb.QueryInput, keys []string) (any, int, error) {
+	page := *in
+	var items, pages []any
+	var count, scanned int32
+	result := func() map[string]any {
+		sortTies(items, keys)
+		return map[string]any{"Items": items, "Count": count, "ScannedCount": scanned, "pages": pages}
+	}
+	for n := 1; ; n++ {
+		out, err := api.Query(ctx, &page)
+		if err != nil {
+			m, ok := c.errorOf(err)
+			if !ok {
+				return nil, n, err
+			}
+			res := result()
+			res["error"], res["message"] = m["error"], m["message"]
+			return res, n, nil
+		}
+		for _, it := range out.Items {
+			items = append(items, c.of(it))
+		}
+		count += out.Count
+		scanned += out.ScannedCount
+		lek := Item{}
+		for _, k := range keys {
+			if v, ok := out.LastEvaluatedKey[k]; ok {
+				lek[k] = v
+			}
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			lek = nil
+		}
+		pages = append(pages, map[string]any{"ScannedCount": out.ScannedCount,
+			"LastEvaluatedKey": c.of(lek), "ConsumedCapacity": c.of(out.ConsumedCapacity)})
+		if len(out.LastEvaluatedKey) == 0 {
+			return result(), n, nil
+		}
+		if n == maxPages {
+			res := result()
+			res["error"] = "difftest: too many pages"
+			return res, n, nil
+		}
+		page.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// sortTies sorts each run of items with equal values of the key attributes;
+// if some item lacks one of them (a projection left it out), it sorts all.
+func sortTies(items []any, keys []string) {
+	keyOf := func(it any) (string, bool) {
+		m, _ := it.(map[string]any)
+		var sb strings.Builder
+		for _, k := range keys {
+			v, ok := m[k]
+			if !ok {
+				return "", false
+			}
+			sb.WriteString(toJSON(v))
+		}
+		return sb.String(), true
+	}
+	for _, it := range items {
+		if _, ok := keyOf(it); !ok {
+			sortByJSON(items)
+			return
+		}
+	}
+	for i := 0; i < len(items); {
+		k, _ := keyOf(items[i])
+		j := i + 1
+		for j < len(items) {
+			if kj, _ := keyOf(items[j]); kj != k {
+				break
+			}
+			j++
+		}
+		sortByJSON(items[i:j])
+		i = j
 	}
 }
 
