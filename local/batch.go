@@ -160,10 +160,11 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 
 // tableWrite is one write of a batch or transaction.
 type tableWrite struct {
-	m   *tableMeta
-	w   *itemWrite
-	old Item
-	new Item
+	m       *tableMeta
+	w       *itemWrite
+	old     Item
+	new     Item
+	readOld bool
 }
 
 func (db *DB) batchWrite(in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
@@ -206,6 +207,7 @@ func (db *DB) batchWrite(in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWrite
 			if err != nil {
 				return nil, err
 			}
+			w.blind = noReturn("", in.ReturnConsumedCapacity)
 			if seen[string(w.key.key)] {
 				return nil, validationError("Provided list of item keys contains duplicates")
 			}
@@ -242,9 +244,13 @@ func (db *DB) commitMany(writes []*tableWrite, us *usageSet) ([]error, error) {
 	defer unlock()
 	var errs []error
 	for i, tw := range writes {
-		old, err := db.getRaw(tw.w.key.key)
-		if err != nil {
-			return nil, err
+		tw.readOld = tw.m.needsOld(tw.w)
+		var old Item
+		if tw.readOld {
+			var err error
+			if old, err = db.getRaw(tw.w.key.key); err != nil {
+				return nil, err
+			}
 		}
 		tw.old = old
 		nu, err := tw.m.apply(tw.w, old)
@@ -268,7 +274,7 @@ func (db *DB) commitMany(writes []*tableWrite, us *usageSet) ([]error, error) {
 		case tw.w.check:
 			u.units += readUnits(itemSizeOrZero(tw.old), true)
 			continue
-		case tw.w.del && tw.old == nil:
+		case tw.w.del && tw.old == nil && tw.readOld:
 			u.units += writeUnits(0)
 			continue
 		}

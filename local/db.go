@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
@@ -117,6 +118,12 @@ func Open(dir string, opts *Options) (*DB, error) {
 		dir = ""
 	}
 	popts.EnsureDefaults()
+	// Bloom filters make the point reads of the write path (the item a
+	// write replaces, often absent) cheap.
+	for i := range popts.Levels {
+		popts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+		popts.Levels[i].FilterType = pebble.TableFilter
+	}
 	pdb, err := pebble.Open(dir, popts)
 	if err != nil {
 		return nil, fmt.Errorf("local: cannot open pebble in %q: %w", dir, err)

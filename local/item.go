@@ -264,6 +264,7 @@ func (db *DB) putItem(in *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error
 	if err != nil {
 		return nil, err
 	}
+	w.blind = noReturn(in.ReturnValues, in.ReturnConsumedCapacity)
 	unlock := db.locks.lock(w.key.lockKey())
 	defer unlock()
 	u := &usage{table: m.Name}
@@ -288,6 +289,7 @@ type itemWrite struct {
 	check    bool // condition check only (transactions)
 	onFail   types.ReturnValuesOnConditionCheckFailure
 	keyAttrs Item // update: the key attributes to start a new item from
+	blind    bool // the caller needs neither the old item nor capacity
 }
 
 func (db *DB) preparePut(m *tableMeta, item Item, cond *string, expected map[string]types.ExpectedAttributeValue,
@@ -326,6 +328,18 @@ func (db *DB) preparePut(m *tableMeta, item Item, cond *string, expected map[str
 		return nil, err
 	}
 	return &itemWrite{key: k, item: item, exprs: w, onFail: onFail}, nil
+}
+
+// needsOld reports whether a write must read the item it replaces: for its
+// condition, update, return values or capacity, or to maintain indexes and
+// the TTL queue. Other puts and deletes are blind writes.
+func (m *tableMeta) needsOld(w *itemWrite) bool {
+	return !w.blind || len(m.Indexes) > 0 || m.TTLAttr != "" || w.exprs.cond != nil || w.exprs.update != nil ||
+		w.check || (!w.del && w.item == nil)
+}
+
+func noReturn(rv types.ReturnValue, rcc types.ReturnConsumedCapacity) bool {
+	return (rv == "" || rv == types.ReturnValueNone) && (rcc == "" || rcc == types.ReturnConsumedCapacityNone)
 }
 
 // errCondition carries a failed condition out of commitOne: old is the item
@@ -406,9 +420,13 @@ func (m *tableMeta) apply(w *itemWrite, old Item) (Item, error) {
 // the caller: it reads the current item, applies w and commits. It returns
 // the old item.
 func (db *DB) commitOne(m *tableMeta, w *itemWrite, u *usage) (Item, error) {
-	old, err := db.getRaw(w.key.key)
-	if err != nil {
-		return nil, err
+	var old Item
+	var err error
+	readOld := m.needsOld(w)
+	if readOld {
+		if old, err = db.getRaw(w.key.key); err != nil {
+			return nil, err
+		}
 	}
 	nu, err := m.apply(w, old)
 	if err != nil {
@@ -423,7 +441,7 @@ func (db *DB) commitOne(m *tableMeta, w *itemWrite, u *usage) (Item, error) {
 		}
 		return nil, unwrapWriteErr(err)
 	}
-	if w.del && old == nil {
+	if w.del && old == nil && readOld {
 		u.units += writeUnits(0)
 		return nil, nil
 	}
@@ -465,6 +483,7 @@ func (db *DB) deleteItem(in *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutp
 	if err != nil {
 		return nil, err
 	}
+	w.blind = noReturn(in.ReturnValues, in.ReturnConsumedCapacity)
 	unlock := db.locks.lock(w.key.lockKey())
 	defer unlock()
 	u := &usage{table: m.Name}

@@ -58,7 +58,8 @@ func (db *DB) runScan(s *scan) (*scanResult, error) {
 		if err != nil {
 			return nil, fmt.Errorf("local: cannot read %x: %w", it.Key(), err)
 		}
-		r.indexBytes += itemSize(item)
+		size := itemSize(item)
+		r.indexBytes += size
 		r.scanned++
 		keyItem := item
 		if s.fetch {
@@ -71,12 +72,13 @@ func (db *DB) runScan(s *scan) (*scanResult, error) {
 				return nil, err
 			}
 			if full != nil {
-				r.fetchedUnits += readUnits(itemSize(full), s.consistent)
+				size = itemSize(full)
+				r.fetchedUnits += readUnits(size, s.consistent)
 				item = full
 			}
 		}
 		if s.filter == nil || s.filter.Eval(item) {
-			r.pageBytes += itemSize(item)
+			r.pageBytes += size
 			r.count++
 			if !s.count {
 				r.items = append(r.items, s.proj.apply(item))
