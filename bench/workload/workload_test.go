@@ -12,7 +12,28 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/timetable-db/timetable/bench/workload"
+	"github.com/timetable-db/timetable/local"
 )
+
+func openLocal(t testing.TB) *local.DB {
+	t.Helper()
+	db, err := local.Open("", &local.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestSuite_Local(t *testing.T) {
+	if err := workload.Suite(context.Background(), openLocal(t), tableName("suite")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoad_Local(t *testing.T) {
+	testLoad(t, openLocal(t))
+}
 
 // endpointClient returns a client for $TIMETABLE_DYNAMODB_ENDPOINT, or skips.
 func endpointClient(t testing.TB) *dynamodb.Client {
@@ -40,7 +61,11 @@ func TestSuite_Endpoint(t *testing.T) {
 }
 
 func TestLoad_Endpoint(t *testing.T) {
-	c := endpointClient(t)
+	testLoad(t, endpointClient(t))
+}
+
+func testLoad(t *testing.T, c workload.Client) {
+	t.Helper()
 	res, err := workload.Load(context.Background(), c, workload.LoadConfig{
 		Table:    tableName("load"),
 		Workers:  4,

@@ -230,7 +230,7 @@ func rawPebbleBatch(e *env, n int) (inResult, error) {
 		return inResult{}, err
 	}
 	defer os.RemoveAll(dir)
-	pdb, err := pebble.Open(dir, &pebble.Options{})
+	pdb, err := pebble.Open(dir, &pebble.Options{Logger: quietLogger{}})
 	if err != nil {
 		return inResult{}, err
 	}
@@ -287,4 +287,13 @@ func fmtNs(ns float64) string {
 	default:
 		return fmt.Sprintf("%.0f ns", ns)
 	}
+}
+
+// quietLogger drops Pebble's informational messages.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any)  {}
+func (quietLogger) Errorf(string, ...any) {}
+func (quietLogger) Fatalf(format string, args ...any) {
+	panic(fmt.Sprintf(format, args...))
 }
