@@ -541,7 +541,7 @@ func (db *DB) updateItem(in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutp
 	defer t.mu.RUnlock()
 	w, err := db.prepareUpdate(m, in.Key, in.UpdateExpression, in.AttributeUpdates, in.ConditionExpression, in.Expected,
 		in.ConditionalOperator, in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ReturnValues,
-		in.ReturnValuesOnConditionCheckFailure, false)
+		in.ReturnValuesOnConditionCheckFailure)
 	if err != nil {
 		return nil, err
 	}
@@ -560,7 +560,7 @@ func (db *DB) updateItem(in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutp
 func (db *DB) prepareUpdate(m *tableMeta, key Item, update *string, attrUpdates map[string]types.AttributeValueUpdate,
 	cond *string, expected map[string]types.ExpectedAttributeValue, cop types.ConditionalOperator,
 	names map[string]string, values Item, rv types.ReturnValue,
-	onFail types.ReturnValuesOnConditionCheckFailure, inTxn bool) (*itemWrite, error) {
+	onFail types.ReturnValuesOnConditionCheckFailure) (*itemWrite, error) {
 	if err := checkReturnValues(rv, types.ReturnValueNone, types.ReturnValueAllOld, types.ReturnValueAllNew,
 		types.ReturnValueUpdatedOld, types.ReturnValueUpdatedNew); err != nil {
 		return nil, err
@@ -576,13 +576,8 @@ func (db *DB) prepareUpdate(m *tableMeta, key Item, update *string, attrUpdates 
 	if err != nil {
 		return nil, err
 	}
-	if w.update != nil && !inTxn {
-		for _, name := range w.update.TopLevel() {
-			if m.isTableKey(name) {
-				return nil, validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)
-			}
-		}
-	}
+	// Updates of key attributes are rejected when the update is applied,
+	// after the condition, as DynamoDB Local does.
 	return &itemWrite{key: k, exprs: w, onFail: onFail, keyAttrs: k.keyMap(m)}, nil
 }
 

@@ -159,7 +159,7 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 			if u.UpdateExpression == nil {
 				return nil, validationf("Value null at 'transactItems.%d.member.update.updateExpression' failed to satisfy constraint: Member must not be null", i+1)
 			}
-			w, err = db.prepareUpdate(m, u.Key, u.UpdateExpression, nil, u.ConditionExpression, nil, "", u.ExpressionAttributeNames, u.ExpressionAttributeValues, "", u.ReturnValuesOnConditionCheckFailure, true)
+			w, err = db.prepareUpdate(m, u.Key, u.UpdateExpression, nil, u.ConditionExpression, nil, "", u.ExpressionAttributeNames, u.ExpressionAttributeValues, "", u.ReturnValuesOnConditionCheckFailure)
 		default:
 			d := ti.Delete
 			m = ms[*d.TableName]
