@@ -1,0 +1,160 @@
+package table
+
+import (
+	"context"
+	"iter"
+)
+
+// fetchFunc makes one backend call from the position start (nil for the
+// beginning) with the backend Limit limit (0 for none), and returns the
+// items and the LastEvaluatedKey (nil at the end).
+type fetchFunc func(ctx context.Context, start Item, limit int) (items []Item, last Item, err error)
+
+// Iter iterates over the items of a Query or Scan, call after call, in the
+// shape of sql.Rows:
+//
+//	it := tbl.QueryIter(ctx, q)
+//	defer it.Close()
+//	for it.Next() {
+//		use(it.Item())
+//	}
+//	if err := it.Err(); err != nil { ... }
+//
+// Cursor returns, at any item, the cursor that resumes just after it. An
+// Iter is not safe for concurrent use.
+type Iter struct {
+	ctx      context.Context
+	fetch    fetchFunc
+	names    []string   // position attributes, for cursors
+	strip    func(Item) // removes attributes added only for cursors
+	remain   int        // items still allowed, < 0 for no limit
+	pageSize int        // backend Limit per call, 0 for none
+	buf      []Item     // fetched, not yet returned
+	next     Item       // ExclusiveStartKey of the next call
+	done     bool       // no call left to make
+	cur      Item       // current item
+	lastKey  Item       // position attributes of the last item returned
+	err      error
+}
+
+func errIter(err error) *Iter { return &Iter{err: err, done: true} }
+
+// Next advances to the next item and reports whether there is one. It
+// returns false at the end, at the limit, and on error (see Err).
+func (it *Iter) Next() bool {
+	it.cur = nil
+	if it.err != nil || it.remain == 0 {
+		return false
+	}
+	for len(it.buf) == 0 {
+		if it.done {
+			return false
+		}
+		if err := it.ctx.Err(); err != nil {
+			it.err = err
+			return false
+		}
+		limit := it.pageSize
+		if limit == 0 && it.remain > 0 {
+			limit = it.remain
+		}
+		items, last, err := it.fetch(it.ctx, it.next, limit)
+		if err != nil {
+			it.err = err
+			return false
+		}
+		it.buf, it.next, it.done = items, last, last == nil
+	}
+	item := it.buf[0]
+	it.buf[0] = nil
+	it.buf = it.buf[1:]
+	key := make(Item, len(it.names))
+	for _, n := range it.names {
+		if v, ok := item[n]; ok {
+			key[n] = v
+		}
+	}
+	if it.strip != nil {
+		it.strip(item)
+	}
+	it.cur, it.lastKey = item, key
+	if it.remain > 0 {
+		it.remain--
+	}
+	return true
+}
+
+// Item returns the current item, owned by the caller; nil before the first
+// Next or after Next returned false.
+func (it *Iter) Item() Item { return it.cur }
+
+// Decode unmarshals the current item into out, like Unmarshal.
+func (it *Iter) Decode(out any) error { return Unmarshal(it.cur, out) }
+
+// Cursor returns the cursor that resumes the read just after the current
+// item, or "" when there is no current item.
+func (it *Iter) Cursor() string {
+	if it.cur == nil {
+		return ""
+	}
+	return encodeCursor(it.lastKey, it.names)
+}
+
+// more reports whether items may follow the last one returned, limit
+// aside: some are fetched, or a call is left to make.
+func (it *Iter) more() bool { return len(it.buf) > 0 || !it.done }
+
+// Err returns the error that ended the iteration, nil at a normal end.
+func (it *Iter) Err() error { return it.err }
+
+// Close ends the iteration and releases the buffered items. It returns
+// nil; Next returns false afterwards.
+func (it *Iter) Close() error {
+	it.buf, it.cur, it.done, it.remain = nil, nil, true, 0
+	return nil
+}
+
+// seq adapts an Iter to iter.Seq2: each item with a nil error, then, if
+// the iteration failed, one (nil, err).
+func seq(mk func() *Iter) iter.Seq2[Item, error] {
+	return func(yield func(Item, error) bool) {
+		it := mk()
+		defer it.Close()
+		for it.Next() {
+			if !yield(it.Item(), nil) {
+				return
+			}
+		}
+		if err := it.Err(); err != nil {
+			yield(nil, err)
+		}
+	}
+}
+
+// Page is a page of items, owned by the caller, and the cursor that
+// resumes after its last item; Cursor is "" when the read is known to be
+// complete.
+type Page struct {
+	Items  []Item
+	Cursor string
+}
+
+// page collects one page from it: up to its limit, or with no limit the
+// items of the first backend call that returned any.
+func (it *Iter) page() (*Page, error) {
+	p := &Page{}
+	unlimited := it.remain < 0
+	for it.Next() {
+		p.Items = append(p.Items, it.Item())
+		if unlimited && len(it.buf) == 0 {
+			break
+		}
+	}
+	if it.err != nil {
+		return nil, it.err
+	}
+	if len(p.Items) > 0 && it.more() {
+		p.Cursor = encodeCursor(it.lastKey, it.names)
+	}
+	return p, nil
+}

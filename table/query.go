@@ -1,0 +1,272 @@
+package table
+
+import (
+	"context"
+	"fmt"
+	"iter"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+type keyOp uint8
+
+const (
+	keyNone keyOp = iota
+	keyEq
+	keyLt
+	keyLte
+	keyGt
+	keyGte
+	keyBetween
+	keyBeginsWith
+)
+
+// KeyCond is a condition on the range key of a Query, made by Eq, Lt, Lte,
+// Gt, Gte, Between or BeginsWith. The zero KeyCond selects the whole
+// partition.
+type KeyCond struct {
+	op   keyOp
+	a, b any
+}
+
+// Eq selects the range key equal to v.
+func Eq(v any) KeyCond { return KeyCond{op: keyEq, a: v} }
+
+// Lt selects range keys less than v.
+func Lt(v any) KeyCond { return KeyCond{op: keyLt, a: v} }
+
+// Lte selects range keys less than or equal to v.
+func Lte(v any) KeyCond { return KeyCond{op: keyLte, a: v} }
+
+// Gt selects range keys greater than v.
+func Gt(v any) KeyCond { return KeyCond{op: keyGt, a: v} }
+
+// Gte selects range keys greater than or equal to v.
+func Gte(v any) KeyCond { return KeyCond{op: keyGte, a: v} }
+
+// Between selects range keys from lo to hi, both included (DynamoDB
+// refuses lo > hi).
+func Between(lo, hi any) KeyCond { return KeyCond{op: keyBetween, a: lo, b: hi} }
+
+// BeginsWith selects string or binary range keys that start with prefix.
+func BeginsWith(prefix string) KeyCond { return KeyCond{op: keyBeginsWith, a: prefix} }
+
+// Query reads one partition of the table or of an index. The zero values
+// of its fields are the defaults.
+type Query struct {
+	// Index is the index to read; "" reads the table.
+	Index string
+	// Hash is the value of the partition key of the table or index. Required.
+	Hash any
+	// Range is the condition on the range key of the table or index; the
+	// zero KeyCond selects the whole partition.
+	Range KeyCond
+	// Filter drops items after they are read (they still cost read units).
+	Filter Cond
+	// Projection lists the document paths to return; empty returns all the
+	// attributes (of the index's projection, for an index).
+	Projection []string
+	// Reverse returns items in descending range key order.
+	Reverse bool
+	// Limit is, for Query, the number of items of a page; for QueryAll and
+	// QueryIter the number of items in all. 0: for Query, the items of one
+	// backend call (up to DynamoDB's 1 MB, and at least one item unless the
+	// read is over); for QueryAll and QueryIter, no limit.
+	Limit int
+	// PageSize is the Limit of each backend call (items read, before the
+	// filter). 0: the number of items still wanted, or none.
+	PageSize int
+	// Consistent asks for strongly consistent reads (not on global indexes).
+	Consistent bool
+	// Cursor resumes the read after the item it was made from: a Page's
+	// Cursor or an Iter's, from the same Index.
+	Cursor string
+}
+
+// Query returns one page of q: the first q.Limit items after q.Cursor
+// that match the key condition and the filter. The page's Cursor resumes
+// after its last item, and is "" when no item can follow.
+func (t *Table) Query(ctx context.Context, q *Query) (*Page, error) {
+	return t.queryIter(ctx, q, true).page()
+}
+
+// QueryIter returns an iterator over the items of q from q.Cursor on, at
+// most q.Limit items if it is set.
+func (t *Table) QueryIter(ctx context.Context, q *Query) *Iter {
+	return t.queryIter(ctx, q, false)
+}
+
+// QueryAll returns the items of q from q.Cursor on, at most q.Limit if it
+// is set, as an iter.Seq2. An error ends the sequence as its last pair.
+func (t *Table) QueryAll(ctx context.Context, q *Query) iter.Seq2[Item, error] {
+	return seq(func() *Iter { return t.queryIter(ctx, q, false) })
+}
+
+// Count returns the number of items of q from q.Cursor on (with Select
+// COUNT: items are read and billed, not returned). q.Limit, q.Projection
+// and q.PageSize are ignored.
+func (t *Table) Count(ctx context.Context, q *Query) (int64, error) {
+	if q == nil {
+		return 0, fmt.Errorf("table: nil Query")
+	}
+	qq := *q
+	qq.Projection = nil
+	in, start, _, err := t.queryInput(&qq)
+	if err != nil {
+		return 0, err
+	}
+	in.Select = types.SelectCount
+	var n int64
+	in.ExclusiveStartKey = start
+	for {
+		var out *dynamodb.QueryOutput
+		err := t.call(ctx, "Query", func() (err error) {
+			out, err = t.api.Query(ctx, in)
+			if err == nil {
+				t.stats.consumed("Query", out.ConsumedCapacity)
+			}
+			return err
+		})
+		if err != nil {
+			return n, err
+		}
+		n += int64(out.Count)
+		if out.LastEvaluatedKey == nil {
+			return n, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+func (t *Table) queryIter(ctx context.Context, q *Query, page bool) *Iter {
+	if q == nil {
+		return errIter(fmt.Errorf("table: nil Query"))
+	}
+	in, start, names, err := t.queryInput(q)
+	if err != nil {
+		return errIter(err)
+	}
+	it := &Iter{
+		ctx: ctx, names: names, strip: stripper(q.Projection, names),
+		remain: -1, pageSize: max(q.PageSize, 0), next: start,
+	}
+	if q.Limit > 0 {
+		it.remain = q.Limit
+	}
+	it.fetch = func(ctx context.Context, start Item, limit int) ([]Item, Item, error) {
+		call := *in
+		call.ExclusiveStartKey = start
+		if limit > 0 {
+			call.Limit = aws.Int32(int32(min(limit, 1<<30)))
+		}
+		var out *dynamodb.QueryOutput
+		err := t.call(ctx, "Query", func() (err error) {
+			out, err = t.api.Query(ctx, &call)
+			if err == nil {
+				t.stats.consumed("Query", out.ConsumedCapacity)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		return out.Items, out.LastEvaluatedKey, nil
+	}
+	return it
+}
+
+// queryInput builds the QueryInput of q (without Limit and
+// ExclusiveStartKey), the start position from q.Cursor, and the names of
+// the position attributes.
+func (t *Table) queryInput(q *Query) (*dynamodb.QueryInput, Item, []string, error) {
+	ix, err := t.index(q.Index)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	names, err := t.keyNames(q.Index)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var start Item
+	if q.Cursor != "" {
+		if start, err = decodeCursor(q.Cursor, names); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	hv, err := marshalValue(q.Hash)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("table: cannot marshal the hash value of a query: %w", err)
+	}
+	kc := expression.Key(ix.HashKey).Equal(expression.Value(hv))
+	if q.Range.op != keyNone {
+		if ix.RangeKey == "" {
+			return nil, nil, nil, fmt.Errorf("table: range condition on %s, which has no range key", t.what(q.Index))
+		}
+		rc, err := rangeCond(ix.RangeKey, q.Range)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		kc = kc.And(rc)
+	}
+	x, err := exprs{key: &kc, filter: q.Filter, projection: q.Projection, keyNames: names}.build()
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("table: cannot build the query expressions: %w", err)
+	}
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(t.schema.Name),
+		KeyConditionExpression:    x.key,
+		FilterExpression:          x.filter,
+		ProjectionExpression:      x.projection,
+		ExpressionAttributeNames:  x.names,
+		ExpressionAttributeValues: x.values,
+		ScanIndexForward:          aws.Bool(!q.Reverse),
+		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
+	}
+	if q.Index != "" {
+		in.IndexName = aws.String(q.Index)
+	}
+	if q.Consistent {
+		in.ConsistentRead = aws.Bool(true)
+	}
+	return in, start, names, nil
+}
+
+func (t *Table) what(index string) string {
+	if index == "" {
+		return "table " + t.schema.Name
+	}
+	return "index " + index + " of table " + t.schema.Name
+}
+
+func rangeCond(name string, c KeyCond) (expression.KeyConditionBuilder, error) {
+	k := expression.Key(name)
+	a, err := marshalValue(c.a)
+	if err != nil {
+		return expression.KeyConditionBuilder{}, fmt.Errorf("table: cannot marshal the range value of a query: %w", err)
+	}
+	va := expression.Value(a)
+	switch c.op {
+	case keyEq:
+		return k.Equal(va), nil
+	case keyLt:
+		return k.LessThan(va), nil
+	case keyLte:
+		return k.LessThanEqual(va), nil
+	case keyGt:
+		return k.GreaterThan(va), nil
+	case keyGte:
+		return k.GreaterThanEqual(va), nil
+	case keyBeginsWith:
+		return k.BeginsWith(c.a.(string)), nil
+	case keyBetween:
+		b, err := marshalValue(c.b)
+		if err != nil {
+			return expression.KeyConditionBuilder{}, fmt.Errorf("table: cannot marshal the range value of a query: %w", err)
+		}
+		return k.Between(va, expression.Value(b)), nil
+	}
+	return expression.KeyConditionBuilder{}, fmt.Errorf("table: invalid key condition")
+}
