@@ -86,9 +86,9 @@ func (d *decoder) av() (types.AttributeValue, error) {
 				return nil, err
 			}
 			if name[0] == 'S' {
-				v, bit = &types.AttributeValueMemberS{Value: s}, avS
+				v, bit = d.newS(s), avS
 			} else {
-				v, bit = &types.AttributeValueMemberN{Value: s}, avN
+				v, bit = d.newN(s), avN
 			}
 		case "B":
 			b, set, err := d.blob()
@@ -199,7 +199,7 @@ func (d *decoder) avMap() (m map[string]types.AttributeValue, set bool, err erro
 		if err != nil {
 			return nil, false, err
 		}
-		k := string(name)
+		k := d.intern(name)
 		v, err := d.av()
 		if err != nil {
 			return nil, false, err

@@ -67,7 +67,10 @@ func Unmarshal(data []byte, v any) error {
 const maxDepth = 512
 
 func decodeDocument(data []byte, c *codec, v reflect.Value, depth int) error {
-	d := decoder{scanner: scanner{data: data, max: depth}}
+	d := decoders.Get().(*decoder)
+	defer d.release()
+	d.data, d.pos, d.depth, d.max, d.buf = data, 0, 0, depth, d.buf[:0]
+	d.verr = nil
 	switch d.peek() {
 	case tokEOF:
 		return serializationError("Empty request body: expected a JSON object")
@@ -78,7 +81,7 @@ func decodeDocument(data []byte, c *codec, v reflect.Value, depth int) error {
 		}
 		return serializationError("The request body must be a JSON object")
 	}
-	if err := c.dec(&d, v); err != nil {
+	if err := c.dec(d, v); err != nil {
 		return err
 	}
 	if err := d.end(); err != nil {
@@ -92,16 +95,57 @@ func decodeDocument(data []byte, c *codec, v reflect.Value, depth int) error {
 
 // decoder is the scanner plus the first validation error met; validation
 // errors are reported only when the whole document is well formed, so a
-// SerializationException wins, as in DynamoDB.
+// SerializationException wins, as in DynamoDB. Decoders are pooled with
+// what they keep between documents: the scanner's scratch buffer and table
+// of recent strings, and unused room for attribute values.
 type decoder struct {
 	scanner
 	verr *Error
+
+	slabS []types.AttributeValueMemberS
+	slabN []types.AttributeValueMemberN
+}
+
+var decoders = sync.Pool{New: func() any { return new(decoder) }}
+
+func (d *decoder) release() {
+	d.data = nil
+	if cap(d.buf) > 64<<10 {
+		d.buf = nil
+	}
+	d.verr = nil
+	decoders.Put(d)
 }
 
 func (d *decoder) invalid(e *Error) {
 	if d.verr == nil {
 		d.verr = e
 	}
+}
+
+// newS and newN hand out attribute values from slabs, one allocation per
+// slabSize values instead of one each. A value kept by the API keeps its
+// slab alive, which costs at most slabSize small structs.
+const slabSize = 32
+
+func (d *decoder) newS(v string) *types.AttributeValueMemberS {
+	if len(d.slabS) == 0 {
+		d.slabS = make([]types.AttributeValueMemberS, slabSize)
+	}
+	p := &d.slabS[0]
+	d.slabS = d.slabS[1:]
+	p.Value = v
+	return p
+}
+
+func (d *decoder) newN(v string) *types.AttributeValueMemberN {
+	if len(d.slabN) == 0 {
+		d.slabN = make([]types.AttributeValueMemberN, slabSize)
+	}
+	p := &d.slabN[0]
+	d.slabN = d.slabN[1:]
+	p.Value = v
+	return p
 }
 
 type (

@@ -486,7 +486,7 @@ func mapDecoder(t reflect.Type, elem *codec) decFunc {
 			if err != nil {
 				return err
 			}
-			k.SetString(string(name))
+			k.SetString(d.intern(name))
 			e.SetZero()
 			if err := elem.dec(d, e); err != nil {
 				return err
@@ -520,7 +520,7 @@ func stringMapDecoder(member string) decFunc {
 			if err != nil {
 				return err
 			}
-			k := string(name)
+			k := d.intern(name)
 			tok := d.peek()
 			if tok != tokString {
 				if ok, err := d.null(tok); ok || err != nil {

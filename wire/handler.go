@@ -214,26 +214,33 @@ func (h *Handler) tooLarge(w http.ResponseWriter) {
 var contentType = []string{"application/x-amz-json-1.0"}
 
 func (h *Handler) write(w http.ResponseWriter, status int, body []byte) {
+	// One allocation for the three header values and one for their slices.
+	var b [64]byte
+	v := strconv.AppendInt(b[:0], int64(len(body)), 10)
+	n1 := len(v)
+	v = strconv.AppendUint(v, uint64(crc32.ChecksumIEEE(body)), 10)
+	n2 := len(v)
+	v = appendRequestID(v)
+	all := string(v)
+	vals := [3]string{all[:n1], all[n1:n2], all[n2:]}
 	hd := w.Header()
 	hd["Content-Type"] = contentType
-	hd["Content-Length"] = []string{strconv.Itoa(len(body))}
-	hd["X-Amz-Crc32"] = []string{strconv.FormatUint(uint64(crc32.ChecksumIEEE(body)), 10)}
-	hd["X-Amzn-Requestid"] = []string{requestID()}
+	hd["Content-Length"] = vals[0:1:1]
+	hd["X-Amz-Crc32"] = vals[1:2:2]
+	hd["X-Amzn-Requestid"] = vals[2:3:3]
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }
 
-// requestID returns a random version 4 UUID, the form DynamoDB Local uses.
-func requestID() string {
-	var b [36]byte
+// appendRequestID appends a random version 4 UUID, the form of DynamoDB
+// Local's request ids.
+func appendRequestID(b []byte) []byte {
 	hi, lo := rand.Uint64(), rand.Uint64()
 	hi = hi&^(0xf<<12) | 0x4<<12 // version 4
 	lo = lo&^(0x3<<62) | 0x2<<62 // RFC 4122 variant
-	j := 0
 	for i := range 32 {
 		if i == 8 || i == 12 || i == 16 || i == 20 {
-			b[j] = '-'
-			j++
+			b = append(b, '-')
 		}
 		var nib uint64
 		if i < 16 {
@@ -241,8 +248,7 @@ func requestID() string {
 		} else {
 			nib = lo >> (60 - 4*(i-16)) & 0xf
 		}
-		b[j] = hexDigits[nib]
-		j++
+		b = append(b, hexDigits[nib])
 	}
-	return string(b[:])
+	return b
 }

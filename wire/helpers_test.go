@@ -35,10 +35,16 @@ func serve(t testing.TB, api timetable.API) (*dynamodb.Client, *httptest.Server)
 }
 
 // sdkClient returns a client for endpoint that retries only a connection
-// closed under it, so a test sees the server's first answer. (net/http can
-// close a kept-alive connection when a fast server answers before the
-// client's writer has finished with a large request body; the SDK's default
-// retryer retries that, see aws-sdk-go-v2 issue 2737.)
+// closed under it, so a test sees the server's first answer.
+//
+// The retry is for a client-side race with fast servers: for a request body
+// larger than net/http's 4 KB write buffer, the server can answer before
+// the transport's writer has made its final read of the body; the SDK then
+// closes the body, smithy-go's closed body answers that read (a WriteTo)
+// with io.EOF, net/http takes it for a failed write and closes the
+// connection while the response is being read ("use of closed network
+// connection", aws-sdk-go-v2 issue 2737). The SDK's default retryer retries
+// it.
 func sdkClient(endpoint string) *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{
 		Region:       "us-east-1",

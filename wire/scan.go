@@ -14,7 +14,31 @@ type scanner struct {
 	pos   int
 	depth int
 	max   int
-	buf   []byte // scratch space for unescaping object keys
+	buf   []byte // scratch space for unescaping
+
+	// recent holds strings made lately, so that a name or value seen again
+	// (attribute names, table names, enums, expressions repeat across items
+	// and requests) costs no allocation.
+	recent [512]string
+}
+
+// intern returns b as a string, reusing an earlier equal string from the
+// table of recent ones when there is one.
+func (s *scanner) intern(b []byte) string {
+	if len(b) > 64 {
+		return string(b)
+	}
+	h := uint32(len(b))
+	for _, c := range b {
+		h = h*31 + uint32(c)
+	}
+	slot := &s.recent[(h^h>>9)%uint32(len(s.recent))]
+	if *slot == string(b) {
+		return *slot
+	}
+	str := string(b)
+	*slot = str
+	return str
 }
 
 // token kinds as seen by the first byte of a value.
@@ -216,13 +240,13 @@ func (s *scanner) str() (string, error) {
 		return "", err
 	}
 	if !escaped {
-		return string(raw), nil
+		return s.intern(raw), nil
 	}
 	s.buf, err = unescape(s.buf[:0], raw)
 	if err != nil {
 		return "", err
 	}
-	return string(s.buf), nil
+	return s.intern(s.buf), nil
 }
 
 // unescape appends the unescaped form of raw, the inside of a JSON string,
