@@ -236,6 +236,12 @@ func (db *DB) batchWrite(in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWrite
 // write fails, nothing is written and the errors of all writes are returned
 // (nil for those that succeeded) with errCanceled.
 func (db *DB) commitMany(writes []*tableWrite, us *usageSet) ([]error, error) {
+	return db.commitManyIf(writes, us, true)
+}
+
+// commitManyIf is commitMany that, when commit is false, only evaluates the
+// writes and returns errCanceled (with nil errors if all would succeed).
+func (db *DB) commitManyIf(writes []*tableWrite, us *usageSet, commit bool) ([]error, error) {
 	keys := make([][]byte, len(writes))
 	for i, tw := range writes {
 		keys[i] = tw.w.key.key
@@ -265,6 +271,9 @@ func (db *DB) commitMany(writes []*tableWrite, us *usageSet) ([]error, error) {
 	}
 	if errs != nil {
 		return errs, errCanceled
+	}
+	if !commit {
+		return make([]error, len(writes)), errCanceled
 	}
 	b := db.pdb.NewBatch()
 	defer b.Close()

@@ -408,6 +408,10 @@ func (m *tableMeta) apply(w *itemWrite, old Item) (Item, error) {
 		return nil, &errFatal{err}
 	}
 	if err := m.checkIndexKeys(nu); err != nil {
+		var ae interface{ ErrorMessage() string }
+		if errors.As(err, &ae) && ae.ErrorMessage() == "Invalid attribute value type" {
+			return nil, &errFatal{err}
+		}
 		return nil, err
 	}
 	if itemSize(nu) > maxItemSize {

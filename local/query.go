@@ -150,7 +150,7 @@ func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 			}
 		}
 	}
-	lower, upper, err := keyRange(m, sp.ix, kr, hashKey, hashType, rangeKey, rangeType)
+	lower, upper, fwdEnd, revEnd, err := keyRange(m, sp.ix, kr, hashKey, hashType, rangeKey, rangeType)
 	if err != nil {
 		return nil, err
 	}
@@ -178,6 +178,17 @@ func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 		// One item per partition: nothing is ever left.
 		r.lastKey = nil
 	}
+	// DynamoDB Local leaves LastEvaluatedKey out when the page ends on the
+	// inclusive bound of the sort key condition in the direction read
+	// (<= or BETWEEN's upper bound forwards, >= or BETWEEN's lower bound
+	// backwards): nothing can follow.
+	end := fwdEnd
+	if reverse {
+		end = revEnd
+	}
+	if end != nil && r.lastRaw != nil && bytes.HasPrefix(r.lastRaw, end) {
+		r.lastKey = nil
+	}
 	out := &dynamodb.QueryOutput{
 		Items:            r.items,
 		Count:            int32(r.count),
@@ -190,18 +201,21 @@ func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 
 // keyRange validates a resolved key condition against the key schema and
 // returns the storage key range it designates.
-func keyRange(m *tableMeta, ix *indexMeta, kr *expr.KeyRange, hashKey, hashType, rangeKey, rangeType string) ([]byte, []byte, error) {
+// It also returns the inclusive end bounds of the sort key condition in
+// each direction (nil when the condition has none): <= and BETWEEN bound
+// forward reads, >= and BETWEEN backward ones.
+func keyRange(m *tableMeta, ix *indexMeta, kr *expr.KeyRange, hashKey, hashType, rangeKey, rangeType string) (lower, upper, fwdEnd, revEnd []byte, err error) {
 	if err := checkCondValue(hashKey, hashType, kr.HashValue); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	for _, v := range kr.Values {
 		if kr.Op == expr.BeginsWith {
 			if t := typeOf(v); t != "S" && t != "B" {
-				return nil, nil, validationf("Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: %s", t)
+				return nil, nil, nil, nil, validationf("Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: %s", t)
 			}
 		}
 		if err := checkCondValue(rangeKey, rangeType, v); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, nil, err
 		}
 	}
 	id := uint32(baseIndex)
@@ -211,7 +225,7 @@ func keyRange(m *tableMeta, ix *indexMeta, kr *expr.KeyRange, hashKey, hashType,
 	p := appendDataPrefix(make([]byte, 0, 64), m.ID, id)
 	enc, err := codec.AppendKey(nil, kr.HashValue)
 	if err != nil {
-		return nil, nil, validationError(err.Error())
+		return nil, nil, nil, nil, validationError(err.Error())
 	}
 	p = appendPartition(p, enc)
 	with := func(v types.AttributeValue) []byte {
@@ -220,33 +234,35 @@ func keyRange(m *tableMeta, ix *indexMeta, kr *expr.KeyRange, hashKey, hashType,
 	}
 	switch kr.Op {
 	case expr.None:
-		return p, keyEnd(p), nil
+		return p, keyEnd(p), nil, nil, nil
 	case expr.EQ:
 		k := with(kr.Values[0])
-		return k, keyEnd(k), nil
+		return k, keyEnd(k), nil, nil, nil
 	case expr.LT:
-		return p, with(kr.Values[0]), nil
+		return p, with(kr.Values[0]), nil, nil, nil
 	case expr.LE:
-		return p, keyEnd(with(kr.Values[0])), nil
+		k := with(kr.Values[0])
+		return p, keyEnd(k), k, nil, nil
 	case expr.GT:
-		return keyEnd(with(kr.Values[0])), keyEnd(p), nil
+		return keyEnd(with(kr.Values[0])), keyEnd(p), nil, nil, nil
 	case expr.GE:
-		return with(kr.Values[0]), keyEnd(p), nil
+		k := with(kr.Values[0])
+		return k, keyEnd(p), nil, k, nil
 	case expr.Between:
 		lo, hi := with(kr.Values[0]), with(kr.Values[1])
 		if bytes.Compare(lo, hi) > 0 {
-			return nil, nil, validationf("Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {%s}, upper bound operand: AttributeValue: {%s}",
+			return nil, nil, nil, nil, validationf("Invalid KeyConditionExpression: The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {%s}, upper bound operand: AttributeValue: {%s}",
 				showValue(kr.Values[0]), showValue(kr.Values[1]))
 		}
-		return lo, keyEnd(hi), nil
+		return lo, keyEnd(hi), hi, lo, nil
 	case expr.BeginsWith:
 		k, err := codec.AppendKeyPrefix(append([]byte(nil), p...), kr.Values[0])
 		if err != nil {
-			return nil, nil, validationError(err.Error())
+			return nil, nil, nil, nil, validationError(err.Error())
 		}
-		return k, keyEnd(k), nil
+		return k, keyEnd(k), nil, nil, nil
 	}
-	return nil, nil, validationError("Query key condition not supported")
+	return nil, nil, nil, nil, validationError("Query key condition not supported")
 }
 
 func checkCondValue(name, typ string, v types.AttributeValue) error {

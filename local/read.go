@@ -34,6 +34,7 @@ type scanResult struct {
 	count        int
 	scanned      int
 	lastKey      Item
+	lastRaw      []byte // storage key of the last item read, when lastKey is set
 	indexBytes   int     // bytes read from the index (or table)
 	pageBytes    int     // bytes of the items that passed the filter
 	fetchedUnits float64 // units of table reads for fetched items
@@ -88,6 +89,7 @@ func (db *DB) runScan(s *scan) (*scanResult, error) {
 		// the 1 MB page; DynamoDB counts every item read.
 		if (s.limit > 0 && r.scanned >= s.limit) || r.pageBytes >= maxPage {
 			r.lastKey = s.m.lastKey(s.ix, keyItem)
+			r.lastRaw = append([]byte(nil), it.Key()...)
 			break
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/timetable-db/timetable/local/internal/expr"
 )
 
 const (
@@ -130,6 +132,24 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 		}
 		fp = fingerprint(in.TransactItems)
 	}
+	// DynamoDB Local checks a transaction in phases: first the
+	// expressions of every operation (a failure is a plain
+	// ValidationException) and updates of key attributes (which cancel the
+	// transaction with that operation's reason alone); then tables, keys
+	// and items; last, per operation, key types, index key types and
+	// conditions, which become cancellation reasons.
+	for i, ti := range in.TransactItems {
+		if err := precheckTxItem(ti); err != nil {
+			return nil, err
+		}
+		if u := ti.Update; u != nil {
+			if t, err := db.table(names[i]); err == nil {
+				if name := updatedKey(t.m(), u); name != "" {
+					return nil, canceled([]error{validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)}, nil)
+				}
+			}
+		}
+	}
 	_, ms, unlock, err := db.lockTables(names)
 	if err != nil {
 		return nil, err
@@ -137,7 +157,8 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 	defer unlock()
 	writes := make([]*tableWrite, len(in.TransactItems))
 	seen := map[string]bool{}
-	var keyErrs []error
+	itemErrs := make([]error, len(in.TransactItems))
+	deferred := false
 	for i, ti := range in.TransactItems {
 		var w *itemWrite
 		var m *tableMeta
@@ -156,9 +177,6 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 		case ti.Update != nil:
 			u := ti.Update
 			m = ms[*u.TableName]
-			if u.UpdateExpression == nil {
-				return nil, validationf("Value null at 'transactItems.%d.member.update.updateExpression' failed to satisfy constraint: Member must not be null", i+1)
-			}
 			w, err = db.prepareUpdate(m, u.Key, u.UpdateExpression, nil, u.ConditionExpression, nil, "", u.ExpressionAttributeNames, u.ExpressionAttributeValues, "", u.ReturnValuesOnConditionCheckFailure)
 		default:
 			d := ti.Delete
@@ -166,15 +184,10 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 			w, err = db.prepareDelete(m, d.Key, d.ConditionExpression, nil, "", d.ExpressionAttributeNames, d.ExpressionAttributeValues, "", d.ReturnValuesOnConditionCheckFailure)
 		}
 		if err != nil {
-			// DynamoDB Local cancels the transaction for a key of the
-			// wrong type, with a reason for each operation.
 			var ae interface{ ErrorMessage() string }
-			if errors.As(err, &ae) && ae.ErrorMessage() == msgKeyType {
-				if keyErrs == nil {
-					keyErrs = make([]error, len(in.TransactItems))
-				}
-				keyErrs[i] = err
-				writes[i] = &tableWrite{m: m, w: &itemWrite{}}
+			if errors.As(err, &ae) && (ae.ErrorMessage() == msgKeyType || ae.ErrorMessage() == msgIndexKeyType) {
+				itemErrs[i] = err
+				deferred = true
 				continue
 			}
 			return nil, err
@@ -185,9 +198,6 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 		seen[string(w.key.key)] = true
 		writes[i] = &tableWrite{m: m, w: w}
 	}
-	if keyErrs != nil {
-		return nil, canceled(keyErrs, writes)
-	}
 	if token != "" {
 		if used, same := db.tokens.lookup(token, fp, db.now()); used {
 			if !same {
@@ -196,15 +206,28 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 			// Already applied: report success without writing again.
 			var us usageSet
 			for _, tw := range writes {
-				us.get(tw.m.Name).units += 2 * writeUnits(0)
+				if tw != nil {
+					us.get(tw.m.Name).units += 2 * writeUnits(0)
+				}
 			}
 			return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(us.order, in.ReturnConsumedCapacity)}, nil
 		}
 	}
+	var valid []*tableWrite
+	var index []int
+	for i, tw := range writes {
+		if tw != nil {
+			valid = append(valid, tw)
+			index = append(index, i)
+		}
+	}
 	var us usageSet
-	errs, err := db.commitMany(writes, &us)
+	errs, err := db.commitManyIf(valid, &us, !deferred)
 	if errors.Is(err, errCanceled) {
-		for i, e := range errs {
+		for j, e := range errs {
+			itemErrs[index[j]] = e
+		}
+		for i, e := range itemErrs {
 			var fatal *errFatal
 			var alone *errAlone
 			switch {
@@ -214,7 +237,7 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 				return nil, canceled([]error{alone.err}, writes[i:i+1])
 			}
 		}
-		return nil, canceled(errs, writes)
+		return nil, canceled(itemErrs, writes)
 	}
 	if err != nil {
 		return nil, err
@@ -239,11 +262,11 @@ func canceled(errs []error, writes []*tableWrite) error {
 			reasons[i] = types.CancellationReason{Code: aws.String("None")}
 		case errors.As(e, &ec):
 			msg := msgConditionFailed
-			if writes[i].w.check {
+			if i < len(writes) && writes[i] != nil && writes[i].w.check {
 				msg += "." // DynamoDB Local's wording for ConditionCheck
 			}
 			reasons[i] = types.CancellationReason{Code: aws.String("ConditionalCheckFailed"), Message: aws.String(msg)}
-			if writes[i].w.onFail == types.ReturnValuesOnConditionCheckFailureAllOld && ec.old != nil {
+			if i < len(writes) && writes[i] != nil && writes[i].w.onFail == types.ReturnValuesOnConditionCheckFailureAllOld && ec.old != nil {
 				reasons[i].Item = ec.old
 			}
 		default:
@@ -310,7 +333,7 @@ func (db *DB) transactGet(in *dynamodb.TransactGetItemsInput) (*dynamodb.Transac
 			// DynamoDB Local reports invalid keys here as a canceled
 			// transaction whose message is the validation error's.
 			var ae interface{ ErrorMessage() string }
-			if errors.As(err, &ae) {
+			if errors.As(err, &ae) && (ae.ErrorMessage() == msgKeyType || ae.ErrorMessage() == msgKeyCount) {
 				return nil, &types.TransactionCanceledException{Message: aws.String(ae.ErrorMessage())}
 			}
 			return nil, err
@@ -467,4 +490,63 @@ func hashValue(h hash.Hash, str func(string), av types.AttributeValue) {
 			str(string(e))
 		}
 	}
+}
+
+// precheckTxItem compiles the expressions of one operation, reporting
+// syntax errors and unused placeholders.
+func precheckTxItem(ti types.TransactWriteItem) error {
+	var names map[string]string
+	var values Item
+	var exprs []func(c *expr.Compiler) error
+	cond := func(s *string) {
+		if s != nil {
+			exprs = append(exprs, func(c *expr.Compiler) error { _, err := c.Condition(*s); return err })
+		}
+	}
+	switch {
+	case ti.ConditionCheck != nil:
+		names, values = ti.ConditionCheck.ExpressionAttributeNames, ti.ConditionCheck.ExpressionAttributeValues
+		cond(ti.ConditionCheck.ConditionExpression)
+	case ti.Put != nil:
+		names, values = ti.Put.ExpressionAttributeNames, ti.Put.ExpressionAttributeValues
+		cond(ti.Put.ConditionExpression)
+	case ti.Delete != nil:
+		names, values = ti.Delete.ExpressionAttributeNames, ti.Delete.ExpressionAttributeValues
+		cond(ti.Delete.ConditionExpression)
+	case ti.Update != nil:
+		names, values = ti.Update.ExpressionAttributeNames, ti.Update.ExpressionAttributeValues
+		if u := ti.Update.UpdateExpression; u != nil {
+			exprs = append(exprs, func(c *expr.Compiler) error { _, err := c.Update(*u); return err })
+		}
+		cond(ti.Update.ConditionExpression)
+	}
+	if len(exprs) == 0 {
+		return nil
+	}
+	c := expr.NewCompiler(names, values)
+	for _, f := range exprs {
+		if err := f(c); err != nil {
+			return err
+		}
+	}
+	return c.Finish()
+}
+
+// updatedKey returns the key attribute an Update operation sets or
+// removes, or "".
+func updatedKey(m *tableMeta, u *types.Update) string {
+	if u.UpdateExpression == nil {
+		return ""
+	}
+	c := expr.NewCompiler(u.ExpressionAttributeNames, u.ExpressionAttributeValues)
+	up, err := c.Update(*u.UpdateExpression)
+	if err != nil {
+		return ""
+	}
+	for _, name := range up.TopLevel() {
+		if m.isTableKey(name) {
+			return name
+		}
+	}
+	return ""
 }
