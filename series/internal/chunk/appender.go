@@ -1,0 +1,159 @@
+package chunk
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Appender collects readings and encodes them as a chunk. The zero value is
+// not usable; call NewAppender. An Appender is not safe for concurrent use.
+type Appender struct {
+	names []string
+	ts    []int64
+	vals  [][]float64 // vals[field][reading]
+	aggs  []Aggregate
+}
+
+// NewAppender returns an Appender for readings of the named fields, in
+// that order. Names must be distinct, non-empty and at most MaxNameLen
+// bytes; there may be up to MaxFields of them, or none (a chunk of bare
+// timestamps).
+func NewAppender(fields []string) (*Appender, error) {
+	if len(fields) > MaxFields {
+		return nil, fmt.Errorf("chunk: %d fields, more than %d", len(fields), MaxFields)
+	}
+	fs := make([]field, len(fields))
+	for i, name := range fields {
+		if name == "" || len(name) > MaxNameLen {
+			return nil, fmt.Errorf("chunk: field name %q is empty or longer than %d bytes", name, MaxNameLen)
+		}
+		fs[i].name = name
+	}
+	if err := uniqueNames(fs); err != nil {
+		return nil, fmt.Errorf("chunk: duplicate field names in %q", fields)
+	}
+	return &Appender{
+		names: append([]string(nil), fields...),
+		vals:  make([][]float64, len(fields)),
+		aggs:  make([]Aggregate, len(fields)),
+	}, nil
+}
+
+// Append adds a reading: a timestamp in milliseconds and one value per
+// field, in the order given to NewAppender. Timestamps must not decrease;
+// equal timestamps are kept as separate readings, in append order. Append
+// copies values. It returns ErrOutOfOrder, ErrFull, or an error for a wrong
+// number of values, and then adds nothing.
+func (a *Appender) Append(t int64, values []float64) error {
+	if len(values) != len(a.names) {
+		return fmt.Errorf("chunk: %d values for %d fields", len(values), len(a.names))
+	}
+	if n := len(a.ts); n > 0 && t < a.ts[n-1] {
+		return fmt.Errorf("%w: %d after %d", ErrOutOfOrder, t, a.ts[n-1])
+	}
+	if len(a.ts) >= MaxReadings {
+		return ErrFull
+	}
+	a.ts = append(a.ts, t)
+	for i, v := range values {
+		a.vals[i] = append(a.vals[i], v)
+		a.aggs[i].add(t, v)
+	}
+	return nil
+}
+
+// Len returns the number of readings appended.
+func (a *Appender) Len() int { return len(a.ts) }
+
+// Fields returns the field names, in a new slice.
+func (a *Appender) Fields() []string { return append([]string(nil), a.names...) }
+
+// MinTime returns the first reading's timestamp; 0 if there is none.
+func (a *Appender) MinTime() int64 {
+	if len(a.ts) == 0 {
+		return 0
+	}
+	return a.ts[0]
+}
+
+// MaxTime returns the last reading's timestamp; 0 if there is none.
+func (a *Appender) MaxTime() int64 {
+	if len(a.ts) == 0 {
+		return 0
+	}
+	return a.ts[len(a.ts)-1]
+}
+
+// Aggregates returns each field's aggregates over the readings appended so
+// far, in a new slice.
+func (a *Appender) Aggregates() []Aggregate { return append([]Aggregate(nil), a.aggs...) }
+
+// Reset drops every reading, keeping the fields and the memory.
+func (a *Appender) Reset() {
+	a.ts = a.ts[:0]
+	for i := range a.vals {
+		a.vals[i] = a.vals[i][:0]
+		a.aggs[i] = Aggregate{}
+	}
+}
+
+// Bytes encodes the readings appended so far, in a new slice owned by the
+// caller. Each column gets the smaller of its encodings: timestamps
+// DeltaOfDelta or DeltaBlocks, each field XOR or Decimal.
+func (a *Appender) Bytes() []byte {
+	n := len(a.ts)
+	var tw, bw bitWriter
+	timeEnc := DeltaOfDelta
+	writeDoD(&tw, a.ts)
+	writeDeltaBlocks(&bw, a.ts)
+	if bw.bitLen() < tw.bitLen() {
+		tw, timeEnc = bw, DeltaBlocks
+	}
+	times := tw.finish()
+
+	streams := make([][]byte, len(a.names))
+	encs := make([]byte, len(a.names))
+	var ms []int64
+	for i, vals := range a.vals {
+		var xw bitWriter
+		writeXOR(&xw, vals)
+		streams[i] = xw.finish()
+		if n == 0 {
+			continue
+		}
+		if cap(ms) < n {
+			ms = make([]int64, n)
+		}
+		if k, ok := decimalScale(vals, ms[:n]); ok {
+			var dw bitWriter
+			writeDecimal(&dw, ms[:n])
+			if d := dw.finish(); len(d) <= len(streams[i]) {
+				streams[i], encs[i] = d, byte(Decimal)<<5|byte(k)
+			}
+		}
+	}
+
+	size := 1 + 4*binary.MaxVarintLen64 + 1 + len(times)
+	for i, s := range streams {
+		size += 2*binary.MaxVarintLen64 + len(a.names[i]) + 1 + len(s)
+	}
+	b := make([]byte, 0, size)
+	b = append(b, Version)
+	b = binary.AppendUvarint(b, uint64(n))
+	b = binary.AppendUvarint(b, uint64(len(a.names)))
+	b = binary.AppendVarint(b, a.MinTime())
+	b = binary.AppendUvarint(b, uint64(a.MaxTime()-a.MinTime()))
+	b = append(b, byte(timeEnc))
+	b = binary.AppendUvarint(b, uint64(len(times)))
+	for i, name := range a.names {
+		b = binary.AppendUvarint(b, uint64(len(name)))
+		b = append(b, name...)
+		b = append(b, encs[i])
+		b = binary.AppendUvarint(b, uint64(len(streams[i])))
+	}
+	b = append(b, times...)
+	for _, s := range streams {
+		b = append(b, s...)
+	}
+	return b
+}

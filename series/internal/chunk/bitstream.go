@@ -1,0 +1,154 @@
+package chunk
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// bitWriter appends bits, most significant first, to a byte slice.
+type bitWriter struct {
+	b   []byte
+	acc uint64 // the last n bits written, not yet in b
+	n   uint   // 0 <= n < 64
+}
+
+// writeBits writes the low k bits of v, k <= 64.
+func (w *bitWriter) writeBits(v uint64, k uint) {
+	if k == 0 {
+		return
+	}
+	if k < 64 {
+		v &= 1<<k - 1
+	}
+	free := 64 - w.n
+	if k < free {
+		w.acc = w.acc<<k | v
+		w.n += k
+		return
+	}
+	// Fill acc to 64 bits, flush it, keep the rest.
+	rest := k - free
+	acc := w.acc<<free | v>>rest // a shift by 64 gives 0
+	w.b = binary.BigEndian.AppendUint64(w.b, acc)
+	if rest < 64 {
+		w.acc = v & (1<<rest - 1)
+	}
+	w.n = rest
+}
+
+func (w *bitWriter) writeBit(bit bool) {
+	if bit {
+		w.writeBits(1, 1)
+	} else {
+		w.writeBits(0, 1)
+	}
+}
+
+// bitLen is the number of bits written so far.
+func (w *bitWriter) bitLen() int { return len(w.b)*8 + int(w.n) }
+
+// finish pads the last byte with zero bits and returns the bytes.
+func (w *bitWriter) finish() []byte {
+	for w.n >= 8 {
+		w.n -= 8
+		w.b = append(w.b, byte(w.acc>>w.n))
+	}
+	if w.n > 0 {
+		w.b = append(w.b, byte(w.acc<<(8-w.n)))
+		w.n = 0
+	}
+	w.acc = 0
+	return w.b
+}
+
+// bitReader reads bits, most significant first. Reading past the end sets
+// err and yields zero bits, so that decoding loops bounded by a count
+// always end; callers check err once the loop is done.
+type bitReader struct {
+	b   []byte // bytes not yet loaded into buf
+	buf uint64 // next bits at the top; bits below the n valid ones are either zero or the bits that follow
+	n   uint   // valid bits in buf
+	err bool
+}
+
+func newBitReader(b []byte) bitReader { return bitReader{b: b} }
+
+// refill loads bytes until buf holds at least 56 valid bits or b is empty.
+func (r *bitReader) refill() {
+	if len(r.b) >= 8 {
+		r.buf |= binary.BigEndian.Uint64(r.b) >> r.n
+		k := (63 - r.n) >> 3
+		r.b = r.b[k:]
+		r.n += k << 3
+		return
+	}
+	for r.n <= 56 && len(r.b) > 0 {
+		r.buf |= uint64(r.b[0]) << (56 - r.n)
+		r.b = r.b[1:]
+		r.n += 8
+	}
+}
+
+// readBits reads k bits, k <= 56.
+func (r *bitReader) readBits(k uint) uint64 {
+	if r.n < k {
+		r.refill()
+		if r.n < k {
+			r.err = true
+			r.buf, r.n, r.b = 0, 0, nil
+			return 0
+		}
+	}
+	v := r.buf >> (64 - k) // k == 0 gives 0
+	r.buf <<= k
+	r.n -= k
+	return v
+}
+
+// readBits64 reads k bits, k <= 64.
+func (r *bitReader) readBits64(k uint) uint64 {
+	if k <= 56 {
+		return r.readBits(k)
+	}
+	hi := r.readBits(k - 32)
+	return hi<<32 | r.readBits(32)
+}
+
+func (r *bitReader) readBit() bool { return r.readBits(1) != 0 }
+
+// readUnary counts zero bits up to the next one bit, which it consumes. It
+// gives up (setting err) after max zeros.
+func (r *bitReader) readUnary(max uint64) uint64 {
+	var q uint64
+	for {
+		if r.n < 56 {
+			r.refill()
+		}
+		if r.n == 0 {
+			r.err = true
+			return 0
+		}
+		z := uint(bits.LeadingZeros64(r.buf))
+		if z < r.n {
+			q += uint64(z)
+			r.buf <<= z + 1
+			r.n -= z + 1
+			if q > max {
+				r.err = true
+				r.buf, r.n, r.b = 0, 0, nil
+				return 0
+			}
+			return q
+		}
+		q += uint64(r.n)
+		r.buf, r.n = 0, 0
+		if q > max {
+			r.err = true
+			r.b = nil
+			return 0
+		}
+	}
+}
+
+// rest reports the number of unread bits.
+func (r *bitReader) rest() int { return len(r.b)*8 + int(r.n) }

@@ -1,0 +1,133 @@
+package chunk
+
+// TimeEncoding says how a chunk codes its timestamp column.
+type TimeEncoding uint8
+
+const (
+	// DeltaOfDelta codes each timestamp's delta-of-delta in a Gorilla-style
+	// variable bit field: 1 bit when readings are evenly spaced.
+	DeltaOfDelta TimeEncoding = 0
+	// DeltaBlocks codes the deltas between timestamps as integer blocks
+	// (frame of reference or Rice, per block of 128): under a bit per
+	// reading when evenly spaced, and a few bits when jittered.
+	DeltaBlocks TimeEncoding = 1
+)
+
+func (e TimeEncoding) String() string {
+	switch e {
+	case DeltaOfDelta:
+		return "delta-of-delta"
+	case DeltaBlocks:
+		return "delta-blocks"
+	}
+	return "unknown"
+}
+
+// Delta-of-delta buckets: prefix, value bits. The values are two's
+// complement, so a bucket of n bits holds -2^(n-1) to 2^(n-1)-1.
+var dodBuckets = [...]struct {
+	prefix, prefixBits, bits uint
+}{
+	{0b10, 2, 7},
+	{0b110, 3, 12},
+	{0b1110, 4, 20},
+	{0b1111, 4, 64},
+}
+
+func fitsSigned(x int64, n uint) bool {
+	lim := int64(1) << (n - 1)
+	return x >= -lim && x < lim
+}
+
+// writeDoD codes the timestamps after ts[0] as delta-of-deltas. All
+// arithmetic wraps, so any non-decreasing int64 sequence round-trips.
+func writeDoD(w *bitWriter, ts []int64) {
+	var prevDelta int64
+	for i := 1; i < len(ts); i++ {
+		d := ts[i] - ts[i-1]
+		dod := d - prevDelta
+		prevDelta = d
+		if dod == 0 {
+			w.writeBits(0, 1)
+			continue
+		}
+		for _, b := range dodBuckets {
+			if b.bits == 64 || fitsSigned(dod, b.bits) {
+				w.writeBits(uint64(b.prefix), b.prefixBits)
+				w.writeBits(uint64(dod), b.bits)
+				break
+			}
+		}
+	}
+}
+
+// writeDeltaBlocks codes the deltas between the timestamps as integer blocks.
+func writeDeltaBlocks(w *bitWriter, ts []int64) {
+	if len(ts) < 2 {
+		return
+	}
+	d := make([]int64, len(ts)-1)
+	for i := range d {
+		d[i] = ts[i+1] - ts[i]
+	}
+	writeBlocks(w, d)
+}
+
+// minTimeBits is the least number of bits that n timestamps take.
+func minTimeBits(enc TimeEncoding, n int) int {
+	if n < 2 {
+		return 0
+	}
+	if enc == DeltaOfDelta {
+		return n - 1
+	}
+	return minBlockBits(n - 1)
+}
+
+// timeDecoder yields the timestamps of a chunk one at a time.
+type timeDecoder struct {
+	blocks blockReader // blocks.r is the stream for both encodings
+	enc    TimeEncoding
+	first  bool
+	t, d   int64
+	bad    bool // a timestamp went backwards
+}
+
+func newTimeDecoder(enc TimeEncoding, stream []byte, n int, first int64) timeDecoder {
+	return timeDecoder{
+		blocks: newBlockReader(newBitReader(stream), max(n-1, 0)),
+		enc:    enc,
+		first:  true,
+		t:      first,
+	}
+}
+
+func (d *timeDecoder) next() int64 {
+	if d.first {
+		d.first = false
+		return d.t
+	}
+	var delta int64
+	if d.enc == DeltaBlocks {
+		delta = d.blocks.next()
+	} else {
+		r := &d.blocks.r
+		var dod int64
+		if r.readBits(1) != 0 {
+			b := dodBuckets[0]
+			for i := 1; i < len(dodBuckets) && r.readBits(1) != 0; i++ {
+				b = dodBuckets[i]
+			}
+			u := r.readBits64(b.bits)
+			dod = int64(u<<(64-b.bits)) >> (64 - b.bits) // sign extend
+		}
+		delta = d.d + dod
+		d.d = delta
+	}
+	t := d.t + delta
+	if t < d.t {
+		d.bad = true
+	}
+	d.t = t
+	return t
+}

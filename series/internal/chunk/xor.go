@@ -1,0 +1,77 @@
+package chunk
+
+import (
+	"math"
+	"math/bits"
+)
+
+// writeXOR codes values as in Gorilla and Prometheus' XOR chunks: the first
+// value in 64 bits, then each value's XOR with the previous one: '0' when
+// equal; '10' and the meaningful bits when they fit the previous window of
+// leading and trailing zeros; else '11', 5 bits of leading zeros (at most
+// 31), 6 bits of meaningful-bit count (64 written as 0) and those bits.
+func writeXOR(w *bitWriter, vals []float64) {
+	if len(vals) == 0 {
+		return
+	}
+	prev := math.Float64bits(vals[0])
+	w.writeBits(prev, 64)
+	leading, trailing := uint(0xff), uint(0)
+	for _, v := range vals[1:] {
+		cur := math.Float64bits(v)
+		x := cur ^ prev
+		prev = cur
+		if x == 0 {
+			w.writeBits(0, 1)
+			continue
+		}
+		l := uint(bits.LeadingZeros64(x))
+		t := uint(bits.TrailingZeros64(x))
+		if l > 31 {
+			l = 31
+		}
+		if leading != 0xff && l >= leading && t >= trailing {
+			w.writeBits(0b10, 2)
+			w.writeBits(x>>trailing, 64-leading-trailing)
+			continue
+		}
+		leading, trailing = l, t
+		sig := 64 - l - t
+		w.writeBits(0b11, 2)
+		w.writeBits(uint64(l), 5)
+		w.writeBits(uint64(sig), 6) // 64 becomes 0
+		w.writeBits(x>>t, sig)
+	}
+}
+
+// xorState is the decoder state of an XOR stream.
+type xorState struct {
+	prev              uint64
+	leading, trailing uint
+	window            bool
+}
+
+func (s *xorState) next(r *bitReader) uint64 {
+	if r.readBits(1) == 0 {
+		return s.prev
+	}
+	if r.readBits(1) == 0 {
+		if !s.window {
+			r.err = true
+			return s.prev
+		}
+	} else {
+		l := uint(r.readBits(5))
+		sig := uint(r.readBits(6))
+		if sig == 0 {
+			sig = 64
+		}
+		if l+sig > 64 {
+			r.err = true
+			return s.prev
+		}
+		s.leading, s.trailing, s.window = l, 64-l-sig, true
+	}
+	s.prev ^= r.readBits64(64-s.leading-s.trailing) << s.trailing
+	return s.prev
+}
