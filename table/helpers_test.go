@@ -1,0 +1,244 @@
+package table
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/local"
+)
+
+// endpointEnv names the DynamoDB-compatible endpoint the tests also run
+// against; without it they run on the embedded engine only.
+const endpointEnv = "TIMETABLE_DYNAMODB_ENDPOINT"
+
+type backend struct {
+	name string // "engine" or "dynamodb"
+	api  timetable.API
+}
+
+var (
+	engineOnce sync.Once
+	engineDB   *local.DB
+	engineErr  error
+	tableSeq   atomic.Int64
+	runID      = fmt.Sprintf("%x", time.Now().UnixNano()&0xffffff)
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if engineDB != nil {
+		engineDB.Close()
+	}
+	os.Exit(code)
+}
+
+func engine(t testing.TB) timetable.API {
+	engineOnce.Do(func() {
+		engineDB, engineErr = local.Open("", &local.Options{InMemory: true, CacheSize: 8 << 20})
+	})
+	if engineErr != nil {
+		t.Fatalf("cannot open the embedded engine: %v", engineErr)
+	}
+	return engineDB
+}
+
+func dynamoLocal(endpoint string) timetable.API {
+	return dynamodb.New(dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(endpoint),
+		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
+	})
+}
+
+// eachBackend runs fn as a subtest on the embedded engine and, when
+// TIMETABLE_DYNAMODB_ENDPOINT is set, on that endpoint.
+func eachBackend(t *testing.T, fn func(t *testing.T, b backend)) {
+	t.Helper()
+	bs := []backend{{name: "engine", api: engine(t)}}
+	if ep := os.Getenv(endpointEnv); ep != "" {
+		bs = append(bs, backend{name: "dynamodb", api: dynamoLocal(ep)})
+	}
+	for _, b := range bs {
+		t.Run(b.name, func(t *testing.T) { fn(t, b) })
+	}
+	if len(bs) == 1 {
+		t.Logf("%s not set: ran on the embedded engine only", endpointEnv)
+	}
+}
+
+// engineBug skips the test on the embedded engine, naming the bug that a
+// DynamoDB endpoint does not have.
+func engineBug(t *testing.T, b backend, bug string) {
+	t.Helper()
+	if b.name == "engine" {
+		t.Skipf("engine bug: %s", bug)
+	}
+}
+
+// testOptions keep retries short so that failure paths finish quickly.
+var testOptions = &Options{BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond, RetryTimeout: 20 * time.Second}
+
+// newTable creates a table of schema s (with a unique name) on api, and
+// drops it when the test ends.
+func newTable(t testing.TB, api timetable.API, s Schema, o *Options) *Table {
+	t.Helper()
+	base := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
+			return r
+		}
+		return '_'
+	}, t.Name())
+	if len(base) > 150 {
+		base = base[:150]
+	}
+	s.Name = fmt.Sprintf("tbl_%s_%s_%d", base, runID, tableSeq.Add(1))
+	if o == nil {
+		o = testOptions
+	}
+	tbl, err := New(api, s, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := tbl.Create(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := tbl.Drop(context.Background()); err != nil {
+			t.Errorf("drop: %v", err)
+		}
+	})
+	return tbl
+}
+
+// pkSk is the classic schema, with key names that are not pk and sk so
+// that nothing can rely on those.
+var pkSk = Schema{HashKey: "P", RangeKey: "S"}
+
+// withGSI has a global index keyed on other attributes, and a local one.
+var withGSI = Schema{
+	HashKey: "id", RangeKey: "at",
+	Indexes: []Index{
+		{Name: "byMetric", HashKey: "metric", RangeKey: "ts"},
+		{Name: "byValue", Local: true, RangeKey: "v"},
+	},
+	KeyTypes: map[string]types.ScalarAttributeType{"at": "N", "v": "N"},
+}
+
+func S(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
+func N(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }
+
+func str(it Item, name string) string {
+	switch v := it[name].(type) {
+	case *types.AttributeValueMemberS:
+		return v.Value
+	case *types.AttributeValueMemberN:
+		return v.Value
+	case nil:
+		return "<absent>"
+	}
+	return fmt.Sprintf("%T", it[name])
+}
+
+func ctxT(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// collect drains a sequence.
+func collect(t testing.TB, seq func(func(Item, error) bool)) []Item {
+	t.Helper()
+	var out []Item
+	for it, err := range seq {
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+func sks(items []Item, name string) []string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = str(it, name)
+	}
+	return out
+}
+
+// dump renders an item for failure messages.
+func dump(it Item) string {
+	var b strings.Builder
+	b.WriteString("{")
+	names := make([]string, 0, len(it))
+	for n := range it {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for i, n := range names {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s: %s", n, avString(it[n]))
+	}
+	b.WriteString("}")
+	return b.String()
+}
+
+func avString(av types.AttributeValue) string {
+	switch v := av.(type) {
+	case *types.AttributeValueMemberS:
+		return fmt.Sprintf("%q", v.Value)
+	case *types.AttributeValueMemberN:
+		return "N:" + v.Value
+	case *types.AttributeValueMemberB:
+		return fmt.Sprintf("B:%x", v.Value)
+	case *types.AttributeValueMemberBOOL:
+		return fmt.Sprint(v.Value)
+	case *types.AttributeValueMemberNULL:
+		return "null"
+	case *types.AttributeValueMemberSS:
+		return fmt.Sprintf("SS%q", v.Value)
+	case *types.AttributeValueMemberNS:
+		return fmt.Sprintf("NS%v", v.Value)
+	case *types.AttributeValueMemberL:
+		parts := make([]string, len(v.Value))
+		for i, e := range v.Value {
+			parts[i] = avString(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case *types.AttributeValueMemberM:
+		return dump(v.Value)
+	}
+	return fmt.Sprintf("%T", av)
+}
+
+// num returns a number attribute's value (NaN if absent or not a number):
+// backends may spell one number differently ("2" and "2.0").
+func num(it Item, name string) float64 {
+	v, ok := it[name].(*types.AttributeValueMemberN)
+	if !ok {
+		return math.NaN()
+	}
+	f, err := strconv.ParseFloat(v.Value, 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return f
+}
