@@ -1,0 +1,52 @@
+// Package design describes DynamoDB single-table designs as data, checks
+// them, renders them as documents, and estimates what they cost.
+//
+// # Designs
+//
+// A Design is a table (keys, global and local secondary indexes, TTL), the
+// entities stored in it with the templates of their keys ("SITE#{siteId}",
+// "PV#{timestamp}#{id}"), and the access patterns the application runs, each
+// a key condition template on the table or an index:
+//
+//	pk = SITE#{siteId} AND sk BETWEEN REALTIME#{start} AND REALTIME#{end}
+//
+// Code that builds keys can take them from the same Design (Entity.KeyValues,
+// Template.Fill and Template.Match), so the documents cannot drift from the
+// code. Analytics returns the design of the web-analytics table; other
+// packages declare their own Designs as literals.
+//
+// # Validation
+//
+// Validate catches the usual mistakes (unknown indexes and entities,
+// placeholders that name no attribute, keys that do not fit the key schema)
+// and the traps of single-table designs:
+//
+//   - two entities in one partition whose sort keys interleave in formats
+//     that do not sort alike: the hour bucket 2024-12-01-14 sorts before the
+//     timestamp 2024-12-01T00:00:00.000Z ('-' sorts before 'T');
+//   - a range bounded on one side, such as sk >= REALTIME#{start}, that runs
+//     on into the items of other entities (SESSION#, STATS#);
+//   - a condition that selects other entities' items as well;
+//   - an inclusive upper bound coarser than the keys it bounds
+//     (PV#2024-01-31 leaves out PV#2024-01-31T10:00:00.000Z#...);
+//   - key conditions DynamoDB refuses (IN, OR, functions other than
+//     begins_with).
+//
+// # Documents
+//
+// Markdown writes a design document: the table, its indexes, an entity chart
+// with every key template, the access-pattern matrix (a row per pattern, a
+// column per table or index, the key condition in the cell), and a
+// single-table chart of example items in the order DynamoDB stores them.
+// Matrix and Chart write those parts alone.
+//
+// # Capacity and cost
+//
+// A Workload (writes, reads per access pattern, storage per retention tier,
+// or units measured on a real run) turns into an Estimate of the monthly
+// on-demand and provisioned cost, following DynamoDB's rules: writes in 1 KB
+// units, reads in 4 KB units, eventually consistent reads at half,
+// transactional requests at double, storage with 100 bytes of overhead per
+// item. Estimate.Markdown shows the arithmetic. Prices are those of
+// us-east-1 (DefaultPrices) unless a Workload gives its own.
+package design

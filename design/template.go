@@ -1,0 +1,223 @@
+package design
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrTemplate reports a template that cannot be parsed, or values that do
+// not fill it.
+var ErrTemplate = errors.New("design: invalid template")
+
+// Template is a key value with placeholders: literal text and names in
+// braces, such as "PV#{timestamp}#{id}". A name is one or more ASCII
+// letters, digits or underscores. Braces cannot appear as literal text.
+type Template string
+
+// segment is a literal (name == "") or a placeholder.
+type segment struct {
+	lit  string
+	name string
+}
+
+func (s segment) placeholder() bool { return s.name != "" }
+
+// parse splits t into segments. Adjacent literals never occur; adjacent
+// placeholders may (Validate reports them).
+func (t Template) parse() ([]segment, error) {
+	var segs []segment
+	s := string(t)
+	for len(s) > 0 {
+		i := strings.IndexAny(s, "{}")
+		if i < 0 {
+			segs = append(segs, segment{lit: s})
+			break
+		}
+		if s[i] == '}' {
+			return nil, fmt.Errorf("%w %q: '}' without '{'", ErrTemplate, string(t))
+		}
+		if i > 0 {
+			segs = append(segs, segment{lit: s[:i]})
+		}
+		j := strings.IndexAny(s[i+1:], "{}")
+		if j < 0 || s[i+1+j] == '{' {
+			return nil, fmt.Errorf("%w %q: '{' without '}'", ErrTemplate, string(t))
+		}
+		name := s[i+1 : i+1+j]
+		if !validName(name) {
+			return nil, fmt.Errorf("%w %q: bad placeholder name %q", ErrTemplate, string(t), name)
+		}
+		segs = append(segs, segment{name: name})
+		s = s[i+2+j:]
+	}
+	return segs, nil
+}
+
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// Check reports whether t parses.
+func (t Template) Check() error {
+	_, err := t.parse()
+	return err
+}
+
+// Placeholders returns the names of t's placeholders in order of
+// appearance, repeats included; nil if t does not parse.
+func (t Template) Placeholders() []string {
+	segs, err := t.parse()
+	if err != nil {
+		return nil
+	}
+	var names []string
+	for _, s := range segs {
+		if s.placeholder() {
+			names = append(names, s.name)
+		}
+	}
+	return names
+}
+
+// Prefix returns the literal text before t's first placeholder (all of t if
+// it has none).
+func (t Template) Prefix() string {
+	if i := strings.IndexByte(string(t), '{'); i >= 0 {
+		return string(t[:i])
+	}
+	return string(t)
+}
+
+// Literal reports whether t has no placeholders.
+func (t Template) Literal() bool { return !strings.ContainsAny(string(t), "{}") }
+
+// Fill replaces each placeholder with its value from values. It fails if t
+// does not parse or a placeholder has no value.
+func (t Template) Fill(values map[string]string) (string, error) {
+	segs, err := t.parse()
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, s := range segs {
+		if !s.placeholder() {
+			b.WriteString(s.lit)
+			continue
+		}
+		v, ok := values[s.name]
+		if !ok {
+			return "", fmt.Errorf("%w %q: no value for {%s}", ErrTemplate, string(t), s.name)
+		}
+		b.WriteString(v)
+	}
+	return b.String(), nil
+}
+
+// Match reports whether key is a value of t and returns the value of each
+// placeholder. Every placeholder takes at least one byte; a name that occurs
+// twice must take the same value both times. When several splits fit, Match
+// gives each placeholder the shortest value that lets the rest match. A
+// template with two adjacent placeholders matches nothing.
+func (t Template) Match(key string) (map[string]string, bool) {
+	segs, err := t.parse()
+	if err != nil {
+		return nil, false
+	}
+	for i := 1; i < len(segs); i++ {
+		if segs[i].placeholder() && segs[i-1].placeholder() {
+			return nil, false
+		}
+	}
+	m := &matcher{segs: segs, key: key, failed: map[[2]int]bool{}, values: map[string]string{}}
+	if !m.match(0, 0) {
+		return nil, false
+	}
+	return m.values, true
+}
+
+type matcher struct {
+	segs   []segment
+	key    string
+	failed map[[2]int]bool // (segment, position) pairs known not to match
+	values map[string]string
+}
+
+func (m *matcher) match(si, pos int) bool {
+	if si == len(m.segs) {
+		return pos == len(m.key)
+	}
+	if m.failed[[2]int{si, pos}] {
+		return false
+	}
+	ok := m.step(si, pos)
+	if !ok {
+		m.failed[[2]int{si, pos}] = true
+	}
+	return ok
+}
+
+func (m *matcher) step(si, pos int) bool {
+	s := m.segs[si]
+	rest := m.key[pos:]
+	if !s.placeholder() {
+		return strings.HasPrefix(rest, s.lit) && m.match(si+1, pos+len(s.lit))
+	}
+	try := func(end int) bool {
+		v := m.key[pos:end]
+		prev, had := m.values[s.name]
+		if had && prev != v {
+			return false
+		}
+		m.values[s.name] = v
+		if m.match(si+1, end) {
+			return true
+		}
+		if !had {
+			delete(m.values, s.name)
+		}
+		return false
+	}
+	if si == len(m.segs)-1 {
+		return len(rest) > 0 && try(len(m.key))
+	}
+	next := m.segs[si+1].lit // the next segment is a literal
+	for off := 1; off < len(rest); {
+		i := strings.Index(rest[off:], next)
+		if i < 0 {
+			break
+		}
+		if try(pos + off + i) {
+			return true
+		}
+		off += i + 1
+	}
+	return false
+}
+
+// shape returns t with every placeholder name removed ("SITE#{}"), so that
+// two templates that produce the same values compare equal.
+func (t Template) shape() string {
+	segs, err := t.parse()
+	if err != nil {
+		return string(t)
+	}
+	var b strings.Builder
+	for _, s := range segs {
+		if s.placeholder() {
+			b.WriteString("{}")
+		} else {
+			b.WriteString(s.lit)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,796 @@
+package design
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Code names a kind of mistake Validate finds.
+type Code string
+
+// The kinds of mistake.
+const (
+	// CodeInvalid: a missing or repeated name, a bad type, a limit of
+	// DynamoDB exceeded.
+	CodeInvalid Code = "invalid"
+	// CodeSyntax: a key template that does not parse, or has two adjacent
+	// placeholders that no parser can tell apart.
+	CodeSyntax Code = "syntax"
+	// CodeKeyCondition: a key condition that does not parse or that
+	// DynamoDB refuses (IN, OR, a range on the partition key, ...).
+	CodeKeyCondition Code = "key-condition"
+	// CodeUnknownIndex: an access pattern names an index the table lacks.
+	CodeUnknownIndex Code = "unknown-index"
+	// CodeUnknownEntity: an access pattern returns an entity the design
+	// lacks.
+	CodeUnknownEntity Code = "unknown-entity"
+	// CodeUnknownAttribute: a template placeholder that names no attribute
+	// of its entity (or parameter of its access pattern).
+	CodeUnknownAttribute Code = "unknown-attribute"
+	// CodeKeySchema: an entity's keys do not fit the key schema: a missing
+	// table key, an attribute that is no key, one index key of two, a key
+	// of type N or B built from text.
+	CodeKeySchema Code = "key-schema"
+	// CodeKeyMismatch: an access pattern's condition names other keys than
+	// its index has, or cannot select the entities it returns.
+	CodeKeyMismatch Code = "key-mismatch"
+	// CodeDuplicateKey: two entities whose primary keys can be equal, so
+	// that one overwrites the other.
+	CodeDuplicateKey Code = "duplicate-key"
+	// CodeSortOrder: two entities in one partition whose sort keys
+	// interleave with formats that do not sort alike, such as the hour
+	// bucket 2024-12-01-14 and the timestamp 2024-12-01T14:30:00.000Z
+	// ('-' sorts before 'T').
+	CodeSortOrder Code = "sort-order"
+	// CodeFormat: a time layout that does not sort as time does, or an
+	// example value that does not fit its layout.
+	CodeFormat Code = "format"
+	// CodeUnboundedRange: a range condition bounded on one side only (such
+	// as sk >= REALTIME#{start}) that runs on into the items of other
+	// entities of the partition.
+	CodeUnboundedRange Code = "unbounded-range"
+	// CodeSelectsOthers: a condition that also selects items of entities
+	// the access pattern does not return.
+	CodeSelectsOthers Code = "selects-others"
+	// CodeCoarseBound: an inclusive upper bound of a coarser time format
+	// than the keys it bounds, which leaves out the keys of its last period
+	// (sk <= PV#2024-01-31 misses PV#2024-01-31T10:00:00.000Z).
+	CodeCoarseBound Code = "coarse-bound"
+	// CodeOperation: an operation used with a condition it cannot take
+	// (GetItem on an index or without the full key, Scan with a key
+	// condition).
+	CodeOperation Code = "operation"
+	// CodeTTL: an entity's TTL attribute is not the table's, or not a
+	// number.
+	CodeTTL Code = "ttl"
+)
+
+// Problem is one mistake in a Design.
+type Problem struct {
+	Code Code
+	// Where names the part of the design: "table", "index GSI1", "entity
+	// PageView", "access pattern Realtime visitors".
+	Where string
+	Msg   string
+}
+
+func (p *Problem) Error() string { return "design: " + p.Where + ": " + p.Msg }
+
+// Problems is the error Validate returns: every mistake found, in the order
+// of the design's parts.
+type Problems []*Problem
+
+func (ps Problems) Error() string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = p.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Has reports whether one of ps is of kind code.
+func (ps Problems) Has(code Code) bool {
+	return slices.ContainsFunc(ps, func(p *Problem) bool { return p.Code == code })
+}
+
+// DynamoDB's limits on secondary indexes per table.
+const (
+	maxGSIs = 20
+	maxLSIs = 5
+)
+
+// Validate checks the design and returns nil, or Problems listing every
+// mistake found. Besides names, types and references, it catches the traps
+// of single-table designs: sort keys of two formats interleaving in one
+// partition, range conditions that run into other entities' items, key
+// conditions DynamoDB refuses, and inclusive upper bounds coarser than the
+// keys they bound.
+func (d *Design) Validate() error {
+	v := &validator{d: d}
+	v.table()
+	for i := range d.Entities {
+		v.entity(&d.Entities[i])
+	}
+	v.partitions()
+	for i := range d.AccessPatterns {
+		v.pattern(&d.AccessPatterns[i])
+	}
+	if len(v.ps) == 0 {
+		return nil
+	}
+	return v.ps
+}
+
+type validator struct {
+	d  *Design
+	ps Problems
+}
+
+func (v *validator) add(code Code, where, format string, args ...any) {
+	v.ps = append(v.ps, &Problem{Code: code, Where: where, Msg: fmt.Sprintf(format, args...)})
+}
+
+func validScalar(t ScalarType) bool { return t == "" || t == String || t == Number || t == Binary }
+
+var attrTypes = []string{"S", "N", "B", "BOOL", "NULL", "M", "L", "SS", "NS", "BS"}
+
+// indexNames returns "" (the table) and the name of every index.
+func (v *validator) indexNames() []string {
+	names := []string{""}
+	for _, ix := range v.d.Table.Indexes {
+		if ix.Name != "" {
+			names = append(names, ix.Name)
+		}
+	}
+	return names
+}
+
+func indexWhere(name string) string {
+	if name == "" {
+		return "table"
+	}
+	return "index " + name
+}
+
+func (v *validator) table() {
+	t := &v.d.Table
+	if t.Name == "" {
+		v.add(CodeInvalid, "table", "no table name")
+	}
+	if t.PartitionKey.IsZero() {
+		v.add(CodeInvalid, "table", "no partition key")
+	}
+	keyTypes := map[string]ScalarType{}
+	checkKey := func(where string, k Key) {
+		if k.IsZero() {
+			return
+		}
+		if !validScalar(k.Type) {
+			v.add(CodeInvalid, where, "key %s has type %q; a key is S, N or B", k.Name, k.Type)
+			return
+		}
+		if prev, ok := keyTypes[k.Name]; ok && prev != k.typ() {
+			v.add(CodeInvalid, where, "key %s has type %s here and %s elsewhere", k.Name, k.typ(), prev)
+		}
+		keyTypes[k.Name] = k.typ()
+	}
+	checkKey("table", t.PartitionKey)
+	checkKey("table", t.SortKey)
+	if t.SortKey.Name != "" && t.SortKey.Name == t.PartitionKey.Name {
+		v.add(CodeInvalid, "table", "the partition and sort keys are both %s", t.SortKey.Name)
+	}
+	seen := map[string]bool{}
+	var gsis, lsis int
+	for i := range t.Indexes {
+		ix := &t.Indexes[i]
+		where := indexWhere(ix.Name)
+		if ix.Name == "" {
+			v.add(CodeInvalid, "table", "index %d has no name", i+1)
+			where = fmt.Sprintf("index %d", i+1)
+		} else if seen[ix.Name] {
+			v.add(CodeInvalid, where, "two indexes named %s", ix.Name)
+		}
+		seen[ix.Name] = true
+		pk, sk, _ := t.keysOf(ix.Name)
+		if ix.Local {
+			lsis++
+			if pk.Name != t.PartitionKey.Name {
+				v.add(CodeInvalid, where, "a local index has the table's partition key %s, not %s", t.PartitionKey.Name, pk.Name)
+			}
+			if t.SortKey.IsZero() {
+				v.add(CodeInvalid, where, "a local index needs a table with a sort key")
+			}
+			if sk.IsZero() {
+				v.add(CodeInvalid, where, "a local index needs a sort key")
+			}
+		} else {
+			gsis++
+			if pk.IsZero() {
+				v.add(CodeInvalid, where, "no partition key")
+			}
+		}
+		checkKey(where, pk)
+		checkKey(where, sk)
+		switch ix.Projection.typ() {
+		case ProjectInclude:
+			if len(ix.Projection.NonKeyAttributes) == 0 {
+				v.add(CodeInvalid, where, "an INCLUDE projection lists no attributes")
+			}
+		case ProjectAll, ProjectKeysOnly:
+			if len(ix.Projection.NonKeyAttributes) > 0 {
+				v.add(CodeInvalid, where, "a %s projection takes no attribute list", ix.Projection.typ())
+			}
+		default:
+			v.add(CodeInvalid, where, "unknown projection %q", ix.Projection.Type)
+		}
+	}
+	if gsis > maxGSIs {
+		v.add(CodeInvalid, "table", "%d global indexes; DynamoDB allows %d", gsis, maxGSIs)
+	}
+	if lsis > maxLSIs {
+		v.add(CodeInvalid, "table", "%d local indexes; DynamoDB allows %d", lsis, maxLSIs)
+	}
+	if _, ok := keyTypes[t.TTL]; ok && t.TTL != "" {
+		v.add(CodeTTL, "table", "the TTL attribute %s is a key attribute", t.TTL)
+	}
+}
+
+// keyType returns the type of the key attribute named name, and whether
+// the table or an index has one.
+func (t *Table) keyType(name string) (ScalarType, bool) {
+	for _, k := range []Key{t.PartitionKey, t.SortKey} {
+		if k.Name == name && name != "" {
+			return k.typ(), true
+		}
+	}
+	for _, ix := range t.Indexes {
+		pk, sk, _ := t.keysOf(ix.Name)
+		for _, k := range []Key{pk, sk} {
+			if k.Name == name && name != "" {
+				return k.typ(), true
+			}
+		}
+	}
+	return "", false
+}
+
+func (v *validator) entity(e *Entity) {
+	where := "entity " + e.Name
+	t := &v.d.Table
+	if e.Name == "" {
+		v.add(CodeInvalid, "design", "an entity has no name")
+		where = "entity ?"
+	} else if v.d.Entity(e.Name) != e {
+		v.add(CodeInvalid, where, "two entities named %s", e.Name)
+	}
+	attrs := map[string]bool{}
+	for _, a := range e.Attributes {
+		switch {
+		case a.Name == "":
+			v.add(CodeInvalid, where, "an attribute has no name")
+		case attrs[a.Name]:
+			v.add(CodeInvalid, where, "two attributes named %s", a.Name)
+		case !slices.Contains(attrTypes, a.typ()):
+			v.add(CodeInvalid, where, "attribute %s has unknown type %q", a.Name, a.Type)
+		}
+		attrs[a.Name] = true
+		if a.Format != "" {
+			if why := checkLayout(a.Format); why != "" {
+				v.add(CodeFormat, where, "attribute %s has format %q, which cannot order keys: %s", a.Name, a.Format, why)
+			}
+		}
+	}
+	if !t.PartitionKey.IsZero() {
+		if _, ok := e.Keys[t.PartitionKey.Name]; !ok {
+			v.add(CodeKeySchema, where, "no template for the partition key %s", t.PartitionKey.Name)
+		}
+	}
+	if !t.SortKey.IsZero() {
+		if _, ok := e.Keys[t.SortKey.Name]; !ok {
+			v.add(CodeKeySchema, where, "no template for the sort key %s", t.SortKey.Name)
+		}
+	}
+	for _, name := range sortedKeys(e.Keys) {
+		tmpl := e.Keys[name]
+		typ, ok := t.keyType(name)
+		if !ok {
+			v.add(CodeKeySchema, where, "%s is not a key of the table or of an index", name)
+			continue
+		}
+		segs, err := tmpl.parse()
+		if err != nil {
+			v.add(CodeSyntax, where, "key %s: %v", name, err)
+			continue
+		}
+		if tmpl == "" {
+			v.add(CodeKeySchema, where, "key %s has an empty template; key values cannot be empty", name)
+		}
+		for i, s := range segs {
+			if !s.placeholder() {
+				continue
+			}
+			if i > 0 && segs[i-1].placeholder() {
+				v.add(CodeSyntax, where, "key %s: {%s}{%s} are adjacent, so no parser can tell where one ends; put a separator between them", name, segs[i-1].name, s.name)
+			}
+			if !attrs[s.name] {
+				v.add(CodeUnknownAttribute, where, "key %s = %s uses {%s}, which is not an attribute of %s", name, tmpl, s.name, e.Name)
+			}
+		}
+		if typ != String {
+			if len(segs) != 1 || !segs[0].placeholder() {
+				v.add(CodeKeySchema, where, "key %s is of type %s; its template must be one placeholder, not %q", name, typ, tmpl)
+			} else if a := e.Attribute(segs[0].name); a != nil && a.typ() != string(typ) {
+				v.add(CodeKeySchema, where, "key %s is of type %s but {%s} is of type %s", name, typ, a.Name, a.typ())
+			}
+		}
+	}
+	for _, ix := range t.Indexes {
+		pk, sk, _ := t.keysOf(ix.Name)
+		if pk.IsZero() || sk.IsZero() || ix.Local {
+			continue
+		}
+		_, hasPK := e.Keys[pk.Name]
+		_, hasSK := e.Keys[sk.Name]
+		if hasPK != hasSK {
+			have, lack := pk.Name, sk.Name
+			if hasSK {
+				have, lack = sk.Name, pk.Name
+			}
+			v.add(CodeKeySchema, where, "sets %s but not %s, so its items never appear in %s", have, lack, ix.Name)
+		}
+	}
+	for _, name := range sortedKeys(e.Example) {
+		val := e.Example[name]
+		a := e.Attribute(name)
+		if a == nil {
+			v.add(CodeUnknownAttribute, where, "example value for %s, which is not an attribute", name)
+			continue
+		}
+		if a.Format != "" && checkLayout(a.Format) == "" && !parseTimeValue(a.Format, val) {
+			v.add(CodeFormat, where, "example %s = %q does not fit its format %q", name, val, a.Format)
+		}
+	}
+	if e.Example != nil {
+		for _, name := range sortedKeys(e.Keys) {
+			for _, p := range e.Keys[name].Placeholders() {
+				if _, ok := e.Example[p]; !ok && attrs[p] {
+					v.add(CodeInvalid, where, "no example value for {%s} of key %s", p, name)
+				}
+			}
+		}
+	}
+	if e.TTL != "" {
+		switch {
+		case t.TTL == "":
+			v.add(CodeTTL, where, "sets TTL attribute %s but the table has no TTL attribute", e.TTL)
+		case e.TTL != t.TTL:
+			v.add(CodeTTL, where, "sets TTL attribute %s but the table's is %s", e.TTL, t.TTL)
+		}
+		if a := e.Attribute(e.TTL); a == nil {
+			v.add(CodeTTL, where, "TTL attribute %s is not among its attributes", e.TTL)
+		} else if a.typ() != "N" {
+			v.add(CodeTTL, where, "TTL attribute %s is of type %s; DynamoDB expires only numbers (epoch seconds)", e.TTL, a.typ())
+		}
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+// partitions checks, in the table and in each index, the entities whose
+// partition keys can be equal: their primary keys must differ (table only)
+// and their sort keys must order alike.
+func (v *validator) partitions() {
+	t := &v.d.Table
+	for _, index := range v.indexNames() {
+		pk, sk, _ := t.keysOf(index)
+		var in []*Entity
+		for i := range v.d.Entities {
+			e := &v.d.Entities[i]
+			if e.InIndex(t, index) && e.Keys[pk.Name].Check() == nil {
+				in = append(in, e)
+			}
+		}
+		for i, a := range in {
+			for _, b := range in[i+1:] {
+				if a.Name == b.Name || !samePartition(a.Keys[pk.Name], b.Keys[pk.Name]) {
+					continue
+				}
+				if index == "" && (sk.IsZero() || a.Keys[sk.Name].shape() == b.Keys[sk.Name].shape()) {
+					v.add(CodeDuplicateKey, "entity "+b.Name, "has the primary key of %s (%s), so one overwrites the other", a.Name, keyString(t, a))
+					continue
+				}
+				if sk.IsZero() || sk.typ() != String {
+					continue
+				}
+				if msg := interleave(a, b, a.Keys[sk.Name], b.Keys[sk.Name]); msg != "" {
+					v.add(CodeSortOrder, "entity "+b.Name, "in %s, partition %s: %s; keep one sort-key format per partition, or put each behind its own prefix (H#, R#)", indexWhere(index), a.Keys[pk.Name], msg)
+				}
+			}
+		}
+	}
+}
+
+func keyString(t *Table, e *Entity) string {
+	s := t.PartitionKey.Name + " = " + string(e.Keys[t.PartitionKey.Name])
+	if !t.SortKey.IsZero() {
+		s += ", " + t.SortKey.Name + " = " + string(e.Keys[t.SortKey.Name])
+	}
+	return s
+}
+
+// samePartition reports whether two partition key templates can produce
+// the same value: they have one shape, or one is a literal value of the
+// other.
+func samePartition(a, b Template) bool {
+	if a.shape() == b.shape() {
+		return true
+	}
+	if a.Literal() {
+		_, ok := b.Match(string(a))
+		return ok
+	}
+	if b.Literal() {
+		_, ok := a.Match(string(b))
+		return ok
+	}
+	return false
+}
+
+// token is one byte of a template's literal text, or a placeholder.
+type token struct {
+	c    byte
+	name string
+}
+
+func tokens(t Template) []token {
+	segs, _ := t.parse()
+	var ts []token
+	for _, s := range segs {
+		if s.placeholder() {
+			ts = append(ts, token{name: s.name})
+			continue
+		}
+		for i := 0; i < len(s.lit); i++ {
+			ts = append(ts, token{c: s.lit[i]})
+		}
+	}
+	return ts
+}
+
+// formatOf returns the time layout of the placeholder name, looked up in
+// the attribute lists in order.
+func formatOf(name string, lists ...[]Attribute) string {
+	for _, l := range lists {
+		for _, a := range l {
+			if a.Name == name {
+				return a.Format
+			}
+		}
+	}
+	return ""
+}
+
+// interleave compares the sort-key templates of two entities of one
+// partition and describes how their keys fail to sort alike, or returns "".
+// Templates that differ in a literal byte before any placeholder occupy
+// disjoint ranges and never interleave.
+func interleave(a, b *Entity, ta, tb Template) string {
+	xa, xb := tokens(ta), tokens(tb)
+	for i := 0; i < len(xa) && i < len(xb); i++ {
+		p, q := xa[i], xb[i]
+		if p.name == "" && q.name == "" {
+			if p.c != q.c {
+				return ""
+			}
+			continue
+		}
+		if p.name == "" || q.name == "" {
+			return "" // a literal against a value: no claim
+		}
+		fa, fb := formatOf(p.name, a.Attributes), formatOf(q.name, b.Attributes)
+		switch {
+		case fa == "" && fb == "":
+			return ""
+		case fa == "" || fb == "":
+			tv, ov := p.name, q.name
+			te, oe := a.Name, b.Name
+			if fa == "" {
+				tv, ov, te, oe = q.name, p.name, b.Name, a.Name
+			}
+			return fmt.Sprintf("the values of {%s} (%s) interleave with the times of {%s} (%s) in one sort-key range", ov, oe, tv, te)
+		case fa == fb:
+			continue
+		}
+		if ok, _ := layoutsCompatible(fa, fb); ok {
+			return ""
+		}
+		return inversion(a.Name, p.name, fa, b.Name, q.name, fb)
+	}
+	return ""
+}
+
+// inversion describes two incompatible layouts by a pair of keys that sort
+// against time.
+func inversion(ea, na, fa, eb, nb, fb string) string {
+	_, at := layoutsCompatible(fa, fb)
+	early := time.Date(2024, 12, 1, 0, 0, 0, 0, time.UTC)
+	late := time.Date(2024, 12, 1, 14, 30, 0, 0, time.UTC)
+	msg := fmt.Sprintf("%s {%s} (%s) and %s {%s} (%s) differ at byte %d", ea, na, fa, eb, nb, fb, at+1)
+	for _, c := range [][4]string{{ea, fa, eb, fb}, {eb, fb, ea, fa}} {
+		kl, ke := late.Format(c[1]), early.Format(c[3])
+		if kl < ke {
+			return fmt.Sprintf("%s: %s's key %s (14:30) sorts before %s's key %s (00:00 the same day)", msg, c[0], kl, c[2], ke)
+		}
+	}
+	return msg + ", so their keys do not sort in one time order"
+}
+
+// The byte 0xff never occurs in UTF-8, so s+"\xff" sorts after every string
+// beginning with s; "\xff" alone stands for no upper bound.
+const top = "\xff"
+
+// span returns the range of strings t can produce, as far as its literal
+// prefix tells: a literal is itself; otherwise [prefix, prefix+top].
+func span(t Template) (lo, hi string) {
+	if t.Literal() {
+		return string(t), string(t)
+	}
+	p := t.Prefix()
+	return p, p + top
+}
+
+// condRange returns the range of sort keys a sort term selects.
+func condRange(s *Term) (lo, hi string) {
+	switch s.Op {
+	case OpEq:
+		return span(s.Values[0])
+	case OpLt, OpLe:
+		_, hi = span(s.Values[0])
+		return "", hi
+	case OpGt, OpGe:
+		lo, _ = span(s.Values[0])
+		return lo, top
+	case OpBetween:
+		lo, _ = span(s.Values[0])
+		_, hi = span(s.Values[1])
+		return lo, hi
+	case OpBeginsWith:
+		p := s.Values[0].Prefix()
+		return p, p + top
+	}
+	return "", top
+}
+
+func overlaps(alo, ahi, blo, bhi string) bool { return alo <= bhi && blo <= ahi }
+
+func (v *validator) pattern(p *AccessPattern) {
+	where := "access pattern " + p.Name
+	d := v.d
+	t := &d.Table
+	if p.Name == "" {
+		v.add(CodeInvalid, "design", "an access pattern has no name")
+		where = "access pattern ?"
+	} else if d.AccessPattern(p.Name) != p {
+		v.add(CodeInvalid, where, "two access patterns named %s", p.Name)
+	}
+	if p.Limit < 0 {
+		v.add(CodeInvalid, where, "negative limit %d", p.Limit)
+	}
+	op := p.op()
+	if !slices.Contains([]Operation{Query, GetItem, BatchGetItem, Scan}, op) {
+		v.add(CodeInvalid, where, "unknown operation %q", p.Op)
+		return
+	}
+	pk, sk, ok := t.keysOf(p.Index)
+	if !ok {
+		v.add(CodeUnknownIndex, where, "the table has no index %s", p.Index)
+		return
+	}
+	var returns []*Entity
+	if len(p.Returns) == 0 {
+		v.add(CodeUnknownEntity, where, "names no entity it returns")
+	}
+	for _, name := range p.Returns {
+		e := d.Entity(name)
+		if e == nil {
+			v.add(CodeUnknownEntity, where, "returns %s, which is not an entity of the design", name)
+			continue
+		}
+		if !e.InIndex(t, p.Index) {
+			v.add(CodeKeyMismatch, where, "returns %s, whose items are not in %s (it does not set %s)", name, indexWhere(p.Index), keyNames(pk, sk))
+			continue
+		}
+		returns = append(returns, e)
+	}
+	if op == Scan {
+		if p.Key != "" {
+			v.add(CodeOperation, where, "a Scan takes no key condition")
+		}
+		return
+	}
+	if p.Key == "" {
+		v.add(CodeKeyCondition, where, "no key condition")
+		return
+	}
+	kc, err := ParseKeyCondition(p.Key)
+	if err != nil {
+		v.add(CodeKeyCondition, where, "%v", strings.TrimPrefix(err.Error(), "design: "))
+		return
+	}
+	if kc.Sort != nil && kc.Sort.Op == OpEq && kc.Partition.Attr == sk.Name && kc.Sort.Attr == pk.Name {
+		kc.Partition, *kc.Sort = *kc.Sort, kc.Partition
+	}
+	if kc.Partition.Attr != pk.Name {
+		v.add(CodeKeyMismatch, where, "the condition's partition key is %s; %s's is %s", kc.Partition.Attr, indexWhere(p.Index), pk.Name)
+		return
+	}
+	if kc.Sort != nil && kc.Sort.Attr != sk.Name {
+		if sk.IsZero() {
+			v.add(CodeKeyMismatch, where, "%s has no sort key, but the condition names %s", indexWhere(p.Index), kc.Sort.Attr)
+		} else {
+			v.add(CodeKeyMismatch, where, "the condition's sort key is %s; %s's is %s", kc.Sort.Attr, indexWhere(p.Index), sk.Name)
+		}
+		return
+	}
+	if op == GetItem || op == BatchGetItem {
+		if p.Index != "" {
+			v.add(CodeOperation, where, "%s reads the table only; use Query on %s", op, p.Index)
+			return
+		}
+		if !sk.IsZero() && (kc.Sort == nil || kc.Sort.Op != OpEq) {
+			v.add(CodeOperation, where, "%s needs the full primary key: %s = ... AND %s = ...", op, pk.Name, sk.Name)
+			return
+		}
+	}
+	// Placeholders of the condition name parameters or returned attributes.
+	var lists [][]Attribute
+	lists = append(lists, p.Params)
+	for _, e := range returns {
+		lists = append(lists, e.Attributes)
+	}
+	terms := []Term{kc.Partition}
+	if kc.Sort != nil {
+		terms = append(terms, *kc.Sort)
+	}
+	for _, term := range terms {
+		for _, val := range term.Values {
+			for _, name := range val.Placeholders() {
+				if !declared(name, lists) {
+					v.add(CodeUnknownAttribute, where, "{%s} is neither a parameter of the pattern nor an attribute of %s", name, strings.Join(p.Returns, ", "))
+				}
+			}
+		}
+	}
+	pkv := kc.Partition.Values[0]
+	for _, e := range returns {
+		if !samePartition(pkv, e.Keys[pk.Name]) {
+			v.add(CodeKeyMismatch, where, "queries %s = %s, but %s's items have %s = %s", pk.Name, pkv, e.Name, pk.Name, e.Keys[pk.Name])
+		}
+	}
+	if sk.typ() != String {
+		return // N and B keys: no range analysis
+	}
+	lo, hi := "", top
+	if kc.Sort != nil {
+		lo, hi = condRange(kc.Sort)
+	}
+	for _, e := range returns {
+		if sk.IsZero() || kc.Sort == nil {
+			break
+		}
+		elo, ehi := span(e.Keys[sk.Name])
+		if !overlaps(lo, hi, elo, ehi) {
+			v.add(CodeKeyMismatch, where, "%s never selects %s's items (%s = %s)", kc.Sort, e.Name, sk.Name, e.Keys[sk.Name])
+		}
+	}
+	if kc.Sort != nil {
+		v.coarseBound(where, kc.Sort, p.Params, returns, sk.Name)
+	}
+	// Other entities of the partition that the range runs into.
+	var others []string
+	for i := range d.Entities {
+		e := &d.Entities[i]
+		if slices.Contains(p.Returns, e.Name) || !e.InIndex(t, p.Index) || !samePartition(pkv, e.Keys[pk.Name]) {
+			continue
+		}
+		if !sk.IsZero() {
+			elo, ehi := span(e.Keys[sk.Name])
+			if !overlaps(lo, hi, elo, ehi) {
+				continue
+			}
+		}
+		others = append(others, e.Name)
+	}
+	if len(others) == 0 {
+		return
+	}
+	list := strings.Join(others, ", ")
+	switch {
+	case kc.Sort != nil && (kc.Sort.Op == OpGt || kc.Sort.Op == OpGe):
+		v.add(CodeUnboundedRange, where, "%s has no upper bound, so it runs on into the %s items of the partition, which sort after it (with Reverse and Limit they even come first); bound it on both sides with BETWEEN, or use begins_with", kc.Sort, list)
+	case kc.Sort != nil && (kc.Sort.Op == OpLt || kc.Sort.Op == OpLe):
+		v.add(CodeUnboundedRange, where, "%s has no lower bound, so it runs back into the %s items of the partition, which sort before it; bound it on both sides with BETWEEN, or use begins_with", kc.Sort, list)
+	case p.Filter != "":
+		// The pattern filters the others out; they still cost read units.
+	case kc.Sort == nil:
+		v.add(CodeSelectsOthers, where, "%s reads the whole partition, which also holds %s items; add a sort key condition, or say in Filter how they are dropped", kc, list)
+	default:
+		v.add(CodeSelectsOthers, where, "%s also selects %s items; give each entity its own sort-key prefix, or say in Filter how they are dropped", kc, list)
+	}
+}
+
+func keyNames(pk, sk Key) string {
+	if sk.IsZero() {
+		return pk.Name
+	}
+	return pk.Name + " and " + sk.Name
+}
+
+func declared(name string, lists [][]Attribute) bool {
+	for _, l := range lists {
+		for _, a := range l {
+			if a.Name == name {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// coarseBound reports an inclusive upper bound whose time value is coarser
+// than the time in the keys it bounds.
+func (v *validator) coarseBound(where string, s *Term, params []Attribute, returns []*Entity, skName string) {
+	var upper Template
+	switch s.Op {
+	case OpLe:
+		upper = s.Values[0]
+	case OpBetween:
+		upper = s.Values[1]
+	default:
+		return
+	}
+	for _, e := range returns {
+		xu, xe := tokens(upper), tokens(e.Keys[skName])
+		i := 0
+	walk:
+		for ; i < len(xu) && i < len(xe); i++ {
+			p, q := xu[i], xe[i]
+			switch {
+			case p.name == "" && q.name == "":
+				if p.c != q.c {
+					break walk
+				}
+				continue
+			case p.name == "" || q.name == "":
+				break walk
+			}
+			fu := formatOf(p.name, params, e.Attributes)
+			fe := formatOf(q.name, e.Attributes)
+			if fu == "" || fe == "" {
+				break
+			}
+			if fu == fe {
+				continue
+			}
+			if ok, _ := layoutsCompatible(fu, fe); ok && len(fu) < len(fe) {
+				ex := time.Date(2024, 1, 31, 10, 0, 0, 0, time.UTC)
+				v.add(CodeCoarseBound, where, "the upper bound {%s} (%s) is coarser than %s's {%s} (%s), so %s leaves out the keys of its last period: %s sorts after %s; bound with < and the start of the next period, or give the bound full precision",
+					p.name, fu, e.Name, q.name, fe, s, ex.Format(fe), ex.Format(fu))
+			}
+			break
+		}
+		if i == len(xu) && i < len(xe) {
+			v.add(CodeCoarseBound, where, "the upper bound %s ends where %s's key %s goes on, so %s leaves out the keys that extend the bound's own value; append a byte that sorts after the rest (%s~), or bound with < on the next value",
+				upper, e.Name, e.Keys[skName], s, upper)
+		}
+	}
+}
