@@ -178,7 +178,8 @@ func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 		// One item per partition: nothing is ever left.
 		r.lastKey = nil
 	}
-	// DynamoDB Local leaves LastEvaluatedKey out when the page ends on the
+	// DynamoDB Local leaves LastEvaluatedKey out when a table (not index)
+	// page ends on the
 	// inclusive bound of the sort key condition in the direction read
 	// (<= or BETWEEN's upper bound forwards, >= or BETWEEN's lower bound
 	// backwards): nothing can follow.
@@ -186,7 +187,7 @@ func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 	if reverse {
 		end = revEnd
 	}
-	if end != nil && r.lastRaw != nil && bytes.HasPrefix(r.lastRaw, end) {
+	if sp.ix == nil && end != nil && r.lastRaw != nil && bytes.HasPrefix(r.lastRaw, end) {
 		r.lastKey = nil
 	}
 	out := &dynamodb.QueryOutput{

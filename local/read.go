@@ -34,7 +34,7 @@ type scanResult struct {
 	count        int
 	scanned      int
 	lastKey      Item
-	lastRaw      []byte // storage key of the last item read, when lastKey is set
+	lastRaw      []byte  // storage key of the last item read, when lastKey is set
 	indexBytes   int     // bytes read from the index (or table)
 	pageBytes    int     // bytes of the items that passed the filter
 	fetchedUnits float64 // units of table reads for fetched items

@@ -138,10 +138,12 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 	// transaction with that operation's reason alone); then tables, keys
 	// and items; last, per operation, key types, index key types and
 	// conditions, which become cancellation reasons.
-	for i, ti := range in.TransactItems {
+	for _, ti := range in.TransactItems {
 		if err := precheckTxItem(ti); err != nil {
 			return nil, err
 		}
+	}
+	for i, ti := range in.TransactItems {
 		if u := ti.Update; u != nil {
 			if t, err := db.table(names[i]); err == nil {
 				if name := updatedKey(t.m(), u); name != "" {
@@ -159,7 +161,11 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 	seen := map[string]bool{}
 	itemErrs := make([]error, len(in.TransactItems))
 	deferred := false
+	var late error // DynamoDB Local reports these after evaluating the operations
 	for i, ti := range in.TransactItems {
+		if err := placeholdersWithoutExpr(&ti); err != nil && late == nil {
+			late = err
+		}
 		var w *itemWrite
 		var m *tableMeta
 		switch {
@@ -222,7 +228,16 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 		}
 	}
 	var us usageSet
-	errs, err := db.commitManyIf(valid, &us, !deferred)
+	errs, err := db.commitManyIf(valid, &us, !deferred && late == nil)
+	if late != nil {
+		for _, e := range errs {
+			var fatal *errFatal
+			if errors.As(e, &fatal) {
+				return nil, fatal.err
+			}
+		}
+		return nil, late
+	}
 	if errors.Is(err, errCanceled) {
 		for j, e := range errs {
 			itemErrs[index[j]] = e
@@ -549,4 +564,39 @@ func updatedKey(m *tableMeta, u *types.Update) string {
 		}
 	}
 	return ""
+}
+
+// placeholdersWithoutExpr returns DynamoDB's error for an operation that
+// has ExpressionAttributeNames or ExpressionAttributeValues but no
+// expression, and clears them from ti so that the operation can still be
+// evaluated.
+func placeholdersWithoutExpr(ti *types.TransactWriteItem) error {
+	var names *map[string]string
+	var values *map[string]types.AttributeValue
+	var hasExpr bool
+	var what string
+	switch {
+	case ti.Put != nil:
+		p := *ti.Put
+		ti.Put = &p
+		names, values, hasExpr, what = &p.ExpressionAttributeNames, &p.ExpressionAttributeValues, p.ConditionExpression != nil, "ConditionExpression is null"
+	case ti.Delete != nil:
+		d := *ti.Delete
+		ti.Delete = &d
+		names, values, hasExpr, what = &d.ExpressionAttributeNames, &d.ExpressionAttributeValues, d.ConditionExpression != nil, "ConditionExpression is null"
+	default:
+		return nil
+	}
+	if hasExpr {
+		return nil
+	}
+	var err error
+	if len(*values) > 0 {
+		err = validationError("ExpressionAttributeValues can only be specified when using expressions: " + what)
+	}
+	if len(*names) > 0 {
+		err = validationError("ExpressionAttributeNames can only be specified when using expressions")
+	}
+	*names, *values = nil, nil
+	return err
 }
