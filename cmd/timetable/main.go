@@ -1,0 +1,109 @@
+// Command timetable is timetable's one binary.
+//
+// Usage:
+//
+//	timetable <command> [flags]
+//
+// Commands:
+//
+//	serve   serve the embedded engine over DynamoDB's HTTP protocol
+//	help    print usage, or a command's flags
+//
+// `timetable help serve` lists serve's flags.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// command is one subcommand: it parses its own flags from args and runs
+// until done or until ctx is cancelled.
+type command interface {
+	Run(ctx context.Context, args []string) error
+}
+
+// commandInfo describes a subcommand for dispatch and usage.
+type commandInfo struct {
+	name     string
+	synopsis string
+	new      func(stdout, stderr io.Writer) command
+}
+
+var commands = []commandInfo{
+	{"serve", "serve the embedded engine over DynamoDB's HTTP protocol (AWS SDKs, AWS CLI)",
+		func(stdout, stderr io.Writer) command { return &ServeCommand{Stdout: stdout, Stderr: stderr} }},
+}
+
+// errUsage reports a command line that cannot be run; usage has been
+// printed.
+var errUsage = errors.New("usage")
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run dispatches args to a command and returns the process exit code: 0 on
+// success, 2 for a bad command line, 1 for any other failure.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stdout)
+		return 0
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(rest) > 0 {
+			if c := lookup(rest[0]); c != nil {
+				// A command prints its flags when asked for help.
+				_ = c.new(stdout, stdout).Run(ctx, []string{"-h"})
+				return 0
+			}
+			fmt.Fprintf(stderr, "timetable: unknown command %q\n\n", rest[0])
+			usage(stderr)
+			return 2
+		}
+		usage(stdout)
+		return 0
+	}
+	c := lookup(name)
+	if c == nil {
+		fmt.Fprintf(stderr, "timetable: unknown command %q\n\n", name)
+		usage(stderr)
+		return 2
+	}
+	err := c.new(stdout, stderr).Run(ctx, rest)
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	}
+	fmt.Fprintf(stderr, "timetable %s: %v\n", name, err)
+	return 1
+}
+
+func lookup(name string) *commandInfo {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, "timetable stores and queries time series on DynamoDB's API.\n\nUsage:\n\n  timetable <command> [flags]\n\nCommands:\n\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.synopsis)
+	}
+	fmt.Fprint(w, "  help     print this, or a command's flags (timetable help serve)\n")
+}

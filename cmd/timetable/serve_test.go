@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable/local"
+)
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader in different
+// goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestServe_InProcess runs `timetable serve` on a free port with its data in
+// a temporary folder, uses it with the SDK, stops it by cancelling its
+// context, and checks that the data folder was closed cleanly with the
+// item in it.
+func TestServe_InProcess(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	addrFile := filepath.Join(dir, "addr")
+	var stdout, stderr syncBuffer
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		cmd := &ServeCommand{Stdout: &stdout, Stderr: &stderr}
+		done <- cmd.Run(ctx, []string{"--data", data, "--dynamodb-addr", "127.0.0.1:0", "--addr-file", addrFile})
+	}()
+
+	var addr string
+	for deadline := time.Now().Add(30 * time.Second); addr == ""; {
+		select {
+		case err := <-done:
+			t.Fatalf("serve ended early: %v\n%s", err, stderr.String())
+		default:
+		}
+		if b, err := os.ReadFile(addrFile); err == nil && strings.HasSuffix(string(b), "\n") {
+			addr = strings.TrimSpace(string(b))
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no address after 30s\n%s", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
+	client := dynamodb.New(dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String("http://" + addr),
+		Credentials:  credentials.NewStaticCredentialsProvider("local", "local", ""),
+	})
+	bg := context.Background()
+	if _, err := client.CreateTable(bg, &dynamodb.CreateTableInput{
+		TableName:            aws.String("serve_test"),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	}); err != nil {
+		t.Fatalf("CreateTable: %v", err)
+	}
+	item := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}, "n": &types.AttributeValueMemberN{Value: "42"}}
+	if _, err := client.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String("serve_test"), Item: item}); err != nil {
+		t.Fatalf("PutItem: %v", err)
+	}
+	got, err := client.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String("serve_test"),
+		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}}})
+	if err != nil {
+		t.Fatalf("GetItem: %v", err)
+	}
+	if n, ok := got.Item["n"].(*types.AttributeValueMemberN); !ok || n.Value != "42" {
+		t.Fatalf("GetItem: %v", got.Item)
+	}
+	list, err := client.ListTables(bg, &dynamodb.ListTablesInput{})
+	if err != nil || len(list.TableNames) != 1 {
+		t.Fatalf("ListTables: %v %v", list, err)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("serve: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop within 30s of cancellation")
+	}
+	banner := stdout.String()
+	for _, want := range []string{"http://" + addr, "aws dynamodb list-tables --endpoint-url http://" + addr, "AWS_ACCESS_KEY_ID", "BaseEndpoint"} {
+		if !strings.Contains(banner, want) {
+			t.Errorf("banner lacks %q:\n%s", want, banner)
+		}
+	}
+	if log := stderr.String(); !strings.Contains(log, "stopped") {
+		t.Errorf("log lacks the clean stop:\n%s", log)
+	}
+
+	db, err := local.Open(data, nil)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	defer db.Close()
+	again, err := db.GetItem(bg, &dynamodb.GetItemInput{TableName: aws.String("serve_test"),
+		Key: map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}}})
+	if err != nil || again.Item == nil {
+		t.Fatalf("item after restart: %v %v", again, err)
+	}
+}
+
+func TestServe_BadFlags(t *testing.T) {
+	var out bytes.Buffer
+	if code := run(context.Background(), []string{"serve", "--bogus"}, &out, &out); code != 2 {
+		t.Errorf("--bogus: exit %d", code)
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"serve", "extra"}, &out, &out); code != 2 {
+		t.Errorf("extra argument: exit %d", code)
+	}
+}
+
+func TestServe_ListenError(t *testing.T) {
+	var out bytes.Buffer
+	code := run(context.Background(), []string{"serve", "--in-memory", "--dynamodb-addr", "256.0.0.1:1"}, &out, &out)
+	if code != 1 || !strings.Contains(out.String(), "cannot listen") {
+		t.Errorf("exit %d: %s", code, out.String())
+	}
+}
+
+func TestRun_Usage(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, 0, "Commands:"},
+		{[]string{"help"}, 0, "serve"},
+		{[]string{"--help"}, 0, "serve"},
+		{[]string{"help", "serve"}, 0, "-dynamodb-addr"},
+		{[]string{"serve", "-h"}, 0, "-no-sync"},
+		{[]string{"frobnicate"}, 2, `unknown command "frobnicate"`},
+		{[]string{"help", "frobnicate"}, 2, `unknown command "frobnicate"`},
+	} {
+		var out bytes.Buffer
+		code := run(context.Background(), c.args, &out, &out)
+		if code != c.code || !strings.Contains(out.String(), c.want) {
+			t.Errorf("%q: exit %d, output:\n%s", c.args, code, out.String())
+		}
+	}
+}
