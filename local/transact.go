@@ -161,10 +161,13 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 	seen := map[string]bool{}
 	itemErrs := make([]error, len(in.TransactItems))
 	deferred := false
-	var late error // DynamoDB Local reports these after evaluating the operations
+	// Placeholders without expressions are reported in operation order
+	// with the runtime errors of the operations, as DynamoDB Local does.
+	lateErrs := make([]error, len(in.TransactItems))
+	late := false
 	for i, ti := range in.TransactItems {
-		if err := placeholdersWithoutExpr(&ti); err != nil && late == nil {
-			late = err
+		if err := placeholdersWithoutExpr(&ti); err != nil {
+			lateErrs[i], late = err, true
 		}
 		var w *itemWrite
 		var m *tableMeta
@@ -228,15 +231,21 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 		}
 	}
 	var us usageSet
-	errs, err := db.commitManyIf(valid, &us, !deferred && late == nil)
-	if late != nil {
-		for _, e := range errs {
+	errs, err := db.commitManyIf(valid, &us, !deferred && !late)
+	if late {
+		byItem := make([]error, len(in.TransactItems))
+		for j, e := range errs {
+			byItem[index[j]] = e
+		}
+		for i := range lateErrs {
+			if lateErrs[i] != nil {
+				return nil, lateErrs[i]
+			}
 			var fatal *errFatal
-			if errors.As(e, &fatal) {
+			if errors.As(byItem[i], &fatal) {
 				return nil, fatal.err
 			}
 		}
-		return nil, late
 	}
 	if errors.Is(err, errCanceled) {
 		for j, e := range errs {
