@@ -277,5 +277,10 @@ func marshalValue(v any) (types.AttributeValue, error) {
 	if v == nil {
 		return nil, errors.New("nil value")
 	}
-	return attributevalue.Marshal(v)
+	av, err := attributevalue.Marshal(v)
+	if err == nil && av == nil {
+		// attributevalue skips what it cannot represent (channels, funcs).
+		err = fmt.Errorf("cannot represent a %T as an attribute value", v)
+	}
+	return av, err
 }
