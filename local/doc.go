@@ -1,0 +1,49 @@
+// Package local is timetable's embedded engine: DynamoDB's API, in process,
+// on one Pebble database.
+//
+// # Use
+//
+// Open returns a *DB whose methods have the signatures of aws-sdk-go-v2's
+// *dynamodb.Client (CreateTable, PutItem, Query, TransactWriteItems, ...),
+// so code written against the client, or against timetable.API, runs on it
+// unchanged:
+//
+//	db, err := local.Open("data", nil) // or &local.Options{InMemory: true}
+//	...
+//	defer db.Close()
+//	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("t"), Item: item})
+//
+// A DB is safe for concurrent use. Errors are the SDK's: the typed
+// exceptions of package types (*types.ConditionalCheckFailedException,
+// *types.TransactionCanceledException, *types.ResourceNotFoundException,
+// ...) and, for ValidationException, a *smithy.GenericAPIError, each wrapped
+// in a *smithy.OperationError as the client wraps them. Messages are
+// DynamoDB's, as DynamoDB Local words them.
+//
+// # Semantics
+//
+// The engine follows DynamoDB (and, where the two differ in details such as
+// error wording, DynamoDB Local, against which it is tested):
+//
+//   - items up to 400 KB, partition keys up to 2048 bytes, sort keys up to
+//     1024; numbers with 38 significant digits, stored in canonical form;
+//   - conditional writes and updates are atomic per item; transactions are
+//     atomic and isolated; BatchWriteItem commits its writes together;
+//   - global and local secondary indexes are sparse and are written in the
+//     same atomic batch as their item; a new global index is filled before
+//     UpdateTable returns;
+//   - Query and Scan pages end after Limit items or 1 MB, with
+//     LastEvaluatedKey; Scan segments split the hash space evenly;
+//   - consumed capacity is computed with DynamoDB's size rules;
+//   - items whose TTL has passed are deleted by a background sweeper every
+//     Options.TTLInterval; until then reads return them, as DynamoDB's do.
+//
+// Reads are always consistent: ConsistentRead only changes the capacity
+// reported. ClientRequestTokens are remembered in memory for ten minutes.
+//
+// # Storage
+//
+// docs/format/engine.md describes the keys and values in Pebble. Writes are
+// synced to Pebble's write-ahead log before they are acknowledged unless
+// Options.NoSync is set; concurrent writers share syncs.
+package local
