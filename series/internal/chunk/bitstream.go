@@ -92,14 +92,22 @@ func (r *bitReader) refill() {
 // readBits reads k bits, k <= 56.
 func (r *bitReader) readBits(k uint) uint64 {
 	if r.n < k {
-		r.refill()
-		if r.n < k {
-			r.err = true
-			r.buf, r.n, r.b = 0, 0, nil
-			return 0
-		}
+		return r.readBitsSlow(k)
 	}
 	v := r.buf >> (64 - k) // k == 0 gives 0
+	r.buf <<= k
+	r.n -= k
+	return v
+}
+
+func (r *bitReader) readBitsSlow(k uint) uint64 {
+	r.refill()
+	if r.n < k {
+		r.err = true
+		r.buf, r.n, r.b = 0, 0, nil
+		return 0
+	}
+	v := r.buf >> (64 - k)
 	r.buf <<= k
 	r.n -= k
 	return v

@@ -232,8 +232,14 @@ func (c *Chunk) DecodeTimes(dst []int64) error {
 		return fmt.Errorf("chunk: %d timestamps do not fit %d", c.n, len(dst))
 	}
 	d := newTimeDecoder(c.timeEnc, c.times, c.n, c.minT)
-	for i := range dst[:c.n] {
-		dst[i] = d.next()
+	if c.n > 0 {
+		dst[0] = c.minT
+		var scratch [blockLen]int64
+		for i := 1; i < c.n; {
+			win := dst[i : i+d.blocks.nextLen()]
+			d.window(win, &scratch)
+			i += len(win)
+		}
 	}
 	return c.checkTimes(&d)
 }
@@ -267,19 +273,13 @@ func (c *Chunk) DecodeField(i int, dst []float64) error {
 	}
 	f := &c.fields[i]
 	d := newValueDecoder(f, c.n)
-	dst = dst[:c.n]
-	if f.enc == Decimal && c.n > 0 {
-		// The common case gets its own loop.
-		dst[0] = d.next()
-		m, scale := d.m, d.scale
-		b := &d.blocks
-		for j := 1; j < len(dst); j++ {
-			m += b.next()
-			dst[j] = float64(m) / scale
-		}
-	} else {
-		for j := range dst {
-			dst[j] = d.next()
+	if c.n > 0 {
+		dst[0] = d.first()
+		var scratch [blockLen]int64
+		for j := 1; j < c.n; {
+			win := dst[j : j+d.blocks.nextLen()]
+			d.window(win, &scratch)
+			j += len(win)
 		}
 	}
 	return checkStream(&d.blocks.r, "field "+f.name)

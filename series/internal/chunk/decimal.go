@@ -80,7 +80,7 @@ func writeDecimal(w *bitWriter, ms []int64) {
 	if len(ms) == 0 {
 		return
 	}
-	writeBase(w, ms[0])
+	writeVar(w, zigzag(ms[0]))
 	for i := len(ms) - 1; i > 0; i-- {
 		ms[i] -= ms[i-1]
 	}
@@ -97,11 +97,11 @@ func minValueBits(enc Encoding, n int) int {
 	return 7 + minBlockBits(n-1)
 }
 
-// valueDecoder yields the values of one field one at a time.
+// valueDecoder decodes the values of one field: first, then windows of
+// the following ones, each as long as the next block (see readBlock).
 type valueDecoder struct {
 	blocks blockReader // blocks.r is the stream for both encodings
 	enc    Encoding
-	first  bool
 	xor    xorState
 	m      int64
 	scale  float64
@@ -111,31 +111,37 @@ func newValueDecoder(f *field, n int) valueDecoder {
 	return valueDecoder{
 		blocks: newBlockReader(newBitReader(f.stream), max(n-1, 0)),
 		enc:    f.enc,
-		first:  true,
 		scale:  pow10[f.scale],
 	}
 }
 
-func (d *valueDecoder) next() float64 {
+func (d *valueDecoder) first() float64 {
 	r := &d.blocks.r
 	if d.enc == Decimal {
-		if d.first {
-			d.first = false
-			n := uint(r.readBits(7))
-			if n > 64 {
-				r.err = true
-			}
-			d.m = unzigzag(r.readBits64(min(n, 64)))
-		} else {
-			d.m += d.blocks.next()
-		}
+		d.m = unzigzag(readVar(r))
 		return float64(d.m) / d.scale
 	}
-	if d.first {
-		d.first = false
-		d.xor.prev = r.readBits64(64)
-	} else {
-		d.xor.next(r)
-	}
+	d.xor.prev = r.readBits64(64)
 	return math.Float64frombits(d.xor.prev)
+}
+
+// window decodes the next len(dst) values; len(dst) must be
+// blocks.nextLen(). scratch holds the deltas of a decimal field.
+func (d *valueDecoder) window(dst []float64, scratch *[blockLen]int64) {
+	if d.enc == Decimal {
+		deltas := scratch[:len(dst)]
+		d.blocks.readBlock(deltas)
+		m, scale := d.m, d.scale
+		for i, delta := range deltas {
+			m += delta
+			dst[i] = float64(m) / scale
+		}
+		d.m = m
+		return
+	}
+	d.blocks.total -= len(dst)
+	r := &d.blocks.r
+	for i := range dst {
+		dst[i] = math.Float64frombits(d.xor.next(r))
+	}
 }

@@ -1,7 +1,7 @@
 package chunk
 
-// Iterator yields a chunk's readings in order. It is not safe for
-// concurrent use.
+// Iterator yields a chunk's readings in order. It decodes a window of up to
+// 256 readings at a time. It is not safe for concurrent use.
 //
 //	it := c.Iterator()
 //	for it.Next() {
@@ -10,22 +10,28 @@ package chunk
 //	}
 //	if err := it.Err(); err != nil { ... }
 type Iterator struct {
-	c     *Chunk
-	i     int
-	t     int64
-	vals  []float64
-	times timeDecoder
-	dec   []valueDecoder
-	err   error
+	c       *Chunk
+	i       int // readings returned so far
+	j       int // position in the window
+	t       int64
+	row     []float64
+	times   timeDecoder
+	dec     []valueDecoder
+	winT    []int64     // the window's timestamps
+	winV    [][]float64 // the window's values, per field
+	scratch *[blockLen]int64
+	err     error
 }
 
-// Iterator returns an iterator positioned before the first reading.
+// Iterator returns an iterator positioned before the first reading. It
+// allocates buffers of at most 2 KB per field, fewer for short chunks.
 func (c *Chunk) Iterator() *Iterator {
 	it := &Iterator{
 		c:     c,
-		vals:  make([]float64, len(c.fields)),
+		row:   make([]float64, len(c.fields)),
 		times: newTimeDecoder(c.timeEnc, c.times, c.n, c.minT),
 		dec:   make([]valueDecoder, len(c.fields)),
+		winV:  make([][]float64, len(c.fields)),
 	}
 	for i := range c.fields {
 		it.dec[i] = newValueDecoder(&c.fields[i], c.n)
@@ -39,34 +45,65 @@ func (it *Iterator) Next() bool {
 	if it.err != nil || it.i >= it.c.n {
 		return false
 	}
-	it.t = it.times.next()
-	bad := it.times.bad || it.times.blocks.r.err
-	for i := range it.dec {
-		it.vals[i] = it.dec[i].next()
-		bad = bad || it.dec[i].blocks.r.err
+	if it.i == 0 {
+		it.t = it.c.minT
+		for f := range it.dec {
+			it.row[f] = it.dec[f].first()
+		}
+	} else {
+		if it.j == len(it.winT) {
+			it.window()
+		}
+		it.t = it.winT[it.j]
+		for f := range it.row {
+			it.row[f] = it.winV[f][it.j]
+		}
+		it.j++
 	}
 	it.i++
-	if bad || it.i == it.c.n {
+	if it.i == it.c.n || it.j == len(it.winT) {
+		// At the end of a window, look for errors.
 		it.err = it.check()
 		return it.err == nil
 	}
 	return true
 }
 
+// window decodes the next window of every column.
+func (it *Iterator) window() {
+	n := it.times.blocks.nextLen()
+	if it.scratch == nil {
+		size := min(blockLen, it.c.n-1)
+		it.scratch = new([blockLen]int64)
+		it.winT = make([]int64, size)
+		for f := range it.winV {
+			it.winV[f] = make([]float64, size)
+		}
+	}
+	it.winT = it.winT[:n]
+	it.j = 0
+	it.times.window(it.winT, it.scratch)
+	for f := range it.dec {
+		it.winV[f] = it.winV[f][:n]
+		it.dec[f].window(it.winV[f], it.scratch)
+	}
+}
+
 // check reports the first error of any stream; at the end, it also checks
 // that every stream is used up and the last timestamp is the header's.
 func (it *Iterator) check() error {
-	if it.i == it.c.n {
+	end := it.i == it.c.n
+	if end {
 		if err := it.c.checkTimes(&it.times); err != nil {
 			return err
 		}
 	} else if it.times.bad || it.times.blocks.r.err {
 		return corrupt("bad timestamp stream")
 	}
-	for i := range it.dec {
-		r := &it.dec[i].blocks.r
-		if r.err || it.i == it.c.n {
-			if err := checkStream(r, "field "+it.c.fields[i].name); err != nil {
+	for f := range it.dec {
+		r := &it.dec[f].blocks.r
+		if r.err || end {
+			if err := checkStream(r, "field "+it.c.fields[f].name); err != nil {
 				return err
 			}
 		}
@@ -77,7 +114,7 @@ func (it *Iterator) check() error {
 // At returns the current reading: its timestamp in milliseconds and its
 // values in field order. The slice belongs to the iterator and is
 // overwritten by the next call to Next.
-func (it *Iterator) At() (int64, []float64) { return it.t, it.vals }
+func (it *Iterator) At() (int64, []float64) { return it.t, it.row }
 
 // Err returns the error that stopped the iteration, if any; it wraps
 // ErrCorrupt.

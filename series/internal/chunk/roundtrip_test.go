@@ -14,16 +14,22 @@ func TestRoundTrip_Cases(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(1, 1))
 	cases := map[string]*series{
-		"empty":            newSeries("v"),
-		"empty no fields":  newSeries(),
-		"one reading":      {fields: []string{"v"}, ts: []int64{start}, vals: [][]float64{{21.5}}},
-		"one NaN":          {fields: []string{"v"}, ts: []int64{start}, vals: [][]float64{{math.NaN()}}},
-		"no fields":        {fields: nil, ts: regular(r, 500, 1000, 3)},
-		"walk 1Hz":         walkSeries(1, 3600, 1, 1000, 0.5),
-		"walk minute 3":    walkSeries(2, 1440, 3, 60000, 0.5),
-		"walk big steps":   walkSeries(3, 1000, 2, 1000, 1e6),
-		"gauge":            gaugeSeries(4, 2000),
-		"specials":         func() *series { s := newSeries("a", "b"); s.ts = regular(r, len(specials), 1000, 0); s.vals[0] = specials; s.vals[1] = reversed(specials); return s }(),
+		"empty":           newSeries("v"),
+		"empty no fields": newSeries(),
+		"one reading":     {fields: []string{"v"}, ts: []int64{start}, vals: [][]float64{{21.5}}},
+		"one NaN":         {fields: []string{"v"}, ts: []int64{start}, vals: [][]float64{{math.NaN()}}},
+		"no fields":       {fields: nil, ts: regular(r, 500, 1000, 3)},
+		"walk 1Hz":        walkSeries(1, 3600, 1, 1000, 0.5),
+		"walk minute 3":   walkSeries(2, 1440, 3, 60000, 0.5),
+		"walk big steps":  walkSeries(3, 1000, 2, 1000, 1e6),
+		"gauge":           gaugeSeries(4, 2000),
+		"specials": func() *series {
+			s := newSeries("a", "b")
+			s.ts = regular(r, len(specials), 1000, 0)
+			s.vals[0] = specials
+			s.vals[1] = reversed(specials)
+			return s
+		}(),
 		"constant":         constSeries(5000, 42.17),
 		"constant NaN":     constSeries(300, math.NaN()),
 		"constant -0":      constSeries(300, math.Copysign(0, -1)),

@@ -84,50 +84,69 @@ func minTimeBits(enc TimeEncoding, n int) int {
 	return minBlockBits(n - 1)
 }
 
-// timeDecoder yields the timestamps of a chunk one at a time.
+// timeDecoder decodes the timestamps of a chunk: first, then windows of
+// the following ones, each as long as the next block (see readBlock).
 type timeDecoder struct {
 	blocks blockReader // blocks.r is the stream for both encodings
 	enc    TimeEncoding
-	first  bool
-	t, d   int64
-	bad    bool // a timestamp went backwards
+	t, d   int64 // the last timestamp and delta
+	bad    bool  // a timestamp went backwards
 }
 
 func newTimeDecoder(enc TimeEncoding, stream []byte, n int, first int64) timeDecoder {
 	return timeDecoder{
 		blocks: newBlockReader(newBitReader(stream), max(n-1, 0)),
 		enc:    enc,
-		first:  true,
 		t:      first,
 	}
 }
 
-func (d *timeDecoder) next() int64 {
-	if d.first {
-		d.first = false
-		return d.t
-	}
-	var delta int64
+// window decodes the next len(dst) timestamps; len(dst) must be
+// blocks.nextLen(). scratch holds the deltas.
+func (d *timeDecoder) window(dst []int64, scratch *[blockLen]int64) {
+	t := d.t
 	if d.enc == DeltaBlocks {
-		delta = d.blocks.next()
-	} else {
-		r := &d.blocks.r
-		var dod int64
-		if r.readBits(1) != 0 {
+		deltas := scratch[:len(dst)]
+		d.blocks.readBlock(deltas)
+		for i, delta := range deltas {
+			next := t + delta
+			if next < t {
+				d.bad = true
+			}
+			t = next
+			dst[i] = t
+		}
+		d.t = t
+		return
+	}
+	d.blocks.total -= len(dst)
+	r := &d.blocks.r
+	delta := d.d
+	for i := range dst {
+		if r.n < 56 {
+			r.refill()
+		}
+		if r.buf>>63 != 0 { // else dod == 0
 			b := dodBuckets[0]
-			for i := 1; i < len(dodBuckets) && r.readBits(1) != 0; i++ {
-				b = dodBuckets[i]
+			r.buf <<= 1
+			r.n--
+			for j := 1; j < len(dodBuckets) && r.readBits(1) != 0; j++ {
+				b = dodBuckets[j]
 			}
 			u := r.readBits64(b.bits)
-			dod = int64(u<<(64-b.bits)) >> (64 - b.bits) // sign extend
+			delta += int64(u<<(64-b.bits)) >> (64 - b.bits) // sign extend
+		} else if r.n > 0 {
+			r.buf <<= 1
+			r.n--
+		} else {
+			r.err = true
 		}
-		delta = d.d + dod
-		d.d = delta
+		next := t + delta
+		if next < t {
+			d.bad = true
+		}
+		t = next
+		dst[i] = t
 	}
-	t := d.t + delta
-	if t < d.t {
-		d.bad = true
-	}
-	d.t = t
-	return t
+	d.t, d.d = t, delta
 }

@@ -52,26 +52,52 @@ type xorState struct {
 }
 
 func (s *xorState) next(r *bitReader) uint64 {
-	if r.readBits(1) == 0 {
-		return s.prev
-	}
-	if r.readBits(1) == 0 {
-		if !s.window {
+	if r.n < 13 {
+		r.refill()
+		if r.n == 0 {
 			r.err = true
 			return s.prev
 		}
-	} else {
-		l := uint(r.readBits(5))
-		sig := uint(r.readBits(6))
+	}
+	// The control bits, up to 13 of them, are all in buf now, or the
+	// stream is short: then r.n says so.
+	buf := r.buf
+	switch {
+	case buf>>63 == 0: // same value
+		r.buf <<= 1
+		r.n--
+		return s.prev
+	case buf>>62 == 0b10: // the previous window
+		if r.n < 2 || !s.window {
+			r.err = true
+			return s.prev
+		}
+		r.buf <<= 2
+		r.n -= 2
+	default:
+		l := uint(buf>>57) & 31
+		sig := uint(buf>>51) & 63
 		if sig == 0 {
 			sig = 64
 		}
-		if l+sig > 64 {
+		if r.n < 13 || l+sig > 64 {
 			r.err = true
 			return s.prev
 		}
+		r.buf <<= 13
+		r.n -= 13
 		s.leading, s.trailing, s.window = l, 64-l-sig, true
 	}
-	s.prev ^= r.readBits64(64-s.leading-s.trailing) << s.trailing
+	sig := 64 - s.leading - s.trailing
+	if r.n < sig {
+		r.refill()
+	}
+	if r.n >= sig && sig <= 56 {
+		s.prev ^= r.buf >> (64 - sig) << s.trailing
+		r.buf <<= sig
+		r.n -= sig
+	} else {
+		s.prev ^= r.readBits64(sig) << s.trailing
+	}
 	return s.prev
 }
