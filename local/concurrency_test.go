@@ -89,3 +89,49 @@ func withGSIOn(attr string) func(*dynamodb.CreateTableInput) {
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}})
 	}
 }
+
+// TestConcurrency_DeleteTableDuringBatches checks that deleting and
+// recreating a table while batches write to it and another table neither
+// deadlocks nor fails with anything but ResourceNotFoundException.
+func TestConcurrency_DeleteTableDuringBatches(t *testing.T) {
+	db := openMem(t, &local.Options{NoSync: true})
+	createTable(t, db, "one", "")
+	createTable(t, db, "two", "")
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	errs := make(chan error, 8)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
+					"one": {{PutRequest: &types.PutRequest{Item: attrs("pk", s(fmt.Sprint(w, "-", i)))}}},
+					"two": {{PutRequest: &types.PutRequest{Item: attrs("pk", s(fmt.Sprint(w, "-", i)))}}},
+				}})
+				var rnf *types.ResourceNotFoundException
+				if err != nil && !errorsAs(err, &rnf) {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for range 20 {
+		if _, err := db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String("two")}); err != nil {
+			t.Fatal(err)
+		}
+		createTable(t, db, "two", "")
+	}
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+}

@@ -442,14 +442,17 @@ func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ 
 	if err := checkTableName(in.TableName); err != nil {
 		return nil, opError(op, err)
 	}
-	db.catMu.Lock()
-	defer db.catMu.Unlock()
-	t := db.tables[*in.TableName]
-	if t == nil {
-		return nil, opError(op, notFound(msgTableNotFound))
+	// Lock order: a table's mu before catMu (writers to several tables
+	// hold table locks while they look tables up).
+	t, err := db.table(*in.TableName)
+	if err != nil {
+		return nil, opError(op, err)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.dropped {
+		return nil, opError(op, notFound(msgTableNotFound))
+	}
 	m := t.m()
 	if m.Protected {
 		return nil, opError(op, validationf("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first."))
@@ -472,6 +475,8 @@ func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ 
 	if err := b.Commit(db.wo); err != nil {
 		return nil, opError(op, err)
 	}
+	db.catMu.Lock()
+	defer db.catMu.Unlock()
 	t.dropped = true
 	delete(db.tables, m.Name)
 	return &dynamodb.DeleteTableOutput{TableDescription: db.describe(m, st)}, nil
