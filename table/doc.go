@@ -39,6 +39,10 @@
 // and full jitter until Options.RetryTimeout or the context ends. Items they
 // could not read or write come back in a *BatchError; they are never
 // dropped. Every call is retried on throttling and 5xx errors the same way.
+// As with any DynamoDB client, a conditional write whose first attempt
+// succeeded but whose answer was lost (a 5xx after the fact) fails its
+// condition when retried; transactions avoid this with a client request
+// token.
 //
 // # Consumed capacity
 //

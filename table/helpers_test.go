@@ -81,15 +81,6 @@ func eachBackend(t *testing.T, fn func(t *testing.T, b backend)) {
 	}
 }
 
-// engineBug skips the test on the embedded engine, naming the bug that a
-// DynamoDB endpoint does not have.
-func engineBug(t *testing.T, b backend, bug string) {
-	t.Helper()
-	if b.name == "engine" {
-		t.Skipf("engine bug: %s", bug)
-	}
-}
-
 // testOptions keep retries short so that failure paths finish quickly.
 var testOptions = &Options{BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond, RetryTimeout: 20 * time.Second}
 

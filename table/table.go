@@ -60,7 +60,8 @@ type Options struct {
 	RetryTimeout time.Duration
 	// MaxAttempts bounds the attempts of one call retried on throttling or
 	// 5xx errors (batches retry unprocessed items until RetryTimeout
-	// instead). Default 10.
+	// instead). Default 10. An SDK client retries on its own too (3
+	// attempts by default), inside each of these.
 	MaxAttempts int
 	// BaseDelay is the first backoff delay; each retry doubles it up to
 	// MaxDelay, and the actual sleep is drawn uniformly from [0, delay)
