@@ -1,0 +1,84 @@
+package chunk
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestBlocks_RoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	gen := map[string]func(i int) int64{
+		"zero":      func(int) int64 { return 0 },
+		"constant":  func(int) int64 { return 1000 },
+		"uniform":   func(int) int64 { return r.Int64N(101) - 50 },
+		"geometric": func(int) int64 { return int64(r.ExpFloat64()*20) * int64(1-2*r.IntN(2)) },
+		"gaussian":  func(int) int64 { return int64(r.NormFloat64() * 30) },
+		"outliers": func(int) int64 {
+			if r.IntN(50) == 0 {
+				return r.Int64()
+			}
+			return r.Int64N(10)
+		},
+		"extremes": func(i int) int64 { return []int64{math.MinInt64, math.MaxInt64, 0, -1}[i%4] },
+		"any":      func(int) int64 { return int64(r.Uint64()) },
+		"wide":     func(int) int64 { return r.Int64N(1<<50) - 1<<49 },
+	}
+	for name, g := range gen {
+		for _, n := range []int{1, 2, 255, 256, 257, 1000} {
+			vals := make([]int64, n)
+			for i := range vals {
+				vals[i] = g(i)
+			}
+			var w bitWriter
+			writeBlocks(&w, vals)
+			b := w.finish()
+			br := newBlockReader(newBitReader(b), n)
+			var got []int64
+			for br.nextLen() > 0 {
+				blk := make([]int64, br.nextLen())
+				br.readBlock(blk)
+				got = append(got, blk...)
+			}
+			if err := checkStream(&br.r, name); err != nil {
+				t.Fatalf("%s n=%d: %v", name, n, err)
+			}
+			for i := range vals {
+				if got[i] != vals[i] {
+					t.Fatalf("%s n=%d: value %d = %d, want %d", name, n, i, got[i], vals[i])
+				}
+			}
+			if name == "geometric" && n >= 256 && b[0]>>7 != modeRice {
+				t.Errorf("geometric values not Rice coded")
+			}
+			if name == "uniform" && n >= 256 && b[0]>>7 != modeRange {
+				t.Errorf("uniform values not range coded")
+			}
+		}
+	}
+}
+
+func TestTruncated(t *testing.T) {
+	for _, rm1 := range []uint64{0, 1, 2, 3, 4, 5, 99, 100, 127, 128, 1000, 1<<56 - 1, 1 << 56, 1<<63 + 12345, math.MaxUint64} {
+		tr := newTruncated(rm1)
+		xs := []uint64{0, 1, rm1 / 2, rm1 - 1, rm1, tr.shift, tr.shift - 1, tr.shift + tr.short, tr.shift + tr.short - 1}
+		var w bitWriter
+		var want []uint64
+		for _, x := range xs {
+			if x > rm1 {
+				continue
+			}
+			tr.write(&w, x)
+			want = append(want, x)
+		}
+		r := newBitReader(w.finish())
+		for _, x := range want {
+			if got := tr.read(&r); got != x {
+				t.Fatalf("R-1=%d: read %d, want %d", rm1, got, x)
+			}
+		}
+		if r.err {
+			t.Fatalf("R-1=%d: read error", rm1)
+		}
+	}
+}

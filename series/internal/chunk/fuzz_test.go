@@ -1,0 +1,146 @@
+package chunk
+
+import (
+	"encoding/binary"
+	"math"
+	"testing"
+)
+
+func fuzzSeeds() [][]byte {
+	var seeds [][]byte
+	for _, s := range []*series{
+		newSeries("v"),
+		walkSeries(1, 300, 1, 1000, 0.5),
+		walkSeries(2, 40, 3, 60000, 0.5),
+		gaugeSeries(3, 100),
+		constSeries(600, 1.5),
+		counterSeries(300),
+		{fields: []string{"v"}, ts: []int64{math.MinInt64, 0, math.MaxInt64}, vals: [][]float64{{math.NaN(), math.Inf(-1), math.Copysign(0, -1)}}},
+	} {
+		a, _ := NewAppender(s.fields)
+		row := make([]float64, len(s.fields))
+		for j, t := range s.ts {
+			for i := range row {
+				row[i] = s.vals[i][j]
+			}
+			_ = a.Append(t, row)
+		}
+		seeds = append(seeds, a.Bytes())
+	}
+	return seeds
+}
+
+// FuzzDecode feeds arbitrary bytes to Open and every decoder: they must
+// return errors, never panic, and agree with one another; what decodes
+// must encode again to the same readings.
+func FuzzDecode(f *testing.F) {
+	for _, b := range fuzzSeeds() {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		c, err := Open(b)
+		if err != nil {
+			return
+		}
+		n := c.Len()
+		ts := make([]int64, n)
+		vals := make([][]float64, c.NumFields())
+		for i := range vals {
+			vals[i] = make([]float64, n)
+		}
+		errAll := c.DecodeAll(ts, vals)
+
+		it := c.Iterator()
+		j := 0
+		for it.Next() {
+			tm, row := it.At()
+			if errAll == nil {
+				if tm != ts[j] {
+					t.Fatalf("reading %d: iterator time %d, DecodeAll %d", j, tm, ts[j])
+				}
+				for i, v := range row {
+					if math.Float64bits(v) != math.Float64bits(vals[i][j]) {
+						t.Fatalf("reading %d field %d: iterator %v, DecodeAll %v", j, i, v, vals[i][j])
+					}
+				}
+			}
+			j++
+		}
+		if (errAll == nil) != (it.Err() == nil) {
+			t.Fatalf("DecodeAll: %v; Iterator: %v", errAll, it.Err())
+		}
+		if errAll != nil {
+			return
+		}
+		if j != n {
+			t.Fatalf("iterator gave %d readings, want %d", j, n)
+		}
+		s := &series{fields: c.Fields(), ts: ts, vals: vals}
+		s.check(t, s.encode(t))
+	})
+}
+
+// FuzzRoundTrip builds a series from the fuzzer's bytes and checks that it
+// decodes bit for bit.
+func FuzzRoundTrip(f *testing.F) {
+	f.Add([]byte{1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{2, 1, 200, 7, 7, 1, 100, 7, 8, 0, 3, 9, 9, 9, 9, 9, 9, 9, 9})
+	f.Add([]byte{3, 2, 0, 0, 0, 0, 0, 0, 0, 1, 0xff, 0xf8, 0, 0, 0, 0, 0, 0, 0x7f, 0xf0, 0, 0, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := seriesFromBytes(data)
+		s.check(t, s.encode(t))
+	})
+}
+
+// seriesFromBytes reads a series: the first byte gives the field count (0
+// to 3); then each reading is a control byte, a timestamp step, and per
+// field a value, each read as the control byte says.
+func seriesFromBytes(data []byte) *series {
+	next := func(k int) []byte {
+		if len(data) < k {
+			data = append(data, make([]byte, k-len(data))...)
+		}
+		b := data[:k]
+		data = data[k:]
+		return b
+	}
+	if len(data) == 0 {
+		return newSeries()
+	}
+	k := int(next(1)[0] % 4)
+	s := newSeries([]string{"a", "b", "c"}[:k]...)
+	t := int64(start)
+	for len(data) > 0 && len(s.ts) < 5000 {
+		ctl := next(1)[0]
+		switch ctl & 3 {
+		case 0: // same instant
+		case 1:
+			t += int64(next(1)[0])
+		case 2:
+			t += 1000
+		case 3:
+			step := binary.LittleEndian.Uint64(next(8))
+			if nt := t + int64(step>>1); nt >= t {
+				t = nt
+			}
+		}
+		row := make([]float64, k)
+		for i := range row {
+			switch ctl >> 2 & 3 {
+			case 0: // a decimal
+				b := next(3)
+				row[i] = float64(int16(binary.LittleEndian.Uint16(b))) / pow10[b[2]%(maxScale+1)]
+			case 1: // raw bits
+				row[i] = math.Float64frombits(binary.LittleEndian.Uint64(next(8)))
+			case 2: // repeat the last value
+				if n := len(s.vals[i]); n > 0 {
+					row[i] = s.vals[i][n-1]
+				}
+			case 3:
+				row[i] = float64(next(1)[0])
+			}
+		}
+		s.add(t, row...)
+	}
+	return s
+}
