@@ -17,6 +17,7 @@
 //	TimeSeries(t, Hour)                2024-12-01-14
 //	TimeSeries(t, Minute)              2024-12-01-14-30
 //	Timestamp(t)                       2024-12-01T14:30:00.000Z
+//	TimestampPrefix(t, Hour)           2024-12-01T14 (begins_with over timestamps)
 //	TimeOfDay(t)                       14:30:00.000
 //	UniqueSeq(t, 42)                   2024-12-01T14:30:00.000Z#000000000000002a
 //	TTL(t), TTLAttr(t)                 1733063400 (epoch seconds)

@@ -156,3 +156,18 @@ func FuzzParseTimeSeries(f *testing.F) {
 		}
 	})
 }
+
+func FuzzParseGranularity(f *testing.F) {
+	for _, s := range []string{"year", "month", "day", "hour", "minute", "week", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		g, err := ParseGranularity(s)
+		if err != nil {
+			return
+		}
+		if g.String() != s {
+			t.Fatalf("ParseGranularity(%q).String() = %q", s, g.String())
+		}
+	})
+}

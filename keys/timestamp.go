@@ -174,3 +174,46 @@ func ParseUnique(s string) (time.Time, uint64, error) {
 	}
 	return t, seq, nil
 }
+
+// TimestampPrefix returns the prefix shared by the Timestamp keys of every
+// instant in the period of granularity g that holds t, for begins_with
+// queries over ISO sort keys: "2024", "2024-12", "2024-12-01",
+// "2024-12-01T14", "2024-12-01T14:30". (TimeSeries keys use '-' after the
+// day, so TimeSeries(t, Hour) is not a prefix of timestamps.) It returns an
+// error wrapping ErrRange for years outside 0000-9999, and one wrapping
+// ErrInvalid for an invalid g.
+func TimestampPrefix(t time.Time, g Granularity) (string, error) {
+	if !g.Valid() {
+		return "", fmt.Errorf("cannot build timestamp prefix: %v: %w", g, ErrInvalid)
+	}
+	var buf [TimestampLen]byte
+	b, err := AppendTimestamp(buf[:0], t)
+	if err != nil {
+		return "", err
+	}
+	return string(b[:g.Len()]), nil
+}
+
+// ParseTimestampPrefix parses a prefix made by TimestampPrefix and returns
+// the start of its period in UTC and its granularity. It returns an error
+// wrapping ErrSyntax for anything TimestampPrefix cannot produce.
+func ParseTimestampPrefix(s string) (time.Time, Granularity, error) {
+	ts := []byte(s)
+	if len(ts) >= Hour.Len() {
+		if ts[10] != 'T' {
+			return time.Time{}, 0, fmt.Errorf("cannot parse timestamp prefix %q: %w", s, ErrSyntax)
+		}
+		ts[10] = '-'
+		if len(ts) == Minute.Len() {
+			if ts[13] != ':' {
+				return time.Time{}, 0, fmt.Errorf("cannot parse timestamp prefix %q: %w", s, ErrSyntax)
+			}
+			ts[13] = '-'
+		}
+	}
+	at, g, err := ParseTimeSeries(string(ts))
+	if err != nil {
+		return time.Time{}, 0, fmt.Errorf("cannot parse timestamp prefix %q: %w", s, ErrSyntax)
+	}
+	return at, g, nil
+}

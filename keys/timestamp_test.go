@@ -2,6 +2,7 @@ package keys
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -172,6 +173,63 @@ func FuzzParseUnique(f *testing.F) {
 		}
 		if back, err := UniqueSeq(at, seq); err != nil || back != s {
 			t.Fatalf("UniqueSeq(ParseUnique(%q)) = %q, %v", s, back, err)
+		}
+	})
+}
+
+// TestTimestampPrefix: a timestamp has the prefix of a period exactly when
+// its instant is in that period.
+func TestTimestampPrefix(t *testing.T) {
+	at := time.Date(2024, 12, 1, 14, 30, 0, 0, time.UTC)
+	want := map[Granularity]string{Year: "2024", Month: "2024-12", Day: "2024-12-01", Hour: "2024-12-01T14", Minute: "2024-12-01T14:30"}
+	for g, w := range want {
+		p, err := TimestampPrefix(at, g)
+		if err != nil || p != w {
+			t.Errorf("TimestampPrefix(%v) = %q, %v, want %q", g, p, err, w)
+		}
+		start, pg, err := ParseTimestampPrefix(p)
+		if err != nil || pg != g || !start.Equal(g.Truncate(at)) {
+			t.Errorf("ParseTimestampPrefix(%q) = %v %v %v", p, start, pg, err)
+		}
+	}
+	if _, err := TimestampPrefix(at, 0); !errors.Is(err, ErrInvalid) {
+		t.Errorf("invalid granularity: %v", err)
+	}
+	if _, err := TimestampPrefix(maxTime.Add(time.Hour), Day); !errors.Is(err, ErrRange) {
+		t.Errorf("year 10000: %v", err)
+	}
+	for _, s := range []string{"2024-12-01-14", "2024-12-01T14-30", "2024-12-01T24", "2024-12-01T14:3", ""} {
+		if _, _, err := ParseTimestampPrefix(s); !errors.Is(err, ErrSyntax) {
+			t.Errorf("ParseTimestampPrefix(%q) = %v", s, err)
+		}
+	}
+	r := newRand(4)
+	for range 20000 {
+		a, b := randTime(r), randTime(r)
+		if r.IntN(2) == 0 {
+			b = a.Add(time.Duration(r.Int64N(int64(2*time.Hour))) - time.Hour)
+		}
+		kb := MustTimestamp(b)
+		for g := Year; g <= Minute; g++ {
+			p, _ := TimestampPrefix(a, g)
+			if has, same := strings.HasPrefix(kb, p), g.Truncate(a).Equal(g.Truncate(b)); has != same {
+				t.Fatalf("%v: %q has prefix %q = %v, same period = %v", g, kb, p, has, same)
+			}
+		}
+	}
+}
+
+func FuzzParseTimestampPrefix(f *testing.F) {
+	for _, s := range []string{"2024", "2024-12", "2024-12-01", "2024-12-01T14", "2024-12-01T14:30", "2024-12-01-14"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		at, g, err := ParseTimestampPrefix(s)
+		if err != nil {
+			return
+		}
+		if back, err := TimestampPrefix(at, g); err != nil || back != s {
+			t.Fatalf("TimestampPrefix(ParseTimestampPrefix(%q)) = %q, %v", s, back, err)
 		}
 	})
 }
