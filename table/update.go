@@ -185,6 +185,12 @@ type UpdateOptions struct {
 	// If is a condition the item must meet before the update; the zero
 	// Cond means none.
 	If Cond
+	// Hint is the item as the caller last saw it (nil: unknown). Min and
+	// Max plan their first request from it, which saves the failed
+	// conditional request (billed on DynamoDB) that a first guess costs when
+	// the value does not beat the current one. A stale Hint costs one more
+	// request, never a wrong result.
+	Hint Item
 }
 
 // Update applies u to the item with key k, creating it if absent (unless
@@ -216,6 +222,11 @@ func (t *Table) Update(ctx context.Context, k Key, u *Update, o *UpdateOptions) 
 		return t.updateItem(ctx, key, ub, opts.If, false)
 	}
 	var need []bool // nil: every Min and Max sets
+	if opts.Hint != nil {
+		if need, err = u.plan(opts.Hint); err != nil {
+			need = nil
+		}
+	}
 	b := t.newBackoff()
 	for attempt := 1; ; attempt++ {
 		ub, guards := u.builder(need)
