@@ -79,15 +79,6 @@ func New(api timetable.API, opts *Options) *Handler {
 	return h
 }
 
-// Operations returns the names of the operations h serves, in no order.
-func (h *Handler) Operations() []string {
-	names := make([]string, 0, len(h.ops))
-	for name := range h.ops {
-		names = append(names, name)
-	}
-	return names
-}
-
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
 
 // maxPooled is the largest buffer kept for reuse.
