@@ -161,7 +161,8 @@ Go, aws-sdk-go-v2:
       Credentials:  credentials.NewStaticCredentialsProvider("local", "local", ""),
   })
 
-Other SDKs: set the endpoint URL to %[1]s with dummy credentials.
+Other SDKs and tools: set the endpoint URL to %[1]s with dummy
+credentials, or export AWS_ENDPOINT_URL_DYNAMODB=%[1]s
 Stop with Ctrl-C (SIGINT) or SIGTERM.
 `, endpoint, where)
 }
