@@ -77,7 +77,11 @@ func (e *Estimate) writeReads(b *strings.Builder) {
 	b.WriteString("## Reads\n\n")
 	header(b, "Access pattern", "Operation", "Per second", "Items × size", "Consistency", "RRU per request", "RRU per second")
 	for _, l := range e.Reads {
-		row(b, cell(l.Pattern), string(l.Op), num(l.PerSecond), fmt.Sprintf("%d × %s B", l.Items, num(float64(l.ItemBytes))),
+		items := l.Items
+		if l.Op == GetItem || l.Op == BatchGetItem {
+			items = max(items, 1)
+		}
+		row(b, cell(l.Pattern), string(l.Op), num(l.PerSecond), fmt.Sprintf("%s × %s B", num(float64(items)), num(float64(l.ItemBytes))),
 			l.Consistency.String(), num(l.Units), num(l.UnitsPerSecond))
 	}
 	b.WriteString("\n")
@@ -88,7 +92,7 @@ func (e *Estimate) writeReads(b *strings.Builder) {
 		case GetItem, BatchGetItem:
 			how = fmt.Sprintf("%d × ⌈%s B / 4,096⌉ × %s", max(l.Items, 1), num(float64(l.ItemBytes)), f)
 		default:
-			how = fmt.Sprintf("⌈%d × %s B / 4,096⌉ × %s", l.Items, num(float64(l.ItemBytes)), f)
+			how = fmt.Sprintf("⌈%s × %s B / 4,096⌉ × %s", num(float64(l.Items)), num(float64(l.ItemBytes)), f)
 		}
 		fmt.Fprintf(b, "- %s: %s = %s RRU per request; %s/s × %s = %s RRU/s.\n",
 			l.Pattern, how, num(l.Units), num(l.PerSecond), num(l.Units), num(l.UnitsPerSecond))
@@ -217,13 +221,17 @@ func days(d time.Duration) string {
 	return d.String()
 }
 
-// num formats x with thousands separators and at most four decimals,
-// trailing zeros trimmed.
+// num formats x with thousands separators and at most four decimals (three
+// significant digits below 0.01), trailing zeros trimmed.
 func num(x float64) string {
 	if math.IsInf(x, 0) || math.IsNaN(x) {
 		return strconv.FormatFloat(x, 'f', -1, 64)
 	}
-	s := strconv.FormatFloat(x, 'f', 4, 64)
+	prec := 4
+	if x != 0 && math.Abs(x) < 0.01 {
+		prec = 2 - int(math.Floor(math.Log10(math.Abs(x))))
+	}
+	s := strconv.FormatFloat(x, 'f', prec, 64)
 	if strings.Contains(s, ".") {
 		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}

@@ -21,9 +21,9 @@ func TestEstimate(t *testing.T) {
 		name string
 		w    Workload
 		// Expected figures.
-		wu, gwu, ru            float64
-		wcu, gwcu, rcu         int64
-		bytes                  float64
+		wu, gwu, ru           float64
+		wcu, gwcu, rcu        int64
+		bytes                 float64
 		onDemand, provisioned Cost
 	}{
 		{
@@ -248,6 +248,8 @@ func TestFormat(t *testing.T) {
 		{num(14285.714285), "14,285.7143"},
 		{num(-1234.5), "-1,234.5"},
 		{num(0), "0"},
+		{num(1.0 / 3600), "0.000278"},
+		{num(0.0042), "0.0042"},
 		{money(16425), "$16,425.00"},
 		{money(0.0949), "$0.09"},
 		{money(0.0042), "$0.0042"},

@@ -404,7 +404,7 @@ func (v *validator) partitions() {
 				if a.Name == b.Name || !samePartition(a.Keys[pk.Name], b.Keys[pk.Name]) {
 					continue
 				}
-				if index == "" && (sk.IsZero() || a.Keys[sk.Name].shape() == b.Keys[sk.Name].shape()) {
+				if index == "" && (sk.IsZero() || sameKeys(a, b, a.Keys[sk.Name], b.Keys[sk.Name])) {
 					v.add(CodeDuplicateKey, "entity "+b.Name, "has the primary key of %s (%s), so one overwrites the other", a.Name, keyString(t, a))
 					continue
 				}
@@ -443,6 +443,23 @@ func samePartition(a, b Template) bool {
 		return ok
 	}
 	return false
+}
+
+// sameKeys reports whether the sort-key templates of two entities can
+// produce the same value: they have one shape and their placeholders, in
+// order, have the same formats (values of two different time layouts never
+// coincide; opaque values may).
+func sameKeys(a, b *Entity, ta, tb Template) bool {
+	if ta.shape() != tb.shape() {
+		return false
+	}
+	pa, pb := ta.Placeholders(), tb.Placeholders()
+	for i := range pa {
+		if formatOf(pa[i], a.Attributes) != formatOf(pb[i], b.Attributes) {
+			return false
+		}
+	}
+	return true
 }
 
 // token is one byte of a template's literal text, or a placeholder.
@@ -611,6 +628,16 @@ func (v *validator) pattern(p *AccessPattern) {
 		}
 		returns = append(returns, e)
 	}
+	if len(returns) == 0 || len(returns) != len(p.Returns) {
+		// What the pattern reads is unknown: the checks below would only
+		// echo that.
+		if op != Scan && p.Key != "" {
+			if _, err := ParseKeyCondition(p.Key); err != nil {
+				v.add(CodeKeyCondition, where, "%v", strings.TrimPrefix(err.Error(), "design: "))
+			}
+		}
+		return
+	}
 	if op == Scan {
 		if p.Key != "" {
 			v.add(CodeOperation, where, "a Scan takes no key condition")
@@ -716,9 +743,17 @@ func (v *validator) pattern(p *AccessPattern) {
 	list := strings.Join(others, ", ")
 	switch {
 	case kc.Sort != nil && (kc.Sort.Op == OpGt || kc.Sort.Op == OpGe):
-		v.add(CodeUnboundedRange, where, "%s has no upper bound, so it runs on into the %s items of the partition, which sort after it (with Reverse and Limit they even come first); bound it on both sides with BETWEEN, or use begins_with", kc.Sort, list)
+		first := ""
+		if p.Reverse {
+			first = " (and, read in reverse, come first)"
+		}
+		v.add(CodeUnboundedRange, where, "%s has no upper bound, so it runs on into the %s items of the partition, which sort after it%s; bound it on both sides with BETWEEN, or use begins_with", kc.Sort, list, first)
 	case kc.Sort != nil && (kc.Sort.Op == OpLt || kc.Sort.Op == OpLe):
-		v.add(CodeUnboundedRange, where, "%s has no lower bound, so it runs back into the %s items of the partition, which sort before it; bound it on both sides with BETWEEN, or use begins_with", kc.Sort, list)
+		first := ""
+		if !p.Reverse {
+			first = " (and come first)"
+		}
+		v.add(CodeUnboundedRange, where, "%s has no lower bound, so it runs back into the %s items of the partition, which sort before it%s; bound it on both sides with BETWEEN, or use begins_with", kc.Sort, list, first)
 	case p.Filter != "":
 		// The pattern filters the others out; they still cost read units.
 	case kc.Sort == nil:

@@ -1,0 +1,519 @@
+package design
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// sensors is a small valid design: readings and hourly aggregates of a
+// sensor behind their own prefixes, a metadata item, and a metric index.
+func sensors() *Design {
+	id := Attribute{Name: "id"}
+	ts := Attribute{Name: "timestamp", Format: LayoutTimestamp}
+	return &Design{
+		Name: "Sensors",
+		Table: Table{
+			Name: "sensors", PartitionKey: Key{Name: "pk"}, SortKey: Key{Name: "sk"}, TTL: "ttl",
+			Indexes: []Index{{Name: "metric", PartitionKey: Key{Name: "gsi1pk"}, SortKey: Key{Name: "gsi1sk"}, Projection: Projection{Type: ProjectKeysOnly}}},
+		},
+		Entities: []Entity{
+			{
+				Name:       "Reading",
+				Keys:       map[string]Template{"pk": "SENSOR#{id}", "sk": "R#{timestamp}", "gsi1pk": "METRIC#{metric}", "gsi1sk": "{timestamp}"},
+				Attributes: []Attribute{id, ts, {Name: "metric"}, {Name: "value", Type: "N"}, {Name: "ttl", Type: "N"}},
+				Example:    map[string]string{"id": "7", "timestamp": "2024-12-01T14:30:00.000Z", "metric": "temp"},
+				TTL:        "ttl",
+			},
+			{
+				Name:       "Hourly",
+				Keys:       map[string]Template{"pk": "SENSOR#{id}", "sk": "H#{hour}"},
+				Attributes: []Attribute{id, {Name: "hour", Format: LayoutHour}, {Name: "sum", Type: "N"}, {Name: "count", Type: "N"}},
+			},
+			{
+				Name:       "Sensor",
+				Keys:       map[string]Template{"pk": "SENSOR#{id}", "sk": "META"},
+				Attributes: []Attribute{id, {Name: "name"}},
+			},
+		},
+		AccessPatterns: []AccessPattern{
+			{Name: "Latest reading", Key: "pk = SENSOR#{id} AND begins_with(sk, R#)", Reverse: true, Limit: 1, Returns: []string{"Reading"}},
+			{
+				Name: "Readings in a range", Key: "pk = SENSOR#{id} AND sk BETWEEN R#{from} AND R#{to}", Returns: []string{"Reading"},
+				Params: []Attribute{{Name: "from", Format: LayoutTimestamp}, {Name: "to", Format: LayoutTimestamp}},
+			},
+			{
+				Name: "Hourly in a range", Key: "pk = SENSOR#{id} AND sk BETWEEN H#{from} AND H#{to}", Returns: []string{"Hourly"},
+				Params: []Attribute{{Name: "from", Format: LayoutHour}, {Name: "to", Format: LayoutHour}},
+			},
+			{
+				Name: "Metric across sensors", Index: "metric", Key: "gsi1pk = METRIC#{metric} AND gsi1sk BETWEEN {from} AND {to}", Returns: []string{"Reading"},
+				Params: []Attribute{{Name: "from", Format: LayoutTimestamp}, {Name: "to", Format: LayoutTimestamp}},
+			},
+			{Name: "Sensor", Op: GetItem, Key: "pk = SENSOR#{id} AND sk = META", Returns: []string{"Sensor"}},
+		},
+	}
+}
+
+func problems(t *testing.T, d *Design) Problems {
+	t.Helper()
+	err := d.Validate()
+	if err == nil {
+		return nil
+	}
+	var ps Problems
+	if !errors.As(err, &ps) {
+		t.Fatalf("Validate returned %T %v, not Problems", err, err)
+	}
+	return ps
+}
+
+func codes(ps Problems) []Code {
+	var cs []Code
+	for _, p := range ps {
+		if !slices.Contains(cs, p.Code) {
+			cs = append(cs, p.Code)
+		}
+	}
+	slices.Sort(cs)
+	return cs
+}
+
+func TestValidate(t *testing.T) {
+	noPatterns := func(d *Design) { d.AccessPatterns = nil }
+	pattern := func(d *Design, name string) *AccessPattern { return d.AccessPattern(name) }
+	for _, c := range []struct {
+		name   string
+		mutate func(d *Design)
+		want   []Code
+		msg    string // a problem's message contains it
+	}{
+		{name: "valid", mutate: func(*Design) {}},
+		{
+			// Reference 000: hour buckets and ISO readings in one partition.
+			name: "sort order: hour bucket and timestamp in one partition",
+			mutate: func(d *Design) {
+				noPatterns(d)
+				d.Entity("Reading").Keys["sk"] = "{timestamp}"
+				d.Entity("Hourly").Keys["sk"] = "{hour}"
+			},
+			want: []Code{CodeSortOrder},
+			msg:  "Hourly's key 2024-12-01-14 (14:30) sorts before Reading's key 2024-12-01T00:00:00.000Z",
+		},
+		{
+			name: "sort order: a day and a timestamp sort alike",
+			mutate: func(d *Design) {
+				noPatterns(d)
+				d.Entity("Reading").Keys["sk"] = "{timestamp}"
+				d.Entity("Hourly").Keys["sk"] = "{hour}"
+				d.Entity("Hourly").Attributes[1].Format = LayoutDay
+			},
+		},
+		{
+			name: "sort order: times against opaque values",
+			mutate: func(d *Design) {
+				noPatterns(d)
+				d.Entity("Reading").Keys["sk"] = "X#{timestamp}"
+				d.Entity("Sensor").Keys["sk"] = "X#{name}"
+			},
+			want: []Code{CodeSortOrder},
+			msg:  "interleave with the times",
+		},
+		{
+			name: "sort order: also inside an index",
+			mutate: func(d *Design) {
+				noPatterns(d)
+				h := d.Entity("Hourly")
+				h.Keys["gsi1pk"] = "METRIC#{metric}"
+				h.Keys["gsi1sk"] = "{hour}"
+				h.Attributes = append(h.Attributes, Attribute{Name: "metric"})
+			},
+			want: []Code{CodeSortOrder},
+			msg:  "in index metric",
+		},
+		{
+			// The REALTIME trap of reference 001's code.
+			name: "unbounded range: >= runs on into later entities",
+			mutate: func(d *Design) {
+				p := pattern(d, "Hourly in a range")
+				p.Key = "pk = SENSOR#{id} AND sk >= H#{from}"
+				p.Reverse, p.Limit = true, 5
+			},
+			want: []Code{CodeUnboundedRange},
+			msg:  "runs on into the Reading, Sensor items",
+		},
+		{
+			name:   "unbounded range: <= runs back into earlier entities",
+			mutate: func(d *Design) { pattern(d, "Readings in a range").Key = "pk = SENSOR#{id} AND sk <= R#{to}" },
+			want:   []Code{CodeUnboundedRange},
+			msg:    "runs back into the Hourly, Sensor items",
+		},
+		{
+			name:   "unbounded range: > with nothing after it is fine",
+			mutate: func(d *Design) { pattern(d, "Readings in a range").Key = "pk = SENSOR#{id} AND sk > R#{from}" },
+		},
+		{
+			name:   "selects others: the whole partition",
+			mutate: func(d *Design) { pattern(d, "Latest reading").Key = "pk = SENSOR#{id}" },
+			want:   []Code{CodeSelectsOthers},
+			msg:    "reads the whole partition, which also holds Hourly, Sensor items",
+		},
+		{
+			name: "selects others: unless a filter drops them",
+			mutate: func(d *Design) {
+				p := pattern(d, "Latest reading")
+				p.Key, p.Filter = "pk = SENSOR#{id}", "begins_with(sk, R#)"
+			},
+		},
+		{
+			name: "selects others: returning several entities is fine",
+			mutate: func(d *Design) {
+				p := pattern(d, "Latest reading")
+				p.Key, p.Returns = "pk = SENSOR#{id}", []string{"Reading", "Hourly", "Sensor"}
+			},
+		},
+		{
+			name:   "unknown index",
+			mutate: func(d *Design) { pattern(d, "Metric across sensors").Index = "GSI9" },
+			want:   []Code{CodeUnknownIndex},
+		},
+		{
+			name:   "unknown entity",
+			mutate: func(d *Design) { pattern(d, "Sensor").Returns = []string{"Sensors"} },
+			want:   []Code{CodeUnknownEntity},
+		},
+		{
+			name:   "no entity returned",
+			mutate: func(d *Design) { pattern(d, "Sensor").Returns = nil },
+			want:   []Code{CodeUnknownEntity},
+		},
+		{
+			name:   "key template names a missing attribute",
+			mutate: func(d *Design) { d.Entity("Hourly").Keys["sk"] = "H#{bucket}" },
+			want:   []Code{CodeUnknownAttribute},
+			msg:    "uses {bucket}, which is not an attribute of Hourly",
+		},
+		{
+			name:   "condition names an undeclared value",
+			mutate: func(d *Design) { pattern(d, "Readings in a range").Params = nil },
+			want:   []Code{CodeUnknownAttribute},
+			msg:    "{from} is neither a parameter",
+		},
+		{
+			name:   "key condition with IN",
+			mutate: func(d *Design) { pattern(d, "Hourly in a range").Key = "pk = SENSOR#{id} AND sk IN ({a}, {b})" },
+			want:   []Code{CodeKeyCondition},
+			msg:    "IN is not allowed",
+		},
+		{
+			name:   "condition on another index's keys",
+			mutate: func(d *Design) { pattern(d, "Latest reading").Key = "gsi1pk = METRIC#{metric}" },
+			want:   []Code{CodeKeyMismatch},
+		},
+		{
+			name:   "sort condition on the wrong attribute",
+			mutate: func(d *Design) { pattern(d, "Latest reading").Key = "pk = SENSOR#{id} AND begins_with(gsi1sk, R#)" },
+			want:   []Code{CodeKeyMismatch},
+		},
+		{
+			name:   "entity not in the index",
+			mutate: func(d *Design) { pattern(d, "Metric across sensors").Returns = []string{"Hourly"} },
+			want:   []Code{CodeKeyMismatch},
+			msg:    "not in index metric",
+		},
+		{
+			name:   "other partition",
+			mutate: func(d *Design) { pattern(d, "Latest reading").Key = "pk = DEVICE#{id} AND begins_with(sk, R#)" },
+			want:   []Code{CodeKeyMismatch},
+		},
+		{
+			name:   "range that never selects what it returns",
+			mutate: func(d *Design) { pattern(d, "Hourly in a range").Returns = []string{"Reading"} },
+			want:   []Code{CodeKeyMismatch, CodeSelectsOthers},
+			msg:    "never selects Reading's items",
+		},
+		{
+			name:   "coarse upper bound",
+			mutate: func(d *Design) { pattern(d, "Readings in a range").Params[1].Format = LayoutDay },
+			want:   []Code{CodeCoarseBound},
+			msg:    "2024-01-31T10:00:00.000Z sorts after 2024-01-31",
+		},
+		{
+			name: "upper bound ending before the key",
+			mutate: func(d *Design) {
+				r := d.Entity("Reading")
+				r.Keys["sk"] = "R#{timestamp}#{seq}"
+				r.Attributes = append(r.Attributes, Attribute{Name: "seq"})
+				r.Example["seq"] = "1"
+			},
+			want: []Code{CodeCoarseBound},
+			msg:  "(R#{to}~)",
+		},
+		{
+			name: "upper bound ending before the key, fixed",
+			mutate: func(d *Design) {
+				r := d.Entity("Reading")
+				r.Keys["sk"] = "R#{timestamp}#{seq}"
+				r.Attributes = append(r.Attributes, Attribute{Name: "seq"})
+				r.Example["seq"] = "1"
+				pattern(d, "Readings in a range").Key = "pk = SENSOR#{id} AND sk BETWEEN R#{from} AND R#{to}~"
+			},
+		},
+		{
+			name: "duplicate primary key",
+			mutate: func(d *Design) {
+				noPatterns(d)
+				d.Entities = append(d.Entities, Entity{Name: "Config", Keys: map[string]Template{"pk": "SENSOR#{sensor}", "sk": "META"}, Attributes: []Attribute{{Name: "sensor"}}})
+			},
+			want: []Code{CodeDuplicateKey},
+		},
+		{
+			name:   "missing sort key",
+			mutate: func(d *Design) { delete(d.Entity("Sensor").Keys, "sk"); pattern(d, "Sensor").Op = Query },
+			want:   []Code{CodeKeySchema, CodeKeyMismatch},
+		},
+		{
+			name:   "half of an index's keys",
+			mutate: func(d *Design) { delete(d.Entity("Reading").Keys, "gsi1sk") },
+			want:   []Code{CodeKeySchema, CodeKeyMismatch},
+			msg:    "sets gsi1pk but not gsi1sk",
+		},
+		{
+			name:   "key attribute of no index",
+			mutate: func(d *Design) { d.Entity("Sensor").Keys["gsi9pk"] = "X" },
+			want:   []Code{CodeKeySchema},
+		},
+		{
+			name: "number key built from text",
+			mutate: func(d *Design) {
+				noPatterns(d)
+				d.Table.SortKey.Type = Number
+				for i := range d.Entities {
+					d.Entities[i].Keys["sk"] = "{n}"
+					d.Entities[i].Attributes = append(d.Entities[i].Attributes, Attribute{Name: "n", Type: "N"})
+				}
+				d.Entity("Reading").Example["n"] = "1"
+				d.Entity("Sensor").Keys["sk"] = "0"
+				d.Entity("Hourly").Attributes[len(d.Entity("Hourly").Attributes)-1].Type = "S"
+			},
+			want: []Code{CodeKeySchema, CodeDuplicateKey},
+			msg:  "its template must be one placeholder",
+		},
+		{
+			name:   "layout that does not sort",
+			mutate: func(d *Design) { d.Entity("Hourly").Attributes[1].Format = "15 02-01-2006" },
+			want:   []Code{CodeFormat},
+		},
+		{
+			name:   "example that does not fit its layout",
+			mutate: func(d *Design) { d.Entity("Reading").Example["timestamp"] = "2024-12-01 14:30" },
+			want:   []Code{CodeFormat},
+		},
+		{
+			name:   "example missing a placeholder",
+			mutate: func(d *Design) { delete(d.Entity("Reading").Example, "metric") },
+			want:   []Code{CodeInvalid},
+		},
+		{
+			name:   "TTL attribute not the table's",
+			mutate: func(d *Design) { d.Entity("Reading").TTL = "expires" },
+			want:   []Code{CodeTTL},
+		},
+		{
+			name:   "TTL attribute not a number",
+			mutate: func(d *Design) { d.Entity("Reading").Attributes[4].Type = "S" },
+			want:   []Code{CodeTTL},
+		},
+		{
+			name:   "GetItem on an index",
+			mutate: func(d *Design) { pattern(d, "Metric across sensors").Op = GetItem },
+			want:   []Code{CodeOperation},
+		},
+		{
+			name:   "GetItem without the sort key",
+			mutate: func(d *Design) { pattern(d, "Sensor").Key = "pk = SENSOR#{id}" },
+			want:   []Code{CodeOperation},
+		},
+		{
+			name:   "Scan with a key condition",
+			mutate: func(d *Design) { pattern(d, "Sensor").Op = Scan },
+			want:   []Code{CodeOperation},
+		},
+		{
+			name:   "adjacent placeholders",
+			mutate: func(d *Design) { d.Entity("Hourly").Keys["sk"] = "H#{id}{hour}" },
+			want:   []Code{CodeSyntax},
+		},
+		{
+			name:   "template that does not parse",
+			mutate: func(d *Design) { d.Entity("Hourly").Keys["sk"] = "H#{hour" },
+			want:   []Code{CodeSyntax},
+		},
+		{
+			name: "names, types and limits",
+			mutate: func(d *Design) {
+				noPatterns(d)
+				d.Table.Name = ""
+				d.Entities = append(d.Entities, d.Entities[2])
+				d.Table.Indexes = append(d.Table.Indexes,
+					Index{Name: "metric", PartitionKey: Key{Name: "gsi1pk", Type: Number}, SortKey: Key{Name: "x"}},
+					Index{Name: "lsi", Local: true, PartitionKey: Key{Name: "other"}, SortKey: Key{Name: "y"}},
+					Index{Name: "inc", PartitionKey: Key{Name: "z"}, Projection: Projection{Type: ProjectInclude}},
+				)
+			},
+			want: []Code{CodeInvalid},
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := sensors()
+			c.mutate(d)
+			ps := problems(t, d)
+			slices.Sort(c.want)
+			if got := codes(ps); !slices.Equal(got, c.want) {
+				t.Fatalf("codes %v, want %v:\n%v", got, c.want, ps)
+			}
+			if c.msg != "" && !strings.Contains(ps.Error(), c.msg) {
+				t.Errorf("no problem says %q:\n%v", c.msg, ps)
+			}
+		})
+	}
+}
+
+func TestValidate_Analytics(t *testing.T) {
+	d := Analytics()
+	if err := d.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// The example keys of every entity are values of its templates.
+	for _, e := range d.Entities {
+		kv, err := e.KeyValues(e.Example)
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name, err)
+		}
+		for name, v := range kv {
+			vals, ok := e.Keys[name].Match(v)
+			if !ok {
+				t.Errorf("%s: %s = %q does not match %q", e.Name, name, v, e.Keys[name])
+			}
+			for p, pv := range vals {
+				if e.Example[p] != pv {
+					t.Errorf("%s: %s: {%s} = %q, want %q", e.Name, name, p, pv, e.Example[p])
+				}
+			}
+		}
+	}
+	// Each call returns a new design.
+	d.Table.Name = "changed"
+	if Analytics().Table.Name != "analytics" {
+		t.Error("Analytics shares its design between calls")
+	}
+}
+
+// The web-analytics design as reference 001 publishes it, and its realtime
+// read as the code behind it runs it: Validate finds its three traps.
+func TestValidate_Reference001AsPublished(t *testing.T) {
+	d := Analytics()
+	ev := d.Entity("Event")
+	ev.Keys["gsi1pk"] = "SITE#{siteId}"
+	ev.Keys["gsi1sk"] = "DATE#{date}"
+	ev.Attributes = append(ev.Attributes, Attribute{Name: "date", Format: LayoutDay, Derived: "the UTC date of timestamp"})
+	ev.Example["date"] = "2024-01-15"
+	d.AccessPatterns = []AccessPattern{
+		{Name: "Get Site by ID", Op: GetItem, Key: "pk = SITE#{siteId} AND sk = METADATA", Returns: []string{"Site"}},
+		{
+			Name: "Query Page Views by Date", Index: "GSI1", Returns: []string{"PageView"},
+			Key:    "gsi1pk = SITE#{siteId} AND gsi1sk BETWEEN DATE#{start} AND DATE#{end}",
+			Params: []Attribute{{Name: "start", Format: LayoutDay}, {Name: "end", Format: LayoutDay}},
+		},
+		{Name: "Query Aggregated Stats", Index: "GSI1", Key: "gsi1pk = SITE#{siteId} AND begins_with(gsi1sk, PERIOD#day#)", Returns: []string{"Stats"}},
+		{
+			Name: "Get Real-time Stats", Returns: []string{"Realtime"},
+			Key: "pk = SITE#{siteId} AND sk IN (REALTIME#{m1}, REALTIME#{m2}, REALTIME#{m3}, REALTIME#{m4}, REALTIME#{m5})",
+		},
+		{Name: "Query Visitor Sessions", Index: "GSI2", Key: "gsi2pk = VISITOR#{visitorId}", Returns: []string{"Session"}},
+		{
+			Name: "Real-time stats (code)", Returns: []string{"Realtime"}, Reverse: true, Limit: 5,
+			Key:    "pk = SITE#{siteId} AND sk >= REALTIME#{start}",
+			Params: []Attribute{{Name: "start", Format: "2006-01-02T15:04"}},
+		},
+	}
+	ps := problems(t, d)
+	want := map[string]Code{
+		"access pattern Query Page Views by Date": CodeSelectsOthers,
+		"access pattern Get Real-time Stats":      CodeKeyCondition,
+		"access pattern Real-time stats (code)":   CodeUnboundedRange,
+	}
+	if len(ps) != len(want) {
+		t.Fatalf("%d problems, want %d:\n%v", len(ps), len(want), ps)
+	}
+	for _, p := range ps {
+		if want[p.Where] != p.Code {
+			t.Errorf("unexpected problem %v (%s)", p, p.Code)
+		}
+	}
+	if !strings.Contains(ps.Error(), "runs on into the Session, Stats items") {
+		t.Errorf("the realtime problem does not name SESSION and STATS:\n%v", ps)
+	}
+	if !ps.Has(CodeKeyCondition) || ps.Has(CodeSortOrder) {
+		t.Error("Has")
+	}
+}
+
+// The series layouts of the time-series layer fit the design API: one
+// design per layout, each valid.
+func TestValidate_SeriesLayouts(t *testing.T) {
+	id := Attribute{Name: "id"}
+	table := Table{Name: "series", PartitionKey: Key{Name: "pk"}, SortKey: Key{Name: "sk"}, TTL: "ttl"}
+	ttl := Attribute{Name: "ttl", Type: "N"}
+	rng := []Attribute{{Name: "from", Format: LayoutTimestamp}, {Name: "to", Format: LayoutTimestamp}}
+	for _, d := range []*Design{
+		{
+			Name: "Item per reading", Table: table,
+			Entities: []Entity{{Name: "Reading", TTL: "ttl", Keys: map[string]Template{"pk": "SENSOR#{id}", "sk": "{timestamp}"},
+				Attributes: []Attribute{id, {Name: "timestamp", Format: LayoutTimestamp}, ttl}}},
+			AccessPatterns: []AccessPattern{
+				{Name: "Latest", Key: "pk = SENSOR#{id}", Reverse: true, Limit: 1, Returns: []string{"Reading"}},
+				{Name: "Range", Key: "pk = SENSOR#{id} AND sk BETWEEN {from} AND {to}", Params: rng, Returns: []string{"Reading"}},
+			},
+		},
+		{
+			Name: "Day partitions", Table: table,
+			Entities: []Entity{{Name: "Reading", TTL: "ttl", Keys: map[string]Template{"pk": "SENSOR#{id}#{day}", "sk": "{time}"},
+				Attributes: []Attribute{id, {Name: "day", Format: LayoutDay}, {Name: "time", Format: LayoutTimeOfDay}, ttl}}},
+			AccessPatterns: []AccessPattern{
+				{Name: "Day", Key: "pk = SENSOR#{id}#{day}", Returns: []string{"Reading"}},
+				{Name: "Since", Key: "pk = SENSOR#{id}#{day} AND sk >= {since}", Params: []Attribute{{Name: "since", Format: LayoutTimeOfDay}}, Returns: []string{"Reading"}},
+			},
+		},
+		{
+			Name: "Buckets", Table: table,
+			Entities: []Entity{
+				{Name: "Bucket", TTL: "ttl", Keys: map[string]Template{"pk": "SENSOR#{id}", "sk": "B#{hour}"},
+					Attributes: []Attribute{id, {Name: "hour", Format: LayoutHour}, {Name: "readings", Type: "L"}, {Name: "count", Type: "N"}, {Name: "sum", Type: "N"}, ttl}},
+				{Name: "Daily", TTL: "ttl", Keys: map[string]Template{"pk": "SENSOR#{id}", "sk": "D#{day}"},
+					Attributes: []Attribute{id, {Name: "day", Format: LayoutDay}, ttl}},
+			},
+			AccessPatterns: []AccessPattern{
+				{Name: "Hours", Key: "pk = SENSOR#{id} AND sk BETWEEN B#{from} AND B#{to}", Params: []Attribute{{Name: "from", Format: LayoutHour}, {Name: "to", Format: LayoutHour}}, Returns: []string{"Bucket"}},
+				{Name: "Days of a month", Key: "pk = SENSOR#{id} AND begins_with(sk, D#{month})", Params: []Attribute{{Name: "month", Format: LayoutMonth}}, Returns: []string{"Daily"}},
+			},
+		},
+		{
+			Name: "Chunks", Table: table,
+			Entities: []Entity{
+				{Name: "Chunk", TTL: "ttl", Keys: map[string]Template{"pk": "SENSOR#{id}", "sk": "C#{start}"},
+					Attributes: []Attribute{id, {Name: "start", Format: LayoutTimestamp}, {Name: "data", Type: "B"}, ttl}},
+				{Name: "Latest", Keys: map[string]Template{"pk": "SENSOR#{id}", "sk": "LATEST"}, Attributes: []Attribute{id}},
+			},
+			AccessPatterns: []AccessPattern{
+				{Name: "Chunks of a range", Key: "pk = SENSOR#{id} AND sk BETWEEN C#{from} AND C#{to}", Params: rng, Returns: []string{"Chunk"}},
+				{Name: "Latest of many", Op: BatchGetItem, Key: "pk = SENSOR#{id} AND sk = LATEST", Returns: []string{"Latest"}},
+			},
+		},
+	} {
+		if err := d.Validate(); err != nil {
+			t.Errorf("%s: %v", d.Name, err)
+		}
+	}
+}
