@@ -277,3 +277,28 @@ func TestHandler_ErrorShapes(t *testing.T) {
 		}
 	}
 }
+
+// withLimits is an API that also has the SDK client's DescribeLimits, an
+// operation outside timetable.API.
+type withLimits struct{ stub }
+
+func (*withLimits) DescribeLimits(_ context.Context, in *dynamodb.DescribeLimitsInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeLimitsOutput, error) {
+	return &dynamodb.DescribeLimitsOutput{AccountMaxReadCapacityUnits: new(int64(80000)), TableMaxWriteCapacityUnits: new(int64(40000))}, nil
+}
+
+// TestHandler_ExtraOperations checks that a method of the API's concrete
+// type shaped like an SDK client operation is served too.
+func TestHandler_ExtraOperations(t *testing.T) {
+	c, srv := serve(t, &withLimits{})
+	out, err := c.DescribeLimits(context.Background(), &dynamodb.DescribeLimitsInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *out.AccountMaxReadCapacityUnits != 80000 || *out.TableMaxWriteCapacityUnits != 40000 || out.AccountMaxWriteCapacityUnits != nil {
+		t.Errorf("DescribeLimits: %+v", out)
+	}
+	a := post(t, srv.URL, "DynamoDB_20120810.ListTagsOfResource", `{}`, true)
+	if a.status != 400 || a.typ != "com.amazonaws.dynamodb.v20120810#UnknownOperationException" {
+		t.Errorf("an operation the API lacks: %d %s", a.status, a.body)
+	}
+}

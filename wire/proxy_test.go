@@ -307,6 +307,11 @@ func TestProxy_DynamoDBLocal(t *testing.T) {
 		}}}}); err != nil {
 		t.Fatalf("UpdateTable: %v", err)
 	}
+	// Operations outside timetable.API pass through too: the SDK client has
+	// them all.
+	same(p, "DescribeLimits", (*dynamodb.Client).DescribeLimits, &dynamodb.DescribeLimitsInput{})
+	same(p, "DescribeContinuousBackups", (*dynamodb.Client).DescribeContinuousBackups, &dynamodb.DescribeContinuousBackupsInput{TableName: aws.String(table)})
+
 	if out, err := via.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String(table)}); err != nil || *out.TableDescription.TableName != table {
 		t.Fatalf("DeleteTable: %v", err)
 	}
