@@ -42,7 +42,8 @@ func dynamoDBLocal(t testing.TB) *dynamodb.Client {
 		Region:       "us-east-1",
 		BaseEndpoint: aws.String(endpoint),
 		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-		Retryer:      aws.NopRetryer{},
+		// The SDK's standard retryer: it retries transport failures and
+		// throttling, which a busy DynamoDB Local shows now and then.
 	})
 	if _, err := client.ListTables(context.Background(), &dynamodb.ListTablesInput{Limit: aws.Int32(1)}); err != nil {
 		t.Fatalf("%s=%s does not answer: %v", endpointEnv, endpoint, err)
@@ -82,9 +83,14 @@ func report(t *testing.T, res *Result, err error) {
 // TestDifferential_DynamoDBLocalSelf compares DynamoDB Local with itself
 // (two table prefixes on one server): it proves that the generator is
 // deterministic and that the comparison normalizes only what it must.
+//
+// It runs 1000 operations unless -difftest.ops is given.
 func TestDifferential_DynamoDBLocalSelf(t *testing.T) {
 	client := dynamoDBLocal(t)
 	cfg := config(t)
+	if !flagSet("difftest.ops") {
+		cfg.Ops = 1000
+	}
 	res, err := Run(context.Background(), cfg,
 		Target{Name: "dynamodb-local(A)", API: client, Prefix: prefix("a")},
 		Target{Name: "dynamodb-local(B)", API: client, Prefix: prefix("b")})
@@ -185,4 +191,10 @@ func TestDifferential_PlantedDifference(t *testing.T) {
 	if res.Ops != d.Index+1 {
 		t.Errorf("the run went on to operation %d after the divergence at %d", res.Ops, d.Index)
 	}
+}
+
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
