@@ -287,7 +287,7 @@ func (db *DB) commitManyIf(writes []*tableWrite, us *usageSet, commit bool) ([]e
 			u.units += writeUnits(0)
 			continue
 		}
-		if err := db.stage(b, tw.m, tw.w.key, tw.old, tw.new, u); err != nil {
+		if err := db.stage(b, tw.m, tw.w.key, tw.old, tw.new, newSizeOf(tw.w, tw.new), u); err != nil {
 			return nil, err
 		}
 	}

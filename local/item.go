@@ -290,6 +290,7 @@ type itemWrite struct {
 	onFail   types.ReturnValuesOnConditionCheckFailure
 	keyAttrs Item // update: the key attributes to start a new item from
 	blind    bool // the caller needs neither the old item nor capacity
+	size     int  // itemSize of the new item of a put or update, once known
 }
 
 func (db *DB) preparePut(m *tableMeta, item Item, cond *string, expected map[string]types.ExpectedAttributeValue,
@@ -320,14 +321,15 @@ func (db *DB) preparePut(m *tableMeta, item Item, cond *string, expected map[str
 	if err := m.checkIndexKeys(item); err != nil {
 		return nil, err
 	}
-	if itemSize(item) > maxItemSize {
+	size := itemSize(item)
+	if size > maxItemSize {
 		return nil, validationError(msgItemSize)
 	}
 	w, err := compileWrite(cond, expected, cop, nil, nil, names, values, false)
 	if err != nil {
 		return nil, err
 	}
-	return &itemWrite{key: k, item: item, exprs: w, onFail: onFail}, nil
+	return &itemWrite{key: k, item: item, exprs: w, onFail: onFail, size: size}, nil
 }
 
 // needsOld reports whether a write must read the item it replaces: for its
@@ -347,6 +349,14 @@ func noReturn(rv types.ReturnValue, rcc types.ReturnConsumedCapacity) bool {
 type errCondition struct{ old Item }
 
 func (e *errCondition) Error() string { return msgConditionFailed }
+
+// newSizeOf returns the known size of the new item of w, or -1.
+func newSizeOf(w *itemWrite, nu Item) int {
+	if nu == nil || w.del || w.check || (w.item == nil && w.exprs.update == nil) {
+		return -1
+	}
+	return w.size
+}
 
 // errFatal marks an error of a write that fails a transaction as a plain
 // error (DynamoDB Local reports runtime errors of update expressions so).
@@ -414,7 +424,7 @@ func (m *tableMeta) apply(w *itemWrite, old Item) (Item, error) {
 		}
 		return nil, err
 	}
-	if itemSize(nu) > maxItemSize {
+	if w.size = itemSize(nu); w.size > maxItemSize {
 		return nil, validationError(msgUpdateItemSize)
 	}
 	return nu, nil
@@ -451,7 +461,7 @@ func (db *DB) commitOne(m *tableMeta, w *itemWrite, u *usage) (Item, error) {
 	}
 	b := db.pdb.NewBatch()
 	defer b.Close()
-	if err := db.stage(b, m, w.key, old, nu, u); err != nil {
+	if err := db.stage(b, m, w.key, old, nu, newSizeOf(w, nu), u); err != nil {
 		return nil, err
 	}
 	if err := b.Commit(db.wo); err != nil {

@@ -262,7 +262,7 @@ func (db *DB) expire(t *table, qk []byte, nowSec int64) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	if err := db.stage(b, m, pk, item, nil, &usage{}); err != nil {
+	if err := db.stage(b, m, pk, item, nil, -1, &usage{}); err != nil {
 		return false, err
 	}
 	// A lost TTL deletion is redone by the next sweep: no need to sync.

@@ -26,6 +26,9 @@ const (
 
 // checkNumber validates a number and returns its canonical form.
 func checkNumber(s string) (string, error) {
+	if isCanonical(s) {
+		return s, nil
+	}
 	n, err := number.Parse(s)
 	switch {
 	case err == nil:
@@ -300,4 +303,49 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
+}
+
+// isCanonical reports whether s is a number already in DynamoDB's canonical
+// form that needs no parsing: an optional minus sign, at most 38 digits
+// without leading zeros, and an optional fraction without trailing zeros
+// (for example "0", "-12", "3.25", "-0.5"). Other numbers take the slow path.
+func isCanonical(s string) bool {
+	i := 0
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	start := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	intDigits := i - start
+	if intDigits == 0 || (intDigits > 1 && s[start] == '0') {
+		return false
+	}
+	digits := intDigits
+	if s[start] == '0' {
+		digits = 0 // "0" or "0.x": leading zero is not significant
+	}
+	if i == len(s) {
+		return digits <= 38 && !(s[0] == '-' && s[start:] == "0")
+	}
+	if s[i] != '.' {
+		return false
+	}
+	i++
+	fstart := i
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i != len(s) || i == fstart || s[i-1] == '0' {
+		return false
+	}
+	frac := s[fstart:]
+	if digits == 0 {
+		frac = strings.TrimLeft(frac, "0") // 0.001: leading zeros of the fraction are not significant
+		if len(s)-fstart > 130 {
+			return false
+		}
+	}
+	return digits+len(frac) <= 38
 }

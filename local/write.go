@@ -13,13 +13,16 @@ import (
 // the item itself, its index entries and its TTL queue entry. new == nil
 // deletes the item; old == nil means it did not exist. It returns the
 // capacity the write consumes. new must already be validated.
-func (db *DB) stage(b *pebble.Batch, m *tableMeta, k *primaryKey, old, new Item, u *usage) error {
-	oldSize, newSize := 0, 0
+// newSize is itemSize(new) when the caller knows it, otherwise -1.
+func (db *DB) stage(b *pebble.Batch, m *tableMeta, k *primaryKey, old, new Item, newSize int, u *usage) error {
+	oldSize := 0
 	if old != nil {
 		oldSize = itemSize(old)
 	}
 	if new != nil {
-		newSize = itemSize(new)
+		if newSize < 0 {
+			newSize = itemSize(new)
+		}
 		v, err := encodeItem(make([]byte, 0, newSize+len(new)*4+8), new)
 		if err != nil {
 			return err
