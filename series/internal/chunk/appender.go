@@ -3,6 +3,7 @@ package chunk
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 )
 
 // Appender collects readings and encodes them as a chunk. The zero value is
@@ -98,8 +99,8 @@ func (a *Appender) Reset() {
 }
 
 // Bytes encodes the readings appended so far, in a new slice owned by the
-// caller. Each column gets the smaller of its encodings: timestamps
-// DeltaOfDelta or DeltaBlocks, each field XOR or Decimal.
+// caller. Each column gets the smallest of its encodings: timestamps
+// DeltaOfDelta or DeltaBlocks, each field XOR, Decimal or DecimalPatched.
 func (a *Appender) Bytes() []byte {
 	n := len(a.ts)
 	var tw, bw bitWriter
@@ -114,22 +115,41 @@ func (a *Appender) Bytes() []byte {
 	streams := make([][]byte, len(a.names))
 	encs := make([]byte, len(a.names))
 	var ms []int64
+	var patch []bool
 	for i, vals := range a.vals {
-		var xw bitWriter
-		writeXOR(&xw, vals)
-		streams[i] = xw.finish()
-		if n == 0 {
-			continue
-		}
-		if cap(ms) < n {
-			ms = make([]int64, n)
-		}
-		if k, ok := decimalScale(vals, ms[:n]); ok {
-			var dw bitWriter
-			writeDecimal(&dw, ms[:n])
-			if d := dw.finish(); len(d) <= len(streams[i]) {
-				streams[i], encs[i] = d, byte(Decimal)<<5|byte(k)
+		// The smallest decimal coding, if any, then XOR if it is smaller.
+		var dec []byte
+		if n > 0 {
+			if best, all, ok := decimalScales(vals); ok {
+				if cap(ms) < n {
+					ms, patch = make([]int64, n), make([]bool, n)
+				}
+				ms, patch = ms[:n], patch[:n]
+				for j, k := range []int{best, all} {
+					if k < 0 || (j == 1 && k == best) {
+						continue
+					}
+					enc, p := Decimal, []bool(nil)
+					if np := scaleAll(vals, k, ms, patch); np > 0 {
+						enc, p = DecimalPatched, patch
+					}
+					var dw bitWriter
+					writeDecimal(&dw, vals, ms, p)
+					if d := dw.finish(); dec == nil || len(d) < len(dec) {
+						dec, encs[i] = d, byte(enc)<<5|byte(k)
+					}
+				}
 			}
+		}
+		limit := math.MaxInt
+		if dec != nil {
+			limit = 8 * (len(dec) - 1) // XOR must take fewer bytes
+		}
+		var xw bitWriter
+		if writeXOR(&xw, vals, limit) {
+			streams[i], encs[i] = xw.finish(), byte(XOR)
+		} else {
+			streams[i] = dec
 		}
 	}
 

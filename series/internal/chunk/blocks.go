@@ -113,76 +113,89 @@ func (t *truncated) read(r *bitReader) uint64 {
 
 // writeBlocks codes vals into w.
 func writeBlocks(w *bitWriter, vals []int64) {
-	var z [blockLen]uint64
-	var prevBase int64
+	var bw blockWriter
 	for len(vals) > 0 {
 		blk := vals[:min(blockLen, len(vals))]
 		vals = vals[len(blk):]
-		lo, hi := blk[0], blk[0]
-		for _, v := range blk[1:] {
-			lo = min(lo, v)
-			hi = max(hi, v)
-		}
-		tr := newTruncated(uint64(hi - lo))
-		rangeCost := 1 + varBits(tr.rm1) + varBits(zigzag(lo-prevBase))
-		for _, v := range blk {
-			rangeCost += tr.bits(uint64(v - lo))
-		}
+		bw.write(w, blk)
+	}
+}
 
-		riceK, riceCost, center := -1, rangeCost, int64(0)
-		if tr.w > 0 && tr.w <= maxRiceWidth {
-			// Center on the mean; the values lie within 2^48 of lo, so the sum fits.
-			var sum uint64
-			for _, v := range blk {
-				sum += uint64(v - lo)
+// blockWriter codes blocks one at a time.
+type blockWriter struct {
+	prevBase int64
+	z        [blockLen]uint64
+}
+
+// write codes one block of at most blockLen values.
+func (bw *blockWriter) write(w *bitWriter, blk []int64) {
+	z := &bw.z
+	prevBase := bw.prevBase
+
+	lo, hi := blk[0], blk[0]
+	for _, v := range blk[1:] {
+		lo = min(lo, v)
+		hi = max(hi, v)
+	}
+	tr := newTruncated(uint64(hi - lo))
+	rangeCost := 1 + varBits(tr.rm1) + varBits(zigzag(lo-prevBase))
+	for _, v := range blk {
+		rangeCost += tr.bits(uint64(v - lo))
+	}
+
+	riceK, riceCost, center := -1, rangeCost, int64(0)
+	if tr.w > 0 && tr.w <= maxRiceWidth {
+		// Center on the mean; the values lie within 2^48 of lo, so the sum fits.
+		var sum uint64
+		for _, v := range blk {
+			sum += uint64(v - lo)
+		}
+		center = lo + int64((sum+uint64(len(blk))/2)/uint64(len(blk)))
+		var maxZ uint64
+		for i, v := range blk {
+			z[i] = zigzag(v - center)
+			maxZ = max(maxZ, z[i])
+		}
+		head := 1 + 6 + varBits(zigzag(center-prevBase))
+		for k := uint(0); k <= tr.w; k++ {
+			if maxZ>>k > maxUnary {
+				continue
 			}
-			center = lo + int64((sum+uint64(len(blk))/2)/uint64(len(blk)))
-			var maxZ uint64
-			for i, v := range blk {
-				z[i] = zigzag(v - center)
-				maxZ = max(maxZ, z[i])
+			c := head + len(blk)*int(k+1)
+			for _, zz := range z[:len(blk)] {
+				c += int(zz >> k)
 			}
-			head := 1 + 6 + varBits(zigzag(center-prevBase))
-			for k := uint(0); k <= tr.w; k++ {
-				if maxZ>>k > maxUnary {
-					continue
-				}
-				c := head + len(blk)*int(k+1)
-				for _, zz := range z[:len(blk)] {
-					c += int(zz >> k)
-				}
-				if c < riceCost {
-					riceK, riceCost = int(k), c
-				} else if riceK >= 0 {
-					break // the cost only grows from here
-				}
+			if c < riceCost {
+				riceK, riceCost = int(k), c
+			} else if riceK >= 0 {
+				break // the cost only grows from here
 			}
 		}
-		if riceK < 0 {
-			w.writeBits(modeRange, 1)
-			writeVar(w, tr.rm1)
-			writeVar(w, zigzag(lo-prevBase))
-			prevBase = lo
-			for _, v := range blk {
-				tr.write(w, uint64(v-lo))
-			}
-			continue
+	}
+	if riceK < 0 {
+		w.writeBits(modeRange, 1)
+		writeVar(w, tr.rm1)
+		writeVar(w, zigzag(lo-prevBase))
+		bw.prevBase = lo
+		for _, v := range blk {
+			tr.write(w, uint64(v-lo))
 		}
-		k := uint(riceK)
-		w.writeBits(modeRice, 1)
-		w.writeBits(uint64(k), 6)
-		writeVar(w, zigzag(center-prevBase))
-		prevBase = center
-		for _, zz := range z[:len(blk)] {
-			q := zz >> k
-			// q zeros, a one, then the k low bits.
-			for q >= 32 {
-				w.writeBits(0, 32)
-				q -= 32
-			}
-			w.writeBits(1, uint(q)+1)
-			w.writeBits(zz, k)
+		return
+	}
+	k := uint(riceK)
+	w.writeBits(modeRice, 1)
+	w.writeBits(uint64(k), 6)
+	writeVar(w, zigzag(center-prevBase))
+	bw.prevBase = center
+	for _, zz := range z[:len(blk)] {
+		q := zz >> k
+		// q zeros, a one, then the k low bits.
+		for q >= 32 {
+			w.writeBits(0, 32)
+			q -= 32
 		}
+		w.writeBits(1, uint(q)+1)
+		w.writeBits(zz, k)
 	}
 }
 

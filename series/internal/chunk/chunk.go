@@ -130,7 +130,7 @@ func Open(b []byte) (*Chunk, error) {
 		}
 		f.enc, f.scale = Encoding(p[0]>>5), int(p[0]&0x1f)
 		p = p[1:]
-		if f.enc > Decimal || (f.enc == XOR && f.scale != 0) || f.scale > maxScale {
+		if f.enc > DecimalPatched || (f.enc == XOR && f.scale != 0) || f.scale > maxScale {
 			return nil, corrupt("bad encoding of field %q", f.name)
 		}
 		if lens[i], err = uvarint("stream length"); err != nil {
@@ -335,7 +335,7 @@ func (c *Chunk) String() string {
 	s := fmt.Sprintf("chunk{%d readings, %d bytes, times %s", c.n, len(c.b), c.timeEnc)
 	for _, f := range c.fields {
 		s += fmt.Sprintf(", %s %s", f.name, f.enc)
-		if f.enc == Decimal {
+		if f.enc != XOR {
 			s += fmt.Sprintf("/1e%d", f.scale)
 		}
 	}

@@ -44,7 +44,7 @@ func TestOpen_Errors(t *testing.T) {
 		"time encoding":     header(2, 0, 0, 1, 7, 1),
 		"short time stream": header(100000, 0, 0, 1, 0, 1),
 		"empty name":        append(header(1, 1, 0, 0, 0, 0, "", byte(0), 8), make([]byte, 8)...),
-		"encoding":          append(header(1, 1, 0, 0, 0, 0, "v", byte(2<<5), 8), make([]byte, 8)...),
+		"encoding":          append(header(1, 1, 0, 0, 0, 0, "v", byte(3<<5), 8), make([]byte, 8)...),
 		"xor with scale":    append(header(1, 1, 0, 0, 0, 0, "v", byte(3), 8), make([]byte, 8)...),
 		"scale":             append(header(1, 1, 0, 0, 0, 0, "v", byte(1<<5|19), 8), make([]byte, 8)...),
 		"short xor stream":  append(header(1, 1, 0, 0, 0, 0, "v", byte(0), 7), make([]byte, 7)...),
@@ -197,6 +197,19 @@ func TestAppender_Encodings(t *testing.T) {
 	f(counterSeries(1000), DeltaBlocks, Decimal, 0)
 	f(constSeries(1000, 0.125), DeltaBlocks, Decimal, 3)
 	f(constSeries(10, math.NaN()), DeltaOfDelta, XOR, 0)
+	// A few odd values are patched.
+	odd := walkSeries(1, 3600, 1, 1000, 0.5)
+	odd.vals[0][0] = math.NaN()
+	odd.vals[0][100] = math.Copysign(0, -1)
+	odd.vals[0][2000] = 0.1 + 0.2
+	odd.vals[0][3599] = math.Inf(1)
+	f(odd, DeltaBlocks, DecimalPatched, 2)
+	// Many values with more decimals raise the scale instead.
+	more := walkSeries(1, 3600, 1, 1000, 0.5)
+	for j := 0; j < len(more.ts); j += 10 {
+		more.vals[0][j] = math.Round(more.vals[0][j]*1000+1) / 1000
+	}
+	f(more, DeltaBlocks, Decimal, 3)
 	// Timestamps whose spacing drifts steadily suit delta-of-delta.
 	s := newSeries("v")
 	for i := range 2000 {

@@ -9,10 +9,14 @@ const (
 	// XOR codes values as Gorilla and Prometheus do: each value's XOR with
 	// the previous one. It takes any float64.
 	XOR Encoding = 0
-	// Decimal codes values that are integers once scaled by 10^k (prices,
-	// readings with a fixed number of decimals, counters) as the deltas of
-	// those integers in integer blocks.
+	// Decimal codes values that are integers m once scaled by 10^k
+	// (readings with a fixed number of decimals, prices, counters) as the
+	// deltas of those integers in integer blocks.
 	Decimal Encoding = 1
+	// DecimalPatched is Decimal plus patches: the few values that are not
+	// m/10^k (NaN, infinities, -0, a stray value with more decimals) are
+	// stored whole, 64 bits each, after the block they fall in.
+	DecimalPatched Encoding = 2
 )
 
 func (e Encoding) String() string {
@@ -21,6 +25,8 @@ func (e Encoding) String() string {
 		return "xor"
 	case Decimal:
 		return "decimal"
+	case DecimalPatched:
+		return "decimal-patched"
 	}
 	return "unknown"
 }
@@ -46,55 +52,159 @@ func scaled(v float64, k int) (int64, bool) {
 	return m, math.Float64bits(float64(m)/pow10[k]) == math.Float64bits(v)
 }
 
-// decimalScale finds the least k for which every value is an integer m
-// scaled by 10^k, and writes those integers to ms (len(ms) >= len(vals)).
-// NaN, infinities, -0 and values that need more than 53 bits of integer or
-// more than maxScale decimals make it fail.
-func decimalScale(vals []float64, ms []int64) (int, bool) {
-	k := 0
-	for _, v := range vals {
-		for {
-			if _, ok := scaled(v, k); ok {
-				break
+// minScale returns the least k at which v is some m/10^k, or maxScale+1 if
+// there is none (NaN, infinities, -0, too many digits). It starts looking
+// at hint, the previous value's scale, which is usually right.
+func minScale(v float64, hint int) int {
+	if hint <= maxScale {
+		if _, ok := scaled(v, hint); ok {
+			for hint > 0 {
+				if _, ok := scaled(v, hint-1); !ok {
+					break
+				}
+				hint--
 			}
-			if k++; k > maxScale {
-				return 0, false
+			return hint
+		}
+	} else {
+		hint = -1
+	}
+	for k := hint + 1; k <= maxScale; k++ {
+		if _, ok := scaled(v, k); ok {
+			return k
+		}
+		if !(math.Abs(v)*pow10[k] <= maxDecimal) {
+			break // m only grows with k
+		}
+	}
+	return maxScale + 1
+}
+
+// Estimates for choosing a scale: one more decimal digit costs about
+// log2(10) bits per value, a patch about 72 bits.
+const (
+	digitBits = 3.32
+	patchBits = 72
+)
+
+// decimalScales proposes scales for a decimal coding of vals: best, which
+// the estimates favour (patching the values that need more digits), and
+// all, the least scale without patches, or -1. ok is false when a decimal
+// coding is hopeless: too many values fit no scale.
+func decimalScales(vals []float64) (best, all int, ok bool) {
+	n := len(vals)
+	var hist [maxScale + 2]int
+	hint, none := 0, 0
+	for _, v := range vals {
+		k := minScale(v, hint)
+		hist[k]++
+		hint = k
+		if k > maxScale {
+			if none++; none > n/4 {
+				return 0, 0, false
 			}
 		}
 	}
-	// A larger k can in rare cases undo an earlier value's fit near 2^53:
-	// check all of them again at the final k.
+	best, all = -1, -1
+	bestCost := math.Inf(1)
+	above := n // values that need more than k digits
+	for k := range maxScale + 1 {
+		above -= hist[k]
+		if above == 0 && all < 0 {
+			all = k
+		}
+		if above > n/4 {
+			continue
+		}
+		if c := digitBits*float64(k)*float64(n) + patchBits*float64(above); c < bestCost {
+			best, bestCost = k, c
+		}
+	}
+	return best, all, best >= 0
+}
+
+// scaleAll writes to ms the scaled integers of vals at scale k and to
+// patch which values need patching (whose ms repeat the previous one). It
+// returns the number of patches.
+func scaleAll(vals []float64, k int, ms []int64, patch []bool) int {
+	var prev int64
+	for _, v := range vals {
+		if m, ok := scaled(v, k); ok {
+			prev = m // the first value that fits stands in for leading patches
+			break
+		}
+	}
+	np := 0
 	for i, v := range vals {
 		m, ok := scaled(v, k)
 		if !ok {
-			return 0, false
+			m = prev
+			np++
 		}
-		ms[i] = m
+		ms[i], patch[i], prev = m, !ok, m
 	}
-	return k, true
+	return np
 }
 
-// writeDecimal codes the scaled integers: the first in full (a 7-bit
-// length and the bits of its zigzag form), then the deltas as blocks.
-func writeDecimal(w *bitWriter, ms []int64) {
-	if len(ms) == 0 {
+// writeDecimal codes the scaled integers ms of vals: the first as a 7-bit
+// length and the bits of its zigzag form, then the deltas in blocks. With
+// patches (patch not nil), a bit after the first says whether its 64 raw
+// bits follow, and each block is followed by its patches: their count (a
+// 7-bit length and bits), then for each its position in the block (8 bits)
+// and its 64 raw bits. ms is overwritten.
+func writeDecimal(w *bitWriter, vals []float64, ms []int64, patch []bool) {
+	n := len(ms)
+	if n == 0 {
 		return
 	}
 	writeVar(w, zigzag(ms[0]))
-	for i := len(ms) - 1; i > 0; i-- {
+	if patch != nil {
+		w.writeBits(b2u(patch[0]), 1)
+		if patch[0] {
+			w.writeBits(math.Float64bits(vals[0]), 64)
+		}
+	}
+	for i := n - 1; i > 0; i-- {
 		ms[i] -= ms[i-1]
 	}
-	writeBlocks(w, ms[1:])
+	var bw blockWriter
+	for start := 1; start < n; start += blockLen {
+		end := min(start+blockLen, n)
+		bw.write(w, ms[start:end])
+		if patch == nil {
+			continue
+		}
+		np := 0
+		for _, p := range patch[start:end] {
+			np += int(b2u(p))
+		}
+		writeVar(w, uint64(np))
+		for j := start; j < end; j++ {
+			if patch[j] {
+				w.writeBits(uint64(j-start), 8)
+				w.writeBits(math.Float64bits(vals[j]), 64)
+			}
+		}
+	}
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func minValueBits(enc Encoding, n int) int {
-	if n == 0 {
+	switch {
+	case n == 0:
 		return 0
-	}
-	if enc == XOR {
+	case enc == XOR:
 		return 64 + n - 1
+	case enc == Decimal:
+		return 7 + minBlockBits(n-1)
 	}
-	return 7 + minBlockBits(n-1)
+	return 8 + minBlockBits(n-1) + (n+blockLen-2)/blockLen*7
 }
 
 // valueDecoder decodes the values of one field: first, then windows of
@@ -117,8 +227,11 @@ func newValueDecoder(f *field, n int) valueDecoder {
 
 func (d *valueDecoder) first() float64 {
 	r := &d.blocks.r
-	if d.enc == Decimal {
+	if d.enc != XOR {
 		d.m = unzigzag(readVar(r))
+		if d.enc == DecimalPatched && r.readBits(1) != 0 {
+			return math.Float64frombits(r.readBits64(64))
+		}
 		return float64(d.m) / d.scale
 	}
 	d.xor.prev = r.readBits64(64)
@@ -128,7 +241,7 @@ func (d *valueDecoder) first() float64 {
 // window decodes the next len(dst) values; len(dst) must be
 // blocks.nextLen(). scratch holds the deltas of a decimal field.
 func (d *valueDecoder) window(dst []float64, scratch *[blockLen]int64) {
-	if d.enc == Decimal {
+	if d.enc != XOR {
 		deltas := scratch[:len(dst)]
 		d.blocks.readBlock(deltas)
 		m, scale := d.m, d.scale
@@ -137,6 +250,23 @@ func (d *valueDecoder) window(dst []float64, scratch *[blockLen]int64) {
 			dst[i] = float64(m) / scale
 		}
 		d.m = m
+		if d.enc == DecimalPatched {
+			r := &d.blocks.r
+			np := readVar(r)
+			if np > uint64(len(dst)) {
+				r.err = true
+				return
+			}
+			for range np {
+				pos := r.readBits(8)
+				v := math.Float64frombits(r.readBits64(64))
+				if pos >= uint64(len(dst)) {
+					r.err = true
+					return
+				}
+				dst[pos] = v
+			}
+		}
 		return
 	}
 	d.blocks.total -= len(dst)

@@ -15,6 +15,11 @@ func fuzzSeeds() [][]byte {
 		gaugeSeries(3, 100),
 		constSeries(600, 1.5),
 		counterSeries(300),
+		func() *series {
+			s := walkSeries(4, 600, 2, 1000, 0.5)
+			s.vals[0][3], s.vals[0][300], s.vals[1][0] = math.NaN(), math.Inf(1), math.Copysign(0, -1)
+			return s
+		}(),
 		{fields: []string{"v"}, ts: []int64{math.MinInt64, 0, math.MaxInt64}, vals: [][]float64{{math.NaN(), math.Inf(-1), math.Copysign(0, -1)}}},
 	} {
 		a, _ := NewAppender(s.fields)

@@ -52,6 +52,14 @@ func TestRoundTrip_Cases(t *testing.T) {
 			return s
 		}(),
 		"many fields": walkSeries(8, 100, 6, 1000, 0.05),
+		"patched": func() *series {
+			s := walkSeries(9, 1000, 2, 1000, 0.5)
+			for j := 0; j < 1000; j += 37 {
+				s.vals[0][j] = specials[j%len(specials)]
+			}
+			s.vals[1][0], s.vals[1][256], s.vals[1][257], s.vals[1][999] = math.NaN(), math.NaN(), -1e-300, math.Inf(-1)
+			return s
+		}(),
 		"irregular": func() *series {
 			s := newSeries("v")
 			t := int64(start)
@@ -195,7 +203,7 @@ func randomValues(r *rand.Rand, n int) []float64 {
 		}
 	}
 	if r.IntN(3) == 0 {
-		for range r.IntN(5) + 1 {
+		for range r.IntN(max(n/8, 5)) + 1 {
 			if n > 0 {
 				vs[r.IntN(n)] = []float64{math.NaN(), math.Inf(1), math.Inf(-1), math.Copysign(0, -1), math.MaxFloat64}[r.IntN(5)]
 			}

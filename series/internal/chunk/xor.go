@@ -10,14 +10,18 @@ import (
 // equal; '10' and the meaningful bits when they fit the previous window of
 // leading and trailing zeros; else '11', 5 bits of leading zeros (at most
 // 31), 6 bits of meaningful-bit count (64 written as 0) and those bits.
-func writeXOR(w *bitWriter, vals []float64) {
+// It gives up, returning false, once the stream is longer than limit bits.
+func writeXOR(w *bitWriter, vals []float64, limit int) bool {
 	if len(vals) == 0 {
-		return
+		return true
 	}
 	prev := math.Float64bits(vals[0])
 	w.writeBits(prev, 64)
 	leading, trailing := uint(0xff), uint(0)
-	for _, v := range vals[1:] {
+	for i, v := range vals[1:] {
+		if i%64 == 0 && w.bitLen() > limit {
+			return false
+		}
 		cur := math.Float64bits(v)
 		x := cur ^ prev
 		prev = cur
@@ -42,6 +46,7 @@ func writeXOR(w *bitWriter, vals []float64) {
 		w.writeBits(uint64(sig), 6) // 64 becomes 0
 		w.writeBits(x>>t, sig)
 	}
+	return w.bitLen() <= limit
 }
 
 // xorState is the decoder state of an XOR stream.
