@@ -155,8 +155,7 @@ var _ timetable.API = (*stub)(nil)
 // filler sets every exported member of an SDK shape to a random value, so a
 // round trip exercises each member the codec must know.
 type filler struct {
-	rng   *rand.Rand
-	depth int
+	rng *rand.Rand
 }
 
 var (
