@@ -29,15 +29,22 @@ type Term struct {
 	Values []Template
 }
 
-// String returns the term in key condition syntax.
+// String returns the term in key condition syntax. A term with fewer
+// values than its operator takes shows them as "?".
 func (t Term) String() string {
+	v := func(i int) Template {
+		if i < len(t.Values) {
+			return t.Values[i]
+		}
+		return "?"
+	}
 	switch t.Op {
 	case OpBetween:
-		return fmt.Sprintf("%s BETWEEN %s AND %s", t.Attr, t.Values[0], t.Values[1])
+		return fmt.Sprintf("%s BETWEEN %s AND %s", t.Attr, v(0), v(1))
 	case OpBeginsWith:
-		return fmt.Sprintf("begins_with(%s, %s)", t.Attr, t.Values[0])
+		return fmt.Sprintf("begins_with(%s, %s)", t.Attr, v(0))
 	}
-	return fmt.Sprintf("%s %s %s", t.Attr, t.Op, t.Values[0])
+	return fmt.Sprintf("%s %s %s", t.Attr, t.Op, v(0))
 }
 
 // KeyCondition is a parsed key condition template: an equality on the

@@ -3,6 +3,7 @@ package design
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -123,22 +124,30 @@ func (t Template) Fill(values map[string]string) (string, error) {
 	return b.String(), nil
 }
 
+// MaxKeyBytes is the longest key Match considers: 2,048 bytes, DynamoDB's
+// limit for a partition key (a sort key may have 1,024).
+const MaxKeyBytes = 2048
+
 // Match reports whether key is a value of t and returns the value of each
 // placeholder. Every placeholder takes at least one byte; a name that occurs
 // twice must take the same value both times. When several splits fit, Match
 // gives each placeholder the shortest value that lets the rest match. A
-// template with two adjacent placeholders matches nothing.
+// template with two adjacent placeholders, and a key longer than
+// MaxKeyBytes, match nothing.
 func (t Template) Match(key string) (map[string]string, bool) {
 	segs, err := t.parse()
-	if err != nil {
+	if err != nil || len(key) > MaxKeyBytes {
 		return nil, false
 	}
-	for i := 1; i < len(segs); i++ {
-		if segs[i].placeholder() && segs[i-1].placeholder() {
+	seen := map[string]bool{}
+	m := &matcher{segs: segs, key: key, failed: map[string]bool{}, values: map[string]string{}}
+	for i, s := range segs {
+		if i > 0 && s.placeholder() && segs[i-1].placeholder() {
 			return nil, false
 		}
+		m.repeats = m.repeats || seen[s.name]
+		seen[s.name] = s.placeholder()
 	}
-	m := &matcher{segs: segs, key: key, failed: map[[2]int]bool{}, values: map[string]string{}}
 	if !m.match(0, 0) {
 		return nil, false
 	}
@@ -146,22 +155,39 @@ func (t Template) Match(key string) (map[string]string, bool) {
 }
 
 type matcher struct {
-	segs   []segment
-	key    string
-	failed map[[2]int]bool // (segment, position) pairs known not to match
-	values map[string]string
+	segs    []segment
+	key     string
+	repeats bool            // a placeholder name occurs twice
+	failed  map[string]bool // states known not to match
+	values  map[string]string
+}
+
+// state identifies a point of the search: the segment, the position in the
+// key and, when names repeat, the values bound so far (which decide whether
+// the rest can match).
+func (m *matcher) state(si, pos int) string {
+	st := strconv.Itoa(si) + ":" + strconv.Itoa(pos)
+	if m.repeats {
+		for _, s := range m.segs[si:] {
+			if v, ok := m.values[s.name]; ok && s.placeholder() {
+				st += "\x00" + s.name + "=" + v
+			}
+		}
+	}
+	return st
 }
 
 func (m *matcher) match(si, pos int) bool {
 	if si == len(m.segs) {
 		return pos == len(m.key)
 	}
-	if m.failed[[2]int{si, pos}] {
+	st := m.state(si, pos)
+	if m.failed[st] {
 		return false
 	}
 	ok := m.step(si, pos)
 	if !ok {
-		m.failed[[2]int{si, pos}] = true
+		m.failed[st] = true
 	}
 	return ok
 }

@@ -84,6 +84,11 @@ func TestTemplate_Match(t *testing.T) {
 		{"{a}#{a}", "x#y", nil},
 		{"{a}{b}", "xy", nil},
 		{"SENSOR#{id}#{day}", "SENSOR#7#2024-12-01", map[string]string{"id": "7", "day": "2024-12-01"}},
+		{"{a}#{b}#{a}", "x#y#x#y", nil},
+		// a = x fails at the last {a}, position 6, only because of the
+		// repeat; a = x#y reaches the same point later and matches.
+		{"{a}#{b}#{a}", "x#y#z#x#y", map[string]string{"a": "x#y", "b": "z"}},
+		{"{a}", strings.Repeat("k", MaxKeyBytes+1), nil},
 	} {
 		got, ok := c.t.Match(c.key)
 		if ok != (c.want != nil) || ok && !maps.Equal(got, c.want) {

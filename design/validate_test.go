@@ -517,3 +517,45 @@ func TestValidate_SeriesLayouts(t *testing.T) {
 		}
 	}
 }
+
+func TestTerm_String(t *testing.T) {
+	if got := (Term{Attr: "sk", Op: OpBetween}).String(); got != "sk BETWEEN ? AND ?" {
+		t.Errorf("String = %q", got)
+	}
+}
+
+// Validate and the renderers never panic, whatever the templates and
+// conditions.
+func FuzzValidate(f *testing.F) {
+	f.Add("SENSOR#{id}", "{timestamp}", "{hour}", "pk = SENSOR#{id} AND sk >= {from}", "2006-01-02T15")
+	f.Add("SITE#{siteId}", "REALTIME#{minute}", "STATS#{period}#{start}", "pk = SITE#{siteId} AND sk BETWEEN REALTIME#{a} AND REALTIME#{b}", "")
+	f.Add("{", "}", "{a}{b}", "pk IN (x)", "Jan")
+	f.Fuzz(func(t *testing.T, pk, sk1, sk2, cond, layout string) {
+		attrs := func(ts ...Template) []Attribute {
+			var as []Attribute
+			for _, tm := range ts {
+				for _, n := range tm.Placeholders() {
+					as = append(as, Attribute{Name: n, Format: layout})
+				}
+			}
+			return as
+		}
+		d := &Design{
+			Table: Table{Name: "t", PartitionKey: Key{Name: "pk"}, SortKey: Key{Name: "sk"},
+				Indexes: []Index{{Name: "g", PartitionKey: Key{Name: "sk"}, SortKey: Key{Name: "pk"}}}},
+			Entities: []Entity{
+				{Name: "A", Keys: map[string]Template{"pk": Template(pk), "sk": Template(sk1)}, Attributes: attrs(Template(pk), Template(sk1))},
+				{Name: "B", Keys: map[string]Template{"pk": Template(pk), "sk": Template(sk2)}, Attributes: attrs(Template(pk), Template(sk2))},
+			},
+			AccessPatterns: []AccessPattern{
+				{Name: "q", Key: cond, Returns: []string{"A"}, Params: []Attribute{{Name: "from", Format: layout}}},
+				{Name: "g", Index: "g", Key: cond, Returns: []string{"B"}},
+			},
+		}
+		_ = d.Validate()
+		var b strings.Builder
+		if err := d.Markdown(&b); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
