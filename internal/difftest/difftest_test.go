@@ -22,6 +22,7 @@ var (
 	opsFlag  = flag.Int("difftest.ops", 5000, "number of generated operations")
 	maxFlag  = flag.Int("difftest.max", 1, "stop after this many divergences")
 	minFlag  = flag.Int("difftest.minimize", 0, "minimize the first N divergences and log reproductions")
+	msgFlag  = flag.Bool("difftest.messages", false, "count error outcomes by message, not only by code")
 	numsFlag = flag.Bool("difftest.numbersbyvalue", false, "compare numbers in answers by value, not spelling")
 	skipFlag = flag.String("difftest.skip", "", "comma-separated operation kinds not to generate (e.g. Scan,TransactWriteItems)")
 )
@@ -63,7 +64,7 @@ func config(t *testing.T) Config {
 	if *skipFlag != "" {
 		skip = strings.Split(*skipFlag, ",")
 	}
-	return Config{Seed: *seedFlag, Ops: *opsFlag, Skip: skip, MaxDivergences: *maxFlag, NumbersByValue: *numsFlag, Logf: t.Logf}
+	return Config{Seed: *seedFlag, Ops: *opsFlag, Skip: skip, MaxDivergences: *maxFlag, NumbersByValue: *numsFlag, OutcomeMessages: *msgFlag, Logf: t.Logf}
 }
 
 func report(t *testing.T, res *Result, err error) {

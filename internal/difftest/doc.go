@@ -14,11 +14,21 @@
 // # What is normalized
 //
 // Only what DynamoDB leaves unspecified: the order of set elements, the order
-// of BatchGetItem responses and of per-table consumed capacity lists, and the
+// of BatchGetItem responses and of per-table consumed capacity lists, the
 // order of scan results (a scan is walked to its end and its items compared
-// as a multiset; segments are compared as their union). Query results are
-// compared in order, page by page. Table names are compared without the
-// target's prefix.
+// as a multiset; segments are compared as their union), and the order of
+// index query results with equal index keys. Table queries are compared in
+// order, page by page. Table names are compared without the target's prefix.
+// Consumed capacity is compared, and asked for only where it does not depend
+// on an unspecified order. Config.NumbersByValue compares numbers by value
+// rather than spelling.
+//
+// # Reproductions
+//
+// Minimize turns a divergence into a short reproduction: it replays the
+// diverging operation on fresh tables after as few of the earlier writes as
+// still make it diverge. FINDINGS.md lists what the comparison with
+// DynamoDB Local found.
 //
 // # Determinism
 //

@@ -2,9 +2,7 @@ package difftest
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -41,6 +39,10 @@ type Config struct {
 	// "1e2") and others normalized, depending on the operation and on
 	// nesting; see FINDINGS.md. Requests are the same either way.
 	NumbersByValue bool
+
+	// OutcomeMessages counts error outcomes by message too, not only by
+	// code (for tuning the generator).
+	OutcomeMessages bool
 
 	// Logf, if not nil, receives progress and statistics.
 	Logf func(format string, args ...any)
@@ -257,7 +259,7 @@ func (r *runner) compare(ctx context.Context, i int, op Op) error {
 		outcome := "ok"
 		if e, ok := m["error"].(string); ok {
 			outcome = e
-			if os.Getenv("DIFFTEST_MESSAGES") != "" {
+			if r.cfg.OutcomeMessages {
 				msg, _ := m["message"].(string)
 				outcome += ": " + msg
 			}
@@ -548,10 +550,4 @@ func deepCopy(v reflect.Value, field, prefix string) reflect.Value {
 	default:
 		return v
 	}
-}
-
-// IsDivergence reports whether err is a *Divergence.
-func IsDivergence(err error) bool {
-	var d *Divergence
-	return errors.As(err, &d)
 }
