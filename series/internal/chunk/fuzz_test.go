@@ -149,3 +149,36 @@ func seriesFromBytes(data []byte) *series {
 	}
 	return s
 }
+
+// FuzzDecodeStreams wraps arbitrary stream bytes in a valid header, so
+// that the stream decoders, which Open does not check, meet garbage.
+func FuzzDecodeStreams(f *testing.F) {
+	f.Add(uint16(300), uint8(1), uint8(1<<5|2), uint16(0), []byte{0, 0, 0, 0, 0}, []byte{0, 0, 0, 0, 0, 0, 1, 2, 3})
+	f.Add(uint16(3), uint8(0), uint8(0), uint16(2000), []byte{0x80, 0, 0x40}, []byte{0x40, 0, 0, 0, 0, 0, 0, 0, 0xc0, 0x12, 0x34})
+	f.Add(uint16(600), uint8(1), uint8(2<<5|1), uint16(59900), []byte{0, 0x80, 0x12, 0x34, 0x56}, []byte{0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff})
+	f.Fuzz(func(t *testing.T, n uint16, timeEnc, enc uint8, span uint16, times, values []byte) {
+		c, err := Open(append(header(uint64(n), 1, start, uint64(span), timeEnc, uint64(len(times)), "v", enc, len(values)), append(times, values...)...))
+		if err != nil {
+			return
+		}
+		ts := make([]int64, c.Len())
+		vals := []([]float64){make([]float64, c.Len())}
+		errAll := c.DecodeAll(ts, vals)
+		it := c.Iterator()
+		j := 0
+		for it.Next() {
+			tm, row := it.At()
+			if errAll == nil && (tm != ts[j] || math.Float64bits(row[0]) != math.Float64bits(vals[0][j])) {
+				t.Fatalf("reading %d: iterator (%d, %v), DecodeAll (%d, %v)", j, tm, row[0], ts[j], vals[0][j])
+			}
+			j++
+		}
+		if (errAll == nil) != (it.Err() == nil) {
+			t.Fatalf("DecodeAll: %v; Iterator: %v", errAll, it.Err())
+		}
+		if errAll == nil {
+			s := &series{fields: c.Fields(), ts: ts, vals: vals}
+			s.check(t, s.encode(t))
+		}
+	})
+}
