@@ -148,7 +148,10 @@ type Estimate struct {
 	WriteUnits, GSIWriteUnits, ReadUnits float64
 	// WCU, GSIWCU and RCU are the capacity to provision: the average units
 	// times PeakToAverage over TargetUtilization, rounded up; the table
-	// needs at least one of each.
+	// needs at least one of each. GSIWCU is for all global indexes
+	// together: DynamoDB provisions each index on its own, so their rounded
+	// capacities (at least one each) may add up to a few units more, and
+	// reads from indexes are counted in RCU.
 	WCU, GSIWCU, RCU int64
 	// StorageBytes is the data stored with its per-item overhead, at the
 	// steady state of every tier.

@@ -10,9 +10,9 @@
 //
 //	pk = SITE#{siteId} AND sk BETWEEN REALTIME#{start} AND REALTIME#{end}
 //
-// Code that builds keys can take them from the same Design (Entity.KeyValues,
-// Template.Fill and Template.Match), so the documents cannot drift from the
-// code. Analytics returns the design of the web-analytics table; other
+// Code that builds keys and queries can take them from the same Design
+// (Entity.KeyValues, AccessPattern.Expression, Template.Fill and
+// Template.Match), so the documents cannot drift from the code. Analytics returns the design of the web-analytics table; other
 // packages declare their own Designs as literals.
 //
 // # Validation

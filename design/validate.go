@@ -602,6 +602,13 @@ func (v *validator) pattern(p *AccessPattern) {
 	if p.Limit < 0 {
 		v.add(CodeInvalid, where, "negative limit %d", p.Limit)
 	}
+	for _, a := range p.Params {
+		if a.Format != "" {
+			if why := checkLayout(a.Format); why != "" {
+				v.add(CodeFormat, where, "parameter %s has format %q, which cannot order keys: %s", a.Name, a.Format, why)
+			}
+		}
+	}
 	op := p.op()
 	if !slices.Contains([]Operation{Query, GetItem, BatchGetItem, Scan}, op) {
 		v.add(CodeInvalid, where, "unknown operation %q", p.Op)

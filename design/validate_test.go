@@ -559,3 +559,11 @@ func FuzzValidate(f *testing.F) {
 		}
 	})
 }
+
+func TestValidate_ParamFormat(t *testing.T) {
+	d := sensors()
+	d.AccessPattern("Readings in a range").Params[0].Format = "2006-1-2"
+	if ps := problems(t, d); !slices.Equal(codes(ps), []Code{CodeFormat}) {
+		t.Errorf("problems: %v", ps)
+	}
+}

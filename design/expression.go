@@ -1,0 +1,71 @@
+package design
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Expression is an access pattern's key condition ready for a Query or the
+// Key of a GetItem: the expression with name and value placeholders, and
+// what each stands for.
+type Expression struct {
+	// KeyCondition is the condition in DynamoDB's syntax, such as
+	// "#k0 = :v0 AND #k1 BETWEEN :v1 AND :v2".
+	KeyCondition string
+	// Names maps each name placeholder (#k0, #k1) to its attribute.
+	Names map[string]string
+	// Values maps each value placeholder (:v0, :v1, ...) to its value, as
+	// text: a string for S keys, the decimal digits for N keys.
+	Values map[string]string
+	// Key maps each key attribute compared with "=" to its value: the
+	// primary key of a GetItem or BatchGetItem.
+	Key map[string]string
+}
+
+// Expression fills the pattern's key condition with values (one for each
+// placeholder) and returns it with placeholders for names and values, so
+// that the code runs exactly the query the design documents. It fails if
+// the pattern has no key condition, the condition does not parse, or a
+// placeholder has no value. The maps are the caller's.
+func (p *AccessPattern) Expression(values map[string]string) (*Expression, error) {
+	if p.Key == "" {
+		return nil, fmt.Errorf("design: access pattern %s has no key condition", p.Name)
+	}
+	kc, err := ParseKeyCondition(p.Key)
+	if err != nil {
+		return nil, err
+	}
+	x := &Expression{Names: map[string]string{}, Values: map[string]string{}, Key: map[string]string{}}
+	var parts []string
+	for i, t := range []*Term{&kc.Partition, kc.Sort} {
+		if t == nil {
+			continue
+		}
+		name := "#k" + strconv.Itoa(i)
+		x.Names[name] = t.Attr
+		vals := make([]string, len(t.Values))
+		for j, tm := range t.Values {
+			v, err := tm.Fill(values)
+			if err != nil {
+				return nil, fmt.Errorf("design: access pattern %s: %w", p.Name, err)
+			}
+			ph := ":v" + strconv.Itoa(len(x.Values))
+			x.Values[ph] = v
+			vals[j] = ph
+			if t.Op == OpEq {
+				x.Key[t.Attr] = v
+			}
+		}
+		switch t.Op {
+		case OpBetween:
+			parts = append(parts, fmt.Sprintf("%s BETWEEN %s AND %s", name, vals[0], vals[1]))
+		case OpBeginsWith:
+			parts = append(parts, fmt.Sprintf("begins_with(%s, %s)", name, vals[0]))
+		default:
+			parts = append(parts, fmt.Sprintf("%s %s %s", name, t.Op, vals[0]))
+		}
+	}
+	x.KeyCondition = strings.Join(parts, " AND ")
+	return x, nil
+}
