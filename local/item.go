@@ -141,7 +141,10 @@ func readProjection(pe *string, atg []string, names map[string]string, values It
 		}
 		return attributesToGet(atg)
 	}
-	c := expr.NewCompiler(names, values)
+	c, err := newCompiler(names, values)
+	if err != nil {
+		return projector{}, err
+	}
 	p, err := c.Projection(*pe)
 	if err != nil {
 		return projector{}, err
@@ -206,8 +209,10 @@ func compileWrite(cond *string, expected map[string]types.ExpectedAttributeValue
 			return w, validationError("ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null")
 		}
 	} else {
-		c := expr.NewCompiler(names, values)
-		var err error
+		c, err := newCompiler(names, values)
+		if err != nil {
+			return w, err
+		}
 		if update != nil {
 			if w.update, err = c.Update(*update); err != nil {
 				return w, err

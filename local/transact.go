@@ -547,7 +547,10 @@ func precheckTxItem(ti types.TransactWriteItem) error {
 	if len(exprs) == 0 {
 		return nil
 	}
-	c := expr.NewCompiler(names, values)
+	c, err := newCompiler(names, values)
+	if err != nil {
+		return err
+	}
 	for _, f := range exprs {
 		if err := f(c); err != nil {
 			return err
