@@ -1,0 +1,487 @@
+package wal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+)
+
+// ErrClosed is returned by calls on a closed Log.
+var ErrClosed = errors.New("wal: log closed")
+
+// ErrTooLarge is returned by Append for a record larger than MaxRecordSize.
+var ErrTooLarge = errors.New("wal: record too large")
+
+// Options configure a Log. The zero value, and a nil *Options, give the
+// defaults.
+type Options struct {
+	// SegmentSize is the size at which the log starts a new segment file.
+	// A write that does not fit starts a new segment unless the current one
+	// is empty, so a segment can exceed it by one write. Default 64 MiB.
+	SegmentSize int64
+
+	// MaxPendingBytes bounds the bytes of records waiting for the next group
+	// commit while one is in progress; Append waits (or fails with its
+	// context) when the bound is reached. Default 16 MiB.
+	MaxPendingBytes int
+
+	// NoSync skips fsync: Append returns once the records are written to the
+	// operating system, which survives the process being killed but not a
+	// power loss or kernel crash. For tests and benchmarks only.
+	NoSync bool
+
+	// RepairCorruption makes Open truncate the log at the first corrupt
+	// record (dropping it and everything after it, including later
+	// segments, and logging what was dropped) instead of failing with a
+	// *CorruptError. A torn final write is always truncated, whatever this
+	// says.
+	RepairCorruption bool
+
+	// FS is the file system; default OSFS.
+	FS FS
+
+	// Logger receives recovery and repair messages; nil discards them.
+	Logger *slog.Logger
+}
+
+func (o *Options) withDefaults() Options {
+	var v Options
+	if o != nil {
+		v = *o
+	}
+	if v.SegmentSize <= 0 {
+		v.SegmentSize = 64 << 20
+	}
+	if v.MaxPendingBytes <= 0 {
+		v.MaxPendingBytes = 16 << 20
+	}
+	if v.FS == nil {
+		v.FS = OSFS{}
+	}
+	if v.Logger == nil {
+		v.Logger = slog.New(slog.DiscardHandler)
+	}
+	return v
+}
+
+// Stats are counters of a Log since Open, and its current positions.
+type Stats struct {
+	Appends  uint64 // Append calls that wrote records
+	Records  uint64 // records appended
+	Syncs    uint64 // group commits (each one write and one fsync)
+	Bytes    uint64 // bytes written to segments, framing included
+	Segments int    // segment files retained now
+
+	LastLSN     uint64 // last LSN assigned
+	DurableLSN  uint64 // every LSN up to this one is durable
+	ReleasedLSN uint64 // records up to this LSN are released, durably
+}
+
+// Log is a write-ahead log of records. Appends are group committed: one
+// write and one fsync make the records of every Append waiting at that time
+// durable. It is safe for concurrent use. One process at a time may open a
+// directory.
+type Log struct {
+	dir  string
+	opts Options
+	fs   FS
+	log  *slog.Logger
+
+	kick   chan struct{} // wakes the committer; capacity 1
+	exited chan struct{} // closed when the committer returns
+
+	mu         sync.Mutex
+	next       uint64 // next LSN to assign
+	pend       *batch // frames waiting for the next commit
+	inflight   *batch // the commit in progress
+	spare      []byte // a buffer for the next batch
+	closed     bool
+	err        error  // sticky failure of a write or sync
+	releaseReq uint64 // highest LSN Release was called with
+	marked     uint64 // highest release written in a marker
+	durable    uint64
+	released   uint64 // durable release
+	segs       []uint64 // base LSNs of retained segments; the last is active
+	replaying  int
+	stats      Stats
+
+	// Owned by the committer (and Open before it starts).
+	f     File
+	fsize int64
+}
+
+// batch is one group commit: frames written together and synced once.
+type batch struct {
+	buf    []byte
+	first  uint64 // LSN of the first frame
+	n      uint32 // frames in buf
+	marker uint64 // release written by a marker in this batch, or 0
+	done   chan struct{}
+	err    error // set before done is closed
+}
+
+func (l *Log) path(base uint64) string { return filepath.Join(l.dir, segName(base)) }
+
+// Open opens the log in dir, creating the directory and an empty log if
+// needed, and recovers it: a torn final write (from a crash during a
+// commit that was therefore never acknowledged) is truncated away; other
+// damage fails with a *CorruptError (errors.Is(err, ErrCorrupt)) unless
+// opts.RepairCorruption is set. A nil opts gives the defaults. Call Replay
+// to read the records not yet released.
+func Open(dir string, opts *Options) (*Log, error) {
+	l := &Log{
+		dir:    dir,
+		opts:   opts.withDefaults(),
+		kick:   make(chan struct{}, 1),
+		exited: make(chan struct{}),
+	}
+	l.fs, l.log = l.opts.FS, l.opts.Logger
+	if err := l.fs.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("wal: cannot create directory: %w", err)
+	}
+	if err := l.recover(); err != nil {
+		if l.f != nil {
+			l.f.Close()
+		}
+		return nil, err
+	}
+	go l.committer()
+	return l, nil
+}
+
+// Append adds records to the log and returns the LSN of the last one once
+// all of them are durable; the records of one call get consecutive LSNs.
+// Concurrent calls share one fsync. Append does not keep recs.
+//
+// If ctx ends first, Append returns its error; the records may still become
+// durable and be replayed later, so the caller must treat them as not
+// acknowledged, not as discarded. After a write or fsync fails, that error
+// is returned by this and every later call: the log must be reopened.
+// With no records, Append waits until every record appended and every
+// Release called before it is durable, and returns the last LSN assigned.
+func (l *Log) Append(ctx context.Context, recs ...[]byte) (uint64, error) {
+	size := 0
+	for _, r := range recs {
+		if len(r) > MaxRecordSize {
+			return 0, fmt.Errorf("%w: %d bytes", ErrTooLarge, len(r))
+		}
+		size += frameHeader + len(r)
+	}
+	l.mu.Lock()
+	for {
+		if l.closed {
+			l.mu.Unlock()
+			return 0, ErrClosed
+		}
+		if l.err != nil {
+			err := l.err
+			l.mu.Unlock()
+			return 0, err
+		}
+		if len(recs) == 0 {
+			if l.pend == nil && l.releaseReq > l.marked {
+				l.pend = l.newBatch()
+				l.wake()
+			}
+			lsn, w := l.next-1, l.pend
+			if w == nil {
+				w = l.inflight
+			}
+			l.mu.Unlock()
+			if w == nil {
+				return lsn, nil
+			}
+			return lsn, wait(ctx, w)
+		}
+		if l.pend == nil || len(l.pend.buf) == 0 || len(l.pend.buf)+size <= l.opts.MaxPendingBytes || l.inflight == nil {
+			break
+		}
+		// Backpressure: wait for the commit in progress to finish.
+		w := l.inflight
+		l.mu.Unlock()
+		select {
+		case <-w.done:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		}
+		l.mu.Lock()
+	}
+	b := l.pend
+	if b == nil {
+		b = l.newBatch()
+		l.pend = b
+	}
+	for _, r := range recs {
+		b.buf = appendFrame(b.buf, l.next, b.n, false, r)
+		l.next++
+		b.n++
+	}
+	lsn := l.next - 1
+	l.stats.Appends++
+	l.stats.Records += uint64(len(recs))
+	l.mu.Unlock()
+	l.wake()
+	if err := wait(ctx, b); err != nil {
+		return 0, err
+	}
+	return lsn, nil
+}
+
+// newBatch returns an empty batch whose first frame gets the next LSN.
+// Called with l.mu held.
+func (l *Log) newBatch() *batch {
+	b := &batch{buf: l.spare[:0], first: l.next, done: make(chan struct{})}
+	l.spare = nil
+	return b
+}
+
+// wake wakes the committer; it never blocks.
+func (l *Log) wake() {
+	select {
+	case l.kick <- struct{}{}:
+	default:
+	}
+}
+
+func wait(ctx context.Context, b *batch) error {
+	select {
+	case <-b.done:
+		return b.err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Release tells the log that every record up to lsn has been applied
+// elsewhere and is no longer needed: Replay after this point (and after a
+// restart, once the release is durable) starts after lsn, and segments
+// whose records are all released are deleted. Release does not wait: the
+// release becomes durable with the next commit, which it starts if none is
+// pending. Values below an earlier release are ignored; values beyond the
+// last LSN assigned are treated as the last LSN assigned.
+func (l *Log) Release(lsn uint64) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return ErrClosed
+	}
+	if l.err != nil {
+		return l.err
+	}
+	lsn = min(lsn, l.next-1)
+	if lsn <= l.releaseReq {
+		return nil
+	}
+	l.releaseReq = lsn
+	l.wake()
+	return nil
+}
+
+// Stats returns the log's counters and positions.
+func (l *Log) Stats() Stats {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.stats
+	s.Segments = len(l.segs)
+	s.LastLSN = l.next - 1
+	s.DurableLSN = l.durable
+	s.ReleasedLSN = l.released
+	return s
+}
+
+// Close commits what is pending (including the last release), then closes
+// the log. Appends waiting at the time complete; later calls return
+// ErrClosed. Close returns the log's failure, if it had one.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return ErrClosed
+	}
+	l.closed = true
+	l.mu.Unlock()
+	l.wake()
+	<-l.exited
+	err := l.f.Close()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.err != nil {
+		return l.err
+	}
+	if err != nil {
+		return fmt.Errorf("wal: cannot close segment: %w", err)
+	}
+	return nil
+}
+
+// committer takes pending batches one at a time, writes and syncs each,
+// and completes the Appends waiting on it.
+func (l *Log) committer() {
+	defer close(l.exited)
+	for {
+		l.mu.Lock()
+		b := l.pend
+		needMarker := l.releaseReq > l.marked && l.err == nil
+		if b == nil && !needMarker {
+			closed := l.closed
+			l.mu.Unlock()
+			if closed {
+				return
+			}
+			<-l.kick
+			continue
+		}
+		if b == nil {
+			b = l.newBatch()
+		}
+		if needMarker {
+			var p [8]byte
+			putUint64(p[:], l.releaseReq)
+			b.buf = appendFrame(b.buf, l.next, b.n, true, p[:])
+			b.marker = l.releaseReq
+			l.marked = l.releaseReq
+			l.next++
+			b.n++
+		}
+		l.pend, l.inflight = nil, b
+		err := l.err
+		l.mu.Unlock()
+
+		if err == nil {
+			err = l.commit(b)
+		}
+
+		l.mu.Lock()
+		var drop []uint64
+		if err != nil {
+			if l.err == nil {
+				l.err = err
+				l.log.Error("wal: log failed; reopen it to recover", "err", err)
+			}
+		} else {
+			l.durable = b.first + uint64(b.n) - 1
+			l.stats.Syncs++
+			l.stats.Bytes += uint64(len(b.buf))
+			if b.marker > l.released {
+				l.released = b.marker
+				drop = l.releasable()
+			}
+		}
+		b.err = err
+		l.inflight = nil
+		if cap(b.buf) <= 4*l.opts.MaxPendingBytes {
+			l.spare = b.buf[:0]
+		}
+		b.buf = nil
+		close(b.done)
+		l.mu.Unlock()
+		l.remove(drop)
+	}
+}
+
+// releasable removes from l.segs and returns the segments (never the active
+// one) whose records are all released. Called with l.mu held.
+func (l *Log) releasable() []uint64 {
+	if l.replaying > 0 {
+		return nil
+	}
+	n := 0
+	for n+1 < len(l.segs) && l.segs[n+1]-1 <= l.released {
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	drop := slices.Clone(l.segs[:n])
+	l.segs = slices.Delete(l.segs, 0, n)
+	return drop
+}
+
+// remove deletes segment files. A failure is logged, not fatal: the files
+// are released and a later Open deletes them.
+func (l *Log) remove(drop []uint64) {
+	if len(drop) == 0 {
+		return
+	}
+	for _, base := range drop {
+		if err := l.fs.Remove(l.path(base)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			l.log.Warn("wal: cannot remove released segment", "segment", segName(base), "err", err)
+		}
+	}
+	if !l.opts.NoSync {
+		if err := l.fs.SyncDir(l.dir); err != nil {
+			l.log.Warn("wal: cannot sync directory", "err", err)
+		}
+	}
+}
+
+// commit writes a batch to the active segment, starting a new segment
+// first if the batch does not fit, and syncs it.
+func (l *Log) commit(b *batch) error {
+	if l.fsize > segHeaderSize && l.fsize+int64(len(b.buf)) > l.opts.SegmentSize {
+		if err := l.rotate(b.first); err != nil {
+			return err
+		}
+	}
+	if _, err := l.f.Write(b.buf); err != nil {
+		return fmt.Errorf("wal: cannot write segment: %w", err)
+	}
+	l.fsize += int64(len(b.buf))
+	if !l.opts.NoSync {
+		if err := l.f.Sync(); err != nil {
+			return fmt.Errorf("wal: cannot sync segment: %w", err)
+		}
+	}
+	return nil
+}
+
+// rotate closes the active segment (already synced) and makes a new one
+// whose first LSN is base the active one.
+func (l *Log) rotate(base uint64) error {
+	f, err := l.createSegment(base)
+	if err != nil {
+		return err
+	}
+	if err := l.f.Close(); err != nil {
+		l.log.Warn("wal: cannot close segment", "err", err)
+	}
+	l.f, l.fsize = f, segHeaderSize
+	l.mu.Lock()
+	l.segs = append(l.segs, base)
+	l.mu.Unlock()
+	return nil
+}
+
+// createSegment creates a segment file holding only its header and makes
+// it durable, so that a crash never leaves a segment with a torn header
+// behind records.
+func (l *Log) createSegment(base uint64) (File, error) {
+	f, err := l.fs.OpenFile(l.path(base), os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("wal: cannot create segment: %w", err)
+	}
+	_, err = f.Write(appendSegHeader(nil, base))
+	if err == nil && !l.opts.NoSync {
+		err = f.Sync()
+		if err == nil {
+			err = l.fs.SyncDir(l.dir)
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("wal: cannot create segment %s: %w", segName(base), err)
+	}
+	return f, nil
+}
+
+func putUint64(b []byte, v uint64) {
+	_ = b[7]
+	for i := range 8 {
+		b[i] = byte(v >> (8 * i))
+	}
+}
