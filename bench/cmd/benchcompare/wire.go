@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/timetable-db/timetable/bench/internal/peers"
@@ -20,6 +21,9 @@ type wireTarget struct {
 func runWire(ctx context.Context, e *env) ([]Figure, section, error) {
 	targets := []*wireTarget{
 		{name: "timetable serve", start: e.Serve},
+		{name: "timetable serve --in-memory", start: func(ctx context.Context) (*peers.Server, error) {
+			return e.ServeWith(ctx, append(slices.Clone(e.cfg.serveArgs), "--in-memory")...)
+		}},
 		{name: "dynalite", start: e.Dynalite},
 		{name: "DynamoDB Local", start: e.DynamoDBLocal},
 	}
@@ -51,20 +55,20 @@ func runWire(ctx context.Context, e *env) ([]Figure, section, error) {
 		e.stopServer(s) // leave the machine to the next target
 	}
 
-	ours := targets[0].res.OpsPerSec()
 	var figs []Figure
-	for _, t := range targets[1:] {
-		peer := t.res.OpsPerSec()
-		target := map[string]string{"dynalite": ">= 10", "DynamoDB Local": ">= 25"}[t.name]
-		figs = append(figs, Figure{
-			Name:     fmt.Sprintf("wire endpoint, %d workers, PutItem/GetItem/Query(20) mix, vs %s", lc.Workers, t.name),
-			Ours:     round(ours, 0),
-			Peer:     ptr(round(peer, 0)),
-			Unit:     "ops/s",
-			Ratio:    ptr(round(ours/peer, 1)),
-			peerName: t.name,
-			target:   target,
-		})
+	for _, ours := range targets[:2] {
+		for _, peer := range targets[2:] {
+			o, p := ours.res.OpsPerSec(), peer.res.OpsPerSec()
+			figs = append(figs, Figure{
+				Name:     fmt.Sprintf("wire endpoint, %d workers, PutItem/GetItem/Query(%d) mix: %s vs %s", lc.Workers, lc.QueryItems, ours.name, peer.name),
+				Ours:     round(o, 0),
+				Peer:     ptr(round(p, 0)),
+				Unit:     "ops/s",
+				Ratio:    ptr(round(o/p, 1)),
+				peerName: peer.name,
+				target:   map[string]string{"dynalite": ">= 10", "DynamoDB Local": ">= 25"}[peer.name],
+			})
+		}
 	}
 
 	var sb strings.Builder
