@@ -89,10 +89,15 @@ func TestDecode_CorruptStreams(t *testing.T) {
 			t.Errorf("%s: DecodeAll = %v, want ErrCorrupt", name, err)
 		}
 		it := c.Iterator()
+		j := 0
 		for it.Next() {
+			j++
 		}
 		if !errors.Is(it.Err(), ErrCorrupt) {
 			t.Errorf("%s: Iterator.Err = %v, want ErrCorrupt", name, it.Err())
+		}
+		if j >= c.Len() {
+			t.Errorf("%s: Iterator returned all %d readings of a corrupt chunk", name, j)
 		}
 	}
 	// Timestamps that run backwards, coded by hand: delta-of-delta

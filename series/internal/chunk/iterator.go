@@ -40,7 +40,9 @@ func (c *Chunk) Iterator() *Iterator {
 }
 
 // Next advances to the next reading and reports whether there is one. It
-// returns false at the end or on a corrupt stream; Err tells which.
+// returns false at the end or on a corrupt stream; Err tells which. It
+// checks each window of readings as it decodes it, and returns none of a
+// window in which a stream went bad.
 func (it *Iterator) Next() bool {
 	if it.err != nil || it.i >= it.c.n {
 		return false
@@ -50,9 +52,15 @@ func (it *Iterator) Next() bool {
 		for f := range it.dec {
 			it.row[f] = it.dec[f].first()
 		}
+		if it.err = it.check(it.c.n == 1); it.err != nil {
+			return false
+		}
 	} else {
 		if it.j == len(it.winT) {
 			it.window()
+			if it.err = it.check(it.i+len(it.winT) == it.c.n); it.err != nil {
+				return false
+			}
 		}
 		it.t = it.winT[it.j]
 		for f := range it.row {
@@ -61,11 +69,6 @@ func (it *Iterator) Next() bool {
 		it.j++
 	}
 	it.i++
-	if it.i == it.c.n || it.j == len(it.winT) {
-		// At the end of a window, look for errors.
-		it.err = it.check()
-		return it.err == nil
-	}
 	return true
 }
 
@@ -89,10 +92,10 @@ func (it *Iterator) window() {
 	}
 }
 
-// check reports the first error of any stream; at the end, it also checks
-// that every stream is used up and the last timestamp is the header's.
-func (it *Iterator) check() error {
-	end := it.i == it.c.n
+// check reports the first error of any stream; at the end (all readings
+// decoded), it also checks that every stream is used up and that the last
+// timestamp is the header's.
+func (it *Iterator) check(end bool) error {
 	if end {
 		if err := it.c.checkTimes(&it.times); err != nil {
 			return err
