@@ -36,14 +36,6 @@ func (w *bitWriter) writeBits(v uint64, k uint) {
 	w.n = rest
 }
 
-func (w *bitWriter) writeBit(bit bool) {
-	if bit {
-		w.writeBits(1, 1)
-	} else {
-		w.writeBits(0, 1)
-	}
-}
-
 // bitLen is the number of bits written so far.
 func (w *bitWriter) bitLen() int { return len(w.b)*8 + int(w.n) }
 
@@ -121,8 +113,6 @@ func (r *bitReader) readBits64(k uint) uint64 {
 	hi := r.readBits(k - 32)
 	return hi<<32 | r.readBits(32)
 }
-
-func (r *bitReader) readBit() bool { return r.readBits(1) != 0 }
 
 // readUnary counts zero bits up to the next one bit, which it consumes. It
 // gives up (setting err) after max zeros.
