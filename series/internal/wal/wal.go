@@ -105,7 +105,7 @@ type Log struct {
 	releaseReq uint64 // highest LSN Release was called with
 	marked     uint64 // highest release written in a marker
 	durable    uint64
-	released   uint64 // durable release
+	released   uint64   // durable release
 	segs       []uint64 // base LSNs of retained segments; the last is active
 	replaying  int
 	stats      Stats
@@ -378,9 +378,11 @@ func (l *Log) committer() {
 			l.spare = b.buf[:0]
 		}
 		b.buf = nil
-		close(b.done)
 		l.mu.Unlock()
+		// Removing before waking the batch's waiters lets a barrier Append
+		// after Release see the released segments gone.
 		l.remove(drop)
+		close(b.done)
 	}
 }
 
