@@ -5,7 +5,9 @@ import "math"
 // Aggregate summarises one field of a chunk. NaN values count as absent:
 // they are left out of every figure. Min and Max compare with <, so of -0
 // and +0 the one seen first stays. Sum adds in time order (infinities can
-// make it ±Inf or NaN). When Count is 0 all figures are zero.
+// make it ±Inf or NaN; DynamoDB numbers hold neither, so a store writing
+// aggregates as number attributes must treat those apart). When Count is
+// 0 all figures are zero.
 type Aggregate struct {
 	Count     int     // values that are not NaN
 	Sum       float64 // their sum in time order

@@ -25,7 +25,8 @@
 // the store to write as plain attributes, and Bytes encodes them. Open
 // parses a chunk; its Iterator yields readings one at a time, and
 // DecodeAll decodes whole columns into the caller's slices without
-// allocating.
+// allocating. Merge compacts the chunks of many small flushes into one,
+// which is what keeps a day of 1 Hz readings within 10 read units.
 //
 // # Exactness and safety
 //
