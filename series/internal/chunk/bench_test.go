@@ -123,6 +123,7 @@ func BenchmarkAppend(b *testing.B) {
 	a, _ := NewAppender(s.fields)
 	row := make([]float64, 1)
 	b.ReportAllocs()
+	cpu := cpuTime()
 	for b.Loop() {
 		a.Reset()
 		for j, t := range s.ts {
@@ -132,4 +133,5 @@ func BenchmarkAppend(b *testing.B) {
 		_ = a.Bytes()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/3600, "ns/reading")
+	b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N)/3600, "cpu-ns/reading")
 }

@@ -151,13 +151,16 @@ func (bw *blockWriter) write(w *bitWriter, blk []int64) {
 			sum += uint64(v - lo)
 		}
 		center = lo + int64((sum+uint64(len(blk))/2)/uint64(len(blk)))
-		var maxZ uint64
+		var maxZ, sumZ uint64
 		for i, v := range blk {
 			z[i] = zigzag(v - center)
 			maxZ = max(maxZ, z[i])
+			sumZ += z[i]
 		}
+		// The best Rice parameter is near log2 of the mean: try around it.
+		kEst := uint(bits.Len64(sumZ / uint64(len(blk))))
 		head := 1 + 6 + varBits(zigzag(center-prevBase))
-		for k := uint(0); k <= tr.w; k++ {
+		for k := max(kEst, 2) - 2; k <= min(tr.w, kEst+1); k++ {
 			if maxZ>>k > maxUnary {
 				continue
 			}
@@ -167,8 +170,6 @@ func (bw *blockWriter) write(w *bitWriter, blk []int64) {
 			}
 			if c < riceCost {
 				riceK, riceCost = int(k), c
-			} else if riceK >= 0 {
-				break // the cost only grows from here
 			}
 		}
 	}
