@@ -96,10 +96,10 @@ type Log struct {
 	exited chan struct{} // closed when the committer returns
 
 	mu         sync.Mutex
-	next       uint64 // next LSN to assign
-	pend       *batch // frames waiting for the next commit
-	inflight   *batch // the commit in progress
-	spare      []byte // a buffer for the next batch
+	next       uint64    // next LSN to assign
+	pend       *batch    // frames waiting for the next commit
+	inflight   *batch    // the commit in progress
+	free       [2][]byte // batch buffers for reuse
 	closed     bool
 	err        error  // sticky failure of a write or sync
 	releaseReq uint64 // highest LSN Release was called with
@@ -235,9 +235,39 @@ func (l *Log) Append(ctx context.Context, recs ...[]byte) (uint64, error) {
 // newBatch returns an empty batch whose first frame gets the next LSN.
 // Called with l.mu held.
 func (l *Log) newBatch() *batch {
-	b := &batch{buf: l.spare[:0], first: l.next, done: make(chan struct{})}
-	l.spare = nil
-	return b
+	buf := l.takeBuffer()
+	return &batch{buf: buf, first: l.next, done: make(chan struct{})}
+}
+
+// takeBuffer returns the largest free batch buffer, or a new one. Called
+// with l.mu held.
+func (l *Log) takeBuffer() []byte {
+	i := 0
+	if cap(l.free[1]) > cap(l.free[0]) {
+		i = 1
+	}
+	buf := l.free[i]
+	l.free[i] = nil
+	if buf == nil {
+		buf = make([]byte, 0, 64<<10)
+	}
+	return buf[:0]
+}
+
+// putBuffer keeps a batch buffer for reuse: two are enough, one being
+// filled while the other is written; the smaller one gives way. Called with
+// l.mu held.
+func (l *Log) putBuffer(buf []byte) {
+	if cap(buf) > 4*l.opts.MaxPendingBytes {
+		return
+	}
+	i := 0
+	if cap(l.free[1]) < cap(l.free[0]) {
+		i = 1
+	}
+	if cap(buf) > cap(l.free[i]) {
+		l.free[i] = buf[:0]
+	}
 }
 
 // wake wakes the committer; it never blocks.
@@ -374,9 +404,7 @@ func (l *Log) committer() {
 		}
 		b.err = err
 		l.inflight = nil
-		if cap(b.buf) <= 4*l.opts.MaxPendingBytes {
-			l.spare = b.buf[:0]
-		}
+		l.putBuffer(b.buf)
 		b.buf = nil
 		l.mu.Unlock()
 		// Removing before waking the batch's waiters lets a barrier Append
