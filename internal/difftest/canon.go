@@ -148,7 +148,10 @@ func (c *canonizer) value(v reflect.Value) any {
 		for i := range s {
 			s[i] = c.value(v.Index(i))
 		}
-		if c.unordered && (v.Type() == capsType || v.Type() == icmListType) {
+		if c.unordered && v.Type() == capsType {
+			sortByTable(s)
+		}
+		if c.unordered && v.Type() == icmListType {
 			sortByJSON(s)
 		}
 		return s
@@ -270,6 +273,17 @@ func sortByJSON(s []any) {
 		out[i] = s[j]
 	}
 	copy(s, out)
+}
+
+// sortByTable sorts canonical ConsumedCapacity values by table name, so
+// that a difference in units shows as such.
+func sortByTable(s []any) {
+	name := func(x any) string {
+		m, _ := x.(map[string]any)
+		n, _ := m["TableName"].(string)
+		return n
+	}
+	sort.SliceStable(s, func(i, j int) bool { return name(s[i]) < name(s[j]) })
 }
 
 // Render returns the JSON form of an SDK input or output, attribute values

@@ -299,8 +299,20 @@ func (b *exprBuilder) update() string {
 			}
 		}
 		used[top] = true
-		p := b.pathAt(top, 0.2)
 		var kind, action string
+		if top == "lk" {
+			// The LSI sort key, S: only a string or REMOVE. DynamoDB Local's
+			// UpdateItem does not check the type of an LSI key attribute
+			// (FINDINGS.md, F11) and would store a number there.
+			if chance(b.r, 0.7) {
+				kind, action = "SET", b.name(top)+" = "+b.value(sv(pick(b.r, lkVals)))
+			} else {
+				kind, action = "REMOVE", b.name(top)
+			}
+			sections[kind] = append(sections[kind], action)
+			continue
+		}
+		p := b.pathAt(top, 0.2)
 		switch k := b.r.IntN(20); {
 		case k < 11:
 			kind, action = "SET", p+" = "+b.setValue(p, top)
