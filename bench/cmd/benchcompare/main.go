@@ -116,7 +116,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	defer os.RemoveAll(work)
 
-	started := time.Now()
+	started, load0 := time.Now(), loadAvg()
 	env, err := newEnv(ctx, cfg, work, stderr)
 	if err != nil {
 		return err
@@ -158,7 +158,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	env.logf("done in %v", time.Since(started).Round(time.Second))
 	if cfg.out != "" {
-		md := report(args, figs, sections, time.Since(started))
+		md := report(args, figs, sections, time.Since(started), load0)
 		if err := os.WriteFile(cfg.out, []byte(md), 0o644); err != nil {
 			return err
 		}
