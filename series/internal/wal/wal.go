@@ -14,6 +14,10 @@ import (
 // ErrClosed is returned by calls on a closed Log.
 var ErrClosed = errors.New("wal: log closed")
 
+// ErrLocked is returned by Open when another Log (in this process or
+// another) has the directory open.
+var ErrLocked = errors.New("wal: directory is locked by another log")
+
 // ErrTooLarge is returned by Append for a record larger than MaxRecordSize.
 var ErrTooLarge = errors.New("wal: record too large")
 
@@ -42,7 +46,8 @@ type Options struct {
 	// says.
 	RepairCorruption bool
 
-	// FS is the file system; default OSFS.
+	// FS is the file system; default OSFS. With OSFS (only) Open locks the
+	// directory, on Unix, with flock on a file named LOCK.
 	FS FS
 
 	// Logger receives recovery and repair messages; nil discards them.
@@ -84,10 +89,11 @@ type Stats struct {
 
 // Log is a write-ahead log of records. Appends are group committed: one
 // write and one fsync make the records of every Append waiting at that time
-// durable. It is safe for concurrent use. One process at a time may open a
-// directory.
+// durable. It is safe for concurrent use. One Log at a time may have a
+// directory open (see ErrLocked).
 type Log struct {
 	dir  string
+	lock *os.File // nil without a lock
 	opts Options
 	fs   FS
 	log  *slog.Logger
@@ -144,10 +150,18 @@ func Open(dir string, opts *Options) (*Log, error) {
 	if err := l.fs.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("wal: cannot create directory: %w", err)
 	}
+	if _, ok := l.fs.(OSFS); ok {
+		lock, err := lockDir(dir)
+		if err != nil {
+			return nil, err
+		}
+		l.lock = lock
+	}
 	if err := l.recover(); err != nil {
 		if l.f != nil {
 			l.f.Close()
 		}
+		l.unlock()
 		return nil, err
 	}
 	go l.committer()
@@ -338,6 +352,7 @@ func (l *Log) Close() error {
 	l.wake()
 	<-l.exited
 	err := l.f.Close()
+	l.unlock()
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil {
@@ -347,6 +362,12 @@ func (l *Log) Close() error {
 		return fmt.Errorf("wal: cannot close segment: %w", err)
 	}
 	return nil
+}
+
+func (l *Log) unlock() {
+	if l.lock != nil {
+		l.lock.Close()
+	}
 }
 
 // committer takes pending batches one at a time, writes and syncs each,

@@ -203,3 +203,13 @@ func segFiles(t testing.TB, dir string) []string {
 }
 
 var _ = os.Remove
+
+func TestOpen_Locked(t *testing.T) {
+	dir := t.TempDir()
+	l := openT(t, dir, nil)
+	if _, err := Open(dir, nil); !errors.Is(err, ErrLocked) {
+		t.Fatalf("second Open = %v, want ErrLocked", err)
+	}
+	closeT(t, l)
+	openT(t, dir, nil) // the lock went with Close
+}
