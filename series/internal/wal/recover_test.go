@@ -328,3 +328,21 @@ func TestLog_Replay_Error(t *testing.T) {
 		t.Fatalf("Replay = %v after %d calls, want %v after 2", err, n, stop)
 	}
 }
+
+// A damaged run of frames (a lost page range, say) with acknowledged writes
+// only near the end of the segment is corruption, not a torn tail.
+func TestRecover_Corruption_LongDamage(t *testing.T) {
+	var writes [][]string
+	for i := range 50 {
+		writes = append(writes, []string{fmt.Sprint(i % 10)})
+	}
+	dir := writeLog(t, nil, writes...)
+	seg := segFiles(t, dir)[0]
+	b := readFile(t, seg)
+	offs := frameOffsets(t, b)
+	clear(b[offs[2]:offs[45]])
+	writeFile(t, seg, b)
+	if _, err := Open(dir, nil); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "(lsn 46 at offset") {
+		t.Fatalf("Open = %v, want corruption with lsn 46 following", err)
+	}
+}

@@ -127,7 +127,9 @@ func laterWrite(r io.ReaderAt, size, off int64, base, dmgLSN uint64) (int64, uin
 	for o := 1; o+frameHeader <= len(rest); o++ {
 		h := decodeFrameHdr(rest[o:])
 		left := len(rest) - o - frameHeader
-		if h.lsn < dmgLSN || h.lsn-dmgLSN > uint64(len(rest)-o)/frameHeader+1 ||
+		// A frame o bytes past the damaged one has at most o/frameHeader
+		// frames between them, so its LSN is at most dmgLSN+o/frameHeader.
+		if h.lsn < dmgLSN || h.lsn-dmgLSN > uint64(o)/frameHeader+1 ||
 			int64(h.length) > int64(left) || uint64(h.index) > h.lsn-base ||
 			(h.release && h.length != 8) {
 			continue
