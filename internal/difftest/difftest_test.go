@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"flag"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -18,13 +19,14 @@ import (
 )
 
 var (
-	seedFlag = flag.Uint64("difftest.seed", 23, "seed of the generated operations (23: two tables, N and S sort keys, both with an LSI)")
-	opsFlag  = flag.Int("difftest.ops", 5000, "number of generated operations")
-	maxFlag  = flag.Int("difftest.max", 1, "stop after this many divergences")
-	minFlag  = flag.Int("difftest.minimize", 0, "minimize the first N divergences and log reproductions")
-	msgFlag  = flag.Bool("difftest.messages", false, "count error outcomes by message, not only by code")
-	numsFlag = flag.Bool("difftest.numbersbyvalue", false, "compare numbers in answers by value, not spelling")
-	skipFlag = flag.String("difftest.skip", "", "comma-separated operation kinds not to generate (e.g. Scan,TransactWriteItems)")
+	seedFlag  = flag.Uint64("difftest.seed", 23, "seed of the generated operations (23: two tables, N and S sort keys, both with an LSI)")
+	opsFlag   = flag.Int("difftest.ops", 5000, "number of generated operations")
+	maxFlag   = flag.Int("difftest.max", 1, "stop after this many divergences")
+	minFlag   = flag.Int("difftest.minimize", 0, "minimize the first N divergences and log reproductions")
+	msgFlag   = flag.Bool("difftest.messages", false, "count error outcomes by message, not only by code")
+	minAtFlag = flag.String("difftest.minimizeat", "", "comma-separated operation indexes whose divergences to minimize")
+	numsFlag  = flag.Bool("difftest.numbersbyvalue", false, "compare numbers in answers by value, not spelling")
+	skipFlag  = flag.String("difftest.skip", "", "comma-separated operation kinds not to generate (e.g. Scan,TransactWriteItems)")
 )
 
 // endpointEnv names the environment variable that holds the URL of DynamoDB
@@ -132,8 +134,16 @@ func TestDifferential(t *testing.T) {
 // divergences.
 func minimize(t *testing.T, cfg Config, a, b Target, res *Result) {
 	seen := map[string]bool{}
+	at := map[string]bool{}
+	for _, s := range strings.Split(*minAtFlag, ",") {
+		at[s] = s != ""
+	}
 	for _, d := range res.Divergences {
-		if len(seen) >= *minFlag {
+		if len(at) > 0 && *minAtFlag != "" {
+			if !at[fmt.Sprint(d.Index)] {
+				continue
+			}
+		} else if len(seen) >= *minFlag {
 			break
 		}
 		if seen[shape(d)] {
