@@ -92,6 +92,7 @@ func Run(ctx context.Context, cfg Config, a, b Target) (*Result, error) {
 		cfg.MaxDivergences = 1
 	}
 	r := &runner{cfg: cfg, a: a, b: b, res: &Result{Outcomes: map[string]int{}}}
+	defer func() { r.res.Requests = r.requests[0] }()
 	g := NewGenerator(cfg.Seed, cfg.Skip...)
 
 	defer r.dropTables(g.Schema)
@@ -122,7 +123,6 @@ func Run(ctx context.Context, cfg Config, a, b Target) (*Result, error) {
 			break
 		}
 	}
-	r.res.Requests = r.requests[0]
 	return r.res, nil
 }
 
