@@ -207,10 +207,12 @@ func (l *Log) Append(ctx context.Context, recs ...[]byte) (uint64, error) {
 				w = l.inflight
 			}
 			l.mu.Unlock()
-			if w == nil {
-				return lsn, nil
+			if w != nil {
+				if err := wait(ctx, w); err != nil {
+					return 0, err
+				}
 			}
-			return lsn, wait(ctx, w)
+			return lsn, nil
 		}
 		if l.pend == nil || len(l.pend.buf) == 0 || len(l.pend.buf)+size <= l.opts.MaxPendingBytes || l.inflight == nil {
 			break
