@@ -1,0 +1,265 @@
+package series
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/timetable-db/timetable/keys"
+)
+
+// AggregateQuery selects the periods of an Aggregate.
+type AggregateQuery struct {
+	// From and To bound the readings aggregated: [From, To). From is
+	// required; a zero To is now.
+	From, To time.Time
+	// Step is the width of each period, aligned on the Unix epoch in UTC
+	// (so 1h periods are hours and 24h periods UTC days). 0 picks one from
+	// the range's length: up to 6 hours, 1 minute; up to 8 days, 1 hour;
+	// up to 400 days, 1 day; beyond, calendar months.
+	Step time.Duration
+	// Months, if positive, makes each period that many calendar months
+	// (UTC), aligned on year 0; it overrides Step.
+	Months int
+	// Tier, if not Raw, is the finest tier the aggregation may read
+	// (Hourly, Daily or Monthly); it must divide the step. Raw (the zero
+	// value) picks the coarsest tier kept that divides the step.
+	Tier Tier
+}
+
+// Aggregation is the result of Aggregate.
+type Aggregation struct {
+	// Tier is the tier the aggregation read, where its rollups were up to
+	// date; periods not rolled up yet are read from finer tiers or the raw
+	// readings.
+	Tier Tier
+	// Step and Months are the period width used.
+	Step   time.Duration
+	Months int
+	// Periods are the periods that hold readings, in time order.
+	Periods []Period
+}
+
+// Aggregate returns the count, sum, min, max, first and last of each field
+// of series id over each step of [From, To). It reads the coarsest data
+// that answers exactly: the monthly, daily or hourly rollups when the step
+// is a multiple of their period and the raw readings otherwise, and falls
+// back to finer tiers (down to the raw readings) for the periods whose
+// rollups are not computed yet or were marked stale by late readings, and
+// for the ends of a range not aligned on the tier. Expired data is never
+// used: periods older than the retention of the tier read come back empty,
+// so old ranges need a step their tier still keeps (a daily step beyond 90
+// days, by default).
+func (k *Kind) Aggregate(ctx context.Context, id string, q AggregateQuery) (*Aggregation, error) {
+	if !validID(id) {
+		return nil, fmt.Errorf("%w: %q", ErrInvalidID, id)
+	}
+	if q.From.IsZero() {
+		return nil, fmt.Errorf("%w: Aggregate needs From", ErrUnbounded)
+	}
+	to := q.To
+	if to.IsZero() {
+		to = k.st.now()
+	}
+	lo, hi := timeMs(q.From), timeMs(to)
+	if lo >= hi {
+		return &Aggregation{}, nil
+	}
+	step, months := q.Step, q.Months
+	if months <= 0 && step <= 0 {
+		switch span := to.Sub(q.From); {
+		case span <= 6*time.Hour:
+			step = time.Minute
+		case span <= 8*24*time.Hour:
+			step = time.Hour
+		case span <= 400*24*time.Hour:
+			step = 24 * time.Hour
+		default:
+			months = 1
+		}
+	}
+	if months > 0 {
+		step = 0
+	} else if step%time.Millisecond != 0 {
+		return nil, fmt.Errorf("series: step %v is not a whole number of milliseconds", step)
+	}
+	var bucket, bucketEnd func(int64) int64
+	if months > 0 {
+		bucket = func(ms int64) int64 {
+			t := msTime(ms)
+			idx := int64(t.Year())*12 + int64(t.Month()) - 1
+			idx -= floorMod(idx, int64(months))
+			return timeMs(time.Date(int(idx/12), time.Month(idx%12+1), 1, 0, 0, 0, 0, time.UTC))
+		}
+		bucketEnd = func(start int64) int64 { return timeMs(msTime(start).AddDate(0, months, 0)) }
+	} else {
+		sm := step.Milliseconds()
+		bucket = func(ms int64) int64 { return ms - floorMod(ms, sm) }
+		bucketEnd = func(start int64) int64 { return start + sm }
+	}
+	// The coarsest tier kept that divides the step.
+	var g keys.Granularity
+	for _, r := range k.s.Rollups {
+		if divides(r, step, months) && (q.Tier == Raw || r >= granOf(q.Tier)) {
+			g = r
+		}
+	}
+	if q.Tier != Raw && !divides(granOf(q.Tier), step, months) {
+		return nil, fmt.Errorf("series: the %s tier does not divide the step", q.Tier)
+	}
+	units := map[int64]*unit{}
+	c := &collector{k: k, id: id, bucket: bucket, fn: func(start int64, u unit) {
+		p := units[start]
+		if p == nil {
+			nu := newUnit(len(k.s.Fields))
+			p = &nu
+			units[start] = p
+		}
+		p.merge(u)
+	}}
+	if err := c.collect(ctx, g, lo, hi); err != nil {
+		return nil, err
+	}
+	starts := make([]int64, 0, len(units))
+	for st, u := range units {
+		if u.n > 0 {
+			starts = append(starts, st)
+		}
+	}
+	slices.Sort(starts)
+	out := &Aggregation{Tier: tierOf(g), Step: step, Months: months, Periods: make([]Period, len(starts))}
+	for i, st := range starts {
+		out.Periods[i] = units[st].period(msTime(st), msTime(bucketEnd(st)))
+	}
+	return out, nil
+}
+
+func floorMod(a, b int64) int64 {
+	m := a % b
+	if m < 0 {
+		m += b
+	}
+	return m
+}
+
+// divides reports whether periods of granularity g nest in the steps.
+func divides(g keys.Granularity, step time.Duration, months int) bool {
+	if months > 0 {
+		return g == keys.Month || g == keys.Day || g == keys.Hour
+	}
+	switch g {
+	case keys.Hour:
+		return step%time.Hour == 0
+	case keys.Day:
+		return step%(24*time.Hour) == 0
+	}
+	return false
+}
+
+// collector gathers the aggregates of one series over a range from the
+// best source: rollups of a tier where they are up to date, finer data
+// elsewhere.
+type collector struct {
+	k           *Kind
+	id          string
+	markers     []marker
+	haveMarkers bool
+	bucket      func(int64) int64         // step of a time
+	fn          func(start int64, u unit) // receives units keyed by step
+}
+
+// collect feeds the data of [lo, hi) at tier g (0: raw readings) to fn.
+func (c *collector) collect(ctx context.Context, g keys.Granularity, lo, hi int64) error {
+	if lo >= hi {
+		return nil
+	}
+	k := c.k
+	if g == 0 {
+		return k.rawUnits(ctx, c.id, lo, hi, c.bucket, c.fn)
+	}
+	finer := k.s.finer(g)
+	// Only whole periods come from tier g; the ends from finer data.
+	innerLo, innerHi := periodStart(lo, g), periodStart(hi, g)
+	if innerLo < lo {
+		innerLo = periodEnd(lo, g)
+	}
+	if innerLo >= innerHi {
+		return c.collect(ctx, finer, lo, hi)
+	}
+	if err := c.collect(ctx, finer, lo, innerLo); err != nil {
+		return err
+	}
+	// Periods expired at tier g hold nothing.
+	if ret := k.s.retentionOf(g); ret != Forever {
+		for innerLo < innerHi && !msTime(periodEnd(innerLo, g)).Add(ret).After(k.st.now()) {
+			innerLo = periodEnd(innerLo, g)
+		}
+	}
+	if !c.haveMarkers {
+		ms, err := k.markers(ctx, c.id)
+		if err != nil {
+			return err
+		}
+		c.markers, c.haveMarkers = ms, true
+	}
+	// Stale periods: marked at tier g or finer, or not rolled up yet
+	// (within LateWindow of their end).
+	stale := map[int64]bool{}
+	for _, m := range c.markers {
+		if m.g >= g {
+			if p := periodStart(m.start, g); p >= innerLo && p < innerHi {
+				stale[p] = true
+			}
+		}
+	}
+	now := timeMs(k.st.now())
+	late := k.st.opts.LateWindow.Milliseconds()
+	fresh := innerHi // periods from fresh on are not rolled up yet
+	for fresh > innerLo {
+		p := periodStart(fresh-1, g)
+		if now >= periodEnd(p, g)+late {
+			break
+		}
+		fresh = p
+	}
+	err := k.readRollups(ctx, c.id, g, innerLo, fresh, func(start int64, u unit) {
+		if !stale[start] {
+			c.fn(c.bucket(start), u)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	// Stale periods, merged into runs, from finer data.
+	var runs [][2]int64
+	for p := range stale {
+		if p < fresh {
+			runs = append(runs, [2]int64{p, periodEnd(p, g)})
+		}
+	}
+	if fresh < innerHi {
+		runs = append(runs, [2]int64{fresh, innerHi})
+	}
+	slices.SortFunc(runs, func(a, b [2]int64) int {
+		switch {
+		case a[0] < b[0]:
+			return -1
+		case a[0] > b[0]:
+			return 1
+		}
+		return 0
+	})
+	for i := 0; i < len(runs); {
+		j := i + 1
+		for j < len(runs) && runs[j][0] <= runs[i][1] {
+			runs[i][1] = max(runs[i][1], runs[j][1])
+			j++
+		}
+		if err := c.collect(ctx, finer, runs[i][0], runs[i][1]); err != nil {
+			return err
+		}
+		i = j
+	}
+	return c.collect(ctx, finer, innerHi, hi)
+}

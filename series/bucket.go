@@ -1,0 +1,311 @@
+package series
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable/keys"
+	"github.com/timetable-db/timetable/table"
+)
+
+// A bucket item (Layout Buckets) holds the readings of one series, shard
+// and period, and their aggregates:
+//
+//	pk  SENSOR#123 (or SENSOR#123#S07)
+//	sk  2024-12-01, or 2024-12-01#0001 for an overflow part
+//	_r  [{_t: "2024-12-01T08:00:00.000Z", _q: "<seq>", heart_rate: 72}, ...]
+//	_n  3                          readings
+//	heart_rate  {count, sum, min, max, first, last, first_t, last_t}
+//	_v  version, for optimistic concurrency
+//	ttl end of the period + raw retention
+//
+// A write reads the bucket's parts, adds the readings it does not hold yet
+// (by sequence number, so a replayed write adds nothing), recomputes the
+// aggregates of the part it changes from its readings, and puts it back
+// under the condition that its version did not change.
+
+// maxBucketBytes bounds the estimated size of one bucket part.
+const maxBucketBytes = 300 << 10
+
+// maxBucketConflicts bounds the retries of a bucket write that other
+// writers keep beating.
+const maxBucketConflicts = 50
+
+type bucketOp struct {
+	k      *Kind
+	id     string
+	shard  int
+	period string // TimeSeries key of the bucket's period
+	start  int64
+	recs   []rec
+}
+
+// bucketOps groups sorted readings by shard and bucket period.
+func (k *Kind) bucketOps(id string, recs []rec) []*bucketOp {
+	byKey := map[string]*bucketOp{}
+	var ops []*bucketOp
+	for _, r := range recs {
+		sh := k.shardOf(r.seq)
+		p := periodKey(r.t, k.s.BucketPeriod)
+		key := strconv.Itoa(sh) + "/" + p
+		op := byKey[key]
+		if op == nil {
+			op = &bucketOp{k: k, id: id, shard: sh, period: p, start: periodStart(r.t, k.s.BucketPeriod)}
+			byKey[key] = op
+			ops = append(ops, op)
+		}
+		op.recs = append(op.recs, r)
+	}
+	return ops
+}
+
+// bucketPart is one stored part of a bucket.
+type bucketPart struct {
+	sk   string
+	ver  int64
+	recs []rec
+}
+
+// loadBucket reads every part of a bucket, in part order.
+func (k *Kind) loadBucket(ctx context.Context, pk, period string, consistent bool) ([]bucketPart, error) {
+	var parts []bucketPart
+	for item, err := range k.st.tbl.QueryAll(ctx, &table.Query{Hash: pk, Range: table.BeginsWith(period), Consistent: consistent}) {
+		if err != nil {
+			return nil, fmt.Errorf("series: cannot read bucket %s %s: %w", pk, period, err)
+		}
+		p, err := k.decodeBucket(item)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, p)
+	}
+	return parts, nil
+}
+
+func (k *Kind) decodeBucket(item table.Item) (bucketPart, error) {
+	var p bucketPart
+	p.sk, _ = getS(item, attrSK)
+	p.ver, _ = getInt(item, attrVer)
+	l, ok := item[attrRead].(*types.AttributeValueMemberL)
+	if !ok {
+		return p, fmt.Errorf("series: bucket %s has no readings list", p.sk)
+	}
+	p.recs = make([]rec, 0, len(l.Value))
+	for _, av := range l.Value {
+		m, ok := av.(*types.AttributeValueMemberM)
+		if !ok {
+			return p, fmt.Errorf("series: bucket %s: reading is %T", p.sk, av)
+		}
+		tstr, _ := getS(m.Value, attrTime)
+		t, err := keys.ParseTimestamp(tstr)
+		if err != nil {
+			return p, fmt.Errorf("series: bucket %s: %w", p.sk, err)
+		}
+		qs, _ := getS(m.Value, attrSeq)
+		seq, ok := parseHex16(qs)
+		if !ok {
+			return p, fmt.Errorf("series: bucket %s: bad sequence %q", p.sk, qs)
+		}
+		vals, tags, err := getValues(m.Value, &k.s)
+		if err != nil {
+			return p, fmt.Errorf("series: bucket %s: %w", p.sk, err)
+		}
+		p.recs = append(p.recs, rec{t: timeMs(t), seq: seq, vals: vals, tags: tags})
+	}
+	return p, nil
+}
+
+// bucketItem encodes one part of a bucket.
+func (k *Kind) bucketItem(op *bucketOp, sk string, ver int64, recs []rec) (table.Item, int) {
+	list := make([]types.AttributeValue, len(recs))
+	u := newUnit(len(k.s.Fields))
+	size := 100 + len(sk) + len(op.id) + len(k.s.Name)
+	for i := range recs {
+		r := &recs[i]
+		m := map[string]types.AttributeValue{attrTime: strAV(ts(r.t)), attrSeq: strAV(hex16(r.seq))}
+		putValues(m, &k.s, r.vals, r.tags)
+		for name, av := range m {
+			size += len(name) + 4
+			if s, ok := av.(*types.AttributeValueMemberS); ok {
+				size += len(s.Value)
+			} else {
+				size += 21
+			}
+		}
+		list[i] = &types.AttributeValueMemberM{Value: m}
+		u.addReading(r.t, r.vals)
+	}
+	it := table.Item{
+		attrPK:   strAV(k.rawPK(op.id, op.shard)),
+		attrSK:   strAV(sk),
+		attrRead: &types.AttributeValueMemberL{Value: list},
+		attrVer:  intAV(ver),
+	}
+	putUnit(it, &k.s, u)
+	k.putTTL(it, periodEnd(op.start, k.s.BucketPeriod), k.s.Retention.Raw)
+	part := 0
+	if i := strings.IndexByte(sk, '#'); i >= 0 {
+		part, _ = strconv.Atoi(sk[i+1:])
+	}
+	k.putMetric(it, op.id, op.start, uint64(op.shard)<<16|uint64(part))
+	return it, size + len(k.s.Fields)*120
+}
+
+func partSK(period string, i int) string {
+	if i == 0 {
+		return period
+	}
+	return fmt.Sprintf("%s#%04d", period, i)
+}
+
+// mergeBucket adds op's readings to their bucket.
+func (k *Kind) mergeBucket(ctx context.Context, op *bucketOp) error {
+	pk := k.rawPK(op.id, op.shard)
+	for attempt := 0; ; attempt++ {
+		parts, err := k.loadBucket(ctx, pk, op.period, true)
+		if err != nil {
+			return err
+		}
+		have := map[uint64]bool{}
+		for _, p := range parts {
+			for _, r := range p.recs {
+				have[r.seq] = true
+			}
+		}
+		var add []rec
+		for _, r := range op.recs {
+			if !have[r.seq] {
+				add = append(add, r)
+			}
+		}
+		if len(add) == 0 {
+			return nil
+		}
+		// Add to the last part, or start a new one when it would be too
+		// large.
+		var last bucketPart
+		idx := 0
+		exists := false
+		if len(parts) > 0 {
+			last = parts[len(parts)-1]
+			idx = len(parts) - 1
+			exists = true
+		}
+		merged := append(slices.Clone(last.recs), add...)
+		slices.SortFunc(merged, cmpRec)
+		item, size := k.bucketItem(op, partSK(op.period, idx), last.ver+1, merged)
+		if size > maxBucketBytes && exists && len(last.recs) > 0 {
+			idx++
+			exists = false
+			item, size = k.bucketItem(op, partSK(op.period, idx), 1, add)
+		}
+		if size > maxBucketBytes && len(add) > 1 {
+			// Too many new readings for one part: write them in halves.
+			half := len(add) / 2
+			a := &bucketOp{k: k, id: op.id, shard: op.shard, period: op.period, start: op.start, recs: add[:half]}
+			b := &bucketOp{k: k, id: op.id, shard: op.shard, period: op.period, start: op.start, recs: add[half:]}
+			if err := k.mergeBucket(ctx, a); err != nil {
+				return err
+			}
+			return k.mergeBucket(ctx, b)
+		}
+		cond := table.Attr(attrPK).NotExists()
+		if exists {
+			cond = table.Attr(attrVer).Eq(last.ver)
+		}
+		_, err = k.st.tbl.Put(ctx, item, &table.PutOptions{If: cond})
+		if err == nil {
+			return nil
+		}
+		if !table.IsConditionFailed(err) {
+			return fmt.Errorf("series: cannot write bucket %s %s: %w", pk, op.period, err)
+		}
+		if attempt >= maxBucketConflicts {
+			return fmt.Errorf("series: bucket %s %s: other writers won %d times: %w", pk, op.period, attempt+1, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt+1) * time.Millisecond):
+		}
+	}
+}
+
+// Buckets returns the stored pre-aggregates of the buckets of series id
+// (Layout Buckets) whose periods start in [from, to), in time order: each
+// period's count, sum, min, max, first and last per field, as the bucket
+// items hold them (the parts and shards of a period merged). Readings that
+// have expired are left out (the bucket's aggregates are then recomputed
+// from those left). A zero to means no upper bound.
+func (k *Kind) Buckets(ctx context.Context, id string, from, to time.Time) ([]Period, error) {
+	if k.s.Layout != Buckets {
+		return nil, fmt.Errorf("series: kind %s does not use the Buckets layout", k.s.Name)
+	}
+	if !validID(id) {
+		return nil, fmt.Errorf("%w: %q", ErrInvalidID, id)
+	}
+	g := k.s.BucketPeriod
+	lo, hi := k.bounds(from, to)
+	if lo >= hi {
+		return nil, nil
+	}
+	cutoff := k.rawCutoff()
+	byStart := map[int64]*unit{}
+	var starts []int64
+	for sh := 0; sh < k.s.Shards; sh++ {
+		q := &table.Query{Hash: k.rawPK(id, sh), Range: table.Between(periodKey(periodStart(lo, g), g), periodKey(hi-1, g)+"#~")}
+		for item, err := range k.st.tbl.QueryAll(ctx, q) {
+			if err != nil {
+				return nil, fmt.Errorf("series: cannot read buckets of %s: %w", k.entity(id), err)
+			}
+			p, err := k.decodeBucket(item)
+			if err != nil {
+				return nil, err
+			}
+			period, _, _ := strings.Cut(p.sk, "#")
+			st, _, err := keys.ParseTimeSeries(period)
+			if err != nil {
+				return nil, fmt.Errorf("series: bucket key %q: %w", p.sk, err)
+			}
+			start := timeMs(st)
+			if start < from.UnixMilli() && !from.IsZero() {
+				continue
+			}
+			u := byStart[start]
+			if u == nil {
+				nu := newUnit(len(k.s.Fields))
+				u = &nu
+				byStart[start] = u
+				starts = append(starts, start)
+			}
+			stored, err := getUnit(item, &k.s)
+			if err != nil {
+				return nil, err
+			}
+			if len(p.recs) > 0 && p.recs[0].t < cutoff {
+				stored = newUnit(len(k.s.Fields))
+				for _, r := range p.recs {
+					if r.t >= cutoff {
+						stored.addReading(r.t, r.vals)
+					}
+				}
+			}
+			u.merge(stored)
+		}
+	}
+	slices.Sort(starts)
+	out := make([]Period, 0, len(starts))
+	for _, st := range starts {
+		if byStart[st].n == 0 {
+			continue
+		}
+		out = append(out, byStart[st].period(msTime(st), msTime(periodEnd(st, g))))
+	}
+	return out, nil
+}

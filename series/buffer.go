@@ -1,0 +1,242 @@
+package series
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// buffer batches and coalesces the readings of Write: readings of one
+// series that arrive between two flushes are written together (one chunk
+// item per hour and shard for the Chunks layout; one BatchWriteItem call
+// for up to 25 items of any series otherwise).
+//
+// With a write-ahead log, a Write appends its readings to the log and adds
+// them to the open batch while holding gate for reading; a flush seals the
+// open batch holding gate for writing, so that no Write is between its
+// append and its add, and the sealed batch holds exactly the readings
+// records up to the highest LSN it saw. The flush then appends a batch
+// record naming that LSN before writing anything to the table, and
+// releases the log up to it once the batch is written. A replay after a
+// crash rebuilds the same batches from the batch records, so an
+// interrupted flush is redone with the same items.
+type buffer struct {
+	s    *Store
+	gate sync.RWMutex
+
+	mu     sync.Mutex
+	open   map[seriesKey]*entry
+	keys   []seriesKey
+	openN  int
+	maxLSN uint64
+	queue  []*batch
+	queued int
+	space  chan struct{} // closed when room is made
+	kick   chan struct{}
+
+	flushMu sync.Mutex
+}
+
+type seriesKey struct {
+	k  *Kind
+	id string
+}
+
+// batch is a sealed set of entries, written to the table together.
+type batch struct {
+	entries []entry
+	n       int
+	lsn     uint64 // highest readings LSN in the batch; 0 without a log
+	marked  bool   // its batch record is durable in the log
+}
+
+func newBuffer(s *Store) *buffer {
+	return &buffer{s: s, open: map[seriesKey]*entry{}, space: make(chan struct{}), kick: make(chan struct{}, 1)}
+}
+
+func (b *buffer) wake() {
+	select {
+	case b.kick <- struct{}{}:
+	default:
+	}
+}
+
+// add buffers recs of series id, after waiting for room and, with a log,
+// for the readings to be durable.
+func (b *buffer) add(ctx context.Context, k *Kind, id string, recs []rec) error {
+	n := len(recs)
+	for {
+		b.mu.Lock()
+		used := b.openN + b.queued
+		if used == 0 || used+n <= b.s.opts.MaxBuffered {
+			b.mu.Unlock()
+			break
+		}
+		ch := b.space
+		b.mu.Unlock()
+		b.wake()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return fmt.Errorf("series: write buffer full: %w", ctx.Err())
+		}
+	}
+	var lsn uint64
+	if l := b.s.wal; l != nil {
+		b.gate.RLock()
+		defer b.gate.RUnlock()
+		var err error
+		lsn, err = l.Append(ctx, encodeWALReadings(k.s.Name, id, recs))
+		if err != nil {
+			return fmt.Errorf("series: cannot log readings: %w", err)
+		}
+	}
+	b.mu.Lock()
+	key := seriesKey{k, id}
+	e := b.open[key]
+	if e == nil {
+		e = &entry{k: k, id: id}
+		b.open[key] = e
+		b.keys = append(b.keys, key)
+	}
+	e.recs = append(e.recs, recs...)
+	b.openN += n
+	b.maxLSN = max(b.maxLSN, lsn)
+	full := b.openN >= b.s.opts.FlushSize
+	b.mu.Unlock()
+	if full {
+		b.wake()
+	}
+	return nil
+}
+
+// seal moves the open batch to the queue.
+func (b *buffer) seal() {
+	b.gate.Lock()
+	b.mu.Lock()
+	if b.openN > 0 {
+		bt := &batch{n: b.openN, lsn: b.maxLSN}
+		bt.entries = make([]entry, 0, len(b.keys))
+		for _, k := range b.keys {
+			bt.entries = append(bt.entries, *b.open[k])
+		}
+		b.queue = append(b.queue, bt)
+		b.queued += bt.n
+		b.open = map[seriesKey]*entry{}
+		b.keys = nil
+		b.openN = 0
+	}
+	b.mu.Unlock()
+	b.gate.Unlock()
+}
+
+// flush seals the open batch and writes every queued batch, in order.
+// A batch that fails stays queued (with its successors) and is retried by
+// the next flush; its writes are idempotent.
+func (b *buffer) flush(ctx context.Context) error {
+	b.flushMu.Lock()
+	defer b.flushMu.Unlock()
+	b.seal()
+	for {
+		b.mu.Lock()
+		if len(b.queue) == 0 {
+			b.mu.Unlock()
+			return nil
+		}
+		bt := b.queue[0]
+		b.mu.Unlock()
+		l := b.s.wal
+		if l != nil && !bt.marked {
+			if _, err := l.Append(ctx, encodeWALBatch(bt.lsn)); err != nil {
+				return fmt.Errorf("series: cannot log a batch: %w", err)
+			}
+			bt.marked = true
+		}
+		if err := b.s.apply(ctx, bt.entries); err != nil {
+			return err
+		}
+		b.mu.Lock()
+		b.queue = b.queue[1:]
+		b.queued -= bt.n
+		close(b.space)
+		b.space = make(chan struct{})
+		b.mu.Unlock()
+		if l != nil && bt.lsn > 0 {
+			if err := l.Release(bt.lsn); err != nil {
+				return fmt.Errorf("series: cannot release the write-ahead log: %w", err)
+			}
+		}
+	}
+}
+
+// replay queues the batches of readings the log holds: those a crash left
+// unflushed (and those whose release was not durable yet, written again).
+func (b *buffer) replay(ctx context.Context) error {
+	type logged struct {
+		lsn uint64
+		e   entry
+	}
+	var pending []logged
+	sealUpTo := func(lsn uint64, marked bool) {
+		bt := &batch{lsn: lsn, marked: marked}
+		byKey := map[seriesKey]int{}
+		rest := pending[:0]
+		for _, p := range pending {
+			if p.lsn > lsn {
+				rest = append(rest, p)
+				continue
+			}
+			key := seriesKey{p.e.k, p.e.id}
+			i, ok := byKey[key]
+			if !ok {
+				i = len(bt.entries)
+				byKey[key] = i
+				bt.entries = append(bt.entries, entry{k: p.e.k, id: p.e.id})
+			}
+			bt.entries[i].recs = append(bt.entries[i].recs, p.e.recs...)
+			bt.n += len(p.e.recs)
+		}
+		pending = rest
+		if bt.n > 0 {
+			b.queue = append(b.queue, bt)
+			b.queued += bt.n
+		}
+	}
+	err := b.s.wal.Replay(func(lsn uint64, raw []byte) error {
+		r, err := decodeWAL(raw)
+		if err != nil {
+			return fmt.Errorf("series: write-ahead log record %d: %w", lsn, err)
+		}
+		if r.typ == walBatch {
+			sealUpTo(r.lsn, true)
+			return nil
+		}
+		k := b.s.kinds[r.kind]
+		if k == nil {
+			return fmt.Errorf("%w: %q in write-ahead log record %d (register its schema to replay it)", ErrUnknownKind, r.kind, lsn)
+		}
+		for i := range r.recs {
+			x := &r.recs[i]
+			if len(x.vals) > len(k.s.Fields) || len(x.tags) > len(k.s.Tags) {
+				return fmt.Errorf("series: write-ahead log record %d does not fit kind %s's schema", lsn, k.s.Name)
+			}
+			for len(x.vals) < len(k.s.Fields) {
+				x.vals = append(x.vals, nan)
+			}
+			if len(k.s.Tags) > 0 {
+				for len(x.tags) < len(k.s.Tags) {
+					x.tags = append(x.tags, "")
+				}
+			}
+		}
+		pending = append(pending, logged{lsn: lsn, e: entry{k: k, id: r.id, recs: r.recs}})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("series: cannot replay the write-ahead log: %w", err)
+	}
+	if len(pending) > 0 {
+		sealUpTo(pending[len(pending)-1].lsn, false)
+	}
+	return nil
+}

@@ -1,0 +1,73 @@
+package series
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable/table"
+)
+
+// EnsureTable creates the store's table if it does not exist (on demand
+// billing, pk and sk strings), with the metric index when a kind asks for
+// it, and turns on time to live on the "ttl" attribute. On an existing
+// table it adds the metric index if it is missing and turns on time to
+// live; it changes nothing else. It waits until the table and its indexes
+// are active. It works the same on the embedded engine and on DynamoDB.
+func (s *Store) EnsureTable(ctx context.Context) error {
+	if err := s.tbl.Create(ctx, &table.CreateOptions{TTLAttribute: attrTTL}); err != nil {
+		return err
+	}
+	if len(s.tbl.Schema().Indexes) == 0 {
+		return nil
+	}
+	api := s.tbl.API()
+	name := aws.String(s.tbl.Name())
+	out, err := api.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: name})
+	if err != nil {
+		return fmt.Errorf("series: cannot describe table %s: %w", s.tbl.Name(), err)
+	}
+	for _, g := range out.Table.GlobalSecondaryIndexes {
+		if aws.ToString(g.IndexName) == metricIndex {
+			return nil
+		}
+	}
+	_, err = api.UpdateTable(ctx, &dynamodb.UpdateTableInput{
+		TableName: name,
+		AttributeDefinitions: []types.AttributeDefinition{
+			{AttributeName: aws.String(attrMPK), AttributeType: types.ScalarAttributeTypeS},
+			{AttributeName: aws.String(attrMSK), AttributeType: types.ScalarAttributeTypeS},
+		},
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+			IndexName: aws.String(metricIndex),
+			KeySchema: []types.KeySchemaElement{
+				{AttributeName: aws.String(attrMPK), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String(attrMSK), KeyType: types.KeyTypeRange},
+			},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		}}},
+	})
+	if err != nil {
+		return fmt.Errorf("series: cannot add the metric index to table %s: %w", s.tbl.Name(), err)
+	}
+	for delay := 50 * time.Millisecond; ; delay = min(2*delay, 2*time.Second) {
+		out, err := api.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: name})
+		if err != nil {
+			return fmt.Errorf("series: cannot describe table %s: %w", s.tbl.Name(), err)
+		}
+		for _, g := range out.Table.GlobalSecondaryIndexes {
+			if aws.ToString(g.IndexName) == metricIndex && (g.IndexStatus == "" || g.IndexStatus == types.IndexStatusActive) {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(delay):
+		}
+	}
+}

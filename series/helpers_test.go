@@ -1,0 +1,196 @@
+package series
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/local"
+	"github.com/timetable-db/timetable/table"
+)
+
+// endpointEnv names the DynamoDB-compatible endpoint the tests also run
+// against; without it they run on the embedded engine only.
+const endpointEnv = "TIMETABLE_DYNAMODB_ENDPOINT"
+
+// clock is a fake clock, safe for concurrent use.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock(t time.Time) *clock { return &clock{t: t} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Set(t time.Time) {
+	c.mu.Lock()
+	c.t = t
+	c.mu.Unlock()
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// backend opens the API a test runs on, given the test's clock.
+type backend struct {
+	name string
+	open func(t testing.TB, clk *clock) timetable.API
+}
+
+var (
+	tableSeq atomic.Int64
+	runID    = fmt.Sprintf("%x", time.Now().UnixNano()&0xffffff)
+)
+
+// openEngine opens an in-memory embedded engine whose TTL clock is clk.
+func openEngine(t testing.TB, clk *clock) timetable.API {
+	db, err := local.Open("", &local.Options{InMemory: true, Now: clk.Now, CacheSize: 4 << 20})
+	if err != nil {
+		t.Fatalf("cannot open the embedded engine: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func dynamoLocal(endpoint string) timetable.API {
+	return dynamodb.New(dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(endpoint),
+		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
+	})
+}
+
+func backends() []backend {
+	bs := []backend{{name: "engine", open: openEngine}}
+	if ep := os.Getenv(endpointEnv); ep != "" {
+		api := dynamoLocal(ep)
+		bs = append(bs, backend{name: "dynamodb", open: func(testing.TB, *clock) timetable.API { return api }})
+	}
+	return bs
+}
+
+// eachBackend runs fn as a subtest on the embedded engine and, when
+// TIMETABLE_DYNAMODB_ENDPOINT is set, on that endpoint.
+func eachBackend(t *testing.T, fn func(t *testing.T, b backend)) {
+	t.Helper()
+	bs := backends()
+	for _, b := range bs {
+		t.Run(b.name, func(t *testing.T) { fn(t, b) })
+	}
+	if len(bs) == 1 {
+		t.Logf("%s not set: ran on the embedded engine only", endpointEnv)
+	}
+}
+
+var testTableOptions = &table.Options{BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond, RetryTimeout: 20 * time.Second}
+
+// tableName returns a table name unique to the test.
+func tableName(t testing.TB) string {
+	base := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
+			return r
+		}
+		return '_'
+	}, t.Name())
+	if len(base) > 150 {
+		base = base[:150]
+	}
+	return fmt.Sprintf("series_%s_%s_%d", base, runID, tableSeq.Add(1))
+}
+
+// testOptions are store options for tests: no timers, the fake clock.
+func testOptions(t testing.TB, clk *clock) *Options {
+	return &Options{
+		Table:          tableName(t),
+		TableOptions:   testTableOptions,
+		FlushInterval:  -1,
+		RollupInterval: -1,
+		Now:            clk.Now,
+	}
+}
+
+// openStore opens a store over api with opts, creates its table and drops
+// it (and closes the store) when the test ends.
+func openStore(t testing.TB, api timetable.API, opts *Options, schemas ...Schema) *Store {
+	t.Helper()
+	ctx := context.Background()
+	st, err := Open(ctx, api, opts, schemas...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.EnsureTable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		st.Close()
+		if err := st.Table().Drop(context.Background()); err != nil {
+			t.Errorf("drop: %v", err)
+		}
+	})
+	return st
+}
+
+var t0 = time.Date(2024, 12, 1, 0, 0, 0, 0, time.UTC)
+
+// sameReading reports whether two readings are equal (NaN equal to NaN).
+func sameReading(a, b Reading) bool {
+	if !a.Time.Equal(b.Time) || len(a.Values) != len(b.Values) || len(a.Tags) != len(b.Tags) {
+		return false
+	}
+	for i := range a.Values {
+		if a.Values[i] != b.Values[i] && !(math.IsNaN(a.Values[i]) && math.IsNaN(b.Values[i])) {
+			return false
+		}
+	}
+	for i := range a.Tags {
+		if a.Tags[i] != b.Tags[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func wantReadings(t testing.TB, got, want []Reading) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("got %d readings, want %d\n got: %v\nwant: %v", len(got), len(want), brief(got), brief(want))
+	}
+	for i := range got {
+		if !sameReading(got[i], want[i]) {
+			t.Fatalf("reading %d: got %v, want %v", i, got[i], want[i])
+		}
+	}
+}
+
+func brief(rs []Reading) string {
+	var b strings.Builder
+	for i, r := range rs {
+		if i == 8 {
+			fmt.Fprintf(&b, " ...(%d)", len(rs))
+			break
+		}
+		fmt.Fprintf(&b, " %s%v%v", r.Time.Format("01-02T15:04:05.000"), r.Values, r.Tags)
+	}
+	return b.String()
+}
+
+var allLayouts = []Layout{Chunks, ItemPerReading, DayPartitioned, Buckets}

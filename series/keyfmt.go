@@ -1,0 +1,119 @@
+package series
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/timetable-db/timetable/keys"
+)
+
+// Partition and sort keys of the items a kind writes; Name is "SENSOR",
+// id "123":
+//
+//	raw (ItemPerReading, Chunks, Buckets)  SENSOR#123 or SENSOR#123#S07
+//	raw (DayPartitioned)                   SENSOR#123#2024-12-01 or SENSOR#123#S07#2024-12-01
+//	rollups                                SENSOR#123#H, #D, #M; sk 2024-12-01-14, 2024-12-01, 2024-12
+//	latest reading                         SENSOR#123#L; sk L
+//	rollup markers                         ~DIRTY#SENSOR; sk 123#2024-12-01-14
+//	metric index (GSI)                     mpk SENSOR#2024-12-01 (#S03), msk <timestamp>#123#<seq>
+//
+// Each partition holds keys of one format only.
+
+const (
+	latestSK     = "L"
+	markerPrefix = "~DIRTY#"
+)
+
+func (k *Kind) entity(id string) string { return k.s.Name + keys.Sep + id }
+
+// rawPK is the partition of shard sh of series id (not day-partitioned).
+func (k *Kind) rawPK(id string, sh int) string {
+	if k.s.Shards <= 1 {
+		return k.entity(id)
+	}
+	return k.entity(id) + keys.Sep + keys.ShardSuffix(sh, k.s.Shards)
+}
+
+// dayPK is the partition of one day (key "2024-12-01") of shard sh.
+func (k *Kind) dayPK(id string, sh int, day string) string {
+	return k.rawPK(id, sh) + keys.Sep + day
+}
+
+func (k *Kind) rollupPK(id string, g keys.Granularity) string {
+	var c string
+	switch g {
+	case keys.Hour:
+		c = "H"
+	case keys.Day:
+		c = "D"
+	case keys.Month:
+		c = "M"
+	}
+	return k.entity(id) + keys.Sep + c
+}
+
+func (k *Kind) latestPK(id string) string { return k.entity(id) + keys.Sep + "L" }
+
+func (k *Kind) markerPK() string { return markerPrefix + k.s.Name }
+
+// shardOf is the shard of the reading with sequence number seq.
+func (k *Kind) shardOf(seq uint64) int {
+	if k.s.Shards <= 1 {
+		return 0
+	}
+	return int(seq % uint64(k.s.Shards))
+}
+
+// ts formats milliseconds since the epoch as keys.Timestamp does. The time
+// was checked to be in range when the reading was accepted.
+func ts(ms int64) string {
+	s, err := keys.Timestamp(msTime(ms))
+	if err != nil {
+		return "0000-01-01T00:00:00.000Z"
+	}
+	return s
+}
+
+func hex16(v uint64) string {
+	var b [16]byte
+	const digits = "0123456789abcdef"
+	for i := 15; i >= 0; i-- {
+		b[i] = digits[v&15]
+		v >>= 4
+	}
+	return string(b[:])
+}
+
+func parseHex16(s string) (uint64, bool) {
+	if len(s) != 16 {
+		return 0, false
+	}
+	v, err := strconv.ParseUint(s, 16, 64)
+	return v, err == nil
+}
+
+// orderKey orders the readings of a kind: the timestamp, then a unique
+// suffix. Keys of one kind compare as their readings' (time, suffix).
+func orderKey(ms int64, seq uint64) string { return ts(ms) + keys.Sep + hex16(seq) }
+
+// periodKey is the TimeSeries key of the period of granularity g holding ms.
+func periodKey(ms int64, g keys.Granularity) string {
+	s, err := keys.TimeSeries(msTime(ms), g)
+	if err != nil {
+		return ""
+	}
+	return s
+}
+
+// periodStart and periodEnd bound the period of granularity g holding ms.
+func periodStart(ms int64, g keys.Granularity) int64 { return timeMs(g.Truncate(msTime(ms))) }
+func periodEnd(ms int64, g keys.Granularity) int64   { return timeMs(g.Next(msTime(ms))) }
+
+// ttlOf returns the TTL attribute value for data whose retention counts
+// from ms, or 0 for Forever.
+func ttlOf(ms int64, ret time.Duration) int64 {
+	if ret == Forever {
+		return 0
+	}
+	return keys.TTL(msTime(ms).Add(ret))
+}

@@ -1,0 +1,138 @@
+package series
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/timetable-db/timetable/keys"
+	"github.com/timetable-db/timetable/table"
+)
+
+// MetricPoint is one value of one field of one series, from MetricRange.
+type MetricPoint struct {
+	ID    string
+	Time  time.Time
+	Value float64
+}
+
+// MetricRange returns the values of field of every series of the kind
+// with a reading in [from, to), ordered by time and then series id: "all
+// devices, one metric, one time range". It reads the metric index (a GSI
+// partitioned by kind and day, Schema.IndexShards partitions per day), so
+// it needs Schema.MetricIndex, and the index is eventually consistent on
+// DynamoDB. Readings without the field and expired readings are left out.
+// A zero from reads from the oldest reading not expired; a zero to is the
+// day after now. limit, if positive, bounds the points returned (the
+// earliest ones).
+func (k *Kind) MetricRange(ctx context.Context, field string, from, to time.Time, limit int) ([]MetricPoint, error) {
+	if !k.s.MetricIndex {
+		return nil, fmt.Errorf("%w: %s", ErrNoIndex, k.s.Name)
+	}
+	fi := k.s.FieldIndex(field)
+	if fi < 0 {
+		return nil, fmt.Errorf("series: kind %s has no field %q", k.s.Name, field)
+	}
+	if to.IsZero() {
+		to = k.st.now().Add(24 * time.Hour)
+	}
+	lo, hi := k.bounds(from, to)
+	if lo == minMs {
+		return nil, fmt.Errorf("%w: kind %s keeps raw readings forever: give from", ErrUnbounded, k.s.Name)
+	}
+	if lo >= hi {
+		return nil, nil
+	}
+	// Items whose data starts before lo may hold readings from lo on.
+	start := lo
+	switch k.s.Layout {
+	case Chunks:
+		start = periodStart(lo, keys.Hour)
+	case Buckets:
+		start = periodStart(lo, k.s.BucketPeriod)
+	}
+	type part struct{ day, shard int64 }
+	var parts []part
+	for d := periodStart(start, keys.Day); d < hi; d = periodEnd(d, keys.Day) {
+		for sh := 0; sh < k.s.IndexShards; sh++ {
+			parts = append(parts, part{d, int64(sh)})
+		}
+	}
+	var (
+		mu  sync.Mutex
+		out []MetricPoint
+	)
+	err := k.st.parallel(ctx, len(parts), func(ctx context.Context, i int) error {
+		p := parts[i]
+		q := &table.Query{Index: metricIndex, Hash: k.metricPK(periodKey(p.day, keys.Day), int(p.shard)),
+			Range: table.Between(ts(max(start, p.day)), ts(min(hi, periodEnd(p.day, keys.Day))-1)+"#~")}
+		var local []MetricPoint
+		for item, err := range k.st.tbl.QueryAll(ctx, q) {
+			if err != nil {
+				return fmt.Errorf("series: cannot read the metric index of %s: %w", k.s.Name, err)
+			}
+			msk, _ := getS(item, attrMSK)
+			a := strings.IndexByte(msk, '#')
+			b := strings.LastIndexByte(msk, '#')
+			if a < 0 || b <= a {
+				return fmt.Errorf("series: bad metric index key %q", msk)
+			}
+			id := msk[a+1 : b]
+			rs, err := k.decodeRaw(item)
+			if err != nil {
+				return err
+			}
+			for _, r := range rs {
+				if r.t < lo || r.t >= hi || math.IsNaN(r.vals[fi]) {
+					continue
+				}
+				local = append(local, MetricPoint{ID: id, Time: msTime(r.t), Value: r.vals[fi]})
+			}
+		}
+		mu.Lock()
+		out = append(out, local...)
+		mu.Unlock()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(out, func(a, b MetricPoint) int {
+		if c := a.Time.Compare(b.Time); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+// decodeRaw decodes the readings of a raw item of any layout.
+func (k *Kind) decodeRaw(item table.Item) ([]krec, error) {
+	switch k.s.Layout {
+	case Chunks:
+		return k.decodeChunkItem(item)
+	case Buckets:
+		p, err := k.decodeBucket(item)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]krec, len(p.recs))
+		for i, r := range p.recs {
+			out[i] = krec{rec: r}
+		}
+		return out, nil
+	}
+	r, err := k.decodeReadingItem(item)
+	if err != nil {
+		return nil, err
+	}
+	return []krec{r}, nil
+}

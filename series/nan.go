@@ -1,0 +1,5 @@
+package series
+
+import "math"
+
+var nan = math.NaN()

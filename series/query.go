@@ -1,0 +1,622 @@
+package series
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"iter"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/timetable-db/timetable/keys"
+	"github.com/timetable-db/timetable/series/internal/chunk"
+	"github.com/timetable-db/timetable/table"
+)
+
+// Query selects readings of one series.
+type Query struct {
+	// From and To bound the readings' times: [From, To). A zero From
+	// reads from the oldest reading not expired; a zero To has no upper
+	// bound (for DayPartitioned: the day after now).
+	From, To time.Time
+	// Reverse returns the newest readings first. Newest N is
+	// Query{Reverse: true, Limit: N}.
+	Reverse bool
+	// Limit is, for Range, the number of readings of a page; for Iter and
+	// All the number in all. 0: no limit.
+	Limit int
+	// Filter keeps only the readings that match every filter. Filtered
+	// readings are still read (and billed).
+	Filter []Filter
+	// Cursor resumes after the reading a Page's or an Iter's Cursor was
+	// taken from, in the same direction.
+	Cursor string
+}
+
+// Page is a page of readings, owned by the caller, and the cursor that
+// resumes after its last reading; Cursor is "" when no reading follows.
+type Page struct {
+	Readings []Reading
+	Cursor   string
+}
+
+const (
+	minMs = -62167219200000 // 0000-01-01T00:00:00Z
+	maxMs = 253402300800000 // 10000-01-01T00:00:00Z
+)
+
+// rawCutoff is the time of the oldest raw reading not expired.
+func (k *Kind) rawCutoff() int64 { return k.cutoff(k.s.Retention.Raw) }
+
+// cutoff is the oldest event time that retention ret keeps, now.
+func (k *Kind) cutoff(ret time.Duration) int64 {
+	if ret == Forever {
+		return minMs
+	}
+	return timeMs(k.st.now().Add(-ret)) + 1
+}
+
+// bounds converts [from, to) to milliseconds, unbounded ends to the key
+// range, from raised to the raw cutoff.
+func (k *Kind) bounds(from, to time.Time) (int64, int64) {
+	lo, hi := int64(minMs), int64(maxMs)
+	if !from.IsZero() {
+		lo = max(lo, timeMs(from))
+	}
+	if !to.IsZero() {
+		hi = min(hi, timeMs(to))
+	}
+	return max(lo, k.rawCutoff()), hi
+}
+
+// krec is a reading and its position in its kind's order: time, then
+// sequence number (of the reading, or of its chunk), then index in the
+// chunk.
+type krec struct {
+	rec
+	idx uint32
+}
+
+func cmpPos(a, b *krec) int {
+	switch {
+	case a.t != b.t:
+		if a.t < b.t {
+			return -1
+		}
+		return 1
+	case a.seq != b.seq:
+		if a.seq < b.seq {
+			return -1
+		}
+		return 1
+	case a.idx != b.idx:
+		if a.idx < b.idx {
+			return -1
+		}
+		return 1
+	}
+	return 0
+}
+
+// stream yields the readings of one shard (partition, or days of
+// partitions) in order, batch by batch.
+type stream struct {
+	fill func(ctx context.Context) ([]krec, error) // nil batch: the end
+	buf  []krec
+	done bool
+}
+
+func (s *stream) head(ctx context.Context) (*krec, error) {
+	for len(s.buf) == 0 && !s.done {
+		b, err := s.fill(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			s.done = true
+		}
+		s.buf = b
+	}
+	if len(s.buf) == 0 {
+		return nil, nil
+	}
+	return &s.buf[0], nil
+}
+
+// Iter iterates over the readings of a Query, in the shape of sql.Rows:
+//
+//	it := k.Iter(ctx, id, q)
+//	defer it.Close()
+//	for it.Next() {
+//		r := it.Reading()
+//	}
+//	if err := it.Err(); err != nil { ... }
+//
+// An Iter is not safe for concurrent use.
+type Iter struct {
+	ctx     context.Context
+	k       *Kind
+	streams []*stream
+	reverse bool
+	lo, hi  int64
+	after   *krec // cursor position: skip up to and including it
+	filters []compiled
+	limit   int
+	n       int
+	cur     krec
+	has     bool
+	err     error
+	done    bool
+	started bool
+	atLimit bool // stopped by the limit, not at the end
+}
+
+// Iter returns an iterator over the readings of series id that q selects,
+// at most q.Limit if set, merged over the kind's shards in time order.
+// Readings are read lazily, a backend page at a time. Expired readings are
+// never returned.
+func (k *Kind) Iter(ctx context.Context, id string, q Query) *Iter {
+	it := &Iter{ctx: ctx, k: k, reverse: q.Reverse, limit: q.Limit}
+	if !validID(id) {
+		it.fail(fmt.Errorf("%w: %q", ErrInvalidID, id))
+		return it
+	}
+	fs, err := k.compileFilters(q.Filter)
+	if err != nil {
+		it.fail(err)
+		return it
+	}
+	it.filters = fs
+	lo, hi := k.bounds(q.From, q.To)
+	if q.Cursor != "" {
+		rev, pos, err := decodeCursor(q.Cursor)
+		if err != nil || rev != q.Reverse {
+			it.fail(ErrBadCursor)
+			return it
+		}
+		it.after = pos
+		if q.Reverse {
+			hi = min(hi, pos.t+1)
+		} else {
+			lo = max(lo, pos.t)
+		}
+	}
+	if k.s.Layout == DayPartitioned && q.To.IsZero() {
+		hi = min(hi, timeMs(k.st.now().Add(24*time.Hour)))
+	}
+	if k.s.Layout == DayPartitioned && lo == minMs {
+		it.fail(fmt.Errorf("%w: kind %s keeps raw readings forever and is day-partitioned: give From", ErrUnbounded, k.s.Name))
+		return it
+	}
+	it.lo, it.hi = lo, hi
+	if lo >= hi {
+		it.done = true
+		return it
+	}
+	for sh := 0; sh < k.s.Shards; sh++ {
+		it.streams = append(it.streams, k.newStream(id, sh, lo, hi, q.Reverse, q.Limit, len(fs) > 0))
+	}
+	return it
+}
+
+func (it *Iter) fail(err error) {
+	it.err = err
+	it.done = true
+}
+
+// Next advances to the next reading and reports whether there is one.
+// It returns false at the end, at the limit and on error (see Err).
+func (it *Iter) Next() bool {
+	it.has = false
+	if it.done {
+		return false
+	}
+	if it.limit > 0 && it.n >= it.limit {
+		it.atLimit = true
+		return false
+	}
+	if !it.started {
+		it.started = true
+		// Fetch the first batch of every shard at once.
+		if len(it.streams) > 1 {
+			if err := it.k.st.parallel(it.ctx, len(it.streams), func(ctx context.Context, i int) error {
+				_, err := it.streams[i].head(ctx)
+				return err
+			}); err != nil {
+				it.fail(err)
+				return false
+			}
+		}
+	}
+	for {
+		var best *stream
+		var bk *krec
+		for _, s := range it.streams {
+			h, err := s.head(it.ctx)
+			if err != nil {
+				it.fail(err)
+				return false
+			}
+			if h == nil {
+				continue
+			}
+			if bk == nil || (!it.reverse && cmpPos(h, bk) < 0) || (it.reverse && cmpPos(h, bk) > 0) {
+				best, bk = s, h
+			}
+		}
+		if best == nil {
+			it.done = true
+			return false
+		}
+		r := *bk
+		best.buf = best.buf[1:]
+		if r.t < it.lo || r.t >= it.hi {
+			continue
+		}
+		if it.after != nil && ((!it.reverse && cmpPos(&r, it.after) <= 0) || (it.reverse && cmpPos(&r, it.after) >= 0)) {
+			continue
+		}
+		if !it.match(&r.rec) {
+			continue
+		}
+		it.cur, it.has = r, true
+		it.n++
+		return true
+	}
+}
+
+// Reading returns the current reading; its slices are the caller's.
+func (it *Iter) Reading() Reading {
+	if !it.has {
+		return Reading{}
+	}
+	return it.cur.reading()
+}
+
+// Cursor returns the cursor that resumes the read just after the current
+// reading, or "" when there is none.
+func (it *Iter) Cursor() string {
+	if !it.has {
+		return ""
+	}
+	return encodeCursor(it.reverse, &it.cur)
+}
+
+// Err returns the error that ended the iteration, nil at a normal end.
+func (it *Iter) Err() error { return it.err }
+
+// Close ends the iteration. It returns nil.
+func (it *Iter) Close() error {
+	it.done, it.has, it.streams = true, false, nil
+	return nil
+}
+
+// Range returns one page of the readings of series id that q selects: the
+// first q.Limit after q.Cursor (all of them if q.Limit is 0). The page's
+// Cursor resumes after its last reading and is "" when none follows. The
+// cursor is built from the last reading returned, so a filtered page never
+// skips a reading.
+func (k *Kind) Range(ctx context.Context, id string, q Query) (*Page, error) {
+	it := k.Iter(ctx, id, q)
+	defer it.Close()
+	p := &Page{}
+	for it.Next() {
+		p.Readings = append(p.Readings, it.Reading())
+	}
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	if q.Limit > 0 && len(p.Readings) == q.Limit {
+		last := it.cur
+		it.limit = 0
+		if it.atLimit && it.Next() {
+			p.Cursor = encodeCursor(q.Reverse, &last)
+		} else if err := it.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// All returns the readings of series id that q selects, at most q.Limit
+// if set, as an iter.Seq2. An error ends the sequence as its last pair.
+func (k *Kind) All(ctx context.Context, id string, q Query) iter.Seq2[Reading, error] {
+	return func(yield func(Reading, error) bool) {
+		it := k.Iter(ctx, id, q)
+		defer it.Close()
+		for it.Next() {
+			if !yield(it.Reading(), nil) {
+				return
+			}
+		}
+		if err := it.Err(); err != nil {
+			yield(Reading{}, err)
+		}
+	}
+}
+
+// A cursor is "s", '0' or '1' for the direction, then the position of
+// the last reading returned (time, sequence number, index; big-endian),
+// in base64url.
+func encodeCursor(reverse bool, r *krec) string {
+	b := make([]byte, 2, 22)
+	b[0], b[1] = 's', '0'
+	if reverse {
+		b[1] = '1'
+	}
+	b = binary.BigEndian.AppendUint64(b, uint64(r.t))
+	b = binary.BigEndian.AppendUint64(b, r.seq)
+	b = binary.BigEndian.AppendUint32(b, r.idx)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(c string) (bool, *krec, error) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || len(b) != 22 || b[0] != 's' || (b[1] != '0' && b[1] != '1') {
+		return false, nil, ErrBadCursor
+	}
+	r := &krec{rec: rec{t: int64(binary.BigEndian.Uint64(b[2:])), seq: binary.BigEndian.Uint64(b[10:])}, idx: binary.BigEndian.Uint32(b[18:])}
+	if r.t < minMs || r.t >= maxMs {
+		return false, nil, ErrBadCursor
+	}
+	return b[1] == '1', r, nil
+}
+
+// newStream returns the stream of shard sh of series id over [lo, hi).
+// limit and filtered size the backend pages.
+func (k *Kind) newStream(id string, sh int, lo, hi int64, reverse bool, limit int, filtered bool) *stream {
+	pageSize := 0
+	if limit > 0 && !filtered {
+		pageSize = limit + 1
+	}
+	tbl := k.st.tbl
+	switch k.s.Layout {
+	case ItemPerReading:
+		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(ts(lo), ts(hi-1)+"#~", hi), Reverse: reverse, PageSize: pageSize}
+		var it *table.Iter
+		return &stream{fill: func(ctx context.Context) ([]krec, error) {
+			if it == nil {
+				it = tbl.QueryIter(ctx, q)
+			}
+			if !it.Next() {
+				return nil, it.Err()
+			}
+			r, err := k.decodeReadingItem(it.Item())
+			if err != nil {
+				return nil, err
+			}
+			return []krec{r}, nil
+		}}
+	case DayPartitioned:
+		// One partition per day, in order.
+		first, last := periodStart(lo, keys.Day), periodStart(hi-1, keys.Day)
+		day := first
+		if reverse {
+			day = last
+		}
+		var it *table.Iter
+		return &stream{fill: func(ctx context.Context) ([]krec, error) {
+			for {
+				if it == nil {
+					if day < first || day > last {
+						return nil, nil
+					}
+					dk := periodKey(day, keys.Day)
+					loK, hiK := "00:00:00.000", "23:59:59.999#~"
+					if day == first {
+						loK = keys.TimeOfDay(msTime(lo))
+					}
+					if day == last {
+						hiK = keys.TimeOfDay(msTime(hi-1)) + "#~"
+					}
+					it = tbl.QueryIter(ctx, &table.Query{Hash: k.dayPK(id, sh, dk), Range: table.Between(loK, hiK), Reverse: reverse, PageSize: pageSize})
+					if reverse {
+						day = timeMs(msTime(day).AddDate(0, 0, -1))
+					} else {
+						day = periodEnd(day, keys.Day)
+					}
+				}
+				if it.Next() {
+					r, err := k.decodeReadingItem(it.Item())
+					if err != nil {
+						return nil, err
+					}
+					return []krec{r}, nil
+				}
+				if err := it.Err(); err != nil {
+					return nil, err
+				}
+				it = nil
+			}
+		}}
+	case Chunks:
+		ps := 0
+		if pageSize > 0 {
+			ps = 16
+		}
+		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(ts(periodStart(lo, keys.Hour)), ts(hi-1)+"#~", hi), Reverse: reverse, PageSize: ps}
+		return k.groupStream(q, len("2024-12-01T14"), reverse, k.decodeChunkItem)
+	case Buckets:
+		g := k.s.BucketPeriod
+		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(periodKey(periodStart(lo, g), g), periodKey(hi-1, g)+"#~", hi), Reverse: reverse, PageSize: 4}
+		return k.groupStream(q, g.Len(), reverse, func(item table.Item) ([]krec, error) {
+			p, err := k.decodeBucket(item)
+			if err != nil {
+				return nil, err
+			}
+			out := make([]krec, len(p.recs))
+			for i, r := range p.recs {
+				out[i] = krec{rec: r}
+			}
+			return out, nil
+		})
+	}
+	return &stream{fill: func(context.Context) ([]krec, error) { return nil, fmt.Errorf("series: unknown layout") }}
+}
+
+// skRange is Between(lo, hi), or Gte(lo) when the range has no upper
+// bound.
+func skRange(lo, hiKey string, hi int64) table.KeyCond {
+	if hi >= maxMs {
+		return table.Gte(lo)
+	}
+	return table.Between(lo, hiKey)
+}
+
+// groupStream reads the items of q and yields their readings a group at a
+// time: the items whose sort keys share their first prefixLen bytes (one
+// hour of chunks, one bucket period) may overlap in time, so a group is
+// decoded whole and sorted before its readings are yielded.
+func (k *Kind) groupStream(q *table.Query, prefixLen int, reverse bool, decode func(table.Item) ([]krec, error)) *stream {
+	var it *table.Iter
+	var pending table.Item
+	var end bool
+	return &stream{fill: func(ctx context.Context) ([]krec, error) {
+		if it == nil {
+			it = k.st.tbl.QueryIter(ctx, q)
+		}
+		var group []krec
+		var prefix string
+		for {
+			item := pending
+			pending = nil
+			if item == nil {
+				if end || !it.Next() {
+					end = true
+					if err := it.Err(); err != nil {
+						return nil, err
+					}
+					break
+				}
+				item = it.Item()
+			}
+			sk, _ := getS(item, attrSK)
+			if len(sk) < prefixLen {
+				return nil, fmt.Errorf("series: bad sort key %q in %s", sk, q.Hash)
+			}
+			if prefix != "" && sk[:prefixLen] != prefix {
+				pending = item
+				break
+			}
+			prefix = sk[:prefixLen]
+			rs, err := decode(item)
+			if err != nil {
+				return nil, err
+			}
+			group = append(group, rs...)
+		}
+		if group == nil {
+			return nil, nil
+		}
+		slices.SortFunc(group, func(a, b krec) int {
+			if reverse {
+				return cmpPos(&b, &a)
+			}
+			return cmpPos(&a, &b)
+		})
+		return group, nil
+	}}
+}
+
+// decodeReadingItem decodes an item of the ItemPerReading or
+// DayPartitioned layout.
+func (k *Kind) decodeReadingItem(item table.Item) (krec, error) {
+	sk, _ := getS(item, attrSK)
+	var t time.Time
+	var seq uint64
+	var err error
+	if k.s.Layout == DayPartitioned {
+		pk, _ := getS(item, attrPK)
+		i := strings.LastIndexByte(pk, '#')
+		tod, sq, ok := strings.Cut(sk, keys.Sep)
+		var day time.Time
+		var off time.Duration
+		if i >= 0 {
+			day, _, err = keys.ParseTimeSeries(pk[i+1:])
+		}
+		if err == nil && ok {
+			off, err = keys.ParseTimeOfDay(tod)
+		}
+		s, ok2 := parseHex16(sq)
+		if i < 0 || !ok || !ok2 || err != nil {
+			return krec{}, fmt.Errorf("series: bad day-partitioned key %q %q", pk, sk)
+		}
+		t, seq = day.Add(off), s
+	} else {
+		t, seq, err = keys.ParseUnique(sk)
+		if err != nil {
+			return krec{}, fmt.Errorf("series: bad sort key %q: %w", sk, err)
+		}
+	}
+	vals, tags, err := getValues(item, &k.s)
+	if err != nil {
+		return krec{}, fmt.Errorf("series: item %q: %w", sk, err)
+	}
+	return krec{rec: rec{t: timeMs(t), seq: seq, vals: vals, tags: tags}}, nil
+}
+
+// decodeChunkItem decodes a chunk item's readings. Fields are found by
+// name, so chunks written before a field was added read it as absent.
+func (k *Kind) decodeChunkItem(item table.Item) ([]krec, error) {
+	sk, _ := getS(item, attrSK)
+	_, cseq, err := keys.ParseUnique(sk)
+	if err != nil {
+		return nil, fmt.Errorf("series: bad chunk key %q: %w", sk, err)
+	}
+	data, ok := getB(item, attrData)
+	if !ok {
+		return nil, fmt.Errorf("series: chunk %q has no data", sk)
+	}
+	c, err := chunk.Open(data)
+	if err != nil {
+		return nil, fmt.Errorf("series: chunk %q: %w", sk, err)
+	}
+	n := c.Len()
+	times := make([]int64, n)
+	if err := c.DecodeTimes(times); err != nil {
+		return nil, fmt.Errorf("series: chunk %q: %w", sk, err)
+	}
+	nf := len(k.s.Fields)
+	vals := make([]float64, n*nf)
+	col := make([]float64, n)
+	for j, f := range k.s.Fields {
+		ci := c.Index(f)
+		if ci < 0 {
+			for i := 0; i < n; i++ {
+				vals[i*nf+j] = math.NaN()
+			}
+			continue
+		}
+		if err := c.DecodeField(ci, col); err != nil {
+			return nil, fmt.Errorf("series: chunk %q: %w", sk, err)
+		}
+		for i := 0; i < n; i++ {
+			vals[i*nf+j] = col[i]
+		}
+	}
+	var tags [][]string
+	if len(k.s.Tags) > 0 {
+		if b, ok := getB(item, attrTags); ok {
+			tags, err = decodeTags(b, n, len(k.s.Tags))
+			if err != nil {
+				return nil, fmt.Errorf("series: chunk %q: %w", sk, err)
+			}
+		}
+	}
+	out := make([]krec, n)
+	for i := 0; i < n; i++ {
+		r := rec{t: times[i], seq: cseq, vals: vals[i*nf : (i+1)*nf : (i+1)*nf]}
+		if len(k.s.Tags) > 0 {
+			if tags != nil {
+				r.tags = tags[i]
+			} else {
+				r.tags = make([]string, len(k.s.Tags))
+			}
+		}
+		out[i] = krec{rec: r, idx: uint32(i)}
+	}
+	return out, nil
+}

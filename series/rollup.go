@@ -1,0 +1,464 @@
+package series
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable/keys"
+	"github.com/timetable-db/timetable/table"
+)
+
+// Rollups
+//
+// A rollup item holds the aggregates of one series over one period of a
+// tier (hour, day, month): the number of readings and, per field, count,
+// sum, min, max, first and last:
+//
+//	pk SENSOR#123#H   sk 2024-12-01-14   _n 3600   temperature {count, sum, ...}   ttl
+//
+// Rollups are recomputed, never accumulated: a period's item is computed
+// from its source (the raw readings for the finest tier kept, the next
+// finer tier's items otherwise) and put whole, so computing it again, after
+// a crash or by two processes at once, gives the same item and never
+// counts a reading twice.
+//
+// Which periods need computing is kept in marker items, one per series and
+// period of the finest tier, in one partition per kind
+// (pk ~DIRTY#SENSOR, sk 123#2024-12-01-14), written after the raw readings
+// of every flush and direct write. The rollup pass computes the periods of
+// markers that ended LateWindow ago or more, finest tier first, writes a
+// marker for the coarser period each one belongs to, and deletes the
+// marker under the condition that no writer has marked it again meanwhile.
+// A reading that arrives after its period was computed marks it again, and
+// the next pass recomputes it (and the coarser periods holding it).
+
+// markCache remembers the markers a Store wrote recently, so that every
+// flush into an open period does not write its marker again. An entry is
+// trusted only until LateWindow/2 after its period ends, before the rollup
+// pass may delete the marker.
+type markCache struct {
+	mu sync.Mutex
+	m  map[string]int64 // key -> trusted until (ms)
+}
+
+func (c *markCache) valid(key string, now int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	until, ok := c.m[key]
+	return ok && now < until
+}
+
+func (c *markCache) set(key string, until, now int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]int64{}
+	}
+	if len(c.m) > 100_000 {
+		for k, u := range c.m {
+			if u <= now {
+				delete(c.m, k)
+			}
+		}
+	}
+	c.m[key] = until
+}
+
+// finest returns the finest rollup tier kept, 0 if none.
+func (k *Kind) finest() keys.Granularity {
+	if len(k.s.Rollups) == 0 {
+		return 0
+	}
+	return k.s.Rollups[0]
+}
+
+// markerItem is the marker of period key pk (of any tier) of series id.
+func (k *Kind) markerItem(id, period string) table.Item {
+	return table.Item{
+		attrPK:  strAV(k.markerPK()),
+		attrSK:  strAV(id + keys.Sep + period),
+		attrVer: intAV(int64(k.st.nextSeqs(1) & (1<<62 - 1))),
+	}
+}
+
+// markersFor returns the markers to write for recs of series id.
+func (k *Kind) markersFor(id string, recs []rec) []table.Item {
+	g := k.finest()
+	if g == 0 {
+		return nil
+	}
+	now := timeMs(k.st.now())
+	var out []table.Item
+	last := ""
+	for i := range recs {
+		p := periodKey(recs[i].t, g)
+		if p == last {
+			continue
+		}
+		last = p
+		if k.st.mark.valid(k.s.Name+"\x00"+id+"\x00"+p, now) {
+			continue
+		}
+		out = append(out, k.markerItem(id, p))
+	}
+	return out
+}
+
+// markedFor records in the cache the markers written for recs.
+func (k *Kind) markedFor(id string, recs []rec) {
+	g := k.finest()
+	if g == 0 {
+		return
+	}
+	now := timeMs(k.st.now())
+	last := ""
+	for i := range recs {
+		p := periodKey(recs[i].t, g)
+		if p == last {
+			continue
+		}
+		last = p
+		until := periodEnd(recs[i].t, g) + k.st.opts.LateWindow.Milliseconds()/2
+		if now < until {
+			k.st.mark.set(k.s.Name+"\x00"+id+"\x00"+p, until, now)
+		}
+	}
+}
+
+// marker is a parsed marker item.
+type marker struct {
+	id         string
+	period     string
+	g          keys.Granularity
+	start, end int64
+	ver        int64
+}
+
+func parseMarker(item table.Item) (marker, error) {
+	sk, _ := getS(item, attrSK)
+	i := strings.LastIndexByte(sk, '#')
+	if i <= 0 {
+		return marker{}, fmt.Errorf("series: bad rollup marker %q", sk)
+	}
+	start, g, err := keys.ParseTimeSeries(sk[i+1:])
+	if err != nil {
+		return marker{}, fmt.Errorf("series: bad rollup marker %q: %w", sk, err)
+	}
+	ver, _ := getInt(item, attrVer)
+	s := timeMs(start)
+	return marker{id: sk[:i], period: sk[i+1:], g: g, start: s, end: periodEnd(s, g), ver: ver}, nil
+}
+
+// markers returns the markers of the kind, or of series id if id is set.
+func (k *Kind) markers(ctx context.Context, id string) ([]marker, error) {
+	q := &table.Query{Hash: k.markerPK(), Consistent: true}
+	if id != "" {
+		q.Range = table.BeginsWith(id + keys.Sep)
+	}
+	var out []marker
+	for item, err := range k.st.tbl.QueryAll(ctx, q) {
+		if err != nil {
+			return nil, fmt.Errorf("series: cannot read rollup markers of %s: %w", k.s.Name, err)
+		}
+		m, err := parseMarker(item)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// Rollup runs one rollup pass over every kind: it computes the rollup
+// periods that received readings and ended Options.LateWindow ago or more,
+// finest tier first, and the coarser periods that hold them. The Store runs
+// it every Options.RollupInterval; running it again, or from several
+// processes, is harmless. It returns the errors of the periods it could not
+// compute (they stay marked and are retried by the next pass).
+func (s *Store) Rollup(ctx context.Context) error {
+	var errs []error
+	for _, k := range s.order {
+		if k.finest() != 0 {
+			if err := k.rollupPass(ctx); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (k *Kind) rollupPass(ctx context.Context) error {
+	ms, err := k.markers(ctx, "")
+	if err != nil {
+		return err
+	}
+	now := timeMs(k.st.now())
+	late := k.st.opts.LateWindow.Milliseconds()
+	var errs []error
+	for _, g := range k.s.Rollups {
+		coarser := k.s.coarser(g)
+		written := map[string]bool{} // coarser markers written in this pass
+		var next []marker
+		for _, m := range ms {
+			if m.g != g {
+				next = append(next, m)
+				continue
+			}
+			if now < m.end+late {
+				continue
+			}
+			if err := k.recompute(ctx, m.id, g, m.start, ms); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if coarser != 0 {
+				cp := periodKey(m.start, coarser)
+				key := m.id + "\x00" + cp
+				if !written[key] {
+					item := k.markerItem(m.id, cp)
+					if _, err := k.st.tbl.Put(ctx, item, nil); err != nil {
+						errs = append(errs, fmt.Errorf("series: cannot write a rollup marker: %w", err))
+						continue
+					}
+					written[key] = true
+					cm, _ := parseMarker(item)
+					next = append(next, cm)
+				}
+			}
+			_, err := k.st.tbl.Delete(ctx, table.K(k.markerPK(), m.id+keys.Sep+m.period), &table.DeleteOptions{If: table.Attr(attrVer).Eq(m.ver)})
+			if err != nil && !table.IsConditionFailed(err) {
+				errs = append(errs, fmt.Errorf("series: cannot delete a rollup marker: %w", err))
+			}
+		}
+		ms = next
+	}
+	// Markers of tiers no longer kept.
+	for _, m := range ms {
+		if !k.s.hasTier(m.g) {
+			k.st.tbl.Delete(ctx, table.K(k.markerPK(), m.id+keys.Sep+m.period), &table.DeleteOptions{If: table.Attr(attrVer).Eq(m.ver)})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// tierOf maps a rollup granularity to its Tier.
+func tierOf(g keys.Granularity) Tier {
+	switch g {
+	case keys.Hour:
+		return Hourly
+	case keys.Day:
+		return Daily
+	case keys.Month:
+		return Monthly
+	}
+	return Raw
+}
+
+// recompute computes the period of tier g starting at start of series id
+// from its source and puts it, replacing what was there. A period whose
+// source has (partly) expired is left as it is: its source can no longer
+// tell the whole truth.
+//
+// ms are the markers known (of any series): finer periods still marked
+// are computed from their own sources.
+func (k *Kind) recompute(ctx context.Context, id string, g keys.Granularity, start int64, ms []marker) error {
+	end := periodEnd(start, g)
+	src := k.s.finer(g)
+	if start < k.cutoff(k.s.retentionOf(src)) {
+		return nil
+	}
+	u := newUnit(len(k.s.Fields))
+	var mine []marker
+	for _, m := range ms {
+		if m.id == id {
+			mine = append(mine, m)
+		}
+	}
+	c := &collector{k: k, id: id, markers: mine, haveMarkers: true, bucket: func(int64) int64 { return start },
+		fn: func(_ int64, v unit) { u.merge(v) }}
+	err := c.collect(ctx, src, start, end)
+	if err != nil {
+		return fmt.Errorf("series: cannot compute the %s rollup %s of %s: %w", tierOf(g), periodKey(start, g), k.entity(id), err)
+	}
+	key := table.K(k.rollupPK(id, g), periodKey(start, g))
+	if u.n == 0 {
+		if _, err := k.st.tbl.Delete(ctx, key, nil); err != nil {
+			return fmt.Errorf("series: cannot delete an empty rollup: %w", err)
+		}
+		return nil
+	}
+	item := table.Item{attrPK: strAV(k.rollupPK(id, g)), attrSK: strAV(periodKey(start, g))}
+	putUnit(item, &k.s, u)
+	if now := timeMs(k.st.now()); now >= end {
+		item[attrDone] = &types.AttributeValueMemberBOOL{Value: true}
+	}
+	k.putTTL(item, end, k.s.retentionOf(g))
+	if _, err := k.st.tbl.Put(ctx, item, nil); err != nil {
+		return fmt.Errorf("series: cannot write the %s rollup %s of %s: %w", tierOf(g), periodKey(start, g), k.entity(id), err)
+	}
+	return nil
+}
+
+// Recompute recomputes the rollups of series id over [from, to), every
+// tier, finest first, from their sources: for backfills, or after
+// changing the tiers. It is idempotent.
+func (k *Kind) Recompute(ctx context.Context, id string, from, to time.Time) error {
+	if !validID(id) {
+		return fmt.Errorf("%w: %q", ErrInvalidID, id)
+	}
+	lo, hi := timeMs(from), timeMs(to)
+	ms, err := k.markers(ctx, id)
+	if err != nil {
+		return err
+	}
+	for _, g := range k.s.Rollups {
+		for p := periodStart(lo, g); p < hi; p = periodEnd(p, g) {
+			var rest []marker
+			for _, m := range ms {
+				if m.g != g || m.start != p {
+					rest = append(rest, m)
+				}
+			}
+			ms = rest
+			if err := k.recompute(ctx, id, g, p, ms); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Rollups returns the stored rollup periods of tier t (Hourly, Daily or
+// Monthly) of series id that start in [from, to), in time order, leaving
+// out expired ones. Periods whose readings were not rolled up yet (within
+// LateWindow of their end, or waiting for the next pass) are missing or
+// stale; Aggregate fills those in from finer data.
+func (k *Kind) Rollups(ctx context.Context, id string, t Tier, from, to time.Time) ([]Period, error) {
+	if !validID(id) {
+		return nil, fmt.Errorf("%w: %q", ErrInvalidID, id)
+	}
+	g := granOf(t)
+	if g == 0 || !k.s.hasTier(g) {
+		return nil, fmt.Errorf("series: kind %s keeps no %s rollups", k.s.Name, t)
+	}
+	var out []Period
+	err := k.readRollups(ctx, id, g, timeMs(from), timeMs(to), func(start int64, u unit) {
+		out = append(out, u.period(msTime(start), msTime(periodEnd(start, g))))
+	})
+	return out, err
+}
+
+func granOf(t Tier) keys.Granularity {
+	switch t {
+	case Hourly:
+		return keys.Hour
+	case Daily:
+		return keys.Day
+	case Monthly:
+		return keys.Month
+	}
+	return 0
+}
+
+// readRollups calls fn for each stored, unexpired rollup of tier g of
+// series id starting in [lo, hi), in time order.
+func (k *Kind) readRollups(ctx context.Context, id string, g keys.Granularity, lo, hi int64, fn func(start int64, u unit)) error {
+	if lo >= hi {
+		return nil
+	}
+	lo = max(lo, minMs)
+	hi = min(hi, maxMs)
+	q := &table.Query{Hash: k.rollupPK(id, g), Range: table.Between(periodKey(lo, g), periodKey(hi-1, g))}
+	ret := k.s.retentionOf(g)
+	now := k.st.now()
+	for item, err := range k.st.tbl.QueryAll(ctx, q) {
+		if err != nil {
+			return fmt.Errorf("series: cannot read %s rollups of %s: %w", tierOf(g), k.entity(id), err)
+		}
+		sk, _ := getS(item, attrSK)
+		st, _, err := keys.ParseTimeSeries(sk)
+		if err != nil {
+			return fmt.Errorf("series: bad rollup key %q: %w", sk, err)
+		}
+		start := timeMs(st)
+		if start < lo {
+			continue
+		}
+		if ret != Forever && !msTime(periodEnd(start, g)).Add(ret).After(now) {
+			continue // expired
+		}
+		u, err := getUnit(item, &k.s)
+		if err != nil {
+			return fmt.Errorf("series: bad rollup %q: %w", sk, err)
+		}
+		fn(start, u)
+	}
+	return nil
+}
+
+// rawUnits folds the raw readings of series id in [lo, hi) into units
+// keyed by bucket(t), calling fn once per chunk or reading. Chunks that
+// lie whole in one bucket and have not partly expired contribute their
+// stored aggregates without being decoded.
+func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, bucket func(int64) int64, fn func(start int64, u unit)) error {
+	lo = max(lo, k.rawCutoff())
+	if lo >= hi {
+		return nil
+	}
+	nf := len(k.s.Fields)
+	if k.s.Layout != Chunks {
+		it := k.Iter(ctx, id, Query{From: msTime(lo), To: msTime(hi)})
+		defer it.Close()
+		for it.Next() {
+			u := newUnit(nf)
+			u.addReading(it.cur.t, it.cur.vals)
+			fn(bucket(it.cur.t), u)
+		}
+		return it.Err()
+	}
+	var mu sync.Mutex
+	return k.st.parallel(ctx, k.s.Shards, func(ctx context.Context, sh int) error {
+		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(ts(periodStart(lo, keys.Hour)), ts(hi-1)+"#~", hi)}
+		for item, err := range k.st.tbl.QueryAll(ctx, q) {
+			if err != nil {
+				return fmt.Errorf("series: cannot read chunks of %s: %w", k.entity(id), err)
+			}
+			sk, _ := getS(item, attrSK)
+			first, _, err := keys.ParseUnique(sk)
+			if err != nil {
+				return fmt.Errorf("series: bad chunk key %q: %w", sk, err)
+			}
+			f := timeMs(first)
+			last, ok := getInt(item, attrEnd)
+			if ok && f >= lo && last < hi && bucket(f) == bucket(last) {
+				u, err := getUnit(item, &k.s)
+				if err == nil {
+					mu.Lock()
+					fn(bucket(f), u)
+					mu.Unlock()
+					continue
+				}
+			}
+			rs, err := k.decodeChunkItem(item)
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			for _, r := range rs {
+				if r.t >= lo && r.t < hi {
+					u := newUnit(nf)
+					u.addReading(r.t, r.vals)
+					fn(bucket(r.t), u)
+				}
+			}
+			mu.Unlock()
+		}
+		return nil
+	})
+}

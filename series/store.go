@@ -1,0 +1,269 @@
+package series
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/series/internal/wal"
+	"github.com/timetable-db/timetable/table"
+)
+
+// DefaultTable is the table name a Store uses when Options.Table is empty.
+const DefaultTable = "timetable"
+
+// Options configure a Store. A nil *Options and the zero value are valid;
+// each field documents its default.
+type Options struct {
+	// Table is the name of the table; default DefaultTable. Its partition
+	// key is "pk" and its sort key "sk", both strings.
+	Table string
+	// TableOptions configure the table client (retries, backoff).
+	TableOptions *table.Options
+
+	// WALDir, if set, makes buffered writes durable: Write returns once
+	// its readings are synced to a write-ahead log in this directory, and
+	// Open replays what a crash left unflushed. Without it, Write returns
+	// once the readings are in memory, and a crash loses those not yet
+	// flushed (use WriteSync or Flush where that matters).
+	WALDir string
+	// WALOptions configure the write-ahead log.
+	WALOptions *wal.Options
+
+	// FlushInterval is the period at which buffered readings are written to
+	// the table; default 1 minute. Longer intervals make fewer, larger
+	// chunk items (fewer write units per reading). A negative value turns
+	// the timer off: readings are flushed by size, Flush and Close only.
+	FlushInterval time.Duration
+	// FlushSize flushes as soon as this many readings are buffered;
+	// default 100,000.
+	FlushSize int
+	// MaxBuffered is the number of buffered (unflushed) readings at which
+	// Write blocks until a flush makes room (backpressure); default
+	// 4 * FlushSize.
+	MaxBuffered int
+	// FlushConcurrency bounds the concurrent requests of a flush, and of
+	// scatter-gather reads over shards; default 8.
+	FlushConcurrency int
+
+	// LateWindow is how long after a period ends its rollup waits for late
+	// readings before it is first computed; default 5 minutes. Readings
+	// arriving later still update the rollups (the period is recomputed),
+	// at the price of another computation.
+	LateWindow time.Duration
+	// RollupInterval is the period of the background rollup pass; default
+	// 1 minute. A negative value turns it off (call Rollup).
+	RollupInterval time.Duration
+
+	// Now returns the current time, for retention, rollups and tests.
+	// Default time.Now.
+	Now func() time.Time
+	// Logger receives background errors (flush and rollup failures,
+	// retried); nil discards them.
+	Logger *slog.Logger
+}
+
+// Store is a time-series store over one table. Each registered Schema is a
+// Kind of series. A Store is safe for concurrent use.
+type Store struct {
+	tbl   *table.Table
+	opts  Options
+	now   func() time.Time
+	log   *slog.Logger
+	kinds map[string]*Kind
+	order []*Kind
+
+	seqBase uint64
+	seqNext atomic.Uint64
+
+	buf  *buffer
+	wal  *wal.Log
+	mark markCache
+
+	closeOnce sync.Once
+	closed    atomic.Bool
+	stop      chan struct{}
+	bg        sync.WaitGroup
+	closeErr  error
+}
+
+// Open returns a Store over api, with one Kind per schema. With
+// Options.WALDir it opens the write-ahead log there and queues the readings
+// a crash left unflushed; they are written to the table by the next flush
+// (so Open needs no table; call EnsureTable to create it). The caller
+// closes the Store.
+func Open(ctx context.Context, api timetable.API, o *Options, schemas ...Schema) (*Store, error) {
+	var opts Options
+	if o != nil {
+		opts = *o
+	}
+	if opts.Table == "" {
+		opts.Table = DefaultTable
+	}
+	if opts.FlushInterval == 0 {
+		opts.FlushInterval = time.Minute
+	}
+	if opts.FlushSize <= 0 {
+		opts.FlushSize = 100_000
+	}
+	if opts.MaxBuffered <= 0 {
+		opts.MaxBuffered = 4 * opts.FlushSize
+	}
+	if opts.FlushConcurrency <= 0 {
+		opts.FlushConcurrency = 8
+	}
+	if opts.LateWindow <= 0 {
+		opts.LateWindow = 5 * time.Minute
+	}
+	if opts.RollupInterval == 0 {
+		opts.RollupInterval = time.Minute
+	}
+	s := &Store{opts: opts, now: opts.Now, log: opts.Logger, kinds: map[string]*Kind{}, stop: make(chan struct{})}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	metric := false
+	for _, sc := range schemas {
+		n, err := sc.normalize()
+		if err != nil {
+			return nil, err
+		}
+		if s.kinds[n.Name] != nil {
+			return nil, fmt.Errorf("%w: kind %q registered twice", ErrInvalidSchema, n.Name)
+		}
+		k := &Kind{st: s, s: n}
+		s.kinds[n.Name] = k
+		s.order = append(s.order, k)
+		metric = metric || n.MetricIndex
+	}
+	ts := table.Schema{Name: opts.Table, HashKey: attrPK, RangeKey: attrSK}
+	if metric {
+		ts.Indexes = []table.Index{{Name: metricIndex, HashKey: attrMPK, RangeKey: attrMSK}}
+	}
+	tbl, err := table.New(api, ts, opts.TableOptions)
+	if err != nil {
+		return nil, err
+	}
+	s.tbl = tbl
+	var rb [8]byte
+	if _, err := rand.Read(rb[:]); err != nil {
+		return nil, fmt.Errorf("series: cannot seed sequence numbers: %w", err)
+	}
+	// Sequence numbers: 24 random bits for this Store, then a counter.
+	s.seqBase = binary.LittleEndian.Uint64(rb[:]) << 40
+	s.buf = newBuffer(s)
+	if opts.WALDir != "" {
+		l, err := wal.Open(opts.WALDir, opts.WALOptions)
+		if err != nil {
+			return nil, fmt.Errorf("series: cannot open the write-ahead log: %w", err)
+		}
+		s.wal = l
+		if err := s.buf.replay(ctx); err != nil {
+			l.Close()
+			return nil, err
+		}
+	}
+	s.startBackground()
+	return s, nil
+}
+
+// Kind returns the kind registered under name, or nil.
+func (s *Store) Kind(name string) *Kind { return s.kinds[name] }
+
+// Kinds returns the registered kinds in the order of Open's schemas.
+func (s *Store) Kinds() []*Kind { return append([]*Kind(nil), s.order...) }
+
+// Table returns the table client, for its Stats of consumed units.
+func (s *Store) Table() *table.Table { return s.tbl }
+
+// Flush writes every buffered reading to the table and returns when they
+// are written (and, with a write-ahead log, released from it). Readings
+// written through the buffer become visible to reads once flushed.
+func (s *Store) Flush(ctx context.Context) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	return s.buf.flush(ctx)
+}
+
+// Close flushes the buffer, stops the background flush and rollup passes
+// and closes the write-ahead log. Readings it cannot flush stay in the log
+// (with Options.WALDir) for the next Open; without a log they are lost and
+// Close returns the error. Calls after Close return ErrClosed.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.stop)
+		s.bg.Wait()
+		err := s.buf.flush(context.Background())
+		s.closed.Store(true)
+		if s.wal != nil {
+			err = errors.Join(err, s.wal.Close())
+		}
+		s.closeErr = err
+	})
+	return s.closeErr
+}
+
+// startBackground starts the flush timer and the rollup pass.
+func (s *Store) startBackground() {
+	s.bg.Add(2)
+	go func() {
+		defer s.bg.Done()
+		var tick <-chan time.Time
+		if s.opts.FlushInterval > 0 {
+			t := time.NewTicker(s.opts.FlushInterval)
+			defer t.Stop()
+			tick = t.C
+		}
+		for {
+			select {
+			case <-s.stop:
+				return
+			case <-tick:
+			case <-s.buf.kick:
+			}
+			if err := s.buf.flush(context.Background()); err != nil {
+				s.log.Warn("series: flush failed; the readings stay buffered and are retried", "err", err)
+				select {
+				case <-s.stop:
+					return
+				case <-time.After(time.Second):
+				}
+			}
+		}
+	}()
+	go func() {
+		defer s.bg.Done()
+		if s.opts.RollupInterval < 0 {
+			return
+		}
+		t := time.NewTicker(s.opts.RollupInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.stop:
+				return
+			case <-t.C:
+			}
+			if err := s.Rollup(context.Background()); err != nil {
+				s.log.Warn("series: rollup pass failed; it is retried", "err", err)
+			}
+		}
+	}()
+}
+
+// nextSeqs reserves n sequence numbers and returns the first.
+func (s *Store) nextSeqs(n int) uint64 {
+	return s.seqBase | (s.seqNext.Add(uint64(n))-uint64(n))&(1<<40-1)
+}

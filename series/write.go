@@ -1,0 +1,432 @@
+package series
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/timetable-db/timetable/keys"
+	"github.com/timetable-db/timetable/series/internal/chunk"
+	"github.com/timetable-db/timetable/table"
+)
+
+// Kind is one kind of series, described by its Schema, in a Store. It is
+// safe for concurrent use.
+type Kind struct {
+	st *Store
+	s  Schema
+}
+
+// Name returns the kind's name, the entity prefix of its keys.
+func (k *Kind) Name() string { return k.s.Name }
+
+// Schema returns the kind's schema with its defaults filled in; the slices
+// are the caller's.
+func (k *Kind) Schema() Schema {
+	s := k.s
+	s.Fields = slices.Clone(s.Fields)
+	s.Tags = slices.Clone(s.Tags)
+	s.Rollups = slices.Clone(s.Rollups)
+	return s
+}
+
+// rec is a reading as the store handles it: milliseconds, a sequence
+// number unique in the kind, values padded to the schema's fields.
+type rec struct {
+	t    int64
+	seq  uint64
+	vals []float64
+	tags []string
+}
+
+func (r *rec) reading() Reading {
+	return Reading{Time: msTime(r.t), Values: r.vals, Tags: r.tags}
+}
+
+func cmpRec(a, b rec) int {
+	switch {
+	case a.t < b.t:
+		return -1
+	case a.t > b.t:
+		return 1
+	case a.seq < b.seq:
+		return -1
+	case a.seq > b.seq:
+		return 1
+	}
+	return 0
+}
+
+// prepare checks readings of series id and gives them sequence numbers.
+func (k *Kind) prepare(id string, rs []Reading) ([]rec, error) {
+	if !validID(id) {
+		return nil, fmt.Errorf("%w: %q", ErrInvalidID, id)
+	}
+	now := timeMs(k.st.now())
+	seq := k.st.nextSeqs(len(rs))
+	out := make([]rec, len(rs))
+	nf, nt := len(k.s.Fields), len(k.s.Tags)
+	vals := make([]float64, len(rs)*nf)
+	for i, r := range rs {
+		if _, err := keys.Timestamp(r.Time); err != nil {
+			return nil, fmt.Errorf("%w: %v", ErrInvalidReading, err)
+		}
+		if len(r.Values) > nf || len(r.Tags) > nt {
+			return nil, fmt.Errorf("%w: %d values and %d tags, kind %s has %d fields and %d tags",
+				ErrInvalidReading, len(r.Values), len(r.Tags), k.s.Name, nf, nt)
+		}
+		t := timeMs(r.Time)
+		if k.s.Retention.Raw != Forever && msTime(t).Add(k.s.Retention.Raw).UnixMilli() <= now {
+			return nil, fmt.Errorf("%w: %s, kind %s keeps %v", ErrExpired, ts(t), k.s.Name, k.s.Retention.Raw)
+		}
+		v := vals[i*nf : (i+1)*nf : (i+1)*nf]
+		n := copy(v, r.Values)
+		for j := n; j < nf; j++ {
+			v[j] = math.NaN()
+		}
+		var tags []string
+		if nt > 0 {
+			tags = make([]string, nt)
+			copy(tags, r.Tags)
+			for _, g := range tags {
+				if !utf8.ValidString(g) {
+					return nil, fmt.Errorf("%w: tag %q is not UTF-8", ErrInvalidReading, g)
+				}
+			}
+		}
+		out[i] = rec{t: t, seq: seq + uint64(i), vals: v, tags: tags}
+	}
+	return out, nil
+}
+
+// Write adds readings to series id through the write buffer, which batches
+// and coalesces them into few, large writes (Options.FlushInterval and
+// FlushSize). With Options.WALDir, Write returns once the readings are
+// durable in the write-ahead log: no acknowledged reading is lost if the
+// process dies. Without it they are only in memory until flushed.
+// Buffered readings are visible to reads once flushed. Write blocks while
+// Options.MaxBuffered readings wait to be flushed, until ctx ends.
+//
+// Write checks every reading first and writes none if one is invalid
+// (ErrInvalidReading, ErrInvalidID, ErrExpired).
+func (k *Kind) Write(ctx context.Context, id string, rs ...Reading) error {
+	if k.st.closed.Load() {
+		return ErrClosed
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	recs, err := k.prepare(id, rs)
+	if err != nil {
+		return err
+	}
+	return k.st.buf.add(ctx, k, id, recs)
+}
+
+// WriteSync writes readings to series id directly, bypassing the buffer,
+// and returns once the table has them (raw items, latest reading and
+// rollup markers). With the Chunks layout each call writes new chunk
+// items, so batch readings into few calls.
+func (k *Kind) WriteSync(ctx context.Context, id string, rs ...Reading) error {
+	if k.st.closed.Load() {
+		return ErrClosed
+	}
+	if len(rs) == 0 {
+		return nil
+	}
+	recs, err := k.prepare(id, rs)
+	if err != nil {
+		return err
+	}
+	return k.st.apply(ctx, []entry{{k: k, id: id, recs: recs}})
+}
+
+// entry is the readings of one series to write.
+type entry struct {
+	k    *Kind
+	id   string
+	recs []rec
+}
+
+// apply writes entries to the table: raw items, then the latest readings
+// and rollup markers. Every write is idempotent (keys come from sequence
+// numbers; buckets skip readings they hold; latest readings are
+// conditional), so applying the same entries again, after a failure or a
+// crash, changes nothing.
+func (s *Store) apply(ctx context.Context, entries []entry) error {
+	var puts, marks []table.WriteRequest
+	var buckets []*bucketOp
+	var latest []table.Item
+	for i := range entries {
+		e := &entries[i]
+		if len(e.recs) == 0 {
+			continue
+		}
+		slices.SortFunc(e.recs, cmpRec)
+		k := e.k
+		switch k.s.Layout {
+		case ItemPerReading, DayPartitioned:
+			for j := range e.recs {
+				puts = append(puts, table.PutRequest(k.readingItem(e.id, &e.recs[j])))
+			}
+		case Chunks:
+			items, err := k.chunkItems(e.id, e.recs)
+			if err != nil {
+				return err
+			}
+			for _, it := range items {
+				puts = append(puts, table.PutRequest(it))
+			}
+		case Buckets:
+			buckets = append(buckets, k.bucketOps(e.id, e.recs)...)
+		}
+		latest = append(latest, k.latestItem(e.id, &e.recs[len(e.recs)-1]))
+		for _, m := range k.markersFor(e.id, e.recs) {
+			marks = append(marks, table.PutRequest(m))
+		}
+	}
+	if len(puts) > 0 {
+		if err := s.tbl.BatchWrite(ctx, puts); err != nil {
+			return fmt.Errorf("series: cannot write readings: %w", err)
+		}
+	}
+	if err := s.parallel(ctx, len(buckets), func(ctx context.Context, i int) error {
+		return buckets[i].k.mergeBucket(ctx, buckets[i])
+	}); err != nil {
+		return err
+	}
+	if err := s.parallel(ctx, len(latest), func(ctx context.Context, i int) error {
+		return s.putLatest(ctx, latest[i])
+	}); err != nil {
+		return err
+	}
+	if len(marks) > 0 {
+		if err := s.tbl.BatchWrite(ctx, marks); err != nil {
+			return fmt.Errorf("series: cannot write rollup markers: %w", err)
+		}
+	}
+	for i := range entries {
+		entries[i].k.markedFor(entries[i].id, entries[i].recs)
+	}
+	return nil
+}
+
+// parallel runs fn(i) for i in [0, n) on up to FlushConcurrency
+// goroutines and returns the first error (the others are cancelled).
+func (s *Store) parallel(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
+	if n == 0 {
+		return nil
+	}
+	if n == 1 {
+		return fn(ctx, 0)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+		next  int
+	)
+	workers := min(n, s.opts.FlushConcurrency)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				mu.Lock()
+				i := next
+				next++
+				stop := first != nil
+				mu.Unlock()
+				if i >= n || stop {
+					return
+				}
+				if err := fn(ctx, i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+						cancel()
+					}
+					mu.Unlock()
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return first
+}
+
+// readingItem is the item of one reading in the ItemPerReading and
+// DayPartitioned layouts.
+func (k *Kind) readingItem(id string, r *rec) table.Item {
+	sh := k.shardOf(r.seq)
+	it := table.Item{}
+	if k.s.Layout == DayPartitioned {
+		tod := keys.TimeOfDay(msTime(r.t))
+		it[attrPK] = strAV(k.dayPK(id, sh, periodKey(r.t, keys.Day)))
+		it[attrSK] = strAV(tod + keys.Sep + hex16(r.seq))
+	} else {
+		it[attrPK] = strAV(k.rawPK(id, sh))
+		it[attrSK] = strAV(orderKey(r.t, r.seq))
+	}
+	putValues(it, &k.s, r.vals, r.tags)
+	k.putTTL(it, r.t, k.s.Retention.Raw)
+	k.putMetric(it, id, r.t, r.seq)
+	return it
+}
+
+func (k *Kind) putTTL(it table.Item, ms int64, ret time.Duration) {
+	if v := ttlOf(ms, ret); v != 0 {
+		it[attrTTL] = intAV(v)
+	}
+}
+
+// putMetric adds the metric index keys of a raw item whose data starts at
+// ms, if the kind has the index.
+func (k *Kind) putMetric(it table.Item, id string, ms int64, seq uint64) {
+	if !k.s.MetricIndex {
+		return
+	}
+	it[attrMPK] = strAV(k.metricPK(periodKey(ms, keys.Day), keys.ShardIndex(id, k.s.IndexShards)))
+	it[attrMSK] = strAV(ts(ms) + keys.Sep + id + keys.Sep + hex16(seq))
+}
+
+func (k *Kind) metricPK(day string, sh int) string {
+	pk := k.s.Name + keys.Sep + day
+	if k.s.IndexShards > 1 {
+		pk += keys.Sep + keys.ShardSuffix(sh, k.s.IndexShards)
+	}
+	return pk
+}
+
+// maxChunkBytes bounds the encoded data and tags of one chunk item, well
+// under DynamoDB's 400 KB per item.
+const maxChunkBytes = 300 << 10
+
+// chunkItems encodes sorted readings of series id as chunk items: one per
+// hour and shard, split further if too large. The sort key of a chunk is
+// its first reading's timestamp and the smallest sequence number in it,
+// so writing the same readings again writes the same items.
+func (k *Kind) chunkItems(id string, recs []rec) ([]table.Item, error) {
+	var items []table.Item
+	for len(recs) > 0 {
+		// recs of one hour
+		end := periodEnd(recs[0].t, keys.Hour)
+		n := 1
+		for n < len(recs) && recs[n].t < end {
+			n++
+		}
+		hour := recs[:n]
+		recs = recs[n:]
+		if k.s.Shards <= 1 {
+			out, err := k.chunkGroup(id, 0, hour, items)
+			if err != nil {
+				return nil, err
+			}
+			items = out
+			continue
+		}
+		groups := make([][]rec, k.s.Shards)
+		for _, r := range hour {
+			sh := k.shardOf(r.seq)
+			groups[sh] = append(groups[sh], r)
+		}
+		for sh, g := range groups {
+			if len(g) == 0 {
+				continue
+			}
+			out, err := k.chunkGroup(id, sh, g, items)
+			if err != nil {
+				return nil, err
+			}
+			items = out
+		}
+	}
+	return items, nil
+}
+
+// chunkGroup appends to items the chunk item(s) of recs, all in one hour
+// and shard.
+func (k *Kind) chunkGroup(id string, sh int, recs []rec, items []table.Item) ([]table.Item, error) {
+	app, err := chunk.NewAppender(k.s.Fields)
+	if err != nil {
+		return nil, err
+	}
+	minSeq := recs[0].seq
+	for i := range recs {
+		if err := app.Append(recs[i].t, recs[i].vals); err != nil {
+			return nil, fmt.Errorf("series: cannot encode a chunk: %w", err)
+		}
+		minSeq = min(minSeq, recs[i].seq)
+	}
+	data := app.Bytes()
+	var tagCol []byte
+	if len(k.s.Tags) > 0 {
+		tagCol = encodeTags(len(recs), len(k.s.Tags), func(i, j int) string { return recs[i].tags[j] })
+	}
+	if len(data)+len(tagCol) > maxChunkBytes && len(recs) > 1 {
+		half := len(recs) / 2
+		items, err := k.chunkGroup(id, sh, recs[:half], items)
+		if err != nil {
+			return nil, err
+		}
+		return k.chunkGroup(id, sh, recs[half:], items)
+	}
+	first, last := recs[0].t, recs[len(recs)-1].t
+	it := table.Item{
+		attrPK:   strAV(k.rawPK(id, sh)),
+		attrSK:   strAV(orderKey(first, minSeq)),
+		attrData: binAV(data),
+		attrEnd:  intAV(last),
+	}
+	if tagCol != nil {
+		it[attrTags] = binAV(tagCol)
+	}
+	u := newUnit(len(k.s.Fields))
+	u.n = int64(len(recs))
+	for i, a := range app.Aggregates() {
+		u.fields[i] = fromChunkAgg(a)
+	}
+	putUnit(it, &k.s, u)
+	k.putTTL(it, last, k.s.Retention.Raw)
+	k.putMetric(it, id, first, minSeq)
+	return append(items, it), nil
+}
+
+func fromChunkAgg(a chunk.Aggregate) agg {
+	if a.Count == 0 {
+		return agg{}
+	}
+	return agg{n: int64(a.Count), sum: a.Sum, min: a.Min, max: a.Max, first: a.First, last: a.Last, firstT: a.FirstTime, lastT: a.LastTime}
+}
+
+// latestItem is the latest-reading item of series id holding r.
+func (k *Kind) latestItem(id string, r *rec) table.Item {
+	it := table.Item{
+		attrPK:   strAV(k.latestPK(id)),
+		attrSK:   strAV(latestSK),
+		attrTime: strAV(ts(r.t)),
+		attrSeq:  strAV(hex16(r.seq)),
+		attrOrd:  strAV(orderKey(r.t, r.seq)),
+	}
+	putValues(it, &k.s, r.vals, r.tags)
+	k.putTTL(it, r.t, k.s.Retention.Raw)
+	return it
+}
+
+// putLatest writes a latest-reading item unless the stored one is as new
+// or newer.
+func (s *Store) putLatest(ctx context.Context, it table.Item) error {
+	o := it[attrOrd]
+	_, err := s.tbl.Put(ctx, it, &table.PutOptions{If: table.Or(table.Attr(attrOrd).NotExists(), table.Attr(attrOrd).Lt(o))})
+	if err != nil && !table.IsConditionFailed(err) {
+		return fmt.Errorf("series: cannot write the latest reading: %w", err)
+	}
+	return nil
+}
