@@ -151,24 +151,31 @@ tt_build_timetable() {
 }
 
 # tt_start_timetable BIN DATA LOG starts `timetable serve` with its DynamoDB
-# endpoint on a free 127.0.0.1 port, waits until it answers, and sets
+# endpoint on a port of 127.0.0.1 that the server picks itself (port 0,
+# reported through --addr-file), waits until it answers, and sets
 # TT_SERVE_PID and TT_SERVE_ENDPOINT.
 tt_start_timetable() {
-	local bin=$1 data=$2 log=$3 port attempt
-	for attempt in 1 2 3; do
-		port=$(tt_free_port)
-		"$bin" serve --data "$data" --dynamodb-addr "127.0.0.1:$port" >"$log" 2>&1 &
-		TT_SERVE_PID=$!
-		tt_track "$TT_SERVE_PID"
-		TT_SERVE_ENDPOINT=http://127.0.0.1:$port
+	local bin=$1 data=$2 log=$3 addr_file i
+	addr_file=$(mktemp "${TMPDIR:-/tmp}/timetable-addr.XXXXXX")
+	rm -f "$addr_file"
+	"$bin" serve --data "$data" --dynamodb-addr 127.0.0.1:0 --addr-file "$addr_file" >"$log" 2>&1 &
+	TT_SERVE_PID=$!
+	tt_track "$TT_SERVE_PID"
+	for ((i = 0; i < 300; i++)); do
+		[[ -s $addr_file ]] && break
+		kill -0 "$TT_SERVE_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	if [[ -s $addr_file ]]; then
+		TT_SERVE_ENDPOINT=http://$(head -n 1 "$addr_file")
+		rm -f "$addr_file"
 		if tt_wait_dynamodb "$TT_SERVE_ENDPOINT" "$TT_SERVE_PID" 30; then
 			return 0
 		fi
-		tt_stop "$TT_SERVE_PID"
-		tt_log "timetable serve did not start on port $port (attempt $attempt); its log:"
-		tail -n 20 "$log" >&2 || true
-	done
-	tt_log "could not start timetable serve"
+	fi
+	rm -f "$addr_file"
+	tt_log "timetable serve did not start; its log:"
+	tail -n 20 "$log" >&2 || true
 	return 1
 }
 

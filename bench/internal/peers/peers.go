@@ -63,8 +63,10 @@ func NewClient(endpoint string, conns int) *dynamodb.Client {
 	})
 }
 
-// start runs cmd (already configured) and waits until endpoint answers.
-func start(ctx context.Context, name string, cmd *exec.Cmd, port int, logDir string) (*Server, error) {
+// start runs cmd (already configured) and waits until it answers at
+// 127.0.0.1:port, or, with port 0, at the host:port that the server writes
+// to addrFile.
+func start(ctx context.Context, name string, cmd *exec.Cmd, port int, addrFile, logDir string) (*Server, error) {
 	logf, err := os.CreateTemp(logDir, "peer-*.log")
 	if err != nil {
 		return nil, err
@@ -83,11 +85,39 @@ func start(ctx context.Context, name string, cmd *exec.Cmd, port int, logDir str
 		done:     make(chan struct{}),
 	}
 	go func() { cmd.Wait(); close(s.done) }()
+	if port == 0 {
+		addr, err := s.readAddr(ctx, addrFile, 30*time.Second)
+		if err != nil {
+			s.Stop()
+			return nil, fmt.Errorf("%s did not start: %w\n%s", name, err, s.LogTail())
+		}
+		s.Endpoint = "http://" + addr
+	}
 	if err := s.wait(ctx, 90*time.Second); err != nil {
 		s.Stop()
 		return nil, fmt.Errorf("%s did not start: %w\n%s", name, err, s.LogTail())
 	}
 	return s, nil
+}
+
+// readAddr waits until the server has written its address to file.
+func (s *Server) readAddr(ctx context.Context, file string, timeout time.Duration) (string, error) {
+	deadline := time.Now().Add(timeout)
+	for {
+		if b, err := os.ReadFile(file); err == nil && len(bytes.TrimSpace(b)) > 0 {
+			return string(bytes.TrimSpace(b)), nil
+		}
+		select {
+		case <-s.done:
+			return "", errors.New("process exited")
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("no address in %s after %v", file, timeout)
+		}
+	}
 }
 
 // wait polls ListTables until the server answers.
@@ -162,7 +192,7 @@ func StartDynamoDBLocal(ctx context.Context, toolsDir, logDir string) (*Server, 
 	cmd := exec.Command("java", "-Djava.library.path=./DynamoDBLocal_lib", "-jar", "DynamoDBLocal.jar",
 		"-inMemory", "-port", strconv.Itoa(port))
 	cmd.Dir = filepath.Dir(jars[len(jars)-1])
-	return start(ctx, "DynamoDB Local", cmd, port, logDir)
+	return start(ctx, "DynamoDB Local", cmd, port, "", logDir)
 }
 
 // StartDynalite starts dynalite, in memory, from the npm package installed
@@ -178,7 +208,7 @@ func StartDynalite(ctx context.Context, toolsDir, logDir string) (*Server, error
 	}
 	cmd := exec.Command("node", cli, "--host", "127.0.0.1", "--port", strconv.Itoa(port),
 		"--createTableMs", "0", "--deleteTableMs", "0", "--updateTableMs", "0")
-	return start(ctx, "dynalite", cmd, port, logDir)
+	return start(ctx, "dynalite", cmd, port, "", logDir)
 }
 
 // BuildTimetable builds the timetable command of the module in root into
@@ -194,12 +224,15 @@ func BuildTimetable(ctx context.Context, root, dir string) (string, error) {
 }
 
 // StartTimetable starts `bin serve --data dataDir --dynamodb-addr
-// 127.0.0.1:PORT` plus extra arguments.
+// 127.0.0.1:0` plus extra arguments; the server picks a free port and
+// reports it through --addr-file.
 func StartTimetable(ctx context.Context, bin, dataDir, logDir string, extra ...string) (*Server, error) {
-	port, err := FreePort()
+	f, err := os.CreateTemp(logDir, "serve-addr-")
 	if err != nil {
 		return nil, err
 	}
-	args := append([]string{"serve", "--data", dataDir, "--dynamodb-addr", "127.0.0.1:" + strconv.Itoa(port)}, extra...)
-	return start(ctx, "timetable serve", exec.Command(bin, args...), port, logDir)
+	f.Close()
+	os.Remove(f.Name())
+	args := append([]string{"serve", "--data", dataDir, "--dynamodb-addr", "127.0.0.1:0", "--addr-file", f.Name()}, extra...)
+	return start(ctx, "timetable serve", exec.Command(bin, args...), 0, f.Name(), logDir)
 }
