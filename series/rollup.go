@@ -307,7 +307,8 @@ func (k *Kind) recompute(ctx context.Context, id string, g keys.Granularity, sta
 
 // Recompute recomputes the rollups of series id over [from, to), every
 // tier, finest first, from their sources: for backfills, or after
-// changing the tiers. It is idempotent.
+// changing the tiers. Periods that have not ended LateWindow ago are left
+// to the rollup pass. It is idempotent.
 func (k *Kind) Recompute(ctx context.Context, id string, from, to time.Time) error {
 	if !validID(id) {
 		return fmt.Errorf("%w: %q", ErrInvalidID, id)
@@ -317,8 +318,9 @@ func (k *Kind) Recompute(ctx context.Context, id string, from, to time.Time) err
 	if err != nil {
 		return err
 	}
+	now, late := timeMs(k.st.now()), k.st.opts.LateWindow.Milliseconds()
 	for _, g := range k.s.Rollups {
-		for p := periodStart(lo, g); p < hi; p = periodEnd(p, g) {
+		for p := periodStart(lo, g); p < hi && now >= periodEnd(p, g)+late; p = periodEnd(p, g) {
 			var rest []marker
 			for _, m := range ms {
 				if m.g != g || m.start != p {

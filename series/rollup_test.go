@@ -1,0 +1,215 @@
+package series
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+	"time"
+)
+
+// expect computes the periods of rs by bucket, independently of the
+// store's code.
+func expect(rs []Reading, nf int, bucket func(time.Time) (time.Time, time.Time)) []Period {
+	by := map[time.Time]*Period{}
+	for _, r := range rs {
+		st, end := bucket(r.Time)
+		p := by[st]
+		if p == nil {
+			p = &Period{Start: st, End: end, Fields: make([]Aggregate, nf)}
+			by[st] = p
+		}
+		p.Count++
+		for i := 0; i < nf; i++ {
+			v := r.Values[i]
+			if math.IsNaN(v) {
+				continue
+			}
+			a := &p.Fields[i]
+			if a.Count == 0 {
+				*a = Aggregate{Count: 1, Sum: v, Min: v, Max: v, First: v, Last: v, FirstTime: r.Time, LastTime: r.Time}
+				continue
+			}
+			a.Count++
+			a.Sum += v
+			a.Min, a.Max = min(a.Min, v), max(a.Max, v)
+			if r.Time.Before(a.FirstTime) {
+				a.First, a.FirstTime = v, r.Time
+			}
+			if !r.Time.Before(a.LastTime) {
+				a.Last, a.LastTime = v, r.Time
+			}
+		}
+	}
+	var out []Period
+	for _, p := range by {
+		out = append(out, *p)
+	}
+	slices.SortFunc(out, func(a, b Period) int { return a.Start.Compare(b.Start) })
+	return out
+}
+
+func wantPeriods(t testing.TB, what string, got, want []Period) {
+	t.Helper()
+	if len(got) != len(want) {
+		var gs, ws []string
+		for _, p := range got {
+			gs = append(gs, fmt.Sprintf("%s/%d", p.Start.Format("01-02T15"), p.Count))
+		}
+		for _, p := range want {
+			ws = append(ws, fmt.Sprintf("%s/%d", p.Start.Format("01-02T15"), p.Count))
+		}
+		t.Fatalf("%s: %d periods, want %d\n got %v\nwant %v", what, len(got), len(want), gs, ws)
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if !g.Start.Equal(w.Start) || !g.End.Equal(w.End) || g.Count != w.Count || len(g.Fields) != len(w.Fields) {
+			t.Fatalf("%s: period %d: got %v, want %v", what, i, g, w)
+		}
+		for j := range g.Fields {
+			a, b := g.Fields[j], w.Fields[j]
+			if a.Count != b.Count || a.Min != b.Min || a.Max != b.Max || a.First != b.First || a.Last != b.Last ||
+				!a.FirstTime.Equal(b.FirstTime) || !a.LastTime.Equal(b.LastTime) || math.Abs(a.Sum-b.Sum) > 1e-9*math.Max(1, math.Abs(b.Sum)) {
+				t.Fatalf("%s: period %v field %d: got %+v, want %+v", what, g.Start, j, a, b)
+			}
+		}
+	}
+}
+
+func hourOf(t time.Time) (time.Time, time.Time) {
+	s := t.Truncate(time.Hour)
+	return s, s.Add(time.Hour)
+}
+func dayOf(t time.Time) (time.Time, time.Time) {
+	s := t.Truncate(24 * time.Hour)
+	return s, s.AddDate(0, 0, 1)
+}
+func monthOf(t time.Time) (time.Time, time.Time) {
+	s := time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+	return s, s.AddDate(0, 1, 0)
+}
+func within(rs []Reading, from, to time.Time) []Reading {
+	var out []Reading
+	for _, r := range rs {
+		if !r.Time.Before(from) && r.Time.Before(to) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func TestRollup_Idempotent(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		for _, l := range allLayouts {
+			t.Run(l.String(), func(t *testing.T) {
+				ctx := context.Background()
+				clk := newClock(t0.Add(30 * time.Hour))
+				st := openStore(t, b.open(t, clk), testOptions(t, clk), sensorSchema(l))
+				k := st.Kind("SENSOR")
+				rs := sensorReadings(t0.Add(-2*time.Hour), 7*time.Minute, 240) // to t0+26h
+				if err := k.WriteSync(ctx, "s1", rs...); err != nil {
+					t.Fatal(err)
+				}
+				check := func(stage string, rs []Reading) {
+					t.Helper()
+					now := clk.Now()
+					lateEnd := now.Add(-5 * time.Minute)
+					hours, err := k.Rollups(ctx, "s1", Hourly, t0.Add(-24*time.Hour), now)
+					if err != nil {
+						t.Fatal(err)
+					}
+					// Hours that ended LateWindow ago are rolled up.
+					var done []Reading
+					for _, r := range rs {
+						if _, end := hourOf(r.Time); !end.After(lateEnd) {
+							done = append(done, r)
+						}
+					}
+					wantPeriods(t, stage+" hourly", hours, expect(done, 2, hourOf))
+					days, err := k.Rollups(ctx, "s1", Daily, t0.Add(-48*time.Hour), now)
+					if err != nil {
+						t.Fatal(err)
+					}
+					wantPeriods(t, stage+" daily", days, expect(within(rs, t0.Add(-24*time.Hour), t0.Add(24*time.Hour)), 2, dayOf))
+					months, err := k.Rollups(ctx, "s1", Monthly, t0.AddDate(0, -2, 0), now)
+					if err != nil {
+						t.Fatal(err)
+					}
+					wantPeriods(t, stage+" monthly", months, expect(within(rs, t0.AddDate(0, -1, 0), t0), 2, monthOf))
+					// Aggregates at every step agree with the readings,
+					// rolled up or not.
+					for _, step := range []time.Duration{time.Hour, 3 * time.Hour, 24 * time.Hour, 15 * time.Minute} {
+						from, to := t0.Add(-2*time.Hour), t0.Add(27*time.Hour)
+						a, err := k.Aggregate(ctx, "s1", AggregateQuery{From: from, To: to, Step: step})
+						if err != nil {
+							t.Fatal(err)
+						}
+						bucket := func(x time.Time) (time.Time, time.Time) { s := x.Truncate(step); return s, s.Add(step) }
+						wantPeriods(t, stage+" aggregate "+step.String(), a.Periods, expect(within(rs, from, to), 2, bucket))
+					}
+					a, err := k.Aggregate(ctx, "s1", AggregateQuery{From: t0.AddDate(0, -1, 0), To: now, Months: 1})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if a.Tier != Monthly {
+						t.Errorf("monthly aggregate read the %s tier", a.Tier)
+					}
+					wantPeriods(t, stage+" aggregate months", a.Periods, expect(rs, 2, monthOf))
+				}
+				if err := st.Rollup(ctx); err != nil {
+					t.Fatal(err)
+				}
+				check("first pass", rs)
+				// Running again, and recomputing, changes nothing.
+				if err := st.Rollup(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if err := k.Recompute(ctx, "s1", t0.Add(-2*time.Hour), t0.Add(24*time.Hour)); err != nil {
+					t.Fatal(err)
+				}
+				check("second pass", rs)
+
+				// A late reading in an hour already rolled up: aggregates
+				// see it at once (its hour is stale), rollups after the
+				// next pass, exactly once.
+				late := Reading{Time: t0.Add(3*time.Hour + 30*time.Minute + time.Millisecond), Values: []float64{99, 1}, Tags: []string{"late"}}
+				if err := k.WriteSync(ctx, "s1", late); err != nil {
+					t.Fatal(err)
+				}
+				rs2 := append(slices.Clone(rs), late)
+				from, to := t0.Add(-2*time.Hour), t0.Add(27*time.Hour)
+				a, err := k.Aggregate(ctx, "s1", AggregateQuery{From: from, To: to, Step: 24 * time.Hour})
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantPeriods(t, "late, before the pass", a.Periods, expect(rs2, 2, dayOf))
+				for i := 0; i < 2; i++ {
+					if err := st.Rollup(ctx); err != nil {
+						t.Fatal(err)
+					}
+					check("late", rs2)
+				}
+				// The next day: everything rolled up.
+				clk.Advance(24 * time.Hour)
+				if err := st.Rollup(ctx); err != nil {
+					t.Fatal(err)
+				}
+				days, err := k.Rollups(ctx, "s1", Daily, t0.Add(-48*time.Hour), clk.Now())
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantPeriods(t, "all days", days, expect(rs2, 2, dayOf))
+				ms, err := k.markers(ctx, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, m := range ms {
+					if m.g != 2 { // only the open month may stay marked
+						t.Errorf("marker left: %+v", m)
+					}
+				}
+			})
+		}
+	})
+}
