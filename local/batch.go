@@ -82,15 +82,23 @@ func (db *DB) batchGet(in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOu
 		ka   types.KeysAndAttributes
 		keys []*primaryKey
 	}
-	var reqs []*req
-	for _, name := range names {
-		t, err := db.table(name)
-		if err != nil {
+	// DynamoDB Local checks the tables' requests in phases: parameters
+	// that do not need the table, then the keys of every existing table,
+	// then that the tables exist, then the projections.
+	reqs := make([]*req, len(names))
+	for i, name := range names {
+		r := &req{name: name, ka: in.RequestItems[name]}
+		if err := readParams(r.ka.ProjectionExpression, r.ka.AttributesToGet, r.ka.ExpressionAttributeNames); err != nil {
 			return nil, err
 		}
-		r := &req{name: name, m: t.m(), ka: in.RequestItems[name]}
-		if r.proj, err = readProjection(r.ka.ProjectionExpression, r.ka.AttributesToGet, r.ka.ExpressionAttributeNames, nil); err != nil {
-			return nil, err
+		if t, err := db.table(name); err == nil {
+			r.m = t.m()
+		}
+		reqs[i] = r
+	}
+	for _, r := range reqs {
+		if r.m == nil {
+			continue
 		}
 		seen := map[string]bool{}
 		for _, key := range r.ka.Keys {
@@ -107,7 +115,21 @@ func (db *DB) batchGet(in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOu
 			seen[id] = true
 			r.keys = append(r.keys, k)
 		}
-		reqs = append(reqs, r)
+	}
+	for _, r := range reqs {
+		if r.m == nil {
+			_, err := db.table(r.name)
+			return nil, err
+		}
+	}
+	for _, r := range reqs {
+		var err error
+		if r.proj, err = readProjection(r.ka.ProjectionExpression, r.ka.AttributesToGet, r.ka.ExpressionAttributeNames, nil); err != nil {
+			return nil, err
+		}
+		if err := r.m.checkNested(projNested(r.proj)); err != nil {
+			return nil, err
+		}
 	}
 	out := &dynamodb.BatchGetItemOutput{
 		Responses:       map[string][]map[string]types.AttributeValue{},

@@ -34,6 +34,8 @@ type tableMeta struct {
 	// TTLPending is set while UpdateTimeToLive is enabling TTL on a table
 	// whose existing items have not yet been entered in the TTL queue.
 	TTLPending bool `json:"ttlPending,omitempty"`
+
+	keys []keyAttr // key attributes of the table and its indexes, in keyAttrOrder
 }
 
 type attrDef struct {
@@ -85,6 +87,7 @@ func (m *tableMeta) isTableKey(name string) bool {
 
 // prepare computes the derived fields of a meta after decoding or building.
 func (m *tableMeta) prepare() {
+	m.keys = m.keyAttrOrder()
 	for _, ix := range m.Indexes {
 		ix.include = map[string]bool{m.Hash: true, ix.Hash: true}
 		if m.Range != "" {

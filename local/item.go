@@ -73,6 +73,9 @@ func (db *DB) getItem(in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error
 	if err != nil {
 		return nil, err
 	}
+	if err := m.checkNested(projNested(proj)); err != nil {
+		return nil, err
+	}
 	k, err := m.keyFromMap(in.Key)
 	if err != nil {
 		return nil, err
@@ -130,15 +133,25 @@ func (p projector) topLevel() []string {
 	return p.names
 }
 
+// readParams checks the parameters of a single-item read that do not need
+// compiling: expression and legacy parameters mixed, placeholder names
+// without an expression.
+func readParams(pe *string, atg []string, names map[string]string) error {
+	if pe != nil && len(atg) > 0 {
+		return validationError("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}")
+	}
+	if pe == nil && len(names) > 0 {
+		return validationError("ExpressionAttributeNames can only be specified when using expressions")
+	}
+	return nil
+}
+
 // readProjection compiles the projection of a single-item read.
 func readProjection(pe *string, atg []string, names map[string]string, values Item) (projector, error) {
-	if pe != nil && len(atg) > 0 {
-		return projector{}, validationError("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}")
+	if err := readParams(pe, atg, names); err != nil {
+		return projector{}, err
 	}
 	if pe == nil {
-		if len(names) > 0 {
-			return projector{}, validationError("ExpressionAttributeNames can only be specified when using expressions")
-		}
 		return attributesToGet(atg)
 	}
 	c, err := newCompiler(names, values)
@@ -391,8 +404,17 @@ func unwrapWriteErr(err error) error {
 // apply computes the new item of a write from the old one, checking its
 // condition. It returns errCondition when the condition fails.
 func (m *tableMeta) apply(w *itemWrite, old Item) (Item, error) {
-	if w.exprs.cond != nil && !w.exprs.cond.Eval(old) {
-		return nil, &errCondition{old: old}
+	if w.exprs.cond != nil {
+		// DynamoDB Local does not check the conditions of a
+		// transaction's ConditionCheck for nested key paths.
+		if !w.check {
+			if err := m.checkNested(w.exprs.cond.Nested()); err != nil {
+				return nil, &errFatal{err}
+			}
+		}
+		if !w.exprs.cond.Eval(old) {
+			return nil, &errCondition{old: old}
+		}
 	}
 	switch {
 	case w.check:
@@ -417,6 +439,9 @@ func (m *tableMeta) apply(w *itemWrite, old Item) (Item, error) {
 		if m.isTableKey(name) {
 			return nil, &errAlone{validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)}
 		}
+	}
+	if err := m.checkNested(w.exprs.update.Nested()); err != nil {
+		return nil, &errFatal{err}
 	}
 	nu, err := w.exprs.update.Apply(base)
 	if err != nil {

@@ -134,8 +134,25 @@ func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 			return nil, err
 		}
 	}
-	sp, err := resolveSpec(m, in.IndexName, in.Select, proj, in.ProjectionExpression != nil, filter, in.Limit, in.ConsistentRead, "Query")
+	// DynamoDB Local checks nested paths into key attributes per
+	// expression: filter, projection, key condition.
+	nested := func() error {
+		if err := m.checkNested(condNested(filter)); err != nil {
+			return err
+		}
+		if err := m.checkNested(projNested(proj)); err != nil {
+			return err
+		}
+		if kc != nil {
+			return m.checkNested(kc.Nested())
+		}
+		return nil
+	}
+	sp, err := resolveSpec(m, in.IndexName, in.Select, proj, in.ProjectionExpression != nil, filter, in.Limit, in.ConsistentRead, nested)
 	if err != nil {
+		return nil, err
+	}
+	if err := sp.checkProjected(); err != nil {
 		return nil, err
 	}
 	hashKey, hashType, rangeKey, rangeType := m.Hash, m.HashType, m.Range, m.RangeType
@@ -391,7 +408,7 @@ func (db *DB) scanOp(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
 		}
 		seg, total = uint64(*in.Segment), uint64(*in.TotalSegments)
 	}
-	sp, err := resolveSpec(m, in.IndexName, in.Select, proj, in.ProjectionExpression != nil, filter, in.Limit, in.ConsistentRead, "Scan")
+	sp, err := resolveSpec(m, in.IndexName, in.Select, proj, in.ProjectionExpression != nil, filter, in.Limit, in.ConsistentRead, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -417,6 +434,17 @@ func (db *DB) scanOp(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
 			return nil, validationError("Exclusive start key must lie within the segment")
 		}
 		lower = keyAfter(sk)
+	}
+	// DynamoDB Local checks nested paths into key attributes per
+	// expression (filter, then projection) after the start key.
+	if err := m.checkNested(condNested(filter)); err != nil {
+		return nil, err
+	}
+	if err := m.checkNested(projNested(proj)); err != nil {
+		return nil, err
+	}
+	if err := sp.checkProjected(); err != nil {
+		return nil, err
 	}
 	s := sp.scan(lower, upper, false)
 	r, err := db.runScan(s)

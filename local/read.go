@@ -177,9 +177,11 @@ func conditionAttrs(c *expr.Condition) ([]string, bool) {
 }
 
 // resolveSpec validates the parts of a Query or Scan request that do not
-// depend on keys. kind is "Query" or "Scan".
+// depend on keys, except the attributes an index projects (checkProjected).
+// nested, when not nil, runs after the index and the limit are checked and
+// before the rest, where a Query checks nested paths into key attributes.
 func resolveSpec(m *tableMeta, indexName *string, sel types.Select, proj projector, projIsExpr bool,
-	filter *expr.Condition, limit *int32, consistent *bool, kind string) (*readSpec, error) {
+	filter *expr.Condition, limit *int32, consistent *bool, nested func() error) (*readSpec, error) {
 	sp := &readSpec{m: m, sel: sel, proj: proj, filter: filter}
 	if consistent != nil {
 		sp.consistent = *consistent
@@ -189,15 +191,20 @@ func resolveSpec(m *tableMeta, indexName *string, sel types.Select, proj project
 		if sp.ix == nil {
 			return nil, validationf("The table does not have the specified index: %s", *indexName)
 		}
-		if sp.ix.Global && sp.consistent {
-			return nil, validationError("Consistent reads are not supported on global secondary indexes")
-		}
 	}
 	if limit != nil {
 		if *limit < 1 {
 			return nil, validationError("Limit must be greater than or equal to 1")
 		}
 		sp.limit = int(*limit)
+	}
+	if nested != nil {
+		if err := nested(); err != nil {
+			return nil, err
+		}
+	}
+	if sp.ix != nil && sp.ix.Global && sp.consistent {
+		return nil, validationError("Consistent reads are not supported on global secondary indexes")
 	}
 	what := "AttributesToGet"
 	if projIsExpr {
@@ -235,26 +242,35 @@ func resolveSpec(m *tableMeta, indexName *string, sel types.Select, proj project
 	default:
 		return nil, validationError("Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES")
 	}
-	if ix := sp.ix; ix != nil && ix.Projection != "ALL" {
-		if sp.sel == types.SelectAllAttributes {
-			if ix.Global {
-				return nil, validationf("One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", ix.Name)
-			}
-			sp.fetch = true
+	if ix := sp.ix; ix != nil && ix.Projection != "ALL" && sp.sel == types.SelectAllAttributes {
+		if ix.Global {
+			return nil, validationf("One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", ix.Name)
 		}
-		if missing := notProjected(ix, proj.topLevel()); len(missing) > 0 {
-			if ix.Global {
-				return nil, validationf("One or more parameter values were invalid: Global secondary index %s does not project [%s]", ix.Name, strings.Join(missing, ", "))
-			}
-			sp.fetch = true
-		}
-		if attrs, ok := conditionAttrs(filter); ok {
-			if missing := notProjected(ix, attrs); len(missing) > 0 {
-				return nil, validationf("One or more parameter values were invalid: Secondary index %s does not project one or more filter attributes: [%s]", ix.Name, strings.Join(missing, ", "))
-			}
-		}
+		sp.fetch = true
 	}
 	return sp, nil
+}
+
+// checkProjected checks that an index projects the attributes the
+// projection and the filter read; a local index fetches the others from
+// the table.
+func (sp *readSpec) checkProjected() error {
+	ix := sp.ix
+	if ix == nil || ix.Projection == "ALL" {
+		return nil
+	}
+	if missing := notProjected(ix, sp.proj.topLevel()); len(missing) > 0 {
+		if ix.Global {
+			return validationf("One or more parameter values were invalid: Global secondary index %s does not project [%s]", ix.Name, strings.Join(missing, ", "))
+		}
+		sp.fetch = true
+	}
+	if attrs, ok := conditionAttrs(sp.filter); ok {
+		if missing := notProjected(ix, attrs); len(missing) > 0 {
+			return validationf("One or more parameter values were invalid: Secondary index %s does not project one or more filter attributes: [%s]", ix.Name, strings.Join(missing, ", "))
+		}
+	}
+	return nil
 }
 
 func notProjected(ix *indexMeta, names []string) []string {

@@ -352,6 +352,9 @@ func (db *DB) transactGet(in *dynamodb.TransactGetItemsInput) (*dynamodb.Transac
 		if err != nil {
 			return nil, err
 		}
+		if err := m.checkNested(projNested(proj)); err != nil {
+			return nil, err
+		}
 		k, err := m.keyFromMap(g.Key)
 		if err != nil {
 			// DynamoDB Local reports invalid keys here as a canceled

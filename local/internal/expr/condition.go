@@ -10,8 +10,9 @@ import (
 // legacy Expected, QueryFilter or ScanFilter). It is immutable and safe for
 // concurrent use.
 type Condition struct {
-	root *cond
-	top  []string
+	root   *cond
+	top    []string
+	nested []string
 }
 
 // cop is the operation of a condition node.
@@ -95,7 +96,31 @@ func (c *Compiler) condition(kind, s string) (*Condition, error) {
 func newCondition(root *cond) *Condition {
 	c := &Condition{root: root}
 	c.top = root.topLevel(nil)
+	c.nested = root.nestedNames(nil)
 	return c
+}
+
+// nestedNames appends the top-level names of the nested paths c reads to
+// names.
+func (c *cond) nestedNames(names []string) []string {
+	for _, k := range c.kids {
+		names = k.nestedNames(names)
+	}
+	for _, a := range c.args {
+		if a.kind != oValue {
+			names = a.path.addNested(names)
+		}
+	}
+	return names
+}
+
+// Nested returns the top-level attribute names of the nested document
+// paths (a.b, a[0]) the condition uses, in order of first appearance, or
+// nil. DynamoDB refuses such paths into key attributes ("Key attributes
+// must be scalars; ..."), a check the caller makes with the key schema.
+// The caller must not modify the slice.
+func (c *Condition) Nested() []string {
+	return c.nested
 }
 
 // topLevel appends the top-level attribute names c reads to names.

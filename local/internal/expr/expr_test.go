@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 
@@ -83,7 +84,57 @@ func TestKeyCondition_ResolveErrors(t *testing.T) {
 	f("pk = :h AND x = :a", "sk", "Query condition missed key schema element")
 	f("pk = :h OR sk = :a", "sk", "Invalid operator used in KeyConditionExpression: OR")
 	f("pk = :h AND size(sk) = :a", "sk", "KeyConditionExpressions cannot contain nested operations")
-	f("pk = :h AND sk.x = :a", "sk", "Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: sk")
+	// Nested paths into key attributes are the caller's to refuse (see
+	// Nested); Resolve refuses nested paths as such.
+	f("pk = :h AND sk.x = :a", "sk", "KeyConditionExpressions cannot have conditions on nested attributes")
+	f("pk = :h AND a.x = a.y", "sk", "KeyConditionExpressions cannot have conditions on nested attributes")
+	f("pk = :h AND size(a.x) > :a", "sk", "KeyConditionExpressions cannot contain nested operations")
+}
+
+func TestNested(t *testing.T) {
+	values := map[string]types.AttributeValue{":v": n("1"), ":s": &types.AttributeValueMemberSS{Value: []string{"x"}}}
+	names := map[string]string{"#g": "gn"}
+	f := func(kind, expr string, want ...string) {
+		t.Helper()
+		c := NewCompiler(names, values)
+		var got []string
+		var err error
+		switch kind {
+		case "condition":
+			var x *Condition
+			if x, err = c.Condition(expr); err == nil {
+				got = x.Nested()
+			}
+		case "key":
+			var x *KeyCondition
+			if x, err = c.KeyCondition(expr); err == nil {
+				got = x.Nested()
+			}
+		case "projection":
+			var x *Projection
+			if x, err = c.Projection(expr); err == nil {
+				got = x.Nested()
+			}
+		case "update":
+			var x *Update
+			if x, err = c.Update(expr); err == nil {
+				got = x.Nested()
+			}
+		}
+		if err != nil {
+			t.Fatalf("%s %q: %v", kind, expr, err)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s %q: Nested() = %q, want %q", kind, expr, got, want)
+		}
+	}
+	f("condition", "a = :v AND b = c")
+	f("condition", "NOT #g.x IN (:v, b[1]) OR size(c.d) > :v AND attribute_exists(#g[0])", "gn", "b", "c")
+	f("key", "pk = :v AND sk.x = :v", "sk")
+	f("projection", "a, b.c, #g[1].d, e[2]", "b", "gn", "e")
+	f("projection", "a, b")
+	f("update", "SET a = b.c, d.e = if_not_exists(f[0], :v) + :v, g = list_append(h.i, j) REMOVE k.l ADD m.n :v DELETE #g[0] :s", "b", "d", "f", "h", "k", "m", "gn")
+	f("update", "SET a = b REMOVE c")
 }
 
 func TestUpdate_ApplyKeepsInput(t *testing.T) {

@@ -207,6 +207,12 @@ func runLocal(t testing.TB, c *goldenCase) string {
 		if c.kind == "keyh" {
 			rangeKey = ""
 		}
+		// The engine refuses nested paths into key attributes first.
+		for _, k := range []string{"pk", rangeKey} {
+			if k != "" && slices.Contains(kc.Nested(), k) {
+				return "error: Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: " + k
+			}
+		}
 		r, err := kc.Resolve("pk", rangeKey)
 		if err != nil {
 			return "error: " + err.Error()

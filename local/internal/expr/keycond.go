@@ -35,6 +35,8 @@ type KeyCondition struct {
 	legacy []keyTerm
 	// err is a structural error found when the legacy form was converted.
 	err error
+	// nested: see Nested.
+	nested []string
 }
 
 // KeyRange is a key condition resolved against a key schema: the partition
@@ -64,7 +66,17 @@ func (c *Compiler) KeyCondition(s string) (*KeyCondition, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &KeyCondition{root: root}, nil
+	return &KeyCondition{root: root, nested: root.nestedNames(nil)}, nil
+}
+
+// Nested returns the top-level attribute names of the nested document
+// paths (a.b, a[0]) the key condition uses, in order of first appearance,
+// or nil (see Condition.Nested). Nested paths into key attributes are the
+// caller's to refuse, before Resolve; Resolve refuses the others ("cannot
+// have conditions on nested attributes"). The caller must not modify the
+// slice.
+func (k *KeyCondition) Nested() []string {
+	return k.nested
 }
 
 var keyOpNames = map[cop]string{cOr: "OR", cNot: "NOT", cIn: "IN", cExists: "attribute_exists",
@@ -174,13 +186,21 @@ func keyTerms(c *cond, terms []keyTerm) ([]keyTerm, error) {
 			return nil, errorf("Invalid condition in KeyConditionExpression: %s operator must have the key attribute as its first operand", name)
 		}
 	}
+	for i := range c.args {
+		if c.args[i].kind == oSize {
+			return nil, errorf("KeyConditionExpressions cannot contain nested operations")
+		}
+	}
+	for i := range c.args {
+		if c.args[i].kind == oPath && len(c.args[i].path) > 1 {
+			return nil, errorf("KeyConditionExpressions cannot have conditions on nested attributes")
+		}
+	}
 	var attr *operand
 	var values []types.AttributeValue
 	for i := range c.args {
 		a := &c.args[i]
 		switch a.kind {
-		case oSize:
-			return nil, errorf("KeyConditionExpressions cannot contain nested operations")
 		case oPath:
 			if attr != nil {
 				return nil, errorf("Invalid condition in KeyConditionExpression: Multiple attribute names used in one condition")
@@ -192,9 +212,6 @@ func keyTerms(c *cond, terms []keyTerm) ([]keyTerm, error) {
 	}
 	if attr == nil {
 		return nil, errorf("Invalid condition in KeyConditionExpression: No key attribute specified")
-	}
-	if len(attr.path) > 1 {
-		return nil, errorf("Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: Key: %s", attr.path[0].name)
 	}
 	t := keyTerm{attr: attr.path[0].name, values: values}
 	switch c.op {

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -43,6 +44,15 @@ func child(v types.AttributeValue, s step) types.AttributeValue {
 		return nil
 	}
 	return m.Value[s.name]
+}
+
+// addNested appends p's top-level name to names when p is nested (more
+// than one step) and the name is not there yet.
+func (p path) addNested(names []string) []string {
+	if len(p) > 1 && !slices.Contains(names, p[0].name) {
+		names = append(names, p[0].name)
+	}
+	return names
 }
 
 func (p path) equal(q path) bool {
@@ -104,6 +114,11 @@ func checkOverlap(kind string, paths []path) error {
 	}
 	return nil
 }
+
+// JavaOrder returns keys in the order in which a java.util.HashMap holding
+// exactly them iterates, the order in which DynamoDB Local visits names it
+// keeps in such maps (placeholders, index names). keys is not modified.
+func JavaOrder(keys []string) []string { return javaOrder(keys, len(keys)) }
 
 // javaOrder sorts keys in the order a java.util.HashMap holding total
 // entries iterates them, which is the order DynamoDB lists keys in its

@@ -9,9 +9,10 @@ import (
 // Projection is a compiled ProjectionExpression (or AttributesToGet). It is
 // immutable and safe for concurrent use.
 type Projection struct {
-	paths []path
-	top   []string
-	root  *projNode
+	paths  []path
+	top    []string
+	nested []string
+	root   *projNode
 }
 
 // projNode is a node of the tree of projected paths. A leaf takes the whole
@@ -50,6 +51,7 @@ func newProjection(paths []path) *Projection {
 		if !slices.Contains(p.top, pa[0].name) {
 			p.top = append(p.top, pa[0].name)
 		}
+		p.nested = pa.addNested(p.nested)
 		n := p.root
 		for _, s := range pa {
 			n = n.child(s)
@@ -169,6 +171,13 @@ func (n *projNode) apply(v types.AttributeValue) types.AttributeValue {
 // order of first appearance. The caller must not modify the slice.
 func (p *Projection) TopLevel() []string {
 	return p.top
+}
+
+// Nested returns the top-level attribute names of the nested document
+// paths (a.b, a[0]) the projection uses, in order of first appearance, or
+// nil (see Condition.Nested). The caller must not modify the slice.
+func (p *Projection) Nested() []string {
+	return p.nested
 }
 
 // Paths returns the number of paths projected.

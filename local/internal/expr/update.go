@@ -20,6 +20,7 @@ const (
 type Update struct {
 	actions []uaction
 	top     []string
+	nested  []string
 	legacy  bool // from AttributeUpdates: other type error message, ADD appends lists
 }
 
@@ -102,7 +103,29 @@ func (u *Update) setTop() {
 		if !slices.Contains(u.top, a.path[0].name) {
 			u.top = append(u.top, a.path[0].name)
 		}
+		u.nested = a.path.addNested(u.nested)
+		u.nested = a.val.nestedNames(u.nested)
 	}
+}
+
+// nestedNames appends the top-level names of the nested paths e reads to
+// names; e may be nil.
+func (e *uexpr) nestedNames(names []string) []string {
+	if e == nil {
+		return names
+	}
+	if e.kind == uPath {
+		return e.path.addNested(names)
+	}
+	return e.b.nestedNames(e.a.nestedNames(names))
+}
+
+// Nested returns the top-level attribute names of the nested document
+// paths (a.b, a[0]) the update writes, removes or reads, in order of first
+// appearance, or nil (see Condition.Nested). The caller must not modify the
+// slice.
+func (u *Update) Nested() []string {
+	return u.nested
 }
 
 // setValue checks and compiles the value of a SET action. top is true for
