@@ -1,0 +1,344 @@
+package series
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/local"
+	"github.com/timetable-db/timetable/table"
+)
+
+func TestBuffer_CoalescesAndFlushes(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		clk := newClock(t0.Add(time.Hour))
+		st := openStore(t, b.open(t, clk), testOptions(t, clk), sensorSchema(Chunks))
+		k := st.Kind("SENSOR")
+		rs := sensorReadings(t0, time.Second, 600) // 10 minutes, one hour
+		for i := 0; i < len(rs); i += 10 {
+			if err := k.Write(ctx, "s1", rs[i:i+10]...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Not flushed yet: invisible.
+		p, err := k.Range(ctx, "s1", Query{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Readings) != 0 {
+			t.Fatalf("%d readings visible before the flush", len(p.Readings))
+		}
+		st.Table().ResetStats()
+		if err := st.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		stats := st.Table().Stats()
+		// 60 writes coalesced into one chunk item (one BatchWriteItem),
+		// the latest reading and the rollup marker.
+		if w := stats.Ops["BatchWriteItem"].Calls; w != 2 {
+			t.Errorf("%d BatchWriteItem calls, want 2 (chunks, then markers)", w)
+		}
+		var chunks int
+		for _, err := range st.Table().QueryAll(ctx, &table.Query{Hash: "SENSOR#s1"}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			chunks++
+		}
+		if chunks != 1 {
+			t.Errorf("%d chunk items, want 1", chunks)
+		}
+		p, err = k.Range(ctx, "s1", Query{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantReadings(t, p.Readings, rs)
+		t.Logf("flush of 600 readings: %.2f write units (%.4f per reading)", stats.WriteUnits, stats.WriteUnits/600)
+	})
+}
+
+// slowAPI holds every BatchWriteItem call until release is closed.
+type slowAPI struct {
+	timetable.API
+	release chan struct{}
+}
+
+func (s *slowAPI) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	<-s.release
+	return s.API.BatchWriteItem(ctx, in, opts...)
+}
+
+func TestBuffer_Backpressure(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock(t0.Add(time.Hour))
+	opts := testOptions(t, clk)
+	opts.MaxBuffered = 100
+	api := &slowAPI{API: openEngine(t, clk), release: make(chan struct{})}
+	st := openStore(t, api, opts, sensorSchema(Chunks))
+	k := st.Kind("SENSOR")
+	rs := sensorReadings(t0, time.Second, 150)
+	if err := k.Write(ctx, "s1", rs[:100]...); err != nil {
+		t.Fatal(err)
+	}
+	// Full, and the flush it starts cannot finish: a write waits, and
+	// gives up with its context.
+	short, cancel := context.WithTimeout(ctx, 20*time.Millisecond)
+	defer cancel()
+	if err := k.Write(short, "s1", rs[100]); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("write to a full buffer: %v, want the context's error", err)
+	}
+	// A waiting write proceeds once the flush makes room.
+	done := make(chan error)
+	go func() { done <- k.Write(ctx, "s1", rs[100:]...) }()
+	close(api.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p, err := k.Range(ctx, "s1", Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantReadings(t, p.Readings, rs)
+}
+
+func TestBuffer_WALReplay(t *testing.T) {
+	// A store that stops without flushing (as a crash would) leaves its
+	// readings in the log; the next Open writes them. A failed flush
+	// leaves them buffered and in the log.
+	ctx := context.Background()
+	clk := newClock(t0.Add(time.Hour))
+	api := openEngine(t, clk)
+	walDir := t.TempDir()
+	opts := testOptions(t, clk)
+	opts.WALDir = walDir
+	st := openStore(t, api, opts, sensorSchema(Chunks))
+	k := st.Kind("SENSOR")
+	rs := sensorReadings(t0, time.Second, 300)
+	if err := k.Write(ctx, "s1", rs[:100]...); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := k.Write(ctx, "s1", rs[100:]...); err != nil {
+		t.Fatal(err)
+	}
+	// Crash: close the log without flushing.
+	st.closeOnce.Do(func() { close(st.stop); st.bg.Wait(); st.closed.Store(true); st.wal.Close() })
+
+	st2, err := Open(ctx, api, opts, sensorSchema(Chunks))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st2.Close()
+	if err := st2.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p, err := st2.Kind("SENSOR").Range(ctx, "s1", Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantReadings(t, p.Readings, rs)
+}
+
+// The kill -9 test: a child process writes readings through the buffer
+// with a write-ahead log and prints each acknowledgement; the parent kills
+// it with SIGKILL, reopens the store and finds every acknowledged reading,
+// exactly once.
+
+const childEnv = "TIMETABLE_SERIES_KILL_CHILD"
+
+func killSchema(l Layout) Schema {
+	return Schema{Name: "DEV", Fields: []string{"v"}, Layout: l}
+}
+
+func TestKill9_AcknowledgedReadingsSurvive(t *testing.T) {
+	if os.Getenv(childEnv) != "" {
+		t.Skip("in the child")
+	}
+	if testing.Short() {
+		t.Skip("starts child processes")
+	}
+	eachBackend(t, func(t *testing.T, b backend) {
+		for _, l := range []Layout{Chunks, ItemPerReading} {
+			t.Run(l.String(), func(t *testing.T) { killTest(t, b, l) })
+		}
+	})
+}
+
+func killTest(t *testing.T, b backend, l Layout) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	walDir, dataDir := filepath.Join(dir, "wal"), filepath.Join(dir, "data")
+	name := tableName(t)
+	clk := newClock(t0.Add(time.Hour))
+	openAPI := func() (timetable.API, func()) {
+		if b.name == "engine" {
+			db, err := local.Open(dataDir, &local.Options{Now: clk.Now})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return db, func() { db.Close() }
+		}
+		return b.open(t, clk), func() {}
+	}
+	api, closeAPI := openAPI()
+	st, err := Open(ctx, api, &Options{Table: name, Now: clk.Now, RollupInterval: -1}, killSchema(l))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.EnsureTable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	closeAPI()
+
+	// Two rounds: the second child replays what the first one left in the
+	// log, and is killed too.
+	acked := map[int]bool{}
+	for round := 0; round < 2; round++ {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestKill9Child$", "-test.count=1")
+		cmd.Env = append(os.Environ(), childEnv+"="+strings.Join([]string{b.name, walDir, dataDir, name, strconv.Itoa(int(l)), strconv.Itoa(round * 1_000_000)}, "|"))
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		sc := bufio.NewScanner(out)
+		for sc.Scan() && n < 3000 {
+			if s, ok := strings.CutPrefix(sc.Text(), "ack "); ok {
+				i, err := strconv.Atoi(s)
+				if err != nil {
+					t.Fatalf("child said %q", sc.Text())
+				}
+				acked[i] = true
+				n++
+			}
+		}
+		if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		for sc.Scan() { // acknowledgements printed before the kill
+			if s, ok := strings.CutPrefix(sc.Text(), "ack "); ok {
+				i, _ := strconv.Atoi(s)
+				acked[i] = true
+				n++
+			}
+		}
+		cmd.Wait()
+		if n < 3000 {
+			t.Fatalf("the child acknowledged only %d readings", n)
+		}
+	}
+
+	api, closeAPI = openAPI()
+	defer closeAPI()
+	st, err = Open(ctx, api, &Options{Table: name, Now: clk.Now, WALDir: walDir, RollupInterval: -1, FlushInterval: -1}, killSchema(l))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		st.Close()
+		if b.name != "engine" {
+			st.Table().Drop(ctx)
+		}
+	}()
+	if err := st.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int]int{}
+	for g := 0; g < 4; g++ {
+		for r, err := range st.Kind("DEV").All(ctx, fmt.Sprintf("dev-%d", g), Query{}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			i := int(r.Values[0])
+			if !r.Time.Equal(t0.Add(time.Duration(i) * time.Millisecond)) {
+				t.Fatalf("reading %d at %v", i, r.Time)
+			}
+			seen[i]++
+		}
+	}
+	for i := range acked {
+		if seen[i] == 0 {
+			t.Errorf("acknowledged reading %d lost", i)
+		}
+	}
+	for i, n := range seen {
+		if n != 1 {
+			t.Errorf("reading %d stored %d times", i, n)
+		}
+	}
+	t.Logf("%d acknowledged, %d stored", len(acked), len(seen))
+}
+
+// TestKill9Child is the child of TestKill9_AcknowledgedReadingsSurvive.
+func TestKill9Child(t *testing.T) {
+	env := os.Getenv(childEnv)
+	if env == "" {
+		t.Skip("only run as a child")
+	}
+	parts := strings.Split(env, "|")
+	bname, walDir, dataDir, name := parts[0], parts[1], parts[2], parts[3]
+	l, _ := strconv.Atoi(parts[4])
+	offset, _ := strconv.Atoi(parts[5])
+	clk := newClock(t0.Add(time.Hour))
+	var api timetable.API
+	if bname == "engine" {
+		db, err := local.Open(dataDir, &local.Options{Now: clk.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		api = db
+	} else {
+		api = dynamoLocal(os.Getenv(endpointEnv))
+	}
+	ctx := context.Background()
+	st, err := Open(ctx, api, &Options{Table: name, Now: clk.Now, WALDir: walDir, RollupInterval: -1,
+		FlushInterval: 5 * time.Millisecond, FlushSize: 300}, killSchema(Layout(l)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := st.Kind("DEV")
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	const writers = 4
+	for g := 0; g < writers; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := offset + g; ; i += writers {
+				r := Reading{Time: t0.Add(time.Duration(i) * time.Millisecond), Values: []float64{float64(i)}}
+				if err := k.Write(ctx, fmt.Sprintf("dev-%d", g), r); err != nil {
+					fmt.Fprintln(os.Stderr, "write:", err)
+					return
+				}
+				mu.Lock()
+				fmt.Fprintf(os.Stdout, "ack %d\n", i)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+}
