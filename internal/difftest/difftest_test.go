@@ -25,7 +25,7 @@ var (
 	minFlag   = flag.Int("difftest.minimize", 0, "minimize the first N divergences and log reproductions")
 	msgFlag   = flag.Bool("difftest.messages", false, "count error outcomes by message, not only by code")
 	minAtFlag = flag.String("difftest.minimizeat", "", "comma-separated operation indexes whose divergences to minimize")
-	numsFlag  = flag.Bool("difftest.numbersbyvalue", false, "compare numbers in answers by value, not spelling")
+	numsFlag  = flag.Bool("difftest.numbersbyvalue", true, "compare numbers in answers by value, not spelling (docs/compat.md: spelling of numbers)")
 	skipFlag  = flag.String("difftest.skip", "", "comma-separated operation kinds not to generate (e.g. Scan,TransactWriteItems)")
 )
 
@@ -95,8 +95,8 @@ func TestDifferential_DynamoDBLocalSelf(t *testing.T) {
 		cfg.Ops = 1000
 	}
 	res, err := Run(context.Background(), cfg,
-		Target{Name: "dynamodb-local(A)", API: client, Prefix: prefix("a")},
-		Target{Name: "dynamodb-local(B)", API: client, Prefix: prefix("b")})
+		Target{Name: "dynamodb-local(A)", API: client, Prefix: prefix("a"), DynamoDBLocal: true},
+		Target{Name: "dynamodb-local(B)", API: client, Prefix: prefix("b"), DynamoDBLocal: true})
 	report(t, res, err)
 }
 
@@ -123,7 +123,7 @@ func TestDifferential(t *testing.T) {
 	client := dynamoDBLocal(t)
 	db := engine(t)
 	cfg := config(t)
-	a := Target{Name: "dynamodb-local", API: client, Prefix: prefix("l")}
+	a := Target{Name: "dynamodb-local", API: client, Prefix: prefix("l"), DynamoDBLocal: true}
 	b := Target{Name: "engine", API: db, Prefix: "e_"}
 	res, err := Run(context.Background(), cfg, a, b)
 	report(t, res, err)

@@ -101,7 +101,7 @@ func (m *minimizer) try(ctx context.Context, prefix []Op) ([]Op, *Divergence, er
 	a, b := m.a, m.b
 	a.Prefix += tag
 	b.Prefix += tag
-	r := &runner{cfg: m.cfg, a: a, b: b, res: &Result{Outcomes: map[string]int{}}}
+	r := &runner{cfg: m.cfg, schema: m.schema, a: a, b: b, res: &Result{Outcomes: map[string]int{}}}
 	r.cfg.MaxDivergences = 1 << 30
 	defer r.dropTables(m.schema)
 	if err := r.createTables(ctx, m.schema); err != nil {
