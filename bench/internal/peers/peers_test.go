@@ -48,15 +48,17 @@ func TestPeers_StartLoadStop(t *testing.T) {
 					t.Error("server still alive after Stop")
 				}
 			}()
-			res, err := workload.Load(ctx, NewClient(s.Endpoint, 2), workload.LoadConfig{
-				Table: "peers_test", Workers: 2, Duration: 200 * time.Millisecond,
-				Warmup: 50 * time.Millisecond, Partitions: 4,
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Errors != 0 || res.Ops == 0 {
-				t.Fatalf("ops %d, errors %d, first error %v", res.Ops, res.Errors, res.FirstError)
+			for name, c := range map[string]workload.Client{"sdk": NewClient(s.Endpoint, 2), "raw": NewRawClient(s.Endpoint, 2)} {
+				res, err := workload.Load(ctx, c, workload.LoadConfig{
+					Table: "peers_test_" + name, Workers: 2, Duration: 200 * time.Millisecond,
+					Warmup: 50 * time.Millisecond, Partitions: 4,
+				})
+				if err != nil {
+					t.Fatalf("%s client: %v", name, err)
+				}
+				if res.Errors != 0 || res.Ops == 0 {
+					t.Fatalf("%s client: ops %d, errors %d, first error %v", name, res.Ops, res.Errors, res.FirstError)
+				}
 			}
 		})
 	}
