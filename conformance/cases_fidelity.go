@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"errors"
+	"slices"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -20,6 +22,10 @@ func init() {
 		Case{"NestedKeyPath/KeyCondition", nestedKeyKeyCondition},
 		Case{"NestedKeyPath/Writes", nestedKeyWrites},
 		Case{"NestedKeyPath/BatchAndTransactGet", nestedKeyBatchGet},
+		Case{"NestedKeyPath/TransactWrite", nestedKeyTransactWrite},
+		Case{"TransactOrder/OperationByOperation", transactOrderByOperation},
+		Case{"TransactOrder/WithinOperation", transactOrderWithinOperation},
+		Case{"TransactOrder/DuplicatesAfterEvaluation", transactOrderDuplicates},
 	)
 }
 
@@ -251,4 +257,165 @@ func nestedKeyBatchGet(t *testing.T, h *H) {
 	h.WantError(tget(g(key, "gn.x"), g(Item{"pk": N("1"), "sk": N("2")}, "a")), "ValidationException", msgNestedKey("IndexKey", "gn"))
 	h.WantError(tget(g(key, "gn.x"), g(key, "a")), "ValidationException", msgNestedKey("IndexKey", "gn"))
 	h.WantError(tget(g(key, "a"), g(key, "gn.x")), "ValidationException", msgNestedKey("IndexKey", "gn"))
+}
+
+// Transaction operation builders for the cases below.
+func fTxPut(tab string, item Item, cond string) types.TransactWriteItem {
+	p := &types.Put{TableName: aws.String(tab), Item: item}
+	if cond != "" {
+		p.ConditionExpression = aws.String(cond)
+	}
+	return types.TransactWriteItem{Put: p}
+}
+
+func fTxUpdate(tab string, key Item, update, cond string, values Item) types.TransactWriteItem {
+	u := &types.Update{TableName: aws.String(tab), Key: key, UpdateExpression: aws.String(update)}
+	if cond != "" {
+		u.ConditionExpression = aws.String(cond)
+	}
+	if values != nil {
+		u.ExpressionAttributeValues = values
+	}
+	return types.TransactWriteItem{Update: u}
+}
+
+func fTxDelete(tab string, key Item, cond string) types.TransactWriteItem {
+	d := &types.Delete{TableName: aws.String(tab), Key: key}
+	if cond != "" {
+		d.ConditionExpression = aws.String(cond)
+	}
+	return types.TransactWriteItem{Delete: d}
+}
+
+func fTxCheck(tab string, key Item, cond string) types.TransactWriteItem {
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(tab), Key: key, ConditionExpression: aws.String(cond)}}
+}
+
+func (h *H) fTransact(items ...types.TransactWriteItem) error {
+	_, err := h.API.TransactWriteItems(h.Ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	return err
+}
+
+// fWantCanceled fails the case unless err is a TransactionCanceledException
+// with these reason codes.
+func (h *H) fWantCanceled(err error, codes ...string) {
+	h.t.Helper()
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		h.t.Fatalf("got %v, want TransactionCanceledException %v", err, codes)
+	}
+	var got []string
+	for _, r := range tce.CancellationReasons {
+		got = append(got, aws.ToString(r.Code))
+	}
+	if !slices.Equal(got, codes) {
+		h.t.Fatalf("cancellation reasons %v, want %v", got, codes)
+	}
+}
+
+const msgCannotUpdateSK = "One or more parameter values were invalid: Cannot update attribute sk. This attribute is part of the key"
+
+func nestedKeyTransactWrite(t *testing.T, h *H) {
+	tab := fidTable(h)
+	k1, k2 := fidKey("a", "1"), fidKey("b", "1")
+	one := Item{":v": N("1")}
+	h.WantError(h.fTransact(fTxPut(tab, k1, "attribute_exists(gn.x)")), "ValidationException", msgNestedKey("IndexKey", "gn"))
+	h.WantError(h.fTransact(fTxUpdate(tab, k1, "SET a = gn.x", "", nil)), "ValidationException", msgNestedKey("IndexKey", "gn"))
+	h.WantError(h.fTransact(fTxDelete(tab, k1, "attribute_exists(sk.x)")), "ValidationException", msgNestedKey("Key", "sk"))
+	// Not checked in a ConditionCheck.
+	h.fWantCanceled(h.fTransact(fTxCheck(tab, k1, "attribute_exists(gn.x)")), "ConditionalCheckFailed")
+	// Thrown in the order of the operations, over the reasons of earlier
+	// ones and before the errors of later ones.
+	h.WantError(h.fTransact(fTxUpdate(tab, k1, "REMOVE a", "attribute_exists(zz)", nil), fTxUpdate(tab, k2, "REMOVE gn.x", "", nil)),
+		"ValidationException", msgNestedKey("IndexKey", "gn"))
+	h.WantError(h.fTransact(fTxUpdate(tab, k1, "REMOVE gn.x", "", nil), fTxUpdate(tab, k2, "SET sk = :v", "", one)),
+		"ValidationException", msgNestedKey("IndexKey", "gn"))
+	_, err := h.API.TransactWriteItems(h.Ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		fTxUpdate(tab, k1, "SET sk = :v", "", one), fTxUpdate(tab, k2, "REMOVE gn.x", "", nil),
+	}})
+	h.fWantCanceled(err, "ValidationError")
+	h.WantError(h.fTransact(fTxDelete(tab, k2, "attribute_exists(sk.x)"), fTxPut(tab, k1, ""), fTxPut(tab, k1, "")),
+		"ValidationException", msgNestedKey("Key", "sk"))
+	h.WantError(h.fTransact(fTxPut(tab, k1, ""), fTxPut(tab, k1, ""), fTxDelete(tab, k2, "attribute_exists(sk.x)")),
+		"ValidationException", "Transaction request cannot include multiple operations on one item")
+	// Expressions and items of all operations are checked first.
+	h.WantError(h.fTransact(fTxUpdate(tab, k1, "REMOVE gn.x", "", nil), fTxUpdate(tab, k2, "REMOVE a,", "", nil)),
+		"ValidationException", "Invalid UpdateExpression: Syntax error; token: \"<EOF>\", near: \",\"")
+	h.WantError(h.fTransact(fTxUpdate(tab, k2, "REMOVE gn.x", "", nil), fTxPut(tab, Item{"pk": S("a"), "sk": N("1"), "x": SS()}, "")),
+		"ValidationException", "One or more parameter values were invalid: An string set  may not be empty")
+}
+
+// transactOrderByOperation: after the expressions and items, DynamoDB
+// takes the operations one by one, each to its end.
+func transactOrderByOperation(t *testing.T, h *H) {
+	tab := fidTable(h)
+	k1, k2 := fidKey("a", "1"), fidKey("b", "1")
+	one := Item{":v": N("1")}
+	noExpr := types.TransactWriteItem{Put: &types.Put{TableName: aws.String(tab), Item: fidKey("w", "1"), ExpressionAttributeNames: Names{"#a": "a"}}}
+	const msgNoExpr = "ExpressionAttributeNames can only be specified when using expressions"
+	missing := fTxPut(h.TableName(), Item{"pk": S("a")}, "")
+	const msgMissing = "~non-existent table"
+	// Placeholders without an expression, against a later or earlier
+	// operation's error of each kind.
+	h.WantError(h.fTransact(noExpr, missing), "ValidationException", msgNoExpr)
+	h.WantError(h.fTransact(missing, noExpr), "ResourceNotFoundException", msgMissing)
+	h.WantError(h.fTransact(noExpr, fTxUpdate(tab, k2, "SET sk = :v", "", one)), "ValidationException", msgNoExpr)
+	h.fWantCanceled(h.fTransact(fTxUpdate(tab, k2, "SET sk = :v", "", one), noExpr), "ValidationError")
+	h.WantError(h.fTransact(noExpr, fTxUpdate(tab, k2, "SET a = zz", "", nil)), "ValidationException", msgNoExpr)
+	h.WantError(h.fTransact(fTxUpdate(tab, k2, "SET a = zz", "", nil), noExpr), "ValidationException",
+		"The provided expression refers to an attribute that does not exist in the item")
+	// Reasons (key types, conditions) do not stop later operations.
+	h.WantError(h.fTransact(fTxPut(tab, Item{"pk": N("1"), "sk": N("1")}, ""), noExpr), "ValidationException", msgNoExpr)
+	h.WantError(h.fTransact(fTxPut(tab, k1, "attribute_exists(zz)"), noExpr), "ValidationException", msgNoExpr)
+	h.WantError(h.fTransact(fTxPut(tab, k1, "attribute_exists(zz)"), fTxUpdate(tab, k2, "SET a = zz", "", nil)), "ValidationException",
+		"The provided expression refers to an attribute that does not exist in the item")
+	_, err := h.API.TransactWriteItems(h.Ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
+		fTxPut(tab, k1, "attribute_exists(zz)"), fTxUpdate(tab, k2, "SET sk = :v", "", one),
+	}})
+	h.fWantCanceled(err, "ValidationError")
+	h.WantError(h.fTransact(fTxUpdate(tab, k1, "SET a = zz", "", nil), fTxUpdate(tab, k2, "SET sk = :v", "", one)), "ValidationException",
+		"The provided expression refers to an attribute that does not exist in the item")
+	// Key errors other than type mismatches are thrown.
+	h.WantError(h.fTransact(fTxUpdate(tab, k2, "REMOVE gn.x", "", nil), fTxPut(tab, Item{"pk": S("a")}, "")),
+		"ValidationException", msgNestedKey("IndexKey", "gn"))
+	h.WantError(h.fTransact(fTxPut(tab, Item{"pk": S("a")}, ""), fTxUpdate(tab, k2, "REMOVE gn.x", "", nil)),
+		"ValidationException", "One of the required keys was not given a value")
+	// Nothing was written.
+	if item := h.Get(tab, k2); item != nil {
+		h.t.Fatalf("item %s written by a failed transaction", FormatItem(item))
+	}
+}
+
+// transactOrderWithinOperation: within an operation, key type, condition,
+// key attribute update, update.
+func transactOrderWithinOperation(t *testing.T, h *H) {
+	tab := fidTable(h)
+	k := fidKey("b", "1")
+	one := Item{":v": N("1")}
+	h.fWantCanceled(h.fTransact(fTxUpdate(tab, k, "SET sk = :v", "attribute_exists(zz)", one)), "ConditionalCheckFailed")
+	h.fWantCanceled(h.fTransact(fTxUpdate(tab, k, "SET a = zz", "attribute_exists(zz)", nil)), "ConditionalCheckFailed")
+	h.fWantCanceled(h.fTransact(fTxUpdate(tab, k, "SET a = gn.x", "attribute_exists(zz)", nil)), "ConditionalCheckFailed")
+	h.fWantCanceled(h.fTransact(fTxUpdate(tab, Item{"pk": N("1"), "sk": N("1")}, "SET a = zz", "", nil)), "ValidationError")
+	h.fWantCanceled(h.fTransact(fTxPut(tab, Item{"pk": N("1"), "sk": N("1")}, "attribute_exists(gn.x)")), "ValidationError")
+	h.WantError(h.fTransact(fTxUpdate(tab, k, "SET a = gn.x, sk = :v", "", one)), "TransactionCanceledException", "")
+}
+
+// transactOrderDuplicates: an operation on the item of an earlier one is
+// refused only once it passed its own checks; an operation that failed
+// does not count.
+func transactOrderDuplicates(t *testing.T, h *H) {
+	tab := fidTable(h)
+	k1, k2 := fidKey("a", "1"), fidKey("b", "1")
+	one := Item{":v": N("1")}
+	const msgDup = "Transaction request cannot include multiple operations on one item"
+	h.WantError(h.fTransact(fTxPut(tab, k1, ""), fTxPut(tab, k1, "")), "ValidationException", msgDup)
+	h.fWantCanceled(h.fTransact(fTxPut(tab, k1, ""), fTxPut(tab, k1, "attribute_exists(zz)")), "None", "ConditionalCheckFailed")
+	h.fWantCanceled(h.fTransact(fTxPut(tab, k1, "attribute_exists(zz)"), fTxPut(tab, k1, "")), "ConditionalCheckFailed", "None")
+	h.fWantCanceled(h.fTransact(fTxPut(tab, k1, ""), fTxPut(tab, Item{"pk": S("a"), "sk": N("1"), "gn": S("x")}, "")), "None", "ValidationError")
+	h.fWantCanceled(h.fTransact(fTxPut(tab, k1, ""), fTxUpdate(tab, k1, "SET sk = :v", "", one)), "ValidationError")
+	h.WantError(h.fTransact(fTxPut(tab, k1, ""), fTxUpdate(tab, k1, "SET a = zz", "", nil)), "ValidationException",
+		"The provided expression refers to an attribute that does not exist in the item")
+	h.WantError(h.fTransact(fTxUpdate(tab, k1, "SET a = zz", "", nil), fTxPut(tab, k2, ""), fTxPut(tab, k2, "")), "ValidationException",
+		"The provided expression refers to an attribute that does not exist in the item")
+	h.WantError(h.fTransact(fTxPut(tab, k1, "attribute_exists(zz)"), fTxPut(tab, k2, ""), fTxPut(tab, k2, "")), "ValidationException", msgDup)
 }

@@ -16,6 +16,33 @@ const (
 	maxBatchGetBytes = 16 << 20
 )
 
+// lockExisting locks those of the named tables that exist shared, in name
+// order, and returns their descriptions (absent for the others) with the
+// function that unlocks them.
+func (db *DB) lockExisting(names []string) (map[string]*tableMeta, func()) {
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	ms := map[string]*tableMeta{}
+	var locked []*table
+	for _, name := range sorted {
+		if _, ok := ms[name]; ok {
+			continue
+		}
+		t, m, err := db.tableForWrite(name)
+		if err != nil {
+			ms[name] = nil
+			continue
+		}
+		locked = append(locked, t)
+		ms[name] = m
+	}
+	return ms, func() {
+		for i := len(locked) - 1; i >= 0; i-- {
+			locked[i].mu.RUnlock()
+		}
+	}
+}
+
 // lockTables locks the named tables shared, in name order, and returns
 // their handles and descriptions with the function that unlocks them.
 func (db *DB) lockTables(names []string) (map[string]*table, map[string]*tableMeta, func(), error) {
@@ -258,12 +285,6 @@ func (db *DB) batchWrite(in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWrite
 // write fails, nothing is written and the errors of all writes are returned
 // (nil for those that succeeded) with errCanceled.
 func (db *DB) commitMany(writes []*tableWrite, us *usageSet) ([]error, error) {
-	return db.commitManyIf(writes, us, true)
-}
-
-// commitManyIf is commitMany that, when commit is false, only evaluates the
-// writes and returns errCanceled (with nil errors if all would succeed).
-func (db *DB) commitManyIf(writes []*tableWrite, us *usageSet, commit bool) ([]error, error) {
 	keys := make([][]byte, len(writes))
 	for i, tw := range writes {
 		keys[i] = tw.w.key.key
@@ -294,9 +315,13 @@ func (db *DB) commitManyIf(writes []*tableWrite, us *usageSet, commit bool) ([]e
 	if errs != nil {
 		return errs, errCanceled
 	}
-	if !commit {
-		return make([]error, len(writes)), errCanceled
-	}
+	return nil, db.commitWrites(writes, us)
+}
+
+// commitWrites commits writes whose new items are computed (tw.old and
+// tw.new set, items locked by the caller) in one batch, adding their
+// capacity to us.
+func (db *DB) commitWrites(writes []*tableWrite, us *usageSet) error {
 	b := db.pdb.NewBatch()
 	defer b.Close()
 	for _, tw := range writes {
@@ -310,16 +335,16 @@ func (db *DB) commitManyIf(writes []*tableWrite, us *usageSet, commit bool) ([]e
 			continue
 		}
 		if err := db.stage(b, tw.m, tw.w.key, tw.old, tw.new, newSizeOf(tw.w, tw.new), u); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if b.Empty() {
-		return nil, nil
+		return nil
 	}
 	if err := b.Commit(db.wo); err != nil {
-		return nil, fmt.Errorf("local: cannot commit: %w", err)
+		return fmt.Errorf("local: cannot commit: %w", err)
 	}
-	return nil, nil
+	return nil
 }
 
 func itemSizeOrZero(it Item) int {

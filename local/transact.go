@@ -132,80 +132,21 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 		}
 		fp = fingerprint(in.TransactItems)
 	}
-	// DynamoDB Local checks a transaction in phases: first the
-	// expressions of every operation (a failure is a plain
-	// ValidationException) and updates of key attributes (which cancel the
-	// transaction with that operation's reason alone); then tables, keys
-	// and items; last, per operation, key types, index key types and
-	// conditions, which become cancellation reasons.
+	// DynamoDB Local checks a transaction in two passes over its
+	// operations. The first compiles each operation's expressions and
+	// validates a Put's item (a failure is a plain ValidationException).
+	// The second takes each operation in turn to the end: table, placeholders
+	// without expressions, key (a type mismatch becomes the operation's
+	// cancellation reason), nested paths of the condition, the condition
+	// (a reason), updates of key attributes (which cancel the transaction
+	// with that reason alone), nested paths of the update, the update
+	// itself (a plain ValidationException) and, last, whether an earlier
+	// operation that passed touched the same item. An error thrown by an
+	// operation wins over the reasons of earlier ones.
 	for _, ti := range in.TransactItems {
 		if err := precheckTxItem(ti); err != nil {
 			return nil, err
 		}
-	}
-	for i, ti := range in.TransactItems {
-		if u := ti.Update; u != nil {
-			if t, err := db.table(names[i]); err == nil {
-				if name := updatedKey(t.m(), u); name != "" {
-					return nil, canceled([]error{validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)}, nil)
-				}
-			}
-		}
-	}
-	_, ms, unlock, err := db.lockTables(names)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
-	writes := make([]*tableWrite, len(in.TransactItems))
-	seen := map[string]bool{}
-	itemErrs := make([]error, len(in.TransactItems))
-	deferred := false
-	// Placeholders without expressions are reported in operation order
-	// with the runtime errors of the operations, as DynamoDB Local does.
-	lateErrs := make([]error, len(in.TransactItems))
-	late := false
-	for i, ti := range in.TransactItems {
-		if err := placeholdersWithoutExpr(&ti); err != nil {
-			lateErrs[i], late = err, true
-		}
-		var w *itemWrite
-		var m *tableMeta
-		switch {
-		case ti.ConditionCheck != nil:
-			c := ti.ConditionCheck
-			m = ms[*c.TableName]
-			w, err = db.prepareDelete(m, c.Key, c.ConditionExpression, nil, "", c.ExpressionAttributeNames, c.ExpressionAttributeValues, "", c.ReturnValuesOnConditionCheckFailure)
-			if w != nil {
-				w.del, w.check = false, true
-			}
-		case ti.Put != nil:
-			p := ti.Put
-			m = ms[*p.TableName]
-			w, err = db.preparePut(m, p.Item, p.ConditionExpression, nil, "", p.ExpressionAttributeNames, p.ExpressionAttributeValues, "", p.ReturnValuesOnConditionCheckFailure)
-		case ti.Update != nil:
-			u := ti.Update
-			m = ms[*u.TableName]
-			w, err = db.prepareUpdate(m, u.Key, u.UpdateExpression, nil, u.ConditionExpression, nil, "", u.ExpressionAttributeNames, u.ExpressionAttributeValues, "", u.ReturnValuesOnConditionCheckFailure)
-		default:
-			d := ti.Delete
-			m = ms[*d.TableName]
-			w, err = db.prepareDelete(m, d.Key, d.ConditionExpression, nil, "", d.ExpressionAttributeNames, d.ExpressionAttributeValues, "", d.ReturnValuesOnConditionCheckFailure)
-		}
-		if err != nil {
-			var ae interface{ ErrorMessage() string }
-			if errors.As(err, &ae) && (ae.ErrorMessage() == msgKeyType || ae.ErrorMessage() == msgIndexKeyType) {
-				itemErrs[i] = err
-				deferred = true
-				continue
-			}
-			return nil, err
-		}
-		if seen[string(w.key.key)] {
-			return nil, validationError("Transaction request cannot include multiple operations on one item")
-		}
-		seen[string(w.key.key)] = true
-		writes[i] = &tableWrite{m: m, w: w}
 	}
 	if token != "" {
 		if used, same := db.tokens.lookup(token, fp, db.now()); used {
@@ -214,56 +155,67 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 			}
 			// Already applied: report success without writing again.
 			var us usageSet
-			for _, tw := range writes {
-				if tw != nil {
-					us.get(tw.m.Name).units += 2 * writeUnits(0)
-				}
+			for _, name := range names {
+				us.get(name).units += 2 * writeUnits(0)
 			}
 			return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(us.order, in.ReturnConsumedCapacity)}, nil
 		}
 	}
-	var valid []*tableWrite
-	var index []int
-	for i, tw := range writes {
-		if tw != nil {
-			valid = append(valid, tw)
-			index = append(index, i)
+	ms, unlockTables := db.lockExisting(names)
+	defer unlockTables()
+	unlockItems := db.locks.lockAll(txKeys(in.TransactItems, names, ms))
+	defer unlockItems()
+	writes := make([]*tableWrite, len(in.TransactItems))
+	reasons := make([]error, len(in.TransactItems))
+	failed := false
+	seen := map[string]bool{}
+	for i, ti := range in.TransactItems {
+		m := ms[names[i]]
+		if m == nil {
+			return nil, notFound(msgTableNotFound)
 		}
-	}
-	var us usageSet
-	errs, err := db.commitManyIf(valid, &us, !deferred && !late)
-	if late {
-		byItem := make([]error, len(in.TransactItems))
-		for j, e := range errs {
-			byItem[index[j]] = e
+		if err := placeholdersWithoutExpr(&ti); err != nil {
+			return nil, err
 		}
-		for i := range lateErrs {
-			if lateErrs[i] != nil {
-				return nil, lateErrs[i]
+		w, err := db.prepareTxItem(m, ti)
+		if err != nil {
+			var ae interface{ ErrorMessage() string }
+			if errors.As(err, &ae) && (ae.ErrorMessage() == msgKeyType || ae.ErrorMessage() == msgIndexKeyType) {
+				reasons[i], failed = err, true
+				continue
 			}
-			var fatal *errFatal
-			if errors.As(byItem[i], &fatal) {
-				return nil, fatal.err
+			return nil, err
+		}
+		tw := &tableWrite{m: m, w: w, readOld: m.needsOld(w)}
+		if tw.readOld {
+			if tw.old, err = db.getRaw(w.key.key); err != nil {
+				return nil, err
 			}
 		}
-	}
-	if errors.Is(err, errCanceled) {
-		for j, e := range errs {
-			itemErrs[index[j]] = e
-		}
-		for i, e := range itemErrs {
+		if tw.new, err = m.apply(w, tw.old); err != nil {
 			var fatal *errFatal
 			var alone *errAlone
 			switch {
-			case errors.As(e, &fatal):
+			case errors.As(err, &fatal):
 				return nil, fatal.err
-			case errors.As(e, &alone):
-				return nil, canceled([]error{alone.err}, writes[i:i+1])
+			case errors.As(err, &alone):
+				return nil, canceled([]error{alone.err}, []*tableWrite{tw})
 			}
+			reasons[i], failed = err, true
+			writes[i] = tw
+			continue
 		}
-		return nil, canceled(itemErrs, writes)
+		if seen[string(w.key.key)] {
+			return nil, validationError("Transaction request cannot include multiple operations on one item")
+		}
+		seen[string(w.key.key)] = true
+		writes[i] = tw
 	}
-	if err != nil {
+	if failed {
+		return nil, canceled(reasons, writes)
+	}
+	var us usageSet
+	if err := db.commitWrites(writes, &us); err != nil {
 		return nil, err
 	}
 	if token != "" {
@@ -273,6 +225,55 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 		u.scale(2)
 	}
 	return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(us.order, in.ReturnConsumedCapacity)}, nil
+}
+
+// prepareTxItem validates one operation of a transaction against its table.
+func (db *DB) prepareTxItem(m *tableMeta, ti types.TransactWriteItem) (*itemWrite, error) {
+	switch {
+	case ti.ConditionCheck != nil:
+		c := ti.ConditionCheck
+		w, err := db.prepareDelete(m, c.Key, c.ConditionExpression, nil, "", c.ExpressionAttributeNames, c.ExpressionAttributeValues, "", c.ReturnValuesOnConditionCheckFailure)
+		if w != nil {
+			w.del, w.check = false, true
+		}
+		return w, err
+	case ti.Put != nil:
+		p := ti.Put
+		return db.preparePut(m, p.Item, p.ConditionExpression, nil, "", p.ExpressionAttributeNames, p.ExpressionAttributeValues, "", p.ReturnValuesOnConditionCheckFailure)
+	case ti.Update != nil:
+		u := ti.Update
+		return db.prepareUpdate(m, u.Key, u.UpdateExpression, nil, u.ConditionExpression, nil, "", u.ExpressionAttributeNames, u.ExpressionAttributeValues, "", u.ReturnValuesOnConditionCheckFailure)
+	}
+	d := ti.Delete
+	return db.prepareDelete(m, d.Key, d.ConditionExpression, nil, "", d.ExpressionAttributeNames, d.ExpressionAttributeValues, "", d.ReturnValuesOnConditionCheckFailure)
+}
+
+// txKeys returns the storage keys of the operations whose table and key
+// are valid, to lock them before the operations are checked one by one.
+func txKeys(items []types.TransactWriteItem, names []string, ms map[string]*tableMeta) [][]byte {
+	var keys [][]byte
+	for i, ti := range items {
+		m := ms[names[i]]
+		if m == nil {
+			continue
+		}
+		var k *primaryKey
+		var err error
+		switch {
+		case ti.ConditionCheck != nil:
+			k, err = m.keyFromMap(ti.ConditionCheck.Key)
+		case ti.Put != nil:
+			k, err = m.keyFromItem(ti.Put.Item)
+		case ti.Update != nil:
+			k, err = m.keyFromMap(ti.Update.Key)
+		default:
+			k, err = m.keyFromMap(ti.Delete.Key)
+		}
+		if err == nil {
+			keys = append(keys, k.key)
+		}
+	}
+	return keys
 }
 
 // canceled builds the TransactionCanceledException for per-item errors.
@@ -520,7 +521,7 @@ func hashValue(h hash.Hash, str func(string), av types.AttributeValue) {
 }
 
 // precheckTxItem compiles the expressions of one operation, reporting
-// syntax errors and unused placeholders.
+// syntax errors and unused placeholders, and validates a Put's item.
 func precheckTxItem(ti types.TransactWriteItem) error {
 	var names map[string]string
 	var values Item
@@ -547,38 +548,30 @@ func precheckTxItem(ti types.TransactWriteItem) error {
 		}
 		cond(ti.Update.ConditionExpression)
 	}
-	if len(exprs) == 0 {
-		return nil
-	}
-	c, err := newCompiler(names, values)
-	if err != nil {
-		return err
-	}
-	for _, f := range exprs {
-		if err := f(c); err != nil {
+	if len(exprs) > 0 {
+		c, err := newCompiler(names, values)
+		if err != nil {
+			return err
+		}
+		for _, f := range exprs {
+			if err := f(c); err != nil {
+				return err
+			}
+		}
+		if err := c.Finish(); err != nil {
 			return err
 		}
 	}
-	return c.Finish()
-}
-
-// updatedKey returns the key attribute an Update operation sets or
-// removes, or "".
-func updatedKey(m *tableMeta, u *types.Update) string {
-	if u.UpdateExpression == nil {
-		return ""
-	}
-	c := expr.NewCompiler(u.ExpressionAttributeNames, u.ExpressionAttributeValues)
-	up, err := c.Update(*u.UpdateExpression)
-	if err != nil {
-		return ""
-	}
-	for _, name := range up.TopLevel() {
-		if m.isTableKey(name) {
-			return name
+	if ti.Put != nil {
+		item, err := normalizeItem(ti.Put.Item)
+		if err != nil {
+			return err
+		}
+		if itemSize(item) > maxItemSize {
+			return validationError(msgItemSize)
 		}
 	}
-	return ""
+	return nil
 }
 
 // placeholdersWithoutExpr returns DynamoDB's error for an operation that
