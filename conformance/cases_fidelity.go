@@ -26,6 +26,7 @@ func init() {
 		Case{"TransactOrder/OperationByOperation", transactOrderByOperation},
 		Case{"TransactOrder/WithinOperation", transactOrderWithinOperation},
 		Case{"TransactOrder/DuplicatesAfterEvaluation", transactOrderDuplicates},
+		Case{"UpdatedValues/PathMustExist", updatedValuesPathMustExist},
 	)
 }
 
@@ -418,4 +419,50 @@ func transactOrderDuplicates(t *testing.T, h *H) {
 	h.WantError(h.fTransact(fTxUpdate(tab, k1, "SET a = zz", "", nil), fTxPut(tab, k2, ""), fTxPut(tab, k2, "")), "ValidationException",
 		"The provided expression refers to an attribute that does not exist in the item")
 	h.WantError(h.fTransact(fTxPut(tab, k1, "attribute_exists(zz)"), fTxPut(tab, k2, ""), fTxPut(tab, k2, "")), "ValidationException", msgDup)
+}
+
+// updatedValuesPathMustExist: UPDATED_OLD and UPDATED_NEW return the whole
+// top-level attribute of each path the update names, when that path exists
+// in the item before (OLD) or after (NEW) the update.
+func updatedValuesPathMustExist(t *testing.T, h *H) {
+	tab := fidTable(h)
+	key := fidKey("u", "1")
+	m := M(Item{"x": N("1"), "y": N("2"), "z": M(Item{"q": N("1")})})
+	l := L(N("1"), N("2"), M(Item{"k": N("3")}))
+	base := Item{"pk": S("u"), "sk": N("1"), "a": N("1"), "m": m, "l": l, "ss": SS("a", "b")}
+	check := func(update string, values Item, rv types.ReturnValue, want Item) {
+		t.Helper()
+		h.Put(tab, base)
+		out, err := h.UpdateErr(tab, key, update, nil, values, rv)
+		h.Must(err)
+		if len(want) == 0 {
+			if len(out.Attributes) != 0 {
+				t.Fatalf("%s %s: Attributes = %s, want none", update, rv, FormatItem(out.Attributes))
+			}
+			return
+		}
+		h.WantItem(out.Attributes, want)
+	}
+	v := Item{":v": N("9")}
+	newOnly, oldOnly := types.ReturnValueUpdatedNew, types.ReturnValueUpdatedOld
+	// Removed paths have no new value; created paths no old one.
+	check("REMOVE m.x", nil, newOnly, nil)
+	check("REMOVE m.x", nil, oldOnly, Item{"m": m})
+	check("REMOVE m.x, m.y", nil, newOnly, nil)
+	check("REMOVE m.nope", nil, oldOnly, nil)
+	check("REMOVE m.z.q", nil, newOnly, nil)
+	check("SET m.w = :v", v, oldOnly, nil)
+	check("SET m.w = :v", v, newOnly, Item{"m": M(Item{"w": N("9"), "x": N("1"), "y": N("2"), "z": M(Item{"q": N("1")})})})
+	check("ADD m.nn :v", v, oldOnly, nil)
+	check("DELETE ss :s", Item{":s": SS("a", "b")}, newOnly, nil)
+	// List elements: by index in the list before or after the update.
+	check("REMOVE l[1]", nil, newOnly, Item{"l": L(N("1"), M(Item{"k": N("3")}))})
+	check("REMOVE l[2]", nil, newOnly, nil)
+	check("REMOVE l[9]", nil, oldOnly, nil)
+	check("SET l[7] = :v", v, newOnly, nil)
+	check("SET l[7] = :v", v, oldOnly, nil)
+	check("SET l[3] = :v", v, newOnly, Item{"l": L(N("1"), N("2"), M(Item{"k": N("3")}), N("9"))})
+	check("SET l[2] = :v REMOVE l[0]", v, newOnly, Item{"l": L(N("2"), N("9"))})
+	// One present path is enough.
+	check("SET m.x = :v REMOVE m.y", v, newOnly, Item{"m": M(Item{"x": N("9"), "z": M(Item{"q": N("1")})})})
 }

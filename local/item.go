@@ -626,8 +626,9 @@ func (db *DB) prepareUpdate(m *tableMeta, key Item, update *string, attrUpdates 
 }
 
 // returnedAttributes computes UpdateItem's Attributes for ReturnValues.
-// UPDATED_OLD and UPDATED_NEW return the top-level attributes the update
-// names (DynamoDB narrows nested paths further).
+// UPDATED_OLD and UPDATED_NEW return, whole, the top-level attributes under
+// which a path the update names exists in the old or new item, as DynamoDB
+// Local does.
 func returnedAttributes(rv types.ReturnValue, u *expr.Update, old, nu Item) Item {
 	switch rv {
 	case types.ReturnValueAllOld:
@@ -645,14 +646,13 @@ func returnedAttributes(rv types.ReturnValue, u *expr.Update, old, nu Item) Item
 		if u == nil || src == nil {
 			return nil
 		}
-		r := Item{}
-		for _, name := range u.TopLevel() {
-			if v, ok := src[name]; ok {
-				r[name] = v
-			}
-		}
-		if len(r) == 0 {
+		names := u.UpdatedIn(src)
+		if len(names) == 0 {
 			return nil
+		}
+		r := make(Item, len(names))
+		for _, name := range names {
+			r[name] = src[name]
 		}
 		return r
 	}

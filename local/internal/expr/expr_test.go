@@ -322,3 +322,44 @@ func TestLegacyFilter_MissingOperator(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestUpdate_UpdatedIn(t *testing.T) {
+	old := mustItem(t, `{"a":{"N":"1"},"m":{"M":{"x":{"N":"1"}}},"l":{"L":[{"N":"1"},{"N":"2"}]}}`)
+	values := map[string]types.AttributeValue{":v": n("9")}
+	f := func(expr string, wantOld, wantNew []string) {
+		t.Helper()
+		u, err := NewCompiler(nil, values).Update(expr)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		nu, err := u.Apply(old)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		if got := u.UpdatedIn(old); !slices.Equal(got, wantOld) {
+			t.Errorf("%s: UpdatedIn(old) = %q, want %q", expr, got, wantOld)
+		}
+		if got := u.UpdatedIn(nu); !slices.Equal(got, wantNew) {
+			t.Errorf("%s: UpdatedIn(new) = %q, want %q", expr, got, wantNew)
+		}
+	}
+	f("SET a = :v, b = :v", []string{"a"}, []string{"a", "b"})
+	f("REMOVE m.x, a", []string{"m", "a"}, nil)
+	f("SET m.y = :v", nil, []string{"m"})
+	f("REMOVE l[1]", []string{"l"}, nil)
+	f("REMOVE l[0]", []string{"l"}, []string{"l"})
+	f("SET l[5] = :v", nil, nil)
+	f("SET l[2] = :v", nil, []string{"l"})
+	if got := mustUpdate(t, "SET a = :v", values).UpdatedIn(nil); got != nil {
+		t.Errorf("UpdatedIn(nil) = %q", got)
+	}
+}
+
+func mustUpdate(t *testing.T, expr string, values map[string]types.AttributeValue) *Update {
+	t.Helper()
+	u, err := NewCompiler(nil, values).Update(expr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}

@@ -216,6 +216,24 @@ func (k *checker) operandOf(op string, n *node, want vtype) (*uexpr, error) {
 	return e, nil
 }
 
+// UpdatedIn returns the top-level attributes of item under which one of
+// the paths the update writes or removes exists, in order of first
+// appearance: what DynamoDB returns, whole, for ReturnValues UPDATED_OLD
+// (item before the update) and UPDATED_NEW (item after it). So a removed
+// path is not in UPDATED_NEW, a path the update creates not in UPDATED_OLD,
+// and a list element appended past the end is in neither unless it lands
+// at its index. item may be nil.
+func (u *Update) UpdatedIn(item Item) []string {
+	var names []string
+	for i := range u.actions {
+		p := u.actions[i].path
+		if !slices.Contains(names, p[0].name) && p.get(item) != nil {
+			names = append(names, p[0].name)
+		}
+	}
+	return names
+}
+
 // TopLevel returns the top-level attribute names the update writes or
 // removes, in order of first appearance. The caller must not modify the
 // slice.
