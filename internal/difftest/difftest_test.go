@@ -26,6 +26,7 @@ var (
 	msgFlag   = flag.Bool("difftest.messages", false, "count error outcomes by message, not only by code")
 	minAtFlag = flag.String("difftest.minimizeat", "", "comma-separated operation indexes whose divergences to minimize")
 	numsFlag  = flag.Bool("difftest.numbersbyvalue", true, "compare numbers in answers by value, not spelling (docs/compat.md: spelling of numbers)")
+	rulesFlag = flag.Bool("difftest.localrules", true, "normalize DynamoDB Local's differences that docs/compat.md documents (quirks.go); false shows them")
 	skipFlag  = flag.String("difftest.skip", "", "comma-separated operation kinds not to generate (e.g. Scan,TransactWriteItems)")
 )
 
@@ -95,8 +96,8 @@ func TestDifferential_DynamoDBLocalSelf(t *testing.T) {
 		cfg.Ops = 1000
 	}
 	res, err := Run(context.Background(), cfg,
-		Target{Name: "dynamodb-local(A)", API: client, Prefix: prefix("a"), DynamoDBLocal: true},
-		Target{Name: "dynamodb-local(B)", API: client, Prefix: prefix("b"), DynamoDBLocal: true})
+		Target{Name: "dynamodb-local(A)", API: client, Prefix: prefix("a"), DynamoDBLocal: *rulesFlag},
+		Target{Name: "dynamodb-local(B)", API: client, Prefix: prefix("b"), DynamoDBLocal: *rulesFlag})
 	report(t, res, err)
 }
 
@@ -123,7 +124,7 @@ func TestDifferential(t *testing.T) {
 	client := dynamoDBLocal(t)
 	db := engine(t)
 	cfg := config(t)
-	a := Target{Name: "dynamodb-local", API: client, Prefix: prefix("l"), DynamoDBLocal: true}
+	a := Target{Name: "dynamodb-local", API: client, Prefix: prefix("l"), DynamoDBLocal: *rulesFlag}
 	b := Target{Name: "engine", API: db, Prefix: "e_"}
 	res, err := Run(context.Background(), cfg, a, b)
 	report(t, res, err)
@@ -159,15 +160,18 @@ func minimize(t *testing.T, cfg Config, a, b Target, res *Result) {
 	}
 }
 
-// tamper changes the item of one GetItem answer, to plant a difference.
+// tamper plants a difference: it adds an attribute to the item of the
+// at-th GetItem answer that has an item, or adds a unit to the total of the
+// capAt-th PutItem answer that has capacity.
 type tamper struct {
 	timetable.API
-	n, at int
+	n, at       int
+	puts, capAt int
 }
 
 func (tp *tamper) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
 	out, err := tp.API.GetItem(ctx, in, optFns...)
-	if err == nil && out.Item != nil {
+	if err == nil && out.Item != nil && tp.at > 0 {
 		tp.n++
 		if tp.n == tp.at {
 			out.Item["planted"] = sv("x")
@@ -176,14 +180,29 @@ func (tp *tamper) GetItem(ctx context.Context, in *dynamodb.GetItemInput, optFns
 	return out, err
 }
 
+func (tp *tamper) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	out, err := tp.API.PutItem(ctx, in, optFns...)
+	if err == nil && out.ConsumedCapacity != nil && tp.capAt > 0 {
+		tp.puts++
+		if tp.puts == tp.capAt {
+			*out.ConsumedCapacity.CapacityUnits++
+		}
+	}
+	return out, err
+}
+
+// plantedConfig is TestDifferential's configuration (numbers by value) on
+// the operations on one item.
+var plantedConfig = Config{Seed: 3, Ops: 2000, NumbersByValue: true, Skip: []string{"Query", "Scan",
+	"BatchWriteItem", "BatchGetItem", "TransactWriteItems", "TransactGetItems"}}
+
 // TestDifferential_PlantedDifference runs the engine against itself with one
 // GetItem answer changed: the run must report that operation, and nothing
 // before it.
 func TestDifferential_PlantedDifference(t *testing.T) {
 	db := engine(t)
 	tp := &tamper{API: db, at: 20}
-	res, err := Run(context.Background(), Config{Seed: 3, Ops: 2000, Skip: []string{"Query", "Scan",
-		"BatchWriteItem", "BatchGetItem", "TransactWriteItems", "TransactGetItems"}},
+	res, err := Run(context.Background(), plantedConfig,
 		Target{Name: "engine", API: db, Prefix: "a_"},
 		Target{Name: "tampered", API: tp, Prefix: "b_"})
 	if err != nil {
@@ -201,6 +220,30 @@ func TestDifferential_PlantedDifference(t *testing.T) {
 	}
 	if res.Ops != d.Index+1 {
 		t.Errorf("the run went on to operation %d after the divergence at %d", res.Ops, d.Index)
+	}
+}
+
+// TestDifferential_PlantedCapacity runs the engine against itself with one
+// PutItem's capacity raised by a unit on a target marked DynamoDBLocal: the
+// rules of quirks.go, which lower such figures in their shapes, must not
+// hide it.
+func TestDifferential_PlantedCapacity(t *testing.T) {
+	db := engine(t)
+	tp := &tamper{API: db, capAt: 15}
+	res, err := Run(context.Background(), plantedConfig,
+		Target{Name: "engine", API: db, Prefix: "a_"},
+		Target{Name: "tampered", API: tp, Prefix: "b_", DynamoDBLocal: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tp.puts < tp.capAt {
+		t.Fatalf("only %d PutItem answers had capacity", tp.puts)
+	}
+	if len(res.Divergences) != 1 {
+		t.Fatalf("%d divergences, want 1", len(res.Divergences))
+	}
+	if d := res.Divergences[0]; d.Kind != "PutItem" || d.Path != ".out.ConsumedCapacity.CapacityUnits" {
+		t.Errorf("divergence %+v, want the planted capacity", d)
 	}
 }
 
