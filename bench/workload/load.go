@@ -2,6 +2,7 @@ package workload
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -25,6 +26,11 @@ type LoadConfig struct {
 	Partitions   int           // partition keys; default 64
 	QueryItems   int           // items per partition, and so per Query; default 20
 	PayloadBytes int           // size of the payload attribute; default 100
+
+	// ServerCPU, if set, returns the CPU time the server has used so far;
+	// Load reads it when the measured time starts and ends, and reports
+	// the difference in LoadResult.ServerCPU.
+	ServerCPU func() (time.Duration, error)
 }
 
 // WithDefaults returns c with its zero fields set to their defaults.
@@ -78,6 +84,17 @@ type LoadResult struct {
 	PerOp   [numOps]OpStats
 	// FirstError is the first error seen, measured or not, for the report.
 	FirstError error
+	// ServerCPU is the CPU time the server used in the measured time, when
+	// LoadConfig.ServerCPU is set (else 0).
+	ServerCPU time.Duration
+}
+
+// ServerCPUPerOp is the server's CPU time per measured operation, or 0.
+func (r LoadResult) ServerCPUPerOp() time.Duration {
+	if r.Ops == 0 {
+		return 0
+	}
+	return r.ServerCPU / time.Duration(r.Ops)
 }
 
 // OpsPerSec is the throughput of the measured phase.
@@ -151,6 +168,22 @@ func loadRun(ctx context.Context, c Client, cfg LoadConfig) LoadResult {
 	measureAt := start.Add(cfg.Warmup)
 	stopAt := measureAt.Add(cfg.Duration)
 	payload := strings.Repeat("q", cfg.PayloadBytes)
+
+	// Read the server's CPU time when the measured time starts and ends.
+	cpuDone := make(chan struct{})
+	var cpu time.Duration
+	var cpuErr error
+	go func() {
+		defer close(cpuDone)
+		if cfg.ServerCPU == nil {
+			return
+		}
+		time.Sleep(time.Until(measureAt))
+		c0, err0 := cfg.ServerCPU()
+		time.Sleep(time.Until(stopAt))
+		c1, err1 := cfg.ServerCPU()
+		cpu, cpuErr = c1-c0, errors.Join(err0, err1)
+	}()
 
 	for w := range cfg.Workers {
 		wg.Add(1)
@@ -228,6 +261,16 @@ func loadRun(ctx context.Context, c Client, cfg LoadConfig) LoadResult {
 		}()
 	}
 	wg.Wait()
+	if time.Now().Before(stopAt) {
+		// MaxOps ended the run early: the CPU reading would span idle time.
+		cfg.ServerCPU = nil
+	} else {
+		<-cpuDone
+		res.ServerCPU = cpu
+		if cpuErr != nil && res.FirstError == nil {
+			res.FirstError = cpuErr
+		}
+	}
 	end := time.Now()
 	if end.After(stopAt) {
 		end = stopAt

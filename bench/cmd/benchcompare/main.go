@@ -79,7 +79,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	var cfg config
 	var only, serveArgs string
 	fs.DurationVar(&cfg.duration, "duration", 20*time.Second, "measured time of each wire load run")
-	fs.DurationVar(&cfg.warmup, "warmup", 0, "unmeasured warm-up before each wire load run (default duration/10, at most 2s)")
+	fs.DurationVar(&cfg.warmup, "warmup", 0, "unmeasured warm-up before each wire load run (default duration/4, at most 5s: the JVM of DynamoDB Local needs it)")
 	fs.IntVar(&cfg.workers, "workers", 8, "concurrent callers in the wire load runs")
 	fs.Int64Var(&cfg.maxOps, "max-ops", 10_000_000, "upper bound on the operations of one wire load run")
 	fs.IntVar(&cfg.suiteRuns, "suite-runs", 3, "measured runs of the suite workload per backend (after one warm-up run); the median is reported")
@@ -106,6 +106,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	cfg.serveArgs = strings.Fields(serveArgs)
+	if cfg.warmup <= 0 {
+		cfg.warmup = min(cfg.duration/4, 5*time.Second)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

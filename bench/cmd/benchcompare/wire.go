@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/timetable-db/timetable/bench/internal/peers"
 	"github.com/timetable-db/timetable/bench/workload"
@@ -29,20 +30,26 @@ func newLoadClient(kind int, endpoint string, conns int) workload.Client {
 }
 
 type wireTarget struct {
-	name string
-	// start returns the endpoint and a function that stops the server.
-	start func(context.Context) (endpoint string, stop func(), err error)
+	name  string
+	start func(context.Context) (running, error)
 	res   [numClients]workload.LoadResult
+}
+
+// running is a started server.
+type running struct {
+	endpoint string
+	stop     func()
+	cpu      func() (time.Duration, error) // nil when not measured
 }
 
 // peerTarget adapts a server started by env.
 func peerTarget(e *env, name string, start func(context.Context) (*peers.Server, error)) *wireTarget {
-	return &wireTarget{name: name, start: func(ctx context.Context) (string, func(), error) {
+	return &wireTarget{name: name, start: func(ctx context.Context) (running, error) {
 		s, err := start(ctx)
 		if err != nil {
-			return "", nil, err
+			return running{}, err
 		}
-		return s.Endpoint, func() { e.stopServer(s) }, nil
+		return running{endpoint: s.Endpoint, stop: func() { e.stopServer(s) }, cpu: s.CPU}, nil
 	}}
 }
 
@@ -51,12 +58,12 @@ func peerTarget(e *env, name string, start func(context.Context) (*peers.Server,
 // ceiling), one server at a time, first with the SDK client, then with the
 // raw HTTP client.
 func runWire(ctx context.Context, e *env) ([]Figure, section, error) {
-	ceiling := &wireTarget{name: "no-op server (client ceiling)", start: func(context.Context) (string, func(), error) {
+	ceiling := &wireTarget{name: "no-op server (client ceiling)", start: func(context.Context) (running, error) {
 		c, err := startCeiling()
 		if err != nil {
-			return "", nil, err
+			return running{}, err
 		}
-		return c.endpoint, c.close, nil
+		return running{endpoint: c.endpoint, stop: c.close}, nil
 	}}
 	targets := []*wireTarget{
 		peerTarget(e, "timetable serve", e.Serve),
@@ -78,15 +85,16 @@ func runWire(ctx context.Context, e *env) ([]Figure, section, error) {
 	}.WithDefaults()
 	n := 0
 	for _, t := range targets {
-		endpoint, stop, err := t.start(ctx)
+		srv, err := t.start(ctx)
 		if err != nil {
 			return nil, section{}, err
 		}
+		lc.ServerCPU = srv.cpu
 		for kind := range numClients {
 			n++
 			lc.Table = fmt.Sprintf("bench_load_%d", n)
 			e.logf("wire load against %s with the %s client for %v", t.name, clientNames[kind], lc.Duration)
-			res, err := workload.Load(ctx, newLoadClient(kind, endpoint, lc.Workers), lc)
+			res, err := workload.Load(ctx, newLoadClient(kind, srv.endpoint, lc.Workers), lc)
 			if err == nil && ctx.Err() != nil {
 				err = ctx.Err()
 			}
@@ -94,13 +102,13 @@ func runWire(ctx context.Context, e *env) ([]Figure, section, error) {
 				err = fmt.Errorf("%d errors in %d operations, first: %v", res.Errors, res.Ops, res.FirstError)
 			}
 			if err != nil {
-				stop()
+				srv.stop()
 				return nil, section{}, fmt.Errorf("%s, %s client: %w", t.name, clientNames[kind], err)
 			}
 			t.res[kind] = res
-			e.logf("%s, %s client: %.0f ops/s (%d ops, %d errors)", t.name, clientNames[kind], res.OpsPerSec(), res.Ops, res.Errors)
+			e.logf("%s, %s client: %.0f ops/s (%d ops, %d errors), server CPU %v/op", t.name, clientNames[kind], res.OpsPerSec(), res.Ops, res.Errors, res.ServerCPUPerOp())
 		}
-		stop() // leave the machine to the next target
+		srv.stop() // leave the machine to the next target
 	}
 
 	var figs []Figure
@@ -124,15 +132,38 @@ func runWire(ctx context.Context, e *env) ([]Figure, section, error) {
 		}
 	}
 
+	// Server CPU per operation does not depend on how fast the client is.
+	for _, ours := range targets[:2] {
+		for _, peer := range targets[2:4] {
+			o, p := ours.res[clientSDK].ServerCPUPerOp(), peer.res[clientSDK].ServerCPUPerOp()
+			if o <= 0 || p <= 0 {
+				continue
+			}
+			figs = append(figs, Figure{
+				Name:     fmt.Sprintf("wire endpoint, server CPU time per operation (same load, aws-sdk-go-v2 client): %s vs %s", ours.name, peer.name),
+				Ours:     round(float64(o)/1e3, 1),
+				Peer:     ptr(round(float64(p)/1e3, 1)),
+				Unit:     "µs/op",
+				Ratio:    ptr(round(float64(p)/float64(o), 1)),
+				peerName: peer.name,
+			})
+		}
+	}
+
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "The same load generator (`bench/workload.Load`) against each server on 127.0.0.1, one server at a time: %d workers, each looping over PutItem (overwrites one of %d items, %d-byte payload), GetItem (eventually consistent) and Query (one partition, %d items), in equal shares; %v of warm-up, then %v measured. No retries; every answer is checked. The load generator (with `GOGC=400`) shares the machine with the server.\n\n",
 		lc.Workers, lc.Partitions*lc.QueryItems, lc.PayloadBytes, lc.QueryItems, lc.Warmup, lc.Duration)
 	sb.WriteString("Two clients drive it: aws-sdk-go-v2's DynamoDB client (the figure the targets are about), and a raw HTTP client (`bench/internal/peers.RawClient`) that sends hand-built DynamoDB JSON with a fixed signature header and reads back only what the generator checks, so that less of the machine goes to the client and more of the server is measured.\n\n")
-	sb.WriteString("| server | client | ops/s | PutItem p50 / p99 | GetItem p50 / p99 | Query p50 / p99 | errors |\n|---|---|---:|---:|---:|---:|---:|\n")
+	sb.WriteString("Server CPU is the user and system time of the server's process over the measured time (from /proc), per operation: it does not depend on how much of the machine the client takes.\n\n")
+	sb.WriteString("| server | client | ops/s | server CPU/op | PutItem p50 / p99 | GetItem p50 / p99 | Query p50 / p99 | errors |\n|---|---|---:|---:|---:|---:|---:|---:|\n")
 	for kind := range numClients {
 		for _, t := range targets {
 			r := t.res[kind]
-			fmt.Fprintf(&sb, "| %s | %s | %.0f |", t.name, clientNames[kind], r.OpsPerSec())
+			cpu := "-"
+			if r.ServerCPU > 0 {
+				cpu = fmtDur(r.ServerCPUPerOp())
+			}
+			fmt.Fprintf(&sb, "| %s | %s | %.0f | %s |", t.name, clientNames[kind], r.OpsPerSec(), cpu)
 			for _, s := range r.PerOp {
 				fmt.Fprintf(&sb, " %s / %s |", fmtDur(s.P50), fmtDur(s.P99))
 			}

@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -142,6 +143,38 @@ func (s *Server) wait(ctx context.Context, timeout time.Duration) error {
 			return fmt.Errorf("no answer after %v: %w", timeout, err)
 		}
 	}
+}
+
+// CPU returns the CPU time (user and system) the server process has used,
+// from /proc/PID/stat.
+func (s *Server) CPU() (time.Duration, error) {
+	return ProcessCPU(s.cmd.Process.Pid)
+}
+
+// ProcessCPU returns the CPU time (user and system) process pid has used,
+// from /proc/PID/stat (Linux only).
+func ProcessCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name, field 2, is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, fmt.Errorf("cannot parse /proc/%d/stat", pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	// f[0] is field 3 (state); utime and stime are fields 14 and 15.
+	if len(f) < 13 {
+		return 0, fmt.Errorf("cannot parse /proc/%d/stat", pid)
+	}
+	ut, err1 := strconv.ParseInt(f[11], 10, 64)
+	st, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("cannot parse /proc/%d/stat", pid)
+	}
+	const ticks = 100 // USER_HZ, 100 on Linux
+	return time.Duration(ut+st) * time.Second / ticks, nil
 }
 
 // Alive reports whether the process is still running.
