@@ -18,7 +18,7 @@ func (k *Kind) Latest(ctx context.Context, id string) (Reading, error) {
 	if !validID(id) {
 		return Reading{}, fmt.Errorf("%w: %q", ErrInvalidID, id)
 	}
-	item, err := k.st.tbl.Get(ctx, table.K(k.latestPK(id), latestSK), nil)
+	item, err := k.st.tbl.Get(ctx, table.K(strAV(k.latestPK(id)), strAV(latestSK)), nil)
 	if errors.Is(err, table.ErrNotFound) {
 		return Reading{}, ErrNotFound
 	}
@@ -46,7 +46,7 @@ func (k *Kind) LatestMany(ctx context.Context, ids []string) (map[string]Reading
 		if !validID(id) {
 			return nil, fmt.Errorf("%w: %q", ErrInvalidID, id)
 		}
-		ks[i] = table.K(k.latestPK(id), latestSK)
+		ks[i] = table.K(strAV(k.latestPK(id)), strAV(latestSK))
 	}
 	items, err := k.st.tbl.BatchGet(ctx, ks, nil)
 	out := make(map[string]Reading, len(ids))

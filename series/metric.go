@@ -77,21 +77,21 @@ func (k *Kind) MetricRange(ctx context.Context, field string, from, to time.Time
 				return fmt.Errorf("series: cannot read the metric index of %s: %w", k.s.Name, err)
 			}
 			msk, _ := getS(item, attrMSK)
-			a := strings.IndexByte(msk, '#')
-			b := strings.LastIndexByte(msk, '#')
-			if a < 0 || b <= a {
+			first, last := strings.IndexByte(msk, '#'), strings.LastIndexByte(msk, '#')
+			if first < 0 || last <= first {
 				return fmt.Errorf("series: bad metric index key %q", msk)
 			}
-			id := msk[a+1 : b]
-			rs, err := k.decodeRaw(item)
+			id := msk[first+1 : last]
+			b, err := k.decodeRaw(item)
 			if err != nil {
 				return err
 			}
-			for _, r := range rs {
-				if r.t < lo || r.t >= hi || math.IsNaN(r.vals[fi]) {
+			for i, t := range b.t {
+				v := b.vals[i*b.nf+fi]
+				if t < lo || t >= hi || math.IsNaN(v) {
 					continue
 				}
-				local = append(local, MetricPoint{ID: id, Time: msTime(r.t), Value: r.vals[fi]})
+				local = append(local, MetricPoint{ID: id, Time: msTime(t), Value: v})
 			}
 		}
 		mu.Lock()
@@ -115,24 +115,18 @@ func (k *Kind) MetricRange(ctx context.Context, field string, from, to time.Time
 }
 
 // decodeRaw decodes the readings of a raw item of any layout.
-func (k *Kind) decodeRaw(item table.Item) ([]krec, error) {
+func (k *Kind) decodeRaw(item table.Item) (*rbatch, error) {
 	switch k.s.Layout {
 	case Chunks:
 		return k.decodeChunkItem(item)
 	case Buckets:
-		p, err := k.decodeBucket(item)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]krec, len(p.recs))
-		for i, r := range p.recs {
-			out[i] = krec{rec: r}
-		}
-		return out, nil
+		return k.decodeBucketBatch(item)
 	}
 	r, err := k.decodeReadingItem(item)
 	if err != nil {
 		return nil, err
 	}
-	return []krec{r}, nil
+	b := k.newBatch(1)
+	b.add(&r, 0)
+	return b, nil
 }

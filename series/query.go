@@ -6,8 +6,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"iter"
-	"math"
-	"slices"
 	"strings"
 	"time"
 
@@ -72,58 +70,32 @@ func (k *Kind) bounds(from, to time.Time) (int64, int64) {
 	return max(lo, k.rawCutoff()), hi
 }
 
-// krec is a reading and its position in its kind's order: time, then
-// sequence number (of the reading, or of its chunk), then index in the
-// chunk.
-type krec struct {
-	rec
-	idx uint32
-}
-
-func cmpPos(a, b *krec) int {
-	switch {
-	case a.t != b.t:
-		if a.t < b.t {
-			return -1
-		}
-		return 1
-	case a.seq != b.seq:
-		if a.seq < b.seq {
-			return -1
-		}
-		return 1
-	case a.idx != b.idx:
-		if a.idx < b.idx {
-			return -1
-		}
-		return 1
-	}
-	return 0
-}
-
 // stream yields the readings of one shard (partition, or days of
 // partitions) in order, batch by batch.
 type stream struct {
-	fill func(ctx context.Context) ([]krec, error) // nil batch: the end
-	buf  []krec
+	fill func(ctx context.Context) (*rbatch, error) // nil batch: the end
+	b    *rbatch
+	i    int
 	done bool
 }
 
-func (s *stream) head(ctx context.Context) (*krec, error) {
-	for len(s.buf) == 0 && !s.done {
+// head returns the batch and index of the stream's next reading, or a
+// nil batch at its end.
+func (s *stream) head(ctx context.Context) (*rbatch, int, error) {
+	for (s.b == nil || s.i >= s.b.len()) && !s.done {
 		b, err := s.fill(ctx)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if b == nil {
 			s.done = true
 		}
-		s.buf = b
+		s.b, s.i = b, 0
 	}
-	if len(s.buf) == 0 {
-		return nil, nil
+	if s.b == nil || s.i >= s.b.len() {
+		return nil, 0, nil
 	}
-	return &s.buf[0], nil
+	return s.b, s.i, nil
 }
 
 // Iter iterates over the readings of a Query, in the shape of sql.Rows:
@@ -142,11 +114,12 @@ type Iter struct {
 	streams []*stream
 	reverse bool
 	lo, hi  int64
-	after   *krec // cursor position: skip up to and including it
+	after   *pos // cursor position: skip up to and including it
 	filters []compiled
 	limit   int
 	n       int
-	cur     krec
+	cur     *rbatch // the current reading is cur's ci-th
+	ci      int
 	has     bool
 	err     error
 	done    bool
@@ -223,7 +196,7 @@ func (it *Iter) Next() bool {
 		// Fetch the first batch of every shard at once.
 		if len(it.streams) > 1 {
 			if err := it.k.st.parallel(it.ctx, len(it.streams), func(ctx context.Context, i int) error {
-				_, err := it.streams[i].head(ctx)
+				_, _, err := it.streams[i].head(ctx)
 				return err
 			}); err != nil {
 				it.fail(err)
@@ -231,41 +204,78 @@ func (it *Iter) Next() bool {
 			}
 		}
 	}
+	if len(it.streams) == 1 {
+		// No merge: walk the one stream's batches.
+		s := it.streams[0]
+		for {
+			b, i := s.b, s.i
+			if b == nil || i >= len(b.t) {
+				var err error
+				if b, i, err = s.head(it.ctx); err != nil {
+					it.fail(err)
+					return false
+				}
+				if b == nil {
+					it.done = true
+					return false
+				}
+			}
+			s.i = i + 1
+			if it.accept(b, i) {
+				return true
+			}
+		}
+	}
 	for {
 		var best *stream
-		var bk *krec
+		var bp pos
 		for _, s := range it.streams {
-			h, err := s.head(it.ctx)
+			b, i, err := s.head(it.ctx)
 			if err != nil {
 				it.fail(err)
 				return false
 			}
-			if h == nil {
+			if b == nil {
 				continue
 			}
-			if bk == nil || (!it.reverse && cmpPos(h, bk) < 0) || (it.reverse && cmpPos(h, bk) > 0) {
-				best, bk = s, h
+			p := b.pos(i)
+			if best == nil || (!it.reverse && cmpPos(p, bp) < 0) || (it.reverse && cmpPos(p, bp) > 0) {
+				best, bp = s, p
 			}
 		}
 		if best == nil {
 			it.done = true
 			return false
 		}
-		r := *bk
-		best.buf = best.buf[1:]
-		if r.t < it.lo || r.t >= it.hi {
-			continue
+		b, i := best.b, best.i
+		best.i++
+		if it.accept(b, i) {
+			return true
 		}
-		if it.after != nil && ((!it.reverse && cmpPos(&r, it.after) <= 0) || (it.reverse && cmpPos(&r, it.after) >= 0)) {
-			continue
-		}
-		if !it.match(&r.rec) {
-			continue
-		}
-		it.cur, it.has = r, true
-		it.n++
-		return true
 	}
+}
+
+// accept makes reading i of b the current one if it is in range, after
+// the cursor and matches the filters.
+func (it *Iter) accept(b *rbatch, i int) bool {
+	if t := b.t[i]; t < it.lo || t >= it.hi {
+		return false
+	}
+	if it.after != nil {
+		c := cmpPos(b.pos(i), *it.after)
+		if (!it.reverse && c <= 0) || (it.reverse && c >= 0) {
+			return false
+		}
+	}
+	if len(it.filters) > 0 {
+		r := b.rec(i)
+		if !it.match(&r) {
+			return false
+		}
+	}
+	it.cur, it.ci, it.has = b, i, true
+	it.n++
+	return true
 }
 
 // Reading returns the current reading; its slices are the caller's.
@@ -273,7 +283,8 @@ func (it *Iter) Reading() Reading {
 	if !it.has {
 		return Reading{}
 	}
-	return it.cur.reading()
+	r := it.cur.rec(it.ci)
+	return r.reading()
 }
 
 // Cursor returns the cursor that resumes the read just after the current
@@ -282,7 +293,7 @@ func (it *Iter) Cursor() string {
 	if !it.has {
 		return ""
 	}
-	return encodeCursor(it.reverse, &it.cur)
+	return encodePos(it.reverse, it.cur.pos(it.ci))
 }
 
 // Err returns the error that ended the iteration, nil at a normal end.
@@ -290,7 +301,7 @@ func (it *Iter) Err() error { return it.err }
 
 // Close ends the iteration. It returns nil.
 func (it *Iter) Close() error {
-	it.done, it.has, it.streams = true, false, nil
+	it.done, it.has, it.streams, it.cur = true, false, nil, nil
 	return nil
 }
 
@@ -310,10 +321,10 @@ func (k *Kind) Range(ctx context.Context, id string, q Query) (*Page, error) {
 		return nil, err
 	}
 	if q.Limit > 0 && len(p.Readings) == q.Limit {
-		last := it.cur
+		last := it.cur.pos(it.ci)
 		it.limit = 0
 		if it.atLimit && it.Next() {
-			p.Cursor = encodeCursor(q.Reverse, &last)
+			p.Cursor = encodePos(q.Reverse, last)
 		} else if err := it.Err(); err != nil {
 			return nil, err
 		}
@@ -341,7 +352,7 @@ func (k *Kind) All(ctx context.Context, id string, q Query) iter.Seq2[Reading, e
 // A cursor is "s", '0' or '1' for the direction, then the position of
 // the last reading returned (time, sequence number, index; big-endian),
 // in base64url.
-func encodeCursor(reverse bool, r *krec) string {
+func encodePos(reverse bool, r pos) string {
 	b := make([]byte, 2, 22)
 	b[0], b[1] = 's', '0'
 	if reverse {
@@ -353,12 +364,12 @@ func encodeCursor(reverse bool, r *krec) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func decodeCursor(c string) (bool, *krec, error) {
+func decodeCursor(c string) (bool, *pos, error) {
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil || len(b) != 22 || b[0] != 's' || (b[1] != '0' && b[1] != '1') {
 		return false, nil, ErrBadCursor
 	}
-	r := &krec{rec: rec{t: int64(binary.BigEndian.Uint64(b[2:])), seq: binary.BigEndian.Uint64(b[10:])}, idx: binary.BigEndian.Uint32(b[18:])}
+	r := &pos{t: int64(binary.BigEndian.Uint64(b[2:])), seq: binary.BigEndian.Uint64(b[10:]), idx: binary.BigEndian.Uint32(b[18:])}
 	if r.t < minMs || r.t >= maxMs {
 		return false, nil, ErrBadCursor
 	}
@@ -373,11 +384,16 @@ func (k *Kind) newStream(id string, sh int, lo, hi int64, reverse bool, limit in
 		pageSize = limit + 1
 	}
 	tbl := k.st.tbl
+	single := func(r rec) *rbatch {
+		b := k.newBatch(1)
+		b.add(&r, 0)
+		return b
+	}
 	switch k.s.Layout {
 	case ItemPerReading:
 		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(ts(lo), ts(hi-1)+"#~", hi), Reverse: reverse, PageSize: pageSize}
 		var it *table.Iter
-		return &stream{fill: func(ctx context.Context) ([]krec, error) {
+		return &stream{fill: func(ctx context.Context) (*rbatch, error) {
 			if it == nil {
 				it = tbl.QueryIter(ctx, q)
 			}
@@ -388,7 +404,7 @@ func (k *Kind) newStream(id string, sh int, lo, hi int64, reverse bool, limit in
 			if err != nil {
 				return nil, err
 			}
-			return []krec{r}, nil
+			return single(r), nil
 		}}
 	case DayPartitioned:
 		// One partition per day, in order.
@@ -398,7 +414,7 @@ func (k *Kind) newStream(id string, sh int, lo, hi int64, reverse bool, limit in
 			day = last
 		}
 		var it *table.Iter
-		return &stream{fill: func(ctx context.Context) ([]krec, error) {
+		return &stream{fill: func(ctx context.Context) (*rbatch, error) {
 			for {
 				if it == nil {
 					if day < first || day > last {
@@ -424,7 +440,7 @@ func (k *Kind) newStream(id string, sh int, lo, hi int64, reverse bool, limit in
 					if err != nil {
 						return nil, err
 					}
-					return []krec{r}, nil
+					return single(r), nil
 				}
 				if err := it.Err(); err != nil {
 					return nil, err
@@ -442,19 +458,9 @@ func (k *Kind) newStream(id string, sh int, lo, hi int64, reverse bool, limit in
 	case Buckets:
 		g := k.s.BucketPeriod
 		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(periodKey(periodStart(lo, g), g), periodKey(hi-1, g)+"#~", hi), Reverse: reverse, PageSize: 4}
-		return k.groupStream(q, g.Len(), reverse, func(item table.Item) ([]krec, error) {
-			p, err := k.decodeBucket(item)
-			if err != nil {
-				return nil, err
-			}
-			out := make([]krec, len(p.recs))
-			for i, r := range p.recs {
-				out[i] = krec{rec: r}
-			}
-			return out, nil
-		})
+		return k.groupStream(q, g.Len(), reverse, k.decodeBucketBatch)
 	}
-	return &stream{fill: func(context.Context) ([]krec, error) { return nil, fmt.Errorf("series: unknown layout") }}
+	return &stream{fill: func(context.Context) (*rbatch, error) { return nil, fmt.Errorf("series: unknown layout") }}
 }
 
 // skRange is Between(lo, hi), or Gte(lo) when the range has no upper
@@ -469,17 +475,18 @@ func skRange(lo, hiKey string, hi int64) table.KeyCond {
 // groupStream reads the items of q and yields their readings a group at a
 // time: the items whose sort keys share their first prefixLen bytes (one
 // hour of chunks, one bucket period) may overlap in time, so a group is
-// decoded whole and sorted before its readings are yielded.
-func (k *Kind) groupStream(q *table.Query, prefixLen int, reverse bool, decode func(table.Item) ([]krec, error)) *stream {
+// decoded whole and put in order before its readings are yielded.
+func (k *Kind) groupStream(q *table.Query, prefixLen int, reverse bool, decode func(table.Item) (*rbatch, error)) *stream {
 	var it *table.Iter
 	var pending table.Item
 	var end bool
-	return &stream{fill: func(ctx context.Context) ([]krec, error) {
+	return &stream{fill: func(ctx context.Context) (*rbatch, error) {
 		if it == nil {
 			it = k.st.tbl.QueryIter(ctx, q)
 		}
-		var group []krec
+		var group *rbatch
 		var prefix string
+		items := 0
 		for {
 			item := pending
 			pending = nil
@@ -502,28 +509,32 @@ func (k *Kind) groupStream(q *table.Query, prefixLen int, reverse bool, decode f
 				break
 			}
 			prefix = sk[:prefixLen]
-			rs, err := decode(item)
+			b, err := decode(item)
 			if err != nil {
 				return nil, err
 			}
-			group = append(group, rs...)
+			if group == nil {
+				group = b
+			} else {
+				group.appendBatch(b)
+			}
+			items++
 		}
 		if group == nil {
 			return nil, nil
 		}
-		slices.SortFunc(group, func(a, b krec) int {
-			if reverse {
-				return cmpPos(&b, &a)
-			}
-			return cmpPos(&a, &b)
-		})
+		// One item's readings are in order already; several items of a
+		// group may overlap in time.
+		if items > 1 || reverse {
+			group = group.sort(reverse)
+		}
 		return group, nil
 	}}
 }
 
 // decodeReadingItem decodes an item of the ItemPerReading or
 // DayPartitioned layout.
-func (k *Kind) decodeReadingItem(item table.Item) (krec, error) {
+func (k *Kind) decodeReadingItem(item table.Item) (rec, error) {
 	sk, _ := getS(item, attrSK)
 	var t time.Time
 	var seq uint64
@@ -542,25 +553,38 @@ func (k *Kind) decodeReadingItem(item table.Item) (krec, error) {
 		}
 		s, ok2 := parseHex16(sq)
 		if i < 0 || !ok || !ok2 || err != nil {
-			return krec{}, fmt.Errorf("series: bad day-partitioned key %q %q", pk, sk)
+			return rec{}, fmt.Errorf("series: bad day-partitioned key %q %q", pk, sk)
 		}
 		t, seq = day.Add(off), s
 	} else {
 		t, seq, err = keys.ParseUnique(sk)
 		if err != nil {
-			return krec{}, fmt.Errorf("series: bad sort key %q: %w", sk, err)
+			return rec{}, fmt.Errorf("series: bad sort key %q: %w", sk, err)
 		}
 	}
 	vals, tags, err := getValues(item, &k.s)
 	if err != nil {
-		return krec{}, fmt.Errorf("series: item %q: %w", sk, err)
+		return rec{}, fmt.Errorf("series: item %q: %w", sk, err)
 	}
-	return krec{rec: rec{t: timeMs(t), seq: seq, vals: vals, tags: tags}}, nil
+	return rec{t: timeMs(t), seq: seq, vals: vals, tags: tags}, nil
+}
+
+// decodeBucketBatch decodes a bucket item's readings.
+func (k *Kind) decodeBucketBatch(item table.Item) (*rbatch, error) {
+	p, err := k.decodeBucket(item)
+	if err != nil {
+		return nil, err
+	}
+	b := k.newBatch(len(p.recs))
+	for i := range p.recs {
+		b.add(&p.recs[i], 0)
+	}
+	return b, nil
 }
 
 // decodeChunkItem decodes a chunk item's readings. Fields are found by
 // name, so chunks written before a field was added read it as absent.
-func (k *Kind) decodeChunkItem(item table.Item) ([]krec, error) {
+func (k *Kind) decodeChunkItem(item table.Item) (*rbatch, error) {
 	sk, _ := getS(item, attrSK)
 	_, cseq, err := keys.ParseUnique(sk)
 	if err != nil {
@@ -575,48 +599,52 @@ func (k *Kind) decodeChunkItem(item table.Item) ([]krec, error) {
 		return nil, fmt.Errorf("series: chunk %q: %w", sk, err)
 	}
 	n := c.Len()
-	times := make([]int64, n)
-	if err := c.DecodeTimes(times); err != nil {
+	nf := len(k.s.Fields)
+	b := &rbatch{nf: nf, t: make([]int64, n), seq: make([]uint64, n), idx: make([]uint32, n), vals: make([]float64, n*nf)}
+	if err := c.DecodeTimes(b.t); err != nil {
 		return nil, fmt.Errorf("series: chunk %q: %w", sk, err)
 	}
-	nf := len(k.s.Fields)
-	vals := make([]float64, n*nf)
-	col := make([]float64, n)
+	for i := range b.seq {
+		b.seq[i], b.idx[i] = cseq, uint32(i)
+	}
+	var col []float64
 	for j, f := range k.s.Fields {
 		ci := c.Index(f)
 		if ci < 0 {
 			for i := 0; i < n; i++ {
-				vals[i*nf+j] = math.NaN()
+				b.vals[i*nf+j] = nan
 			}
 			continue
+		}
+		if nf == 1 {
+			if err := c.DecodeField(ci, b.vals); err != nil {
+				return nil, fmt.Errorf("series: chunk %q: %w", sk, err)
+			}
+			continue
+		}
+		if col == nil {
+			col = make([]float64, n)
 		}
 		if err := c.DecodeField(ci, col); err != nil {
 			return nil, fmt.Errorf("series: chunk %q: %w", sk, err)
 		}
-		for i := 0; i < n; i++ {
-			vals[i*nf+j] = col[i]
+		for i, v := range col {
+			b.vals[i*nf+j] = v
 		}
 	}
-	var tags [][]string
-	if len(k.s.Tags) > 0 {
-		if b, ok := getB(item, attrTags); ok {
-			tags, err = decodeTags(b, n, len(k.s.Tags))
+	if nt := len(k.s.Tags); nt > 0 {
+		if raw, ok := getB(item, attrTags); ok {
+			b.tags, err = decodeTags(raw, n, nt)
 			if err != nil {
 				return nil, fmt.Errorf("series: chunk %q: %w", sk, err)
 			}
-		}
-	}
-	out := make([]krec, n)
-	for i := 0; i < n; i++ {
-		r := rec{t: times[i], seq: cseq, vals: vals[i*nf : (i+1)*nf : (i+1)*nf]}
-		if len(k.s.Tags) > 0 {
-			if tags != nil {
-				r.tags = tags[i]
-			} else {
-				r.tags = make([]string, len(k.s.Tags))
+		} else {
+			b.tags = make([][]string, n)
+			empty := make([]string, nt)
+			for i := range b.tags {
+				b.tags[i] = empty
 			}
 		}
-		out[i] = krec{rec: r, idx: uint32(i)}
 	}
-	return out, nil
+	return b, nil
 }

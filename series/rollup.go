@@ -419,8 +419,9 @@ func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, bucket fun
 		defer it.Close()
 		for it.Next() {
 			u := newUnit(nf)
-			u.addReading(it.cur.t, it.cur.vals)
-			fn(bucket(it.cur.t), u)
+			r := it.cur.rec(it.ci)
+			u.addReading(r.t, r.vals)
+			fn(bucket(r.t), u)
 		}
 		return it.Err()
 	}
@@ -447,16 +448,16 @@ func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, bucket fun
 					continue
 				}
 			}
-			rs, err := k.decodeChunkItem(item)
+			b, err := k.decodeChunkItem(item)
 			if err != nil {
 				return err
 			}
 			mu.Lock()
-			for _, r := range rs {
-				if r.t >= lo && r.t < hi {
+			for i, t := range b.t {
+				if t >= lo && t < hi {
 					u := newUnit(nf)
-					u.addReading(r.t, r.vals)
-					fn(bucket(r.t), u)
+					u.addReading(t, b.vals[i*nf:(i+1)*nf])
+					fn(bucket(t), u)
 				}
 			}
 			mu.Unlock()

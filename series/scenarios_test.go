@@ -131,7 +131,7 @@ func scenarioLogs(ctx context.Context, e *scenarioEnv) error {
 	defer st.Close()
 	logs := st.Kind("SERVICE")
 	entries := []struct {
-		ago          time.Duration
+		ago        time.Duration
 		level, msg string
 	}{
 		{26 * time.Hour, "ERROR", "disk full"}, // yesterday

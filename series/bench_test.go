@@ -1,0 +1,82 @@
+package series
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+// benchStore opens a store on a fresh in-memory engine.
+func benchStore(b *testing.B, sc Schema) (*Store, *clock) {
+	clk := newClock(t0.Add(48 * time.Hour))
+	st := openStore(b, openEngine(b, clk), testOptions(b, clk), sc)
+	return st, clk
+}
+
+func BenchmarkLatest(b *testing.B) {
+	ctx := context.Background()
+	st, _ := benchStore(b, Schema{Name: "S", Fields: []string{"v"}, NoRollups: true})
+	k := st.Kind("S")
+	for i := 0; i < 100; i++ {
+		if err := k.WriteSync(ctx, fmt.Sprint("s", i), Reading{Time: t0.Add(time.Duration(i) * time.Second), Values: []float64{float64(i)}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	lat := make([]time.Duration, 0, 1<<16)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		start := time.Now()
+		if _, err := k.Latest(ctx, fmt.Sprint("s", i%100)); err != nil {
+			b.Fatal(err)
+		}
+		if len(lat) < cap(lat) {
+			lat = append(lat, time.Since(start))
+		}
+		i++
+	}
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-us")
+}
+
+// BenchmarkRange_Day reads one day of 1 Hz readings of one field, written
+// by flushes of flushEvery readings.
+func BenchmarkRange_Day(b *testing.B) {
+	for _, flushEvery := range []int{60, 3600} {
+		b.Run(fmt.Sprintf("chunks-of-%d", flushEvery), func(b *testing.B) {
+			ctx := context.Background()
+			st, _ := benchStore(b, Schema{Name: "S", Fields: []string{"v"}, NoRollups: true})
+			k := st.Kind("S")
+			rs := make([]Reading, 86400)
+			v := 20.0
+			for i := range rs {
+				v += float64(i%7-3) * 0.01
+				rs[i] = Reading{Time: t0.Add(time.Duration(i) * time.Second), Values: []float64{float64(int(v*100)) / 100}}
+			}
+			for i := 0; i < len(rs); i += flushEvery {
+				if err := k.Write(ctx, "s", rs[i:i+flushEvery]...); err != nil {
+					b.Fatal(err)
+				}
+				if err := st.Flush(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			st.Table().ResetStats()
+			b.ReportAllocs()
+			for b.Loop() {
+				n := 0
+				it := k.Iter(ctx, "s", Query{From: t0, To: t0.Add(24 * time.Hour)})
+				for it.Next() {
+					n++
+				}
+				if it.Err() != nil || n != len(rs) {
+					b.Fatal(n, it.Err())
+				}
+			}
+			s := st.Table().Stats()
+			b.ReportMetric(s.ReadUnits/float64(b.N), "RCU/op")
+		})
+	}
+}
