@@ -13,15 +13,25 @@
 //
 // # What is normalized
 //
-// Only what DynamoDB leaves unspecified: the order of set elements, the order
+// What DynamoDB leaves unspecified: the order of set elements, the order
 // of BatchGetItem responses and of per-table consumed capacity lists, the
 // order of scan results (a scan is walked to its end and its items compared
-// as a multiset; segments are compared as their union), and the order of
-// index query results with equal index keys. Table queries are compared in
-// order, page by page. Table names are compared without the target's prefix.
+// as a multiset; segments are compared as their union, and one segment of
+// several only for its error), and the order of index query results with
+// equal index keys. Table queries are compared in order, page by page.
+// Table names are compared without the target's prefix.
 // Consumed capacity is compared, and asked for only where it does not depend
-// on an unspecified order. Config.NumbersByValue compares numbers by value
-// rather than spelling.
+// on an unspecified order.
+//
+// And the differences from DynamoDB Local that docs/compat.md documents,
+// each by a narrow rule that cites its row: numbers are compared by value
+// (Config.NumbersByValue, on in TestDifferential); TransactWriteItems never
+// asks for capacity; and, in the answers of a Target marked DynamoDBLocal
+// only, the capacity DynamoDB Local returns unasked from DeleteItem and the
+// units it charges for BatchWriteItem deletes of missing items and for
+// items in a sparse index neither before nor after a write are taken out
+// (quirks.go, which reads the items a write is about to change to tell).
+// Nothing else is loosened: any other difference is a divergence.
 //
 // # Reproductions
 //
