@@ -80,3 +80,37 @@ func BenchmarkRange_Day(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWrite_WAL writes batches of 100 readings of 3 fields through the
+// buffer with a write-ahead log, from 8 goroutines, flushing as the buffer
+// fills. It reports readings per second.
+func BenchmarkWrite_WAL(b *testing.B) {
+	ctx := context.Background()
+	clk := newClock(t0.Add(48 * time.Hour))
+	opts := testOptions(b, clk)
+	opts.WALDir = b.TempDir()
+	opts.FlushSize = 200_000
+	st := openStore(b, openEngine(b, clk), opts, Schema{Name: "S", Fields: []string{"a", "b", "c"}})
+	k := st.Kind("S")
+	batch := make([]Reading, 100)
+	for i := range batch {
+		batch[i] = Reading{Time: t0.Add(time.Duration(i) * time.Minute), Values: []float64{1.25, 2.5, float64(i)}}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			if err := k.Write(ctx, fmt.Sprint("s", i%1000), batch...); err != nil {
+				b.Error(err)
+				return
+			}
+			i++
+		}
+	})
+	if err := st.Flush(ctx); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N*len(batch))/time.Since(start).Seconds(), "readings/s")
+}

@@ -106,8 +106,25 @@ func periodKey(ms int64, g keys.Granularity) string {
 }
 
 // periodStart and periodEnd bound the period of granularity g holding ms.
-func periodStart(ms int64, g keys.Granularity) int64 { return timeMs(g.Truncate(msTime(ms))) }
-func periodEnd(ms int64, g keys.Granularity) int64   { return timeMs(g.Next(msTime(ms))) }
+func periodStart(ms int64, g keys.Granularity) int64 {
+	switch g {
+	case keys.Hour:
+		return ms - floorMod(ms, 3_600_000)
+	case keys.Day:
+		return ms - floorMod(ms, 86_400_000)
+	}
+	return timeMs(g.Truncate(msTime(ms)))
+}
+
+func periodEnd(ms int64, g keys.Granularity) int64 {
+	switch g {
+	case keys.Hour:
+		return periodStart(ms, g) + 3_600_000
+	case keys.Day:
+		return periodStart(ms, g) + 86_400_000
+	}
+	return timeMs(g.Next(msTime(ms)))
+}
 
 // ttlOf returns the TTL attribute value for data whose retention counts
 // from ms, or 0 for Forever.

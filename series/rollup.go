@@ -87,7 +87,7 @@ func (k *Kind) markerItem(id, period string) table.Item {
 	}
 }
 
-// markersFor returns the markers to write for recs of series id.
+// markersFor returns the markers to write for recs (sorted) of series id.
 func (k *Kind) markersFor(id string, recs []rec) []table.Item {
 	g := k.finest()
 	if g == 0 {
@@ -95,13 +95,14 @@ func (k *Kind) markersFor(id string, recs []rec) []table.Item {
 	}
 	now := timeMs(k.st.now())
 	var out []table.Item
-	last := ""
+	last := int64(minMs - 1)
 	for i := range recs {
-		p := periodKey(recs[i].t, g)
-		if p == last {
+		start := periodStart(recs[i].t, g)
+		if start == last {
 			continue
 		}
-		last = p
+		last = start
+		p := periodKey(start, g)
 		if k.st.mark.valid(k.s.Name+"\x00"+id+"\x00"+p, now) {
 			continue
 		}
@@ -110,23 +111,23 @@ func (k *Kind) markersFor(id string, recs []rec) []table.Item {
 	return out
 }
 
-// markedFor records in the cache the markers written for recs.
+// markedFor records in the cache the markers written for recs (sorted).
 func (k *Kind) markedFor(id string, recs []rec) {
 	g := k.finest()
 	if g == 0 {
 		return
 	}
 	now := timeMs(k.st.now())
-	last := ""
+	last := int64(minMs - 1)
 	for i := range recs {
-		p := periodKey(recs[i].t, g)
-		if p == last {
+		start := periodStart(recs[i].t, g)
+		if start == last {
 			continue
 		}
-		last = p
-		until := periodEnd(recs[i].t, g) + k.st.opts.LateWindow.Milliseconds()/2
+		last = start
+		until := periodEnd(start, g) + k.st.opts.LateWindow.Milliseconds()/2
 		if now < until {
-			k.st.mark.set(k.s.Name+"\x00"+id+"\x00"+p, until, now)
+			k.st.mark.set(k.s.Name+"\x00"+id+"\x00"+periodKey(start, g), until, now)
 		}
 	}
 }

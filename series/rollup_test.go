@@ -213,3 +213,46 @@ func TestRollup_Idempotent(t *testing.T) {
 		}
 	})
 }
+
+func TestAggregate_StepFromRangeLength(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock(t0.AddDate(2, 0, 0))
+	sc := sensorSchema(Chunks)
+	sc.Retention = Retention{Raw: Forever, Hourly: Forever, Daily: Forever}
+	st := openStore(t, openEngine(t, clk), testOptions(t, clk), sc)
+	k := st.Kind("SENSOR")
+	rs := sensorReadings(t0, 6*time.Hour, 4*365) // two years
+	if err := k.WriteSync(ctx, "s1", rs...); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Rollup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		span   time.Duration
+		tier   Tier
+		step   time.Duration
+		months int
+	}{
+		{3 * time.Hour, Raw, time.Minute, 0},
+		{2 * 24 * time.Hour, Hourly, time.Hour, 0},
+		{60 * 24 * time.Hour, Daily, 24 * time.Hour, 0},
+		{600 * 24 * time.Hour, Monthly, 0, 1},
+	} {
+		from := t0.Add(24 * time.Hour)
+		a, err := k.Aggregate(ctx, "s1", AggregateQuery{From: from, To: from.Add(c.span)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Tier != c.tier || a.Step != c.step || a.Months != c.months {
+			t.Errorf("span %v: tier %s step %v months %d, want %s %v %d", c.span, a.Tier, a.Step, a.Months, c.tier, c.step, c.months)
+		}
+		var n int64
+		for _, p := range a.Periods {
+			n += p.Count
+		}
+		if want := int64(len(within(rs, from, from.Add(c.span)))); n != want {
+			t.Errorf("span %v: %d readings aggregated, want %d", c.span, n, want)
+		}
+	}
+}

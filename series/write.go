@@ -72,15 +72,15 @@ func (k *Kind) prepare(id string, rs []Reading) ([]rec, error) {
 	nf, nt := len(k.s.Fields), len(k.s.Tags)
 	vals := make([]float64, len(rs)*nf)
 	for i, r := range rs {
-		if _, err := keys.Timestamp(r.Time); err != nil {
-			return nil, fmt.Errorf("%w: %v", ErrInvalidReading, err)
+		t := timeMs(r.Time)
+		if t < minMs || t >= maxMs {
+			return nil, fmt.Errorf("%w: time %v outside the years 0000-9999", ErrInvalidReading, r.Time)
 		}
 		if len(r.Values) > nf || len(r.Tags) > nt {
 			return nil, fmt.Errorf("%w: %d values and %d tags, kind %s has %d fields and %d tags",
 				ErrInvalidReading, len(r.Values), len(r.Tags), k.s.Name, nf, nt)
 		}
-		t := timeMs(r.Time)
-		if k.s.Retention.Raw != Forever && msTime(t).Add(k.s.Retention.Raw).UnixMilli() <= now {
+		if k.s.Retention.Raw != Forever && t+k.s.Retention.Raw.Milliseconds() <= now {
 			return nil, fmt.Errorf("%w: %s, kind %s keeps %v", ErrExpired, ts(t), k.s.Name, k.s.Retention.Raw)
 		}
 		v := vals[i*nf : (i+1)*nf : (i+1)*nf]
