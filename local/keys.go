@@ -53,7 +53,13 @@ func (k *primaryKey) keyMap(m *tableMeta) Item {
 
 func (m *tableMeta) encodeKey(hash, rng types.AttributeValue) (*primaryKey, error) {
 	k := &primaryKey{hash: hash, rng: rng}
-	buf := make([]byte, 0, dataPrefixLen+8+32)
+	// Room for the encoded keys (a tag and a terminator more than their
+	// size, unless they hold zero bytes), so that buf does not grow.
+	n := dataPrefixLen + 8 + keyBytesLen(hash) + 4
+	if rng != nil {
+		n += keyBytesLen(rng) + 4
+	}
+	buf := make([]byte, 0, n)
 	buf = appendDataPrefix(buf, m.ID, baseIndex)
 	buf = append(buf, 0, 0, 0, 0, 0, 0, 0, 0) // hash, filled below
 	start := len(buf)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"strconv"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/cockroachdb/pebble/v2"
@@ -23,11 +24,7 @@ func (db *DB) stage(b *pebble.Batch, m *tableMeta, k *primaryKey, old, new Item,
 		if newSize < 0 {
 			newSize = itemSize(new)
 		}
-		v, err := encodeItem(make([]byte, 0, newSize+len(new)*4+8), new)
-		if err != nil {
-			return err
-		}
-		if err := b.Set(k.key, v, nil); err != nil {
+		if err := setItem(b, k.key, new, newSize+len(new)*4+8); err != nil {
 			return err
 		}
 	} else if err := b.Delete(k.key, nil); err != nil {
@@ -103,11 +100,32 @@ func (m *tableMeta) indexEntryPair(ix *indexMeta, old, new Item, k *primaryKey) 
 }
 
 func setEntry(b *pebble.Batch, key []byte, proj Item) error {
-	v, err := encodeItem(nil, proj)
-	if err != nil {
-		return err
+	return setItem(b, key, proj, 0)
+}
+
+// encBufs hold scratch buffers for item encodings: Batch.Set copies the
+// value, so the encoding need not outlive the call.
+var encBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledEnc is the largest scratch buffer kept for reuse.
+const maxPooledEnc = 64 << 10
+
+// setItem adds the encoding of item under key to b. sizeHint, when known,
+// is a capacity that likely holds the encoding.
+func setItem(b *pebble.Batch, key []byte, item Item, sizeHint int) error {
+	bp := encBufs.Get().(*[]byte)
+	if cap(*bp) < sizeHint {
+		*bp = make([]byte, 0, sizeHint)
 	}
-	return b.Set(key, v, nil)
+	v, err := encodeItem((*bp)[:0], item)
+	if err == nil {
+		err = b.Set(key, v, nil)
+		if cap(v) <= maxPooledEnc {
+			*bp = v[:0]
+		}
+	}
+	encBufs.Put(bp)
+	return err
 }
 
 // expiryOf returns the TTL of an item: its attribute attr if it is a number
