@@ -3,6 +3,7 @@ package series
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 )
 
@@ -45,6 +46,7 @@ type seriesKey struct {
 // batch is a sealed set of entries, written to the table together.
 type batch struct {
 	entries []entry
+	index   map[seriesKey]int // entry of each series
 	n       int
 	lsn     uint64 // highest readings LSN in the batch; 0 without a log
 	marked  bool   // its batch record is durable in the log
@@ -115,10 +117,13 @@ func (b *buffer) seal() {
 	b.gate.Lock()
 	b.mu.Lock()
 	if b.openN > 0 {
-		bt := &batch{n: b.openN, lsn: b.maxLSN}
+		bt := &batch{n: b.openN, lsn: b.maxLSN, index: map[seriesKey]int{}}
 		bt.entries = make([]entry, 0, len(b.keys))
 		for _, k := range b.keys {
-			bt.entries = append(bt.entries, *b.open[k])
+			e := *b.open[k]
+			slices.SortFunc(e.recs, cmpRec)
+			bt.index[k] = len(bt.entries)
+			bt.entries = append(bt.entries, e)
 		}
 		b.queue = append(b.queue, bt)
 		b.queued += bt.n
@@ -178,8 +183,8 @@ func (b *buffer) replay(ctx context.Context) error {
 	}
 	var pending []logged
 	sealUpTo := func(lsn uint64, marked bool) {
-		bt := &batch{lsn: lsn, marked: marked}
 		byKey := map[seriesKey]int{}
+		bt := &batch{lsn: lsn, marked: marked, index: byKey}
 		rest := pending[:0]
 		for _, p := range pending {
 			if p.lsn > lsn {
@@ -195,6 +200,9 @@ func (b *buffer) replay(ctx context.Context) error {
 			}
 			bt.entries[i].recs = append(bt.entries[i].recs, p.e.recs...)
 			bt.n += len(p.e.recs)
+		}
+		for i := range bt.entries {
+			slices.SortFunc(bt.entries[i].recs, cmpRec)
 		}
 		pending = rest
 		if bt.n > 0 {
@@ -239,4 +247,37 @@ func (b *buffer) replay(ctx context.Context) error {
 		sealUpTo(pending[len(pending)-1].lsn, false)
 	}
 	return nil
+}
+
+// pending returns a copy of the readings of series id of kind k that
+// are buffered (not yet known to be written), in order.
+func (b *buffer) pending(k *Kind, id string) []rec {
+	key := seriesKey{k, id}
+	b.mu.Lock()
+	var out []rec
+	batches := 0
+	for _, bt := range b.queue {
+		if i, ok := bt.index[key]; ok {
+			out = append(out, bt.entries[i].recs...)
+			batches++
+		}
+	}
+	if e := b.open[key]; e != nil {
+		out = append(out, e.recs...)
+		batches++
+	}
+	b.mu.Unlock()
+	if batches > 0 && !slices.IsSortedFunc(out, cmpRec) {
+		slices.SortFunc(out, cmpRec)
+	}
+	return out
+}
+
+// latest returns the newest buffered reading of series id of kind k.
+func (b *buffer) latest(k *Kind, id string) (rec, bool) {
+	rs := b.pending(k, id)
+	if len(rs) == 0 {
+		return rec{}, false
+	}
+	return rs[len(rs)-1], true
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -34,13 +35,14 @@ func TestBuffer_CoalescesAndFlushes(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		// Not flushed yet: invisible.
+		// Not flushed yet: read from the buffer.
 		p, err := k.Range(ctx, "s1", Query{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(p.Readings) != 0 {
-			t.Fatalf("%d readings visible before the flush", len(p.Readings))
+		wantReadings(t, p.Readings, rs)
+		if n, err := st.Table().Count(ctx, &table.Query{Hash: "SENSOR#s1"}); err != nil || n != 0 {
+			t.Fatalf("%d items before the flush (%v)", n, err)
 		}
 		st.Table().ResetStats()
 		if err := st.Flush(ctx); err != nil {
@@ -80,6 +82,63 @@ type slowAPI struct {
 func (s *slowAPI) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
 	<-s.release
 	return s.API.BatchWriteItem(ctx, in, opts...)
+}
+
+func TestBuffer_ReadsWhileFlushing(t *testing.T) {
+	// Readings being flushed are in the buffer and in the table at once:
+	// reads return each one once.
+	eachBackend(t, func(t *testing.T, b backend) {
+		for _, l := range allLayouts {
+			t.Run(l.String(), func(t *testing.T) {
+				ctx := context.Background()
+				clk := newClock(t0.Add(30 * time.Hour))
+				sc := sensorSchema(l)
+				sc.Shards = 2
+				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
+				k := st.Kind("SENSOR")
+				rs := sensorReadings(t0, 5*time.Minute, 100)
+				if err := k.Write(ctx, "s1", rs[:60]...); err != nil {
+					t.Fatal(err)
+				}
+				if err := st.Flush(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if err := k.Write(ctx, "s1", rs[60:]...); err != nil {
+					t.Fatal(err)
+				}
+				// Seal and write the batch, but leave it queued, as in the
+				// middle of a flush.
+				st.buf.seal()
+				if err := st.apply(ctx, st.buf.queue[0].entries); err != nil {
+					t.Fatal(err)
+				}
+				for _, rev := range []bool{false, true} {
+					p, err := k.Range(ctx, "s1", Query{Reverse: rev})
+					if err != nil {
+						t.Fatal(err)
+					}
+					want := slices.Clone(rs)
+					if rev {
+						slices.Reverse(want)
+					}
+					wantReadings(t, p.Readings, want)
+				}
+				r, err := k.Latest(ctx, "s1")
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantReadings(t, []Reading{r}, rs[99:])
+				if err := st.Flush(ctx); err != nil {
+					t.Fatal(err)
+				}
+				p, err := k.Range(ctx, "s1", Query{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantReadings(t, p.Readings, rs)
+			})
+		}
+	})
 }
 
 func TestBuffer_Backpressure(t *testing.T) {

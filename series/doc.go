@@ -2,8 +2,95 @@
 // single-table patterns over any timetable.API: the embedded engine or
 // DynamoDB itself, with the same results.
 //
-// A Store holds one table. Each Schema registered with Open is a Kind of
-// series (sensors, log streams, accounts), with its float fields, string
-// tags, storage layout, rollup tiers, retention, write shards and optional
-// metric index.
+// # Kinds and readings
+//
+// A Store holds one table. Each Schema given to Open is a Kind of series
+// (sensors, log streams, accounts, calendars): its float fields, string
+// tags, storage layout, rollup tiers, retention, write shards and metric
+// index. A series is a Kind and an id ("SENSOR", "123"); a Reading is an
+// instant, kept to the millisecond, with the kind's values and tags.
+//
+//	st, err := series.Open(ctx, api, &series.Options{WALDir: dir}, series.Schema{
+//		Name:   "SENSOR",
+//		Fields: []string{"temperature", "humidity"},
+//		Tags:   []string{"location"},
+//	})
+//	err = st.EnsureTable(ctx)
+//	sensors := st.Kind("SENSOR")
+//	err = sensors.Write(ctx, "123", series.Reading{Time: t, Values: []float64{21.5, 40}})
+//
+// # Layouts
+//
+// Each layout is one of the seed patterns, with its partition key (pk) and
+// sort key (sk):
+//
+//	Chunks (default)  pk SENSOR#123             sk 2024-12-01T14:00:00.000Z#<seq>   compressed chunk of one flush
+//	ItemPerReading    pk SENSOR#123             sk 2024-12-01T14:30:00.000Z#<seq>   one item per reading
+//	DayPartitioned    pk SENSOR#123#2024-12-01  sk 14:30:00.000#<seq>               one item per reading
+//	Buckets           pk SENSOR#123             sk 2024-12-01                       readings + count, sum, min, max
+//
+// <seq> is a sequence number that makes two readings of one instant
+// distinct and makes every write idempotent. With Schema.Shards, pk ends
+// with a shard suffix (SENSOR#123#S07, before the day of DayPartitioned).
+// Chunks are written once, as new items, and never grown in place: DynamoDB
+// bills an update on the larger of the item before and after.
+//
+// Other items, each in partitions of their own (one sort-key format per
+// partition):
+//
+//	latest reading  pk SENSOR#123#L             sk L
+//	rollups         pk SENSOR#123#H, #D, #M     sk 2024-12-01-14, 2024-12-01, 2024-12
+//	rollup markers  pk ~DIRTY#SENSOR            sk 123#2024-12-01-14
+//	metric index    GSI "metric": mpk SENSOR#2024-12-01, msk <timestamp>#123#<seq>
+//
+// Every item carries a "ttl" attribute (epoch seconds) computed from event
+// time, except where the retention is Forever.
+//
+// # Writes
+//
+// Kind.Write goes through a buffer that coalesces the readings of each
+// series and writes them every Options.FlushInterval (or FlushSize
+// readings): one chunk item per series, hour and shard, and BatchWriteItem
+// calls of 25 items. When MaxBuffered readings wait, Write blocks
+// (backpressure). With Options.WALDir, Write returns once its readings are
+// synced to a write-ahead log, and Open replays what a crash left: no
+// acknowledged reading is lost on kill -9. Kind.WriteSync writes directly.
+// Range reads and Latest of the Store see its buffered readings at once;
+// aggregates, the metric index and other processes once they are flushed
+// (Store.Flush).
+//
+// # Reads
+//
+// Kind.Latest reads the latest-reading item; Kind.LatestMany reads those of
+// hundreds of series with BatchGetItem, retrying unprocessed keys and
+// returning those it could not read in an error. Kind.Range, Kind.Iter and
+// Kind.All read a time range ([From, To), newest first with Reverse, Limit,
+// Filter on fields and tags, and a cursor built from the last reading
+// returned), merging shards in time order. Kind.Aggregate returns count,
+// sum, min, max, first and last per step, reading the coarsest rollup tier
+// that divides the step and finer data where rollups are not up to date.
+// Kind.MetricRange reads one field of every series of a kind over a time
+// range from the metric index. No read returns expired data, although the
+// backend deletes it late.
+//
+// # Rollups
+//
+// Hourly, daily and monthly rollups are recomputed from their source (raw
+// readings, then the finer tier) and put whole, never accumulated, so a
+// second run never counts a reading twice. Writes mark the periods they
+// touch; Store.Rollup (run every Options.RollupInterval) computes the marked
+// periods that ended Options.LateWindow ago, so late readings within the
+// window are in the first computation and later ones cause a recomputation.
+//
+// # Retention
+//
+// Retention is per tier, from event time (defaults: raw 30 days, hourly 90
+// days, daily 2 years, monthly forever). Writes refuse readings already
+// expired (ErrExpired).
+//
+// # Consumed capacity
+//
+// Store.Table returns the table client, whose Stats report the read and
+// write units every operation consumed, on the embedded engine as on
+// DynamoDB.
 package series

@@ -12,24 +12,27 @@ import (
 // Latest returns the newest reading of series id: one GetItem of the
 // series' latest-reading item, which every write keeps up to date (a late
 // reading never replaces a newer one). It returns ErrNotFound if the series
-// has no reading, or none that has not expired. Readings still in the
-// write buffer are not seen until flushed.
+// has no reading, or none that has not expired. Readings in this Store's
+// write buffer count too.
 func (k *Kind) Latest(ctx context.Context, id string) (Reading, error) {
 	if !validID(id) {
 		return Reading{}, fmt.Errorf("%w: %q", ErrInvalidID, id)
 	}
 	item, err := k.st.tbl.Get(ctx, table.K(strAV(k.latestPK(id)), strAV(latestSK)), nil)
-	if errors.Is(err, table.ErrNotFound) {
-		return Reading{}, ErrNotFound
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, table.ErrNotFound) {
 		return Reading{}, fmt.Errorf("series: cannot read the latest reading of %s: %w", k.entity(id), err)
 	}
-	r, err := k.decodeLatest(item)
-	if err != nil {
-		return Reading{}, err
+	var r rec
+	found := err == nil
+	if found {
+		if r, err = k.decodeLatest(item); err != nil {
+			return Reading{}, err
+		}
 	}
-	if r.t < k.rawCutoff() {
+	if b, ok := k.st.buf.latest(k, id); ok && (!found || cmpRec(b, r) > 0) {
+		r, found = b, true
+	}
+	if !found || r.t < k.rawCutoff() {
 		return Reading{}, ErrNotFound
 	}
 	return r.reading(), nil
@@ -52,14 +55,18 @@ func (k *Kind) LatestMany(ctx context.Context, ids []string) (map[string]Reading
 	out := make(map[string]Reading, len(ids))
 	cutoff := k.rawCutoff()
 	for i, item := range items {
-		if item == nil {
-			continue
+		var r rec
+		found := item != nil
+		if found {
+			var derr error
+			if r, derr = k.decodeLatest(item); derr != nil {
+				return out, derr
+			}
 		}
-		r, derr := k.decodeLatest(item)
-		if derr != nil {
-			return out, derr
+		if b, ok := k.st.buf.latest(k, ids[i]); ok && (!found || cmpRec(b, r) > 0) {
+			r, found = b, true
 		}
-		if r.t >= cutoff {
+		if found && r.t >= cutoff {
 			out[ids[i]] = r.reading()
 		}
 	}

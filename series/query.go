@@ -77,6 +77,9 @@ type stream struct {
 	b    *rbatch
 	i    int
 	done bool
+	// table streams skip the readings also in the buffer stream (being
+	// flushed): a chunk's sequence number is that of one of its readings.
+	table bool
 }
 
 // head returns the batch and index of the stream's next reading, or a
@@ -116,6 +119,7 @@ type Iter struct {
 	lo, hi  int64
 	after   *pos // cursor position: skip up to and including it
 	filters []compiled
+	skip    map[uint64]bool // sequence numbers of the buffered readings
 	limit   int
 	n       int
 	cur     *rbatch // the current reading is cur's ci-th
@@ -170,7 +174,24 @@ func (k *Kind) Iter(ctx context.Context, id string, q Query) *Iter {
 		return it
 	}
 	for sh := 0; sh < k.s.Shards; sh++ {
-		it.streams = append(it.streams, k.newStream(id, sh, lo, hi, q.Reverse, q.Limit, len(fs) > 0))
+		s := k.newStream(id, sh, lo, hi, q.Reverse, q.Limit, len(fs) > 0)
+		s.table = true
+		it.streams = append(it.streams, s)
+	}
+	// Readings still in the write buffer are read too.
+	if buffered := k.st.buf.pending(k, id); len(buffered) > 0 {
+		it.skip = make(map[uint64]bool, len(buffered))
+		b := k.newBatch(len(buffered))
+		for i := range buffered {
+			it.skip[buffered[i].seq] = true
+			if r := &buffered[i]; r.t >= lo && r.t < hi {
+				b.add(r, 0)
+			}
+		}
+		if q.Reverse {
+			b = b.sort(true)
+		}
+		it.streams = append(it.streams, &stream{b: b, done: true})
 	}
 	return it
 }
@@ -221,7 +242,7 @@ func (it *Iter) Next() bool {
 				}
 			}
 			s.i = i + 1
-			if it.accept(b, i) {
+			if it.accept(s, b, i) {
 				return true
 			}
 		}
@@ -249,7 +270,7 @@ func (it *Iter) Next() bool {
 		}
 		b, i := best.b, best.i
 		best.i++
-		if it.accept(b, i) {
+		if it.accept(best, b, i) {
 			return true
 		}
 	}
@@ -257,8 +278,11 @@ func (it *Iter) Next() bool {
 
 // accept makes reading i of b the current one if it is in range, after
 // the cursor and matches the filters.
-func (it *Iter) accept(b *rbatch, i int) bool {
+func (it *Iter) accept(s *stream, b *rbatch, i int) bool {
 	if t := b.t[i]; t < it.lo || t >= it.hi {
+		return false
+	}
+	if it.skip != nil && s.table && it.skip[b.seq[i]] {
 		return false
 	}
 	if it.after != nil {

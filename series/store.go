@@ -188,8 +188,7 @@ func (s *Store) Kinds() []*Kind { return append([]*Kind(nil), s.order...) }
 func (s *Store) Table() *table.Table { return s.tbl }
 
 // Flush writes every buffered reading to the table and returns when they
-// are written (and, with a write-ahead log, released from it). Readings
-// written through the buffer become visible to reads once flushed.
+// are written (and, with a write-ahead log, released from it).
 func (s *Store) Flush(ctx context.Context) error {
 	if s.closed.Load() {
 		return ErrClosed
@@ -203,10 +202,10 @@ func (s *Store) Flush(ctx context.Context) error {
 // Close returns the error. Calls after Close return ErrClosed.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		s.closed.Store(true)
 		close(s.stop)
 		s.bg.Wait()
 		err := s.buf.flush(context.Background())
-		s.closed.Store(true)
 		if s.wal != nil {
 			err = errors.Join(err, s.wal.Close())
 		}

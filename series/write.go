@@ -108,8 +108,10 @@ func (k *Kind) prepare(id string, rs []Reading) ([]rec, error) {
 // FlushSize). With Options.WALDir, Write returns once the readings are
 // durable in the write-ahead log: no acknowledged reading is lost if the
 // process dies. Without it they are only in memory until flushed.
-// Buffered readings are visible to reads once flushed. Write blocks while
-// Options.MaxBuffered readings wait to be flushed, until ctx ends.
+// Range, Iter, All, Latest and LatestMany of this Store see buffered
+// readings at once; Aggregate, Rollups, MetricRange and other processes
+// see them once flushed. Write blocks while Options.MaxBuffered readings
+// wait to be flushed, until ctx ends.
 //
 // Write checks every reading first and writes none if one is invalid
 // (ErrInvalidReading, ErrInvalidID, ErrExpired).
@@ -166,7 +168,11 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 		if len(e.recs) == 0 {
 			continue
 		}
-		slices.SortFunc(e.recs, cmpRec)
+		if !slices.IsSortedFunc(e.recs, cmpRec) {
+			// Buffered batches are sorted when sealed, as readers may
+			// be copying them now; direct writes are the caller's.
+			slices.SortFunc(e.recs, cmpRec)
+		}
 		k := e.k
 		switch k.s.Layout {
 		case ItemPerReading, DayPartitioned:
