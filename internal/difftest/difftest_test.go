@@ -88,12 +88,13 @@ func report(t *testing.T, res *Result, err error) {
 // (two table prefixes on one server): it proves that the generator is
 // deterministic and that the comparison normalizes only what it must.
 //
-// It runs 1000 operations unless -difftest.ops is given.
+// It runs 500 operations unless -difftest.ops is given (it doubles the
+// load on DynamoDB Local of as many operations of TestDifferential).
 func TestDifferential_DynamoDBLocalSelf(t *testing.T) {
 	client := dynamoDBLocal(t)
 	cfg := config(t)
 	if !flagSet("difftest.ops") {
-		cfg.Ops = 1000
+		cfg.Ops = 500
 	}
 	res, err := Run(context.Background(), cfg,
 		Target{Name: "dynamodb-local(A)", API: client, Prefix: prefix("a"), DynamoDBLocal: *rulesFlag},
@@ -251,4 +252,31 @@ func flagSet(name string) bool {
 	set := false
 	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
+}
+
+// mutator changes the Item of every PutItem request it is given.
+type mutator struct{ timetable.API }
+
+func (m *mutator) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	out, err := m.API.PutItem(ctx, in, optFns...)
+	in.Item["mutated"] = sv("x")
+	return out, err
+}
+
+// TestDifferential_ModifiedRequest checks that a target that modifies the
+// request it is given is reported at the first such request.
+func TestDifferential_ModifiedRequest(t *testing.T) {
+	db := engine(t)
+	res, err := Run(context.Background(), Config{Seed: 3, Ops: 200, Skip: []string{"BatchWriteItem", "TransactWriteItems"}},
+		Target{Name: "engine", API: db, Prefix: "a_"},
+		Target{Name: "mutator", API: &mutator{db}, Prefix: "b_"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Divergences) != 1 {
+		t.Fatalf("%d divergences, want 1", len(res.Divergences))
+	}
+	if d := res.Divergences[0]; d.Kind != "PutItem" || !strings.HasPrefix(d.Path, ".modified its request") {
+		t.Errorf("divergence at %s (%s), want the modified PutItem request", d.Path, d.Kind)
+	}
 }

@@ -188,7 +188,7 @@ func (r *runner) createTables(ctx context.Context, s *Schema) error {
 			}
 			answers[i] = describe(&canonizer{prefix: tg.Prefix, unordered: true}, out.TableDescription)
 		}
-		r.check(-1, "CreateTable", Render(in), answers)
+		r.check(-1, "CreateTable", func() string { return Render(in) }, answers)
 	}
 	return nil
 }
@@ -234,13 +234,14 @@ func (r *runner) dropTables(s *Schema) {
 }
 
 // check records a divergence if the answers differ.
-func (r *runner) check(i int, kind, req string, answers [2]any) {
+// req renders the request, only when they differ.
+func (r *runner) check(i int, kind string, req func() string, answers [2]any) {
 	path, atA, atB := compare(answers[0], answers[1])
 	if path == "" {
 		return
 	}
 	r.res.Divergences = append(r.res.Divergences, &Divergence{
-		Index: i, Kind: kind, Request: req, Path: path, AtA: atA, AtB: atB,
+		Index: i, Kind: kind, Request: req(), Path: path, AtA: atA, AtB: atB,
 		A: toJSON(answers[0]), B: toJSON(answers[1]), AName: r.a.Name, BName: r.b.Name,
 	})
 }
@@ -248,11 +249,11 @@ func (r *runner) check(i int, kind, req string, answers [2]any) {
 // compare runs op on both targets and records a divergence if the answers
 // differ, or if a target modified the request it was given.
 func (r *runner) compare(ctx context.Context, i int, op Op) error {
-	req := Render(op.Input)
+	req := func() string { return Render(op.Input) }
 	var answers [2]any
 	for k, tg := range []Target{r.a, r.b} {
 		in := rename(op.Input, tg.Prefix)
-		before := Render(in)
+		sent := rename(op.Input, tg.Prefix) // to tell whether tg modified in
 		var st *writeState
 		if tg.DynamoDBLocal {
 			st = readState(ctx, r.schema, tg, op)
@@ -260,7 +261,7 @@ func (r *runner) compare(ctx context.Context, i int, op Op) error {
 		ans, n, err := execute(ctx, tg, op, in, r.cfg.NumbersByValue)
 		r.requests[k] += n
 		if err != nil {
-			return fmt.Errorf("difftest: operation %d (%s) on %s: %w\nrequest: %s", i, op.Kind, tg.Name, err, req)
+			return fmt.Errorf("difftest: operation %d (%s) on %s: %w\nrequest: %s", i, op.Kind, tg.Name, err, req())
 		}
 		if tg.DynamoDBLocal {
 			ans = normalizeLocal(ctx, r.schema, tg, op, ans, st)
@@ -269,8 +270,8 @@ func (r *runner) compare(ctx context.Context, i int, op Op) error {
 			// The SDK's client fills in a missing idempotency token.
 			tw.ClientRequestToken = nil
 		}
-		if after := Render(in); after != before {
-			ans = map[string]any{"modified its request": after}
+		if !reflect.DeepEqual(in, sent) {
+			ans = map[string]any{"modified its request": Render(in)}
 		}
 		answers[k] = ans
 	}
