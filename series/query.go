@@ -136,6 +136,11 @@ type Iter struct {
 // Readings are read lazily, a backend page at a time. Expired readings are
 // never returned.
 func (k *Kind) Iter(ctx context.Context, id string, q Query) *Iter {
+	return k.iter(ctx, id, q, true)
+}
+
+// iter is Iter, reading the buffered readings too if buffered is set.
+func (k *Kind) iter(ctx context.Context, id string, q Query, buffered bool) *Iter {
 	it := &Iter{ctx: ctx, k: k, reverse: q.Reverse, limit: q.Limit}
 	if !validID(id) {
 		it.fail(fmt.Errorf("%w: %q", ErrInvalidID, id))
@@ -179,12 +184,12 @@ func (k *Kind) Iter(ctx context.Context, id string, q Query) *Iter {
 		it.streams = append(it.streams, s)
 	}
 	// Readings still in the write buffer are read too.
-	if buffered := k.st.buf.pending(k, id); len(buffered) > 0 {
-		it.skip = make(map[uint64]bool, len(buffered))
-		b := k.newBatch(len(buffered))
-		for i := range buffered {
-			it.skip[buffered[i].seq] = true
-			if r := &buffered[i]; r.t >= lo && r.t < hi {
+	if pending := k.bufferedFor(id, buffered); len(pending) > 0 {
+		it.skip = make(map[uint64]bool, len(pending))
+		b := k.newBatch(len(pending))
+		for i := range pending {
+			it.skip[pending[i].seq] = true
+			if r := &pending[i]; r.t >= lo && r.t < hi {
 				b.add(r, 0)
 			}
 		}
@@ -671,4 +676,11 @@ func (k *Kind) decodeChunkItem(item table.Item) (*rbatch, error) {
 		}
 	}
 	return b, nil
+}
+
+func (k *Kind) bufferedFor(id string, yes bool) []rec {
+	if !yes {
+		return nil
+	}
+	return k.st.buf.pending(k, id)
 }

@@ -416,7 +416,8 @@ func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, bucket fun
 	}
 	nf := len(k.s.Fields)
 	if k.s.Layout != Chunks {
-		it := k.Iter(ctx, id, Query{From: msTime(lo), To: msTime(hi)})
+		// The table only: rollups are computed from what is stored.
+		it := k.iter(ctx, id, Query{From: msTime(lo), To: msTime(hi)}, false)
 		defer it.Close()
 		for it.Next() {
 			u := newUnit(nf)
