@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"context"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -117,8 +118,15 @@ func readState(ctx context.Context, s *Schema, tg Target, op Op) *writeState {
 	if !needsState(s, op) {
 		return nil
 	}
+	ws := writesOf(s, op)
 	st := &writeState{before: map[string]Item{}}
-	for _, w := range writesOf(s, op) {
+	if op.Kind == "BatchWriteItem" {
+		if !readItems(ctx, tg, ws, st.before) {
+			return nil
+		}
+		return st
+	}
+	for _, w := range ws {
 		it, ok := readItem(ctx, tg, w.table, w.key)
 		if !ok {
 			return nil
@@ -126,6 +134,36 @@ func readState(ctx context.Context, s *Schema, tg Target, op Op) *writeState {
 		st.before[keyID(w.table, w.key)] = it
 	}
 	return st
+}
+
+// readItems reads the items of ws on tg with BatchGetItem into items (nil
+// for absent ones); it reports false if they cannot be read (a malformed
+// or duplicate key, which fails the write too).
+func readItems(ctx context.Context, tg Target, ws []writtenItem, items map[string]Item) bool {
+	req := map[string]types.KeysAndAttributes{}
+	for _, w := range ws {
+		ka := req[tg.Prefix+w.table]
+		ka.Keys = append(ka.Keys, w.key)
+		ka.ConsistentRead = aws.Bool(true)
+		req[tg.Prefix+w.table] = ka
+		items[keyID(w.table, w.key)] = nil
+	}
+	for try := 0; len(req) > 0; try++ {
+		if try == 10 {
+			return false
+		}
+		out, err := tg.API.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{RequestItems: req})
+		if err != nil {
+			return false
+		}
+		for t, its := range out.Responses {
+			for _, it := range its {
+				items[keyID(strings.TrimPrefix(t, tg.Prefix), it)] = it
+			}
+		}
+		req = out.UnprocessedKeys
+	}
+	return true
 }
 
 // readItem returns the item with key k in logical table t on tg (nil if
