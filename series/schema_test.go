@@ -61,6 +61,7 @@ func TestWrite_InvalidReadings(t *testing.T) {
 		{"s", Reading{Time: t0, Values: []float64{1, 2, 3}}, ErrInvalidReading},
 		{"s", Reading{Time: t0, Tags: []string{"a", "b"}}, ErrInvalidReading},
 		{"s", Reading{Time: t0, Tags: []string{"\xff"}}, ErrInvalidReading},
+		{"s", Reading{Time: t0, Tags: []string{strings.Repeat("x", 300<<10)}}, ErrInvalidReading},
 		{"s", Reading{Time: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)}, ErrInvalidReading},
 		{"s", Reading{Time: t0.Add(-31 * 24 * time.Hour)}, ErrExpired},
 	}

@@ -35,8 +35,10 @@ type Options struct {
 	// once the readings are in memory, and a crash loses those not yet
 	// flushed (use WriteSync or Flush where that matters).
 	WALDir string
-	// WALOptions configure the write-ahead log.
-	WALOptions *wal.Options
+	// WALNoSync skips the log's fsync: Write returns once its readings are
+	// written to the operating system, which survives the process being
+	// killed but not a power loss. For tests and benchmarks.
+	WALNoSync bool
 
 	// FlushInterval is the period at which buffered readings are written to
 	// the table; default 1 minute. Longer intervals make fewer, larger
@@ -170,7 +172,7 @@ func Open(ctx context.Context, api timetable.API, o *Options, schemas ...Schema)
 	s.seqBase = binary.LittleEndian.Uint64(rb[:]) << 40
 	s.buf = newBuffer(s)
 	if opts.WALDir != "" {
-		l, err := wal.Open(opts.WALDir, opts.WALOptions)
+		l, err := wal.Open(opts.WALDir, &wal.Options{NoSync: opts.WALNoSync, Logger: opts.Logger})
 		if err != nil {
 			return nil, fmt.Errorf("series: cannot open the write-ahead log: %w", err)
 		}

@@ -92,10 +92,15 @@ func (k *Kind) prepare(id string, rs []Reading) ([]rec, error) {
 		if nt > 0 {
 			tags = make([]string, nt)
 			copy(tags, r.Tags)
-			for _, g := range tags {
+			size := 0
+			for j, g := range tags {
 				if !utf8.ValidString(g) {
 					return nil, fmt.Errorf("%w: tag %q is not UTF-8", ErrInvalidReading, g)
 				}
+				size += len(k.s.Tags[j]) + len(g)
+			}
+			if size > maxReadingTagBytes {
+				return nil, fmt.Errorf("%w: %d bytes of tags, at most %d", ErrInvalidReading, size, maxReadingTagBytes)
 			}
 		}
 		out[i] = rec{t: t, seq: seq + uint64(i), vals: v, tags: tags}
@@ -310,6 +315,10 @@ func (k *Kind) metricPK(day string, sh int) string {
 	}
 	return pk
 }
+
+// maxReadingTagBytes bounds the tags of one reading (names and values),
+// so that every item holding one reading fits in DynamoDB's 400 KB.
+const maxReadingTagBytes = 256 << 10
 
 // maxChunkBytes bounds the encoded data and tags of one chunk item, well
 // under DynamoDB's 400 KB per item.
