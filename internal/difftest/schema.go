@@ -33,11 +33,6 @@ type Schema struct {
 	Tables []*Table
 }
 
-// Attribute types of the index key attributes; items mostly respect them.
-var indexAttrType = map[string]types.ScalarAttributeType{
-	"g": types.ScalarAttributeTypeS, "gn": types.ScalarAttributeTypeN, "lk": types.ScalarAttributeTypeS,
-}
-
 func genSchema(r *rand.Rand) *Schema {
 	n := 1 + r.IntN(2)
 	s := &Schema{}
