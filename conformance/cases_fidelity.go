@@ -27,6 +27,13 @@ func init() {
 		Case{"TransactOrder/WithinOperation", transactOrderWithinOperation},
 		Case{"TransactOrder/DuplicatesAfterEvaluation", transactOrderDuplicates},
 		Case{"UpdatedValues/PathMustExist", updatedValuesPathMustExist},
+		Case{"CheckOrder/OverlapNaming", checkOrderOverlapNaming},
+		Case{"CheckOrder/ParseTimeByPosition", checkOrderParseTime},
+		Case{"CheckOrder/OperandsBeforeOperator", checkOrderOperands},
+		Case{"CheckOrder/UpdatePathsBeforeValues", checkOrderUpdatePaths},
+		Case{"CheckOrder/PlaceholderMaps", checkOrderPlaceholderMaps},
+		Case{"UpdateOrder/RuntimeErrors", updateOrderRuntime},
+		Case{"UpdateOrder/OperandEvaluation", updateOrderOperands},
 	)
 }
 
@@ -465,4 +472,227 @@ func updatedValuesPathMustExist(t *testing.T, h *H) {
 	check("SET l[2] = :v REMOVE l[0]", v, newOnly, Item{"l": L(N("2"), N("9"))})
 	// One present path is enough.
 	check("SET m.x = :v REMOVE m.y", v, newOnly, Item{"m": M(Item{"x": N("9"), "z": M(Item{"q": N("1")})})})
+}
+
+// projErr returns the error of a GetItem with projection proj.
+func (h *H) projErr(tab, proj string, names Names) error {
+	in := &dynamodb.GetItemInput{TableName: aws.String(tab), Key: fidKey("a", "1"), ProjectionExpression: aws.String(proj)}
+	if names != nil {
+		in.ExpressionAttributeNames = names
+	}
+	_, err := h.API.GetItem(h.Ctx, in)
+	return err
+}
+
+func msgOverlap(kind, one, two string) string {
+	return "Invalid " + kind + ": Two document paths overlap with each other; must remove or rewrite one of these paths; path one: " + one + ", path two: " + two
+}
+
+// checkOrderOverlapNaming: DynamoDB Local adds the paths to a tree in
+// reverse order and names the path it was adding and the first path of the
+// tree where they meet, in the order of its hash maps.
+func checkOrderOverlapNaming(t *testing.T, h *H) {
+	tab := fidTable(h)
+	const proj, upd = "ProjectionExpression", "UpdateExpression"
+	h.WantError(h.projErr(tab, "c, m, c", nil), "ValidationException", msgOverlap(proj, "[c]", "[m]"))
+	h.WantError(h.projErr(tab, "a, a, b", nil), "ValidationException", msgOverlap(proj, "[a]", "[b]"))
+	h.WantError(h.projErr(tab, "b, a, a", nil), "ValidationException", msgOverlap(proj, "[a]", "[a]"))
+	h.WantError(h.projErr(tab, "a.b, a.c, a", nil), "ValidationException", msgOverlap(proj, "[a, c]", "[a]"))
+	h.WantError(h.projErr(tab, "a.b, m.x, a, bb, m", nil), "ValidationException", msgOverlap(proj, "[m, x]", "[m]"))
+	h.WantError(h.projErr(tab, "c, a, q, a[0]", nil), "ValidationException", msgOverlap(proj, "[a]", "[a, [0]]"))
+	h.WantError(h.projErr(tab, "#n0, lk, g, lk", Names{"#n0": "new"}), "ValidationException", msgOverlap(proj, "[lk]", "[g]"))
+	h.WantError(h.projErr(tab, "b, bb, c.x, x.c, bb[0]", nil), "ValidationException", msgOverlap(proj, "[bb]", "[x, c]"))
+	key := fidKey("a", "1")
+	_, err := h.UpdateErr(tab, key, "ADD lk :v0, lk :v2 DELETE #n0 :v1", Names{"#n0": "new"},
+		Item{":v0": N("1"), ":v1": SS("c", "b"), ":v2": N("0.1")}, "")
+	h.WantError(err, "ValidationException", msgOverlap(upd, "[lk]", "[new]"))
+	_, err = h.UpdateErr(tab, key, "SET c = :a, m = :b, c = :c", nil, Item{":a": N("1"), ":b": N("2"), ":c": N("3")}, "")
+	h.WantError(err, "ValidationException", msgOverlap(upd, "[c]", "[m]"))
+	_, err = h.UpdateErr(tab, key, "SET a = :v REMOVE a.c", nil, Item{":v": N("1")}, "")
+	h.WantError(err, "ValidationException", msgOverlap(upd, "[a]", "[a, c]"))
+	_, err = h.UpdateErr(tab, key, "SET l[0] = :v REMOVE l.x", nil, Item{":v": N("1")}, "")
+	h.WantError(err, "ValidationException", "Invalid UpdateExpression: Two document paths conflict with each other; must remove or rewrite one of these paths; path one: [l, [0]], path two: [l, x]")
+}
+
+// condErr returns the error of a PutItem with condition cond.
+func (h *H) condErr(tab, cond string, values Item) error {
+	in := &dynamodb.PutItemInput{TableName: aws.String(tab), Item: fidKey("o", "1"), ConditionExpression: aws.String(cond)}
+	if values != nil {
+		in.ExpressionAttributeValues = values
+	}
+	_, err := h.API.PutItem(h.Ctx, in)
+	return err
+}
+
+// checkOrderParseTime: redundant parentheses, then by position invalid
+// function names, list indexes out of range, reserved words and functions
+// out of place; then a repeated clause.
+func checkOrderParseTime(t *testing.T, h *H) {
+	tab := fidTable(h)
+	v := Item{":v": N("1")}
+	const cond = "Invalid ConditionExpression: "
+	h.WantError(h.condErr(tab, "name = :v AND ((a = :v))", v), "ValidationException", cond+"The expression has redundant parentheses;")
+	h.WantError(h.condErr(tab, "if_not_exists(name, :v) = :v", v), "ValidationException", cond+"The function is not allowed in a condition expression; function: if_not_exists")
+	h.WantError(h.condErr(tab, "size(a) AND name = :v", v), "ValidationException", cond+"The function is not allowed to be used this way in an expression; function: size")
+	h.WantError(h.condErr(tab, "name[99999999999] = :v", v), "ValidationException", cond+"Attribute name is a reserved keyword; reserved keyword: name")
+	h.WantError(h.condErr(tab, "a[99999999999].name = :v", v), "ValidationException", cond+"List index is not within the allowable range; index: [99999999999]")
+	h.WantError(h.condErr(tab, "foo(a) AND if_not_exists(a, :v) = :v", v), "ValidationException", cond+"Invalid function name; function: foo")
+	h.WantError(h.condErr(tab, "c = :zz AND size(a)", v), "ValidationException", cond+"The function is not allowed to be used this way in an expression; function: size")
+	key := fidKey("a", "1")
+	const upd = "Invalid UpdateExpression: "
+	_, err := h.UpdateErr(tab, key, "SET b = size(c), a = name", nil, nil, "")
+	h.WantError(err, "ValidationException", upd+"The function is not allowed in an update expression; function: size")
+	_, err = h.UpdateErr(tab, key, "SET a = :v SET b = name", nil, v, "")
+	h.WantError(err, "ValidationException", upd+"Attribute name is a reserved keyword; reserved keyword: name")
+	_, err = h.UpdateErr(tab, key, "SET d = :zz, a = list_append(list_append(a, b), c)", nil, nil, "")
+	h.WantError(err, "ValidationException", upd+"The function is not allowed to be used this way in an expression; function: list_append")
+}
+
+// checkOrderOperands: an expression's tree is validated children first, so
+// an undefined placeholder in an operand comes before the type check of
+// its operator, and after the checks of earlier subtrees.
+func checkOrderOperands(t *testing.T, h *H) {
+	tab := fidTable(h)
+	const cond = "Invalid ConditionExpression: "
+	h.WantError(h.condErr(tab, "a BETWEEN :v AND :s AND b = :zz", Item{":v": N("1"), ":s": S("x")}), "ValidationException",
+		cond+"The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: AttributeValue: {N:1}, upper bound operand: AttributeValue: {S:x}")
+	h.WantError(h.condErr(tab, "a < :b AND c = :zz", Item{":b": BOOL(true)}), "ValidationException",
+		cond+"Incorrect operand type for operator or function; operator or function: <, operand type: BOOL")
+	h.WantError(h.condErr(tab, "attribute_exists(a, :zz)", nil), "ValidationException",
+		cond+"An expression attribute value used in expression is not defined; attribute value: :zz")
+	h.WantError(h.condErr(tab, "a = a AND b = :zz", nil), "ValidationException",
+		cond+"The first operand must be distinct from the remaining operands for this operator or function; operator: =, first operand: [a]")
+	ops := "a = :v"
+	for i := 0; i < 150; i++ {
+		ops += " AND a = :v"
+	}
+	h.WantError(h.condErr(tab, ops, Item{":v": N("1")}), "ValidationException", cond+"The expression contains too many operators; operator count: 301")
+	h.WantError(h.condErr(tab, ops+" AND c = :zz", Item{":v": N("1")}), "ValidationException",
+		cond+"An expression attribute value used in expression is not defined; attribute value: :zz")
+	key := fidKey("a", "1")
+	_, err := h.UpdateErr(tab, key, "SET a = :s + :zz", nil, Item{":s": S("x")}, "")
+	h.WantError(err, "ValidationException", "Invalid UpdateExpression: An expression attribute value used in expression is not defined; attribute value: :zz")
+	_, err = h.UpdateErr(tab, key, "SET a = #zz, b = :s + :v", nil, Item{":s": S("x"), ":v": N("1")}, "")
+	h.WantError(err, "ValidationException", "Invalid UpdateExpression: Incorrect operand type for operator or function; operator or function: +, operand type: S")
+}
+
+// checkOrderUpdatePaths: an update's action paths (depth, names, overlaps)
+// are checked before its values, both in reverse order.
+func checkOrderUpdatePaths(t *testing.T, h *H) {
+	tab := fidTable(h)
+	key := fidKey("a", "1")
+	v := Item{":v": N("1")}
+	const upd = "Invalid UpdateExpression: "
+	_, err := h.UpdateErr(tab, key, "SET a = :v, a = :v, b = list_append(c, :v)", nil, v, "")
+	h.WantError(err, "ValidationException", msgOverlap("UpdateExpression", "[a]", "[b]"))
+	_, err = h.UpdateErr(tab, key, "SET a = :zz, a = :v", nil, v, "")
+	h.WantError(err, "ValidationException", msgOverlap("UpdateExpression", "[a]", "[a]"))
+	_, err = h.UpdateErr(tab, key, "SET #zz = :v, a = :v, a = :v", nil, v, "")
+	h.WantError(err, "ValidationException", msgOverlap("UpdateExpression", "[a]", "[a]"))
+	_, err = h.UpdateErr(tab, key, "SET a = :v, a = :v, #zz = :v", nil, v, "")
+	h.WantError(err, "ValidationException", upd+"An expression attribute name used in the document path is not defined; attribute name: #zz")
+	_, err = h.UpdateErr(tab, key, "ADD lst :s SET m = list_append(:b, if_not_exists(lst, :empty))", nil,
+		Item{":s": S("x"), ":b": B([]byte{1}), ":empty": L()}, "")
+	h.WantError(err, "ValidationException", upd+"Incorrect operand type for operator or function; operator or function: list_append, operand type: B")
+	_, err = h.UpdateErr(tab, key, "ADD a :zz SET b = :s + :v", nil, Item{":s": S("x"), ":v": N("1")}, "")
+	h.WantError(err, "ValidationException", upd+"Incorrect operand type for operator or function; operator or function: +, operand type: S")
+}
+
+// checkOrderPlaceholderMaps: names are checked before values; a key's
+// length before its syntax.
+func checkOrderPlaceholderMaps(t *testing.T, h *H) {
+	tab := fidTable(h)
+	put := func(names Names, values Item) error {
+		_, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(tab), Item: fidKey("p", "1"),
+			ConditionExpression: aws.String("attribute_not_exists(a)"), ExpressionAttributeNames: names, ExpressionAttributeValues: values})
+		return err
+	}
+	long := "#" + fidRepeat("a", 300)
+	longV := ":" + fidRepeat("a", 300)
+	h.WantError(put(Names{"bad": "y"}, Item{}), "ValidationException", "ExpressionAttributeNames contains invalid key: Syntax error; key: \"bad\"")
+	h.WantError(put(Names{long: "y"}, Item{}), "ValidationException",
+		"ExpressionAttributeNames contains invalid key: The expression attribute map contains a key that is too long; size of key: 301")
+	h.WantError(put(Names{"bad": "y"}, Item{longV: S("x")}), "ValidationException", "ExpressionAttributeNames contains invalid key: Syntax error; key: \"bad\"")
+	h.WantError(put(Names{"#e": ""}, Item{longV: S("x")}), "ValidationException",
+		"ExpressionAttributeValues contains invalid key: The expression attribute map contains a key that is too long;")
+	h.WantError(put(Names{"#e": ""}, Item{}), "ValidationException", "ExpressionAttributeValues must not be empty")
+}
+
+func fidRepeat(s string, n int) string {
+	out := ""
+	for i := 0; i < n; i++ {
+		out += s
+	}
+	return out
+}
+
+// runtimeItem is the item the UpdateOrder cases update.
+func runtimeItem() Item {
+	return Item{"pk": S("rt"), "sk": N("1"), "a": N("1"), "s": S("x"), "bi": B([]byte{0, 1}), "lst": L(),
+		"l": L(N("1"), M(Item{"k": N("2")})), "m": M(Item{"x": N("1")}), "ss": SS("a", "b"), "gn2": N("3")}
+}
+
+// updateOrderRuntime: when several actions fail, DynamoDB Local reports
+// the first it applies, in the order of its tree of paths (hash map order),
+// not in the order written; precision is checked as each sum is computed.
+func updateOrderRuntime(t *testing.T, h *H) {
+	tab := fidTable(h)
+	key := fidKey("rt", "1")
+	run := func(update string, values Item) error {
+		h.Put(tab, runtimeItem())
+		_, err := h.UpdateErr(tab, key, update, nil, values, "")
+		return err
+	}
+	const (
+		missing = "The provided expression refers to an attribute that does not exist in the item"
+		badType = "An operand in the update expression has an incorrect data type"
+		badPath = "The document path provided in the update expression is invalid for update"
+		precise = "DynamoDB only supports precision up to 38 digits"
+	)
+	big := Item{":a": N("1E+38"), ":b": N("1")}
+	h.WantError(run("SET m2 = :a + :b, c = zz", big), "ValidationException", precise)
+	h.WantError(run("SET c = :a + :b, m2 = zz", big), "ValidationException", missing)
+	h.WantError(run("SET c = :a + :b REMOVE m.x.y", big), "ValidationException", badPath)
+	h.WantError(run("SET lst = if_not_exists(zz, :one) - :big, bin = list_append(:l, lst2)",
+		Item{":one": N("1"), ":big": N("9.9999999999999999999999999999999999999E+125"), ":l": L()}), "ValidationException", missing)
+	h.WantError(run("DELETE m.z.q :ss REMOVE lk SET bs = if_not_exists(zz, :z) - zz", Item{":ss": SS("a"), ":z": N("0")}), "ValidationException", badPath)
+	h.WantError(run("DELETE gn2 :ns ADD a :n REMOVE zz.a", Item{":ns": NS("1"), ":n": N("1")}), "ValidationException", badType)
+	h.WantError(run("DELETE a :ns ADD gn2 :n REMOVE zz.a", Item{":ns": NS("1"), ":n": N("1")}), "ValidationException", badType)
+	h.WantError(run("REMOVE zz.a ADD bb :n", Item{":n": N("1")}), "ValidationException", badPath)
+	h.WantError(run("SET zz[1] = if_not_exists(m, :l), bs = :bs DELETE a :ns", Item{":l": L(), ":bs": BS([]byte{1}), ":ns": NS("1")}),
+		"ValidationException", badType)
+	h.WantError(run("SET lst = zz + :n ADD s :zero", Item{":n": N("1"), ":zero": N("0")}), "ValidationException", badType)
+	if item := h.Get(tab, key); item == nil || len(item) != len(runtimeItem()) {
+		t.Fatalf("failed updates changed the item: %s", FormatItem(item))
+	}
+}
+
+// updateOrderOperands: the operands of an operator or function are
+// computed first (an absent path is no error yet), then checked in order.
+func updateOrderOperands(t *testing.T, h *H) {
+	tab := fidTable(h)
+	key := fidKey("rt", "1")
+	run := func(update string) (*dynamodb.UpdateItemOutput, error) {
+		h.Put(tab, runtimeItem())
+		return h.UpdateErr(tab, key, update, nil, nil, types.ReturnValueUpdatedNew)
+	}
+	const (
+		missing = "The provided expression refers to an attribute that does not exist in the item"
+		badType = "An operand in the update expression has an incorrect data type"
+	)
+	_, err := run("SET x = if_not_exists(a, zz)")
+	h.WantError(err, "ValidationException", missing)
+	out, err := run("SET x = if_not_exists(zz, a)")
+	h.Must(err)
+	h.WantItem(out.Attributes, Item{"x": N("1")})
+	_, err = run("SET x = list_append(s, zz)")
+	h.WantError(err, "ValidationException", badType)
+	_, err = run("SET x = list_append(zz, s)")
+	h.WantError(err, "ValidationException", missing)
+	_, err = run("SET x = s + zz")
+	h.WantError(err, "ValidationException", badType)
+	_, err = run("SET x = if_not_exists(a, zz) + s")
+	h.WantError(err, "ValidationException", missing)
+	_, err = run("SET x = if_not_exists(bi, a) - zz")
+	h.WantError(err, "ValidationException", badType)
 }

@@ -154,10 +154,7 @@ func readProjection(pe *string, atg []string, names map[string]string, values It
 	if pe == nil {
 		return attributesToGet(atg)
 	}
-	c, err := newCompiler(names, values)
-	if err != nil {
-		return projector{}, err
-	}
+	c := expr.NewCompiler(names, values)
 	p, err := c.Projection(*pe)
 	if err != nil {
 		return projector{}, err
@@ -222,10 +219,8 @@ func compileWrite(cond *string, expected map[string]types.ExpectedAttributeValue
 			return w, validationError("ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null")
 		}
 	} else {
-		c, err := newCompiler(names, values)
-		if err != nil {
-			return w, err
-		}
+		c := expr.NewCompiler(names, values)
+		var err error
 		if update != nil {
 			if w.update, err = c.Update(*update); err != nil {
 				return w, err

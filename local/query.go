@@ -87,10 +87,7 @@ func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 		proj   projector
 	)
 	if len(exprs) > 0 {
-		c, err := newCompiler(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
-		if err != nil {
-			return nil, err
-		}
+		c := expr.NewCompiler(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 		if in.KeyConditionExpression != nil {
 			if kc, err = c.KeyCondition(*in.KeyConditionExpression); err != nil {
 				return nil, err
@@ -354,10 +351,7 @@ func (db *DB) scanOp(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
 		proj   projector
 	)
 	if len(exprs) > 0 {
-		c, err := newCompiler(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
-		if err != nil {
-			return nil, err
-		}
+		c := expr.NewCompiler(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 		if in.FilterExpression != nil {
 			if filter, err = c.Filter(*in.FilterExpression); err != nil {
 				return nil, err

@@ -549,10 +549,7 @@ func precheckTxItem(ti types.TransactWriteItem) error {
 		cond(ti.Update.ConditionExpression)
 	}
 	if len(exprs) > 0 {
-		c, err := newCompiler(names, values)
-		if err != nil {
-			return err
-		}
+		c := expr.NewCompiler(names, values)
 		for _, f := range exprs {
 			if err := f(c); err != nil {
 				return err

@@ -148,12 +148,51 @@ func (c *Compiler) parseCondition(kind, s string) (*cond, error) {
 	p, err := c.begin(kind, s, func(p *parser) {
 		root = p.parseCondition(false)
 		p.expect(tEOF)
-	})
+	}, func(p *parser) { p.misplacedInCondition(root, true) })
 	if err != nil {
 		return nil, err
 	}
 	k := &checker{c: c, p: p, kind: kind}
-	return k.cond(root)
+	cd, err := k.cond(root)
+	if err != nil {
+		return nil, err
+	}
+	// DynamoDB counts operators as it validates the tree, after the
+	// other checks of each node, so any other problem is reported first.
+	if p.ops > maxOperators {
+		return nil, k.errorf("The expression contains too many operators; operator count: %d", maxOperators+1)
+	}
+	return cd, nil
+}
+
+// misplacedInCondition records the functions of a condition used where
+// they are not allowed: functions of update expressions anywhere, size as a
+// condition, the other condition functions as operands. top is true where
+// n stands for a condition, false for an operand.
+func (p *parser) misplacedInCondition(n *node, top bool) {
+	switch n.kind {
+	case nAnd, nOr, nNot:
+		for _, a := range n.args {
+			p.misplacedInCondition(a, true)
+		}
+	case nCompare, nBetween, nIn:
+		for _, a := range n.args {
+			p.misplacedInCondition(a, false)
+		}
+	case nFunc:
+		name := p.text(n.tok)
+		switch {
+		case !knownFunctions[name]:
+			// An invalid function name, already recorded.
+		case !conditionFunctions[name]:
+			p.issue(n.tok, "The function is not allowed in a condition expression; function: "+name)
+		case top && name == "size", !top && name != "size":
+			p.issue(n.tok, "The function is not allowed to be used this way in an expression; function: "+name)
+		}
+		for _, a := range n.args {
+			p.misplacedInCondition(a, false)
+		}
+	}
 }
 
 // Eval reports whether item satisfies the condition. item may be nil,
@@ -284,12 +323,12 @@ func (k *checker) cond(n *node) (*cond, error) {
 		}
 		return &cond{op: cBetween, args: args}, nil
 	case nIn:
-		if len(n.args)-1 > 100 {
-			return nil, k.errorf("The IN operator is provided with too many operands; number of operands: %d", len(n.args)-1)
-		}
 		args, err := k.operands("IN", n.args, false)
 		if err != nil {
 			return nil, err
+		}
+		if len(n.args)-1 > 100 {
+			return nil, k.errorf("The IN operator is provided with too many operands; number of operands: %d", len(n.args)-1)
 		}
 		return &cond{op: cIn, args: args}, nil
 	case nFunc:
@@ -299,9 +338,10 @@ func (k *checker) cond(n *node) (*cond, error) {
 	return nil, k.errorf("Syntax error")
 }
 
-// operands compiles the operands of a comparison, BETWEEN or IN, checking
-// constant types (ordered requires N, S or B) and that the first operand,
-// when a path, does not appear again.
+// operands compiles the operands of a comparison, BETWEEN or IN, then
+// checks constant types (ordered requires N, S or B) and that the first
+// operand, when a path, does not appear again: as DynamoDB, it validates
+// all operands before the operator.
 func (k *checker) operands(op string, ns []*node, ordered bool) ([]operand, error) {
 	args := make([]operand, len(ns))
 	for i, n := range ns {
@@ -309,12 +349,14 @@ func (k *checker) operands(op string, ns []*node, ordered bool) ([]operand, erro
 		if err != nil {
 			return nil, err
 		}
+		args[i] = o
+	}
+	for _, o := range args {
 		if ordered && o.kind == oValue {
 			if t := typeOf(o.val); t != tyN && t != tyS && t != tyB {
 				return nil, k.errorf("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", op, t)
 			}
 		}
-		args[i] = o
 	}
 	if err := k.distinct(op, args); err != nil {
 		return nil, err
@@ -334,27 +376,31 @@ func (k *checker) distinct(op string, args []operand) error {
 	return nil
 }
 
-// operand compiles an operand of a condition: a path, a value, or size().
+// operand compiles an operand of a condition: a path, a value, or size()
+// (the only function begin lets through as an operand).
 func (k *checker) operand(n *node) (operand, error) {
 	switch n.kind {
 	case nPath:
-		return operand{kind: oPath, path: k.path(n)}, nil
+		p, err := k.path(n)
+		return operand{kind: oPath, path: p}, err
 	case nValue:
-		return operand{kind: oValue, val: k.value(n)}, nil
+		v, err := k.value(n)
+		return operand{kind: oValue, val: v}, err
 	case nFunc:
 		name := k.funcName(n)
-		if !conditionFunctions[name] {
-			return operand{}, k.errorf("The function is not allowed in a condition expression; function: %s", name)
-		}
 		if name != "size" {
 			return operand{}, k.errorf("The function is not allowed to be used this way in an expression; function: %s", name)
 		}
+		var a operand
+		for _, an := range n.args {
+			o, err := k.operand(an)
+			if err != nil {
+				return operand{}, err
+			}
+			a = o
+		}
 		if len(n.args) != 1 {
 			return operand{}, k.errorf("Incorrect number of operands for operator or function; operator or function: size, number of operands: %d", len(n.args))
-		}
-		a, err := k.operand(n.args[0])
-		if err != nil {
-			return operand{}, err
 		}
 		switch a.kind {
 		case oSize:
@@ -371,22 +417,11 @@ func (k *checker) operand(n *node) (operand, error) {
 	return operand{}, k.errorf("Syntax error")
 }
 
-// funcCond compiles a function used as a condition.
+// funcCond compiles a function used as a condition (begin lets only
+// condition functions other than size through): its operands first, then
+// the function's own checks.
 func (k *checker) funcCond(n *node) (*cond, error) {
 	name := k.funcName(n)
-	if !conditionFunctions[name] {
-		return nil, k.errorf("The function is not allowed in a condition expression; function: %s", name)
-	}
-	want := 2
-	switch name {
-	case "size":
-		return nil, k.errorf("The function is not allowed to be used this way in an expression; function: size")
-	case "attribute_exists", "attribute_not_exists":
-		want = 1
-	}
-	if len(n.args) != want {
-		return nil, k.errorf("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", name, len(n.args))
-	}
 	args := make([]operand, len(n.args))
 	for i, a := range n.args {
 		o, err := k.operand(a)
@@ -394,6 +429,14 @@ func (k *checker) funcCond(n *node) (*cond, error) {
 			return nil, err
 		}
 		args[i] = o
+	}
+	want := 2
+	switch name {
+	case "attribute_exists", "attribute_not_exists":
+		want = 1
+	}
+	if len(n.args) != want {
+		return nil, k.errorf("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", name, len(n.args))
 	}
 	switch name {
 	case "attribute_exists", "attribute_not_exists":

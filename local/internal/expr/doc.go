@@ -24,14 +24,33 @@
 // Every error is an *Error whose Msg is the text DynamoDB Local 3.3.0 returns
 // in a ValidationException; testdata/golden.tsv holds several hundred
 // expressions with the answers DynamoDB Local gave, and TestGolden checks
-// this package against them. DynamoDB reports the first problem in this
-// order, which the package follows: the placeholder maps (empty maps,
-// invalid keys, invalid values), then per expression its size (4 KB), syntax,
-// function names, list index ranges, redundant parentheses, operator count
-// (300) and path depth (32), reserved words, undefined placeholders, operand
-// types; then unused placeholders (Finish); then the checks against the key
-// schema (KeyCondition.Resolve).
+// this package against them. When an expression has several problems,
+// DynamoDB reports the first it meets, and so does this package:
 //
+//   - the placeholder maps: names (not empty, keys not too long and valid),
+//     values (the same, then valid values), then names' values;
+//   - per expression: its size (4 KB), syntax, redundant parentheses, then
+//     in order of position invalid function names, list indexes out of
+//     range, reserved words and functions used where they are not allowed,
+//     then an update clause used twice;
+//   - then the expression's tree, children before their operator (operands
+//     before the function or comparison that takes them), each document
+//     path checked for depth (32) and undefined name placeholders, each
+//     value placeholder for being defined; then the operator count (300);
+//   - a projection's paths and an update's actions are taken in reverse
+//     order: first each path, checked and added to a tree that refuses
+//     overlapping paths, then (updates) each value and ADD or DELETE
+//     operand. The overlap message names the path being added and the
+//     first path the tree holds where they meet, in the order of DynamoDB
+//     Local's hash maps;
+//   - then unused placeholders (Finish), then the checks against the key
+//     schema (KeyCondition.Resolve).
+//
+// At run time an update applies its actions in the order of that tree (a
+// depth-first walk in hash map order), computing each SET value from the
+// item before the update, its operands first and then each operand's
+// presence and type; the first action that fails reports its error.
+
 // # What the caller checks
 //
 // Checks that need the request as a whole or the table are the caller's:

@@ -82,17 +82,33 @@ func (c *Compiler) Check() error {
 	return c.mapErr
 }
 
+// maxPlaceholder is the longest placeholder DynamoDB accepts, # or :
+// included.
+const maxPlaceholder = 255
+
+// check makes DynamoDB's checks of the placeholder maps in its order: the
+// names (not empty, keys not too long and valid), the values (the same,
+// then valid values), then the names' values. DynamoDB checks the keys of
+// a map in the order of the request, which a Go map does not keep; the
+// first bad key in Java's hash order is reported.
 func (c *Compiler) check() error {
 	if c.names != nil && len(c.names) == 0 {
 		return errorf("ExpressionAttributeNames must not be empty")
 	}
+	if k, ok := firstBad(c.names, func(k string) bool { return len(k) > maxPlaceholder || !validPlaceholder(k, '#') }); ok {
+		if len(k) > maxPlaceholder {
+			return errorf("ExpressionAttributeNames contains invalid key: The expression attribute map contains a key that is too long; size of key: %d", len(k))
+		}
+		return errorf("ExpressionAttributeNames contains invalid key: Syntax error; key: %q", k)
+	}
 	if c.values != nil && len(c.values) == 0 {
 		return errorf("ExpressionAttributeValues must not be empty")
 	}
-	if k, ok := firstBad(c.names, func(k string) bool { return !validPlaceholder(k, '#') }); ok {
-		return errorf("ExpressionAttributeNames contains invalid key: Syntax error; key: %q", k)
-	}
-	if k, ok := firstBad(c.values, func(k string) bool { return !validPlaceholder(k, ':') }); ok {
+	if k, ok := firstBad(c.values, func(k string) bool { return len(k) > maxPlaceholder || !validPlaceholder(k, ':') }); ok {
+		if len(k) > maxPlaceholder {
+			// DynamoDB Local gives no size for values.
+			return errorf("ExpressionAttributeValues contains invalid key: The expression attribute map contains a key that is too long;")
+		}
 		return errorf("ExpressionAttributeValues contains invalid key: Syntax error; key: %q", k)
 	}
 	if k, ok := firstBad(c.values, func(k string) bool { return ValidateValue(c.values[k]) != "" }); ok {
@@ -183,8 +199,14 @@ func (c *Compiler) unused(keys []string, used map[string]bool) string {
 }
 
 // begin runs the checks common to all expression kinds and parses s with
-// parse. It returns the parser, whose tree is then checked by kind.
-func (c *Compiler) begin(kind, s string, parse func(p *parser)) (*parser, error) {
+// parse. It reports, as DynamoDB does: the placeholder maps, an empty or too
+// long expression, syntax errors, redundant parentheses, then by position
+// invalid function names, list indexes out of range, reserved words and
+// functions used where they are not allowed (found by misplaced, which may
+// be nil), then a repeated update clause. It returns the parser, whose tree
+// the caller then validates by kind (placeholders, path depths, operand
+// types) in DynamoDB's order.
+func (c *Compiler) begin(kind, s string, parse func(p *parser), misplaced func(p *parser)) (*parser, error) {
 	if err := c.Check(); err != nil {
 		return nil, err
 	}
@@ -202,32 +224,49 @@ func (c *Compiler) begin(kind, s string, parse func(p *parser)) (*parser, error)
 	if p.err != nil {
 		return nil, errorf("Invalid %s: %s", kind, p.syntaxMessage())
 	}
-	if p.semErr != "" {
-		return nil, errorf("Invalid %s: %s", kind, p.semErr)
+	if p.parens {
+		return nil, errorf("Invalid %s: The expression has redundant parentheses;", kind)
 	}
-	// Reserved words, then placeholders, each in order of appearance.
 	for i, t := range p.toks {
 		if t.kind == tName && p.toks[i+1].kind != tLParen && isReserved(p.text(i)) {
-			return nil, errorf("Invalid %s: Attribute name is a reserved keyword; reserved keyword: %s", kind, p.text(i))
+			p.issue(i, "Attribute name is a reserved keyword; reserved keyword: "+p.text(i))
 		}
 	}
+	if misplaced != nil {
+		misplaced(p)
+	}
+	if len(p.issues) > 0 {
+		first := p.issues[0]
+		for _, is := range p.issues[1:] {
+			if is.tok < first.tok {
+				first = is
+			}
+		}
+		return nil, errorf("Invalid %s: %s", kind, first.msg)
+	}
+	if p.clauseErr != "" {
+		return nil, errorf("Invalid %s: %s", kind, p.clauseErr)
+	}
+	// Placeholders are used once they appear; undefined ones are reported
+	// when validation reaches them.
 	for i, t := range p.toks {
 		switch t.kind {
 		case tNameRef:
-			name := p.text(i)
-			if _, ok := c.names[name]; !ok {
-				return nil, errorf("Invalid %s: An expression attribute name used in the document path is not defined; attribute name: %s", kind, name)
+			if name := p.text(i); hasKey(c.names, name) {
+				c.usedNames[name] = true
 			}
-			c.usedNames[name] = true
 		case tValueRef:
-			name := p.text(i)
-			if _, ok := c.values[name]; !ok {
-				return nil, errorf("Invalid %s: An expression attribute value used in expression is not defined; attribute value: %s", kind, name)
+			if name := p.text(i); hasKey(c.values, name) {
+				c.usedValues[name] = true
 			}
-			c.usedValues[name] = true
 		}
 	}
 	return p, nil
+}
+
+func hasKey[V any](m map[string]V, k string) bool {
+	_, ok := m[k]
+	return ok
 }
 
 // checker turns a checked syntax tree into compiled form, reporting
@@ -242,8 +281,12 @@ func (k *checker) errorf(format string, args ...any) *Error {
 	return &Error{Msg: "Invalid " + k.kind + ": " + fmt.Sprintf(format, args...)}
 }
 
-// path resolves a path node to its steps.
-func (k *checker) path(n *node) path {
+// path resolves a path node to its steps, checking its depth and that its
+// name placeholders are defined, in that order, as DynamoDB does.
+func (k *checker) path(n *node) (path, error) {
+	if len(n.path) > maxPathDepth {
+		return nil, k.errorf("The document path has too many nesting levels; nesting levels: %d", len(n.path))
+	}
 	steps := make(path, len(n.path))
 	for i, e := range n.path {
 		text := k.p.text(e.tok)
@@ -252,16 +295,26 @@ func (k *checker) path(n *node) path {
 			idx, _ := parseIndex(text)
 			steps[i] = step{index: idx}
 		case text[0] == '#':
-			steps[i] = step{name: k.c.names[text], index: -1}
+			name, ok := k.c.names[text]
+			if !ok {
+				return nil, k.errorf("An expression attribute name used in the document path is not defined; attribute name: %s", text)
+			}
+			steps[i] = step{name: name, index: -1}
 		default:
 			steps[i] = step{name: text, index: -1}
 		}
 	}
-	return steps
+	return steps, nil
 }
 
-func (k *checker) value(n *node) types.AttributeValue {
-	return k.c.values[k.p.text(n.tok)]
+// value returns the value of a placeholder node, or DynamoDB's error when it
+// is not defined.
+func (k *checker) value(n *node) (types.AttributeValue, error) {
+	v, ok := k.c.values[k.p.text(n.tok)]
+	if !ok {
+		return nil, k.errorf("An expression attribute value used in expression is not defined; attribute value: %s", k.p.text(n.tok))
+	}
+	return v, nil
 }
 
 func (k *checker) funcName(n *node) string { return k.p.text(n.tok) }

@@ -73,27 +73,32 @@ type syntaxError struct {
 }
 
 // parser is a recursive descent parser of all expression kinds. The first
-// syntax error stops it; errors found while building the tree that are not
-// syntax errors (invalid function names, list indexes out of range,
-// redundant parentheses, repeated update clauses) are kept in semErr and
-// reported only if the whole expression parses.
+// syntax error stops it. Problems found while building the tree that are
+// not syntax errors are recorded and reported, in DynamoDB's order, only if
+// the whole expression parses: redundant parentheses first, then, by
+// position, invalid function names and list indexes out of range (with
+// reserved words and functions out of place, found afterwards), then a
+// repeated update clause.
 type parser struct {
-	src    string
-	toks   []token
-	pos    int
-	depth  int
-	err    *syntaxError
-	semErr string
-	ops    int // operators and functions of conditions seen so far
+	src       string
+	toks      []token
+	pos       int
+	depth     int
+	err       *syntaxError
+	issues    []issue // problems found at a token, reported first by position
+	parens    bool    // redundant parentheses
+	clauseErr string  // an update clause used twice
+	ops       int     // operators and functions of conditions
+}
+
+// issue is a problem found at a token.
+type issue struct {
+	tok int
+	msg string
 }
 
 // op counts an operator or function of a condition.
-func (p *parser) op() {
-	p.ops++
-	if p.ops == maxOperators+1 {
-		p.sem(fmt.Sprintf("The expression contains too many operators; operator count: %d", p.ops))
-	}
-}
+func (p *parser) op() { p.ops++ }
 
 func newParser(src string) *parser {
 	p := &parser{src: src}
@@ -135,10 +140,9 @@ func (p *parser) expect(k tokKind) bool {
 	return true
 }
 
-func (p *parser) sem(msg string) {
-	if p.semErr == "" {
-		p.semErr = msg
-	}
+// issue records a problem found at token tok.
+func (p *parser) issue(tok int, msg string) {
+	p.issues = append(p.issues, issue{tok: tok, msg: msg})
 }
 
 // syntaxMessage formats a syntax error as DynamoDB does: the offending token
@@ -189,16 +193,13 @@ func (p *parser) parsePath() *node {
 			}
 			i := p.next()
 			if _, err := strconv.ParseInt(p.text(i), 10, 32); err != nil {
-				p.sem("List index is not within the allowable range; index: [" + p.text(i) + "]")
+				p.issue(i, "List index is not within the allowable range; index: ["+p.text(i)+"]")
 			}
 			n.path = append(n.path, pathTok{tok: i, index: true})
 			if !p.expect(tRBracket) {
 				return nil
 			}
 		default:
-			if len(n.path) > maxPathDepth {
-				p.sem(fmt.Sprintf("The document path has too many nesting levels; nesting levels: %d", len(n.path)))
-			}
 			return n
 		}
 	}
@@ -254,7 +255,7 @@ func (p *parser) parenOperand(update bool) *node {
 func (p *parser) addParens(n *node) {
 	n.parens++
 	if n.parens > 1 {
-		p.sem("The expression has redundant parentheses;")
+		p.parens = true
 	}
 }
 
@@ -279,7 +280,7 @@ func (p *parser) parseFunc(update bool) *node {
 		p.op()
 	}
 	if !knownFunctions[p.text(n.tok)] {
-		p.sem("Invalid function name; function: " + p.text(n.tok))
+		p.issue(n.tok, "Invalid function name; function: "+p.text(n.tok))
 	}
 	p.next() // (
 	for {
@@ -502,8 +503,8 @@ func (p *parser) parseUpdate() []clause {
 			p.fail()
 			return nil
 		}
-		if seen[k] {
-			p.sem(fmt.Sprintf("The %q section can only be used once in an update expression;", clauseName(k)))
+		if seen[k] && p.clauseErr == "" {
+			p.clauseErr = fmt.Sprintf("The %q section can only be used once in an update expression;", clauseName(k))
 		}
 		seen[k] = true
 		p.next()

@@ -87,34 +87,6 @@ func (p path) String() string {
 	return b.String()
 }
 
-// checkOverlap reports the first pair of paths of which one is a prefix of
-// the other (overlap) or which address the same element once as a map key
-// and once as a list index (conflict), in DynamoDB's words.
-func checkOverlap(kind string, paths []path) error {
-	for j := 1; j < len(paths); j++ {
-		for i := 0; i < j; i++ {
-			a, b := paths[i], paths[j]
-			n := min(len(a), len(b))
-			rel := "overlap"
-			for s := 0; s < n; s++ {
-				if (a[s].index >= 0) != (b[s].index >= 0) {
-					rel = "conflict"
-					break
-				}
-				if a[s] != b[s] {
-					rel = ""
-					break
-				}
-			}
-			if rel != "" {
-				return errorf("Invalid %s: Two document paths %s with each other; must remove or rewrite one of these paths; path one: %s, path two: %s",
-					kind, rel, a, b)
-			}
-		}
-	}
-	return nil
-}
-
 // JavaOrder returns keys in the order in which a java.util.HashMap holding
 // exactly them iterates, the order in which DynamoDB Local visits names it
 // keeps in such maps (placeholders, index names). keys is not modified.
@@ -129,20 +101,7 @@ func javaOrder(keys []string, total int) []string {
 	for total > n*3/4 {
 		n *= 2
 	}
-	bucket := func(s string) int {
-		var h int32
-		for _, r := range s {
-			if r >= 0x10000 {
-				r -= 0x10000
-				h = 31*h + int32(0xD800+(r>>10))
-				h = 31*h + int32(0xDC00+(r&0x3FF))
-				continue
-			}
-			h = 31*h + int32(r)
-		}
-		u := uint32(h)
-		return int((u ^ u>>16) & uint32(n-1))
-	}
+	bucket := func(s string) int { return javaBucket(javaHash(s), n) }
 	out := append([]string(nil), keys...)
 	bs := make(map[string]int, len(out))
 	for _, k := range out {
@@ -158,4 +117,36 @@ func javaOrder(keys []string, total int) []string {
 		return a < b
 	})
 	return out
+}
+
+// javaHash is Java's String.hashCode of s (over UTF-16 code units).
+func javaHash(s string) int32 {
+	var h int32
+	for _, r := range s {
+		if r >= 0x10000 {
+			r -= 0x10000
+			h = 31*h + int32(0xD800+(r>>10))
+			h = 31*h + int32(0xDC00+(r&0x3FF))
+			continue
+		}
+		h = 31*h + int32(r)
+	}
+	return h
+}
+
+// javaBucket is the bucket of a java.util.HashMap of capacity n (a power
+// of two) that holds a key whose hashCode is h.
+func javaBucket(h int32, n int) int {
+	u := uint32(h)
+	return int((u ^ u>>16) & uint32(n-1))
+}
+
+// javaCapacity is the capacity of a java.util.HashMap of default initial
+// capacity once it holds size entries.
+func javaCapacity(size int) int {
+	n := 16
+	for size > n*3/4 {
+		n *= 2
+	}
+	return n
 }

@@ -30,19 +30,43 @@ func (c *Compiler) Projection(s string) (*Projection, error) {
 	var nodes []*node
 	p, err := c.begin(kindProjection, s, func(p *parser) {
 		nodes = p.parseProjection()
-	})
+	}, nil)
 	if err != nil {
 		return nil, err
 	}
 	k := &checker{c: c, p: p, kind: kindProjection}
-	paths := make([]path, len(nodes))
-	for i, n := range nodes {
-		paths[i] = k.path(n)
-	}
-	if err := checkOverlap(kindProjection, paths); err != nil {
+	paths, err := k.treePaths(nodes)
+	if err != nil {
 		return nil, err
 	}
 	return newProjection(paths), nil
+}
+
+// treePaths resolves the paths of a projection or of an update's actions
+// as DynamoDB Local adds them to its tree: in reverse order, each checked
+// (depth, placeholders) and then added (overlaps and conflicts). The paths
+// are returned in their order.
+func (k *checker) treePaths(nodes []*node) ([]path, error) {
+	paths := make([]path, len(nodes))
+	var perr error
+	from := 0 // paths[from:] are resolved
+	for i := len(nodes) - 1; i >= 0; i-- {
+		p, err := k.path(nodes[i])
+		if err != nil {
+			perr, from = err, i+1
+			break
+		}
+		paths[i] = p
+	}
+	if resolved := paths[from:]; !overlapFree(resolved) {
+		t := &pathTree{}
+		for i := len(resolved) - 1; i >= 0; i-- {
+			if err := t.add(k.kind, resolved[i], from+i); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return paths, perr
 }
 
 func newProjection(paths []path) *Projection {

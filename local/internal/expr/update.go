@@ -19,6 +19,7 @@ const (
 // immutable and safe for concurrent use.
 type Update struct {
 	actions []uaction
+	order   []int // the order in which to apply actions; nil: as written
 	top     []string
 	nested  []string
 	legacy  bool // from AttributeUpdates: other type error message, ADD appends lists
@@ -50,52 +51,105 @@ type uexpr struct {
 	a, b *uexpr
 }
 
-// Update compiles an UpdateExpression.
+// Update compiles an UpdateExpression. As DynamoDB, after the checks of
+// begin it takes the actions in reverse order twice: first their paths
+// (depth, placeholders, overlaps), then their values (placeholders, paths,
+// operand types) and the operand types of ADD and DELETE.
 func (c *Compiler) Update(s string) (*Update, error) {
 	var clauses []clause
 	p, err := c.begin(kindUpdate, s, func(p *parser) {
 		clauses = p.parseUpdate()
+	}, func(p *parser) {
+		for _, cl := range clauses {
+			if cl.kind == tSet {
+				for _, a := range cl.actions {
+					p.misplacedInSet(a.val, true)
+				}
+			}
+		}
 	})
 	if err != nil {
 		return nil, err
 	}
 	k := &checker{c: c, p: p, kind: kindUpdate}
-	u := &Update{}
-	var paths []path
+	var acts []action
+	var kinds []tokKind
+	var nodes []*node
 	for _, cl := range clauses {
 		for _, a := range cl.actions {
-			ua := uaction{kind: cl.kind, path: k.path(a.path)}
-			switch cl.kind {
-			case tSet:
-				e, err := k.setValue(a.val, true)
-				if err != nil {
-					return nil, err
-				}
-				ua.val = e
-			case tAdd:
-				ua.arg = k.value(a.val)
-				switch t := typeOf(ua.arg); t {
-				case tyN, tySS, tyNS, tyBS:
-				default:
-					return nil, k.errorf("Incorrect operand type for operator or function; operator: ADD, operand type: %s, typeSet: ALLOWED_FOR_ADD_OPERAND", longTypeNames[t])
-				}
-			case tDelete:
-				ua.arg = k.value(a.val)
-				switch t := typeOf(ua.arg); t {
-				case tySS, tyNS, tyBS:
-				default:
-					return nil, k.errorf("Incorrect operand type for operator or function; operator: DELETE, operand type: %s, typeSet: ALLOWED_FOR_DELETE_OPERAND", longTypeNames[t])
-				}
-			}
-			u.actions = append(u.actions, ua)
-			paths = append(paths, ua.path)
+			acts = append(acts, a)
+			kinds = append(kinds, cl.kind)
+			nodes = append(nodes, a.path)
 		}
 	}
-	if err := checkOverlap(kindUpdate, paths); err != nil {
+	paths, err := k.treePaths(nodes)
+	if err != nil {
 		return nil, err
+	}
+	u := &Update{actions: make([]uaction, len(acts))}
+	for i := len(acts) - 1; i >= 0; i-- {
+		ua := uaction{kind: kinds[i], path: paths[i]}
+		switch ua.kind {
+		case tSet:
+			if ua.val, err = k.setValue(acts[i].val); err != nil {
+				return nil, err
+			}
+		case tAdd, tDelete:
+			if ua.arg, err = k.value(acts[i].val); err != nil {
+				return nil, err
+			}
+			t := typeOf(ua.arg)
+			if ua.kind == tAdd && t != tyN && t != tySS && t != tyNS && t != tyBS {
+				return nil, k.errorf("Incorrect operand type for operator or function; operator: ADD, operand type: %s, typeSet: ALLOWED_FOR_ADD_OPERAND", longTypeNames[t])
+			}
+			if ua.kind == tDelete && t != tySS && t != tyNS && t != tyBS {
+				return nil, k.errorf("Incorrect operand type for operator or function; operator: DELETE, operand type: %s, typeSet: ALLOWED_FOR_DELETE_OPERAND", longTypeNames[t])
+			}
+		}
+		u.actions[i] = ua
+	}
+	if len(paths) > 1 {
+		u.order = applyOrder(paths)
 	}
 	u.setTop()
 	return u, nil
+}
+
+// applyOrder returns the order in which DynamoDB Local applies actions with
+// these paths (see pathTree), which decides which of several failing
+// actions reports its error.
+func applyOrder(paths []path) []int {
+	t := &pathTree{kids: make([]treeKid, 0, len(paths))}
+	for i := len(paths) - 1; i >= 0; i-- {
+		_ = t.add(kindUpdate, paths[i], i) // no overlaps: checked
+	}
+	return t.appendLeaves(make([]int, 0, len(paths)))
+}
+
+// misplacedInSet records the functions of a SET value used where they are
+// not allowed: functions of conditions anywhere, list_append inside another
+// operand. top is true for the value itself and false for operands.
+func (p *parser) misplacedInSet(n *node, top bool) {
+	switch n.kind {
+	case nPlus, nMinus:
+		for _, a := range n.args {
+			p.misplacedInSet(a, false)
+		}
+	case nFunc:
+		name := p.text(n.tok)
+		switch {
+		case !knownFunctions[name], name == "if_not_exists":
+		case name == "list_append":
+			if !top {
+				p.issue(n.tok, "The function is not allowed to be used this way in an expression; function: list_append")
+			}
+		default:
+			p.issue(n.tok, "The function is not allowed in an update expression; function: "+name)
+		}
+		for _, a := range n.args {
+			p.misplacedInSet(a, false)
+		}
+	}
 }
 
 func (u *Update) setTop() {
@@ -128,92 +182,71 @@ func (u *Update) Nested() []string {
 	return u.nested
 }
 
-// setValue checks and compiles the value of a SET action. top is true for
-// the whole value, where + and - may appear.
-func (k *checker) setValue(n *node, top bool) (*uexpr, error) {
+// setValue checks and compiles the value of a SET action as DynamoDB
+// validates it: operands first, then the operator or function. begin has
+// already refused functions out of place.
+func (k *checker) setValue(n *node) (*uexpr, error) {
 	switch n.kind {
 	case nPath:
-		return &uexpr{kind: uPath, path: k.path(n)}, nil
+		p, err := k.path(n)
+		return &uexpr{kind: uPath, path: p}, err
 	case nValue:
-		return &uexpr{kind: uValue, val: k.value(n)}, nil
+		v, err := k.value(n)
+		return &uexpr{kind: uValue, val: v}, err
+	}
+	args := make([]*uexpr, len(n.args))
+	for i, a := range n.args {
+		e, err := k.setValue(a)
+		if err != nil {
+			return nil, err
+		}
+		args[i] = e
+	}
+	switch n.kind {
 	case nPlus, nMinus:
-		op := "+"
-		kind := uPlus
+		op, kind := "+", uPlus
 		if n.kind == nMinus {
 			op, kind = "-", uMinus
 		}
-		e := &uexpr{kind: kind}
-		for i, a := range n.args {
-			x, err := k.operandOf(op, a, tyN)
-			if err != nil {
-				return nil, err
-			}
-			if i == 0 {
-				e.a = x
-			} else {
-				e.b = x
-			}
+		if err := k.operandTypes(op, args, tyN); err != nil {
+			return nil, err
 		}
-		return e, nil
+		return &uexpr{kind: kind, a: args[0], b: args[1]}, nil
 	case nFunc:
 		name := k.funcName(n)
+		if len(args) != 2 {
+			return nil, k.errorf("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", name, len(args))
+		}
 		switch name {
-		case "if_not_exists", "list_append":
-		default:
-			return nil, k.errorf("The function is not allowed in an update expression; function: %s", name)
-		}
-		if len(n.args) != 2 {
-			return nil, k.errorf("Incorrect number of operands for operator or function; operator or function: %s, number of operands: %d", name, len(n.args))
-		}
-		if name == "if_not_exists" {
-			if n.args[0].kind != nPath {
+		case "if_not_exists":
+			if args[0].kind != uPath {
 				return nil, k.errorf("Operator or function requires a document path; operator or function: if_not_exists")
 			}
-			a := &uexpr{kind: uPath, path: k.path(n.args[0])}
-			b, err := k.operandOf("if_not_exists", n.args[1], tyNone)
-			if err != nil {
+			if args[1].kind == uPath && args[1].path.equal(args[0].path) {
+				return nil, k.errorf("The first operand must be distinct from the remaining operands for this operator or function; operator: if_not_exists, first operand: %s", args[0].path)
+			}
+			return &uexpr{kind: uIfNotExists, a: args[0], b: args[1]}, nil
+		case "list_append":
+			if err := k.operandTypes(name, args, tyL); err != nil {
 				return nil, err
 			}
-			if b.kind == uPath && b.path.equal(a.path) {
-				return nil, k.errorf("The first operand must be distinct from the remaining operands for this operator or function; operator: if_not_exists, first operand: %s", a.path)
-			}
-			return &uexpr{kind: uIfNotExists, a: a, b: b}, nil
+			return &uexpr{kind: uListAppend, a: args[0], b: args[1]}, nil
 		}
-		a, err := k.operandOf(name, n.args[0], tyL)
-		if err != nil {
-			return nil, err
-		}
-		b, err := k.operandOf(name, n.args[1], tyL)
-		if err != nil {
-			return nil, err
-		}
-		return &uexpr{kind: uListAppend, a: a, b: b}, nil
+		return nil, k.errorf("The function is not allowed in an update expression; function: %s", name)
 	}
 	return nil, k.errorf("Syntax error")
 }
 
-// operandOf compiles an operand of +, -, if_not_exists or list_append:
-// paths, values of type want (any type when tyNone), and if_not_exists.
-func (k *checker) operandOf(op string, n *node, want vtype) (*uexpr, error) {
-	if n.kind == nFunc {
-		name := k.funcName(n)
-		if name != "if_not_exists" {
-			if name == "list_append" {
-				return nil, k.errorf("The function is not allowed to be used this way in an expression; function: %s", name)
+// operandTypes checks that the constant operands of op are of type want.
+func (k *checker) operandTypes(op string, args []*uexpr, want vtype) error {
+	for _, e := range args {
+		if e.kind == uValue {
+			if t := typeOf(e.val); t != want {
+				return k.errorf("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", op, t)
 			}
-			return nil, k.errorf("The function is not allowed in an update expression; function: %s", name)
 		}
 	}
-	e, err := k.setValue(n, false)
-	if err != nil {
-		return nil, err
-	}
-	if e.kind == uValue && want != tyNone {
-		if t := typeOf(e.val); t != want {
-			return nil, k.errorf("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", op, t)
-		}
-	}
-	return e, nil
+	return nil
 }
 
 // UpdatedIn returns the top-level attributes of item under which one of
@@ -241,54 +274,80 @@ func (u *Update) TopLevel() []string {
 	return u.top
 }
 
-// eval computes a SET value against the item before the update.
+// eval computes a SET value against the item before the update; an absent
+// value is an error.
 func (e *uexpr) eval(item Item) (types.AttributeValue, error) {
+	v, err := e.value(item)
+	if err == nil && v == nil {
+		err = errorf(msgMissingAttr)
+	}
+	return v, err
+}
+
+// value computes e against item as DynamoDB Local does: the operands of an
+// operator or function first, in order (an absent path is nil, not an
+// error), then, operand by operand, whether it is present and of the right
+// type.
+func (e *uexpr) value(item Item) (types.AttributeValue, error) {
 	switch e.kind {
 	case uValue:
 		return e.val, nil
 	case uPath:
-		v := e.path.get(item)
-		if v == nil {
+		return e.path.get(item), nil
+	}
+	a, err := e.a.value(item)
+	if err != nil {
+		return nil, err
+	}
+	b, err := e.b.value(item)
+	if err != nil {
+		return nil, err
+	}
+	switch e.kind {
+	case uIfNotExists:
+		if b == nil {
 			return nil, errorf(msgMissingAttr)
 		}
-		return v, nil
-	case uIfNotExists:
-		if v := e.a.path.get(item); v != nil {
-			return v, nil
+		if a != nil {
+			return a, nil
 		}
-		return e.b.eval(item)
+		return b, nil
 	case uListAppend:
-		a, err := e.a.eval(item)
+		la, err := operandOf[*types.AttributeValueMemberL](a)
 		if err != nil {
 			return nil, err
 		}
-		b, err := e.b.eval(item)
+		lb, err := operandOf[*types.AttributeValueMemberL](b)
 		if err != nil {
 			return nil, err
-		}
-		la, ok1 := a.(*types.AttributeValueMemberL)
-		lb, ok2 := b.(*types.AttributeValueMemberL)
-		if !ok1 || !ok2 {
-			return nil, errorf(msgBadType)
 		}
 		out := make([]types.AttributeValue, 0, len(la.Value)+len(lb.Value))
 		out = append(append(out, la.Value...), lb.Value...)
 		return &types.AttributeValueMemberL{Value: out}, nil
 	}
-	a, err := e.a.eval(item)
+	na, err := operandOf[*types.AttributeValueMemberN](a)
 	if err != nil {
 		return nil, err
 	}
-	b, err := e.b.eval(item)
+	nb, err := operandOf[*types.AttributeValueMemberN](b)
 	if err != nil {
 		return nil, err
-	}
-	na, ok1 := a.(*types.AttributeValueMemberN)
-	nb, ok2 := b.(*types.AttributeValueMemberN)
-	if !ok1 || !ok2 {
-		return nil, errorf(msgBadType)
 	}
 	return arith(na.Value, nb.Value, e.kind == uMinus)
+}
+
+// operandOf returns v as an operand of type T, or DynamoDB's error when it
+// is absent or of another type.
+func operandOf[T types.AttributeValue](v types.AttributeValue) (T, error) {
+	var zero T
+	if v == nil {
+		return zero, errorf(msgMissingAttr)
+	}
+	t, ok := v.(T)
+	if !ok {
+		return zero, errorf(msgBadType)
+	}
+	return t, nil
 }
 
 func arith(a, b string, sub bool) (types.AttributeValue, error) {
@@ -333,20 +392,9 @@ type listAppend struct {
 // returns the new item. item itself is not modified; values that the
 // update does not change are shared between item and the result. SET
 // values are computed from item as it was before the update, as DynamoDB
-// does. Runtime errors are *Error with DynamoDB's message.
+// does. Runtime errors are *Error with DynamoDB's message; when several
+// actions fail, the one DynamoDB Local applies first reports its error.
 func (u *Update) Apply(item Item) (Item, error) {
-	// Compute SET values first, against the old item.
-	setVals := make([]types.AttributeValue, len(u.actions))
-	for i := range u.actions {
-		a := &u.actions[i]
-		if a.kind == tSet {
-			v, err := a.val.eval(item)
-			if err != nil {
-				return nil, err
-			}
-			setVals[i] = v
-		}
-	}
 	out := make(Item, len(item)+len(u.actions))
 	for k, v := range item {
 		out[k] = v
@@ -373,11 +421,28 @@ func (u *Update) Apply(item Item) (Item, error) {
 		edits = append(edits, e)
 		return e
 	}
-	for i := range u.actions {
+	// Actions apply in DynamoDB Local's order, which decides which of
+	// several failing actions reports its error. Paths do not overlap, so
+	// the order changes nothing else: SET values are computed from item,
+	// and list elements are removed and appended after all actions.
+	for n := range u.actions {
+		i := n
+		if u.order != nil {
+			i = u.order[n]
+		}
 		a := &u.actions[i]
 		switch a.kind {
 		case tSet:
-			if err := put(out, a.path, setVals[i], edit); err != nil {
+			if len(a.path) > 1 {
+				if _, err := parentOf(out, a.path); err != nil {
+					return nil, err
+				}
+			}
+			v, err := a.val.eval(item)
+			if err != nil {
+				return nil, err
+			}
+			if err := put(out, a.path, v, edit); err != nil {
 				return nil, err
 			}
 		case tRemove:
