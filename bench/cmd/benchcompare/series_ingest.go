@@ -1,0 +1,379 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/pprof"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/storage"
+	"github.com/prometheus/prometheus/tsdb"
+
+	"github.com/timetable-db/timetable/local"
+	"github.com/timetable-db/timetable/series"
+)
+
+// The ingest workload: ids series of `readings` one-minute readings of
+// ingestFields float fields (a random walk with two decimals), written in
+// blocks of `batch` minutes: every series gets its readings of one block
+// (one call per series) before any gets those of the next, by `workers`
+// goroutines. Prometheus TSDB refuses samples more than an hour older
+// than the newest it holds (out-of-order ingestion off, its default), so
+// a block is at most 60 minutes.
+var ingestFields = []string{"a", "b", "c"}
+
+type ingestConfig struct {
+	System   string `json:"system"` // "timetable" or "prometheus"
+	Dir      string `json:"dir"`
+	IDs      int    `json:"ids"`
+	Readings int    `json:"readings"`
+	Batch    int    `json:"batch"`
+	Workers  int    `json:"workers"`
+	Start    int64  `json:"start"` // first reading, Unix milliseconds
+	Rollups  bool   `json:"rollups"`
+	// CPUProfile, if set, is a file for a CPU profile of the ingest (not
+	// of the measurements after it).
+	CPUProfile string `json:"cpu_profile,omitempty"`
+}
+
+// ingestResult is what an ingest child reports.
+type ingestResult struct {
+	System   string `json:"system"`
+	Readings int64  `json:"readings"`
+	Samples  int64  `json:"samples"`
+	// AckSeconds is the time until the last write was acknowledged
+	// (durable); Seconds adds what is needed for the data to be in the
+	// store proper (timetable: the final flush of the write buffer to the
+	// table; Prometheus: nothing, its head is its store).
+	AckSeconds float64 `json:"ack_seconds"`
+	Seconds    float64 `json:"seconds"`
+	CPUSeconds float64 `json:"cpu_seconds"`
+	PeakRSS    int64   `json:"peak_rss"`
+	// Bytes on disk after ingest and compaction: DataBytes are the
+	// engine's sstables (timetable) or the persisted blocks (Prometheus),
+	// DataReadings the readings they hold; DirBytes the whole folder.
+	DataBytes    int64 `json:"data_bytes"`
+	DataReadings int64 `json:"data_readings"`
+	DirBytes     int64 `json:"dir_bytes"`
+	// Items and ItemBytes: the items of the table and their DynamoDB
+	// sizes (timetable only).
+	Items     int64 `json:"items"`
+	ItemBytes int64 `json:"item_bytes"`
+}
+
+func (r ingestResult) rate() float64 { return float64(r.Readings) / r.Seconds }
+
+// childEnv marks a process started by runIngestChild.
+const childEnv = "BENCHCOMPARE_INGEST_CHILD"
+
+// maybeIngestChild runs the ingest child and exits if this process is
+// one; it returns otherwise.
+func maybeIngestChild() {
+	if os.Getenv(childEnv) != "1" {
+		return
+	}
+	var cfg ingestConfig
+	if err := json.Unmarshal([]byte(os.Getenv(childEnv+"_CONFIG")), &cfg); err != nil {
+		fmt.Fprintln(os.Stderr, "ingest child:", err)
+		os.Exit(1)
+	}
+	res, err := ingest(context.Background(), cfg)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ingest child:", err)
+		os.Exit(1)
+	}
+	json.NewEncoder(os.Stdout).Encode(res)
+	os.Exit(0)
+}
+
+// runIngestChild runs ingest(cfg) in a child process (this executable,
+// flagged by childEnv), so that its peak memory is its own.
+func runIngestChild(ctx context.Context, cfg ingestConfig, stderr io.Writer) (ingestResult, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return ingestResult{}, err
+	}
+	b, err := json.Marshal(cfg)
+	if err != nil {
+		return ingestResult{}, err
+	}
+	cmd := exec.CommandContext(ctx, exe)
+	cmd.Env = append(os.Environ(), childEnv+"=1", childEnv+"_CONFIG="+string(b))
+	cmd.Stderr = stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return ingestResult{}, fmt.Errorf("%s ingest child: %w", cfg.System, err)
+	}
+	var res ingestResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return ingestResult{}, fmt.Errorf("%s ingest child: %w (output %q)", cfg.System, err, out)
+	}
+	return res, nil
+}
+
+// ingestBlocks runs the workload: write(w, id, t, n) writes the n
+// readings of series id from minute t on, in worker w; it must advance the
+// walk of series id. Blocks are separated by a barrier.
+func ingestBlocks(ctx context.Context, cfg ingestConfig, write func(w, id int, first int64, n int) error) error {
+	var (
+		mu    sync.Mutex
+		first error
+	)
+	for start := 0; start < cfg.Readings; start += cfg.Batch {
+		n := min(cfg.Batch, cfg.Readings-start)
+		t := cfg.Start + int64(start)*60_000
+		var wg sync.WaitGroup
+		for w := range cfg.Workers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for id := w; id < cfg.IDs; id += cfg.Workers {
+					if err := write(w, id, t, n); err != nil {
+						mu.Lock()
+						if first == nil {
+							first = err
+						}
+						mu.Unlock()
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if first != nil {
+			return first
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func ingest(ctx context.Context, cfg ingestConfig) (ingestResult, error) {
+	if cfg.Batch <= 0 || cfg.Batch > 60 || cfg.Workers <= 0 || cfg.IDs <= 0 || cfg.Readings <= 0 {
+		return ingestResult{}, fmt.Errorf("ingest: bad configuration %+v", cfg)
+	}
+	if cfg.CPUProfile != "" {
+		f, err := os.Create(cfg.CPUProfile)
+		if err != nil {
+			return ingestResult{}, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return ingestResult{}, err
+		}
+		defer pprof.StopCPUProfile() // if the ingest fails
+	}
+	switch cfg.System {
+	case "timetable":
+		return ingestTimetable(ctx, cfg)
+	case "prometheus":
+		return ingestPrometheus(ctx, cfg)
+	}
+	return ingestResult{}, fmt.Errorf("ingest: unknown system %q", cfg.System)
+}
+
+func cpuTime() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+func seriesID(i int) string { return strconv.Itoa(100000 + i) }
+
+// ingestTimetable writes through series.Kind.Write with a synced
+// write-ahead log into the embedded engine on disk (synced), with the
+// store's default buffer settings.
+func ingestTimetable(ctx context.Context, cfg ingestConfig) (ingestResult, error) {
+	engineDir := filepath.Join(cfg.Dir, "engine")
+	db, err := local.Open(engineDir, nil)
+	if err != nil {
+		return ingestResult{}, err
+	}
+	defer func() {
+		if db != nil {
+			db.Close()
+		}
+	}()
+	st, err := series.Open(ctx, db, &series.Options{WALDir: filepath.Join(cfg.Dir, "wal")}, series.Schema{
+		Name: "SENSOR", Fields: ingestFields, NoRollups: !cfg.Rollups,
+	})
+	if err != nil {
+		return ingestResult{}, err
+	}
+	defer func() {
+		if st != nil {
+			st.Close()
+		}
+	}()
+	if err := st.EnsureTable(ctx); err != nil {
+		return ingestResult{}, err
+	}
+	k := st.Kind("SENSOR")
+	walks := make([]*walk, cfg.IDs)
+	ids := make([]string, cfg.IDs)
+	for i := range walks {
+		walks[i] = newWalk(uint64(i), len(ingestFields))
+		ids[i] = seriesID(i)
+	}
+	bufs := make([][]series.Reading, cfg.Workers)
+	vals := make([][]float64, cfg.Workers)
+	cpu0, t0 := cpuTime(), time.Now()
+	err = ingestBlocks(ctx, cfg, func(w, id int, first int64, n int) error {
+		rs := bufs[w][:0]
+		if cap(vals[w]) < n*len(ingestFields) {
+			vals[w] = make([]float64, n*len(ingestFields))
+		}
+		for i := range n {
+			v := vals[w][i*len(ingestFields) : (i+1)*len(ingestFields)]
+			walks[id].step(v)
+			rs = append(rs, series.Reading{Time: time.UnixMilli(first + int64(i)*60_000), Values: v})
+		}
+		bufs[w] = rs
+		return k.Write(ctx, ids[id], rs...)
+	})
+	if err != nil {
+		return ingestResult{}, err
+	}
+	ack := time.Since(t0)
+	if err := st.Flush(ctx); err != nil {
+		return ingestResult{}, err
+	}
+	pprof.StopCPUProfile()
+	res := ingestResult{System: cfg.System, Readings: int64(cfg.IDs) * int64(cfg.Readings),
+		AckSeconds: ack.Seconds(), Seconds: time.Since(t0).Seconds(), CPUSeconds: cpuTime() - cpu0}
+	res.Samples = res.Readings * int64(len(ingestFields))
+	res.DataReadings = res.Readings
+	err = st.Close()
+	st = nil
+	if err != nil {
+		return ingestResult{}, err
+	}
+	res.PeakRSS = vmHWM()
+	if res.Items, res.ItemBytes, err = tableBytes(ctx, db, series.DefaultTable); err != nil {
+		return ingestResult{}, err
+	}
+	err = db.Close()
+	db = nil
+	if err != nil {
+		return ingestResult{}, err
+	}
+	if res.DataBytes, _, err = compactedSize(engineDir); err != nil {
+		return ingestResult{}, err
+	}
+	if res.DirBytes, _, err = dirSize(cfg.Dir, ""); err != nil {
+		return ingestResult{}, err
+	}
+	return res, nil
+}
+
+// ingestPrometheus appends the same samples to Prometheus TSDB with its
+// default options (write-ahead log on, uncompressed; head compaction into
+// 2-hour blocks in the background), one Appender and Commit per series
+// and block, as a scrape appends a target's samples, with the series
+// references cached as the scrape loop caches them. Each field of a
+// series is a Prometheus series: {__name__="sensor_a", id="100123"}.
+func ingestPrometheus(ctx context.Context, cfg ingestConfig) (ingestResult, error) {
+	dbDir := filepath.Join(cfg.Dir, "prometheus")
+	opts := tsdb.DefaultOptions()
+	db, err := tsdb.Open(dbDir, slog.New(slog.DiscardHandler), nil, opts, nil)
+	if err != nil {
+		return ingestResult{}, err
+	}
+	defer func() {
+		if db != nil {
+			db.Close()
+		}
+	}()
+	nf := len(ingestFields)
+	walks := make([]*walk, cfg.IDs)
+	lbls := make([]labels.Labels, cfg.IDs*nf)
+	refs := make([]storage.SeriesRef, cfg.IDs*nf)
+	for i := range walks {
+		walks[i] = newWalk(uint64(i), nf)
+		for f, name := range ingestFields {
+			lbls[i*nf+f] = labels.FromStrings("__name__", "sensor_"+name, "id", seriesID(i))
+		}
+	}
+	vals := make([][]float64, cfg.Workers)
+	for w := range vals {
+		vals[w] = make([]float64, nf)
+	}
+	cpu0, t0 := cpuTime(), time.Now()
+	err = ingestBlocks(ctx, cfg, func(w, id int, first int64, n int) error {
+		app := db.Appender(ctx)
+		v := vals[w]
+		for i := range n {
+			walks[id].step(v)
+			t := first + int64(i)*60_000
+			for f := range nf {
+				ref, err := app.Append(refs[id*nf+f], lbls[id*nf+f], t, v[f])
+				if err != nil {
+					app.Rollback()
+					return err
+				}
+				refs[id*nf+f] = ref
+			}
+		}
+		return app.Commit()
+	})
+	if err != nil {
+		return ingestResult{}, err
+	}
+	ack := time.Since(t0)
+	pprof.StopCPUProfile()
+	res := ingestResult{System: cfg.System, Readings: int64(cfg.IDs) * int64(cfg.Readings),
+		AckSeconds: ack.Seconds(), Seconds: ack.Seconds(), CPUSeconds: cpuTime() - cpu0}
+	res.Samples = res.Readings * int64(nf)
+	res.PeakRSS = vmHWM()
+
+	// Persist everything into blocks: the compactable head ranges and the
+	// level compactions, then what is left in the head.
+	if err := db.Compact(ctx); err != nil {
+		return ingestResult{}, err
+	}
+	h := db.Head()
+	if h.NumSeries() > 0 && h.MaxTime() >= h.MinTime() {
+		if err := db.CompactHead(tsdb.NewRangeHead(h, h.MinTime(), h.MaxTime())); err != nil {
+			return ingestResult{}, err
+		}
+	}
+	if err := db.Compact(ctx); err != nil {
+		return ingestResult{}, err
+	}
+	for _, b := range db.Blocks() {
+		m := b.Meta()
+		res.DataReadings += int64(m.Stats.NumSamples)
+		_, size, err := dirSize(b.Dir(), "")
+		if err != nil {
+			return ingestResult{}, err
+		}
+		res.DataBytes += size
+	}
+	res.DataReadings /= int64(nf) // samples to readings
+	err = db.Close()
+	db = nil
+	if err != nil {
+		return ingestResult{}, err
+	}
+	if res.DirBytes, _, err = dirSize(cfg.Dir, ""); err != nil {
+		return ingestResult{}, err
+	}
+	if res.DataReadings != res.Readings {
+		return res, fmt.Errorf("prometheus: blocks hold %d readings, %d appended", res.DataReadings, res.Readings)
+	}
+	return res, nil
+}
