@@ -41,7 +41,7 @@ func runSeries(ctx context.Context, e *env) ([]Figure, section, error) {
 	var sb strings.Builder
 
 	// 1. Ingest, each system in a child process of its own.
-	start := time.Now().UTC().Truncate(24*time.Hour).Add(-7 * 24 * time.Hour)
+	start := time.Now().UTC().Truncate(24 * time.Hour).Add(-7 * 24 * time.Hour)
 	ingestCfg := ingestConfig{IDs: c.ids, Readings: c.readings, Batch: c.batch, Workers: c.workers, Start: start.UnixMilli(), Rollups: c.rollups}
 	results := map[string]ingestResult{}
 	for _, sys := range []string{"timetable", "prometheus"} {
