@@ -87,6 +87,9 @@ func putUint64(b []byte, v uint64) {
 // keyFromMap validates the Key parameter of GetItem, DeleteItem, UpdateItem
 // and their batch and transaction forms.
 func (m *tableMeta) keyFromMap(key Item) (*primaryKey, error) {
+	if err := nullAttr(key); err != nil {
+		return nil, err
+	}
 	n := 1
 	if m.Range != "" {
 		n = 2

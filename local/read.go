@@ -295,6 +295,9 @@ func (sp *readSpec) scan(lower, upper []byte, reverse bool) *scan {
 // startKey turns an ExclusiveStartKey into the storage key it designates.
 func (sp *readSpec) startKey(esk Item) ([]byte, error) {
 	m, ix := sp.m, sp.ix
+	if err := nullAttr(esk); err != nil {
+		return nil, err
+	}
 	if ix == nil {
 		n := 1
 		if m.Range != "" {

@@ -53,6 +53,11 @@ func normalizeItem(item Item) (Item, error) {
 		}
 		nv, err := normalizeValue(v, 1)
 		if err != nil {
+			// DynamoDB finds null values (JSON null, a nil interface)
+			// before anything else.
+			if nerr := nullAttr(item); nerr != nil {
+				return nil, nerr
+			}
 			return nil, err
 		}
 		if nv != v {
@@ -185,10 +190,53 @@ func normalizeValue(av types.AttributeValue, depth int) (types.AttributeValue, e
 		}
 		return &types.AttributeValueMemberM{Value: nm}, nil
 	case nil:
-		return nil, validationError("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes")
+		return nil, validationError(msgNullValue)
 	default:
 		return nil, validationError("Supplied AttributeValue is empty, must contain exactly one of the supported datatypes")
 	}
+}
+
+// msgNullValue is DynamoDB's message for a null attribute value (JSON
+// null, or a nil interface in the Go API) inside a list.
+const msgNullValue = "The supplied Item contains a null AttributeValue"
+
+// nullAttr returns DynamoDB's error for the first null attribute value in
+// item, at any depth, or nil: the name of the attribute, or of the map key,
+// that holds it, except inside a list. Attributes are visited in name order
+// (DynamoDB follows the request's, which a Go map does not keep).
+func nullAttr(item Item) error {
+	for _, name := range sortedKeys(item) {
+		if err := nullIn(name, item[name], 1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func nullIn(name string, av types.AttributeValue, depth int) error {
+	if depth > maxDepth {
+		return nil
+	}
+	switch v := av.(type) {
+	case nil:
+		if name == "" {
+			return validationError(msgNullValue)
+		}
+		return validationf("%s: %s is null", msgNullValue, name)
+	case *types.AttributeValueMemberL:
+		for _, e := range v.Value {
+			if err := nullIn("", e, depth+1); err != nil {
+				return err
+			}
+		}
+	case *types.AttributeValueMemberM:
+		for _, k := range sortedKeys(v.Value) {
+			if err := nullIn(k, v.Value[k], depth+1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func hasDup(s []string) bool {

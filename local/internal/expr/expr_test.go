@@ -233,12 +233,21 @@ func TestJavaOrder(t *testing.T) {
 }
 
 func TestValidateValue(t *testing.T) {
-	if got := ValidateValue(nil); got != "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes" {
+	// A nil value is JSON null (the wire reports {} itself); DynamoDB
+	// Local's words for it, at any depth.
+	const null = "The supplied Item contains a null AttributeValue"
+	if got := ValidateValue(nil); got != null {
+		t.Fatal(got)
+	}
+	if got := ValidateValue(&types.AttributeValueMemberL{Value: []types.AttributeValue{n("1"), nil}}); got != null {
+		t.Fatal(got)
+	}
+	if got := ValidateValue(&types.UnknownUnionMember{Tag: "X"}); got != "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes" {
 		t.Fatal(got)
 	}
 	c := NewCompiler(nil, map[string]types.AttributeValue{":v": nil})
 	_, err := c.Condition("a = :v")
-	if err == nil || err.Error() != "ExpressionAttributeValues contains invalid value: Supplied AttributeValue is empty, must contain exactly one of the supported datatypes for key :v" {
+	if err == nil || err.Error() != "ExpressionAttributeValues contains invalid value: The supplied Item contains a null AttributeValue for key :v" {
 		t.Fatal(err)
 	}
 }

@@ -23,9 +23,9 @@ func sortFunc(s []string, less func(a, b string) bool) {
 
 // ValidateValue checks an attribute value as DynamoDB checks the values of
 // ExpressionAttributeValues and returns DynamoDB's description of the first
-// problem, or "" when v is valid: no empty value, NULL only true, numbers
-// within DynamoDB's range and precision, sets non-empty and without
-// duplicates, recursively in lists and maps.
+// problem, or "" when v is valid: no null (nil) or empty value, NULL only
+// true, numbers within DynamoDB's range and precision, sets non-empty and
+// without duplicates, recursively in lists and maps.
 func ValidateValue(v types.AttributeValue) string {
 	switch v := v.(type) {
 	case *types.AttributeValueMemberS, *types.AttributeValueMemberB, *types.AttributeValueMemberBOOL:
@@ -88,11 +88,18 @@ func ValidateValue(v types.AttributeValue) string {
 		return ""
 	case *types.AttributeValueMemberM:
 		for _, k := range javaOrder(keysOf(v.Value), len(v.Value)) {
+			if v.Value[k] == nil {
+				return "The supplied Item contains a null AttributeValue: " + k + " is null"
+			}
 			if p := ValidateValue(v.Value[k]); p != "" {
 				return p
 			}
 		}
 		return ""
+	}
+	if v == nil {
+		// JSON null, or a nil interface.
+		return "The supplied Item contains a null AttributeValue"
 	}
 	return "Supplied AttributeValue is empty, must contain exactly one of the supported datatypes"
 }
