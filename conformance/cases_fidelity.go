@@ -34,6 +34,7 @@ func init() {
 		Case{"CheckOrder/PlaceholderMaps", checkOrderPlaceholderMaps},
 		Case{"UpdateOrder/RuntimeErrors", updateOrderRuntime},
 		Case{"UpdateOrder/OperandEvaluation", updateOrderOperands},
+		Case{"IndexProjection/MissingAttributesOrder", indexProjectionMissingOrder},
 	)
 }
 
@@ -695,4 +696,32 @@ func updateOrderOperands(t *testing.T, h *H) {
 	h.WantError(err, "ValidationException", missing)
 	_, err = run("SET x = if_not_exists(bi, a) - zz")
 	h.WantError(err, "ValidationException", badType)
+}
+
+// indexProjectionMissingOrder: the attributes a global index does not
+// project are listed in the order of a Java HashSet (added from the last
+// path of the projection to the first, or in the order of AttributesToGet);
+// those of a filter in sorted order.
+func indexProjectionMissingOrder(t *testing.T, h *H) {
+	tab := fidTable(h)
+	query := func(in *dynamodb.QueryInput) error {
+		in.TableName, in.IndexName = aws.String(tab), aws.String("gsi")
+		if in.KeyConditions == nil {
+			in.KeyConditionExpression = aws.String("g = :v")
+			in.ExpressionAttributeValues = Item{":v": S("x")}
+		}
+		_, err := h.API.Query(h.Ctx, in)
+		return err
+	}
+	const gsi = "One or more parameter values were invalid: Global secondary index gsi does not project "
+	h.WantError(query(&dynamodb.QueryInput{ProjectionExpression: aws.String("zz, aa, mm")}), "ValidationException", gsi+"[mm, aa, zz]")
+	h.WantError(query(&dynamodb.QueryInput{ProjectionExpression: aws.String("aa, zz, mm")}), "ValidationException", gsi+"[mm, zz, aa]")
+	h.WantError(query(&dynamodb.QueryInput{ProjectionExpression: aws.String("ss1, lst, c, ba, b")}), "ValidationException", gsi+"[ss1, b, c, lst, ba]")
+	h.WantError(query(&dynamodb.QueryInput{ProjectionExpression: aws.String("#s, nope"), ExpressionAttributeNames: Names{"#s": "status"}}),
+		"ValidationException", gsi+"[nope, status]")
+	h.WantError(query(&dynamodb.QueryInput{ProjectionExpression: aws.String("x.y, q[0], x.z")}), "ValidationException", gsi+"[q, x]")
+	keyCond := map[string]types.Condition{"g": {ComparisonOperator: types.ComparisonOperatorEq, AttributeValueList: []types.AttributeValue{S("x")}}}
+	h.WantError(query(&dynamodb.QueryInput{KeyConditions: keyCond, AttributesToGet: []string{"zz", "aa", "mm"}}), "ValidationException", gsi+"[zz, aa, mm]")
+	h.WantError(query(&dynamodb.QueryInput{FilterExpression: aws.String("zz = :v AND aa = :v AND mm = :v")}), "ValidationException",
+		"One or more parameter values were invalid: Secondary index gsi does not project one or more filter attributes: [aa, mm, zz]")
 }

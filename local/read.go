@@ -2,6 +2,7 @@ package local
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -261,12 +262,21 @@ func (sp *readSpec) checkProjected() error {
 	}
 	if missing := notProjected(ix, sp.proj.topLevel()); len(missing) > 0 {
 		if ix.Global {
+			// DynamoDB Local lists them as a Java HashSet holds them, added
+			// in the order of AttributesToGet or from the last path of a
+			// ProjectionExpression to the first.
+			names := sp.proj.names
+			if sp.proj.names == nil {
+				names = sp.proj.p.TopLevelFromLast()
+			}
+			missing = notProjected(ix, expr.HashSetOrder(names))
 			return validationf("One or more parameter values were invalid: Global secondary index %s does not project [%s]", ix.Name, strings.Join(missing, ", "))
 		}
 		sp.fetch = true
 	}
 	if attrs, ok := conditionAttrs(sp.filter); ok {
 		if missing := notProjected(ix, attrs); len(missing) > 0 {
+			slices.Sort(missing) // DynamoDB Local's order (a sorted set)
 			return validationf("One or more parameter values were invalid: Secondary index %s does not project one or more filter attributes: [%s]", ix.Name, strings.Join(missing, ", "))
 		}
 	}

@@ -372,3 +372,17 @@ func mustUpdate(t *testing.T, expr string, values map[string]types.AttributeValu
 	}
 	return u
 }
+
+func TestHashSetOrder(t *testing.T) {
+	// Orders DynamoDB Local gave for these names, added in this order.
+	for _, c := range []struct{ names, want []string }{
+		{[]string{"mm", "aa", "zz"}, []string{"mm", "aa", "zz"}},
+		{[]string{"b", "ba", "c", "lst", "ss1"}, []string{"ss1", "b", "c", "lst", "ba"}},
+		{[]string{"nope", "status"}, []string{"nope", "status"}},
+		{[]string{"x", "q", "x"}, []string{"q", "x"}},
+	} {
+		if got := HashSetOrder(c.names); !slices.Equal(got, c.want) {
+			t.Errorf("HashSetOrder(%q) = %q, want %q", c.names, got, c.want)
+		}
+	}
+}

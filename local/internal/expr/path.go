@@ -87,6 +87,23 @@ func (p path) String() string {
 	return b.String()
 }
 
+// HashSetOrder returns the distinct names of names in the order in which a
+// java.util.HashSet iterates them after they were added in that order:
+// the order of some lists in DynamoDB Local's messages.
+func HashSetOrder(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	n := javaCapacity(len(out))
+	slices.SortStableFunc(out, func(a, b string) int {
+		return javaBucket(javaHash(a), n) - javaBucket(javaHash(b), n)
+	})
+	return out
+}
+
 // JavaOrder returns keys in the order in which a java.util.HashMap holding
 // exactly them iterates, the order in which DynamoDB Local visits names it
 // keeps in such maps (placeholders, index names). keys is not modified.

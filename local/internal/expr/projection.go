@@ -197,6 +197,19 @@ func (p *Projection) TopLevel() []string {
 	return p.top
 }
 
+// TopLevelFromLast returns the top-level attribute names of the projected
+// paths taken from the last path to the first, each once: the order in
+// which DynamoDB Local collects them (see HashSetOrder).
+func (p *Projection) TopLevelFromLast() []string {
+	var names []string
+	for i := len(p.paths) - 1; i >= 0; i-- {
+		if n := p.paths[i][0].name; !slices.Contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
 // Nested returns the top-level attribute names of the nested document
 // paths (a.b, a[0]) the projection uses, in order of first appearance, or
 // nil (see Condition.Nested). The caller must not modify the slice.
