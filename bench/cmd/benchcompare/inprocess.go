@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/binary"
 	"flag"
 	"fmt"
 	"os"
@@ -13,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/timetable-db/timetable/local"
 )
@@ -135,18 +133,6 @@ func runInProcess(ctx context.Context, e *env) ([]Figure, section, error) {
 			}
 		})
 	})
-	bench(fmt.Sprintf("BatchWriteItem of %d", inBatch), inBatch, func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			reqs := make([]types.WriteRequest, inBatch)
-			for i := range reqs {
-				n := int(seq.Add(1))
-				reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: inItem(inPartitions+n%inPartitions, n, n)}}
-			}
-			_, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{table: reqs}})
-			fail(err)
-		}
-	})
 	bench("GetItem", 1, func(b *testing.B) {
 		b.ReportAllocs()
 		i := 0
@@ -184,13 +170,12 @@ func runInProcess(ctx context.Context, e *env) ([]Figure, section, error) {
 		return nil, section{}, err
 	}
 
-	raw, err := rawPebbleBatch(e, inBatch)
+	batch, raw, err := batchVsRaw(ctx, e, inBatch)
 	if err != nil {
 		return nil, section{}, err
 	}
+	results = append(results[:2], append([]inResult{batch}, results[2:]...)...)
 	results = append(results, raw)
-
-	batch := results[2]
 	figs := []Figure{{
 		Name:     fmt.Sprintf("in process, BatchWriteItem of %d (synced) vs raw Pebble batches of the same bytes", inBatch),
 		Ours:     round(batch.itemsPerSec(), 0),
@@ -212,70 +197,13 @@ func runInProcess(ctx context.Context, e *env) ([]Figure, section, error) {
 	}
 
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "The embedded engine (`local.Open(dir, nil)`: on disk, every write acknowledged after the WAL is synced, concurrent writers share syncs), called directly. Items: a string partition key, a numeric sort key, a number and a %d-byte payload. GetItem and Query read %d partitions of %d items. Raw Pebble: batches of %d `Set`s with keys and values as large as the engine's encoded keys and items, committed with `pebble.Sync`, in the same kind of folder.\n\n",
+	fmt.Fprintf(&sb, "The embedded engine (`local.Open(dir, nil)`: on disk, every write acknowledged after the WAL is synced, concurrent writers share syncs), called directly. Items: a string partition key, a numeric sort key, a number and a %d-byte payload. GetItem and Query read %d partitions of %d items. BatchWriteItem and raw Pebble: batches of %d items; raw Pebble writes the very keys and values the engine stores for the same items (read back from a scratch engine database), with the engine's Pebble settings and `pebble.Sync`; each side has a fresh folder, its requests built beforehand, and the measured loop alternates one engine batch and one raw batch, so that both meet the same disturbances from the rest of the machine.\n\n",
 		inPayload, inPartitions, inQueryItems, inBatch)
 	sb.WriteString("| operation | ops/s | items/s | time/op | allocs/op | bytes/op |\n|---|---:|---:|---:|---:|---:|\n")
 	for _, r := range results {
 		fmt.Fprintf(&sb, "| %s | %.0f | %.0f | %s | %d | %d |\n", r.name, r.opsPerSec, r.itemsPerSec(), fmtNs(r.nsPerOp), r.allocs, r.bytes)
 	}
 	return figs, section{title: "In process", body: sb.String()}, nil
-}
-
-// rawPebbleBatch measures Pebble alone: synced batches of n key/value
-// pairs sized like the engine's (a table prefix, the partition key and an
-// order-preserving number; the item's attributes with short headers).
-func rawPebbleBatch(e *env, n int) (inResult, error) {
-	dir, err := os.MkdirTemp(e.work, "pebble-")
-	if err != nil {
-		return inResult{}, err
-	}
-	defer os.RemoveAll(dir)
-	pdb, err := pebble.Open(dir, &pebble.Options{Logger: quietLogger{}})
-	if err != nil {
-		return inResult{}, err
-	}
-	defer pdb.Close()
-	item := inItem(0, 0, 0)
-	valueLen := 0
-	for k, v := range item {
-		valueLen += 2 + len(k) // name with a length and type header
-		switch v := v.(type) {
-		case *types.AttributeValueMemberS:
-			valueLen += len(v.Value)
-		case *types.AttributeValueMemberN:
-			valueLen += len(v.Value)
-		}
-	}
-	value := make([]byte, valueLen)
-	key := make([]byte, 0, 32)
-	var seq uint64
-	e.logf("in process: raw Pebble batch of %d", n)
-	var ferr error
-	br := testing.Benchmark(func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			batch := pdb.NewBatch()
-			for range n {
-				seq++
-				key = append(key[:0], 0, 0, 0, 1) // table and index id
-				key = fmt.Appendf(key, "P#%04d", seq%inPartitions)
-				key = append(key, 0)
-				key = binary.BigEndian.AppendUint64(key, seq)
-				binary.BigEndian.PutUint64(value, seq)
-				if err := batch.Set(key, value, nil); err != nil {
-					ferr = err
-				}
-			}
-			if err := batch.Commit(pebble.Sync); err != nil {
-				ferr = err
-			}
-			batch.Close()
-		}
-	})
-	if ferr != nil {
-		return inResult{}, ferr
-	}
-	return benchResult(fmt.Sprintf("raw Pebble, batch of %d (same bytes)", n), n, br), nil
 }
 
 func fmtNs(ns float64) string {
