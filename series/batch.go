@@ -124,3 +124,26 @@ func (b *rbatch) sort(reverse bool) *rbatch {
 	}
 	return out
 }
+
+// dedupe removes, in a sorted batch, readings at the position of the one
+// before: copies of one reading read from a merged chunk and its source.
+func (b *rbatch) dedupe() {
+	j := 0
+	for i := 0; i < b.len(); i++ {
+		if i > 0 && b.t[i] == b.t[j-1] && b.seq[i] == b.seq[j-1] && b.idx[i] == b.idx[j-1] {
+			continue
+		}
+		if i != j {
+			b.t[j], b.seq[j], b.idx[j] = b.t[i], b.seq[i], b.idx[i]
+			copy(b.vals[j*b.nf:(j+1)*b.nf], b.vals[i*b.nf:(i+1)*b.nf])
+			if b.tags != nil {
+				b.tags[j] = b.tags[i]
+			}
+		}
+		j++
+	}
+	b.t, b.seq, b.idx, b.vals = b.t[:j], b.seq[:j], b.idx[:j], b.vals[:j*b.nf]
+	if b.tags != nil {
+		b.tags = b.tags[:j]
+	}
+}

@@ -139,7 +139,7 @@ func (k *Kind) bucketItem(op *bucketOp, sk string, ver int64, recs []rec) (table
 			}
 		}
 		list[i] = &types.AttributeValueMemberM{Value: m}
-		u.addReading(r.t, r.vals)
+		u.addReading(r.t, apos{seq: r.seq}, r.vals)
 	}
 	it := table.Item{
 		attrPK:   strAV(k.rawPK(op.id, op.shard)),
@@ -292,7 +292,7 @@ func (k *Kind) Buckets(ctx context.Context, id string, from, to time.Time) ([]Pe
 				stored = newUnit(len(k.s.Fields))
 				for _, r := range p.recs {
 					if r.t >= cutoff {
-						stored.addReading(r.t, r.vals)
+						stored.addReading(r.t, apos{seq: r.seq}, r.vals)
 					}
 				}
 			}

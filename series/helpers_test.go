@@ -120,11 +120,12 @@ func tableName(t testing.TB) string {
 // testOptions are store options for tests: no timers, the fake clock.
 func testOptions(t testing.TB, clk *clock) *Options {
 	return &Options{
-		Table:          tableName(t),
-		TableOptions:   testTableOptions,
-		FlushInterval:  -1,
-		RollupInterval: -1,
-		Now:            clk.Now,
+		Table:           tableName(t),
+		TableOptions:    testTableOptions,
+		FlushInterval:   -1,
+		RollupInterval:  -1,
+		CompactInterval: -1,
+		Now:             clk.Now,
 	}
 }
 

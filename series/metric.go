@@ -63,15 +63,22 @@ func (k *Kind) MetricRange(ctx context.Context, field string, from, to time.Time
 			parts = append(parts, part{d, int64(sh)})
 		}
 	}
+	// A point with its position, to give a reading read from a merged
+	// chunk and from its source (while both exist) once.
+	type point struct {
+		MetricPoint
+		seq uint64
+		idx uint32
+	}
 	var (
 		mu  sync.Mutex
-		out []MetricPoint
+		all []point
 	)
 	err := k.st.parallel(ctx, len(parts), func(ctx context.Context, i int) error {
 		p := parts[i]
 		q := &table.Query{Index: metricIndex, Hash: k.metricPK(periodKey(p.day, keys.Day), int(p.shard)),
 			Range: table.Between(ts(max(start, p.day)), ts(min(hi, periodEnd(p.day, keys.Day))-1)+"#~")}
-		var local []MetricPoint
+		var local []point
 		for item, err := range k.st.tbl.QueryAll(ctx, q) {
 			if err != nil {
 				return fmt.Errorf("series: cannot read the metric index of %s: %w", k.s.Name, err)
@@ -91,23 +98,36 @@ func (k *Kind) MetricRange(ctx context.Context, field string, from, to time.Time
 				if t < lo || t >= hi || math.IsNaN(v) {
 					continue
 				}
-				local = append(local, MetricPoint{ID: id, Time: msTime(t), Value: v})
+				local = append(local, point{MetricPoint{ID: id, Time: msTime(t), Value: v}, b.seq[i], b.idx[i]})
 			}
 		}
 		mu.Lock()
-		out = append(out, local...)
+		all = append(all, local...)
 		mu.Unlock()
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	slices.SortStableFunc(out, func(a, b MetricPoint) int {
+	slices.SortFunc(all, func(a, b point) int {
 		if c := a.Time.Compare(b.Time); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.ID, b.ID)
+		if c := cmp.Compare(a.ID, b.ID); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.seq, b.seq); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.idx, b.idx)
 	})
+	out := make([]MetricPoint, 0, len(all))
+	for i, p := range all {
+		if i > 0 && p.Time.Equal(all[i-1].Time) && p.ID == all[i-1].ID && p.seq == all[i-1].seq && p.idx == all[i-1].idx {
+			continue
+		}
+		out = append(out, p.MetricPoint)
+	}
 	if limit > 0 && len(out) > limit {
 		out = out[:limit]
 	}

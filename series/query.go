@@ -482,12 +482,17 @@ func (k *Kind) newStream(id string, sh int, lo, hi int64, reverse bool, limit in
 		if pageSize > 0 {
 			ps = 16
 		}
-		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(ts(periodStart(lo, keys.Hour)), ts(hi-1)+"#~", hi), Reverse: reverse, PageSize: ps}
-		return k.groupStream(q, len("2024-12-01T14"), reverse, k.decodeChunkItem)
+		loKey, hiKey := k.chunkKeyRange(lo, hi)
+		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(loKey, hiKey, hi), Reverse: reverse, PageSize: ps}
+		return k.groupStream(q, loKey, hiKey, hourPrefixLen, k.decodeChunkItem)
 	case Buckets:
 		g := k.s.BucketPeriod
-		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(periodKey(periodStart(lo, g), g), periodKey(hi-1, g)+"#~", hi), Reverse: reverse, PageSize: 4}
-		return k.groupStream(q, g.Len(), reverse, k.decodeBucketBatch)
+		loKey, hiKey := periodKey(periodStart(lo, g), g), periodKey(hi-1, g)+"#~"
+		if hi >= maxMs {
+			hiKey = ""
+		}
+		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(loKey, hiKey, hi), Reverse: reverse, PageSize: 4}
+		return k.groupStream(q, loKey, hiKey, g.Len(), k.decodeBucketBatch)
 	}
 	return &stream{fill: func(context.Context) (*rbatch, error) { return nil, fmt.Errorf("series: unknown layout") }}
 }
@@ -501,64 +506,44 @@ func skRange(lo, hiKey string, hi int64) table.KeyCond {
 	return table.Between(lo, hiKey)
 }
 
-// groupStream reads the items of q and yields their readings a group at a
-// time: the items whose sort keys share their first prefixLen bytes (one
-// hour of chunks, one bucket period) may overlap in time, so a group is
-// decoded whole and put in order before its readings are yielded.
-func (k *Kind) groupStream(q *table.Query, prefixLen int, reverse bool, decode func(table.Item) (*rbatch, error)) *stream {
-	var it *table.Iter
-	var pending table.Item
-	var end bool
+// groupStream reads the items of q (whose range is [loKey, hiKey], hiKey
+// "" if unbounded) and yields their readings a group at a time: the items
+// whose sort keys share their first prefixLen bytes (one hour of chunks,
+// one bucket period) may overlap in time, so a group is decoded whole and
+// put in order before its readings are yielded (see groupReader).
+func (k *Kind) groupStream(q *table.Query, loKey, hiKey string, prefixLen int, decode func(table.Item) (*rbatch, error)) *stream {
+	g := k.groupReader(q, loKey, hiKey, prefixLen)
 	return &stream{fill: func(ctx context.Context) (*rbatch, error) {
-		if it == nil {
-			it = k.st.tbl.QueryIter(ctx, q)
+		items, err := g.next(ctx)
+		if err != nil || items == nil {
+			return nil, err
 		}
-		var group *rbatch
-		var prefix string
-		items := 0
-		for {
-			item := pending
-			pending = nil
-			if item == nil {
-				if end || !it.Next() {
-					end = true
-					if err := it.Err(); err != nil {
-						return nil, err
-					}
-					break
-				}
-				item = it.Item()
-			}
-			sk, _ := getS(item, attrSK)
-			if len(sk) < prefixLen {
-				return nil, fmt.Errorf("series: bad sort key %q in %s", sk, q.Hash)
-			}
-			if prefix != "" && sk[:prefixLen] != prefix {
-				pending = item
-				break
-			}
-			prefix = sk[:prefixLen]
-			b, err := decode(item)
-			if err != nil {
-				return nil, err
-			}
-			if group == nil {
-				group = b
-			} else {
-				group.appendBatch(b)
-			}
-			items++
-		}
-		if group == nil {
-			return nil, nil
-		}
-		// One item's readings are in order already; several items of a
-		// group may overlap in time.
-		if items > 1 || reverse {
-			group = group.sort(reverse)
-		}
-		return group, nil
+		return readGroup(items, q.Reverse, decode)
 	}}
+}
+
+// groupReader returns a reader of the groups of q; see groupReader.
+func (k *Kind) groupReader(q *table.Query, loKey, hiKey string, prefixLen int) *groupReader {
+	g := &groupReader{tbl: k.st.tbl, q: *q, loKey: loKey, hiKey: hiKey, prefixLen: prefixLen, now: k.st.now}
+	if k.s.Layout == Chunks {
+		g.spread = k.st.opts.CompactGrace / 2
+	}
+	return g
+}
+
+// hourPrefixLen is the length of the hour prefix of a chunk's sort key,
+// "2024-12-01T14".
+const hourPrefixLen = len("2024-12-01T14")
+
+// chunkKeyRange returns the sort-key range of the chunk items that may
+// hold readings of [lo, hi): chunks never span two hours, and are keyed by
+// their first reading. hiKey is "" when hi is unbounded.
+func (k *Kind) chunkKeyRange(lo, hi int64) (loKey, hiKey string) {
+	loKey = ts(periodStart(lo, keys.Hour))
+	if hi < maxMs {
+		hiKey = ts(hi-1) + "#~"
+	}
+	return loKey, hiKey
 }
 
 // decodeReadingItem decodes an item of the ItemPerReading or
@@ -614,30 +599,49 @@ func (k *Kind) decodeBucketBatch(item table.Item) (*rbatch, error) {
 // decodeChunkItem decodes a chunk item's readings. Fields are found by
 // name, so chunks written before a field was added read it as absent.
 func (k *Kind) decodeChunkItem(item table.Item) (*rbatch, error) {
+	b, _, err := decodeChunk(item, k.s.Fields, len(k.s.Tags))
+	return b, err
+}
+
+// decodeChunk decodes the readings of a chunk item (small or merged) into
+// a batch of the fields named fields (absent ones NaN) and nt tags, each
+// reading with its position. It also returns the merged item's source
+// map (nil for a chunk written by a flush).
+func decodeChunk(item table.Item, fields []string, nt int) (*rbatch, *srcMap, error) {
 	sk, _ := getS(item, attrSK)
 	_, cseq, err := keys.ParseUnique(sk)
 	if err != nil {
-		return nil, fmt.Errorf("series: bad chunk key %q: %w", sk, err)
+		return nil, nil, fmt.Errorf("series: bad chunk key %q: %w", sk, err)
 	}
 	data, ok := getB(item, attrData)
 	if !ok {
-		return nil, fmt.Errorf("series: chunk %q has no data", sk)
+		return nil, nil, fmt.Errorf("series: chunk %q has no data", sk)
 	}
 	c, err := chunk.Open(data)
 	if err != nil {
-		return nil, fmt.Errorf("series: chunk %q: %w", sk, err)
+		return nil, nil, fmt.Errorf("series: chunk %q: %w", sk, err)
 	}
 	n := c.Len()
-	nf := len(k.s.Fields)
+	nf := len(fields)
 	b := &rbatch{nf: nf, t: make([]int64, n), seq: make([]uint64, n), idx: make([]uint32, n), vals: make([]float64, n*nf)}
 	if err := c.DecodeTimes(b.t); err != nil {
-		return nil, fmt.Errorf("series: chunk %q: %w", sk, err)
+		return nil, nil, fmt.Errorf("series: chunk %q: %w", sk, err)
 	}
-	for i := range b.seq {
-		b.seq[i], b.idx[i] = cseq, uint32(i)
+	var sm *srcMap
+	if raw, ok := getB(item, attrSrc); ok {
+		m, err := decodeSrcMap(raw, n)
+		if err != nil {
+			return nil, nil, fmt.Errorf("series: chunk %q: %w", sk, err)
+		}
+		m.positions(b.seq, b.idx)
+		sm = &m
+	} else {
+		for i := range b.seq {
+			b.seq[i], b.idx[i] = cseq, uint32(i)
+		}
 	}
 	var col []float64
-	for j, f := range k.s.Fields {
+	for j, f := range fields {
 		ci := c.Index(f)
 		if ci < 0 {
 			for i := 0; i < n; i++ {
@@ -647,7 +651,7 @@ func (k *Kind) decodeChunkItem(item table.Item) (*rbatch, error) {
 		}
 		if nf == 1 {
 			if err := c.DecodeField(ci, b.vals); err != nil {
-				return nil, fmt.Errorf("series: chunk %q: %w", sk, err)
+				return nil, nil, fmt.Errorf("series: chunk %q: %w", sk, err)
 			}
 			continue
 		}
@@ -655,17 +659,17 @@ func (k *Kind) decodeChunkItem(item table.Item) (*rbatch, error) {
 			col = make([]float64, n)
 		}
 		if err := c.DecodeField(ci, col); err != nil {
-			return nil, fmt.Errorf("series: chunk %q: %w", sk, err)
+			return nil, nil, fmt.Errorf("series: chunk %q: %w", sk, err)
 		}
 		for i, v := range col {
 			b.vals[i*nf+j] = v
 		}
 	}
-	if nt := len(k.s.Tags); nt > 0 {
+	if nt > 0 {
 		if raw, ok := getB(item, attrTags); ok {
 			b.tags, err = decodeTags(raw, n, nt)
 			if err != nil {
-				return nil, fmt.Errorf("series: chunk %q: %w", sk, err)
+				return nil, nil, fmt.Errorf("series: chunk %q: %w", sk, err)
 			}
 		} else {
 			b.tags = make([][]string, n)
@@ -675,7 +679,7 @@ func (k *Kind) decodeChunkItem(item table.Item) (*rbatch, error) {
 			}
 		}
 	}
-	return b, nil
+	return b, sm, nil
 }
 
 func (k *Kind) bufferedFor(id string, yes bool) []rec {

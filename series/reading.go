@@ -81,20 +81,45 @@ func (t Tier) String() string {
 	return "Tier(?)"
 }
 
-// agg accumulates one field's aggregate, times in milliseconds.
+// agg accumulates one field's aggregate, times in milliseconds. Of
+// readings at one instant, first and last are those first and last in the
+// order of the store's reads (time, then position: firstP and lastP), so
+// that the figures do not depend on the order units are merged in (shards
+// read in parallel, chunks before or after compaction). Units read back
+// from rollup items have no positions; their periods never share an
+// instant.
 type agg struct {
 	n             int64
 	sum, min, max float64
 	first, last   float64
 	firstT, lastT int64
+	firstP, lastP apos
 }
 
-func (a *agg) add(t int64, v float64) {
+// apos is a reading's position after its time: sequence number and index.
+type apos struct {
+	seq uint64
+	idx uint32
+}
+
+// before reports whether (t, p) comes before (u, q).
+func before(t int64, p apos, u int64, q apos) bool {
+	switch {
+	case t != u:
+		return t < u
+	case p.seq != q.seq:
+		return p.seq < q.seq
+	}
+	return p.idx < q.idx
+}
+
+func (a *agg) add(t int64, p apos, v float64) {
 	if math.IsNaN(v) {
 		return
 	}
 	if a.n == 0 {
 		a.n, a.sum, a.min, a.max, a.first, a.last, a.firstT, a.lastT = 1, v, v, v, v, v, t, t
+		a.firstP, a.lastP = p, p
 		return
 	}
 	a.n++
@@ -105,15 +130,16 @@ func (a *agg) add(t int64, v float64) {
 	if v > a.max {
 		a.max = v
 	}
-	if t < a.firstT {
-		a.first, a.firstT = v, t
+	if before(t, p, a.firstT, a.firstP) {
+		a.first, a.firstT, a.firstP = v, t, p
 	}
-	if t >= a.lastT {
-		a.last, a.lastT = v, t
+	if !before(t, p, a.lastT, a.lastP) {
+		a.last, a.lastT, a.lastP = v, t, p
 	}
 }
 
-// merge adds b's values; of equal first (last) times a's (b's) wins.
+// merge adds b's values; of equal first (last) times and positions a's
+// (b's) wins.
 func (a *agg) merge(b agg) {
 	if b.n == 0 {
 		return
@@ -130,11 +156,11 @@ func (a *agg) merge(b agg) {
 	if b.max > a.max {
 		a.max = b.max
 	}
-	if b.firstT < a.firstT {
-		a.first, a.firstT = b.first, b.firstT
+	if before(b.firstT, b.firstP, a.firstT, a.firstP) {
+		a.first, a.firstT, a.firstP = b.first, b.firstT, b.firstP
 	}
-	if b.lastT >= a.lastT {
-		a.last, a.lastT = b.last, b.lastT
+	if !before(b.lastT, b.lastP, a.lastT, a.lastP) {
+		a.last, a.lastT, a.lastP = b.last, b.lastT, b.lastP
 	}
 }
 
@@ -155,14 +181,24 @@ type unit struct {
 
 func newUnit(nf int) unit { return unit{fields: make([]agg, nf)} }
 
-func (u *unit) addReading(t int64, vals []float64) {
+// addReading adds the reading at time t and position p.
+func (u *unit) addReading(t int64, p apos, vals []float64) {
 	u.n++
 	for i := range u.fields {
 		v := math.NaN()
 		if i < len(vals) {
 			v = vals[i]
 		}
-		u.fields[i].add(t, v)
+		u.fields[i].add(t, p, v)
+	}
+}
+
+// atChunk sets the positions of the aggregates of the chunk with
+// sequence number seq: its readings are at indexes 0 to n-1, in order.
+func (u *unit) atChunk(seq uint64) {
+	for i := range u.fields {
+		u.fields[i].firstP = apos{seq, 0}
+		u.fields[i].lastP = apos{seq, math.MaxUint32}
 	}
 }
 

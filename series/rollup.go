@@ -78,56 +78,93 @@ func (k *Kind) finest() keys.Granularity {
 	return k.s.Rollups[0]
 }
 
-// markerItem is the marker of period key pk (of any tier) of series id.
+// markerItem is the rollup marker of period key period (of any tier) of
+// series id.
 func (k *Kind) markerItem(id, period string) table.Item {
+	return k.markerItemIn(k.markerPK(), id, period)
+}
+
+// markerItemIn is a marker item (rollup or compaction) in partition pk.
+func (k *Kind) markerItemIn(pk, id, period string) table.Item {
 	return table.Item{
-		attrPK:  strAV(k.markerPK()),
+		attrPK:  strAV(pk),
 		attrSK:  strAV(id + keys.Sep + period),
 		attrVer: intAV(int64(k.st.nextSeqs(1) & (1<<62 - 1))),
 	}
 }
 
-// markersFor returns the markers to write for recs (sorted) of series id.
+// markSpec is a kind of marker the writes leave: rollup markers for the
+// finest tier, compaction markers for hours of chunks.
+type markSpec struct {
+	g     keys.Granularity // 0: none
+	pk    string
+	cache string // prefix of the markCache keys
+}
+
+func (k *Kind) rollupMarks() markSpec {
+	return markSpec{g: k.finest(), pk: k.markerPK(), cache: k.s.Name + "\x00"}
+}
+
+// markersFor returns the markers to write for recs (sorted) of series id:
+// rollup markers, and compaction markers for chunks.
 func (k *Kind) markersFor(id string, recs []rec) []table.Item {
-	g := k.finest()
-	if g == 0 {
-		return nil
-	}
-	now := timeMs(k.st.now())
-	var out []table.Item
-	last := int64(minMs - 1)
-	for i := range recs {
-		start := periodStart(recs[i].t, g)
-		if start == last {
-			continue
-		}
-		last = start
-		p := periodKey(start, g)
-		if k.st.mark.valid(k.s.Name+"\x00"+id+"\x00"+p, now) {
-			continue
-		}
-		out = append(out, k.markerItem(id, p))
+	out := k.marksFor(k.rollupMarks(), id, recs)
+	if k.compacts() {
+		out = append(out, k.marksFor(k.compactMarks(), id, recs)...)
 	}
 	return out
 }
 
 // markedFor records in the cache the markers written for recs (sorted).
 func (k *Kind) markedFor(id string, recs []rec) {
-	g := k.finest()
-	if g == 0 {
+	k.markedIn(k.rollupMarks(), id, recs)
+	if k.compacts() {
+		k.markedIn(k.compactMarks(), id, recs)
+	}
+}
+
+// marksFor returns the markers of spec m to write for recs (sorted) of
+// series id: one per period, unless the cache holds it.
+func (k *Kind) marksFor(m markSpec, id string, recs []rec) []table.Item {
+	if m.g == 0 {
+		return nil
+	}
+	now := timeMs(k.st.now())
+	var out []table.Item
+	last := int64(minMs - 1)
+	for i := range recs {
+		start := periodStart(recs[i].t, m.g)
+		if start == last {
+			continue
+		}
+		last = start
+		p := periodKey(start, m.g)
+		if k.st.mark.valid(m.cache+id+"\x00"+p, now) {
+			continue
+		}
+		out = append(out, k.markerItemIn(m.pk, id, p))
+	}
+	return out
+}
+
+// markedIn records in the cache the markers of spec m written for recs
+// (sorted). An entry is trusted until LateWindow/2 after its period ends:
+// the passes that delete markers wait LateWindow.
+func (k *Kind) markedIn(m markSpec, id string, recs []rec) {
+	if m.g == 0 {
 		return
 	}
 	now := timeMs(k.st.now())
 	last := int64(minMs - 1)
 	for i := range recs {
-		start := periodStart(recs[i].t, g)
+		start := periodStart(recs[i].t, m.g)
 		if start == last {
 			continue
 		}
 		last = start
-		until := periodEnd(start, g) + k.st.opts.LateWindow.Milliseconds()/2
+		until := periodEnd(start, m.g) + k.st.opts.LateWindow.Milliseconds()/2
 		if now < until {
-			k.st.mark.set(k.s.Name+"\x00"+id+"\x00"+periodKey(start, g), until, now)
+			k.st.mark.set(m.cache+id+"\x00"+periodKey(start, m.g), until, now)
 		}
 	}
 }
@@ -158,14 +195,20 @@ func parseMarker(item table.Item) (marker, error) {
 
 // markers returns the markers of the kind, or of series id if id is set.
 func (k *Kind) markers(ctx context.Context, id string) ([]marker, error) {
-	q := &table.Query{Hash: k.markerPK(), Consistent: true}
+	return k.markersIn(ctx, k.markerPK(), id)
+}
+
+// markersIn returns the markers of partition pk, or those of series id if
+// id is set.
+func (k *Kind) markersIn(ctx context.Context, pk, id string) ([]marker, error) {
+	q := &table.Query{Hash: pk, Consistent: true}
 	if id != "" {
 		q.Range = table.BeginsWith(id + keys.Sep)
 	}
 	var out []marker
 	for item, err := range k.st.tbl.QueryAll(ctx, q) {
 		if err != nil {
-			return nil, fmt.Errorf("series: cannot read rollup markers of %s: %w", k.s.Name, err)
+			return nil, fmt.Errorf("series: cannot read the markers %s: %w", pk, err)
 		}
 		m, err := parseMarker(item)
 		if err != nil {
@@ -422,48 +465,68 @@ func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, bucket fun
 		for it.Next() {
 			u := newUnit(nf)
 			r := it.cur.rec(it.ci)
-			u.addReading(r.t, r.vals)
+			u.addReading(r.t, apos{r.seq, it.cur.idx[it.ci]}, r.vals)
 			fn(bucket(r.t), u)
 		}
 		return it.Err()
 	}
 	var mu sync.Mutex
+	fold := func(b *rbatch) {
+		mu.Lock()
+		defer mu.Unlock()
+		for i, t := range b.t {
+			if t >= lo && t < hi {
+				u := newUnit(nf)
+				u.addReading(t, apos{b.seq[i], b.idx[i]}, b.vals[i*nf:(i+1)*nf])
+				fn(bucket(t), u)
+			}
+		}
+	}
 	return k.st.parallel(ctx, k.s.Shards, func(ctx context.Context, sh int) error {
-		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(ts(periodStart(lo, keys.Hour)), ts(hi-1)+"#~", hi)}
-		for item, err := range k.st.tbl.QueryAll(ctx, q) {
+		loKey, hiKey := k.chunkKeyRange(lo, hi)
+		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(loKey, hiKey, hi)}
+		g := k.groupReader(q, loKey, hiKey, hourPrefixLen)
+		for {
+			items, err := g.next(ctx)
 			if err != nil {
 				return fmt.Errorf("series: cannot read chunks of %s: %w", k.entity(id), err)
 			}
-			sk, _ := getS(item, attrSK)
-			first, _, err := keys.ParseUnique(sk)
-			if err != nil {
-				return fmt.Errorf("series: bad chunk key %q: %w", sk, err)
+			if items == nil {
+				return nil
 			}
-			f := timeMs(first)
-			last, ok := getInt(item, attrEnd)
-			if ok && f >= lo && last < hi && bucket(f) == bucket(last) {
-				u, err := getUnit(item, &k.s)
-				if err == nil {
-					mu.Lock()
-					fn(bucket(f), u)
-					mu.Unlock()
-					continue
+			if len(items) > 1 && anyMerged(items) {
+				// A merged chunk and (some of) its sources: each reading once.
+				b, err := readGroup(items, false, k.decodeChunkItem)
+				if err != nil {
+					return err
 				}
+				fold(b)
+				continue
 			}
-			b, err := k.decodeChunkItem(item)
-			if err != nil {
-				return err
-			}
-			mu.Lock()
-			for i, t := range b.t {
-				if t >= lo && t < hi {
-					u := newUnit(nf)
-					u.addReading(t, b.vals[i*nf:(i+1)*nf])
-					fn(bucket(t), u)
+			for _, item := range items {
+				sk, _ := getS(item, attrSK)
+				first, seq, err := keys.ParseUnique(sk)
+				if err != nil {
+					return fmt.Errorf("series: bad chunk key %q: %w", sk, err)
 				}
+				f := timeMs(first)
+				last, ok := getInt(item, attrEnd)
+				if ok && f >= lo && last < hi && bucket(f) == bucket(last) {
+					u, err := getUnit(item, &k.s)
+					if err == nil {
+						u.atChunk(seq)
+						mu.Lock()
+						fn(bucket(f), u)
+						mu.Unlock()
+						continue
+					}
+				}
+				b, err := k.decodeChunkItem(item)
+				if err != nil {
+					return err
+				}
+				fold(b)
 			}
-			mu.Unlock()
 		}
-		return nil
 	})
 }

@@ -98,6 +98,14 @@ type Schema struct {
 	Tags []string
 	// Layout is how raw readings are stored; default Chunks.
 	Layout Layout
+	// NoCompaction turns off the background compaction of the kind's
+	// chunks (Chunks layout), and the compaction markers its writes leave
+	// (one small write per series and hour). Compaction merges the chunk
+	// items of many flushes of one series and hour into one, once the hour
+	// is LateWindow old, which is what keeps a day of 1 Hz readings within
+	// about 10 read units; turn it off when each hour is written at once
+	// anyway (FlushInterval of an hour or more). Kind.Compact still works.
+	NoCompaction bool
 	// BucketPeriod is the period of one bucket of the Buckets layout:
 	// keys.Hour, keys.Day (the default) or keys.Month.
 	BucketPeriod keys.Granularity
@@ -143,6 +151,7 @@ const (
 	attrSeq  = "_q" // a reading's sequence number (hex) in a bucket or latest item
 	attrOrd  = "_o" // the order key of the latest item's reading
 	attrDone = "_d" // a rollup item's period was closed when computed
+	attrSrc  = "_s" // a merged chunk's source map (see srcmap.go)
 )
 
 // metricIndex is the name of the metric GSI.

@@ -71,6 +71,21 @@ type Options struct {
 	// 1 minute. A negative value turns it off (call Rollup).
 	RollupInterval time.Duration
 
+	// CompactInterval is the period of the background compaction pass,
+	// which merges the small chunk items of each series and hour into one
+	// (see Store.Compact); default 1 minute. A negative value turns it off
+	// (call Compact).
+	CompactInterval time.Duration
+	// CompactGrace is how long the chunk items a compaction merged stay
+	// after the merged item is written, before a later pass deletes them;
+	// default 10 minutes. Reads see each reading exactly once whether
+	// they find the merged item, its sources or both, but a read that
+	// took longer than CompactGrace between two pages of one hour (which
+	// reads guard against by reading such an hour again), or a replica
+	// lagging by as much, could miss readings; it must also exceed the
+	// clock difference between processes that compact one table.
+	CompactGrace time.Duration
+
 	// Now returns the current time, for retention, rollups and tests.
 	// Default time.Now.
 	Now func() time.Time
@@ -95,6 +110,8 @@ type Store struct {
 	buf  *buffer
 	wal  *wal.Log
 	mark markCache
+
+	compactMu sync.Mutex // one compaction pass at a time
 
 	closeOnce sync.Once
 	closed    atomic.Bool
@@ -133,6 +150,12 @@ func Open(ctx context.Context, api timetable.API, o *Options, schemas ...Schema)
 	}
 	if opts.RollupInterval == 0 {
 		opts.RollupInterval = time.Minute
+	}
+	if opts.CompactInterval == 0 {
+		opts.CompactInterval = time.Minute
+	}
+	if opts.CompactGrace <= 0 {
+		opts.CompactGrace = 10 * time.Minute
 	}
 	s := &Store{opts: opts, now: opts.Now, log: opts.Logger, kinds: map[string]*Kind{}, stop: make(chan struct{})}
 	if s.now == nil {
@@ -222,9 +245,11 @@ func (s *Store) Close() error {
 	return s.closeErr
 }
 
-// startBackground starts the flush timer and the rollup pass.
+// startBackground starts the flush timer, the rollup pass and the
+// compaction pass.
 func (s *Store) startBackground() {
-	s.bg.Add(2)
+	s.bg.Add(3)
+	go s.every(s.opts.CompactInterval, "compaction", s.Compact)
 	go func() {
 		defer s.bg.Done()
 		var tick <-chan time.Time
@@ -268,6 +293,27 @@ func (s *Store) startBackground() {
 			}
 		}
 	}()
+}
+
+// every runs pass every interval (none if negative) until the Store
+// closes, logging its errors.
+func (s *Store) every(interval time.Duration, what string, pass func(context.Context) error) {
+	defer s.bg.Done()
+	if interval < 0 {
+		return
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		if err := pass(context.Background()); err != nil && !errors.Is(err, ErrClosed) {
+			s.log.Warn("series: "+what+" pass failed; it is retried", "err", err)
+		}
+	}
 }
 
 // nextSeqs reserves n sequence numbers and returns the first.

@@ -1,0 +1,451 @@
+package series
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/timetable-db/timetable/keys"
+	"github.com/timetable-db/timetable/series/internal/chunk"
+	"github.com/timetable-db/timetable/table"
+)
+
+// Compaction
+//
+// Each flush writes a new chunk item per series and hour, so with the
+// default 1-minute flush an hour of a series is 60 small items and a day
+// 1,440: some 36 read units to read a day of 1 Hz readings. Compaction
+// merges the chunk items of one series, shard and hour into one merged
+// chunk item, written as a new item (sort key: its first reading's
+// timestamp and a digest of the readings it holds), with a source map
+// (srcmap.go) that keeps every reading's position; then deletes the
+// sources. An hour of 1 Hz readings merged is some 3 KB, a day some 24
+// items and, for a random walk with two decimals moving by up to 10 cents
+// a step, 5 to 6 read units; multi-field and high-rate kinds split a
+// merged hour into items of at most maxChunkBytes.
+//
+// Readers need no lock and no snapshot: a merged chunk and its sources
+// hold the same readings at the same positions, and readers give each
+// position once (readGroup), so a read that sees both, or the merged
+// chunk only, or the sources only, returns every reading exactly once.
+// What must never happen is a read that sees neither: the read of a group
+// (an hour) is not atomic on DynamoDB (pages, and Query is not isolated
+// from other writes), and its reads are eventually consistent. So sources
+// are deleted only Options.CompactGrace after the merged chunk was
+// written, by a later pass, and readers read a group again when its pages
+// were read more than CompactGrace/2 apart (groupReader).
+//
+// A pass over a group reads it with a strongly consistent query, then
+// ranks its items, merged chunks first, newest first: an item all of whose
+// positions are in merged chunks ranked above it is covered, and deleted
+// if those were written CompactGrace ago; the items not covered are merged
+// if there are several and one of them is a flush's chunk (or two
+// overlap). So a crash at any point, a second compactor at the same time,
+// or late readings written after a merge, leave items that the next pass
+// merges or deletes; merging the same items again writes the same item.
+// Writes leave a compaction marker per series and hour (pk ~COMPACT#SENSOR,
+// sk 123#2024-12-01-14), which the pass deletes once the hour is one item
+// (or merged items that do not overlap), unless a writer marked it again.
+//
+// Rollups and aggregates read raw readings through the same
+// deduplication, so they never count a reading twice.
+
+const compactPrefix = "~COMPACT#"
+
+func (k *Kind) compactPK() string { return compactPrefix + k.s.Name }
+
+// compacts reports whether the kind's writes leave compaction markers.
+func (k *Kind) compacts() bool { return k.s.Layout == Chunks && !k.s.NoCompaction }
+
+func (k *Kind) compactMarks() markSpec {
+	return markSpec{g: keys.Hour, pk: k.compactPK(), cache: "~c\x00" + k.s.Name + "\x00"}
+}
+
+// fullChunkBytes is the size from which a merged chunk is left as it is
+// when late readings arrive: they are merged on their own, rather than
+// rewriting a large item for a few readings.
+const fullChunkBytes = maxChunkBytes / 2
+
+// Compact runs one compaction pass over every kind of the Chunks layout:
+// for each series and hour that received readings and ended
+// Options.LateWindow ago, it merges the hour's chunk items into one, and
+// deletes the items a merged chunk written Options.CompactGrace ago
+// replaces. The Store runs it every Options.CompactInterval. Running it
+// again, or from several processes at once, is harmless; it returns the
+// errors of the hours it could not compact, which stay marked and are
+// retried by the next pass. Reads are correct throughout.
+func (s *Store) Compact(ctx context.Context) error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	s.compactMu.Lock()
+	defer s.compactMu.Unlock()
+	var errs []error
+	for _, k := range s.order {
+		if k.compacts() {
+			if err := k.compactPass(ctx); err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (k *Kind) compactPass(ctx context.Context) error {
+	ms, err := k.markersIn(ctx, k.compactPK(), "")
+	if err != nil {
+		return err
+	}
+	now := timeMs(k.st.now())
+	late := k.st.opts.LateWindow.Milliseconds()
+	var due []marker
+	for _, m := range ms {
+		if m.g == keys.Hour && now >= m.end+late {
+			due = append(due, m)
+		}
+	}
+	var (
+		mu   sync.Mutex
+		errs []error
+	)
+	k.st.parallel(ctx, len(due), func(ctx context.Context, i int) error {
+		m := due[i]
+		done := true
+		if m.end > k.rawCutoff() {
+			var err error
+			if done, err = k.compactHour(ctx, m.id, m.start); err != nil {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+				return nil
+			}
+		}
+		if done {
+			_, err := k.st.tbl.Delete(ctx, table.K(k.compactPK(), m.id+keys.Sep+m.period), &table.DeleteOptions{If: table.Attr(attrVer).Eq(m.ver)})
+			if err != nil && !table.IsConditionFailed(err) {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("series: cannot delete a compaction marker: %w", err))
+				mu.Unlock()
+			}
+		}
+		return nil
+	})
+	return errors.Join(errs...)
+}
+
+// Compact compacts the chunks of series id in the hours that start in
+// [from, to) and ended Options.LateWindow ago, whatever the markers say:
+// it merges each hour's chunk items, and deletes those that a merged chunk
+// written Options.CompactGrace ago replaces (so a second call after
+// CompactGrace finishes what the first began). It is idempotent, safe
+// with concurrent reads, writes and compactions, and needs the Chunks
+// layout (it does nothing for others). The markers of the hours are left
+// to Store.Compact.
+func (k *Kind) Compact(ctx context.Context, id string, from, to time.Time) error {
+	if k.st.closed.Load() {
+		return ErrClosed
+	}
+	if !validID(id) {
+		return fmt.Errorf("%w: %q", ErrInvalidID, id)
+	}
+	if k.s.Layout != Chunks {
+		return nil
+	}
+	lo, hi := max(timeMs(from), k.rawCutoff(), minMs), min(timeMs(to), maxMs)
+	now, late := timeMs(k.st.now()), k.st.opts.LateWindow.Milliseconds()
+	for p := periodStart(lo, keys.Hour); p < hi && now >= periodEnd(p, keys.Hour)+late; p = periodEnd(p, keys.Hour) {
+		if _, err := k.compactHour(ctx, id, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compactHour compacts the hour starting at start of series id, every
+// shard, and reports whether it is done: each shard holds one item, or
+// merged items that do not overlap, and nothing waits to be deleted.
+func (k *Kind) compactHour(ctx context.Context, id string, start int64) (bool, error) {
+	done := true
+	for sh := 0; sh < k.s.Shards; sh++ {
+		d, err := k.compactGroup(ctx, id, sh, start)
+		if err != nil {
+			return false, fmt.Errorf("series: cannot compact %s of %s: %w", periodKey(start, keys.Hour), k.entity(id), err)
+		}
+		done = done && d
+	}
+	return done, nil
+}
+
+// citem is a chunk item of a group being compacted.
+type citem struct {
+	item    table.Item
+	sk      string
+	merged  bool
+	created int64 // merged chunks: when written (ms)
+	size    int   // bytes of chunk data
+	cov     coverage
+}
+
+// parseCItem reads what compaction needs of a chunk item.
+func parseCItem(item table.Item) (citem, error) {
+	sk, _ := getS(item, attrSK)
+	c := citem{item: item, sk: sk, cov: coverage{}}
+	_, seq, err := keys.ParseUnique(sk)
+	if err != nil {
+		return c, fmt.Errorf("series: bad chunk key %q: %w", sk, err)
+	}
+	data, ok := getB(item, attrData)
+	if !ok {
+		return c, fmt.Errorf("series: chunk %q has no data", sk)
+	}
+	ch, err := chunk.Open(data)
+	if err != nil {
+		return c, fmt.Errorf("series: chunk %q: %w", sk, err)
+	}
+	c.size = len(data)
+	raw, ok := getB(item, attrSrc)
+	if !ok {
+		if ch.Len() > 0 {
+			c.cov.add(seq, 0, uint32(ch.Len()))
+		}
+		return c, nil
+	}
+	m, err := decodeSrcMap(raw, ch.Len())
+	if err != nil {
+		return c, fmt.Errorf("series: chunk %q: %w", sk, err)
+	}
+	c.merged, c.created = true, m.created
+	for _, e := range m.entries {
+		c.cov.add(e.seq, e.start, e.start+e.count)
+	}
+	c.cov.normalize()
+	return c, nil
+}
+
+// compactGroup compacts the chunk items of one hour (from start) of shard
+// sh of series id; see the comment at the top of this file. It reports
+// whether the group is done.
+func (k *Kind) compactGroup(ctx context.Context, id string, sh int, start int64) (bool, error) {
+	pk := k.rawPK(id, sh)
+	q := &table.Query{Hash: pk, Range: table.Between(ts(start), ts(periodEnd(start, keys.Hour)-1)+"#~"), Consistent: true}
+	var items []citem
+	for item, err := range k.st.tbl.QueryAll(ctx, q) {
+		if err != nil {
+			return false, err
+		}
+		c, err := parseCItem(item)
+		if err != nil {
+			return false, err
+		}
+		items = append(items, c)
+	}
+	if len(items) <= 1 {
+		return true, nil
+	}
+	// Merged chunks first, newest first: an item may be replaced only by
+	// items ranked above it, so no two items replace each other.
+	slices.SortFunc(items, func(a, b citem) int {
+		if a.merged != b.merged {
+			if a.merged {
+				return -1
+			}
+			return 1
+		}
+		if c := cmp.Compare(b.created, a.created); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.sk, a.sk)
+	})
+	now := timeMs(k.st.now())
+	oldBy := now - k.st.opts.CompactGrace.Milliseconds()
+	above, aboveOld := coverage{}, coverage{}
+	var dels []table.WriteRequest
+	var live []*citem
+	pending := 0
+	for i := range items {
+		c := &items[i]
+		switch {
+		case aboveOld.contains(c.cov):
+			dels = append(dels, table.DeleteRequest(table.K(pk, c.sk)))
+		case above.contains(c.cov):
+			pending++
+		default:
+			live = append(live, c)
+		}
+		if c.merged {
+			above.merge(c.cov)
+			if c.created <= oldBy {
+				aboveOld.merge(c.cov)
+			}
+		}
+	}
+	// Merge the items not replaced, leaving out full merged chunks that
+	// overlap none of the others.
+	var in []*citem
+	for i, c := range live {
+		keep := !c.merged || c.size < fullChunkBytes
+		for j, o := range live {
+			if keep {
+				break
+			}
+			keep = j != i && c.cov.overlaps(o.cov)
+		}
+		if keep {
+			in = append(in, c)
+		}
+	}
+	merge := false
+	if len(in) > 1 {
+		for i, c := range in {
+			merge = merge || !c.merged
+			for _, o := range in[i+1:] {
+				merge = merge || c.cov.overlaps(o.cov)
+			}
+		}
+	}
+	if merge {
+		puts, err := k.mergeItems(id, sh, in, now)
+		if err != nil {
+			return false, err
+		}
+		if err := k.st.tbl.BatchWrite(ctx, puts); err != nil {
+			return false, fmt.Errorf("cannot write a merged chunk: %w", err)
+		}
+	}
+	if len(dels) > 0 {
+		if err := k.st.tbl.BatchWrite(ctx, dels); err != nil {
+			return false, fmt.Errorf("cannot delete merged chunks: %w", err)
+		}
+	}
+	return pending == 0 && !merge, nil
+}
+
+// mergeItems decodes the chunk items in and returns the put requests of
+// the merged chunk items holding their readings, each once, in order:
+// one item, or several if one would pass maxChunkBytes. Fields and tags
+// that the kind's schema no longer has are kept.
+func (k *Kind) mergeItems(id string, sh int, in []*citem, now int64) ([]table.WriteRequest, error) {
+	fields := append([]string(nil), k.s.Fields...)
+	seen := map[string]bool{}
+	for _, f := range fields {
+		seen[f] = true
+	}
+	nt := len(k.s.Tags)
+	for _, c := range in {
+		data, _ := getB(c.item, attrData)
+		ch, err := chunk.Open(data)
+		if err != nil {
+			return nil, fmt.Errorf("series: chunk %q: %w", c.sk, err)
+		}
+		for _, f := range ch.Fields() {
+			if !seen[f] {
+				seen[f] = true
+				fields = append(fields, f)
+			}
+		}
+		if raw, ok := getB(c.item, attrTags); ok {
+			nt = max(nt, tagColumnCount(raw))
+		}
+	}
+	if len(fields) > chunk.MaxFields {
+		return nil, fmt.Errorf("series: %d fields to merge, more than %d", len(fields), chunk.MaxFields)
+	}
+	var all *rbatch
+	for _, c := range in {
+		b, _, err := decodeChunk(c.item, fields, nt)
+		if err != nil {
+			return nil, err
+		}
+		if all == nil {
+			all = b
+		} else {
+			all.appendBatch(b)
+		}
+	}
+	all = all.sort(false)
+	all.dedupe()
+	var out []table.WriteRequest
+	var piece func(from, to int) error
+	piece = func(from, to int) error {
+		it, size, err := k.mergedItem(id, sh, fields, nt, all, from, to, now)
+		if err != nil {
+			return err
+		}
+		if size > maxChunkBytes && to-from > 1 {
+			mid := from + (to-from)/2
+			if err := piece(from, mid); err != nil {
+				return err
+			}
+			return piece(mid, to)
+		}
+		out = append(out, table.PutRequest(it))
+		return nil
+	}
+	if err := piece(0, all.len()); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// mergedItem returns the merged chunk item of readings [from, to) of b,
+// and the bytes of its data, tags and source map.
+func (k *Kind) mergedItem(id string, sh int, fields []string, nt int, b *rbatch, from, to int, created int64) (table.Item, int, error) {
+	app, err := chunk.NewAppender(fields)
+	if err != nil {
+		return nil, 0, err
+	}
+	nf := b.nf
+	for i := from; i < to; i++ {
+		if err := app.Append(b.t[i], b.vals[i*nf:(i+1)*nf]); err != nil {
+			return nil, 0, fmt.Errorf("series: cannot encode a merged chunk: %w", err)
+		}
+	}
+	data := app.Bytes()
+	m := buildSrcMap(created, b.seq[from:to], b.idx[from:to])
+	src := m.encode()
+	mid := m.id()
+	first, last := b.t[from], b.t[to-1]
+	it := table.Item{
+		attrPK:   strAV(k.rawPK(id, sh)),
+		attrSK:   strAV(orderKey(first, mid)),
+		attrData: binAV(data),
+		attrEnd:  intAV(last),
+		attrSrc:  binAV(src),
+	}
+	size := len(data) + len(src)
+	if nt > 0 {
+		tagCol := encodeTags(to-from, nt, func(i, j int) string {
+			if t := b.tags[from+i]; j < len(t) {
+				return t[j]
+			}
+			return ""
+		})
+		it[attrTags] = binAV(tagCol)
+		size += len(tagCol)
+	}
+	k.putTTL(it, last, k.s.Retention.Raw)
+	k.putMetric(it, id, first, mid)
+	return it, size, nil
+}
+
+// tagColumnCount returns the number of tags a tag column holds, 0 if it
+// cannot tell.
+func tagColumnCount(b []byte) int {
+	if len(b) < 1 || b[0] != 1 {
+		return 0
+	}
+	_, n := binary.Uvarint(b[1:])
+	if n <= 0 {
+		return 0
+	}
+	t, m := binary.Uvarint(b[1+n:])
+	if m <= 0 || t > 1<<16 {
+		return 0
+	}
+	return int(t)
+}
