@@ -44,12 +44,14 @@ type Options struct {
 	// the table; default 1 minute. Longer intervals make fewer, larger
 	// chunk items: a 1 Hz series flushed every minute costs about 0.03
 	// write units per reading (a chunk item and the latest reading per
-	// flush) and some 20-40 read units per day read (1,440 items); flushed
-	// every hour, about 0.002 write units per reading and 5 read units per
-	// day. The Store's own reads see buffered readings, and WALDir makes
-	// them durable, so a long interval costs only the visibility of
-	// readings to other processes. A negative value turns the timer off:
-	// readings are flushed by size, Flush and Close only.
+	// flush), and some 20-40 read units per day read (1,440 items) until
+	// compaction merges each hour (then 5-10 read units, for about 0.02
+	// more write units per reading); flushed every hour, about 0.002 write
+	// units per reading and 5-10 read units per day without compaction
+	// (Schema.NoCompaction). The Store's own reads see buffered readings,
+	// and WALDir makes them durable, so a long interval costs only the
+	// visibility of readings to other processes. A negative value turns
+	// the timer off: readings are flushed by size, Flush and Close only.
 	FlushInterval time.Duration
 	// FlushSize flushes as soon as this many readings are buffered;
 	// default 100,000.
