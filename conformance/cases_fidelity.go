@@ -35,6 +35,7 @@ func init() {
 		Case{"UpdateOrder/RuntimeErrors", updateOrderRuntime},
 		Case{"UpdateOrder/OperandEvaluation", updateOrderOperands},
 		Case{"IndexProjection/MissingAttributesOrder", indexProjectionMissingOrder},
+		Case{"QueryOrder/Checks", queryOrderChecks},
 	)
 }
 
@@ -724,4 +725,57 @@ func indexProjectionMissingOrder(t *testing.T, h *H) {
 	h.WantError(query(&dynamodb.QueryInput{KeyConditions: keyCond, AttributesToGet: []string{"zz", "aa", "mm"}}), "ValidationException", gsi+"[zz, aa, mm]")
 	h.WantError(query(&dynamodb.QueryInput{FilterExpression: aws.String("zz = :v AND aa = :v AND mm = :v")}), "ValidationException",
 		"One or more parameter values were invalid: Secondary index gsi does not project one or more filter attributes: [aa, mm, zz]")
+}
+
+// queryOrderChecks: DynamoDB checks a Query's Limit first, then the index,
+// the expressions (filter, projection, key condition), the key condition
+// against the schema, the start key, the filter's attributes, Select, and
+// last the projection's attributes.
+func queryOrderChecks(t *testing.T, h *H) {
+	tab := fidTable(h)
+	query := func(in *dynamodb.QueryInput) error {
+		in.TableName = aws.String(tab)
+		_, err := h.API.Query(h.Ctx, in)
+		return err
+	}
+	p := Item{":p": S("a")}
+	const invalid = "One or more parameter values were invalid: "
+	h.WantError(query(&dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p"), FilterExpression: aws.String("contains(a, a)"),
+		Limit: aws.Int32(0), ExpressionAttributeValues: p}), "ValidationException", "Limit must be greater than or equal to 1")
+	h.WantError(query(&dynamodb.QueryInput{Limit: aws.Int32(0)}), "ValidationException", "Limit must be greater than or equal to 1")
+	h.WantError(query(&dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p"), FilterExpression: aws.String("contains(a, a)"),
+		IndexName: aws.String("nope"), ExpressionAttributeValues: p}), "ValidationException", "The table does not have the specified index: nope")
+	h.WantError(query(&dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = "), ProjectionExpression: aws.String("a,,"), ExpressionAttributeValues: p}),
+		"ValidationException", "~Invalid ProjectionExpression: Syntax error")
+	h.WantError(query(&dynamodb.QueryInput{KeyConditionExpression: aws.String(""), FilterExpression: aws.String("a BETWEEN :n AND :m"),
+		ExpressionAttributeValues: Item{":n": N("1"), ":m": N("0")}}), "ValidationException", "~Invalid FilterExpression: The BETWEEN operator requires upper bound")
+	h.WantError(query(&dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p AND begins_with(sk, :p)"), Select: types.SelectAllProjectedAttributes,
+		ExpressionAttributeValues: p}), "ValidationException", invalid+"Condition parameter type does not match schema type")
+	h.WantError(query(&dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p"), ExclusiveStartKey: Item{"pk": N("1")}, Select: "BOGUS",
+		ExpressionAttributeValues: p}), "ValidationException", "Exclusive Start Key must have same size as table's key schema")
+	h.WantError(query(&dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p"), ExclusiveStartKey: Item{"pk": N("1"), "sk": N("1")},
+		FilterExpression: aws.String("sk = :p"), ExpressionAttributeValues: p}), "ValidationException", "Type mismatch for attribute to update")
+	h.WantError(query(&dynamodb.QueryInput{KeyConditionExpression: aws.String("pk = :p"), Select: types.SelectSpecificAttributes,
+		FilterExpression: aws.String("sk = :p"), ExpressionAttributeValues: p}), "ValidationException",
+		"Filter Expression can only contain non-primary key attributes: Primary key attribute: sk")
+	gsi := func(in *dynamodb.QueryInput) error {
+		in.IndexName, in.KeyConditionExpression = aws.String("gsi"), aws.String("g = :p")
+		if in.ExpressionAttributeValues == nil {
+			in.ExpressionAttributeValues = p
+		}
+		return query(in)
+	}
+	h.WantError(gsi(&dynamodb.QueryInput{FilterExpression: aws.String("a2 = :n"), ProjectionExpression: aws.String("nope"),
+		ExpressionAttributeValues: Item{":p": S("a"), ":n": N("1")}}), "ValidationException",
+		invalid+"Secondary index gsi does not project one or more filter attributes: [a2]")
+	h.WantError(gsi(&dynamodb.QueryInput{FilterExpression: aws.String("a2 = :p AND gn = :p")}), "ValidationException",
+		"Filter Expression can only contain non-primary key attributes: Primary key attribute: gn")
+	h.WantError(gsi(&dynamodb.QueryInput{FilterExpression: aws.String("a2 = :p"), Select: types.SelectAllAttributes}), "ValidationException",
+		invalid+"Secondary index gsi does not project one or more filter attributes: [a2]")
+	h.WantError(gsi(&dynamodb.QueryInput{ProjectionExpression: aws.String("nope"), Select: "BOGUS"}), "ValidationException",
+		"Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES")
+	h.WantError(gsi(&dynamodb.QueryInput{ProjectionExpression: aws.String("nope"), ExclusiveStartKey: Item{"pk": N("1")}}), "ValidationException",
+		"The provided starting key is invalid")
+	h.WantError(gsi(&dynamodb.QueryInput{ProjectionExpression: aws.String("nope"), ConsistentRead: aws.Bool(true)}), "ValidationException",
+		"Consistent reads are not supported on global secondary indexes")
 }

@@ -53,6 +53,16 @@ func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 		return nil, err
 	}
 	m := t.m()
+	// DynamoDB Local checks a Query in this order: Limit; parameters;
+	// index; expressions (filter, projection, key condition) and their
+	// placeholders; nested paths into keys; ConsistentRead; the key
+	// condition against the key schema; ExclusiveStartKey; the filter
+	// (key attributes, projected attributes); Select; the projection
+	// (projected attributes).
+	limit, err := checkLimit(in.Limit)
+	if err != nil {
+		return nil, err
+	}
 	var legacy, exprs []string
 	if len(in.KeyConditions) > 0 {
 		legacy = append(legacy, "KeyConditions")
@@ -81,6 +91,11 @@ func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 	if in.KeyConditionExpression == nil && len(in.KeyConditions) == 0 {
 		return nil, validationError("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
 	}
+	sp, err := newSpec(m, in.IndexName, in.Select, in.ConsistentRead)
+	if err != nil {
+		return nil, err
+	}
+	sp.limit = limit
 	var (
 		kc     *expr.KeyCondition
 		filter *expr.Condition
@@ -88,11 +103,6 @@ func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 	)
 	if len(exprs) > 0 {
 		c := expr.NewCompiler(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
-		if in.KeyConditionExpression != nil {
-			if kc, err = c.KeyCondition(*in.KeyConditionExpression); err != nil {
-				return nil, err
-			}
-		}
 		if in.FilterExpression != nil {
 			if filter, err = c.Filter(*in.FilterExpression); err != nil {
 				return nil, err
@@ -104,6 +114,11 @@ func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 				return nil, err
 			}
 			proj = projector{p: p}
+		}
+		if in.KeyConditionExpression != nil {
+			if kc, err = c.KeyCondition(*in.KeyConditionExpression); err != nil {
+				return nil, err
+			}
 		}
 		if err := c.Finish(); err != nil {
 			return nil, err
@@ -131,25 +146,20 @@ func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 			return nil, err
 		}
 	}
-	// DynamoDB Local checks nested paths into key attributes per
-	// expression: filter, projection, key condition.
-	nested := func() error {
-		if err := m.checkNested(condNested(filter)); err != nil {
-			return err
-		}
-		if err := m.checkNested(projNested(proj)); err != nil {
-			return err
-		}
-		if kc != nil {
-			return m.checkNested(kc.Nested())
-		}
-		return nil
-	}
-	sp, err := resolveSpec(m, in.IndexName, in.Select, proj, in.ProjectionExpression != nil, filter, in.Limit, in.ConsistentRead, nested)
-	if err != nil {
+	sp.proj, sp.filter = proj, filter
+	// Nested paths into key attributes, per expression.
+	if err := m.checkNested(condNested(filter)); err != nil {
 		return nil, err
 	}
-	if err := sp.checkProjected(); err != nil {
+	if err := m.checkNested(projNested(proj)); err != nil {
+		return nil, err
+	}
+	if kc != nil {
+		if err := m.checkNested(kc.Nested()); err != nil {
+			return nil, err
+		}
+	}
+	if err := sp.checkConsistent(); err != nil {
 		return nil, err
 	}
 	hashKey, hashType, rangeKey, rangeType := m.Hash, m.HashType, m.Range, m.RangeType
@@ -159,13 +169,6 @@ func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 	kr, err := kc.Resolve(hashKey, rangeKey)
 	if err != nil {
 		return nil, err
-	}
-	if attrs, ok := conditionAttrs(filter); ok {
-		for _, a := range attrs {
-			if a == hashKey || (rangeKey != "" && a == rangeKey) {
-				return nil, validationf("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s", a)
-			}
-		}
 	}
 	lower, upper, fwdEnd, revEnd, err := keyRange(m, sp.ix, kr, hashKey, hashType, rangeKey, rangeType)
 	if err != nil {
@@ -185,6 +188,22 @@ func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 		} else {
 			lower = keyAfter(sk)
 		}
+	}
+	if attrs, ok := conditionAttrs(filter); ok {
+		for _, a := range attrs {
+			if a == hashKey || (rangeKey != "" && a == rangeKey) {
+				return nil, validationf("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s", a)
+			}
+		}
+	}
+	if err := sp.checkFilterProjected(); err != nil {
+		return nil, err
+	}
+	if err := sp.checkSelect(in.ProjectionExpression != nil); err != nil {
+		return nil, err
+	}
+	if err := sp.checkProjectionProjected(); err != nil {
+		return nil, err
 	}
 	s := sp.scan(lower, upper, reverse)
 	r, err := db.runScan(s)
@@ -402,7 +421,7 @@ func (db *DB) scanOp(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
 		}
 		seg, total = uint64(*in.Segment), uint64(*in.TotalSegments)
 	}
-	sp, err := resolveSpec(m, in.IndexName, in.Select, proj, in.ProjectionExpression != nil, filter, in.Limit, in.ConsistentRead, nil)
+	sp, err := resolveSpec(m, in.IndexName, in.Select, proj, in.ProjectionExpression != nil, filter, in.Limit, in.ConsistentRead)
 	if err != nil {
 		return nil, err
 	}

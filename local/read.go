@@ -177,13 +177,32 @@ func conditionAttrs(c *expr.Condition) ([]string, bool) {
 	return nil, false
 }
 
-// resolveSpec validates the parts of a Query or Scan request that do not
-// depend on keys, except the attributes an index projects (checkProjected).
-// nested, when not nil, runs after the index and the limit are checked and
-// before the rest, where a Query checks nested paths into key attributes.
+// resolveSpec validates the parts of a Scan request that do not depend on
+// keys, except the attributes an index projects (checkProjected): index,
+// Limit, ConsistentRead, Select.
 func resolveSpec(m *tableMeta, indexName *string, sel types.Select, proj projector, projIsExpr bool,
-	filter *expr.Condition, limit *int32, consistent *bool, nested func() error) (*readSpec, error) {
-	sp := &readSpec{m: m, sel: sel, proj: proj, filter: filter}
+	filter *expr.Condition, limit *int32, consistent *bool) (*readSpec, error) {
+	sp, err := newSpec(m, indexName, sel, consistent)
+	if err != nil {
+		return nil, err
+	}
+	if sp.limit, err = checkLimit(limit); err != nil {
+		return nil, err
+	}
+	sp.proj, sp.filter = proj, filter
+	if err := sp.checkConsistent(); err != nil {
+		return nil, err
+	}
+	if err := sp.checkSelect(projIsExpr); err != nil {
+		return nil, err
+	}
+	return sp, nil
+}
+
+// newSpec starts the spec of a Query or Scan of the table or of the index
+// named, which must exist.
+func newSpec(m *tableMeta, indexName *string, sel types.Select, consistent *bool) (*readSpec, error) {
+	sp := &readSpec{m: m, sel: sel}
 	if consistent != nil {
 		sp.consistent = *consistent
 	}
@@ -193,25 +212,37 @@ func resolveSpec(m *tableMeta, indexName *string, sel types.Select, proj project
 			return nil, validationf("The table does not have the specified index: %s", *indexName)
 		}
 	}
-	if limit != nil {
-		if *limit < 1 {
-			return nil, validationError("Limit must be greater than or equal to 1")
-		}
-		sp.limit = int(*limit)
+	return sp, nil
+}
+
+// checkLimit validates Limit; 0 means none.
+func checkLimit(limit *int32) (int, error) {
+	if limit == nil {
+		return 0, nil
 	}
-	if nested != nil {
-		if err := nested(); err != nil {
-			return nil, err
-		}
+	if *limit < 1 {
+		return 0, validationError("Limit must be greater than or equal to 1")
 	}
+	return int(*limit), nil
+}
+
+func (sp *readSpec) checkConsistent() error {
 	if sp.ix != nil && sp.ix.Global && sp.consistent {
-		return nil, validationError("Consistent reads are not supported on global secondary indexes")
+		return validationError("Consistent reads are not supported on global secondary indexes")
 	}
+	return nil
+}
+
+// checkSelect validates Select against the projection and the index, and
+// settles what is read: the index's attributes, or (local indexes) the
+// table's items.
+func (sp *readSpec) checkSelect(projIsExpr bool) error {
 	what := "AttributesToGet"
 	if projIsExpr {
 		what = "ProjectionExpression"
 	}
-	switch sel {
+	proj := sp.proj
+	switch sp.sel {
 	case "":
 		if proj.set() {
 			sp.sel = types.SelectSpecificAttributes
@@ -222,40 +253,49 @@ func resolveSpec(m *tableMeta, indexName *string, sel types.Select, proj project
 		}
 	case types.SelectSpecificAttributes:
 		if !proj.set() {
-			return nil, validationError("Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES")
+			return validationError("Must specify the AttributesToGet or ProjectionExpression when choosing to get SPECIFIC_ATTRIBUTES")
 		}
 	case types.SelectCount:
 		if proj.set() {
-			return nil, validationf("Cannot specify the %s when choosing to get only the Count", what)
+			return validationf("Cannot specify the %s when choosing to get only the Count", what)
 		}
 	case types.SelectAllAttributes:
 		if proj.set() {
-			return nil, validationf("Cannot specify the %s when choosing to get ALL_ATTRIBUTES", what)
+			return validationf("Cannot specify the %s when choosing to get ALL_ATTRIBUTES", what)
 		}
 	case types.SelectAllProjectedAttributes:
 		if proj.set() {
-			return nil, validationf("Cannot specify the %s when choosing to get ALL_PROJECTED_ATTRIBUTES", what)
+			return validationf("Cannot specify the %s when choosing to get ALL_PROJECTED_ATTRIBUTES", what)
 		}
 		if sp.ix == nil {
 			// DynamoDB Local says "Querying" for Scan too.
-			return nil, validationError("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
+			return validationError("ALL_PROJECTED_ATTRIBUTES can be used only when Querying using an IndexName")
 		}
 	default:
-		return nil, validationError("Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES")
+		return validationError("Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES")
 	}
 	if ix := sp.ix; ix != nil && ix.Projection != "ALL" && sp.sel == types.SelectAllAttributes {
 		if ix.Global {
-			return nil, validationf("One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", ix.Name)
+			return validationf("One or more parameter values were invalid: Select type ALL_ATTRIBUTES is not supported for global secondary index %s because its projection type is not ALL", ix.Name)
 		}
 		sp.fetch = true
 	}
-	return sp, nil
+	return nil
 }
 
 // checkProjected checks that an index projects the attributes the
-// projection and the filter read; a local index fetches the others from
-// the table.
+// projection and the filter read (a Scan's order).
 func (sp *readSpec) checkProjected() error {
+	if err := sp.checkProjectionProjected(); err != nil {
+		return err
+	}
+	return sp.checkFilterProjected()
+}
+
+// checkProjectionProjected checks that a global index projects the
+// attributes of the projection; a local index fetches the others from the
+// table.
+func (sp *readSpec) checkProjectionProjected() error {
 	ix := sp.ix
 	if ix == nil || ix.Projection == "ALL" {
 		return nil
@@ -273,6 +313,16 @@ func (sp *readSpec) checkProjected() error {
 			return validationf("One or more parameter values were invalid: Global secondary index %s does not project [%s]", ix.Name, strings.Join(missing, ", "))
 		}
 		sp.fetch = true
+	}
+	return nil
+}
+
+// checkFilterProjected checks that an index projects the attributes the
+// filter reads.
+func (sp *readSpec) checkFilterProjected() error {
+	ix := sp.ix
+	if ix == nil || ix.Projection == "ALL" {
+		return nil
 	}
 	if attrs, ok := conditionAttrs(sp.filter); ok {
 		if missing := notProjected(ix, attrs); len(missing) > 0 {
