@@ -51,6 +51,11 @@ type Aggregation struct {
 // used: periods older than the retention of the tier read come back empty,
 // so old ranges need a step their tier still keeps (a daily step beyond 90
 // days, by default).
+//
+// Aggregate counts the Store's buffered readings, as Range returns them:
+// the periods that hold some are read from the raw readings (with the
+// buffered ones), since their rollups do not hold them yet. Of readings at
+// one instant, First and Last are those Range returns first and last.
 func (k *Kind) Aggregate(ctx context.Context, id string, q AggregateQuery) (*Aggregation, error) {
 	if !validID(id) {
 		return nil, fmt.Errorf("%w: %q", ErrInvalidID, id)
@@ -109,7 +114,7 @@ func (k *Kind) Aggregate(ctx context.Context, id string, q AggregateQuery) (*Agg
 		return nil, fmt.Errorf("series: the %s tier does not divide the step", q.Tier)
 	}
 	units := map[int64]*unit{}
-	c := &collector{k: k, id: id, bucket: bucket, fn: func(start int64, u unit) {
+	c := &collector{k: k, id: id, bucket: bucket, pending: k.st.buf.pending(k, id), fn: func(start int64, u unit) {
 		p := units[start]
 		if p == nil {
 			nu := newUnit(len(k.s.Fields))
@@ -167,6 +172,10 @@ type collector struct {
 	haveMarkers bool
 	bucket      func(int64) int64         // step of a time
 	fn          func(start int64, u unit) // receives units keyed by step
+	// pending are the Store's buffered readings of the series (Aggregate):
+	// counted with the raw readings, and the periods holding them read
+	// from the raw readings, as their rollups do not hold them yet.
+	pending []rec
 }
 
 // collect feeds the data of [lo, hi) at tier g (0: raw readings) to fn.
@@ -176,7 +185,7 @@ func (c *collector) collect(ctx context.Context, g keys.Granularity, lo, hi int6
 	}
 	k := c.k
 	if g == 0 {
-		return k.rawUnits(ctx, c.id, lo, hi, c.bucket, c.fn)
+		return k.rawUnits(ctx, c.id, lo, hi, c.pending, c.bucket, c.fn)
 	}
 	finer := k.s.finer(g)
 	// Only whole periods come from tier g; the ends from finer data.
@@ -200,6 +209,12 @@ func (c *collector) collect(ctx context.Context, g keys.Granularity, lo, hi int6
 		ms, err := k.markers(ctx, c.id)
 		if err != nil {
 			return err
+		}
+		for i := range c.pending {
+			if f := k.finest(); f != 0 {
+				s := periodStart(c.pending[i].t, f)
+				ms = append(ms, marker{id: c.id, g: f, start: s, end: periodEnd(s, f)})
+			}
 		}
 		c.markers, c.haveMarkers = ms, true
 	}

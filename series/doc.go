@@ -56,8 +56,9 @@
 // (backpressure). With Options.WALDir, Write returns once its readings are
 // synced to a write-ahead log, and Open replays what a crash left: no
 // acknowledged reading is lost on kill -9. Kind.WriteSync writes directly.
-// Range reads and Latest of the Store see its buffered readings at once;
-// aggregates, the metric index and other processes once they are flushed
+// Range reads, Latest and Aggregate of the Store see its buffered readings
+// at once (each reading once, also while a flush is writing it); stored
+// rollups, the metric index and other processes once they are flushed
 // (Store.Flush).
 //
 // # Reads

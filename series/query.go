@@ -136,11 +136,16 @@ type Iter struct {
 // Readings are read lazily, a backend page at a time. Expired readings are
 // never returned.
 func (k *Kind) Iter(ctx context.Context, id string, q Query) *Iter {
-	return k.iter(ctx, id, q, true)
+	var pending []rec
+	if validID(id) {
+		pending = k.st.buf.pending(k, id)
+	}
+	return k.iter(ctx, id, q, pending)
 }
 
-// iter is Iter, reading the buffered readings too if buffered is set.
-func (k *Kind) iter(ctx context.Context, id string, q Query, buffered bool) *Iter {
+// iter is Iter over the table and the buffered readings pending (a
+// snapshot of the buffer, or nil to read the table only).
+func (k *Kind) iter(ctx context.Context, id string, q Query, pending []rec) *Iter {
 	it := &Iter{ctx: ctx, k: k, reverse: q.Reverse, limit: q.Limit}
 	if !validID(id) {
 		it.fail(fmt.Errorf("%w: %q", ErrInvalidID, id))
@@ -184,7 +189,7 @@ func (k *Kind) iter(ctx context.Context, id string, q Query, buffered bool) *Ite
 		it.streams = append(it.streams, s)
 	}
 	// Readings still in the write buffer are read too.
-	if pending := k.bufferedFor(id, buffered); len(pending) > 0 {
+	if len(pending) > 0 {
 		it.skip = make(map[uint64]bool, len(pending))
 		b := k.newBatch(len(pending))
 		for i := range pending {
@@ -680,11 +685,4 @@ func decodeChunk(item table.Item, fields []string, nt int) (*rbatch, *srcMap, er
 		}
 	}
 	return b, sm, nil
-}
-
-func (k *Kind) bufferedFor(id string, yes bool) []rec {
-	if !yes {
-		return nil
-	}
-	return k.st.buf.pending(k, id)
 }

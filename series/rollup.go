@@ -451,16 +451,18 @@ func (k *Kind) readRollups(ctx context.Context, id string, g keys.Granularity, l
 // rawUnits folds the raw readings of series id in [lo, hi) into units
 // keyed by bucket(t), calling fn once per chunk or reading. Chunks that
 // lie whole in one bucket and have not partly expired contribute their
-// stored aggregates without being decoded.
-func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, bucket func(int64) int64, fn func(start int64, u unit)) error {
+// stored aggregates without being decoded. pending are buffered readings
+// to count too, in place of their copies in the table if their flush
+// wrote them already (nil for rollups, which are computed from what is
+// stored).
+func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, pending []rec, bucket func(int64) int64, fn func(start int64, u unit)) error {
 	lo = max(lo, k.rawCutoff())
 	if lo >= hi {
 		return nil
 	}
 	nf := len(k.s.Fields)
 	if k.s.Layout != Chunks {
-		// The table only: rollups are computed from what is stored.
-		it := k.iter(ctx, id, Query{From: msTime(lo), To: msTime(hi)}, false)
+		it := k.iter(ctx, id, Query{From: msTime(lo), To: msTime(hi)}, pending)
 		defer it.Close()
 		for it.Next() {
 			u := newUnit(nf)
@@ -470,16 +472,32 @@ func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, bucket fun
 		}
 		return it.Err()
 	}
+	// A chunk whose sequence number is that of a pending reading is being
+	// flushed: pending holds all its readings.
+	var skip map[uint64]bool
+	if len(pending) > 0 {
+		skip = make(map[uint64]bool, len(pending))
+		for i := range pending {
+			skip[pending[i].seq] = true
+		}
+	}
 	var mu sync.Mutex
 	fold := func(b *rbatch) {
 		mu.Lock()
 		defer mu.Unlock()
 		for i, t := range b.t {
-			if t >= lo && t < hi {
+			if t >= lo && t < hi && !skip[b.seq[i]] {
 				u := newUnit(nf)
 				u.addReading(t, apos{b.seq[i], b.idx[i]}, b.vals[i*nf:(i+1)*nf])
 				fn(bucket(t), u)
 			}
+		}
+	}
+	for i := range pending {
+		if r := &pending[i]; r.t >= lo && r.t < hi {
+			u := newUnit(nf)
+			u.addReading(r.t, apos{seq: r.seq}, r.vals)
+			fn(bucket(r.t), u)
 		}
 	}
 	return k.st.parallel(ctx, k.s.Shards, func(ctx context.Context, sh int) error {
@@ -508,6 +526,9 @@ func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, bucket fun
 				first, seq, err := keys.ParseUnique(sk)
 				if err != nil {
 					return fmt.Errorf("series: bad chunk key %q: %w", sk, err)
+				}
+				if skip[seq] {
+					continue
 				}
 				f := timeMs(first)
 				last, ok := getInt(item, attrEnd)

@@ -113,9 +113,9 @@ func (k *Kind) prepare(id string, rs []Reading) ([]rec, error) {
 // FlushSize). With Options.WALDir, Write returns once the readings are
 // durable in the write-ahead log: no acknowledged reading is lost if the
 // process dies. Without it they are only in memory until flushed.
-// Range, Iter, All, Latest and LatestMany of this Store see buffered
-// readings at once; Aggregate, Rollups, MetricRange and other processes
-// see them once flushed. Write blocks while Options.MaxBuffered readings
+// Range, Iter, All, Latest, LatestMany and Aggregate of this Store see
+// buffered readings at once; Rollups, MetricRange and other processes see
+// them once flushed (and rolled up). Write blocks while Options.MaxBuffered readings
 // wait to be flushed, until ctx ends.
 //
 // Write checks every reading first and writes none if one is invalid
