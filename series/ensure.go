@@ -48,7 +48,7 @@ func (s *Store) EnsureTable(ctx context.Context) error {
 				{AttributeName: aws.String(attrMPK), KeyType: types.KeyTypeHash},
 				{AttributeName: aws.String(attrMSK), KeyType: types.KeyTypeRange},
 			},
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+			Projection: metricProjectionOf(s.tbl.Schema().Indexes[0]),
 		}}},
 	})
 	if err != nil {
@@ -70,4 +70,12 @@ func (s *Store) EnsureTable(ctx context.Context) error {
 		case <-time.After(delay):
 		}
 	}
+}
+
+// metricProjectionOf is the projection of the metric index ix.
+func metricProjectionOf(ix table.Index) *types.Projection {
+	if len(ix.Include) == 0 {
+		return &types.Projection{ProjectionType: types.ProjectionTypeAll}
+	}
+	return &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: ix.Include}
 }

@@ -10,6 +10,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/timetable-db/timetable/keys"
 	"github.com/timetable-db/timetable/table"
 )
@@ -47,6 +51,9 @@ func (k *Kind) MetricRange(ctx context.Context, field string, from, to time.Time
 	}
 	if lo >= hi {
 		return nil, nil
+	}
+	if err := k.checkProjection(ctx, field); err != nil {
+		return nil, err
 	}
 	// Items whose data starts before lo may hold readings from lo on.
 	start := lo
@@ -132,6 +139,75 @@ func (k *Kind) MetricRange(ctx context.Context, field string, from, to time.Time
 		out = out[:limit]
 	}
 	return out, nil
+}
+
+// maxProjected is DynamoDB's limit on the attributes the indexes of a
+// table project (INCLUDE), over all its indexes.
+const maxProjected = 100
+
+// metricProjection returns the attributes the metric index projects
+// besides the keys: what MetricRange decodes (chunk data and source maps,
+// bucket readings, and the fields of the kinds that keep one item per
+// reading), so that the index holds a copy of the data it serves and not
+// of everything else (tags, aggregates, TTL). It returns nil, all
+// attributes, if they would pass DynamoDB's limit.
+func metricProjection(kinds []*Kind) []string {
+	out := []string{attrData, attrSrc, attrRead}
+	seen := map[string]bool{}
+	for _, k := range kinds {
+		if !k.s.MetricIndex || (k.s.Layout != ItemPerReading && k.s.Layout != DayPartitioned) {
+			continue
+		}
+		for _, f := range k.s.Fields {
+			if !seen[f] {
+				seen[f] = true
+				out = append(out, f)
+			}
+		}
+	}
+	if len(out) > maxProjected {
+		return nil
+	}
+	return out
+}
+
+// checkProjection returns an error if the table's metric index, made
+// before, does not project what MetricRange needs to read field of kind k
+// (the fields of a kind with one item per reading are projected by name:
+// a kind or field added since the index was made is not).
+func (k *Kind) checkProjection(ctx context.Context, field string) error {
+	s := k.st
+	s.projMu.Lock()
+	defer s.projMu.Unlock()
+	if !s.projDone {
+		out, err := s.tbl.API().DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(s.tbl.Name())})
+		if err != nil {
+			return fmt.Errorf("series: cannot describe table %s: %w", s.tbl.Name(), err)
+		}
+		for _, g := range out.Table.GlobalSecondaryIndexes {
+			if aws.ToString(g.IndexName) == metricIndex {
+				s.proj = g.Projection
+			}
+		}
+		s.projDone = true
+	}
+	p := s.proj
+	if p == nil || p.ProjectionType == types.ProjectionTypeAll || p.ProjectionType == "" {
+		return nil
+	}
+	need := []string{field}
+	switch k.s.Layout {
+	case Chunks:
+		need = []string{attrData, attrSrc}
+	case Buckets:
+		need = []string{attrRead}
+	}
+	for _, a := range need {
+		if p.ProjectionType != types.ProjectionTypeInclude || !slices.Contains(p.NonKeyAttributes, a) {
+			return fmt.Errorf("series: the metric index of table %s does not project %q, which kind %s needs: the index was made before the kind or field was registered (delete the index and run EnsureTable to make it again)", s.tbl.Name(), a, k.s.Name)
+		}
+	}
+	return nil
 }
 
 // decodeRaw decodes the readings of a raw item of any layout.

@@ -126,7 +126,13 @@ type Schema struct {
 	Shards int
 	// MetricIndex indexes the raw items of the kind in the table's metric
 	// index (a GSI), for "all series, one field, one time range" queries
-	// (Kind.MetricRange). It costs a second write of every raw item.
+	// (Kind.MetricRange). It costs a second write of every raw item, of
+	// what the query reads only: the index projects the keys, chunk data
+	// and source maps, bucket readings, and the fields of the kinds with
+	// one item per reading registered when the index is made (a kind of
+	// those layouts registered later gets an error from MetricRange until
+	// the index is made again); not tags, aggregates or TTL. The write
+	// units are those of the projected copy (at least 1 per item).
 	MetricIndex bool
 	// IndexShards spreads each day's partition of the metric index over
 	// that many partitions (by series id); default 1.

@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/series/internal/wal"
 	"github.com/timetable-db/timetable/table"
@@ -115,6 +117,10 @@ type Store struct {
 
 	compactMu sync.Mutex // one compaction pass at a time
 
+	projMu   sync.Mutex
+	projDone bool
+	proj     *types.Projection // the metric index's, from DescribeTable
+
 	closeOnce sync.Once
 	closed    atomic.Bool
 	stop      chan struct{}
@@ -182,7 +188,7 @@ func Open(ctx context.Context, api timetable.API, o *Options, schemas ...Schema)
 	}
 	ts := table.Schema{Name: opts.Table, HashKey: attrPK, RangeKey: attrSK}
 	if metric {
-		ts.Indexes = []table.Index{{Name: metricIndex, HashKey: attrMPK, RangeKey: attrMSK}}
+		ts.Indexes = []table.Index{{Name: metricIndex, HashKey: attrMPK, RangeKey: attrMSK, Include: metricProjection(s.order)}}
 	}
 	tbl, err := table.New(api, ts, opts.TableOptions)
 	if err != nil {
