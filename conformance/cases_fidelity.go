@@ -36,6 +36,8 @@ func init() {
 		Case{"UpdateOrder/OperandEvaluation", updateOrderOperands},
 		Case{"IndexProjection/MissingAttributesOrder", indexProjectionMissingOrder},
 		Case{"QueryOrder/Checks", queryOrderChecks},
+		Case{"IndexKey/EmptyStringInKeyCondition", indexKeyEmptyString},
+		Case{"IndexWrite/NumberRespelled", indexWriteNumberRespelled},
 	)
 }
 
@@ -778,4 +780,35 @@ func queryOrderChecks(t *testing.T, h *H) {
 		"The provided starting key is invalid")
 	h.WantError(gsi(&dynamodb.QueryInput{ProjectionExpression: aws.String("nope"), ConsistentRead: aws.Bool(true)}), "ValidationException",
 		"Consistent reads are not supported on global secondary indexes")
+}
+
+// indexKeyEmptyString: an empty string for a key of the index queried gets
+// the index's message, even for the table's hash key of a local index.
+func indexKeyEmptyString(t *testing.T, h *H) {
+	tab := fidTable(h)
+	_, err := h.API.Query(h.Ctx, &dynamodb.QueryInput{TableName: aws.String(tab), IndexName: aws.String("gsi"),
+		KeyConditionExpression: aws.String("g = :v"), ExpressionAttributeValues: Item{":v": S("")}})
+	h.WantError(err, "ValidationException", "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: gsi, IndexKey: g")
+	_, err = h.API.Query(h.Ctx, &dynamodb.QueryInput{TableName: aws.String(tab),
+		KeyConditionExpression: aws.String("pk = :v"), ExpressionAttributeValues: Item{":v": S("")}})
+	h.WantError(err, "ValidationException", "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk")
+}
+
+// indexWriteNumberRespelled: rewriting a projected number with the same
+// value in another spelling changes no index entry, so no index write is
+// charged.
+func indexWriteNumberRespelled(t *testing.T, h *H) {
+	tab := fidTable(h)
+	key := fidKey("c15", "1")
+	h.Put(tab, Item{"pk": S("c15"), "sk": N("1"), "g": S("x"), "gn": N("1"), "a": N("-2.5")})
+	for _, c := range []struct{ update, value string }{{"SET a = :v", "-2.50"}, {"SET gn = :v", "1.0"}} {
+		out, err := h.API.UpdateItem(h.Ctx, &dynamodb.UpdateItemInput{TableName: aws.String(tab), Key: key,
+			UpdateExpression: aws.String(c.update), ExpressionAttributeValues: Item{":v": N(c.value)},
+			ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes})
+		h.Must(err)
+		cc := out.ConsumedCapacity
+		if cc == nil || aws.ToFloat64(cc.CapacityUnits) != 1 || len(cc.GlobalSecondaryIndexes) != 0 {
+			t.Fatalf("%s with %s: consumed %+v, want 1 unit and no index write", c.update, c.value, cc)
+		}
+	}
 }

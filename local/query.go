@@ -242,7 +242,7 @@ func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 // each direction (nil when the condition has none): <= and BETWEEN bound
 // forward reads, >= and BETWEEN backward ones.
 func keyRange(m *tableMeta, ix *indexMeta, kr *expr.KeyRange, hashKey, hashType, rangeKey, rangeType string) (lower, upper, fwdEnd, revEnd []byte, err error) {
-	if err := checkCondValue(hashKey, hashType, kr.HashValue); err != nil {
+	if err := checkCondValue(ix, hashKey, hashType, kr.HashValue); err != nil {
 		return nil, nil, nil, nil, err
 	}
 	for _, v := range kr.Values {
@@ -251,7 +251,7 @@ func keyRange(m *tableMeta, ix *indexMeta, kr *expr.KeyRange, hashKey, hashType,
 				return nil, nil, nil, nil, validationf("Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: %s", t)
 			}
 		}
-		if err := checkCondValue(rangeKey, rangeType, v); err != nil {
+		if err := checkCondValue(ix, rangeKey, rangeType, v); err != nil {
 			return nil, nil, nil, nil, err
 		}
 	}
@@ -302,11 +302,16 @@ func keyRange(m *tableMeta, ix *indexMeta, kr *expr.KeyRange, hashKey, hashType,
 	return nil, nil, nil, nil, validationError("Query key condition not supported")
 }
 
-func checkCondValue(name, typ string, v types.AttributeValue) error {
+// checkCondValue checks a value of a key condition on key attribute name
+// of type typ, of the table or of index ix (nil for the table).
+func checkCondValue(ix *indexMeta, name, typ string, v types.AttributeValue) error {
 	if typeOf(v) != typ {
 		return validationError("One or more parameter values were invalid: Condition parameter type does not match schema type")
 	}
 	if kind, empty := isEmptyKeyValue(v); empty {
+		if ix != nil {
+			return validationf("One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty %s value. IndexName: %s, IndexKey: %s", kind, ix.Name, name)
+		}
 		return validationf("One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty %s value. Key: %s", kind, name)
 	}
 	return nil

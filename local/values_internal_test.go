@@ -3,6 +3,8 @@ package local
 import (
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/timetable-db/timetable/local/internal/number"
 )
 
@@ -43,4 +45,26 @@ func FuzzIsCanonical(f *testing.F) {
 			t.Fatalf("isCanonical(%q) but number gives %v, %v", s, n, err)
 		}
 	})
+}
+
+func TestEqualValues_NumbersByValue(t *testing.T) {
+	n := func(s string) types.AttributeValue { return &types.AttributeValueMemberN{Value: s} }
+	ns := func(s ...string) types.AttributeValue { return &types.AttributeValueMemberNS{Value: s} }
+	for _, c := range []struct {
+		a, b types.AttributeValue
+		want bool
+	}{
+		{n("-2.5"), n("-2.50"), true},
+		{n("1"), n("1.0"), true},
+		{n("1E+2"), n("100"), true},
+		{n("1"), n("2"), false},
+		{n("1.0"), n("1.1"), false},
+		{ns("1", "2.0"), ns("2", "1.00"), true},
+		{ns("1", "2"), ns("1", "3"), false},
+		{&types.AttributeValueMemberL{Value: []types.AttributeValue{n("0.10")}}, &types.AttributeValueMemberL{Value: []types.AttributeValue{n("0.1")}}, true},
+	} {
+		if got := equalValues(c.a, c.b); got != c.want {
+			t.Errorf("equalValues(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
 }

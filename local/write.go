@@ -3,11 +3,14 @@ package local
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strconv"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/timetable-db/timetable/local/internal/number"
 )
 
 // stage adds to b the writes that replace item old by item new under key k:
@@ -159,7 +162,8 @@ func equalItems(a, b Item) bool {
 	return true
 }
 
-// equalValues compares two stored (canonical) values; sets compare as sets.
+// equalValues compares two stored values; sets compare as sets, numbers by
+// value (values written by SET keep their spelling).
 func equalValues(a, b types.AttributeValue) bool {
 	switch x := a.(type) {
 	case *types.AttributeValueMemberS:
@@ -167,7 +171,7 @@ func equalValues(a, b types.AttributeValue) bool {
 		return ok && x.Value == y.Value
 	case *types.AttributeValueMemberN:
 		y, ok := b.(*types.AttributeValueMemberN)
-		return ok && x.Value == y.Value
+		return ok && equalNumbers(x.Value, y.Value)
 	case *types.AttributeValueMemberB:
 		y, ok := b.(*types.AttributeValueMemberB)
 		return ok && bytes.Equal(x.Value, y.Value)
@@ -196,7 +200,7 @@ func equalValues(a, b types.AttributeValue) bool {
 		return ok && sameSet(x.Value, y.Value)
 	case *types.AttributeValueMemberNS:
 		y, ok := b.(*types.AttributeValueMemberNS)
-		return ok && sameSet(x.Value, y.Value)
+		return ok && (sameSet(x.Value, y.Value) || sameNumbers(x.Value, y.Value))
 	case *types.AttributeValueMemberBS:
 		y, ok := b.(*types.AttributeValueMemberBS)
 		if !ok || len(x.Value) != len(y.Value) {
@@ -217,6 +221,35 @@ func equalValues(a, b types.AttributeValue) bool {
 		return true
 	}
 	return false
+}
+
+// equalNumbers reports whether two valid numbers have the same value.
+func equalNumbers(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if isCanonical(a) && isCanonical(b) {
+		return false
+	}
+	x, err := number.Parse(a)
+	if err != nil {
+		return false
+	}
+	y, err := number.Parse(b)
+	return err == nil && number.Cmp(x, y) == 0
+}
+
+// sameNumbers reports whether two number sets hold the same values.
+func sameNumbers(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, x := range a {
+		if !slices.ContainsFunc(b, func(y string) bool { return equalNumbers(x, y) }) {
+			return false
+		}
+	}
+	return true
 }
 
 func sameSet(a, b []string) bool {
