@@ -22,6 +22,7 @@ type seriesConfig struct {
 	latestIDs, latestCalls        int
 	checkPoints                   int // readings of the DynamoDB Local sample
 	rollups                       bool
+	noSync                        bool // also ingest without syncs
 	cpuProfile                    string
 }
 
@@ -44,25 +45,32 @@ func runSeries(ctx context.Context, e *env) ([]Figure, section, error) {
 	start := time.Now().UTC().Truncate(24 * time.Hour).Add(-7 * 24 * time.Hour)
 	ingestCfg := ingestConfig{IDs: c.ids, Readings: c.readings, Batch: c.batch, Workers: c.workers, Start: start.UnixMilli(), Rollups: c.rollups}
 	results := map[string]ingestResult{}
-	for _, sys := range []string{"timetable", "prometheus"} {
-		dir, err := os.MkdirTemp(e.work, "ingest-"+sys+"-")
+	runs := []string{"timetable", "prometheus"}
+	if c.noSync {
+		runs = append(runs, "timetable-nosync")
+	}
+	for _, name := range runs {
+		dir, err := os.MkdirTemp(e.work, "ingest-"+name+"-")
 		if err != nil {
 			return nil, section{}, err
 		}
 		cfg := ingestCfg
-		cfg.System, cfg.Dir = sys, dir
-		if c.cpuProfile != "" {
-			cfg.CPUProfile = c.cpuProfile + "." + sys
+		cfg.System, cfg.Dir = name, dir
+		if name == "timetable-nosync" {
+			cfg.System, cfg.NoSync = "timetable", true
 		}
-		e.logf("series: ingest, %s, %d series x %d readings", sys, c.ids, c.readings)
+		if c.cpuProfile != "" {
+			cfg.CPUProfile = c.cpuProfile + "." + name
+		}
+		e.logf("series: ingest, %s, %d series x %d readings", name, c.ids, c.readings)
 		res, err := runIngestChild(ctx, cfg, e.stderr)
 		os.RemoveAll(dir)
 		if err != nil {
 			return nil, section{}, err
 		}
 		e.logf("series: ingest, %s: %.0f readings/s (%.1fs, acknowledged in %.1fs, %.1f CPU-s), peak RSS %s",
-			sys, res.rate(), res.Seconds, res.AckSeconds, res.CPUSeconds, fmtBytes(res.PeakRSS))
-		results[sys] = res
+			name, res.rate(), res.Seconds, res.AckSeconds, res.CPUSeconds, fmtBytes(res.PeakRSS))
+		results[name] = res
 	}
 	ours, prom := results["timetable"], results["prometheus"]
 	shape := fmt.Sprintf("%d series x %d readings of %d fields", c.ids, c.readings, len(ingestFields))
@@ -86,7 +94,16 @@ func runSeries(ctx context.Context, e *env) ([]Figure, section, error) {
 			peerName: "Prometheus TSDB", target: "<= 2", met: check(float64(ours.DataBytes)/float64(ours.DataReadings) <= 2),
 		},
 	)
-	writeIngestSection(&sb, c, ingestCfg, ours, prom)
+	var nosync *ingestResult
+	if r, ok := results["timetable-nosync"]; ok {
+		nosync = &r
+		figs = append(figs, Figure{
+			Name: "series ingest, not synced (log and engine written to the operating system, as Prometheus' Commit), in process, " + shape + ": timetable series vs Prometheus TSDB",
+			Ours: round(r.rate(), 0), Peer: ptr(round(prom.rate(), 0)), Unit: "readings/s",
+			Ratio: ptr(round(r.rate()/prom.rate(), 2)), peerName: "Prometheus TSDB",
+		})
+	}
+	writeIngestSection(&sb, c, ingestCfg, ours, prom, nosync)
 
 	// 2. Each layout: the ingest shape on fewer series.
 	layoutCfg := ingestCfg
@@ -240,7 +257,7 @@ func fmtFlush(readings int) string {
 	return fmt.Sprintf("%ds", readings)
 }
 
-func writeIngestSection(sb *strings.Builder, c seriesConfig, cfg ingestConfig, ours, prom ingestResult) {
+func writeIngestSection(sb *strings.Builder, c seriesConfig, cfg ingestConfig, ours, prom ingestResult, nosync *ingestResult) {
 	fmt.Fprintf(sb, "### Ingest\n\n%d series x %d one-minute readings of %d float fields (a random walk with two decimals, the same values for both systems), written in blocks of %d minutes: each series gets its %d readings of a block in one call before any series gets the next block, from %d goroutines. Each system runs in a child process of its own (for its peak memory), one after the other, on this machine's disk.\n\n",
 		c.ids, c.readings, len(ingestFields), c.batch, c.batch, c.workers)
 	rollups := "no rollup tiers (`NoRollups`: Prometheus computes none either)"
@@ -250,13 +267,23 @@ func writeIngestSection(sb *strings.Builder, c seriesConfig, cfg ingestConfig, o
 	fmt.Fprintf(sb, "- timetable: `series.Kind.Write` with `Options.WALDir` (each call returns once its readings are fsynced in the store's log; concurrent calls share fsyncs) over `local.Open(dir, nil)` (writes synced), default buffer settings (flush every 100,000 readings or minute), chunks layout, %s. Its time includes the final `Flush` that writes the last buffered readings to the table.\n", rollups)
 	fmt.Fprintf(sb, "- Prometheus TSDB (`github.com/prometheus/prometheus/tsdb` v0.315.0, `tsdb.DefaultOptions()`: write-ahead log on, uncompressed, head compaction into 2-hour blocks in the background): one `Appender` and `Commit` per series and block, series references cached as the scrape loop caches them; each field is a series of its own (`{__name__=\"sensor_a\", id=\"...\"}`), so a reading is %d samples. Its `Commit` writes the log to the operating system without an fsync (Prometheus syncs log segments when it closes them), so it is less durable than timetable's acknowledgement.\n\n", len(ingestFields))
 	sb.WriteString("| system | readings/s | samples/s | time | acknowledged after | CPU time | peak RSS | bytes/reading after compaction | folder after |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	for _, r := range []ingestResult{ours, prom} {
+	rows := []ingestResult{ours, prom}
+	if nosync != nil {
+		rows = append(rows, *nosync)
+	}
+	for i, r := range rows {
 		name := "timetable series"
-		if r.System == "prometheus" {
+		switch {
+		case r.System == "prometheus":
 			name = "Prometheus TSDB"
+		case i == 2:
+			name = "timetable series, not synced"
 		}
 		fmt.Fprintf(sb, "| %s | %.0f | %.0f | %.1f s | %.1f s | %.1f s | %s | %.2f | %s |\n", name, r.rate(), float64(r.Samples)/r.Seconds,
 			r.Seconds, r.AckSeconds, r.CPUSeconds, fmtBytes(r.PeakRSS), float64(r.DataBytes)/float64(r.DataReadings), fmtBytes(r.DirBytes))
+	}
+	if nosync != nil {
+		sb.WriteString("\nThe last row is timetable with Prometheus' durability: the same run with `WALNoSync` and the engine's `NoSync`, so that a write is acknowledged once it is written to the operating system, not synced; it shows what the fsyncs cost.\n")
 	}
 	fmt.Fprintf(sb, "\nBytes after compaction: for timetable, the sstables of the engine's Pebble database after the store is closed and the whole key space is compacted (the table's %d items weigh %.2f bytes per reading by DynamoDB's item size rules, %.2f with DynamoDB's 100 bytes of storage overhead per item); for Prometheus, its blocks (chunks, index, tombstones, meta) after the head is compacted into blocks, over the samples they hold. Peak RSS is the child process's VmHWM (from /proc) at the end of the ingest.\n\n",
 		ours.Items, float64(ours.ItemBytes)/float64(ours.Readings), float64(ours.ItemBytes+100*ours.Items)/float64(ours.Readings))

@@ -41,6 +41,10 @@ type ingestConfig struct {
 	Workers  int    `json:"workers"`
 	Start    int64  `json:"start"` // first reading, Unix milliseconds
 	Rollups  bool   `json:"rollups"`
+	// NoSync (timetable only) acknowledges writes once they are written
+	// to the operating system, not synced: the log with WALNoSync, the
+	// engine with NoSync. Prometheus' Commit gives that durability.
+	NoSync bool `json:"no_sync,omitempty"`
 	// CPUProfile, if set, is a file for a CPU profile of the ingest (not
 	// of the measurements after it).
 	CPUProfile string `json:"cpu_profile,omitempty"`
@@ -199,7 +203,7 @@ func seriesID(i int) string { return strconv.Itoa(100000 + i) }
 // store's default buffer settings.
 func ingestTimetable(ctx context.Context, cfg ingestConfig) (ingestResult, error) {
 	engineDir := filepath.Join(cfg.Dir, "engine")
-	db, err := local.Open(engineDir, nil)
+	db, err := local.Open(engineDir, &local.Options{NoSync: cfg.NoSync})
 	if err != nil {
 		return ingestResult{}, err
 	}
@@ -208,7 +212,7 @@ func ingestTimetable(ctx context.Context, cfg ingestConfig) (ingestResult, error
 			db.Close()
 		}
 	}()
-	st, err := series.Open(ctx, db, &series.Options{WALDir: filepath.Join(cfg.Dir, "wal")}, series.Schema{
+	st, err := series.Open(ctx, db, &series.Options{WALDir: filepath.Join(cfg.Dir, "wal"), WALNoSync: cfg.NoSync}, series.Schema{
 		Name: "SENSOR", Fields: ingestFields, NoRollups: !cfg.Rollups,
 	})
 	if err != nil {
