@@ -28,8 +28,9 @@ func TestConformance_DynamoDBLocal(t *testing.T) {
 		BaseEndpoint: aws.String(endpoint),
 		// DynamoDB Local keeps one database per access key: a key of our own
 		// keeps other packages' tables, created in parallel by `go test
-		// ./...`, out of the ListTables cases.
-		Credentials: credentials.NewStaticCredentialsProvider("test-conformance", "test", ""),
+		// ./...`, out of the ListTables cases. (Access keys must be letters and
+		// digits only.)
+		Credentials: credentials.NewStaticCredentialsProvider("conformance", "test", ""),
 	})
 	if _, err := client.ListTables(context.Background(), &dynamodb.ListTablesInput{}); err != nil {
 		t.Fatalf("%s=%s does not answer: %v", EndpointEnv, endpoint, err)

@@ -49,7 +49,7 @@ func sdkClient(endpoint string) *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{
 		Region:       "us-east-1",
 		BaseEndpoint: aws.String(endpoint),
-		Credentials:  credentials.NewStaticCredentialsProvider("test-wire", "test", ""),
+		Credentials:  credentials.NewStaticCredentialsProvider("wire", "test", ""),
 		Retryer: retry.NewStandard(func(o *retry.StandardOptions) {
 			o.MaxAttempts = 5
 			o.RateLimiter = ratelimit.None
