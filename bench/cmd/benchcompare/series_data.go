@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -215,17 +214,6 @@ func numSize(s string) int {
 		return 2 // zero: one digit
 	}
 	return (len(digits)+1)/2 + 1
-}
-
-// durFlag formats d for a report line ("1m", "1h").
-func durFlag(d time.Duration) string {
-	s := d.String()
-	s = strings.TrimSuffix(s, "0s")
-	s = strings.TrimSuffix(s, "0m")
-	if s == "" {
-		return "0"
-	}
-	return s
 }
 
 func mb(b int64) float64 { return float64(b) / (1 << 20) }
