@@ -40,6 +40,12 @@ import (
 // written, by a later pass, and readers read a group again when its pages
 // were read more than CompactGrace/2 apart (groupReader).
 //
+// A transaction (put the merged chunk, delete up to 99 sources) would not
+// do better: DynamoDB isolates Query from TransactWriteItems only at read
+// committed (a query reading items one by one may see some of a
+// transaction's writes and not others), global indexes receive a
+// transaction's writes gradually, and reads are eventually consistent.
+//
 // A pass over a group reads it with a strongly consistent query, then
 // ranks its items, merged chunks first, newest first: an item all of whose
 // positions are in merged chunks ranked above it is covered, and deleted

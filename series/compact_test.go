@@ -460,6 +460,72 @@ func TestCompact_ConcurrentReaders(t *testing.T) {
 	})
 }
 
+// TestCompact_TwoCompactors runs passes of two Stores on one table at
+// the same time, with late readings between them: reads stay exact and
+// the hours end as merged chunks only.
+func TestCompact_TwoCompactors(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		clk := newClock(t0.Add(4 * time.Hour))
+		api := b.open(t, clk)
+		opts := testOptions(t, clk)
+		st := openStore(t, api, opts, compactSchema(2))
+		k := st.Kind("C")
+		other, err := Open(ctx, api, opts, compactSchema(2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		batches := compactReadings()
+		writeFlushes(t, st, k, "s1", batches)
+		var all []Reading
+		for _, b := range batches {
+			all = append(all, b...)
+		}
+		for round := 0; round < 4; round++ {
+			if round == 1 {
+				late := []Reading{{Time: t0.Add(90 * time.Minute), Values: []float64{7, 7}}, {Time: t0.Add(10 * time.Minute), Values: []float64{8, 8}}}
+				writeFlushes(t, other, other.Kind("C"), "s1", [][]Reading{late})
+				all = append(all, late...)
+			}
+			var wg sync.WaitGroup
+			errs := make([]error, 2)
+			for i, s := range []*Store{st, other} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					errs[i] = s.Compact(ctx)
+				}()
+			}
+			wg.Wait()
+			if err := errors.Join(errs...); err != nil {
+				t.Fatal(err)
+			}
+			p, err := k.Range(ctx, "s1", Query{From: t0, To: t0.Add(3 * time.Hour)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Readings) != len(all) {
+				t.Fatalf("round %d: %d readings, want %d", round, len(p.Readings), len(all))
+			}
+			a, err := k.Aggregate(ctx, "s1", AggregateQuery{From: t0, To: t0.Add(3 * time.Hour), Step: 3 * time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(a.Periods) != 1 || a.Periods[0].Count != int64(len(all)) {
+				t.Fatalf("round %d: aggregate %+v, want %d readings", round, a.Periods, len(all))
+			}
+			clk.Advance(st.opts.CompactGrace + time.Second)
+		}
+		if n, m := chunkItemCount(t, k, "s1"); n != m || m != 6 {
+			t.Fatalf("%d items, %d merged; want 6 merged (3 hours, 2 shards)", n, m)
+		}
+		if ms, _ := k.markersIn(ctx, k.compactPK(), ""); len(ms) != 0 {
+			t.Fatalf("%d markers left", len(ms))
+		}
+	})
+}
+
 // TestCompact_PausedIter pauses an iterator in the middle of a range,
 // longer than the grace period, while the hours ahead of it are compacted
 // and their sources deleted: it still returns every reading once.

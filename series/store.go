@@ -310,6 +310,13 @@ func (s *Store) every(interval time.Duration, what string, pass func(context.Con
 	if interval < 0 {
 		return
 	}
+	// A pass in progress stops when the Store closes.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-s.stop
+		cancel()
+	}()
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -318,7 +325,7 @@ func (s *Store) every(interval time.Duration, what string, pass func(context.Con
 			return
 		case <-t.C:
 		}
-		if err := pass(context.Background()); err != nil && !errors.Is(err, ErrClosed) {
+		if err := pass(ctx); err != nil && !errors.Is(err, ErrClosed) && ctx.Err() == nil {
 			s.log.Warn("series: "+what+" pass failed; it is retried", "err", err)
 		}
 	}
