@@ -702,9 +702,9 @@ func updateOrderOperands(t *testing.T, h *H) {
 }
 
 // indexProjectionMissingOrder: the attributes a global index does not
-// project are listed in the order of a Java HashSet (added from the last
-// path of the projection to the first, or in the order of AttributesToGet);
-// those of a filter in sorted order.
+// project are listed in the order of a Java HashSet (added in the order of
+// the top level of the projection's tree, or of AttributesToGet); those of
+// a filter in sorted order.
 func indexProjectionMissingOrder(t *testing.T, h *H) {
 	tab := fidTable(h)
 	query := func(in *dynamodb.QueryInput) error {
@@ -723,6 +723,8 @@ func indexProjectionMissingOrder(t *testing.T, h *H) {
 	h.WantError(query(&dynamodb.QueryInput{ProjectionExpression: aws.String("#s, nope"), ExpressionAttributeNames: Names{"#s": "status"}}),
 		"ValidationException", gsi+"[nope, status]")
 	h.WantError(query(&dynamodb.QueryInput{ProjectionExpression: aws.String("x.y, q[0], x.z")}), "ValidationException", gsi+"[q, x]")
+	h.WantError(query(&dynamodb.QueryInput{ProjectionExpression: aws.String("lst, a, #s, lk"), ExpressionAttributeNames: Names{"#s": "status"}}),
+		"ValidationException", gsi+"[lst, status, lk]")
 	keyCond := map[string]types.Condition{"g": {ComparisonOperator: types.ComparisonOperatorEq, AttributeValueList: []types.AttributeValue{S("x")}}}
 	h.WantError(query(&dynamodb.QueryInput{KeyConditions: keyCond, AttributesToGet: []string{"zz", "aa", "mm"}}), "ValidationException", gsi+"[zz, aa, mm]")
 	h.WantError(query(&dynamodb.QueryInput{FilterExpression: aws.String("zz = :v AND aa = :v AND mm = :v")}), "ValidationException",

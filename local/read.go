@@ -303,11 +303,11 @@ func (sp *readSpec) checkProjectionProjected() error {
 	if missing := notProjected(ix, sp.proj.topLevel()); len(missing) > 0 {
 		if ix.Global {
 			// DynamoDB Local lists them as a Java HashSet holds them, added
-			// in the order of AttributesToGet or from the last path of a
-			// ProjectionExpression to the first.
+			// in the order of AttributesToGet or of its tree of the
+			// ProjectionExpression.
 			names := sp.proj.names
 			if sp.proj.names == nil {
-				names = sp.proj.p.TopLevelFromLast()
+				names = sp.proj.p.TopLevelInTreeOrder()
 			}
 			missing = notProjected(ix, expr.HashSetOrder(names))
 			return validationf("One or more parameter values were invalid: Global secondary index %s does not project [%s]", ix.Name, strings.Join(missing, ", "))

@@ -197,16 +197,23 @@ func (p *Projection) TopLevel() []string {
 	return p.top
 }
 
-// TopLevelFromLast returns the top-level attribute names of the projected
-// paths taken from the last path to the first, each once: the order in
-// which DynamoDB Local collects them (see HashSetOrder).
-func (p *Projection) TopLevelFromLast() []string {
+// TopLevelInTreeOrder returns the top-level attribute names of the
+// projected paths in the order of the top level of DynamoDB Local's tree of
+// the projection (see pathTree): the paths added from the last to the
+// first, iterated in the order of a Java HashMap. DynamoDB Local lists
+// attributes an index does not project after putting them, in this order,
+// in a Java HashSet (see HashSetOrder).
+func (p *Projection) TopLevelInTreeOrder() []string {
 	var names []string
 	for i := len(p.paths) - 1; i >= 0; i-- {
 		if n := p.paths[i][0].name; !slices.Contains(names, n) {
 			names = append(names, n)
 		}
 	}
+	n := javaCapacity(len(names))
+	slices.SortStableFunc(names, func(a, b string) int {
+		return javaBucket(stepHash(step{name: a, index: -1}), n) - javaBucket(stepHash(step{name: b, index: -1}), n)
+	})
 	return names
 }
 
