@@ -196,7 +196,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	env.logf("done in %v", time.Since(started).Round(time.Second))
 	if cfg.out != "" {
-		md := report(args, figs, sections, time.Since(started), load0)
+		md := report(args, figs, sections, time.Since(started), load0, revision(cfg.root))
 		if err := os.WriteFile(cfg.out, []byte(md), 0o644); err != nil {
 			return err
 		}
