@@ -42,12 +42,20 @@ func BenchmarkLatest(b *testing.B) {
 }
 
 // BenchmarkRange_Day reads one day of 1 Hz readings of one field, written
-// by flushes of flushEvery readings.
+// by flushes of flushEvery readings, and compacted if so.
 func BenchmarkRange_Day(b *testing.B) {
-	for _, flushEvery := range []int{60, 3600} {
-		b.Run(fmt.Sprintf("chunks-of-%d", flushEvery), func(b *testing.B) {
+	for _, c := range []struct {
+		flushEvery int
+		compacted  bool
+	}{{60, false}, {3600, false}, {60, true}} {
+		flushEvery := c.flushEvery
+		name := fmt.Sprintf("chunks-of-%d", flushEvery)
+		if c.compacted {
+			name += "-compacted"
+		}
+		b.Run(name, func(b *testing.B) {
 			ctx := context.Background()
-			st, _ := benchStore(b, Schema{Name: "S", Fields: []string{"v"}, NoRollups: true})
+			st, clk := benchStore(b, Schema{Name: "S", Fields: []string{"v"}, NoRollups: true})
 			k := st.Kind("S")
 			rs := make([]Reading, 86400)
 			v := 20.0
@@ -61,6 +69,14 @@ func BenchmarkRange_Day(b *testing.B) {
 				}
 				if err := st.Flush(ctx); err != nil {
 					b.Fatal(err)
+				}
+			}
+			if c.compacted {
+				for range 2 {
+					if err := k.Compact(ctx, "s", t0, t0.Add(24*time.Hour)); err != nil {
+						b.Fatal(err)
+					}
+					clk.Advance(st.opts.CompactGrace + time.Second)
 				}
 			}
 			st.Table().ResetStats()
