@@ -174,7 +174,7 @@ func runSeries(ctx context.Context, e *env) ([]Figure, section, error) {
 		}
 		ucs = append(ucs, uc)
 		figs = append(figs, Figure{
-			Name: fmt.Sprintf("series consumed units of a sample workload (%d readings at 1 Hz, Range, Latest), %s: embedded engine vs DynamoDB Local", c.checkPoints, l),
+			Name: fmt.Sprintf("series consumed units of a sample workload (%d readings at 1 Hz, compaction, Range, Latest), %s: embedded engine vs DynamoDB Local", c.checkPoints, l),
 			Ours: round(uc.localT, 1), Peer: ptr(round(uc.remote, 1)), Unit: "units",
 			Ratio: ptr(round(uc.localT/uc.remote, 3)), peerName: "DynamoDB Local", target: "= 1", met: check(sameUnits(uc.local, uc.ddb)),
 		})
@@ -217,9 +217,17 @@ func hzFigures(c seriesConfig, hzs []hzRun) []Figure {
 		for _, l := range allLayouts {
 			r := byKey(l, fl)
 			flush := fmtFlush(fl)
-			w := Figure{Name: fmt.Sprintf("series DynamoDB write units per reading at 1 Hz, %s, flushed every %s", l, flush),
+			name := fmt.Sprintf("series DynamoDB write units per reading at 1 Hz, %s, flushed every %s", l, flush)
+			if l == series.Chunks {
+				name += ", compaction included"
+			}
+			w := Figure{Name: name,
 				Ours: round(r.writeUnitsPerReading(), 4), Unit: "WCU/reading"}
-			rd := Figure{Name: fmt.Sprintf("series DynamoDB read units, %s of one series at 1 Hz, %s, flushed every %s", day, l, flush),
+			rname := fmt.Sprintf("series DynamoDB read units, %s of one series at 1 Hz, %s, flushed every %s", day, l, flush)
+			if l == series.Chunks {
+				rname += ", compacted"
+			}
+			rd := Figure{Name: rname,
 				Ours: round(r.dayRead.ReadUnits, 1), Unit: "RCU"}
 			if l != series.ItemPerReading {
 				w.Peer, w.peerName, w.Ratio = ptr(round(ipr.writeUnitsPerReading(), 4)), "item-per-reading", ptr(round(ipr.writeUnitsPerReading()/r.writeUnitsPerReading(), 1))
@@ -264,9 +272,9 @@ func writeIngestSection(sb *strings.Builder, c seriesConfig, cfg ingestConfig, o
 	if c.rollups {
 		rollups = "the default rollup tiers (their markers are written; the rollup pass is not run)"
 	}
-	fmt.Fprintf(sb, "- timetable: `series.Kind.Write` with `Options.WALDir` (each call returns once its readings are fsynced in the store's log; concurrent calls share fsyncs) over `local.Open(dir, nil)` (writes synced), default buffer settings (flush every 100,000 readings or minute), chunks layout, %s. Its time includes the final `Flush` that writes the last buffered readings to the table.\n", rollups)
-	fmt.Fprintf(sb, "- Prometheus TSDB (`github.com/prometheus/prometheus/tsdb` v0.315.0, `tsdb.DefaultOptions()`: write-ahead log on, uncompressed, head compaction into 2-hour blocks in the background): one `Appender` and `Commit` per series and block, series references cached as the scrape loop caches them; each field is a series of its own (`{__name__=\"sensor_a\", id=\"...\"}`), so a reading is %d samples. Its `Commit` writes the log to the operating system without an fsync (Prometheus syncs log segments when it closes them), so it is less durable than timetable's acknowledgement.\n\n", len(ingestFields))
-	sb.WriteString("| system | readings/s | samples/s | time | acknowledged after | CPU time | peak RSS | bytes/reading after compaction | folder after |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(sb, "- timetable: `series.Kind.Write` with `Options.WALDir` (each call returns once its readings are fsynced in the store's log; concurrent calls share fsyncs) over `local.Open(dir, nil)` (writes synced), default buffer settings (flush every 100,000 readings or minute), chunks layout, %s. Its time includes the final `Flush` that writes the last buffered readings to the table. Chunk compaction (merging the chunks of each series and hour) is not run by its timer during the ingest: `Store.Compact` runs after it, twice (the second pass deletes the merged items; `CompactGrace` is 1 ms as nothing reads meanwhile), timed apart.\n", rollups)
+	fmt.Fprintf(sb, "- Prometheus TSDB (`github.com/prometheus/prometheus/tsdb` v0.315.0, `tsdb.DefaultOptions()`: write-ahead log on, uncompressed, head compaction into 2-hour blocks in the background): one `Appender` and `Commit` per series and block, series references cached as the scrape loop caches them; each field is a series of its own (`{__name__=\"sensor_a\", id=\"...\"}`), so a reading is %d samples. Its `Commit` writes the log to the operating system without an fsync (Prometheus syncs log segments when it closes them), so it is less durable than timetable's acknowledgement. After the ingest, `DB.Compact` and `DB.CompactHead` persist the head into blocks and merge them as Prometheus would over the following hours, timed apart.\n\n", len(ingestFields))
+	sb.WriteString("| system | readings/s | samples/s | time | acknowledged after | CPU time | peak RSS | compaction after | bytes/reading after compaction | folder after |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	rows := []ingestResult{ours, prom}
 	if nosync != nil {
 		rows = append(rows, *nosync)
@@ -279,31 +287,36 @@ func writeIngestSection(sb *strings.Builder, c seriesConfig, cfg ingestConfig, o
 		case i == 2:
 			name = "timetable series, not synced"
 		}
-		fmt.Fprintf(sb, "| %s | %.0f | %.0f | %.1f s | %.1f s | %.1f s | %s | %.2f | %s |\n", name, r.rate(), float64(r.Samples)/r.Seconds,
-			r.Seconds, r.AckSeconds, r.CPUSeconds, fmtBytes(r.PeakRSS), float64(r.DataBytes)/float64(r.DataReadings), fmtBytes(r.DirBytes))
+		fmt.Fprintf(sb, "| %s | %.0f | %.0f | %.1f s | %.1f s | %.1f s | %s | %.1f s | %.2f | %s |\n", name, r.rate(), float64(r.Samples)/r.Seconds,
+			r.Seconds, r.AckSeconds, r.CPUSeconds, fmtBytes(r.PeakRSS), r.CompactSeconds, float64(r.DataBytes)/float64(r.DataReadings), fmtBytes(r.DirBytes))
 	}
 	if nosync != nil {
 		sb.WriteString("\nThe last row is timetable with Prometheus' durability: the same run with `WALNoSync` and the engine's `NoSync`, so that a write is acknowledged once it is written to the operating system, not synced; it shows what the fsyncs cost.\n")
 	}
-	fmt.Fprintf(sb, "\nBytes after compaction: for timetable, the sstables of the engine's Pebble database after the store is closed and the whole key space is compacted (the table's %d items weigh %.2f bytes per reading by DynamoDB's item size rules, %.2f with DynamoDB's 100 bytes of storage overhead per item); for Prometheus, its blocks (chunks, index, tombstones, meta) after the head is compacted into blocks, over the samples they hold. Peak RSS is the child process's VmHWM (from /proc) at the end of the ingest.\n\n",
+	fmt.Fprintf(sb, "\nBytes after compaction: for timetable, the sstables of the engine's Pebble database after the store is closed and the whole key space is compacted (the table's %d items weigh %.2f bytes per reading by DynamoDB's item size rules, %.2f with DynamoDB's 100 bytes of storage overhead per item); for Prometheus, its blocks (chunks, index, tombstones, meta) after the head is compacted into blocks, over the samples they hold. Peak RSS is the child process's VmHWM (from /proc) at the end of the ingest (before the compaction). CPU time is the process's user and system time during the ingest.\n\n",
 		ours.Items, float64(ours.ItemBytes)/float64(ours.Readings), float64(ours.ItemBytes+100*ours.Items)/float64(ours.Readings))
 }
 
 func writeLayoutSection(sb *strings.Builder, c seriesConfig, lis []layoutIngest) {
-	fmt.Fprintf(sb, "### Layouts: bytes per reading\n\nThe ingest's readings for %d series (%d readings each, %d fields), written the same way into each layout (buffered writes, default flush size, no log, engine writes not synced), flushed, then measured: the engine's sstables after a compaction of the whole key space, and the table's items by DynamoDB's size rules (and with its 100 bytes of overhead per item, which is what DynamoDB bills for storage).\n\n",
+	fmt.Fprintf(sb, "### Layouts: bytes per reading\n\nThe ingest's readings for %d series (%d readings each, %d fields), written the same way into each layout (buffered writes, default flush size, no log, engine writes not synced), flushed, compacted (chunks: two `Store.Compact` passes, the second deleting the merged items), then measured: the engine's sstables after a compaction of the whole key space, and the table's items by DynamoDB's size rules (and with its 100 bytes of overhead per item, which is what DynamoDB bills for storage).\n\n",
 		c.layoutIDs, c.readings, len(ingestFields))
-	sb.WriteString("| layout | items | sstables, bytes/reading | items, bytes/reading | billed by DynamoDB, bytes/reading | write units/reading | readings/s (not synced) |\n|---|---:|---:|---:|---:|---:|---:|\n")
+	sb.WriteString("| layout | items | sstables, bytes/reading | items, bytes/reading | billed by DynamoDB, bytes/reading | write units/reading | compaction, read / write units per reading | readings/s (not synced) |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range lis {
-		fmt.Fprintf(sb, "| %s | %d | %.2f | %.2f | %.2f | %.4f | %.0f |\n", r.layout, r.items, r.sstPerReading(),
-			float64(r.itemBytes)/float64(r.readings), r.billedPerReading(), r.stats.WriteUnits/float64(r.readings), float64(r.readings)/r.seconds)
+		comp := "-"
+		if r.layout == series.Chunks {
+			comp = fmt.Sprintf("%.4f / %.4f", r.compactStats.ReadUnits/float64(r.readings), r.compactStats.WriteUnits/float64(r.readings))
+		}
+		fmt.Fprintf(sb, "| %s | %d | %.2f | %.2f | %.2f | %.4f | %s | %.0f |\n", r.layout, r.items, r.sstPerReading(),
+			float64(r.itemBytes)/float64(r.readings), r.billedPerReading(), r.stats.WriteUnits/float64(r.readings), comp, float64(r.readings)/r.seconds)
 	}
 	sb.WriteString("\n")
 }
 
 func writeHzSection(sb *strings.Builder, c seriesConfig, hzs []hzRun) {
-	fmt.Fprintf(sb, "### Layouts at 1 Hz: DynamoDB units and reads\n\nOne series, %d readings of one field at 1 Hz (a random walk with two decimals) from midnight UTC, written through the buffer and flushed every minute (the store's default `FlushInterval`) or every hour; then one `Range` of the day (eventually consistent reads), one `Latest`, and the timed reads: each public read path (`Range`, `Iter`, `All`) %d times after a warm-up, on the embedded engine on disk. Units are those the table client's `Stats` report (ReturnConsumedCapacity TOTAL), which the embedded engine computes with DynamoDB's rules (checked against DynamoDB Local below).\n\n",
+	fmt.Fprintf(sb, "### Layouts at 1 Hz: DynamoDB units and reads\n\nOne series, %d readings of one field at 1 Hz (a random walk with two decimals) from midnight UTC, written through the buffer and flushed every minute (the store's default `FlushInterval`) or every hour, with the store's clock (`Options.Now`) following the readings as if they arrived live; for chunks, one `Range` of the day, then the compaction (two `Store.Compact` passes: merge each hour's chunks, delete the merged items); then one `Range` of the day (eventually consistent reads), one `Latest`, and the timed reads: each public read path (`Range`, `Iter`, `All`) %d times after a warm-up, on the embedded engine on disk. Units are those the table client's `Stats` report (ReturnConsumedCapacity TOTAL), which the embedded engine computes with DynamoDB's rules (checked against DynamoDB Local below).\n\n",
 		c.points, c.runs)
-	sb.WriteString("| layout | flush | write units/reading | write calls | read units, day | read calls, day | read units, Latest | items | sstables, bytes/reading | day read, median (Range / Iter / All) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	sb.WriteString("Write units per reading include the compaction's; its read units are shown apart (per reading), as is the day's read before it.\n\n")
+	sb.WriteString("| layout | flush | write units/reading | write calls | compaction, read / write units per reading | read units, day (before compaction) | read calls, day | read units, Latest | items | sstables, bytes/reading | day read, median (Range / Iter / All) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, r := range hzs {
 		var calls int64
 		for _, op := range r.writeStats.Ops {
@@ -317,8 +330,13 @@ func writeHzSection(sb *strings.Builder, c seriesConfig, hzs []hzRun) {
 		for _, p := range readPaths {
 			ts = append(ts, fmtDur(pct(r.times[p], 0.5)))
 		}
-		fmt.Fprintf(sb, "| %s | %s | %.4f | %d | %.1f | %d | %.1f | %d | %.3f | %s |\n", r.layout, fmtFlush(r.flushEvery), r.writeUnitsPerReading(), calls,
-			r.dayRead.ReadUnits, rcalls, r.latestRead.ReadUnits, r.items, float64(r.sstBytes)/float64(r.points), strings.Join(ts, " / "))
+		comp, before := "-", ""
+		if r.layout == series.Chunks {
+			comp = fmt.Sprintf("%.4f / %.4f", r.compactStats.ReadUnits/float64(r.points), r.compactStats.WriteUnits/float64(r.points))
+			before = fmt.Sprintf(" (%.1f)", r.dayReadBefore.ReadUnits)
+		}
+		fmt.Fprintf(sb, "| %s | %s | %.4f | %d | %s | %.1f%s | %d | %.1f | %d | %.3f | %s |\n", r.layout, fmtFlush(r.flushEvery), r.writeUnitsPerReading(), calls, comp,
+			r.dayRead.ReadUnits, before, rcalls, r.latestRead.ReadUnits, r.items, float64(r.sstBytes)/float64(r.points), strings.Join(ts, " / "))
 	}
 	sb.WriteString("\n")
 }
@@ -341,7 +359,7 @@ func writeCheckSection(sb *strings.Builder, ucs []unitCheck) {
 	if len(ucs) == 0 {
 		return
 	}
-	fmt.Fprintf(sb, "### Consumed capacity checked against DynamoDB Local\n\nThe same sample workload on the embedded engine (in memory) and on DynamoDB Local (over HTTP), a table of its own for each layout: one series, %d readings at 1 Hz flushed every 60 readings, one `Range` of them and one `Latest`. Units per operation as each backend reported them (ReturnConsumedCapacity TOTAL), read / write:\n\n",
+	fmt.Fprintf(sb, "### Consumed capacity checked against DynamoDB Local\n\nThe same sample workload on the embedded engine (in memory) and on DynamoDB Local (over HTTP), a table of its own for each layout: one series, %d readings at 1 Hz flushed every 60 readings (for chunks, then compacted), one `Range` of them and one `Latest`. Units per operation as each backend reported them (ReturnConsumedCapacity TOTAL), read / write:\n\n",
 		ucs[0].points)
 	sb.WriteString("| layout | operation | calls | embedded engine | DynamoDB Local | same |\n|---|---|---:|---:|---:|---|\n")
 	for _, uc := range ucs {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -23,9 +24,11 @@ import (
 var allLayouts = []series.Layout{series.ItemPerReading, series.DayPartitioned, series.Buckets, series.Chunks}
 
 // storeOptions are the options of the stores of the layout runs: no
-// background flush or rollup pass (flushes are explicit), no log.
+// background flush, rollup or compaction pass (flushes and compactions
+// are explicit, and compaction deletes the merged items at once), no log.
 func storeOptions(tableName string) *series.Options {
-	return &series.Options{Table: tableName, FlushInterval: -1, RollupInterval: -1, FlushSize: 1 << 20, MaxBuffered: 4 << 20}
+	return &series.Options{Table: tableName, FlushInterval: -1, RollupInterval: -1, CompactInterval: -1, CompactGrace: time.Millisecond,
+		FlushSize: 1 << 20, MaxBuffered: 4 << 20}
 }
 
 // openEngine opens a fresh embedded engine on disk in a new folder under
@@ -46,14 +49,16 @@ func openEngine(e *env, prefix string) (*local.DB, string, error) {
 // layoutIngest is the ingest shape (1-minute readings of 3 fields) in one
 // layout, on a smaller number of series.
 type layoutIngest struct {
-	layout     series.Layout
-	readings   int64
-	seconds    float64
-	stats      table.Stats
-	items      int64
-	itemBytes  int64
-	sstBytes   int64
-	totalBytes int64
+	layout   series.Layout
+	readings int64
+	seconds  float64
+	stats    table.Stats
+	// compactStats: the units of the compaction passes (chunks only).
+	compactStats table.Stats
+	items        int64
+	itemBytes    int64
+	sstBytes     int64
+	totalBytes   int64
 }
 
 func (r layoutIngest) sstPerReading() float64 { return float64(r.sstBytes) / float64(r.readings) }
@@ -106,6 +111,13 @@ func runLayoutIngest(ctx context.Context, e *env, layout series.Layout, cfg inge
 		return layoutIngest{}, err
 	}
 	r := layoutIngest{layout: layout, readings: int64(cfg.IDs) * int64(cfg.Readings), seconds: time.Since(t0).Seconds(), stats: st.Table().Stats()}
+	if layout == series.Chunks {
+		st.Table().ResetStats()
+		if err := compactStore(ctx, st); err != nil {
+			return layoutIngest{}, err
+		}
+		r.compactStats = st.Table().Stats()
+	}
 	if err := st.Close(); err != nil {
 		return layoutIngest{}, err
 	}
@@ -129,6 +141,10 @@ type hzRun struct {
 	flushEvery int
 	points     int
 	writeStats table.Stats
+	// compactStats: the units of the compaction passes after the writes
+	// (chunks only); dayReadBefore: one Range of the day before them.
+	compactStats  table.Stats
+	dayReadBefore table.Stats
 	// dayRead: read units of one Range of the whole day (and the
 	// operations it took); latestRead: of one Latest.
 	dayRead    table.Stats
@@ -140,7 +156,11 @@ type hzRun struct {
 	sstBytes         int64
 }
 
-func (r hzRun) writeUnitsPerReading() float64 { return r.writeStats.WriteUnits / float64(r.points) }
+// writeUnitsPerReading are the write units of the writes and of the
+// compaction per reading.
+func (r hzRun) writeUnitsPerReading() float64 {
+	return (r.writeStats.WriteUnits + r.compactStats.WriteUnits) / float64(r.points)
+}
 
 // fastest returns the read path with the lowest median and its median.
 func (r hzRun) fastest() (string, time.Duration) {
@@ -172,16 +192,43 @@ func hzReadings(day time.Time, points int) []series.Reading {
 	return rs
 }
 
-// writeHz writes rs to series id of k in flushes of flushEvery readings.
-func writeHz(ctx context.Context, st *series.Store, k *series.Kind, id string, rs []series.Reading, flushEvery int) error {
+// simClock is the clock of a store fed with readings of the past as if
+// they arrived live: it runs at the real pace from the instant last set.
+type simClock struct {
+	mu     sync.Mutex
+	offset time.Duration
+}
+
+func (c *simClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return time.Now().Add(c.offset)
+}
+
+// Set makes the clock read t now.
+func (c *simClock) Set(t time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.offset = time.Until(t)
+}
+
+// writeHz writes rs to series id of k in flushes of flushEvery readings,
+// each at the simulated time just after its last reading (so that the
+// store behaves as with live readings: it writes a period's markers once,
+// not at every flush), then sets the clock to an hour after the last
+// reading, when every hour can be compacted.
+func writeHz(ctx context.Context, st *series.Store, clk *simClock, k *series.Kind, id string, rs []series.Reading, flushEvery int) error {
 	for i := 0; i < len(rs); i += flushEvery {
-		if err := k.Write(ctx, id, rs[i:min(i+flushEvery, len(rs))]...); err != nil {
+		batch := rs[i:min(i+flushEvery, len(rs))]
+		clk.Set(batch[len(batch)-1].Time.Add(time.Second))
+		if err := k.Write(ctx, id, batch...); err != nil {
 			return err
 		}
 		if err := st.Flush(ctx); err != nil {
 			return err
 		}
 	}
+	clk.Set(rs[len(rs)-1].Time.Add(time.Hour))
 	return nil
 }
 
@@ -231,7 +278,10 @@ func runHz(ctx context.Context, e *env, layout series.Layout, points, flushEvery
 	defer os.RemoveAll(dir)
 	defer db.Close()
 	const tableName = "bench_hz"
-	st, err := series.Open(ctx, db, storeOptions(tableName), hzSchema(layout))
+	clk := &simClock{}
+	o := storeOptions(tableName)
+	o.Now = clk.Now
+	st, err := series.Open(ctx, db, o, hzSchema(layout))
 	if err != nil {
 		return hzRun{}, err
 	}
@@ -243,11 +293,23 @@ func runHz(ctx context.Context, e *env, layout series.Layout, points, flushEvery
 	day := hzDay()
 	rs := hzReadings(day, points)
 	st.Table().ResetStats()
-	if err := writeHz(ctx, st, k, "1", rs, flushEvery); err != nil {
+	if err := writeHz(ctx, st, clk, k, "1", rs, flushEvery); err != nil {
 		return hzRun{}, err
 	}
 	r := hzRun{layout: layout, flushEvery: flushEvery, points: points, writeStats: st.Table().Stats(), times: map[string][]time.Duration{}}
 	from, to := day, day.Add(24*time.Hour)
+	if layout == series.Chunks {
+		st.Table().ResetStats()
+		if err := readDay(ctx, k, "1", "Range", from, to, points); err != nil {
+			return hzRun{}, err
+		}
+		r.dayReadBefore = st.Table().Stats()
+		st.Table().ResetStats()
+		if err := compactStore(ctx, st); err != nil {
+			return hzRun{}, err
+		}
+		r.compactStats = st.Table().Stats()
+	}
 	st.Table().ResetStats()
 	if err := readDay(ctx, k, "1", "Range", from, to, points); err != nil {
 		return hzRun{}, err
@@ -396,10 +458,14 @@ type unitCheck struct {
 }
 
 // sampleWorkload writes points 1 Hz readings to one series with a flush
-// every 60 readings, reads them back with Range and reads Latest, on api,
+// every 60 readings (and compacts them, for chunks), reads them back with
+// Range and reads Latest, on api,
 // in a table of its own, and returns the units the table client reports.
 func sampleWorkload(ctx context.Context, api timetable.API, tableName string, layout series.Layout, points int) (table.Stats, error) {
-	st, err := series.Open(ctx, api, storeOptions(tableName), hzSchema(layout))
+	clk := &simClock{}
+	o := storeOptions(tableName)
+	o.Now = clk.Now
+	st, err := series.Open(ctx, api, o, hzSchema(layout))
 	if err != nil {
 		return table.Stats{}, err
 	}
@@ -410,8 +476,13 @@ func sampleWorkload(ctx context.Context, api timetable.API, tableName string, la
 	st.Table().ResetStats()
 	k := st.Kind("SENSOR")
 	day := hzDay()
-	if err := writeHz(ctx, st, k, "1", hzReadings(day, points), 60); err != nil {
+	if err := writeHz(ctx, st, clk, k, "1", hzReadings(day, points), 60); err != nil {
 		return table.Stats{}, err
+	}
+	if layout == series.Chunks {
+		if err := compactStore(ctx, st); err != nil {
+			return table.Stats{}, err
+		}
 	}
 	if err := readDay(ctx, k, "1", "Range", day, day.Add(24*time.Hour), points); err != nil {
 		return table.Stats{}, err
