@@ -27,8 +27,9 @@ type seriesConfig struct {
 }
 
 // seriesFlushes are the flush periods of the 1 Hz runs, in readings
-// (seconds): the store's default FlushInterval (1 minute), and one hour.
-var seriesFlushes = []int{60, 3600}
+// (seconds): 1 minute, 5 minutes (the store's default FlushInterval) and
+// 1 hour.
+var seriesFlushes = []int{60, 300, 3600}
 
 func check(ok bool) *bool { return &ok }
 
@@ -272,7 +273,7 @@ func writeIngestSection(sb *strings.Builder, c seriesConfig, cfg ingestConfig, o
 	if c.rollups {
 		rollups = "the default rollup tiers (their markers are written; the rollup pass is not run)"
 	}
-	fmt.Fprintf(sb, "- timetable: `series.Kind.Write` with `Options.WALDir` (each call returns once its readings are fsynced in the store's log; concurrent calls share fsyncs) over `local.Open(dir, nil)` (writes synced), default buffer settings (flush every 100,000 readings or minute), chunks layout, %s. Its time includes the final `Flush` that writes the last buffered readings to the table. Chunk compaction (merging the chunks of each series and hour) is not run by its timer during the ingest: `Store.Compact` runs after it, twice (the second pass deletes the merged items; `CompactGrace` is 1 ms as nothing reads meanwhile), timed apart.\n", rollups)
+	fmt.Fprintf(sb, "- timetable: `series.Kind.Write` with `Options.WALDir` (each call returns once its readings are fsynced in the store's log; concurrent calls share fsyncs) over `local.Open(dir, nil)` (writes synced), default buffer settings (a flush every 100,000 readings, or by the timer), chunks layout, %s. Its time includes the final `Flush` that writes the last buffered readings to the table. Chunk compaction (merging the chunks of each series and hour) is not run by its timer during the ingest: `Store.Compact` runs after it, twice (the second pass deletes the merged items; `CompactGrace` is 1 ms as nothing reads meanwhile), timed apart.\n", rollups)
 	fmt.Fprintf(sb, "- Prometheus TSDB (`github.com/prometheus/prometheus/tsdb` v0.315.0, `tsdb.DefaultOptions()`: write-ahead log on, uncompressed, head compaction into 2-hour blocks in the background): one `Appender` and `Commit` per series and block, series references cached as the scrape loop caches them; each field is a series of its own (`{__name__=\"sensor_a\", id=\"...\"}`), so a reading is %d samples. Its `Commit` writes the log to the operating system without an fsync (Prometheus syncs log segments when it closes them), so it is less durable than timetable's acknowledgement. After the ingest, `DB.Compact` and `DB.CompactHead` persist the head into blocks and merge them as Prometheus would over the following hours, timed apart.\n\n", len(ingestFields))
 	sb.WriteString("| system | readings/s | samples/s | time | acknowledged after | CPU time | peak RSS | compaction after | bytes/reading after compaction | folder after |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	rows := []ingestResult{ours, prom}
@@ -313,7 +314,7 @@ func writeLayoutSection(sb *strings.Builder, c seriesConfig, lis []layoutIngest)
 }
 
 func writeHzSection(sb *strings.Builder, c seriesConfig, hzs []hzRun) {
-	fmt.Fprintf(sb, "### Layouts at 1 Hz: DynamoDB units and reads\n\nOne series, %d readings of one field at 1 Hz (a random walk with two decimals) from midnight UTC, written through the buffer and flushed every minute (the store's default `FlushInterval`) or every hour, with the store's clock (`Options.Now`) following the readings as if they arrived live; for chunks, one `Range` of the day, then the compaction (two `Store.Compact` passes: merge each hour's chunks, delete the merged items); then one `Range` of the day (eventually consistent reads), one `Latest`, and the timed reads: each public read path (`Range`, `Iter`, `All`) %d times after a warm-up, on the embedded engine on disk. Units are those the table client's `Stats` report (ReturnConsumedCapacity TOTAL), which the embedded engine computes with DynamoDB's rules (checked against DynamoDB Local below).\n\n",
+	fmt.Fprintf(sb, "### Layouts at 1 Hz: DynamoDB units and reads\n\nOne series, %d readings of one field at 1 Hz (a random walk with two decimals) from midnight UTC, written through the buffer and flushed every minute, every 5 minutes (the store's default `FlushInterval`) or every hour, with the store's clock (`Options.Now`) following the readings as if they arrived live; for chunks, one `Range` of the day, then the compaction (two `Store.Compact` passes: merge each hour's chunks, delete the merged items); then one `Range` of the day (eventually consistent reads), one `Latest`, and the timed reads: each public read path (`Range`, `Iter`, `All`) %d times after a warm-up, on the embedded engine on disk. Units are those the table client's `Stats` report (ReturnConsumedCapacity TOTAL), which the embedded engine computes with DynamoDB's rules (checked against DynamoDB Local below).\n\n",
 		c.points, c.runs)
 	sb.WriteString("Write units per reading include the compaction's; its read units are shown apart (per reading), as is the day's read before it.\n\n")
 	sb.WriteString("| layout | flush | write units/reading | write calls | compaction, read / write units per reading | read units, day (before compaction) | read calls, day | read units, Latest | items | sstables, bytes/reading | day read, median (Range / Iter / All) |\n|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
