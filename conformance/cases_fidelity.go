@@ -38,6 +38,8 @@ func init() {
 		Case{"QueryOrder/Checks", queryOrderChecks},
 		Case{"IndexKey/EmptyStringInKeyCondition", indexKeyEmptyString},
 		Case{"IndexWrite/NumberRespelled", indexWriteNumberRespelled},
+		Case{"ScanOrder/Checks", scanOrderChecks},
+		Case{"WriteOrder/ParametersBeforeItem", writeOrderParams},
 	)
 }
 
@@ -813,4 +815,56 @@ func indexWriteNumberRespelled(t *testing.T, h *H) {
 			t.Fatalf("%s with %s: consumed %+v, want 1 unit and no index write", c.update, c.value, cc)
 		}
 	}
+}
+
+// scanOrderChecks: a Scan's index and ConsistentRead come first, then its
+// parameters, Limit, expressions, start key, Select and segments.
+func scanOrderChecks(t *testing.T, h *H) {
+	tab := fidTable(h)
+	scan := func(in *dynamodb.ScanInput) error {
+		in.TableName = aws.String(tab)
+		_, err := h.API.Scan(h.Ctx, in)
+		return err
+	}
+	const selectMsg = "Select must be ALL_ATTRIBUTES, ALL_PROJECTED_ATTRIBUTES, COUNT, or SPECIFIC_ATTRIBUTES"
+	h.WantError(scan(&dynamodb.ScanInput{FilterExpression: aws.String("a = "), IndexName: aws.String("nope")}), "ValidationException",
+		"The table does not have the specified index: nope")
+	h.WantError(scan(&dynamodb.ScanInput{IndexName: aws.String("gsi"), ConsistentRead: aws.Bool(true), Limit: aws.Int32(0)}), "ValidationException",
+		"Consistent reads are not supported on global secondary indexes")
+	h.WantError(scan(&dynamodb.ScanInput{ConditionalOperator: types.ConditionalOperatorOr, Limit: aws.Int32(0)}), "ValidationException",
+		"ConditionalOperator cannot be used without Filter or Expected")
+	h.WantError(scan(&dynamodb.ScanInput{ExpressionAttributeValues: Item{":u": N("1")}, ProjectionExpression: aws.String("a"), Limit: aws.Int32(0)}),
+		"ValidationException", "ExpressionAttributeValues can only be specified when using expressions: FilterExpression is null")
+	h.WantError(scan(&dynamodb.ScanInput{FilterExpression: aws.String("contains(a, a)"), Limit: aws.Int32(0)}), "ValidationException",
+		"Limit must be greater than or equal to 1")
+	h.WantError(scan(&dynamodb.ScanInput{AttributesToGet: []string{"a", "a"}, Limit: aws.Int32(0)}), "ValidationException",
+		"Limit must be greater than or equal to 1")
+	h.WantError(scan(&dynamodb.ScanInput{Select: "BOGUS", FilterExpression: aws.String("a = ")}), "ValidationException",
+		"~Invalid FilterExpression: Syntax error")
+	h.WantError(scan(&dynamodb.ScanInput{ExclusiveStartKey: Item{"pk": N("1")}, Select: "BOGUS", Segment: aws.Int32(0), TotalSegments: aws.Int32(2)}),
+		"ValidationException", "Exclusive Start Key must have same size as table's key schema")
+	h.WantError(scan(&dynamodb.ScanInput{Select: "BOGUS", TotalSegments: aws.Int32(2)}), "ValidationException", selectMsg)
+}
+
+// writeOrderParams: a write's parameters (mixed expression and legacy
+// parameters, placeholders without expressions) are checked before its
+// item or key; its expressions after.
+func writeOrderParams(t *testing.T, h *H) {
+	tab := fidTable(h)
+	badNumber := Item{"pk": S("o"), "sk": N("1"), "x": N(" 1")}
+	_, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(tab), Item: badNumber, ExpressionAttributeValues: Item{":u": N("1")}})
+	h.WantError(err, "ValidationException", "ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null")
+	_, err = h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(tab), Item: Item{"pk": S("o"), "sk": N("1"), "x": SS()},
+		ConditionExpression: aws.String("a = :v"), Expected: map[string]types.ExpectedAttributeValue{"a": {Exists: aws.Bool(false)}}})
+	h.WantError(err, "ValidationException", "Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {Expected} Expression parameters: {ConditionExpression}")
+	_, err = h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(tab), Item: Item{"pk": S("o"), "sk": N("1"), "x": SS()},
+		ConditionExpression: aws.String("a,,")})
+	h.WantError(err, "ValidationException", "One or more parameter values were invalid: An string set  may not be empty")
+	badKey := Item{"pk": N("1"), "sk": N("1")}
+	_, err = h.API.DeleteItem(h.Ctx, &dynamodb.DeleteItemInput{TableName: aws.String(tab), Key: badKey, ExpressionAttributeValues: Item{":u": N("1")}})
+	h.WantError(err, "ValidationException", "ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null")
+	_, err = h.API.UpdateItem(h.Ctx, &dynamodb.UpdateItemInput{TableName: aws.String(tab), Key: badKey, UpdateExpression: aws.String("SET a = ")})
+	h.WantError(err, "ValidationException", "One or more parameter values were invalid: Type mismatch for key")
+	_, err = h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(tab), Item: fidKey("o", "1"), ConditionalOperator: types.ConditionalOperatorAnd})
+	h.WantError(err, "ValidationException", "ConditionalOperator cannot be used without Filter or Expected")
 }

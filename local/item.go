@@ -185,10 +185,24 @@ type writeExprs struct {
 	update *expr.Update
 }
 
-func compileWrite(cond *string, expected map[string]types.ExpectedAttributeValue, op types.ConditionalOperator,
+// writeParams makes the checks of a write's parameters that DynamoDB makes
+// before those of its item or key: expression and legacy parameters mixed,
+// placeholders without expressions. compileWrite makes them too.
+func writeParams(cond *string, expected map[string]types.ExpectedAttributeValue, op types.ConditionalOperator,
 	update *string, attrUpdates map[string]types.AttributeValueUpdate,
-	names map[string]string, values Item, isUpdate bool) (writeExprs, error) {
-	var w writeExprs
+	names map[string]string, values Item, isUpdate bool) error {
+	if len(expected) == 0 && len(attrUpdates) == 0 && op == "" && (cond != nil || update != nil) {
+		return nil // the usual case
+	}
+	_, err := compileParams(cond, expected, op, update, attrUpdates, names, values, isUpdate)
+	return err
+}
+
+// compileParams checks the parameters of a write and reports whether it
+// uses expressions.
+func compileParams(cond *string, expected map[string]types.ExpectedAttributeValue, op types.ConditionalOperator,
+	update *string, attrUpdates map[string]types.AttributeValueUpdate,
+	names map[string]string, values Item, isUpdate bool) (bool, error) {
 	var legacy, exprs []string
 	if len(expected) > 0 {
 		legacy = append(legacy, "Expected")
@@ -206,21 +220,32 @@ func compileWrite(cond *string, expected map[string]types.ExpectedAttributeValue
 		exprs = append(exprs, "UpdateExpression")
 	}
 	if err := mixedParams(legacy, exprs); err != nil {
-		return w, err
+		return false, err
 	}
 	if len(exprs) == 0 {
 		if len(names) > 0 {
-			return w, validationError("ExpressionAttributeNames can only be specified when using expressions")
+			return false, validationError("ExpressionAttributeNames can only be specified when using expressions")
 		}
 		if len(values) > 0 {
 			if isUpdate {
-				return w, validationError("ExpressionAttributeValues can only be specified when using expressions: UpdateExpression and ConditionExpression are null")
+				return false, validationError("ExpressionAttributeValues can only be specified when using expressions: UpdateExpression and ConditionExpression are null")
 			}
-			return w, validationError("ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null")
+			return false, validationError("ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null")
 		}
-	} else {
+	}
+	return len(exprs) > 0, nil
+}
+
+func compileWrite(cond *string, expected map[string]types.ExpectedAttributeValue, op types.ConditionalOperator,
+	update *string, attrUpdates map[string]types.AttributeValueUpdate,
+	names map[string]string, values Item, isUpdate bool) (writeExprs, error) {
+	var w writeExprs
+	useExprs, err := compileParams(cond, expected, op, update, attrUpdates, names, values, isUpdate)
+	if err != nil {
+		return w, err
+	}
+	if useExprs {
 		c := expr.NewCompiler(names, values)
-		var err error
 		if update != nil {
 			if w.update, err = c.Update(*update); err != nil {
 				return w, err
@@ -236,13 +261,12 @@ func compileWrite(cond *string, expected map[string]types.ExpectedAttributeValue
 		}
 		return w, nil
 	}
-	var err error
 	if len(expected) > 0 {
 		if w.cond, err = expr.Expected(expected, op); err != nil {
 			return w, err
 		}
 	} else if op != "" {
-		return w, validationError("ConditionalOperator cannot be used without Expected")
+		return w, validationError("ConditionalOperator cannot be used without Filter or Expected")
 	}
 	if len(attrUpdates) > 0 {
 		if w.update, err = expr.AttributeUpdates(attrUpdates); err != nil {
@@ -313,6 +337,9 @@ func (db *DB) preparePut(m *tableMeta, item Item, cond *string, expected map[str
 		return nil, err
 	}
 	if err := checkReturnOnFailure(onFail); err != nil {
+		return nil, err
+	}
+	if err := writeParams(cond, expected, cop, nil, nil, names, values, false); err != nil {
 		return nil, err
 	}
 	item, err := normalizeItem(item)
@@ -546,6 +573,9 @@ func (db *DB) prepareDelete(m *tableMeta, key Item, cond *string, expected map[s
 	if err := checkReturnOnFailure(onFail); err != nil {
 		return nil, err
 	}
+	if err := writeParams(cond, expected, cop, nil, nil, names, values, false); err != nil {
+		return nil, err
+	}
 	k, err := m.keyFromMap(key)
 	if err != nil {
 		return nil, err
@@ -605,6 +635,9 @@ func (db *DB) prepareUpdate(m *tableMeta, key Item, update *string, attrUpdates 
 		return nil, err
 	}
 	if err := checkReturnOnFailure(onFail); err != nil {
+		return nil, err
+	}
+	if err := writeParams(cond, expected, cop, update, attrUpdates, names, values, true); err != nil {
 		return nil, err
 	}
 	k, err := m.keyFromMap(key)

@@ -140,6 +140,8 @@ func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 		if filter, err = expr.LegacyFilter(in.QueryFilter, in.ConditionalOperator); err != nil {
 			return nil, err
 		}
+	} else if in.ConditionalOperator != "" {
+		return nil, validationError("ConditionalOperator cannot be used without Filter or Expected")
 	}
 	if len(in.AttributesToGet) > 0 {
 		if proj, err = attributesToGet(in.AttributesToGet); err != nil {
@@ -351,6 +353,18 @@ func (db *DB) scanOp(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
 		return nil, err
 	}
 	m := t.m()
+	// DynamoDB Local checks a Scan in this order: index, ConsistentRead,
+	// parameters, ScanFilter, placeholders without expressions, Limit,
+	// AttributesToGet, expressions; the
+	// start key; Select; segments; the start key against the segment;
+	// nested paths into keys; the attributes an index projects.
+	sp, err := newSpec(m, in.IndexName, in.Select, in.ConsistentRead)
+	if err != nil {
+		return nil, err
+	}
+	if err := sp.checkConsistent(); err != nil {
+		return nil, err
+	}
 	var legacy, exprs []string
 	if len(in.ScanFilter) > 0 {
 		legacy = append(legacy, "ScanFilter")
@@ -374,6 +388,27 @@ func (db *DB) scanOp(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
 		filter *expr.Condition
 		proj   projector
 	)
+	if len(in.ScanFilter) > 0 {
+		if filter, err = expr.LegacyFilter(in.ScanFilter, in.ConditionalOperator); err != nil {
+			return nil, err
+		}
+	} else if in.ConditionalOperator != "" {
+		return nil, validationError("ConditionalOperator cannot be used without Filter or Expected")
+	}
+	if len(exprs) == 0 && len(in.ExpressionAttributeNames) > 0 {
+		return nil, validationError("ExpressionAttributeNames can only be specified when using expressions")
+	}
+	if in.FilterExpression == nil && len(in.ExpressionAttributeValues) > 0 {
+		return nil, validationError("ExpressionAttributeValues can only be specified when using expressions: FilterExpression is null")
+	}
+	if sp.limit, err = checkLimit(in.Limit); err != nil {
+		return nil, err
+	}
+	if len(in.AttributesToGet) > 0 {
+		if proj, err = attributesToGet(in.AttributesToGet); err != nil {
+			return nil, err
+		}
+	}
 	if len(exprs) > 0 {
 		c := expr.NewCompiler(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 		if in.FilterExpression != nil {
@@ -391,23 +426,16 @@ func (db *DB) scanOp(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
 		if err := c.Finish(); err != nil {
 			return nil, err
 		}
-	} else {
-		if len(in.ExpressionAttributeNames) > 0 {
-			return nil, validationError("ExpressionAttributeNames can only be specified when using expressions")
-		}
-		if len(in.ExpressionAttributeValues) > 0 {
-			return nil, validationError("ExpressionAttributeValues can only be specified when using expressions: FilterExpression is null")
-		}
 	}
-	if len(in.ScanFilter) > 0 {
-		if filter, err = expr.LegacyFilter(in.ScanFilter, in.ConditionalOperator); err != nil {
+	sp.proj, sp.filter = proj, filter
+	var start []byte
+	if in.ExclusiveStartKey != nil {
+		if start, err = sp.startKey(in.ExclusiveStartKey); err != nil {
 			return nil, err
 		}
 	}
-	if len(in.AttributesToGet) > 0 {
-		if proj, err = attributesToGet(in.AttributesToGet); err != nil {
-			return nil, err
-		}
+	if err := sp.checkSelect(in.ProjectionExpression != nil); err != nil {
+		return nil, err
 	}
 	// Segments.
 	seg, total := uint64(0), uint64(1)
@@ -426,10 +454,6 @@ func (db *DB) scanOp(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
 		}
 		seg, total = uint64(*in.Segment), uint64(*in.TotalSegments)
 	}
-	sp, err := resolveSpec(m, in.IndexName, in.Select, proj, in.ProjectionExpression != nil, filter, in.Limit, in.ConsistentRead)
-	if err != nil {
-		return nil, err
-	}
 	id := uint32(baseIndex)
 	if sp.ix != nil {
 		id = sp.ix.ID
@@ -443,18 +467,14 @@ func (db *DB) scanOp(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
 			upper = append(append([]byte(nil), p...), be64(hi)...)
 		}
 	}
-	if in.ExclusiveStartKey != nil {
-		sk, err := sp.startKey(in.ExclusiveStartKey)
-		if err != nil {
-			return nil, err
-		}
-		if bytes.Compare(sk, lower) < 0 || bytes.Compare(sk, upper) >= 0 {
+	if start != nil {
+		if bytes.Compare(start, lower) < 0 || bytes.Compare(start, upper) >= 0 {
 			return nil, validationError("Exclusive start key must lie within the segment")
 		}
-		lower = keyAfter(sk)
+		lower = keyAfter(start)
 	}
-	// DynamoDB Local checks nested paths into key attributes per
-	// expression (filter, then projection) after the start key.
+	// Nested paths into key attributes, per expression (filter, then
+	// projection).
 	if err := m.checkNested(condNested(filter)); err != nil {
 		return nil, err
 	}

@@ -177,28 +177,6 @@ func conditionAttrs(c *expr.Condition) ([]string, bool) {
 	return nil, false
 }
 
-// resolveSpec validates the parts of a Scan request that do not depend on
-// keys, except the attributes an index projects (checkProjected): index,
-// Limit, ConsistentRead, Select.
-func resolveSpec(m *tableMeta, indexName *string, sel types.Select, proj projector, projIsExpr bool,
-	filter *expr.Condition, limit *int32, consistent *bool) (*readSpec, error) {
-	sp, err := newSpec(m, indexName, sel, consistent)
-	if err != nil {
-		return nil, err
-	}
-	if sp.limit, err = checkLimit(limit); err != nil {
-		return nil, err
-	}
-	sp.proj, sp.filter = proj, filter
-	if err := sp.checkConsistent(); err != nil {
-		return nil, err
-	}
-	if err := sp.checkSelect(projIsExpr); err != nil {
-		return nil, err
-	}
-	return sp, nil
-}
-
 // newSpec starts the spec of a Query or Scan of the table or of the index
 // named, which must exist.
 func newSpec(m *tableMeta, indexName *string, sel types.Select, consistent *bool) (*readSpec, error) {
