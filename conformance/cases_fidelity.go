@@ -40,6 +40,7 @@ func init() {
 		Case{"IndexWrite/NumberRespelled", indexWriteNumberRespelled},
 		Case{"ScanOrder/Checks", scanOrderChecks},
 		Case{"WriteOrder/ParametersBeforeItem", writeOrderParams},
+		Case{"UpdateOrder/KeysOfTheNewItem", updateOrderNewItemKeys},
 	)
 }
 
@@ -867,4 +868,21 @@ func writeOrderParams(t *testing.T, h *H) {
 	h.WantError(err, "ValidationException", "One or more parameter values were invalid: Type mismatch for key")
 	_, err = h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(tab), Item: fidKey("o", "1"), ConditionalOperator: types.ConditionalOperatorAnd})
 	h.WantError(err, "ValidationException", "ConditionalOperator cannot be used without Filter or Expected")
+}
+
+// updateOrderNewItemKeys: an update that writes both table keys names the
+// hash key; one that leaves an index key empty gets DynamoDB's update
+// message, before the index keys' types, and is thrown in a transaction.
+func updateOrderNewItemKeys(t *testing.T, h *H) {
+	tab := fidTable(h)
+	key := fidKey("ie", "1")
+	_, err := h.UpdateErr(tab, key, "SET sk = :e REMOVE pk", nil, Item{":e": N("1")}, "")
+	h.WantError(err, "ValidationException", "One or more parameter values were invalid: Cannot update attribute pk. This attribute is part of the key")
+	const empty = "One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty string value."
+	_, err = h.UpdateErr(tab, key, "SET g = :e, gn = :s", nil, Item{":e": S(""), ":s": S("x")}, "")
+	h.WantError(err, "ValidationException", empty)
+	_, err = h.UpdateErr(tab, key, "SET g = :e, gn = :s", nil, Item{":e": S("a"), ":s": S("x")}, "")
+	h.WantError(err, "ValidationException", "One or more parameter values were invalid: Type mismatch for Index Key")
+	h.WantError(h.fTransact(fTxUpdate(tab, key, "SET g = :e", "", Item{":e": S("")}), fTxUpdate(tab, fidKey("ie", "2"), "SET a = zz", "", nil)),
+		"ValidationException", empty)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -457,8 +458,9 @@ func (m *tableMeta) apply(w *itemWrite, old Item) (Item, error) {
 		}
 		return old, nil
 	}
-	for _, name := range w.exprs.update.TopLevel() {
-		if m.isTableKey(name) {
+	// Key attributes in the order of the key schema, as DynamoDB Local.
+	for _, name := range [2]string{m.Hash, m.Range} {
+		if name != "" && slices.Contains(w.exprs.update.TopLevel(), name) {
 			return nil, &errAlone{validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)}
 		}
 	}
@@ -469,15 +471,20 @@ func (m *tableMeta) apply(w *itemWrite, old Item) (Item, error) {
 	if err != nil {
 		return nil, &errFatal{err}
 	}
+	// DynamoDB Local checks the index keys of the new item for empty
+	// values, then the item's size, then the keys' types.
+	if err := m.checkEmptyIndexKeys(nu); err != nil {
+		return nil, &errFatal{err}
+	}
+	if w.size = itemSize(nu); w.size > maxItemSize {
+		return nil, validationError(msgUpdateItemSize)
+	}
 	if err := m.checkIndexKeys(nu); err != nil {
 		var ae interface{ ErrorMessage() string }
 		if errors.As(err, &ae) && ae.ErrorMessage() == "Invalid attribute value type" {
 			return nil, &errFatal{err}
 		}
 		return nil, err
-	}
-	if w.size = itemSize(nu); w.size > maxItemSize {
-		return nil, validationError(msgUpdateItemSize)
 	}
 	return nu, nil
 }

@@ -160,6 +160,21 @@ func (m *tableMeta) checkIndexKeys(item Item) error {
 	return nil
 }
 
+// checkEmptyIndexKeys returns DynamoDB's error for an update that leaves an
+// index key attribute of item empty (a string or binary of no bytes).
+func (m *tableMeta) checkEmptyIndexKeys(item Item) error {
+	for _, ix := range m.Indexes {
+		for _, a := range [2]string{ix.Hash, ix.Range} {
+			if v, ok := item[a]; ok && a != "" {
+				if kind, empty := isEmptyKeyValue(v); empty {
+					return validationf("One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty %s value.", kind)
+				}
+			}
+		}
+	}
+	return nil
+}
+
 // indexEntry returns the storage key and the projected item of item in
 // index ix, or ok == false when item lacks an index key attribute (indexes
 // are sparse). base is the item's primary key.
