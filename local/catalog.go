@@ -70,21 +70,6 @@ func (m *tableMeta) index(name string) *indexMeta {
 	return nil
 }
 
-func (m *tableMeta) attrType(name string) string {
-	for _, a := range m.Attrs {
-		if a.Name == name {
-			return a.Type
-		}
-	}
-	return ""
-}
-
-// isKey reports whether name is a key attribute of the table or one of its
-// indexes.
-func (m *tableMeta) isTableKey(name string) bool {
-	return name == m.Hash || (m.Range != "" && name == m.Range)
-}
-
 // prepare computes the derived fields of a meta after decoding or building.
 func (m *tableMeta) prepare() {
 	m.keys = m.keyAttrOrder()
