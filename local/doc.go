@@ -18,7 +18,10 @@
 // *types.TransactionCanceledException, *types.ResourceNotFoundException,
 // ...) and, for ValidationException, a *smithy.GenericAPIError, each wrapped
 // in a *smithy.OperationError as the client wraps them. Messages are
-// DynamoDB's, as DynamoDB Local words them.
+// DynamoDB's, as DynamoDB Local words them, and a request with several
+// problems gets the error DynamoDB Local gives it: each operation makes its
+// checks in DynamoDB Local's order (a transaction's operations one by one,
+// an update's actions in the order of DynamoDB Local's tree of paths).
 //
 // # Semantics
 //
