@@ -481,8 +481,15 @@ func (db *DB) scanOp(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
 	if err := m.checkNested(projNested(proj)); err != nil {
 		return nil, err
 	}
-	if err := sp.checkProjected(); err != nil {
+	if err := sp.checkProjectionProjected(); err != nil {
 		return nil, err
+	}
+	// Unlike Query, DynamoDB Local's Scan of an index evaluates a filter on
+	// attributes the index does not project against the table's item.
+	if ix := sp.ix; ix != nil && ix.Projection != "ALL" {
+		if attrs, ok := conditionAttrs(sp.filter); ok && len(notProjected(ix, attrs)) > 0 {
+			sp.filterFetch = true
+		}
 	}
 	s := sp.scan(lower, upper, false)
 	r, err := db.runScan(s)

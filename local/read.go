@@ -17,17 +17,21 @@ const maxPage = 1 << 20
 // scan is one page of a Query or Scan: a key range of one index (or the
 // table) read forwards or backwards.
 type scan struct {
-	m          *tableMeta
-	ix         *indexMeta // nil for the table
-	lower      []byte
-	upper      []byte
-	reverse    bool
-	filter     *expr.Condition
-	proj       projector
-	count      bool // Select COUNT
-	fetch      bool // read the table item for each index entry (LSI only)
-	limit      int  // 0: none
-	consistent bool
+	m       *tableMeta
+	ix      *indexMeta // nil for the table
+	lower   []byte
+	upper   []byte
+	reverse bool
+	filter  *expr.Condition
+	proj    projector
+	count   bool // Select COUNT
+	fetch   bool // read the table item for each index entry (LSI only)
+	// filterFetch evaluates the filter on the table item while returning
+	// the index entry (a Scan of an index whose filter reads attributes the
+	// index does not project, as DynamoDB Local does).
+	filterFetch bool
+	limit       int // 0: none
+	consistent  bool
 }
 
 type scanResult struct {
@@ -64,7 +68,8 @@ func (db *DB) runScan(s *scan) (*scanResult, error) {
 		r.indexBytes += size
 		r.scanned++
 		keyItem := item
-		if s.fetch {
+		filterItem := item
+		if s.fetch || s.filterFetch {
 			bk, err := s.m.baseKeyOfEntry(s.ix, it.Key())
 			if err != nil {
 				return nil, err
@@ -73,13 +78,16 @@ func (db *DB) runScan(s *scan) (*scanResult, error) {
 			if err != nil {
 				return nil, err
 			}
-			if full != nil {
+			if full != nil && s.fetch {
 				size = itemSize(full)
 				r.fetchedUnits += readUnits(size, s.consistent)
 				item = full
 			}
+			if full != nil {
+				filterItem = full
+			}
 		}
-		if s.filter == nil || s.filter.Eval(item) {
+		if s.filter == nil || s.filter.Eval(filterItem) {
 			r.pageBytes += size
 			r.count++
 			if !s.count {
@@ -159,6 +167,8 @@ type readSpec struct {
 	limit      int
 	consistent bool
 	fetch      bool
+	// filterFetch: see scan.filterFetch.
+	filterFetch bool
 }
 
 // topLeveler is implemented by compiled conditions that can list the
@@ -261,15 +271,6 @@ func (sp *readSpec) checkSelect(projIsExpr bool) error {
 	return nil
 }
 
-// checkProjected checks that an index projects the attributes the
-// projection and the filter read (a Scan's order).
-func (sp *readSpec) checkProjected() error {
-	if err := sp.checkProjectionProjected(); err != nil {
-		return err
-	}
-	return sp.checkFilterProjected()
-}
-
 // checkProjectionProjected checks that a global index projects the
 // attributes of the projection; a local index fetches the others from the
 // table.
@@ -326,7 +327,7 @@ func notProjected(ix *indexMeta, names []string) []string {
 func (sp *readSpec) scan(lower, upper []byte, reverse bool) *scan {
 	return &scan{
 		m: sp.m, ix: sp.ix, lower: lower, upper: upper, reverse: reverse, filter: sp.filter, proj: sp.proj,
-		count: sp.sel == types.SelectCount, fetch: sp.fetch, limit: sp.limit, consistent: sp.consistent,
+		count: sp.sel == types.SelectCount, fetch: sp.fetch, filterFetch: sp.filterFetch, limit: sp.limit, consistent: sp.consistent,
 	}
 }
 
