@@ -95,7 +95,17 @@ func (h *H) CreateTable(in *dynamodb.CreateTableInput) string {
 	if in.BillingMode == "" && in.ProvisionedThroughput == nil {
 		in.BillingMode = types.BillingModePayPerRequest
 	}
-	if _, err := h.API.CreateTable(h.Ctx, in); err != nil {
+	// DynamoDB Local now and then answers a CreateTable made while many
+	// others run with InternalFailure (status 400, so the SDK does not retry
+	// it); the harness retries that answer, and only that one.
+	var err error
+	for try := 0; try < 3; try++ {
+		if _, err = h.API.CreateTable(h.Ctx, in); ErrorCode(err) != "InternalFailure" {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
 		h.t.Fatalf("CreateTable %s: %v", *in.TableName, err)
 	}
 	name := *in.TableName
