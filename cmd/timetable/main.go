@@ -7,6 +7,7 @@
 // Commands:
 //
 //	serve   serve the embedded engine over DynamoDB's HTTP protocol
+//	design  print a table design (series, analytics) as markdown
 //	help    print usage, or a command's flags
 //
 // `timetable help serve` lists serve's flags.
