@@ -12,11 +12,11 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
 
 	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/local"
 )
 
 // walk is the readings of one series: a random walk with two decimals
@@ -126,7 +126,7 @@ func compactedSize(dir string) (sst, total int64, err error) {
 }
 
 // tableBytes scans table and returns its items and the sum of their sizes
-// as DynamoDB counts them (attribute names and values; see itemSize).
+// as DynamoDB counts them (attribute names and values; see local.ItemSize).
 func tableBytes(ctx context.Context, api timetable.API, table string) (items, bytes int64, err error) {
 	in := &dynamodb.ScanInput{TableName: aws.String(table)}
 	for {
@@ -136,84 +136,13 @@ func tableBytes(ctx context.Context, api timetable.API, table string) (items, by
 		}
 		for _, it := range out.Items {
 			items++
-			bytes += int64(itemSize(it))
+			bytes += int64(local.ItemSize(it))
 		}
 		if len(out.LastEvaluatedKey) == 0 {
 			return items, bytes, nil
 		}
 		in.ExclusiveStartKey = out.LastEvaluatedKey
 	}
-}
-
-// itemSize is the size of an item by DynamoDB's rules: the UTF-8 bytes of
-// each attribute name plus the size of its value.
-func itemSize(it map[string]types.AttributeValue) int {
-	n := 0
-	for k, v := range it {
-		n += len(k) + attrSize(v)
-	}
-	return n
-}
-
-// attrSize is the size of a value by DynamoDB's rules: strings and
-// binaries their length; numbers 1 byte per two significant digits plus 1;
-// booleans and nulls 1; lists and maps 3 bytes plus 1 per element plus
-// their elements (and, for maps, the keys); sets the sum of their members.
-func attrSize(v types.AttributeValue) int {
-	switch v := v.(type) {
-	case *types.AttributeValueMemberS:
-		return len(v.Value)
-	case *types.AttributeValueMemberN:
-		return numSize(v.Value)
-	case *types.AttributeValueMemberB:
-		return len(v.Value)
-	case *types.AttributeValueMemberBOOL, *types.AttributeValueMemberNULL:
-		return 1
-	case *types.AttributeValueMemberSS:
-		n := 0
-		for _, s := range v.Value {
-			n += len(s)
-		}
-		return n
-	case *types.AttributeValueMemberNS:
-		n := 0
-		for _, s := range v.Value {
-			n += numSize(s)
-		}
-		return n
-	case *types.AttributeValueMemberBS:
-		n := 0
-		for _, b := range v.Value {
-			n += len(b)
-		}
-		return n
-	case *types.AttributeValueMemberL:
-		n := 3 + len(v.Value)
-		for _, e := range v.Value {
-			n += attrSize(e)
-		}
-		return n
-	case *types.AttributeValueMemberM:
-		n := 3 + len(v.Value)
-		for k, e := range v.Value {
-			n += len(k) + attrSize(e)
-		}
-		return n
-	}
-	return 0
-}
-
-// numSize is the size of a number: (significant digits + 1) / 2 + 1.
-func numSize(s string) int {
-	s = strings.TrimLeft(s, "+-")
-	mant, _, _ := strings.Cut(strings.ToLower(s), "e")
-	digits := strings.Replace(mant, ".", "", 1)
-	digits = strings.TrimLeft(digits, "0")
-	digits = strings.TrimRight(digits, "0")
-	if digits == "" {
-		return 2 // zero: one digit
-	}
-	return (len(digits)+1)/2 + 1
 }
 
 func mb(b int64) float64 { return float64(b) / (1 << 20) }
