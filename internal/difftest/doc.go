@@ -29,8 +29,12 @@
 // asks for capacity; and, in the answers of a Target marked DynamoDBLocal
 // only, the capacity DynamoDB Local returns unasked from DeleteItem and the
 // units it charges for BatchWriteItem deletes of missing items and for
-// items in a sparse index neither before nor after a write are taken out
-// (quirks.go, which reads the items a write is about to change to tell).
+// items in a sparse index neither before nor after a write are taken out,
+// and the table reads of a local secondary index are counted as DynamoDB
+// counts them: none for a Query whose projection the index satisfies, the
+// fetch of every scanned item for a Scan that reads the table's items
+// (quirks.go, which reads the items a write is about to change, or the
+// items of the index, to tell).
 // Nothing else is loosened: any other difference is a divergence.
 //
 // # Reproductions

@@ -182,3 +182,133 @@ func (u *unaskedCapacity) DeleteItem(ctx context.Context, in *dynamodb.DeleteIte
 	}
 	return out, err
 }
+
+// walked returns the canonical answer of a walked Query or Scan of one page
+// with the given ScannedCount and capacity.
+func walked(scanned int32, c types.ConsumedCapacity) any {
+	cz := &canonizer{unordered: true}
+	return map[string]any{"pages": []any{map[string]any{"ScannedCount": scanned, "more": false, "ConsumedCapacity": cz.of(&c)}}}
+}
+
+func TestNormalizeLocal_LSIQueryProjection(t *testing.T) {
+	s := quirkSchema()
+	s.Tables[0].LSI.Proj, s.Tables[0].LSI.NonKey = types.ProjectionTypeInclude, []string{"a"}
+	query := func(index, proj string, consistent bool, mod ...func(*dynamodb.QueryInput)) Op {
+		in := &dynamodb.QueryInput{TableName: aws.String("tab0"), IndexName: aws.String(index),
+			KeyConditionExpression: aws.String("pk = :p"), ConsistentRead: aws.Bool(consistent),
+			ExpressionAttributeNames: map[string]string{"#n0": "lk"}, ReturnConsumedCapacity: "INDEXES"}
+		if proj != "" {
+			in.ProjectionExpression = aws.String(proj)
+		}
+		for _, f := range mod {
+			f(in)
+		}
+		return Op{Kind: "Query", Input: in, Walk: true}
+	}
+	total := func(in *dynamodb.QueryInput) { in.ReturnConsumedCapacity = "TOTAL" }
+	tests := []struct {
+		name        string
+		op          Op
+		scanned     int32
+		local, want types.ConsumedCapacity
+	}{
+		{"Eventual", query("lsi", "pk, #n0", false), 3, indexes(2, 1.5, 0, 0.5), indexes(0.5, 0, 0, 0.5)},
+		{"Consistent", query("lsi", "a, sk", true), 3, indexes(4, 3, 0, 1), indexes(1, 0, 0, 1)},
+		{"NestedPath", query("lsi", "a.x[1], lk", true), 2, indexes(3, 2, 0, 1), indexes(1, 0, 0, 1)},
+		{"Specific", query("lsi", "a", false, func(in *dynamodb.QueryInput) { in.Select = "SPECIFIC_ATTRIBUTES" }), 1, indexes(1, 0.5, 0, 0.5), indexes(0.5, 0, 0, 0.5)},
+		{"Total", query("lsi", "pk", false, total), 3, totalCap(2), totalCap(0.5)},
+		// Not the shape: nothing changes.
+		{"Unprojected", query("lsi", "pk, b", false), 3, indexes(2, 1.5, 0, 0.5), indexes(2, 1.5, 0, 0.5)},
+		{"NoProjection", query("lsi", "", false), 3, indexes(2, 1.5, 0, 0.5), indexes(2, 1.5, 0, 0.5)},
+		{"GSI", query("gsi", "pk", false), 3, indexes(2, 1.5, 0.5, 0), indexes(2, 1.5, 0.5, 0)},
+		// The shape, but not one unit per scanned item (an item over 4 KB).
+		{"LargeItem", query("lsi", "pk", true), 2, indexes(5, 4, 0, 1), indexes(5, 4, 0, 1)},
+		{"TotalTooSmall", query("lsi", "pk", false, total), 3, totalCap(1.5), totalCap(1.5)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := normalizeLocal(context.Background(), s, Target{}, tt.op, walked(tt.scanned, tt.local), nil)
+			if p := Compare(got, walked(tt.scanned, tt.want)); p != "" {
+				t.Errorf("normalized %s, want %s", toJSON(got), toJSON(walked(tt.scanned, tt.want)))
+			}
+		})
+	}
+	all := quirkSchema()
+	all.Tables[0].LSI.Proj = types.ProjectionTypeAll
+	got := normalizeLocal(context.Background(), all, Target{}, query("lsi", "pk", false), walked(3, indexes(2, 1.5, 0, 0.5)), nil)
+	if p := Compare(got, walked(3, indexes(2, 1.5, 0, 0.5))); p != "" {
+		t.Errorf("an index that projects ALL: normalized to %s", toJSON(got))
+	}
+}
+
+func TestNormalizeLocal_LSIScanFetch(t *testing.T) {
+	s := quirkSchema() // lsi KEYS_ONLY
+	db := engine(t)
+	r := &runner{schema: s, res: &Result{Outcomes: map[string]int{}}, a: Target{Name: "engine", API: db, Prefix: "a_"}, b: Target{API: db, Prefix: "b_"}}
+	ctx := context.Background()
+	defer r.dropTables(s)
+	if err := r.createTables(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	put := func(it Item) {
+		t.Helper()
+		if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("a_tab0"), Item: it}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(Item{"pk": sv("a"), "sk": nv("1"), "lk": sv("x"), "b": sv("y")})
+	put(Item{"pk": sv("a"), "sk": nv("2"), "lk": sv("y")})
+	put(Item{"pk": sv("b"), "sk": nv("1"), "b": sv("not in the index")})
+	scan := func(mod func(*dynamodb.ScanInput)) Op {
+		in := &dynamodb.ScanInput{TableName: aws.String("tab0"), IndexName: aws.String("lsi"), ReturnConsumedCapacity: "INDEXES"}
+		mod(in)
+		return Op{Kind: "Scan", Input: in, Walk: true}
+	}
+	tg := r.a
+	tests := []struct {
+		name        string
+		op          Op
+		local, want types.ConsumedCapacity
+	}{
+		{"AllAttributes", scan(func(in *dynamodb.ScanInput) { in.Select = "ALL_ATTRIBUTES" }), indexes(0.5, 0, 0, 0.5), indexes(1.5, 1, 0, 0.5)},
+		{"Consistent", scan(func(in *dynamodb.ScanInput) { in.Select = "ALL_ATTRIBUTES"; in.ConsistentRead = aws.Bool(true) }), indexes(1, 0, 0, 1), indexes(3, 2, 0, 1)},
+		{"Unprojected", scan(func(in *dynamodb.ScanInput) {
+			in.ProjectionExpression = aws.String("#b")
+			in.ExpressionAttributeNames = map[string]string{"#b": "b"}
+		}), indexes(0.5, 0, 0, 0.5), indexes(1.5, 1, 0, 0.5)},
+		// Not the shape: nothing changes.
+		{"Projected", scan(func(in *dynamodb.ScanInput) { in.ProjectionExpression = aws.String("pk, lk") }), indexes(0.5, 0, 0, 0.5), indexes(0.5, 0, 0, 0.5)},
+		{"Limit", scan(func(in *dynamodb.ScanInput) { in.Select = "ALL_ATTRIBUTES"; in.Limit = aws.Int32(5) }), indexes(0.5, 0, 0, 0.5), indexes(0.5, 0, 0, 0.5)},
+		{"TableCharged", scan(func(in *dynamodb.ScanInput) { in.Select = "ALL_ATTRIBUTES" }), indexes(1.5, 1, 0, 0.5), indexes(1.5, 1, 0, 0.5)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := normalizeLocal(ctx, s, tg, tt.op, walked(2, tt.local), nil)
+			if p := Compare(got, walked(2, tt.want)); p != "" {
+				t.Errorf("normalized %s, want %s", toJSON(got), toJSON(walked(2, tt.want)))
+			}
+			// What the rule makes of DynamoDB Local's figures is what the
+			// engine charges.
+			if tt.want.Table != nil && *tt.want.Table.CapacityUnits > 0 {
+				ans, _, err := execute(ctx, tg, tt.op, rename(tt.op.Input, tg.Prefix), true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				engine := ans.(map[string]any)["pages"].([]any)[0].(map[string]any)["ConsumedCapacity"]
+				if p := Compare(engine, got.(map[string]any)["pages"].([]any)[0].(map[string]any)["ConsumedCapacity"]); p != "" {
+					t.Errorf("the engine charges %s", toJSON(engine))
+				}
+			}
+		})
+	}
+	// A ScannedCount that is not the index's item count, or an item over
+	// 4 KB in the index: the fetch would not cost one unit per item.
+	op := scan(func(in *dynamodb.ScanInput) { in.Select = "ALL_ATTRIBUTES" })
+	if got := normalizeLocal(ctx, s, tg, op, walked(3, indexes(0.5, 0, 0, 0.5)), nil); Compare(got, walked(3, indexes(0.5, 0, 0, 0.5))) != "" {
+		t.Errorf("ScannedCount 3 of an index of 2 items: normalized to %s", toJSON(got))
+	}
+	put(Item{"pk": sv("a"), "sk": nv("3"), "lk": sv("z"), "b": sv(string(make([]byte, 5000)))})
+	if got := normalizeLocal(ctx, s, tg, op, walked(3, indexes(1, 0, 0, 1)), nil); Compare(got, walked(3, indexes(1, 0, 0, 1))) != "" {
+		t.Errorf("an item over 4 KB: normalized to %s", toJSON(got))
+	}
+}
