@@ -12,7 +12,10 @@ import (
 func TestDesign_SeriesValid(t *testing.T) {
 	for _, l := range seriesLayouts {
 		for _, metric := range []bool{false, true} {
-			d := seriesDesign(series.Schema{Name: "SENSOR", Fields: []string{"temperature"}, Tags: []string{"location"}, Layout: l, MetricIndex: metric})
+			d, err := series.Design(series.Schema{Name: "SENSOR", Fields: []string{"temperature"}, Tags: []string{"location"}, Layout: l, MetricIndex: metric})
+			if err != nil {
+				t.Fatal(err)
+			}
 			if err := d.Validate(); err != nil {
 				t.Errorf("%s (metric index %v): %v", l, metric, err)
 			}

@@ -1,0 +1,450 @@
+package series
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/timetable-db/timetable/design"
+	"github.com/timetable-db/timetable/keys"
+)
+
+// Design returns the table design (package design) of a Store holding one
+// kind of series with schema s, in the table DefaultTable: its keys, the
+// metric index if s asks for it, one entity per kind of item the kind
+// writes (raw items of its layout, latest reading, the rollup tiers it
+// keeps, rollup and compaction markers), the access patterns of its reads,
+// and retention from its normalized schema. It fails if s is invalid.
+//
+// The key templates come from the functions that build the keys of the
+// items the Store writes, called with placeholders ("{id}") for values,
+// and every entity's example is the key those functions give for the
+// series "123" at 2024-12-01T14:30:00Z, matched against its templates: a
+// format that changes on one side only makes Design fail (and its tests,
+// which also match every item a Store writes against the design). Shards
+// (Schema.Shards, Schema.IndexShards) add a suffix to partition keys that
+// the templates leave out and the description states.
+func Design(s Schema) (*design.Design, error) {
+	n, err := s.normalize()
+	if err != nil {
+		return nil, err
+	}
+	return (&designer{s: n, k: &Kind{s: unsharded(n)}}).build()
+}
+
+// Design returns the design of the kind's table (see the function Design),
+// with the Store's table name.
+func (k *Kind) Design() (*design.Design, error) {
+	d, err := (&designer{s: k.s, k: &Kind{s: unsharded(k.s)}}).build()
+	if err != nil {
+		return nil, err
+	}
+	d.Table.Name = k.st.opts.Table
+	return d, nil
+}
+
+func unsharded(s Schema) Schema {
+	s.Shards, s.IndexShards = 1, 1
+	return s
+}
+
+// designExample is the instant of the designs' example keys; designID and
+// designSeq are the series id and sequence number.
+var designExample = time.Date(2024, 12, 1, 14, 30, 0, 0, time.UTC)
+
+const (
+	designID  = "123"
+	designSeq = 42
+)
+
+// designer builds the design of one kind. k is the kind with one shard, whose
+// key functions give the templates and example keys.
+type designer struct {
+	s Schema
+	k *Kind
+}
+
+// Placeholders of the key templates.
+const (
+	phID    = "{id}"
+	phSeq   = "{seq}"
+	phDay   = "{day}"
+	phStart = "{start}"
+)
+
+// the attributes that are stored or key parts on every raw entity
+var (
+	idAttr  = design.Attribute{Name: "id", Description: "The series id, unique within the kind (no '#')."}
+	seqAttr = design.Attribute{Name: "seq", Description: "Sequence number, 16 hex digits: keeps two readings of one instant apart and makes every write idempotent."}
+	ttlAttr = design.Attribute{Name: attrTTL, Type: "N", Description: "Expiry in epoch seconds, from the event time and the tier's retention."}
+	dayAttr = design.Attribute{Name: "day", Format: design.LayoutDay, Derived: "the UTC day of the data's first reading"}
+)
+
+func tsAttr(name, desc string) design.Attribute {
+	return design.Attribute{Name: name, Format: design.LayoutTimestamp, Description: desc}
+}
+
+// layoutOf is the design layout of the key of a period of granularity g.
+func layoutOf(g keys.Granularity) string {
+	switch g {
+	case keys.Hour:
+		return design.LayoutHour
+	case keys.Day:
+		return design.LayoutDay
+	case keys.Month:
+		return design.LayoutMonth
+	}
+	return design.LayoutYear
+}
+
+func retentionText(d time.Duration) string {
+	const year = 365 * 24 * time.Hour
+	switch {
+	case d == Forever:
+		return "kept"
+	case d%year == 0:
+		return fmt.Sprintf("%d years", int(d/year))
+	}
+	return fmt.Sprintf("%d days", int(d/(24*time.Hour)))
+}
+
+// example sets e.Example from the keys the Store's key functions give for
+// the example series (real, key attribute name to value): each key must
+// match its template, and the values its placeholders take are the
+// example. extra adds values of placeholders that no key uses.
+func example(e *design.Entity, real map[string]string, extra ...string) error {
+	ex := map[string]string{}
+	for name, tmpl := range e.Keys {
+		v, ok := real[name]
+		if !ok {
+			return fmt.Errorf("series: design of %s: no example for key %s", e.Name, name)
+		}
+		m, ok := tmpl.Match(v)
+		if !ok {
+			return fmt.Errorf("series: design of %s: key %s = %q does not match its template %q", e.Name, name, v, tmpl)
+		}
+		for p, pv := range m {
+			ex[p] = pv
+		}
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		ex[extra[i]] = extra[i+1]
+	}
+	e.Example = ex
+	return nil
+}
+
+// metricKeys adds the metric index's keys of a raw item whose data starts
+// at {start} (its templates, and the example's from ms and seq).
+func (d *designer) metricKeys(tmpl map[string]design.Template, real map[string]string, start string, ms int64, seq uint64) {
+	if !d.s.MetricIndex {
+		return
+	}
+	tmpl[attrMPK] = design.Template(d.k.metricPK(phDay, 0))
+	tmpl[attrMSK] = design.Template("{" + start + "}" + keys.Sep + phID + keys.Sep + phSeq)
+	real[attrMPK] = d.k.metricPK(periodKey(ms, keys.Day), 0)
+	real[attrMSK] = ts(ms) + keys.Sep + designID + keys.Sep + hex16(seq)
+}
+
+func (d *designer) build() (*design.Design, error) {
+	s, k := &d.s, d.k
+	t := timeMs(designExample)
+	hour := periodStart(t, keys.Hour)
+	var values, aggs []design.Attribute
+	for _, f := range s.Fields {
+		values = append(values, design.Attribute{Name: f, Type: "N", Description: "Field " + f + "."})
+		aggs = append(aggs, design.Attribute{Name: f, Type: "M", Description: "Aggregates of field " + f + ": count, sum, min, max, first, last, first_t, last_t."})
+	}
+	for _, g := range s.Tags {
+		values = append(values, design.Attribute{Name: g, Description: "Tag " + g + "."})
+	}
+	raw := retentionText(s.Retention.Raw)
+	rawPK := design.Template(k.rawPK(phID, 0))
+	var raws []design.Entity
+	rangePattern := design.AccessPattern{
+		Name: "Readings of a time range", Description: "Kind.Range, Iter and All: the readings of [from, to), oldest or newest first; a cursor resumes after the last reading returned.",
+		Frequency: "every chart and export",
+	}
+	newest := design.AccessPattern{Name: "Newest readings", Description: "Kind.Range with Reverse and Limit: the newest N readings.", Reverse: true, Frequency: "every dashboard load"}
+	switch s.Layout {
+	case Chunks:
+		e := design.Entity{
+			Name:        "Chunk",
+			Description: "The readings of one series, hour and shard written by one flush, compressed (delta-of-delta timestamps, XOR or decimal floats), with their aggregates as plain attributes. Written once as a new item, never updated in place; compaction merges the chunks of an hour into one.",
+			Keys:        map[string]design.Template{attrPK: rawPK, attrSK: design.Template(phStart + keys.Sep + phSeq)},
+			Attributes: append(append([]design.Attribute{idAttr,
+				tsAttr("start", "Time of the chunk's first reading; a chunk never spans two hours."),
+				seqAttr, dayAttr,
+				{Name: attrData, Type: "B", Description: "The compressed readings."},
+				{Name: attrTags, Type: "B", Description: "The tag column, if the kind has tags."},
+				{Name: attrN, Type: "N", Description: "Readings in the chunk."},
+				{Name: attrEnd, Type: "N", Description: "Time of the last reading, Unix milliseconds."},
+				{Name: attrSrc, Type: "B", Description: "Of a merged chunk (compaction): the position of each reading in the chunks it was first written in."},
+			}, aggs...), ttlAttr),
+			TTL:       attrTTL,
+			Retention: raw + " (raw tier) after its last reading.",
+		}
+		real := map[string]string{attrPK: k.rawPK(designID, 0), attrSK: orderKey(hour, designSeq)}
+		d.metricKeys(e.Keys, real, "start", hour, designSeq)
+		if err := example(&e, real, "day", periodKey(hour, keys.Day)); err != nil {
+			return nil, err
+		}
+		raws = append(raws, e)
+		rangePattern.Key = "pk = " + string(rawPK) + " AND sk BETWEEN {fromHour} AND {to}#~"
+		rangePattern.Params = []design.Attribute{
+			{Name: "fromHour", Format: design.LayoutTimestamp, Description: "Start of the hour of from: a chunk that starts earlier in that hour may hold readings of the range."},
+			{Name: "to", Format: design.LayoutTimestamp, Description: "The last millisecond of the range; #~ sorts after every suffix."},
+		}
+		rangePattern.Returns = []string{"Chunk"}
+		newest.Key = "pk = " + string(rawPK)
+		newest.Returns, newest.Limit = []string{"Chunk"}, 16
+	case ItemPerReading, DayPartitioned:
+		e := design.Entity{
+			Name:        "Reading",
+			Description: "One reading: each field and tag a plain attribute, readable by any DynamoDB tool; at least one write unit per reading.",
+			Attributes:  append(append([]design.Attribute{idAttr, seqAttr}, values...), ttlAttr),
+			TTL:         attrTTL,
+			Retention:   raw + " (raw tier) after the reading.",
+		}
+		real := map[string]string{}
+		if s.Layout == ItemPerReading {
+			e.Keys = map[string]design.Template{attrPK: rawPK, attrSK: design.Template("{timestamp}" + keys.Sep + phSeq)}
+			e.Attributes = append(e.Attributes, tsAttr("timestamp", "Time of the reading, UTC, to the millisecond."), dayAttr)
+			real[attrPK], real[attrSK] = k.rawPK(designID, 0), orderKey(t, designSeq)
+			rangePattern.Key = "pk = " + string(rawPK) + " AND sk BETWEEN {from} AND {to}#~"
+			rangePattern.Params = []design.Attribute{tsAttr("from", "Start of the range."), tsAttr("to", "The last millisecond of the range.")}
+			newest.Key = "pk = " + string(rawPK)
+		} else {
+			dayPK := design.Template(k.dayPK(phID, 0, phDay))
+			e.Description = "One reading in the partition of its day: unbounded series (calendars) read by whole days; a range reads one partition per day."
+			e.Keys = map[string]design.Template{attrPK: dayPK, attrSK: design.Template("{timeOfDay}" + keys.Sep + phSeq)}
+			e.Attributes = append(e.Attributes,
+				design.Attribute{Name: "day", Format: design.LayoutDay, Description: "The UTC day of the reading."},
+				design.Attribute{Name: "timeOfDay", Format: design.LayoutTimeOfDay, Description: "Time of the reading within its day, UTC."},
+				tsAttr("timestamp", "Time of the reading (the metric index's key; not stored on its own)."))
+			real[attrPK] = k.dayPK(designID, 0, periodKey(t, keys.Day))
+			real[attrSK] = keys.TimeOfDay(msTime(t)) + keys.Sep + hex16(designSeq)
+			rangePattern.Key = "pk = " + string(dayPK) + " AND sk BETWEEN {fromTime} AND {toTime}#~"
+			rangePattern.Description += " One query per day of the range, in order."
+			rangePattern.Params = []design.Attribute{
+				{Name: "fromTime", Format: design.LayoutTimeOfDay, Description: "from's time of day on the first day, 00:00:00.000 on the others."},
+				{Name: "toTime", Format: design.LayoutTimeOfDay, Description: "The last millisecond's time of day on the last day, 23:59:59.999 on the others."},
+			}
+			newest.Key = "pk = " + string(dayPK)
+			newest.Description += " Day partitions newest first, until N readings."
+		}
+		d.metricKeys(e.Keys, real, "timestamp", t, designSeq)
+		if err := example(&e, real, "day", periodKey(t, keys.Day), "timestamp", ts(t)); err != nil {
+			return nil, err
+		}
+		raws = append(raws, e)
+		rangePattern.Returns, newest.Returns = []string{"Reading"}, []string{"Reading"}
+	case Buckets:
+		g := s.BucketPeriod
+		start := periodStart(t, g)
+		e := design.Entity{
+			Name:        "Bucket",
+			Description: "The readings of one series, shard and period (Schema.BucketPeriod, a " + g.String() + " here) and their aggregates. Each write reads and rewrites the whole bucket under a version condition (billed on its full size): for a few readings per period.",
+			Keys:        map[string]design.Template{attrPK: rawPK, attrSK: "{period}"},
+			Attributes: append(append([]design.Attribute{idAttr,
+				{Name: "period", Format: layoutOf(g), Description: "The bucket's period."},
+				{Name: "start", Format: design.LayoutTimestamp, Derived: "the start of the period"},
+				{Name: "seq", Derived: "the shard and part number, 16 hex digits"},
+				dayAttr,
+				{Name: attrRead, Type: "L", Description: "The readings: maps of " + attrTime + " (timestamp), " + attrSeq + " (sequence number), fields and tags."},
+				{Name: attrN, Type: "N", Description: "Readings in the bucket."},
+				{Name: attrVer, Type: "N", Description: "Version, for optimistic concurrency."},
+			}, aggs...), ttlAttr),
+			TTL:       attrTTL,
+			Retention: raw + " (raw tier) after the end of its period.",
+		}
+		real := map[string]string{attrPK: k.rawPK(designID, 0), attrSK: partSK(periodKey(t, g), 0)}
+		d.metricKeys(e.Keys, real, "start", start, 0)
+		if err := example(&e, real, "day", periodKey(start, keys.Day), "start", ts(start), "seq", hex16(0)); err != nil {
+			return nil, err
+		}
+		part := e
+		part.Name = "BucketPart"
+		part.Description = "The continuation of a bucket that would pass 300 KB, as many parts as needed."
+		part.Keys = map[string]design.Template{attrPK: rawPK, attrSK: design.Template("{period}" + keys.Sep + "{part}")}
+		part.Attributes = append([]design.Attribute{{Name: "part", Description: "Part number, 4 digits from 0001."}}, e.Attributes...)
+		real = map[string]string{attrPK: k.rawPK(designID, 0), attrSK: partSK(periodKey(t, g), 1)}
+		d.metricKeys(part.Keys, real, "start", start, 1)
+		if err := example(&part, real, "day", periodKey(start, keys.Day), "start", ts(start)); err != nil {
+			return nil, err
+		}
+		raws = append(raws, e, part)
+		lo, hi := "fromPeriod", "toPeriod"
+		rangePattern.Key = "pk = " + string(rawPK) + " AND sk BETWEEN {" + lo + "} AND {" + hi + "}#~"
+		rangePattern.Params = []design.Attribute{
+			{Name: lo, Format: layoutOf(g), Description: "The period holding from."},
+			{Name: hi, Format: layoutOf(g), Description: "The period holding the range's last millisecond."},
+		}
+		rangePattern.Returns = []string{"Bucket", "BucketPart"}
+		newest.Key = "pk = " + string(rawPK)
+		newest.Returns, newest.Limit = []string{"Bucket", "BucketPart"}, 4
+	}
+
+	latestPK := design.Template(k.latestPK(phID))
+	latest := design.Entity{
+		Name:        "Latest",
+		Description: "The newest reading of a series, put by every flush under the condition that it is newer than the one stored (a late reading never replaces it).",
+		Keys:        map[string]design.Template{attrPK: latestPK, attrSK: latestSK},
+		Attributes: append(append([]design.Attribute{idAttr,
+			tsAttr(attrTime, "Time of the reading."),
+			{Name: attrSeq, Description: "Its sequence number."},
+			{Name: attrOrd, Description: "Its order key (timestamp#seq), the condition's operand."},
+		}, values...), ttlAttr),
+		TTL:       attrTTL,
+		Retention: raw + " (raw tier) after the reading.",
+	}
+	if err := example(&latest, map[string]string{attrPK: k.latestPK(designID), attrSK: latestSK}); err != nil {
+		return nil, err
+	}
+	entities := append(raws, latest)
+	patterns := []design.AccessPattern{
+		{Name: "Latest reading", Description: "Kind.Latest.", Op: design.GetItem, Key: "pk = " + string(latestPK) + " AND sk = " + latestSK, Returns: []string{"Latest"}, Frequency: "every dashboard tile"},
+		{Name: "Latest of many series", Description: "Kind.LatestMany: 100 keys per BatchGetItem, unprocessed keys retried.", Op: design.BatchGetItem, Key: "pk = " + string(latestPK) + " AND sk = " + latestSK, Returns: []string{"Latest"}, Frequency: "fleet views (500 devices in one call)"},
+		rangePattern,
+		newest,
+	}
+
+	names := map[keys.Granularity]string{keys.Hour: "Hourly", keys.Day: "Daily", keys.Month: "Monthly"}
+	for _, g := range s.Rollups {
+		pk := design.Template(k.rollupPK(phID, g))
+		e := design.Entity{
+			Name:        names[g] + "Rollup",
+			Description: "Aggregates of one " + g.String() + ", recomputed whole from the finer tier (never accumulated, so a second run never double-counts).",
+			Keys:        map[string]design.Template{attrPK: pk, attrSK: "{period}"},
+			Attributes: append(append([]design.Attribute{idAttr,
+				{Name: "period", Format: layoutOf(g), Description: "The period, UTC."},
+				{Name: attrN, Type: "N", Description: "Readings in the period."},
+				{Name: attrDone, Type: "BOOL", Description: "The period had ended LateWindow ago when computed."},
+			}, aggs...), ttlAttr),
+			TTL:       attrTTL,
+			Retention: retentionText(s.retentionOf(g)) + " after the end of the period.",
+		}
+		if s.retentionOf(g) == Forever {
+			e.TTL, e.Retention = "", "Kept (no ttl)."
+			e.Attributes = e.Attributes[:len(e.Attributes)-1]
+		}
+		if err := example(&e, map[string]string{attrPK: k.rollupPK(designID, g), attrSK: periodKey(t, g)}); err != nil {
+			return nil, err
+		}
+		entities = append(entities, e)
+		unit := strings.ToUpper(g.String()[:1]) + g.String()[1:]
+		lo, hi := "from"+unit, "to"+unit
+		patterns = append(patterns, design.AccessPattern{
+			Name: names[g] + " aggregates", Description: "Kind.Aggregate and Kind.Rollups, when the step is a multiple of the tier's period.",
+			Key:     "pk = " + string(pk) + " AND sk BETWEEN {" + lo + "} AND {" + hi + "}",
+			Returns: []string{e.Name},
+			Params: []design.Attribute{
+				{Name: lo, Format: layoutOf(g), Description: "First period."},
+				{Name: hi, Format: layoutOf(g), Description: "Last period."},
+			},
+			Frequency: "charts over days, months, years",
+		})
+	}
+	// The markers: what a background pass must do, one partition per kind.
+	type markerKind struct {
+		name, desc, pk, period string
+		g                      keys.Granularity
+		pattern                design.AccessPattern
+	}
+	var markers []markerKind
+	if g := k.finest(); g != 0 {
+		markers = append(markers, markerKind{name: "RollupMarker", desc: "A period that received readings and must be rolled up; deleted once computed.",
+			pk: k.markerPK(), g: g, period: "The " + g.String() + " that received readings, to roll up, or a coarser period (its key a prefix of the " + g.String() + "'s) whose rollup a pass must recompute.",
+			pattern: design.AccessPattern{Name: "Periods to roll up", Description: "Store.Rollup: the marked periods of the kind (strongly consistent).", Frequency: "every RollupInterval (1 minute)"}})
+	}
+	if k.compacts() {
+		markers = append(markers, markerKind{name: "CompactionMarker", desc: "An hour of chunks that received readings and must be compacted; deleted once compacted.",
+			pk: k.compactPK(), g: keys.Hour, period: "The hour that received readings, to compact.",
+			pattern: design.AccessPattern{Name: "Hours to compact", Description: "Store.Compact: the marked hours of the kind (strongly consistent).", Frequency: "every CompactInterval (1 minute)"}})
+	}
+	for _, m := range markers {
+		e := design.Entity{
+			Name:        m.name,
+			Description: m.desc,
+			Keys:        map[string]design.Template{attrPK: design.Template(m.pk), attrSK: design.Template(phID + keys.Sep + "{period}")},
+			Attributes: []design.Attribute{idAttr,
+				{Name: "period", Format: layoutOf(m.g), Description: m.period},
+				{Name: attrVer, Type: "N", Description: "Version: a marker rewritten meanwhile is not deleted."},
+			},
+		}
+		if err := example(&e, map[string]string{attrPK: m.pk, attrSK: designID + keys.Sep + periodKey(t, m.g)}); err != nil {
+			return nil, err
+		}
+		entities = append(entities, e)
+		m.pattern.Key, m.pattern.Returns = "pk = "+m.pk, []string{e.Name}
+		patterns = append(patterns, m.pattern)
+	}
+
+	tbl := design.Table{
+		Name:         DefaultTable,
+		PartitionKey: design.Key{Name: attrPK, Type: design.String},
+		SortKey:      design.Key{Name: attrSK, Type: design.String},
+		TTL:          attrTTL,
+	}
+	if s.MetricIndex {
+		tbl.Indexes = []design.Index{{
+			Name:         metricIndex,
+			PartitionKey: design.Key{Name: attrMPK, Type: design.String},
+			SortKey:      design.Key{Name: attrMSK, Type: design.String},
+			Projection:   projectionOf(metricProjection([]*Kind{k})),
+			Description:  "Cross-series index of the raw items of the kinds with Schema.MetricIndex: all series, one field, one time range (Schema.IndexShards partitions per day add a " + keys.Sep + "S03 suffix).",
+		}}
+		var returns []string
+		for _, e := range raws {
+			returns = append(returns, e.Name)
+		}
+		patterns = append(patterns, design.AccessPattern{
+			Name: "All series, one field, one time range", Description: "Kind.MetricRange: one query per day (and index shard); eventually consistent on DynamoDB.",
+			Index: metricIndex, Key: attrMPK + " = " + k.metricPK(phDay, 0) + " AND " + attrMSK + " BETWEEN {from} AND {to}#~", Returns: returns,
+			Params:    []design.Attribute{tsAttr("from", "Start of the range on that day."), tsAttr("to", "The last millisecond of the range on that day.")},
+			Frequency: "fleet-wide charts",
+		})
+	}
+
+	var tiers []string
+	for _, g := range s.Rollups {
+		tiers = append(tiers, fmt.Sprintf("%s %s", strings.ToLower(names[g]), retentionText(s.retentionOf(g))))
+	}
+	desc := fmt.Sprintf("The table of a series Store (package series) holding the kind %s, fields %s, tags %s, in the %s layout. "+
+		"Every partition holds keys of one format. With Schema.Shards, the raw partitions end with a shard suffix "+
+		"(%s, before the day of the day-partitioned layout) and reads merge the shards in time order. "+
+		"Retention from event time: raw %s%s. "+
+		"Built by series.Design from the functions that make the keys of the items the Store writes.",
+		s.Name, listOrNone(s.Fields), listOrNone(s.Tags), s.Layout, k.entity(designID)+keys.Sep+keys.ShardSuffix(7, 16),
+		raw, prefixed(", ", strings.Join(tiers, ", ")))
+	return &design.Design{
+		Name:           fmt.Sprintf("Time series: %s layout", s.Layout),
+		Description:    desc,
+		Table:          tbl,
+		Entities:       entities,
+		AccessPatterns: patterns,
+	}, nil
+}
+
+func prefixed(p, s string) string {
+	if s == "" {
+		return ""
+	}
+	return p + s
+}
+
+func listOrNone(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
+}
+
+// projectionOf is the design of the metric index's projection of the
+// attributes include (all of them if nil), as the Store creates it.
+func projectionOf(include []string) design.Projection {
+	if len(include) == 0 {
+		return design.Projection{Type: design.ProjectAll}
+	}
+	return design.Projection{Type: design.ProjectInclude, NonKeyAttributes: include}
+}
