@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -87,6 +88,29 @@ type LoadResult struct {
 	// ServerCPU is the CPU time the server used in the measured time, when
 	// LoadConfig.ServerCPU is set (else 0).
 	ServerCPU time.Duration
+	// ClientCPU is the CPU time this process (the load generator: its
+	// client, its HTTP, its garbage collection) used in the measured time,
+	// or 0 when it could not be read. It counts the whole process, so it is
+	// the client's only when nothing else runs in it.
+	ClientCPU time.Duration
+}
+
+// ClientCPUPerOp is the load generator's CPU time per measured operation,
+// or 0.
+func (r LoadResult) ClientCPUPerOp() time.Duration {
+	if r.Ops == 0 {
+		return 0
+	}
+	return r.ClientCPU / time.Duration(r.Ops)
+}
+
+// processCPU returns the user and system CPU time this process has used.
+func processCPU() (time.Duration, error) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, err
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
 }
 
 // ServerCPUPerOp is the server's CPU time per measured operation, or 0.
@@ -169,20 +193,27 @@ func loadRun(ctx context.Context, c Client, cfg LoadConfig) LoadResult {
 	stopAt := measureAt.Add(cfg.Duration)
 	payload := strings.Repeat("q", cfg.PayloadBytes)
 
-	// Read the server's CPU time when the measured time starts and ends.
+	// Read the server's and this process's CPU time when the measured time
+	// starts and ends.
 	cpuDone := make(chan struct{})
-	var cpu time.Duration
+	var cpu, clientCPU time.Duration
 	var cpuErr error
 	go func() {
 		defer close(cpuDone)
-		if cfg.ServerCPU == nil {
-			return
+		serverCPU := cfg.ServerCPU
+		if serverCPU == nil {
+			serverCPU = func() (time.Duration, error) { return 0, nil }
 		}
 		time.Sleep(time.Until(measureAt))
-		c0, err0 := cfg.ServerCPU()
+		c0, err0 := serverCPU()
+		m0, merr0 := processCPU()
 		time.Sleep(time.Until(stopAt))
-		c1, err1 := cfg.ServerCPU()
+		c1, err1 := serverCPU()
+		m1, merr1 := processCPU()
 		cpu, cpuErr = c1-c0, errors.Join(err0, err1)
+		if merr0 == nil && merr1 == nil {
+			clientCPU = m1 - m0
+		}
 	}()
 
 	for w := range cfg.Workers {
@@ -266,7 +297,7 @@ func loadRun(ctx context.Context, c Client, cfg LoadConfig) LoadResult {
 		cfg.ServerCPU = nil
 	} else {
 		<-cpuDone
-		res.ServerCPU = cpu
+		res.ServerCPU, res.ClientCPU = cpu, clientCPU
 		if cpuErr != nil && res.FirstError == nil {
 			res.FirstError = cpuErr
 		}

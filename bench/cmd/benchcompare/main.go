@@ -64,6 +64,7 @@ func main() {
 	log.SetFlags(0)
 	log.SetPrefix("benchcompare: ")
 	maybeIngestChild()
+	maybeCeilingChild()
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		log.Fatal(err)
 	}

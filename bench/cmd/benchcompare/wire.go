@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -58,12 +59,12 @@ func peerTarget(e *env, name string, start func(context.Context) (*peers.Server,
 // ceiling), one server at a time, first with the SDK client, then with the
 // raw HTTP client.
 func runWire(ctx context.Context, e *env) ([]Figure, section, error) {
-	ceiling := &wireTarget{name: "no-op server (client ceiling)", start: func(context.Context) (running, error) {
-		c, err := startCeiling()
+	ceiling := &wireTarget{name: "no-op server (client ceiling)", start: func(ctx context.Context) (running, error) {
+		s, err := startCeiling(ctx, e.work)
 		if err != nil {
 			return running{}, err
 		}
-		return running{endpoint: c.endpoint, stop: c.close}, nil
+		return running{endpoint: s.Endpoint, stop: s.Stop, cpu: s.CPU}, nil
 	}}
 	targets := []*wireTarget{
 		peerTarget(e, "timetable serve", e.Serve),
@@ -132,6 +133,23 @@ func runWire(ctx context.Context, e *env) ([]Figure, section, error) {
 		}
 	}
 
+	// The ceiling: the no-op server's throughput, and so the highest ratio
+	// this load generator can show against each peer on this machine.
+	for kind := range numClients {
+		c := ceiling.res[kind].OpsPerSec()
+		for _, peer := range targets[2:4] {
+			p := peer.res[kind].OpsPerSec()
+			figs = append(figs, Figure{
+				Name:     fmt.Sprintf("wire endpoint, %s client, %d workers, PutItem/GetItem/Query(%d): the ceiling (a no-op server in its own process: the load generator's own limit on this machine) vs %s", clientNames[kind], lc.Workers, lc.QueryItems, peer.name),
+				Ours:     round(c, 0),
+				Peer:     ptr(round(p, 0)),
+				Unit:     "ops/s",
+				Ratio:    ptr(round(c/p, 1)),
+				peerName: peer.name,
+			})
+		}
+	}
+
 	// Server CPU per operation does not depend on how fast the client is.
 	for _, ours := range targets[:2] {
 		for _, peer := range targets[2:4] {
@@ -153,9 +171,9 @@ func runWire(ctx context.Context, e *env) ([]Figure, section, error) {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "The same load generator (`bench/workload.Load`) against each server on 127.0.0.1, one server at a time: %d workers, each looping over PutItem (overwrites one of %d items, %d-byte payload), GetItem (eventually consistent) and Query (one partition, %d items), in equal shares; %v of warm-up, then %v measured. No retries; every answer is checked. The load generator (with `GOGC=400`) shares the machine with the server.\n\n",
 		lc.Workers, lc.Partitions*lc.QueryItems, lc.PayloadBytes, lc.QueryItems, lc.Warmup, lc.Duration)
-	sb.WriteString("Two clients drive it: aws-sdk-go-v2's DynamoDB client (the figure the targets are about), and a raw HTTP client (`bench/internal/peers.RawClient`) that sends hand-built DynamoDB JSON with a fixed signature header and reads back only what the generator checks, so that less of the machine goes to the client and more of the server is measured.\n\n")
-	sb.WriteString("Server CPU is the user and system time of the server's process over the measured time (from /proc), per operation: it does not depend on how much of the machine the client takes.\n\n")
-	sb.WriteString("| server | client | ops/s | server CPU/op | PutItem p50 / p99 | GetItem p50 / p99 | Query p50 / p99 | errors |\n|---|---|---:|---:|---:|---:|---:|---:|\n")
+	sb.WriteString("Two clients drive it: aws-sdk-go-v2's DynamoDB client (the figure the targets are about; `peers.NewClient`: requests signed with SigV4, as dynalite and DynamoDB Local refuse unsigned ones, no retries, no check of the responses' CRC32, 2 idle connections per worker), and a raw HTTP client (`bench/internal/peers.RawClient`) that sends hand-built DynamoDB JSON with a fixed signature header and reads back only what the generator checks, so that less of the machine goes to the client and more of the server is measured.\n\n")
+	sb.WriteString("Server CPU is the user and system time of the server's process over the measured time (from /proc), per operation: it does not depend on how much of the machine the client takes. Client CPU is the same for the load generator's process (nothing else runs in it during the wire runs).\n\n")
+	sb.WriteString("| server | client | ops/s | server CPU/op | client CPU/op | PutItem p50 / p99 | GetItem p50 / p99 | Query p50 / p99 | errors |\n|---|---|---:|---:|---:|---:|---:|---:|---:|\n")
 	for kind := range numClients {
 		for _, t := range targets {
 			r := t.res[kind]
@@ -163,14 +181,18 @@ func runWire(ctx context.Context, e *env) ([]Figure, section, error) {
 			if r.ServerCPU > 0 {
 				cpu = fmtDur(r.ServerCPUPerOp())
 			}
-			fmt.Fprintf(&sb, "| %s | %s | %.0f | %s |", t.name, clientNames[kind], r.OpsPerSec(), cpu)
+			ccpu := "-"
+			if r.ClientCPU > 0 {
+				ccpu = fmtDur(r.ClientCPUPerOp())
+			}
+			fmt.Fprintf(&sb, "| %s | %s | %.0f | %s | %s |", t.name, clientNames[kind], r.OpsPerSec(), cpu, ccpu)
 			for _, s := range r.PerOp {
 				fmt.Fprintf(&sb, " %s / %s |", fmtDur(s.P50), fmtDur(s.P99))
 			}
 			fmt.Fprintf(&sb, " %d |\n", r.Errors)
 		}
 	}
-	sb.WriteString("\nThe no-op server answers every request with fixed bytes and does no work, so the load against it shows what the client and HTTP cost by themselves on this machine: no server can be measured above it, and the highest ratio each client can show is")
+	sb.WriteString("\nThe no-op server (a Go net/http server in a child process of its own, like every other server) answers every request with fixed bytes and does no work, so the load against it shows what the client and HTTP cost by themselves on this machine: no server can be measured above it, and the highest ratio each client can show is")
 	for kind := range numClients {
 		c := ceiling.res[kind].OpsPerSec()
 		sep := ";"
@@ -179,6 +201,18 @@ func runWire(ctx context.Context, e *env) ([]Figure, section, error) {
 		}
 		fmt.Fprintf(&sb, " %.1fx against dynalite and %.1fx against DynamoDB Local with the %s client%s",
 			c/targets[2].res[kind].OpsPerSec(), c/targets[3].res[kind].OpsPerSec(), clientNames[kind], sep)
+	}
+	for kind := range numClients {
+		r := ceiling.res[kind]
+		if r.ClientCPU <= 0 || r.ServerCPU <= 0 {
+			continue
+		}
+		cpus := float64(runtime.NumCPU())
+		client, server := r.ClientCPUPerOp().Seconds(), r.ServerCPUPerOp().Seconds()
+		fmt.Fprintf(&sb, " With the %s client, the load generator used %s of CPU per operation against it and the no-op server %s: on %.0f CPUs that bounds any server at %.0f ops/s (%.1fx dynalite, %.1fx DynamoDB Local) if the machine did nothing else, and the client alone at %.0f ops/s (%.1fx, %.1fx) if the server cost nothing.",
+			clientNames[kind], fmtDur(r.ClientCPUPerOp()), fmtDur(r.ServerCPUPerOp()), cpus,
+			cpus/(client+server), cpus/(client+server)/targets[2].res[kind].OpsPerSec(), cpus/(client+server)/targets[3].res[kind].OpsPerSec(),
+			cpus/client, cpus/client/targets[2].res[kind].OpsPerSec(), cpus/client/targets[3].res[kind].OpsPerSec())
 	}
 	sb.WriteString("\n")
 	if len(e.cfg.serveArgs) > 0 {
