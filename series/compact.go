@@ -18,23 +18,32 @@ import (
 // Compaction
 //
 // Each flush writes a new chunk item per series and hour, so with the
-// default 1-minute flush an hour of a series is 60 small items and a day
-// 1,440: some 36 read units to read a day of 1 Hz readings. Compaction
-// merges the chunk items of one series, shard and hour into one merged
-// chunk item, written as a new item (sort key: its first reading's
-// timestamp and a digest of the readings it holds), with a source map
-// (srcmap.go) that keeps every reading's position; then deletes the
-// sources. An hour of 1 Hz readings merged is some 3 KB, a day some 24
-// items and, for a random walk with two decimals moving by up to 10 cents
-// a step, 5 to 6 read units; multi-field and high-rate kinds split a
-// merged hour into items of at most maxChunkBytes.
+// default 5-minute flush an hour of a series is 12 small items and a day
+// 288. Compaction merges the chunk items of one series, shard and hour
+// into one merged chunk item once the hour ended, written as a new item
+// (sort key: its first reading's timestamp and a digest of the readings
+// it holds), with a source map (srcmap.go) that keeps every reading's
+// position; then deletes the sources. An hour of 1 Hz readings merged is
+// some 3 KB, a day 24 items and, for a random walk with two decimals
+// moving by up to 10 cents a step, 5 to 6 read units; multi-field and
+// high-rate kinds split a merged hour into items of at most maxChunkBytes.
+//
+// Once the day ended, a second tier merges the day's items of a series
+// and shard into one, if they hold at most dayChunkBytes of chunk data
+// (sparse series: an item per hour of one-minute readings holds 60, and
+// its key and source map weigh as much as its data); denser days keep
+// their hourly items. The hour's pass, when done, leaves a marker for its
+// day (pk ~COMPACT#SENSOR, sk 123#2024-12-01), and the day's pass
+// deletes it. As a chunk item then spans at most a day, readers take a
+// day's chunk items as one group, read from the day's start
+// (chunkKeyRange).
 //
 // Readers need no lock and no snapshot: a merged chunk and its sources
 // hold the same readings at the same positions, and readers give each
 // position once (readGroup), so a read that sees both, or the merged
 // chunk only, or the sources only, returns every reading exactly once.
 // What must never happen is a read that sees neither: the read of a group
-// (an hour) is not atomic on DynamoDB (pages, and Query is not isolated
+// (a day) is not atomic on DynamoDB (pages, and Query is not isolated
 // from other writes), and its reads are eventually consistent. So sources
 // are deleted only Options.CompactGrace after the merged chunk was
 // written, by a later pass, and readers read a group again when its pages
@@ -56,7 +65,8 @@ import (
 // merges or deletes; merging the same items again writes the same item.
 // Writes leave a compaction marker per series and hour (pk ~COMPACT#SENSOR,
 // sk 123#2024-12-01-14), which the pass deletes once the hour is one item
-// (or merged items that do not overlap), unless a writer marked it again.
+// (or merged items that do not overlap), unless a writer marked it again;
+// an hour whose day ended is compacted with its day.
 //
 // Rollups and aggregates read raw readings through the same
 // deduplication, so they never count a reading twice.
@@ -76,6 +86,16 @@ func (k *Kind) compactMarks() markSpec {
 // when late readings arrive: they are merged on their own, rather than
 // rewriting a large item for a few readings.
 const fullChunkBytes = maxChunkBytes / 2
+
+// dayChunkBytes is the most chunk data a day of a series (per shard) may
+// hold to be merged into one chunk item by the day's compaction: sparse
+// series (a reading a minute: some 2.5 KB a day for three fields) then
+// store a day in one item, whose key and source map weigh little per
+// reading, while dense ones (1 Hz: some 60 KB a day) keep an item per
+// hour. Readers read a day's items from its start (see chunkKeyRange), so
+// the bound is also what a read of part of a day may read before its
+// range.
+const dayChunkBytes = 32 << 10
 
 // Compact runs one compaction pass over every kind of the Chunks layout:
 // for each series and hour that received readings and ended
@@ -109,34 +129,67 @@ func (k *Kind) compactPass(ctx context.Context) error {
 	}
 	now := timeMs(k.st.now())
 	late := k.st.opts.LateWindow.Milliseconds()
-	var due []marker
+	// The hours and days due, each with its markers: an hour marker whose
+	// day is due is done by the day's compaction.
+	type unit struct {
+		id      string
+		g       keys.Granularity
+		start   int64
+		markers []marker
+	}
+	var due []*unit
+	days := map[string]*unit{}
 	for _, m := range ms {
-		if m.g == keys.Hour && now >= m.end+late {
-			due = append(due, m)
+		if (m.g != keys.Hour && m.g != keys.Day) || now < m.end+late {
+			continue
+		}
+		if ds := periodStart(m.start, keys.Day); now >= periodEnd(ds, keys.Day)+late {
+			key := m.id + keys.Sep + periodKey(ds, keys.Day)
+			u := days[key]
+			if u == nil {
+				u = &unit{id: m.id, g: keys.Day, start: ds}
+				days[key] = u
+				due = append(due, u)
+			}
+			u.markers = append(u.markers, m)
+			continue
+		}
+		if m.g == keys.Hour {
+			due = append(due, &unit{id: m.id, g: keys.Hour, start: m.start, markers: []marker{m}})
 		}
 	}
 	var (
 		mu   sync.Mutex
 		errs []error
 	)
+	fail := func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+	}
 	k.st.parallel(ctx, len(due), func(ctx context.Context, i int) error {
-		m := due[i]
+		u := due[i]
 		done := true
-		if m.end > k.rawCutoff() {
+		if periodEnd(u.start, u.g) > k.rawCutoff() {
 			var err error
-			if done, err = k.compactHour(ctx, m.id, m.start); err != nil {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
+			if done, err = k.compactPeriod(ctx, u.id, u.g, u.start); err != nil {
+				fail(err)
 				return nil
+			}
+			// An hour done waits for its day's compaction.
+			if done && u.g == keys.Hour {
+				if _, err := k.st.tbl.Put(ctx, k.markerItemIn(k.compactPK(), u.id, periodKey(periodStart(u.start, keys.Day), keys.Day)), nil); err != nil {
+					fail(fmt.Errorf("series: cannot write a compaction marker: %w", err))
+					return nil
+				}
 			}
 		}
 		if done {
-			_, err := k.st.tbl.Delete(ctx, table.K(k.compactPK(), m.id+keys.Sep+m.period), &table.DeleteOptions{If: table.Attr(attrVer).Eq(m.ver)})
-			if err != nil && !table.IsConditionFailed(err) {
-				mu.Lock()
-				errs = append(errs, fmt.Errorf("series: cannot delete a compaction marker: %w", err))
-				mu.Unlock()
+			for _, m := range u.markers {
+				_, err := k.st.tbl.Delete(ctx, table.K(k.compactPK(), m.id+keys.Sep+m.period), &table.DeleteOptions{If: table.Attr(attrVer).Eq(m.ver)})
+				if err != nil && !table.IsConditionFailed(err) {
+					fail(fmt.Errorf("series: cannot delete a compaction marker: %w", err))
+				}
 			}
 		}
 		return nil
@@ -146,12 +199,13 @@ func (k *Kind) compactPass(ctx context.Context) error {
 
 // Compact compacts the chunks of series id in the hours that start in
 // [from, to) and ended Options.LateWindow ago, whatever the markers say:
-// it merges each hour's chunk items, and deletes those that a merged chunk
-// written Options.CompactGrace ago replaces (so a second call after
-// CompactGrace finishes what the first began). It is idempotent, safe
-// with concurrent reads, writes and compactions, and needs the Chunks
-// layout (it does nothing for others). The markers of the hours are left
-// to Store.Compact.
+// it merges each hour's chunk items (each day's, for the days that ended
+// LateWindow ago), and deletes those that a merged chunk written
+// Options.CompactGrace ago replaces (so a second call after CompactGrace
+// finishes what the first began). It is idempotent, safe with concurrent
+// reads, writes and compactions, and needs the Chunks layout (it does
+// nothing for others). The markers of the hours are left to
+// Store.Compact.
 func (k *Kind) Compact(ctx context.Context, id string, from, to time.Time) error {
 	if k.st.closed.Load() {
 		return ErrClosed
@@ -164,23 +218,32 @@ func (k *Kind) Compact(ctx context.Context, id string, from, to time.Time) error
 	}
 	lo, hi := max(timeMs(from), k.rawCutoff(), minMs), min(timeMs(to), maxMs)
 	now, late := timeMs(k.st.now()), k.st.opts.LateWindow.Milliseconds()
-	for p := periodStart(lo, keys.Hour); p < hi && now >= periodEnd(p, keys.Hour)+late; p = periodEnd(p, keys.Hour) {
-		if _, err := k.compactHour(ctx, id, p); err != nil {
+	for p := periodStart(lo, keys.Hour); p < hi && now >= periodEnd(p, keys.Hour)+late; {
+		if d := periodStart(p, keys.Day); now >= periodEnd(d, keys.Day)+late {
+			if _, err := k.compactPeriod(ctx, id, keys.Day, d); err != nil {
+				return err
+			}
+			p = periodEnd(d, keys.Day)
+			continue
+		}
+		if _, err := k.compactPeriod(ctx, id, keys.Hour, p); err != nil {
 			return err
 		}
+		p = periodEnd(p, keys.Hour)
 	}
 	return nil
 }
 
-// compactHour compacts the hour starting at start of series id, every
-// shard, and reports whether it is done: each shard holds one item, or
-// merged items that do not overlap, and nothing waits to be deleted.
-func (k *Kind) compactHour(ctx context.Context, id string, start int64) (bool, error) {
+// compactPeriod compacts the hour or day (g) starting at start of series
+// id, every shard, and reports whether it is done: each shard holds one
+// item, or merged items that do not overlap, and nothing waits to be
+// deleted.
+func (k *Kind) compactPeriod(ctx context.Context, id string, g keys.Granularity, start int64) (bool, error) {
 	done := true
 	for sh := 0; sh < k.s.Shards; sh++ {
-		d, err := k.compactGroup(ctx, id, sh, start)
+		d, err := k.compactGroup(ctx, id, sh, g, start)
 		if err != nil {
-			return false, fmt.Errorf("series: cannot compact %s of %s: %w", periodKey(start, keys.Hour), k.entity(id), err)
+			return false, fmt.Errorf("series: cannot compact %s of %s: %w", periodKey(start, g), k.entity(id), err)
 		}
 		done = done && d
 	}
@@ -233,12 +296,12 @@ func parseCItem(item table.Item) (citem, error) {
 	return c, nil
 }
 
-// compactGroup compacts the chunk items of one hour (from start) of shard
-// sh of series id; see the comment at the top of this file. It reports
-// whether the group is done.
-func (k *Kind) compactGroup(ctx context.Context, id string, sh int, start int64) (bool, error) {
+// compactGroup compacts the chunk items of one hour or day (g, from
+// start) of shard sh of series id; see the comment at the top of this
+// file. It reports whether the group is done.
+func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granularity, start int64) (bool, error) {
 	pk := k.rawPK(id, sh)
-	q := &table.Query{Hash: pk, Range: table.Between(ts(start), ts(periodEnd(start, keys.Hour)-1)+"#~"), Consistent: true}
+	q := &table.Query{Hash: pk, Range: table.Between(ts(start), ts(periodEnd(start, g)-1)+"#~"), Consistent: true}
 	var items []citem
 	for item, err := range k.st.tbl.QueryAll(ctx, q) {
 		if err != nil {
@@ -272,7 +335,7 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, start int64)
 	above, aboveOld := coverage{}, coverage{}
 	var dels []table.WriteRequest
 	var live []*citem
-	pending := 0
+	pending, liveBytes := 0, 0
 	for i := range items {
 		c := &items[i]
 		switch {
@@ -282,6 +345,7 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, start int64)
 			pending++
 		default:
 			live = append(live, c)
+			liveBytes += c.size
 		}
 		if c.merged {
 			above.merge(c.cov)
@@ -290,8 +354,52 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, start int64)
 			}
 		}
 	}
-	// Merge the items not replaced, leaving out full merged chunks that
-	// overlap none of the others.
+	// The items to merge together: a small day's in one piece; else those
+	// of each hour, as mergeSet picks them.
+	var sets [][]*citem
+	if g == keys.Day && liveBytes <= dayChunkBytes {
+		if len(live) > 1 {
+			sets = append(sets, live)
+		}
+	} else {
+		slices.SortFunc(live, func(a, b *citem) int { return cmp.Compare(a.sk, b.sk) })
+		for len(live) > 0 {
+			n := 1
+			for n < len(live) && live[n].sk[:hourPrefixLen] == live[0].sk[:hourPrefixLen] {
+				n++
+			}
+			if in := mergeSet(live[:n]); in != nil {
+				sets = append(sets, in)
+			}
+			live = live[n:]
+		}
+	}
+	var puts []table.WriteRequest
+	for _, in := range sets {
+		p, err := k.mergeItems(id, sh, in, now)
+		if err != nil {
+			return false, err
+		}
+		puts = append(puts, p...)
+	}
+	if len(puts) > 0 {
+		if err := k.st.tbl.BatchWrite(ctx, puts); err != nil {
+			return false, fmt.Errorf("cannot write a merged chunk: %w", err)
+		}
+	}
+	if len(dels) > 0 {
+		if err := k.st.tbl.BatchWrite(ctx, dels); err != nil {
+			return false, fmt.Errorf("cannot delete merged chunks: %w", err)
+		}
+	}
+	return pending == 0 && len(sets) == 0, nil
+}
+
+// mergeSet returns the items of live (items of one hour not replaced) to
+// merge, nil if none: all but the full merged chunks that overlap none of
+// the others, if at least two remain and one of them is a flush's chunk
+// or two overlap.
+func mergeSet(live []*citem) []*citem {
 	var in []*citem
 	for i, c := range live {
 		keep := !c.merged || c.size < fullChunkBytes
@@ -305,30 +413,20 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, start int64)
 			in = append(in, c)
 		}
 	}
-	merge := false
-	if len(in) > 1 {
-		for i, c := range in {
-			merge = merge || !c.merged
-			for _, o := range in[i+1:] {
-				merge = merge || c.cov.overlaps(o.cov)
+	if len(in) < 2 {
+		return nil
+	}
+	for i, c := range in {
+		if !c.merged {
+			return in
+		}
+		for _, o := range in[i+1:] {
+			if c.cov.overlaps(o.cov) {
+				return in
 			}
 		}
 	}
-	if merge {
-		puts, err := k.mergeItems(id, sh, in, now)
-		if err != nil {
-			return false, err
-		}
-		if err := k.st.tbl.BatchWrite(ctx, puts); err != nil {
-			return false, fmt.Errorf("cannot write a merged chunk: %w", err)
-		}
-	}
-	if len(dels) > 0 {
-		if err := k.st.tbl.BatchWrite(ctx, dels); err != nil {
-			return false, fmt.Errorf("cannot delete merged chunks: %w", err)
-		}
-	}
-	return pending == 0 && !merge, nil
+	return nil
 }
 
 // mergeItems decodes the chunk items in and returns the put requests of

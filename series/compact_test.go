@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/keys"
 	"github.com/timetable-db/timetable/table"
 )
 
@@ -110,6 +111,13 @@ func snapshot(t testing.TB, k *Kind, id string) string {
 		t.Fatal(err)
 	}
 	fmt.Fprintf(&b, "filtered:\n%s", fmtReadings(p.Readings))
+	for _, rev := range []bool{false, true} {
+		p, err := k.Range(ctx, id, Query{From: from.Add(100 * time.Minute), To: from.Add(150 * time.Minute), Reverse: rev, Limit: 40})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&b, "later hours reverse=%v:\n%s", rev, fmtReadings(p.Readings))
+	}
 	for _, step := range []time.Duration{10 * time.Minute, time.Hour, 3 * time.Hour} {
 		a, err := k.Aggregate(ctx, id, AggregateQuery{From: from, To: to, Step: step})
 		if err != nil {
@@ -128,13 +136,15 @@ func snapshot(t testing.TB, k *Kind, id string) string {
 		}
 	}
 	if k.s.MetricIndex {
-		pts, err := k.MetricRange(ctx, "a", from, to, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fmt.Fprintf(&b, "metric: %d points\n", len(pts))
-		for _, p := range pts {
-			fmt.Fprintf(&b, "%s %s %v\n", p.ID, p.Time.Format(time.RFC3339Nano), p.Value)
+		for _, lo := range []time.Time{from, from.Add(100 * time.Minute)} {
+			pts, err := k.MetricRange(ctx, "a", lo, to, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "metric from %s: %d points\n", lo.Format(time.RFC3339), len(pts))
+			for _, p := range pts {
+				fmt.Fprintf(&b, "%s %s %v\n", p.ID, p.Time.Format(time.RFC3339Nano), p.Value)
+			}
 		}
 	}
 	return b.String()
@@ -172,6 +182,23 @@ func chunkItemCount(t testing.TB, k *Kind, id string) (items, merged int) {
 	return items, merged
 }
 
+// hourMarkers returns the compaction markers of hours of k: those of days
+// wait for the day to end.
+func hourMarkers(t testing.TB, k *Kind) []marker {
+	t.Helper()
+	ms, err := k.markersIn(context.Background(), k.compactPK(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []marker
+	for _, m := range ms {
+		if m.g != keys.Day {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // compactStore opens a store of compactSchema(shards) on b whose clock
 // starts after the readings of compactReadings and their late window.
 func compactStore(t *testing.T, b backend, shards int) (*Store, *Kind, *clock) {
@@ -180,80 +207,159 @@ func compactStore(t *testing.T, b backend, shards int) (*Store, *Kind, *clock) {
 	return st, st.Kind("C"), clk
 }
 
-func TestCompact_SameReads(t *testing.T) {
+// eachCompactStore runs fn on each backend with 1 and 3 shards, on a
+// compactStore holding the flushes of compactReadings as series s1.
+func eachCompactStore(t *testing.T, fn func(t *testing.T, st *Store, k *Kind, clk *clock, batches [][]Reading)) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		for _, shards := range []int{1, 3} {
 			t.Run(fmt.Sprint("shards=", shards), func(t *testing.T) {
-				ctx := context.Background()
 				st, k, clk := compactStore(t, b, shards)
 				batches := compactReadings()
 				writeFlushes(t, st, k, "s1", batches)
-				before := snapshot(t, k, "s1")
-				items0, _ := chunkItemCount(t, k, "s1")
-
-				// First pass: merged chunks written, sources kept.
-				if err := st.Compact(ctx); err != nil {
-					t.Fatal(err)
-				}
-				items1, merged1 := chunkItemCount(t, k, "s1")
-				if merged1 < 3*shards || items1 != items0+merged1 {
-					t.Fatalf("after the first pass: %d items, %d merged; before %d", items1, merged1, items0)
-				}
-				wantSnapshot(t, "merged chunks beside their sources", snapshot(t, k, "s1"), before)
-
-				// Within the grace period nothing is deleted.
-				clk.Advance(st.opts.CompactGrace / 2)
-				if err := st.Compact(ctx); err != nil {
-					t.Fatal(err)
-				}
-				if n, _ := chunkItemCount(t, k, "s1"); n != items1 {
-					t.Fatalf("within the grace period: %d items, want %d", n, items1)
-				}
-
-				// After it the sources go, and the markers.
-				clk.Advance(st.opts.CompactGrace)
-				if err := st.Compact(ctx); err != nil {
-					t.Fatal(err)
-				}
-				items2, merged2 := chunkItemCount(t, k, "s1")
-				if items2 != merged2 || merged2 != merged1 {
-					t.Fatalf("after the grace period: %d items, %d merged; want %d merged only", items2, merged2, merged1)
-				}
-				wantSnapshot(t, "merged chunks", snapshot(t, k, "s1"), before)
-				ms, err := k.markersIn(ctx, k.compactPK(), "")
-				if err != nil || len(ms) != 0 {
-					t.Fatalf("compaction markers left: %v %v", ms, err)
-				}
-
-				// Again: nothing changes.
-				clk.Advance(time.Hour)
-				if err := st.Compact(ctx); err != nil {
-					t.Fatal(err)
-				}
-				if err := k.Compact(ctx, "s1", t0, t0.Add(3*time.Hour)); err != nil {
-					t.Fatal(err)
-				}
-				if n, m := chunkItemCount(t, k, "s1"); n != items2 || m != merged2 {
-					t.Fatalf("a second compaction changed the items: %d, %d merged", n, m)
-				}
-				wantSnapshot(t, "compacted twice", snapshot(t, k, "s1"), before)
-
-				// Rollups computed from merged chunks count each reading
-				// once.
-				if err := st.Rollup(ctx); err != nil {
-					t.Fatal(err)
-				}
-				var all []Reading
-				for _, b := range batches {
-					all = append(all, b...)
-				}
-				ps, err := k.Rollups(ctx, "s1", Hourly, t0, t0.Add(3*time.Hour))
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantPeriods(t, "hourly rollups", ps, expect(all, 2, hourOf))
+				fn(t, st, k, clk, batches)
 			})
 		}
+	})
+}
+
+// wantHourlyRollups runs a rollup pass and checks the hourly rollups of
+// s1 over [t0, t0+3h) against the readings of batches, which it returns.
+func wantHourlyRollups(t *testing.T, st *Store, k *Kind, batches [][]Reading) []Reading {
+	t.Helper()
+	ctx := context.Background()
+	if err := st.Rollup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var all []Reading
+	for _, b := range batches {
+		all = append(all, b...)
+	}
+	ps, err := k.Rollups(ctx, "s1", Hourly, t0, t0.Add(3*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPeriods(t, "hourly rollups", ps, expect(all, 2, hourOf))
+	return all
+}
+
+func TestCompact_SameReads(t *testing.T) {
+	eachCompactStore(t, func(t *testing.T, st *Store, k *Kind, clk *clock, batches [][]Reading) {
+		shards := k.s.Shards
+		ctx := context.Background()
+		before := snapshot(t, k, "s1")
+		items0, _ := chunkItemCount(t, k, "s1")
+
+		// First pass: merged chunks written, sources kept.
+		if err := st.Compact(ctx); err != nil {
+			t.Fatal(err)
+		}
+		items1, merged1 := chunkItemCount(t, k, "s1")
+		if merged1 < 3*shards || items1 != items0+merged1 {
+			t.Fatalf("after the first pass: %d items, %d merged; before %d", items1, merged1, items0)
+		}
+		wantSnapshot(t, "merged chunks beside their sources", snapshot(t, k, "s1"), before)
+
+		// Within the grace period nothing is deleted.
+		clk.Advance(st.opts.CompactGrace / 2)
+		if err := st.Compact(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n, _ := chunkItemCount(t, k, "s1"); n != items1 {
+			t.Fatalf("within the grace period: %d items, want %d", n, items1)
+		}
+
+		// After it the sources go, and the markers.
+		clk.Advance(st.opts.CompactGrace)
+		if err := st.Compact(ctx); err != nil {
+			t.Fatal(err)
+		}
+		items2, merged2 := chunkItemCount(t, k, "s1")
+		if items2 != merged2 || merged2 != merged1 {
+			t.Fatalf("after the grace period: %d items, %d merged; want %d merged only", items2, merged2, merged1)
+		}
+		wantSnapshot(t, "merged chunks", snapshot(t, k, "s1"), before)
+		if ms := hourMarkers(t, k); len(ms) != 0 {
+			t.Fatalf("compaction markers of hours left: %v", ms)
+		}
+
+		// Again: nothing changes.
+		clk.Advance(time.Hour)
+		if err := st.Compact(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := k.Compact(ctx, "s1", t0, t0.Add(3*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if n, m := chunkItemCount(t, k, "s1"); n != items2 || m != merged2 {
+			t.Fatalf("a second compaction changed the items: %d, %d merged", n, m)
+		}
+		wantSnapshot(t, "compacted twice", snapshot(t, k, "s1"), before)
+
+		// Rollups computed from merged chunks count each reading
+		// once.
+		wantHourlyRollups(t, st, k, batches)
+	})
+}
+
+// TestCompact_Day compacts the hours of a day as they end, then the day,
+// once it ended, into one merged chunk per shard (its readings are few):
+// reads, rollups and the metric index see the same readings throughout,
+// and a reading that arrives after the day's compaction is merged in by
+// the next one.
+func TestCompact_Day(t *testing.T) {
+	eachCompactStore(t, func(t *testing.T, st *Store, k *Kind, clk *clock, batches [][]Reading) {
+		shards := k.s.Shards
+		ctx := context.Background()
+		var all []Reading
+		for _, b := range batches {
+			all = append(all, b...)
+		}
+		want := snapshot(t, k, "s1")
+		compact := func(what string) {
+			t.Helper()
+			for range 2 {
+				if err := st.Compact(ctx); err != nil {
+					t.Fatal(err)
+				}
+				wantSnapshot(t, what, snapshot(t, k, "s1"), want)
+				clk.Advance(st.opts.CompactGrace + time.Second)
+			}
+			if err := st.Compact(ctx); err != nil {
+				t.Fatal(err)
+			}
+			wantSnapshot(t, what, snapshot(t, k, "s1"), want)
+		}
+
+		// The hours: one merged chunk each, and a marker for the day.
+		compact("hours compacted")
+		if n, m := chunkItemCount(t, k, "s1"); n != m || m != 3*shards {
+			t.Fatalf("hours compacted: %d items, %d merged; want %d merged", n, m, 3*shards)
+		}
+		ms, err := k.markersIn(ctx, k.compactPK(), "")
+		if err != nil || len(ms) != 1 || ms[0].g != keys.Day {
+			t.Fatalf("markers %v %v, want the day's", ms, err)
+		}
+
+		// The day, once it ended: one merged chunk per shard.
+		clk.Set(t0.Add(24*time.Hour + st.opts.LateWindow))
+		compact("day compacted")
+		if n, m := chunkItemCount(t, k, "s1"); n != m || m != shards {
+			t.Fatalf("day compacted: %d items, %d merged; want %d merged", n, m, shards)
+		}
+		if ms, err := k.markersIn(ctx, k.compactPK(), ""); err != nil || len(ms) != 0 {
+			t.Fatalf("markers left: %v %v", ms, err)
+		}
+
+		// A late reading, merged into the day.
+		late := Reading{Time: t0.Add(150*time.Minute + time.Second), Values: []float64{5, 5}, Tags: []string{"late"}}
+		writeFlushes(t, st, k, "s1", [][]Reading{{late}})
+		all = append(all, late)
+		want = snapshot(t, k, "s1")
+		compact("late reading compacted")
+		if n, m := chunkItemCount(t, k, "s1"); n != m || m != shards {
+			t.Fatalf("late reading compacted: %d items, %d merged; want %d merged", n, m, shards)
+		}
+		wantHourlyRollups(t, st, k, [][]Reading{all})
 	})
 }
 
@@ -271,18 +377,7 @@ func TestCompact_RollupDuringGrace(t *testing.T) {
 		if _, m := chunkItemCount(t, k, "s1"); m == 0 {
 			t.Fatal("no merged chunk")
 		}
-		if err := st.Rollup(ctx); err != nil {
-			t.Fatal(err)
-		}
-		var all []Reading
-		for _, b := range batches {
-			all = append(all, b...)
-		}
-		ps, err := k.Rollups(ctx, "s1", Hourly, t0, t0.Add(3*time.Hour))
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantPeriods(t, "hourly rollups", ps, expect(all, 2, hourOf))
+		all := wantHourlyRollups(t, st, k, batches)
 		a, err := k.Aggregate(ctx, "s1", AggregateQuery{From: t0, To: t0.Add(3 * time.Hour), Step: 30 * time.Minute})
 		if err != nil {
 			t.Fatal(err)
@@ -520,8 +615,8 @@ func TestCompact_TwoCompactors(t *testing.T) {
 		if n, m := chunkItemCount(t, k, "s1"); n != m || m != 6 {
 			t.Fatalf("%d items, %d merged; want 6 merged (3 hours, 2 shards)", n, m)
 		}
-		if ms, _ := k.markersIn(ctx, k.compactPK(), ""); len(ms) != 0 {
-			t.Fatalf("%d markers left", len(ms))
+		if ms := hourMarkers(t, k); len(ms) != 0 {
+			t.Fatalf("%d markers of hours left", len(ms))
 		}
 	})
 }
@@ -640,7 +735,7 @@ func TestCompact_Crash(t *testing.T) {
 			t.Fatalf("%d items after the failed deletes, had %d", items2, items1)
 		}
 		wantSnapshot(t, "after a failure part way through the deletes", snapshot(t, k, "s1"), want)
-		if ms, _ := k.markersIn(ctx, k.compactPK(), ""); len(ms) == 0 {
+		if ms := hourMarkers(t, k); len(ms) == 0 {
 			t.Fatal("the markers of hours not done were deleted")
 		}
 
@@ -652,8 +747,8 @@ func TestCompact_Crash(t *testing.T) {
 			t.Fatalf("%d items, %d merged; want 3 merged", n, m)
 		}
 		wantSnapshot(t, "after the compaction was run again", snapshot(t, k, "s1"), want)
-		if ms, _ := k.markersIn(ctx, k.compactPK(), ""); len(ms) != 0 {
-			t.Fatalf("%d markers left", len(ms))
+		if ms := hourMarkers(t, k); len(ms) != 0 {
+			t.Fatalf("%d markers of hours left", len(ms))
 		}
 	})
 }

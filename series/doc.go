@@ -41,7 +41,7 @@
 //	latest reading      pk SENSOR#123#L             sk L
 //	rollups             pk SENSOR#123#H, #D, #M     sk 2024-12-01-14, 2024-12-01, 2024-12
 //	rollup markers      pk ~DIRTY#SENSOR            sk 123#2024-12-01-14
-//	compaction markers  pk ~COMPACT#SENSOR          sk 123#2024-12-01-14
+//	compaction markers  pk ~COMPACT#SENSOR          sk 123#2024-12-01-14, 123#2024-12-01
 //	metric index        GSI "metric": mpk SENSOR#2024-12-01, msk <timestamp>#123#<seq>
 //
 // Every item carries a "ttl" attribute (epoch seconds) computed from event
@@ -96,7 +96,12 @@
 // (about 40 to 75 KB of chunks). Store.Compact runs a pass (every
 // Options.CompactInterval in the background) over the hours that writes
 // marked; Kind.Compact compacts a series' hours on demand.
-// Schema.NoCompaction turns it off for a kind.
+// Schema.NoCompaction turns it off for a kind. Once a day ended
+// LateWindow ago, a second pass merges its items into one if they hold at
+// most 32 KB of chunks (a day of one-minute readings of three fields is
+// some 2.5 KB: one item a day, under 2 bytes a reading), while denser
+// days keep an item per hour; so a chunk item never spans two days, and
+// reads read a day's chunk items from the start of the day.
 //
 // The contract, on the embedded engine as on DynamoDB, with any number of
 // processes reading, writing and compacting one table:
@@ -111,7 +116,7 @@
 //   - A merged item is written as a new item; the items it replaces are
 //     deleted only Options.CompactGrace (default 10 minutes) after, by a
 //     later pass, so a read that saw neither is impossible as long as one
-//     hour of a read is read within CompactGrace (reads read an hour again
+//     day of a read is read within CompactGrace (reads read a day again
 //     when its pages were read more than CompactGrace/2 apart, as a paused
 //     Iter may) and replicas lag less than that.
 //   - Compaction is idempotent: running a pass again, or two at once,
@@ -119,10 +124,11 @@
 //     was compacted are written as new small chunks, read at once, and
 //     merged in by a later pass.
 //   - Costs: per hour of a series, a marker write by the writers, a
-//     strongly consistent read of the hour by each pass, the merged item's
-//     write units, and one write unit per item deleted: about 0.02 write
-//     units per reading at 1 Hz with 1-minute flushes. A merged item of
-//     more than 150 KB is not rewritten for late readings; they are merged
+//     strongly consistent read of the hour by each pass, a day marker
+//     write; per day, a read of the day; the merged items' write units,
+//     and one write unit per item deleted: about 0.02 write units per
+//     reading at 1 Hz with 1-minute flushes. A merged item of more than
+//     150 KB is not rewritten for late readings; they are merged
 //     among themselves.
 //
 // # Retention

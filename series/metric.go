@@ -59,7 +59,7 @@ func (k *Kind) MetricRange(ctx context.Context, field string, from, to time.Time
 	start := lo
 	switch k.s.Layout {
 	case Chunks:
-		start = periodStart(lo, keys.Hour)
+		start = periodStart(lo, keys.Day) // see chunkKeyRange
 	case Buckets:
 		start = periodStart(lo, k.s.BucketPeriod)
 	}

@@ -489,7 +489,7 @@ func (k *Kind) newStream(id string, sh int, lo, hi int64, reverse bool, limit in
 		}
 		loKey, hiKey := k.chunkKeyRange(lo, hi)
 		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(loKey, hiKey, hi), Reverse: reverse, PageSize: ps}
-		return k.groupStream(q, loKey, hiKey, hourPrefixLen, k.decodeChunkItem)
+		return k.groupStream(q, loKey, hiKey, chunkGroupLen, k.decodeChunkItem)
 	case Buckets:
 		g := k.s.BucketPeriod
 		loKey, hiKey := periodKey(periodStart(lo, g), g), periodKey(hi-1, g)+"#~"
@@ -537,14 +537,19 @@ func (k *Kind) groupReader(q *table.Query, loKey, hiKey string, prefixLen int) *
 }
 
 // hourPrefixLen is the length of the hour prefix of a chunk's sort key,
-// "2024-12-01T14".
-const hourPrefixLen = len("2024-12-01T14")
+// "2024-12-01T14", and chunkGroupLen that of its day, "2024-12-01": the
+// chunks of a day are read as one group.
+const (
+	hourPrefixLen = len("2024-12-01T14")
+	chunkGroupLen = len("2024-12-01")
+)
 
 // chunkKeyRange returns the sort-key range of the chunk items that may
-// hold readings of [lo, hi): chunks never span two hours, and are keyed by
-// their first reading. hiKey is "" when hi is unbounded.
+// hold readings of [lo, hi): chunks never span two days (a flush's chunk
+// never spans two hours; compaction merges a small day into one chunk),
+// and are keyed by their first reading. hiKey is "" when hi is unbounded.
 func (k *Kind) chunkKeyRange(lo, hi int64) (loKey, hiKey string) {
-	loKey = ts(periodStart(lo, keys.Hour))
+	loKey = ts(periodStart(lo, keys.Day))
 	if hi < maxMs {
 		hiKey = ts(hi-1) + "#~"
 	}

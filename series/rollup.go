@@ -503,7 +503,7 @@ func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, pending []
 	return k.st.parallel(ctx, k.s.Shards, func(ctx context.Context, sh int) error {
 		loKey, hiKey := k.chunkKeyRange(lo, hi)
 		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(loKey, hiKey, hi)}
-		g := k.groupReader(q, loKey, hiKey, hourPrefixLen)
+		g := k.groupReader(q, loKey, hiKey, chunkGroupLen)
 		for {
 			items, err := g.next(ctx)
 			if err != nil {
