@@ -602,37 +602,19 @@ func add(cur, arg types.AttributeValue) (types.AttributeValue, error) {
 		if !ok {
 			return nil, errorf(msgBadType)
 		}
-		out := slices.Clone(c.Value)
-		for _, s := range a.Value {
-			if !containsString(out, s) {
-				out = append(out, s)
-			}
-		}
-		return &types.AttributeValueMemberSS{Value: out}, nil
+		return &types.AttributeValueMemberSS{Value: union(c.Value, a.Value, containsString)}, nil
 	case *types.AttributeValueMemberNS:
 		c, ok := cur.(*types.AttributeValueMemberNS)
 		if !ok {
 			return nil, errorf(msgBadType)
 		}
-		out := slices.Clone(c.Value)
-		for _, s := range a.Value {
-			if !containsNumber(out, s) {
-				out = append(out, s)
-			}
-		}
-		return &types.AttributeValueMemberNS{Value: out}, nil
+		return &types.AttributeValueMemberNS{Value: union(c.Value, a.Value, containsNumber)}, nil
 	case *types.AttributeValueMemberBS:
 		c, ok := cur.(*types.AttributeValueMemberBS)
 		if !ok {
 			return nil, errorf(msgBadType)
 		}
-		out := slices.Clone(c.Value)
-		for _, s := range a.Value {
-			if !containsBytes(out, s) {
-				out = append(out, s)
-			}
-		}
-		return &types.AttributeValueMemberBS{Value: out}, nil
+		return &types.AttributeValueMemberBS{Value: union(c.Value, a.Value, containsBytes)}, nil
 	}
 	return nil, errorf(msgBadType)
 }
@@ -643,54 +625,64 @@ func del(cur, arg types.AttributeValue) (types.AttributeValue, error) {
 	if cur == nil {
 		return nil, nil
 	}
+	var (
+		left types.AttributeValue
+		n    int // elements left
+	)
 	switch a := arg.(type) {
 	case *types.AttributeValueMemberSS:
 		c, ok := cur.(*types.AttributeValueMemberSS)
 		if !ok {
 			return nil, errorf(msgBadType)
 		}
-		out := make([]string, 0, len(c.Value))
-		for _, s := range c.Value {
-			if !containsString(a.Value, s) {
-				out = append(out, s)
-			}
-		}
-		if len(out) == 0 {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberSS{Value: out}, nil
+		out := difference(c.Value, a.Value, containsString)
+		left, n = &types.AttributeValueMemberSS{Value: out}, len(out)
 	case *types.AttributeValueMemberNS:
 		c, ok := cur.(*types.AttributeValueMemberNS)
 		if !ok {
 			return nil, errorf(msgBadType)
 		}
-		out := make([]string, 0, len(c.Value))
-		for _, s := range c.Value {
-			if !containsNumber(a.Value, s) {
-				out = append(out, s)
-			}
-		}
-		if len(out) == 0 {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberNS{Value: out}, nil
+		out := difference(c.Value, a.Value, containsNumber)
+		left, n = &types.AttributeValueMemberNS{Value: out}, len(out)
 	case *types.AttributeValueMemberBS:
 		c, ok := cur.(*types.AttributeValueMemberBS)
 		if !ok {
 			return nil, errorf(msgBadType)
 		}
-		out := make([][]byte, 0, len(c.Value))
-		for _, s := range c.Value {
-			if !containsBytes(a.Value, s) {
-				out = append(out, s)
-			}
-		}
-		if len(out) == 0 {
-			return nil, nil
-		}
-		return &types.AttributeValueMemberBS{Value: out}, nil
+		out := difference(c.Value, a.Value, containsBytes)
+		left, n = &types.AttributeValueMemberBS{Value: out}, len(out)
+	default:
+		return nil, errorf(msgBadType)
 	}
-	return nil, errorf(msgBadType)
+	if n == 0 {
+		return nil, nil
+	}
+	return left, nil
+}
+
+// union returns a copy of set with the elements of more it does not hold
+// appended, in order; has tells whether a set holds an element (numbers
+// compare by value).
+func union[T any](set, more []T, has func([]T, T) bool) []T {
+	out := slices.Clone(set)
+	for _, e := range more {
+		if !has(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// difference returns the elements of set that less does not hold, in
+// order.
+func difference[T any](set, less []T, has func([]T, T) bool) []T {
+	out := make([]T, 0, len(set))
+	for _, e := range set {
+		if !has(less, e) {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // cloneContainers copies the maps and lists of v, recursively, so that
