@@ -170,10 +170,10 @@ func (d *designer) build() (*design.Design, error) {
 	case Chunks:
 		e := design.Entity{
 			Name:        "Chunk",
-			Description: "The readings of one series, hour and shard written by one flush, compressed (delta-of-delta timestamps, XOR or decimal floats), with their aggregates as plain attributes. Written once as a new item, never updated in place; compaction merges the chunks of an hour into one.",
+			Description: "The readings of one series, hour and shard written by one flush, compressed (delta-of-delta timestamps, XOR or decimal floats), with their aggregates as plain attributes. Written once as a new item, never updated in place. Compaction merges the chunks of an hour into one, and then those of a day into one if they hold at most 32 KB of chunk data: a chunk never spans two days.",
 			Keys:        map[string]design.Template{attrPK: rawPK, attrSK: design.Template(phStart + keys.Sep + phSeq)},
 			Attributes: append(append([]design.Attribute{idAttr,
-				tsAttr("start", "Time of the chunk's first reading; a chunk never spans two hours."),
+				tsAttr("start", "Time of the chunk's first reading."),
 				seqAttr, dayAttr,
 				{Name: attrData, Type: "B", Description: "The compressed readings."},
 				{Name: attrTags, Type: "B", Description: "The tag column, if the kind has tags."},
@@ -190,9 +190,9 @@ func (d *designer) build() (*design.Design, error) {
 			return nil, err
 		}
 		raws = append(raws, e)
-		rangePattern.Key = "pk = " + string(rawPK) + " AND sk BETWEEN {fromHour} AND {to}#~"
+		rangePattern.Key = "pk = " + string(rawPK) + " AND sk BETWEEN {fromDay} AND {to}#~"
 		rangePattern.Params = []design.Attribute{
-			{Name: "fromHour", Format: design.LayoutTimestamp, Description: "Start of the hour of from: a chunk that starts earlier in that hour may hold readings of the range."},
+			{Name: "fromDay", Format: design.LayoutTimestamp, Description: "Start of the day of from: a chunk that starts earlier in that day may hold readings of the range."},
 			{Name: "to", Format: design.LayoutTimestamp, Description: "The last millisecond of the range; #~ sorts after every suffix."},
 		}
 		rangePattern.Returns = []string{"Chunk"}
@@ -358,9 +358,9 @@ func (d *designer) build() (*design.Design, error) {
 			pattern: design.AccessPattern{Name: "Periods to roll up", Description: "Store.Rollup: the marked periods of the kind (strongly consistent).", Frequency: "every RollupInterval (1 minute)"}})
 	}
 	if k.compacts() {
-		markers = append(markers, markerKind{name: "CompactionMarker", desc: "An hour of chunks that received readings and must be compacted; deleted once compacted.",
-			pk: k.compactPK(), g: keys.Hour, period: "The hour that received readings, to compact.",
-			pattern: design.AccessPattern{Name: "Hours to compact", Description: "Store.Compact: the marked hours of the kind (strongly consistent).", Frequency: "every CompactInterval (1 minute)"}})
+		markers = append(markers, markerKind{name: "CompactionMarker", desc: "An hour of chunks that received readings and must be compacted, or a day whose compacted hours may be merged into one chunk; deleted once compacted.",
+			pk: k.compactPK(), g: keys.Hour, period: "The hour that received readings, or (once its hours are compacted) their day.",
+			pattern: design.AccessPattern{Name: "Periods to compact", Description: "Store.Compact: the marked hours and days of the kind (strongly consistent).", Frequency: "every CompactInterval (1 minute)"}})
 	}
 	for _, m := range markers {
 		e := design.Entity{
