@@ -164,8 +164,55 @@ type entry struct {
 // numbers; buckets skip readings they hold; latest readings are
 // conditional), so applying the same entries again, after a failure or a
 // crash, changes nothing.
+//
+// The items are built, and written in BatchWriteItem calls of up to 25,
+// by up to FlushConcurrency goroutines at once, so that the calls of a
+// large flush share the engine's syncs (or DynamoDB's latency) instead of
+// waiting for each other.
 func (s *Store) apply(ctx context.Context, entries []entry) error {
-	var puts, marks []table.WriteRequest
+	for i := range entries {
+		e := &entries[i]
+		if len(e.recs) > 0 && !slices.IsSortedFunc(e.recs, cmpRec) {
+			// Buffered batches are sorted when sealed, as readers may
+			// be copying them now; direct writes are the caller's.
+			slices.SortFunc(e.recs, cmpRec)
+		}
+	}
+	// Items of the readings, built by tasks of applyGroup entries.
+	tasks := (len(entries) + applyGroup - 1) / applyGroup
+	puts := make([][]table.WriteRequest, tasks)
+	if err := s.parallel(ctx, tasks, func(_ context.Context, t int) error {
+		var ws []table.WriteRequest
+		for i := t * applyGroup; i < min(len(entries), (t+1)*applyGroup); i++ {
+			e := &entries[i]
+			if len(e.recs) == 0 {
+				continue
+			}
+			k := e.k
+			switch k.s.Layout {
+			case ItemPerReading, DayPartitioned:
+				for j := range e.recs {
+					ws = append(ws, table.PutRequest(k.readingItem(e.id, &e.recs[j])))
+				}
+			case Chunks:
+				items, err := k.chunkItems(e.id, e.recs)
+				if err != nil {
+					return err
+				}
+				for _, it := range items {
+					ws = append(ws, table.PutRequest(it))
+				}
+			}
+		}
+		puts[t] = ws
+		return nil
+	}); err != nil {
+		return err
+	}
+	if err := s.batchWrite(ctx, slices.Concat(puts...)); err != nil {
+		return fmt.Errorf("series: cannot write readings: %w", err)
+	}
+	var marks []table.WriteRequest
 	var buckets []*bucketOp
 	var latest []table.Item
 	for i := range entries {
@@ -173,36 +220,13 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 		if len(e.recs) == 0 {
 			continue
 		}
-		if !slices.IsSortedFunc(e.recs, cmpRec) {
-			// Buffered batches are sorted when sealed, as readers may
-			// be copying them now; direct writes are the caller's.
-			slices.SortFunc(e.recs, cmpRec)
-		}
 		k := e.k
-		switch k.s.Layout {
-		case ItemPerReading, DayPartitioned:
-			for j := range e.recs {
-				puts = append(puts, table.PutRequest(k.readingItem(e.id, &e.recs[j])))
-			}
-		case Chunks:
-			items, err := k.chunkItems(e.id, e.recs)
-			if err != nil {
-				return err
-			}
-			for _, it := range items {
-				puts = append(puts, table.PutRequest(it))
-			}
-		case Buckets:
+		if k.s.Layout == Buckets {
 			buckets = append(buckets, k.bucketOps(e.id, e.recs)...)
 		}
 		latest = append(latest, k.latestItem(e.id, &e.recs[len(e.recs)-1]))
 		for _, m := range k.markersFor(e.id, e.recs) {
 			marks = append(marks, table.PutRequest(m))
-		}
-	}
-	if len(puts) > 0 {
-		if err := s.tbl.BatchWrite(ctx, puts); err != nil {
-			return fmt.Errorf("series: cannot write readings: %w", err)
 		}
 	}
 	if err := s.parallel(ctx, len(buckets), func(ctx context.Context, i int) error {
@@ -215,15 +239,30 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 	}); err != nil {
 		return err
 	}
-	if len(marks) > 0 {
-		if err := s.tbl.BatchWrite(ctx, marks); err != nil {
-			return fmt.Errorf("series: cannot write rollup markers: %w", err)
-		}
+	if err := s.batchWrite(ctx, marks); err != nil {
+		return fmt.Errorf("series: cannot write rollup markers: %w", err)
 	}
 	for i := range entries {
 		entries[i].k.markedFor(entries[i].id, entries[i].recs)
 	}
 	return nil
+}
+
+// applyGroup is the number of entries whose items one task of apply
+// builds.
+const applyGroup = 16
+
+// batchWriteSize is the most writes of one BatchWriteItem call.
+const batchWriteSize = 25
+
+// batchWrite writes ws in calls of up to batchWriteSize writes, up to
+// FlushConcurrency calls at once. Two writes of one key must be the same
+// write, as the calls run in any order.
+func (s *Store) batchWrite(ctx context.Context, ws []table.WriteRequest) error {
+	n := (len(ws) + batchWriteSize - 1) / batchWriteSize
+	return s.parallel(ctx, n, func(ctx context.Context, i int) error {
+		return s.tbl.BatchWrite(ctx, ws[i*batchWriteSize:min(len(ws), (i+1)*batchWriteSize)])
+	})
 }
 
 // parallel runs fn(i) for i in [0, n) on up to FlushConcurrency
