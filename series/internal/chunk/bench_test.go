@@ -37,13 +37,17 @@ func benchSize(b *testing.B, s *series) {
 // BenchmarkSize reports the bytes per reading of the benchmark series:
 // (a) 1 Hz, one field, random walk with two decimals, hour and day chunks;
 // (b) one-minute readings of 3 such fields, day chunks; (c) a float gauge
-// as Prometheus scrapes it, every 15 s, full precision, day chunks.
+// as Prometheus scrapes it, every 15 s, full precision, day chunks; (d)
+// the series store benchmark's readings: one a minute, 3 fields, each
+// moving by -0.10 to +0.10 in steps of 0.01 (21 steps, uniform).
 func BenchmarkSize(b *testing.B) {
 	b.Run("walk1Hz/hour", func(b *testing.B) { benchSize(b, walkSeries(1, 3600, 1, 1000, 0.5)) })
 	b.Run("walk1Hz/day", func(b *testing.B) { benchSize(b, walkSeries(1, 86400, 1, 1000, 0.5)) })
 	b.Run("minute3/day", func(b *testing.B) { benchSize(b, walkSeries(2, 1440, 3, 60000, 0.5)) })
 	b.Run("minute3/week", func(b *testing.B) { benchSize(b, walkSeries(2, 7*1440, 3, 60000, 0.5)) })
 	b.Run("gauge15s/day", func(b *testing.B) { benchSize(b, gaugeSeries(3, 5760)) })
+	b.Run("cents3/day", func(b *testing.B) { benchSize(b, centsSeries(6, 1440, 3, 60000, 10)) })
+	b.Run("cents3/week", func(b *testing.B) { benchSize(b, centsSeries(6, 7*1440, 3, 60000, 10)) })
 }
 
 // BenchmarkSize_WalkStep shows how the size of a 1 Hz hour of a two-decimal

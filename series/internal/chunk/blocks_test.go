@@ -33,7 +33,7 @@ func TestBlocks_RoundTrip(t *testing.T) {
 			var w bitWriter
 			writeBlocks(&w, vals)
 			b := w.finish()
-			br := newBlockReader(newBitReader(b), n)
+			br := newBlockReader(newBitReader(b), n, Version)
 			var got []int64
 			for br.nextLen() > 0 {
 				blk := make([]int64, br.nextLen())
@@ -79,6 +79,67 @@ func TestTruncated(t *testing.T) {
 		}
 		if r.err {
 			t.Fatalf("R-1=%d: read error", rm1)
+		}
+	}
+}
+
+// TestBlocks_Groups round-trips range blocks over R symbols for R with
+// groups of every length (and block lengths that leave a shorter last
+// group), and checks that uniform values take near log2(R) bits.
+func TestBlocks_Groups(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 5))
+	for _, R := range []int64{3, 5, 7, 21, 100, 101, 255, 257, 1000, 65535, 65537} {
+		for _, n := range []int{1, 2, 13, 256, 300, 2560} {
+			vals := make([]int64, n)
+			for i := range vals {
+				vals[i] = r.Int64N(R) - R/2
+			}
+			vals[0] = -R / 2 // the block's range is all R symbols
+			vals[n-1] = -R/2 + R - 1
+			var w bitWriter
+			writeBlocks(&w, vals)
+			bitsUsed := w.bitLen()
+			b := w.finish()
+			br := newBlockReader(newBitReader(b), n, Version)
+			got := make([]int64, 0, n)
+			for br.nextLen() > 0 {
+				blk := make([]int64, br.nextLen())
+				br.readBlock(blk)
+				got = append(got, blk...)
+			}
+			if err := checkStream(&br.r, "groups"); err != nil {
+				t.Fatalf("R=%d n=%d: %v", R, n, err)
+			}
+			for i := range vals {
+				if got[i] != vals[i] {
+					t.Fatalf("R=%d n=%d: value %d = %d, want %d", R, n, i, got[i], vals[i])
+				}
+			}
+			// Version 1 readers do not know groups: a version 1 reader of
+			// these bits must not panic.
+			v1 := newBlockReader(newBitReader(b), n, 1)
+			for v1.nextLen() > 0 {
+				v1.readBlock(make([]int64, v1.nextLen()))
+			}
+			if g := groupLen(uint64(R - 1)); n == 2560 && g > 1 {
+				entropy := math.Log2(float64(R))
+				grouped := float64(groupedBits(vals, -R/2, uint64(R-1))) / float64(n)
+				if grouped > entropy+0.02 {
+					t.Errorf("R=%d: groups take %.3f bits a value, entropy %.3f", R, grouped, entropy)
+				}
+				t.Logf("R=%d: %.3f bits a value with block headers, %.3f in groups, entropy %.3f", R, float64(bitsUsed)/float64(n), grouped, entropy)
+			}
+		}
+	}
+}
+
+func TestGroupLen(t *testing.T) {
+	for rm1, want := range map[uint64]int{0: 1, 1: 1, 2: 20, 3: 1, 20: 7, 255: 1, 256: 3, 65534: 2, 65535: 1, 65536: 1, 1 << 40: 1} {
+		if got := groupLen(rm1); got != want {
+			t.Errorf("groupLen(%d) = %d, want %d", rm1, got, want)
+		}
+		if g := groupLen(rm1); g > 1 && rpow(rm1+1, g) > 1<<32 {
+			t.Errorf("R=%d: R^%d over 2^32", rm1+1, g)
 		}
 	}
 }

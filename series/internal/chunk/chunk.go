@@ -6,8 +6,10 @@ import (
 	"fmt"
 )
 
-// Version is the format version this package writes, the chunk's first byte.
-const Version = 1
+// Version is the format version this package writes, the chunk's first
+// byte. Open reads versions 1 and 2 (version 1 has no grouped range
+// blocks).
+const Version = 2
 
 // Limits of a chunk. A DynamoDB item holds at most 400 KB, far less than a
 // chunk at these limits could take; they bound what a decoder allocates.
@@ -43,6 +45,7 @@ type field struct {
 // concurrent use; each Iterator is not.
 type Chunk struct {
 	b          []byte
+	version    byte
 	n          int
 	minT, maxT int64
 	timeEnc    TimeEncoding
@@ -59,9 +62,10 @@ func Open(b []byte) (*Chunk, error) {
 	if len(b) == 0 {
 		return nil, corrupt("empty")
 	}
-	if b[0] != Version {
+	if b[0] != 1 && b[0] != Version {
 		return nil, corrupt("unknown version %d", b[0])
 	}
+	c.version = b[0]
 	p := b[1:]
 	uvarint := func(what string) (uint64, error) {
 		v, k := binary.Uvarint(p)
@@ -231,7 +235,7 @@ func (c *Chunk) DecodeTimes(dst []int64) error {
 	if len(dst) < c.n {
 		return fmt.Errorf("chunk: %d timestamps do not fit %d", c.n, len(dst))
 	}
-	d := newTimeDecoder(c.timeEnc, c.times, c.n, c.minT)
+	d := newTimeDecoder(c.timeEnc, c.times, c.n, c.minT, c.version)
 	if c.n > 0 {
 		dst[0] = c.minT
 		var scratch [blockLen]int64
@@ -272,7 +276,7 @@ func (c *Chunk) DecodeField(i int, dst []float64) error {
 		return fmt.Errorf("chunk: %d values do not fit %d", c.n, len(dst))
 	}
 	f := &c.fields[i]
-	d := newValueDecoder(f, c.n)
+	d := newValueDecoder(f, c.n, c.version)
 	if c.n > 0 {
 		dst[0] = d.first()
 		var scratch [blockLen]int64

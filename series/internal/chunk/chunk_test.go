@@ -33,7 +33,8 @@ func TestOpen_Errors(t *testing.T) {
 	valid := walkSeries(1, 300, 2, 1000, 0.5).encode(t)
 	cases := map[string][]byte{
 		"empty":             nil,
-		"version":           append([]byte{2}, valid[1:]...),
+		"version":           append([]byte{3}, valid[1:]...),
+		"version 0":         append([]byte{0}, valid[1:]...),
 		"count only":        {Version, 5},
 		"too many readings": header(MaxReadings+1, 0, 0, 0, 0, 0),
 		"too many fields":   header(1, 100000, 0, 0, 0, 0),

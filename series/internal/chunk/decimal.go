@@ -217,9 +217,9 @@ type valueDecoder struct {
 	scale  float64
 }
 
-func newValueDecoder(f *field, n int) valueDecoder {
+func newValueDecoder(f *field, n int, version byte) valueDecoder {
 	return valueDecoder{
-		blocks: newBlockReader(newBitReader(f.stream), max(n-1, 0)),
+		blocks: newBlockReader(newBitReader(f.stream), max(n-1, 0), version),
 		enc:    f.enc,
 		scale:  pow10[f.scale],
 	}

@@ -14,9 +14,12 @@
 //     readings with two decimals, coded as deltas of m in integer blocks).
 //
 // Integer blocks hold 256 values each, coded either in truncated binary
-// within the block's range or with Rice codes, whichever is smaller. On a
-// random walk with two decimals a reading takes under a byte where XOR
-// takes about seven. docs/format/chunk.md describes every bit.
+// within the block's range (since format version 2, several values to a
+// code, within 0.02 bits a value of the entropy of uniform steps) or with
+// Rice codes, whichever is smaller. On a random walk with two decimals a
+// reading takes under a byte where XOR takes about seven. Open reads
+// versions 1 and 2; the Appender writes version 2. docs/format/chunk.md
+// describes every bit.
 //
 // # Use
 //

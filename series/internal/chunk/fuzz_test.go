@@ -3,11 +3,22 @@ package chunk
 import (
 	"encoding/binary"
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
+// fuzzSeeds are chunks of version 2 (as the Appender writes them) and of
+// version 1 (testdata/v1).
 func fuzzSeeds() [][]byte {
 	var seeds [][]byte
+	if v1, err := filepath.Glob(filepath.Join("testdata", "v1", "*.chunk")); err == nil {
+		for _, p := range v1 {
+			if b, err := os.ReadFile(p); err == nil {
+				seeds = append(seeds, b)
+			}
+		}
+	}
 	for _, s := range []*series{
 		newSeries("v"),
 		walkSeries(1, 300, 1, 1000, 0.5),
@@ -151,13 +162,19 @@ func seriesFromBytes(data []byte) *series {
 }
 
 // FuzzDecodeStreams wraps arbitrary stream bytes in a valid header, so
-// that the stream decoders, which Open does not check, meet garbage.
+// that the stream decoders, which Open does not check, meet garbage. The
+// top bit of timeEnc picks format version 1.
 func FuzzDecodeStreams(f *testing.F) {
 	f.Add(uint16(300), uint8(1), uint8(1<<5|2), uint16(0), []byte{0, 0, 0, 0, 0}, []byte{0, 0, 0, 0, 0, 0, 1, 2, 3})
 	f.Add(uint16(3), uint8(0), uint8(0), uint16(2000), []byte{0x80, 0, 0x40}, []byte{0x40, 0, 0, 0, 0, 0, 0, 0, 0xc0, 0x12, 0x34})
 	f.Add(uint16(600), uint8(1), uint8(2<<5|1), uint16(59900), []byte{0, 0x80, 0x12, 0x34, 0x56}, []byte{0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff})
+	f.Add(uint16(600), uint8(0x81), uint8(1<<5|2), uint16(59900), []byte{0, 0x80, 0x12, 0x34, 0x56}, []byte{0x0a, 0x40, 0xff, 0, 0xff, 0, 0xff, 0, 0xff})
 	f.Fuzz(func(t *testing.T, n uint16, timeEnc, enc uint8, span uint16, times, values []byte) {
-		c, err := Open(append(header(uint64(n), 1, start, uint64(span), timeEnc, uint64(len(times)), "v", enc, len(values)), append(times, values...)...))
+		b := append(header(uint64(n), 1, start, uint64(span), timeEnc&0x7f, uint64(len(times)), "v", enc, len(values)), append(times, values...)...)
+		if timeEnc&0x80 != 0 {
+			b[0] = 1
+		}
+		c, err := Open(b)
 		if err != nil {
 			return
 		}

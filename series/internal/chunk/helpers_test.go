@@ -94,6 +94,24 @@ func walkSeries(seed uint64, n, k int, interval int64, step float64) *series {
 	return s
 }
 
+// centsSeries is n readings every interval ms of k fields, each a random
+// walk with two decimals whose steps are uniform over -maxStep..maxStep
+// cents.
+func centsSeries(seed uint64, n, k int, interval int64, maxStep int64) *series {
+	r := rand.New(rand.NewPCG(seed, 3))
+	s := newSeries([]string{"a", "b", "c", "d"}[:k]...)
+	s.ts = regular(r, n, interval, 0)
+	for i := range s.vals {
+		cents := 2000 + r.Int64N(1000)
+		s.vals[i] = make([]float64, n)
+		for j := range s.vals[i] {
+			cents += r.Int64N(2*maxStep+1) - maxStep
+			s.vals[i][j] = float64(cents) / 100
+		}
+	}
+	return s
+}
+
 // gaugeSeries is like a Prometheus float gauge scraped every 15 s with a
 // few ms of jitter: a smooth curve plus noise, at full float precision.
 func gaugeSeries(seed uint64, n int) *series {

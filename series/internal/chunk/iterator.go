@@ -29,12 +29,12 @@ func (c *Chunk) Iterator() *Iterator {
 	it := &Iterator{
 		c:     c,
 		row:   make([]float64, len(c.fields)),
-		times: newTimeDecoder(c.timeEnc, c.times, c.n, c.minT),
+		times: newTimeDecoder(c.timeEnc, c.times, c.n, c.minT, c.version),
 		dec:   make([]valueDecoder, len(c.fields)),
 		winV:  make([][]float64, len(c.fields)),
 	}
 	for i := range c.fields {
-		it.dec[i] = newValueDecoder(&c.fields[i], c.n)
+		it.dec[i] = newValueDecoder(&c.fields[i], c.n, c.version)
 	}
 	return it
 }

@@ -93,9 +93,9 @@ type timeDecoder struct {
 	bad    bool  // a timestamp went backwards
 }
 
-func newTimeDecoder(enc TimeEncoding, stream []byte, n int, first int64) timeDecoder {
+func newTimeDecoder(enc TimeEncoding, stream []byte, n int, first int64, version byte) timeDecoder {
 	return timeDecoder{
-		blocks: newBlockReader(newBitReader(stream), max(n-1, 0)),
+		blocks: newBlockReader(newBitReader(stream), max(n-1, 0), version),
 		enc:    enc,
 		t:      first,
 	}

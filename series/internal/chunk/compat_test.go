@@ -1,0 +1,41 @@
+package chunk
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// v1Series are the series whose chunks, as the version 1 encoder wrote
+// them (commit 38773e6), are kept in testdata/v1: decimal walks of several step sizes
+// (range and Rice blocks), a gauge (XOR), patched decimals, and jittered
+// timestamps.
+func v1Series() map[string]*series {
+	patched := walkSeries(4, 600, 2, 1000, 0.5)
+	patched.vals[0][3], patched.vals[0][300], patched.vals[1][0] = math.NaN(), math.Inf(1), math.Copysign(0, -1)
+	return map[string]*series{
+		"walk-1hz":     walkSeries(1, 3600, 1, 1000, 0.5),
+		"walk-minute3": walkSeries(2, 1440, 3, 60000, 0.1),
+		"walk-small":   walkSeries(5, 700, 1, 1000, 0.03),
+		"gauge":        gaugeSeries(3, 500),
+		"patched":      patched,
+		"counter":      counterSeries(300),
+	}
+}
+
+// TestVersion1 decodes chunks written by the version 1 encoder: old data
+// stays readable.
+func TestVersion1(t *testing.T) {
+	for name, s := range v1Series() {
+		path := filepath.Join("testdata", "v1", name+".chunk")
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b[0] != 1 {
+			t.Fatalf("%s: version %d, want 1", name, b[0])
+		}
+		s.check(t, b)
+	}
+}
