@@ -1,11 +1,15 @@
 package wire_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -18,17 +22,21 @@ import (
 	"github.com/timetable-db/timetable/wire"
 )
 
-// BenchmarkHandler_Load serves, without the network, the requests of the
-// bench module's load generator (bench/workload.Load): PutItem overwriting
-// one of 64x20 items with a 100-byte payload, GetItem of one, and Query of
-// one partition (20 items), in turn, over the embedded engine in memory.
-// It measures the server's cost per request apart from net/http's.
-func BenchmarkHandler_Load(b *testing.B) {
+// loadRequest is one request of the load generator's mix.
+type loadRequest struct {
+	op   string
+	body []byte
+}
+
+// loadRequests opens the embedded engine in memory with the load
+// generator's table and items, and returns it with a cycle of requests of
+// its mix.
+func loadRequests(b *testing.B) (*local.DB, []loadRequest) {
 	db, err := local.Open("", &local.Options{InMemory: true, TTLInterval: -1})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer db.Close()
+	b.Cleanup(func() { db.Close() })
 	ctx := context.Background()
 	const table, parts, items = "bench_load", 64, 20
 	_, err = db.CreateTable(ctx, &dynamodb.CreateTableInput{
@@ -55,23 +63,29 @@ func BenchmarkHandler_Load(b *testing.B) {
 			}
 		}
 	}
-	h := wire.New(db, nil)
-	type req struct {
-		op   string
-		body []byte
-	}
-	var reqs []req
+	var reqs []loadRequest
 	for i := range 3 * 1024 {
 		p, s := (i*7)%parts, (i*13)%items
 		switch i % 3 {
 		case 0:
-			reqs = append(reqs, req{"PutItem", fmt.Appendf(nil, `{"TableName":%q,"Item":{"n":{"N":"%d"},"payload":{"S":"%s"},"pk":{"S":"P#%04d"},"sk":{"N":"%d"}}}`, table, i, payload, p, s)})
+			reqs = append(reqs, loadRequest{"PutItem", fmt.Appendf(nil, `{"TableName":%q,"Item":{"n":{"N":"%d"},"payload":{"S":"%s"},"pk":{"S":"P#%04d"},"sk":{"N":"%d"}}}`, table, i, payload, p, s)})
 		case 1:
-			reqs = append(reqs, req{"GetItem", fmt.Appendf(nil, `{"TableName":%q,"Key":{"pk":{"S":"P#%04d"},"sk":{"N":"%d"}}}`, table, p, s)})
+			reqs = append(reqs, loadRequest{"GetItem", fmt.Appendf(nil, `{"TableName":%q,"Key":{"pk":{"S":"P#%04d"},"sk":{"N":"%d"}}}`, table, p, s)})
 		case 2:
-			reqs = append(reqs, req{"Query", fmt.Appendf(nil, `{"TableName":%q,"KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"P#%04d"}},"Limit":20}`, table, p)})
+			reqs = append(reqs, loadRequest{"Query", fmt.Appendf(nil, `{"TableName":%q,"KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"P#%04d"}},"Limit":20}`, table, p)})
 		}
 	}
+	return db, reqs
+}
+
+// BenchmarkHandler_Load serves, without the network, the requests of the
+// bench module's load generator (bench/workload.Load): PutItem overwriting
+// one of 64x20 items with a 100-byte payload, GetItem of one, and Query of
+// one partition (20 items), in turn, over the embedded engine in memory.
+// It measures the server's cost per request apart from net/http's.
+func BenchmarkHandler_Load(b *testing.B) {
+	db, reqs := loadRequests(b)
+	h := wire.New(db, nil)
 	auth := "AWS4-HMAC-SHA256 Credential=test/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00"
 	b.ReportAllocs()
 	i := 0
@@ -91,6 +105,71 @@ func BenchmarkHandler_Load(b *testing.B) {
 		i++
 	}
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(i), "cpu-ns/op")
+}
+
+// BenchmarkServer_Load sends the requests of BenchmarkHandler_Load over
+// TCP on 127.0.0.1, from 8 goroutines with a kept-alive connection each
+// (hand-written requests, answers read with net/http's parser), to the
+// Handler served by net/http and by wire.Server. The client's cost is the
+// same for both: the difference of cpu-ns/op (client and server, as they
+// share the process) is the difference of the servers.
+func BenchmarkServer_Load(b *testing.B) {
+	for _, kind := range []string{"net-http", "wire-server"} {
+		b.Run(kind, func(b *testing.B) {
+			db, reqs := loadRequests(b)
+			h := wire.New(db, nil)
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				b.Fatal(err)
+			}
+			var srv interface{ Close() error }
+			if kind == "net-http" {
+				s := &http.Server{Handler: h}
+				go s.Serve(ln)
+				srv = s
+			} else {
+				s := &wire.Server{Handler: h}
+				go s.Serve(ln)
+				srv = s
+			}
+			defer srv.Close()
+			raw := make([][]byte, len(reqs))
+			for i, r := range reqs {
+				raw[i] = fmt.Appendf(nil, "POST / HTTP/1.1\r\nHost: %s\r\nX-Amz-Target: DynamoDB_20120810.%s\r\nAuthorization: AWS4-HMAC-SHA256 Credential=test/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: %d\r\n\r\n%s",
+					ln.Addr(), r.op, len(r.body), r.body)
+			}
+			var next atomic.Int64
+			b.SetParallelism(4) // 8 goroutines on 2 CPUs
+			b.ReportAllocs()
+			cpu0 := cpuTime()
+			b.RunParallel(func(pb *testing.PB) {
+				c, err := net.Dial("tcp", ln.Addr().String())
+				if err != nil {
+					b.Error(err)
+					return
+				}
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for pb.Next() {
+					if _, err := c.Write(raw[next.Add(1)%int64(len(raw))]); err != nil {
+						b.Error(err)
+						return
+					}
+					resp, err := http.ReadResponse(br, nil)
+					if err != nil {
+						b.Error(err)
+						return
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					if resp.StatusCode != http.StatusOK {
+						b.Errorf("status %d", resp.StatusCode)
+						return
+					}
+				}
+			})
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
+		})
+	}
 }
 
 // cpuTime returns the CPU time (user and system) the process has used, in
