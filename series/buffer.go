@@ -52,6 +52,12 @@ type batch struct {
 	marked  bool   // its batch record is durable in the log
 }
 
+// walBufs holds buffers for the log records of add, which the log copies.
+var walBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledWALBuf is the largest buffer walBufs keeps.
+const maxPooledWALBuf = 1 << 20
+
 func newBuffer(s *Store) *buffer {
 	return &buffer{s: s, open: map[seriesKey]*entry{}, space: make(chan struct{}), kick: make(chan struct{}, 1)}
 }
@@ -64,7 +70,8 @@ func (b *buffer) wake() {
 }
 
 // add buffers recs of series id, after waiting for room and, with a log,
-// for the readings to be durable.
+// for the readings to be durable. It keeps recs: the caller must not use
+// it afterwards.
 func (b *buffer) add(ctx context.Context, k *Kind, id string, recs []rec) error {
 	n := len(recs)
 	for {
@@ -88,7 +95,12 @@ func (b *buffer) add(ctx context.Context, k *Kind, id string, recs []rec) error 
 		b.gate.RLock()
 		defer b.gate.RUnlock()
 		var err error
-		lsn, err = l.Append(ctx, encodeWALReadings(k.s.Name, id, recs))
+		bp := walBufs.Get().(*[]byte)
+		*bp = appendWALReadings((*bp)[:0], k.s.Name, id, recs)
+		lsn, err = l.Append(ctx, *bp)
+		if cap(*bp) <= maxPooledWALBuf {
+			walBufs.Put(bp)
+		}
 		if err != nil {
 			return fmt.Errorf("series: cannot log readings: %w", err)
 		}
@@ -97,11 +109,14 @@ func (b *buffer) add(ctx context.Context, k *Kind, id string, recs []rec) error 
 	key := seriesKey{k, id}
 	e := b.open[key]
 	if e == nil {
-		e = &entry{k: k, id: id}
+		// recs is the caller's to give (Kind.prepare made it): the
+		// first readings of a series are kept without a copy.
+		e = &entry{k: k, id: id, recs: recs}
 		b.open[key] = e
 		b.keys = append(b.keys, key)
+	} else {
+		e.recs = append(e.recs, recs...)
 	}
-	e.recs = append(e.recs, recs...)
 	b.openN += n
 	b.maxLSN = max(b.maxLSN, lsn)
 	full := b.openN >= b.s.opts.FlushSize

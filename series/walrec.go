@@ -5,15 +5,28 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"unicode/utf8"
 )
 
-// The buffer's write-ahead log holds two kinds of records:
+// The buffer's write-ahead log holds these records:
 //
 //	readings  0x01 | uvarint len, kind | uvarint len, id | uvarint n |
 //	          n x ( seq uint64 LE | varint ms | uvarint nv | nv x float64 bits LE |
 //	                uvarint nt | nt x (uvarint len, bytes) )
 //	batch     0x02 | uvarint lsn
+//	columns   0x03 | uvarint len, kind | uvarint len, id | uvarint n (>= 1) |
+//	          uvarint nv | uvarint nt | seq0 uint64 LE |
+//	          uvarint 0 (seq i is seq0+i) or 1 then n-1 x zigzag varint (seq i - seq i-1) |
+//	          varint ms0 | n-1 x zigzag varint (ms i - ms i-1) |
+//	          n x nv x float64 bits LE | n x nt x (uvarint len, bytes)
+//
+// A readings or columns record holds readings of one series, as one Write
+// gave them; columns is what this version writes for readings that all
+// have the same number of values and of tags (as Write's always do): the
+// sequence numbers of one Write are consecutive and the times close, so a
+// reading of 3 fields takes about 27 bytes instead of 40. Readings records
+// are still read, from logs older versions wrote.
 //
 // A batch record says that the readings records up to lsn (after the
 // previous batch record's) were flushed together, so that a replay after a
@@ -23,11 +36,72 @@ import (
 const (
 	walReadings = 1
 	walBatch    = 2
+	walColumns  = 3
 )
 
 var errWALRecord = errors.New("series: corrupt write-ahead log record")
 
+// encodeWALReadings returns the record of readings recs of series id of
+// kind.
 func encodeWALReadings(kind, id string, recs []rec) []byte {
+	return appendWALReadings(nil, kind, id, recs)
+}
+
+// appendWALReadings appends the record of readings recs of series id of
+// kind to dst: a columns record if they can be, a readings record
+// otherwise.
+func appendWALReadings(dst []byte, kind, id string, recs []rec) []byte {
+	if len(recs) == 0 {
+		return appendWALRows(dst, kind, id, recs)
+	}
+	nv, nt := len(recs[0].vals), len(recs[0].tags)
+	consecutive := true
+	for i := range recs {
+		if len(recs[i].vals) != nv || len(recs[i].tags) != nt {
+			return appendWALRows(dst, kind, id, recs)
+		}
+		consecutive = consecutive && recs[i].seq == recs[0].seq+uint64(i)
+	}
+	dst = slices.Grow(dst, 32+len(kind)+len(id)+len(recs)*(4+8*nv))
+	dst = append(dst, walColumns)
+	dst = binary.AppendUvarint(dst, uint64(len(kind)))
+	dst = append(dst, kind...)
+	dst = binary.AppendUvarint(dst, uint64(len(id)))
+	dst = append(dst, id...)
+	dst = binary.AppendUvarint(dst, uint64(len(recs)))
+	dst = binary.AppendUvarint(dst, uint64(nv))
+	dst = binary.AppendUvarint(dst, uint64(nt))
+	dst = binary.LittleEndian.AppendUint64(dst, recs[0].seq)
+	if consecutive {
+		dst = append(dst, 0)
+	} else {
+		dst = append(dst, 1)
+		for i := 1; i < len(recs); i++ {
+			dst = binary.AppendVarint(dst, int64(recs[i].seq-recs[i-1].seq))
+		}
+	}
+	dst = binary.AppendVarint(dst, recs[0].t)
+	for i := 1; i < len(recs); i++ {
+		dst = binary.AppendVarint(dst, recs[i].t-recs[i-1].t)
+	}
+	for i := range recs {
+		for _, v := range recs[i].vals {
+			dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(v))
+		}
+	}
+	if nt > 0 {
+		for i := range recs {
+			for _, t := range recs[i].tags {
+				dst = binary.AppendUvarint(dst, uint64(len(t)))
+				dst = append(dst, t...)
+			}
+		}
+	}
+	return dst
+}
+
+// appendWALRows appends a readings record.
+func appendWALRows(b []byte, kind, id string, recs []rec) []byte {
 	size := 16 + len(kind) + len(id)
 	for i := range recs {
 		size += 24 + 8*len(recs[i].vals)
@@ -35,7 +109,7 @@ func encodeWALReadings(kind, id string, recs []rec) []byte {
 			size += 2 + len(t)
 		}
 	}
-	b := make([]byte, 0, size)
+	b = slices.Grow(b, size)
 	b = append(b, walReadings)
 	b = binary.AppendUvarint(b, uint64(len(kind)))
 	b = append(b, kind...)
@@ -108,7 +182,7 @@ func decodeWAL(b []byte) (walRecord, error) {
 		}
 		r.lsn = lsn
 		return r, nil
-	case walReadings:
+	case walReadings, walColumns:
 	default:
 		return fail("unknown record type")
 	}
@@ -118,6 +192,12 @@ func decodeWAL(b []byte) (walRecord, error) {
 	}
 	if r.id, ok = str(); !ok {
 		return fail("bad id")
+	}
+	if r.typ == walColumns {
+		if r.recs, ok = decodeWALColumns(b); !ok {
+			return fail("bad columns")
+		}
+		return r, nil
 	}
 	n, ok := uv()
 	if !ok || n > uint64(len(b))/10 {
@@ -163,4 +243,98 @@ func decodeWAL(b []byte) (walRecord, error) {
 		return fail("trailing bytes")
 	}
 	return r, nil
+}
+
+// decodeWALColumns decodes the readings of a columns record, after its id.
+func decodeWALColumns(b []byte) ([]rec, bool) {
+	uv := func() uint64 {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			b = nil
+			return 1 << 63
+		}
+		b = b[n:]
+		return v
+	}
+	sv := func() (int64, bool) {
+		v, n := binary.Varint(b)
+		if n <= 0 {
+			return 0, false
+		}
+		b = b[n:]
+		return v, true
+	}
+	n, nv, nt := uv(), uv(), uv()
+	// Each reading takes at least a byte of time (but the first, which
+	// takes at least one more of seq0), 8 per value and one per tag.
+	if n == 0 || n > uint64(len(b)) || nv > uint64(len(b))/8 || nt > uint64(len(b)) ||
+		n*(1+8*nv+nt) > uint64(len(b))+8 || len(b) < 9 {
+		return nil, false
+	}
+	recs := make([]rec, n)
+	recs[0].seq = binary.LittleEndian.Uint64(b)
+	mode := b[8]
+	b = b[9:]
+	switch mode {
+	case 0:
+		for i := 1; i < len(recs); i++ {
+			recs[i].seq = recs[0].seq + uint64(i)
+		}
+	case 1:
+		for i := 1; i < len(recs); i++ {
+			d, ok := sv()
+			if !ok {
+				return nil, false
+			}
+			recs[i].seq = recs[i-1].seq + uint64(d)
+		}
+	default:
+		return nil, false
+	}
+	for i := range recs {
+		d, ok := sv()
+		if !ok {
+			return nil, false
+		}
+		t := d
+		if i > 0 {
+			t = recs[i-1].t + d
+		}
+		if t < minMs || t >= maxMs || (i > 0 && (d < minMs-maxMs || d > maxMs-minMs)) {
+			return nil, false
+		}
+		recs[i].t = t
+	}
+	if uint64(len(b)) < n*nv*8 {
+		return nil, false
+	}
+	vals := make([]float64, n*nv)
+	for j := range vals {
+		vals[j] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*j:]))
+	}
+	b = b[n*nv*8:]
+	for i := range recs {
+		recs[i].vals = vals[uint64(i)*nv : uint64(i+1)*nv : uint64(i+1)*nv]
+	}
+	if nt > 0 {
+		if uint64(len(b)) < n*nt {
+			return nil, false
+		}
+		tags := make([]string, n*nt)
+		for j := range tags {
+			l := uv()
+			if l > uint64(len(b)) {
+				return nil, false
+			}
+			tags[j] = string(b[:l])
+			b = b[l:]
+			if !utf8.ValidString(tags[j]) {
+				return nil, false
+			}
+		}
+		for i := range recs {
+			recs[i].tags = tags[uint64(i)*nt : uint64(i+1)*nt : uint64(i+1)*nt]
+		}
+	}
+	return recs, len(b) == 0
 }
