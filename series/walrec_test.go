@@ -22,7 +22,7 @@ func TestWALRecordRoundTrip(t *testing.T) {
 			{t: 5, seq: 1, vals: []float64{1, 2}},
 			{t: 6, seq: 2, vals: []float64{3}},
 		},
-		"one": {{t: -1, seq: 0, vals: nil}},
+		"one":  {{t: -1, seq: 0, vals: nil}},
 		"none": nil,
 	}
 	for name, recs := range cases {
