@@ -42,15 +42,20 @@ func BenchmarkLatest(b *testing.B) {
 }
 
 // BenchmarkRange_Day reads one day of 1 Hz readings of one field, written
-// by flushes of flushEvery readings, and compacted if so.
+// by flushes of flushEvery readings, and compacted by that many passes
+// (one: the hours merged, their sources not yet deleted; three: the day
+// merged and its sources deleted), with Iter and with Range.
 func BenchmarkRange_Day(b *testing.B) {
 	for _, c := range []struct {
 		flushEvery int
-		compacted  bool
-	}{{60, false}, {3600, false}, {60, true}} {
+		passes     int
+	}{{60, 0}, {3600, 0}, {60, 1}, {60, 3}} {
 		flushEvery := c.flushEvery
 		name := fmt.Sprintf("chunks-of-%d", flushEvery)
-		if c.compacted {
+		switch c.passes {
+		case 1:
+			name += "-in-grace"
+		case 3:
 			name += "-compacted"
 		}
 		b.Run(name, func(b *testing.B) {
@@ -71,28 +76,39 @@ func BenchmarkRange_Day(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			if c.compacted {
-				for range 2 {
-					if err := k.Compact(ctx, "s", t0, t0.Add(24*time.Hour)); err != nil {
+			// Hours merged, then (the walk is calm: its day of chunks is
+			// under dayChunkBytes) the day, then the hours deleted.
+			for range c.passes {
+				if err := k.Compact(ctx, "s", t0, t0.Add(24*time.Hour)); err != nil {
+					b.Fatal(err)
+				}
+				clk.Advance(st.opts.CompactGrace + time.Second)
+			}
+			q := Query{From: t0, To: t0.Add(24 * time.Hour)}
+			b.Run("Iter", func(b *testing.B) {
+				st.Table().ResetStats()
+				b.ReportAllocs()
+				for b.Loop() {
+					n := 0
+					it := k.Iter(ctx, "s", q)
+					for it.Next() {
+						n++
+					}
+					if it.Err() != nil || n != len(rs) {
+						b.Fatal(n, it.Err())
+					}
+				}
+				b.ReportMetric(st.Table().Stats().ReadUnits/float64(b.N), "RCU/op")
+			})
+			b.Run("Range", func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					p, err := k.Range(ctx, "s", q)
+					if err != nil || len(p.Readings) != len(rs) {
 						b.Fatal(err)
 					}
-					clk.Advance(st.opts.CompactGrace + time.Second)
 				}
-			}
-			st.Table().ResetStats()
-			b.ReportAllocs()
-			for b.Loop() {
-				n := 0
-				it := k.Iter(ctx, "s", Query{From: t0, To: t0.Add(24 * time.Hour)})
-				for it.Next() {
-					n++
-				}
-				if it.Err() != nil || n != len(rs) {
-					b.Fatal(n, it.Err())
-				}
-			}
-			s := st.Table().Stats()
-			b.ReportMetric(s.ReadUnits/float64(b.N), "RCU/op")
+			})
 		})
 	}
 }

@@ -1,8 +1,10 @@
 package series
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/timetable-db/timetable/table"
@@ -107,38 +109,158 @@ func (g *groupReader) reread(ctx context.Context, prefix string) ([]table.Item, 
 }
 
 // readGroup decodes the items of a group into one batch in order (or
-// reverse order): readings of several items are sorted by position, and
+// reverse order): readings of several items are merged by position, and
 // copies of a reading (in a merged chunk and its source, while both
-// exist) are given once.
+// exist) are given once. Items all of whose readings are in merged chunks
+// of the group are not read at all (see dropCovered).
 func readGroup(items []table.Item, reverse bool, decode func(table.Item) (*rbatch, error)) (*rbatch, error) {
-	var group *rbatch
-	merged := false
-	for _, item := range items {
+	if len(items) == 0 {
+		return nil, nil
+	}
+	bs := make([]*rbatch, len(items))
+	merged := make([]bool, len(items))
+	anyMerged := false
+	for i, item := range items {
 		b, err := decode(item)
 		if err != nil {
 			return nil, err
 		}
-		if _, ok := item[attrSrc]; ok {
-			merged = true
+		if !b.sorted() {
+			b = b.sort(false)
 		}
-		if group == nil {
-			group = b
-		} else {
-			group.appendBatch(b)
-		}
+		bs[i] = b
+		_, merged[i] = item[attrSrc]
+		anyMerged = anyMerged || merged[i]
 	}
-	if group == nil {
-		return nil, nil
+	if anyMerged && len(bs) > 1 {
+		bs = dropCovered(bs, merged)
 	}
-	// One item's readings are in order already; several items of a group
-	// may overlap in time.
-	if len(items) > 1 || reverse {
-		group = group.sort(reverse)
-	}
-	if merged && len(items) > 1 {
-		group.dedupe()
+	group := mergeRuns(bs, anyMerged)
+	if reverse {
+		group = group.sort(true)
 	}
 	return group, nil
+}
+
+// dropCovered returns the batches of bs (merged[i]: bs[i] is a merged
+// chunk's) less those whose every position is in a merged chunk ranked
+// above them: merged chunks first, the larger first. The first item to
+// hold a position is never dropped, so every position stays.
+func dropCovered(bs []*rbatch, merged []bool) []*rbatch {
+	order := make([]int, len(bs))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(x, y int) int {
+		if merged[x] != merged[y] {
+			if merged[x] {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(bs[y].len(), bs[x].len())
+	})
+	above := coverage{}
+	keep := make([]bool, len(bs))
+	for _, i := range order {
+		cov := batchCoverage(bs[i])
+		keep[i] = !above.contains(cov)
+		if merged[i] && keep[i] {
+			above.merge(cov)
+		}
+	}
+	out := bs[:0:0]
+	for i, b := range bs {
+		if keep[i] {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// batchCoverage returns the positions of b's readings.
+func batchCoverage(b *rbatch) coverage {
+	c := coverage{}
+	for i := 0; i < b.len(); {
+		j := i + 1
+		for j < b.len() && b.seq[j] == b.seq[i] && b.idx[j] == b.idx[j-1]+1 {
+			j++
+		}
+		c.add(b.seq[i], b.idx[i], b.idx[j-1]+1)
+		i = j
+	}
+	c.normalize()
+	return c
+}
+
+// mergeRuns merges batches, each in order, into one in order; with dedupe,
+// a reading at the position of the one before it is left out. Batches
+// whose spans overlap (a merged chunk and its sources, late readings) are
+// merged reading by reading, the others appended.
+func mergeRuns(bs []*rbatch, dedupe bool) *rbatch {
+	runs := bs[:0:0]
+	n := 0
+	for _, b := range bs {
+		if b.len() > 0 {
+			runs = append(runs, b)
+			n += b.len()
+		}
+	}
+	if len(runs) == 0 {
+		return bs[0]
+	}
+	if len(runs) == 1 {
+		return runs[0]
+	}
+	slices.SortStableFunc(runs, func(a, b *rbatch) int { return cmpPos(a.pos(0), b.pos(0)) })
+	out := &rbatch{nf: runs[0].nf, t: make([]int64, 0, n), seq: make([]uint64, 0, n), idx: make([]uint32, 0, n), vals: make([]float64, 0, n*runs[0].nf)}
+	if runs[0].tags != nil {
+		out.tags = make([][]string, 0, n)
+	}
+	for len(runs) > 0 {
+		k, last := 1, runs[0].pos(runs[0].len()-1)
+		for k < len(runs) && cmpPos(runs[k].pos(0), last) <= 0 {
+			if l := runs[k].pos(runs[k].len() - 1); cmpPos(l, last) > 0 {
+				last = l
+			}
+			k++
+		}
+		if k == 1 {
+			out.appendBatch(runs[0])
+		} else {
+			out.mergeFrom(runs[:k], dedupe)
+		}
+		runs = runs[k:]
+	}
+	return out
+}
+
+// mergeFrom appends the readings of runs, each in order, in order.
+func (out *rbatch) mergeFrom(runs []*rbatch, dedupe bool) {
+	at := make([]int, len(runs))
+	for {
+		best := -1
+		for r, b := range runs {
+			if at[r] < b.len() && (best < 0 || cmpPos(b.pos(at[r]), runs[best].pos(at[best])) < 0) {
+				best = r
+			}
+		}
+		if best < 0 {
+			return
+		}
+		b, i := runs[best], at[best]
+		at[best]++
+		if dedupe && out.len() > 0 && cmpPos(out.pos(out.len()-1), b.pos(i)) == 0 {
+			continue
+		}
+		out.t = append(out.t, b.t[i])
+		out.seq = append(out.seq, b.seq[i])
+		out.idx = append(out.idx, b.idx[i])
+		out.vals = append(out.vals, b.vals[i*b.nf:(i+1)*b.nf]...)
+		if out.tags != nil {
+			out.tags = append(out.tags, b.tags[i])
+		}
+	}
 }
 
 // anyMerged reports whether one of items is a merged chunk.

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 	"time"
 
@@ -349,6 +350,16 @@ func (k *Kind) Range(ctx context.Context, id string, q Query) (*Page, error) {
 	defer it.Close()
 	p := &Page{}
 	for it.Next() {
+		if len(p.Readings) == cap(p.Readings) && len(it.filters) == 0 {
+			// Room for the rest of the decoded batch (a day of chunks, say)
+			// at once: growing a day of readings by appends costs more
+			// than reading it.
+			n := it.cur.len() - it.ci
+			if q.Limit > 0 {
+				n = min(n, q.Limit-len(p.Readings))
+			}
+			p.Readings = slices.Grow(p.Readings, n)
+		}
 		p.Readings = append(p.Readings, it.Reading())
 	}
 	if err := it.Err(); err != nil {
