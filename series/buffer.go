@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+
+	"github.com/timetable-db/timetable/series/internal/wal"
 )
 
 // buffer batches and coalesces the readings of Write: readings of one
@@ -56,7 +58,7 @@ type batch struct {
 var walBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // maxPooledWALBuf is the largest buffer walBufs keeps.
-const maxPooledWALBuf = 1 << 20
+const maxPooledWALBuf = 4 << 20
 
 func newBuffer(s *Store) *buffer {
 	return &buffer{s: s, open: map[seriesKey]*entry{}, space: make(chan struct{}), kick: make(chan struct{}, 1)}
@@ -69,11 +71,15 @@ func (b *buffer) wake() {
 	}
 }
 
-// add buffers recs of series id, after waiting for room and, with a log,
-// for the readings to be durable. It keeps recs: the caller must not use
-// it afterwards.
-func (b *buffer) add(ctx context.Context, k *Kind, id string, recs []rec) error {
-	n := len(recs)
+// add buffers the readings of es (each of one series), after waiting for
+// room and, with a log, for the readings to be durable: one Append of a
+// record per entry, so that they share a sync. It keeps the entries'
+// readings: the caller must not use them afterwards.
+func (b *buffer) add(ctx context.Context, es []entry) error {
+	n := 0
+	for i := range es {
+		n += len(es[i].recs)
+	}
 	for {
 		b.mu.Lock()
 		used := b.openN + b.queued
@@ -95,27 +101,26 @@ func (b *buffer) add(ctx context.Context, k *Kind, id string, recs []rec) error 
 		b.gate.RLock()
 		defer b.gate.RUnlock()
 		var err error
-		bp := walBufs.Get().(*[]byte)
-		*bp = appendWALReadings((*bp)[:0], k.s.Name, id, recs)
-		lsn, err = l.Append(ctx, *bp)
-		if cap(*bp) <= maxPooledWALBuf {
-			walBufs.Put(bp)
-		}
+		lsn, err = b.log(ctx, l, es)
 		if err != nil {
 			return fmt.Errorf("series: cannot log readings: %w", err)
 		}
 	}
 	b.mu.Lock()
-	key := seriesKey{k, id}
-	e := b.open[key]
-	if e == nil {
-		// recs is the caller's to give (Kind.prepare made it): the
-		// first readings of a series are kept without a copy.
-		e = &entry{k: k, id: id, recs: recs}
-		b.open[key] = e
-		b.keys = append(b.keys, key)
-	} else {
-		e.recs = append(e.recs, recs...)
+	for i := range es {
+		x := &es[i]
+		key := seriesKey{x.k, x.id}
+		e := b.open[key]
+		if e == nil {
+			// The readings are the caller's to give (Kind.prepare made
+			// them): the first readings of a series are kept without a
+			// copy.
+			e = &entry{k: x.k, id: x.id, recs: x.recs}
+			b.open[key] = e
+			b.keys = append(b.keys, key)
+		} else {
+			e.recs = append(e.recs, x.recs...)
+		}
 	}
 	b.openN += n
 	b.maxLSN = max(b.maxLSN, lsn)
@@ -125,6 +130,39 @@ func (b *buffer) add(ctx context.Context, k *Kind, id string, recs []rec) error 
 		b.wake()
 	}
 	return nil
+}
+
+// log appends a readings record per entry to l, built in a pooled buffer
+// (Append copies them), and returns the last one's LSN once all are
+// durable.
+func (b *buffer) log(ctx context.Context, l *wal.Log, es []entry) (uint64, error) {
+	bp := walBufs.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= maxPooledWALBuf {
+			walBufs.Put(bp)
+		}
+	}()
+	buf := (*bp)[:0]
+	if len(es) == 1 {
+		buf = appendWALReadings(buf, es[0].k.s.Name, es[0].id, es[0].recs)
+		*bp = buf
+		return l.Append(ctx, buf)
+	}
+	ends := make([]int, len(es))
+	for i := range es {
+		buf = appendWALReadings(buf, es[i].k.s.Name, es[i].id, es[i].recs)
+		ends[i] = len(buf)
+	}
+	*bp = buf
+	recs := make([][]byte, len(es))
+	for i, end := range ends {
+		from := 0
+		if i > 0 {
+			from = ends[i-1]
+		}
+		recs[i] = buf[from:end:end]
+	}
+	return l.Append(ctx, recs...)
 }
 
 // seal moves the open batch to the queue.

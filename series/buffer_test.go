@@ -217,6 +217,64 @@ func TestBuffer_WALReplay(t *testing.T) {
 	wantReadings(t, p.Readings, rs)
 }
 
+func TestWriteMany(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		clk := newClock(t0.Add(time.Hour))
+		opts := testOptions(t, clk)
+		if b.name == "engine" {
+			opts.WALDir = t.TempDir()
+		}
+		st := openStore(t, b.open(t, clk), opts, sensorSchema(Chunks))
+		k := st.Kind("SENSOR")
+		rs := sensorReadings(t0, time.Second, 300)
+		// s1 twice in one call, s2 once, s3 with nothing.
+		err := k.WriteMany(ctx, []SeriesReadings{
+			{ID: "s1", Readings: rs[100:200]}, {ID: "s2", Readings: rs}, {ID: "s3"}, {ID: "s1", Readings: rs[:100]},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// One invalid reading: nothing of the call is written.
+		bad := []SeriesReadings{{ID: "s1", Readings: rs[200:]}, {ID: "s4", Readings: []Reading{{Time: t0, Values: []float64{1, 2, 3, 4, 5}}}}}
+		if err := k.WriteMany(ctx, bad); !errors.Is(err, ErrInvalidReading) || !strings.Contains(err.Error(), `"s4"`) {
+			t.Fatalf("WriteMany with an invalid reading: %v", err)
+		}
+		if err := k.WriteMany(ctx, []SeriesReadings{{ID: "bad#id", Readings: rs[:1]}}); !errors.Is(err, ErrInvalidID) {
+			t.Fatalf("WriteMany with an invalid id: %v", err)
+		}
+		check := func(st *Store) {
+			t.Helper()
+			for id, want := range map[string][]Reading{"s1": rs[:200], "s2": rs, "s3": nil, "s4": nil} {
+				p, err := st.Kind("SENSOR").Range(ctx, id, Query{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantReadings(t, p.Readings, want)
+			}
+		}
+		check(st) // from the buffer
+		if b.name != "engine" {
+			if err := st.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			check(st)
+			return
+		}
+		// Crash before any flush: the log has every reading.
+		st.closeOnce.Do(func() { close(st.stop); st.bg.Wait(); st.closed.Store(true); st.wal.Close() })
+		st2, err := Open(ctx, st.tbl.API(), opts, sensorSchema(Chunks))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st2.Close()
+		if err := st2.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		check(st2)
+	})
+}
+
 // The kill -9 test: a child process writes readings through the buffer
 // with a write-ahead log and prints each acknowledgement; the parent kills
 // it with SIGKILL, reopens the store and finds every acknowledged reading,
@@ -327,7 +385,7 @@ func killTest(t *testing.T, b backend, l Layout) {
 		t.Fatal(err)
 	}
 	seen := map[int]int{}
-	for g := 0; g < 4; g++ {
+	for g := 0; g < killWriters; g++ {
 		for r, err := range st.Kind("DEV").All(ctx, fmt.Sprintf("dev-%d", g), Query{}) {
 			if err != nil {
 				t.Fatal(err)
@@ -339,7 +397,11 @@ func killTest(t *testing.T, b backend, l Layout) {
 			seen[i]++
 		}
 	}
+	many := 0
 	for i := range acked {
+		if i%1_000_000%killStride >= killWriters {
+			many++
+		}
 		if seen[i] == 0 {
 			t.Errorf("acknowledged reading %d lost", i)
 		}
@@ -349,7 +411,10 @@ func killTest(t *testing.T, b backend, l Layout) {
 			t.Errorf("reading %d stored %d times", i, n)
 		}
 	}
-	t.Logf("%d acknowledged, %d stored", len(acked), len(seen))
+	if many == 0 {
+		t.Error("no reading written by WriteMany was acknowledged")
+	}
+	t.Logf("%d acknowledged (%d by WriteMany), %d stored", len(acked), many, len(seen))
 }
 
 // TestKill9Child is the child of TestKill9_AcknowledgedReadingsSurvive.
@@ -382,22 +447,54 @@ func TestKill9Child(t *testing.T) {
 	k := st.Kind("DEV")
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	const writers = 4
-	for g := 0; g < writers; g++ {
+	// Readings i = offset + g + killStride*j: writers g < killWriters
+	// call Write with one reading; the last writer calls WriteMany with
+	// the readings of g = killWriters and killWriters+1, for two series.
+	ack := func(is ...int) {
+		mu.Lock()
+		for _, i := range is {
+			fmt.Fprintf(os.Stdout, "ack %d\n", i)
+		}
+		mu.Unlock()
+	}
+	reading := func(i int) Reading {
+		return Reading{Time: t0.Add(time.Duration(i) * time.Millisecond), Values: []float64{float64(i)}}
+	}
+	for g := 0; g < killWriters; g++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := offset + g; ; i += writers {
-				r := Reading{Time: t0.Add(time.Duration(i) * time.Millisecond), Values: []float64{float64(i)}}
-				if err := k.Write(ctx, fmt.Sprintf("dev-%d", g), r); err != nil {
+			for i := offset + g; ; i += killStride {
+				if err := k.Write(ctx, fmt.Sprintf("dev-%d", g), reading(i)); err != nil {
 					fmt.Fprintln(os.Stderr, "write:", err)
 					return
 				}
-				mu.Lock()
-				fmt.Fprintf(os.Stdout, "ack %d\n", i)
-				mu.Unlock()
+				ack(i)
 			}
 		}()
 	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for j := 0; ; j++ {
+			i := offset + killWriters + j*killStride
+			err := k.WriteMany(ctx, []SeriesReadings{
+				{ID: fmt.Sprintf("dev-%d", j%killWriters), Readings: []Reading{reading(i)}},
+				{ID: fmt.Sprintf("dev-%d", (j+1)%killWriters), Readings: []Reading{reading(i + 1)}},
+			})
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "write many:", err)
+				return
+			}
+			ack(i, i+1)
+		}
+	}()
 	wg.Wait()
 }
+
+// The kill -9 child's writers: killWriters calling Write, and one calling
+// WriteMany with two readings, so killWriters+2 readings per round.
+const (
+	killWriters = 4
+	killStride  = killWriters + 2
+)

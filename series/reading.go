@@ -19,6 +19,12 @@ type Reading struct {
 	Tags []string
 }
 
+// SeriesReadings is readings of one series, for Kind.WriteMany.
+type SeriesReadings struct {
+	ID       string
+	Readings []Reading
+}
+
 // Aggregate summarises the values of one field over a period. NaN values
 // count as absent. When Count is 0 the other figures are zero.
 type Aggregate struct {

@@ -63,7 +63,9 @@ type Options struct {
 	// 4 * FlushSize.
 	MaxBuffered int
 	// FlushConcurrency bounds the concurrent requests of a flush, and of
-	// scatter-gather reads over shards; default 8.
+	// scatter-gather reads over shards; default 8. A flush's conditional
+	// puts of latest readings, one small item each, run 4 times as many
+	// at once.
 	FlushConcurrency int
 
 	// LateWindow is how long after a period ends its rollup waits for late

@@ -131,7 +131,34 @@ func (k *Kind) Write(ctx context.Context, id string, rs ...Reading) error {
 	if err != nil {
 		return err
 	}
-	return k.st.buf.add(ctx, k, id, recs)
+	return k.st.buf.add(ctx, []entry{{k: k, id: id, recs: recs}})
+}
+
+// WriteMany adds the readings of several series, as Write does for each
+// of them, in one call, as an ingest endpoint receiving the readings of
+// many series in one request would: with Options.WALDir it returns once
+// all of them are durable, and they share the log's sync. A series may
+// appear more than once. WriteMany checks every reading of every series
+// first and writes none if one is invalid; the error names the series.
+func (k *Kind) WriteMany(ctx context.Context, batch []SeriesReadings) error {
+	if k.st.closed.Load() {
+		return ErrClosed
+	}
+	es := make([]entry, 0, len(batch))
+	for _, sr := range batch {
+		if len(sr.Readings) == 0 {
+			continue
+		}
+		recs, err := k.prepare(sr.ID, sr.Readings)
+		if err != nil {
+			return fmt.Errorf("series %q: %w", sr.ID, err)
+		}
+		es = append(es, entry{k: k, id: sr.ID, recs: recs})
+	}
+	if len(es) == 0 {
+		return nil
+	}
+	return k.st.buf.add(ctx, es)
 }
 
 // WriteSync writes readings to series id directly, bypassing the buffer,
@@ -234,7 +261,10 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 	}); err != nil {
 		return err
 	}
-	if err := s.parallel(ctx, len(latest), func(ctx context.Context, i int) error {
+	// Each latest reading is a conditional put of one small item, whose
+	// time is mostly the wait for its write to be durable: more of them
+	// share a sync (or a round trip's time).
+	if err := s.parallelN(ctx, len(latest), latestConcurrency*s.opts.FlushConcurrency, func(ctx context.Context, i int) error {
 		return s.putLatest(ctx, latest[i])
 	}); err != nil {
 		return err
@@ -265,9 +295,18 @@ func (s *Store) batchWrite(ctx context.Context, ws []table.WriteRequest) error {
 	})
 }
 
+// latestConcurrency is how many times FlushConcurrency the puts of latest
+// readings a flush runs at once.
+const latestConcurrency = 4
+
 // parallel runs fn(i) for i in [0, n) on up to FlushConcurrency
 // goroutines and returns the first error (the others are cancelled).
 func (s *Store) parallel(ctx context.Context, n int, fn func(ctx context.Context, i int) error) error {
+	return s.parallelN(ctx, n, s.opts.FlushConcurrency, fn)
+}
+
+// parallelN is parallel on up to workers goroutines.
+func (s *Store) parallelN(ctx context.Context, n, workers int, fn func(ctx context.Context, i int) error) error {
 	if n == 0 {
 		return nil
 	}
@@ -282,7 +321,7 @@ func (s *Store) parallel(ctx context.Context, n int, fn func(ctx context.Context
 		first error
 		next  int
 	)
-	workers := min(n, s.opts.FlushConcurrency)
+	workers = min(n, workers)
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
