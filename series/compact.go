@@ -257,6 +257,7 @@ type citem struct {
 	merged  bool
 	created int64 // merged chunks: when written (ms)
 	size    int   // bytes of chunk data
+	n       int   // readings
 	cov     coverage
 }
 
@@ -276,7 +277,7 @@ func parseCItem(item table.Item) (citem, error) {
 	if err != nil {
 		return c, fmt.Errorf("series: chunk %q: %w", sk, err)
 	}
-	c.size = len(data)
+	c.size, c.n = len(data), ch.Len()
 	raw, ok := getB(item, attrSrc)
 	if !ok {
 		if ch.Len() > 0 {

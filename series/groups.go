@@ -117,9 +117,14 @@ func readGroup(items []table.Item, reverse bool, decode func(table.Item) (*rbatc
 	if len(items) == 0 {
 		return nil, nil
 	}
+	merged := anyMerged(items)
+	if merged && len(items) > 1 {
+		var err error
+		if items, err = dropCovered(items); err != nil {
+			return nil, err
+		}
+	}
 	bs := make([]*rbatch, len(items))
-	merged := make([]bool, len(items))
-	anyMerged := false
 	for i, item := range items {
 		b, err := decode(item)
 		if err != nil {
@@ -129,68 +134,56 @@ func readGroup(items []table.Item, reverse bool, decode func(table.Item) (*rbatc
 			b = b.sort(false)
 		}
 		bs[i] = b
-		_, merged[i] = item[attrSrc]
-		anyMerged = anyMerged || merged[i]
 	}
-	if anyMerged && len(bs) > 1 {
-		bs = dropCovered(bs, merged)
-	}
-	group := mergeRuns(bs, anyMerged)
+	group := mergeRuns(bs, merged)
 	if reverse {
 		group = group.sort(true)
 	}
 	return group, nil
 }
 
-// dropCovered returns the batches of bs (merged[i]: bs[i] is a merged
-// chunk's) less those whose every position is in a merged chunk ranked
-// above them: merged chunks first, the larger first. The first item to
-// hold a position is never dropped, so every position stays.
-func dropCovered(bs []*rbatch, merged []bool) []*rbatch {
-	order := make([]int, len(bs))
+// dropCovered returns the chunk items of a group less those whose every
+// position is in a merged chunk ranked above them: merged chunks first,
+// the larger first. The first item to hold a position is never dropped,
+// so every position stays. It reads the items' headers and source maps
+// only.
+func dropCovered(items []table.Item) ([]table.Item, error) {
+	cs := make([]citem, len(items))
+	for i, item := range items {
+		c, err := parseCItem(item)
+		if err != nil {
+			return nil, err
+		}
+		cs[i] = c
+	}
+	order := make([]int, len(cs))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortStableFunc(order, func(x, y int) int {
-		if merged[x] != merged[y] {
-			if merged[x] {
+		if cs[x].merged != cs[y].merged {
+			if cs[x].merged {
 				return -1
 			}
 			return 1
 		}
-		return cmp.Compare(bs[y].len(), bs[x].len())
+		return cmp.Compare(cs[y].n, cs[x].n)
 	})
 	above := coverage{}
-	keep := make([]bool, len(bs))
+	keep := make([]bool, len(cs))
 	for _, i := range order {
-		cov := batchCoverage(bs[i])
-		keep[i] = !above.contains(cov)
-		if merged[i] && keep[i] {
-			above.merge(cov)
+		keep[i] = !above.contains(cs[i].cov)
+		if cs[i].merged && keep[i] {
+			above.merge(cs[i].cov)
 		}
 	}
-	out := bs[:0:0]
-	for i, b := range bs {
+	var out []table.Item
+	for i, item := range items {
 		if keep[i] {
-			out = append(out, b)
+			out = append(out, item)
 		}
 	}
-	return out
-}
-
-// batchCoverage returns the positions of b's readings.
-func batchCoverage(b *rbatch) coverage {
-	c := coverage{}
-	for i := 0; i < b.len(); {
-		j := i + 1
-		for j < b.len() && b.seq[j] == b.seq[i] && b.idx[j] == b.idx[j-1]+1 {
-			j++
-		}
-		c.add(b.seq[i], b.idx[i], b.idx[j-1]+1)
-		i = j
-	}
-	c.normalize()
-	return c
+	return out, nil
 }
 
 // mergeRuns merges batches, each in order, into one in order; with dedupe,
