@@ -150,6 +150,20 @@ func runWire(ctx context.Context, e *env) ([]Figure, section, error) {
 		}
 	}
 
+	// How close each of ours comes to the ceiling: the share of the
+	// throughput a server that costs nothing gets from the same client.
+	for _, ours := range targets[:2] {
+		o, c := ours.res[clientSDK].OpsPerSec(), ceiling.res[clientSDK].OpsPerSec()
+		figs = append(figs, Figure{
+			Name:     fmt.Sprintf("wire endpoint, aws-sdk-go-v2 client, %d workers, PutItem/GetItem/Query(%d): %s vs the ceiling (no-op server)", lc.Workers, lc.QueryItems, ours.name),
+			Ours:     round(o, 0),
+			Peer:     ptr(round(c, 0)),
+			Unit:     "ops/s",
+			Ratio:    ptr(round(o/c, 2)),
+			peerName: "no-op server",
+		})
+	}
+
 	// Server CPU per operation does not depend on how fast the client is.
 	for _, ours := range targets[:2] {
 		for _, peer := range targets[2:4] {
