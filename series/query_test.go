@@ -171,3 +171,33 @@ func TestRange_Layouts(t *testing.T) {
 		}
 	})
 }
+
+// TestMergeRuns merges runs that overlap, touch, repeat positions (a
+// merged chunk and its source) or are empty.
+func TestMergeRuns(t *testing.T) {
+	run := func(ps ...pos) *rbatch {
+		b := &rbatch{nf: 1}
+		for _, p := range ps {
+			b.t, b.seq, b.idx = append(b.t, p.t), append(b.seq, p.seq), append(b.idx, p.idx)
+			b.vals = append(b.vals, float64(p.t))
+		}
+		return b
+	}
+	p := func(t int64, seq uint64, idx uint32) pos { return pos{t, seq, idx} }
+	got := mergeRuns([]*rbatch{
+		run(p(5, 1, 0), p(6, 1, 1), p(9, 1, 2)),
+		run(),
+		run(p(1, 2, 0), p(2, 2, 1)),
+		run(p(5, 1, 0), p(7, 3, 0), p(9, 1, 2)), // a copy of two readings of the first
+		run(p(20, 4, 0)),
+	}, true)
+	want := []pos{p(1, 2, 0), p(2, 2, 1), p(5, 1, 0), p(6, 1, 1), p(7, 3, 0), p(9, 1, 2), p(20, 4, 0)}
+	if got.len() != len(want) {
+		t.Fatalf("%d readings, want %d", got.len(), len(want))
+	}
+	for i, w := range want {
+		if got.pos(i) != w || got.vals[i] != float64(w.t) {
+			t.Fatalf("reading %d: %v %v, want %v", i, got.pos(i), got.vals[i], w)
+		}
+	}
+}
