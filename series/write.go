@@ -19,6 +19,8 @@ import (
 type Kind struct {
 	st *Store
 	s  Schema
+
+	apps sync.Pool // *chunk.Appender of the kind's fields, reset
 }
 
 // Name returns the kind's name, the entity prefix of its keys.
@@ -407,6 +409,14 @@ const maxChunkBytes = 300 << 10
 // its first reading's timestamp and the smallest sequence number in it,
 // so writing the same readings again writes the same items.
 func (k *Kind) chunkItems(id string, recs []rec) ([]table.Item, error) {
+	app, _ := k.apps.Get().(*chunk.Appender)
+	if app == nil {
+		var err error
+		if app, err = chunk.NewAppender(k.s.Fields); err != nil {
+			return nil, err
+		}
+	}
+	defer k.apps.Put(app)
 	var items []table.Item
 	for len(recs) > 0 {
 		// recs of one hour
@@ -418,7 +428,7 @@ func (k *Kind) chunkItems(id string, recs []rec) ([]table.Item, error) {
 		hour := recs[:n]
 		recs = recs[n:]
 		if k.s.Shards <= 1 {
-			out, err := k.chunkGroup(id, 0, hour, items)
+			out, err := k.chunkGroup(app, id, 0, hour, items)
 			if err != nil {
 				return nil, err
 			}
@@ -434,7 +444,7 @@ func (k *Kind) chunkItems(id string, recs []rec) ([]table.Item, error) {
 			if len(g) == 0 {
 				continue
 			}
-			out, err := k.chunkGroup(id, sh, g, items)
+			out, err := k.chunkGroup(app, id, sh, g, items)
 			if err != nil {
 				return nil, err
 			}
@@ -445,12 +455,10 @@ func (k *Kind) chunkItems(id string, recs []rec) ([]table.Item, error) {
 }
 
 // chunkGroup appends to items the chunk item(s) of recs, all in one hour
-// and shard.
-func (k *Kind) chunkGroup(id string, sh int, recs []rec, items []table.Item) ([]table.Item, error) {
-	app, err := chunk.NewAppender(k.s.Fields)
-	if err != nil {
-		return nil, err
-	}
+// and shard, encoded with app (an appender of the kind's fields, which it
+// resets first).
+func (k *Kind) chunkGroup(app *chunk.Appender, id string, sh int, recs []rec, items []table.Item) ([]table.Item, error) {
+	app.Reset()
 	minSeq := recs[0].seq
 	for i := range recs {
 		if err := app.Append(recs[i].t, recs[i].vals); err != nil {
@@ -465,11 +473,11 @@ func (k *Kind) chunkGroup(id string, sh int, recs []rec, items []table.Item) ([]
 	}
 	if len(data)+len(tagCol) > maxChunkBytes && len(recs) > 1 {
 		half := len(recs) / 2
-		items, err := k.chunkGroup(id, sh, recs[:half], items)
+		items, err := k.chunkGroup(app, id, sh, recs[:half], items)
 		if err != nil {
 			return nil, err
 		}
-		return k.chunkGroup(id, sh, recs[half:], items)
+		return k.chunkGroup(app, id, sh, recs[half:], items)
 	}
 	first, last := recs[0].t, recs[len(recs)-1].t
 	it := table.Item{
