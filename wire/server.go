@@ -39,8 +39,13 @@ type Server struct {
 	Fallback *http.Server
 
 	// IdleTimeout bounds how long a connection may wait for its next
-	// request, and then take to send it. Default 5 minutes.
+	// request, and how long a request's body may take to arrive. Default 5
+	// minutes.
 	IdleTimeout time.Duration
+
+	// ReadHeaderTimeout bounds how long a request's line and headers may
+	// take to arrive once its first byte has. Default 30 seconds.
+	ReadHeaderTimeout time.Duration
 
 	once    sync.Once
 	mu      sync.Mutex
@@ -72,6 +77,9 @@ func (s *Server) init() {
 		}
 		if s.IdleTimeout <= 0 {
 			s.IdleTimeout = 5 * time.Minute
+		}
+		if s.ReadHeaderTimeout <= 0 {
+			s.ReadHeaderTimeout = 30 * time.Second
 		}
 		s.conns = map[*fastConn]struct{}{}
 		s.ctx, s.cancel = context.WithCancel(context.Background())
@@ -261,13 +269,20 @@ func (fc *fastConn) serve() {
 		}
 		// A Shutdown may have expired the deadline between the Peek and
 		// setIdle: this request is served, within a fresh deadline.
-		_ = fc.c.SetReadDeadline(time.Now().Add(fc.s.IdleTimeout))
-		req, n, ok := parseHeader(fc.br)
-		if !ok {
+		_ = fc.c.SetReadDeadline(time.Now().Add(fc.s.ReadHeaderTimeout))
+		req, n, err := parseHeader(fc.br)
+		if err == errHandOver {
 			handedOver = fc.handOver()
 			return
 		}
+		if err != nil {
+			return
+		}
 		_, _ = fc.br.Discard(n)
+		if int64(fc.br.Buffered()) < req.contentLength {
+			// The body is still coming: it gets as long as an idle wait.
+			_ = fc.c.SetReadDeadline(time.Now().Add(fc.s.IdleTimeout))
+		}
 		h := fc.s.Handler
 		var status int
 		buf := (*out)[:0]
@@ -315,28 +330,29 @@ func (fc *fastConn) handOver() bool {
 	return fc.s.handoff.give(pc)
 }
 
-// parseHeader parses the request line and headers buffered in br without
-// consuming them. It returns the request, the length of the header block,
-// and whether the fast path serves it; false means the fallback must.
-func parseHeader(br *bufio.Reader) (request, int, bool) {
+// errHandOver means a request the fast path leaves to the fallback.
+var errHandOver = errors.New("wire: request for net/http")
+
+// parseHeader parses the request line and headers in br (reading until
+// they are all buffered) without consuming them. It returns the request and
+// the length of the header block; errHandOver if the fast path does not
+// serve it, or the error reading it.
+func parseHeader(br *bufio.Reader) (request, int, error) {
 	var req request
 	// Wait for the whole header block.
 	var block []byte
 	for {
-		buf, err := br.Peek(br.Buffered())
-		if err != nil {
-			return req, 0, false
-		}
+		buf, _ := br.Peek(br.Buffered())
 		if i := bytes.Index(buf, []byte("\r\n\r\n")); i >= 0 {
 			block = buf[:i+4]
 			break
 		}
 		if br.Buffered() >= maxHeaderBlock {
-			return req, 0, false
+			return req, 0, errHandOver
 		}
 		// Read more: Peek one byte past what is buffered.
 		if _, err := br.Peek(br.Buffered() + 1); err != nil {
-			return req, 0, false
+			return req, 0, err
 		}
 	}
 	n := len(block)
@@ -344,7 +360,7 @@ func parseHeader(br *bufio.Reader) (request, int, bool) {
 	method, line, ok1 := bytes.Cut(line, []byte(" "))
 	uri, proto, ok2 := bytes.Cut(line, []byte(" "))
 	if !ok1 || !ok2 || string(method) != "POST" || string(proto) != "HTTP/1.1" || len(uri) == 0 || uri[0] != '/' {
-		return req, 0, false
+		return req, 0, errHandOver
 	}
 	hasHost, hasLength, seenAuth := false, false, false
 	for len(rest) > 2 {
@@ -352,24 +368,24 @@ func parseHeader(br *bufio.Reader) (request, int, bool) {
 		hl, rest, _ = bytes.Cut(rest, []byte("\r\n"))
 		name, value, ok := bytes.Cut(hl, []byte(":"))
 		if !ok || len(name) == 0 || !validName(name) || bytes.IndexByte(value, '\n') >= 0 || bytes.IndexByte(value, '\r') >= 0 {
-			return req, 0, false
+			return req, 0, errHandOver
 		}
 		value = bytes.Trim(value, " \t")
 		switch len(name) {
 		case 4:
 			if equalFold(name, "host") {
 				if hasHost {
-					return req, 0, false
+					return req, 0, errHandOver
 				}
 				hasHost = true
 			}
 		case 6:
 			if equalFold(name, "expect") {
-				return req, 0, false
+				return req, 0, errHandOver
 			}
 		case 7:
 			if equalFold(name, "upgrade") {
-				return req, 0, false
+				return req, 0, errHandOver
 			}
 		case 10:
 			if equalFold(name, "connection") {
@@ -378,13 +394,13 @@ func parseHeader(br *bufio.Reader) (request, int, bool) {
 					req.close = true
 				case equalFold(value, "keep-alive"):
 				default:
-					return req, 0, false
+					return req, 0, errHandOver
 				}
 			}
 		case 12:
 			if equalFold(name, "x-amz-target") {
 				if req.target != "" {
-					return req, 0, false
+					return req, 0, errHandOver
 				}
 				req.target = string(value)
 			}
@@ -396,28 +412,28 @@ func parseHeader(br *bufio.Reader) (request, int, bool) {
 		case 14:
 			if equalFold(name, "content-length") {
 				if hasLength || len(value) == 0 || len(value) > 18 {
-					return req, 0, false
+					return req, 0, errHandOver
 				}
 				v, err := strconv.ParseInt(string(value), 10, 64)
 				if err != nil || v < 0 || value[0] == '+' {
-					return req, 0, false
+					return req, 0, errHandOver
 				}
 				req.contentLength, hasLength = v, true
 			}
 		case 16:
 			if equalFold(name, "content-encoding") {
-				return req, 0, false
+				return req, 0, errHandOver
 			}
 		case 17:
 			if equalFold(name, "transfer-encoding") {
-				return req, 0, false
+				return req, 0, errHandOver
 			}
 		}
 	}
 	if !hasHost || !hasLength {
-		return req, 0, false
+		return req, 0, errHandOver
 	}
-	return req, n, true
+	return req, n, nil
 }
 
 // validName reports whether a header name is an HTTP token.

@@ -19,8 +19,8 @@ func FuzzParseHeader(f *testing.F) {
 		if _, err := br.Peek(1); err != nil {
 			return
 		}
-		req, n, ok := parseHeader(br)
-		if !ok {
+		req, n, err := parseHeader(br)
+		if err != nil {
 			return
 		}
 		block := in[:n]

@@ -297,3 +297,34 @@ func TestServer_Shutdown(t *testing.T) {
 		t.Fatal("the listener still accepts")
 	}
 }
+
+// TestServer_Timeouts checks that a connection whose header stalls, or
+// that stays idle, is closed after its timeout.
+func TestServer_Timeouts(t *testing.T) {
+	db, err := local.Open("", &local.Options{InMemory: true, TTLInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = db.Close() })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &wire.Server{Handler: wire.New(db, nil), IdleTimeout: 300 * time.Millisecond, ReadHeaderTimeout: 100 * time.Millisecond}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	for name, send := range map[string]string{"stalled header": "POST / HTTP/1.1\r\nHo", "idle": ""} {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.WriteString(c, send); err != nil {
+			t.Fatal(err)
+		}
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if n, err := c.Read(make([]byte, 1)); n != 0 || err != io.EOF {
+			t.Errorf("%s: read %d, %v; want the server to close the connection", name, n, err)
+		}
+		c.Close()
+	}
+}

@@ -118,7 +118,8 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 			IdleTimeout:       5 * time.Minute,
 			ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 		},
-		IdleTimeout: 5 * time.Minute,
+		IdleTimeout:       5 * time.Minute,
+		ReadHeaderTimeout: 30 * time.Second,
 	}
 	if *pprofAt != "" {
 		psrv, err := startProfiles(*pprofAt, listen, logger)
