@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -9,6 +11,8 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,65 +26,128 @@ import (
 // (this executable, flagged by ceilingEnv), as the real servers do, so that
 // the load generator against it measures what the client and HTTP on this
 // machine cost by themselves: the highest throughput, and so the highest
-// ratio, any server can show in this benchmark.
+// ratio, any server can show in this benchmark. It speaks HTTP with a
+// minimal loop of its own rather than net/http, so that it costs less than
+// any real server's HTTP, timetable serve's included.
 const ceilingEnv = "BENCHCOMPARE_CEILING_ADDR_FILE"
 
 const ceilingItem = `{"pk":{"S":"P#0001"},"sk":{"N":"7"},"n":{"N":"0"},"payload":{"S":"` +
 	"pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp" + `"}}`
 
-// ceilingHandler returns the no-op server's handler.
-func ceilingHandler() http.Handler {
-	var (
-		mu     sync.Mutex
-		tables = map[string]bool{}
-	)
+// ceiling answers the load generator's operations with fixed responses.
+type ceiling struct {
+	mu     sync.Mutex
+	tables map[string]bool
+	query  []byte
+	get    []byte
+}
+
+func newCeiling() *ceiling {
 	items := strings.TrimSuffix(strings.Repeat(ceilingItem+",", 20), ",")
-	query := []byte(`{"Count":20,"ScannedCount":20,"Items":[` + items + `]}`)
-	get := []byte(`{"Item":` + ceilingItem + `}`)
+	return &ceiling{
+		tables: map[string]bool{},
+		query:  []byte(`{"Count":20,"ScannedCount":20,"Items":[` + items + `]}`),
+		get:    []byte(`{"Item":` + ceilingItem + `}`),
+	}
+}
+
+// answer returns the status and body of the answer to operation op.
+func (c *ceiling) answer(op string, body []byte) (int, []byte) {
+	switch op {
+	case "PutItem":
+		return http.StatusOK, []byte(`{}`)
+	case "GetItem":
+		return http.StatusOK, c.get
+	case "Query":
+		return http.StatusOK, c.query
+	case "BatchWriteItem":
+		return http.StatusOK, []byte(`{"UnprocessedItems":{}}`)
+	case "ListTables":
+		return http.StatusOK, []byte(`{"TableNames":[]}`)
+	case "CreateTable", "DescribeTable", "DeleteTable":
+		name := tableName(body)
+		c.mu.Lock()
+		exists := c.tables[name]
+		switch op {
+		case "CreateTable":
+			c.tables[name] = true
+		case "DeleteTable":
+			delete(c.tables, name)
+		}
+		c.mu.Unlock()
+		if !exists && op != "CreateTable" {
+			return http.StatusBadRequest, []byte(`{"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","message":"Requested resource not found"}`)
+		}
+		desc := fmt.Sprintf(`{"TableName":%q,"TableStatus":"ACTIVE"}`, name)
+		if op == "DescribeTable" {
+			return http.StatusOK, []byte(`{"Table":` + desc + `}`)
+		}
+		return http.StatusOK, []byte(`{"TableDescription":` + desc + `}`)
+	}
+	return http.StatusBadRequest, []byte(`{"__type":"com.amazon.coral.service#UnknownOperationException"}`)
+}
+
+// ceilingHandler returns the no-op server as an http.Handler (for tests;
+// the benchmark's child serves it with serveRaw, which costs less).
+func ceilingHandler() http.Handler {
+	c := newCeiling()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		op := strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "DynamoDB_20120810.")
+		status, out := c.answer(strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "DynamoDB_20120810."), body)
 		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
-		var out []byte
-		switch op {
-		case "PutItem":
-			out = []byte(`{}`)
-		case "GetItem":
-			out = get
-		case "Query":
-			out = query
-		case "BatchWriteItem":
-			out = []byte(`{"UnprocessedItems":{}}`)
-		case "ListTables":
-			out = []byte(`{"TableNames":[]}`)
-		case "CreateTable", "DescribeTable", "DeleteTable":
-			name := tableName(body)
-			mu.Lock()
-			exists := tables[name]
-			switch op {
-			case "CreateTable":
-				tables[name] = true
-			case "DeleteTable":
-				delete(tables, name)
-			}
-			mu.Unlock()
-			if !exists && op != "CreateTable" {
-				w.WriteHeader(http.StatusBadRequest)
-				out = []byte(`{"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","message":"Requested resource not found"}`)
-				break
-			}
-			desc := fmt.Sprintf(`{"TableName":%q,"TableStatus":"ACTIVE"}`, name)
-			if op == "DescribeTable" {
-				out = []byte(`{"Table":` + desc + `}`)
-			} else {
-				out = []byte(`{"TableDescription":` + desc + `}`)
-			}
-		default:
-			w.WriteHeader(http.StatusBadRequest)
-			out = []byte(`{"__type":"com.amazon.coral.service#UnknownOperationException"}`)
-		}
+		w.WriteHeader(status)
 		w.Write(out)
 	})
+}
+
+// serveRaw answers the requests of one connection with a minimal HTTP/1.1
+// loop: it reads the header (only Content-Length and X-Amz-Target matter),
+// then the body, and writes the answer with one write. Anything it does not
+// understand closes the connection: only the load generator talks to it.
+func (c *ceiling) serveRaw(conn net.Conn) {
+	defer conn.Close()
+	br := bufio.NewReaderSize(conn, 16<<10)
+	var body, out []byte
+	for {
+		op, length := "", -1
+		for {
+			line, err := br.ReadSlice('\n')
+			if err != nil {
+				return
+			}
+			line = bytes.TrimRight(line, "\r\n")
+			if len(line) == 0 {
+				break
+			}
+			name, value, ok := bytes.Cut(line, []byte(":"))
+			if !ok {
+				continue // the request line
+			}
+			value = bytes.TrimSpace(value)
+			switch {
+			case bytes.EqualFold(name, []byte("Content-Length")):
+				length, err = strconv.Atoi(string(value))
+				if err != nil {
+					return
+				}
+			case bytes.EqualFold(name, []byte("X-Amz-Target")):
+				op = strings.TrimPrefix(string(value), "DynamoDB_20120810.")
+			}
+		}
+		if length < 0 || length > 16<<20 {
+			return
+		}
+		body = slices.Grow(body[:0], length)[:length]
+		if _, err := io.ReadFull(br, body); err != nil {
+			return
+		}
+		status, answer := c.answer(op, body)
+		out = fmt.Appendf(out[:0], "HTTP/1.1 %d %s\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: %d\r\n\r\n", status, http.StatusText(status), len(answer))
+		out = append(out, answer...)
+		if _, err := conn.Write(out); err != nil {
+			return
+		}
+	}
 }
 
 // tableName finds "TableName":"..." in a request body.
@@ -117,14 +184,20 @@ func serveCeiling(addrFile string) error {
 	if err := os.WriteFile(addrFile, []byte(ln.Addr().String()+"\n"), 0o644); err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: ceilingHandler()}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	go func() { <-ctx.Done(); srv.Close() }()
-	if err := srv.Serve(ln); err != http.ErrServerClosed {
-		return err
+	go func() { <-ctx.Done(); ln.Close() }()
+	c := newCeiling()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		go c.serveRaw(conn)
 	}
-	return nil
 }
 
 // startCeiling starts the ceiling child (this executable) and waits until

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -15,13 +16,33 @@ import (
 	"github.com/timetable-db/timetable/bench/workload"
 )
 
-// TestCeiling_Load runs the load generator against the no-op server's
-// handler (in process here; the benchmark runs it in a child process).
+// TestCeiling_Load runs the load generator against the no-op server, as
+// an http.Handler and with its own HTTP loop (in process here; the
+// benchmark runs it in a child process).
 func TestCeiling_Load(t *testing.T) {
 	srv := httptest.NewServer(ceilingHandler())
 	defer srv.Close()
-	for kind := range numClients {
-		res, err := workload.Load(context.Background(), newLoadClient(kind, srv.URL, 2), workload.LoadConfig{
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c := newCeiling()
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go c.serveRaw(conn)
+		}
+	}()
+	for i := range 2 * numClients {
+		kind, url := i%numClients, srv.URL
+		if i >= numClients {
+			url = "http://" + ln.Addr().String()
+		}
+		res, err := workload.Load(context.Background(), newLoadClient(kind, url, 2), workload.LoadConfig{
 			Table: "ceiling_test", Workers: 2, Duration: 100 * time.Millisecond, Warmup: 10 * time.Millisecond,
 		})
 		if err != nil {

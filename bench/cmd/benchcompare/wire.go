@@ -206,7 +206,7 @@ func runWire(ctx context.Context, e *env) ([]Figure, section, error) {
 			fmt.Fprintf(&sb, " %d |\n", r.Errors)
 		}
 	}
-	sb.WriteString("\nThe no-op server (a Go net/http server in a child process of its own, like every other server) answers every request with fixed bytes and does no work, so the load against it shows what the client and HTTP cost by themselves on this machine: no server can be measured above it, and the highest ratio each client can show is")
+	sb.WriteString("\nThe no-op server (in a child process of its own, like every other server, with a minimal HTTP/1.1 loop that costs less than any real server's HTTP) answers every request with fixed bytes and does no work, so the load against it shows what the client and HTTP cost by themselves on this machine: no server can be measured above it, and the highest ratio each client can show is")
 	for kind := range numClients {
 		c := ceiling.res[kind].OpsPerSec()
 		sep := ";"
