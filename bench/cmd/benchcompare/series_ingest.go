@@ -26,8 +26,8 @@ import (
 // The ingest workload: ids series of `readings` one-minute readings of
 // ingestFields float fields (a random walk with two decimals), written in
 // blocks of `batch` minutes: every series gets its readings of one block
-// (one call per series) before any gets those of the next, by `workers`
-// goroutines. Prometheus TSDB refuses samples more than an hour older
+// (one call per series, or with Group one call per goroutine for all its
+// series) before any gets those of the next, by `workers` goroutines. Prometheus TSDB refuses samples more than an hour older
 // than the newest it holds (out-of-order ingestion off, its default), so
 // a block is at most 60 minutes.
 var ingestFields = []string{"a", "b", "c"}
@@ -41,6 +41,11 @@ type ingestConfig struct {
 	Workers  int    `json:"workers"`
 	Start    int64  `json:"start"` // first reading, Unix milliseconds
 	Rollups  bool   `json:"rollups"`
+	// Group writes the readings of a block of all the series of a
+	// goroutine in one call (timetable: Kind.WriteMany; Prometheus: one
+	// Appender and Commit), as a server receiving a batch of many series
+	// per request would, instead of one call per series.
+	Group bool `json:"group,omitempty"`
 	// NoSync (timetable only) acknowledges writes once they are written
 	// to the operating system, not synced: the log with WALNoSync, the
 	// engine with NoSync. Prometheus' Commit gives that durability.
@@ -130,14 +135,28 @@ func runIngestChild(ctx context.Context, cfg ingestConfig, stderr io.Writer) (in
 	return res, nil
 }
 
-// ingestBlocks runs the workload: write(w, id, t, n) writes the n
-// readings of series id from minute t on, in worker w; it must advance the
-// walk of series id. Blocks are separated by a barrier.
+// ingestBlocks runs the workload one series per call: write(w, id, t, n)
+// writes the n readings of series id from minute t on, in worker w; it
+// must advance the walk of series id.
 func ingestBlocks(ctx context.Context, cfg ingestConfig, write func(w, id int, first int64, n int) error) error {
+	cfg.Group = false
+	return ingestCalls(ctx, cfg, func(w int, ids []int, first int64, n int) error { return write(w, ids[0], first, n) })
+}
+
+// ingestCalls runs the workload: write(w, ids, t, n) writes the n
+// readings of each series of ids from minute t on, in worker w, in one
+// call; it must advance the walks of the series. ids is one series, or
+// with cfg.Group all the series of worker w. Blocks are separated by a
+// barrier.
+func ingestCalls(ctx context.Context, cfg ingestConfig, write func(w int, ids []int, first int64, n int) error) error {
 	var (
 		mu    sync.Mutex
 		first error
 	)
+	mine := make([][]int, cfg.Workers) // the series of each worker
+	for id := range cfg.IDs {
+		mine[id%cfg.Workers] = append(mine[id%cfg.Workers], id)
+	}
 	for start := 0; start < cfg.Readings; start += cfg.Batch {
 		n := min(cfg.Batch, cfg.Readings-start)
 		t := cfg.Start + int64(start)*60_000
@@ -146,8 +165,18 @@ func ingestBlocks(ctx context.Context, cfg ingestConfig, write func(w, id int, f
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for id := w; id < cfg.IDs; id += cfg.Workers {
-					if err := write(w, id, t, n); err != nil {
+				calls := [][]int{mine[w]}
+				if !cfg.Group {
+					calls = make([][]int, len(mine[w]))
+					for i := range mine[w] {
+						calls[i] = mine[w][i : i+1]
+					}
+				}
+				for _, ids := range calls {
+					if len(ids) == 0 {
+						continue
+					}
+					if err := write(w, ids, t, n); err != nil {
 						mu.Lock()
 						if first == nil {
 							first = err
@@ -242,21 +271,36 @@ func ingestTimetable(ctx context.Context, cfg ingestConfig) (ingestResult, error
 		walks[i] = newWalk(uint64(i), len(ingestFields))
 		ids[i] = seriesID(i)
 	}
-	bufs := make([][]series.Reading, cfg.Workers)
-	vals := make([][]float64, cfg.Workers)
+	type workerBufs struct {
+		rs    []series.Reading
+		vals  []float64
+		batch []series.SeriesReadings
+	}
+	bufs := make([]workerBufs, cfg.Workers)
+	nf := len(ingestFields)
 	cpu0, t0 := cpuTime(), time.Now()
-	err = ingestBlocks(ctx, cfg, func(w, id int, first int64, n int) error {
-		rs := bufs[w][:0]
-		if cap(vals[w]) < n*len(ingestFields) {
-			vals[w] = make([]float64, n*len(ingestFields))
+	err = ingestCalls(ctx, cfg, func(w int, idl []int, first int64, n int) error {
+		b := &bufs[w]
+		// The readings and values of all the series of the call: Write
+		// and WriteMany copy what they keep.
+		if cap(b.vals) < len(idl)*n*nf {
+			b.vals = make([]float64, len(idl)*n*nf)
+			b.rs = make([]series.Reading, len(idl)*n)
 		}
-		for i := range n {
-			v := vals[w][i*len(ingestFields) : (i+1)*len(ingestFields)]
-			walks[id].step(v)
-			rs = append(rs, series.Reading{Time: time.UnixMilli(first + int64(i)*60_000), Values: v})
+		b.batch = b.batch[:0]
+		for j, id := range idl {
+			rs := b.rs[j*n : (j+1)*n]
+			for i := range n {
+				v := b.vals[(j*n+i)*nf : (j*n+i+1)*nf]
+				walks[id].step(v)
+				rs[i] = series.Reading{Time: time.UnixMilli(first + int64(i)*60_000), Values: v}
+			}
+			b.batch = append(b.batch, series.SeriesReadings{ID: ids[id], Readings: rs})
 		}
-		bufs[w] = rs
-		return k.Write(ctx, ids[id], rs...)
+		if len(b.batch) == 1 {
+			return k.Write(ctx, b.batch[0].ID, b.batch[0].Readings...)
+		}
+		return k.WriteMany(ctx, b.batch)
 	})
 	if err != nil {
 		return ingestResult{}, err
@@ -269,13 +313,28 @@ func ingestTimetable(ctx context.Context, cfg ingestConfig) (ingestResult, error
 	res := ingestResult{System: cfg.System, Readings: int64(cfg.IDs) * int64(cfg.Readings),
 		AckSeconds: ack.Seconds(), Seconds: time.Since(t0).Seconds(), CPUSeconds: cpuTime() - cpu0}
 	res.Samples = res.Readings * int64(len(ingestFields))
-	res.DataReadings = res.Readings
 	res.PeakRSS = vmHWM()
 	t1 := time.Now()
 	if err := compactStore(ctx, st); err != nil {
 		return ingestResult{}, err
 	}
 	res.CompactSeconds = time.Since(t1).Seconds()
+	// Every reading is there, once.
+	var stored int64
+	for _, id := range ids {
+		n := 0
+		for _, err := range k.All(ctx, id, series.Query{}) {
+			if err != nil {
+				return ingestResult{}, fmt.Errorf("reading series %s back: %w", id, err)
+			}
+			n++
+		}
+		if n != cfg.Readings {
+			return ingestResult{}, fmt.Errorf("timetable: series %s holds %d readings, %d written", id, n, cfg.Readings)
+		}
+		stored += int64(n)
+	}
+	res.DataReadings = stored
 	err = st.Close()
 	st = nil
 	if err != nil {
@@ -301,7 +360,8 @@ func ingestTimetable(ctx context.Context, cfg ingestConfig) (ingestResult, error
 // ingestPrometheus appends the same samples to Prometheus TSDB with its
 // default options (write-ahead log on, uncompressed; head compaction into
 // 2-hour blocks in the background), one Appender and Commit per series
-// and block, as a scrape appends a target's samples, with the series
+// and block (with cfg.Group, one for all the series of a goroutine and
+// block), as a scrape appends a target's samples, with the series
 // references cached as the scrape loop caches them. Each field of a
 // series is a Prometheus series: {__name__="sensor_a", id="100123"}.
 func ingestPrometheus(ctx context.Context, cfg ingestConfig) (ingestResult, error) {
@@ -331,19 +391,21 @@ func ingestPrometheus(ctx context.Context, cfg ingestConfig) (ingestResult, erro
 		vals[w] = make([]float64, nf)
 	}
 	cpu0, t0 := cpuTime(), time.Now()
-	err = ingestBlocks(ctx, cfg, func(w, id int, first int64, n int) error {
+	err = ingestCalls(ctx, cfg, func(w int, ids []int, first int64, n int) error {
 		app := db.Appender(ctx)
 		v := vals[w]
-		for i := range n {
-			walks[id].step(v)
-			t := first + int64(i)*60_000
-			for f := range nf {
-				ref, err := app.Append(refs[id*nf+f], lbls[id*nf+f], t, v[f])
-				if err != nil {
-					app.Rollback()
-					return err
+		for _, id := range ids {
+			for i := range n {
+				walks[id].step(v)
+				t := first + int64(i)*60_000
+				for f := range nf {
+					ref, err := app.Append(refs[id*nf+f], lbls[id*nf+f], t, v[f])
+					if err != nil {
+						app.Rollback()
+						return err
+					}
+					refs[id*nf+f] = ref
 				}
-				refs[id*nf+f] = ref
 			}
 		}
 		return app.Commit()
