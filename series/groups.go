@@ -114,6 +114,20 @@ func (g *groupReader) reread(ctx context.Context, prefix string) ([]table.Item, 
 // exist) are given once. Items all of whose readings are in merged chunks
 // of the group are not read at all (see dropCovered).
 func readGroup(items []table.Item, reverse bool, decode func(table.Item) (*rbatch, error)) (*rbatch, error) {
+	runs, err := readGroupRuns(items, reverse, decode)
+	if err != nil || len(runs) <= 1 {
+		if len(runs) == 0 {
+			return nil, err
+		}
+		return runs[0], err
+	}
+	return concatRuns(runs), nil
+}
+
+// readGroupRuns is readGroup giving the group as batches that follow one
+// another in order (or reverse order): most groups are items that do not
+// overlap in time, whose batches need no copy.
+func readGroupRuns(items []table.Item, reverse bool, decode func(table.Item) (*rbatch, error)) ([]*rbatch, error) {
 	if len(items) == 0 {
 		return nil, nil
 	}
@@ -135,11 +149,14 @@ func readGroup(items []table.Item, reverse bool, decode func(table.Item) (*rbatc
 		}
 		bs[i] = b
 	}
-	group := mergeRuns(bs, merged)
+	runs := mergeRuns(bs, merged)
 	if reverse {
-		group = group.sort(true)
+		slices.Reverse(runs)
+		for i, b := range runs {
+			runs[i] = b.sort(true)
+		}
 	}
-	return group, nil
+	return runs, nil
 }
 
 // dropCovered returns the chunk items of a group less those whose every
@@ -186,30 +203,20 @@ func dropCovered(items []table.Item) ([]table.Item, error) {
 	return out, nil
 }
 
-// mergeRuns merges batches, each in order, into one in order; with dedupe,
-// a reading at the position of the one before it is left out. Batches
-// whose spans overlap (a merged chunk and its sources, late readings) are
-// merged reading by reading, the others appended.
-func mergeRuns(bs []*rbatch, dedupe bool) *rbatch {
+// mergeRuns returns batches, each in order, as batches that follow one
+// another in order; with dedupe, a reading at the position of the one
+// before it is left out. Batches whose spans overlap (a merged chunk and
+// its sources, late readings) are merged reading by reading into one, the
+// others kept as they are.
+func mergeRuns(bs []*rbatch, dedupe bool) []*rbatch {
 	runs := bs[:0:0]
-	n := 0
 	for _, b := range bs {
 		if b.len() > 0 {
 			runs = append(runs, b)
-			n += b.len()
 		}
 	}
-	if len(runs) == 0 {
-		return bs[0]
-	}
-	if len(runs) == 1 {
-		return runs[0]
-	}
 	slices.SortStableFunc(runs, func(a, b *rbatch) int { return cmpPos(a.pos(0), b.pos(0)) })
-	out := &rbatch{nf: runs[0].nf, t: make([]int64, 0, n), seq: make([]uint64, 0, n), idx: make([]uint32, 0, n), vals: make([]float64, 0, n*runs[0].nf)}
-	if runs[0].tags != nil {
-		out.tags = make([][]string, 0, n)
-	}
+	var out []*rbatch
 	for len(runs) > 0 {
 		k, last := 1, runs[0].pos(runs[0].len()-1)
 		for k < len(runs) && cmpPos(runs[k].pos(0), last) <= 0 {
@@ -219,17 +226,41 @@ func mergeRuns(bs []*rbatch, dedupe bool) *rbatch {
 			k++
 		}
 		if k == 1 {
-			out.appendBatch(runs[0])
+			out = append(out, runs[0])
 		} else {
-			out.mergeFrom(runs[:k], dedupe)
+			out = append(out, mergeOverlapping(runs[:k], dedupe))
 		}
 		runs = runs[k:]
 	}
 	return out
 }
 
-// mergeFrom appends the readings of runs, each in order, in order.
-func (out *rbatch) mergeFrom(runs []*rbatch, dedupe bool) {
+// batchFor returns an empty batch with room for the readings of runs.
+func batchFor(runs []*rbatch) *rbatch {
+	n := 0
+	for _, b := range runs {
+		n += b.len()
+	}
+	out := &rbatch{nf: runs[0].nf, t: make([]int64, 0, n), seq: make([]uint64, 0, n), idx: make([]uint32, 0, n), vals: make([]float64, 0, n*runs[0].nf)}
+	if runs[0].tags != nil {
+		out.tags = make([][]string, 0, n)
+	}
+	return out
+}
+
+// concatRuns returns the readings of runs, one after the other, as one
+// batch.
+func concatRuns(runs []*rbatch) *rbatch {
+	out := batchFor(runs)
+	for _, b := range runs {
+		out.appendBatch(b)
+	}
+	return out
+}
+
+// mergeOverlapping merges runs, each in order, into one batch in order.
+func mergeOverlapping(runs []*rbatch, dedupe bool) *rbatch {
+	out := batchFor(runs)
 	at := make([]int, len(runs))
 	for {
 		best := -1
@@ -239,7 +270,7 @@ func (out *rbatch) mergeFrom(runs []*rbatch, dedupe bool) {
 			}
 		}
 		if best < 0 {
-			return
+			return out
 		}
 		b, i := runs[best], at[best]
 		at[best]++

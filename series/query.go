@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -81,6 +82,8 @@ type stream struct {
 	// table streams skip the readings also in the buffer stream (being
 	// flushed): a chunk's sequence number is that of one of its readings.
 	table bool
+	// queue holds the batches decoded after b (the rest of a group).
+	queue []*rbatch
 }
 
 // head returns the batch and index of the stream's next reading, or a
@@ -313,6 +316,34 @@ func (it *Iter) accept(s *stream, b *rbatch, i int) bool {
 	return true
 }
 
+// ahead returns the number of readings decoded from the current one on
+// and within the range: a bound of those the iteration returns before it
+// reads again.
+func (it *Iter) ahead() int {
+	n := it.inRange(it.cur, it.ci)
+	for _, s := range it.streams {
+		for _, b := range s.queue {
+			n += it.inRange(b, 0)
+		}
+	}
+	return n
+}
+
+// inRange returns the number of readings of b from i on within [lo, hi);
+// b is in order (in reverse order for a reverse iteration).
+func (it *Iter) inRange(b *rbatch, i int) int {
+	ts := b.t[i:]
+	if it.reverse {
+		// descending: [first t < hi, first t < lo)
+		from := sort.Search(len(ts), func(j int) bool { return ts[j] < it.hi })
+		to := sort.Search(len(ts), func(j int) bool { return ts[j] < it.lo })
+		return max(to-from, 0)
+	}
+	from, _ := slices.BinarySearch(ts, it.lo)
+	to, _ := slices.BinarySearch(ts, it.hi)
+	return max(to-from, 0)
+}
+
 // Reading returns the current reading; its slices are the caller's.
 func (it *Iter) Reading() Reading {
 	if !it.has {
@@ -351,10 +382,10 @@ func (k *Kind) Range(ctx context.Context, id string, q Query) (*Page, error) {
 	p := &Page{}
 	for it.Next() {
 		if len(p.Readings) == cap(p.Readings) && len(it.filters) == 0 {
-			// Room for the rest of the decoded batch (a day of chunks, say)
-			// at once: growing a day of readings by appends costs more
-			// than reading it.
-			n := it.cur.len() - it.ci
+			// Room for the readings decoded (a day of chunks, say) at
+			// once: growing a day of readings by appends costs more than
+			// reading it.
+			n := it.ahead()
 			if q.Limit > 0 {
 				n = min(n, q.Limit-len(p.Readings))
 			}
@@ -529,13 +560,22 @@ func skRange(lo, hiKey string, hi int64) table.KeyCond {
 // put in order before its readings are yielded (see groupReader).
 func (k *Kind) groupStream(q *table.Query, loKey, hiKey string, prefixLen int, decode func(table.Item) (*rbatch, error)) *stream {
 	g := k.groupReader(q, loKey, hiKey, prefixLen)
-	return &stream{fill: func(ctx context.Context) (*rbatch, error) {
-		items, err := g.next(ctx)
-		if err != nil || items == nil {
-			return nil, err
+	s := &stream{}
+	s.fill = func(ctx context.Context) (*rbatch, error) {
+		for len(s.queue) == 0 {
+			items, err := g.next(ctx)
+			if err != nil || items == nil {
+				return nil, err
+			}
+			if s.queue, err = readGroupRuns(items, q.Reverse, decode); err != nil {
+				return nil, err
+			}
 		}
-		return readGroup(items, q.Reverse, decode)
-	}}
+		b := s.queue[0]
+		s.queue = s.queue[1:]
+		return b, nil
+	}
+	return s
 }
 
 // groupReader returns a reader of the groups of q; see groupReader.

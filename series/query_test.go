@@ -184,13 +184,13 @@ func TestMergeRuns(t *testing.T) {
 		return b
 	}
 	p := func(t int64, seq uint64, idx uint32) pos { return pos{t, seq, idx} }
-	got := mergeRuns([]*rbatch{
+	got := concatRuns(mergeRuns([]*rbatch{
 		run(p(5, 1, 0), p(6, 1, 1), p(9, 1, 2)),
 		run(),
 		run(p(1, 2, 0), p(2, 2, 1)),
 		run(p(5, 1, 0), p(7, 3, 0), p(9, 1, 2)), // a copy of two readings of the first
 		run(p(20, 4, 0)),
-	}, true)
+	}, true))
 	want := []pos{p(1, 2, 0), p(2, 2, 1), p(5, 1, 0), p(6, 1, 1), p(7, 3, 0), p(9, 1, 2), p(20, 4, 0)}
 	if got.len() != len(want) {
 		t.Fatalf("%d readings, want %d", got.len(), len(want))
