@@ -110,66 +110,53 @@ func BenchmarkHandler_Load(b *testing.B) {
 // BenchmarkServer_Load sends the requests of BenchmarkHandler_Load over
 // TCP on 127.0.0.1, from 8 goroutines with a kept-alive connection each
 // (hand-written requests, answers read with net/http's parser), to the
-// Handler served by net/http and by wire.Server. The client's cost is the
-// same for both: the difference of cpu-ns/op (client and server, as they
-// share the process) is the difference of the servers.
+// Handler served by net/http. cpu-ns/op counts client and server, as they
+// share the process.
 func BenchmarkServer_Load(b *testing.B) {
-	for _, kind := range []string{"net-http", "wire-server"} {
-		b.Run(kind, func(b *testing.B) {
-			db, reqs := loadRequests(b)
-			h := wire.New(db, nil)
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				b.Fatal(err)
-			}
-			var srv interface{ Close() error }
-			if kind == "net-http" {
-				s := &http.Server{Handler: h}
-				go s.Serve(ln)
-				srv = s
-			} else {
-				s := &wire.Server{Handler: h}
-				go s.Serve(ln)
-				srv = s
-			}
-			defer srv.Close()
-			raw := make([][]byte, len(reqs))
-			for i, r := range reqs {
-				raw[i] = fmt.Appendf(nil, "POST / HTTP/1.1\r\nHost: %s\r\nX-Amz-Target: DynamoDB_20120810.%s\r\nAuthorization: AWS4-HMAC-SHA256 Credential=test/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: %d\r\n\r\n%s",
-					ln.Addr(), r.op, len(r.body), r.body)
-			}
-			var next atomic.Int64
-			b.SetParallelism(4) // 8 goroutines on 2 CPUs
-			b.ReportAllocs()
-			cpu0 := cpuTime()
-			b.RunParallel(func(pb *testing.PB) {
-				c, err := net.Dial("tcp", ln.Addr().String())
-				if err != nil {
-					b.Error(err)
-					return
-				}
-				defer c.Close()
-				br := bufio.NewReader(c)
-				for pb.Next() {
-					if _, err := c.Write(raw[next.Add(1)%int64(len(raw))]); err != nil {
-						b.Error(err)
-						return
-					}
-					resp, err := http.ReadResponse(br, nil)
-					if err != nil {
-						b.Error(err)
-						return
-					}
-					_, _ = io.Copy(io.Discard, resp.Body)
-					if resp.StatusCode != http.StatusOK {
-						b.Errorf("status %d", resp.StatusCode)
-						return
-					}
-				}
-			})
-			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
-		})
+	db, reqs := loadRequests(b)
+	h := wire.New(db, nil)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		b.Fatal(err)
 	}
+	srv := &http.Server{Handler: h}
+	go srv.Serve(ln)
+	defer srv.Close()
+	raw := make([][]byte, len(reqs))
+	for i, r := range reqs {
+		raw[i] = fmt.Appendf(nil, "POST / HTTP/1.1\r\nHost: %s\r\nX-Amz-Target: DynamoDB_20120810.%s\r\nAuthorization: AWS4-HMAC-SHA256 Credential=test/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: %d\r\n\r\n%s",
+			ln.Addr(), r.op, len(r.body), r.body)
+	}
+	var next atomic.Int64
+	b.SetParallelism(4) // 8 goroutines on 2 CPUs
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	b.RunParallel(func(pb *testing.PB) {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			b.Error(err)
+			return
+		}
+		defer c.Close()
+		br := bufio.NewReader(c)
+		for pb.Next() {
+			if _, err := c.Write(raw[next.Add(1)%int64(len(raw))]); err != nil {
+				b.Error(err)
+				return
+			}
+			resp, err := http.ReadResponse(br, nil)
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			_, _ = io.Copy(io.Discard, resp.Body)
+			if resp.StatusCode != http.StatusOK {
+				b.Errorf("status %d", resp.StatusCode)
+				return
+			}
+		}
+	})
+	b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N), "cpu-ns/op")
 }
 
 // cpuTime returns the CPU time (user and system) the process has used, in

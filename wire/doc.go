@@ -4,13 +4,6 @@
 //
 //	http.ListenAndServe("127.0.0.1:8000", wire.New(db, nil))
 //
-// Server serves the same Handler with a fast path for the requests
-// DynamoDB's clients send, and net/http for any other; timetable serve uses
-// it:
-//
-//	srv := &wire.Server{Handler: wire.New(db, nil)}
-//	srv.Serve(ln)
-//
 // # Protocol
 //
 // DynamoDB speaks awsJson1_0: each request is a POST with the header

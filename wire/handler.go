@@ -132,41 +132,18 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	out := getBuf()
 	defer putBuf(out)
-	buf, status := h.run(r.Context(), name, op, body, (*out)[:0])
-	h.write(w, status, buf)
-	*out = buf[:0]
-}
-
-// answer is ServeHTTP for Server's fast path, once the request's body is
-// read: a POST of an operation named by target, with an Authorization
-// header or not, and a body within the limit. It appends the answer's body
-// to buf and returns it with the status.
-func (h *Handler) answer(ctx context.Context, target string, auth bool, body, buf []byte) ([]byte, int) {
-	if !auth {
-		return appendError(buf, errMissingAuth)
+	e := encoder{buf: *out}
+	if err := h.serve(r.Context(), op, body, &e); err != nil {
+		var status int
+		e.buf, status = appendError(e.buf[:0], err)
+		if status >= 500 {
+			h.log.Error("wire: operation failed", "operation", name, "err", err)
+		}
+		h.write(w, status, e.buf)
+	} else {
+		h.write(w, http.StatusOK, e.buf)
 	}
-	name, ok := strings.CutPrefix(target, targetPrefix)
-	op := h.ops[name]
-	if !ok || op == nil {
-		return appendError(buf, errUnknownOperation)
-	}
-	return h.run(ctx, name, op, body, buf)
-}
-
-// run serves op and appends its answer's body (the output, or the error) to
-// buf.
-func (h *Handler) run(ctx context.Context, name string, op *operation, body, buf []byte) ([]byte, int) {
-	e := encoder{buf: buf}
-	err := h.serve(ctx, op, body, &e)
-	if err == nil {
-		return e.buf, http.StatusOK
-	}
-	var status int
-	e.buf, status = appendError(e.buf[:len(buf)], err)
-	if status >= 500 {
-		h.log.Error("wire: operation failed", "operation", name, "err", err)
-	}
-	return e.buf, status
+	*out = e.buf[:0]
 }
 
 // serve runs op, turning a panic in the API or the codec into an error so a
@@ -218,15 +195,11 @@ func (h *Handler) fail(w http.ResponseWriter, err error) {
 }
 
 func (h *Handler) tooLarge(w http.ResponseWriter) {
-	h.fail(w, h.errTooLarge())
-}
-
-func (h *Handler) errTooLarge() error {
-	return &Error{
+	h.fail(w, &Error{
 		Code:    "RequestEntityTooLargeException",
 		Message: "Request payload size exceeds the limit of " + strconv.FormatInt(h.maxBody, 10) + " bytes",
 		Status:  http.StatusRequestEntityTooLarge,
-	}
+	})
 }
 
 var contentType = []string{"application/x-amz-json-1.0"}

@@ -107,19 +107,11 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		}
 	}
 
-	// wire.Server answers the requests of DynamoDB's clients on its fast
-	// path and hands any other connection to the http.Server.
-	handler := wire.New(db, &wire.Options{Logger: logger})
-	srv := &wire.Server{
-		Handler: handler,
-		Fallback: &http.Server{
-			Handler:           handler,
-			ReadHeaderTimeout: 30 * time.Second,
-			IdleTimeout:       5 * time.Minute,
-			ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
-		},
-		IdleTimeout:       5 * time.Minute,
+	srv := &http.Server{
+		Handler:           wire.New(db, &wire.Options{Logger: logger}),
 		ReadHeaderTimeout: 30 * time.Second,
+		IdleTimeout:       5 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	if *pprofAt != "" {
 		psrv, err := startProfiles(*pprofAt, listen, logger)
