@@ -36,6 +36,7 @@ func init() {
 		Case{"UpdateOrder/OperandEvaluation", updateOrderOperands},
 		Case{"IndexProjection/MissingAttributesOrder", indexProjectionMissingOrder},
 		Case{"QueryOrder/Checks", queryOrderChecks},
+		Case{"ScanOrder/SelectSpecificProjectionFirst", scanSelectSpecificOrder},
 		Case{"IndexKey/EmptyStringInKeyCondition", indexKeyEmptyString},
 		Case{"IndexWrite/NumberRespelled", indexWriteNumberRespelled},
 		Case{"ScanOrder/Checks", scanOrderChecks},
@@ -785,6 +786,36 @@ func queryOrderChecks(t *testing.T, h *H) {
 		"The provided starting key is invalid")
 	h.WantError(gsi(&dynamodb.QueryInput{ProjectionExpression: aws.String("nope"), ConsistentRead: aws.Bool(true)}), "ValidationException",
 		"Consistent reads are not supported on global secondary indexes")
+}
+
+// scanSelectSpecificOrder: with Select SPECIFIC_ATTRIBUTES given, a Scan
+// of an index checks that the index projects the projection's attributes
+// before it looks for nested paths into key attributes (in the filter or
+// the projection); without Select, after. A Query checks nested paths
+// first either way.
+func scanSelectSpecificOrder(t *testing.T, h *H) {
+	tab := fidTable(h)
+	scan := func(proj, filter string, sel types.Select) error {
+		in := &dynamodb.ScanInput{TableName: aws.String(tab), IndexName: aws.String("gsi"),
+			ProjectionExpression: aws.String(proj), Select: sel}
+		if filter != "" {
+			in.FilterExpression = aws.String(filter)
+		}
+		_, err := h.API.Scan(h.Ctx, in)
+		return err
+	}
+	const notProjected = "One or more parameter values were invalid: Global secondary index gsi does not project [zz]"
+	spec := types.SelectSpecificAttributes
+	h.WantError(scan("zz, g.x", "", spec), "ValidationException", notProjected)
+	h.WantError(scan("pk.x, zz", "", spec), "ValidationException", notProjected)
+	h.WantError(scan("zz", "attribute_exists(g.x)", spec), "ValidationException", notProjected)
+	h.WantError(scan("a", "attribute_exists(g.x)", spec), "ValidationException", msgNestedKey("IndexKey", "g"))
+	h.WantError(scan("zz, g.x", "", ""), "ValidationException", msgNestedKey("IndexKey", "g"))
+	h.WantError(scan("zz", "attribute_exists(g.x)", ""), "ValidationException", msgNestedKey("IndexKey", "g"))
+	_, err := h.API.Query(h.Ctx, &dynamodb.QueryInput{TableName: aws.String(tab), IndexName: aws.String("gsi"),
+		KeyConditionExpression: aws.String("g = :v"), ExpressionAttributeValues: Item{":v": S("x")},
+		ProjectionExpression: aws.String("zz, g.x"), Select: spec})
+	h.WantError(err, "ValidationException", msgNestedKey("IndexKey", "g"))
 }
 
 // indexKeyEmptyString: an empty string for a key of the index queried gets

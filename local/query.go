@@ -474,15 +474,25 @@ func (db *DB) scanOp(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
 		lower = keyAfter(start)
 	}
 	// Nested paths into key attributes, per expression (filter, then
-	// projection).
+	// projection), and the index's projection of the projected attributes.
+	// With Select SPECIFIC_ATTRIBUTES given, DynamoDB Local checks the
+	// projection first; without it, last (internal/difftest F19).
+	projectionFirst := in.Select == types.SelectSpecificAttributes
+	if projectionFirst {
+		if err := sp.checkProjectionProjected(); err != nil {
+			return nil, err
+		}
+	}
 	if err := m.checkNested(condNested(filter)); err != nil {
 		return nil, err
 	}
 	if err := m.checkNested(projNested(proj)); err != nil {
 		return nil, err
 	}
-	if err := sp.checkProjectionProjected(); err != nil {
-		return nil, err
+	if !projectionFirst {
+		if err := sp.checkProjectionProjected(); err != nil {
+			return nil, err
+		}
 	}
 	// Unlike Query, DynamoDB Local's Scan of an index evaluates a filter on
 	// attributes the index does not project against the table's item.
