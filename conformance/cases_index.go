@@ -412,7 +412,7 @@ func init() {
 		Case{Name: "GSI/BackfillOnUpdateTable", Run: func(t *testing.T, h *H) {
 			tbl := h.HashTable()
 			h.PutMany(tbl, Item{"pk": S("a"), "g": S("G")}, Item{"pk": S("b"), "g": S("G")}, Item{"pk": S("c")})
-			_, err := h.API.UpdateTable(h.Ctx, &dynamodb.UpdateTableInput{
+			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
 				TableName:            aws.String(tbl),
 				AttributeDefinitions: []types.AttributeDefinition{bDef("g", types.ScalarAttributeTypeS)},
 				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{

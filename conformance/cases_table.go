@@ -470,7 +470,7 @@ func init() {
 			h.Put(name, Item{"pk": S("1"), "g": S("x"), "v": N("1")})
 			h.Put(name, Item{"pk": S("2"), "g": S("y"), "v": N("2")})
 			h.Put(name, Item{"pk": S("3"), "v": N("3")}) // sparse: not indexed
-			_, err := h.API.UpdateTable(h.Ctx, &dynamodb.UpdateTableInput{
+			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
 				TableName:            aws.String(name),
 				AttributeDefinitions: attrDefs("g", "S"),
 				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
@@ -497,7 +497,7 @@ func init() {
 				KeySchema:              keySchema("pk"),
 				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", types.ProjectionTypeAll, "g")},
 			})
-			_, err := h.API.UpdateTable(h.Ctx, &dynamodb.UpdateTableInput{
+			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
 				TableName:                   aws.String(name),
 				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String("by_g")}}},
 			})
@@ -511,7 +511,7 @@ func init() {
 				KeySchema:              keySchema("pk"),
 				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", types.ProjectionTypeAll, "g")},
 			})
-			_, err := h.API.UpdateTable(h.Ctx, &dynamodb.UpdateTableInput{
+			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
 				TableName:            aws.String(name),
 				AttributeDefinitions: attrDefs("g", "S"),
 				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
@@ -522,7 +522,7 @@ func init() {
 		}},
 		Case{"UpdateTable/CreateIndexWithoutDefinition", func(t *testing.T, h *H) {
 			name := h.HashTable()
-			_, err := h.API.UpdateTable(h.Ctx, &dynamodb.UpdateTableInput{
+			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
 				TableName: aws.String(name),
 				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
 					IndexName: aws.String("by_g"), KeySchema: keySchema("g"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
@@ -532,19 +532,19 @@ func init() {
 		}},
 		Case{"UpdateTable/DeleteMissingIndex", func(t *testing.T, h *H) {
 			name := h.HashTable()
-			_, err := h.API.UpdateTable(h.Ctx, &dynamodb.UpdateTableInput{
+			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
 				TableName:                   aws.String(name),
 				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String("nope")}}},
 			})
 			h.WantError(err, "ResourceNotFoundException", "Requested resource not found")
 		}},
 		Case{"UpdateTable/NothingToUpdate", func(t *testing.T, h *H) {
-			_, err := h.API.UpdateTable(h.Ctx, &dynamodb.UpdateTableInput{TableName: aws.String(h.HashTable())})
+			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{TableName: aws.String(h.HashTable())})
 			h.WantError(err, "ValidationException", "Nothing to update")
 		}},
 		Case{"UpdateTable/ProvisionedThroughput", func(t *testing.T, h *H) {
 			name := h.HashTable()
-			_, err := h.API.UpdateTable(h.Ctx, &dynamodb.UpdateTableInput{
+			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
 				TableName:             aws.String(name),
 				BillingMode:           types.BillingModeProvisioned,
 				ProvisionedThroughput: &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(5), WriteCapacityUnits: aws.Int64(6)},
@@ -556,7 +556,7 @@ func init() {
 			}
 		}},
 		Case{"UpdateTable/NotFound", func(t *testing.T, h *H) {
-			_, err := h.API.UpdateTable(h.Ctx, &dynamodb.UpdateTableInput{TableName: aws.String(h.TableName()), BillingMode: types.BillingModePayPerRequest})
+			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{TableName: aws.String(h.TableName()), BillingMode: types.BillingModePayPerRequest})
 			h.WantError(err, "ResourceNotFoundException", msgNoTable)
 		}},
 

@@ -95,16 +95,10 @@ func (h *H) CreateTable(in *dynamodb.CreateTableInput) string {
 	if in.BillingMode == "" && in.ProvisionedThroughput == nil {
 		in.BillingMode = types.BillingModePayPerRequest
 	}
-	// DynamoDB Local now and then answers a CreateTable made while many
-	// others run with InternalFailure (status 400, so the SDK does not retry
-	// it); the harness retries that answer, and only that one.
-	var err error
-	for try := 0; try < 3; try++ {
-		if _, err = h.API.CreateTable(h.Ctx, in); ErrorCode(err) != "InternalFailure" {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	err := retryInternalFailure(func() error {
+		_, err := h.API.CreateTable(h.Ctx, in)
+		return err
+	})
 	if err != nil {
 		h.t.Fatalf("CreateTable %s: %v", *in.TableName, err)
 	}
@@ -114,6 +108,33 @@ func (h *H) CreateTable(in *dynamodb.CreateTableInput) string {
 	})
 	h.WaitActive(name)
 	return name
+}
+
+// UpdateTable calls the API's UpdateTable, retrying an InternalFailure
+// answer as CreateTable does.
+func (h *H) UpdateTable(in *dynamodb.UpdateTableInput) (*dynamodb.UpdateTableOutput, error) {
+	var out *dynamodb.UpdateTableOutput
+	err := retryInternalFailure(func() error {
+		var err error
+		out, err = h.API.UpdateTable(h.Ctx, in)
+		return err
+	})
+	return out, err
+}
+
+// retryInternalFailure calls op up to three times while it fails with
+// InternalFailure. DynamoDB Local now and then answers a table operation
+// made while many others run that way (status 400, so the SDK does not
+// retry it); the harness retries that answer, and only that one.
+func retryInternalFailure(op func() error) error {
+	var err error
+	for try := 0; try < 3; try++ {
+		if err = op(); ErrorCode(err) != "InternalFailure" {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return err
 }
 
 // WaitActive waits until the table and all its global secondary indexes are
