@@ -34,9 +34,12 @@ import (
 // its key and source map weigh as much as its data); denser days keep
 // their hourly items. The hour's pass, when done, leaves a marker for its
 // day (pk ~COMPACT#SENSOR, sk 123#2024-12-01), and the day's pass
-// deletes it. As a chunk item then spans at most a day, readers take a
-// day's chunk items as one group, read from the day's start
-// (chunkKeyRange).
+// deletes it. A merged item whose readings span more than one hour (a
+// day piece) is keyed at 00:00:00.000 of its day, all others at their
+// first reading, within whose hour they lie: readers look back an hour,
+// find a day's pieces at its start, and take the chunk items of a day
+// that has one as one group, of other days a group per hour
+// (groupReader).
 //
 // Readers need no lock and no snapshot: a merged chunk and its sources
 // hold the same readings at the same positions, and readers give each
@@ -92,9 +95,8 @@ const fullChunkBytes = maxChunkBytes / 2
 // series (a reading a minute: some 2.5 KB a day for three fields) then
 // store a day in one item, whose key and source map weigh little per
 // reading, while dense ones (1 Hz: some 60 KB a day) keep an item per
-// hour. Readers read a day's items from its start (see chunkKeyRange), so
-// the bound is also what a read of part of a day may read before its
-// range.
+// hour. Readers read a day piece whole (see groupReader), so the bound
+// is also what a read of part of a day may read beyond its range.
 const dayChunkBytes = 32 << 10
 
 // Compact runs one compaction pass over every kind of the Chunks layout:
@@ -515,6 +517,10 @@ func (k *Kind) mergedItem(id string, sh int, fields []string, nt int, b *rbatch,
 	src := m.encode()
 	mid := m.id()
 	first, last := b.t[from], b.t[to-1]
+	if last >= periodEnd(first, keys.Hour) {
+		// A day piece: keyed at the start of its day (see groupReader).
+		first = periodStart(first, keys.Day)
+	}
 	it := table.Item{
 		attrPK:   strAV(k.rawPK(id, sh)),
 		attrSK:   strAV(orderKey(first, mid)),

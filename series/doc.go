@@ -100,8 +100,10 @@
 // LateWindow ago, a second pass merges its items into one if they hold at
 // most 32 KB of chunks (a day of one-minute readings of three fields is
 // some 2.5 KB: one item a day, under 2 bytes a reading), while denser
-// days keep an item per hour; so a chunk item never spans two days, and
-// reads read a day's chunk items from the start of the day.
+// days keep an item per hour. A chunk item lies within the hour of its
+// key, its first reading, except such a day piece, keyed at 00:00:00.000
+// of its day: so a read looks back an hour, and one small query at the
+// start of its first day (of each day, newest first) finds a day piece.
 //
 // The contract, on the embedded engine as on DynamoDB, with any number of
 // processes reading, writing and compacting one table:

@@ -5,24 +5,39 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sort"
 	"time"
 
+	"github.com/timetable-db/timetable/keys"
 	"github.com/timetable-db/timetable/table"
 )
 
 // groupReader reads the items of one partition in sort-key order, a group
 // at a time: the items whose sort keys share their first prefixLen bytes
-// (one hour of chunks, one bucket period). The items of a group may
+// (one bucket period; for chunks, see below). The items of a group may
 // overlap in time, and with compaction a merged chunk and its sources may
 // both be there, so readers take a group whole.
 //
+// Chunk items lie within the hour of their key, except day pieces (see
+// isDayPiece), keyed at 00:00:00.000 of their day: so the chunks of a day
+// with a day piece are one group (the day), those of other days a group
+// per hour. Reading forward, a day's pieces come first among its items;
+// the pieces of the day the range starts in, before the range's first
+// hour, are looked up by a query of the keys at the day's start (a
+// "lookup"), as are those of each day a reverse read enters. Each group
+// comes with the window of time it gives readings of: its hour or day,
+// less what the groups before it gave (a day found to have a piece after
+// some of its hours were read as hours gives the rest of the day).
+//
 // A compactor deletes the sources of a merged chunk only CompactGrace
-// after writing it, so a reader that reads a group's items within that
-// time of each other sees each reading at least once (in the merged chunk
-// or in its source). A group's items normally come from one backend call,
-// or calls made one after the other; when the caller paused between two
-// pages of one group (a lazy Iter) for more than spread, the group is read
-// again in one go.
+// after writing it, so a reader that reads a group's items (and what it
+// knows of its day's pieces) within that time of each other sees each
+// reading at least once (in the merged chunk or in its source). A group's
+// items normally come from one backend call, or calls made one after the
+// other; when the caller paused between two pages of one group (a lazy
+// Iter) for more than spread, the group is read again in one go, and a
+// day's pieces are looked up again when what is known of them is older
+// than spread at a group's first page.
 type groupReader struct {
 	tbl          *table.Table
 	q            table.Query // Hash, Range, Reverse, PageSize, Consistent
@@ -35,6 +50,30 @@ type groupReader struct {
 	pageAt time.Time
 	cursor string
 	end    bool
+
+	// Chunks only.
+	chunks   bool
+	headDay  int64 // the day of loKey
+	headLook bool  // its pieces precede loKey: look them up
+	headDone bool  // its pieces were given in a day group
+	started  bool
+	days     map[int64]*dayInfo
+	bound    int64 // end (start, reverse) of the last window given
+	inHours  bool  // the last group was an hour of day hoursOf
+	hoursOf  int64
+}
+
+// dayInfo is what a reader knows of a day's pieces, and since when.
+type dayInfo struct {
+	at     time.Time
+	pieces []table.Item
+}
+
+// rgroup is a group of items and the window [lo, hi) of the readings it
+// gives.
+type rgroup struct {
+	items  []table.Item
+	lo, hi int64
 }
 
 // fetch reads the next page.
@@ -42,6 +81,10 @@ func (g *groupReader) fetch(ctx context.Context) error {
 	q := g.q
 	q.Cursor = g.cursor
 	q.Limit = g.q.PageSize
+	if g.chunks && g.cursor == "" {
+		// A short read (newest N) needs an hour or two of chunks.
+		q.Limit = (q.Limit + 1) / 2
+	}
 	q.PageSize = 0
 	p, err := g.tbl.Query(ctx, &q)
 	if err != nil {
@@ -52,42 +95,265 @@ func (g *groupReader) fetch(ctx context.Context) error {
 	return nil
 }
 
+// isDayPiece reports whether a chunk item spans more than the hour of
+// its key: a day piece, keyed at the start of its day (see mergedItem).
+func isDayPiece(item table.Item) bool {
+	sk, _ := getS(item, attrSK)
+	end, ok := getInt(item, attrEnd)
+	if !ok || len(sk) < hourPrefixLen {
+		return false
+	}
+	h, err := time.Parse(hourLayout, sk[:hourPrefixLen])
+	return err == nil && end >= periodEnd(timeMs(h), keys.Hour)
+}
+
+const (
+	hourLayout = "2006-01-02T15"
+	dayLayout  = "2006-01-02"
+)
+
+// lookup reads the day pieces of the day that starts at day.
+func (g *groupReader) lookup(ctx context.Context, day int64) (*dayInfo, error) {
+	q := table.Query{Hash: g.q.Hash, Range: table.Between(ts(day), ts(day)+"#~"), Consistent: g.q.Consistent}
+	info := &dayInfo{at: g.now()}
+	for item, err := range g.tbl.QueryAll(ctx, &q) {
+		if err != nil {
+			return nil, err
+		}
+		if isDayPiece(item) {
+			info.pieces = append(info.pieces, item)
+		}
+	}
+	g.days[day] = info
+	return info, nil
+}
+
+// dayInfo returns what is known of the pieces of the day that starts at
+// day, looked up again if older than spread at time at.
+func (g *groupReader) dayInfo(ctx context.Context, day int64, at time.Time) (*dayInfo, error) {
+	if info := g.days[day]; info != nil && (g.spread <= 0 || (at.Sub(info.at) <= g.spread && info.at.Sub(at) <= g.spread)) {
+		return info, nil
+	}
+	return g.lookup(ctx, day)
+}
+
 // next returns the items of the next group, nil at the end.
-func (g *groupReader) next(ctx context.Context) ([]table.Item, error) {
-	var group []table.Item
-	var prefix string
-	var firstAt time.Time
+func (g *groupReader) next(ctx context.Context) (rgroup, error) {
+	if !g.chunks {
+		items, prefix, firstAt, err := g.collect(ctx, nil, "", g.prefixLen, nil)
+		if err == nil && items != nil && g.spread > 0 && g.pageAt.Sub(firstAt) > g.spread {
+			items, err = g.reread(ctx, prefix)
+		}
+		return rgroup{items: items, lo: minMs, hi: maxMs}, err
+	}
+	if !g.started {
+		g.started = true
+		g.days = map[int64]*dayInfo{}
+		g.bound = minMs
+		if g.q.Reverse {
+			g.bound = maxMs
+		}
+	}
+	if g.inHours {
+		// Leaving a day read as hours: if it has a piece now (written
+		// since), the piece gives the rest of the day.
+		sk, err := g.peek(ctx)
+		if err != nil {
+			return rgroup{}, err
+		}
+		if d := msTime(g.hoursOf).Format(dayLayout); sk == "" || sk[:len(dayLayout)] != d {
+			g.inHours = false
+			info, err := g.dayInfo(ctx, g.hoursOf, g.pageAt)
+			if err != nil {
+				return rgroup{}, err
+			}
+			if len(info.pieces) > 0 {
+				return g.window(info.pieces, d, g.hoursOf), nil
+			}
+		}
+	}
+	var (
+		items   []table.Item
+		prefix  string
+		plen    = hourPrefixLen
+		firstAt time.Time
+		day     int64
+		info    *dayInfo
+	)
+	if g.headLook && !g.q.Reverse && !g.headDone {
+		// The pieces of the first day precede the range.
+		g.headDone = true
+		var err error
+		if info, err = g.lookup(ctx, g.headDay); err != nil {
+			return rgroup{}, err
+		}
+		if len(info.pieces) > 0 {
+			day, plen, firstAt = g.headDay, len(dayLayout), info.at
+			prefix = msTime(day).Format(dayLayout)
+			items = append(items, info.pieces...)
+		}
+	}
+	// first decides the group of its first item: its day if the day has
+	// a piece, else its hour.
+	first := func(ctx context.Context, sk string) (int, error) {
+		d, err := time.Parse(dayLayout, sk[:len(dayLayout)])
+		if err != nil {
+			return 0, fmt.Errorf("series: bad sort key %q in %v", sk, g.q.Hash)
+		}
+		day = timeMs(d)
+		switch known := g.days[day]; {
+		case g.q.Reverse || known != nil:
+			if info, err = g.dayInfo(ctx, day, g.pageAt); err != nil {
+				return 0, err
+			}
+		default:
+			// Forward, a day's pieces come first among its items: the
+			// page that holds its first item tells.
+			info = &dayInfo{at: g.pageAt}
+			g.days[day] = info
+		}
+		if len(info.pieces) > 0 {
+			return len(dayLayout), nil
+		}
+		return hourPrefixLen, nil
+	}
+	seeded, seedAt := prefix != "", firstAt
+	var err error
+	items, prefix, firstAt, err = g.collect(ctx, items, prefix, plen, first)
+	if err != nil {
+		return rgroup{}, err
+	}
+	if seeded {
+		firstAt = seedAt
+	}
+	if prefix == "" {
+		// The end. Reverse, the first day's pieces precede the range.
+		if !g.headLook || !g.q.Reverse || g.headDone {
+			return rgroup{}, nil
+		}
+		g.headDone = true
+		if info, err = g.dayInfo(ctx, g.headDay, g.now()); err != nil || len(info.pieces) == 0 {
+			return rgroup{}, err
+		}
+		day, firstAt = g.headDay, info.at
+		prefix = msTime(day).Format(dayLayout)
+		items = append(items, info.pieces...)
+	}
+	if g.spread > 0 && (g.pageAt.Sub(firstAt) > g.spread || g.pageAt.Sub(info.at) > g.spread) {
+		if items, err = g.reread(ctx, prefix); err != nil {
+			return rgroup{}, err
+		}
+		if info, err = g.lookup(ctx, day); err != nil {
+			return rgroup{}, err
+		}
+	}
+	// The day's pieces, once.
+	have := make(map[string]bool, len(items))
+	for _, it := range items {
+		sk, _ := getS(it, attrSK)
+		have[sk] = true
+	}
+	for _, it := range info.pieces {
+		if sk, _ := getS(it, attrSK); !have[sk] {
+			items = append(items, it)
+		}
+	}
+	g.inHours, g.hoursOf = len(prefix) == hourPrefixLen, day
+	return g.window(items, prefix, day), nil
+}
+
+// window returns the group of items of sort-key prefix (an hour or the
+// day that starts at day) with its window: its hour or day less what the
+// groups before it gave.
+func (g *groupReader) window(items []table.Item, prefix string, day int64) rgroup {
+	if len(prefix) == len(dayLayout) && day == g.headDay {
+		g.headDone = true
+	}
+	lo, hi := day, periodEnd(day, keys.Day)
+	if len(prefix) == hourPrefixLen {
+		h, _ := time.Parse(hourLayout, prefix)
+		lo = timeMs(h)
+		hi = periodEnd(lo, keys.Hour)
+	}
+	if g.q.Reverse {
+		hi = min(hi, g.bound)
+		g.bound = lo
+	} else {
+		lo = max(lo, g.bound)
+		g.bound = hi
+	}
+	return rgroup{items: items, lo: lo, hi: hi}
+}
+
+// peek returns the sort key of the next item, "" at the end.
+func (g *groupReader) peek(ctx context.Context) (string, error) {
+	for len(g.page) == 0 {
+		if g.end {
+			return "", nil
+		}
+		if err := g.fetch(ctx); err != nil {
+			return "", err
+		}
+	}
+	sk, _ := getS(g.page[0], attrSK)
+	if len(sk) < hourPrefixLen {
+		return "", fmt.Errorf("series: bad sort key %q in %v", sk, g.q.Hash)
+	}
+	return sk, nil
+}
+
+// collect appends to group the items of the next group, of sort-key
+// prefix (of length plen) if given, else that of the next item, whose
+// length first decides if not nil (a chunk item that is a day piece read
+// forward makes its group the day). It returns the group, its prefix and
+// when the page of its first item was read.
+func (g *groupReader) collect(ctx context.Context, group []table.Item, prefix string, plen int, first func(context.Context, string) (int, error)) ([]table.Item, string, time.Time, error) {
+	firstAt := g.pageAt
 	for {
 		if len(g.page) == 0 {
 			if g.end {
 				break
 			}
 			if err := g.fetch(ctx); err != nil {
-				return nil, err
+				return nil, "", firstAt, err
 			}
 			continue
 		}
 		item := g.page[0]
 		sk, _ := getS(item, attrSK)
-		if len(sk) < g.prefixLen {
-			return nil, fmt.Errorf("series: bad sort key %q in %v", sk, g.q.Hash)
+		if len(sk) < max(plen, g.prefixLen) {
+			return nil, "", firstAt, fmt.Errorf("series: bad sort key %q in %v", sk, g.q.Hash)
 		}
-		if group != nil && sk[:g.prefixLen] != prefix {
+		if prefix == "" {
+			if first != nil {
+				var err error
+				if plen, err = first(ctx, sk); err != nil {
+					return nil, "", firstAt, err
+				}
+			}
+			prefix, firstAt = sk[:plen], g.pageAt
+		} else if sk[:plen] != prefix {
 			break
 		}
-		if group == nil {
-			prefix, firstAt = sk[:g.prefixLen], g.pageAt
+		if first != nil && !g.q.Reverse && plen == hourPrefixLen && isDayPiece(item) {
+			// A day piece, first among its day's items: the group is
+			// the day.
+			plen = len(dayLayout)
+			prefix = prefix[:plen]
+			if d, err := time.Parse(dayLayout, prefix); err == nil {
+				info := g.days[timeMs(d)]
+				if info == nil {
+					info = &dayInfo{at: g.pageAt}
+					g.days[timeMs(d)] = info
+				}
+				info.pieces = append(info.pieces, item)
+			}
 		}
 		g.page[0] = nil
 		g.page = g.page[1:]
 		group = append(group, item)
 	}
-	// The group is what was read between its first item's page and the
-	// page that ended it (or the end of the range): g.pageAt.
-	if group != nil && g.spread > 0 && g.pageAt.Sub(firstAt) > g.spread {
-		return g.reread(ctx, prefix)
-	}
-	return group, nil
+	return group, prefix, firstAt, nil
 }
 
 // reread reads the group of sort-key prefix again, all its pages at once.
@@ -106,6 +372,39 @@ func (g *groupReader) reread(ctx context.Context, prefix string) ([]table.Item, 
 		out = append(out, item)
 	}
 	return out, nil
+}
+
+// trimRuns returns the readings of runs (in order, or in reverse order)
+// within [lo, hi).
+func trimRuns(runs []*rbatch, lo, hi int64, reverse bool) []*rbatch {
+	out := runs[:0]
+	for _, b := range runs {
+		var from, to int
+		if reverse {
+			from = sort.Search(b.len(), func(j int) bool { return b.t[j] < hi })
+			to = sort.Search(b.len(), func(j int) bool { return b.t[j] < lo })
+		} else {
+			from, _ = slices.BinarySearch(b.t, lo)
+			to, _ = slices.BinarySearch(b.t, hi)
+		}
+		if from >= to {
+			continue
+		}
+		if from > 0 || to < b.len() {
+			b = b.slice(from, to)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// slice returns readings [from, to) of b, sharing its arrays.
+func (b *rbatch) slice(from, to int) *rbatch {
+	out := &rbatch{nf: b.nf, t: b.t[from:to], seq: b.seq[from:to], idx: b.idx[from:to], vals: b.vals[from*b.nf : to*b.nf]}
+	if b.tags != nil {
+		out.tags = b.tags[from:to]
+	}
+	return out
 }
 
 // readGroup decodes the items of a group into one batch in order (or

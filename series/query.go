@@ -529,9 +529,7 @@ func (k *Kind) newStream(id string, sh int, lo, hi int64, reverse bool, limit in
 		if pageSize > 0 {
 			ps = 16
 		}
-		loKey, hiKey := k.chunkKeyRange(lo, hi)
-		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(loKey, hiKey, hi), Reverse: reverse, PageSize: ps}
-		return k.groupStream(q, loKey, hiKey, chunkGroupLen, k.decodeChunkItem)
+		return k.groupStream(k.chunkReader(id, sh, lo, hi, reverse, ps, false), k.decodeChunkItem)
 	case Buckets:
 		g := k.s.BucketPeriod
 		loKey, hiKey := periodKey(periodStart(lo, g), g), periodKey(hi-1, g)+"#~"
@@ -539,7 +537,7 @@ func (k *Kind) newStream(id string, sh int, lo, hi int64, reverse bool, limit in
 			hiKey = ""
 		}
 		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(loKey, hiKey, hi), Reverse: reverse, PageSize: 4}
-		return k.groupStream(q, loKey, hiKey, g.Len(), k.decodeBucketBatch)
+		return k.groupStream(k.groupReader(q, loKey, hiKey, g.Len()), k.decodeBucketBatch)
 	}
 	return &stream{fill: func(context.Context) (*rbatch, error) { return nil, fmt.Errorf("series: unknown layout") }}
 }
@@ -553,22 +551,24 @@ func skRange(lo, hiKey string, hi int64) table.KeyCond {
 	return table.Between(lo, hiKey)
 }
 
-// groupStream reads the items of q (whose range is [loKey, hiKey], hiKey
-// "" if unbounded) and yields their readings a group at a time: the items
-// whose sort keys share their first prefixLen bytes (one hour of chunks,
-// one bucket period) may overlap in time, so a group is decoded whole and
-// put in order before its readings are yielded (see groupReader).
-func (k *Kind) groupStream(q *table.Query, loKey, hiKey string, prefixLen int, decode func(table.Item) (*rbatch, error)) *stream {
-	g := k.groupReader(q, loKey, hiKey, prefixLen)
+// groupStream reads the items of g and yields their readings a group at
+// a time: the items of a group (a bucket period, an hour or a day of
+// chunks) may overlap in time, so a group is decoded whole and put in
+// order before its readings (those of the group's window) are yielded
+// (see groupReader).
+func (k *Kind) groupStream(g *groupReader, decode func(table.Item) (*rbatch, error)) *stream {
 	s := &stream{}
 	s.fill = func(ctx context.Context) (*rbatch, error) {
 		for len(s.queue) == 0 {
-			items, err := g.next(ctx)
-			if err != nil || items == nil {
+			grp, err := g.next(ctx)
+			if err != nil || grp.items == nil {
 				return nil, err
 			}
-			if s.queue, err = readGroupRuns(items, q.Reverse, decode); err != nil {
+			if s.queue, err = readGroupRuns(grp.items, g.q.Reverse, decode); err != nil {
 				return nil, err
+			}
+			if grp.lo > minMs || grp.hi < maxMs {
+				s.queue = trimRuns(s.queue, grp.lo, grp.hi, g.q.Reverse)
 			}
 		}
 		b := s.queue[0]
@@ -578,7 +578,8 @@ func (k *Kind) groupStream(q *table.Query, loKey, hiKey string, prefixLen int, d
 	return s
 }
 
-// groupReader returns a reader of the groups of q; see groupReader.
+// groupReader returns a reader of the groups of q, of items whose sort
+// keys share their first prefixLen bytes; see groupReader.
 func (k *Kind) groupReader(q *table.Query, loKey, hiKey string, prefixLen int) *groupReader {
 	g := &groupReader{tbl: k.st.tbl, q: *q, loKey: loKey, hiKey: hiKey, prefixLen: prefixLen, now: k.st.now}
 	if k.s.Layout == Chunks {
@@ -587,20 +588,32 @@ func (k *Kind) groupReader(q *table.Query, loKey, hiKey string, prefixLen int) *
 	return g
 }
 
+// chunkReader returns a reader of the groups of chunk items of shard sh
+// of series id that may hold readings of [lo, hi): an hour of chunks, or
+// a day of a day that has a day piece (see groupReader). pageSize is the
+// items of a backend page (0: as many as fit).
+func (k *Kind) chunkReader(id string, sh int, lo, hi int64, reverse bool, pageSize int, consistent bool) *groupReader {
+	loKey, hiKey := k.chunkKeyRange(lo, hi)
+	q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(loKey, hiKey, hi), Reverse: reverse, PageSize: pageSize, Consistent: consistent}
+	g := k.groupReader(q, loKey, hiKey, hourPrefixLen)
+	g.chunks = true
+	g.headDay = periodStart(lo, keys.Day)
+	g.headLook = loKey > ts(g.headDay)
+	return g
+}
+
 // hourPrefixLen is the length of the hour prefix of a chunk's sort key,
-// "2024-12-01T14", and chunkGroupLen that of its day, "2024-12-01": the
-// chunks of a day are read as one group.
-const (
-	hourPrefixLen = len("2024-12-01T14")
-	chunkGroupLen = len("2024-12-01")
-)
+// "2024-12-01T14".
+const hourPrefixLen = len("2024-12-01T14")
 
 // chunkKeyRange returns the sort-key range of the chunk items that may
-// hold readings of [lo, hi): chunks never span two days (a flush's chunk
-// never spans two hours; compaction merges a small day into one chunk),
-// and are keyed by their first reading. hiKey is "" when hi is unbounded.
+// hold readings of [lo, hi), day pieces aside: a chunk item other than a
+// day piece lies within the hour of its first reading, its key (a flush's
+// chunk never spans two hours; compaction merges an hour's items), and a
+// day piece is keyed at the start of its day (see groupReader). hiKey is
+// "" when hi is unbounded.
 func (k *Kind) chunkKeyRange(lo, hi int64) (loKey, hiKey string) {
-	loKey = ts(periodStart(lo, keys.Day))
+	loKey = ts(periodStart(lo, keys.Hour))
 	if hi < maxMs {
 		hiKey = ts(hi-1) + "#~"
 	}

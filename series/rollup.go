@@ -482,11 +482,14 @@ func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, pending []
 		}
 	}
 	var mu sync.Mutex
-	fold := func(b *rbatch) {
+	// fold folds the readings of b in [wlo, whi) (a group's window) and
+	// [lo, hi).
+	fold := func(b *rbatch, wlo, whi int64) {
+		wlo, whi = max(wlo, lo), min(whi, hi)
 		mu.Lock()
 		defer mu.Unlock()
 		for i, t := range b.t {
-			if t >= lo && t < hi && !skip[b.seq[i]] {
+			if t >= wlo && t < whi && !skip[b.seq[i]] {
 				u := newUnit(nf)
 				u.addReading(t, apos{b.seq[i], b.idx[i]}, b.vals[i*nf:(i+1)*nf])
 				fn(bucket(t), u)
@@ -501,14 +504,13 @@ func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, pending []
 		}
 	}
 	return k.st.parallel(ctx, k.s.Shards, func(ctx context.Context, sh int) error {
-		loKey, hiKey := k.chunkKeyRange(lo, hi)
-		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(loKey, hiKey, hi)}
-		g := k.groupReader(q, loKey, hiKey, chunkGroupLen)
+		g := k.chunkReader(id, sh, lo, hi, false, 0, false)
 		for {
-			items, err := g.next(ctx)
+			grp, err := g.next(ctx)
 			if err != nil {
 				return fmt.Errorf("series: cannot read chunks of %s: %w", k.entity(id), err)
 			}
+			items := grp.items
 			if items == nil {
 				return nil
 			}
@@ -518,7 +520,7 @@ func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, pending []
 				if err != nil {
 					return err
 				}
-				fold(b)
+				fold(b, grp.lo, grp.hi)
 				continue
 			}
 			for _, item := range items {
@@ -532,7 +534,7 @@ func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, pending []
 				}
 				f := timeMs(first)
 				last, ok := getInt(item, attrEnd)
-				if ok && f >= lo && last < hi && bucket(f) == bucket(last) {
+				if ok && f >= max(lo, grp.lo) && last < min(hi, grp.hi) && bucket(f) == bucket(last) {
 					u, err := getUnit(item, &k.s)
 					if err == nil {
 						u.atChunk(seq)
@@ -546,7 +548,7 @@ func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, pending []
 				if err != nil {
 					return err
 				}
-				fold(b)
+				fold(b, grp.lo, grp.hi)
 			}
 		}
 	})
