@@ -34,8 +34,11 @@ type buffer struct {
 	maxLSN uint64
 	queue  []*batch
 	queued int
-	space  chan struct{} // closed when room is made
+	space  chan struct{} // closed when room is made, and when a flush ends
 	kick   chan struct{}
+	// flushing is set while flush runs: a Write waiting for room is
+	// woken when it ends, so it wakes the flusher only when it is idle.
+	flushing bool
 
 	flushMu sync.Mutex
 }
@@ -88,8 +91,14 @@ func (b *buffer) add(ctx context.Context, es []entry) error {
 			break
 		}
 		ch := b.space
+		flushing := b.flushing
 		b.mu.Unlock()
-		b.wake()
+		if !flushing {
+			// A flush in progress makes room when it is done (and closes
+			// space); waking the flusher now would make it seal the open
+			// batch, however small, as soon as it is free.
+			b.wake()
+		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
@@ -194,6 +203,16 @@ func (b *buffer) seal() {
 func (b *buffer) flush(ctx context.Context) error {
 	b.flushMu.Lock()
 	defer b.flushMu.Unlock()
+	b.mu.Lock()
+	b.flushing = true
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		b.flushing = false
+		close(b.space)
+		b.space = make(chan struct{})
+		b.mu.Unlock()
+	}()
 	b.seal()
 	for {
 		b.mu.Lock()
