@@ -289,32 +289,45 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(
 }
 
 func (db *DB) putItem(in *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {
-	if err := checkTableName(in.TableName); err != nil {
-		return nil, err
-	}
-	t, m, err := db.tableForWrite(*in.TableName)
+	old, consumed, err := db.writeOne(in.TableName, in.ReturnValues, in.ReturnConsumedCapacity, func(m *tableMeta) (*itemWrite, error) {
+		return db.preparePut(m, in.Item, in.ConditionExpression, in.Expected, in.ConditionalOperator,
+			in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure)
+	})
 	if err != nil {
 		return nil, err
+	}
+	return &dynamodb.PutItemOutput{Attributes: old, ConsumedCapacity: consumed}, nil
+}
+
+// writeOne runs the put or delete that prepare validates on the table
+// named, under the item's lock. It returns the old item when rv is
+// ALL_OLD and there was one, and the consumed capacity asked for by rcc.
+func (db *DB) writeOne(table *string, rv types.ReturnValue, rcc types.ReturnConsumedCapacity,
+	prepare func(m *tableMeta) (*itemWrite, error)) (Item, *types.ConsumedCapacity, error) {
+	if err := checkTableName(table); err != nil {
+		return nil, nil, err
+	}
+	t, m, err := db.tableForWrite(*table)
+	if err != nil {
+		return nil, nil, err
 	}
 	defer t.mu.RUnlock()
-	w, err := db.preparePut(m, in.Item, in.ConditionExpression, in.Expected, in.ConditionalOperator,
-		in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure)
+	w, err := prepare(m)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	w.blind = noReturn(in.ReturnValues, in.ReturnConsumedCapacity)
+	w.blind = noReturn(rv, rcc)
 	unlock := db.locks.lock(w.key.lockKey())
 	defer unlock()
 	u := &usage{table: m.Name}
 	old, err := db.commitOne(m, w, u)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := &dynamodb.PutItemOutput{ConsumedCapacity: u.consumed(in.ReturnConsumedCapacity)}
-	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
-		out.Attributes = old
+	if rv != types.ReturnValueAllOld {
+		old = nil
 	}
-	return out, nil
+	return old, u.consumed(rcc), nil
 }
 
 // itemWrite is one validated single-item write: a put (item set), an update
@@ -543,32 +556,14 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ..
 }
 
 func (db *DB) deleteItem(in *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error) {
-	if err := checkTableName(in.TableName); err != nil {
-		return nil, err
-	}
-	t, m, err := db.tableForWrite(*in.TableName)
+	old, consumed, err := db.writeOne(in.TableName, in.ReturnValues, in.ReturnConsumedCapacity, func(m *tableMeta) (*itemWrite, error) {
+		return db.prepareDelete(m, in.Key, in.ConditionExpression, in.Expected, in.ConditionalOperator,
+			in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure)
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer t.mu.RUnlock()
-	w, err := db.prepareDelete(m, in.Key, in.ConditionExpression, in.Expected, in.ConditionalOperator,
-		in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure)
-	if err != nil {
-		return nil, err
-	}
-	w.blind = noReturn(in.ReturnValues, in.ReturnConsumedCapacity)
-	unlock := db.locks.lock(w.key.lockKey())
-	defer unlock()
-	u := &usage{table: m.Name}
-	old, err := db.commitOne(m, w, u)
-	if err != nil {
-		return nil, err
-	}
-	out := &dynamodb.DeleteItemOutput{ConsumedCapacity: u.consumed(in.ReturnConsumedCapacity)}
-	if in.ReturnValues == types.ReturnValueAllOld && old != nil {
-		out.Attributes = old
-	}
-	return out, nil
+	return &dynamodb.DeleteItemOutput{Attributes: old, ConsumedCapacity: consumed}, nil
 }
 
 func (db *DB) prepareDelete(m *tableMeta, key Item, cond *string, expected map[string]types.ExpectedAttributeValue,
