@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/timetable-db/timetable/keys"
+	"github.com/timetable-db/timetable/series/internal/chunk"
 	"github.com/timetable-db/timetable/table"
 )
 
@@ -93,6 +94,23 @@ func (g *groupReader) fetch(ctx context.Context) error {
 	g.page, g.pageAt, g.cursor = p.Items, g.now(), p.Cursor
 	g.end = p.Cursor == ""
 	return nil
+}
+
+// pending returns the readings of the items of the page read and not
+// yet given, by their counts (a merged chunk's from its header), each at
+// most chunk.MaxReadings: an estimate to size a page by.
+func (g *groupReader) pending() int {
+	n := 0
+	for _, item := range g.page {
+		if c, ok := getInt(item, attrN); ok {
+			n += int(min(max(c, 0), chunk.MaxReadings))
+		} else if b, ok := getB(item, attrData); ok {
+			if c, err := chunk.Open(b); err == nil {
+				n += c.Len()
+			}
+		}
+	}
+	return n
 }
 
 // isDayPiece reports whether a chunk item spans more than the hour of

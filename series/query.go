@@ -84,6 +84,9 @@ type stream struct {
 	table bool
 	// queue holds the batches decoded after b (the rest of a group).
 	queue []*rbatch
+	// later, if set, estimates the readings of the items read from the
+	// backend but not decoded yet.
+	later func() int
 }
 
 // head returns the batch and index of the stream's next reading, or a
@@ -329,6 +332,20 @@ func (it *Iter) ahead() int {
 	return n
 }
 
+// later estimates the readings read from the backend but not decoded yet
+// (the rest of a page of chunk items, say), from the items' counts: those
+// of items partly outside the range or covered by a merged chunk count
+// too.
+func (it *Iter) later() int {
+	n := 0
+	for _, s := range it.streams {
+		if s.later != nil {
+			n += s.later()
+		}
+	}
+	return n
+}
+
 // inRange returns the number of readings of b from i on within [lo, hi);
 // b is in order (in reverse order for a reverse iteration).
 func (it *Iter) inRange(b *rbatch, i int) int {
@@ -382,10 +399,12 @@ func (k *Kind) Range(ctx context.Context, id string, q Query) (*Page, error) {
 	p := &Page{}
 	for it.Next() {
 		if len(p.Readings) == cap(p.Readings) && len(it.filters) == 0 {
-			// Room for the readings decoded (a day of chunks, say) at
-			// once: growing a day of readings by appends costs more than
-			// reading it.
-			n := it.ahead()
+			// Room for the readings decoded and those read but not yet
+			// decoded (a day of chunks, decoded an hour at a time, say)
+			// at once: growing a day of readings by appends costs more
+			// than reading it. The page at least doubles, so that one
+			// read over many backend pages copies it a few times only.
+			n := max(it.ahead()+it.later(), len(p.Readings))
 			if q.Limit > 0 {
 				n = min(n, q.Limit-len(p.Readings))
 			}
@@ -557,7 +576,7 @@ func skRange(lo, hiKey string, hi int64) table.KeyCond {
 // order before its readings (those of the group's window) are yielded
 // (see groupReader).
 func (k *Kind) groupStream(g *groupReader, decode func(table.Item) (*rbatch, error)) *stream {
-	s := &stream{}
+	s := &stream{later: g.pending}
 	s.fill = func(ctx context.Context) (*rbatch, error) {
 		for len(s.queue) == 0 {
 			grp, err := g.next(ctx)

@@ -201,3 +201,47 @@ func TestMergeRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestRange_DayPageOneAllocation reads a day of 1 Hz chunks (read an hour
+// at a time: the day has no piece) with Range, before and after the
+// hours are compacted, and checks that the page was sized once for the
+// day (from the counts of the items read but not yet decoded), not grown
+// hour by hour.
+func TestRange_DayPageOneAllocation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a day of readings")
+	}
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		now := t0.Add(25 * time.Hour)
+		clk := newClock(now)
+		st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "S", Fields: []string{"v"}, NoRollups: true})
+		k := st.Kind("S")
+		rs := walkDay(10)
+		putFlushes(t, k, "s", rs, 300)
+		q := Query{From: t0, To: t0.Add(24 * time.Hour)}
+		check := func(when string) {
+			t.Helper()
+			p, err := k.Range(ctx, "s", q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The allocator rounds a capacity up a little; a page grown
+			// by appends ends with a quarter or more to spare.
+			if len(p.Readings) != len(rs) || cap(p.Readings) > len(rs)+len(rs)/64 {
+				t.Errorf("%s: %d readings in a page of capacity %d, want %d in one of about as many", when, len(p.Readings), cap(p.Readings), len(rs))
+			}
+		}
+		check("flushed")
+		for range 2 {
+			if err := k.Compact(ctx, "s", t0, t0.Add(24*time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+			clk.Advance(st.opts.CompactGrace + time.Second)
+		}
+		if n, m := chunkItemCount(t, k, "s"); n != 24 || m != 24 {
+			t.Fatalf("%d items, %d merged; want the 24 hours merged", n, m)
+		}
+		check("compacted")
+	})
+}
