@@ -261,6 +261,7 @@ func (s *Store) Close() error {
 // compaction pass.
 func (s *Store) startBackground() {
 	s.bg.Add(3)
+	go s.every(s.opts.RollupInterval, "rollup", s.Rollup)
 	go s.every(s.opts.CompactInterval, "compaction", s.Compact)
 	go func() {
 		defer s.bg.Done()
@@ -284,24 +285,6 @@ func (s *Store) startBackground() {
 					return
 				case <-time.After(time.Second):
 				}
-			}
-		}
-	}()
-	go func() {
-		defer s.bg.Done()
-		if s.opts.RollupInterval < 0 {
-			return
-		}
-		t := time.NewTicker(s.opts.RollupInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-s.stop:
-				return
-			case <-t.C:
-			}
-			if err := s.Rollup(context.Background()); err != nil {
-				s.log.Warn("series: rollup pass failed; it is retried", "err", err)
 			}
 		}
 	}()
