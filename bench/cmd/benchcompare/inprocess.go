@@ -13,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/timetable-db/timetable/local"
 )
 
 // The item shape of the in-process benchmarks: partition "P#0001", numeric
@@ -63,27 +62,12 @@ func runInProcess(ctx context.Context, e *env) ([]Figure, section, error) {
 		return nil, section{}, err
 	}
 	defer os.RemoveAll(dir)
-	db, err := local.Open(dir, nil)
+	const table = "bench_inprocess"
+	db, err := openBenchTable(ctx, dir, table)
 	if err != nil {
 		return nil, section{}, err
 	}
 	defer db.Close()
-	const table = "bench_inprocess"
-	_, err = db.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:   aws.String(table),
-		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeN},
-		},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange},
-		},
-	})
-	if err != nil {
-		return nil, section{}, err
-	}
 	// Fill the partitions that GetItem and Query read.
 	for p := range inPartitions {
 		for s := 0; s < inQueryItems; s += inBatch {
