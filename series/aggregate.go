@@ -256,25 +256,10 @@ func (c *collector) collect(ctx context.Context, g keys.Granularity, lo, hi int6
 	if fresh < innerHi {
 		runs = append(runs, [2]int64{fresh, innerHi})
 	}
-	slices.SortFunc(runs, func(a, b [2]int64) int {
-		switch {
-		case a[0] < b[0]:
-			return -1
-		case a[0] > b[0]:
-			return 1
-		}
-		return 0
-	})
-	for i := 0; i < len(runs); {
-		j := i + 1
-		for j < len(runs) && runs[j][0] <= runs[i][1] {
-			runs[i][1] = max(runs[i][1], runs[j][1])
-			j++
-		}
-		if err := c.collect(ctx, finer, runs[i][0], runs[i][1]); err != nil {
+	for _, r := range mergeIntervals(runs) {
+		if err := c.collect(ctx, finer, r[0], r[1]); err != nil {
 			return err
 		}
-		i = j
 	}
 	return c.collect(ctx, finer, innerHi, hi)
 }

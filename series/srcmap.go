@@ -251,25 +251,7 @@ func (c coverage) add(seq uint64, lo, hi uint32) {
 // normalize sorts and merges the intervals.
 func (c coverage) normalize() {
 	for s, iv := range c {
-		slices.SortFunc(iv, func(a, b [2]uint32) int {
-			switch {
-			case a[0] < b[0]:
-				return -1
-			case a[0] > b[0]:
-				return 1
-			}
-			return 0
-		})
-		out := iv[:1]
-		for _, x := range iv[1:] {
-			last := &out[len(out)-1]
-			if x[0] <= last[1] {
-				last[1] = max(last[1], x[1])
-			} else {
-				out = append(out, x)
-			}
-		}
-		c[s] = out
+		c[s] = mergeIntervals(iv)
 	}
 }
 
