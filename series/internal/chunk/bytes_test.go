@@ -127,4 +127,3 @@ func TestBytes_Golden(t *testing.T) {
 		t.Errorf("extra %s", gl.Text())
 	}
 }
-
