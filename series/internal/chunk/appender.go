@@ -3,7 +3,7 @@ package chunk
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
+	"math/bits"
 )
 
 // Appender collects readings and encodes them as a chunk. The zero value is
@@ -13,6 +13,11 @@ type Appender struct {
 	ts    []int64
 	vals  [][]float64 // vals[field][reading]
 	aggs  []Aggregate
+
+	// Scratch memory of Bytes.
+	enc   encoder
+	spans []span
+	encs  []byte
 }
 
 // NewAppender returns an Appender for readings of the named fields, in
@@ -103,59 +108,23 @@ func (a *Appender) Reset() {
 // DeltaOfDelta or DeltaBlocks, each field XOR, Decimal or DecimalPatched.
 func (a *Appender) Bytes() []byte {
 	n := len(a.ts)
-	var tw, bw bitWriter
-	timeEnc := DeltaOfDelta
-	writeDoD(&tw, a.ts)
-	writeDeltaBlocks(&bw, a.ts)
-	if bw.bitLen() < tw.bitLen() {
-		tw, timeEnc = bw, DeltaBlocks
+	e := &a.enc
+	e.buf = e.buf[:0]
+	timeEnc, times := e.times(a.ts)
+	if cap(a.spans) < len(a.names) {
+		a.spans, a.encs = make([]span, len(a.names)), make([]byte, len(a.names))
 	}
-	times := tw.finish()
-
-	streams := make([][]byte, len(a.names))
-	encs := make([]byte, len(a.names))
-	var ms []int64
-	var patch []bool
+	spans, encs := a.spans[:len(a.names)], a.encs[:len(a.names)]
 	for i, vals := range a.vals {
-		// The smallest decimal coding, if any, then XOR if it is smaller.
-		var dec []byte
-		if n > 0 {
-			if best, all, ok := decimalScales(vals); ok {
-				if cap(ms) < n {
-					ms, patch = make([]int64, n), make([]bool, n)
-				}
-				ms, patch = ms[:n], patch[:n]
-				for j, k := range []int{best, all} {
-					if k < 0 || (j == 1 && k == best) {
-						continue
-					}
-					enc, p := Decimal, []bool(nil)
-					if np := scaleAll(vals, k, ms, patch); np > 0 {
-						enc, p = DecimalPatched, patch
-					}
-					var dw bitWriter
-					writeDecimal(&dw, vals, ms, p)
-					if d := dw.finish(); dec == nil || len(d) < len(dec) {
-						dec, encs[i] = d, byte(enc)<<5|byte(k)
-					}
-				}
-			}
-		}
-		limit := math.MaxInt
-		if dec != nil {
-			limit = 8 * (len(dec) - 1) // XOR must take fewer bytes
-		}
-		var xw bitWriter
-		if writeXOR(&xw, vals, limit) {
-			streams[i], encs[i] = xw.finish(), byte(XOR)
-		} else {
-			streams[i] = dec
-		}
+		encs[i], spans[i] = e.field(vals)
 	}
 
-	size := 1 + 4*binary.MaxVarintLen64 + 1 + len(times)
-	for i, s := range streams {
-		size += 2*binary.MaxVarintLen64 + len(a.names[i]) + 1 + len(s)
+	size := 1 + uvarintLen(uint64(n)) + uvarintLen(uint64(len(a.names))) +
+		uvarintLen(zigzag(a.MinTime())) + uvarintLen(uint64(a.MaxTime()-a.MinTime())) +
+		1 + uvarintLen(uint64(times.end-times.start)) + times.end - times.start
+	for i, s := range spans {
+		size += uvarintLen(uint64(len(a.names[i]))) + len(a.names[i]) + 1 +
+			uvarintLen(uint64(s.end-s.start)) + s.end - s.start
 	}
 	b := make([]byte, 0, size)
 	b = append(b, Version)
@@ -164,16 +133,19 @@ func (a *Appender) Bytes() []byte {
 	b = binary.AppendVarint(b, a.MinTime())
 	b = binary.AppendUvarint(b, uint64(a.MaxTime()-a.MinTime()))
 	b = append(b, byte(timeEnc))
-	b = binary.AppendUvarint(b, uint64(len(times)))
+	b = binary.AppendUvarint(b, uint64(times.end-times.start))
 	for i, name := range a.names {
 		b = binary.AppendUvarint(b, uint64(len(name)))
 		b = append(b, name...)
 		b = append(b, encs[i])
-		b = binary.AppendUvarint(b, uint64(len(streams[i])))
+		b = binary.AppendUvarint(b, uint64(spans[i].end-spans[i].start))
 	}
-	b = append(b, times...)
-	for _, s := range streams {
-		b = append(b, s...)
+	b = append(b, e.buf[times.start:times.end]...)
+	for _, s := range spans {
+		b = append(b, e.buf[s.start:s.end]...)
 	}
 	return b
 }
+
+// uvarintLen is the length of binary.AppendUvarint's form of u.
+func uvarintLen(u uint64) int { return (bits.Len64(u|1) + 6) / 7 }

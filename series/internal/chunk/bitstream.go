@@ -14,25 +14,23 @@ type bitWriter struct {
 
 // writeBits writes the low k bits of v, k <= 64.
 func (w *bitWriter) writeBits(v uint64, k uint) {
-	if k == 0 {
-		return
-	}
-	if k < 64 {
-		v &= 1<<k - 1
-	}
-	free := 64 - w.n
-	if k < free {
+	v &= 1<<k - 1 // k == 64 keeps every bit: 1<<64 is 0
+	if n := w.n + k; n < 64 {
 		w.acc = w.acc<<k | v
-		w.n += k
-		return
+		w.n = n
+	} else {
+		w.flush(v, k)
 	}
-	// Fill acc to 64 bits, flush it, keep the rest.
-	rest := k - free
+}
+
+// flush fills acc to 64 bits with the high bits of v, appends it to b,
+// and keeps the other low bits of v (k bits in all; w.n+k >= 64).
+func (w *bitWriter) flush(v uint64, k uint) {
+	free := 64 - w.n
+	rest := k - free             // below 64, as free >= 1
 	acc := w.acc<<free | v>>rest // a shift by 64 gives 0
 	w.b = binary.BigEndian.AppendUint64(w.b, acc)
-	if rest < 64 {
-		w.acc = v & (1<<rest - 1)
-	}
+	w.acc = v & (1<<rest - 1)
 	w.n = rest
 }
 

@@ -237,11 +237,23 @@ func readGroups(r *bitReader, dst []int64, base int64, rm1 uint64) {
 // writeBlocks codes vals into w.
 func writeBlocks(w *bitWriter, vals []int64) {
 	var bw blockWriter
+	bw.writeAll(w, vals)
+}
+
+// writeAll codes vals into w as a new sequence of blocks.
+func (bw *blockWriter) writeAll(w *bitWriter, vals []int64) {
+	bw.reset()
 	for len(vals) > 0 {
 		blk := vals[:min(blockLen, len(vals))]
 		vals = vals[len(blk):]
 		bw.write(w, blk)
 	}
+}
+
+// reset starts a new sequence of blocks, keeping the scratch memory.
+func (bw *blockWriter) reset() {
+	bw.prevBase = 0
+	bw.prevRange, bw.prevRm1, bw.prevGrouped = false, 0, false
 }
 
 // blockWriter codes blocks one at a time.

@@ -2,7 +2,9 @@ package chunk
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"math"
@@ -11,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/bytes.golden from the encoder")
@@ -125,5 +128,157 @@ func TestBytes_Golden(t *testing.T) {
 	}
 	if gl.Scan() {
 		t.Errorf("extra %s", gl.Text())
+	}
+}
+
+// referenceBytes encodes the readings of a the slow way, as the encoder
+// did before it took shortcuts: it writes every candidate coding of each
+// column in full and keeps the smallest (the first of equal size, XOR only
+// if it takes fewer bytes than the decimal coding).
+func referenceBytes(a *Appender) []byte {
+	n := len(a.ts)
+	var tw, bw bitWriter
+	timeEnc := DeltaOfDelta
+	writeDoD(&tw, a.ts)
+	writeDeltaBlocks(&bw, a.ts, new(blockWriter), nil)
+	if bw.bitLen() < tw.bitLen() {
+		tw, timeEnc = bw, DeltaBlocks
+	}
+	times := tw.finish()
+	streams := make([][]byte, len(a.names))
+	encs := make([]byte, len(a.names))
+	for i, vals := range a.vals {
+		var dec []byte
+		if best, all, ok := referenceScales(vals); ok && n > 0 {
+			for j, k := range []int{best, all} {
+				if k < 0 || (j == 1 && k == best) {
+					continue
+				}
+				ms, patch := make([]int64, n), make([]bool, n)
+				enc, p := Decimal, []bool(nil)
+				if np := referenceScaleAll(vals, k, ms, patch); np > 0 {
+					enc, p = DecimalPatched, patch
+				}
+				var dw bitWriter
+				writeDecimal(&dw, new(blockWriter), vals, ms, p)
+				if d := dw.finish(); dec == nil || len(d) < len(dec) {
+					dec, encs[i] = d, byte(enc)<<5|byte(k)
+				}
+			}
+		}
+		var xw bitWriter
+		writeXOR(&xw, vals)
+		if x := xw.finish(); dec == nil || len(x) < len(dec) {
+			streams[i], encs[i] = x, byte(XOR)
+		} else {
+			streams[i] = dec
+		}
+	}
+	b := []byte{Version}
+	b = binary.AppendUvarint(b, uint64(n))
+	b = binary.AppendUvarint(b, uint64(len(a.names)))
+	b = binary.AppendVarint(b, a.MinTime())
+	b = binary.AppendUvarint(b, uint64(a.MaxTime()-a.MinTime()))
+	b = append(b, byte(timeEnc))
+	b = binary.AppendUvarint(b, uint64(len(times)))
+	for i, name := range a.names {
+		b = binary.AppendUvarint(b, uint64(len(name)))
+		b = append(b, name...)
+		b = append(b, encs[i])
+		b = binary.AppendUvarint(b, uint64(len(streams[i])))
+	}
+	b = append(b, times...)
+	for _, s := range streams {
+		b = append(b, s...)
+	}
+	return b
+}
+
+// referenceScales is decimalScan.scan the slow way: minScale for every
+// value.
+func referenceScales(vals []float64) (best, all int, ok bool) {
+	var hist [maxScale + 2]int
+	hint, none := 0, 0
+	for _, v := range vals {
+		k := minScale(v, hint)
+		hist[k]++
+		hint = k
+		if k > maxScale {
+			none++
+		}
+	}
+	if none > len(vals)/4 {
+		return 0, 0, false
+	}
+	return chooseScales(&hist, len(vals))
+}
+
+// referenceScaleAll is decimalScan.scaleAt the slow way: scaled for every
+// value.
+func referenceScaleAll(vals []float64, k int, ms []int64, patch []bool) int {
+	var prev int64
+	for _, v := range vals {
+		if m, ok := scaled(v, k); ok {
+			prev = m
+			break
+		}
+	}
+	np := 0
+	for i, v := range vals {
+		m, ok := scaled(v, k)
+		if !ok {
+			m = prev
+			np++
+		}
+		ms[i], patch[i], prev = m, !ok, m
+	}
+	return np
+}
+
+// TestBytes_Reference checks the encoder against referenceBytes on random
+// series, with Appenders reused after Reset as a pool would: the same
+// bytes (so never more), which decode to the readings bit for bit.
+func TestBytes_Reference(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	r := rand.New(rand.NewPCG(seed, 8))
+	iters := 1000
+	if testing.Short() {
+		iters = 100
+	}
+	pool := map[string]*Appender{}
+	for it := range iters {
+		var s *series
+		switch it % 4 {
+		case 0, 1:
+			s = randomSeries(r)
+		case 2:
+			s = mixedSeries(r, r.IntN(64))
+		case 3:
+			s = centsSeries(r.Uint64(), r.IntN(80), 3, 60000, 10)
+		}
+		key := strings.Join(s.fields, ",")
+		a := pool[key]
+		if a == nil {
+			a = s.appender(t)
+			pool[key] = a
+		} else {
+			a.Reset()
+			for j, tm := range s.ts {
+				row := make([]float64, len(s.fields))
+				for i := range row {
+					row[i] = s.vals[i][j]
+				}
+				if err := a.Append(tm, row); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		got, want := a.Bytes(), referenceBytes(a)
+		if !bytes.Equal(got, want) {
+			c, _ := Open(got)
+			w, _ := Open(want)
+			t.Fatalf("seed %d iteration %d: %d bytes, %v; the reference takes %d, %v", seed, it, len(got), c, len(want), w)
+		}
+		s.check(t, got)
 	}
 }

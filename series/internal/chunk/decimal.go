@@ -87,24 +87,12 @@ const (
 	patchBits = 72
 )
 
-// decimalScales proposes scales for a decimal coding of vals: best, which
-// the estimates favour (patching the values that need more digits), and
-// all, the least scale without patches, or -1. ok is false when a decimal
-// coding is hopeless: too many values fit no scale.
-func decimalScales(vals []float64) (best, all int, ok bool) {
-	n := len(vals)
-	var hist [maxScale + 2]int
-	hint, none := 0, 0
-	for _, v := range vals {
-		k := minScale(v, hint)
-		hist[k]++
-		hint = k
-		if k > maxScale {
-			if none++; none > n/4 {
-				return 0, 0, false
-			}
-		}
-	}
+// chooseScales proposes scales for a decimal coding of n values of which
+// hist[k] have least scale k (hist[maxScale+1] none): best, which the
+// estimates favour (patching the values that need more digits), and all,
+// the least scale without patches, or -1. ok is false when no scale
+// leaves at most a quarter of the values to patch.
+func chooseScales(hist *[maxScale + 2]int, n int) (best, all int, ok bool) {
 	best, all = -1, -1
 	bestCost := math.Inf(1)
 	above := n // values that need more than k digits
@@ -123,20 +111,122 @@ func decimalScales(vals []float64) (best, all int, ok bool) {
 	return best, all, best >= 0
 }
 
-// scaleAll writes to ms the scaled integers of vals at scale k and to
+// smallDecimal bounds the scaled integers that decimalScan keeps: for
+// |m| < 2^50 the rounding errors of v*10^k stay under 1/4, so scaled
+// finds m, and two decimals of different scales never round to the same
+// float64, whose spacing is then under a quarter of 10^-k.
+const smallDecimal = 1 << 50
+
+// smallLimit[d] is the largest |m| with |m|*10^d < smallDecimal.
+var smallLimit = func() (l [maxScale + 1]int64) {
+	p := int64(1)
+	for d := range l {
+		l[d] = (smallDecimal - 1) / p
+		p *= 10
+	}
+	return l
+}()
+
+// scaledValue is a value's least scale k (maxScale+1 for none) and, if
+// small, its scaled integer m at k, with |m| < smallDecimal. A small value
+// is then m*10^d at scale k+d while that stays below smallDecimal, and
+// fits no scale below k.
+type scaledValue struct {
+	m     int64
+	k     int8
+	small bool
+}
+
+// at returns what scaled(v, k) does, v being the value sv describes, by
+// a multiplication where it can.
+func (sv scaledValue) at(v float64, k int) (int64, bool) {
+	if sv.small {
+		if k < int(sv.k) {
+			return 0, false
+		}
+		if d := k - int(sv.k); sv.m <= smallLimit[d] && -sv.m <= smallLimit[d] {
+			return sv.m * int64(pow10i[d]), true
+		}
+	}
+	return scaled(v, k)
+}
+
+var pow10i = func() (p [maxScale + 1]uint64) {
+	p[0] = 1
+	for k := 1; k < len(p); k++ {
+		p[k] = p[k-1] * 10
+	}
+	return p
+}()
+
+// decimalScan finds the least scale of each value of a field and proposes
+// scales, as minScale and chooseScales do, with one division a value for
+// most: it tries each value at top, the largest least scale so far, and
+// strips the trailing decimal zeros of its scaled integer. Values that do
+// not fit top, or not with |m| < smallDecimal, take minScale.
+type decimalScan struct {
+	vs []scaledValue
+}
+
+// scan fills d.vs for vals and returns chooseScales' proposal; ok is also
+// false as soon as more than a quarter of the values fit no scale.
+func (d *decimalScan) scan(vals []float64) (best, all int, ok bool) {
+	n := len(vals)
+	if cap(d.vs) < n {
+		d.vs = make([]scaledValue, n)
+	}
+	vs := d.vs[:n]
+	var hist [maxScale + 2]int
+	hint, top, none := 0, 0, 0
+	for i, v := range vals {
+		r := math.Round(v * pow10[top])
+		if math.Abs(r) < smallDecimal { // false for NaN
+			if m := int64(r); math.Float64bits(float64(m)/pow10[top]) == math.Float64bits(v) {
+				// The least scale, whatever the hint: see smallDecimal.
+				k := top
+				if m == 0 {
+					k = 0
+				}
+				for k > 0 && m%10 == 0 {
+					m /= 10
+					k--
+				}
+				vs[i] = scaledValue{m: m, k: int8(k), small: true}
+				hist[k]++
+				hint = k
+				continue
+			}
+		}
+		k := minScale(v, hint)
+		vs[i] = scaledValue{k: int8(k)}
+		hist[k]++
+		hint = k
+		if k > maxScale {
+			if none++; none > n/4 {
+				return 0, 0, false
+			}
+		} else {
+			top = max(top, k)
+		}
+	}
+	return chooseScales(&hist, n)
+}
+
+// scaleAt writes to ms the scaled integers of vals at scale k and to
 // patch which values need patching (whose ms repeat the previous one). It
-// returns the number of patches.
-func scaleAll(vals []float64, k int, ms []int64, patch []bool) int {
+// returns the number of patches. d.vs must be scan's of vals.
+func (d *decimalScan) scaleAt(vals []float64, k int, ms []int64, patch []bool) int {
+	vs := d.vs[:len(vals)]
 	var prev int64
-	for _, v := range vals {
-		if m, ok := scaled(v, k); ok {
+	for i, v := range vals {
+		if m, ok := vs[i].at(v, k); ok {
 			prev = m // the first value that fits stands in for leading patches
 			break
 		}
 	}
 	np := 0
 	for i, v := range vals {
-		m, ok := scaled(v, k)
+		m, ok := vs[i].at(v, k)
 		if !ok {
 			m = prev
 			np++
@@ -151,8 +241,8 @@ func scaleAll(vals []float64, k int, ms []int64, patch []bool) int {
 // patches (patch not nil), a bit after the first says whether its 64 raw
 // bits follow, and each block is followed by its patches: their count (a
 // 7-bit length and bits), then for each its position in the block (8 bits)
-// and its 64 raw bits. ms is overwritten.
-func writeDecimal(w *bitWriter, vals []float64, ms []int64, patch []bool) {
+// and its 64 raw bits. ms is overwritten; bw is scratch.
+func writeDecimal(w *bitWriter, bw *blockWriter, vals []float64, ms []int64, patch []bool) {
 	n := len(ms)
 	if n == 0 {
 		return
@@ -167,7 +257,7 @@ func writeDecimal(w *bitWriter, vals []float64, ms []int64, patch []bool) {
 	for i := n - 1; i > 0; i-- {
 		ms[i] -= ms[i-1]
 	}
-	var bw blockWriter
+	bw.reset()
 	for start := 1; start < n; start += blockLen {
 		end := min(start+blockLen, n)
 		bw.write(w, ms[start:end])

@@ -23,11 +23,12 @@ func (e TimeEncoding) String() string {
 	return "unknown"
 }
 
+// dodCode is a delta-of-delta bucket: its prefix and value bits.
+type dodCode struct{ prefix, prefixBits, bits uint }
+
 // Delta-of-delta buckets: prefix, value bits. The values are two's
 // complement, so a bucket of n bits holds -2^(n-1) to 2^(n-1)-1.
-var dodBuckets = [...]struct {
-	prefix, prefixBits, bits uint
-}{
+var dodBuckets = [...]dodCode{
 	{0b10, 2, 7},
 	{0b110, 3, 12},
 	{0b1110, 4, 20},
@@ -42,35 +43,67 @@ func fitsSigned(x int64, n uint) bool {
 // writeDoD codes the timestamps after ts[0] as delta-of-deltas. All
 // arithmetic wraps, so any non-decreasing int64 sequence round-trips.
 func writeDoD(w *bitWriter, ts []int64) {
-	var prevDelta int64
 	for i := 1; i < len(ts); i++ {
-		d := ts[i] - ts[i-1]
-		dod := d - prevDelta
-		prevDelta = d
+		dod := dodAt(ts, i)
 		if dod == 0 {
 			w.writeBits(0, 1)
 			continue
 		}
-		for _, b := range dodBuckets {
-			if b.bits == 64 || fitsSigned(dod, b.bits) {
-				w.writeBits(uint64(b.prefix), b.prefixBits)
-				w.writeBits(uint64(dod), b.bits)
-				break
-			}
-		}
+		b := dodBucket(dod)
+		w.writeBits(uint64(b.prefix), b.prefixBits)
+		w.writeBits(uint64(dod), b.bits)
 	}
 }
 
-// writeDeltaBlocks codes the deltas between the timestamps as integer blocks.
-func writeDeltaBlocks(w *bitWriter, ts []int64) {
-	if len(ts) < 2 {
-		return
+// dodBucket returns the bucket of a delta-of-delta other than 0.
+func dodBucket(dod int64) dodCode {
+	for _, b := range dodBuckets[:len(dodBuckets)-1] {
+		if fitsSigned(dod, b.bits) {
+			return b
+		}
 	}
-	d := make([]int64, len(ts)-1)
+	return dodBuckets[len(dodBuckets)-1]
+}
+
+// dodBits returns the number of bits writeDoD writes for ts.
+func dodBits(ts []int64) int {
+	c := 0
+	for i := 1; i < len(ts); i++ {
+		if dod := dodAt(ts, i); dod == 0 {
+			c++
+		} else {
+			b := dodBucket(dod)
+			c += int(b.prefixBits + b.bits)
+		}
+	}
+	return c
+}
+
+// dodAt returns the delta-of-delta of ts[i], i >= 1, the delta before
+// ts[1] being 0.
+func dodAt(ts []int64, i int) int64 {
+	d := ts[i] - ts[i-1]
+	if i == 1 {
+		return d
+	}
+	return d - (ts[i-1] - ts[i-2])
+}
+
+// writeDeltaBlocks codes the deltas between the timestamps as integer
+// blocks, with bw, and d for scratch (grown as needed and returned).
+func writeDeltaBlocks(w *bitWriter, ts []int64, bw *blockWriter, d []int64) []int64 {
+	if len(ts) < 2 {
+		return d
+	}
+	if cap(d) < len(ts)-1 {
+		d = make([]int64, len(ts)-1)
+	}
+	d = d[:len(ts)-1]
 	for i := range d {
 		d[i] = ts[i+1] - ts[i]
 	}
-	writeBlocks(w, d)
+	bw.writeAll(w, d)
+	return d
 }
 
 // minTimeBits is the least number of bits that n timestamps take.

@@ -10,18 +10,14 @@ import (
 // equal; '10' and the meaningful bits when they fit the previous window of
 // leading and trailing zeros; else '11', 5 bits of leading zeros (at most
 // 31), 6 bits of meaningful-bit count (64 written as 0) and those bits.
-// It gives up, returning false, once the stream is longer than limit bits.
-func writeXOR(w *bitWriter, vals []float64, limit int) bool {
+func writeXOR(w *bitWriter, vals []float64) {
 	if len(vals) == 0 {
-		return true
+		return
 	}
 	prev := math.Float64bits(vals[0])
 	w.writeBits(prev, 64)
 	leading, trailing := uint(0xff), uint(0)
-	for i, v := range vals[1:] {
-		if i%64 == 0 && w.bitLen() > limit {
-			return false
-		}
+	for _, v := range vals[1:] {
 		cur := math.Float64bits(v)
 		x := cur ^ prev
 		prev = cur
@@ -29,11 +25,8 @@ func writeXOR(w *bitWriter, vals []float64, limit int) bool {
 			w.writeBits(0, 1)
 			continue
 		}
-		l := uint(bits.LeadingZeros64(x))
+		l := min(uint(bits.LeadingZeros64(x)), 31)
 		t := uint(bits.TrailingZeros64(x))
-		if l > 31 {
-			l = 31
-		}
 		if leading != 0xff && l >= leading && t >= trailing {
 			w.writeBits(0b10, 2)
 			w.writeBits(x>>trailing, 64-leading-trailing)
@@ -46,7 +39,38 @@ func writeXOR(w *bitWriter, vals []float64, limit int) bool {
 		w.writeBits(uint64(sig), 6) // 64 becomes 0
 		w.writeBits(x>>t, sig)
 	}
-	return w.bitLen() <= limit
+}
+
+// xorBits returns the number of bits writeXOR writes for vals or, once
+// that passes limit, some number above limit. It writes nothing: it is
+// the cheap test of whether XOR beats another coding.
+func xorBits(vals []float64, limit int) int {
+	if len(vals) == 0 {
+		return 0
+	}
+	c := 64
+	prev := math.Float64bits(vals[0])
+	leading, trailing := uint(0xff), uint(0)
+	for _, v := range vals[1:] {
+		if c > limit {
+			return c
+		}
+		cur := math.Float64bits(v)
+		x := cur ^ prev
+		prev = cur
+		if x == 0 {
+			c++
+			continue
+		}
+		l := min(uint(bits.LeadingZeros64(x)), 31)
+		t := uint(bits.TrailingZeros64(x))
+		if leading == 0xff || l < leading || t < trailing {
+			leading, trailing = l, t
+			c += 11 // the leading zeros and meaningful-bit count
+		}
+		c += 2 + int(64-leading-trailing)
+	}
+	return c
 }
 
 // xorState is the decoder state of an XOR stream.
