@@ -120,14 +120,16 @@ func (gs *groups) code(n int) truncated {
 }
 
 // groupedBits returns the bits of vals (offsets from lo, below R = rm1+1)
-// coded in groups.
-func groupedBits(vals []int64, lo int64, rm1 uint64) int {
+// coded in groups, and writes the groups' symbols to sym (at least
+// len(vals)/g+1 long).
+func groupedBits(vals []int64, lo int64, rm1 uint64, sym []uint64) int {
 	gs := newGroups(rm1)
 	c := 0
-	for i := 0; i < len(vals); i += gs.g {
+	for i, j := 0, 0; i < len(vals); i, j = i+gs.g, j+1 {
 		grp := vals[i:min(i+gs.g, len(vals))]
 		code := gs.code(len(grp))
-		c += code.bits(groupSymbol(grp, lo, gs.r))
+		sym[j] = groupSymbol(grp, lo, gs.r)
+		c += code.bits(sym[j])
 	}
 	return c
 }
@@ -263,28 +265,35 @@ type blockWriter struct {
 	prevRange   bool
 	prevRm1     uint64
 	prevGrouped bool
-	z           [blockLen]uint64
+	z           [blockLen]uint64 // the zigzagged values of a Rice block
+	sym         [blockLen]uint64 // the symbols of a grouped range block
 }
 
 // write codes one block of at most blockLen values.
 func (bw *blockWriter) write(w *bitWriter, blk []int64) {
-	z := &bw.z
+	n := len(blk)
 	prevBase := bw.prevBase
 
 	lo, hi := blk[0], blk[0]
-	for _, v := range blk[1:] {
+	var sum uint64
+	for _, v := range blk {
 		lo = min(lo, v)
 		hi = max(hi, v)
+		sum += uint64(v)
 	}
 	tr := newTruncated(uint64(hi - lo))
-	perValue := 0
-	for _, v := range blk {
-		perValue += tr.bits(uint64(v - lo))
+	// Offsets x from shift to shift+short-1 take w-1 bits (see symbol),
+	// the others w.
+	perValue := n * int(tr.w)
+	if tr.w > 0 {
+		for _, v := range blk {
+			perValue -= int(b2u(uint64(v-lo)-tr.shift < tr.short))
+		}
 	}
 	g := groupLen(tr.rm1)
 	grouped := false
 	if g > 1 {
-		if gb := groupedBits(blk, lo, tr.rm1); gb < perValue {
+		if gb := groupedBits(blk, lo, tr.rm1, bw.sym[:]); gb < perValue {
 			grouped, perValue = true, gb
 		}
 	}
@@ -299,12 +308,11 @@ func (bw *blockWriter) write(w *bitWriter, blk []int64) {
 
 	riceK, riceCost, center := -1, rangeCost, int64(0)
 	if tr.w > 0 && tr.w <= maxRiceWidth {
-		// Center on the mean; the values lie within 2^48 of lo, so the sum fits.
-		var sum uint64
-		for _, v := range blk {
-			sum += uint64(v - lo)
-		}
-		center = lo + int64((sum+uint64(len(blk))/2)/uint64(len(blk)))
+		// Center on the mean; the values lie within 2^48 of lo, so the sum
+		// of their offsets fits (and is sum - n*lo, wrapping).
+		offsets := sum - uint64(n)*uint64(lo)
+		center = lo + int64((offsets+uint64(n)/2)/uint64(n))
+		z := bw.z[:n]
 		var maxZ, sumZ uint64
 		for i, v := range blk {
 			z[i] = zigzag(v - center)
@@ -312,14 +320,23 @@ func (bw *blockWriter) write(w *bitWriter, blk []int64) {
 			sumZ += z[i]
 		}
 		// The best Rice parameter is near log2 of the mean: try around it.
-		kEst := uint(bits.Len64(sumZ / uint64(len(blk))))
+		kEst := uint(bits.Len64(sumZ / uint64(n)))
 		head := 1 + 6 + varBits(zigzag(center-prevBase))
 		for k := max(kEst, 2) - 2; k <= min(tr.w, kEst+1); k++ {
 			if maxZ>>k > maxUnary {
 				continue
 			}
-			c := head + len(blk)*int(k+1)
-			for _, zz := range z[:len(blk)] {
+			c := head + n*int(k+1)
+			// Skip k if even the least the quotients can add, as
+			// z>>k >= (z-2^k+1)/2^k, does not beat riceCost.
+			least := 0
+			if low := uint64(n) << k; sumZ > low {
+				least = int((sumZ - low) >> k)
+			}
+			if c+least >= riceCost {
+				continue
+			}
+			for _, zz := range z {
 				c += int(zz >> k)
 			}
 			if c < riceCost {
@@ -340,16 +357,17 @@ func (bw *blockWriter) write(w *bitWriter, blk []int64) {
 		bw.prevBase = lo
 		bw.prevRange, bw.prevRm1, bw.prevGrouped = true, tr.rm1, grouped
 		if !grouped {
-			for _, v := range blk {
-				tr.write(w, uint64(v-lo))
+			if tr.w > 0 { // else every value is lo
+				for _, v := range blk {
+					tr.write(w, uint64(v-lo))
+				}
 			}
 			return
 		}
 		gs := newGroups(tr.rm1)
-		for i := 0; i < len(blk); i += gs.g {
-			grp := blk[i:min(i+gs.g, len(blk))]
-			code := gs.code(len(grp))
-			code.write(w, groupSymbol(grp, lo, gs.r))
+		for i, j := 0, 0; i < n; i, j = i+gs.g, j+1 {
+			code := gs.code(min(gs.g, n-i))
+			code.write(w, bw.sym[j])
 		}
 		return
 	}
@@ -358,7 +376,7 @@ func (bw *blockWriter) write(w *bitWriter, blk []int64) {
 	w.writeBits(uint64(k), 6)
 	writeVar(w, zigzag(center-prevBase))
 	bw.prevBase = center
-	for _, zz := range z[:len(blk)] {
+	for _, zz := range bw.z[:n] {
 		q := zz >> k
 		// q zeros, a one, then the k low bits.
 		for q >= 32 {

@@ -107,6 +107,9 @@ func chooseScales(hist *[maxScale + 2]int, n int) (best, all int, ok bool) {
 		if c := digitBits*float64(k)*float64(n) + patchBits*float64(above); c < bestCost {
 			best, bestCost = k, c
 		}
+		if above == 0 {
+			break // larger scales only cost more
+		}
 	}
 	return best, all, best >= 0
 }
