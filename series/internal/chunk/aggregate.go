@@ -37,6 +37,42 @@ func (a *Aggregate) add(t int64, v float64) {
 	a.Last, a.LastTime = v, t
 }
 
+// addAll adds vals, at times ts, as add would one by one.
+func (a *Aggregate) addAll(ts []int64, vals []float64) {
+	j := 0
+	if a.Count == 0 {
+		for j < len(vals) && math.IsNaN(vals[j]) {
+			j++
+		}
+		if j == len(vals) {
+			return
+		}
+		a.add(ts[j], vals[j])
+		j++
+	}
+	count, sum, lo, hi := a.Count, a.Sum, a.Min, a.Max
+	last := -1
+	for ; j < len(vals); j++ {
+		v := vals[j]
+		if math.IsNaN(v) {
+			continue
+		}
+		count++
+		sum += v
+		if v < lo {
+			lo = v
+		}
+		if v > hi {
+			hi = v
+		}
+		last = j
+	}
+	a.Count, a.Sum, a.Min, a.Max = count, sum, lo, hi
+	if last >= 0 {
+		a.Last, a.LastTime = vals[last], ts[last]
+	}
+}
+
 // Merge returns the aggregate of a's values and b's values together, for
 // rollups of several chunks. Of equal timestamps, a's are taken to come
 // first. Sum is a.Sum + b.Sum.

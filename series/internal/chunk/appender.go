@@ -12,7 +12,9 @@ type Appender struct {
 	names []string
 	ts    []int64
 	vals  [][]float64 // vals[field][reading]
-	aggs  []Aggregate
+	aggs  []Aggregate // of the first folded readings
+	// folded counts the readings in aggs: Aggregates adds the others.
+	folded int
 
 	// Scratch memory of Bytes.
 	enc   encoder
@@ -63,7 +65,6 @@ func (a *Appender) Append(t int64, values []float64) error {
 	a.ts = append(a.ts, t)
 	for i, v := range values {
 		a.vals[i] = append(a.vals[i], v)
-		a.aggs[i].add(t, v)
 	}
 	return nil
 }
@@ -92,11 +93,17 @@ func (a *Appender) MaxTime() int64 {
 
 // Aggregates returns each field's aggregates over the readings appended so
 // far, in a new slice.
-func (a *Appender) Aggregates() []Aggregate { return append([]Aggregate(nil), a.aggs...) }
+func (a *Appender) Aggregates() []Aggregate {
+	for i, vals := range a.vals {
+		a.aggs[i].addAll(a.ts[a.folded:], vals[a.folded:])
+	}
+	a.folded = len(a.ts)
+	return append([]Aggregate(nil), a.aggs...)
+}
 
 // Reset drops every reading, keeping the fields and the memory.
 func (a *Appender) Reset() {
-	a.ts = a.ts[:0]
+	a.ts, a.folded = a.ts[:0], 0
 	for i := range a.vals {
 		a.vals[i] = a.vals[i][:0]
 		a.aggs[i] = Aggregate{}

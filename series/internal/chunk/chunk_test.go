@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -266,6 +267,41 @@ func TestAppender_Aggregates(t *testing.T) {
 	}
 	if e := (Aggregate{}); e.Merge(w) != w || w.Merge(e) != w {
 		t.Errorf("merging with an empty aggregate changed it")
+	}
+}
+
+// TestAppender_Aggregates_Prefixes asks for the aggregates between
+// appends: each time those of the readings so far.
+func TestAppender_Aggregates_Prefixes(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 3))
+	for range 50 {
+		s := randomSeries(r)
+		a, err := NewAppender(s.fields)
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := make([]float64, len(s.fields))
+		for j, tm := range s.ts {
+			for i := range row {
+				row[i] = s.vals[i][j]
+			}
+			if err := a.Append(tm, row); err != nil {
+				t.Fatal(err)
+			}
+			if r.IntN(20) > 0 && j < len(s.ts)-1 {
+				continue
+			}
+			prefix := &series{fields: s.fields, ts: s.ts[:j+1], vals: make([][]float64, len(s.vals))}
+			for i := range s.vals {
+				prefix.vals[i] = s.vals[i][:j+1]
+			}
+			got, want := a.Aggregates(), prefix.aggregates()
+			for i := range want {
+				if !sameAggregate(got[i], want[i]) {
+					t.Fatalf("after %d readings, field %d: %+v, want %+v", j+1, i, got[i], want[i])
+				}
+			}
+		}
 	}
 }
 
