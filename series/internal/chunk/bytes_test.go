@@ -263,15 +263,7 @@ func TestBytes_Reference(t *testing.T) {
 			pool[key] = a
 		} else {
 			a.Reset()
-			for j, tm := range s.ts {
-				row := make([]float64, len(s.fields))
-				for i := range row {
-					row[i] = s.vals[i][j]
-				}
-				if err := a.Append(tm, row); err != nil {
-					t.Fatal(err)
-				}
-			}
+			s.appendTo(t, a, nil)
 		}
 		got, want := a.Bytes(), referenceBytes(a)
 		if !bytes.Equal(got, want) {

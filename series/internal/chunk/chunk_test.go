@@ -280,16 +280,9 @@ func TestAppender_Aggregates_Prefixes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		row := make([]float64, len(s.fields))
-		for j, tm := range s.ts {
-			for i := range row {
-				row[i] = s.vals[i][j]
-			}
-			if err := a.Append(tm, row); err != nil {
-				t.Fatal(err)
-			}
+		s.appendTo(t, a, func(j int) {
 			if r.IntN(20) > 0 && j < len(s.ts)-1 {
-				continue
+				return
 			}
 			prefix := &series{fields: s.fields, ts: s.ts[:j+1], vals: make([][]float64, len(s.vals))}
 			for i := range s.vals {
@@ -301,7 +294,7 @@ func TestAppender_Aggregates_Prefixes(t *testing.T) {
 					t.Fatalf("after %d readings, field %d: %+v, want %+v", j+1, i, got[i], want[i])
 				}
 			}
-		}
+		})
 	}
 }
 

@@ -30,6 +30,14 @@ func (s *series) appender(tb testing.TB) *Appender {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	s.appendTo(tb, a, nil)
+	return a
+}
+
+// appendTo appends the readings of s to a, calling after (if not nil)
+// after each with its index.
+func (s *series) appendTo(tb testing.TB, a *Appender, after func(j int)) {
+	tb.Helper()
 	row := make([]float64, len(s.fields))
 	for j, t := range s.ts {
 		for i := range row {
@@ -38,8 +46,10 @@ func (s *series) appender(tb testing.TB) *Appender {
 		if err := a.Append(t, row); err != nil {
 			tb.Fatalf("reading %d: %v", j, err)
 		}
+		if after != nil {
+			after(j)
+		}
 	}
-	return a
 }
 
 func (s *series) encode(tb testing.TB) []byte {
