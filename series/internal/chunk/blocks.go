@@ -119,11 +119,10 @@ func (gs *groups) code(n int) truncated {
 	return plainTruncated(rpow(gs.r, n))
 }
 
-// groupedBits returns the bits of vals (offsets from lo, below R = rm1+1)
+// groupedBits returns the bits of vals (offsets from lo, below gs.r)
 // coded in groups, and writes the groups' symbols to sym (at least
 // len(vals)/g+1 long).
-func groupedBits(vals []int64, lo int64, rm1 uint64, sym []uint64) int {
-	gs := newGroups(rm1)
+func groupedBits(vals []int64, lo int64, gs *groups, sym []uint64) int {
 	c := 0
 	for i, j := 0, 0; i < len(vals); i, j = i+gs.g, j+1 {
 		grp := vals[i:min(i+gs.g, len(vals))]
@@ -267,6 +266,18 @@ type blockWriter struct {
 	prevGrouped bool
 	z           [blockLen]uint64 // the zigzagged values of a Rice block
 	sym         [blockLen]uint64 // the symbols of a grouped range block
+	// the groups of the last R-1 asked for, in groupsOf
+	groups     groups
+	groupsRm1  uint64
+	haveGroups bool
+}
+
+// groupsOf returns newGroups(rm1), from the last call if rm1 is the same.
+func (bw *blockWriter) groupsOf(rm1 uint64) *groups {
+	if !bw.haveGroups || bw.groupsRm1 != rm1 {
+		bw.groups, bw.groupsRm1, bw.haveGroups = newGroups(rm1), rm1, true
+	}
+	return &bw.groups
 }
 
 // write codes one block of at most blockLen values.
@@ -290,10 +301,11 @@ func (bw *blockWriter) write(w *bitWriter, blk []int64) {
 			perValue -= int(b2u(uint64(v-lo)-tr.shift < tr.short))
 		}
 	}
-	g := groupLen(tr.rm1)
+	gs := bw.groupsOf(tr.rm1)
+	g := gs.g
 	grouped := false
 	if g > 1 {
-		if gb := groupedBits(blk, lo, tr.rm1, bw.sym[:]); gb < perValue {
+		if gb := groupedBits(blk, lo, gs, bw.sym[:]); gb < perValue {
 			grouped, perValue = true, gb
 		}
 	}
@@ -364,9 +376,8 @@ func (bw *blockWriter) write(w *bitWriter, blk []int64) {
 			}
 			return
 		}
-		gs := newGroups(tr.rm1)
-		for i, j := 0, 0; i < n; i, j = i+gs.g, j+1 {
-			code := gs.code(min(gs.g, n-i))
+		for i, j := 0, 0; i < n; i, j = i+g, j+1 {
+			code := gs.code(min(g, n-i))
 			code.write(w, bw.sym[j])
 		}
 		return
@@ -379,6 +390,10 @@ func (bw *blockWriter) write(w *bitWriter, blk []int64) {
 	for _, zz := range bw.z[:n] {
 		q := zz >> k
 		// q zeros, a one, then the k low bits.
+		if q+1+uint64(k) <= 64 {
+			w.writeBits(1<<k|zz&(1<<k-1), uint(q)+1+k)
+			continue
+		}
 		for q >= 32 {
 			w.writeBits(0, 32)
 			q -= 32

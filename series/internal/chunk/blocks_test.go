@@ -123,7 +123,8 @@ func TestBlocks_Groups(t *testing.T) {
 			}
 			if g := groupLen(uint64(R - 1)); n == 2560 && g > 1 {
 				entropy := math.Log2(float64(R))
-				grouped := float64(groupedBits(vals, -R/2, uint64(R-1), make([]uint64, n))) / float64(n)
+				gs := newGroups(uint64(R - 1))
+				grouped := float64(groupedBits(vals, -R/2, &gs, make([]uint64, n))) / float64(n)
 				if grouped > entropy+0.02 {
 					t.Errorf("R=%d: groups take %.3f bits a value, entropy %.3f", R, grouped, entropy)
 				}

@@ -1,6 +1,9 @@
 package chunk
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // Encoding says how a chunk codes one field's values.
 type Encoding uint8
@@ -143,13 +146,12 @@ type scaledValue struct {
 // at returns what scaled(v, k) does, v being the value sv describes, by
 // a multiplication where it can.
 func (sv scaledValue) at(v float64, k int) (int64, bool) {
-	if sv.small {
-		if k < int(sv.k) {
-			return 0, false
-		}
-		if d := k - int(sv.k); sv.m <= smallLimit[d] && -sv.m <= smallLimit[d] {
-			return sv.m * int64(pow10i[d]), true
-		}
+	// |m| <= limit as one unsigned comparison of m+limit with 2*limit.
+	if d := uint(k - int(sv.k)); sv.small && d <= maxScale && uint64(sv.m+smallLimit[d]) <= 2*uint64(smallLimit[d]) {
+		return sv.m * int64(pow10i[d]), true
+	}
+	if sv.small && k < int(sv.k) {
+		return 0, false
 	}
 	return scaled(v, k)
 }
@@ -220,21 +222,32 @@ func (d *decimalScan) scan(vals []float64) (best, all int, ok bool) {
 // returns the number of patches. d.vs must be scan's of vals.
 func (d *decimalScan) scaleAt(vals []float64, k int, ms []int64, patch []bool) int {
 	vs := d.vs[:len(vals)]
-	var prev int64
-	for i, v := range vals {
-		if m, ok := vs[i].at(v, k); ok {
-			prev = m // the first value that fits stands in for leading patches
-			break
-		}
-	}
+	ms, patch = ms[:len(vals)], patch[:len(vals)]
 	np := 0
-	for i, v := range vals {
-		m, ok := vs[i].at(v, k)
-		if !ok {
-			m = prev
-			np++
+	for i, sv := range vs {
+		// at's fast path, written out for speed.
+		var m int64
+		ok := false
+		if d := uint(k - int(sv.k)); sv.small && d <= maxScale && uint64(sv.m+smallLimit[d]) <= 2*uint64(smallLimit[d]) {
+			m, ok = sv.m*int64(pow10i[d]), true
+		} else {
+			m, ok = sv.at(vals[i], k)
 		}
-		ms[i], patch[i], prev = m, !ok, m
+		ms[i], patch[i] = m, !ok
+		np += int(b2u(!ok))
+	}
+	if np > 0 {
+		// The first value that fits stands in for leading patches.
+		var prev int64
+		if i := slices.Index(patch, false); i >= 0 {
+			prev = ms[i]
+		}
+		for i, p := range patch {
+			if p {
+				ms[i] = prev
+			}
+			prev = ms[i]
+		}
 	}
 	return np
 }
