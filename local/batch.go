@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/cockroachdb/pebble/v2"
 )
 
 const (
@@ -204,7 +205,7 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 		return nil, opError(op, err)
 	}
 	defer db.end()
-	out, err := db.batchWrite(in)
+	out, err := db.batchWrite(in, db.writeOptions(ctx))
 	return out, opError(op, err)
 }
 
@@ -217,7 +218,7 @@ type tableWrite struct {
 	readOld bool
 }
 
-func (db *DB) batchWrite(in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
+func (db *DB) batchWrite(in *dynamodb.BatchWriteItemInput, wo *pebble.WriteOptions) (*dynamodb.BatchWriteItemOutput, error) {
 	if len(in.RequestItems) == 0 {
 		return nil, validationError("BatchWriteItem cannot have a null or no requests set")
 	}
@@ -270,7 +271,7 @@ func (db *DB) batchWrite(in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWrite
 		}
 	}
 	var us usageSet
-	if errs, err := db.commitMany(writes, &us); err != nil {
+	if errs, err := db.commitMany(writes, &us, wo); err != nil {
 		for _, e := range errs {
 			if e != nil {
 				return nil, unwrapWriteErr(e)
@@ -289,7 +290,7 @@ func (db *DB) batchWrite(in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWrite
 // commits one batch. Tables must be locked by the caller. If applying any
 // write fails, nothing is written and the errors of all writes are returned
 // (nil for those that succeeded) with errCanceled.
-func (db *DB) commitMany(writes []*tableWrite, us *usageSet) ([]error, error) {
+func (db *DB) commitMany(writes []*tableWrite, us *usageSet, wo *pebble.WriteOptions) ([]error, error) {
 	keys := make([][]byte, len(writes))
 	for i, tw := range writes {
 		keys[i] = tw.w.key.key
@@ -320,13 +321,13 @@ func (db *DB) commitMany(writes []*tableWrite, us *usageSet) ([]error, error) {
 	if errs != nil {
 		return errs, errCanceled
 	}
-	return nil, db.commitWrites(writes, us)
+	return nil, db.commitWrites(writes, us, wo)
 }
 
 // commitWrites commits writes whose new items are computed (tw.old and
 // tw.new set, items locked by the caller) in one batch, adding their
 // capacity to us.
-func (db *DB) commitWrites(writes []*tableWrite, us *usageSet) error {
+func (db *DB) commitWrites(writes []*tableWrite, us *usageSet, wo *pebble.WriteOptions) error {
 	b := db.pdb.NewBatch()
 	defer b.Close()
 	for _, tw := range writes {
@@ -346,7 +347,7 @@ func (db *DB) commitWrites(writes []*tableWrite, us *usageSet) error {
 	if b.Empty() {
 		return nil
 	}
-	if err := b.Commit(db.wo); err != nil {
+	if err := b.Commit(wo); err != nil {
 		return fmt.Errorf("local: cannot commit: %w", err)
 	}
 	return nil

@@ -284,12 +284,12 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(
 		return nil, opError(op, err)
 	}
 	defer db.end()
-	out, err := db.putItem(in)
+	out, err := db.putItem(in, db.writeOptions(ctx))
 	return out, opError(op, err)
 }
 
-func (db *DB) putItem(in *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {
-	old, consumed, err := db.writeOne(in.TableName, in.ReturnValues, in.ReturnConsumedCapacity, func(m *tableMeta) (*itemWrite, error) {
+func (db *DB) putItem(in *dynamodb.PutItemInput, wo *pebble.WriteOptions) (*dynamodb.PutItemOutput, error) {
+	old, consumed, err := db.writeOne(in.TableName, in.ReturnValues, in.ReturnConsumedCapacity, wo, func(m *tableMeta) (*itemWrite, error) {
 		return db.preparePut(m, in.Item, in.ConditionExpression, in.Expected, in.ConditionalOperator,
 			in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure)
 	})
@@ -302,7 +302,7 @@ func (db *DB) putItem(in *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error
 // writeOne runs the put or delete that prepare validates on the table
 // named, under the item's lock. It returns the old item when rv is
 // ALL_OLD and there was one, and the consumed capacity asked for by rcc.
-func (db *DB) writeOne(table *string, rv types.ReturnValue, rcc types.ReturnConsumedCapacity,
+func (db *DB) writeOne(table *string, rv types.ReturnValue, rcc types.ReturnConsumedCapacity, wo *pebble.WriteOptions,
 	prepare func(m *tableMeta) (*itemWrite, error)) (Item, *types.ConsumedCapacity, error) {
 	if err := checkTableName(table); err != nil {
 		return nil, nil, err
@@ -320,7 +320,7 @@ func (db *DB) writeOne(table *string, rv types.ReturnValue, rcc types.ReturnCons
 	unlock := db.locks.lock(w.key.lockKey())
 	defer unlock()
 	u := &usage{table: m.Name}
-	old, err := db.commitOne(m, w, u)
+	old, err := db.commitOne(m, w, u, wo)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -505,7 +505,7 @@ func (m *tableMeta) apply(w *itemWrite, old Item) (Item, error) {
 // commitOne performs a single-item write with the item's stripe locked by
 // the caller: it reads the current item, applies w and commits. It returns
 // the old item.
-func (db *DB) commitOne(m *tableMeta, w *itemWrite, u *usage) (Item, error) {
+func (db *DB) commitOne(m *tableMeta, w *itemWrite, u *usage, wo *pebble.WriteOptions) (Item, error) {
 	var old Item
 	var err error
 	readOld := m.needsOld(w)
@@ -536,7 +536,7 @@ func (db *DB) commitOne(m *tableMeta, w *itemWrite, u *usage) (Item, error) {
 	if err := db.stage(b, m, w.key, old, nu, newSizeOf(w, nu), u); err != nil {
 		return nil, err
 	}
-	if err := b.Commit(db.wo); err != nil {
+	if err := b.Commit(wo); err != nil {
 		return nil, fmt.Errorf("local: cannot commit: %w", err)
 	}
 	w.item = nu
@@ -551,12 +551,12 @@ func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ..
 		return nil, opError(op, err)
 	}
 	defer db.end()
-	out, err := db.deleteItem(in)
+	out, err := db.deleteItem(in, db.writeOptions(ctx))
 	return out, opError(op, err)
 }
 
-func (db *DB) deleteItem(in *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error) {
-	old, consumed, err := db.writeOne(in.TableName, in.ReturnValues, in.ReturnConsumedCapacity, func(m *tableMeta) (*itemWrite, error) {
+func (db *DB) deleteItem(in *dynamodb.DeleteItemInput, wo *pebble.WriteOptions) (*dynamodb.DeleteItemOutput, error) {
+	old, consumed, err := db.writeOne(in.TableName, in.ReturnValues, in.ReturnConsumedCapacity, wo, func(m *tableMeta) (*itemWrite, error) {
 		return db.prepareDelete(m, in.Key, in.ConditionExpression, in.Expected, in.ConditionalOperator,
 			in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure)
 	})
@@ -597,11 +597,11 @@ func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ..
 		return nil, opError(op, err)
 	}
 	defer db.end()
-	out, err := db.updateItem(in)
+	out, err := db.updateItem(in, db.writeOptions(ctx))
 	return out, opError(op, err)
 }
 
-func (db *DB) updateItem(in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+func (db *DB) updateItem(in *dynamodb.UpdateItemInput, wo *pebble.WriteOptions) (*dynamodb.UpdateItemOutput, error) {
 	if err := checkTableName(in.TableName); err != nil {
 		return nil, err
 	}
@@ -619,7 +619,7 @@ func (db *DB) updateItem(in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutp
 	unlock := db.locks.lock(w.key.lockKey())
 	defer unlock()
 	u := &usage{table: m.Name}
-	old, err := db.commitOne(m, w, u)
+	old, err := db.commitOne(m, w, u, wo)
 	if err != nil {
 		return nil, err
 	}

@@ -79,11 +79,11 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 		return nil, opError(op, err)
 	}
 	defer db.end()
-	out, err := db.transactWrite(in)
+	out, err := db.transactWrite(in, db.writeOptions(ctx))
 	return out, opError(op, err)
 }
 
-func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
+func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput, wo *pebble.WriteOptions) (*dynamodb.TransactWriteItemsOutput, error) {
 	if len(in.TransactItems) == 0 {
 		return nil, validationError("Value [] at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
 	}
@@ -215,7 +215,7 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput) (*dynamodb.Tra
 		return nil, canceled(reasons, writes)
 	}
 	var us usageSet
-	if err := db.commitWrites(writes, &us); err != nil {
+	if err := db.commitWrites(writes, &us, wo); err != nil {
 		return nil, err
 	}
 	if token != "" {

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/series/internal/wal"
 )
 
@@ -229,7 +230,13 @@ func (b *buffer) flush(ctx context.Context) error {
 			}
 			bt.marked = true
 		}
-		if err := b.s.apply(ctx, bt.entries); err != nil {
+		// With a log, the batch's writes to an API that can defer its
+		// syncs share one sync, made before the log lets the batch go.
+		actx := ctx
+		if l != nil && b.s.syncer != nil {
+			actx = timetable.WithDeferredSync(ctx)
+		}
+		if err := b.s.apply(actx, bt.entries); err != nil {
 			return err
 		}
 		b.mu.Lock()
@@ -239,6 +246,11 @@ func (b *buffer) flush(ctx context.Context) error {
 		b.space = make(chan struct{})
 		b.mu.Unlock()
 		if l != nil && bt.lsn > 0 {
+			if b.s.syncer != nil && !b.s.opts.WALNoSync {
+				if err := b.s.syncer.Sync(ctx); err != nil {
+					return fmt.Errorf("series: cannot sync the table: %w", err)
+				}
+			}
 			if err := l.Release(bt.lsn); err != nil {
 				return fmt.Errorf("series: cannot release the write-ahead log: %w", err)
 			}

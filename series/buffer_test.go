@@ -498,3 +498,75 @@ const (
 	killWriters = 4
 	killStride  = killWriters + 2
 )
+
+// syncAPI is a Syncer that records its writes and syncs in order.
+type syncAPI struct {
+	timetable.API
+	mu     sync.Mutex
+	events []string
+}
+
+func (s *syncAPI) record(e string) {
+	s.mu.Lock()
+	s.events = append(s.events, e)
+	s.mu.Unlock()
+}
+
+func (s *syncAPI) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	s.record("write")
+	return s.API.BatchWriteItem(ctx, in, opts...)
+}
+
+func (s *syncAPI) Sync(ctx context.Context) error {
+	s.record("sync")
+	return s.API.(timetable.Syncer).Sync(ctx)
+}
+
+func TestBuffer_DeferredSync(t *testing.T) {
+	// With a synced log, a flush's writes to a Syncer share one Sync, made
+	// after them (before the log lets them go). With an unsynced log, or
+	// none, nothing calls Sync.
+	ctx := context.Background()
+	for _, c := range []struct {
+		name   string
+		wal    bool
+		noSync bool
+		syncs  int
+	}{{"synced log", true, false, 1}, {"log not synced", true, true, 0}, {"no log", false, false, 0}} {
+		t.Run(c.name, func(t *testing.T) {
+			clk := newClock(t0.Add(time.Hour))
+			api := &syncAPI{API: openEngine(t, clk)}
+			opts := testOptions(t, clk)
+			if c.wal {
+				opts.WALDir, opts.WALNoSync = t.TempDir(), c.noSync
+			}
+			st := openStore(t, api, opts, sensorSchema(Chunks))
+			rs := sensorReadings(t0, time.Second, 300)
+			for _, id := range []string{"s1", "s2", "s3"} {
+				if err := st.Kind("SENSOR").Write(ctx, id, rs...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			api.mu.Lock()
+			api.events = nil
+			api.mu.Unlock()
+			if err := st.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			api.mu.Lock()
+			ev := slices.Clone(api.events)
+			api.mu.Unlock()
+			if n := strings.Count(strings.Join(ev, " "), "sync"); n != c.syncs {
+				t.Fatalf("%d syncs, want %d (events %v)", n, c.syncs, ev)
+			}
+			if c.syncs > 0 && ev[len(ev)-1] != "sync" {
+				t.Fatalf("the sync is not after the flush's writes: %v", ev)
+			}
+			p, err := st.Kind("SENSOR").Range(ctx, "s2", Query{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantReadings(t, p.Readings, rs)
+		})
+	}
+}

@@ -115,9 +115,13 @@ type Store struct {
 	seqBase uint64
 	seqNext atomic.Uint64
 
-	buf  *buffer
-	wal  *wal.Log
-	mark markCache
+	buf *buffer
+	wal *wal.Log
+	// syncer, with a log, is the API when it can defer its syncs: the
+	// log holds a flush's readings until the flush is written, so the
+	// flush's writes need not be synced one by one (see buffer.flush).
+	syncer timetable.Syncer
+	mark   markCache
 
 	compactMu sync.Mutex // one compaction pass at a time
 
@@ -212,6 +216,7 @@ func Open(ctx context.Context, api timetable.API, o *Options, schemas ...Schema)
 			return nil, fmt.Errorf("series: cannot open the write-ahead log: %w", err)
 		}
 		s.wal = l
+		s.syncer, _ = api.(timetable.Syncer)
 		if err := s.buf.replay(ctx); err != nil {
 			l.Close()
 			return nil, err
