@@ -248,13 +248,15 @@ func TestBytes_Reference(t *testing.T) {
 	pool := map[string]*Appender{}
 	for it := range iters {
 		var s *series
-		switch it % 4 {
+		switch it % 5 {
 		case 0, 1:
 			s = randomSeries(r)
 		case 2:
 			s = mixedSeries(r, r.IntN(64))
 		case 3:
 			s = centsSeries(r.Uint64(), r.IntN(80), 3, 60000, 10)
+		case 4: // full precision, some values decimal at scales 13 to 17
+			s = gaugeSeries(r.Uint64(), r.IntN(2000))
 		}
 		key := strings.Join(s.fields, ",")
 		a := pool[key]
@@ -273,4 +275,57 @@ func TestBytes_Reference(t *testing.T) {
 		}
 		s.check(t, got)
 	}
+}
+
+// FuzzBytes checks the encoder against referenceBytes on decimals of any
+// scale and size, raw floats and repeats (see decimalsFromBytes).
+func FuzzBytes(f *testing.F) {
+	f.Add([]byte{1, 2, 0x10, 0, 0, 0, 0, 0, 0, 1, 3})
+	f.Add([]byte{2, 40, 1, 2, 3, 4, 5, 6, 7, 8, 9, 59, 76, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10})
+	f.Add([]byte{0, 18, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f, 0, 10, 37, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x1f, 0, 10})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s := decimalsFromBytes(data)
+		a := s.appender(t)
+		got, want := a.Bytes(), referenceBytes(a)
+		if !bytes.Equal(got, want) {
+			c, _ := Open(got)
+			w, _ := Open(want)
+			t.Fatalf("%d bytes, %v; the reference takes %d, %v", len(got), c, len(want), w)
+		}
+		s.check(t, got)
+	})
+}
+
+// decimalsFromBytes reads a series of 1 or 2 fields (the first byte's low
+// bit), a reading a second; each value is a control byte c and, but for a
+// repeat (c/19%4 == 3), 8 bytes u: with k = c%19, u/2^(u%64)/10^k (u as a
+// signed integer) or, times 10^(u%3), raw bits u, or the last value.
+func decimalsFromBytes(data []byte) *series {
+	next := (*fuzzInput)(&data).next
+	if len(data) == 0 {
+		return newSeries("a")
+	}
+	s := newSeries([]string{"a", "b"}[:1+next(1)[0]%2]...)
+	last := make([]float64, len(s.fields))
+	for t := int64(start); len(data) > 0 && len(s.ts) < 2000; t += 1000 {
+		for i := range last {
+			c := next(1)[0]
+			k, mode := int(c%19), c/19%4
+			if mode == 3 {
+				continue
+			}
+			u := binary.LittleEndian.Uint64(next(8))
+			m := float64(int64(u) >> (u % 64))
+			switch mode {
+			case 0:
+				last[i] = m / pow10[k]
+			case 1:
+				last[i] = m * pow10[u%3] / pow10[k]
+			case 2:
+				last[i] = math.Float64frombits(u)
+			}
+		}
+		s.add(t, last...)
+	}
+	return s
 }

@@ -72,7 +72,13 @@ func minScale(v float64, hint int) int {
 	} else {
 		hint = -1
 	}
-	for k := hint + 1; k <= maxScale; k++ {
+	return scaleFrom(v, hint+1)
+}
+
+// scaleFrom returns the least k >= from at which scaled(v, k) succeeds,
+// or maxScale+1 once |v|*10^k passes 2^53.
+func scaleFrom(v float64, from int) int {
+	for k := from; k <= maxScale; k++ {
 		if _, ok := scaled(v, k); ok {
 			return k
 		}
@@ -167,14 +173,82 @@ var pow10i = func() (p [maxScale + 1]uint64) {
 // decimalScan finds the least scale of each value of a field and proposes
 // scales, as minScale and chooseScales do, with one division a value for
 // most: it tries each value at top, the largest least scale so far, and
-// strips the trailing decimal zeros of its scaled integer. Values that do
-// not fit top, or not with |m| < smallDecimal, take minScale.
+// strips the trailing decimal zeros of its scaled integer (see smallAt).
+// A value that does not fit top is tried at the largest scale where it is
+// below smallDecimal, which settles all the scales up to that one; only
+// the larger scales take minScale's search.
 type decimalScan struct {
 	vs []scaledValue
 }
 
+// smallAt tries v at scale k. If |v|*10^k rounds below smallDecimal
+// (small), then fits says whether v fits scale k and, if so, sv is v at
+// its least scale. As a decimal of scale j <= k would fit scale k too
+// (see smallDecimal), a small v that does not fit k fits no scale up to k.
+func smallAt(v float64, k int) (sv scaledValue, fits, small bool) {
+	r := math.Round(v * pow10[k])
+	if !(math.Abs(r) < smallDecimal) { // also for NaN
+		return scaledValue{}, false, false
+	}
+	m := int64(r)
+	if math.Float64bits(float64(m)/pow10[k]) != math.Float64bits(v) {
+		return scaledValue{}, false, true
+	}
+	return stripZeros(m, k), true, true
+}
+
+// stripZeros returns m/10^k at its least scale: m and k less the trailing
+// decimal zeros of m.
+func stripZeros(m int64, k int) scaledValue {
+	if m == 0 {
+		k = 0
+	}
+	for k > 0 && m%10 == 0 {
+		m /= 10
+		k--
+	}
+	return scaledValue{m: m, k: int8(k), small: true}
+}
+
+// smallScale returns the largest k <= maxScale with |v|*10^k below 2^49,
+// so that smallAt(v, k) is small; -1 if there is none (NaN, infinities,
+// |v| >= 2^49).
+func smallScale(v float64) int {
+	a := math.Abs(v)
+	k := maxScale
+	for k >= 0 && !(a*pow10[k] < smallDecimal/2) {
+		k--
+	}
+	return k
+}
+
+// leastScale returns v at its least scale, as minScale(v, hint) finds
+// it, for a v that fits no scale up to k (k = -1: none known). smallAt
+// settles it where minScale could not find otherwise: when minScale
+// starts below a scale that smallAt rules out, it finds none up to that
+// one; and when it starts at or below a scale that v fits with a small m,
+// it finds the least scale.
+func leastScale(v float64, hint, k int) scaledValue {
+	from := hint <= maxScale // minScale starts at hint, else at 0
+	if s := smallScale(v); s > k {
+		sv, fits, small := smallAt(v, s)
+		if fits && (!from || hint <= s) {
+			return sv
+		}
+		if small && !fits {
+			k = s
+		}
+	}
+	if k >= 0 && (!from || hint <= k) {
+		return scaledValue{k: int8(scaleFrom(v, k+1))}
+	}
+	return scaledValue{k: int8(minScale(v, hint))}
+}
+
 // scan fills d.vs for vals and returns chooseScales' proposal; ok is also
-// false as soon as more than a quarter of the values fit no scale.
+// false as soon as more than a quarter of the values fit no scale. Each
+// value's least scale is minScale(v, hint), hint being the previous
+// value's (see leastScale).
 func (d *decimalScan) scan(vals []float64) (best, all int, ok bool) {
 	n := len(vals)
 	if cap(d.vs) < n {
@@ -184,34 +258,29 @@ func (d *decimalScan) scan(vals []float64) (best, all int, ok bool) {
 	var hist [maxScale + 2]int
 	hint, top, none := 0, 0, 0
 	for i, v := range vals {
+		// smallAt(v, top), written out for speed.
+		k := -1 // v fits no scale up to k
 		r := math.Round(v * pow10[top])
 		if math.Abs(r) < smallDecimal { // false for NaN
 			if m := int64(r); math.Float64bits(float64(m)/pow10[top]) == math.Float64bits(v) {
-				// The least scale, whatever the hint: see smallDecimal.
-				k := top
-				if m == 0 {
-					k = 0
-				}
-				for k > 0 && m%10 == 0 {
-					m /= 10
-					k--
-				}
-				vs[i] = scaledValue{m: m, k: int8(k), small: true}
-				hist[k]++
-				hint = k
+				sv := stripZeros(m, top)
+				vs[i] = sv
+				hist[sv.k]++
+				hint = int(sv.k)
 				continue
 			}
+			k = top
 		}
-		k := minScale(v, hint)
-		vs[i] = scaledValue{k: int8(k)}
-		hist[k]++
-		hint = k
-		if k > maxScale {
+		sv := leastScale(v, hint, k)
+		vs[i] = sv
+		hist[sv.k]++
+		hint = int(sv.k)
+		if hint > maxScale {
 			if none++; none > n/4 {
 				return 0, 0, false
 			}
 		} else {
-			top = max(top, k)
+			top = max(top, hint)
 		}
 	}
 	return chooseScales(&hist, n)

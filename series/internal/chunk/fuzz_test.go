@@ -108,18 +108,24 @@ func FuzzRoundTrip(f *testing.F) {
 	})
 }
 
+// fuzzInput hands out a fuzzer's bytes, and zeros past their end.
+type fuzzInput []byte
+
+// next returns the next k bytes.
+func (in *fuzzInput) next(k int) []byte {
+	if len(*in) < k {
+		*in = append(*in, make([]byte, k-len(*in))...)
+	}
+	b := (*in)[:k]
+	*in = (*in)[k:]
+	return b
+}
+
 // seriesFromBytes reads a series: the first byte gives the field count (0
 // to 3); then each reading is a control byte, a timestamp step, and per
 // field a value, each read as the control byte says.
 func seriesFromBytes(data []byte) *series {
-	next := func(k int) []byte {
-		if len(data) < k {
-			data = append(data, make([]byte, k-len(data))...)
-		}
-		b := data[:k]
-		data = data[k:]
-		return b
-	}
+	next := (*fuzzInput)(&data).next
 	if len(data) == 0 {
 		return newSeries()
 	}
