@@ -257,12 +257,21 @@ func (d *decimalScan) scan(vals []float64) (best, all int, ok bool) {
 	vs := d.vs[:n]
 	var hist [maxScale + 2]int
 	hint, top, none := 0, 0, 0
+	p := pow10[top]
+	atTop := 0 // values of least scale top, not yet in hist
 	for i, v := range vals {
 		// smallAt(v, top), written out for speed.
 		k := -1 // v fits no scale up to k
-		r := math.Round(v * pow10[top])
+		r := math.Round(v * p)
 		if math.Abs(r) < smallDecimal { // false for NaN
-			if m := int64(r); math.Float64bits(float64(m)/pow10[top]) == math.Float64bits(v) {
+			m := int64(r)
+			if math.Float64bits(float64(m)/p) == math.Float64bits(v) {
+				if m%10 != 0 || top == 0 {
+					vs[i] = scaledValue{m: m, k: int8(top), small: true}
+					atTop++
+					hint = top
+					continue
+				}
 				sv := stripZeros(m, top)
 				vs[i] = sv
 				hist[sv.k]++
@@ -279,10 +288,12 @@ func (d *decimalScan) scan(vals []float64) (best, all int, ok bool) {
 			if none++; none > n/4 {
 				return 0, 0, false
 			}
-		} else {
-			top = max(top, hint)
+		} else if hint > top {
+			hist[top] += atTop
+			top, p, atTop = hint, pow10[hint], 0
 		}
 	}
+	hist[top] += atTop
 	return chooseScales(&hist, n)
 }
 
