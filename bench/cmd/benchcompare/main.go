@@ -114,7 +114,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&sc.latestIDs, "series-latest-ids", 1000, "series: series read by the Latest run")
 	fs.IntVar(&sc.latestCalls, "series-latest-calls", 100000, "series: measured calls of Latest")
 	fs.IntVar(&sc.checkPoints, "series-check-points", 7200, "series: readings of the sample workload run on both the embedded engine and DynamoDB Local")
-	fs.BoolVar(&sc.noSync, "series-nosync", true, "series: also run the timetable ingest without syncs (Prometheus' durability)")
+	fs.BoolVar(&sc.fsync, "series-fsync", true, "series: also run the timetable ingest with fsynced acknowledgements (power-loss safe; Prometheus has no such mode)")
 	fs.BoolVar(&sc.rollups, "series-rollups", false, "series: ingest with the default rollup tiers (markers written) instead of none")
 	fs.StringVar(&sc.cpuProfile, "series-cpuprofile", "", "series: write CPU profiles of the ingest runs to this path with .timetable and .prometheus appended")
 	if err := fs.Parse(args); err != nil {

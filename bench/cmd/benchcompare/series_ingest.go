@@ -232,8 +232,8 @@ func cpuTime() float64 {
 
 func seriesID(i int) string { return strconv.Itoa(100000 + i) }
 
-// ingestTimetable writes through series.Kind.Write with a synced
-// write-ahead log into the embedded engine on disk (synced), with the
+// ingestTimetable writes through series.Kind.Write with a write-ahead log
+// (fsynced unless cfg.NoSync) into the embedded engine on disk, with the
 // store's default buffer settings.
 func ingestTimetable(ctx context.Context, cfg ingestConfig) (ingestResult, error) {
 	engineDir := filepath.Join(cfg.Dir, "engine")
