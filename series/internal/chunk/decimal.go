@@ -259,28 +259,43 @@ func (d *decimalScan) scan(vals []float64) (best, all int, ok bool) {
 	hint, top, none := 0, 0, 0
 	p := pow10[top]
 	atTop := 0 // values of least scale top, not yet in hist
-	for i, v := range vals {
-		// smallAt(v, top), written out for speed.
-		k := -1 // v fits no scale up to k
-		r := math.Round(v * p)
-		if math.Abs(r) < smallDecimal { // false for NaN
-			m := int64(r)
-			if math.Float64bits(float64(m)/p) == math.Float64bits(v) {
-				if m%10 != 0 || top == 0 {
-					vs[i] = scaledValue{m: m, k: int8(top), small: true}
-					atTop++
-					hint = top
-					continue
-				}
-				sv := stripZeros(m, top)
-				vs[i] = sv
-				hist[sv.k]++
-				hint = int(sv.k)
-				continue
+	for i := 0; i < n; i++ {
+		// The run of values of least scale top, in a loop without calls
+		// that keeps its variables in registers: smallAt(v, top) written
+		// out, for |v*10^top| < 2^49, where adding ±0.5 and truncating
+		// rounds exactly.
+		run := i
+		for ; i < n; i++ {
+			v := vals[i]
+			r := v * p
+			if !(math.Abs(r) < smallDecimal/2) { // also for NaN
+				break
 			}
-			k = top
+			m := int64(r + math.Copysign(0.5, r))
+			if math.Float64bits(float64(m)/p) != math.Float64bits(v) || (m%10 == 0 && top > 0) {
+				break
+			}
+			vs[i] = scaledValue{m: m, k: int8(top), small: true}
 		}
-		sv := leastScale(v, hint, k)
+		atTop += i - run
+		if i > run {
+			hint = top
+		}
+		if i == n {
+			break
+		}
+		v := vals[i]
+		k := -1 // v fits no scale up to k
+		var sv scaledValue
+		if r := math.Round(v * p); math.Abs(r) < smallDecimal {
+			k = top
+			if m := int64(r); math.Float64bits(float64(m)/p) == math.Float64bits(v) {
+				sv, k = stripZeros(m, top), -2
+			}
+		}
+		if k > -2 {
+			sv = leastScale(v, hint, k)
+		}
 		vs[i] = sv
 		hist[sv.k]++
 		hint = int(sv.k)
