@@ -119,20 +119,6 @@ func (gs *groups) code(n int) truncated {
 	return plainTruncated(rpow(gs.r, n))
 }
 
-// groupedBits returns the bits of vals (offsets from lo, below gs.r)
-// coded in groups, and writes the groups' symbols to sym (at least
-// len(vals)/g+1 long).
-func groupedBits(vals []int64, lo int64, gs *groups, sym []uint64) int {
-	c := 0
-	for i, j := 0, 0; i < len(vals); i, j = i+gs.g, j+1 {
-		grp := vals[i:min(i+gs.g, len(vals))]
-		code := gs.code(len(grp))
-		sym[j] = groupSymbol(grp, lo, gs.r)
-		c += code.bits(sym[j])
-	}
-	return c
-}
-
 // groupSymbol returns the symbol of a group: x[0] + x[1]*r + ..., x[i] =
 // grp[i] - lo.
 func groupSymbol(grp []int64, lo int64, r uint64) uint64 {
@@ -266,18 +252,53 @@ type blockWriter struct {
 	prevGrouped bool
 	z           [blockLen]uint64 // the zigzagged values of a Rice block
 	sym         [blockLen]uint64 // the symbols of a grouped range block
-	// the groups of the last R-1 asked for, in groupsOf
+	// the groups of the last R-1 asked for, in groupsOf, and R^j for
+	// each j < g
 	groups     groups
 	groupsRm1  uint64
 	haveGroups bool
+	pow        [32]uint64 // g <= 20 (R = 3)
 }
 
-// groupsOf returns newGroups(rm1), from the last call if rm1 is the same.
+// groupsOf returns newGroups(rm1), from the last call if rm1 is the same,
+// and sets bw.pow.
 func (bw *blockWriter) groupsOf(rm1 uint64) *groups {
 	if !bw.haveGroups || bw.groupsRm1 != rm1 {
 		bw.groups, bw.groupsRm1, bw.haveGroups = newGroups(rm1), rm1, true
+		p := uint64(1)
+		for j := range bw.groups.g {
+			bw.pow[j] = p
+			p *= rm1 + 1
+		}
 	}
 	return &bw.groups
+}
+
+// scan goes through blk for write: it counts the offsets from lo in
+// [shift, shift+short), writes the zigzagged differences from center to
+// bw.z, whose largest and sum it returns, and writes the symbols of groups
+// of g offsets to bw.sym (with bw.pow set for g). Each loop keeps its
+// variables in registers.
+func (bw *blockWriter) scan(blk []int64, lo, center int64, shift, short uint64, g int) (shorts int, maxZ, sumZ uint64) {
+	z := bw.z[:len(blk)]
+	for i, v := range blk {
+		shorts += int(b2u(uint64(v-lo)-shift < short))
+		zz := zigzag(v - center)
+		z[i] = zz
+		maxZ = max(maxZ, zz)
+		sumZ += zz
+	}
+	if g > 1 {
+		pow := bw.pow[:g]
+		for i, grp := 0, 0; i < len(blk); i, grp = i+g, grp+1 {
+			var y uint64
+			for j, v := range blk[i:min(i+g, len(blk))] {
+				y += uint64(v-lo) * pow[j]
+			}
+			bw.sym[grp] = y
+		}
+	}
+	return shorts, maxZ, sumZ
 }
 
 // write codes one block of at most blockLen values.
@@ -293,19 +314,35 @@ func (bw *blockWriter) write(w *bitWriter, blk []int64) {
 		sum += uint64(v)
 	}
 	tr := newTruncated(uint64(hi - lo))
-	// Offsets x from shift to shift+short-1 take w-1 bits (see symbol),
-	// the others w.
-	perValue := n * int(tr.w)
-	if tr.w > 0 {
-		for _, v := range blk {
-			perValue -= int(b2u(uint64(v-lo)-tr.shift < tr.short))
-		}
-	}
 	gs := bw.groupsOf(tr.rm1)
 	g := gs.g
+	// Rice codes center on the mean; the values lie within 2^48 of lo,
+	// so the sum of their offsets fits (and is sum - n*lo, wrapping).
+	rice := tr.w > 0 && tr.w <= maxRiceWidth
+	center := lo + int64((sum-uint64(n)*uint64(lo)+uint64(n)/2)/uint64(n))
+
+	// In one pass: the offsets that take w-1 bits one by one (from shift
+	// to shift+short-1, see symbol), the groups' symbols, and the
+	// zigzagged differences from the center.
+	perValue := 0
+	var maxZ, sumZ uint64
+	if tr.w > 0 {
+		var shorts int
+		shorts, maxZ, sumZ = bw.scan(blk, lo, center, tr.shift, tr.short, g)
+		perValue = n*int(tr.w) - shorts
+	}
 	grouped := false
 	if g > 1 {
-		if gb := groupedBits(blk, lo, gs, bw.sym[:]); gb < perValue {
+		full := n / g
+		gb := full * int(gs.full.w)
+		for _, y := range bw.sym[:full] {
+			gb -= int(b2u(y < gs.full.short))
+		}
+		if rest := n - full*g; rest > 0 {
+			code := gs.code(rest)
+			gb += code.bits(bw.sym[full])
+		}
+		if gb < perValue {
 			grouped, perValue = true, gb
 		}
 	}
@@ -318,19 +355,9 @@ func (bw *blockWriter) write(w *bitWriter, blk []int64) {
 		}
 	}
 
-	riceK, riceCost, center := -1, rangeCost, int64(0)
-	if tr.w > 0 && tr.w <= maxRiceWidth {
-		// Center on the mean; the values lie within 2^48 of lo, so the sum
-		// of their offsets fits (and is sum - n*lo, wrapping).
-		offsets := sum - uint64(n)*uint64(lo)
-		center = lo + int64((offsets+uint64(n)/2)/uint64(n))
+	riceK, riceCost := -1, rangeCost
+	if rice {
 		z := bw.z[:n]
-		var maxZ, sumZ uint64
-		for i, v := range blk {
-			z[i] = zigzag(v - center)
-			maxZ = max(maxZ, z[i])
-			sumZ += z[i]
-		}
 		// The best Rice parameter is near log2 of the mean: try around it.
 		kEst := uint(bits.Len64(sumZ / uint64(n)))
 		head := 1 + 6 + varBits(zigzag(center-prevBase))
@@ -376,9 +403,13 @@ func (bw *blockWriter) write(w *bitWriter, blk []int64) {
 			}
 			return
 		}
-		for i, j := 0, 0; i < n; i, j = i+g, j+1 {
-			code := gs.code(min(g, n-i))
-			code.write(w, bw.sym[j])
+		full := n / g
+		for _, y := range bw.sym[:full] {
+			gs.full.write(w, y)
+		}
+		if rest := n - full*g; rest > 0 {
+			code := gs.code(rest)
+			code.write(w, bw.sym[full])
 		}
 		return
 	}

@@ -144,3 +144,17 @@ func TestGroupLen(t *testing.T) {
 		}
 	}
 }
+
+// groupedBits returns the bits of vals (offsets from lo, below gs.r)
+// coded in groups, and writes the groups' symbols to sym (at least
+// len(vals)/g+1 long).
+func groupedBits(vals []int64, lo int64, gs *groups, sym []uint64) int {
+	c := 0
+	for i, j := 0, 0; i < len(vals); i, j = i+gs.g, j+1 {
+		grp := vals[i:min(i+gs.g, len(vals))]
+		code := gs.code(len(grp))
+		sym[j] = groupSymbol(grp, lo, gs.r)
+		c += code.bits(sym[j])
+	}
+	return c
+}
