@@ -119,16 +119,6 @@ func (gs *groups) code(n int) truncated {
 	return plainTruncated(rpow(gs.r, n))
 }
 
-// groupSymbol returns the symbol of a group: x[0] + x[1]*r + ..., x[i] =
-// grp[i] - lo.
-func groupSymbol(grp []int64, lo int64, r uint64) uint64 {
-	var y uint64
-	for i := len(grp) - 1; i >= 0; i-- {
-		y = y*r + uint64(grp[i]-lo)
-	}
-	return y
-}
-
 // truncated describes truncated binary codes for the symbols 0..rm1:
 // symbols below short take w-1 bits, the others w bits. The symbols are
 // rotated by shift so that the short codes go to the middle of the range.

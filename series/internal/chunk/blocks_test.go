@@ -158,3 +158,13 @@ func groupedBits(vals []int64, lo int64, gs *groups, sym []uint64) int {
 	}
 	return c
 }
+
+// groupSymbol returns the symbol of a group: x[0] + x[1]*r + ..., x[i] =
+// grp[i] - lo.
+func groupSymbol(grp []int64, lo int64, r uint64) uint64 {
+	var y uint64
+	for i := len(grp) - 1; i >= 0; i-- {
+		y = y*r + uint64(grp[i]-lo)
+	}
+	return y
+}
