@@ -227,12 +227,13 @@ func smallScale(v float64) int {
 // settles it where minScale could not find otherwise: when minScale
 // starts below a scale that smallAt rules out, it finds none up to that
 // one; and when it starts at or below a scale that v fits with a small m,
-// it finds the least scale.
+// it finds the least scale. (When minScale starts above the scales that
+// smallAt can settle, it needs no help to skip them.)
 func leastScale(v float64, hint, k int) scaledValue {
 	from := hint <= maxScale // minScale starts at hint, else at 0
-	if s := smallScale(v); s > k {
+	if s := smallScale(v); s > k && (!from || hint <= s) {
 		sv, fits, small := smallAt(v, s)
-		if fits && (!from || hint <= s) {
+		if fits {
 			return sv
 		}
 		if small && !fits {
