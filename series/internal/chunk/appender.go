@@ -113,6 +113,8 @@ func (a *Appender) Reset() {
 // Bytes encodes the readings appended so far, in a new slice owned by the
 // caller. Each column gets the smallest of its encodings: timestamps
 // DeltaOfDelta or DeltaBlocks, each field XOR, Decimal or DecimalPatched.
+// The Appender keeps the scratch memory of the encoding (some 30 bytes a
+// reading and field) for later calls, also after Reset.
 func (a *Appender) Bytes() []byte {
 	n := len(a.ts)
 	e := &a.enc
