@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -19,13 +20,87 @@ const (
 )
 
 func numAV(f float64) types.AttributeValue {
-	if a := math.Abs(f); f == 0 || (a >= minNumber && a <= maxNumber) {
+	if isNumber(f) {
 		if f == 0 {
 			return &types.AttributeValueMemberN{Value: "0"}
 		}
 		return &types.AttributeValueMemberN{Value: strconv.FormatFloat(f, 'g', -1, 64)}
 	}
 	return &types.AttributeValueMemberS{Value: strconv.FormatFloat(f, 'g', -1, 64)}
+}
+
+// isNumber reports whether numAV stores f as a DynamoDB number.
+func isNumber(f float64) bool {
+	a := math.Abs(f)
+	return f == 0 || (a >= minNumber && a <= maxNumber)
+}
+
+// nums formats the numbers of one item into one buffer, so that their
+// attribute values take two allocations (one string, one array) instead
+// of two each: add them with float and int, then take their values, in
+// the same order, from avs.
+type nums struct {
+	buf  []byte
+	ends []int
+}
+
+var numsPool = sync.Pool{New: func() any { return new(nums) }}
+
+// getNums returns an empty nums from numsPool.
+func getNums() *nums {
+	n := numsPool.Get().(*nums)
+	n.buf, n.ends = n.buf[:0], n.ends[:0]
+	return n
+}
+
+// float adds f, formatted as numAV formats it, and reports whether it is
+// a DynamoDB number; if not, nothing is added (numAV stores it as a
+// string).
+func (n *nums) float(f float64) bool {
+	if !isNumber(f) {
+		return false
+	}
+	if f == 0 {
+		n.buf = append(n.buf, '0')
+	} else {
+		n.buf = strconv.AppendFloat(n.buf, f, 'g', -1, 64)
+	}
+	n.ends = append(n.ends, len(n.buf))
+	return true
+}
+
+// int adds v, formatted as intAV formats it.
+func (n *nums) int(v int64) {
+	n.buf = strconv.AppendInt(n.buf, v, 10)
+	n.ends = append(n.ends, len(n.buf))
+}
+
+// len is the number of numbers added.
+func (n *nums) len() int { return len(n.ends) }
+
+// truncate drops the numbers added after the first m.
+func (n *nums) truncate(m int) {
+	if m == 0 {
+		n.buf = n.buf[:0]
+	} else {
+		n.buf = n.buf[:n.ends[m-1]]
+	}
+	n.ends = n.ends[:m]
+}
+
+// avs returns the attribute values of the numbers added, in order.
+func (n *nums) avs() []types.AttributeValueMemberN {
+	if len(n.ends) == 0 {
+		return nil
+	}
+	s := string(n.buf)
+	out := make([]types.AttributeValueMemberN, len(n.ends))
+	from := 0
+	for i, end := range n.ends {
+		out[i].Value = s[from:end]
+		from = end
+	}
+	return out
 }
 
 func avNum(av types.AttributeValue) (float64, error) {
@@ -148,13 +223,58 @@ func avAgg(av types.AttributeValue) (agg, error) {
 	return a, err
 }
 
-// putUnit stores u's count and per-field aggregates in item.
+// aggNames are the keys of an aggregate's map, in the order putUnit adds
+// their numbers.
+var aggNames = [...]string{"count", "sum", "min", "max", "first", "last", "first_t", "last_t"}
+
+// putUnit stores u's count and per-field aggregates in item, as intAV and
+// aggAV would, with the numbers formatted together.
 func putUnit(item table.Item, s *Schema, u unit) {
-	item[attrN] = intAV(u.n)
-	for i, f := range s.Fields {
-		if u.fields[i].n > 0 {
-			item[f] = aggAV(u.fields[i])
+	ns := getNums()
+	defer numsPool.Put(ns)
+	ns.int(u.n)
+	// Fields whose numbers are in ns, in order; the others (a value that
+	// is no DynamoDB number) take aggAV.
+	some := 0
+	for i := range s.Fields {
+		a := &u.fields[i]
+		if a.n == 0 {
+			continue
 		}
+		m := ns.len()
+		ns.int(a.n)
+		if !ns.float(a.sum) || !ns.float(a.min) || !ns.float(a.max) || !ns.float(a.first) || !ns.float(a.last) {
+			ns.truncate(m)
+			continue
+		}
+		ns.int(a.firstT)
+		ns.int(a.lastT)
+		some++
+	}
+	avs := ns.avs()
+	item[attrN] = &avs[0]
+	avs = avs[1:]
+	var ms []types.AttributeValueMemberM
+	if some > 0 {
+		ms = make([]types.AttributeValueMemberM, some)
+	}
+	for i, f := range s.Fields {
+		a := &u.fields[i]
+		if a.n == 0 {
+			continue
+		}
+		if !isNumber(a.sum) || !isNumber(a.min) || !isNumber(a.max) || !isNumber(a.first) || !isNumber(a.last) {
+			item[f] = aggAV(*a)
+			continue
+		}
+		m := &ms[0]
+		ms = ms[1:]
+		m.Value = make(map[string]types.AttributeValue, len(aggNames))
+		for j, name := range aggNames {
+			m.Value[name] = &avs[j]
+		}
+		avs = avs[len(aggNames):]
+		item[f] = m
 	}
 }
 

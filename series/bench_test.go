@@ -3,6 +3,7 @@ package series
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -145,4 +146,62 @@ func BenchmarkWrite_WAL(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(b.N*len(batch))/time.Since(start).Seconds(), "readings/s")
+}
+
+// ingestReadings returns n one-minute readings of 3 fields from start, a
+// random walk with two decimals, as the ingest benchmark writes them.
+func ingestReadings(n int, start time.Time) []Reading {
+	rs := make([]Reading, n)
+	v := []float64{20, 50, 1000}
+	x := uint64(12345)
+	for i := range rs {
+		vals := make([]float64, len(v))
+		for j := range v {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+			v[j] = math.Round((v[j]+float64(int64(x%201)-100)/100)*100) / 100
+			vals[j] = v[j]
+		}
+		rs[i] = Reading{Time: start.Add(time.Duration(i) * time.Minute), Values: vals}
+	}
+	return rs
+}
+
+// BenchmarkApplyItems builds the items a flush writes for one series of
+// the ingest benchmark (200 one-minute readings of 3 fields): chunk
+// items, the latest reading and markers, without writing them.
+func BenchmarkApplyItems(b *testing.B) {
+	st, _ := benchStore(b, Schema{Name: "S", Fields: []string{"a", "b", "c"}, NoRollups: true})
+	k := st.Kind("S")
+	recs, err := k.prepare("100001", ingestReadings(200, t0.Add(-2*time.Hour)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		items, err := k.chunkItems("100001", recs)
+		if err != nil || len(items) == 0 {
+			b.Fatal(err)
+		}
+		_ = k.latestItem("100001", &recs[len(recs)-1])
+		_ = k.markersFor("100001", recs)
+	}
+}
+
+// BenchmarkPrepare checks a Write of the ingest benchmark (60 readings of
+// 3 fields) and encodes its write-ahead log record.
+func BenchmarkPrepare(b *testing.B) {
+	st, _ := benchStore(b, Schema{Name: "S", Fields: []string{"a", "b", "c"}, NoRollups: true})
+	k := st.Kind("S")
+	rs := ingestReadings(60, t0.Add(-2*time.Hour))
+	var buf []byte
+	b.ReportAllocs()
+	for b.Loop() {
+		recs, err := k.prepare("100001", rs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		buf = appendWALReadings(buf[:0], k.s.Name, "100001", recs)
+	}
 }

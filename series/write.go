@@ -480,12 +480,12 @@ func (k *Kind) chunkGroup(app *chunk.Appender, id string, sh int, recs []rec, it
 		return k.chunkGroup(app, id, sh, recs[half:], items)
 	}
 	first, last := recs[0].t, recs[len(recs)-1].t
-	it := table.Item{
-		attrPK:   strAV(k.rawPK(id, sh)),
-		attrSK:   strAV(orderKey(first, minSeq)),
-		attrData: binAV(data),
-		attrEnd:  intAV(last),
-	}
+	// pk, sk, data, end, tags, n, the fields, TTL and the metric keys.
+	it := make(table.Item, 9+len(k.s.Fields))
+	it[attrPK] = strAV(k.rawPK(id, sh))
+	it[attrSK] = strAV(orderKey(first, minSeq))
+	it[attrData] = binAV(data)
+	it[attrEnd] = intAV(last)
 	if tagCol != nil {
 		it[attrTags] = binAV(tagCol)
 	}
@@ -509,13 +509,13 @@ func fromChunkAgg(a chunk.Aggregate) agg {
 
 // latestItem is the latest-reading item of series id holding r.
 func (k *Kind) latestItem(id string, r *rec) table.Item {
-	it := table.Item{
-		attrPK:   strAV(k.latestPK(id)),
-		attrSK:   strAV(latestSK),
-		attrTime: strAV(ts(r.t)),
-		attrSeq:  strAV(hex16(r.seq)),
-		attrOrd:  strAV(orderKey(r.t, r.seq)),
-	}
+	// pk, sk, time, seq, ord, the fields and tags, TTL.
+	it := make(table.Item, 6+len(k.s.Fields)+len(k.s.Tags))
+	it[attrPK] = strAV(k.latestPK(id))
+	it[attrSK] = strAV(latestSK)
+	it[attrTime] = strAV(ts(r.t))
+	it[attrSeq] = strAV(hex16(r.seq))
+	it[attrOrd] = strAV(orderKey(r.t, r.seq))
 	putValues(it, &k.s, r.vals, r.tags)
 	k.putTTL(it, r.t, k.s.Retention.Raw)
 	return it

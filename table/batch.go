@@ -2,6 +2,7 @@ package table
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -48,7 +49,7 @@ func (t *Table) BatchGet(ctx context.Context, ks []Key, o *BatchGetOptions) ([]I
 		if err != nil {
 			return results, &BatchError{Op: "BatchGetItem", Keys: ks, Err: err}
 		}
-		id := encodeCursor(key, names)
+		id := keyID(key, names)
 		if w := byID[id]; w != nil {
 			w.at = append(w.at, i)
 			continue
@@ -67,7 +68,7 @@ func (t *Table) BatchGet(ctx context.Context, ks []Key, o *BatchGetOptions) ([]I
 	fail := func(pending map[string]*want, from int, err error) error {
 		var left []Key
 		for j, w := range uniq[from:] {
-			if j >= maxBatchGet || pending[encodeCursor(w.key, names)] != nil {
+			if j >= maxBatchGet || pending[keyID(w.key, names)] != nil {
 				for _, i := range w.at {
 					left = append(left, ks[i])
 				}
@@ -81,7 +82,7 @@ func (t *Table) BatchGet(ctx context.Context, ks []Key, o *BatchGetOptions) ([]I
 		keys := make([]map[string]types.AttributeValue, len(chunk))
 		for i, w := range chunk {
 			keys[i] = w.key
-			pending[encodeCursor(w.key, names)] = w
+			pending[keyID(w.key, names)] = w
 		}
 		b := t.newBackoff()
 		for len(keys) > 0 {
@@ -99,7 +100,7 @@ func (t *Table) BatchGet(ctx context.Context, ks []Key, o *BatchGetOptions) ([]I
 			if err == nil {
 				t.stats.consumedList("BatchGetItem", out.ConsumedCapacity)
 				for _, it := range out.Responses[t.schema.Name] {
-					id := encodeCursor(it, names)
+					id := keyID(it, names)
 					w := pending[id]
 					if w == nil {
 						continue
@@ -124,7 +125,7 @@ func (t *Table) BatchGet(ctx context.Context, ks []Key, o *BatchGetOptions) ([]I
 				// Only the unprocessed keys stay pending.
 				still := map[string]*want{}
 				for _, k := range keys {
-					id := encodeCursor(k, names)
+					id := keyID(k, names)
 					if w := pending[id]; w != nil {
 						still[id] = w
 					}
@@ -198,14 +199,14 @@ func (t *Table) BatchWrite(ctx context.Context, ws []WriteRequest) error {
 				return &BatchError{Op: "BatchWriteItem", Writes: ws, Err: err}
 			}
 			reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: it}}
-			ids[i] = encodeCursor(it, names)
+			ids[i] = keyID(it, names)
 		} else {
 			key, err := t.keyItem(w.Delete)
 			if err != nil {
 				return &BatchError{Op: "BatchWriteItem", Writes: ws, Err: err}
 			}
 			reqs[i] = types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: key}}
-			ids[i] = encodeCursor(key, names)
+			ids[i] = keyID(key, names)
 		}
 		if ids[i] == "" {
 			return &BatchError{Op: "BatchWriteItem", Writes: ws,
@@ -279,12 +280,41 @@ func (t *Table) writeFailure(ws []WriteRequest, pending map[string]int, end int,
 	return &BatchError{Op: "BatchWriteItem", Writes: out, Err: err}
 }
 
+// keyID returns a string that identifies the key of item, which holds
+// every attribute of names (the same names for every key compared): the
+// type and length-prefixed value of each. It returns "" if item lacks one
+// or one is not a string, number or binary. It is cheaper than a cursor,
+// which batches do not need.
+func keyID(item Item, names []string) string {
+	var buf [128]byte
+	b := buf[:0]
+	for _, n := range names {
+		switch x := item[n].(type) {
+		case *types.AttributeValueMemberS:
+			b = appendKeyPart(b, 'S', x.Value)
+		case *types.AttributeValueMemberN:
+			b = appendKeyPart(b, 'N', x.Value)
+		case *types.AttributeValueMemberB:
+			b = appendKeyPart(b, 'B', x.Value)
+		default:
+			return ""
+		}
+	}
+	return string(b)
+}
+
+func appendKeyPart[T string | []byte](b []byte, typ byte, v T) []byte {
+	b = append(b, typ)
+	b = binary.AppendUvarint(b, uint64(len(v)))
+	return append(b, v...)
+}
+
 func writeID(r types.WriteRequest, names []string) string {
 	switch {
 	case r.PutRequest != nil:
-		return encodeCursor(r.PutRequest.Item, names)
+		return keyID(r.PutRequest.Item, names)
 	case r.DeleteRequest != nil:
-		return encodeCursor(r.DeleteRequest.Key, names)
+		return keyID(r.DeleteRequest.Key, names)
 	}
 	return ""
 }
