@@ -261,11 +261,11 @@ func (d *decimalScan) scan(vals []float64) (best, all int, ok bool) {
 	p := pow10[top]
 	atTop := 0 // values of least scale top, not yet in hist
 	for i := 0; i < n; i++ {
-		// The run of values of least scale top, in a loop without calls
-		// that keeps its variables in registers: smallAt(v, top) written
-		// out, for |v*10^top| < 2^49, where adding ±0.5 and truncating
-		// rounds exactly.
-		run := i
+		// The run of values that fit top, in a loop without calls that
+		// keeps its variables in registers: smallAt(v, top) written out,
+		// for |v*10^top| < 2^49, where adding ±0.5 and truncating rounds
+		// exactly.
+		last := hint
 		for ; i < n; i++ {
 			v := vals[i]
 			r := v * p
@@ -273,15 +273,21 @@ func (d *decimalScan) scan(vals []float64) (best, all int, ok bool) {
 				break
 			}
 			m := int64(r + math.Copysign(0.5, r))
-			if math.Float64bits(float64(m)/p) != math.Float64bits(v) || (m%10 == 0 && top > 0) {
+			if math.Float64bits(float64(m)/p) != math.Float64bits(v) {
 				break
 			}
-			vs[i] = scaledValue{m: m, k: int8(top), small: true}
+			if m%10 != 0 || top == 0 {
+				vs[i] = scaledValue{m: m, k: int8(top), small: true}
+				atTop++
+				last = top
+				continue
+			}
+			sv := stripZeros(m, top)
+			vs[i] = sv
+			hist[sv.k]++
+			last = int(sv.k)
 		}
-		atTop += i - run
-		if i > run {
-			hint = top
-		}
+		hint = last
 		if i == n {
 			break
 		}
@@ -291,7 +297,7 @@ func (d *decimalScan) scan(vals []float64) (best, all int, ok bool) {
 		if r := math.Round(v * p); math.Abs(r) < smallDecimal {
 			k = top
 			if m := int64(r); math.Float64bits(float64(m)/p) == math.Float64bits(v) {
-				sv, k = stripZeros(m, top), -2
+				sv, k = stripZeros(m, top), -2 // from 2^49 to 2^50
 			}
 		}
 		if k > -2 {
