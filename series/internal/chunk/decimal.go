@@ -236,7 +236,7 @@ func leastScale(v float64, hint, k int) scaledValue {
 		if fits {
 			return sv
 		}
-		if small && !fits {
+		if small {
 			k = s
 		}
 	}
@@ -292,15 +292,12 @@ func (d *decimalScan) scan(vals []float64) (best, all int, ok bool) {
 			break
 		}
 		v := vals[i]
-		k := -1 // v fits no scale up to k
-		var sv scaledValue
-		if r := math.Round(v * p); math.Abs(r) < smallDecimal {
-			k = top
-			if m := int64(r); math.Float64bits(float64(m)/p) == math.Float64bits(v) {
-				sv, k = stripZeros(m, top), -2 // from 2^49 to 2^50
+		sv, fits, small := smallAt(v, top) // not fast: above 2^49, or not fitting
+		if !fits {
+			k := -1 // v fits no scale up to k
+			if small {
+				k = top
 			}
-		}
-		if k > -2 {
 			sv = leastScale(v, hint, k)
 		}
 		vs[i] = sv
