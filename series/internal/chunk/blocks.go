@@ -51,6 +51,10 @@ func unzigzag(u uint64) int64 { return int64(u>>1) ^ -int64(u&1) }
 // writeVar writes u as a 7-bit bit length and that many bits.
 func writeVar(w *bitWriter, u uint64) {
 	n := uint(bits.Len64(u))
+	if n <= 57 {
+		w.writeBits(uint64(n)<<n|u, 7+n)
+		return
+	}
 	w.writeBits(uint64(n), 7)
 	w.writeBits(u, n)
 }

@@ -49,9 +49,12 @@ func writeDoD(w *bitWriter, ts []int64) {
 			w.writeBits(0, 1)
 			continue
 		}
-		b := dodBucket(dod)
-		w.writeBits(uint64(b.prefix), b.prefixBits)
-		w.writeBits(uint64(dod), b.bits)
+		if b := dodBucket(dod); b.bits < 64 {
+			w.writeBits(uint64(b.prefix)<<b.bits|uint64(dod)&(1<<b.bits-1), b.prefixBits+b.bits)
+		} else {
+			w.writeBits(uint64(b.prefix), b.prefixBits)
+			w.writeBits(uint64(dod), b.bits)
+		}
 	}
 }
 

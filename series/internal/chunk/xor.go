@@ -28,15 +28,17 @@ func writeXOR(w *bitWriter, vals []float64) {
 		l := min(uint(bits.LeadingZeros64(x)), 31)
 		t := uint(bits.TrailingZeros64(x))
 		if leading != 0xff && l >= leading && t >= trailing {
-			w.writeBits(0b10, 2)
-			w.writeBits(x>>trailing, 64-leading-trailing)
+			if sig := 64 - leading - trailing; sig <= 62 {
+				w.writeBits(0b10<<sig|x>>trailing, 2+sig)
+			} else {
+				w.writeBits(0b10, 2)
+				w.writeBits(x>>trailing, sig)
+			}
 			continue
 		}
 		leading, trailing = l, t
 		sig := 64 - l - t
-		w.writeBits(0b11, 2)
-		w.writeBits(uint64(l), 5)
-		w.writeBits(uint64(sig), 6) // 64 becomes 0
+		w.writeBits(0b11<<11|uint64(l)<<6|uint64(sig&63), 13) // 64 becomes 0
 		w.writeBits(x>>t, sig)
 	}
 }
