@@ -24,9 +24,39 @@ func numAV(f float64) types.AttributeValue {
 		if f == 0 {
 			return &types.AttributeValueMemberN{Value: "0"}
 		}
-		return &types.AttributeValueMemberN{Value: strconv.FormatFloat(f, 'g', -1, 64)}
+		var b [32]byte
+		return &types.AttributeValueMemberN{Value: string(appendNumber(b[:0], f))}
 	}
 	return &types.AttributeValueMemberS{Value: strconv.FormatFloat(f, 'g', -1, 64)}
+}
+
+// appendNumber appends strconv.FormatFloat(f, 'g', -1, 64), the shortest
+// form that parses back to f, to b. Readings with at most two decimals
+// below a million (prices, temperatures, percentages), the most common,
+// take a shortcut: when f is the double nearest to m/100 for an integer
+// m, the decimal m/100 parses back to f, and no shorter decimal does
+// (any other with at most two decimals is 0.01 away, and f's doubles are
+// much closer together), so it is the shortest form, which 'g' writes
+// without an exponent from 1e-4 up to 1e6.
+func appendNumber(b []byte, f float64) []byte {
+	if a := math.Abs(f); a >= 0.01 && a < 1e6 {
+		if m := math.Round(f * 100); m/100 == f {
+			c := int64(m)
+			if c < 0 {
+				b = append(b, '-')
+				c = -c
+			}
+			b = strconv.AppendInt(b, c/100, 10)
+			if c%100 != 0 {
+				b = append(b, '.', byte('0'+c%100/10))
+				if c%10 != 0 {
+					b = append(b, byte('0'+c%10))
+				}
+			}
+			return b
+		}
+	}
+	return strconv.AppendFloat(b, f, 'g', -1, 64)
 }
 
 // isNumber reports whether numAV stores f as a DynamoDB number.
@@ -63,7 +93,7 @@ func (n *nums) float(f float64) bool {
 	if f == 0 {
 		n.buf = append(n.buf, '0')
 	} else {
-		n.buf = strconv.AppendFloat(n.buf, f, 'g', -1, 64)
+		n.buf = appendNumber(n.buf, f)
 	}
 	n.ends = append(n.ends, len(n.buf))
 	return true

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/timetable-db/timetable/table"
@@ -60,5 +61,35 @@ func TestPutUnit_AsAggAV(t *testing.T) {
 				t.Fatalf("field %d: stored %+v, read %+v", i, a, b)
 			}
 		}
+	}
+}
+
+// TestAppendNumber checks appendNumber against strconv.FormatFloat on
+// numbers with few decimals, around its shortcut's bounds, and random
+// bits.
+func TestAppendNumber(t *testing.T) {
+	check := func(f float64) {
+		t.Helper()
+		if got, want := string(appendNumber(nil, f)), strconv.FormatFloat(f, 'g', -1, 64); got != want {
+			t.Fatalf("appendNumber(%v) = %q, want %q", f, got, want)
+		}
+	}
+	for c := int64(-200_000); c <= 200_000; c++ {
+		check(float64(c) / 100)
+		check(float64(c) / 1000)
+		check(float64(c)/100 + 999_000)
+		check(float64(c)*100 + 1e7)
+	}
+	for _, f := range []float64{0.01, 0.00999, 0.0099999999, 999999.99, 999999.995, 1e6, 1e6 - 1e-9, 1e21, 1e-4, 1e-5,
+		0.1 + 0.2, 1.005, 2.675, 0.015, 1 / 3.0, math.Nextafter(0.01, 0), math.Nextafter(0.01, 1), math.Nextafter(1e6, 0),
+		math.Nextafter(12.34, 0), math.Nextafter(12.34, 100)} {
+		check(f)
+		check(-f)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 200_000 {
+		check(math.Float64frombits(r.Uint64()))
+		check(r.Float64() * 1e6)
+		check(math.Round(r.NormFloat64()*1e5) / 100)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/timetable-db/timetable/table"
 )
 
 // benchStore opens a store on a fresh in-memory engine.
@@ -203,5 +205,21 @@ func BenchmarkPrepare(b *testing.B) {
 			b.Fatal(err)
 		}
 		buf = appendWALReadings(buf[:0], k.s.Name, "100001", recs)
+	}
+}
+
+// BenchmarkPutUnit stores the aggregates of a chunk of the ingest
+// benchmark (60 readings of 3 fields) in an item.
+func BenchmarkPutUnit(b *testing.B) {
+	s := &Schema{Fields: []string{"a", "b", "c"}}
+	u := newUnit(3)
+	u.n = 60
+	for i := range u.fields {
+		u.fields[i] = agg{n: 60, sum: 1234.5600000000002 * float64(i+1), min: 19.5, max: 21.25 + float64(i),
+			first: 20.03, last: 20.71, firstT: 4102444800000, lastT: 4102448340000}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		putUnit(make(table.Item, 8), s, u)
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/timetable-db/timetable/keys"
 	"github.com/timetable-db/timetable/series/internal/chunk"
 	"github.com/timetable-db/timetable/table"
@@ -521,11 +523,19 @@ func (k *Kind) latestItem(id string, r *rec) table.Item {
 	return it
 }
 
+// latestCondNames are the names of latestCond, shared by every put.
+var latestCondNames = map[string]string{"#o": attrOrd}
+
+// latestCond is the condition of putLatest: the stored item is older than
+// one whose order key is o, or there is none.
+func latestCond(o types.AttributeValue) table.Cond {
+	return table.Expr("attribute_not_exists(#o) OR #o < :o", latestCondNames, map[string]types.AttributeValue{":o": o})
+}
+
 // putLatest writes a latest-reading item unless the stored one is as new
 // or newer.
 func (s *Store) putLatest(ctx context.Context, it table.Item) error {
-	o := it[attrOrd]
-	_, err := s.tbl.Put(ctx, it, &table.PutOptions{If: table.Or(table.Attr(attrOrd).NotExists(), table.Attr(attrOrd).Lt(o))})
+	_, err := s.tbl.Put(ctx, it, &table.PutOptions{If: latestCond(it[attrOrd])})
 	if err != nil && !table.IsConditionFailed(err) {
 		return fmt.Errorf("series: cannot write the latest reading: %w", err)
 	}

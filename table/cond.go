@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Cond is a condition on an item, for the condition of a write or the
@@ -15,8 +16,32 @@ import (
 // instead ("a < b"). Marshalling errors surface when the Cond is used.
 type Cond struct {
 	b   expression.ConditionBuilder
+	raw *rawCond // made by Expr
 	err error
 	set bool
+}
+
+// rawCond is a condition expression as DynamoDB takes it.
+type rawCond struct {
+	expr   string
+	names  map[string]string
+	values map[string]types.AttributeValue
+}
+
+// errRawCombined is the error of a Cond made by Expr used with other
+// conditions or expressions.
+var errRawCombined = errors.New("table: a condition made by Expr cannot be combined with other conditions or expressions")
+
+// Expr returns the condition expr, in DynamoDB's condition syntax, whose
+// placeholders names ("#n") and values (":v") define, used as is: unlike
+// the conditions Attr builds, it costs nothing to build, for conditions
+// made on every call of a hot path. It must be a request's only
+// expression (the If of Put, Delete and transaction writes, or the
+// Filter of a Scan without a projection): combined with And, Or, Not, an
+// update, a key condition or a projection it makes an error. The maps are
+// only read, never modified, and must not be modified while in use.
+func Expr(expr string, names map[string]string, values map[string]types.AttributeValue) Cond {
+	return Cond{raw: &rawCond{expr: expr, names: names, values: values}, set: true}
 }
 
 // IsZero reports whether c is the zero Cond, no condition.
@@ -177,6 +202,9 @@ func Not(c Cond) Cond {
 	if c.IsZero() || c.err != nil {
 		return c
 	}
+	if c.raw != nil {
+		return bad(errRawCombined)
+	}
 	return cond(expression.Not(c.b))
 }
 
@@ -191,6 +219,9 @@ func combine(cs []Cond, f func(l, r expression.ConditionBuilder, o ...expression
 	for _, c := range cs {
 		if c.err != nil {
 			return c
+		}
+		if c.raw != nil {
+			return bad(errRawCombined)
 		}
 		if c.set {
 			bs = append(bs, c.b)

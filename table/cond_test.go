@@ -1,7 +1,9 @@
 package table
 
 import (
+	"errors"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -62,6 +64,49 @@ func TestCond_Filters(t *testing.T) {
 			if _, err := tbl.Query(ctx, &Query{Hash: "A", Filter: c}); err == nil {
 				t.Errorf("bad condition accepted")
 			}
+		}
+	})
+}
+
+func TestCond_Expr(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := ctxT(t)
+		tbl := newTable(t, b.api, pkSk, nil)
+		names := map[string]string{"#v": "v"}
+		newer := func(v int) Cond {
+			return Expr("attribute_not_exists(#v) OR #v < :v", names, map[string]types.AttributeValue{":v": N(strconv.Itoa(v))})
+		}
+		put := func(v int) error {
+			_, err := tbl.Put(ctx, Item{"P": S("A"), "S": S("1"), "v": N(strconv.Itoa(v))}, &PutOptions{If: newer(v)})
+			return err
+		}
+		if err := put(5); err != nil {
+			t.Fatalf("Put over no item: %v", err)
+		}
+		if err := put(7); err != nil {
+			t.Fatalf("Put of a greater v: %v", err)
+		}
+		if err := put(6); !IsConditionFailed(err) {
+			t.Fatalf("Put of a smaller v: %v, want a failed condition", err)
+		}
+		if _, err := tbl.Delete(ctx, Key{Hash: "A", Range: "1"}, &DeleteOptions{If: newer(7)}); !IsConditionFailed(err) {
+			t.Fatalf("Delete: %v, want a failed condition", err)
+		}
+		got := collect(t, tbl.ScanAll(ctx, &Scan{Filter: Expr("#v = :v", names, map[string]types.AttributeValue{":v": N("7")})}))
+		if !slices.Equal(sks(got, "S"), []string{"1"}) {
+			t.Fatalf("Scan with an Expr filter: %v", got)
+		}
+		// Only alone.
+		for _, c := range []Cond{And(newer(1), Attr("v").Exists()), Or(newer(1)), Not(newer(1))} {
+			if _, err := tbl.Put(ctx, Item{"P": S("A"), "S": S("2")}, &PutOptions{If: c}); !errors.Is(err, errRawCombined) {
+				t.Errorf("Put with a combined Expr: %v, want errRawCombined", err)
+			}
+		}
+		if _, err := tbl.Update(ctx, Key{Hash: "A", Range: "1"}, NewUpdate().Set("w", 1), &UpdateOptions{If: newer(9)}); !errors.Is(err, errRawCombined) {
+			t.Errorf("Update with an Expr condition: %v, want errRawCombined", err)
+		}
+		if _, err := tbl.Query(ctx, &Query{Hash: "A", Filter: newer(9)}); !errors.Is(err, errRawCombined) {
+			t.Errorf("Query with an Expr filter: %v, want errRawCombined", err)
 		}
 	})
 }

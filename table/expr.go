@@ -33,6 +33,9 @@ func (x exprs) build() (built, error) {
 	if x.filter.err != nil {
 		return built{}, x.filter.err
 	}
+	if x.cond.raw != nil || x.filter.raw != nil {
+		return x.buildRaw()
+	}
 	if x.cond.set {
 		b, some = b.WithCondition(x.cond.b), true
 	}
@@ -71,6 +74,25 @@ func (x exprs) build() (built, error) {
 		cond: e.Condition(), filter: e.Filter(), update: e.Update(), key: e.KeyCondition(),
 		projection: e.Projection(), names: e.Names(), values: e.Values(),
 	}, nil
+}
+
+// buildRaw returns the expressions of x when its condition or filter is
+// made by Expr, which must then be its only expression.
+func (x exprs) buildRaw() (built, error) {
+	r := x.cond.raw
+	if r == nil {
+		r = x.filter.raw
+	}
+	if (x.cond.set && x.filter.set) || x.update != nil || x.key != nil || len(x.projection) > 0 {
+		return built{}, errRawCombined
+	}
+	b := built{names: r.names, values: r.values}
+	if x.cond.set {
+		b.cond = &r.expr
+	} else {
+		b.filter = &r.expr
+	}
+	return b, nil
 }
 
 // topLevel returns the attribute name a document path starts with.
