@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -297,18 +298,12 @@ func (db *DB) commitMany(writes []*tableWrite, us *usageSet, wo *pebble.WriteOpt
 	}
 	unlock := db.locks.lockAll(keys)
 	defer unlock()
+	if err := db.readOld(writes); err != nil {
+		return nil, err
+	}
 	var errs []error
 	for i, tw := range writes {
-		tw.readOld = tw.m.needsOld(tw.w)
-		var old Item
-		if tw.readOld {
-			var err error
-			if old, err = db.getRaw(tw.w.key.key); err != nil {
-				return nil, err
-			}
-		}
-		tw.old = old
-		nu, err := tw.m.apply(tw.w, old)
+		nu, err := tw.m.apply(tw.w, tw.old)
 		if err != nil {
 			if errs == nil {
 				errs = make([]error, len(writes))
@@ -322,6 +317,35 @@ func (db *DB) commitMany(writes []*tableWrite, us *usageSet, wo *pebble.WriteOpt
 		return errs, errCanceled
 	}
 	return nil, db.commitWrites(writes, us, wo)
+}
+
+// readOld sets the readOld and old fields of writes: the items that the
+// writes which need them replace, read through one itemReader in key order.
+// The writes' items must be locked.
+func (db *DB) readOld(writes []*tableWrite) (err error) {
+	var need []*tableWrite
+	for _, tw := range writes {
+		tw.old = nil
+		if tw.readOld = tw.m.needsOld(tw.w); tw.readOld {
+			need = append(need, tw)
+		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	slices.SortFunc(need, func(a, b *tableWrite) int { return bytes.Compare(a.w.key.key, b.w.key.key) })
+	r := itemReader{db: db}
+	defer func() {
+		if cerr := r.close(); err == nil {
+			err = cerr
+		}
+	}()
+	for _, tw := range need {
+		if tw.old, err = r.get(tw.w.key.key); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // commitWrites commits writes whose new items are computed (tw.old and

@@ -1,8 +1,10 @@
 package local
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -24,7 +26,15 @@ var benchModes = []struct {
 
 func benchDB(b *testing.B, noSync bool) *DB {
 	b.Helper()
-	db, err := Open(b.TempDir(), &Options{NoSync: noSync, TTLInterval: -1})
+	return benchDBWith(b, Options{NoSync: noSync})
+}
+
+// benchDBWith opens a database on disk with opts (without the TTL sweeper)
+// and creates the table "bench" in it.
+func benchDBWith(b *testing.B, opts Options) *DB {
+	b.Helper()
+	opts.TTLInterval = -1
+	db, err := Open(b.TempDir(), &opts)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -294,6 +304,215 @@ func BenchmarkBatchWriteVsRaw(b *testing.B) {
 			b.ReportMetric(float64(i*25)/engine.Seconds(), "engine-items/s")
 			b.ReportMetric(float64(i*25)/pebbleTime.Seconds(), "raw-items/s")
 			b.ReportMetric(pebbleTime.Seconds()/engine.Seconds(), "ratio")
+		})
+	}
+}
+
+// The TTL benchmarks model the series store's flushes: batches of 25 chunk
+// items, keyed by a hash of the series and a time, into a table with a TTL
+// attribute, so every write reads the item it replaces. The table first
+// holds ttlBenchSeries*ttlBenchChunks items, spread over the key space
+// and over several levels of the LSM.
+const (
+	ttlBenchSeries = 1000
+	ttlBenchChunks = 300
+)
+
+// ttlBenchItem returns chunk c of series s.
+func ttlBenchItem(s, c int) map[string]types.AttributeValue {
+	h := uint64(s+1) * 0x9e3779b97f4a7c15
+	data := make([]byte, 160)
+	x := h ^ uint64(c)*0xbf58476d1ce4e5b9
+	for i := range data {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		data[i] = byte(x)
+	}
+	t := benchT0.Add(time.Duration(c) * time.Hour)
+	return map[string]types.AttributeValue{
+		"pk":  &types.AttributeValueMemberS{Value: fmt.Sprintf("S#%016x", h)},
+		"sk":  &types.AttributeValueMemberS{Value: "c#" + t.Format("2006-01-02T15:04:05.000Z")},
+		"d":   &types.AttributeValueMemberB{Value: data},
+		"ttl": &types.AttributeValueMemberN{Value: fmt.Sprint(t.Add(30 * 24 * time.Hour).Unix())},
+	}
+}
+
+// ttlBatch returns batch i of a flush round of chunk c: series i*25 to
+// i*25+24.
+func ttlBatch(i, c int) *dynamodb.BatchWriteItemInput {
+	reqs := make([]types.WriteRequest, 25)
+	for j := range reqs {
+		reqs[j] = types.WriteRequest{PutRequest: &types.PutRequest{Item: ttlBenchItem((i*25+j)%ttlBenchSeries, c)}}
+	}
+	return &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"bench": reqs}}
+}
+
+// ttlBenchDB opens a database with opts (NoSync, no sweeper) whose table
+// "bench" has a TTL attribute and holds the benchmark's items.
+func ttlBenchDB(b *testing.B, opts Options) *DB {
+	b.Helper()
+	opts.NoSync = true
+	db := benchDBWith(b, opts)
+	ctx := context.Background()
+	if _, err := db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String("bench"),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("ttl"), Enabled: aws.Bool(true)}}); err != nil {
+		b.Fatal(err)
+	}
+	for c := range ttlBenchChunks {
+		for i := range ttlBenchSeries / 25 {
+			if _, err := db.BatchWriteItem(ctx, ttlBatch(i, c)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	if err := db.pdb.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	return db
+}
+
+// reportLSM reports the number of L0 sublevels and of tables in all. Call
+// it after b.Loop, which forgets the metrics reported before.
+func reportLSM(b *testing.B, db *DB) {
+	m := db.pdb.Metrics()
+	tables := int64(0)
+	for _, l := range m.Levels {
+		tables += l.TablesCount
+	}
+	b.ReportMetric(float64(m.Levels[0].Sublevels), "L0-sublevels")
+	b.ReportMetric(float64(tables), "tables")
+}
+
+// BenchmarkBatchWriteTTL writes batches of 25 brand-new chunk items (as a
+// flush does: one chunk of each series in turn) or of 25 existing ones
+// (overwritten in a scattered order) into the table of ttlBenchDB.
+func BenchmarkBatchWriteTTL(b *testing.B) {
+	for _, existing := range []bool{false, true} {
+		name := "new"
+		if existing {
+			name = "existing"
+		}
+		b.Run(name, func(b *testing.B) {
+			db := ttlBenchDB(b, Options{})
+			ctx := context.Background()
+			const rounds = ttlBenchSeries / 25
+			// A round's requests are built outside the timer when needed.
+			reqs := make([]*dynamodb.BatchWriteItemInput, rounds)
+			b.ReportAllocs()
+			i := 0
+			start, cpu0 := time.Now(), cpuTime()
+			for b.Loop() {
+				if i%rounds == 0 {
+					b.StopTimer()
+					for j := range reqs {
+						c := ttlBenchChunks + i/rounds
+						if existing {
+							c = ((i + j) * 7919) % ttlBenchChunks
+						}
+						reqs[j] = ttlBatch(j, c)
+					}
+					b.StartTimer()
+				}
+				if _, err := db.BatchWriteItem(ctx, reqs[i%rounds]); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			reportItems(b, i*25, start, cpu0)
+			reportLSM(b, db)
+		})
+	}
+}
+
+// BenchmarkReadOld reads the old items of batches of 25 writes from the
+// table of ttlBenchDB in key order, alternately with one DB.Get each and
+// through one itemReader (as commitMany does), so that both see the same
+// LSM while compactions run (the first read of a batch in turns); it reports the microseconds per batch of each
+// and their ratio. The keys are new, existing (written once, in the
+// tables), or overwritten (1,280 items, each written 40 times, the newest
+// versions in the memtable).
+func BenchmarkReadOld(b *testing.B) {
+	const rounds = ttlBenchSeries / 25
+	for _, keys := range []string{"new", "existing", "overwritten"} {
+		b.Run(keys, func(b *testing.B) {
+			db := ttlBenchDB(b, Options{})
+			m := db.tables["bench"].m()
+			if keys == "overwritten" {
+				for r := range 40 {
+					for i := range 1280 / 25 {
+						if _, err := db.BatchWriteItem(context.Background(), ttlBatch(i, ttlBenchChunks)); err != nil {
+							b.Fatal(err)
+						}
+					}
+					if r%8 == 7 {
+						if err := db.pdb.Flush(); err != nil {
+							b.Fatal(err)
+						}
+					}
+				}
+			}
+			batches := make([][][]byte, 64*rounds)
+			for i := range batches {
+				var in *dynamodb.BatchWriteItemInput
+				switch keys {
+				case "new":
+					in = ttlBatch(i%rounds, ttlBenchChunks+i/rounds)
+				case "existing":
+					in = ttlBatch(i%rounds, (i*7919)%ttlBenchChunks)
+				default:
+					in = ttlBatch(i%(1280/25), ttlBenchChunks)
+				}
+				for _, wr := range in.RequestItems["bench"] {
+					k, err := m.keyFromItem(wr.PutRequest.Item)
+					if err != nil {
+						b.Fatal(err)
+					}
+					batches[i] = append(batches[i], k.key)
+				}
+				slices.SortFunc(batches[i], bytes.Compare)
+			}
+			readGet := func(keys [][]byte) time.Duration {
+				t0 := time.Now()
+				for _, k := range keys {
+					if _, err := db.getRaw(k); err != nil {
+						b.Fatal(err)
+					}
+				}
+				return time.Since(t0)
+			}
+			readReader := func(keys [][]byte) time.Duration {
+				t0 := time.Now()
+				r := itemReader{db: db}
+				for _, k := range keys {
+					if _, err := r.get(k); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := r.close(); err != nil {
+					b.Fatal(err)
+				}
+				return time.Since(t0)
+			}
+			// Each batch is read both ways, the first read in turns, since
+			// the second finds the first's blocks in the cache.
+			var get, reader time.Duration
+			i := 0
+			for b.Loop() {
+				keys := batches[i%len(batches)]
+				if i%2 == 0 {
+					get += readGet(keys)
+					reader += readReader(keys)
+				} else {
+					reader += readReader(keys)
+					get += readGet(keys)
+				}
+				i++
+			}
+			b.ReportMetric(float64(get.Microseconds())/float64(i), "get-µs/batch")
+			b.ReportMetric(float64(reader.Microseconds())/float64(i), "reader-µs/batch")
+			b.ReportMetric(reader.Seconds()/get.Seconds(), "ratio")
+			reportLSM(b, db)
 		})
 	}
 }

@@ -165,6 +165,10 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput, wo *pebble.Wri
 	defer unlockTables()
 	unlockItems := db.locks.lockAll(txKeys(in.TransactItems, names, ms))
 	defer unlockItems()
+	// The items are read in the order of the operations through one
+	// itemReader, which needs them all locked.
+	r := itemReader{db: db}
+	defer r.close()
 	writes := make([]*tableWrite, len(in.TransactItems))
 	reasons := make([]error, len(in.TransactItems))
 	failed := false
@@ -188,7 +192,7 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput, wo *pebble.Wri
 		}
 		tw := &tableWrite{m: m, w: w, readOld: m.needsOld(w)}
 		if tw.readOld {
-			if tw.old, err = db.getRaw(w.key.key); err != nil {
+			if tw.old, err = r.get(w.key.key); err != nil {
 				return nil, err
 			}
 		}
