@@ -47,6 +47,50 @@ type Options struct {
 
 	// CacheSize is the size in bytes of Pebble's block cache. Default: 64 MiB.
 	CacheSize int64
+
+	// MemTableSize is the size in bytes of Pebble's memtable: the latest
+	// writes, in memory (and in the write-ahead log), until it fills and
+	// is flushed to a new table in L0. A bigger memtable means fewer,
+	// bigger L0 tables and fewer compactions, but holds more memory (two
+	// memtables while one is flushed) and more versions of items that are
+	// overwritten often, which reads skip. Default: 4 MiB. It must be at
+	// least 64 KiB and less than 4 GiB.
+	MemTableSize int64
+
+	// L0CompactionThreshold is the read amplification of L0 (the number of
+	// its sublevels of tables) at which L0 is compacted into the lower
+	// levels. Each compaction of L0 rewrites the tables below that its
+	// keys overlap, all of them when keys are spread over the key space,
+	// so waiting for more L0 tables writes less in all; but every read
+	// looks into each sublevel. Writes stop while L0 has twice this many
+	// sublevels, or 12 if that is more, until compactions catch up.
+	// Default: 4. It must be at most 1000; negative values are an error.
+	L0CompactionThreshold int
+
+	// L0CompactionFileThreshold is the number of L0 tables at which L0 is
+	// compacted, whatever its read amplification. Default: 500. Negative
+	// values are an error.
+	L0CompactionFileThreshold int
+}
+
+// Limits of Options' fields.
+const (
+	minMemTableSize          = 64 << 10
+	maxMemTableSize          = 4<<30 - 1
+	maxL0CompactionThreshold = 1000
+)
+
+// validate reports the first field of o that has a bad value.
+func (o *Options) validate() error {
+	switch {
+	case o.MemTableSize != 0 && (o.MemTableSize < minMemTableSize || o.MemTableSize > maxMemTableSize):
+		return fmt.Errorf("local: Options.MemTableSize is %d: it must be 0 (the default) or between %d and %d", o.MemTableSize, minMemTableSize, int64(maxMemTableSize))
+	case o.L0CompactionThreshold < 0 || o.L0CompactionThreshold > maxL0CompactionThreshold:
+		return fmt.Errorf("local: Options.L0CompactionThreshold is %d: it must be between 0 (the default) and %d", o.L0CompactionThreshold, maxL0CompactionThreshold)
+	case o.L0CompactionFileThreshold < 0:
+		return fmt.Errorf("local: Options.L0CompactionFileThreshold is %d: it must not be negative", o.L0CompactionFileThreshold)
+	}
+	return nil
 }
 
 func (o *Options) withDefaults() Options {
@@ -65,6 +109,15 @@ func (o *Options) withDefaults() Options {
 	}
 	if r.CacheSize <= 0 {
 		r.CacheSize = 64 << 20
+	}
+	if r.MemTableSize == 0 {
+		r.MemTableSize = 4 << 20
+	}
+	if r.L0CompactionThreshold == 0 {
+		r.L0CompactionThreshold = 4
+	}
+	if r.L0CompactionFileThreshold == 0 {
+		r.L0CompactionFileThreshold = 500
 	}
 	return r
 }
@@ -103,9 +156,18 @@ type DB struct {
 // in-memory database if opts.InMemory is set. It starts the TTL sweeper.
 // The caller must Close the DB.
 func Open(dir string, opts *Options) (*DB, error) {
+	if opts != nil {
+		if err := opts.validate(); err != nil {
+			return nil, err
+		}
+	}
 	o := opts.withDefaults()
 	popts := &pebble.Options{
-		Logger: pebbleLogger{o.Logger},
+		Logger:                    pebbleLogger{o.Logger},
+		MemTableSize:              uint64(o.MemTableSize),
+		L0CompactionThreshold:     o.L0CompactionThreshold,
+		L0CompactionFileThreshold: o.L0CompactionFileThreshold,
+		L0StopWritesThreshold:     max(12, 2*o.L0CompactionThreshold),
 	}
 	cache := pebble.NewCache(o.CacheSize)
 	defer cache.Unref()
