@@ -40,6 +40,11 @@ type buffer struct {
 	// flushing is set while flush runs: a Write waiting for room is
 	// woken when it ends, so it wakes the flusher only when it is idle.
 	flushing bool
+	// perSeries is the mean number of readings of a series in the last
+	// sealed batch: the readings of a series that takes a second Write
+	// are given room for that many (up to 4 times what they need), so
+	// that they grow once, not at every Write.
+	perSeries int
 
 	flushMu sync.Mutex
 }
@@ -129,6 +134,11 @@ func (b *buffer) add(ctx context.Context, es []entry) error {
 			b.open[key] = e
 			b.keys = append(b.keys, key)
 		} else {
+			if need := len(e.recs) + len(x.recs); need > cap(e.recs) {
+				grown := make([]rec, len(e.recs), max(2*need, min(b.perSeries, 4*need)))
+				copy(grown, e.recs)
+				e.recs = grown
+			}
 			e.recs = append(e.recs, x.recs...)
 		}
 	}
@@ -190,6 +200,7 @@ func (b *buffer) seal() {
 		}
 		b.queue = append(b.queue, bt)
 		b.queued += bt.n
+		b.perSeries = bt.n / len(b.keys)
 		b.open = map[seriesKey]*entry{}
 		b.keys = nil
 		b.openN = 0

@@ -107,7 +107,13 @@ func (k *Kind) prepare(id string, rs []Reading) ([]rec, error) {
 				return nil, fmt.Errorf("%w: %d bytes of tags, at most %d", ErrInvalidReading, size, maxReadingTagBytes)
 			}
 		}
-		out[i] = rec{t: t, seq: seq + uint64(i), vals: v, tags: tags}
+		// Field by field: out is fresh (zero), and a struct copy would
+		// pay for its pointers' write barriers as a whole.
+		o := &out[i]
+		o.t, o.seq, o.vals = t, seq+uint64(i), v
+		if tags != nil {
+			o.tags = tags
+		}
 	}
 	return out, nil
 }
