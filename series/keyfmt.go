@@ -67,21 +67,29 @@ func (k *Kind) shardOf(seq uint64) int {
 // ts formats milliseconds since the epoch as keys.Timestamp does. The time
 // was checked to be in range when the reading was accepted.
 func ts(ms int64) string {
-	s, err := keys.Timestamp(msTime(ms))
+	var b [keys.TimestampLen]byte
+	return string(appendTS(b[:0], ms))
+}
+
+func appendTS(b []byte, ms int64) []byte {
+	out, err := keys.AppendTimestamp(b, msTime(ms))
 	if err != nil {
-		return "0000-01-01T00:00:00.000Z"
+		return append(b, "0000-01-01T00:00:00.000Z"...)
 	}
-	return s
+	return out
 }
 
 func hex16(v uint64) string {
 	var b [16]byte
+	return string(appendHex16(b[:0], v))
+}
+
+func appendHex16(b []byte, v uint64) []byte {
 	const digits = "0123456789abcdef"
-	for i := 15; i >= 0; i-- {
-		b[i] = digits[v&15]
-		v >>= 4
+	for i := 60; i >= 0; i -= 4 {
+		b = append(b, digits[v>>i&15])
 	}
-	return string(b[:])
+	return b
 }
 
 func parseHex16(s string) (uint64, bool) {
@@ -94,7 +102,13 @@ func parseHex16(s string) (uint64, bool) {
 
 // orderKey orders the readings of a kind: the timestamp, then a unique
 // suffix. Keys of one kind compare as their readings' (time, suffix).
-func orderKey(ms int64, seq uint64) string { return ts(ms) + keys.Sep + hex16(seq) }
+func orderKey(ms int64, seq uint64) string {
+	var b [orderKeyLen]byte
+	return string(appendHex16(append(appendTS(b[:0], ms), keys.Sep...), seq))
+}
+
+// orderKeyLen is the length of every orderKey.
+const orderKeyLen = keys.TimestampLen + len(keys.Sep) + 16
 
 // periodKey is the TimeSeries key of the period of granularity g holding ms.
 func periodKey(ms int64, g keys.Granularity) string {

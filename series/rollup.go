@@ -131,13 +131,9 @@ func (k *Kind) marksFor(m markSpec, id string, recs []rec) []table.Item {
 	}
 	now := timeMs(k.st.now())
 	var out []table.Item
-	last := int64(minMs - 1)
-	for i := range recs {
+	for i := 0; i < len(recs); {
 		start := periodStart(recs[i].t, m.g)
-		if start == last {
-			continue
-		}
-		last = start
+		i = skipPeriod(recs, i, periodEnd(start, m.g))
 		p := periodKey(start, m.g)
 		if k.st.mark.valid(m.cache+id+"\x00"+p, now) {
 			continue
@@ -145,6 +141,15 @@ func (k *Kind) marksFor(m markSpec, id string, recs []rec) []table.Item {
 		out = append(out, k.markerItemIn(m.pk, id, p))
 	}
 	return out
+}
+
+// skipPeriod returns the index of the first of recs (sorted) from i on
+// that is at end or later.
+func skipPeriod(recs []rec, i int, end int64) int {
+	for i < len(recs) && recs[i].t < end {
+		i++
+	}
+	return i
 }
 
 // markedIn records in the cache the markers of spec m written for recs
@@ -155,14 +160,11 @@ func (k *Kind) markedIn(m markSpec, id string, recs []rec) {
 		return
 	}
 	now := timeMs(k.st.now())
-	last := int64(minMs - 1)
-	for i := range recs {
+	for i := 0; i < len(recs); {
 		start := periodStart(recs[i].t, m.g)
-		if start == last {
-			continue
-		}
-		last = start
-		until := periodEnd(start, m.g) + k.st.opts.LateWindow.Milliseconds()/2
+		end := periodEnd(start, m.g)
+		i = skipPeriod(recs, i, end)
+		until := end + k.st.opts.LateWindow.Milliseconds()/2
 		if now < until {
 			k.st.mark.set(m.cache+id+"\x00"+periodKey(start, m.g), until, now)
 		}

@@ -521,9 +521,11 @@ func (k *Kind) latestItem(id string, r *rec) table.Item {
 	it := make(table.Item, 6+len(k.s.Fields)+len(k.s.Tags))
 	it[attrPK] = strAV(k.latestPK(id))
 	it[attrSK] = strAV(latestSK)
-	it[attrTime] = strAV(ts(r.t))
-	it[attrSeq] = strAV(hex16(r.seq))
-	it[attrOrd] = strAV(orderKey(r.t, r.seq))
+	// The time and sequence number are the parts of the order key.
+	ord := orderKey(r.t, r.seq)
+	it[attrTime] = strAV(ord[:keys.TimestampLen])
+	it[attrSeq] = strAV(ord[keys.TimestampLen+len(keys.Sep):])
+	it[attrOrd] = strAV(ord)
 	putValues(it, &k.s, r.vals, r.tags)
 	k.putTTL(it, r.t, k.s.Retention.Raw)
 	return it
