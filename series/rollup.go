@@ -1,9 +1,11 @@
 package series
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -146,10 +148,9 @@ func (k *Kind) marksFor(m markSpec, id string, recs []rec) []table.Item {
 // skipPeriod returns the index of the first of recs (sorted) from i on
 // that is at end or later.
 func skipPeriod(recs []rec, i int, end int64) int {
-	for i < len(recs) && recs[i].t < end {
-		i++
-	}
-	return i
+	// Readings before end (i's are) are often many: search.
+	n, _ := slices.BinarySearchFunc(recs[i:], end, func(r rec, end int64) int { return cmp.Compare(r.t, end) })
+	return i + n
 }
 
 // markedIn records in the cache the markers of spec m written for recs
