@@ -3,8 +3,12 @@ package local
 import (
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -29,11 +33,21 @@ func benchDB(b *testing.B, noSync bool) *DB {
 	return benchDBWith(b, Options{NoSync: noSync})
 }
 
-// benchDBWith opens a database on disk with opts (without the TTL sweeper)
-// and creates the table "bench" in it.
+// Engine options for all the benchmarks' databases, to compare settings:
+// go test -bench . -args -memtable 16777216 -l0 12 -l0files 48.
+var (
+	benchMemTable = flag.Int64("memtable", 0, "Options.MemTableSize of the benchmarks' databases")
+	benchL0       = flag.Int("l0", 0, "Options.L0CompactionThreshold of the benchmarks' databases")
+	benchL0Files  = flag.Int("l0files", 0, "Options.L0CompactionFileThreshold of the benchmarks' databases")
+)
+
+// benchDBWith opens a database on disk with opts (without the TTL sweeper,
+// with the engine options of the flags) and creates the table "bench" in
+// it.
 func benchDBWith(b *testing.B, opts Options) *DB {
 	b.Helper()
 	opts.TTLInterval = -1
+	opts.MemTableSize, opts.L0CompactionThreshold, opts.L0CompactionFileThreshold = *benchMemTable, *benchL0, *benchL0Files
 	db, err := Open(b.TempDir(), &opts)
 	if err != nil {
 		b.Fatal(err)
@@ -515,4 +529,70 @@ func BenchmarkReadOld(b *testing.B) {
 			reportLSM(b, db)
 		})
 	}
+}
+
+// BenchmarkOverwriteMix runs the mix of the wire load benchmark in process,
+// on one goroutine: PutItem (overwrites one of 1,280 items, a 100-byte
+// payload), GetItem, and Query (one partition, 20 items) in turns, on
+// random keys. The items accumulate versions in the memtable, which reads
+// skip, so the figures depend on how many operations ran: compare runs of
+// the same -benchtime (the wire benchmark puts about 70,000 times, 210000x).
+// It reports the mean microseconds of each operation.
+func BenchmarkOverwriteMix(b *testing.B) {
+	const partitions, perPartition = 64, 20
+	db := benchDB(b, true)
+	ctx := context.Background()
+	pk := func(p int) types.AttributeValue {
+		return &types.AttributeValueMemberS{Value: fmt.Sprintf("load#%03d", p)}
+	}
+	sk := func(s int) types.AttributeValue { return &types.AttributeValueMemberS{Value: fmt.Sprintf("%02d", s)} }
+	payload := &types.AttributeValueMemberS{Value: strings.Repeat("q", 100)}
+	for p := range partitions {
+		for s := range perPartition {
+			if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("bench"), Item: map[string]types.AttributeValue{
+				"pk": pk(p), "sk": sk(s), "n": &types.AttributeValueMemberN{Value: "0"}, "payload": payload}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var spent [3]time.Duration
+	var count [3]int
+	i := 0
+	for b.Loop() {
+		p, s := rng.IntN(partitions), rng.IntN(perPartition)
+		t0 := time.Now()
+		var err error
+		switch i % 3 {
+		case 0:
+			_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("bench"), Item: map[string]types.AttributeValue{
+				"pk": pk(p), "sk": sk(s), "n": &types.AttributeValueMemberN{Value: strconv.Itoa(i)}, "payload": payload}})
+		case 1:
+			var out *dynamodb.GetItemOutput
+			out, err = db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("bench"),
+				Key: map[string]types.AttributeValue{"pk": pk(p), "sk": sk(s)}})
+			if err == nil && out.Item == nil {
+				err = fmt.Errorf("no item %d/%d", p, s)
+			}
+		case 2:
+			var out *dynamodb.QueryOutput
+			out, err = db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("bench"), KeyConditionExpression: aws.String("pk = :p"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":p": pk(p)}, Limit: aws.Int32(perPartition)})
+			if err == nil && out.Count != perPartition {
+				err = fmt.Errorf("query %d: %d items", p, out.Count)
+			}
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		spent[i%3] += time.Since(t0)
+		count[i%3]++
+		i++
+	}
+	for j, name := range []string{"put-µs", "get-µs", "query-µs"} {
+		if count[j] > 0 {
+			b.ReportMetric(float64(spent[j].Microseconds())/float64(count[j]), name)
+		}
+	}
+	reportLSM(b, db)
 }
