@@ -41,9 +41,7 @@ type buffer struct {
 	// woken when it ends, so it wakes the flusher only when it is idle.
 	flushing bool
 	// perSeries is the mean number of readings of a series in the last
-	// sealed batch: the readings of a series that takes a second Write
-	// are given room for that many (up to 4 times what they need), so
-	// that they grow once, not at every Write.
+	// sealed batch (see add).
 	perSeries int
 
 	flushMu sync.Mutex
@@ -80,10 +78,12 @@ func (b *buffer) wake() {
 	}
 }
 
-// add buffers the readings of es (each of one series), after waiting for
-// room and, with a log, for the readings to be durable: one Append of a
-// record per entry, so that they share a sync. It keeps the entries'
-// readings: the caller must not use them afterwards.
+// add buffers a copy of the readings of es (each of one series), after
+// waiting for room and, with a log, for the readings to be durable: one
+// Append of a record per entry, so that they share a sync. The readings
+// of a series are given room for a quarter more than a series had in the
+// last batch (up to 4 times what they need), so that most are allocated
+// once a batch, however many Writes they come in.
 func (b *buffer) add(ctx context.Context, es []entry) error {
 	n := 0
 	for i := range es {
@@ -127,20 +127,20 @@ func (b *buffer) add(ctx context.Context, es []entry) error {
 		key := seriesKey{x.k, x.id}
 		e := b.open[key]
 		if e == nil {
-			// The readings are the caller's to give (Kind.prepare made
-			// them): the first readings of a series are kept without a
-			// copy.
-			e = &entry{k: x.k, id: x.id, recs: x.recs}
+			e = &entry{k: x.k, id: x.id}
 			b.open[key] = e
 			b.keys = append(b.keys, key)
-		} else {
-			if need := len(e.recs) + len(x.recs); need > cap(e.recs) {
-				grown := make([]rec, len(e.recs), max(2*need, min(b.perSeries, 4*need)))
-				copy(grown, e.recs)
-				e.recs = grown
-			}
-			e.recs = append(e.recs, x.recs...)
 		}
+		if need := len(e.recs) + len(x.recs); need > cap(e.recs) {
+			c := max(need, min(b.perSeries+b.perSeries/4, 4*need))
+			if len(e.recs) > 0 {
+				c = max(c, need+need/2) // grow geometrically
+			}
+			grown := make([]rec, len(e.recs), c)
+			copy(grown, e.recs)
+			e.recs = grown
+		}
+		e.recs = append(e.recs, x.recs...)
 	}
 	b.openN += n
 	b.maxLSN = max(b.maxLSN, lsn)

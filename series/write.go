@@ -67,12 +67,19 @@ func cmpRec(a, b rec) int {
 
 // prepare checks readings of series id and gives them sequence numbers.
 func (k *Kind) prepare(id string, rs []Reading) ([]rec, error) {
+	return k.appendPrepared(nil, id, rs)
+}
+
+// appendPrepared appends the readings prepare would return to dst and
+// returns the extended slice.
+func (k *Kind) appendPrepared(dst []rec, id string, rs []Reading) ([]rec, error) {
 	if !validID(id) {
 		return nil, fmt.Errorf("%w: %q", ErrInvalidID, id)
 	}
 	now := timeMs(k.st.now())
 	seq := k.st.nextSeqs(len(rs))
-	out := make([]rec, len(rs))
+	dst = slices.Grow(dst, len(rs))
+	out := dst[len(dst) : len(dst)+len(rs)]
 	nf, nt := len(k.s.Fields), len(k.s.Tags)
 	vals := make([]float64, len(rs)*nf)
 	for i, r := range rs {
@@ -107,15 +114,12 @@ func (k *Kind) prepare(id string, rs []Reading) ([]rec, error) {
 				return nil, fmt.Errorf("%w: %d bytes of tags, at most %d", ErrInvalidReading, size, maxReadingTagBytes)
 			}
 		}
-		// Field by field: out is fresh (zero), and a struct copy would
-		// pay for its pointers' write barriers as a whole.
+		// Field by field: a struct copy would pay for its pointers'
+		// write barriers as a whole.
 		o := &out[i]
-		o.t, o.seq, o.vals = t, seq+uint64(i), v
-		if tags != nil {
-			o.tags = tags
-		}
+		o.t, o.seq, o.vals, o.tags = t, seq+uint64(i), v, tags
 	}
-	return out, nil
+	return dst[:len(dst)+len(rs)], nil
 }
 
 // Write adds readings to series id through the write buffer, which batches
@@ -137,11 +141,35 @@ func (k *Kind) Write(ctx context.Context, id string, rs ...Reading) error {
 	if len(rs) == 0 {
 		return nil
 	}
-	recs, err := k.prepare(id, rs)
+	sp := getScratch()
+	defer putScratch(sp)
+	recs, err := k.appendPrepared((*sp)[:0], id, rs)
 	if err != nil {
 		return err
 	}
+	*sp = recs
 	return k.st.buf.add(ctx, []entry{{k: k, id: id, recs: recs}})
+}
+
+// scratch holds the readings of Write and WriteMany until the buffer has
+// copied them.
+var scratch = sync.Pool{New: func() any { return new([]rec) }}
+
+// maxPooledScratch is the most readings of a scratch slice kept.
+const maxPooledScratch = 1 << 16
+
+func getScratch() *[]rec { return scratch.Get().(*[]rec) }
+
+// putScratch returns sp's slice to the pool, cleared (up to its capacity:
+// a Write that failed may have filled more) so that it keeps no values
+// alive.
+func putScratch(sp *[]rec) {
+	if cap(*sp) > maxPooledScratch {
+		return
+	}
+	*sp = (*sp)[:0]
+	clear((*sp)[:cap(*sp)])
+	scratch.Put(sp)
 }
 
 // WriteMany adds the readings of several series, as Write does for each
@@ -154,17 +182,23 @@ func (k *Kind) WriteMany(ctx context.Context, batch []SeriesReadings) error {
 	if k.st.closed.Load() {
 		return ErrClosed
 	}
+	sp := getScratch()
+	defer putScratch(sp)
+	all := (*sp)[:0]
 	es := make([]entry, 0, len(batch))
 	for _, sr := range batch {
 		if len(sr.Readings) == 0 {
 			continue
 		}
-		recs, err := k.prepare(sr.ID, sr.Readings)
-		if err != nil {
+		from := len(all)
+		var err error
+		if all, err = k.appendPrepared(all, sr.ID, sr.Readings); err != nil {
+			*sp = all
 			return fmt.Errorf("series %q: %w", sr.ID, err)
 		}
-		es = append(es, entry{k: k, id: sr.ID, recs: recs})
+		es = append(es, entry{k: k, id: sr.ID, recs: all[from:len(all):len(all)]})
 	}
+	*sp = all
 	if len(es) == 0 {
 		return nil
 	}
