@@ -10,6 +10,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
@@ -181,10 +182,17 @@ func Open(dir string, opts *Options) (*DB, error) {
 	}
 	popts.EnsureDefaults()
 	// Bloom filters make the point reads of the write path (the item a
-	// write replaces, often absent) cheap.
+	// write replaces, often absent) cheap. Tables above L5 are not
+	// compressed: they hold a few percent of the data, are rewritten soon
+	// (L0 is every memtable flush), and compressing them costs CPU on
+	// every write, most of all for data that is compressed already (the
+	// series store's chunks); L5 and L6 keep Snappy.
 	for i := range popts.Levels {
 		popts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
 		popts.Levels[i].FilterType = pebble.TableFilter
+		if i < 5 {
+			popts.Levels[i].Compression = func() *sstable.CompressionProfile { return sstable.NoCompression }
+		}
 	}
 	pdb, err := pebble.Open(dir, popts)
 	if err != nil {
