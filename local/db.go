@@ -22,9 +22,11 @@ type Options struct {
 	InMemory bool
 
 	// NoSync acknowledges writes once they are in Pebble's write-ahead log
-	// buffer, before it is synced to disk. A process crash then loses
-	// nothing, but an operating system crash or power loss may lose the
-	// latest acknowledged writes. By default (false) every write is
+	// buffer, before it is synced to disk. Pebble writes the buffer to the
+	// operating system in the background, so a process crash may lose the
+	// writes of the last moments, and an operating system crash or power
+	// loss those since the last sync. DB.Sync makes every acknowledged
+	// write durable. By default (false) every write is
 	// acknowledged only after the log is synced; concurrent writers share
 	// syncs (group commit).
 	NoSync bool

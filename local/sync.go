@@ -11,9 +11,11 @@ type deferredSyncKey struct{}
 
 // WithDeferredSync returns a context under which the writes of a DB
 // (PutItem, UpdateItem, DeleteItem, BatchWriteItem, TransactWriteItems)
-// are acknowledged once they are in its write-ahead log, before the log is
-// synced: a process crash loses none of them, an operating system crash
-// or power loss may lose those not yet synced. Sync makes them durable.
+// are acknowledged once they are in its write-ahead log buffer, before the
+// log is synced: as with Options.NoSync, a crash may lose those not yet
+// synced (a process crash, those Pebble has not yet written to the
+// operating system, which it does in the background). Sync makes them
+// durable.
 //
 // It is for callers that keep their own durable record of the writes
 // until they call Sync, such as the series store's log: many writes then

@@ -242,7 +242,11 @@ func (b *buffer) flush(ctx context.Context) error {
 			bt.marked = true
 		}
 		// With a log, the batch's writes to an API that can defer its
-		// syncs share one sync, made before the log lets the batch go.
+		// syncs share one Sync, made before the log lets the batch go.
+		// It is needed with an unsynced log too: the embedded engine
+		// acknowledges a deferred write once it is in Pebble's log
+		// buffer, which Pebble writes to the operating system in the
+		// background, and only a sync makes sure it has.
 		actx := ctx
 		if l != nil && b.s.syncer != nil {
 			actx = timetable.WithDeferredSync(ctx)
@@ -257,7 +261,7 @@ func (b *buffer) flush(ctx context.Context) error {
 		b.space = make(chan struct{})
 		b.mu.Unlock()
 		if l != nil && bt.lsn > 0 {
-			if b.s.syncer != nil && !b.s.opts.WALNoSync {
+			if b.s.syncer != nil {
 				if err := b.s.syncer.Sync(ctx); err != nil {
 					return fmt.Errorf("series: cannot sync the table: %w", err)
 				}

@@ -295,12 +295,15 @@ func TestKill9_AcknowledgedReadingsSurvive(t *testing.T) {
 	}
 	eachBackend(t, func(t *testing.T, b backend) {
 		for _, l := range []Layout{Chunks, ItemPerReading} {
-			t.Run(l.String(), func(t *testing.T) { killTest(t, b, l) })
+			t.Run(l.String(), func(t *testing.T) { killTest(t, b, l, false) })
 		}
+		// Without fsyncs (the log written to the operating system, the
+		// engine's writes not synced), which a process kill survives too.
+		t.Run("Chunks/NoSync", func(t *testing.T) { killTest(t, b, Chunks, true) })
 	})
 }
 
-func killTest(t *testing.T, b backend, l Layout) {
+func killTest(t *testing.T, b backend, l Layout, noSync bool) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	walDir, dataDir := filepath.Join(dir, "wal"), filepath.Join(dir, "data")
@@ -332,7 +335,7 @@ func killTest(t *testing.T, b backend, l Layout) {
 	acked := map[int]bool{}
 	for round := 0; round < 2; round++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestKill9Child$", "-test.count=1")
-		cmd.Env = append(os.Environ(), childEnv+"="+strings.Join([]string{b.name, walDir, dataDir, name, strconv.Itoa(int(l)), strconv.Itoa(round * 1_000_000)}, "|"))
+		cmd.Env = append(os.Environ(), childEnv+"="+strings.Join([]string{b.name, walDir, dataDir, name, strconv.Itoa(int(l)), strconv.Itoa(round * 1_000_000), strconv.FormatBool(noSync)}, "|"))
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -427,10 +430,11 @@ func TestKill9Child(t *testing.T) {
 	bname, walDir, dataDir, name := parts[0], parts[1], parts[2], parts[3]
 	l, _ := strconv.Atoi(parts[4])
 	offset, _ := strconv.Atoi(parts[5])
+	noSync, _ := strconv.ParseBool(parts[6])
 	clk := newClock(t0.Add(time.Hour))
 	var api timetable.API
 	if bname == "engine" {
-		db, err := local.Open(dataDir, &local.Options{Now: clk.Now})
+		db, err := local.Open(dataDir, &local.Options{Now: clk.Now, NoSync: noSync})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -439,7 +443,7 @@ func TestKill9Child(t *testing.T) {
 		api = dynamoLocal(os.Getenv(endpointEnv))
 	}
 	ctx := context.Background()
-	st, err := Open(ctx, api, &Options{Table: name, Now: clk.Now, WALDir: walDir, RollupInterval: -1,
+	st, err := Open(ctx, api, &Options{Table: name, Now: clk.Now, WALDir: walDir, WALNoSync: noSync, RollupInterval: -1,
 		FlushInterval: 5 * time.Millisecond, FlushSize: 300}, killSchema(Layout(l)))
 	if err != nil {
 		t.Fatal(err)
@@ -523,16 +527,16 @@ func (s *syncAPI) Sync(ctx context.Context) error {
 }
 
 func TestBuffer_DeferredSync(t *testing.T) {
-	// With a synced log, a flush's writes to a Syncer share one Sync, made
-	// after them (before the log lets them go). With an unsynced log, or
-	// none, nothing calls Sync.
+	// With a log, synced or not, a flush's writes to a Syncer share one
+	// Sync, made after them (before the log lets them go). Without a log,
+	// nothing calls Sync.
 	ctx := context.Background()
 	for _, c := range []struct {
 		name   string
 		wal    bool
 		noSync bool
 		syncs  int
-	}{{"synced log", true, false, 1}, {"log not synced", true, true, 0}, {"no log", false, false, 0}} {
+	}{{"synced log", true, false, 1}, {"log not synced", true, true, 1}, {"no log", false, false, 0}} {
 		t.Run(c.name, func(t *testing.T) {
 			clk := newClock(t0.Add(time.Hour))
 			api := &syncAPI{API: openEngine(t, clk)}

@@ -35,11 +35,18 @@ type Options struct {
 	// its readings are synced to a write-ahead log in this directory, and
 	// Open replays what a crash left unflushed. Without it, Write returns
 	// once the readings are in memory, and a crash loses those not yet
-	// flushed (use WriteSync or Flush where that matters).
+	// flushed (use WriteSync or Flush where that matters). A flush lets
+	// the log drop its readings once the API has acknowledged their
+	// writes, after a Sync if the API is a timetable.Syncer: an API that
+	// acknowledges writes it may lose otherwise (such as a local.DB
+	// wrapped so that its Sync is hidden, opened with NoSync) loses
+	// readings in a crash.
 	WALDir string
 	// WALNoSync skips the log's fsync: Write returns once its readings are
 	// written to the operating system, which survives the process being
-	// killed but not a power loss. For tests and benchmarks.
+	// killed (Prometheus' durability) but not a power loss. Flushes still
+	// sync an API that is a timetable.Syncer (the embedded engine) once
+	// each before the log lets their readings go.
 	WALNoSync bool
 
 	// FlushInterval is the period at which buffered readings are written to
