@@ -56,7 +56,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	var (
 		dataDir  = fs.String("data", "./timetable-data", "data folder (created if missing)")
 		addr     = fs.String("dynamodb-addr", "127.0.0.1:8000", "listen address of the DynamoDB endpoint (host:port; port 0 picks a free one)")
-		noSync   = fs.Bool("no-sync", false, "acknowledge writes before the write-ahead log is synced to disk (faster; a machine crash may lose the latest writes)")
+		noSync   = fs.Bool("no-sync", false, "acknowledge writes before the write-ahead log is synced to disk (faster; a crash may lose the latest writes: a process crash those of the last moments, a machine crash those since the last sync)")
 		inMemory = fs.Bool("in-memory", false, "keep all data in memory, lost at exit (--data is ignored)")
 		addrFile = fs.String("addr-file", "", "once listening, write the endpoint's host:port to this file (for scripts that use port 0)")
 		verbose  = fs.Bool("v", false, "log at debug level")
