@@ -55,7 +55,7 @@ func TestSeries_Tiny(t *testing.T) {
 		}
 		names = append(names, f.Name)
 	}
-	for _, want := range []string{"series ingest, durable", "series ingest, peak RSS", "bytes on disk per reading after compaction",
+	for _, want := range []string{"kill -9 safe, as Prometheus' Commit", "once the log is fsynced", "series ingest, peak RSS", "bytes on disk per reading after compaction",
 		"(1-minute readings of 3 fields), chunks", "write units per reading at 1 Hz, chunks", "read units, 7200 readings of one series at 1 Hz, chunks",
 		"series Latest, in process, 50 series: p99", "read of 7200 readings of 1 Hz readings", "embedded engine vs DynamoDB Local"} {
 		found := false
