@@ -329,8 +329,6 @@ func (h *H) fWantCanceled(err error, codes ...string) {
 	}
 }
 
-const msgCannotUpdateSK = "One or more parameter values were invalid: Cannot update attribute sk. This attribute is part of the key"
-
 func nestedKeyTransactWrite(t *testing.T, h *H) {
 	tab := fidTable(h)
 	k1, k2 := fidKey("a", "1"), fidKey("b", "1")

@@ -99,14 +99,6 @@ func (u *usage) consumed(mode types.ReturnConsumedCapacity) *types.ConsumedCapac
 	return nil
 }
 
-// merge adds v to u (same table).
-func (u *usage) merge(v *usage) {
-	u.units += v.units
-	for name, x := range v.indexes {
-		u.addIndex(name, v.global[name], x)
-	}
-}
-
 // scale multiplies all units by f (transactions cost double).
 func (u *usage) scale(f float64) {
 	u.units *= f

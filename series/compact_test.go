@@ -442,10 +442,8 @@ func TestCompact_CursorAcrossCompaction(t *testing.T) {
 		var rests [2][]string
 		for ri, rev := range []bool{false, true} {
 			q.Reverse = rev
-			var all []Reading
 			it := k.Iter(ctx, "s1", q)
 			for it.Next() {
-				all = append(all, it.Reading())
 				if r := it.Reading(); r.Time.Equal(t0) || r.Time.Equal(t0.Add(5*time.Minute)) {
 					cursors[ri] = append(cursors[ri], it.Cursor())
 					rests[ri] = append(rests[ri], "")

@@ -19,7 +19,10 @@ const (
 	MaxExponent = 125  // largest magnitude is below 1e126
 )
 
-// Errors returned by Parse and by arithmetic. Their texts are DynamoDB's.
+// Errors returned by Parse and by arithmetic. Their texts are DynamoDB's,
+// capitals included.
+//
+//lint:file-ignore ST1005 the error texts are DynamoDB's own messages
 var (
 	ErrSyntax    = errors.New("number: invalid syntax")
 	ErrPrecision = errors.New("Attempting to store more than 38 significant digits in a Number")
