@@ -263,22 +263,27 @@ func putUnit(item table.Item, s *Schema, u unit) {
 	ns := getNums()
 	defer numsPool.Put(ns)
 	ns.int(u.n)
-	// Fields whose numbers are in ns, in order; the others (a value that
-	// is no DynamoDB number) take aggAV.
+	// packed[i] says whether field i's numbers are in ns, in order; the
+	// others (with a value that is no DynamoDB number) take aggAV.
+	var packedBuf [16]bool
+	packed := packedBuf[:0]
 	some := 0
 	for i := range s.Fields {
 		a := &u.fields[i]
 		if a.n == 0 {
+			packed = append(packed, false)
 			continue
 		}
 		m := ns.len()
 		ns.int(a.n)
 		if !ns.float(a.sum) || !ns.float(a.min) || !ns.float(a.max) || !ns.float(a.first) || !ns.float(a.last) {
 			ns.truncate(m)
+			packed = append(packed, false)
 			continue
 		}
 		ns.int(a.firstT)
 		ns.int(a.lastT)
+		packed = append(packed, true)
 		some++
 	}
 	avs := ns.avs()
@@ -293,7 +298,7 @@ func putUnit(item table.Item, s *Schema, u unit) {
 		if a.n == 0 {
 			continue
 		}
-		if !isNumber(a.sum) || !isNumber(a.min) || !isNumber(a.max) || !isNumber(a.first) || !isNumber(a.last) {
+		if !packed[i] {
 			item[f] = aggAV(*a)
 			continue
 		}
