@@ -19,6 +19,10 @@ var (
 	// ErrExpired is returned by writes for a reading already older than
 	// the kind's raw retention: it would never be readable.
 	ErrExpired = errors.New("series: reading older than its retention")
+	// ErrConflict is returned by the writes of a kind whose Duplicates
+	// rule is RejectDifferent for a reading whose series already holds a
+	// different one at the same instant; nothing of the call is written.
+	ErrConflict = errors.New("series: a different reading at the same instant")
 	// ErrBadCursor is returned by reads for a cursor they did not make.
 	ErrBadCursor = errors.New("timetable: invalid cursor")
 	// ErrUnbounded is returned by a read that needs a bound it was not

@@ -20,14 +20,22 @@ import (
 type Query struct {
 	// From and To bound the readings' times: [From, To). A zero From
 	// reads from the oldest reading not expired; a zero To has no upper
-	// bound (for DayPartitioned: the day after now).
+	// bound. Bounds finer than a millisecond, the store's precision, are
+	// rounded up: From = t + 0.5 ms starts after a reading at t, and
+	// To = t + 0.5 ms includes it.
 	From, To time.Time
 	// Reverse returns the newest readings first. Newest N is
 	// Query{Reverse: true, Limit: N}.
 	Reverse bool
-	// Limit is, for Range, the number of readings of a page; for Iter and
-	// All the number in all. 0: no limit.
+	// Limit is the most readings the read returns in all: Iter and All
+	// stop after Limit; a Range page holds at most the Limit left (its
+	// cursor carries the count), and a page that reaches it has no
+	// cursor. 0: no limit.
 	Limit int
+	// PageSize is the most readings of one Range page; its Cursor
+	// resumes after the page. 0: a page holds all the readings left.
+	// Iter and All ignore it.
+	PageSize int
 	// Filter keeps only the readings that match every filter. Filtered
 	// readings are still read (and billed).
 	Filter []Filter

@@ -60,6 +60,46 @@ func (l Layout) String() string {
 	return fmt.Sprintf("Layout(%d)", uint8(l))
 }
 
+// DuplicateRule is what a kind does with readings of one series at one
+// instant (the same millisecond). The zero value is LastWins.
+//
+// Every layout, shard count, read (Range, Iter, All, Latest, LatestMany,
+// Buckets, Aggregate), rollup tier and restart applies the same rule.
+// Readings of one instant are ordered by when they were written: a
+// Store gives each reading a sequence number as its Write is accepted,
+// increasing across calls, flushes and restarts (it starts from the
+// clock at Open). Readings written by two Stores at once are ordered by
+// those numbers, so by their Stores' clocks.
+type DuplicateRule uint8
+
+const (
+	// LastWins keeps the reading written last: a retry or a correction
+	// replaces the earlier value, so writes are idempotent. Reads return
+	// one reading per instant. For measurements; the default.
+	LastWins DuplicateRule = iota
+	// KeepAll keeps every reading, in write order: events, logs and
+	// transactions, where two at one instant are two facts. Reads return
+	// them oldest-written first (newest-written first with Reverse).
+	KeepAll
+	// RejectDifferent keeps the first reading written: writing the same
+	// values and tags again is accepted and changes nothing, writing
+	// different ones is refused with ErrConflict (Prometheus' rule).
+	RejectDifferent
+)
+
+// String returns "last-wins", "keep-all" or "reject-different".
+func (d DuplicateRule) String() string {
+	switch d {
+	case LastWins:
+		return "last-wins"
+	case KeepAll:
+		return "keep-all"
+	case RejectDifferent:
+		return "reject-different"
+	}
+	return fmt.Sprintf("DuplicateRule(%d)", uint8(d))
+}
+
 // Forever, as a retention, keeps data without expiry.
 const Forever time.Duration = -1
 
@@ -98,6 +138,9 @@ type Schema struct {
 	Tags []string
 	// Layout is how raw readings are stored; default Chunks.
 	Layout Layout
+	// Duplicates is the rule for readings of one series at one instant;
+	// default LastWins.
+	Duplicates DuplicateRule
 	// NoCompaction turns off the background compaction of the kind's
 	// chunks (Chunks layout), and the compaction markers its writes leave
 	// (one small write per series and hour). Compaction merges the chunk
@@ -192,6 +235,9 @@ func (s Schema) normalize() (Schema, error) {
 	}
 	if s.Layout > Buckets {
 		return bad("unknown layout %d", s.Layout)
+	}
+	if s.Duplicates > RejectDifferent {
+		return bad("unknown duplicate rule %d", s.Duplicates)
 	}
 	switch s.BucketPeriod {
 	case 0:
