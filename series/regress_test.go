@@ -1,0 +1,1377 @@
+package series
+
+// Regression tests of the read and write contract: paging (Limit is a
+// total, PageSize a page, cursors survive flushes and compactions), the
+// duplicate rules (LastWins, KeepAll, RejectDifferent) on every read path,
+// layout and shard count, before and after Flush, Compact and restarts,
+// Latest never older than an acknowledged write, -0 read as +0, and the
+// bounds of every read (a zero upper bound is no bound, sub-millisecond
+// bounds round up, AggregateQuery.Tier is the tier read).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/keys"
+)
+
+// withRule returns s with the duplicate rule r.
+func withRule(s Schema, r DuplicateRule) Schema {
+	s.Duplicates = r
+	return s
+}
+
+// paged returns q with page size n.
+func paged(q Query, n int) Query {
+	q.PageSize = n
+	return q
+}
+
+var allRules = []DuplicateRule{LastWins, KeepAll, RejectDifferent}
+
+// rgSchema is the schema of these tests: two fields, one tag.
+func rgSchema(l Layout, shards int, rule DuplicateRule) Schema {
+	return withRule(Schema{Name: "RG", Fields: []string{"v", "w"}, Tags: []string{"g"}, Layout: l, Shards: shards}, rule)
+}
+
+// rd is a reading at t0 plus d with values v (w absent) and tag g.
+func rd(d time.Duration, v float64, g string) Reading {
+	return Reading{Time: t0.Add(d), Values: []float64{v}, Tags: []string{g}}
+}
+
+// at is t0 plus h hours and m minutes.
+func at(h, m int) time.Duration { return time.Duration(h)*time.Hour + time.Duration(m)*time.Minute }
+
+// model is what a series must hold under a duplicate rule, given the
+// write calls that returned: the readings accepted, in write order.
+type model struct {
+	rule   DuplicateRule
+	nf, nt int
+	rs     []Reading
+}
+
+func newModel(rule DuplicateRule, s Schema) *model {
+	return &model{rule: rule, nf: len(s.Fields), nt: len(s.Tags)}
+}
+
+// norm pads a reading to the schema, as reads return it.
+func (m *model) norm(r Reading) Reading {
+	v := make([]float64, m.nf)
+	for i := range v {
+		v[i] = math.NaN()
+	}
+	copy(v, r.Values)
+	var g []string
+	if m.nt > 0 {
+		g = make([]string, m.nt)
+		copy(g, r.Tags)
+	}
+	return Reading{Time: r.Time.UTC().Truncate(time.Millisecond), Values: v, Tags: g}
+}
+
+// write records a write call and reports whether it must fail with
+// ErrConflict (RejectDifferent: a different reading at an instant the
+// series has, or has earlier in the call); such a call writes nothing.
+func (m *model) write(rs ...Reading) (conflict bool) {
+	call := make([]Reading, len(rs))
+	for i, r := range rs {
+		call[i] = m.norm(r)
+	}
+	if m.rule != RejectDifferent {
+		m.rs = append(m.rs, call...)
+		return false
+	}
+	have := map[int64]Reading{}
+	for _, r := range m.rs {
+		have[r.Time.UnixMilli()] = r
+	}
+	var add []Reading
+	for _, r := range call {
+		ms := r.Time.UnixMilli()
+		if p, ok := have[ms]; ok {
+			if !sameReading(p, r) {
+				return true
+			}
+			continue
+		}
+		have[ms] = r
+		add = append(add, r)
+	}
+	m.rs = append(m.rs, add...)
+	return false
+}
+
+// want returns the readings reads must return, oldest first.
+func (m *model) want() []Reading {
+	rs := slices.Clone(m.rs)
+	sort.SliceStable(rs, func(i, j int) bool { return rs[i].Time.Before(rs[j].Time) })
+	if m.rule != LastWins {
+		return rs
+	}
+	var out []Reading
+	for _, r := range rs {
+		if n := len(out); n > 0 && out[n-1].Time.Equal(r.Time) {
+			out[n-1] = r
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// writeFn is Kind.Write or Kind.WriteSync.
+type writeFn func(ctx context.Context, id string, rs ...Reading) error
+
+// apply writes rs with w and records them in m, checking that the call
+// fails with ErrConflict exactly when the rule says so.
+func (m *model) apply(t *testing.T, ctx context.Context, w writeFn, id string, rs ...Reading) {
+	t.Helper()
+	conflict := m.write(rs...)
+	err := w(ctx, id, rs...)
+	switch {
+	case conflict && !errors.Is(err, ErrConflict):
+		t.Errorf("write %s: got error %v, want ErrConflict", brief(rs), err)
+	case !conflict && err != nil:
+		t.Fatalf("write %s: %v", brief(rs), err)
+	}
+}
+
+// diffReadings describes how got differs from want, "" if equal.
+func diffReadings(got, want []Reading) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("got %d readings, want %d\n  got:%s\n want:%s", len(got), len(want), briefAll(got), briefAll(want))
+	}
+	for i := range got {
+		if !sameReading(got[i], want[i]) {
+			return fmt.Sprintf("reading %d: got %s, want %s\n  got:%s\n want:%s", i, briefAll(got[i:i+1]), briefAll(want[i:i+1]), briefAll(got), briefAll(want))
+		}
+	}
+	return ""
+}
+
+func briefAll(rs []Reading) string {
+	s := ""
+	for _, r := range rs {
+		s += fmt.Sprintf(" %s%v%v", r.Time.Format("01-02T15:04:05.000"), r.Values, r.Tags)
+	}
+	return s
+}
+
+func reversed(rs []Reading) []Reading {
+	out := slices.Clone(rs)
+	slices.Reverse(out)
+	return out
+}
+
+// rangeAll reads q page by page (q.PageSize readings a page) and returns
+// every reading.
+func rangeAll(ctx context.Context, k *Kind, id string, q Query) ([]Reading, error) {
+	var out []Reading
+	for pages := 0; ; pages++ {
+		if pages > 10000 {
+			return out, fmt.Errorf("more than 10000 pages")
+		}
+		p, err := k.Range(ctx, id, q)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, p.Readings...)
+		if p.Cursor == "" {
+			return out, nil
+		}
+		if q.PageSize > 0 && len(p.Readings) > q.PageSize {
+			return out, fmt.Errorf("page of %d readings, page size %d", len(p.Readings), q.PageSize)
+		}
+		q.Cursor = p.Cursor
+	}
+}
+
+func iterAll(ctx context.Context, k *Kind, id string, q Query) ([]Reading, error) {
+	it := k.Iter(ctx, id, q)
+	defer it.Close()
+	var out []Reading
+	for it.Next() {
+		out = append(out, it.Reading())
+	}
+	return out, it.Err()
+}
+
+// rgPeriods aggregates rs (in read order) by period: start maps a time
+// to its period's start, end a start to the period's end.
+func rgPeriods(rs []Reading, nf int, start func(time.Time) time.Time, end func(time.Time) time.Time) []Period {
+	var out []Period
+	for _, r := range rs {
+		s := start(r.Time)
+		if len(out) == 0 || !out[len(out)-1].Start.Equal(s) {
+			out = append(out, Period{Start: s, End: end(s), Fields: make([]Aggregate, nf)})
+		}
+		p := &out[len(out)-1]
+		p.Count++
+		for i := 0; i < nf; i++ {
+			v := math.NaN()
+			if i < len(r.Values) {
+				v = r.Values[i]
+			}
+			if math.IsNaN(v) {
+				continue
+			}
+			a := &p.Fields[i]
+			if a.Count == 0 {
+				*a = Aggregate{Count: 1, Sum: v, Min: v, Max: v, First: v, Last: v, FirstTime: r.Time, LastTime: r.Time}
+				continue
+			}
+			a.Count++
+			a.Sum += v
+			a.Min = min(a.Min, v)
+			a.Max = max(a.Max, v)
+			a.Last, a.LastTime = v, r.Time
+		}
+	}
+	return out
+}
+
+func stepPeriods(rs []Reading, nf int, step time.Duration) []Period {
+	return rgPeriods(rs, nf, func(t time.Time) time.Time { return t.Truncate(step) },
+		func(s time.Time) time.Time { return s.Add(step) })
+}
+
+func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
+
+// diffPeriods describes how got differs from want, "" if equal.
+func diffPeriods(got, want []Period) string {
+	if len(got) != len(want) {
+		return fmt.Sprintf("got %d periods, want %d\n  got: %v\n want: %v", len(got), len(want), got, want)
+	}
+	for i := range got {
+		g, w := got[i], want[i]
+		if !g.Start.Equal(w.Start) || !g.End.Equal(w.End) || g.Count != w.Count || len(g.Fields) != len(w.Fields) {
+			return fmt.Sprintf("period %d: got %v, want %v", i, g, w)
+		}
+		for j := range g.Fields {
+			a, b := g.Fields[j], w.Fields[j]
+			if a.Count != b.Count || !sameFloat(a.Sum, b.Sum) || !sameFloat(a.Min, b.Min) || !sameFloat(a.Max, b.Max) ||
+				!sameFloat(a.First, b.First) || !sameFloat(a.Last, b.Last) || !a.FirstTime.Equal(b.FirstTime) || !a.LastTime.Equal(b.LastTime) {
+				return fmt.Sprintf("period %d (%s) field %d: got %+v, want %+v", i, g.Start.Format("01-02T15:04"), j, a, b)
+			}
+		}
+	}
+	return ""
+}
+
+// readsOpts says which reads checkReads makes besides Range, Iter, All,
+// Latest, LatestMany and Aggregate.
+type readsOpts struct {
+	rollups bool // the rollups are up to date: Rollups agree too
+	pages   bool // also page forward and back, a reading a page
+}
+
+// window is the range the aggregates of checkReads cover.
+var winFrom, winTo = t0, t0.Add(48 * time.Hour)
+
+// checkReads checks that every read path of series id returns want
+// (oldest first): Range both ways (whole and paged), Iter, All, Latest,
+// LatestMany, Aggregate (hourly and daily steps), Buckets for the Buckets
+// layout and, with o.rollups, the stored rollups.
+func checkReads(t *testing.T, ctx context.Context, k *Kind, id string, want []Reading, phase string, o readsOpts) {
+	t.Helper()
+	nf := len(k.Schema().Fields)
+	check := func(path string, got []Reading, err error, want []Reading) {
+		t.Helper()
+		if err != nil {
+			t.Errorf("%s: %s: %v", phase, path, err)
+		} else if d := diffReadings(got, want); d != "" {
+			t.Errorf("%s: %s: %s", phase, path, d)
+		}
+	}
+	q := Query{From: winFrom, To: winTo}
+	p, err := k.Range(ctx, id, q)
+	if err == nil && p.Cursor != "" {
+		t.Errorf("%s: Range: cursor %q after everything", phase, p.Cursor)
+	}
+	var got []Reading
+	if p != nil {
+		got = p.Readings
+	}
+	check("Range", got, err, want)
+	p, err = k.Range(ctx, id, Query{From: winFrom, To: winTo, Reverse: true})
+	got = nil
+	if p != nil {
+		got = p.Readings
+	}
+	check("Range reverse", got, err, reversed(want))
+	got, err = iterAll(ctx, k, id, q)
+	check("Iter", got, err, want)
+	got = nil
+	err = nil
+	for r, e := range k.All(ctx, id, Query{From: winFrom, To: winTo, Reverse: true}) {
+		if e != nil {
+			err = e
+			break
+		}
+		got = append(got, r)
+	}
+	check("All reverse", got, err, reversed(want))
+	if o.pages {
+		got, err = rangeAll(ctx, k, id, paged(q, 2))
+		check("Range pages of 2", got, err, want)
+		got, err = rangeAll(ctx, k, id, paged(Query{From: winFrom, To: winTo, Reverse: true}, 1))
+		check("Range reverse pages of 1", got, err, reversed(want))
+	}
+	if len(want) > 0 {
+		last := want[len(want)-1]
+		r, err := k.Latest(ctx, id)
+		check("Latest", []Reading{r}, err, []Reading{last})
+		m, err := k.LatestMany(ctx, []string{id, "none"})
+		if err != nil {
+			t.Errorf("%s: LatestMany: %v", phase, err)
+		} else if len(m) != 1 {
+			t.Errorf("%s: LatestMany: %d readings, want 1", phase, len(m))
+		} else {
+			check("LatestMany", []Reading{m[id]}, nil, []Reading{last})
+		}
+		p, err := k.Range(ctx, id, Query{From: winFrom, To: winTo, Reverse: true, Limit: 1})
+		got = nil
+		if p != nil {
+			got = p.Readings
+		}
+		check("Range newest", got, err, []Reading{last})
+	}
+	for _, step := range []time.Duration{time.Hour, 24 * time.Hour} {
+		a, err := k.Aggregate(ctx, id, AggregateQuery{From: winFrom, To: winTo, Step: step})
+		if err != nil {
+			t.Errorf("%s: Aggregate step %v: %v", phase, step, err)
+		} else if d := diffPeriods(a.Periods, stepPeriods(want, nf, step)); d != "" {
+			t.Errorf("%s: Aggregate step %v: %s", phase, step, d)
+		}
+	}
+	if k.Schema().Layout == Buckets {
+		g := k.Schema().BucketPeriod
+		bs, err := k.Buckets(ctx, id, winFrom, winTo)
+		wp := rgPeriods(want, nf, func(t time.Time) time.Time { return msTime(periodStart(timeMs(t), g)) },
+			func(s time.Time) time.Time { return msTime(periodEnd(timeMs(s), g)) })
+		if err != nil {
+			t.Errorf("%s: Buckets: %v", phase, err)
+		} else if d := diffPeriods(bs, wp); d != "" {
+			t.Errorf("%s: Buckets: %s", phase, d)
+		}
+	}
+	if o.rollups {
+		for _, tier := range []Tier{Hourly, Daily} {
+			step := time.Hour
+			if tier == Daily {
+				step = 24 * time.Hour
+			}
+			ps, err := k.Rollups(ctx, id, tier, winFrom, winTo)
+			if err != nil {
+				t.Errorf("%s: Rollups %s: %v", phase, tier, err)
+			} else if d := diffPeriods(ps, stepPeriods(want, nf, step)); d != "" {
+				t.Errorf("%s: Rollups %s: %s", phase, tier, d)
+			}
+		}
+	}
+}
+
+// reopen opens a second Store over api and the table of opts; its table
+// is dropped by the first one's cleanup.
+func reopen(t *testing.T, api timetable.API, opts *Options, schemas ...Schema) *Store {
+	t.Helper()
+	st, err := Open(context.Background(), api, opts, schemas...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.EnsureTable(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// onDynamo reports whether b is DynamoDB Local (requests cost
+// milliseconds there).
+func onDynamo(b backend) bool { return b.name != "engine" }
+
+// Finding 1: a Range page of a read merging streams (the buffer and the
+// table, or shards) left the backend iterators on a cancelled context:
+// the next page failed with "context canceled".
+func TestRange_PagesMergingStreams(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		for _, l := range allLayouts {
+			t.Run(l.String()+"/buffered", func(t *testing.T) {
+				ctx := context.Background()
+				clk := newClock(t0.Add(time.Hour))
+				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "P", Fields: []string{"v"}, Layout: l})
+				k := st.Kind("P")
+				var want []Reading
+				for i := 0; i < 10; i++ {
+					want = append(want, Reading{Time: t0.Add(time.Duration(i) * time.Minute), Values: []float64{float64(i)}})
+				}
+				if err := k.WriteSync(ctx, "s", want...); err != nil {
+					t.Fatal(err)
+				}
+				extra := Reading{Time: t0.Add(10 * time.Minute), Values: []float64{10}}
+				if err := k.Write(ctx, "s", extra); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, extra)
+				p, err := k.Range(ctx, "s", paged(Query{From: t0}, 2))
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantReadings(t, p.Readings, want[:2])
+				if p.Cursor == "" {
+					t.Fatal("no cursor after the first page")
+				}
+				p2, err := k.Range(ctx, "s", paged(Query{From: t0, Cursor: p.Cursor}, 2))
+				if err != nil {
+					t.Fatalf("second page: %v", err)
+				}
+				wantReadings(t, p2.Readings, want[2:4])
+				for _, rev := range []bool{false, true} {
+					got, err := rangeAll(ctx, k, "s", paged(Query{From: t0, Reverse: rev}, 2))
+					if err != nil {
+						t.Fatalf("reverse %v: %v", rev, err)
+					}
+					w := want
+					if rev {
+						w = reversed(want)
+					}
+					if d := diffReadings(got, w); d != "" {
+						t.Errorf("pages, reverse %v: %s", rev, d)
+					}
+				}
+			})
+			t.Run(l.String()+"/shards", func(t *testing.T) {
+				ctx := context.Background()
+				clk := newClock(t0.Add(time.Hour))
+				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "P", Fields: []string{"v"}, Layout: l, Shards: 2})
+				k := st.Kind("P")
+				for i := 0; i < 12; i++ {
+					for _, id := range []string{"x", "y"} {
+						r := Reading{Time: t0.Add(time.Duration(i) * time.Minute), Values: []float64{float64(i)}}
+						if err := k.WriteSync(ctx, id, r); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+				for _, id := range []string{"x", "y"} {
+					for _, rev := range []bool{false, true} {
+						all, err := k.Range(ctx, id, Query{From: t0, Reverse: rev})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if len(all.Readings) != 12 {
+							t.Fatalf("%s: %d readings, want 12", id, len(all.Readings))
+						}
+						got, err := rangeAll(ctx, k, id, paged(Query{From: t0, Reverse: rev}, 2))
+						if err != nil {
+							t.Fatalf("%s, reverse %v: %v", id, rev, err)
+						}
+						if d := diffReadings(got, all.Readings); d != "" {
+							t.Errorf("%s pages, reverse %v: %s", id, rev, d)
+						}
+					}
+				}
+			})
+		}
+	})
+}
+
+// Finding 2: a cursor taken from buffered readings resumed at the wrong
+// reading once a flush had written them as a chunk (a chunk's readings
+// took the chunk's position): a reading came twice, or not at all.
+func TestRange_CursorAcrossFlush_Chunks(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		// 10:30, then 10:10, then 10:50, each its own Write.
+		mins := []int{30, 10, 50}
+		setup := func(t *testing.T, sync bool) (*Store, *Kind, *clock, []Reading) {
+			clk := newClock(t0.Add(11 * time.Hour))
+			st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "C", Fields: []string{"v"}})
+			k := st.Kind("C")
+			var want []Reading
+			for _, m := range mins {
+				r := Reading{Time: t0.Add(at(10, m)), Values: []float64{float64(m)}}
+				w := k.Write
+				if sync {
+					w = k.WriteSync
+				}
+				if err := w(ctx, "s", r); err != nil {
+					t.Fatal(err)
+				}
+				want = append(want, r)
+			}
+			sort.Slice(want, func(i, j int) bool { return want[i].Time.Before(want[j].Time) })
+			return st, k, clk, want
+		}
+		// resume reads the first page, runs between, then the rest.
+		resume := func(t *testing.T, k *Kind, q Query, between func()) []Reading {
+			t.Helper()
+			p, err := k.Range(ctx, "s", q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Cursor == "" {
+				t.Fatalf("no cursor after %d readings", len(p.Readings))
+			}
+			between()
+			q.Cursor = p.Cursor
+			rest, err := rangeAll(ctx, k, "s", q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return append(p.Readings, rest...)
+		}
+		flush := func(t *testing.T, st *Store) {
+			if err := st.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		compact := func(t *testing.T, st *Store, clk *clock) {
+			// The hour is due; a second pass after CompactGrace deletes
+			// the items merged.
+			clk.Set(t0.Add(at(11, 10)))
+			if err := st.Compact(ctx); err != nil {
+				t.Fatal(err)
+			}
+			clk.Advance(15 * time.Minute)
+			if err := st.Compact(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Run("forward/flush", func(t *testing.T) {
+			st, k, _, want := setup(t, false)
+			got := resume(t, k, paged(Query{}, 2), func() { flush(t, st) })
+			if d := diffReadings(got, want); d != "" {
+				t.Error(d)
+			}
+		})
+		t.Run("reverse/flush", func(t *testing.T) {
+			st, k, _, want := setup(t, false)
+			got := resume(t, k, paged(Query{Reverse: true}, 1), func() { flush(t, st) })
+			if d := diffReadings(got, reversed(want)); d != "" {
+				t.Error(d)
+			}
+		})
+		t.Run("forward/flush+compact", func(t *testing.T) {
+			st, k, clk, want := setup(t, false)
+			got := resume(t, k, paged(Query{}, 2), func() { flush(t, st); compact(t, st, clk) })
+			if d := diffReadings(got, want); d != "" {
+				t.Error(d)
+			}
+		})
+		t.Run("reverse/flush+compact", func(t *testing.T) {
+			st, k, clk, want := setup(t, false)
+			got := resume(t, k, paged(Query{Reverse: true}, 1), func() { flush(t, st); compact(t, st, clk) })
+			if d := diffReadings(got, reversed(want)); d != "" {
+				t.Error(d)
+			}
+		})
+		t.Run("forward/compact", func(t *testing.T) {
+			st, k, clk, want := setup(t, true)
+			got := resume(t, k, paged(Query{}, 2), func() { compact(t, st, clk) })
+			if d := diffReadings(got, want); d != "" {
+				t.Error(d)
+			}
+		})
+	})
+}
+
+// Finding 3: Latest read the table's latest item, then the buffer; a
+// flush that ended between the two made it miss the newest reading,
+// already acknowledged.
+func TestLatest_NeverStale(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		rounds := 1000
+		if onDynamo(b) {
+			rounds = 60
+		}
+		for _, l := range allLayouts {
+			t.Run(l.String(), func(t *testing.T) {
+				ctx := context.Background()
+				clk := newClock(t0.Add(24 * time.Hour))
+				opts := testOptions(t, clk)
+				opts.FlushSize = 1 // every Write wakes the background flusher
+				st := openStore(t, b.open(t, clk), opts, Schema{Name: "L", Fields: []string{"v"}, Layout: l})
+				k := st.Kind("L")
+				var acked atomic.Int64 // the newest acknowledged reading's value
+				acked.Store(-1)
+				done := make(chan struct{})
+				var werr error
+				go func() {
+					defer close(done)
+					for i := 0; i < rounds; i++ {
+						if err := k.Write(ctx, "s", Reading{Time: t0.Add(time.Duration(i) * time.Second), Values: []float64{float64(i)}}); err != nil {
+							werr = err
+							return
+						}
+						acked.Store(int64(i))
+					}
+				}()
+				stale := 0
+				var first string
+				finished := func() bool {
+					select {
+					case <-done:
+						return true
+					default:
+						return false
+					}
+				}
+				for n := 0; !finished(); n++ {
+					a := acked.Load()
+					v, what := -1.0, "Latest"
+					if n%2 == 0 {
+						r, err := k.Latest(ctx, "s")
+						if err == nil {
+							v = r.Values[0]
+						} else if !errors.Is(err, ErrNotFound) {
+							t.Fatal(err)
+						}
+					} else {
+						what = "LatestMany"
+						m, err := k.LatestMany(ctx, []string{"s"})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if r, ok := m["s"]; ok {
+							v = r.Values[0]
+						}
+					}
+					if v < float64(a) {
+						if stale == 0 {
+							first = fmt.Sprintf("%s returned reading %v after reading %d was acknowledged", what, v, a)
+						}
+						stale++
+					}
+				}
+				if werr != nil {
+					t.Fatal(werr)
+				}
+				if stale > 0 {
+					t.Errorf("%d stale answers; the first: %s", stale, first)
+				}
+				r, err := k.Latest(ctx, "s")
+				if err != nil || r.Values[0] != float64(rounds-1) {
+					t.Errorf("Latest at the end: %v, %v; want %d", r, err, rounds-1)
+				}
+			})
+		}
+	})
+}
+
+// Finding 4: readings of one instant had no stable order: a chunk's
+// readings took its smallest sequence number as their position, so a
+// flush could put a later-written reading first, a cursor skip one, and
+// Latest (by sequence number) disagree with Range's newest; across a
+// restart, a Store's random sequence numbers could order its writes
+// before those of the Store before it.
+func TestDuplicates_TieOrderStable(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		t.Run("chunks/sync-between-buffered", func(t *testing.T) {
+			clk := newClock(t0.Add(12 * time.Hour))
+			sc := withRule(Schema{Name: "T", Fields: []string{"v"}}, KeepAll)
+			st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
+			k := st.Kind("T")
+			y := Reading{Time: t0.Add(at(9, 0)), Values: []float64{9}}
+			a := Reading{Time: t0.Add(at(10, 0)), Values: []float64{1}}
+			bb := Reading{Time: t0.Add(at(10, 0)), Values: []float64{2}}
+			if err := k.Write(ctx, "s", y); err != nil {
+				t.Fatal(err)
+			}
+			if err := k.WriteSync(ctx, "s", a); err != nil {
+				t.Fatal(err)
+			}
+			if err := k.Write(ctx, "s", bb); err != nil {
+				t.Fatal(err)
+			}
+			want := []Reading{y, a, bb}
+			checkReads(t, ctx, k, "s", want, "buffered", readsOpts{pages: true})
+			// A cursor at a before the flush, resumed after it.
+			q := paged(Query{From: a.Time}, 1)
+			p, err := k.Range(ctx, "s", q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			qr := paged(Query{Reverse: true}, 1)
+			pr, err := k.Range(ctx, "s", qr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			q.Cursor = p.Cursor
+			rest, err := rangeAll(ctx, k, "s", q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := diffReadings(append(p.Readings, rest...), want[1:]); d != "" {
+				t.Errorf("forward cursor across the flush: %s", d)
+			}
+			qr.Cursor = pr.Cursor
+			rest, err = rangeAll(ctx, k, "s", qr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := diffReadings(append(pr.Readings, rest...), reversed(want)); d != "" {
+				t.Errorf("reverse cursor across the flush: %s", d)
+			}
+			checkReads(t, ctx, k, "s", want, "flushed", readsOpts{pages: true})
+		})
+		for _, rule := range []DuplicateRule{KeepAll, LastWins} {
+			t.Run("chunks/shards/"+rule.String(), func(t *testing.T) {
+				clk := newClock(t0.Add(12 * time.Hour))
+				sc := withRule(Schema{Name: "T", Fields: []string{"v"}, Shards: 2}, rule)
+				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
+				k := st.Kind("T")
+				m := newModel(rule, sc)
+				// 40 instants, written once, then each a second time:
+				// the readings' shards are random, so some second
+				// readings land in the shard whose chunk starts with
+				// the oldest sequence number.
+				const n = 40
+				for pass := 0; pass < 2; pass++ {
+					for i := 0; i < n; i++ {
+						m.apply(t, ctx, k.Write, "s", Reading{Time: t0.Add(at(10, 0) + time.Duration(i)*time.Second), Values: []float64{float64(100*pass + i)}})
+					}
+				}
+				want := m.want()
+				checkReads(t, ctx, k, "s", want, "buffered", readsOpts{})
+				q := paged(Query{}, len(want)/2+1)
+				p, err := k.Range(ctx, "s", q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := st.Flush(ctx); err != nil {
+					t.Fatal(err)
+				}
+				q.Cursor = p.Cursor
+				rest, err := rangeAll(ctx, k, "s", q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := diffReadings(append(p.Readings, rest...), want); d != "" {
+					t.Errorf("cursor across the flush: %s", d)
+				}
+				checkReads(t, ctx, k, "s", want, "flushed", readsOpts{})
+			})
+		}
+		for _, l := range allLayouts {
+			for _, rule := range []DuplicateRule{LastWins, KeepAll} {
+				t.Run("restarts/"+l.String()+"/"+rule.String(), func(t *testing.T) {
+					clk := newClock(t0.Add(12 * time.Hour))
+					sc := withRule(Schema{Name: "T", Fields: []string{"v"}, Layout: l}, rule)
+					api := b.open(t, clk)
+					opts := testOptions(t, clk)
+					st := openStore(t, api, opts, sc)
+					m := newModel(rule, sc)
+					at10 := t0.Add(at(10, 0))
+					for i := 0; i < 6; i++ {
+						if i > 0 {
+							if err := st.Close(); err != nil {
+								t.Fatal(err)
+							}
+							clk.Advance(time.Minute)
+							st = reopen(t, api, opts, sc)
+						}
+						k := st.Kind("T")
+						w := k.WriteSync
+						if i%2 == 1 {
+							w = k.Write // flushed by Close
+						}
+						m.apply(t, ctx, w, "s", Reading{Time: at10, Values: []float64{float64(i)}})
+						want := m.want()
+						got, err := k.Range(ctx, "s", Query{From: t0})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if d := diffReadings(got.Readings, want); d != "" {
+							t.Errorf("store %d: Range: %s", i, d)
+						}
+						r, err := k.Latest(ctx, "s")
+						if err != nil {
+							t.Fatal(err)
+						}
+						if d := diffReadings([]Reading{r}, want[len(want)-1:]); d != "" {
+							t.Errorf("store %d: Latest: %s", i, d)
+						}
+						if t.Failed() {
+							return
+						}
+					}
+				})
+			}
+		}
+	})
+}
+
+// Finding 5: Kind.Buckets merged the shards' stored aggregates without
+// the readings' positions, so the first and last of same-instant readings
+// came from whichever shard was read first or last.
+func TestBuckets_FirstLastOfTies(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		for _, rule := range []DuplicateRule{KeepAll, LastWins} {
+			t.Run(rule.String(), func(t *testing.T) {
+				ctx := context.Background()
+				clk := newClock(t0.Add(25 * time.Hour))
+				sc := withRule(Schema{Name: "B", Fields: []string{"v"}, Layout: Buckets, BucketPeriod: keys.Hour, Shards: 2}, rule)
+				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
+				k := st.Kind("B")
+				m := newModel(rule, sc)
+				// Each hour of a day: a pair of readings at its first
+				// instant and a pair at its last, each reading its own
+				// Write; the shards are random, so in some hours the
+				// pairs straddle the shards the wrong way round.
+				var firsts, seconds []Reading
+				for h := 0; h < 24; h++ {
+					for j, d := range []time.Duration{at(h, 0), at(h, 59)} {
+						tm := t0.Add(d)
+						firsts = append(firsts, Reading{Time: tm, Values: []float64{float64(1000 + 10*h + j)}})
+						seconds = append(seconds, Reading{Time: tm, Values: []float64{float64(2000 + 10*h + j)}})
+					}
+				}
+				for _, r := range firsts {
+					m.apply(t, ctx, k.Write, "s", r)
+				}
+				for _, r := range seconds {
+					m.apply(t, ctx, k.Write, "s", r)
+				}
+				if err := st.Flush(ctx); err != nil {
+					t.Fatal(err)
+				}
+				want := m.want()
+				bs, err := k.Buckets(ctx, "s", t0, t0.Add(24*time.Hour))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := diffPeriods(bs, stepPeriods(want, 1, time.Hour)); d != "" {
+					t.Errorf("Buckets: %s", d)
+				}
+				a, err := k.Aggregate(ctx, "s", AggregateQuery{From: t0, To: t0.Add(24 * time.Hour), Step: time.Hour})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := diffPeriods(bs, a.Periods); d != "" {
+					t.Errorf("Buckets and Aggregate disagree: %s", d)
+				}
+				checkReads(t, ctx, k, "s", want, "flushed", readsOpts{})
+			})
+		}
+	})
+}
+
+// Finding 6: -0 kept its sign in the Range reads of chunks (and of
+// buffered readings) while DynamoDB numbers read back as +0.
+func TestNegativeZero(t *testing.T) {
+	negz := math.Copysign(0, -1)
+	eachBackend(t, func(t *testing.T, b backend) {
+		for _, l := range allLayouts {
+			t.Run(l.String(), func(t *testing.T) {
+				ctx := context.Background()
+				clk := newClock(t0.Add(12 * time.Hour))
+				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "Z", Fields: []string{"v", "w"}, Layout: l})
+				k := st.Kind("Z")
+				if err := k.WriteSync(ctx, "s", Reading{Time: t0.Add(at(10, 0)), Values: []float64{negz, 1}}); err != nil {
+					t.Fatal(err)
+				}
+				if err := k.Write(ctx, "s", Reading{Time: t0.Add(at(10, 1)), Values: []float64{negz, negz}}); err != nil {
+					t.Fatal(err)
+				}
+				checkZero := func(phase string) {
+					t.Helper()
+					for _, rev := range []bool{false, true} {
+						p, err := k.Range(ctx, "s", Query{From: t0, Reverse: rev})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if len(p.Readings) != 2 {
+							t.Fatalf("%s: %d readings, want 2", phase, len(p.Readings))
+						}
+						for _, r := range p.Readings {
+							for i, v := range r.Values {
+								if (i == 0 && v != 0) || math.Signbit(v) {
+									t.Errorf("%s: Range (reverse %v) at %s: field %d is %v (sign bit %v), want +0", phase, rev, r.Time.Format("15:04"), i, v, math.Signbit(v))
+								}
+							}
+						}
+					}
+					r, err := k.Latest(ctx, "s")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if math.Signbit(r.Values[0]) || math.Signbit(r.Values[1]) {
+						t.Errorf("%s: Latest %v: want +0", phase, r.Values)
+					}
+					a, err := k.Aggregate(ctx, "s", AggregateQuery{From: t0, To: t0.Add(24 * time.Hour), Step: time.Hour})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(a.Periods) != 1 {
+						t.Fatalf("%s: Aggregate: %d periods, want 1", phase, len(a.Periods))
+					}
+					f := a.Periods[0].Fields[0]
+					for name, v := range map[string]float64{"min": f.Min, "max": f.Max, "first": f.First, "last": f.Last, "sum": f.Sum} {
+						if math.Signbit(v) {
+							t.Errorf("%s: Aggregate %s is -0, want +0", phase, name)
+						}
+					}
+					if l == Buckets {
+						bs, err := k.Buckets(ctx, "s", t0, t0.Add(24*time.Hour))
+						if err != nil {
+							t.Fatal(err)
+						}
+						for _, p := range bs {
+							f := p.Fields[0]
+							if math.Signbit(f.Min) || math.Signbit(f.Max) || math.Signbit(f.First) || math.Signbit(f.Last) {
+								t.Errorf("%s: Buckets %+v: want +0", phase, f)
+							}
+						}
+					}
+				}
+				checkZero("buffered")
+				if err := st.Flush(ctx); err != nil {
+					t.Fatal(err)
+				}
+				checkZero("flushed")
+				clk.Set(t0.Add(at(11, 10)))
+				if err := st.Compact(ctx); err != nil {
+					t.Fatal(err)
+				}
+				checkZero("compacted")
+			})
+		}
+	})
+}
+
+// Finding 7: AggregateQuery.Tier was the finest tier allowed, not the tier
+// read: with Step 24h and Tier Hourly, the daily tier was read.
+func TestAggregate_TierIsTheTierRead(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		clk := newClock(t0.Add(12 * time.Hour))
+		sc := Schema{Name: "A", Fields: []string{"v"}}
+		st := openStore(t, b.open(t, clk), testOptions(t, clk), sc, Schema{Name: "D", Fields: []string{"v"}, Rollups: []keys.Granularity{keys.Day}})
+		k := st.Kind("A")
+		var rs []Reading
+		for i := 0; i < 20; i++ {
+			rs = append(rs, Reading{Time: t0.Add(time.Duration(i) * 37 * time.Minute), Values: []float64{float64(i % 7)}})
+		}
+		if err := k.WriteSync(ctx, "s", rs...); err != nil {
+			t.Fatal(err)
+		}
+		clk.Set(t0.Add(49 * time.Hour))
+		if err := st.Rollup(ctx); err != nil {
+			t.Fatal(err)
+		}
+		want := stepPeriods(rs, 1, 24*time.Hour)
+		for _, c := range []struct {
+			tier, want Tier
+		}{{Raw, Daily}, {Hourly, Hourly}, {Daily, Daily}} {
+			a, err := k.Aggregate(ctx, "s", AggregateQuery{From: t0, To: t0.Add(48 * time.Hour), Step: 24 * time.Hour, Tier: c.tier})
+			if err != nil {
+				t.Errorf("Tier %s: %v", c.tier, err)
+				continue
+			}
+			if a.Tier != c.want {
+				t.Errorf("Tier %s, Step 24h: read the %s tier, want %s", c.tier, a.Tier, c.want)
+			}
+			if d := diffPeriods(a.Periods, want); d != "" {
+				t.Errorf("Tier %s: %s", c.tier, d)
+			}
+		}
+		// A tier that does not divide the step, or is not kept.
+		if _, err := k.Aggregate(ctx, "s", AggregateQuery{From: t0, To: t0.Add(48 * time.Hour), Step: time.Hour, Tier: Daily}); err == nil {
+			t.Error("Tier Daily, Step 1h: no error")
+		}
+		if _, err := k.Aggregate(ctx, "s", AggregateQuery{From: t0, To: t0.Add(48 * time.Hour), Step: 24 * time.Hour, Tier: Monthly}); err == nil {
+			t.Error("Tier Monthly, Step 24h: no error")
+		}
+		if _, err := st.Kind("D").Aggregate(ctx, "s", AggregateQuery{From: t0, To: t0.Add(48 * time.Hour), Step: 24 * time.Hour, Tier: Hourly}); err == nil {
+			t.Error("Tier Hourly of a kind that keeps no hourly rollups: no error")
+		}
+	})
+}
+
+// Finding 7: a zero upper bound is no bound for every read: Range (of
+// DayPartitioned too, which stopped at the day after now), Aggregate
+// (which stopped at now), Rollups (which returned nothing) and Buckets.
+func TestBounds_ZeroUpperBound(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		for _, l := range allLayouts {
+			t.Run(l.String(), func(t *testing.T) {
+				ctx := context.Background()
+				clk := newClock(t0.Add(at(1, 0)))
+				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "U", Fields: []string{"v"}, Layout: l})
+				k := st.Kind("U")
+				past := Reading{Time: t0.Add(at(0, 30)), Values: []float64{1}}
+				future := Reading{Time: t0.Add(72*time.Hour + at(1, 0)), Values: []float64{2}} // 3 days after the clock
+				if err := k.WriteSync(ctx, "s", past, future); err != nil {
+					t.Fatal(err)
+				}
+				want := []Reading{past, future}
+				for _, rev := range []bool{false, true} {
+					p, err := k.Range(ctx, "s", Query{From: t0, Reverse: rev})
+					if err != nil {
+						t.Fatal(err)
+					}
+					w := want
+					if rev {
+						w = reversed(want)
+					}
+					if d := diffReadings(p.Readings, w); d != "" {
+						t.Errorf("Range, reverse %v, zero To: %s", rev, d)
+					}
+				}
+				got, err := iterAll(ctx, k, "s", Query{From: t0})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := diffReadings(got, want); d != "" {
+					t.Errorf("Iter, zero To: %s", d)
+				}
+				a, err := k.Aggregate(ctx, "s", AggregateQuery{From: t0, Step: time.Hour})
+				if err != nil {
+					t.Errorf("Aggregate, zero To: %v", err)
+				} else if d := diffPeriods(a.Periods, stepPeriods(want, 1, time.Hour)); d != "" {
+					t.Errorf("Aggregate, zero To: %s", d)
+				}
+				if l == Buckets {
+					bs, err := k.Buckets(ctx, "s", t0, time.Time{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if d := diffPeriods(bs, stepPeriods(want, 1, 24*time.Hour)); d != "" {
+						t.Errorf("Buckets, zero to: %s", d)
+					}
+				}
+				// The past hour rolled up.
+				clk.Set(t0.Add(at(2, 0)))
+				if err := st.Rollup(ctx); err != nil {
+					t.Fatal(err)
+				}
+				ps, err := k.Rollups(ctx, "s", Hourly, t0, time.Time{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := diffPeriods(ps, stepPeriods(want[:1], 1, time.Hour)); d != "" {
+					t.Errorf("Rollups, zero to: %s", d)
+				}
+			})
+		}
+	})
+}
+
+// Finding 7: bounds finer than a millisecond round up: From = t + 0.5 ms
+// starts after a reading at t, To = t + 0.5 ms includes it.
+func TestBounds_SubMillisecond(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		for _, l := range allLayouts {
+			t.Run(l.String(), func(t *testing.T) {
+				ctx := context.Background()
+				clk := newClock(t0.Add(at(12, 0)))
+				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "M", Fields: []string{"v"}, Layout: l})
+				k := st.Kind("M")
+				tm := t0.Add(at(10, 0))
+				rs := []Reading{
+					{Time: tm.Add(-time.Millisecond), Values: []float64{1}},
+					{Time: tm, Values: []float64{2}},
+					{Time: tm.Add(time.Millisecond), Values: []float64{3}},
+				}
+				if err := k.WriteSync(ctx, "s", rs...); err != nil {
+					t.Fatal(err)
+				}
+				half := 500 * time.Microsecond
+				for _, c := range []struct {
+					name     string
+					from, to time.Time
+					want     []Reading
+				}{
+					{"From t+0.5ms", tm.Add(half), t0.Add(24 * time.Hour), rs[2:]},
+					{"To t+0.5ms", t0, tm.Add(half), rs[:2]},
+					{"From t-0.5ms", tm.Add(-half), t0.Add(24 * time.Hour), rs[1:]},
+					{"To t-0.5ms", t0, tm.Add(-half), rs[:1]},
+				} {
+					for _, rev := range []bool{false, true} {
+						p, err := k.Range(ctx, "s", Query{From: c.from, To: c.to, Reverse: rev})
+						if err != nil {
+							t.Fatal(err)
+						}
+						w := c.want
+						if rev {
+							w = reversed(w)
+						}
+						if d := diffReadings(p.Readings, w); d != "" {
+							t.Errorf("Range %s, reverse %v: %s", c.name, rev, d)
+						}
+					}
+					a, err := k.Aggregate(ctx, "s", AggregateQuery{From: c.from, To: c.to, Step: time.Hour})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if d := diffPeriods(a.Periods, stepPeriods(c.want, 1, time.Hour)); d != "" {
+						t.Errorf("Aggregate %s: %s", c.name, d)
+					}
+				}
+			})
+		}
+	})
+}
+
+// Finding 7: Query.Limit is the total of a read, across Range pages;
+// PageSize is the size of a page.
+func TestRange_LimitIsTotal(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		for _, l := range allLayouts {
+			for _, shards := range []int{1, 2} {
+				t.Run(fmt.Sprintf("%s/shards=%d", l, shards), func(t *testing.T) {
+					ctx := context.Background()
+					clk := newClock(t0.Add(at(12, 0)))
+					st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "N", Fields: []string{"v"}, Layout: l, Shards: shards})
+					k := st.Kind("N")
+					var rs []Reading
+					for i := 0; i < 10; i++ {
+						rs = append(rs, Reading{Time: t0.Add(at(10, i)), Values: []float64{float64(i)}})
+					}
+					if err := k.WriteSync(ctx, "s", rs[:7]...); err != nil {
+						t.Fatal(err)
+					}
+					if err := k.Write(ctx, "s", rs[7:]...); err != nil {
+						t.Fatal(err)
+					}
+					for _, rev := range []bool{false, true} {
+						all := rs
+						if rev {
+							all = reversed(rs)
+						}
+						// Limit alone: one page of Limit readings, no cursor.
+						p, err := k.Range(ctx, "s", Query{Reverse: rev, Limit: 5})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if d := diffReadings(p.Readings, all[:5]); d != "" {
+							t.Errorf("reverse %v, Limit 5: %s", rev, d)
+						}
+						if p.Cursor != "" {
+							t.Errorf("reverse %v, Limit 5: a cursor after the limit", rev)
+						}
+						// Limit 5 in pages of 2: 2, 2, 1, the last without a cursor.
+						q := paged(Query{Reverse: rev, Limit: 5}, 2)
+						var got []Reading
+						var sizes []int
+						for len(sizes) < 10 {
+							p, err := k.Range(ctx, "s", q)
+							if err != nil {
+								t.Fatal(err)
+							}
+							got = append(got, p.Readings...)
+							sizes = append(sizes, len(p.Readings))
+							if p.Cursor == "" {
+								break
+							}
+							q.Cursor = p.Cursor
+						}
+						if d := diffReadings(got, all[:5]); d != "" {
+							t.Errorf("reverse %v, Limit 5, pages of 2 (%v): %s", rev, sizes, d)
+						}
+						if !slices.Equal(sizes, []int{2, 2, 1}) {
+							t.Errorf("reverse %v, Limit 5, pages of 2: pages of %v, want [2 2 1]", rev, sizes)
+						}
+						// A page larger than the limit.
+						p, err = k.Range(ctx, "s", paged(Query{Reverse: rev, Limit: 3}, 10))
+						if err != nil {
+							t.Fatal(err)
+						}
+						if d := diffReadings(p.Readings, all[:3]); d != "" || p.Cursor != "" {
+							t.Errorf("reverse %v, Limit 3, pages of 10: cursor %q, %s", rev, p.Cursor, d)
+						}
+						// PageSize alone pages through everything.
+						got, err = rangeAll(ctx, k, "s", paged(Query{Reverse: rev}, 3))
+						if err != nil {
+							t.Fatal(err)
+						}
+						if d := diffReadings(got, all); d != "" {
+							t.Errorf("reverse %v, pages of 3: %s", rev, d)
+						}
+						// Iter and All stop at Limit, whatever the page size.
+						got, err = iterAll(ctx, k, "s", paged(Query{Reverse: rev, Limit: 4}, 2))
+						if err != nil {
+							t.Fatal(err)
+						}
+						if d := diffReadings(got, all[:4]); d != "" {
+							t.Errorf("reverse %v, Iter Limit 4: %s", rev, d)
+						}
+					}
+				})
+			}
+		}
+	})
+}
+
+// The duplicate rules themselves, on every layout, one and two shards:
+// write calls through the buffer and directly, same-instant readings in
+// one call and across calls, a different tag, an absent field, before and
+// after flushes, across a restart, after rollups and compaction; every
+// read agrees with the rule, and RejectDifferent refuses a different
+// reading (ErrConflict, nothing of the call written) and accepts the same
+// one again.
+func TestDuplicates_Rules(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		for _, rule := range allRules {
+			for _, l := range allLayouts {
+				for _, shards := range []int{1, 2} {
+					t.Run(fmt.Sprintf("%s/%s/shards=%d", rule, l, shards), func(t *testing.T) {
+						testRule(t, b, rule, l, shards)
+					})
+				}
+			}
+		}
+	})
+}
+
+func testRule(t *testing.T, b backend, rule DuplicateRule, l Layout, shards int) {
+	ctx := context.Background()
+	clk := newClock(t0.Add(at(12, 0)))
+	sc := rgSchema(l, shards, rule)
+	api := b.open(t, clk)
+	opts := testOptions(t, clk)
+	st := openStore(t, api, opts, sc)
+	k := st.Kind("RG")
+	m := newModel(rule, sc)
+	pages := !onDynamo(b)
+	// Stored, then buffered over it.
+	m.apply(t, ctx, k.WriteSync, "s", rd(at(10, 1), 1, "a"), rd(at(10, 2), 2, "a"), rd(at(10, 3), 3, "a"))
+	m.apply(t, ctx, k.Write, "s", rd(at(10, 2), 20, "a"), rd(at(10, 4), 4, "a")) // 10:02 differs from the stored one
+	m.apply(t, ctx, k.Write, "s", rd(at(10, 2), 2, "a"), rd(at(10, 5), 5, "a"))  // the same 10:02 again
+	m.apply(t, ctx, k.Write, "s", rd(at(10, 6), 6, "a"), rd(at(10, 7), 7, "a"), rd(at(10, 6), 60, "a"))
+	m.apply(t, ctx, k.Write, "s", rd(at(10, 1), 1, "b"))                                  // a different tag
+	m.apply(t, ctx, k.Write, "s", Reading{Time: t0.Add(at(10, 8)), Values: []float64{8}}) // w absent, no tag
+	m.apply(t, ctx, k.WriteSync, "s", Reading{Time: t0.Add(at(10, 8)), Values: []float64{8, math.NaN()}, Tags: []string{""}})
+	m.apply(t, ctx, k.Write, "s", rd(at(11, 0), 11, "a"), rd(at(11, 0), 11, "a")) // twice the same in one call
+	checkReads(t, ctx, k, "s", m.want(), "buffered", readsOpts{pages: pages})
+	if err := st.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkReads(t, ctx, k, "s", m.want(), "flushed", readsOpts{pages: pages})
+	// Over flushed readings: buffered, then stored.
+	m.apply(t, ctx, k.Write, "s", rd(at(10, 3), 30, "a"))
+	m.apply(t, ctx, k.Write, "s", rd(at(11, 0), 110, "a"), rd(at(11, 30), 12, "a"))
+	checkReads(t, ctx, k, "s", m.want(), "buffered over flushed", readsOpts{pages: pages})
+	m.apply(t, ctx, k.WriteSync, "s", rd(at(10, 4), 40, "a"))
+	m.apply(t, ctx, k.WriteSync, "s", rd(at(10, 4), 4, "a"))
+	if err := st.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkReads(t, ctx, k, "s", m.want(), "flushed again", readsOpts{})
+	// A restart: the new Store's writes are the later ones.
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(time.Minute)
+	st = reopen(t, api, opts, sc)
+	k = st.Kind("RG")
+	checkReads(t, ctx, k, "s", m.want(), "reopened", readsOpts{})
+	m.apply(t, ctx, k.Write, "s", rd(at(10, 5), 50, "a"))
+	m.apply(t, ctx, k.WriteSync, "s", rd(at(11, 30), 13, "a"))
+	m.apply(t, ctx, k.Write, "s", rd(at(11, 30), 12, "a"), rd(at(11, 45), 14, "a"))
+	checkReads(t, ctx, k, "s", m.want(), "reopened, buffered", readsOpts{pages: pages})
+	if err := st.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// Rollups and compaction, once the day is due.
+	clk.Set(t0.Add(at(24, 10)))
+	if err := st.Rollup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkReads(t, ctx, k, "s", m.want(), "rolled up and compacted", readsOpts{rollups: true, pages: pages})
+	// A late write into the rolled-up day, and a second pass.
+	m.apply(t, ctx, k.WriteSync, "s", rd(at(10, 7), 70, "a"))
+	clk.Advance(15 * time.Minute)
+	if err := st.Rollup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	checkReads(t, ctx, k, "s", m.want(), "late write, rolled up and compacted", readsOpts{rollups: true})
+}
+
+// RejectDifferent refuses a call holding a different reading, whatever
+// else it holds, and writes nothing of it; the call with the same values
+// is accepted and changes nothing.
+func TestDuplicates_RejectDifferent(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		for _, l := range allLayouts {
+			t.Run(l.String(), func(t *testing.T) {
+				ctx := context.Background()
+				clk := newClock(t0.Add(at(12, 0)))
+				sc := rgSchema(l, 1, RejectDifferent)
+				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
+				k := st.Kind("RG")
+				stored := rd(at(10, 0), 1, "a")
+				buffered := rd(at(10, 10), 2, "a")
+				if err := k.WriteSync(ctx, "s", stored); err != nil {
+					t.Fatal(err)
+				}
+				if err := k.Write(ctx, "s", buffered); err != nil {
+					t.Fatal(err)
+				}
+				fresh := rd(at(10, 20), 3, "a")
+				for _, c := range []struct {
+					name string
+					rs   []Reading
+				}{
+					{"stored, other value", []Reading{fresh, rd(at(10, 0), 9, "a")}},
+					{"stored, other tag", []Reading{fresh, rd(at(10, 0), 1, "b")}},
+					{"buffered, other value", []Reading{rd(at(10, 10), 9, "a"), fresh}},
+					{"buffered, field absent", []Reading{fresh, {Time: t0.Add(at(10, 10)), Tags: []string{"a"}}}},
+					{"in the call", []Reading{fresh, rd(at(10, 30), 4, "a"), rd(at(10, 30), 5, "a")}},
+				} {
+					for _, w := range []struct {
+						name string
+						fn   writeFn
+					}{{"Write", k.Write}, {"WriteSync", k.WriteSync}} {
+						if err := w.fn(ctx, "s", c.rs...); !errors.Is(err, ErrConflict) {
+							t.Errorf("%s, %s: got %v, want ErrConflict", w.name, c.name, err)
+						}
+					}
+				}
+				want := []Reading{stored, buffered}
+				checkReads(t, ctx, k, "s", newModelOf(sc, want), "after the refusals", readsOpts{})
+				// The same readings again: accepted, nothing changes.
+				if err := k.Write(ctx, "s", stored, buffered); err != nil {
+					t.Errorf("Write of the same readings: %v", err)
+				}
+				if err := k.WriteSync(ctx, "s", buffered, stored); err != nil {
+					t.Errorf("WriteSync of the same readings: %v", err)
+				}
+				checkReads(t, ctx, k, "s", newModelOf(sc, want), "after the same readings", readsOpts{})
+				if err := st.Flush(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if err := k.Write(ctx, "s", rd(at(10, 10), 7, "a")); !errors.Is(err, ErrConflict) {
+					t.Errorf("Write over a flushed reading: got %v, want ErrConflict", err)
+				}
+				checkReads(t, ctx, k, "s", newModelOf(sc, want), "flushed", readsOpts{})
+			})
+		}
+	})
+}
+
+// newModelOf returns rs padded to schema s.
+func newModelOf(s Schema, rs []Reading) []Reading {
+	m := newModel(KeepAll, s)
+	m.write(rs...)
+	return m.want()
+}
