@@ -15,9 +15,14 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/keys"
@@ -34,6 +39,9 @@ func paged(q Query, n int) Query {
 	q.PageSize = n
 	return q
 }
+
+// pageSizeOf returns q's page size.
+func pageSizeOf(q Query) int { return q.PageSize }
 
 var allRules = []DuplicateRule{LastWins, KeepAll, RejectDifferent}
 
@@ -171,7 +179,7 @@ func reversed(rs []Reading) []Reading {
 	return out
 }
 
-// rangeAll reads q page by page (q.PageSize readings a page) and returns
+// rangeAll reads q page by page and returns
 // every reading.
 func rangeAll(ctx context.Context, k *Kind, id string, q Query) ([]Reading, error) {
 	var out []Reading
@@ -187,8 +195,8 @@ func rangeAll(ctx context.Context, k *Kind, id string, q Query) ([]Reading, erro
 		if p.Cursor == "" {
 			return out, nil
 		}
-		if q.PageSize > 0 && len(p.Readings) > q.PageSize {
-			return out, fmt.Errorf("page of %d readings, page size %d", len(p.Readings), q.PageSize)
+		if n := pageSizeOf(q); n > 0 && len(p.Readings) > n {
+			return out, fmt.Errorf("page of %d readings, page size %d", len(p.Readings), n)
 		}
 		q.Cursor = p.Cursor
 	}
@@ -584,51 +592,164 @@ func TestRange_CursorAcrossFlush_Chunks(t *testing.T) {
 	})
 }
 
+// raceLatest is an API that makes a flush end inside each read of a
+// latest-reading item (Latest's GetItem, LatestMany's BatchGetItem): a
+// put of a latest-reading item waits until such a read has returned, and
+// the read returns only once a put is done and the flush over. Every wait
+// is bounded (a Store may order its reads and flushes otherwise); none is
+// a time assertion.
+type raceLatest struct {
+	timetable.API
+	st atomic.Pointer[Store]
+
+	mu      sync.Mutex
+	changed chan struct{} // closed and replaced at each change
+	waiting int           // reads returned, waiting for a put
+	puts    int           // puts of latest items done
+}
+
+func newRaceLatest(api timetable.API) *raceLatest {
+	return &raceLatest{API: api, changed: make(chan struct{})}
+}
+
+// raceWait bounds each wait of raceLatest.
+const raceWait = 20 * time.Millisecond
+
+// update changes the state with fn.
+func (r *raceLatest) update(fn func()) {
+	r.mu.Lock()
+	fn()
+	close(r.changed)
+	r.changed = make(chan struct{})
+	r.mu.Unlock()
+}
+
+// wait waits until ok holds, or raceWait.
+func (r *raceLatest) wait(ok func() bool) {
+	deadline := time.NewTimer(raceWait)
+	defer deadline.Stop()
+	for {
+		r.mu.Lock()
+		done, c := ok(), r.changed
+		r.mu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-c:
+		case <-deadline.C:
+			return
+		}
+	}
+}
+
+func isLatestKey(k map[string]types.AttributeValue) bool {
+	pk, ok := k[attrPK].(*types.AttributeValueMemberS)
+	return ok && strings.HasSuffix(pk.Value, keys.Sep+"L")
+}
+
+// read runs a read of latest items, then waits for a put of one and the
+// end of the flush.
+func (r *raceLatest) read(fn func()) {
+	r.mu.Lock()
+	p0 := r.puts
+	r.mu.Unlock()
+	fn()
+	r.update(func() { r.waiting++ })
+	r.wait(func() bool { return r.puts > p0 })
+	r.update(func() { r.waiting-- })
+	if st := r.st.Load(); st != nil {
+		done := make(chan struct{})
+		go func() {
+			st.Flush(context.Background())
+			close(done)
+		}()
+		t := time.NewTimer(raceWait)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+		}
+	}
+}
+
+func (r *raceLatest) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (out *dynamodb.GetItemOutput, err error) {
+	if !isLatestKey(in.Key) {
+		return r.API.GetItem(ctx, in, o...)
+	}
+	r.read(func() { out, err = r.API.GetItem(ctx, in, o...) })
+	return out, err
+}
+
+func (r *raceLatest) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, o ...func(*dynamodb.Options)) (out *dynamodb.BatchGetItemOutput, err error) {
+	r.read(func() { out, err = r.API.BatchGetItem(ctx, in, o...) })
+	return out, err
+}
+
+func (r *raceLatest) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	if !isLatestKey(in.Item) {
+		return r.API.PutItem(ctx, in, o...)
+	}
+	r.wait(func() bool { return r.waiting > 0 })
+	out, err := r.API.PutItem(ctx, in, o...)
+	r.update(func() { r.puts++ })
+	return out, err
+}
+
 // Finding 3: Latest read the table's latest item, then the buffer; a
 // flush that ended between the two made it miss the newest reading,
-// already acknowledged.
+// already acknowledged. A writer writes increasing times through the
+// buffer (FlushSize 1: each Write wakes the background flusher) and waits
+// for a read after each; the reader checks that Latest and LatestMany
+// never return a reading older than the last one acknowledged before the
+// call.
 func TestLatest_NeverStale(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
-		rounds := 1000
+		rounds := 200
 		if onDynamo(b) {
-			rounds = 60
+			rounds = 20
 		}
 		for _, l := range allLayouts {
 			t.Run(l.String(), func(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(24 * time.Hour))
 				opts := testOptions(t, clk)
-				opts.FlushSize = 1 // every Write wakes the background flusher
-				st := openStore(t, b.open(t, clk), opts, Schema{Name: "L", Fields: []string{"v"}, Layout: l})
+				opts.FlushSize = 1 // FlushInterval -1 turns off the timer only
+				api := newRaceLatest(b.open(t, clk))
+				st := openStore(t, api, opts, Schema{Name: "L", Fields: []string{"v"}, Layout: l})
+				api.st.Store(st)
 				k := st.Kind("L")
-				var acked atomic.Int64 // the newest acknowledged reading's value
-				acked.Store(-1)
-				done := make(chan struct{})
+				// The writer hands the reader each acknowledged value and
+				// waits for its read: a read never overlaps a Write, and
+				// the background flush of the reading runs as it reads.
+				acks := make(chan int)
+				step, quit := make(chan struct{}), make(chan struct{})
+				defer close(quit)
 				var werr error
 				go func() {
-					defer close(done)
+					defer close(acks)
 					for i := 0; i < rounds; i++ {
 						if err := k.Write(ctx, "s", Reading{Time: t0.Add(time.Duration(i) * time.Second), Values: []float64{float64(i)}}); err != nil {
 							werr = err
 							return
 						}
-						acked.Store(int64(i))
+						select {
+						case acks <- i:
+						case <-quit:
+							return
+						}
+						select {
+						case <-step:
+						case <-quit:
+							return
+						}
 					}
 				}()
-				stale := 0
+				stale, n := 0, 0
 				var first string
-				finished := func() bool {
-					select {
-					case <-done:
-						return true
-					default:
-						return false
-					}
-				}
-				for n := 0; !finished(); n++ {
-					a := acked.Load()
+				for a := range acks {
 					v, what := -1.0, "Latest"
-					if n%2 == 0 {
+					if n++; n%2 == 0 {
 						r, err := k.Latest(ctx, "s")
 						if err == nil {
 							v = r.Values[0]
@@ -651,12 +772,13 @@ func TestLatest_NeverStale(t *testing.T) {
 						}
 						stale++
 					}
+					step <- struct{}{}
 				}
 				if werr != nil {
 					t.Fatal(werr)
 				}
 				if stale > 0 {
-					t.Errorf("%d stale answers; the first: %s", stale, first)
+					t.Errorf("%d stale answers in %d rounds; the first: %s", stale, rounds, first)
 				}
 				r, err := k.Latest(ctx, "s")
 				if err != nil || r.Values[0] != float64(rounds-1) {
@@ -681,9 +803,10 @@ func TestDuplicates_TieOrderStable(t *testing.T) {
 			sc := withRule(Schema{Name: "T", Fields: []string{"v"}}, KeepAll)
 			st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
 			k := st.Kind("T")
-			y := Reading{Time: t0.Add(at(9, 0)), Values: []float64{9}}
-			a := Reading{Time: t0.Add(at(10, 0)), Values: []float64{1}}
-			bb := Reading{Time: t0.Add(at(10, 0)), Values: []float64{2}}
+			// y and bb are flushed in one chunk, a is written before bb.
+			y := Reading{Time: t0.Add(at(10, 10)), Values: []float64{9}}
+			a := Reading{Time: t0.Add(at(10, 30)), Values: []float64{1}}
+			bb := Reading{Time: t0.Add(at(10, 30)), Values: []float64{2}}
 			if err := k.Write(ctx, "s", y); err != nil {
 				t.Fatal(err)
 			}
@@ -734,15 +857,22 @@ func TestDuplicates_TieOrderStable(t *testing.T) {
 				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
 				k := st.Kind("T")
 				m := newModel(rule, sc)
-				// 40 instants, written once, then each a second time:
-				// the readings' shards are random, so some second
-				// readings land in the shard whose chunk starts with
-				// the oldest sequence number.
+				// 40 instants, each written twice in a row, every other
+				// pair after a write to another series: whether shards
+				// are chosen from the sequence numbers' parity or at
+				// random, some pairs straddle the shards with the second
+				// reading in the shard whose chunk starts with the oldest
+				// sequence number.
 				const n = 40
-				for pass := 0; pass < 2; pass++ {
-					for i := 0; i < n; i++ {
-						m.apply(t, ctx, k.Write, "s", Reading{Time: t0.Add(at(10, 0) + time.Duration(i)*time.Second), Values: []float64{float64(100*pass + i)}})
+				for i := 0; i < n; i++ {
+					tm := t0.Add(at(10, 0) + time.Duration(i)*time.Second)
+					if i%2 == 1 {
+						if err := k.Write(ctx, "other", Reading{Time: tm, Values: []float64{-1}}); err != nil {
+							t.Fatal(err)
+						}
 					}
+					m.apply(t, ctx, k.Write, "s", Reading{Time: tm, Values: []float64{float64(i)}})
+					m.apply(t, ctx, k.Write, "s", Reading{Time: tm, Values: []float64{float64(100 + i)}})
 				}
 				want := m.want()
 				checkReads(t, ctx, k, "s", want, "buffered", readsOpts{})
@@ -829,21 +959,22 @@ func TestBuckets_FirstLastOfTies(t *testing.T) {
 				m := newModel(rule, sc)
 				// Each hour of a day: a pair of readings at its first
 				// instant and a pair at its last, each reading its own
-				// Write; the shards are random, so in some hours the
-				// pairs straddle the shards the wrong way round.
-				var firsts, seconds []Reading
+				// Write, every other pair after a write to another
+				// series: whether shards are chosen from the sequence
+				// numbers' parity or at random, some pairs straddle the
+				// shards with the first reading in the last shard.
+				w := 0
 				for h := 0; h < 24; h++ {
 					for j, d := range []time.Duration{at(h, 0), at(h, 59)} {
 						tm := t0.Add(d)
-						firsts = append(firsts, Reading{Time: tm, Values: []float64{float64(1000 + 10*h + j)}})
-						seconds = append(seconds, Reading{Time: tm, Values: []float64{float64(2000 + 10*h + j)}})
+						if w++; w%2 == 0 {
+							if err := k.Write(ctx, "other", Reading{Time: tm, Values: []float64{-1}}); err != nil {
+								t.Fatal(err)
+							}
+						}
+						m.apply(t, ctx, k.Write, "s", Reading{Time: tm, Values: []float64{float64(1000 + 10*h + j)}})
+						m.apply(t, ctx, k.Write, "s", Reading{Time: tm, Values: []float64{float64(2000 + 10*h + j)}})
 					}
-				}
-				for _, r := range firsts {
-					m.apply(t, ctx, k.Write, "s", r)
-				}
-				for _, r := range seconds {
-					m.apply(t, ctx, k.Write, "s", r)
 				}
 				if err := st.Flush(ctx); err != nil {
 					t.Fatal(err)
