@@ -267,9 +267,9 @@ type citem struct {
 func parseCItem(item table.Item) (citem, error) {
 	sk, _ := getS(item, attrSK)
 	c := citem{item: item, sk: sk, cov: coverage{}}
-	_, seq, err := keys.ParseUnique(sk)
+	seq, base, err := chunkPosition(item)
 	if err != nil {
-		return c, fmt.Errorf("series: bad chunk key %q: %w", sk, err)
+		return c, err
 	}
 	data, ok := getB(item, attrData)
 	if !ok {
@@ -283,7 +283,7 @@ func parseCItem(item table.Item) (citem, error) {
 	raw, ok := getB(item, attrSrc)
 	if !ok {
 		if ch.Len() > 0 {
-			c.cov.add(seq, 0, uint32(ch.Len()))
+			c.cov.add(seq, base, base+uint32(ch.Len()))
 		}
 		return c, nil
 	}
