@@ -68,17 +68,25 @@ func (k *Kind) cutoff(ret time.Duration) int64 {
 	return timeMs(k.st.now().Add(-ret)) + 1
 }
 
-// bounds converts [from, to) to milliseconds (see ceilMs), unbounded
-// ends to the key range, from raised to the raw cutoff.
+// bounds converts [from, to) to milliseconds (see span), from raised to
+// the raw cutoff.
 func (k *Kind) bounds(from, to time.Time) (int64, int64) {
+	lo, hi := span(from, to)
+	return max(lo, k.rawCutoff()), hi
+}
+
+// span converts [from, to) to milliseconds, rounded up (see ceilMs); a
+// zero from is the oldest time a key holds, a zero to the end of time:
+// no bound.
+func span(from, to time.Time) (int64, int64) {
 	lo, hi := int64(minMs), int64(maxMs)
 	if !from.IsZero() {
-		lo = max(lo, ceilMs(from))
+		lo = min(max(lo, ceilMs(from)), maxMs)
 	}
 	if !to.IsZero() {
-		hi = min(hi, ceilMs(to))
+		hi = max(min(hi, ceilMs(to)), minMs)
 	}
-	return max(lo, k.rawCutoff()), hi
+	return lo, hi
 }
 
 // ceilMs returns t in milliseconds since the epoch, rounded up: a reading
@@ -279,6 +287,17 @@ func (k *Kind) newest(ctx context.Context, id string, pending []rec) (int64, err
 		t = max(t, r.t)
 	}
 	return t, nil
+}
+
+// oldest returns the time of the oldest unexpired reading of series id,
+// or maxMs if it has none.
+func (k *Kind) oldest(ctx context.Context, id string) (int64, error) {
+	it := k.Iter(ctx, id, Query{Limit: 1})
+	defer it.Close()
+	if it.Next() {
+		return it.cur.t[it.ci], nil
+	}
+	return maxMs, it.Err()
 }
 
 func (it *Iter) fail(err error) {

@@ -354,13 +354,22 @@ func (k *Kind) recompute(ctx context.Context, id string, g keys.Granularity, sta
 
 // Recompute recomputes the rollups of series id over [from, to), every
 // tier, finest first, from their sources: for backfills, or after
-// changing the tiers. Periods that have not ended LateWindow ago are left
+// changing the tiers. A zero from starts at the oldest raw reading not
+// expired (older periods cannot be recomputed from raw readings); a zero
+// to has no bound. Periods that have not ended LateWindow ago are left
 // to the rollup pass. It is idempotent.
 func (k *Kind) Recompute(ctx context.Context, id string, from, to time.Time) error {
 	if !validID(id) {
 		return fmt.Errorf("%w: %q", ErrInvalidID, id)
 	}
-	lo, hi := timeMs(from), timeMs(to)
+	lo, hi := span(from, to)
+	if from.IsZero() {
+		oldest, err := k.oldest(ctx, id)
+		if err != nil {
+			return err
+		}
+		lo = max(lo, oldest)
+	}
 	ms, err := k.markers(ctx, id)
 	if err != nil {
 		return err
@@ -384,8 +393,8 @@ func (k *Kind) Recompute(ctx context.Context, id string, from, to time.Time) err
 }
 
 // Rollups returns the stored rollup periods of tier t (Hourly, Daily or
-// Monthly) of series id that start in [from, to), in time order, leaving
-// out expired ones. Periods whose readings were not rolled up yet (within
+// Monthly) of series id that start in [from, to) (a zero from or to: no
+// bound), in time order, leaving out expired ones. Periods whose readings were not rolled up yet (within
 // LateWindow of their end, or waiting for the next pass) are missing or
 // stale; Aggregate fills those in from finer data.
 func (k *Kind) Rollups(ctx context.Context, id string, t Tier, from, to time.Time) ([]Period, error) {
@@ -397,7 +406,8 @@ func (k *Kind) Rollups(ctx context.Context, id string, t Tier, from, to time.Tim
 		return nil, fmt.Errorf("series: kind %s keeps no %s rollups", k.s.Name, t)
 	}
 	var out []Period
-	err := k.readRollups(ctx, id, g, timeMs(from), timeMs(to), func(start int64, u unit) {
+	lo, hi := span(from, to)
+	err := k.readRollups(ctx, id, g, lo, hi, func(start int64, u unit) {
 		out = append(out, u.period(msTime(start), msTime(periodEnd(start, g))))
 	})
 	return out, err

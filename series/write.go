@@ -178,7 +178,11 @@ func (k *Kind) Write(ctx context.Context, id string, rs ...Reading) error {
 		return err
 	}
 	*sp = recs
-	return k.st.buf.add(ctx, []entry{{k: k, id: id, recs: recs}})
+	es, err := k.admit(ctx, []entry{{k: k, id: id, recs: recs}})
+	if err != nil || len(es) == 0 {
+		return err
+	}
+	return k.st.buf.add(ctx, es)
 }
 
 // scratch holds the readings of Write and WriteMany until the buffer has
@@ -229,8 +233,9 @@ func (k *Kind) WriteMany(ctx context.Context, batch []SeriesReadings) error {
 		es = append(es, entry{k: k, id: sr.ID, recs: all[from:len(all):len(all)]})
 	}
 	*sp = all
-	if len(es) == 0 {
-		return nil
+	es, err := k.admit(ctx, es)
+	if err != nil || len(es) == 0 {
+		return err
 	}
 	return k.st.buf.add(ctx, es)
 }
@@ -253,7 +258,83 @@ func (k *Kind) WriteSync(ctx context.Context, id string, rs ...Reading) error {
 	if err != nil {
 		return err
 	}
-	return k.st.buf.writeSync(ctx, []entry{{k: k, id: id, recs: recs}})
+	es, err := k.admit(ctx, []entry{{k: k, id: id, recs: recs}})
+	if err != nil || len(es) == 0 {
+		return err
+	}
+	return k.st.buf.writeSync(ctx, es)
+}
+
+// admit applies the RejectDifferent rule to the readings of es, for a
+// kind that has it: a reading at an instant its series already holds (in
+// the table, the buffer, or earlier in the call) is left out if it has
+// the same values and tags, and makes the call fail with ErrConflict
+// otherwise. It reads the readings the series holds from the call's
+// first instant to its last, once per series. It returns es less the
+// readings left out (in place), and none if one conflicts. Two calls
+// racing to write different readings at one instant may both be
+// accepted; reads then keep the first written.
+func (k *Kind) admit(ctx context.Context, es []entry) ([]entry, error) {
+	if k.s.Duplicates != RejectDifferent {
+		return es, nil
+	}
+	held := map[string]map[int64]rec{}
+	for _, e := range es {
+		if held[e.id] != nil || len(e.recs) == 0 {
+			continue
+		}
+		lo, hi := int64(maxMs), int64(minMs)
+		for _, x := range es {
+			if x.id == e.id {
+				for i := range x.recs {
+					lo, hi = min(lo, x.recs[i].t), max(hi, x.recs[i].t)
+				}
+			}
+		}
+		m := map[int64]rec{}
+		it := k.Iter(ctx, e.id, Query{From: msTime(lo), To: msTime(hi + 1)})
+		for it.Next() {
+			m[it.cur.t[it.ci]] = it.cur.rec(it.ci)
+		}
+		if err := it.Err(); err != nil {
+			return nil, fmt.Errorf("series: cannot read the readings %s holds: %w", k.entity(e.id), err)
+		}
+		held[e.id] = m
+	}
+	out := es[:0]
+	for _, e := range es {
+		m := held[e.id]
+		kept := e.recs[:0]
+		for _, r := range e.recs {
+			if h, ok := m[r.t]; ok {
+				if !sameRec(h, r) {
+					return nil, fmt.Errorf("%w: %s at %s", ErrConflict, k.entity(e.id), ts(r.t))
+				}
+				continue
+			}
+			m[r.t] = r
+			kept = append(kept, r)
+		}
+		if len(kept) > 0 {
+			e.recs = kept
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// sameRec reports whether two readings have the same values (NaN equal to
+// NaN) and tags.
+func sameRec(a, b rec) bool {
+	if len(a.vals) != len(b.vals) || len(a.tags) != len(b.tags) {
+		return false
+	}
+	for i, v := range a.vals {
+		if w := b.vals[i]; v != w && !(math.IsNaN(v) && math.IsNaN(w)) {
+			return false
+		}
+	}
+	return slices.Equal(a.tags, b.tags)
 }
 
 // entry is the readings of one series to write.
