@@ -330,6 +330,28 @@ func (it *Iter) Next() bool {
 			}
 		}
 	}
+	if len(it.streams) == 1 && it.gi >= len(it.group) {
+		// One stream (no shards, nothing buffered): a reading whose
+		// successor in its batch is at another instant is a group of
+		// one, given at once.
+		s := it.streams[0]
+		for {
+			b, i := s.b, s.i
+			if b == nil || i+1 >= len(b.t) {
+				break // a batch's last reading: its successor is not at hand
+			}
+			if t := b.t[i]; t < it.lo || t >= it.hi {
+				s.i++
+				continue
+			} else if b.t[i+1] == t {
+				break
+			}
+			s.i++
+			if it.accept(b, i, 0) {
+				return true
+			}
+		}
+	}
 	for {
 		if it.gi < len(it.group) {
 			r := it.group[it.gi]
