@@ -594,6 +594,101 @@ func TestRange_CursorAcrossFlush_Chunks(t *testing.T) {
 	})
 }
 
+// A cursor resumes right after the last reading returned whatever runs
+// between pages: a flush, compactions of the hour and of the day, the
+// deletion of the items they merged, a restart. Readings of one instant
+// (KeepAll: several, in write order; LastWins: the last) are written
+// through the buffer and directly, in every layout, one and two shards;
+// each page holds one reading, in both directions.
+func TestRange_CursorSurvivesFlushCompactRestart(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		shardCounts := []int{1, 2}
+		if onDynamo(b) {
+			shardCounts = []int{2}
+		}
+		for _, rule := range []DuplicateRule{KeepAll, LastWins} {
+			for _, l := range allLayouts {
+				for _, shards := range shardCounts {
+					for _, rev := range []bool{false, true} {
+						t.Run(fmt.Sprintf("%s/%s/shards=%d/reverse=%v", rule, l, shards, rev), func(t *testing.T) {
+							testCursorSurvives(t, b, rule, l, shards, rev)
+						})
+					}
+				}
+			}
+		}
+	})
+}
+
+func testCursorSurvives(t *testing.T, b backend, rule DuplicateRule, l Layout, shards int, rev bool) {
+	ctx := context.Background()
+	clk := newClock(t0.Add(at(12, 0)))
+	sc := withRule(Schema{Name: "K", Fields: []string{"v"}, Layout: l, Shards: shards}, rule)
+	api := b.open(t, clk)
+	opts := testOptions(t, clk)
+	st := openStore(t, api, opts, sc)
+	k := st.Kind("K")
+	m := newModel(rule, sc)
+	r := func(d time.Duration, v float64) Reading { return Reading{Time: t0.Add(d), Values: []float64{v}} }
+	m.apply(t, ctx, k.WriteSync, "s", r(at(10, 1), 1), r(at(10, 2), 2), r(at(10, 3), 3))
+	m.apply(t, ctx, k.Write, "s", r(at(10, 2), 4), r(at(11, 4), 5), r(at(10, 1), 6))
+	m.apply(t, ctx, k.WriteSync, "s", r(at(10, 3), 7), r(at(10, 2), 8))
+	m.apply(t, ctx, k.Write, "s", r(at(11, 5), 9), r(at(10, 2), 10), r(at(11, 4), 11))
+	want := m.want()
+	if rev {
+		want = reversed(want)
+	}
+	steps := []struct {
+		name string
+		fn   func() error
+	}{
+		{"flush", func() error { return st.Flush(ctx) }},
+		{"compact the hours", func() error { clk.Set(t0.Add(at(12, 10))); return st.Compact(ctx) }},
+		{"delete the merged items", func() error { clk.Advance(15 * time.Minute); return st.Compact(ctx) }},
+		{"compact the day", func() error { clk.Set(t0.Add(at(24, 10))); return st.Compact(ctx) }},
+		{"delete the merged items", func() error { clk.Advance(15 * time.Minute); return st.Compact(ctx) }},
+		{"restart", func() error {
+			if err := st.Close(); err != nil {
+				return err
+			}
+			clk.Advance(time.Minute)
+			st = reopen(t, api, opts, sc)
+			k = st.Kind("K")
+			return nil
+		}},
+	}
+	q := paged(Query{From: t0, To: t0.Add(48 * time.Hour), Reverse: rev}, 1)
+	var got []Reading
+	var after []string // what ran before each page
+	for i := 0; ; i++ {
+		if i > 3*len(want)+10 {
+			t.Fatalf("too many pages: %s", briefAll(got))
+		}
+		p, err := k.Range(ctx, "s", q)
+		if err != nil {
+			t.Fatalf("page %d: %v", i, err)
+		}
+		got = append(got, p.Readings...)
+		for range p.Readings {
+			if i == 0 {
+				after = append(after, "-")
+			} else {
+				after = append(after, steps[(i-1)%len(steps)].name)
+			}
+		}
+		if p.Cursor == "" {
+			break
+		}
+		q.Cursor = p.Cursor
+		if err := steps[i%len(steps)].fn(); err != nil {
+			t.Fatalf("%s: %v", steps[i%len(steps)].name, err)
+		}
+	}
+	if d := diffReadings(got, want); d != "" {
+		t.Errorf("%s\n pages after: %v", d, after)
+	}
+}
+
 // raceLatest is an API that makes a flush end inside each read of a
 // latest-reading item (Latest's GetItem, LatestMany's BatchGetItem): a
 // put of a latest-reading item waits until such a read has returned, and
@@ -1082,6 +1177,40 @@ func TestNegativeZero(t *testing.T) {
 				checkZero("compacted")
 			})
 		}
+		// -0 is stored as +0: writing +0 where -0 was written (or the
+		// reverse) writes the same reading again.
+		t.Run("reject-different", func(t *testing.T) {
+			ctx := context.Background()
+			clk := newClock(t0.Add(12 * time.Hour))
+			sc := withRule(Schema{Name: "Z", Fields: []string{"v"}}, RejectDifferent)
+			st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
+			k := st.Kind("Z")
+			for i, c := range []struct {
+				first, second float64
+				fn            writeFn
+			}{{negz, 0, k.Write}, {0, negz, k.Write}, {negz, 0, k.WriteSync}, {0, negz, k.WriteSync}} {
+				tm := t0.Add(at(10, i))
+				if err := c.fn(ctx, "s", Reading{Time: tm, Values: []float64{c.first}}); err != nil {
+					t.Fatal(err)
+				}
+				if err := c.fn(ctx, "s", Reading{Time: tm, Values: []float64{c.second}}); err != nil {
+					t.Errorf("%v after %v at %s: %v", c.second, c.first, tm.Format("15:04"), err)
+				}
+				if err := st.Flush(ctx); err != nil {
+					t.Fatal(err)
+				}
+				if err := c.fn(ctx, "s", Reading{Time: tm, Values: []float64{c.second}}); err != nil {
+					t.Errorf("%v after %v at %s, flushed: %v", c.second, c.first, tm.Format("15:04"), err)
+				}
+			}
+			p, err := k.Range(ctx, "s", Query{From: t0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Readings) != 4 {
+				t.Errorf("%d readings, want 4: %s", len(p.Readings), briefAll(p.Readings))
+			}
+		})
 	})
 }
 
@@ -1334,6 +1463,31 @@ func TestRange_LimitIsTotal(t *testing.T) {
 						if d := diffReadings(got, all); d != "" {
 							t.Errorf("reverse %v, pages of 3: %s", rev, d)
 						}
+						// A filtered read: the limit counts the readings
+						// returned, across pages.
+						fq := paged(Query{Reverse: rev, Limit: 5, Filter: []Filter{Field("v").Ne(1), Field("v").Ne(3), Field("v").Ne(8)}}, 2)
+						var fall []Reading
+						for _, r := range all {
+							if v := r.Values[0]; v != 1 && v != 3 && v != 8 {
+								fall = append(fall, r)
+							}
+						}
+						got, sizes = nil, nil
+						for len(sizes) < 10 {
+							p, err := k.Range(ctx, "s", fq)
+							if err != nil {
+								t.Fatal(err)
+							}
+							got = append(got, p.Readings...)
+							sizes = append(sizes, len(p.Readings))
+							if p.Cursor == "" {
+								break
+							}
+							fq.Cursor = p.Cursor
+						}
+						if d := diffReadings(got, fall[:5]); d != "" {
+							t.Errorf("reverse %v, filtered, Limit 5, pages of 2 (%v): %s", rev, sizes, d)
+						}
 						// Iter and All stop at Limit, whatever the page size.
 						got, err = iterAll(ctx, k, "s", paged(Query{Reverse: rev, Limit: 4}, 2))
 						if err != nil {
@@ -1389,6 +1543,12 @@ func testRule(t *testing.T, b backend, rule DuplicateRule, l Layout, shards int)
 	m.apply(t, ctx, k.Write, "s", Reading{Time: t0.Add(at(10, 8)), Values: []float64{8}}) // w absent, no tag
 	m.apply(t, ctx, k.WriteSync, "s", Reading{Time: t0.Add(at(10, 8)), Values: []float64{8, math.NaN()}, Tags: []string{""}})
 	m.apply(t, ctx, k.Write, "s", rd(at(11, 0), 11, "a"), rd(at(11, 0), 11, "a")) // twice the same in one call
+	// A buffered Write, then a WriteSync at its instant: the WriteSync is
+	// the later write, though the buffered reading is flushed after it.
+	m.apply(t, ctx, k.Write, "s", rd(at(10, 9), 9, "a"))
+	m.apply(t, ctx, k.WriteSync, "s", rd(at(10, 9), 90, "a"))
+	// WriteMany, the series twice in the call: slice order.
+	m.apply(t, ctx, writeMany(k), "s", rd(at(10, 10), 10, "a"), rd(at(10, 11), 11, "a"), rd(at(10, 10), 100, "a"))
 	checkReads(t, ctx, k, "s", m.want(), "buffered", readsOpts{buffered: true, pages: pages})
 	if err := st.Flush(ctx); err != nil {
 		t.Fatal(err)
@@ -1480,6 +1640,19 @@ func TestDuplicates_RejectDifferent(t *testing.T) {
 						}
 					}
 				}
+				// WriteMany: a conflict in one series writes nothing of
+				// the others.
+				err := k.WriteMany(ctx, []SeriesReadings{{ID: "t", Readings: []Reading{fresh}}, {ID: "s", Readings: []Reading{fresh, rd(at(10, 0), 9, "a")}}})
+				if !errors.Is(err, ErrConflict) {
+					t.Errorf("WriteMany, stored, other value: got %v, want ErrConflict", err)
+				}
+				err = k.WriteMany(ctx, []SeriesReadings{{ID: "t", Readings: []Reading{fresh}}, {ID: "t", Readings: []Reading{rd(at(10, 20), 4, "a")}}})
+				if !errors.Is(err, ErrConflict) {
+					t.Errorf("WriteMany, the series twice, other value: got %v, want ErrConflict", err)
+				}
+				if _, err := k.Latest(ctx, "t"); !errors.Is(err, ErrNotFound) {
+					t.Errorf("series t after refused WriteMany calls: Latest: %v, want ErrNotFound", err)
+				}
 				want := []Reading{stored, buffered}
 				checkReads(t, ctx, k, "s", newModelOf(sc, want), "after the refusals", readsOpts{buffered: true})
 				// The same readings again: accepted, nothing changes.
@@ -1500,6 +1673,14 @@ func TestDuplicates_RejectDifferent(t *testing.T) {
 			})
 		}
 	})
+}
+
+// writeMany is a writeFn that writes rs with one WriteMany call, their
+// series given twice (the first reading, then the others).
+func writeMany(k *Kind) writeFn {
+	return func(ctx context.Context, id string, rs ...Reading) error {
+		return k.WriteMany(ctx, []SeriesReadings{{ID: id, Readings: rs[:1]}, {ID: id, Readings: rs[1:]}})
+	}
 }
 
 // newModelOf returns rs padded to schema s.
