@@ -525,9 +525,10 @@ func (it *Iter) Reading() Reading {
 }
 
 // Cursor returns the cursor that resumes the read just after the current
-// reading (with the limit left), or "" when there is none.
+// reading (with the limit left), or "" when there is none (no current
+// reading, or the limit reached).
 func (it *Iter) Cursor() string {
-	if !it.has {
+	if !it.has || it.left == 0 {
 		return ""
 	}
 	return it.cursorHere(it.left)
