@@ -1276,10 +1276,24 @@ func TestBounds_ZeroUpperBound(t *testing.T) {
 				k := st.Kind("U")
 				past := Reading{Time: t0.Add(at(0, 30)), Values: []float64{1}}
 				future := Reading{Time: t0.Add(72*time.Hour + at(1, 0)), Values: []float64{2}} // 3 days after the clock
+				far := Reading{Time: t0.AddDate(2, 0, 0), Values: []float64{3}}                // 2 years after, buffered
 				if err := k.WriteSync(ctx, "s", past, future); err != nil {
 					t.Fatal(err)
 				}
-				want := []Reading{past, future}
+				if err := k.Write(ctx, "s", far); err != nil {
+					t.Fatal(err)
+				}
+				want := []Reading{past, future, far}
+				p, err := k.Range(ctx, "s", Query{From: t0, Reverse: true, Limit: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := diffReadings(p.Readings, want[2:]); d != "" {
+					t.Errorf("Range newest, zero To: %s", d)
+				}
+				if err := st.Flush(ctx); err != nil {
+					t.Fatal(err)
+				}
 				for _, rev := range []bool{false, true} {
 					p, err := k.Range(ctx, "s", Query{From: t0, Reverse: rev})
 					if err != nil {
@@ -1488,6 +1502,31 @@ func TestRange_LimitIsTotal(t *testing.T) {
 						if d := diffReadings(got, fall[:5]); d != "" {
 							t.Errorf("reverse %v, filtered, Limit 5, pages of 2 (%v): %s", rev, sizes, d)
 						}
+						// The limit reached at the end of a page, and a
+						// limit beyond the readings.
+						for _, c := range []struct{ limit, size, n int }{{4, 2, 4}, {20, 3, 10}} {
+							got, err := rangeAll(ctx, k, "s", paged(Query{Reverse: rev, Limit: c.limit}, c.size))
+							if err != nil {
+								t.Fatal(err)
+							}
+							if d := diffReadings(got, all[:c.n]); d != "" {
+								t.Errorf("reverse %v, Limit %d, pages of %d: %s", rev, c.limit, c.size, d)
+							}
+						}
+						// An Iter's cursor resumes a Range after its reading.
+						it := k.Iter(ctx, "s", Query{Reverse: rev})
+						for n := 0; n < 4 && it.Next(); {
+							n++
+						}
+						cur := it.Cursor()
+						it.Close()
+						p, err = k.Range(ctx, "s", Query{Reverse: rev, Cursor: cur})
+						if err != nil {
+							t.Fatal(err)
+						}
+						if d := diffReadings(p.Readings, all[4:]); d != "" {
+							t.Errorf("reverse %v, Range after an Iter's cursor: %s", rev, d)
+						}
 						// Iter and All stop at Limit, whatever the page size.
 						got, err = iterAll(ctx, k, "s", paged(Query{Reverse: rev, Limit: 4}, 2))
 						if err != nil {
@@ -1575,6 +1614,9 @@ func testRule(t *testing.T, b backend, rule DuplicateRule, l Layout, shards int)
 	m.apply(t, ctx, k.Write, "s", rd(at(10, 5), 50, "a"))
 	m.apply(t, ctx, k.WriteSync, "s", rd(at(11, 30), 13, "a"))
 	m.apply(t, ctx, k.Write, "s", rd(at(11, 30), 12, "a"), rd(at(11, 45), 14, "a"))
+	// At the newest instant: a buffered Write, then a WriteSync.
+	m.apply(t, ctx, k.Write, "s", rd(at(11, 50), 15, "a"))
+	m.apply(t, ctx, k.WriteSync, "s", rd(at(11, 50), 150, "a"))
 	checkReads(t, ctx, k, "s", m.want(), "reopened, buffered", readsOpts{buffered: true, pages: pages})
 	if err := st.Flush(ctx); err != nil {
 		t.Fatal(err)
@@ -1671,6 +1713,113 @@ func TestDuplicates_RejectDifferent(t *testing.T) {
 				}
 				checkReads(t, ctx, k, "s", newModelOf(sc, want), "flushed", readsOpts{})
 			})
+		}
+	})
+}
+
+// Writes of one instant that run at once: LastWins keeps one, KeepAll
+// all, RejectDifferent one of those it accepted (it may accept more than
+// one of calls that race, as Kind.admit documents: reads keep the first
+// written); every read agrees with the others, and the same readings stay
+// after a flush.
+func TestDuplicates_ConcurrentWrites(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		instants, writers := 4, 6
+		modes := []string{"Write", "WriteSync", "mixed"}
+		if onDynamo(b) {
+			instants, writers, modes = 2, 4, []string{"mixed"}
+		}
+		for _, rule := range allRules {
+			for _, l := range allLayouts {
+				for _, mode := range modes {
+					t.Run(fmt.Sprintf("%s/%s/%s", rule, l, mode), func(t *testing.T) {
+						ctx := context.Background()
+						clk := newClock(t0.Add(at(12, 0)))
+						sc := withRule(Schema{Name: "W", Fields: []string{"v"}, Layout: l}, rule)
+						st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
+						k := st.Kind("W")
+						k.WriteSync(ctx, "s", Reading{Time: t0.Add(at(9, 0)), Values: []float64{-1}})
+						var wg sync.WaitGroup
+						start := make(chan struct{})
+						errs := make([][]error, instants)
+						for i := range errs {
+							errs[i] = make([]error, writers)
+							for w := 0; w < writers; w++ {
+								wg.Add(1)
+								go func() {
+									defer wg.Done()
+									<-start
+									fn := k.Write
+									if mode == "WriteSync" || mode == "mixed" && w%2 == 1 {
+										fn = k.WriteSync
+									}
+									errs[i][w] = fn(ctx, "s", Reading{Time: t0.Add(at(10, i)), Values: []float64{float64(100*i + w)}})
+								}()
+							}
+						}
+						close(start)
+						wg.Wait()
+						perInstant := writers
+						if rule != KeepAll {
+							perInstant = 1
+						}
+						for i := range errs {
+							ok := 0
+							var accepted []string
+							for w, err := range errs[i] {
+								switch {
+								case err == nil:
+									ok++
+									accepted = append(accepted, fmt.Sprintf("%v by %s", 100*i+w, map[bool]string{false: "Write", true: "WriteSync"}[mode == "WriteSync" || mode == "mixed" && w%2 == 1]))
+								case rule == RejectDifferent && errors.Is(err, ErrConflict):
+								default:
+									t.Errorf("instant %d, writer %d: %v", i, w, err)
+								}
+							}
+							if rule == RejectDifferent && ok == 0 {
+								t.Errorf("instant %d: none of %d different writes accepted", i, writers)
+							}
+							if rule == RejectDifferent && ok > 1 {
+								t.Logf("instant %d: %d of %d different writes accepted: %v", i, ok, writers, accepted)
+							}
+						}
+						check := func(phase string) []Reading {
+							t.Helper()
+							p, err := k.Range(ctx, "s", Query{From: t0, To: t0.Add(24 * time.Hour)})
+							if err != nil {
+								t.Fatal(err)
+							}
+							rs := p.Readings
+							if len(rs) != 1+instants*perInstant {
+								t.Fatalf("%s: %d readings, want %d: %s", phase, len(rs), 1+instants*perInstant, briefAll(rs))
+							}
+							for i := 0; i < instants; i++ {
+								for j := 0; j < perInstant; j++ {
+									r := rs[1+i*perInstant+j]
+									if v := r.Values[0]; !r.Time.Equal(t0.Add(at(10, i))) || int(v)/100 != i {
+										t.Errorf("%s: reading %d: %s", phase, 1+i*perInstant+j, briefAll([]Reading{r}))
+									}
+									if rule == RejectDifferent {
+										w := int(r.Values[0]) % 100
+										if w < 0 || w >= writers || errs[i][w] != nil {
+											t.Errorf("%s: instant %d holds %v, from a write refused", phase, i, r.Values[0])
+										}
+									}
+								}
+							}
+							checkReads(t, ctx, k, "s", rs, phase, readsOpts{buffered: phase == "buffered"})
+							return rs
+						}
+						before := check("buffered")
+						if err := st.Flush(ctx); err != nil {
+							t.Fatal(err)
+						}
+						if d := diffReadings(check("flushed"), before); d != "" {
+							t.Errorf("the flush changed the readings: %s", d)
+						}
+					})
+				}
+			}
 		}
 	})
 }
