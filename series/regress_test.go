@@ -1276,7 +1276,12 @@ func TestBounds_ZeroUpperBound(t *testing.T) {
 				k := st.Kind("U")
 				past := Reading{Time: t0.Add(at(0, 30)), Values: []float64{1}}
 				future := Reading{Time: t0.Add(72*time.Hour + at(1, 0)), Values: []float64{2}} // 3 days after the clock
-				far := Reading{Time: t0.AddDate(2, 0, 0), Values: []float64{3}}                // 2 years after, buffered
+				// Buffered, 2 years after (10 days for DayPartitioned, which
+				// reads a day a query).
+				far := Reading{Time: t0.AddDate(2, 0, 0), Values: []float64{3}}
+				if l == DayPartitioned {
+					far.Time = t0.AddDate(0, 0, 10)
+				}
 				if err := k.WriteSync(ctx, "s", past, future); err != nil {
 					t.Fatal(err)
 				}
