@@ -689,6 +689,71 @@ func testCursorSurvives(t *testing.T, b backend, rule DuplicateRule, l Layout, s
 	}
 }
 
+// An Iter that reads lazily (small backend pages: PageSize) returns each
+// reading once, in order, while flushes and compactions run between its
+// readings, with readings of one instant through the buffer and directly.
+func TestIter_AcrossFlushAndCompact(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		for _, rule := range []DuplicateRule{KeepAll, LastWins} {
+			for _, l := range allLayouts {
+				for _, rev := range []bool{false, true} {
+					t.Run(fmt.Sprintf("%s/%s/reverse=%v", rule, l, rev), func(t *testing.T) {
+						ctx := context.Background()
+						clk := newClock(t0.Add(at(13, 0)))
+						sc := withRule(Schema{Name: "I", Fields: []string{"v"}, Layout: l, Shards: 2}, rule)
+						st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
+						k := st.Kind("I")
+						m := newModel(rule, sc)
+						var stored []Reading
+						for h := 10; h < 12; h++ {
+							for i := 0; i < 8; i++ {
+								stored = append(stored, Reading{Time: t0.Add(at(h, i)), Values: []float64{float64(100*h + i)}})
+							}
+						}
+						m.apply(t, ctx, k.WriteSync, "s", stored...)
+						r := func(d time.Duration, v float64) Reading { return Reading{Time: t0.Add(d), Values: []float64{v}} }
+						m.apply(t, ctx, k.Write, "s", r(at(10, 5), 1), r(at(10, 30), 2))
+						m.apply(t, ctx, k.Write, "s", r(at(11, 5), 3), r(at(12, 30), 4), r(at(10, 5), 5))
+						want := m.want()
+						if rev {
+							want = reversed(want)
+						}
+						it := k.Iter(ctx, "s", paged(Query{From: t0, To: t0.Add(24 * time.Hour), Reverse: rev}, 2))
+						defer it.Close()
+						var got []Reading
+						next := func(n int) {
+							for ; n > 0 && it.Next(); n-- {
+								got = append(got, it.Reading())
+							}
+						}
+						next(6)
+						if err := st.Flush(ctx); err != nil {
+							t.Fatal(err)
+						}
+						next(4)
+						clk.Set(t0.Add(at(13, 10)))
+						if err := st.Compact(ctx); err != nil {
+							t.Fatal(err)
+						}
+						next(4)
+						clk.Advance(15 * time.Minute)
+						if err := st.Compact(ctx); err != nil {
+							t.Fatal(err)
+						}
+						next(len(want))
+						if err := it.Err(); err != nil {
+							t.Fatal(err)
+						}
+						if d := diffReadings(got, want); d != "" {
+							t.Error(d)
+						}
+					})
+				}
+			}
+		}
+	})
+}
+
 // raceLatest is an API that makes a flush end inside each read of a
 // latest-reading item (Latest's GetItem, LatestMany's BatchGetItem): a
 // put of a latest-reading item waits until such a read has returned, and
@@ -1531,6 +1596,17 @@ func TestRange_LimitIsTotal(t *testing.T) {
 						}
 						if d := diffReadings(p.Readings, all[4:]); d != "" {
 							t.Errorf("reverse %v, Range after an Iter's cursor: %s", rev, d)
+						}
+						// All stops at Limit.
+						got = nil
+						for r, err := range k.All(ctx, "s", Query{Reverse: rev, Limit: 4}) {
+							if err != nil {
+								t.Fatal(err)
+							}
+							got = append(got, r)
+						}
+						if d := diffReadings(got, all[:4]); d != "" {
+							t.Errorf("reverse %v, All Limit 4: %s", rev, d)
 						}
 						// Iter and All stop at Limit, whatever the page size.
 						got, err = iterAll(ctx, k, "s", paged(Query{Reverse: rev, Limit: 4}, 2))
