@@ -22,6 +22,11 @@ type Kind struct {
 	st *Store
 	s  Schema
 
+	// admitting serializes, per stripe of series ids, the writes of a
+	// RejectDifferent kind from the check of what a series holds to the
+	// buffer (see admit).
+	admitting [admitStripes]sync.Mutex
+
 	apps sync.Pool // *chunk.Appender of the kind's fields, reset
 }
 
@@ -178,11 +183,7 @@ func (k *Kind) Write(ctx context.Context, id string, rs ...Reading) error {
 		return err
 	}
 	*sp = recs
-	es, err := k.admit(ctx, []entry{{k: k, id: id, recs: recs}})
-	if err != nil || len(es) == 0 {
-		return err
-	}
-	return k.st.buf.add(ctx, es)
+	return k.admitted(ctx, []entry{{k: k, id: id, recs: recs}}, k.st.buf.add)
 }
 
 // scratch holds the readings of Write and WriteMany until the buffer has
@@ -233,11 +234,7 @@ func (k *Kind) WriteMany(ctx context.Context, batch []SeriesReadings) error {
 		es = append(es, entry{k: k, id: sr.ID, recs: all[from:len(all):len(all)]})
 	}
 	*sp = all
-	es, err := k.admit(ctx, es)
-	if err != nil || len(es) == 0 {
-		return err
-	}
-	return k.st.buf.add(ctx, es)
+	return k.admitted(ctx, es, k.st.buf.add)
 }
 
 // WriteSync writes readings to series id and returns once the table has
@@ -258,11 +255,40 @@ func (k *Kind) WriteSync(ctx context.Context, id string, rs ...Reading) error {
 	if err != nil {
 		return err
 	}
-	es, err := k.admit(ctx, []entry{{k: k, id: id, recs: recs}})
+	return k.admitted(ctx, []entry{{k: k, id: id, recs: recs}}, k.st.buf.writeSync)
+}
+
+// admitStripes is the number of locks a RejectDifferent kind spreads its
+// series over.
+const admitStripes = 64
+
+// admitted passes es to write once the duplicate rule admits them (see
+// admit), nothing if it admits no reading. For a RejectDifferent kind it
+// holds the locks of the series of es meanwhile, so that of two calls of
+// this Store racing to write different readings at one instant one is
+// refused.
+func (k *Kind) admitted(ctx context.Context, es []entry, write func(context.Context, []entry) error) error {
+	if k.s.Duplicates != RejectDifferent {
+		if len(es) == 0 {
+			return nil
+		}
+		return write(ctx, es)
+	}
+	var stripes []int
+	for _, e := range es {
+		stripes = append(stripes, keys.ShardIndex(e.id, admitStripes))
+	}
+	slices.Sort(stripes)
+	stripes = slices.Compact(stripes)
+	for _, i := range stripes {
+		k.admitting[i].Lock()
+		defer k.admitting[i].Unlock()
+	}
+	es, err := k.admit(ctx, es)
 	if err != nil || len(es) == 0 {
 		return err
 	}
-	return k.st.buf.writeSync(ctx, es)
+	return write(ctx, es)
 }
 
 // admit applies the RejectDifferent rule to the readings of es, for a
@@ -271,9 +297,9 @@ func (k *Kind) WriteSync(ctx context.Context, id string, rs ...Reading) error {
 // the same values and tags, and makes the call fail with ErrConflict
 // otherwise. It reads the readings the series holds from the call's
 // first instant to its last, once per series. It returns es less the
-// readings left out (in place), and none if one conflicts. Two calls
-// racing to write different readings at one instant may both be
-// accepted; reads then keep the first written.
+// readings left out (in place), and none if one conflicts. Two Stores
+// racing to write different readings at one instant may both accept
+// theirs; reads then keep the first written.
 func (k *Kind) admit(ctx context.Context, es []entry) ([]entry, error) {
 	if k.s.Duplicates != RejectDifferent {
 		return es, nil
