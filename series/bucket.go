@@ -251,15 +251,14 @@ func (k *Kind) Buckets(ctx context.Context, id string, from, to time.Time) ([]Pe
 		return nil, fmt.Errorf("%w: %q", ErrInvalidID, id)
 	}
 	g := k.s.BucketPeriod
-	lo, hi := k.bounds(from, to)
+	// The periods that start in [from, to), less those that ended before
+	// the raw cutoff.
+	cutoff := k.rawCutoff()
+	fromMs, hi := span(from, to)
+	lo := max(fromMs, periodStart(cutoff, g))
 	if lo >= hi {
 		return nil, nil
 	}
-	fromMs := int64(minMs)
-	if !from.IsZero() {
-		fromMs = ceilMs(from)
-	}
-	cutoff := k.rawCutoff()
 	byStart := map[int64][]rec{}
 	for sh := 0; sh < k.s.Shards; sh++ {
 		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(periodKey(periodStart(lo, g), g), periodKey(hi-1, g)+"#~", hi)}
