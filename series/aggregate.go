@@ -11,20 +11,25 @@ import (
 
 // AggregateQuery selects the periods of an Aggregate.
 type AggregateQuery struct {
-	// From and To bound the readings aggregated: [From, To). From is
-	// required; a zero To is now.
+	// From and To bound the readings aggregated: [From, To), rounded up
+	// to the millisecond as Query's. From is required; a zero To has no
+	// upper bound (the newest reading is the last).
 	From, To time.Time
 	// Step is the width of each period, aligned on the Unix epoch in UTC
 	// (so 1h periods are hours and 24h periods UTC days). 0 picks one from
-	// the range's length: up to 6 hours, 1 minute; up to 8 days, 1 hour;
-	// up to 400 days, 1 day; beyond, calendar months.
+	// the range's length (to the newest reading if To is zero): up to 6
+	// hours, 1 minute; up to 8 days, 1 hour; up to 400 days, 1 day;
+	// beyond, calendar months.
 	Step time.Duration
 	// Months, if positive, makes each period that many calendar months
 	// (UTC), aligned on year 0; it overrides Step.
 	Months int
-	// Tier, if not Raw, is the finest tier the aggregation may read
-	// (Hourly, Daily or Monthly); it must divide the step. Raw (the zero
-	// value) picks the coarsest tier kept that divides the step.
+	// Tier, if not Raw, is the rollup tier to read (Hourly, Daily or
+	// Monthly): its rollups where they are up to date, finer data
+	// elsewhere. The kind must keep it and it must divide the step, or
+	// Aggregate returns ErrInvalidQuery. Raw (the zero value) picks the
+	// coarsest tier kept that divides the step. Every tier gives the same
+	// figures; a coarser one reads less.
 	Tier Tier
 }
 
@@ -42,8 +47,9 @@ type Aggregation struct {
 }
 
 // Aggregate returns the count, sum, min, max, first and last of each field
-// of series id over each step of [From, To). It reads the coarsest data
-// that answers exactly: the monthly, daily or hourly rollups when the step
+// of series id over each step of [From, To), over the readings Range
+// returns (the duplicate rule applied). It reads the coarsest data that
+// answers exactly: the monthly, daily or hourly rollups when the step
 // is a multiple of their period and the raw readings otherwise, and falls
 // back to finer tiers (down to the raw readings) for the periods whose
 // rollups are not computed yet or were marked stale by late readings, and
@@ -63,17 +69,21 @@ func (k *Kind) Aggregate(ctx context.Context, id string, q AggregateQuery) (*Agg
 	if q.From.IsZero() {
 		return nil, fmt.Errorf("%w: Aggregate needs From", ErrUnbounded)
 	}
-	to := q.To
-	if to.IsZero() {
-		to = k.st.now()
+	pending := k.st.buf.pending(k, id)
+	lo, hi := span(q.From, q.To)
+	if q.To.IsZero() {
+		newest, err := k.newest(ctx, id, pending)
+		if err != nil {
+			return nil, err
+		}
+		hi = min(hi, newest+1)
 	}
-	lo, hi := timeMs(q.From), timeMs(to)
 	if lo >= hi {
 		return &Aggregation{}, nil
 	}
 	step, months := q.Step, q.Months
 	if months <= 0 && step <= 0 {
-		switch span := to.Sub(q.From); {
+		switch span := time.Duration(hi-lo) * time.Millisecond; {
 		case span <= 6*time.Hour:
 			step = time.Minute
 		case span <= 8*24*time.Hour:
@@ -87,7 +97,7 @@ func (k *Kind) Aggregate(ctx context.Context, id string, q AggregateQuery) (*Agg
 	if months > 0 {
 		step = 0
 	} else if step%time.Millisecond != 0 {
-		return nil, fmt.Errorf("series: step %v is not a whole number of milliseconds", step)
+		return nil, fmt.Errorf("%w: step %v is not a whole number of milliseconds", ErrInvalidQuery, step)
 	}
 	var bucket, bucketEnd func(int64) int64
 	if months > 0 {
@@ -103,18 +113,27 @@ func (k *Kind) Aggregate(ctx context.Context, id string, q AggregateQuery) (*Agg
 		bucket = func(ms int64) int64 { return ms - floorMod(ms, sm) }
 		bucketEnd = func(start int64) int64 { return start + sm }
 	}
-	// The coarsest tier kept that divides the step.
 	var g keys.Granularity
-	for _, r := range k.s.Rollups {
-		if divides(r, step, months) && (q.Tier == Raw || r >= granOf(q.Tier)) {
-			g = r
+	if q.Tier != Raw {
+		g = granOf(q.Tier)
+		switch {
+		case g == 0:
+			return nil, fmt.Errorf("%w: unknown tier %v", ErrInvalidQuery, q.Tier)
+		case !k.s.hasTier(g):
+			return nil, fmt.Errorf("%w: kind %s keeps no %s rollups", ErrInvalidQuery, k.s.Name, q.Tier)
+		case !divides(g, step, months):
+			return nil, fmt.Errorf("%w: the %s tier does not divide the step", ErrInvalidQuery, q.Tier)
+		}
+	} else {
+		// The coarsest tier kept that divides the step.
+		for _, r := range k.s.Rollups {
+			if divides(r, step, months) {
+				g = r
+			}
 		}
 	}
-	if q.Tier != Raw && !divides(granOf(q.Tier), step, months) {
-		return nil, fmt.Errorf("series: the %s tier does not divide the step", q.Tier)
-	}
 	units := map[int64]*unit{}
-	c := &collector{k: k, id: id, bucket: bucket, pending: k.st.buf.pending(k, id), fn: func(start int64, u unit) {
+	c := &collector{k: k, id: id, bucket: bucket, pending: pending, fn: func(start int64, u unit) {
 		p := units[start]
 		if p == nil {
 			nu := newUnit(len(k.s.Fields))

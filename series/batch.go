@@ -147,3 +147,35 @@ func (b *rbatch) dedupe() {
 		b.tags = b.tags[:j]
 	}
 }
+
+// resolve returns the readings of b (in order) that the kind's duplicate
+// rule keeps: of the readings of one instant, the last (LastWins) or the
+// first (RejectDifferent), or all (KeepAll). It returns b itself when it
+// keeps them all.
+func (k *Kind) resolve(b *rbatch) *rbatch {
+	if k.s.Duplicates == KeepAll {
+		return b
+	}
+	ties := false
+	for i := 1; i < b.len() && !ties; i++ {
+		ties = b.t[i] == b.t[i-1]
+	}
+	if !ties {
+		return b
+	}
+	out := k.newBatch(b.len())
+	for i := 0; i < b.len(); i++ {
+		j := i
+		for j+1 < b.len() && b.t[j+1] == b.t[i] {
+			j++
+		}
+		keep := j
+		if k.s.Duplicates == RejectDifferent {
+			keep = i
+		}
+		r := b.rec(keep)
+		out.add(&r, b.idx[keep])
+		i = j
+	}
+	return out
+}

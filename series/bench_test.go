@@ -176,7 +176,7 @@ func ingestReadings(n int, start time.Time) []Reading {
 func BenchmarkApplyItems(b *testing.B) {
 	st, _ := benchStore(b, Schema{Name: "S", Fields: []string{"a", "b", "c"}, NoRollups: true})
 	k := st.Kind("S")
-	recs, err := k.prepare("100001", ingestReadings(200, t0.Add(-2*time.Hour)))
+	recs, err := k.prepareNumbered("100001", ingestReadings(200, t0.Add(-2*time.Hour)))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func BenchmarkPrepare(b *testing.B) {
 	var buf []byte
 	b.ReportAllocs()
 	for b.Loop() {
-		recs, err := k.prepare("100001", rs)
+		recs, err := k.prepareNumbered("100001", rs)
 		if err != nil {
 			b.Fatal(err)
 		}

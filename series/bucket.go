@@ -51,7 +51,7 @@ func (k *Kind) bucketOps(id string, recs []rec) []*bucketOp {
 	byKey := map[string]*bucketOp{}
 	var ops []*bucketOp
 	for _, r := range recs {
-		sh := k.shardOf(r.seq)
+		sh := k.shardOf(r.t)
 		p := periodKey(r.t, k.s.BucketPeriod)
 		key := strconv.Itoa(sh) + "/" + p
 		op := byKey[key]
@@ -197,8 +197,7 @@ func (k *Kind) mergeBucket(ctx context.Context, op *bucketOp) error {
 			idx = len(parts) - 1
 			exists = true
 		}
-		merged := append(slices.Clone(last.recs), add...)
-		slices.SortFunc(merged, cmpRec)
+		merged := k.settle(append(slices.Clone(last.recs), add...))
 		item, size := k.bucketItem(op, partSK(op.period, idx), last.ver+1, merged)
 		if size > maxBucketBytes && exists && len(last.recs) > 0 {
 			idx++
@@ -237,12 +236,13 @@ func (k *Kind) mergeBucket(ctx context.Context, op *bucketOp) error {
 	}
 }
 
-// Buckets returns the stored pre-aggregates of the buckets of series id
-// (Layout Buckets) whose periods start in [from, to), in time order: each
-// period's count, sum, min, max, first and last per field, as the bucket
-// items hold them (the parts and shards of a period merged). Readings that
-// have expired are left out (the bucket's aggregates are then recomputed
-// from those left). A zero to means no upper bound.
+// Buckets returns the aggregates of the buckets of series id (Layout
+// Buckets) whose periods start in [from, to) (a zero to: no upper bound),
+// in time order: each period's count, sum, min, max, first and last per
+// field, over the readings Range returns (the parts and shards of a
+// period merged, the duplicate rule applied, expired readings left out).
+// They are computed from the readings the bucket items hold, which are
+// read whole anyway.
 func (k *Kind) Buckets(ctx context.Context, id string, from, to time.Time) ([]Period, error) {
 	if k.s.Layout != Buckets {
 		return nil, fmt.Errorf("series: kind %s does not use the Buckets layout", k.s.Name)
@@ -255,11 +255,14 @@ func (k *Kind) Buckets(ctx context.Context, id string, from, to time.Time) ([]Pe
 	if lo >= hi {
 		return nil, nil
 	}
+	fromMs := int64(minMs)
+	if !from.IsZero() {
+		fromMs = ceilMs(from)
+	}
 	cutoff := k.rawCutoff()
-	byStart := map[int64]*unit{}
-	var starts []int64
+	byStart := map[int64][]rec{}
 	for sh := 0; sh < k.s.Shards; sh++ {
-		q := &table.Query{Hash: k.rawPK(id, sh), Range: table.Between(periodKey(periodStart(lo, g), g), periodKey(hi-1, g)+"#~")}
+		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(periodKey(periodStart(lo, g), g), periodKey(hi-1, g)+"#~", hi)}
 		for item, err := range k.st.tbl.QueryAll(ctx, q) {
 			if err != nil {
 				return nil, fmt.Errorf("series: cannot read buckets of %s: %w", k.entity(id), err)
@@ -274,38 +277,37 @@ func (k *Kind) Buckets(ctx context.Context, id string, from, to time.Time) ([]Pe
 				return nil, fmt.Errorf("series: bucket key %q: %w", p.sk, err)
 			}
 			start := timeMs(st)
-			if start < from.UnixMilli() && !from.IsZero() {
+			if start < fromMs || start >= hi {
 				continue
 			}
-			u := byStart[start]
-			if u == nil {
-				nu := newUnit(len(k.s.Fields))
-				u = &nu
-				byStart[start] = u
-				starts = append(starts, start)
-			}
-			stored, err := getUnit(item, &k.s)
-			if err != nil {
-				return nil, err
-			}
-			if len(p.recs) > 0 && p.recs[0].t < cutoff {
-				stored = newUnit(len(k.s.Fields))
-				for _, r := range p.recs {
-					if r.t >= cutoff {
-						stored.addReading(r.t, apos{seq: r.seq}, r.vals)
-					}
+			for _, r := range p.recs {
+				if r.t >= cutoff {
+					byStart[start] = append(byStart[start], r)
 				}
 			}
-			u.merge(stored)
 		}
+	}
+	starts := make([]int64, 0, len(byStart))
+	for st := range byStart {
+		starts = append(starts, st)
 	}
 	slices.Sort(starts)
 	out := make([]Period, 0, len(starts))
 	for _, st := range starts {
-		if byStart[st].n == 0 {
-			continue
+		recs := byStart[st]
+		slices.SortFunc(recs, cmpRec)
+		b := k.newBatch(len(recs))
+		for i := range recs {
+			b.add(&recs[i], 0)
 		}
-		out = append(out, byStart[st].period(msTime(st), msTime(periodEnd(st, g))))
+		b = k.resolve(b)
+		u := newUnit(len(k.s.Fields))
+		for i := range b.t {
+			u.addReading(b.t[i], apos{seq: b.seq[i]}, b.vals[i*b.nf:(i+1)*b.nf])
+		}
+		if u.n > 0 {
+			out = append(out, u.period(msTime(st), msTime(periodEnd(st, g))))
+		}
 	}
 	return out, nil
 }

@@ -25,7 +25,7 @@ func TestApply_Idempotent(t *testing.T) {
 				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
 				k := st.Kind("SENSOR")
 				rs := sensorReadings(t0, 5*time.Minute, 100)
-				recs, err := k.prepare("s1", rs)
+				recs, err := k.prepareNumbered("s1", rs)
 				if err != nil {
 					t.Fatal(err)
 				}

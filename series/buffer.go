@@ -111,10 +111,15 @@ func (b *buffer) add(ctx context.Context, es []entry) error {
 			return fmt.Errorf("series: write buffer full: %w", ctx.Err())
 		}
 	}
+	// The readings get their sequence numbers under the gate, so that
+	// those of a batch are all above those of the batches sealed before
+	// it: the order of a chunk's readings among those of one instant is
+	// then that of their sequence numbers (see chunkItems).
+	b.gate.RLock()
+	defer b.gate.RUnlock()
+	b.number(es)
 	var lsn uint64
 	if l := b.s.wal; l != nil {
-		b.gate.RLock()
-		defer b.gate.RUnlock()
 		var err error
 		lsn, err = b.log(ctx, l, es)
 		if err != nil {
@@ -185,28 +190,75 @@ func (b *buffer) log(ctx context.Context, l *wal.Log, es []entry) (uint64, error
 	return l.Append(ctx, recs...)
 }
 
+// number gives the readings of es their sequence numbers, in order.
+func (b *buffer) number(es []entry) {
+	for i := range es {
+		seq := b.s.nextSeqs(len(es[i].recs))
+		for j := range es[i].recs {
+			es[i].recs[j].seq = seq + uint64(j)
+		}
+	}
+}
+
 // seal moves the open batch to the queue.
 func (b *buffer) seal() {
 	b.gate.Lock()
+	b.sealLocked()
+	b.gate.Unlock()
+}
+
+// sealLocked is seal with the gate held for writing.
+func (b *buffer) sealLocked() {
 	b.mu.Lock()
-	if b.openN > 0 {
-		bt := &batch{n: b.openN, lsn: b.maxLSN, index: map[seriesKey]int{}}
-		bt.entries = make([]entry, 0, len(b.keys))
-		for _, k := range b.keys {
-			e := *b.open[k]
-			slices.SortFunc(e.recs, cmpRec)
-			bt.index[k] = len(bt.entries)
-			bt.entries = append(bt.entries, e)
-		}
-		b.queue = append(b.queue, bt)
-		b.queued += bt.n
-		b.perSeries = bt.n / len(b.keys)
-		b.open = map[seriesKey]*entry{}
-		b.keys = nil
-		b.openN = 0
+	defer b.mu.Unlock()
+	if b.openN == 0 {
+		return
 	}
+	bt := &batch{n: b.openN, lsn: b.maxLSN, index: map[seriesKey]int{}}
+	bt.entries = make([]entry, 0, len(b.keys))
+	for _, k := range b.keys {
+		e := *b.open[k]
+		e.recs = e.k.settle(e.recs)
+		bt.index[k] = len(bt.entries)
+		bt.entries = append(bt.entries, e)
+	}
+	b.queue = append(b.queue, bt)
+	b.queued += bt.n
+	b.perSeries = bt.n / len(b.keys)
+	b.open = map[seriesKey]*entry{}
+	b.keys = nil
+	b.openN = 0
+}
+
+// writeSync writes the readings of es (each of one series) after the
+// buffered ones, as a batch of their own, and returns once they are
+// written: it seals the open batch and numbers es with the gate held, so
+// that es follow every buffered reading, then flushes. The batch is not
+// logged: WriteSync acknowledges only what the table has.
+func (b *buffer) writeSync(ctx context.Context, es []entry) error {
+	b.gate.Lock()
+	b.sealLocked()
+	b.number(es)
+	bt := &batch{marked: true, index: map[seriesKey]int{}}
+	for _, e := range es {
+		key := seriesKey{e.k, e.id}
+		if i, ok := bt.index[key]; ok {
+			bt.entries[i].recs = append(bt.entries[i].recs, e.recs...)
+		} else {
+			bt.index[key] = len(bt.entries)
+			bt.entries = append(bt.entries, entry{k: e.k, id: e.id, recs: slices.Clone(e.recs)})
+		}
+		bt.n += len(e.recs)
+	}
+	for i := range bt.entries {
+		bt.entries[i].recs = bt.entries[i].k.settle(bt.entries[i].recs)
+	}
+	b.mu.Lock()
+	b.queue = append(b.queue, bt)
+	b.queued += bt.n
 	b.mu.Unlock()
 	b.gate.Unlock()
+	return b.flush(ctx)
 }
 
 // flush seals the open batch and writes every queued batch, in order.
@@ -301,7 +353,7 @@ func (b *buffer) replay(ctx context.Context) error {
 			bt.n += len(p.e.recs)
 		}
 		for i := range bt.entries {
-			slices.SortFunc(bt.entries[i].recs, cmpRec)
+			bt.entries[i].recs = bt.entries[i].k.settle(bt.entries[i].recs)
 		}
 		pending = rest
 		if bt.n > 0 {
@@ -324,6 +376,7 @@ func (b *buffer) replay(ctx context.Context) error {
 		}
 		for i := range r.recs {
 			x := &r.recs[i]
+			b.s.seenSeq(x.seq)
 			if len(x.vals) > len(k.s.Fields) || len(x.tags) > len(k.s.Tags) {
 				return fmt.Errorf("series: write-ahead log record %d does not fit kind %s's schema", lsn, k.s.Name)
 			}
@@ -372,11 +425,19 @@ func (b *buffer) pending(k *Kind, id string) []rec {
 	return out
 }
 
-// latest returns the newest buffered reading of series id of kind k.
+// latest returns the newest buffered reading of series id of kind k, as
+// Kind.newer orders them.
 func (b *buffer) latest(k *Kind, id string) (rec, bool) {
 	rs := b.pending(k, id)
 	if len(rs) == 0 {
 		return rec{}, false
 	}
-	return rs[len(rs)-1], true
+	r := rs[len(rs)-1]
+	if k.s.Duplicates == RejectDifferent {
+		// The first written of the newest instant.
+		for i := len(rs) - 2; i >= 0 && rs[i].t == r.t; i-- {
+			r = rs[i]
+		}
+	}
+	return r, true
 }

@@ -200,7 +200,7 @@ func (k *Kind) compactPass(ctx context.Context) error {
 }
 
 // Compact compacts the chunks of series id in the hours that start in
-// [from, to) and ended Options.LateWindow ago, whatever the markers say:
+// [from, to) (a zero from or to: no bound) and ended Options.LateWindow ago, whatever the markers say:
 // it merges each hour's chunk items (each day's, for the days that ended
 // LateWindow ago), and deletes those that a merged chunk written
 // Options.CompactGrace ago replaces (so a second call after CompactGrace
@@ -218,7 +218,14 @@ func (k *Kind) Compact(ctx context.Context, id string, from, to time.Time) error
 	if k.s.Layout != Chunks {
 		return nil
 	}
-	lo, hi := max(timeMs(from), k.rawCutoff(), minMs), min(timeMs(to), maxMs)
+	lo, hi := k.bounds(from, to)
+	if from.IsZero() {
+		oldest, err := k.oldest(ctx, id)
+		if err != nil {
+			return err
+		}
+		lo = max(lo, oldest)
+	}
 	now, late := timeMs(k.st.now()), k.st.opts.LateWindow.Milliseconds()
 	for p := periodStart(lo, keys.Hour); p < hi && now >= periodEnd(p, keys.Hour)+late; {
 		if d := periodStart(p, keys.Day); now >= periodEnd(d, keys.Day)+late {
@@ -267,9 +274,9 @@ type citem struct {
 func parseCItem(item table.Item) (citem, error) {
 	sk, _ := getS(item, attrSK)
 	c := citem{item: item, sk: sk, cov: coverage{}}
-	_, seq, err := keys.ParseUnique(sk)
+	seq, base, err := chunkPosition(item)
 	if err != nil {
-		return c, fmt.Errorf("series: bad chunk key %q: %w", sk, err)
+		return c, err
 	}
 	data, ok := getB(item, attrData)
 	if !ok {
@@ -283,7 +290,7 @@ func parseCItem(item table.Item) (citem, error) {
 	raw, ok := getB(item, attrSrc)
 	if !ok {
 		if ch.Len() > 0 {
-			c.cov.add(seq, 0, uint32(ch.Len()))
+			c.cov.add(seq, base, base+uint32(ch.Len()))
 		}
 		return c, nil
 	}

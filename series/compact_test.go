@@ -18,9 +18,10 @@ import (
 	"github.com/timetable-db/timetable/table"
 )
 
-// compactSchema is a kind with two fields, a tag and the metric index.
+// compactSchema is a kind with two fields, a tag and the metric index,
+// that keeps every reading of an instant (compaction must keep them all).
 func compactSchema(shards int) Schema {
-	return Schema{Name: "C", Fields: []string{"a", "b"}, Tags: []string{"loc"}, Shards: shards, MetricIndex: true}
+	return Schema{Name: "C", Fields: []string{"a", "b"}, Tags: []string{"loc"}, Shards: shards, MetricIndex: true, Duplicates: KeepAll}
 }
 
 // compactReadings returns the readings of three hours from t0, one every
@@ -95,7 +96,7 @@ func snapshot(t testing.TB, k *Kind, id string) string {
 		var paged []Reading
 		cursor := ""
 		for {
-			p, err := k.Range(ctx, id, Query{From: from, To: to, Reverse: rev, Limit: 97, Cursor: cursor})
+			p, err := k.Range(ctx, id, Query{From: from, To: to, Reverse: rev, PageSize: 97, Cursor: cursor})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -848,7 +849,7 @@ func TestCompact_DayReadUnits(t *testing.T) {
 		// Write the flushes' items directly, in batches (as 1,440 flushes
 		// would, less slowly).
 		var puts []table.WriteRequest
-		recs, err := k.prepare("s", rs)
+		recs, err := k.prepareNumbered("s", rs)
 		if err != nil {
 			t.Fatal(err)
 		}

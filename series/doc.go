@@ -30,8 +30,10 @@
 //	Buckets           pk SENSOR#123             sk 2024-12-01                       readings + count, sum, min, max
 //
 // <seq> is a sequence number that makes two readings of one instant
-// distinct and makes every write idempotent. With Schema.Shards, pk ends
-// with a shard suffix (SENSOR#123#S07, before the day of DayPartitioned).
+// distinct and makes every write idempotent (for a chunk, that of its
+// batch's first reading plus the index base _i of its first reading).
+// With Schema.Shards, pk ends with a shard suffix (SENSOR#123#S07, before
+// the day of DayPartitioned), chosen from the reading's time.
 // Chunks are written once, as new items, and never grown in place: DynamoDB
 // bills an update on the larger of the item before and after.
 //
@@ -55,20 +57,48 @@
 // calls of 25 items. When MaxBuffered readings wait, Write blocks
 // (backpressure). With Options.WALDir, Write returns once its readings are
 // synced to a write-ahead log, and Open replays what a crash left: no
-// acknowledged reading is lost on kill -9. Kind.WriteSync writes directly.
-// Range reads, Latest and Aggregate of the Store see its buffered readings
+// acknowledged reading is lost on kill -9. Kind.WriteSync returns once the
+// table has its readings, written after the buffered ones (it flushes
+// them). Range reads, Latest and Aggregate of the Store see its buffered readings
 // at once (each reading once, also while a flush is writing it); stored
 // rollups, the metric index and other processes once they are flushed
 // (Store.Flush).
+//
+// # Readings of one instant
+//
+// A reading's time is kept to the millisecond. Readings of one series at
+// one instant follow Schema.Duplicates, on every layout, read and tier:
+// LastWins (the default) keeps the last written, KeepAll keeps all in
+// write order, RejectDifferent keeps the first and refuses a different
+// one (ErrConflict). Write order is the order of the sequence numbers a
+// Store gives readings as it accepts them: in call order, then in slice
+// order, across flushes, compactions and restarts (they start from the
+// clock). Readings of one instant share a shard and, in the Chunks layout,
+// are ordered in a chunk by their batch's numbers (each batch's above the
+// last's: WriteSync writes after the buffered readings), so their order
+// never changes once written. Every read applies the rule the same way:
+// Range and Iter give the readings the rule keeps, Latest the last of
+// them, Aggregate, rollups, Buckets and MetricRange count them. -0 is
+// stored as 0 (DynamoDB's numbers have no sign of zero).
 //
 // # Reads
 //
 // Kind.Latest reads the latest-reading item; Kind.LatestMany reads those of
 // hundreds of series with BatchGetItem, retrying unprocessed keys and
 // returning those it could not read in an error. Kind.Range, Kind.Iter and
-// Kind.All read a time range ([From, To), newest first with Reverse, Limit,
-// Filter on fields and tags, and a cursor built from the last reading
-// returned), merging shards in time order. Kind.Aggregate returns count,
+// Kind.All read a time range ([From, To), newest first with Reverse,
+// Filter on fields and tags), merging shards in time order. Query.Limit is
+// the most readings a read returns in all, Query.PageSize the most of one
+// Range page; a page's cursor is built from its last reading (its instant
+// and rank there) and carries the limit left, so no flush or compaction
+// between pages makes a read skip or repeat a reading.
+//
+// Bounds are half-open, [from, to), rounded up to the millisecond; a zero
+// from is the oldest reading not expired and a zero to has no bound, in
+// Range, Iter, All, Aggregate, Rollups, Buckets, Recompute and Compact
+// (Aggregate needs From). MetricRange alone reads a zero to as the day
+// after now: its index has a partition per day and nothing that names
+// the newest. Kind.Aggregate returns count,
 // sum, min, max, first and last per step, reading the coarsest rollup tier
 // that divides the step and finer data where rollups are not up to date.
 // Kind.MetricRange reads one field of every series of a kind over a time

@@ -23,6 +23,9 @@ var (
 	// rule is RejectDifferent for a reading whose series already holds a
 	// different one at the same instant; nothing of the call is written.
 	ErrConflict = errors.New("series: a different reading at the same instant")
+	// ErrInvalidQuery is returned by reads for a query they cannot run
+	// (a negative Limit or PageSize, a step or tier that does not fit).
+	ErrInvalidQuery = errors.New("series: invalid query")
 	// ErrBadCursor is returned by reads for a cursor they did not make.
 	ErrBadCursor = errors.New("timetable: invalid cursor")
 	// ErrUnbounded is returned by a read that needs a bound it was not

@@ -198,3 +198,13 @@ func brief(rs []Reading) string {
 }
 
 var allLayouts = []Layout{Chunks, ItemPerReading, DayPartitioned, Buckets}
+
+// prepareNumbered is prepare with the sequence numbers a Write would
+// give, for tests that build items without the buffer.
+func (k *Kind) prepareNumbered(id string, rs []Reading) ([]rec, error) {
+	recs, err := k.prepare(id, rs)
+	if err == nil {
+		k.st.buf.number([]entry{{k: k, id: id, recs: recs}})
+	}
+	return recs, err
+}

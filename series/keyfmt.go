@@ -56,12 +56,22 @@ func (k *Kind) latestPK(id string) string { return k.entity(id) + keys.Sep + "L"
 
 func (k *Kind) markerPK() string { return markerPrefix + k.s.Name }
 
-// shardOf is the shard of the reading with sequence number seq.
-func (k *Kind) shardOf(seq uint64) int {
+// shardOf is the shard of readings at time ms (milliseconds): readings of
+// one instant share a shard, so that the duplicate rule sees them
+// together, and successive instants spread over the shards.
+func (k *Kind) shardOf(ms int64) int {
 	if k.s.Shards <= 1 {
 		return 0
 	}
-	return int(seq % uint64(k.s.Shards))
+	// splitmix64's finalizer: times a second or a minute apart spread
+	// evenly.
+	x := uint64(ms)
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return int(x % uint64(k.s.Shards))
 }
 
 // ts formats milliseconds since the epoch as keys.Timestamp does. The time

@@ -9,27 +9,25 @@ import (
 	"github.com/timetable-db/timetable/table"
 )
 
-// Latest returns the newest reading of series id: one GetItem of the
-// series' latest-reading item, which every write keeps up to date (a late
-// reading never replaces a newer one). It returns ErrNotFound if the series
-// has no reading, or none that has not expired. Readings in this Store's
-// write buffer count too.
+// Latest returns the newest reading of series id, the last reading its
+// forward Range returns: of readings at its instant, the one the kind's
+// DuplicateRule keeps (the last written, or with RejectDifferent the
+// first). It reads the series' latest-reading item, which every write
+// keeps up to date (a late reading never replaces a newer one), with one
+// GetItem, and this Store's buffered readings. It returns ErrNotFound if
+// the series has no reading, or none that has not expired.
 func (k *Kind) Latest(ctx context.Context, id string) (Reading, error) {
 	if !validID(id) {
 		return Reading{}, fmt.Errorf("%w: %q", ErrInvalidID, id)
 	}
-	item, err := k.st.tbl.Get(ctx, table.K(strAV(k.latestPK(id)), strAV(latestSK)), nil)
-	if err != nil && !errors.Is(err, table.ErrNotFound) {
-		return Reading{}, fmt.Errorf("series: cannot read the latest reading of %s: %w", k.entity(id), err)
+	// The buffer first: a flush that ends between the two reads has
+	// written its readings to the table by then.
+	b, inBuf := k.st.buf.latest(k, id)
+	r, found, err := k.latestStored(ctx, id)
+	if err != nil {
+		return Reading{}, err
 	}
-	var r rec
-	found := err == nil
-	if found {
-		if r, err = k.decodeLatest(item); err != nil {
-			return Reading{}, err
-		}
-	}
-	if b, ok := k.st.buf.latest(k, id); ok && (!found || cmpRec(b, r) > 0) {
+	if inBuf && (!found || k.newer(b, r)) {
 		r, found = b, true
 	}
 	if !found || r.t < k.rawCutoff() {
@@ -38,11 +36,37 @@ func (k *Kind) Latest(ctx context.Context, id string) (Reading, error) {
 	return r.reading(), nil
 }
 
+// latestStored reads the latest-reading item of series id.
+func (k *Kind) latestStored(ctx context.Context, id string) (rec, bool, error) {
+	item, err := k.st.tbl.Get(ctx, table.K(strAV(k.latestPK(id)), strAV(latestSK)), nil)
+	if errors.Is(err, table.ErrNotFound) {
+		return rec{}, false, nil
+	}
+	if err != nil {
+		return rec{}, false, fmt.Errorf("series: cannot read the latest reading of %s: %w", k.entity(id), err)
+	}
+	r, err := k.decodeLatest(item)
+	return r, err == nil, err
+}
+
+// newer reports whether a is the later reading of a forward read of a
+// and b: later in time or, at one instant, the one the duplicate rule
+// keeps (the later written, or with RejectDifferent the earlier).
+func (k *Kind) newer(a, b rec) bool {
+	if a.t != b.t {
+		return a.t > b.t
+	}
+	if k.s.Duplicates == RejectDifferent {
+		return a.seq < b.seq
+	}
+	return a.seq > b.seq
+}
+
 // LatestMany returns the newest reading of each of the series ids that
-// has one, keyed by id, with BatchGetItem calls of 100 keys. Keys the
-// backend leaves unprocessed are asked again with backoff; if some still
-// cannot be read, LatestMany returns the readings it has and an error
-// (a *table.BatchError) that lists them: none is dropped silently.
+// has one, keyed by id, as Latest does, with BatchGetItem calls of 100
+// keys. Keys the backend leaves unprocessed are asked again with backoff;
+// if some still cannot be read, LatestMany returns the readings it has and
+// an error (a *table.BatchError) that lists them: none is dropped silently.
 func (k *Kind) LatestMany(ctx context.Context, ids []string) (map[string]Reading, error) {
 	ks := make([]table.Key, len(ids))
 	for i, id := range ids {
@@ -50,6 +74,12 @@ func (k *Kind) LatestMany(ctx context.Context, ids []string) (map[string]Reading
 			return nil, fmt.Errorf("%w: %q", ErrInvalidID, id)
 		}
 		ks[i] = table.K(strAV(k.latestPK(id)), strAV(latestSK))
+	}
+	// The buffer first, as Latest.
+	buffered := make([]rec, len(ids))
+	inBuf := make([]bool, len(ids))
+	for i, id := range ids {
+		buffered[i], inBuf[i] = k.st.buf.latest(k, id)
 	}
 	items, err := k.st.tbl.BatchGet(ctx, ks, nil)
 	out := make(map[string]Reading, len(ids))
@@ -63,8 +93,8 @@ func (k *Kind) LatestMany(ctx context.Context, ids []string) (map[string]Reading
 				return out, derr
 			}
 		}
-		if b, ok := k.st.buf.latest(k, ids[i]); ok && (!found || cmpRec(b, r) > 0) {
-			r, found = b, true
+		if inBuf[i] && (!found || k.newer(buffered[i], r)) {
+			r, found = buffered[i], true
 		}
 		if found && r.t >= cutoff {
 			out[ids[i]] = r.reading()

@@ -30,7 +30,9 @@ type MetricPoint struct {
 // devices, one metric, one time range". It reads the metric index (a GSI
 // partitioned by kind and day, Schema.IndexShards partitions per day), so
 // it needs Schema.MetricIndex, and the index is eventually consistent on
-// DynamoDB. Readings without the field and expired readings are left out.
+// DynamoDB. Readings without the field and expired readings are left out;
+// of readings of one series at one instant, the kind's DuplicateRule
+// keeps those Range returns.
 // A zero from reads from the oldest reading not expired; a zero to is the
 // day after now. limit, if positive, bounds the points returned (the
 // earliest ones).
@@ -130,8 +132,18 @@ func (k *Kind) MetricRange(ctx context.Context, field string, from, to time.Time
 	})
 	out := make([]MetricPoint, 0, len(all))
 	for i, p := range all {
-		if i > 0 && p.Time.Equal(all[i-1].Time) && p.ID == all[i-1].ID && p.seq == all[i-1].seq && p.idx == all[i-1].idx {
-			continue
+		if i > 0 && p.Time.Equal(all[i-1].Time) && p.ID == all[i-1].ID {
+			if p.seq == all[i-1].seq && p.idx == all[i-1].idx {
+				continue // one reading, in a merged chunk and its source
+			}
+			// Another reading of the instant: the duplicate rule.
+			switch k.s.Duplicates {
+			case LastWins:
+				out[len(out)-1] = p.MetricPoint
+				continue
+			case RejectDifferent:
+				continue
+			}
 		}
 		out = append(out, p.MetricPoint)
 	}
@@ -152,7 +164,7 @@ const maxProjected = 100
 // of everything else (tags, aggregates, TTL). It returns nil, all
 // attributes, if they would pass DynamoDB's limit.
 func metricProjection(kinds []*Kind) []string {
-	out := []string{attrData, attrSrc, attrRead}
+	out := []string{attrData, attrSrc, attrBase, attrRead}
 	seen := map[string]bool{}
 	for _, k := range kinds {
 		if !k.s.MetricIndex || (k.s.Layout != ItemPerReading && k.s.Layout != DayPartitioned) {
@@ -198,7 +210,7 @@ func (k *Kind) checkProjection(ctx context.Context, field string) error {
 	need := []string{field}
 	switch k.s.Layout {
 	case Chunks:
-		need = []string{attrData, attrSrc}
+		need = []string{attrData, attrSrc, attrBase}
 	case Buckets:
 		need = []string{attrRead}
 	}

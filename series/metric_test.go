@@ -37,7 +37,7 @@ func TestMetricIndex_Projection(t *testing.T) {
 			t.Fatalf("metric index projection %+v, want INCLUDE", p)
 		}
 		got := slices.Sorted(slices.Values(p.NonKeyAttributes))
-		if want := []string{attrData, attrRead, attrSrc, "x"}; !slices.Equal(got, want) {
+		if want := []string{attrData, attrBase, attrRead, attrSrc, "x"}; !slices.Equal(got, want) {
 			t.Fatalf("projected %v, want %v", got, want)
 		}
 		r := Reading{Time: t0, Values: []float64{1.5}, Tags: []string{"t"}}

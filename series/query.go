@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"iter"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -67,17 +68,36 @@ func (k *Kind) cutoff(ret time.Duration) int64 {
 	return timeMs(k.st.now().Add(-ret)) + 1
 }
 
-// bounds converts [from, to) to milliseconds, unbounded ends to the key
-// range, from raised to the raw cutoff.
+// bounds converts [from, to) to milliseconds (see span), from raised to
+// the raw cutoff.
 func (k *Kind) bounds(from, to time.Time) (int64, int64) {
+	lo, hi := span(from, to)
+	return max(lo, k.rawCutoff()), hi
+}
+
+// span converts [from, to) to milliseconds, rounded up (see ceilMs); a
+// zero from is the oldest time a key holds, a zero to the end of time:
+// no bound.
+func span(from, to time.Time) (int64, int64) {
 	lo, hi := int64(minMs), int64(maxMs)
 	if !from.IsZero() {
-		lo = max(lo, timeMs(from))
+		lo = min(max(lo, ceilMs(from)), maxMs)
 	}
 	if !to.IsZero() {
-		hi = min(hi, timeMs(to))
+		hi = max(min(hi, ceilMs(to)), minMs)
 	}
-	return max(lo, k.rawCutoff()), hi
+	return lo, hi
+}
+
+// ceilMs returns t in milliseconds since the epoch, rounded up: a reading
+// (at a whole millisecond m) is at or after t if m >= ceilMs(t), and
+// before t if m < ceilMs(t).
+func ceilMs(t time.Time) int64 {
+	ms := t.UnixMilli()
+	if msTime(ms).Before(t) {
+		ms++
+	}
+	return ms
 }
 
 // stream yields the readings of one shard (partition, or days of
@@ -132,13 +152,17 @@ type Iter struct {
 	streams []*stream
 	reverse bool
 	lo, hi  int64
-	after   *pos // cursor position: skip up to and including it
+	after   *cursor // resume after this reading
 	filters []compiled
 	skip    map[uint64]bool // sequence numbers of the buffered readings
-	limit   int
-	n       int
+	left    int             // readings left to return; -1: no limit
+	// group holds the readings of one instant, in the order of the
+	// iteration, the duplicate rule applied; gi is the next to give.
+	group   []ref
+	gi      int
 	cur     *rbatch // the current reading is cur's ci-th
 	ci      int
+	ord     uint32 // its rank among the group's readings, oldest written first
 	has     bool
 	err     error
 	done    bool
@@ -146,10 +170,17 @@ type Iter struct {
 	atLimit bool // stopped by the limit, not at the end
 }
 
+// ref is a reading of a batch.
+type ref struct {
+	b *rbatch
+	i int
+}
+
 // Iter returns an iterator over the readings of series id that q selects,
-// at most q.Limit if set, merged over the kind's shards in time order.
-// Readings are read lazily, a backend page at a time. Expired readings are
-// never returned.
+// at most q.Limit if set (or what the cursor's read has left), merged over
+// the kind's shards in time order; readings of one instant follow the
+// kind's DuplicateRule, in write order. Readings are read lazily, a
+// backend page at a time. Expired readings are never returned.
 func (k *Kind) Iter(ctx context.Context, id string, q Query) *Iter {
 	var pending []rec
 	if validID(id) {
@@ -161,9 +192,16 @@ func (k *Kind) Iter(ctx context.Context, id string, q Query) *Iter {
 // iter is Iter over the table and the buffered readings pending (a
 // snapshot of the buffer, or nil to read the table only).
 func (k *Kind) iter(ctx context.Context, id string, q Query, pending []rec) *Iter {
-	it := &Iter{ctx: ctx, k: k, reverse: q.Reverse, limit: q.Limit}
+	it := &Iter{ctx: ctx, k: k, reverse: q.Reverse, left: -1}
+	if q.Limit > 0 {
+		it.left = q.Limit
+	}
 	if !validID(id) {
 		it.fail(fmt.Errorf("%w: %q", ErrInvalidID, id))
+		return it
+	}
+	if q.Limit < 0 || q.PageSize < 0 {
+		it.fail(fmt.Errorf("%w: negative Limit or PageSize", ErrInvalidQuery))
 		return it
 	}
 	fs, err := k.compileFilters(q.Filter)
@@ -174,20 +212,29 @@ func (k *Kind) iter(ctx context.Context, id string, q Query, pending []rec) *Ite
 	it.filters = fs
 	lo, hi := k.bounds(q.From, q.To)
 	if q.Cursor != "" {
-		rev, pos, err := decodeCursor(q.Cursor)
-		if err != nil || rev != q.Reverse {
+		c, err := decodeCursor(q.Cursor)
+		if err != nil || c.reverse != q.Reverse {
 			it.fail(ErrBadCursor)
 			return it
 		}
-		it.after = pos
+		it.after = c
+		if c.left > 0 {
+			it.left = int(c.left)
+		}
 		if q.Reverse {
-			hi = min(hi, pos.t+1)
+			hi = min(hi, c.t+1)
 		} else {
-			lo = max(lo, pos.t)
+			lo = max(lo, c.t)
 		}
 	}
-	if k.s.Layout == DayPartitioned && q.To.IsZero() {
-		hi = min(hi, timeMs(k.st.now().Add(24*time.Hour)))
+	if k.s.Layout == DayPartitioned && hi >= maxMs {
+		// No upper bound: the newest reading is one.
+		newest, err := k.newest(ctx, id, pending)
+		if err != nil {
+			it.fail(err)
+			return it
+		}
+		hi = min(hi, newest+1)
 	}
 	if k.s.Layout == DayPartitioned && lo == minMs {
 		it.fail(fmt.Errorf("%w: kind %s keeps raw readings forever and is day-partitioned: give From", ErrUnbounded, k.s.Name))
@@ -198,8 +245,12 @@ func (k *Kind) iter(ctx context.Context, id string, q Query, pending []rec) *Ite
 		it.done = true
 		return it
 	}
+	want := it.left
+	if q.PageSize > 0 && (want < 0 || q.PageSize < want) {
+		want = q.PageSize
+	}
 	for sh := 0; sh < k.s.Shards; sh++ {
-		s := k.newStream(id, sh, lo, hi, q.Reverse, q.Limit, len(fs) > 0)
+		s := k.newStream(id, sh, lo, hi, q.Reverse, want, len(fs) > 0)
 		s.table = true
 		it.streams = append(it.streams, s)
 	}
@@ -221,6 +272,34 @@ func (k *Kind) iter(ctx context.Context, id string, q Query, pending []rec) *Ite
 	return it
 }
 
+// newest returns the time of the newest reading of series id, the
+// buffered ones pending included, or minMs if it has none.
+func (k *Kind) newest(ctx context.Context, id string, pending []rec) (int64, error) {
+	t := int64(minMs)
+	if n := len(pending); n > 0 {
+		t = pending[n-1].t
+	}
+	r, found, err := k.latestStored(ctx, id)
+	if err != nil {
+		return 0, err
+	}
+	if found {
+		t = max(t, r.t)
+	}
+	return t, nil
+}
+
+// oldest returns the time of the oldest unexpired reading of series id,
+// or maxMs if it has none.
+func (k *Kind) oldest(ctx context.Context, id string) (int64, error) {
+	it := k.Iter(ctx, id, Query{Limit: 1})
+	defer it.Close()
+	if it.Next() {
+		return it.cur.t[it.ci], nil
+	}
+	return maxMs, it.Err()
+}
+
 func (it *Iter) fail(err error) {
 	it.err = err
 	it.done = true
@@ -233,16 +312,17 @@ func (it *Iter) Next() bool {
 	if it.done {
 		return false
 	}
-	if it.limit > 0 && it.n >= it.limit {
+	if it.left == 0 {
 		it.atLimit = true
 		return false
 	}
 	if !it.started {
 		it.started = true
-		// Fetch the first batch of every shard at once.
+		// Fetch the first batch of every shard at once. The streams
+		// read under it.ctx, which outlives the parallel calls.
 		if len(it.streams) > 1 {
-			if err := it.k.st.parallel(it.ctx, len(it.streams), func(ctx context.Context, i int) error {
-				_, _, err := it.streams[i].head(ctx)
+			if err := it.k.st.parallel(it.ctx, len(it.streams), func(_ context.Context, i int) error {
+				_, _, err := it.streams[i].head(it.ctx)
 				return err
 			}); err != nil {
 				it.fail(err)
@@ -250,71 +330,135 @@ func (it *Iter) Next() bool {
 			}
 		}
 	}
-	if len(it.streams) == 1 {
-		// No merge: walk the one stream's batches.
+	if len(it.streams) == 1 && it.gi >= len(it.group) {
+		// One stream (no shards, nothing buffered): a reading whose
+		// successor in its batch is at another instant is a group of
+		// one, given at once.
 		s := it.streams[0]
 		for {
 			b, i := s.b, s.i
-			if b == nil || i >= len(b.t) {
-				var err error
-				if b, i, err = s.head(it.ctx); err != nil {
-					it.fail(err)
-					return false
-				}
-				if b == nil {
-					it.done = true
-					return false
-				}
+			if b == nil || i+1 >= len(b.t) {
+				break // a batch's last reading: its successor is not at hand
 			}
-			s.i = i + 1
-			if it.accept(s, b, i) {
+			if t := b.t[i]; t < it.lo || t >= it.hi {
+				s.i++
+				continue
+			} else if b.t[i+1] == t {
+				break
+			}
+			s.i++
+			if it.accept(b, i, 0) {
 				return true
 			}
 		}
 	}
 	for {
-		var best *stream
-		var bp pos
-		for _, s := range it.streams {
-			b, i, err := s.head(it.ctx)
-			if err != nil {
-				it.fail(err)
-				return false
+		if it.gi < len(it.group) {
+			r := it.group[it.gi]
+			ord := it.gi
+			if it.reverse {
+				ord = len(it.group) - 1 - it.gi
 			}
-			if b == nil {
-				continue
+			it.gi++
+			if it.accept(r.b, r.i, uint32(ord)) {
+				return true
 			}
-			p := b.pos(i)
-			if best == nil || (!it.reverse && cmpPos(p, bp) < 0) || (it.reverse && cmpPos(p, bp) > 0) {
-				best, bp = s, p
-			}
+			continue
 		}
-		if best == nil {
-			it.done = true
+		if !it.nextGroup() {
 			return false
-		}
-		b, i := best.b, best.i
-		best.i++
-		if it.accept(best, b, i) {
-			return true
 		}
 	}
 }
 
-// accept makes reading i of b the current one if it is in range, after
-// the cursor and matches the filters.
-func (it *Iter) accept(s *stream, b *rbatch, i int) bool {
-	if t := b.t[i]; t < it.lo || t >= it.hi {
+// nextGroup reads the readings of the next instant into group, the
+// duplicate rule applied. It returns false at the end or on error.
+func (it *Iter) nextGroup() bool {
+	b, i, err := it.pull(true)
+	if err != nil || b == nil {
+		if err != nil {
+			it.fail(err)
+		}
+		it.done = true
 		return false
 	}
-	if it.skip != nil && s.table && it.skip[b.seq[i]] {
-		return false
-	}
-	if it.after != nil {
-		c := cmpPos(b.pos(i), *it.after)
-		if (!it.reverse && c <= 0) || (it.reverse && c >= 0) {
+	t := b.t[i]
+	it.group = append(it.group[:0], ref{b, i})
+	it.gi = 0
+	for {
+		nb, ni, err := it.pull(false)
+		if err != nil {
+			it.fail(err)
 			return false
 		}
+		if nb == nil || nb.t[ni] != t {
+			break
+		}
+		it.pull(true)
+		it.group = append(it.group, ref{nb, ni})
+	}
+	if n := len(it.group); n > 1 {
+		// The group is oldest written first, or newest first in reverse.
+		keepFirst := it.k.s.Duplicates == RejectDifferent
+		switch {
+		case it.k.s.Duplicates == KeepAll:
+		case keepFirst != it.reverse:
+			it.group = it.group[:1]
+		default:
+			it.group[0] = it.group[n-1]
+			it.group = it.group[:1]
+		}
+	}
+	return true
+}
+
+// pull returns the next reading of the merged streams within the range
+// and not in the buffer twice, nil at the end; take consumes it.
+func (it *Iter) pull(take bool) (*rbatch, int, error) {
+	for {
+		var best *stream
+		if len(it.streams) == 1 {
+			s := it.streams[0]
+			if b, _, err := s.head(it.ctx); err != nil || b == nil {
+				return nil, 0, err
+			}
+			best = s
+		} else {
+			var bp pos
+			for _, s := range it.streams {
+				b, i, err := s.head(it.ctx)
+				if err != nil {
+					return nil, 0, err
+				}
+				if b == nil {
+					continue
+				}
+				p := b.pos(i)
+				if best == nil || (!it.reverse && cmpPos(p, bp) < 0) || (it.reverse && cmpPos(p, bp) > 0) {
+					best, bp = s, p
+				}
+			}
+			if best == nil {
+				return nil, 0, nil
+			}
+		}
+		b, i := best.b, best.i
+		if t := b.t[i]; t < it.lo || t >= it.hi || (best.table && it.skip != nil && it.skip[b.seq[i]]) {
+			best.i++
+			continue
+		}
+		if take {
+			best.i++
+		}
+		return b, i, nil
+	}
+}
+
+// accept makes reading i of b, of rank ord among its instant's, the
+// current one if it follows the cursor and matches the filters.
+func (it *Iter) accept(b *rbatch, i int, ord uint32) bool {
+	if a := it.after; a != nil && b.t[i] == a.t && ((!it.reverse && ord <= a.ord) || (it.reverse && ord >= a.ord)) {
+		return false
 	}
 	if len(it.filters) > 0 {
 		r := b.rec(i)
@@ -322,8 +466,10 @@ func (it *Iter) accept(s *stream, b *rbatch, i int) bool {
 			return false
 		}
 	}
-	it.cur, it.ci, it.has = b, i, true
-	it.n++
+	it.cur, it.ci, it.ord, it.has = b, i, ord, true
+	if it.left > 0 {
+		it.left--
+	}
 	return true
 }
 
@@ -379,12 +525,23 @@ func (it *Iter) Reading() Reading {
 }
 
 // Cursor returns the cursor that resumes the read just after the current
-// reading, or "" when there is none.
+// reading (with the limit left), or "" when there is none (no current
+// reading, or the limit reached).
 func (it *Iter) Cursor() string {
-	if !it.has {
+	if !it.has || it.left == 0 {
 		return ""
 	}
-	return encodePos(it.reverse, it.cur.pos(it.ci))
+	return it.cursorHere(it.left)
+}
+
+// cursorHere is the cursor after the current reading with left readings
+// left to return (-1: no limit).
+func (it *Iter) cursorHere(left int) string {
+	c := cursor{reverse: it.reverse, t: it.cur.t[it.ci], ord: it.ord}
+	if left > 0 {
+		c.left = uint32(min(left, math.MaxUint32))
+	}
+	return c.encode()
 }
 
 // Err returns the error that ended the iteration, nil at a normal end.
@@ -392,20 +549,26 @@ func (it *Iter) Err() error { return it.err }
 
 // Close ends the iteration. It returns nil.
 func (it *Iter) Close() error {
-	it.done, it.has, it.streams, it.cur = true, false, nil, nil
+	it.done, it.has, it.streams, it.cur, it.group = true, false, nil, nil, nil
 	return nil
 }
 
-// Range returns one page of the readings of series id that q selects: the
-// first q.Limit after q.Cursor (all of them if q.Limit is 0). The page's
-// Cursor resumes after its last reading and is "" when none follows. The
-// cursor is built from the last reading returned, so a filtered page never
-// skips a reading.
+// Range returns one page of the readings of series id that q selects:
+// the first q.PageSize after q.Cursor (all of them if 0), within what
+// q.Limit (or the cursor's read) has left. The page's Cursor resumes
+// after its last reading; it is "" when no reading follows or the limit
+// is reached. The cursor is built from the last reading returned, so a
+// filtered page never skips a reading, and flushes and compactions
+// between pages neither skip nor repeat one.
 func (k *Kind) Range(ctx context.Context, id string, q Query) (*Page, error) {
 	it := k.Iter(ctx, id, q)
 	defer it.Close()
 	p := &Page{}
-	for it.Next() {
+	size := q.PageSize
+	if it.left >= 0 && (size == 0 || it.left < size) {
+		size = it.left
+	}
+	for (size == 0 || len(p.Readings) < size) && it.Next() {
 		if len(p.Readings) == cap(p.Readings) && len(it.filters) == 0 {
 			// Room for the readings decoded and those read but not yet
 			// decoded (a day of chunks, decoded an hour at a time, say)
@@ -413,8 +576,8 @@ func (k *Kind) Range(ctx context.Context, id string, q Query) (*Page, error) {
 			// than reading it. The page at least doubles, so that one
 			// read over many backend pages copies it a few times only.
 			n := max(it.ahead()+it.later(), len(p.Readings))
-			if q.Limit > 0 {
-				n = min(n, q.Limit-len(p.Readings))
+			if size > 0 {
+				n = min(n, size-len(p.Readings))
 			}
 			p.Readings = slices.Grow(p.Readings, n)
 		}
@@ -423,11 +586,11 @@ func (k *Kind) Range(ctx context.Context, id string, q Query) (*Page, error) {
 	if err := it.Err(); err != nil {
 		return nil, err
 	}
-	if q.Limit > 0 && len(p.Readings) == q.Limit {
-		last := it.cur.pos(it.ci)
-		it.limit = 0
-		if it.atLimit && it.Next() {
-			p.Cursor = encodePos(q.Reverse, last)
+	if size > 0 && len(p.Readings) == size && it.left != 0 {
+		left := it.left
+		last := it.cursorHere(left)
+		if it.Next() {
+			p.Cursor = last
 		} else if err := it.Err(); err != nil {
 			return nil, err
 		}
@@ -452,31 +615,44 @@ func (k *Kind) All(ctx context.Context, id string, q Query) iter.Seq2[Reading, e
 	}
 }
 
-// A cursor is "s", '0' or '1' for the direction, then the position of
-// the last reading returned (time, sequence number, index; big-endian),
-// in base64url.
-func encodePos(reverse bool, r pos) string {
-	b := make([]byte, 2, 22)
-	b[0], b[1] = 's', '0'
-	if reverse {
+// cursor is where a read resumes: after the reading at time t of rank ord
+// among the readings of its instant (oldest written first: readings
+// written later at that instant rank after it), in the direction reverse,
+// with left readings left to return (0: no limit).
+//
+// Encoded: "c", '0' or '1' for the direction, then t (int64), ord and left
+// (uint32), big-endian, in base64url.
+type cursor struct {
+	reverse bool
+	t       int64
+	ord     uint32
+	left    uint32
+}
+
+const cursorLen = 2 + 8 + 4 + 4
+
+func (c cursor) encode() string {
+	b := make([]byte, 2, cursorLen)
+	b[0], b[1] = 'c', '0'
+	if c.reverse {
 		b[1] = '1'
 	}
-	b = binary.BigEndian.AppendUint64(b, uint64(r.t))
-	b = binary.BigEndian.AppendUint64(b, r.seq)
-	b = binary.BigEndian.AppendUint32(b, r.idx)
+	b = binary.BigEndian.AppendUint64(b, uint64(c.t))
+	b = binary.BigEndian.AppendUint32(b, c.ord)
+	b = binary.BigEndian.AppendUint32(b, c.left)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-func decodeCursor(c string) (bool, *pos, error) {
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || len(b) != 22 || b[0] != 's' || (b[1] != '0' && b[1] != '1') {
-		return false, nil, ErrBadCursor
+func decodeCursor(s string) (*cursor, error) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) != cursorLen || b[0] != 'c' || (b[1] != '0' && b[1] != '1') {
+		return nil, ErrBadCursor
 	}
-	r := &pos{t: int64(binary.BigEndian.Uint64(b[2:])), seq: binary.BigEndian.Uint64(b[10:]), idx: binary.BigEndian.Uint32(b[18:])}
-	if r.t < minMs || r.t >= maxMs {
-		return false, nil, ErrBadCursor
+	c := &cursor{reverse: b[1] == '1', t: int64(binary.BigEndian.Uint64(b[2:])), ord: binary.BigEndian.Uint32(b[10:]), left: binary.BigEndian.Uint32(b[14:])}
+	if c.t < minMs || c.t >= maxMs {
+		return nil, ErrBadCursor
 	}
-	return b[1] == '1', r, nil
+	return c, nil
 }
 
 // newStream returns the stream of shard sh of series id over [lo, hi).
@@ -494,16 +670,13 @@ func (k *Kind) newStream(id string, sh int, lo, hi int64, reverse bool, limit in
 	}
 	switch k.s.Layout {
 	case ItemPerReading:
-		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(ts(lo), ts(hi-1)+"#~", hi), Reverse: reverse, PageSize: pageSize}
-		var it *table.Iter
+		p := &pager{tbl: tbl, q: table.Query{Hash: k.rawPK(id, sh), Range: skRange(ts(lo), ts(hi-1)+"#~", hi), Reverse: reverse, PageSize: pageSize}}
 		return &stream{fill: func(ctx context.Context) (*rbatch, error) {
-			if it == nil {
-				it = tbl.QueryIter(ctx, q)
+			item, err := p.next(ctx)
+			if item == nil || err != nil {
+				return nil, err
 			}
-			if !it.Next() {
-				return nil, it.Err()
-			}
-			r, err := k.decodeReadingItem(it.Item())
+			r, err := k.decodeReadingItem(item)
 			if err != nil {
 				return nil, err
 			}
@@ -516,10 +689,10 @@ func (k *Kind) newStream(id string, sh int, lo, hi int64, reverse bool, limit in
 		if reverse {
 			day = last
 		}
-		var it *table.Iter
+		var p *pager
 		return &stream{fill: func(ctx context.Context) (*rbatch, error) {
 			for {
-				if it == nil {
+				if p == nil {
 					if day < first || day > last {
 						return nil, nil
 					}
@@ -531,24 +704,25 @@ func (k *Kind) newStream(id string, sh int, lo, hi int64, reverse bool, limit in
 					if day == last {
 						hiK = keys.TimeOfDay(msTime(hi-1)) + "#~"
 					}
-					it = tbl.QueryIter(ctx, &table.Query{Hash: k.dayPK(id, sh, dk), Range: table.Between(loK, hiK), Reverse: reverse, PageSize: pageSize})
+					p = &pager{tbl: tbl, q: table.Query{Hash: k.dayPK(id, sh, dk), Range: table.Between(loK, hiK), Reverse: reverse, PageSize: pageSize}}
 					if reverse {
 						day = timeMs(msTime(day).AddDate(0, 0, -1))
 					} else {
 						day = periodEnd(day, keys.Day)
 					}
 				}
-				if it.Next() {
-					r, err := k.decodeReadingItem(it.Item())
+				item, err := p.next(ctx)
+				if err != nil {
+					return nil, err
+				}
+				if item != nil {
+					r, err := k.decodeReadingItem(item)
 					if err != nil {
 						return nil, err
 					}
 					return single(r), nil
 				}
-				if err := it.Err(); err != nil {
-					return nil, err
-				}
-				it = nil
+				p = nil
 			}
 		}}
 	case Chunks:
@@ -567,6 +741,36 @@ func (k *Kind) newStream(id string, sh int, lo, hi int64, reverse bool, limit in
 		return k.groupStream(k.groupReader(q, loKey, hiKey, g.Len()), k.decodeBucketBatch)
 	}
 	return &stream{fill: func(context.Context) (*rbatch, error) { return nil, fmt.Errorf("series: unknown layout") }}
+}
+
+// pager reads the items of a query a backend page at a time, each page
+// under the context of the call that needs it.
+type pager struct {
+	tbl    *table.Table
+	q      table.Query // PageSize: items of a backend page (0: as many as fit)
+	items  []table.Item
+	cursor string
+	end    bool
+}
+
+// next returns the next item, nil at the end.
+func (p *pager) next(ctx context.Context) (table.Item, error) {
+	for len(p.items) == 0 {
+		if p.end {
+			return nil, nil
+		}
+		q := p.q
+		q.Cursor, q.Limit, q.PageSize = p.cursor, p.q.PageSize, 0
+		pg, err := p.tbl.Query(ctx, &q)
+		if err != nil {
+			return nil, err
+		}
+		p.items, p.cursor, p.end = pg.Items, pg.Cursor, pg.Cursor == ""
+	}
+	item := p.items[0]
+	p.items[0] = nil
+	p.items = p.items[1:]
+	return item, nil
 }
 
 // skRange is Between(lo, hi), or Gte(lo) when the range has no upper
@@ -704,15 +908,32 @@ func (k *Kind) decodeChunkItem(item table.Item) (*rbatch, error) {
 	return b, err
 }
 
+// chunkPosition returns the position of the first reading of a flushed
+// chunk item: its sequence number and index (see chunkItems).
+func chunkPosition(item table.Item) (seq uint64, base uint32, err error) {
+	sk, _ := getS(item, attrSK)
+	_, key, err := keys.ParseUnique(sk)
+	if err != nil {
+		return 0, 0, fmt.Errorf("series: bad chunk key %q: %w", sk, err)
+	}
+	if b, ok := getInt(item, attrBase); ok {
+		if b < 0 || b >= 1<<31 || uint64(b) > key {
+			return 0, 0, fmt.Errorf("series: chunk %q: bad index base %d", sk, b)
+		}
+		base = uint32(b)
+	}
+	return key - uint64(base), base, nil
+}
+
 // decodeChunk decodes the readings of a chunk item (small or merged) into
 // a batch of the fields named fields (absent ones NaN) and nt tags, each
 // reading with its position. It also returns the merged item's source
 // map (nil for a chunk written by a flush).
 func decodeChunk(item table.Item, fields []string, nt int) (*rbatch, *srcMap, error) {
 	sk, _ := getS(item, attrSK)
-	_, cseq, err := keys.ParseUnique(sk)
+	cseq, base, err := chunkPosition(item)
 	if err != nil {
-		return nil, nil, fmt.Errorf("series: bad chunk key %q: %w", sk, err)
+		return nil, nil, err
 	}
 	data, ok := getB(item, attrData)
 	if !ok {
@@ -738,7 +959,7 @@ func decodeChunk(item table.Item, fields []string, nt int) (*rbatch, *srcMap, er
 		sm = &m
 	} else {
 		for i := range b.seq {
-			b.seq[i], b.idx[i] = cseq, uint32(i)
+			b.seq[i], b.idx[i] = cseq, base+uint32(i)
 		}
 	}
 	var col []float64

@@ -74,7 +74,7 @@ func TestRange_Layouts(t *testing.T) {
 				wantReadings(t, p.Readings, rs[290:])
 
 				// Newest 5.
-				p, err = k.Range(ctx, "s1", Query{Reverse: true, Limit: 5})
+				p, err = k.Range(ctx, "s1", Query{Reverse: true, PageSize: 5})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -83,6 +83,15 @@ func TestRange_Layouts(t *testing.T) {
 				wantReadings(t, p.Readings, want)
 				if p.Cursor == "" {
 					t.Error("no cursor after a full page")
+				}
+				// Limit is a total: the page that reaches it has no cursor.
+				p, err = k.Range(ctx, "s1", Query{Reverse: true, Limit: 5})
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantReadings(t, p.Readings, want)
+				if p.Cursor != "" {
+					t.Error("a cursor after the limit")
 				}
 
 				// Filters.
@@ -108,7 +117,7 @@ func TestRange_Layouts(t *testing.T) {
 				// Pages with a cursor, forward and reverse, with a filter.
 				for _, rev := range []bool{false, true} {
 					var got []Reading
-					q := Query{Limit: 7, Reverse: rev, Filter: []Filter{Tag("location").In("room-0", "room-2")}}
+					q := Query{PageSize: 7, Reverse: rev, Filter: []Filter{Tag("location").In("room-0", "room-2")}}
 					for pages := 0; ; pages++ {
 						if pages > 100 {
 							t.Fatal("too many pages")

@@ -199,12 +199,12 @@ func (u *unit) addReading(t int64, p apos, vals []float64) {
 	}
 }
 
-// atChunk sets the positions of the aggregates of the chunk with
-// sequence number seq: its readings are at indexes 0 to n-1, in order.
-func (u *unit) atChunk(seq uint64) {
+// atChunk sets the positions of the aggregates of the flushed chunk whose
+// readings are at positions (seq, base) to (seq, base+n-1), in order.
+func (u *unit) atChunk(seq uint64, base uint32) {
 	for i := range u.fields {
-		u.fields[i].firstP = apos{seq, 0}
-		u.fields[i].lastP = apos{seq, math.MaxUint32}
+		u.fields[i].firstP = apos{seq, base}
+		u.fields[i].lastP = apos{seq, base + uint32(max(u.n, 1)-1)}
 	}
 }
 

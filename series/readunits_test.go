@@ -13,7 +13,7 @@ import (
 // of n readings, directly (as the flushes would, less slowly).
 func putFlushes(t testing.TB, k *Kind, id string, rs []Reading, n int) {
 	t.Helper()
-	recs, err := k.prepare(id, rs)
+	recs, err := k.prepareNumbered(id, rs)
 	if err != nil {
 		t.Fatal(err)
 	}

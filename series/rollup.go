@@ -354,13 +354,22 @@ func (k *Kind) recompute(ctx context.Context, id string, g keys.Granularity, sta
 
 // Recompute recomputes the rollups of series id over [from, to), every
 // tier, finest first, from their sources: for backfills, or after
-// changing the tiers. Periods that have not ended LateWindow ago are left
+// changing the tiers. A zero from starts at the oldest raw reading not
+// expired (older periods cannot be recomputed from raw readings); a zero
+// to has no bound. Periods that have not ended LateWindow ago are left
 // to the rollup pass. It is idempotent.
 func (k *Kind) Recompute(ctx context.Context, id string, from, to time.Time) error {
 	if !validID(id) {
 		return fmt.Errorf("%w: %q", ErrInvalidID, id)
 	}
-	lo, hi := timeMs(from), timeMs(to)
+	lo, hi := span(from, to)
+	if from.IsZero() {
+		oldest, err := k.oldest(ctx, id)
+		if err != nil {
+			return err
+		}
+		lo = max(lo, oldest)
+	}
 	ms, err := k.markers(ctx, id)
 	if err != nil {
 		return err
@@ -384,8 +393,8 @@ func (k *Kind) Recompute(ctx context.Context, id string, from, to time.Time) err
 }
 
 // Rollups returns the stored rollup periods of tier t (Hourly, Daily or
-// Monthly) of series id that start in [from, to), in time order, leaving
-// out expired ones. Periods whose readings were not rolled up yet (within
+// Monthly) of series id that start in [from, to) (a zero from or to: no
+// bound), in time order, leaving out expired ones. Periods whose readings were not rolled up yet (within
 // LateWindow of their end, or waiting for the next pass) are missing or
 // stale; Aggregate fills those in from finer data.
 func (k *Kind) Rollups(ctx context.Context, id string, t Tier, from, to time.Time) ([]Period, error) {
@@ -397,7 +406,8 @@ func (k *Kind) Rollups(ctx context.Context, id string, t Tier, from, to time.Tim
 		return nil, fmt.Errorf("series: kind %s keeps no %s rollups", k.s.Name, t)
 	}
 	var out []Period
-	err := k.readRollups(ctx, id, g, timeMs(from), timeMs(to), func(start int64, u unit) {
+	lo, hi := span(from, to)
+	err := k.readRollups(ctx, id, g, lo, hi, func(start int64, u unit) {
 		out = append(out, u.period(msTime(start), msTime(periodEnd(start, g))))
 	})
 	return out, err
@@ -452,12 +462,13 @@ func (k *Kind) readRollups(ctx context.Context, id string, g keys.Granularity, l
 }
 
 // rawUnits folds the raw readings of series id in [lo, hi) into units
-// keyed by bucket(t), calling fn once per chunk or reading. Chunks that
-// lie whole in one bucket and have not partly expired contribute their
-// stored aggregates without being decoded. pending are buffered readings
-// to count too, in place of their copies in the table if their flush
-// wrote them already (nil for rollups, which are computed from what is
-// stored).
+// keyed by bucket(t), calling fn once per chunk or reading, the duplicate
+// rule applied. Chunks that lie whole in one bucket, have not partly
+// expired and share no instant with another item or a pending reading
+// contribute their stored aggregates without being decoded. pending are
+// buffered readings to count too, in place of their copies in the table
+// if their flush wrote them already (nil for rollups, which are computed
+// from what is stored).
 func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, pending []rec, bucket func(int64) int64, fn func(start int64, u unit)) error {
 	lo = max(lo, k.rawCutoff())
 	if lo >= hi {
@@ -478,71 +489,127 @@ func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, pending []
 	// A chunk whose sequence number is that of a pending reading is being
 	// flushed: pending holds all its readings.
 	var skip map[uint64]bool
+	// The pending readings in range, by shard; a group of chunks that
+	// shares an instant with some takes them (used).
+	pend := make([][]rec, k.s.Shards)
+	used := make([][]bool, k.s.Shards)
 	if len(pending) > 0 {
 		skip = make(map[uint64]bool, len(pending))
 		for i := range pending {
-			skip[pending[i].seq] = true
+			r := pending[i]
+			skip[r.seq] = true
+			if r.t >= lo && r.t < hi {
+				sh := k.shardOf(r.t)
+				pend[sh] = append(pend[sh], r)
+			}
+		}
+		for sh := range pend {
+			used[sh] = make([]bool, len(pend[sh]))
 		}
 	}
 	var mu sync.Mutex
-	// fold folds the readings of b in [wlo, whi) (a group's window) and
-	// [lo, hi).
+	// fold folds the readings of b (in order) in [wlo, whi) (a group's
+	// window) and [lo, hi), the duplicate rule applied.
 	fold := func(b *rbatch, wlo, whi int64) {
+		b = k.resolve(b)
 		wlo, whi = max(wlo, lo), min(whi, hi)
 		mu.Lock()
 		defer mu.Unlock()
 		for i, t := range b.t {
-			if t >= wlo && t < whi && !skip[b.seq[i]] {
+			if t >= wlo && t < whi {
 				u := newUnit(nf)
 				u.addReading(t, apos{b.seq[i], b.idx[i]}, b.vals[i*nf:(i+1)*nf])
 				fn(bucket(t), u)
 			}
 		}
 	}
-	for i := range pending {
-		if r := &pending[i]; r.t >= lo && r.t < hi {
-			u := newUnit(nf)
-			u.addReading(r.t, apos{seq: r.seq}, r.vals)
-			fn(bucket(r.t), u)
-		}
-	}
-	return k.st.parallel(ctx, k.s.Shards, func(ctx context.Context, sh int) error {
+	err := k.st.parallel(ctx, k.s.Shards, func(ctx context.Context, sh int) error {
 		g := k.chunkReader(id, sh, lo, hi, false, 0, false)
 		for {
 			grp, err := g.next(ctx)
 			if err != nil {
 				return fmt.Errorf("series: cannot read chunks of %s: %w", k.entity(id), err)
 			}
-			items := grp.items
-			if items == nil {
+			if grp.items == nil {
 				return nil
 			}
-			if len(items) > 1 && anyMerged(items) {
-				// A merged chunk and (some of) its sources: each reading once.
+			type span struct {
+				first, last int64
+				seq         uint64
+				base        uint32
+			}
+			var items []table.Item
+			var spans []span
+			for _, item := range grp.items {
+				sk, _ := getS(item, attrSK)
+				first, _, err := keys.ParseUnique(sk)
+				if err != nil {
+					return fmt.Errorf("series: bad chunk key %q: %w", sk, err)
+				}
+				seq, base, err := chunkPosition(item)
+				if err != nil {
+					return err
+				}
+				if _, merged := item[attrSrc]; !merged && skip[seq] {
+					continue
+				}
+				last, ok := getInt(item, attrEnd)
+				if !ok {
+					last = maxMs
+				}
+				items = append(items, item)
+				spans = append(spans, span{timeMs(first), last, seq, base})
+			}
+			// Does an instant hold readings of two items, or of an item
+			// and a pending reading? Then the group is decoded whole.
+			whole := len(items) > 1 && anyMerged(items)
+			for i := 0; i < len(spans) && !whole; i++ {
+				for j := i + 1; j < len(spans) && !whole; j++ {
+					whole = spans[i].first <= spans[j].last && spans[j].first <= spans[i].last
+				}
+			}
+			wlo, whi := max(grp.lo, lo), min(grp.hi, hi)
+			var mine *rbatch
+			for i, r := range pend[sh] {
+				if used[sh][i] || r.t < wlo || r.t >= whi {
+					continue
+				}
+				for _, sp := range spans {
+					if r.t >= sp.first && r.t <= sp.last {
+						if mine == nil {
+							mine = k.newBatch(1)
+						}
+						mine.add(&pend[sh][i], 0)
+						used[sh][i] = true
+						break
+					}
+				}
+			}
+			if whole || mine != nil {
 				b, err := readGroup(items, false, k.decodeChunkItem)
 				if err != nil {
 					return err
 				}
-				fold(b, grp.lo, grp.hi)
+				if mine != nil {
+					if b == nil {
+						b = mine
+					} else {
+						b = concatRuns(mergeRuns([]*rbatch{b, mine}, false))
+					}
+				}
+				if b != nil {
+					fold(b, grp.lo, grp.hi)
+				}
 				continue
 			}
-			for _, item := range items {
-				sk, _ := getS(item, attrSK)
-				first, seq, err := keys.ParseUnique(sk)
-				if err != nil {
-					return fmt.Errorf("series: bad chunk key %q: %w", sk, err)
-				}
-				if skip[seq] {
-					continue
-				}
-				f := timeMs(first)
-				last, ok := getInt(item, attrEnd)
-				if ok && f >= max(lo, grp.lo) && last < min(hi, grp.hi) && bucket(f) == bucket(last) {
+			for i, item := range items {
+				sp := spans[i]
+				if sp.first >= wlo && sp.last < whi && bucket(sp.first) == bucket(sp.last) {
 					u, err := getUnit(item, &k.s)
 					if err == nil {
-						u.atChunk(seq)
+						u.atChunk(sp.seq, sp.base)
 						mu.Lock()
-						fn(bucket(f), u)
+						fn(bucket(sp.first), u)
 						mu.Unlock()
 						continue
 					}
@@ -555,4 +622,20 @@ func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, pending []
 			}
 		}
 	})
+	if err != nil {
+		return err
+	}
+	// The pending readings no group took.
+	for sh := range pend {
+		b := k.newBatch(len(pend[sh]))
+		for i := range pend[sh] {
+			if !used[sh][i] {
+				b.add(&pend[sh][i], 0)
+			}
+		}
+		if b.len() > 0 {
+			fold(b.sort(false), minMs, maxMs)
+		}
+	}
+	return nil
 }

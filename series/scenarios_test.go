@@ -216,12 +216,13 @@ func scenarioActivity(ctx context.Context, e *scenarioEnv) error {
 func scenarioTransactions(ctx context.Context, e *scenarioEnv) error {
 	e.clk.Set(e.base.AddDate(0, 1, 2)) // 2 January
 	st, err := e.open(ctx, Schema{
-		Name:      "ACCOUNT",
-		Fields:    []string{"amount"},
-		Tags:      []string{"type", "description"},
-		Layout:    ItemPerReading, // two at the same instant never overwrite each other
-		Retention: Retention{Raw: Forever},
-		Rollups:   []keys.Granularity{keys.Day, keys.Month},
+		Name:       "ACCOUNT",
+		Fields:     []string{"amount"},
+		Tags:       []string{"type", "description"},
+		Layout:     ItemPerReading,
+		Duplicates: KeepAll, // two transactions at one instant are two transactions
+		Retention:  Retention{Raw: Forever},
+		Rollups:    []keys.Granularity{keys.Day, keys.Month},
 	})
 	if err != nil {
 		return err

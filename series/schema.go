@@ -164,8 +164,8 @@ type Schema struct {
 	// Shards spreads the writes of each series of the kind over that many
 	// partitions (SENSOR#id#S07), for series hotter than one partition
 	// takes; each reading's shard is chosen deterministically from its
-	// sequence number, and reads query every shard and merge them in time
-	// order. 0 or 1: no sharding. At most keys.MaxShards.
+	// time (the readings of one instant share a shard), and reads query
+	// every shard and merge them in time order. 0 or 1: no sharding. At most keys.MaxShards.
 	Shards int
 	// MetricIndex indexes the raw items of the kind in the table's metric
 	// index (a GSI), for "all series, one field, one time range" queries
@@ -201,6 +201,7 @@ const (
 	attrOrd  = "_o" // the order key of the latest item's reading
 	attrDone = "_d" // a rollup item's period was closed when computed
 	attrSrc  = "_s" // a merged chunk's source map (see srcmap.go)
+	attrBase = "_i" // index of a flushed chunk's first reading among its batch's (see chunkItems)
 )
 
 // metricIndex is the name of the metric GSI.

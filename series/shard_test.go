@@ -56,7 +56,7 @@ func TestShards_ScatterGather(t *testing.T) {
 				wantReadings(t, p.Readings, rs)
 				// Pages in reverse, merged over the shards.
 				var got []Reading
-				q := Query{Reverse: true, Limit: 33, From: rs[50].Time}
+				q := Query{Reverse: true, PageSize: 33, From: rs[50].Time}
 				for {
 					p, err := k.Range(ctx, "hot", q)
 					if err != nil {

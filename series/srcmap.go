@@ -10,7 +10,8 @@ import (
 
 // A merged chunk (written by compaction) keeps the position of every
 // reading it holds: the sequence number of the chunk the reading was first
-// written in and its index there. Readers order readings by (time,
+// written in (that of its batch's first reading in its shard) and its
+// index among that batch's readings of the shard (see chunkItems). Readers order readings by (time,
 // sequence number, index) and tell copies of one reading apart from
 // distinct readings by that position, so a merged chunk and its sources
 // read together give each reading once, and cursors taken before a

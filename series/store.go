@@ -119,8 +119,10 @@ type Store struct {
 	kinds map[string]*Kind
 	order []*Kind
 
-	seqBase uint64
-	seqNext atomic.Uint64
+	// seq is the next sequence number (see nextSeqs); seqSalt is this
+	// Store's random offset within a millisecond of the clock.
+	seq     atomic.Uint64
+	seqSalt uint64
 
 	buf *buffer
 	wal *wal.Log
@@ -214,8 +216,7 @@ func Open(ctx context.Context, api timetable.API, o *Options, schemas ...Schema)
 	if _, err := rand.Read(rb[:]); err != nil {
 		return nil, fmt.Errorf("series: cannot seed sequence numbers: %w", err)
 	}
-	// Sequence numbers: 24 random bits for this Store, then a counter.
-	s.seqBase = binary.LittleEndian.Uint64(rb[:]) << 40
+	s.seqSalt = binary.LittleEndian.Uint64(rb[:]) & (1<<seqSaltBits - 1)
 	s.buf = newBuffer(s)
 	if opts.WALDir != "" {
 		l, err := wal.Open(opts.WALDir, &wal.Options{NoSync: opts.WALNoSync, Logger: opts.Logger})
@@ -330,7 +331,40 @@ func (s *Store) every(interval time.Duration, what string, pass func(context.Con
 	}
 }
 
+// Sequence numbers order the readings of a series that share an instant,
+// in write order, and name the items of readings and chunks. They follow
+// the clock: a number is at least the clock's milliseconds shifted left by
+// seqClockShift, plus the Store's random salt, and above every number the
+// Store gave before (a replayed log's included). So they increase across
+// the calls, flushes and restarts of one Store (as long as its clock does
+// not go back by more than it ran ahead), and two Stores writing at once
+// get numbers ordered by their clocks and, within one millisecond, apart
+// by their salts. Numbers run ahead of the clock only past 2^21 readings
+// a millisecond.
+const (
+	seqClockShift = 21
+	seqSaltBits   = 20
+)
+
 // nextSeqs reserves n sequence numbers and returns the first.
 func (s *Store) nextSeqs(n int) uint64 {
-	return s.seqBase | (s.seqNext.Add(uint64(n))-uint64(n))&(1<<40-1)
+	floor := uint64(max(timeMs(s.now()), 0))<<seqClockShift | s.seqSalt
+	for {
+		old := s.seq.Load()
+		start := max(old, floor)
+		if s.seq.CompareAndSwap(old, start+uint64(n)) {
+			return start
+		}
+	}
+}
+
+// seenSeq makes the next sequence numbers larger than seq (a replayed
+// reading's).
+func (s *Store) seenSeq(seq uint64) {
+	for {
+		old := s.seq.Load()
+		if old > seq || s.seq.CompareAndSwap(old, seq+1) {
+			return
+		}
+	}
 }

@@ -43,7 +43,7 @@ func TestWALRecordRoundTrip(t *testing.T) {
 				t.Fatalf("decoded %q %q with %d readings", r.kind, r.id, len(r.recs))
 			}
 			for i := range recs {
-				if !sameRec(r.recs[i], recs[i]) {
+				if !sameWALRec(r.recs[i], recs[i]) {
 					t.Fatalf("reading %d: %+v, want %+v", i, r.recs[i], recs[i])
 				}
 			}
@@ -54,7 +54,7 @@ func TestWALRecordRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range recs {
-				if !sameRec(old.recs[i], recs[i]) {
+				if !sameWALRec(old.recs[i], recs[i]) {
 					t.Fatalf("readings record, reading %d: %+v, want %+v", i, old.recs[i], recs[i])
 				}
 			}
@@ -73,7 +73,9 @@ func TestWALColumnsSmaller(t *testing.T) {
 	}
 }
 
-func sameRec(a, b rec) bool {
+// sameWALRec reports whether a log record gave back r exactly (bits of the
+// values, sequence number).
+func sameWALRec(a, b rec) bool {
 	if a.t != b.t || a.seq != b.seq || len(a.vals) != len(b.vals) || !slices.Equal(a.tags, b.tags) {
 		return false
 	}

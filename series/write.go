@@ -65,7 +65,8 @@ func cmpRec(a, b rec) int {
 	return 0
 }
 
-// prepare checks readings of series id and gives them sequence numbers.
+// prepare checks readings of series id and converts them; the buffer
+// gives them their sequence numbers.
 func (k *Kind) prepare(id string, rs []Reading) ([]rec, error) {
 	return k.appendPrepared(nil, id, rs)
 }
@@ -77,7 +78,6 @@ func (k *Kind) appendPrepared(dst []rec, id string, rs []Reading) ([]rec, error)
 		return nil, fmt.Errorf("%w: %q", ErrInvalidID, id)
 	}
 	now := timeMs(k.st.now())
-	seq := k.st.nextSeqs(len(rs))
 	dst = slices.Grow(dst, len(rs))
 	out := dst[len(dst) : len(dst)+len(rs)]
 	nf, nt := len(k.s.Fields), len(k.s.Tags)
@@ -96,6 +96,11 @@ func (k *Kind) appendPrepared(dst []rec, id string, rs []Reading) ([]rec, error)
 		}
 		v := vals[i*nf : (i+1)*nf : (i+1)*nf]
 		n := copy(v, r.Values)
+		for j := range n {
+			if v[j] == 0 {
+				v[j] = 0 // -0 is stored as 0: DynamoDB's numbers have no sign of zero
+			}
+		}
 		for j := n; j < nf; j++ {
 			v[j] = math.NaN()
 		}
@@ -117,9 +122,34 @@ func (k *Kind) appendPrepared(dst []rec, id string, rs []Reading) ([]rec, error)
 		// Field by field: a struct copy would pay for its pointers'
 		// write barriers as a whole.
 		o := &out[i]
-		o.t, o.seq, o.vals, o.tags = t, seq+uint64(i), v, tags
+		o.t, o.seq, o.vals, o.tags = t, 0, v, tags
 	}
 	return dst[:len(dst)+len(rs)], nil
+}
+
+// settle puts readings of one series (of one batch) in order, by time
+// then sequence number, and applies the kind's duplicate rule to those of
+// one instant: LastWins keeps the last written, RejectDifferent the first,
+// KeepAll every one. It returns the readings kept, in recs' array.
+func (k *Kind) settle(recs []rec) []rec {
+	if !slices.IsSortedFunc(recs, cmpRec) {
+		slices.SortFunc(recs, cmpRec)
+	}
+	if k.s.Duplicates == KeepAll {
+		return recs
+	}
+	out := recs[:0]
+	for i := range recs {
+		if len(out) > 0 && out[len(out)-1].t == recs[i].t {
+			if k.s.Duplicates == LastWins {
+				out[len(out)-1] = recs[i]
+			}
+			continue
+		}
+		out = append(out, recs[i])
+	}
+	clear(recs[len(out):])
+	return out
 }
 
 // Write adds readings to series id through the write buffer, which batches
@@ -148,7 +178,11 @@ func (k *Kind) Write(ctx context.Context, id string, rs ...Reading) error {
 		return err
 	}
 	*sp = recs
-	return k.st.buf.add(ctx, []entry{{k: k, id: id, recs: recs}})
+	es, err := k.admit(ctx, []entry{{k: k, id: id, recs: recs}})
+	if err != nil || len(es) == 0 {
+		return err
+	}
+	return k.st.buf.add(ctx, es)
 }
 
 // scratch holds the readings of Write and WriteMany until the buffer has
@@ -199,16 +233,20 @@ func (k *Kind) WriteMany(ctx context.Context, batch []SeriesReadings) error {
 		es = append(es, entry{k: k, id: sr.ID, recs: all[from:len(all):len(all)]})
 	}
 	*sp = all
-	if len(es) == 0 {
-		return nil
+	es, err := k.admit(ctx, es)
+	if err != nil || len(es) == 0 {
+		return err
 	}
 	return k.st.buf.add(ctx, es)
 }
 
-// WriteSync writes readings to series id directly, bypassing the buffer,
-// and returns once the table has them (raw items, latest reading and
-// rollup markers). With the Chunks layout each call writes new chunk
-// items, so batch readings into few calls.
+// WriteSync writes readings to series id and returns once the table has
+// them (raw items, latest reading and rollup markers). It flushes the
+// write buffer first, so that readings keep their write order (and their
+// duplicate rule) whichever way they were written: with the Chunks layout
+// each call writes new chunk items for its series and for every series
+// with buffered readings, so batch readings into few calls, or use Write.
+// If it fails, its readings stay buffered and later flushes retry them.
 func (k *Kind) WriteSync(ctx context.Context, id string, rs ...Reading) error {
 	if k.st.closed.Load() {
 		return ErrClosed
@@ -220,7 +258,83 @@ func (k *Kind) WriteSync(ctx context.Context, id string, rs ...Reading) error {
 	if err != nil {
 		return err
 	}
-	return k.st.apply(ctx, []entry{{k: k, id: id, recs: recs}})
+	es, err := k.admit(ctx, []entry{{k: k, id: id, recs: recs}})
+	if err != nil || len(es) == 0 {
+		return err
+	}
+	return k.st.buf.writeSync(ctx, es)
+}
+
+// admit applies the RejectDifferent rule to the readings of es, for a
+// kind that has it: a reading at an instant its series already holds (in
+// the table, the buffer, or earlier in the call) is left out if it has
+// the same values and tags, and makes the call fail with ErrConflict
+// otherwise. It reads the readings the series holds from the call's
+// first instant to its last, once per series. It returns es less the
+// readings left out (in place), and none if one conflicts. Two calls
+// racing to write different readings at one instant may both be
+// accepted; reads then keep the first written.
+func (k *Kind) admit(ctx context.Context, es []entry) ([]entry, error) {
+	if k.s.Duplicates != RejectDifferent {
+		return es, nil
+	}
+	held := map[string]map[int64]rec{}
+	for _, e := range es {
+		if held[e.id] != nil || len(e.recs) == 0 {
+			continue
+		}
+		lo, hi := int64(maxMs), int64(minMs)
+		for _, x := range es {
+			if x.id == e.id {
+				for i := range x.recs {
+					lo, hi = min(lo, x.recs[i].t), max(hi, x.recs[i].t)
+				}
+			}
+		}
+		m := map[int64]rec{}
+		it := k.Iter(ctx, e.id, Query{From: msTime(lo), To: msTime(hi + 1)})
+		for it.Next() {
+			m[it.cur.t[it.ci]] = it.cur.rec(it.ci)
+		}
+		if err := it.Err(); err != nil {
+			return nil, fmt.Errorf("series: cannot read the readings %s holds: %w", k.entity(e.id), err)
+		}
+		held[e.id] = m
+	}
+	out := es[:0]
+	for _, e := range es {
+		m := held[e.id]
+		kept := e.recs[:0]
+		for _, r := range e.recs {
+			if h, ok := m[r.t]; ok {
+				if !sameRec(h, r) {
+					return nil, fmt.Errorf("%w: %s at %s", ErrConflict, k.entity(e.id), ts(r.t))
+				}
+				continue
+			}
+			m[r.t] = r
+			kept = append(kept, r)
+		}
+		if len(kept) > 0 {
+			e.recs = kept
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+// sameRec reports whether two readings have the same values (NaN equal to
+// NaN) and tags.
+func sameRec(a, b rec) bool {
+	if len(a.vals) != len(b.vals) || len(a.tags) != len(b.tags) {
+		return false
+	}
+	for i, v := range a.vals {
+		if w := b.vals[i]; v != w && !(math.IsNaN(v) && math.IsNaN(w)) {
+			return false
+		}
+	}
+	return slices.Equal(a.tags, b.tags)
 }
 
 // entry is the readings of one series to write.
@@ -240,15 +354,10 @@ type entry struct {
 // by up to FlushConcurrency goroutines at once, so that the calls of a
 // large flush share the engine's syncs (or DynamoDB's latency) instead of
 // waiting for each other.
+//
+// The readings of each entry are settled (sorted, duplicate rule applied)
+// when their batch is sealed.
 func (s *Store) apply(ctx context.Context, entries []entry) error {
-	for i := range entries {
-		e := &entries[i]
-		if len(e.recs) > 0 && !slices.IsSortedFunc(e.recs, cmpRec) {
-			// Buffered batches are sorted when sealed, as readers may
-			// be copying them now; direct writes are the caller's.
-			slices.SortFunc(e.recs, cmpRec)
-		}
-	}
 	// Items of the readings, built by tasks of applyGroup entries.
 	tasks := (len(entries) + applyGroup - 1) / applyGroup
 	puts := make([][]table.WriteRequest, tasks)
@@ -285,7 +394,11 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 	}
 	var marks []table.WriteRequest
 	var buckets []*bucketOp
-	var latest []table.Item
+	type latestPut struct {
+		k    *Kind
+		item table.Item
+	}
+	var latest []latestPut
 	for i := range entries {
 		e := &entries[i]
 		if len(e.recs) == 0 {
@@ -295,7 +408,7 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 		if k.s.Layout == Buckets {
 			buckets = append(buckets, k.bucketOps(e.id, e.recs)...)
 		}
-		latest = append(latest, k.latestItem(e.id, &e.recs[len(e.recs)-1]))
+		latest = append(latest, latestPut{k, k.latestItem(e.id, &e.recs[len(e.recs)-1])})
 		for _, m := range k.markersFor(e.id, e.recs) {
 			marks = append(marks, table.PutRequest(m))
 		}
@@ -309,7 +422,7 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 	// time is mostly the wait for its write to be durable: more of them
 	// share a sync (or a round trip's time).
 	if err := s.parallelN(ctx, len(latest), latestConcurrency*s.opts.FlushConcurrency, func(ctx context.Context, i int) error {
-		return s.putLatest(ctx, latest[i])
+		return s.putLatest(ctx, latest[i].k, latest[i].item)
 	}); err != nil {
 		return err
 	}
@@ -398,7 +511,7 @@ func (s *Store) parallelN(ctx context.Context, n, workers int, fn func(ctx conte
 // readingItem is the item of one reading in the ItemPerReading and
 // DayPartitioned layouts.
 func (k *Kind) readingItem(id string, r *rec) table.Item {
-	sh := k.shardOf(r.seq)
+	sh := k.shardOf(r.t)
 	it := table.Item{}
 	if k.s.Layout == DayPartitioned {
 		tod := keys.TimeOfDay(msTime(r.t))
@@ -446,10 +559,14 @@ const maxReadingTagBytes = 256 << 10
 // under DynamoDB's 400 KB per item.
 const maxChunkBytes = 300 << 10
 
-// chunkItems encodes sorted readings of series id as chunk items: one per
-// hour and shard, split further if too large. The sort key of a chunk is
-// its first reading's timestamp and the smallest sequence number in it,
-// so writing the same readings again writes the same items.
+// chunkItems encodes the readings of one batch entry of series id
+// (sorted, settled) as chunk items: one per hour and shard, split further
+// if too large. The readings of each shard are numbered in order from 0;
+// a chunk holds a run of them, from its index base (attribute _i, omitted
+// when 0), and its readings' positions are (the shard's smallest sequence
+// number, base + i). Its sort key is its first reading's timestamp and
+// that sequence number plus the base, unique in the partition, so writing
+// the same entry again writes the same items.
 func (k *Kind) chunkItems(id string, recs []rec) ([]table.Item, error) {
 	app, _ := k.apps.Get().(*chunk.Appender)
 	if app == nil {
@@ -459,54 +576,48 @@ func (k *Kind) chunkItems(id string, recs []rec) ([]table.Item, error) {
 		}
 	}
 	defer k.apps.Put(app)
-	var items []table.Item
-	for len(recs) > 0 {
-		// recs of one hour
-		end := periodEnd(recs[0].t, keys.Hour)
-		n := 1
-		for n < len(recs) && recs[n].t < end {
-			n++
+	shards := [][]rec{recs}
+	if k.s.Shards > 1 {
+		shards = make([][]rec, k.s.Shards)
+		for _, r := range recs {
+			sh := k.shardOf(r.t)
+			shards[sh] = append(shards[sh], r)
 		}
-		hour := recs[:n]
-		recs = recs[n:]
-		if k.s.Shards <= 1 {
-			out, err := k.chunkGroup(app, id, 0, hour, items)
-			if err != nil {
-				return nil, err
-			}
-			items = out
+	}
+	var items []table.Item
+	for sh, rs := range shards {
+		if len(rs) == 0 {
 			continue
 		}
-		groups := make([][]rec, k.s.Shards)
-		for _, r := range hour {
-			sh := k.shardOf(r.seq)
-			groups[sh] = append(groups[sh], r)
+		cseq := rs[0].seq
+		for i := range rs {
+			cseq = min(cseq, rs[i].seq)
 		}
-		for sh, g := range groups {
-			if len(g) == 0 {
-				continue
-			}
-			out, err := k.chunkGroup(app, id, sh, g, items)
-			if err != nil {
+		base := 0
+		for len(rs) > 0 {
+			// the readings of one hour
+			end := periodEnd(rs[0].t, keys.Hour)
+			n := skipPeriod(rs, 0, end)
+			var err error
+			if items, err = k.chunkGroup(app, id, sh, rs[:n], cseq, base, items); err != nil {
 				return nil, err
 			}
-			items = out
+			base += n
+			rs = rs[n:]
 		}
 	}
 	return items, nil
 }
 
 // chunkGroup appends to items the chunk item(s) of recs, all in one hour
-// and shard, encoded with app (an appender of the kind's fields, which it
-// resets first).
-func (k *Kind) chunkGroup(app *chunk.Appender, id string, sh int, recs []rec, items []table.Item) ([]table.Item, error) {
+// and shard, at positions (cseq, base + i), encoded with app (an appender
+// of the kind's fields, which it resets first).
+func (k *Kind) chunkGroup(app *chunk.Appender, id string, sh int, recs []rec, cseq uint64, base int, items []table.Item) ([]table.Item, error) {
 	app.Reset()
-	minSeq := recs[0].seq
 	for i := range recs {
 		if err := app.Append(recs[i].t, recs[i].vals); err != nil {
 			return nil, fmt.Errorf("series: cannot encode a chunk: %w", err)
 		}
-		minSeq = min(minSeq, recs[i].seq)
 	}
 	data := app.Bytes()
 	var tagCol []byte
@@ -515,19 +626,23 @@ func (k *Kind) chunkGroup(app *chunk.Appender, id string, sh int, recs []rec, it
 	}
 	if len(data)+len(tagCol) > maxChunkBytes && len(recs) > 1 {
 		half := len(recs) / 2
-		items, err := k.chunkGroup(app, id, sh, recs[:half], items)
+		items, err := k.chunkGroup(app, id, sh, recs[:half], cseq, base, items)
 		if err != nil {
 			return nil, err
 		}
-		return k.chunkGroup(app, id, sh, recs[half:], items)
+		return k.chunkGroup(app, id, sh, recs[half:], cseq, base+half, items)
 	}
 	first, last := recs[0].t, recs[len(recs)-1].t
-	// pk, sk, data, end, tags, n, the fields, TTL and the metric keys.
-	it := make(table.Item, 9+len(k.s.Fields))
+	key := cseq + uint64(base)
+	// pk, sk, data, end, base, tags, n, the fields, TTL and the metric keys.
+	it := make(table.Item, 10+len(k.s.Fields))
 	it[attrPK] = strAV(k.rawPK(id, sh))
-	it[attrSK] = strAV(orderKey(first, minSeq))
+	it[attrSK] = strAV(orderKey(first, key))
 	it[attrData] = binAV(data)
 	it[attrEnd] = intAV(last)
+	if base > 0 {
+		it[attrBase] = intAV(int64(base))
+	}
 	if tagCol != nil {
 		it[attrTags] = binAV(tagCol)
 	}
@@ -538,7 +653,7 @@ func (k *Kind) chunkGroup(app *chunk.Appender, id string, sh int, recs []rec, it
 	}
 	putUnit(it, &k.s, u)
 	k.putTTL(it, last, k.s.Retention.Raw)
-	k.putMetric(it, id, first, minSeq)
+	k.putMetric(it, id, first, key)
 	return append(items, it), nil
 }
 
@@ -568,16 +683,24 @@ func (k *Kind) latestItem(id string, r *rec) table.Item {
 // latestCondNames are the names of latestCond, shared by every put.
 var latestCondNames = map[string]string{"#o": attrOrd}
 
+// firstCondNames are the names of firstCond.
+var firstCondNames = map[string]string{"#t": attrTime, "#q": attrSeq}
+
 // latestCond is the condition of putLatest: the stored item is older than
-// one whose order key is o, or there is none.
-func latestCond(o types.AttributeValue) table.Cond {
-	return table.Expr("attribute_not_exists(#o) OR #o < :o", latestCondNames, map[string]types.AttributeValue{":o": o})
+// it (k.newer), or there is none.
+func (k *Kind) latestCond(it table.Item) table.Cond {
+	if k.s.Duplicates == RejectDifferent {
+		// Of one instant, the first written stays.
+		return table.Expr("attribute_not_exists(#t) OR #t < :t OR (#t = :t AND #q > :q)", firstCondNames,
+			map[string]types.AttributeValue{":t": it[attrTime], ":q": it[attrSeq]})
+	}
+	return table.Expr("attribute_not_exists(#o) OR #o < :o", latestCondNames, map[string]types.AttributeValue{":o": it[attrOrd]})
 }
 
-// putLatest writes a latest-reading item unless the stored one is as new
-// or newer.
-func (s *Store) putLatest(ctx context.Context, it table.Item) error {
-	_, err := s.tbl.Put(ctx, it, &table.PutOptions{If: latestCond(it[attrOrd])})
+// putLatest writes a latest-reading item of kind k unless the stored one
+// is as new or newer.
+func (s *Store) putLatest(ctx context.Context, k *Kind, it table.Item) error {
+	_, err := s.tbl.Put(ctx, it, &table.PutOptions{If: k.latestCond(it)})
 	if err != nil && !table.IsConditionFailed(err) {
 		return fmt.Errorf("series: cannot write the latest reading: %w", err)
 	}
