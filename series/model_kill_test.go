@@ -235,7 +235,7 @@ func (w *modelWorld) resolveInflight(k *mkind, c mcall, now time.Time) map[[2]in
 	for _, a := range order {
 		g := groups[a]
 		from := time.UnixMilli(a.t).UTC()
-		p, err := w.kind(k).Range(w.ctx, a.id, Query{From: from, To: from.Add(time.Millisecond)})
+		p, err := w.kind(k).Range(w.rc(), a.id, Query{From: from, To: from.Add(time.Millisecond)})
 		w.checks++
 		if err != nil {
 			w.diverge("kill-inflight", k.name, a.id, "Range at %s after the kill: %v", mFmtTime(from), err)

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -157,6 +158,44 @@ type modelWorld struct {
 	end     time.Time
 	bg      *modelLogHandler // the Store's background errors
 	stuck   bool             // a call did not return: the run stops
+	expired atomic.Bool      // a call's context expired
+	cancels []context.CancelFunc
+}
+
+// modelCallTimeout bounds each call to the Store.
+const modelCallTimeout = 30 * time.Second
+
+// rc returns the context of a call to the Store: it expires after
+// modelCallTimeout, and at once once a call has not returned in time.
+func (w *modelWorld) rc() context.Context {
+	ctx, cancel := context.WithTimeout(w.ctx, modelCallTimeout)
+	w.cancels = append(w.cancels, cancel)
+	if w.expired.Load() {
+		cancel()
+		return ctx
+	}
+	context.AfterFunc(ctx, func() {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			w.expired.Store(true)
+		}
+	})
+	return ctx
+}
+
+// timedOut reports whether a call made since the last timedOut ran out
+// of time, in which case the run stops: the Store is stuck.
+func (w *modelWorld) timedOut(what string) bool {
+	for _, c := range w.cancels {
+		c()
+	}
+	w.cancels = nil
+	if !w.expired.Load() || w.stuck {
+		return w.stuck
+	}
+	w.stuck = true
+	w.backgroundErrors()
+	w.diverge("stuck", "", "", "%s: no answer in %v; the run stops", what, modelCallTimeout)
+	return true
 }
 
 // modelLogHandler keeps the warnings the Store logs (background flushes,
@@ -271,7 +310,7 @@ func newWorld(t testing.TB, b backend, seed int64, cfg modelConfig) *modelWorld 
 	w.opts.FlushSize = 40 + w.rng.IntN(200)
 	w.openAPI()
 	w.open()
-	if err := w.st.EnsureTable(w.ctx); err != nil {
+	if err := w.st.EnsureTable(w.rc()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -314,7 +353,7 @@ func (w *modelWorld) closeAPI() {
 }
 
 func (w *modelWorld) open() {
-	st, err := Open(w.ctx, w.api, &w.opts, w.schemas...)
+	st, err := Open(w.rc(), w.api, &w.opts, w.schemas...)
 	if err != nil {
 		w.t.Fatalf("cannot open the store: %v", err)
 	}
@@ -342,6 +381,7 @@ func (w *modelWorld) run() {
 	for w.phase = 0; w.phase < w.cfg.phases; w.phase++ {
 		for i := 0; i < modelOpsPerPhase && !w.stuck; i++ {
 			w.op()
+			w.timedOut(fmt.Sprintf("operation %d", w.nops))
 		}
 		if w.stuck {
 			return
@@ -357,6 +397,9 @@ func (w *modelWorld) run() {
 			w.clk.Set(target)
 		}
 		w.check()
+		if w.stuck {
+			return
+		}
 		if w.t.Failed() && w.divs.n > 200 {
 			return
 		}
@@ -376,7 +419,7 @@ func (w *modelWorld) op() {
 		w.write(w.genInvalid())
 	case x < 69:
 		w.logf("Flush")
-		if err := w.st.Flush(w.ctx); err != nil {
+		if err := w.st.Flush(w.rc()); err != nil {
 			w.diverge("flush", "", "", "Flush: %v", err)
 		}
 	case x < 80:
@@ -392,7 +435,7 @@ func (w *modelWorld) op() {
 		id := modelIDs[w.rng.IntN(len(modelIDs))]
 		from, to := w.genSpan(w.rng)
 		w.logf("%s.Recompute(%q, %s, %s)", k.name, mShort(id), mFmtTime(from), mFmtTime(to))
-		if err := w.kind(k).Recompute(w.ctx, id, from, to); err != nil {
+		if err := w.kind(k).Recompute(w.rc(), id, from, to); err != nil {
 			w.diverge("recompute", k.name, id, "Recompute(%s, %s): %v", mFmtTime(from), mFmtTime(to), err)
 		}
 	default:
@@ -408,7 +451,7 @@ func (w *modelWorld) advance(d time.Duration) {
 
 func (w *modelWorld) compact() {
 	w.logf("Store.Compact")
-	if err := w.st.Compact(w.ctx); err != nil {
+	if err := w.st.Compact(w.rc()); err != nil {
 		w.diverge("compact", "", "", "Store.Compact: %v", err)
 	}
 }
@@ -416,14 +459,14 @@ func (w *modelWorld) compact() {
 func (w *modelWorld) kindCompact(k *mkind, id string) {
 	from, to := w.genSpan(w.rng)
 	w.logf("%s.Compact(%q, %s, %s)", k.name, mShort(id), mFmtTime(from), mFmtTime(to))
-	if err := w.kind(k).Compact(w.ctx, id, from, to); err != nil {
+	if err := w.kind(k).Compact(w.rc(), id, from, to); err != nil {
 		w.diverge("compact", k.name, id, "Kind.Compact(%s, %s): %v", mFmtTime(from), mFmtTime(to), err)
 	}
 }
 
 func (w *modelWorld) rollup() {
 	w.logf("Store.Rollup")
-	if err := w.st.Rollup(w.ctx); err != nil {
+	if err := w.st.Rollup(w.rc()); err != nil {
 		w.diverge("rollup", "", "", "Store.Rollup: %v", err)
 	}
 }
@@ -463,10 +506,7 @@ func (w *modelWorld) writeKind(k *mkind, c mcall) {
 	want := k.m.write(w.clk.Now(), c.entries, nil)
 	err := w.exec(w.kind(k), c)
 	w.checks++
-	if errors.Is(err, context.DeadlineExceeded) {
-		w.backgroundErrors()
-		w.diverge("stuck", k.name, c.entries[0].id, "%s %s: no answer in 20 s: %v", c.method, c.note, err)
-		w.stuck = true
+	if w.timedOut(fmt.Sprintf("%s: %s %s", k.name, c.method, c.note)) {
 		return
 	}
 	if !mResultIs(err, want) {
@@ -497,8 +537,7 @@ func mErrStr(err error) string {
 
 // exec makes call c on k, with its own copies of the readings.
 func (w *modelWorld) exec(k *Kind, c mcall) error {
-	ctx, cancel := context.WithTimeout(w.ctx, 20*time.Second)
-	defer cancel()
+	ctx := w.rc()
 	switch c.method {
 	case "Write":
 		return k.Write(ctx, c.entries[0].id, mCloneReadings(c.entries[0].rs)...)
