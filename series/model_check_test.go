@@ -43,7 +43,7 @@ func (w *modelWorld) check() {
 	}
 	if fresh {
 		for gi, g := range w.groups {
-			w.checkRollups(g, w.crng("rollups", w.phase, gi))
+			w.timed("rollups", func() { w.checkRollups(g, w.crng("rollups", w.phase, gi)) })
 			if w.timedOut(fmt.Sprintf("rule %s: Rollups", g.kinds[0].rule)) {
 				return
 			}
@@ -53,38 +53,61 @@ func (w *modelWorld) check() {
 		return
 	}
 	for gi, g := range w.groups {
-		w.checkInvalidReads(g)
-		w.checkLatest(g)
-		w.checkLatestMany(g, w.crng("latestmany", w.phase, gi))
+		w.timed("invalid", func() { w.checkInvalidReads(g) })
+		w.timed("latest", func() { w.checkLatest(g) })
+		w.timed("latestmany", func() { w.checkLatestMany(g, w.crng("latestmany", w.phase, gi)) })
 		if w.timedOut(fmt.Sprintf("rule %s: Latest and LatestMany", g.kinds[0].rule)) {
 			return
 		}
 		for _, id := range modelIDs {
 			for qi := 0; qi < w.cfg.queries; qi++ {
-				w.checkRange(g, id, qi, w.crng("range", w.phase, gi, id, qi))
+				w.timed("range", func() { w.checkRange(g, id, qi, w.crng("range", w.phase, gi, id, qi)) })
 				if w.timedOut(fmt.Sprintf("rule %s series %q: Range", g.kinds[0].rule, mShort(id))) {
 					return
 				}
 			}
-			w.checkIter(g, id, w.crng("iter", w.phase, gi, id))
-			w.checkAll(g, id, w.crng("all", w.phase, gi, id))
+			w.timed("iter", func() { w.checkIter(g, id, w.crng("iter", w.phase, gi, id)) })
+			w.timed("all", func() { w.checkAll(g, id, w.crng("all", w.phase, gi, id)) })
 			if w.timedOut(fmt.Sprintf("rule %s series %q: Iter, All", g.kinds[0].rule, mShort(id))) {
 				return
 			}
 			for ai := 0; ai < w.cfg.aggs; ai++ {
-				w.checkAggregate(g, id, ai, w.crng("agg", w.phase, gi, id, ai))
+				w.timed("aggregate", func() { w.checkAggregate(g, id, ai, w.crng("agg", w.phase, gi, id, ai)) })
 				if w.timedOut(fmt.Sprintf("rule %s series %q: Aggregate", g.kinds[0].rule, mShort(id))) {
 					return
 				}
 			}
 			if flushed {
-				w.checkBuckets(g, id, w.crng("buckets", w.phase, gi, id))
+				w.timed("buckets", func() { w.checkBuckets(g, id, w.crng("buckets", w.phase, gi, id)) })
 				if w.timedOut(fmt.Sprintf("rule %s series %q: Buckets", g.kinds[0].rule, mShort(id))) {
 					return
 				}
 			}
 		}
 	}
+}
+
+// timed runs check fn and adds its time and checks to the statistics of
+// its kind of check.
+func (w *modelWorld) timed(what string, fn func()) {
+	start, n := time.Now(), w.checks
+	fn()
+	if w.stats == nil {
+		w.stats = map[string]*modelStat{}
+	}
+	st := w.stats[what]
+	if st == nil {
+		st = &modelStat{}
+		w.stats[what] = st
+	}
+	st.d += time.Since(start)
+	st.checks += w.checks - n
+}
+
+// modelStat is the time and checks of one kind of check in a run.
+type modelStat struct {
+	d      time.Duration
+	checks int
 }
 
 // ref returns the first kind of g before k whose model equals k's: the
@@ -163,10 +186,14 @@ func mClip(s string) string {
 // pages of a read that does not change what the read returns: a flush, a
 // compaction (with the clock moved on, no reading expiring), a rollup,
 // a restart. It returns its description.
-func (w *modelWorld) between(rng *rand.Rand, k *mkind, id string) string {
-	if w.cfg.control || rng.Float64() >= w.cfg.between {
+//
+// A read has at most modelBetweenPerRead of them (they cost more than
+// reads): ops counts those made.
+func (w *modelWorld) between(rng *rand.Rand, k *mkind, id string, ops *int) string {
+	if w.cfg.control || *ops >= modelBetweenPerRead || rng.Float64() >= w.cfg.between {
 		return ""
 	}
+	*ops++
 	var what string
 	switch x := rng.IntN(100); {
 	case x < 25:
@@ -204,6 +231,9 @@ func (w *modelWorld) between(rng *rand.Rand, k *mkind, id string) string {
 	w.logf("between pages: %s", what)
 	return what
 }
+
+// modelBetweenPerRead is the most operations between the pages of a read.
+const modelBetweenPerRead = 2
 
 // safeAdvance returns d, or less so that no reading expires.
 func (w *modelWorld) safeAdvance(d time.Duration) time.Duration {
@@ -374,6 +404,7 @@ func mFingerprint(rs []Reading) string {
 }
 
 func (w *modelWorld) checkInvalidReads(g *modelGroup) {
+	w.label = "invalid reads"
 	k := g.kinds[w.phase%len(g.kinds)]
 	kk := w.kind(k)
 	w.checks += 3
@@ -389,6 +420,7 @@ func (w *modelWorld) checkInvalidReads(g *modelGroup) {
 }
 
 func (w *modelWorld) checkLatest(g *modelGroup) {
+	w.label = "latest"
 	now := w.clk.Now()
 	for _, id := range append(slices.Clone(modelIDs), modelNobody) {
 		answers := map[*mkind]string{}
@@ -418,20 +450,20 @@ func (w *modelWorld) checkLatest(g *modelGroup) {
 }
 
 func (w *modelWorld) checkLatestMany(g *modelGroup, rng *rand.Rand) {
+	w.label = "latestmany"
 	now := w.clk.Now()
 	ids := append(slices.Clone(modelIDs), modelNobody)
 	rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
 	answers := map[*mkind]string{}
 	for _, k := range g.kinds {
 		got, err := w.kind(k).LatestMany(w.rc(), ids)
+		w.checks++
 		if err != nil {
-			w.checks++
 			w.diverge("latestmany", k.name, "", "LatestMany: %v", err)
 			continue
 		}
 		var fp strings.Builder
 		for _, id := range ids {
-			w.checks++
 			r, found := got[id]
 			want, ok := k.m.latest(id, now)
 			switch {
@@ -457,6 +489,7 @@ func (w *modelWorld) checkLatestMany(g *modelGroup, rng *rand.Rand) {
 // operations between the pages, and compares the pages' concatenation
 // with the model's read.
 func (w *modelWorld) checkRange(g *modelGroup, id string, qi int, rng *rand.Rand) {
+	w.label = fmt.Sprint("range ", qi)
 	q := w.genQuery(rng, true)
 	answers := map[*mkind]string{}
 	for _, k := range g.kinds {
@@ -465,7 +498,7 @@ func (w *modelWorld) checkRange(g *modelGroup, id string, qi int, rng *rand.Rand
 		qq := q.query()
 		var all []Reading
 		var trace []string
-		ops, failed := false, false
+		nops, failed := 0, false
 		lastEmpty := false
 		for page := 0; ; page++ {
 			p, err := w.kind(k).Range(w.rc(), id, qq)
@@ -492,9 +525,8 @@ func (w *modelWorld) checkRange(g *modelGroup, id string, qi int, rng *rand.Rand
 				w.diverge("range-cursor", k.name, id, "Range%s: %d pages for %d readings", q, page+1, len(want))
 				break
 			}
-			if op := w.between(rng, k, id); op != "" {
+			if op := w.between(rng, k, id, &nops); op != "" {
 				trace = append(trace, "["+op+"]")
-				ops = true
 			}
 			qq.Cursor = p.Cursor
 		}
@@ -503,7 +535,7 @@ func (w *modelWorld) checkRange(g *modelGroup, id string, qi int, rng *rand.Rand
 		}
 		cat := "range"
 		switch {
-		case ops:
+		case nops > 0:
 			cat = "range/paged+ops"
 		case len(trace) > 1:
 			cat = "range/paged"
@@ -520,6 +552,7 @@ func (w *modelWorld) checkRange(g *modelGroup, id string, qi int, rng *rand.Rand
 // checkIter reads a random query with Iter, a few readings at a time,
 // each time from the last one's cursor, with operations in between.
 func (w *modelWorld) checkIter(g *modelGroup, id string, rng *rand.Rand) {
+	w.label = "iter"
 	q := w.genQuery(rng, false)
 	q.limit = 0
 	answers := map[*mkind]string{}
@@ -530,11 +563,12 @@ func (w *modelWorld) checkIter(g *modelGroup, id string, rng *rand.Rand) {
 		var trace []string
 		cursor := ""
 		failed := false
+		nops := 0
 		for {
 			qq := q.query()
 			qq.Cursor = cursor
 			it := w.kind(k).Iter(w.rc(), id, qq)
-			stop := 1 + rng.IntN(7)
+			stop := 1 + rng.IntN(25)
 			n := 0
 			for n < stop && it.Next() {
 				all = append(all, it.Reading())
@@ -544,8 +578,8 @@ func (w *modelWorld) checkIter(g *modelGroup, id string, rng *rand.Rand) {
 			err := it.Err()
 			it.Close()
 			trace = append(trace, fmt.Sprint(n))
+			w.checks++ // each Iter is a read, compared below with its part of the model's
 			if err != nil {
-				w.checks++
 				w.diverge("iter-error", k.name, id, "Iter%s after %d readings: %v", q, len(all), err)
 				failed = true
 				break
@@ -553,14 +587,13 @@ func (w *modelWorld) checkIter(g *modelGroup, id string, rng *rand.Rand) {
 			if n < stop || len(all) > len(want)+2 {
 				break
 			}
-			if op := w.between(rng, k, id); op != "" {
+			if op := w.between(rng, k, id, &nops); op != "" {
 				trace = append(trace, "["+op+"]")
 			}
 		}
 		if failed {
 			continue
 		}
-		w.checks++
 		if d := mReadingsDiff(all, want); d != "" {
 			w.diverge("iter", k.name, id, "Iter%s resumed from its cursors at %s: %s (readings per Iter and operations between: %s)", q, mFmtTime(now), d, strings.Join(trace, ", "))
 		}
@@ -569,6 +602,7 @@ func (w *modelWorld) checkIter(g *modelGroup, id string, rng *rand.Rand) {
 }
 
 func (w *modelWorld) checkAll(g *modelGroup, id string, rng *rand.Rand) {
+	w.label = "all"
 	q := w.genQuery(rng, false)
 	answers := map[*mkind]string{}
 	for _, k := range g.kinds {
@@ -757,6 +791,7 @@ func (w *modelWorld) genAgg(rng *rand.Rand, m *naiveModel) mAggCase {
 }
 
 func (w *modelWorld) checkAggregate(g *modelGroup, id string, ai int, rng *rand.Rand) {
+	w.label = fmt.Sprint("aggregate ", ai)
 	a := w.genAgg(rng, g.kinds[0].m)
 	answers := map[*mkind][]Period{}
 	for _, k := range g.kinds {
@@ -832,6 +867,7 @@ func mInPeriodBounds(st int64, from, to time.Time) bool {
 }
 
 func (w *modelWorld) checkBuckets(g *modelGroup, id string, rng *rand.Rand) {
+	w.label = "buckets"
 	from, to := w.genPeriodBounds(rng)
 	answers := map[*mkind][]Period{}
 	for _, k := range g.kinds {
@@ -887,6 +923,7 @@ func (w *modelWorld) checkRollups(g *modelGroup, rng *rand.Rand) {
 }
 
 func (w *modelWorld) checkRollupsOf(k *mkind, id string, t Tier, from, to time.Time, after string) ([]Period, []mPeriod) {
+	w.label = "rollups " + t.String() + after
 	now := w.clk.Now()
 	late := modelLateWindow
 	// The periods checked: ended LateWindow ago, none of their readings

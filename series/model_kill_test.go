@@ -81,7 +81,8 @@ func (w *modelWorld) kill() {
 	type ref struct{ call, kind int }
 	var refs []ref
 	plan := modelChildPlan{Backend: w.bname, DataDir: filepath.Join(w.dir, "data"), Table: w.opts.Table, WALDir: w.opts.WALDir,
-		NoSync: rng.IntN(2) == 0, Now: now, Schemas: w.schemas, FlushSize: 5 + rng.IntN(40)}
+		NoSync: w.nkills%2 == 1, Now: now, Schemas: w.schemas, FlushSize: 5 + rng.IntN(40)}
+	w.nkills++
 	for ci, c := range logical {
 		for ki, k := range w.kinds {
 			cc := modelChildCall{Kind: k.name, Method: c.method}
