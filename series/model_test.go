@@ -99,6 +99,7 @@ type modelConfig struct {
 	between     float64 // probability of an operation between two pages
 	rules       []int   // indexes into modelRules
 	control     bool    // positive control: reads only, nothing between pages
+	tame        bool    // no values of 1e126 or more, no times far ahead
 	shardShift  int
 }
 
@@ -714,6 +715,9 @@ func (w *modelWorld) genTime(id string) time.Time {
 		r := modelRules[w.rng.IntN(len(modelRules))]
 		return now.Add(-r.raw).Add(time.Duration(w.rng.IntN(7)-3) * time.Millisecond)
 	default: // far ahead
+		if w.cfg.tame {
+			return now
+		}
 		far := []time.Time{time.Date(9999, 12, 31, 23, 59, 59, 999_999_999, time.UTC), time.Date(2100, 6, 15, 12, 0, 0, 0, time.UTC), time.Date(3000, 1, 1, 0, 0, 0, 0, time.UTC)}
 		return far[w.rng.IntN(len(far))]
 	}
@@ -754,7 +758,11 @@ func (w *modelWorld) genValue() float64 {
 		}
 		return 1
 	}
-	return mSpecialValues[w.rng.IntN(len(mSpecialValues))]
+	v := mSpecialValues[w.rng.IntN(len(mSpecialValues))]
+	if w.cfg.tame && math.Abs(v) >= 1e126 && !math.IsInf(v, 0) {
+		return 1e125
+	}
+	return v
 }
 
 func (w *modelWorld) genValues() []float64 {
