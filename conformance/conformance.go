@@ -12,6 +12,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -22,6 +23,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 
 	"github.com/timetable-db/timetable"
 )
@@ -144,6 +146,14 @@ func (h *H) WaitActive(name string) *types.TableDescription {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		out, err := h.API.DescribeTable(h.Ctx, &dynamodb.DescribeTableInput{TableName: aws.String(name)})
+		var ae smithy.APIError
+		if errors.As(err, &ae) && ae.ErrorCode() == "InternalFailure" && time.Now().Before(deadline) {
+			// DynamoDB Local now and then fails a DescribeTable while it
+			// builds an index; the table is still there.
+			h.t.Logf("DescribeTable %s: %v; asking again", name, err)
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
 		if err != nil {
 			h.t.Fatalf("DescribeTable %s: %v", name, err)
 		}

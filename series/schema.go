@@ -83,7 +83,11 @@ const (
 	KeepAll
 	// RejectDifferent keeps the first reading written: writing the same
 	// values and tags again is accepted and changes nothing, writing
-	// different ones is refused with ErrConflict (Prometheus' rule).
+	// different ones is refused with ErrConflict (Prometheus' rule). A
+	// write reads what its series holds at its instants first (one read
+	// per series and call), and a Store admits the writes of one series
+	// one at a time; two Stores racing to write different readings at
+	// one instant may both succeed, and reads keep the first written.
 	RejectDifferent
 )
 
