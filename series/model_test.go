@@ -100,6 +100,7 @@ type modelConfig struct {
 	rules       []int   // indexes into modelRules
 	control     bool    // positive control: reads only, nothing between pages
 	tame        bool    // no values of 1e126 or more, no times far ahead
+	spreadKills bool    // kills spread over the run, not in its last phases
 	shardShift  int
 }
 
@@ -266,6 +267,11 @@ func TestModel(t *testing.T) {
 			cfg = modelConfig{opsPerPhase: 20, queries: 1, aggs: 2, between: 0.1, rules: []int{0, 2}, kills: 1}
 		}
 		cfg.phases = max(2, ops/cfg.opsPerPhase)
+		if *modelOps != 0 {
+			// A longer run: a kill every 10 phases or so.
+			cfg.kills = max(cfg.kills, cfg.phases/10)
+			cfg.spreadKills = true
+		}
 		if testing.Short() {
 			cfg.kills = 0
 		}
@@ -389,10 +395,15 @@ func (w *modelWorld) kind(k *mkind) *Kind { return w.st.Kind(k.name) }
 
 // run runs the phases: operations, then checks.
 func (w *modelWorld) run() {
-	// The kills come last: the engine reads slower after a restart.
+	// In CI the kills come last (the engine reads slower after a
+	// restart); in longer runs, they are spread out.
 	killAt := map[int]bool{}
 	for i := 0; i < w.cfg.kills; i++ {
-		killAt[max(0, w.cfg.phases-1-i)] = true
+		if w.cfg.spreadKills {
+			killAt[(i+1)*w.cfg.phases/(w.cfg.kills+1)] = true
+		} else {
+			killAt[max(0, w.cfg.phases-1-i)] = true
+		}
 	}
 	for w.phase = 0; w.phase < w.cfg.phases; w.phase++ {
 		for i := 0; i < w.cfg.opsPerPhase && !w.stuck; i++ {
