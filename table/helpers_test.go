@@ -13,18 +13,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/internal/dynamotest"
 	"github.com/timetable-db/timetable/local"
 )
-
-// endpointEnv names the DynamoDB-compatible endpoint the tests also run
-// against; without it they run on the embedded engine only.
-const endpointEnv = "TIMETABLE_DYNAMODB_ENDPOINT"
 
 type backend struct {
 	name string // "engine" or "dynamodb"
@@ -57,27 +51,19 @@ func engine(t testing.TB) timetable.API {
 	return engineDB
 }
 
-func dynamoLocal(endpoint string) timetable.API {
-	return dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(endpoint),
-		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-	})
-}
-
 // eachBackend runs fn as a subtest on the embedded engine and, when
 // TIMETABLE_DYNAMODB_ENDPOINT is set, on that endpoint.
 func eachBackend(t *testing.T, fn func(t *testing.T, b backend)) {
 	t.Helper()
 	bs := []backend{{name: "engine", api: engine(t)}}
-	if ep := os.Getenv(endpointEnv); ep != "" {
-		bs = append(bs, backend{name: "dynamodb", api: dynamoLocal(ep)})
+	if dynamotest.Endpoint() != "" {
+		bs = append(bs, backend{name: "dynamodb", api: dynamotest.Client(t)})
 	}
 	for _, b := range bs {
 		t.Run(b.name, func(t *testing.T) { fn(t, b) })
 	}
 	if len(bs) == 1 {
-		t.Logf("%s not set: ran on the embedded engine only", endpointEnv)
+		t.Logf("%s not set: ran on the embedded engine only", dynamotest.EndpointEnv)
 	}
 }
 
