@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -19,51 +20,6 @@ const (
 	msgNoTable     = "Cannot do operations on a non-existent table"
 	msgPreexisting = "Cannot create preexisting table"
 )
-
-func attrDefs(kv ...string) []types.AttributeDefinition {
-	var ds []types.AttributeDefinition
-	for i := 0; i+1 < len(kv); i += 2 {
-		ds = append(ds, types.AttributeDefinition{AttributeName: aws.String(kv[i]), AttributeType: types.ScalarAttributeType(kv[i+1])})
-	}
-	return ds
-}
-
-func keySchema(hash string, rng ...string) []types.KeySchemaElement {
-	ks := []types.KeySchemaElement{{AttributeName: aws.String(hash), KeyType: types.KeyTypeHash}}
-	if len(rng) > 0 {
-		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(rng[0]), KeyType: types.KeyTypeRange})
-	}
-	return ks
-}
-
-func gsi(name string, proj types.ProjectionType, hash string, rng ...string) types.GlobalSecondaryIndex {
-	return types.GlobalSecondaryIndex{IndexName: aws.String(name), KeySchema: keySchema(hash, rng...), Projection: &types.Projection{ProjectionType: proj}}
-}
-
-func lsi(name string, proj types.ProjectionType, hash, rng string) types.LocalSecondaryIndex {
-	return types.LocalSecondaryIndex{IndexName: aws.String(name), KeySchema: keySchema(hash, rng), Projection: &types.Projection{ProjectionType: proj}}
-}
-
-// createErr tries to create the table described by in (fresh name and
-// PAY_PER_REQUEST unless set) and returns the error; a table that does get
-// created is deleted when the case ends.
-func (h *H) createErr(in *dynamodb.CreateTableInput) error {
-	h.t.Helper()
-	if in.TableName == nil {
-		in.TableName = aws.String(h.TableName())
-	}
-	if in.BillingMode == "" && in.ProvisionedThroughput == nil {
-		in.BillingMode = types.BillingModePayPerRequest
-	}
-	_, err := h.API.CreateTable(h.Ctx, in)
-	if err == nil {
-		name := *in.TableName
-		h.t.Cleanup(func() {
-			_, _ = h.API.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-		})
-	}
-	return err
-}
 
 func keyNames(ks []types.KeySchemaElement) string {
 	var parts []string
@@ -206,7 +162,7 @@ func init() {
 			name := h.CreateTable(&dynamodb.CreateTableInput{
 				AttributeDefinitions:   attrDefs("pk", "S", "g", "S", "n", "N"),
 				KeySchema:              keySchema("pk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", types.ProjectionTypeAll, "g", "n")},
+				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", "g", "n", types.ProjectionTypeAll)},
 			})
 			d := h.Describe(name)
 			if len(d.GlobalSecondaryIndexes) != 1 {
@@ -224,7 +180,7 @@ func init() {
 			name := h.CreateTable(&dynamodb.CreateTableInput{
 				AttributeDefinitions:  attrDefs("pk", "S", "sk", "S", "l", "N"),
 				KeySchema:             keySchema("pk", "sk"),
-				LocalSecondaryIndexes: []types.LocalSecondaryIndex{lsi("by_l", types.ProjectionTypeKeysOnly, "pk", "l")},
+				LocalSecondaryIndexes: []types.LocalSecondaryIndex{lsi("by_l", "pk", "l", types.ProjectionTypeKeysOnly)},
 			})
 			d := h.Describe(name)
 			if len(d.LocalSecondaryIndexes) != 1 {
@@ -236,8 +192,7 @@ func init() {
 			}
 		}},
 		Case{"CreateTable/IncludeProjection", func(t *testing.T, h *H) {
-			g := gsi("by_g", types.ProjectionTypeInclude, "g")
-			g.Projection.NonKeyAttributes = []string{"a", "b"}
+			g := gsi("by_g", "g", "", types.ProjectionTypeInclude, "a", "b")
 			name := h.CreateTable(&dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S", "g", "S"), KeySchema: keySchema("pk"), GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{g}})
 			p := h.Describe(name).GlobalSecondaryIndexes[0].Projection
 			if p.ProjectionType != types.ProjectionTypeInclude || strings.Join(p.NonKeyAttributes, ",") != "a,b" {
@@ -248,7 +203,7 @@ func init() {
 			err := h.createErr(&dynamodb.CreateTableInput{
 				AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
 				KeySchema:              keySchema("pk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("dup", types.ProjectionTypeAll, "g"), gsi("dup", types.ProjectionTypeKeysOnly, "g")},
+				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("dup", "g", "", types.ProjectionTypeAll), gsi("dup", "g", "", types.ProjectionTypeKeysOnly)},
 			})
 			h.WantError(err, "ValidationException", "Two global secondary indices have the same name")
 		}},
@@ -256,8 +211,8 @@ func init() {
 			err := h.createErr(&dynamodb.CreateTableInput{
 				AttributeDefinitions:   attrDefs("pk", "S", "sk", "S", "g", "S"),
 				KeySchema:              keySchema("pk", "sk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("idx", types.ProjectionTypeAll, "g")},
-				LocalSecondaryIndexes:  []types.LocalSecondaryIndex{lsi("idx", types.ProjectionTypeAll, "pk", "g")},
+				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("idx", "g", "", types.ProjectionTypeAll)},
+				LocalSecondaryIndexes:  []types.LocalSecondaryIndex{lsi("idx", "pk", "g", types.ProjectionTypeAll)},
 			})
 			h.WantError(err, "ValidationException", "Local Secondary Indices AND Global Secondary Indices must have different names")
 		}},
@@ -265,7 +220,7 @@ func init() {
 			err := h.createErr(&dynamodb.CreateTableInput{
 				AttributeDefinitions:   attrDefs("pk", "S"),
 				KeySchema:              keySchema("pk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", types.ProjectionTypeAll, "g")},
+				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", "g", "", types.ProjectionTypeAll)},
 			})
 			h.WantError(err, "ValidationException", "Attribute g is not defined in AttributeDefinitions")
 		}},
@@ -273,7 +228,7 @@ func init() {
 			err := h.createErr(&dynamodb.CreateTableInput{
 				AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
 				KeySchema:              keySchema("pk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("g!", types.ProjectionTypeAll, "g")},
+				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("g!", "g", "", types.ProjectionTypeAll)},
 			})
 			h.WantError(err, "ValidationException", msgBadName)
 		}},
@@ -281,7 +236,7 @@ func init() {
 			err := h.createErr(&dynamodb.CreateTableInput{
 				AttributeDefinitions:  attrDefs("pk", "S", "l", "S"),
 				KeySchema:             keySchema("pk"),
-				LocalSecondaryIndexes: []types.LocalSecondaryIndex{lsi("by_l", types.ProjectionTypeAll, "pk", "l")},
+				LocalSecondaryIndexes: []types.LocalSecondaryIndex{lsi("by_l", "pk", "l", types.ProjectionTypeAll)},
 			})
 			h.WantError(err, "ValidationException", "Local Secondary indices are not allowed on hash tables, only hash and range tables")
 		}},
@@ -289,7 +244,7 @@ func init() {
 			err := h.createErr(&dynamodb.CreateTableInput{
 				AttributeDefinitions:  attrDefs("pk", "S", "sk", "S", "l", "S"),
 				KeySchema:             keySchema("pk", "sk"),
-				LocalSecondaryIndexes: []types.LocalSecondaryIndex{lsi("by_l", types.ProjectionTypeAll, "l", "sk")},
+				LocalSecondaryIndexes: []types.LocalSecondaryIndex{lsi("by_l", "l", "sk", types.ProjectionTypeAll)},
 			})
 			h.WantError(err, "ValidationException", "Local Secondary indices must have the same hash key as the main table")
 		}},
@@ -299,7 +254,7 @@ func init() {
 				AttributeDefinitions:   attrDefs("pk", "S", "sk", "S", "g", "S"),
 				KeySchema:              keySchema("pk", "sk"),
 				LocalSecondaryIndexes:  []types.LocalSecondaryIndex{l},
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", types.ProjectionTypeAll, "g")},
+				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", "g", "", types.ProjectionTypeAll)},
 			})
 			h.WantError(err, "ValidationException", "Local secondary indices must have a range key")
 		}},
@@ -307,13 +262,12 @@ func init() {
 			err := h.createErr(&dynamodb.CreateTableInput{
 				AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
 				KeySchema:              keySchema("pk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", types.ProjectionTypeInclude, "g")},
+				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", "g", "", types.ProjectionTypeInclude)},
 			})
 			h.WantError(err, "ValidationException", "If Projection type INCLUDE is specified, some non-key attributes to include in the projection must be specified as well")
 		}},
 		Case{"CreateTable/NonKeyAttributesWithoutInclude", func(t *testing.T, h *H) {
-			g := gsi("by_g", types.ProjectionTypeKeysOnly, "g")
-			g.Projection.NonKeyAttributes = []string{"a"}
+			g := gsi("by_g", "g", "", types.ProjectionTypeKeysOnly, "a")
 			err := h.createErr(&dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S", "g", "S"), KeySchema: keySchema("pk"), GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{g}})
 			h.WantError(err, "ValidationException", "No attributes should be specified to be projected unless projection type is INCLUDE")
 		}},
@@ -323,7 +277,7 @@ func init() {
 				KeySchema:              keySchema("pk"),
 				BillingMode:            types.BillingModeProvisioned,
 				ProvisionedThroughput:  &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(1), WriteCapacityUnits: aws.Int64(1)},
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", types.ProjectionTypeAll, "g")},
+				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", "g", "", types.ProjectionTypeAll)},
 			})
 			h.WantError(err, "ValidationException", "No provisioned throughput specified for the global secondary index")
 		}},
@@ -495,7 +449,7 @@ func init() {
 			name := h.CreateTable(&dynamodb.CreateTableInput{
 				AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
 				KeySchema:              keySchema("pk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", types.ProjectionTypeAll, "g")},
+				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", "g", "", types.ProjectionTypeAll)},
 			})
 			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
 				TableName:                   aws.String(name),
@@ -509,7 +463,7 @@ func init() {
 			name := h.CreateTable(&dynamodb.CreateTableInput{
 				AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
 				KeySchema:              keySchema("pk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", types.ProjectionTypeAll, "g")},
+				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", "g", "", types.ProjectionTypeAll)},
 			})
 			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
 				TableName:            aws.String(name),
@@ -648,7 +602,7 @@ func waitGone(h *H, name string) {
 		if ErrorCode(err) == "ResourceNotFoundException" {
 			return
 		}
-		sleepShort()
+		time.Sleep(50 * time.Millisecond)
 	}
 	h.t.Fatalf("table %s still exists after 30s", name)
 }
