@@ -414,11 +414,9 @@ func init() {
 			tbl := h.HashTable()
 			h.PutMany(tbl, Item{"pk": S("a"), "g": S("G")}, Item{"pk": S("b"), "g": S("G")}, Item{"pk": S("c")})
 			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
-				TableName:            aws.String(tbl),
-				AttributeDefinitions: attrDefs("g", "S"),
-				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
-					IndexName: aws.String("late"), KeySchema: keySchema("g"), Projection: projection(types.ProjectionTypeAll),
-				}}},
+				TableName:                   aws.String(tbl),
+				AttributeDefinitions:        attrDefs("g", "S"),
+				GlobalSecondaryIndexUpdates: createGSI("late", "g", "", types.ProjectionTypeAll),
 			})
 			h.Must(err)
 			h.WaitActive(tbl)

@@ -425,11 +425,9 @@ func init() {
 			h.Put(name, Item{"pk": S("2"), "g": S("y"), "v": N("2")})
 			h.Put(name, Item{"pk": S("3"), "v": N("3")}) // sparse: not indexed
 			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
-				TableName:            aws.String(name),
-				AttributeDefinitions: attrDefs("g", "S"),
-				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
-					IndexName: aws.String("by_g"), KeySchema: keySchema("g"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
-				}}},
+				TableName:                   aws.String(name),
+				AttributeDefinitions:        attrDefs("g", "S"),
+				GlobalSecondaryIndexUpdates: createGSI("by_g", "g", "", types.ProjectionTypeAll),
 			})
 			h.Must(err)
 			h.WaitActive(name)
@@ -453,7 +451,7 @@ func init() {
 			})
 			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
 				TableName:                   aws.String(name),
-				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String("by_g")}}},
+				GlobalSecondaryIndexUpdates: deleteGSI("by_g"),
 			})
 			h.Must(err)
 			h.WaitIndexGone(name, "by_g")
@@ -466,21 +464,17 @@ func init() {
 				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", "g", "", types.ProjectionTypeAll)},
 			})
 			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
-				TableName:            aws.String(name),
-				AttributeDefinitions: attrDefs("g", "S"),
-				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
-					IndexName: aws.String("by_g"), KeySchema: keySchema("g"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
-				}}},
+				TableName:                   aws.String(name),
+				AttributeDefinitions:        attrDefs("g", "S"),
+				GlobalSecondaryIndexUpdates: createGSI("by_g", "g", "", types.ProjectionTypeAll),
 			})
 			h.WantError(err, "ValidationException", "Attempting to create an index which already exists")
 		}},
 		Case{"UpdateTable/CreateIndexWithoutDefinition", func(t *testing.T, h *H) {
 			name := h.HashTable()
 			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
-				TableName: aws.String(name),
-				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
-					IndexName: aws.String("by_g"), KeySchema: keySchema("g"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
-				}}},
+				TableName:                   aws.String(name),
+				GlobalSecondaryIndexUpdates: createGSI("by_g", "g", "", types.ProjectionTypeAll),
 			})
 			h.WantError(err, "ValidationException", "No Attribute Schema Defined")
 		}},
@@ -488,7 +482,7 @@ func init() {
 			name := h.HashTable()
 			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
 				TableName:                   aws.String(name),
-				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String("nope")}}},
+				GlobalSecondaryIndexUpdates: deleteGSI("nope"),
 			})
 			h.WantError(err, "ResourceNotFoundException", "Requested resource not found")
 		}},

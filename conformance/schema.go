@@ -54,3 +54,16 @@ func gsi(name, hash, rng string, proj types.ProjectionType, nonKey ...string) ty
 func lsi(name, hash, rng string, proj types.ProjectionType, nonKey ...string) types.LocalSecondaryIndex {
 	return types.LocalSecondaryIndex{IndexName: aws.String(name), KeySchema: indexKeySchema(hash, rng), Projection: projection(proj, nonKey...)}
 }
+
+// createGSI is the UpdateTable index update that creates the global
+// secondary index gsi(name, hash, rng, proj, nonKey...).
+func createGSI(name, hash, rng string, proj types.ProjectionType, nonKey ...string) []types.GlobalSecondaryIndexUpdate {
+	g := gsi(name, hash, rng, proj, nonKey...)
+	return []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{IndexName: g.IndexName, KeySchema: g.KeySchema, Projection: g.Projection}}}
+}
+
+// deleteGSI is the UpdateTable index update that deletes the global
+// secondary index name.
+func deleteGSI(name string) []types.GlobalSecondaryIndexUpdate {
+	return []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String(name)}}}
+}
