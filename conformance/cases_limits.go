@@ -167,11 +167,7 @@ func init() {
 
 		// Index keys on writes
 		Case{"Limits/IndexHashKeySize", func(t *testing.T, h *H) {
-			table := h.CreateTable(&dynamodb.CreateTableInput{
-				AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
-				KeySchema:              keySchema("pk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", "g", "", types.ProjectionTypeAll)},
-			})
+			table := h.HashTableByG()
 			h.Must(h.putErr(table, Item{"pk": S("a"), "g": S(Str(2048))}))
 			h.WantError(h.putErr(table, Item{"pk": S("a"), "g": S(Str(2049))}), "ValidationException", "One or more parameter values were invalid: Size limit exceeded")
 		}},
@@ -185,21 +181,13 @@ func init() {
 			h.WantError(h.putErr(table, Item{"pk": S("a"), "sk": S("b"), "l": S(Str(1025))}), "ValidationException", "One or more parameter values were invalid: Size limit exceeded")
 		}},
 		Case{"PutItem/IndexKeyTypeMismatch", func(t *testing.T, h *H) {
-			table := h.CreateTable(&dynamodb.CreateTableInput{
-				AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
-				KeySchema:              keySchema("pk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", "g", "", types.ProjectionTypeAll)},
-			})
+			table := h.HashTableByG()
 			h.WantError(h.putErr(table, Item{"pk": S("a"), "g": N("1")}), "ValidationException", "One or more parameter values were invalid: Type mismatch for Index Key")
 			h.WantUpdateError(table, Item{"pk": S("a")}, "SET g = :v", nil, v1(N("1")), "One or more parameter values were invalid: Type mismatch for Index Key")
 			h.WantItem(h.Get(table, Item{"pk": S("a")}), nil)
 		}},
 		Case{"PutItem/IndexKeyEmptyString", func(t *testing.T, h *H) {
-			table := h.CreateTable(&dynamodb.CreateTableInput{
-				AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
-				KeySchema:              keySchema("pk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", "g", "", types.ProjectionTypeAll)},
-			})
+			table := h.HashTableByG()
 			h.WantError(h.putErr(table, Item{"pk": S("a"), "g": S("")}), "ValidationException",
 				"One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: by_g, IndexKey: g")
 		}},

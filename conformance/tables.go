@@ -162,6 +162,17 @@ func (h *H) HashTable() string {
 	return h.CreateTable(&dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk")})
 }
 
+// HashTableByG creates a table keyed by a string partition key "pk" with a
+// global secondary index "by_g" on a string attribute "g", projecting ALL.
+func (h *H) HashTableByG() string {
+	h.t.Helper()
+	return h.CreateTable(&dynamodb.CreateTableInput{
+		AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
+		KeySchema:              keySchema("pk"),
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", "g", "", types.ProjectionTypeAll)},
+	})
+}
+
 // RangeTable creates a table keyed by a string partition key "pk" and a sort
 // key "sk" of the given type (S, N or B).
 func (h *H) RangeTable(skType types.ScalarAttributeType) string {

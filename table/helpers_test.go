@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -157,53 +156,6 @@ func sks(items []Item, name string) []string {
 		out[i] = str(it, name)
 	}
 	return out
-}
-
-// dump renders an item for failure messages.
-func dump(it Item) string {
-	var b strings.Builder
-	b.WriteString("{")
-	names := make([]string, 0, len(it))
-	for n := range it {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for i, n := range names {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%s: %s", n, avString(it[n]))
-	}
-	b.WriteString("}")
-	return b.String()
-}
-
-func avString(av types.AttributeValue) string {
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		return fmt.Sprintf("%q", v.Value)
-	case *types.AttributeValueMemberN:
-		return "N:" + v.Value
-	case *types.AttributeValueMemberB:
-		return fmt.Sprintf("B:%x", v.Value)
-	case *types.AttributeValueMemberBOOL:
-		return fmt.Sprint(v.Value)
-	case *types.AttributeValueMemberNULL:
-		return "null"
-	case *types.AttributeValueMemberSS:
-		return fmt.Sprintf("SS%q", v.Value)
-	case *types.AttributeValueMemberNS:
-		return fmt.Sprintf("NS%v", v.Value)
-	case *types.AttributeValueMemberL:
-		parts := make([]string, len(v.Value))
-		for i, e := range v.Value {
-			parts[i] = avString(e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case *types.AttributeValueMemberM:
-		return dump(v.Value)
-	}
-	return fmt.Sprintf("%T", av)
 }
 
 // num returns a number attribute's value (NaN if absent or not a number):
