@@ -6,9 +6,7 @@ import (
 	"math"
 	"os"
 	"strconv"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,8 +26,6 @@ var (
 	engineOnce sync.Once
 	engineDB   *local.DB
 	engineErr  error
-	tableSeq   atomic.Int64
-	runID      = fmt.Sprintf("%x", time.Now().UnixNano()&0xffffff)
 )
 
 func TestMain(m *testing.M) {
@@ -73,16 +69,7 @@ var testOptions = &Options{BaseDelay: time.Millisecond, MaxDelay: 20 * time.Mill
 // drops it when the test ends.
 func newTable(t testing.TB, api timetable.API, s Schema, o *Options) *Table {
 	t.Helper()
-	base := strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
-			return r
-		}
-		return '_'
-	}, t.Name())
-	if len(base) > 150 {
-		base = base[:150]
-	}
-	s.Name = fmt.Sprintf("tbl_%s_%s_%d", base, runID, tableSeq.Add(1))
+	s.Name = dynamotest.TableName(t, "tbl")
 	if o == nil {
 		o = testOptions
 	}

@@ -22,13 +22,20 @@
 // then. Options passed to Client or NewClient are applied after these, in
 // order; [AccessKey] chooses the access key, and with it which of DynamoDB
 // Local's databases (it keeps one per key) the client sees.
+//
+// [TableName] gives a test a table name that no other test, and no other
+// run against the same server, uses.
 package dynamotest
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -100,4 +107,25 @@ func answers(endpoint string) error {
 	_, err := NewClient(endpoint).ListTables(context.Background(), &dynamodb.ListTablesInput{Limit: aws.Int32(1)})
 	checked[endpoint] = err
 	return err
+}
+
+var (
+	tableSeq atomic.Int64
+	runID    = fmt.Sprintf("%x", time.Now().UnixNano()&0xffffff)
+)
+
+// TableName returns a table name unique to the test and to this process:
+// prefix, the test's name with each character a table name cannot hold
+// replaced by "_" (cut to 150 bytes), a run id and a sequence number.
+func TableName(t testing.TB, prefix string) string {
+	base := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
+			return r
+		}
+		return '_'
+	}, t.Name())
+	if len(base) > 150 {
+		base = base[:150]
+	}
+	return fmt.Sprintf("%s_%s_%s_%d", prefix, base, runID, tableSeq.Add(1))
 }

@@ -2,6 +2,7 @@ package dynamotest
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -36,4 +37,16 @@ func TestNewClient_Settings(t *testing.T) {
 	}
 	f("test")
 	f("conformance", AccessKey("conformance"))
+}
+
+func TestTableName(t *testing.T) {
+	a, b := TableName(t, "p"), TableName(t, "p")
+	if a == b || !strings.HasPrefix(a, "p_TestTableName_") {
+		t.Fatalf("TableName = %q, %q", a, b)
+	}
+	t.Run("sub test/with spaces", func(t *testing.T) {
+		if n := TableName(t, "p"); strings.ContainsAny(n, "/ ") {
+			t.Fatalf("TableName = %q", n)
+		}
+	})
 }
