@@ -151,10 +151,17 @@ func periodEnd(ms int64, g keys.Granularity) int64 {
 }
 
 // ttlOf returns the TTL attribute value for data whose retention counts
-// from ms, or 0 for Forever.
+// from ms, or 0 for Forever: its expiry in epoch seconds, rounded up, so
+// that the backend never deletes (or, as the embedded engine, hides) data
+// that reads still return.
 func ttlOf(ms int64, ret time.Duration) int64 {
 	if ret == Forever {
 		return 0
 	}
-	return keys.TTL(msTime(ms).Add(ret))
+	t := msTime(ms).Add(ret)
+	sec := keys.TTL(t)
+	if time.Unix(sec, 0).Before(t) {
+		sec++
+	}
+	return sec
 }

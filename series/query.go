@@ -9,11 +9,8 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
-	"github.com/timetable-db/timetable/keys"
-	"github.com/timetable-db/timetable/series/internal/chunk"
 	"github.com/timetable-db/timetable/table"
 )
 
@@ -227,18 +224,12 @@ func (k *Kind) iter(ctx context.Context, id string, q Query, pending []rec) *Ite
 			lo = max(lo, c.t)
 		}
 	}
-	if k.s.Layout == DayPartitioned && hi >= maxMs {
-		// No upper bound: the newest reading is one.
-		newest, err := k.newest(ctx, id, pending)
-		if err != nil {
+	if c, ok := k.lay.(clamper); ok {
+		var err error
+		if lo, hi, err = c.clamp(ctx, id, lo, hi, pending); err != nil {
 			it.fail(err)
 			return it
 		}
-		hi = min(hi, newest+1)
-	}
-	if k.s.Layout == DayPartitioned && lo == minMs {
-		it.fail(fmt.Errorf("%w: kind %s keeps raw readings forever and is day-partitioned: give From", ErrUnbounded, k.s.Name))
-		return it
 	}
 	it.lo, it.hi = lo, hi
 	if lo >= hi {
@@ -662,115 +653,7 @@ func (k *Kind) newStream(id string, sh int, lo, hi int64, reverse bool, limit in
 	if limit > 0 && !filtered {
 		pageSize = limit + 1
 	}
-	tbl := k.st.tbl
-	single := func(r rec) *rbatch {
-		b := k.newBatch(1)
-		b.add(&r, 0)
-		return b
-	}
-	switch k.s.Layout {
-	case ItemPerReading:
-		p := &pager{tbl: tbl, q: table.Query{Hash: k.rawPK(id, sh), Range: skRange(ts(lo), ts(hi-1)+"#~", hi), Reverse: reverse, PageSize: pageSize}}
-		return &stream{fill: func(ctx context.Context) (*rbatch, error) {
-			item, err := p.next(ctx)
-			if item == nil || err != nil {
-				return nil, err
-			}
-			r, err := k.decodeReadingItem(item)
-			if err != nil {
-				return nil, err
-			}
-			return single(r), nil
-		}}
-	case DayPartitioned:
-		// One partition per day, in order.
-		first, last := periodStart(lo, keys.Day), periodStart(hi-1, keys.Day)
-		day := first
-		if reverse {
-			day = last
-		}
-		var p *pager
-		return &stream{fill: func(ctx context.Context) (*rbatch, error) {
-			for {
-				if p == nil {
-					if day < first || day > last {
-						return nil, nil
-					}
-					dk := periodKey(day, keys.Day)
-					loK, hiK := "00:00:00.000", "23:59:59.999#~"
-					if day == first {
-						loK = keys.TimeOfDay(msTime(lo))
-					}
-					if day == last {
-						hiK = keys.TimeOfDay(msTime(hi-1)) + "#~"
-					}
-					p = &pager{tbl: tbl, q: table.Query{Hash: k.dayPK(id, sh, dk), Range: table.Between(loK, hiK), Reverse: reverse, PageSize: pageSize}}
-					if reverse {
-						day = timeMs(msTime(day).AddDate(0, 0, -1))
-					} else {
-						day = periodEnd(day, keys.Day)
-					}
-				}
-				item, err := p.next(ctx)
-				if err != nil {
-					return nil, err
-				}
-				if item != nil {
-					r, err := k.decodeReadingItem(item)
-					if err != nil {
-						return nil, err
-					}
-					return single(r), nil
-				}
-				p = nil
-			}
-		}}
-	case Chunks:
-		ps := 0
-		if pageSize > 0 {
-			ps = 16
-		}
-		return k.groupStream(k.chunkReader(id, sh, lo, hi, reverse, ps, false), k.decodeChunkItem)
-	case Buckets:
-		g := k.s.BucketPeriod
-		loKey, hiKey := periodKey(periodStart(lo, g), g), periodKey(hi-1, g)+"#~"
-		if hi >= maxMs {
-			hiKey = ""
-		}
-		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(loKey, hiKey, hi), Reverse: reverse, PageSize: 4}
-		return k.groupStream(k.groupReader(q, loKey, hiKey, g.Len()), k.decodeBucketBatch)
-	}
-	return &stream{fill: func(context.Context) (*rbatch, error) { return nil, fmt.Errorf("series: unknown layout") }}
-}
-
-// pager reads the items of a query a backend page at a time, each page
-// under the context of the call that needs it.
-type pager struct {
-	tbl    *table.Table
-	q      table.Query // PageSize: items of a backend page (0: as many as fit)
-	items  []table.Item
-	cursor string
-	end    bool
-}
-
-// next returns the next item, nil at the end.
-func (p *pager) next(ctx context.Context) (table.Item, error) {
-	for len(p.items) == 0 {
-		if p.end {
-			return nil, nil
-		}
-		q := p.q
-		q.Cursor, q.Limit, q.PageSize = p.cursor, p.q.PageSize, 0
-		pg, err := p.tbl.Query(ctx, &q)
-		if err != nil {
-			return nil, err
-		}
-		p.items, p.cursor, p.end = pg.Items, pg.Cursor, pg.Cursor == ""
-	}
-	item := p.items[0]
-	p.items[0] = nil
-	p.items = p.items[1:]
-	return item, nil
+	return k.lay.stream(id, sh, lo, hi, reverse, pageSize)
 }
 
 // skRange is Between(lo, hi), or Gte(lo) when the range has no upper
@@ -812,194 +695,5 @@ func (k *Kind) groupStream(g *groupReader, decode func(table.Item) (*rbatch, err
 // groupReader returns a reader of the groups of q, of items whose sort
 // keys share their first prefixLen bytes; see groupReader.
 func (k *Kind) groupReader(q *table.Query, loKey, hiKey string, prefixLen int) *groupReader {
-	g := &groupReader{tbl: k.st.tbl, q: *q, loKey: loKey, hiKey: hiKey, prefixLen: prefixLen, now: k.st.now}
-	if k.s.Layout == Chunks {
-		g.spread = k.st.opts.CompactGrace / 2
-	}
-	return g
-}
-
-// chunkReader returns a reader of the groups of chunk items of shard sh
-// of series id that may hold readings of [lo, hi): an hour of chunks, or
-// a day of a day that has a day piece (see groupReader). pageSize is the
-// items of a backend page (0: as many as fit).
-func (k *Kind) chunkReader(id string, sh int, lo, hi int64, reverse bool, pageSize int, consistent bool) *groupReader {
-	loKey, hiKey := k.chunkKeyRange(lo, hi)
-	q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(loKey, hiKey, hi), Reverse: reverse, PageSize: pageSize, Consistent: consistent}
-	g := k.groupReader(q, loKey, hiKey, hourPrefixLen)
-	g.chunks = true
-	g.headDay = periodStart(lo, keys.Day)
-	g.headLook = loKey > ts(g.headDay)
-	return g
-}
-
-// hourPrefixLen is the length of the hour prefix of a chunk's sort key,
-// "2024-12-01T14".
-const hourPrefixLen = len("2024-12-01T14")
-
-// chunkKeyRange returns the sort-key range of the chunk items that may
-// hold readings of [lo, hi), day pieces aside: a chunk item other than a
-// day piece lies within the hour of its first reading, its key (a flush's
-// chunk never spans two hours; compaction merges an hour's items), and a
-// day piece is keyed at the start of its day (see groupReader). hiKey is
-// "" when hi is unbounded.
-func (k *Kind) chunkKeyRange(lo, hi int64) (loKey, hiKey string) {
-	loKey = ts(periodStart(lo, keys.Hour))
-	if hi < maxMs {
-		hiKey = ts(hi-1) + "#~"
-	}
-	return loKey, hiKey
-}
-
-// decodeReadingItem decodes an item of the ItemPerReading or
-// DayPartitioned layout.
-func (k *Kind) decodeReadingItem(item table.Item) (rec, error) {
-	sk, _ := getS(item, attrSK)
-	var t time.Time
-	var seq uint64
-	var err error
-	if k.s.Layout == DayPartitioned {
-		pk, _ := getS(item, attrPK)
-		i := strings.LastIndexByte(pk, '#')
-		tod, sq, ok := strings.Cut(sk, keys.Sep)
-		var day time.Time
-		var off time.Duration
-		if i >= 0 {
-			day, _, err = keys.ParseTimeSeries(pk[i+1:])
-		}
-		if err == nil && ok {
-			off, err = keys.ParseTimeOfDay(tod)
-		}
-		s, ok2 := parseHex16(sq)
-		if i < 0 || !ok || !ok2 || err != nil {
-			return rec{}, fmt.Errorf("series: bad day-partitioned key %q %q", pk, sk)
-		}
-		t, seq = day.Add(off), s
-	} else {
-		t, seq, err = keys.ParseUnique(sk)
-		if err != nil {
-			return rec{}, fmt.Errorf("series: bad sort key %q: %w", sk, err)
-		}
-	}
-	vals, tags, err := getValues(item, &k.s)
-	if err != nil {
-		return rec{}, fmt.Errorf("series: item %q: %w", sk, err)
-	}
-	return rec{t: timeMs(t), seq: seq, vals: vals, tags: tags}, nil
-}
-
-// decodeBucketBatch decodes a bucket item's readings.
-func (k *Kind) decodeBucketBatch(item table.Item) (*rbatch, error) {
-	p, err := k.decodeBucket(item)
-	if err != nil {
-		return nil, err
-	}
-	b := k.newBatch(len(p.recs))
-	for i := range p.recs {
-		b.add(&p.recs[i], 0)
-	}
-	return b, nil
-}
-
-// decodeChunkItem decodes a chunk item's readings. Fields are found by
-// name, so chunks written before a field was added read it as absent.
-func (k *Kind) decodeChunkItem(item table.Item) (*rbatch, error) {
-	b, _, err := decodeChunk(item, k.s.Fields, len(k.s.Tags))
-	return b, err
-}
-
-// chunkPosition returns the position of the first reading of a flushed
-// chunk item: its sequence number and index (see chunkItems).
-func chunkPosition(item table.Item) (seq uint64, base uint32, err error) {
-	sk, _ := getS(item, attrSK)
-	_, key, err := keys.ParseUnique(sk)
-	if err != nil {
-		return 0, 0, fmt.Errorf("series: bad chunk key %q: %w", sk, err)
-	}
-	if b, ok := getInt(item, attrBase); ok {
-		if b < 0 || b >= 1<<31 || uint64(b) > key {
-			return 0, 0, fmt.Errorf("series: chunk %q: bad index base %d", sk, b)
-		}
-		base = uint32(b)
-	}
-	return key - uint64(base), base, nil
-}
-
-// decodeChunk decodes the readings of a chunk item (small or merged) into
-// a batch of the fields named fields (absent ones NaN) and nt tags, each
-// reading with its position. It also returns the merged item's source
-// map (nil for a chunk written by a flush).
-func decodeChunk(item table.Item, fields []string, nt int) (*rbatch, *srcMap, error) {
-	sk, _ := getS(item, attrSK)
-	cseq, base, err := chunkPosition(item)
-	if err != nil {
-		return nil, nil, err
-	}
-	data, ok := getB(item, attrData)
-	if !ok {
-		return nil, nil, fmt.Errorf("series: chunk %q has no data", sk)
-	}
-	c, err := chunk.Open(data)
-	if err != nil {
-		return nil, nil, fmt.Errorf("series: chunk %q: %w", sk, err)
-	}
-	n := c.Len()
-	nf := len(fields)
-	b := &rbatch{nf: nf, t: make([]int64, n), seq: make([]uint64, n), idx: make([]uint32, n), vals: make([]float64, n*nf)}
-	if err := c.DecodeTimes(b.t); err != nil {
-		return nil, nil, fmt.Errorf("series: chunk %q: %w", sk, err)
-	}
-	var sm *srcMap
-	if raw, ok := getB(item, attrSrc); ok {
-		m, err := decodeSrcMap(raw, n)
-		if err != nil {
-			return nil, nil, fmt.Errorf("series: chunk %q: %w", sk, err)
-		}
-		m.positions(b.seq, b.idx)
-		sm = &m
-	} else {
-		for i := range b.seq {
-			b.seq[i], b.idx[i] = cseq, base+uint32(i)
-		}
-	}
-	var col []float64
-	for j, f := range fields {
-		ci := c.Index(f)
-		if ci < 0 {
-			for i := 0; i < n; i++ {
-				b.vals[i*nf+j] = nan
-			}
-			continue
-		}
-		if nf == 1 {
-			if err := c.DecodeField(ci, b.vals); err != nil {
-				return nil, nil, fmt.Errorf("series: chunk %q: %w", sk, err)
-			}
-			continue
-		}
-		if col == nil {
-			col = make([]float64, n)
-		}
-		if err := c.DecodeField(ci, col); err != nil {
-			return nil, nil, fmt.Errorf("series: chunk %q: %w", sk, err)
-		}
-		for i, v := range col {
-			b.vals[i*nf+j] = v
-		}
-	}
-	if nt > 0 {
-		if raw, ok := getB(item, attrTags); ok {
-			b.tags, err = decodeTags(raw, n, nt)
-			if err != nil {
-				return nil, nil, fmt.Errorf("series: chunk %q: %w", sk, err)
-			}
-		} else {
-			b.tags = make([][]string, n)
-			empty := make([]string, nt)
-			for i := range b.tags {
-				b.tags[i] = empty
-			}
-		}
-	}
-	return b, sm, nil
+	return &groupReader{tbl: k.st.tbl, q: *q, loKey: loKey, hiKey: hiKey, prefixLen: prefixLen, now: k.st.now}
 }
