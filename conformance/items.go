@@ -90,25 +90,17 @@ func queryIn(table, keyCond string, values Item) *dynamodb.QueryInput {
 func (h *H) MustQuery(in *dynamodb.QueryInput) *dynamodb.QueryOutput {
 	h.t.Helper()
 	out, err := h.API.Query(h.Ctx, in)
-	if err != nil {
-		h.t.Fatalf("Query: %v", err)
-	}
-	return out
+	return must(h, "Query", out, err)
 }
 
 // QueryAll runs in page by page until LastEvaluatedKey is empty and returns
 // every item, in order.
 func (h *H) QueryAll(in *dynamodb.QueryInput) []Item {
 	h.t.Helper()
-	var items []Item
-	for {
+	return allPages(func() ([]Item, Item) {
 		out := h.MustQuery(in)
-		items = append(items, out.Items...)
-		if len(out.LastEvaluatedKey) == 0 {
-			return items
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
+		return out.Items, out.LastEvaluatedKey
+	}, &in.ExclusiveStartKey)
 }
 
 // scanIn builds a ScanInput of table.
@@ -120,23 +112,38 @@ func scanIn(table string) *dynamodb.ScanInput {
 func (h *H) MustScan(in *dynamodb.ScanInput) *dynamodb.ScanOutput {
 	h.t.Helper()
 	out, err := h.API.Scan(h.Ctx, in)
-	if err != nil {
-		h.t.Fatalf("Scan: %v", err)
-	}
-	return out
+	return must(h, "Scan", out, err)
 }
 
 // ScanAll runs in page by page until LastEvaluatedKey is empty and returns
 // every item, in order.
 func (h *H) ScanAll(in *dynamodb.ScanInput) []Item {
 	h.t.Helper()
-	var items []Item
-	for {
+	return allPages(func() ([]Item, Item) {
 		out := h.MustScan(in)
-		items = append(items, out.Items...)
-		if len(out.LastEvaluatedKey) == 0 {
-			return items
+		return out.Items, out.LastEvaluatedKey
+	}, &in.ExclusiveStartKey)
+}
+
+// must returns out, failing the case when the operation op returned err.
+func must[O any](h *H, op string, out O, err error) O {
+	h.t.Helper()
+	if err != nil {
+		h.t.Fatalf("%s: %v", op, err)
+	}
+	return out
+}
+
+// allPages reads the pages that page returns, setting *start to each
+// LastEvaluatedKey, until one has none, and returns every item in order.
+func allPages(page func() (items []Item, last Item), start *Item) []Item {
+	var all []Item
+	for {
+		items, last := page()
+		all = append(all, items...)
+		if len(last) == 0 {
+			return all
 		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
+		*start = last
 	}
 }
