@@ -157,6 +157,7 @@ type rawDesign struct {
 	raw                  string
 	rawPK                design.Template
 	rangePattern, newest *design.AccessPattern
+	patterns             []design.AccessPattern // more, of the layout's own items
 }
 
 func (d *designer) build() (*design.Design, error) {
@@ -207,6 +208,7 @@ func (d *designer) build() (*design.Design, error) {
 		rangePattern,
 		newest,
 	}
+	patterns = append(patterns, rd.patterns...)
 
 	names := map[keys.Granularity]string{keys.Hour: "Hourly", keys.Day: "Daily", keys.Month: "Monthly"}
 	for _, g := range s.Rollups {
@@ -295,7 +297,9 @@ func (d *designer) build() (*design.Design, error) {
 		}}
 		var returns []string
 		for _, e := range raws {
-			returns = append(returns, e.Name)
+			if _, indexed := e.Keys[attrMPK]; indexed {
+				returns = append(returns, e.Name)
+			}
 		}
 		patterns = append(patterns, design.AccessPattern{
 			Name: "All series, one field, one time range", Description: "Kind.MetricRange: one query per day (and index shard); eventually consistent on DynamoDB.",

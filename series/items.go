@@ -51,38 +51,51 @@ func (l readingLayout) indexed(field string) []string { return []string{field} }
 
 // dayLayout is the DayPartitioned layout: one item per reading in a
 // partition per day, pk = SENSOR#id (#S07) #2024-12-01,
-// sk = 14:30:00.000#<seq>. A read queries one partition per day, so an
-// unbounded read is bounded by the series' newest reading (and, with no
-// retention, needs a start).
+// sk = 14:30:00.000#<seq>, and a day directory, an item per day that
+// holds readings (pk = SENSOR#id#P, sk = 2024-12-01), written with the
+// readings. A read queries the directory once, then the partitions of
+// the days it lists, so that days without readings cost nothing, however
+// far apart the readings are.
 type dayLayout struct{ k *Kind }
 
 func (l dayLayout) puts(id string, recs []rec) ([]table.Item, error) {
 	k := l.k
-	items := make([]table.Item, len(recs))
+	items := make([]table.Item, 0, len(recs)+1)
 	for i := range recs {
 		r := &recs[i]
+		day := periodStart(r.t, keys.Day)
+		if i == 0 || day != periodStart(recs[i-1].t, keys.Day) {
+			// recs are sorted: a directory item per day.
+			d := table.Item{attrPK: strAV(k.daysPK(id)), attrSK: strAV(periodKey(day, keys.Day))}
+			k.putTTL(d, periodEnd(day, keys.Day)-1, k.s.Retention.Raw)
+			items = append(items, d)
+		}
 		pk := k.dayPK(id, k.shardOf(r.t), periodKey(r.t, keys.Day))
-		items[i] = k.readingItem(pk, keys.TimeOfDay(msTime(r.t))+keys.Sep+hex16(r.seq), id, r)
+		items = append(items, k.readingItem(pk, keys.TimeOfDay(msTime(r.t))+keys.Sep+hex16(r.seq), id, r))
 	}
 	return items, nil
 }
 
 func (l dayLayout) stream(id string, sh int, lo, hi int64, reverse bool, pageSize int) *stream {
 	k := l.k
-	// One partition per day, in order.
+	// The days of [lo, hi) that hold readings, from the directory, in
+	// the order of the read.
 	first, last := periodStart(lo, keys.Day), periodStart(hi-1, keys.Day)
-	day := first
-	if reverse {
-		day = last
-	}
+	dir := &pager{tbl: k.st.tbl, q: table.Query{Hash: k.daysPK(id), Range: table.Between(periodKey(first, keys.Day), periodKey(last, keys.Day)), Reverse: reverse}}
 	var p *pager
 	next := func(ctx context.Context) (table.Item, error) {
 		for {
 			if p == nil {
-				if day < first || day > last {
-					return nil, nil
+				d, err := dir.next(ctx)
+				if d == nil || err != nil {
+					return nil, err
 				}
-				dk := periodKey(day, keys.Day)
+				dk, _ := getS(d, attrSK)
+				t, g, err := keys.ParseTimeSeries(dk)
+				if err != nil || g != keys.Day {
+					return nil, fmt.Errorf("series: bad day directory key %q of %s", dk, k.entity(id))
+				}
+				day := timeMs(t)
 				loK, hiK := "00:00:00.000", "23:59:59.999#~"
 				if day == first {
 					loK = keys.TimeOfDay(msTime(lo))
@@ -91,11 +104,6 @@ func (l dayLayout) stream(id string, sh int, lo, hi int64, reverse bool, pageSiz
 					hiK = keys.TimeOfDay(msTime(hi-1)) + "#~"
 				}
 				p = &pager{tbl: k.st.tbl, q: table.Query{Hash: k.dayPK(id, sh, dk), Range: table.Between(loK, hiK), Reverse: reverse, PageSize: pageSize}}
-				if reverse {
-					day = timeMs(msTime(day).AddDate(0, 0, -1))
-				} else {
-					day = periodEnd(day, keys.Day)
-				}
 			}
 			item, err := p.next(ctx)
 			if item != nil || err != nil {
@@ -105,24 +113,6 @@ func (l dayLayout) stream(id string, sh int, lo, hi int64, reverse bool, pageSiz
 		}
 	}
 	return k.itemStream(next, l.decodeRec)
-}
-
-// clamp bounds a read of series id over [lo, hi): a read with no upper
-// bound ends at the series' newest reading (pending: buffered), one with
-// no lower bound (a kind that keeps raw readings forever) is refused.
-func (l dayLayout) clamp(ctx context.Context, id string, lo, hi int64, pending []rec) (int64, int64, error) {
-	k := l.k
-	if hi >= maxMs {
-		newest, err := k.newest(ctx, id, pending)
-		if err != nil {
-			return 0, 0, err
-		}
-		hi = min(hi, newest+1)
-	}
-	if lo == minMs {
-		return 0, 0, fmt.Errorf("%w: kind %s keeps raw readings forever and is day-partitioned: give From", ErrUnbounded, k.s.Name)
-	}
-	return lo, hi, nil
 }
 
 func (l dayLayout) decode(item table.Item) (*rbatch, error) {
@@ -280,5 +270,32 @@ func describeReadings(r *rawDesign, day bool) ([]design.Entity, error) {
 	}
 	raws := []design.Entity{e}
 	r.rangePattern.Returns, r.newest.Returns = []string{"Reading"}, []string{"Reading"}
+	if day {
+		daysPK := design.Template(k.daysPK(phID))
+		dir := design.Entity{
+			Name:        "DayDirectory",
+			Description: "A day that holds readings of the series, written with them: a read queries the directory once, then the partitions of the days it lists, so days without readings cost nothing.",
+			Keys:        map[string]design.Template{attrPK: daysPK, attrSK: "{day}"},
+			Attributes: []design.Attribute{idAttr,
+				{Name: "day", Format: design.LayoutDay, Description: "The UTC day."},
+				ttlAttr},
+			TTL:       attrTTL,
+			Retention: r.raw + " (raw tier) after the end of the day.",
+		}
+		if err := example(&dir, map[string]string{attrPK: k.daysPK(designID), attrSK: periodKey(t, keys.Day)}); err != nil {
+			return nil, err
+		}
+		raws = append(raws, dir)
+		r.rangePattern.Description += " The days come from the day directory first (Days of a range)."
+		r.patterns = append(r.patterns, design.AccessPattern{
+			Name: "Days of a range", Description: "Kind.Range, Iter and All: the days of [from, to) that hold readings, one query before the day partitions.",
+			Key: "pk = " + string(daysPK) + " AND sk BETWEEN {fromDay} AND {toDay}", Returns: []string{"DayDirectory"},
+			Params: []design.Attribute{
+				{Name: "fromDay", Format: design.LayoutDay, Description: "The day of from."},
+				{Name: "toDay", Format: design.LayoutDay, Description: "The day of the range's last millisecond."},
+			},
+			Frequency: "every read of the kind",
+		})
+	}
 	return raws, nil
 }

@@ -14,6 +14,7 @@ import (
 //	raw (DayPartitioned)                   SENSOR#123#2024-12-01 or SENSOR#123#S07#2024-12-01
 //	rollups                                SENSOR#123#H, #D, #M; sk 2024-12-01-14, 2024-12-01, 2024-12
 //	latest reading                         SENSOR#123#L; sk L
+//	day directory (DayPartitioned)         SENSOR#123#P; sk 2024-12-01
 //	rollup markers                         ~DIRTY#SENSOR; sk 123#2024-12-01-14
 //	metric index (GSI)                     mpk SENSOR#2024-12-01 (#S03), msk <timestamp>#123#<seq>
 //
@@ -53,6 +54,10 @@ func (k *Kind) rollupPK(id string, g keys.Granularity) string {
 }
 
 func (k *Kind) latestPK(id string) string { return k.entity(id) + keys.Sep + "L" }
+
+// daysPK is the partition of the day directory of series id
+// (DayPartitioned): an item per day that holds readings.
+func (k *Kind) daysPK(id string) string { return k.entity(id) + keys.Sep + "P" }
 
 func (k *Kind) markerPK() string { return markerPrefix + k.s.Name }
 

@@ -44,13 +44,6 @@ type merger interface {
 	merge(ctx context.Context, id string, recs []rec) error
 }
 
-// A clamper is a layout whose reads need bounds: DayPartitioned.
-type clamper interface {
-	// clamp returns the bounds a read of series id over [lo, hi) uses,
-	// pending being the buffered readings, or an error if it cannot run.
-	clamp(ctx context.Context, id string, lo, hi int64, pending []rec) (int64, int64, error)
-}
-
 // A unitReader is a layout with its own way of folding raw readings
 // into aggregates (Chunks: stored aggregates of whole chunks); the others
 // fold the readings of an iteration (see Kind.rawUnits).

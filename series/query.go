@@ -224,13 +224,6 @@ func (k *Kind) iter(ctx context.Context, id string, q Query, pending []rec) *Ite
 			lo = max(lo, c.t)
 		}
 	}
-	if c, ok := k.lay.(clamper); ok {
-		var err error
-		if lo, hi, err = c.clamp(ctx, id, lo, hi, pending); err != nil {
-			it.fail(err)
-			return it
-		}
-	}
 	it.lo, it.hi = lo, hi
 	if lo >= hi {
 		it.done = true
