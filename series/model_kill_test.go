@@ -337,7 +337,7 @@ func TestModelKillChild(t *testing.T) {
 		default:
 			batch := make([]SeriesReadings, len(c.Entries))
 			for j, e := range c.Entries {
-				batch[j] = SeriesReadings{ID: e.ID, Readings: e.Readings}
+				batch[j] = SeriesReadings(e)
 			}
 			err = k.WriteMany(ctx, batch)
 		}

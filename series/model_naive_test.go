@@ -26,10 +26,6 @@ type mReading struct {
 	tags []string
 }
 
-func (r mReading) reading() Reading {
-	return Reading{Time: time.UnixMilli(r.t).UTC(), Values: slices.Clone(r.vals), Tags: slices.Clone(r.tags)}
-}
-
 // model is the naive model of one kind (all the kinds of one duplicate
 // rule and retention hold the same readings).
 type naiveModel struct {
