@@ -274,6 +274,8 @@ func TestModel(t *testing.T) {
 		}
 		if testing.Short() {
 			cfg.kills = 0
+			cfg.opsPerPhase = max(10, cfg.opsPerPhase/2)
+			cfg.phases = 2
 		}
 		// CI's seed gives the day-partitioned kind of the 40-day rule
 		// one shard (a range without From reads 40 days a shard).
