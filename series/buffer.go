@@ -300,7 +300,9 @@ func (b *buffer) flush(ctx context.Context) error {
 		// buffer, which Pebble writes to the operating system in the
 		// background, and only a sync makes sure it has.
 		actx := ctx
-		if l != nil && b.s.syncer != nil {
+		if l != nil && b.s.syncer != nil && bt.lsn > 0 {
+			// (A WriteSync batch is not logged: its writes are synced as
+			// they are made.)
 			actx = timetable.WithDeferredSync(ctx)
 		}
 		if err := b.s.apply(actx, bt.entries); err != nil {
