@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/timetable-db/timetable/local/internal/value"
 )
 
 const (
@@ -392,7 +394,7 @@ func literalKey(m *tableMeta, key Item) string {
 			continue
 		}
 		v := key[a]
-		b = append(b, typeOf(v)...)
+		b = append(b, value.TypeOf(v).String()...)
 		b = append(b, 0)
 		switch x := v.(type) {
 		case *types.AttributeValueMemberS:

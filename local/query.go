@@ -13,6 +13,7 @@ import (
 
 	"github.com/timetable-db/timetable/local/internal/codec"
 	"github.com/timetable-db/timetable/local/internal/expr"
+	"github.com/timetable-db/timetable/local/internal/value"
 )
 
 // Query reads the items of one partition of a table or index, in sort key
@@ -249,7 +250,7 @@ func keyRange(m *tableMeta, ix *indexMeta, kr *expr.KeyRange, hashKey, hashType,
 	}
 	for _, v := range kr.Values {
 		if kr.Op == expr.BeginsWith {
-			if t := typeOf(v); t != "S" && t != "B" {
+			if t := value.TypeOf(v).String(); t != "S" && t != "B" {
 				return nil, nil, nil, nil, validationf("Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: %s", t)
 			}
 		}
@@ -307,7 +308,7 @@ func keyRange(m *tableMeta, ix *indexMeta, kr *expr.KeyRange, hashKey, hashType,
 // checkCondValue checks a value of a key condition on key attribute name
 // of type typ, of the table or of index ix (nil for the table).
 func checkCondValue(ix *indexMeta, name, typ string, v types.AttributeValue) error {
-	if typeOf(v) != typ {
+	if value.TypeOf(v).String() != typ {
 		return validationError("One or more parameter values were invalid: Condition parameter type does not match schema type")
 	}
 	if kind, empty := isEmptyKeyValue(v); empty {
@@ -328,7 +329,7 @@ func showValue(v types.AttributeValue) string {
 	case *types.AttributeValueMemberB:
 		return "B:" + base64.StdEncoding.EncodeToString(x.Value)
 	}
-	return typeOf(v)
+	return value.TypeOf(v).String()
 }
 
 // Scan reads a whole table or index (or one segment of it: segment i of N

@@ -17,6 +17,7 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/timetable-db/timetable/local/internal/expr"
+	"github.com/timetable-db/timetable/local/internal/value"
 )
 
 const (
@@ -488,7 +489,7 @@ func hashItem(h hash.Hash, str func(string), item Item) {
 }
 
 func hashValue(h hash.Hash, str func(string), av types.AttributeValue) {
-	str(typeOf(av))
+	str(value.TypeOf(av).String())
 	switch v := av.(type) {
 	case *types.AttributeValueMemberS:
 		str(v.Value)

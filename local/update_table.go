@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/timetable-db/timetable/local/internal/value"
 )
 
 // backfillBatchSize bounds the batches that fill a new index.
@@ -309,11 +311,11 @@ func (db *DB) backfill(m *tableMeta, ix *indexMeta) error {
 }
 
 func hasKeyTypes(item Item, ix *indexMeta) bool {
-	if v, ok := item[ix.Hash]; ok && typeOf(v) != ix.HashType {
+	if v, ok := item[ix.Hash]; ok && value.TypeOf(v).String() != ix.HashType {
 		return false
 	}
 	if ix.Range != "" {
-		if v, ok := item[ix.Range]; ok && typeOf(v) != ix.RangeType {
+		if v, ok := item[ix.Range]; ok && value.TypeOf(v).String() != ix.RangeType {
 			return false
 		}
 	}

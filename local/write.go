@@ -3,14 +3,13 @@ package local
 import (
 	"bytes"
 	"math"
-	"slices"
 	"strconv"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/cockroachdb/pebble/v2"
 
-	"github.com/timetable-db/timetable/local/internal/number"
+	"github.com/timetable-db/timetable/local/internal/value"
 )
 
 // stage adds to b the writes that replace item old by item new under key k:
@@ -52,7 +51,7 @@ func (db *DB) stage(b *pebble.Batch, m *tableMeta, k *primaryKey, old, new Item,
 			}
 			u.addIndex(ix.Name, ix.Global, writeUnits(itemSize(op.proj)))
 		case bytes.Equal(ok.key, op.key):
-			if ix.Projection != "KEYS_ONLY" && !equalItems(ok.proj, op.proj) {
+			if ix.Projection != "KEYS_ONLY" && !value.EqualItems(ok.proj, op.proj) {
 				if err := setEntry(b, ok.key, ok.proj); err != nil {
 					return err
 				}
@@ -146,124 +145,4 @@ func expiryOf(item Item, attr string) (int64, bool) {
 		return 0, false
 	}
 	return clampSeconds(f), true
-}
-
-// equalItems reports whether two items hold the same values.
-func equalItems(a, b Item) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, va := range a {
-		vb, ok := b[k]
-		if !ok || !equalValues(va, vb) {
-			return false
-		}
-	}
-	return true
-}
-
-// equalValues compares two stored values; sets compare as sets, numbers by
-// value (values written by SET keep their spelling).
-func equalValues(a, b types.AttributeValue) bool {
-	switch x := a.(type) {
-	case *types.AttributeValueMemberS:
-		y, ok := b.(*types.AttributeValueMemberS)
-		return ok && x.Value == y.Value
-	case *types.AttributeValueMemberN:
-		y, ok := b.(*types.AttributeValueMemberN)
-		return ok && equalNumbers(x.Value, y.Value)
-	case *types.AttributeValueMemberB:
-		y, ok := b.(*types.AttributeValueMemberB)
-		return ok && bytes.Equal(x.Value, y.Value)
-	case *types.AttributeValueMemberBOOL:
-		y, ok := b.(*types.AttributeValueMemberBOOL)
-		return ok && x.Value == y.Value
-	case *types.AttributeValueMemberNULL:
-		_, ok := b.(*types.AttributeValueMemberNULL)
-		return ok
-	case *types.AttributeValueMemberL:
-		y, ok := b.(*types.AttributeValueMemberL)
-		if !ok || len(x.Value) != len(y.Value) {
-			return false
-		}
-		for i := range x.Value {
-			if !equalValues(x.Value[i], y.Value[i]) {
-				return false
-			}
-		}
-		return true
-	case *types.AttributeValueMemberM:
-		y, ok := b.(*types.AttributeValueMemberM)
-		return ok && equalItems(x.Value, y.Value)
-	case *types.AttributeValueMemberSS:
-		y, ok := b.(*types.AttributeValueMemberSS)
-		return ok && sameSet(x.Value, y.Value)
-	case *types.AttributeValueMemberNS:
-		y, ok := b.(*types.AttributeValueMemberNS)
-		return ok && (sameSet(x.Value, y.Value) || sameNumbers(x.Value, y.Value))
-	case *types.AttributeValueMemberBS:
-		y, ok := b.(*types.AttributeValueMemberBS)
-		if !ok || len(x.Value) != len(y.Value) {
-			return false
-		}
-		for _, e := range x.Value {
-			found := false
-			for _, f := range y.Value {
-				if bytes.Equal(e, f) {
-					found = true
-					break
-				}
-			}
-			if !found {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// equalNumbers reports whether two valid numbers have the same value.
-func equalNumbers(a, b string) bool {
-	if a == b {
-		return true
-	}
-	if isCanonical(a) && isCanonical(b) {
-		return false
-	}
-	x, err := number.Parse(a)
-	if err != nil {
-		return false
-	}
-	y, err := number.Parse(b)
-	return err == nil && number.Cmp(x, y) == 0
-}
-
-// sameNumbers reports whether two number sets hold the same values.
-func sameNumbers(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for _, x := range a {
-		if !slices.ContainsFunc(b, func(y string) bool { return equalNumbers(x, y) }) {
-			return false
-		}
-	}
-	return true
-}
-
-func sameSet(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	m := make(map[string]struct{}, len(a))
-	for _, s := range a {
-		m[s] = struct{}{}
-	}
-	for _, s := range b {
-		if _, ok := m[s]; !ok {
-			return false
-		}
-	}
-	return true
 }
