@@ -80,13 +80,9 @@ func (db *DB) lockTables(names []string) (map[string]*table, map[string]*tableMe
 // are left out of Responses. UnprocessedKeys holds the keys left when the
 // response reaches 16 MB, as in DynamoDB; it is otherwise empty.
 func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	const op = "BatchGetItem"
-	if err := db.begin(); err != nil {
-		return nil, opError(op, err)
-	}
-	defer db.end()
-	out, err := db.batchGet(in)
-	return out, opError(op, err)
+	return operation(db, "BatchGetItem", func() (*dynamodb.BatchGetItemOutput, error) {
+		return db.batchGet(in)
+	})
 }
 
 func (db *DB) batchGet(in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
@@ -203,13 +199,9 @@ func (db *DB) batchGet(in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOu
 // then committed together in one atomic batch, so UnprocessedItems is always
 // empty.
 func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	const op = "BatchWriteItem"
-	if err := db.begin(); err != nil {
-		return nil, opError(op, err)
-	}
-	defer db.end()
-	out, err := db.batchWrite(in, db.writeOptions(ctx))
-	return out, opError(op, err)
+	return operation(db, "BatchWriteItem", func() (*dynamodb.BatchWriteItemOutput, error) {
+		return db.batchWrite(in, db.writeOptions(ctx))
+	})
 }
 
 // tableWrite is one write of a batch or transaction.

@@ -110,13 +110,9 @@ func checkReturnOnFailure(rv types.ReturnValuesOnConditionCheckFailure) error {
 // capacity reported. Items whose TTL has passed are returned until the
 // sweeper deletes them, as in DynamoDB.
 func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	const op = "GetItem"
-	if err := db.begin(); err != nil {
-		return nil, opError(op, err)
-	}
-	defer db.end()
-	out, err := db.getItem(in)
-	return out, opError(op, err)
+	return operation(db, "GetItem", func() (*dynamodb.GetItemOutput, error) {
+		return db.getItem(in)
+	})
 }
 
 func (db *DB) getItem(in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
@@ -337,13 +333,9 @@ func compileWrite(cond *string, expected map[string]types.ExpectedAttributeValue
 
 // PutItem creates or replaces an item, subject to its condition.
 func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	const op = "PutItem"
-	if err := db.begin(); err != nil {
-		return nil, opError(op, err)
-	}
-	defer db.end()
-	out, err := db.putItem(in, db.writeOptions(ctx))
-	return out, opError(op, err)
+	return operation(db, "PutItem", func() (*dynamodb.PutItemOutput, error) {
+		return db.putItem(in, db.writeOptions(ctx))
+	})
 }
 
 func (db *DB) putItem(in *dynamodb.PutItemInput, wo *pebble.WriteOptions) (*dynamodb.PutItemOutput, error) {
@@ -604,13 +596,9 @@ func (db *DB) commitOne(m *tableMeta, w *itemWrite, u *usage, wo *pebble.WriteOp
 // DeleteItem deletes an item, subject to its condition. Deleting an absent
 // item succeeds (unless a condition fails).
 func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	const op = "DeleteItem"
-	if err := db.begin(); err != nil {
-		return nil, opError(op, err)
-	}
-	defer db.end()
-	out, err := db.deleteItem(in, db.writeOptions(ctx))
-	return out, opError(op, err)
+	return operation(db, "DeleteItem", func() (*dynamodb.DeleteItemOutput, error) {
+		return db.deleteItem(in, db.writeOptions(ctx))
+	})
 }
 
 func (db *DB) deleteItem(in *dynamodb.DeleteItemInput, wo *pebble.WriteOptions) (*dynamodb.DeleteItemOutput, error) {
@@ -650,13 +638,9 @@ func (db *DB) prepareDelete(m *tableMeta, key Item, cond *string, expected map[s
 // UpdateItem edits an item's attributes, creating the item if it does not
 // exist, subject to its condition.
 func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	const op = "UpdateItem"
-	if err := db.begin(); err != nil {
-		return nil, opError(op, err)
-	}
-	defer db.end()
-	out, err := db.updateItem(in, db.writeOptions(ctx))
-	return out, opError(op, err)
+	return operation(db, "UpdateItem", func() (*dynamodb.UpdateItemOutput, error) {
+		return db.updateItem(in, db.writeOptions(ctx))
+	})
 }
 
 func (db *DB) updateItem(in *dynamodb.UpdateItemInput, wo *pebble.WriteOptions) (*dynamodb.UpdateItemOutput, error) {

@@ -24,13 +24,9 @@ import (
 // changes the capacity reported. Expired items not yet swept are returned,
 // as in DynamoDB.
 func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	const op = "Query"
-	if err := db.begin(); err != nil {
-		return nil, opError(op, err)
-	}
-	defer db.end()
-	out, err := db.query(in)
-	return out, opError(op, err)
+	return operation(db, "Query", func() (*dynamodb.QueryOutput, error) {
+		return db.query(in)
+	})
 }
 
 // mixedParams returns DynamoDB's error for requests that combine legacy and
@@ -336,13 +332,9 @@ func showValue(v types.AttributeValue) string {
 // holds the partitions whose hash falls in the i-th N-th of the hash space),
 // in an order that is arbitrary but stable, one page at a time as Query.
 func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	const op = "Scan"
-	if err := db.begin(); err != nil {
-		return nil, opError(op, err)
-	}
-	defer db.end()
-	out, err := db.scanOp(in)
-	return out, opError(op, err)
+	return operation(db, "Scan", func() (*dynamodb.ScanOutput, error) {
+		return db.scanOp(in)
+	})
 }
 
 func (db *DB) scanOp(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {

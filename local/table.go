@@ -162,35 +162,36 @@ func throughput(pt *types.ProvisionedThroughput, what string) (int64, int64, err
 // CreateTable creates a table and its indexes. The table is ACTIVE when
 // CreateTable returns, as in DynamoDB Local.
 func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
-	const op = "CreateTable"
-	if err := db.begin(); err != nil {
-		return nil, opError(op, err)
-	}
-	defer db.end()
+	return operation(db, "CreateTable", func() (*dynamodb.CreateTableOutput, error) {
+		return db.createTable(in)
+	})
+}
+
+func (db *DB) createTable(in *dynamodb.CreateTableInput) (*dynamodb.CreateTableOutput, error) {
 	m, err := db.newTableMeta(in)
 	if err != nil {
-		return nil, opError(op, err)
+		return nil, err
 	}
 	db.catMu.Lock()
 	defer db.catMu.Unlock()
 	if _, ok := db.tables[m.Name]; ok {
-		return nil, opError(op, inUse("Cannot create preexisting table"))
+		return nil, inUse("Cannot create preexisting table")
 	}
 	m.ID = db.nextID
 	b := db.pdb.NewBatch()
 	defer b.Close()
 	if err := b.Set(keyNextTableID, binary.BigEndian.AppendUint32(nil, m.ID+1), nil); err != nil {
-		return nil, opError(op, err)
+		return nil, err
 	}
 	// Ids are never reused, but clear the range in case of leftovers.
 	if err := b.DeleteRange(tablePrefix(m.ID), keyEnd(tablePrefix(m.ID)), nil); err != nil {
-		return nil, opError(op, err)
+		return nil, err
 	}
 	if err := putMeta(b, m); err != nil {
-		return nil, opError(op, err)
+		return nil, err
 	}
 	if err := b.Commit(db.wo); err != nil {
-		return nil, opError(op, err)
+		return nil, err
 	}
 	db.nextID++
 	t := &table{}
@@ -412,68 +413,70 @@ func keySchemaOut(hash, rng string) []types.KeySchemaElement {
 // TableSizeBytes and the index counterparts are exact: they are computed by
 // reading the table (DynamoDB refreshes them about every six hours).
 func (db *DB) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-	const op = "DescribeTable"
-	if err := db.begin(); err != nil {
-		return nil, opError(op, err)
-	}
-	defer db.end()
+	return operation(db, "DescribeTable", func() (*dynamodb.DescribeTableOutput, error) {
+		return db.describeTable(in)
+	})
+}
+
+func (db *DB) describeTable(in *dynamodb.DescribeTableInput) (*dynamodb.DescribeTableOutput, error) {
 	if err := checkTableName(in.TableName); err != nil {
-		return nil, opError(op, err)
+		return nil, err
 	}
 	t, err := db.table(*in.TableName)
 	if err != nil {
-		return nil, opError(op, err)
+		return nil, err
 	}
 	m := t.m()
 	st, err := db.stats(m)
 	if err != nil {
-		return nil, opError(op, err)
+		return nil, err
 	}
 	return &dynamodb.DescribeTableOutput{Table: db.describe(m, st)}, nil
 }
 
 // DeleteTable deletes a table, its indexes and all their items.
 func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
-	const op = "DeleteTable"
-	if err := db.begin(); err != nil {
-		return nil, opError(op, err)
-	}
-	defer db.end()
+	return operation(db, "DeleteTable", func() (*dynamodb.DeleteTableOutput, error) {
+		return db.deleteTable(in)
+	})
+}
+
+func (db *DB) deleteTable(in *dynamodb.DeleteTableInput) (*dynamodb.DeleteTableOutput, error) {
 	if err := checkTableName(in.TableName); err != nil {
-		return nil, opError(op, err)
+		return nil, err
 	}
 	// Lock order: a table's mu before catMu (writers to several tables
 	// hold table locks while they look tables up).
 	t, err := db.table(*in.TableName)
 	if err != nil {
-		return nil, opError(op, err)
+		return nil, err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.dropped {
-		return nil, opError(op, notFound(msgTableNotFound))
+		return nil, notFound(msgTableNotFound)
 	}
 	m := t.m()
 	if m.Protected {
-		return nil, opError(op, validationf("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first."))
+		return nil, validationf("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
 	}
 	st, err := db.stats(m)
 	if err != nil {
-		return nil, opError(op, err)
+		return nil, err
 	}
 	b := db.pdb.NewBatch()
 	defer b.Close()
 	if err := b.Delete(tableCatalogKey(m.Name), nil); err != nil {
-		return nil, opError(op, err)
+		return nil, err
 	}
 	if err := b.DeleteRange(tablePrefix(m.ID), keyEnd(tablePrefix(m.ID)), nil); err != nil {
-		return nil, opError(op, err)
+		return nil, err
 	}
 	if err := b.DeleteRange(ttlPrefix(m.ID), keyEnd(ttlPrefix(m.ID)), nil); err != nil {
-		return nil, opError(op, err)
+		return nil, err
 	}
 	if err := b.Commit(db.wo); err != nil {
-		return nil, opError(op, err)
+		return nil, err
 	}
 	db.catMu.Lock()
 	defer db.catMu.Unlock()
@@ -486,18 +489,19 @@ func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ 
 // default 100) of them after ExclusiveStartTableName. LastEvaluatedTableName
 // is set when the page is full, as DynamoDB does.
 func (db *DB) ListTables(ctx context.Context, in *dynamodb.ListTablesInput, _ ...func(*dynamodb.Options)) (*dynamodb.ListTablesOutput, error) {
-	const op = "ListTables"
-	if err := db.begin(); err != nil {
-		return nil, opError(op, err)
-	}
-	defer db.end()
+	return operation(db, "ListTables", func() (*dynamodb.ListTablesOutput, error) {
+		return db.listTables(in)
+	})
+}
+
+func (db *DB) listTables(in *dynamodb.ListTablesInput) (*dynamodb.ListTablesOutput, error) {
 	limit := 100
 	if in.Limit != nil {
 		switch l := int(*in.Limit); {
 		case l < 1:
-			return nil, opError(op, validationError("Limit must be greater than or equal to 1"))
+			return nil, validationError("Limit must be greater than or equal to 1")
 		case l > 100:
-			return nil, opError(op, validationError("Limit in ListTables must be <= 100"))
+			return nil, validationError("Limit in ListTables must be <= 100")
 		default:
 			limit = l
 		}
@@ -506,7 +510,7 @@ func (db *DB) ListTables(ctx context.Context, in *dynamodb.ListTablesInput, _ ..
 	if in.ExclusiveStartTableName != nil {
 		start = *in.ExclusiveStartTableName
 		if !validName(start) {
-			return nil, opError(op, validationError(msgTableName))
+			return nil, validationError(msgTableName)
 		}
 	}
 	db.catMu.RLock()

@@ -75,13 +75,9 @@ func (c *tokenCache) add(token string, fp [32]byte, now time.Time) {
 // request order. A ClientRequestToken makes the call idempotent for ten
 // minutes.
 func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	const op = "TransactWriteItems"
-	if err := db.begin(); err != nil {
-		return nil, opError(op, err)
-	}
-	defer db.end()
-	out, err := db.transactWrite(in, db.writeOptions(ctx))
-	return out, opError(op, err)
+	return operation(db, "TransactWriteItems", func() (*dynamodb.TransactWriteItemsOutput, error) {
+		return db.transactWrite(in, db.writeOptions(ctx))
+	})
 }
 
 func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput, wo *pebble.WriteOptions) (*dynamodb.TransactWriteItemsOutput, error) {
@@ -318,13 +314,9 @@ func canceled(errs []error, writes []*tableWrite) error {
 // TransactGetItems reads up to 100 items, from one or more tables, as of
 // one instant: no transaction's writes are seen in part.
 func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
-	const op = "TransactGetItems"
-	if err := db.begin(); err != nil {
-		return nil, opError(op, err)
-	}
-	defer db.end()
-	out, err := db.transactGet(in)
-	return out, opError(op, err)
+	return operation(db, "TransactGetItems", func() (*dynamodb.TransactGetItemsOutput, error) {
+		return db.transactGet(in)
+	})
 }
 
 func (db *DB) transactGet(in *dynamodb.TransactGetItemsInput) (*dynamodb.TransactGetItemsOutput, error) {

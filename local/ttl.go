@@ -27,13 +27,9 @@ const ttlHorizon = 5 * 365 * 24 * time.Hour
 // UpdateTimeToLive enables or disables TTL on a table. Enabling enters the
 // table's existing items in the TTL queue before it returns.
 func (db *DB) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
-	const op = "UpdateTimeToLive"
-	if err := db.begin(); err != nil {
-		return nil, opError(op, err)
-	}
-	defer db.end()
-	out, err := db.updateTTL(in)
-	return out, opError(op, err)
+	return operation(db, "UpdateTimeToLive", func() (*dynamodb.UpdateTimeToLiveOutput, error) {
+		return db.updateTTL(in)
+	})
 }
 
 func (db *DB) updateTTL(in *dynamodb.UpdateTimeToLiveInput) (*dynamodb.UpdateTimeToLiveOutput, error) {
@@ -120,17 +116,18 @@ func (db *DB) fillTTLQueue(b *pebble.Batch, m *tableMeta) error {
 // DescribeTimeToLive reports whether TTL is enabled on a table and on which
 // attribute.
 func (db *DB) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
-	const op = "DescribeTimeToLive"
-	if err := db.begin(); err != nil {
-		return nil, opError(op, err)
-	}
-	defer db.end()
+	return operation(db, "DescribeTimeToLive", func() (*dynamodb.DescribeTimeToLiveOutput, error) {
+		return db.describeTTL(in)
+	})
+}
+
+func (db *DB) describeTTL(in *dynamodb.DescribeTimeToLiveInput) (*dynamodb.DescribeTimeToLiveOutput, error) {
 	if err := checkTableName(in.TableName); err != nil {
-		return nil, opError(op, err)
+		return nil, err
 	}
 	t, err := db.table(*in.TableName)
 	if err != nil {
-		return nil, opError(op, err)
+		return nil, err
 	}
 	m := t.m()
 	d := &types.TimeToLiveDescription{TimeToLiveStatus: types.TimeToLiveStatusDisabled}
@@ -162,10 +159,10 @@ func (db *DB) sweeper() {
 // with their index entries, and returns how many it deleted. The background
 // sweeper calls it every Options.TTLInterval; tests may call it directly.
 func (db *DB) SweepExpired() (int, error) {
-	if err := db.begin(); err != nil {
-		return 0, err
-	}
-	defer db.end()
+	return guard(db, db.sweepExpired)
+}
+
+func (db *DB) sweepExpired() (int, error) {
 	defer db.sweeps.Add(1)
 	db.catMu.RLock()
 	var tables []*table

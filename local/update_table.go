@@ -21,13 +21,9 @@ const backfillBatchSize = 4 << 20
 // to the table wait meanwhile); the output shows it CREATING, as DynamoDB
 // does, and DescribeTable shows it ACTIVE.
 func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
-	const op = "UpdateTable"
-	if err := db.begin(); err != nil {
-		return nil, opError(op, err)
-	}
-	defer db.end()
-	out, err := db.updateTable(in)
-	return out, opError(op, err)
+	return operation(db, "UpdateTable", func() (*dynamodb.UpdateTableOutput, error) {
+		return db.updateTable(in)
+	})
 }
 
 func (db *DB) updateTable(in *dynamodb.UpdateTableInput) (*dynamodb.UpdateTableOutput, error) {
