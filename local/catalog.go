@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -177,4 +178,59 @@ func (db *DB) tableForWrite(name string) (*table, *tableMeta, error) {
 		return nil, nil, notFound(msgTableNotFound)
 	}
 	return t, t.m(), nil
+}
+
+// lockExisting locks those of the named tables that exist shared, in name
+// order, and returns their descriptions (absent for the others) with the
+// function that unlocks them.
+func (db *DB) lockExisting(names []string) (map[string]*tableMeta, func()) {
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	ms := map[string]*tableMeta{}
+	var locked []*table
+	for _, name := range sorted {
+		if _, ok := ms[name]; ok {
+			continue
+		}
+		t, m, err := db.tableForWrite(name)
+		if err != nil {
+			ms[name] = nil
+			continue
+		}
+		locked = append(locked, t)
+		ms[name] = m
+	}
+	return ms, func() {
+		for i := len(locked) - 1; i >= 0; i-- {
+			locked[i].mu.RUnlock()
+		}
+	}
+}
+
+// lockTables locks the named tables shared, in name order, and returns
+// their handles and descriptions with the function that unlocks them.
+func (db *DB) lockTables(names []string) (map[string]*table, map[string]*tableMeta, func(), error) {
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	ts := map[string]*table{}
+	ms := map[string]*tableMeta{}
+	var locked []*table
+	unlock := func() {
+		for i := len(locked) - 1; i >= 0; i-- {
+			locked[i].mu.RUnlock()
+		}
+	}
+	for _, name := range sorted {
+		if _, ok := ts[name]; ok {
+			continue
+		}
+		t, m, err := db.tableForWrite(name)
+		if err != nil {
+			unlock()
+			return nil, nil, nil, err
+		}
+		locked = append(locked, t)
+		ts[name], ms[name] = t, m
+	}
+	return ts, ms, unlock, nil
 }

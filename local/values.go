@@ -2,7 +2,6 @@ package local
 
 import (
 	"bytes"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -274,24 +273,6 @@ func isEmptyKeyValue(av types.AttributeValue) (string, bool) {
 		return "binary", len(v.Value) == 0
 	}
 	return "", false
-}
-
-func itemSize(item Item) int { return codec.ItemSize(item) }
-
-func decodeItem(b []byte) (Item, error) {
-	it, err := codec.DecodeItem(b)
-	if err != nil {
-		return nil, fmt.Errorf("local: cannot decode stored item: %w", err)
-	}
-	return it, nil
-}
-
-func encodeItem(dst []byte, item Item) ([]byte, error) {
-	b, err := codec.AppendItem(dst, item)
-	if err != nil {
-		return nil, validationError(err.Error())
-	}
-	return b, nil
 }
 
 // copyItem returns a shallow copy of item.

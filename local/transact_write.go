@@ -2,14 +2,8 @@ package local
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/binary"
 	"errors"
-	"hash"
-	"sort"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -17,56 +11,11 @@ import (
 	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/timetable-db/timetable/local/internal/expr"
-	"github.com/timetable-db/timetable/local/internal/value"
 )
 
-const (
-	maxTransactItems = 100
-	tokenTTL         = 10 * time.Minute
-)
-
-var errCanceled = errors.New("local: transaction canceled")
-
-// tokenCache remembers the ClientRequestTokens of successful
-// TransactWriteItems calls for ten minutes, with a fingerprint of each
-// request. It lives in memory: tokens do not survive Close.
-type tokenCache struct {
-	mu sync.Mutex
-	m  map[string]tokenEntry
-}
-
-type tokenEntry struct {
-	fingerprint [32]byte
-	at          time.Time
-}
-
-// lookup reports whether token was used within ten minutes and, if so,
-// whether with the same fingerprint.
-func (c *tokenCache) lookup(token string, fp [32]byte, now time.Time) (seen, same bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.m[token]
-	if !ok || now.Sub(e.at) > tokenTTL {
-		return false, false
-	}
-	return true, e.fingerprint == fp
-}
-
-func (c *tokenCache) add(token string, fp [32]byte, now time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[string]tokenEntry{}
-	}
-	if len(c.m) > 1024 {
-		for k, e := range c.m {
-			if now.Sub(e.at) > tokenTTL {
-				delete(c.m, k)
-			}
-		}
-	}
-	c.m[token] = tokenEntry{fingerprint: fp, at: now}
-}
+// maxTransactItems is the most operations a TransactWriteItems or
+// TransactGetItems call may hold.
+const maxTransactItems = 100
 
 // TransactWriteItems performs up to 100 condition checks, puts, updates and
 // deletes, on distinct items of one or more tables, atomically: all of them
@@ -249,274 +198,6 @@ func (db *DB) prepareTxItem(m *tableMeta, ti types.TransactWriteItem) (*itemWrit
 	return db.prepareDelete(m, d.Key, d.ConditionExpression, nil, "", d.ExpressionAttributeNames, d.ExpressionAttributeValues, "", d.ReturnValuesOnConditionCheckFailure)
 }
 
-// txKeys returns the storage keys of the operations whose table and key
-// are valid, to lock them before the operations are checked one by one.
-func txKeys(items []types.TransactWriteItem, names []string, ms map[string]*tableMeta) [][]byte {
-	var keys [][]byte
-	for i, ti := range items {
-		m := ms[names[i]]
-		if m == nil {
-			continue
-		}
-		var k *primaryKey
-		var err error
-		switch {
-		case ti.ConditionCheck != nil:
-			k, err = m.keyFromMap(ti.ConditionCheck.Key)
-		case ti.Put != nil:
-			k, err = m.keyFromItem(ti.Put.Item)
-		case ti.Update != nil:
-			k, err = m.keyFromMap(ti.Update.Key)
-		default:
-			k, err = m.keyFromMap(ti.Delete.Key)
-		}
-		if err == nil {
-			keys = append(keys, k.key)
-		}
-	}
-	return keys
-}
-
-// canceled builds the TransactionCanceledException for per-item errors.
-func canceled(errs []error, writes []*tableWrite) error {
-	reasons := make([]types.CancellationReason, len(errs))
-	codes := make([]string, len(errs))
-	for i, e := range errs {
-		var ec *errCondition
-		switch {
-		case e == nil:
-			reasons[i] = types.CancellationReason{Code: aws.String("None")}
-		case errors.As(e, &ec):
-			msg := msgConditionFailed
-			if i < len(writes) && writes[i] != nil && writes[i].w.check {
-				msg += "." // DynamoDB Local's wording for ConditionCheck
-			}
-			reasons[i] = types.CancellationReason{Code: aws.String("ConditionalCheckFailed"), Message: aws.String(msg)}
-			if i < len(writes) && writes[i] != nil && writes[i].w.onFail == types.ReturnValuesOnConditionCheckFailureAllOld && ec.old != nil {
-				reasons[i].Item = ec.old
-			}
-		default:
-			msg := e.Error()
-			var ae interface{ ErrorMessage() string }
-			if errors.As(e, &ae) {
-				msg = ae.ErrorMessage()
-			}
-			reasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(msg)}
-		}
-		codes[i] = *reasons[i].Code
-	}
-	return &types.TransactionCanceledException{
-		Message:             aws.String("Transaction cancelled, please refer cancellation reasons for specific reasons [" + strings.Join(codes, ", ") + "]"),
-		CancellationReasons: reasons,
-	}
-}
-
-// TransactGetItems reads up to 100 items, from one or more tables, as of
-// one instant: no transaction's writes are seen in part.
-func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
-	return operation(db, "TransactGetItems", func() (*dynamodb.TransactGetItemsOutput, error) {
-		return db.transactGet(in)
-	})
-}
-
-func (db *DB) transactGet(in *dynamodb.TransactGetItemsInput) (*dynamodb.TransactGetItemsOutput, error) {
-	if len(in.TransactItems) == 0 {
-		return nil, validationError("Value null at 'transactItems' failed to satisfy constraint: Member must not be null")
-	}
-	if len(in.TransactItems) > maxTransactItems {
-		return nil, validationError("Member must have length less than or equal to 100")
-	}
-	type req struct {
-		m    *tableMeta
-		k    *primaryKey
-		proj projector
-	}
-	reqs := make([]req, len(in.TransactItems))
-	seen := map[string]bool{}
-	for i, ti := range in.TransactItems {
-		g := ti.Get
-		if g == nil {
-			return nil, validationError("Value null at 'transactItems' failed to satisfy constraint: Member must not be null")
-		}
-		if err := checkTableName(g.TableName); err != nil {
-			return nil, err
-		}
-		t, err := db.table(*g.TableName)
-		if err != nil {
-			return nil, err
-		}
-		m := t.m()
-		proj, err := readProjection(g.ProjectionExpression, nil, g.ExpressionAttributeNames, nil)
-		if err != nil {
-			return nil, err
-		}
-		if err := m.checkNested(projNested(proj)); err != nil {
-			return nil, err
-		}
-		k, err := m.keyFromMap(g.Key)
-		if err != nil {
-			// DynamoDB Local reports invalid keys here as a canceled
-			// transaction whose message is the validation error's.
-			var ae interface{ ErrorMessage() string }
-			if errors.As(err, &ae) && (ae.ErrorMessage() == msgKeyType || ae.ErrorMessage() == msgKeyCount) {
-				return nil, &types.TransactionCanceledException{Message: aws.String(ae.ErrorMessage())}
-			}
-			return nil, err
-		}
-		if seen[string(k.key)] {
-			return nil, validationError("Transaction request cannot include multiple operations on one item")
-		}
-		seen[string(k.key)] = true
-		reqs[i] = req{m: m, k: k, proj: proj}
-	}
-	snap := db.pdb.NewSnapshot()
-	defer snap.Close()
-	out := &dynamodb.TransactGetItemsOutput{Responses: make([]types.ItemResponse, len(reqs))}
-	var us usageSet
-	for i, r := range reqs {
-		v, closer, err := snap.Get(r.k.key)
-		var item Item
-		switch {
-		case errors.Is(err, pebble.ErrNotFound):
-		case err != nil:
-			return nil, err
-		default:
-			item, err = decodeItem(v)
-			closer.Close()
-			if err != nil {
-				return nil, err
-			}
-		}
-		u := us.get(r.m.Name)
-		u.read = true
-		u.units += 2 * readUnits(itemSizeOrZero(item), true)
-		if item != nil {
-			out.Responses[i].Item = r.proj.apply(item)
-		}
-	}
-	out.ConsumedCapacity = consumedList(us.order, in.ReturnConsumedCapacity)
-	return out, nil
-}
-
-// fingerprint hashes a TransactWriteItems request canonically (map keys
-// sorted, values with their types), for ClientRequestToken checks.
-func fingerprint(items []types.TransactWriteItem) [32]byte {
-	h := sha256.New()
-	str := func(s string) {
-		binary.Write(h, binary.BigEndian, uint32(len(s)))
-		h.Write([]byte(s))
-	}
-	ptr := func(s *string) {
-		if s == nil {
-			str("\x00nil")
-			return
-		}
-		str(*s)
-	}
-	names := func(m map[string]string) {
-		ks := sortedKeys(m)
-		str("names")
-		for _, k := range ks {
-			str(k)
-			str(m[k])
-		}
-	}
-	for _, ti := range items {
-		switch {
-		case ti.ConditionCheck != nil:
-			c := ti.ConditionCheck
-			str("check")
-			ptr(c.TableName)
-			hashItem(h, str, c.Key)
-			ptr(c.ConditionExpression)
-			names(c.ExpressionAttributeNames)
-			hashItem(h, str, c.ExpressionAttributeValues)
-			str(string(c.ReturnValuesOnConditionCheckFailure))
-		case ti.Put != nil:
-			p := ti.Put
-			str("put")
-			ptr(p.TableName)
-			hashItem(h, str, p.Item)
-			ptr(p.ConditionExpression)
-			names(p.ExpressionAttributeNames)
-			hashItem(h, str, p.ExpressionAttributeValues)
-			str(string(p.ReturnValuesOnConditionCheckFailure))
-		case ti.Update != nil:
-			u := ti.Update
-			str("update")
-			ptr(u.TableName)
-			hashItem(h, str, u.Key)
-			ptr(u.UpdateExpression)
-			ptr(u.ConditionExpression)
-			names(u.ExpressionAttributeNames)
-			hashItem(h, str, u.ExpressionAttributeValues)
-			str(string(u.ReturnValuesOnConditionCheckFailure))
-		case ti.Delete != nil:
-			d := ti.Delete
-			str("delete")
-			ptr(d.TableName)
-			hashItem(h, str, d.Key)
-			ptr(d.ConditionExpression)
-			names(d.ExpressionAttributeNames)
-			hashItem(h, str, d.ExpressionAttributeValues)
-			str(string(d.ReturnValuesOnConditionCheckFailure))
-		}
-	}
-	var out [32]byte
-	copy(out[:], h.Sum(nil))
-	return out
-}
-
-func hashItem(h hash.Hash, str func(string), item Item) {
-	ks := make([]string, 0, len(item))
-	for k := range item {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	str("item")
-	for _, k := range ks {
-		str(k)
-		hashValue(h, str, item[k])
-	}
-}
-
-func hashValue(h hash.Hash, str func(string), av types.AttributeValue) {
-	str(value.TypeOf(av).String())
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		str(v.Value)
-	case *types.AttributeValueMemberN:
-		str(v.Value)
-	case *types.AttributeValueMemberB:
-		str(string(v.Value))
-	case *types.AttributeValueMemberBOOL:
-		if v.Value {
-			str("t")
-		} else {
-			str("f")
-		}
-	case *types.AttributeValueMemberL:
-		for _, e := range v.Value {
-			hashValue(h, str, e)
-		}
-		str("end")
-	case *types.AttributeValueMemberM:
-		hashItem(h, str, v.Value)
-	case *types.AttributeValueMemberSS:
-		for _, e := range v.Value {
-			str(e)
-		}
-	case *types.AttributeValueMemberNS:
-		for _, e := range v.Value {
-			str(e)
-		}
-	case *types.AttributeValueMemberBS:
-		for _, e := range v.Value {
-			str(string(e))
-		}
-	}
-}
-
 // precheckTxItem compiles the expressions of one operation, reporting
 // syntax errors and unused placeholders, and validates a Put's item.
 func precheckTxItem(ti types.TransactWriteItem) error {
@@ -601,4 +282,66 @@ func placeholdersWithoutExpr(ti *types.TransactWriteItem) error {
 	}
 	*names, *values = nil, nil
 	return err
+}
+
+// txKeys returns the storage keys of the operations whose table and key
+// are valid, to lock them before the operations are checked one by one.
+func txKeys(items []types.TransactWriteItem, names []string, ms map[string]*tableMeta) [][]byte {
+	var keys [][]byte
+	for i, ti := range items {
+		m := ms[names[i]]
+		if m == nil {
+			continue
+		}
+		var k *primaryKey
+		var err error
+		switch {
+		case ti.ConditionCheck != nil:
+			k, err = m.keyFromMap(ti.ConditionCheck.Key)
+		case ti.Put != nil:
+			k, err = m.keyFromItem(ti.Put.Item)
+		case ti.Update != nil:
+			k, err = m.keyFromMap(ti.Update.Key)
+		default:
+			k, err = m.keyFromMap(ti.Delete.Key)
+		}
+		if err == nil {
+			keys = append(keys, k.key)
+		}
+	}
+	return keys
+}
+
+// canceled builds the TransactionCanceledException for per-item errors.
+func canceled(errs []error, writes []*tableWrite) error {
+	reasons := make([]types.CancellationReason, len(errs))
+	codes := make([]string, len(errs))
+	for i, e := range errs {
+		var ec *errCondition
+		switch {
+		case e == nil:
+			reasons[i] = types.CancellationReason{Code: aws.String("None")}
+		case errors.As(e, &ec):
+			msg := msgConditionFailed
+			if i < len(writes) && writes[i] != nil && writes[i].w.check {
+				msg += "." // DynamoDB Local's wording for ConditionCheck
+			}
+			reasons[i] = types.CancellationReason{Code: aws.String("ConditionalCheckFailed"), Message: aws.String(msg)}
+			if i < len(writes) && writes[i] != nil && writes[i].w.onFail == types.ReturnValuesOnConditionCheckFailureAllOld && ec.old != nil {
+				reasons[i].Item = ec.old
+			}
+		default:
+			msg := e.Error()
+			var ae interface{ ErrorMessage() string }
+			if errors.As(e, &ae) {
+				msg = ae.ErrorMessage()
+			}
+			reasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(msg)}
+		}
+		codes[i] = *reasons[i].Code
+	}
+	return &types.TransactionCanceledException{
+		Message:             aws.String("Transaction cancelled, please refer cancellation reasons for specific reasons [" + strings.Join(codes, ", ") + "]"),
+		CancellationReasons: reasons,
+	}
 }

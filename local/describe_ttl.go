@@ -1,0 +1,34 @@
+package local
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// DescribeTimeToLive reports whether TTL is enabled on a table and on which
+// attribute.
+func (db *DB) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
+	return operation(db, "DescribeTimeToLive", func() (*dynamodb.DescribeTimeToLiveOutput, error) {
+		return db.describeTTL(in)
+	})
+}
+
+func (db *DB) describeTTL(in *dynamodb.DescribeTimeToLiveInput) (*dynamodb.DescribeTimeToLiveOutput, error) {
+	if err := checkTableName(in.TableName); err != nil {
+		return nil, err
+	}
+	t, err := db.table(*in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	m := t.m()
+	d := &types.TimeToLiveDescription{TimeToLiveStatus: types.TimeToLiveStatusDisabled}
+	if m.TTLAttr != "" {
+		d.TimeToLiveStatus = types.TimeToLiveStatusEnabled
+		d.AttributeName = aws.String(m.TTLAttr)
+	}
+	return &dynamodb.DescribeTimeToLiveOutput{TimeToLiveDescription: d}, nil
+}

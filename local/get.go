@@ -1,0 +1,54 @@
+package local
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// GetItem reads one item. An absent item yields an output whose Item is nil.
+// Reads are always strongly consistent; ConsistentRead only changes the
+// capacity reported. Items whose TTL has passed are returned until the
+// sweeper deletes them, as in DynamoDB.
+func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
+	return operation(db, "GetItem", func() (*dynamodb.GetItemOutput, error) {
+		return db.getItem(in)
+	})
+}
+
+func (db *DB) getItem(in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
+	if err := checkTableName(in.TableName); err != nil {
+		return nil, err
+	}
+	t, err := db.table(*in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	m := t.m()
+	proj, err := readProjection(in.ProjectionExpression, in.AttributesToGet, in.ExpressionAttributeNames, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.checkNested(projNested(proj)); err != nil {
+		return nil, err
+	}
+	k, err := m.keyFromMap(in.Key)
+	if err != nil {
+		return nil, err
+	}
+	item, err := db.getRaw(k.key)
+	if err != nil {
+		return nil, err
+	}
+	out := &dynamodb.GetItemOutput{}
+	u := &usage{table: m.Name, read: true}
+	size := 0
+	if item != nil {
+		size = itemSize(item)
+		out.Item = proj.apply(item)
+	}
+	u.units = readUnits(size, aws.ToBool(in.ConsistentRead))
+	out.ConsumedCapacity = u.consumed(in.ReturnConsumedCapacity)
+	return out, nil
+}

@@ -1,0 +1,245 @@
+package local
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable/local/internal/expr"
+)
+
+// The parameters of a request that DynamoDB checks, or compiles, before it
+// touches an item: ReturnValues and ReturnValuesOnConditionCheckFailure, the
+// projection of a read, the condition and update of a write, and the rule
+// that expression and legacy parameters do not mix. Query and Scan compile
+// theirs in query.go, scan.go and read.go.
+
+// checkReturnValues returns DynamoDB's error when rv is set and not one of
+// allowed.
+func checkReturnValues(rv types.ReturnValue, allowed ...types.ReturnValue) error {
+	if rv == "" {
+		return nil
+	}
+	for _, a := range allowed {
+		if rv == a {
+			return nil
+		}
+	}
+	return validationError(msgReturnValues)
+}
+
+// checkReturnOnFailure returns DynamoDB's error for an invalid
+// ReturnValuesOnConditionCheckFailure.
+func checkReturnOnFailure(rv types.ReturnValuesOnConditionCheckFailure) error {
+	switch rv {
+	case "", types.ReturnValuesOnConditionCheckFailureNone, types.ReturnValuesOnConditionCheckFailureAllOld:
+		return nil
+	}
+	return validationf("1 validation error detected: Value '%s' at 'returnValuesOnConditionCheckFailure' failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]", rv)
+}
+
+// noReturn reports whether a write's caller wants neither its old item nor
+// its consumed capacity.
+func noReturn(rv types.ReturnValue, rcc types.ReturnConsumedCapacity) bool {
+	return (rv == "" || rv == types.ReturnValueNone) && (rcc == "" || rcc == types.ReturnConsumedCapacityNone)
+}
+
+// projector applies a ProjectionExpression or AttributesToGet; the zero
+// value returns items whole.
+type projector struct {
+	p     *expr.Projection
+	names []string
+}
+
+// apply returns the projection of item. The result may share values with
+// item, and is item itself when nothing is projected.
+func (p projector) apply(item Item) Item {
+	switch {
+	case p.p != nil:
+		r := p.p.Apply(item)
+		if r == nil {
+			r = Item{}
+		}
+		return r
+	case p.names != nil:
+		r := Item{}
+		for _, n := range p.names {
+			if v, ok := item[n]; ok {
+				r[n] = v
+			}
+		}
+		return r
+	}
+	return item
+}
+
+// set reports whether p projects, rather than return items whole.
+func (p projector) set() bool { return p.p != nil || p.names != nil }
+
+// topLevel returns the top-level attributes the projection reads.
+func (p projector) topLevel() []string {
+	if p.p != nil {
+		return p.p.TopLevel()
+	}
+	return p.names
+}
+
+// readParams checks the parameters of a single-item read that do not need
+// compiling: expression and legacy parameters mixed, placeholder names
+// without an expression.
+func readParams(pe *string, atg []string, names map[string]string) error {
+	if pe != nil && len(atg) > 0 {
+		return validationError("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributesToGet} Expression parameters: {ProjectionExpression}")
+	}
+	if pe == nil && len(names) > 0 {
+		return validationError("ExpressionAttributeNames can only be specified when using expressions")
+	}
+	return nil
+}
+
+// readProjection compiles the projection of a single-item read.
+func readProjection(pe *string, atg []string, names map[string]string, values Item) (projector, error) {
+	if err := readParams(pe, atg, names); err != nil {
+		return projector{}, err
+	}
+	if pe == nil {
+		return attributesToGet(atg)
+	}
+	c := expr.NewCompiler(names, values)
+	p, err := c.Projection(*pe)
+	if err != nil {
+		return projector{}, err
+	}
+	if err := c.FinishNames(); err != nil {
+		return projector{}, err
+	}
+	return projector{p: p}, nil
+}
+
+// attributesToGet compiles the legacy AttributesToGet; none returns items
+// whole.
+func attributesToGet(atg []string) (projector, error) {
+	if len(atg) == 0 {
+		return projector{}, nil
+	}
+	p, err := expr.AttributesToGet(atg)
+	if err != nil {
+		return projector{}, err
+	}
+	return projector{p: p, names: atg}, nil
+}
+
+// writeExprs are the compiled expressions of a write: its condition
+// (ConditionExpression or the legacy Expected), nil when it has none, and
+// for UpdateItem its update (UpdateExpression or the legacy
+// AttributeUpdates).
+type writeExprs struct {
+	cond   *expr.Condition
+	update *expr.Update
+}
+
+// writeParams makes the checks of a write's parameters that DynamoDB makes
+// before those of its item or key: expression and legacy parameters mixed,
+// placeholders without expressions. compileWrite makes them too.
+func writeParams(cond *string, expected map[string]types.ExpectedAttributeValue, op types.ConditionalOperator,
+	update *string, attrUpdates map[string]types.AttributeValueUpdate,
+	names map[string]string, values Item, isUpdate bool) error {
+	if len(expected) == 0 && len(attrUpdates) == 0 && op == "" && (cond != nil || update != nil) {
+		return nil // the usual case
+	}
+	_, err := compileParams(cond, expected, op, update, attrUpdates, names, values, isUpdate)
+	return err
+}
+
+// compileParams checks the parameters of a write and reports whether it
+// uses expressions.
+func compileParams(cond *string, expected map[string]types.ExpectedAttributeValue, op types.ConditionalOperator,
+	update *string, attrUpdates map[string]types.AttributeValueUpdate,
+	names map[string]string, values Item, isUpdate bool) (bool, error) {
+	var legacy, exprs []string
+	if len(expected) > 0 {
+		legacy = append(legacy, "Expected")
+	}
+	if len(attrUpdates) > 0 {
+		legacy = append(legacy, "AttributeUpdates")
+	}
+	if op != "" {
+		legacy = append(legacy, "ConditionalOperator")
+	}
+	if cond != nil {
+		exprs = append(exprs, "ConditionExpression")
+	}
+	if update != nil {
+		exprs = append(exprs, "UpdateExpression")
+	}
+	if err := mixedParams(legacy, exprs); err != nil {
+		return false, err
+	}
+	if len(exprs) == 0 {
+		if len(names) > 0 {
+			return false, validationError("ExpressionAttributeNames can only be specified when using expressions")
+		}
+		if len(values) > 0 {
+			if isUpdate {
+				return false, validationError("ExpressionAttributeValues can only be specified when using expressions: UpdateExpression and ConditionExpression are null")
+			}
+			return false, validationError("ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null")
+		}
+	}
+	return len(exprs) > 0, nil
+}
+
+// compileWrite checks a write's parameters, as compileParams, and compiles
+// its expressions, or its legacy Expected and AttributeUpdates.
+func compileWrite(cond *string, expected map[string]types.ExpectedAttributeValue, op types.ConditionalOperator,
+	update *string, attrUpdates map[string]types.AttributeValueUpdate,
+	names map[string]string, values Item, isUpdate bool) (writeExprs, error) {
+	var w writeExprs
+	useExprs, err := compileParams(cond, expected, op, update, attrUpdates, names, values, isUpdate)
+	if err != nil {
+		return w, err
+	}
+	if useExprs {
+		c := expr.NewCompiler(names, values)
+		if update != nil {
+			if w.update, err = c.Update(*update); err != nil {
+				return w, err
+			}
+		}
+		if cond != nil {
+			if w.cond, err = c.Condition(*cond); err != nil {
+				return w, err
+			}
+		}
+		if err := c.Finish(); err != nil {
+			return w, err
+		}
+		return w, nil
+	}
+	if len(expected) > 0 {
+		if w.cond, err = expr.Expected(expected, op); err != nil {
+			return w, err
+		}
+	} else if op != "" {
+		return w, validationError("ConditionalOperator cannot be used without Filter or Expected")
+	}
+	if len(attrUpdates) > 0 {
+		if w.update, err = expr.AttributeUpdates(attrUpdates); err != nil {
+			return w, err
+		}
+	}
+	return w, nil
+}
+
+// mixedParams returns DynamoDB's error for requests that combine legacy and
+// expression parameters, or nil.
+func mixedParams(legacy, exprs []string) error {
+	if len(legacy) == 0 || len(exprs) == 0 {
+		return nil
+	}
+	sort.Strings(legacy)
+	sort.Strings(exprs)
+	return validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {%s} Expression parameters: {%s}",
+		strings.Join(legacy, ", "), strings.Join(exprs, ", "))
+}

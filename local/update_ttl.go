@@ -1,0 +1,99 @@
+package local
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// UpdateTimeToLive enables or disables TTL on a table. Enabling enters the
+// table's existing items in the TTL queue before it returns.
+func (db *DB) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
+	return operation(db, "UpdateTimeToLive", func() (*dynamodb.UpdateTimeToLiveOutput, error) {
+		return db.updateTTL(in)
+	})
+}
+
+func (db *DB) updateTTL(in *dynamodb.UpdateTimeToLiveInput) (*dynamodb.UpdateTimeToLiveOutput, error) {
+	if err := checkTableName(in.TableName); err != nil {
+		return nil, err
+	}
+	spec := in.TimeToLiveSpecification
+	if spec == nil {
+		return nil, validationError("1 validation error detected: Value null at 'timeToLiveSpecification' failed to satisfy constraint: Member must not be null")
+	}
+	attr := aws.ToString(spec.AttributeName)
+	if len(attr) == 0 || len(attr) > 255 {
+		return nil, validationError("Names of key attributes and attributes projected into an index must be between 1 and 255 characters, inclusive")
+	}
+	enable := aws.ToBool(spec.Enabled)
+	t, err := db.table(*in.TableName)
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.dropped {
+		return nil, notFound(msgTableNotFound)
+	}
+	m := t.m()
+	switch {
+	case m.TTLAttr != "" && m.TTLAttr != attr:
+		return nil, validationError("TimeToLive is active on a different AttributeName")
+	case enable && m.TTLAttr != "":
+		return nil, validationError("TimeToLive is already enabled")
+	case !enable && m.TTLAttr == "":
+		return nil, validationError("TimeToLive is already disabled")
+	}
+	nm := m.clone()
+	b := db.pdb.NewBatch()
+	defer b.Close()
+	if enable {
+		nm.TTLAttr = attr
+		if err := db.fillTTLQueue(b, nm); err != nil {
+			return nil, err
+		}
+	} else {
+		nm.TTLAttr = ""
+		p := ttlPrefix(m.ID)
+		if err := b.DeleteRange(p, keyEnd(p), nil); err != nil {
+			return nil, err
+		}
+	}
+	if err := putMeta(b, nm); err != nil {
+		return nil, err
+	}
+	if err := b.Commit(db.wo); err != nil {
+		return nil, err
+	}
+	t.meta.Store(nm)
+	return &dynamodb.UpdateTimeToLiveOutput{TimeToLiveSpecification: &types.TimeToLiveSpecification{
+		AttributeName: aws.String(attr), Enabled: aws.Bool(enable),
+	}}, nil
+}
+
+// fillTTLQueue adds to b a TTL queue entry for every item of the table that
+// has the TTL attribute m.TTLAttr. The table must be locked exclusively.
+func (db *DB) fillTTLQueue(b *pebble.Batch, m *tableMeta) error {
+	p := appendDataPrefix(nil, m.ID, baseIndex)
+	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: keyEnd(p)})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		item, err := decodeItem(it.Value())
+		if err != nil {
+			return err
+		}
+		if exp, ok := expiryOf(item, m.TTLAttr); ok {
+			if err := b.Set(appendTTLKey(nil, m.ID, exp, it.Key()[dataPrefixLen:]), nil, nil); err != nil {
+				return err
+			}
+		}
+	}
+	return it.Error()
+}
