@@ -21,12 +21,10 @@ const (
 // are left out of Responses. UnprocessedKeys holds the keys left when the
 // response reaches 16 MB, as in DynamoDB; it is otherwise empty.
 func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	return operation(db, "BatchGetItem", func() (*dynamodb.BatchGetItemOutput, error) {
-		return db.batchGet(in)
-	})
+	return operation(ctx, db, "BatchGetItem", in, db.batchGet)
 }
 
-func (db *DB) batchGet(in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
+func (db *DB) batchGet(_ context.Context, in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
 	if len(in.RequestItems) == 0 {
 		return nil, validationError("BatchGetItem must have some requests set")
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/cockroachdb/pebble/v2"
 )
 
 // maxBatchWrite is the most puts and deletes a BatchWriteItem call may hold.
@@ -18,12 +17,11 @@ const maxBatchWrite = 25
 // then committed together in one atomic batch, so UnprocessedItems is always
 // empty.
 func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	return operation(db, "BatchWriteItem", func() (*dynamodb.BatchWriteItemOutput, error) {
-		return db.batchWrite(in, db.writeOptions(ctx))
-	})
+	return operation(ctx, db, "BatchWriteItem", in, db.batchWrite)
 }
 
-func (db *DB) batchWrite(in *dynamodb.BatchWriteItemInput, wo *pebble.WriteOptions) (*dynamodb.BatchWriteItemOutput, error) {
+func (db *DB) batchWrite(ctx context.Context, in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
+	wo := db.writeOptions(ctx)
 	if len(in.RequestItems) == 0 {
 		return nil, validationError("BatchWriteItem cannot have a null or no requests set")
 	}
@@ -58,9 +56,9 @@ func (db *DB) batchWrite(in *dynamodb.BatchWriteItemInput, wo *pebble.WriteOptio
 			case (wr.PutRequest == nil) == (wr.DeleteRequest == nil):
 				return nil, validationError("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
 			case wr.PutRequest != nil:
-				w, err = db.preparePut(m, wr.PutRequest.Item, nil, nil, "", nil, nil, "", "")
+				w, err = db.preparePut(m, wr.PutRequest.Item, &writeRequest{})
 			default:
-				w, err = db.prepareDelete(m, wr.DeleteRequest.Key, nil, nil, "", nil, nil, "", "")
+				w, err = db.prepareDelete(m, wr.DeleteRequest.Key, &writeRequest{})
 			}
 			if err != nil {
 				return nil, err

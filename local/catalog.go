@@ -165,6 +165,41 @@ func (db *DB) table(name string) (*table, error) {
 	return t, nil
 }
 
+// namedTable returns the table a request names, checking the name first as
+// DynamoDB does: an invalid name is a ValidationException, the name of no
+// table a ResourceNotFoundException.
+func (db *DB) namedTable(name *string) (*table, error) {
+	if err := checkTableName(name); err != nil {
+		return nil, err
+	}
+	return db.table(*name)
+}
+
+// lock locks t exclusively, to change its definition or drop it, and
+// returns its description; the caller must call t.mu.Unlock. A table
+// dropped meanwhile is a ResourceNotFoundException, and is not left locked.
+func (t *table) lock() (*tableMeta, error) {
+	t.mu.Lock()
+	if t.dropped {
+		t.mu.Unlock()
+		return nil, notFound(msgTableNotFound)
+	}
+	return t.m(), nil
+}
+
+// commitMeta adds the new description nm of table t to b, commits b and
+// makes nm the table's description. t must be locked exclusively.
+func (db *DB) commitMeta(b *pebble.Batch, t *table, nm *tableMeta) error {
+	if err := putMeta(b, nm); err != nil {
+		return err
+	}
+	if err := b.Commit(db.wo); err != nil {
+		return err
+	}
+	t.meta.Store(nm)
+	return nil
+}
+
 // tableForWrite returns the table named name with its lock held shared; the
 // caller must call t.mu.RUnlock.
 func (db *DB) tableForWrite(name string) (*table, *tableMeta, error) {

@@ -12,12 +12,10 @@ import (
 // CreateTable creates a table and its indexes. The table is ACTIVE when
 // CreateTable returns, as in DynamoDB Local.
 func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
-	return operation(db, "CreateTable", func() (*dynamodb.CreateTableOutput, error) {
-		return db.createTable(in)
-	})
+	return operation(ctx, db, "CreateTable", in, db.createTable)
 }
 
-func (db *DB) createTable(in *dynamodb.CreateTableInput) (*dynamodb.CreateTableOutput, error) {
+func (db *DB) createTable(_ context.Context, in *dynamodb.CreateTableInput) (*dynamodb.CreateTableOutput, error) {
 	m, err := db.newTableMeta(in)
 	if err != nil {
 		return nil, err

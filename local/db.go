@@ -1,6 +1,7 @@
 package local
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -261,11 +262,11 @@ func guard[T any](db *DB, fn func() (T, error)) (T, error) {
 	return fn()
 }
 
-// operation runs fn as the DynamoDB operation named op; every operation of
-// DB is one. fn runs under guard, and its error (or ErrClosed) is wrapped
-// as the SDK client wraps errors (see opError).
-func operation[T any](db *DB, op string, fn func() (T, error)) (T, error) {
-	out, err := guard(db, fn)
+// operation runs fn(ctx, in) as the DynamoDB operation named op; every
+// operation of DB is one. fn runs under guard, and its error (or ErrClosed)
+// is wrapped as the SDK client wraps errors (see opError).
+func operation[In, Out any](ctx context.Context, db *DB, op string, in In, fn func(context.Context, In) (Out, error)) (Out, error) {
+	out, err := guard(db, func() (Out, error) { return fn(ctx, in) })
 	return out, opError(op, err)
 }
 

@@ -8,27 +8,21 @@ import (
 
 // DeleteTable deletes a table, its indexes and all their items.
 func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
-	return operation(db, "DeleteTable", func() (*dynamodb.DeleteTableOutput, error) {
-		return db.deleteTable(in)
-	})
+	return operation(ctx, db, "DeleteTable", in, db.deleteTable)
 }
 
-func (db *DB) deleteTable(in *dynamodb.DeleteTableInput) (*dynamodb.DeleteTableOutput, error) {
-	if err := checkTableName(in.TableName); err != nil {
-		return nil, err
-	}
+func (db *DB) deleteTable(_ context.Context, in *dynamodb.DeleteTableInput) (*dynamodb.DeleteTableOutput, error) {
 	// Lock order: a table's mu before catMu (writers to several tables
 	// hold table locks while they look tables up).
-	t, err := db.table(*in.TableName)
+	t, err := db.namedTable(in.TableName)
 	if err != nil {
 		return nil, err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.dropped {
-		return nil, notFound(msgTableNotFound)
+	m, err := t.lock()
+	if err != nil {
+		return nil, err
 	}
-	m := t.m()
+	defer t.mu.Unlock()
 	if m.Protected {
 		return nil, validationf("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
 	}

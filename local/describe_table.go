@@ -10,16 +10,11 @@ import (
 // TableSizeBytes and the index counterparts are exact: they are computed by
 // reading the table (DynamoDB refreshes them about every six hours).
 func (db *DB) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-	return operation(db, "DescribeTable", func() (*dynamodb.DescribeTableOutput, error) {
-		return db.describeTable(in)
-	})
+	return operation(ctx, db, "DescribeTable", in, db.describeTable)
 }
 
-func (db *DB) describeTable(in *dynamodb.DescribeTableInput) (*dynamodb.DescribeTableOutput, error) {
-	if err := checkTableName(in.TableName); err != nil {
-		return nil, err
-	}
-	t, err := db.table(*in.TableName)
+func (db *DB) describeTable(_ context.Context, in *dynamodb.DescribeTableInput) (*dynamodb.DescribeTableOutput, error) {
+	t, err := db.namedTable(in.TableName)
 	if err != nil {
 		return nil, err
 	}

@@ -11,16 +11,11 @@ import (
 // DescribeTimeToLive reports whether TTL is enabled on a table and on which
 // attribute.
 func (db *DB) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
-	return operation(db, "DescribeTimeToLive", func() (*dynamodb.DescribeTimeToLiveOutput, error) {
-		return db.describeTTL(in)
-	})
+	return operation(ctx, db, "DescribeTimeToLive", in, db.describeTTL)
 }
 
-func (db *DB) describeTTL(in *dynamodb.DescribeTimeToLiveInput) (*dynamodb.DescribeTimeToLiveOutput, error) {
-	if err := checkTableName(in.TableName); err != nil {
-		return nil, err
-	}
-	t, err := db.table(*in.TableName)
+func (db *DB) describeTTL(_ context.Context, in *dynamodb.DescribeTimeToLiveInput) (*dynamodb.DescribeTimeToLiveOutput, error) {
+	t, err := db.namedTable(in.TableName)
 	if err != nil {
 		return nil, err
 	}

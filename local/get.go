@@ -12,16 +12,11 @@ import (
 // capacity reported. Items whose TTL has passed are returned until the
 // sweeper deletes them, as in DynamoDB.
 func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	return operation(db, "GetItem", func() (*dynamodb.GetItemOutput, error) {
-		return db.getItem(in)
-	})
+	return operation(ctx, db, "GetItem", in, db.getItem)
 }
 
-func (db *DB) getItem(in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
-	if err := checkTableName(in.TableName); err != nil {
-		return nil, err
-	}
-	t, err := db.table(*in.TableName)
+func (db *DB) getItem(_ context.Context, in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
+	t, err := db.namedTable(in.TableName)
 	if err != nil {
 		return nil, err
 	}

@@ -12,12 +12,10 @@ import (
 // default 100) of them after ExclusiveStartTableName. LastEvaluatedTableName
 // is set when the page is full, as DynamoDB does.
 func (db *DB) ListTables(ctx context.Context, in *dynamodb.ListTablesInput, _ ...func(*dynamodb.Options)) (*dynamodb.ListTablesOutput, error) {
-	return operation(db, "ListTables", func() (*dynamodb.ListTablesOutput, error) {
-		return db.listTables(in)
-	})
+	return operation(ctx, db, "ListTables", in, db.listTables)
 }
 
-func (db *DB) listTables(in *dynamodb.ListTablesInput) (*dynamodb.ListTablesOutput, error) {
+func (db *DB) listTables(_ context.Context, in *dynamodb.ListTablesInput) (*dynamodb.ListTablesOutput, error) {
 	limit := 100
 	if in.Limit != nil {
 		switch l := int(*in.Limit); {

@@ -139,49 +139,63 @@ type writeExprs struct {
 	update *expr.Update
 }
 
-// writeParams makes the checks of a write's parameters that DynamoDB makes
-// before those of its item or key: expression and legacy parameters mixed,
-// placeholders without expressions. compileWrite makes them too.
-func writeParams(cond *string, expected map[string]types.ExpectedAttributeValue, op types.ConditionalOperator,
-	update *string, attrUpdates map[string]types.AttributeValueUpdate,
-	names map[string]string, values Item, isUpdate bool) error {
-	if len(expected) == 0 && len(attrUpdates) == 0 && op == "" && (cond != nil || update != nil) {
+// writeRequest holds the parameters that puts, deletes, updates and the
+// condition checks of transactions share: the condition
+// (ConditionExpression, or the legacy Expected and ConditionalOperator),
+// for updates the update (UpdateExpression or the legacy AttributeUpdates),
+// the placeholders and the return options. The zero value, for the puts and
+// deletes of BatchWriteItem, has none of them.
+type writeRequest struct {
+	cond        *string
+	expected    map[string]types.ExpectedAttributeValue
+	op          types.ConditionalOperator
+	update      *string
+	attrUpdates map[string]types.AttributeValueUpdate
+	names       map[string]string
+	values      Item
+	rv          types.ReturnValue
+	onFail      types.ReturnValuesOnConditionCheckFailure
+	isUpdate    bool // UpdateItem, or the Update of a transaction
+}
+
+// check makes the checks of a write's parameters that DynamoDB makes before
+// those of its item or key: ReturnValues (one of allowed),
+// ReturnValuesOnConditionCheckFailure, expression and legacy parameters
+// mixed, placeholders without expressions. compile makes the last two
+// again.
+func (r *writeRequest) check(allowed ...types.ReturnValue) error {
+	if err := checkReturnValues(r.rv, allowed...); err != nil {
+		return err
+	}
+	if err := checkReturnOnFailure(r.onFail); err != nil {
+		return err
+	}
+	if len(r.expected) == 0 && len(r.attrUpdates) == 0 && r.op == "" && (r.cond != nil || r.update != nil) {
 		return nil // the usual case
 	}
-	_, err := compileParams(cond, expected, op, update, attrUpdates, names, values, isUpdate)
+	_, err := r.usesExprs()
 	return err
 }
 
-// compileParams checks the parameters of a write and reports whether it
-// uses expressions.
-func compileParams(cond *string, expected map[string]types.ExpectedAttributeValue, op types.ConditionalOperator,
-	update *string, attrUpdates map[string]types.AttributeValueUpdate,
-	names map[string]string, values Item, isUpdate bool) (bool, error) {
-	var legacy, exprs []string
-	if len(expected) > 0 {
-		legacy = append(legacy, "Expected")
-	}
-	if len(attrUpdates) > 0 {
-		legacy = append(legacy, "AttributeUpdates")
-	}
-	if op != "" {
-		legacy = append(legacy, "ConditionalOperator")
-	}
-	if cond != nil {
-		exprs = append(exprs, "ConditionExpression")
-	}
-	if update != nil {
-		exprs = append(exprs, "UpdateExpression")
-	}
+// usesExprs checks that a write does not mix expression and legacy
+// parameters, nor has placeholders without expressions, and reports
+// whether it uses expressions.
+func (r *writeRequest) usesExprs() (bool, error) {
+	var legacy, exprs paramNames
+	legacy.add("Expected", len(r.expected) > 0)
+	legacy.add("AttributeUpdates", len(r.attrUpdates) > 0)
+	legacy.add("ConditionalOperator", r.op != "")
+	exprs.add("ConditionExpression", r.cond != nil)
+	exprs.add("UpdateExpression", r.update != nil)
 	if err := mixedParams(legacy, exprs); err != nil {
 		return false, err
 	}
 	if len(exprs) == 0 {
-		if len(names) > 0 {
+		if len(r.names) > 0 {
 			return false, validationError("ExpressionAttributeNames can only be specified when using expressions")
 		}
-		if len(values) > 0 {
-			if isUpdate {
+		if len(r.values) > 0 {
+			if r.isUpdate {
 				return false, validationError("ExpressionAttributeValues can only be specified when using expressions: UpdateExpression and ConditionExpression are null")
 			}
 			return false, validationError("ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null")
@@ -190,25 +204,23 @@ func compileParams(cond *string, expected map[string]types.ExpectedAttributeValu
 	return len(exprs) > 0, nil
 }
 
-// compileWrite checks a write's parameters, as compileParams, and compiles
-// its expressions, or its legacy Expected and AttributeUpdates.
-func compileWrite(cond *string, expected map[string]types.ExpectedAttributeValue, op types.ConditionalOperator,
-	update *string, attrUpdates map[string]types.AttributeValueUpdate,
-	names map[string]string, values Item, isUpdate bool) (writeExprs, error) {
+// compile checks a write's parameters, as usesExprs, and compiles its
+// expressions, or its legacy Expected and AttributeUpdates.
+func (r *writeRequest) compile() (writeExprs, error) {
 	var w writeExprs
-	useExprs, err := compileParams(cond, expected, op, update, attrUpdates, names, values, isUpdate)
+	useExprs, err := r.usesExprs()
 	if err != nil {
 		return w, err
 	}
 	if useExprs {
-		c := expr.NewCompiler(names, values)
-		if update != nil {
-			if w.update, err = c.Update(*update); err != nil {
+		c := expr.NewCompiler(r.names, r.values)
+		if r.update != nil {
+			if w.update, err = c.Update(*r.update); err != nil {
 				return w, err
 			}
 		}
-		if cond != nil {
-			if w.cond, err = c.Condition(*cond); err != nil {
+		if r.cond != nil {
+			if w.cond, err = c.Condition(*r.cond); err != nil {
 				return w, err
 			}
 		}
@@ -217,24 +229,34 @@ func compileWrite(cond *string, expected map[string]types.ExpectedAttributeValue
 		}
 		return w, nil
 	}
-	if len(expected) > 0 {
-		if w.cond, err = expr.Expected(expected, op); err != nil {
+	if len(r.expected) > 0 {
+		if w.cond, err = expr.Expected(r.expected, r.op); err != nil {
 			return w, err
 		}
-	} else if op != "" {
+	} else if r.op != "" {
 		return w, validationError("ConditionalOperator cannot be used without Filter or Expected")
 	}
-	if len(attrUpdates) > 0 {
-		if w.update, err = expr.AttributeUpdates(attrUpdates); err != nil {
+	if len(r.attrUpdates) > 0 {
+		if w.update, err = expr.AttributeUpdates(r.attrUpdates); err != nil {
 			return w, err
 		}
 	}
 	return w, nil
 }
 
+// paramNames are the names of a request's parameters that are set.
+type paramNames []string
+
+// add adds name when set is true.
+func (p *paramNames) add(name string, set bool) {
+	if set {
+		*p = append(*p, name)
+	}
+}
+
 // mixedParams returns DynamoDB's error for requests that combine legacy and
-// expression parameters, or nil.
-func mixedParams(legacy, exprs []string) error {
+// expression parameters, or nil. It sorts both lists.
+func mixedParams(legacy, exprs paramNames) error {
 	if len(legacy) == 0 || len(exprs) == 0 {
 		return nil
 	}

@@ -5,37 +5,27 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/cockroachdb/pebble/v2"
 )
 
 // PutItem creates or replaces an item, subject to its condition.
 func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	return operation(db, "PutItem", func() (*dynamodb.PutItemOutput, error) {
-		return db.putItem(in, db.writeOptions(ctx))
-	})
+	return operation(ctx, db, "PutItem", in, db.putItem)
 }
 
-func (db *DB) putItem(in *dynamodb.PutItemInput, wo *pebble.WriteOptions) (*dynamodb.PutItemOutput, error) {
-	old, consumed, err := db.writeOne(in.TableName, in.ReturnValues, in.ReturnConsumedCapacity, wo, func(m *tableMeta) (*itemWrite, error) {
-		return db.preparePut(m, in.Item, in.ConditionExpression, in.Expected, in.ConditionalOperator,
-			in.ExpressionAttributeNames, in.ExpressionAttributeValues, in.ReturnValues, in.ReturnValuesOnConditionCheckFailure)
+func (db *DB) putItem(ctx context.Context, in *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {
+	attrs, consumed, err := db.writeOne(ctx, in.TableName, in.ReturnValues, in.ReturnConsumedCapacity, func(m *tableMeta) (*itemWrite, error) {
+		return db.preparePut(m, in.Item, &writeRequest{cond: in.ConditionExpression, expected: in.Expected, op: in.ConditionalOperator,
+			names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, rv: in.ReturnValues, onFail: in.ReturnValuesOnConditionCheckFailure})
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &dynamodb.PutItemOutput{Attributes: old, ConsumedCapacity: consumed}, nil
+	return &dynamodb.PutItemOutput{Attributes: attrs, ConsumedCapacity: consumed}, nil
 }
 
-func (db *DB) preparePut(m *tableMeta, item Item, cond *string, expected map[string]types.ExpectedAttributeValue,
-	cop types.ConditionalOperator, names map[string]string, values Item, rv types.ReturnValue,
-	onFail types.ReturnValuesOnConditionCheckFailure) (*itemWrite, error) {
-	if err := checkReturnValues(rv, types.ReturnValueNone, types.ReturnValueAllOld); err != nil {
-		return nil, err
-	}
-	if err := checkReturnOnFailure(onFail); err != nil {
-		return nil, err
-	}
-	if err := writeParams(cond, expected, cop, nil, nil, names, values, false); err != nil {
+// preparePut validates a put of item on the table m.
+func (db *DB) preparePut(m *tableMeta, item Item, r *writeRequest) (*itemWrite, error) {
+	if err := r.check(types.ReturnValueNone, types.ReturnValueAllOld); err != nil {
 		return nil, err
 	}
 	item, err := normalizeItem(item)
@@ -61,9 +51,9 @@ func (db *DB) preparePut(m *tableMeta, item Item, cond *string, expected map[str
 	if size > maxItemSize {
 		return nil, validationError(msgItemSize)
 	}
-	w, err := compileWrite(cond, expected, cop, nil, nil, names, values, false)
+	w, err := r.compile()
 	if err != nil {
 		return nil, err
 	}
-	return &itemWrite{key: k, item: item, exprs: w, onFail: onFail, size: size}, nil
+	return &itemWrite{key: k, item: item, exprs: w, onFail: r.onFail, size: size}, nil
 }

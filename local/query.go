@@ -21,16 +21,11 @@ import (
 // changes the capacity reported. Expired items not yet swept are returned,
 // as in DynamoDB.
 func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	return operation(db, "Query", func() (*dynamodb.QueryOutput, error) {
-		return db.query(in)
-	})
+	return operation(ctx, db, "Query", in, db.query)
 }
 
-func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
-	if err := checkTableName(in.TableName); err != nil {
-		return nil, err
-	}
-	t, err := db.table(*in.TableName)
+func (db *DB) query(_ context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+	t, err := db.namedTable(in.TableName)
 	if err != nil {
 		return nil, err
 	}
@@ -45,28 +40,14 @@ func (db *DB) query(in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 	if err != nil {
 		return nil, err
 	}
-	var legacy, exprs []string
-	if len(in.KeyConditions) > 0 {
-		legacy = append(legacy, "KeyConditions")
-	}
-	if len(in.QueryFilter) > 0 {
-		legacy = append(legacy, "QueryFilter")
-	}
-	if len(in.AttributesToGet) > 0 {
-		legacy = append(legacy, "AttributesToGet")
-	}
-	if in.ConditionalOperator != "" {
-		legacy = append(legacy, "ConditionalOperator")
-	}
-	if in.KeyConditionExpression != nil {
-		exprs = append(exprs, "KeyConditionExpression")
-	}
-	if in.FilterExpression != nil {
-		exprs = append(exprs, "FilterExpression")
-	}
-	if in.ProjectionExpression != nil {
-		exprs = append(exprs, "ProjectionExpression")
-	}
+	var legacy, exprs paramNames
+	legacy.add("KeyConditions", len(in.KeyConditions) > 0)
+	legacy.add("QueryFilter", len(in.QueryFilter) > 0)
+	legacy.add("AttributesToGet", len(in.AttributesToGet) > 0)
+	legacy.add("ConditionalOperator", in.ConditionalOperator != "")
+	exprs.add("KeyConditionExpression", in.KeyConditionExpression != nil)
+	exprs.add("FilterExpression", in.FilterExpression != nil)
+	exprs.add("ProjectionExpression", in.ProjectionExpression != nil)
 	if err := mixedParams(legacy, exprs); err != nil {
 		return nil, err
 	}

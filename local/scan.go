@@ -14,16 +14,11 @@ import (
 // holds the partitions whose hash falls in the i-th N-th of the hash space),
 // in an order that is arbitrary but stable, one page at a time as Query.
 func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	return operation(db, "Scan", func() (*dynamodb.ScanOutput, error) {
-		return db.scanOp(in)
-	})
+	return operation(ctx, db, "Scan", in, db.scanOp)
 }
 
-func (db *DB) scanOp(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
-	if err := checkTableName(in.TableName); err != nil {
-		return nil, err
-	}
-	t, err := db.table(*in.TableName)
+func (db *DB) scanOp(_ context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
+	t, err := db.namedTable(in.TableName)
 	if err != nil {
 		return nil, err
 	}
@@ -40,22 +35,12 @@ func (db *DB) scanOp(in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
 	if err := sp.checkConsistent(); err != nil {
 		return nil, err
 	}
-	var legacy, exprs []string
-	if len(in.ScanFilter) > 0 {
-		legacy = append(legacy, "ScanFilter")
-	}
-	if len(in.AttributesToGet) > 0 {
-		legacy = append(legacy, "AttributesToGet")
-	}
-	if in.ConditionalOperator != "" {
-		legacy = append(legacy, "ConditionalOperator")
-	}
-	if in.FilterExpression != nil {
-		exprs = append(exprs, "FilterExpression")
-	}
-	if in.ProjectionExpression != nil {
-		exprs = append(exprs, "ProjectionExpression")
-	}
+	var legacy, exprs paramNames
+	legacy.add("ScanFilter", len(in.ScanFilter) > 0)
+	legacy.add("AttributesToGet", len(in.AttributesToGet) > 0)
+	legacy.add("ConditionalOperator", in.ConditionalOperator != "")
+	exprs.add("FilterExpression", in.FilterExpression != nil)
+	exprs.add("ProjectionExpression", in.ProjectionExpression != nil)
 	if err := mixedParams(legacy, exprs); err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func (c *tokenCache) add(token string, fp [32]byte, now time.Time) {
 
 // fingerprint hashes a TransactWriteItems request canonically (map keys
 // sorted, values with their types), for ClientRequestToken checks.
-func fingerprint(items []types.TransactWriteItem) [32]byte {
+func fingerprint(ops []txOp) [32]byte {
 	h := sha256.New()
 	str := func(s string) {
 		binary.Write(h, binary.BigEndian, uint32(len(s)))
@@ -80,46 +80,15 @@ func fingerprint(items []types.TransactWriteItem) [32]byte {
 			str(m[k])
 		}
 	}
-	for _, ti := range items {
-		switch {
-		case ti.ConditionCheck != nil:
-			c := ti.ConditionCheck
-			str("check")
-			ptr(c.TableName)
-			hashItem(h, str, c.Key)
-			ptr(c.ConditionExpression)
-			names(c.ExpressionAttributeNames)
-			hashItem(h, str, c.ExpressionAttributeValues)
-			str(string(c.ReturnValuesOnConditionCheckFailure))
-		case ti.Put != nil:
-			p := ti.Put
-			str("put")
-			ptr(p.TableName)
-			hashItem(h, str, p.Item)
-			ptr(p.ConditionExpression)
-			names(p.ExpressionAttributeNames)
-			hashItem(h, str, p.ExpressionAttributeValues)
-			str(string(p.ReturnValuesOnConditionCheckFailure))
-		case ti.Update != nil:
-			u := ti.Update
-			str("update")
-			ptr(u.TableName)
-			hashItem(h, str, u.Key)
-			ptr(u.UpdateExpression)
-			ptr(u.ConditionExpression)
-			names(u.ExpressionAttributeNames)
-			hashItem(h, str, u.ExpressionAttributeValues)
-			str(string(u.ReturnValuesOnConditionCheckFailure))
-		case ti.Delete != nil:
-			d := ti.Delete
-			str("delete")
-			ptr(d.TableName)
-			hashItem(h, str, d.Key)
-			ptr(d.ConditionExpression)
-			names(d.ExpressionAttributeNames)
-			hashItem(h, str, d.ExpressionAttributeValues)
-			str(string(d.ReturnValuesOnConditionCheckFailure))
-		}
+	for _, op := range ops {
+		str(op.kind)
+		ptr(op.table)
+		hashItem(h, str, op.key)
+		ptr(op.req.update)
+		ptr(op.req.cond)
+		names(op.req.names)
+		hashItem(h, str, op.req.values)
+		str(string(op.req.onFail))
 	}
 	var out [32]byte
 	copy(out[:], h.Sum(nil))

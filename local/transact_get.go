@@ -13,12 +13,10 @@ import (
 // TransactGetItems reads up to 100 items, from one or more tables, as of
 // one instant: no transaction's writes are seen in part.
 func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
-	return operation(db, "TransactGetItems", func() (*dynamodb.TransactGetItemsOutput, error) {
-		return db.transactGet(in)
-	})
+	return operation(ctx, db, "TransactGetItems", in, db.transactGet)
 }
 
-func (db *DB) transactGet(in *dynamodb.TransactGetItemsInput) (*dynamodb.TransactGetItemsOutput, error) {
+func (db *DB) transactGet(_ context.Context, in *dynamodb.TransactGetItemsInput) (*dynamodb.TransactGetItemsOutput, error) {
 	if len(in.TransactItems) == 0 {
 		return nil, validationError("Value null at 'transactItems' failed to satisfy constraint: Member must not be null")
 	}
@@ -37,10 +35,7 @@ func (db *DB) transactGet(in *dynamodb.TransactGetItemsInput) (*dynamodb.Transac
 		if g == nil {
 			return nil, validationError("Value null at 'transactItems' failed to satisfy constraint: Member must not be null")
 		}
-		if err := checkTableName(g.TableName); err != nil {
-			return nil, err
-		}
-		t, err := db.table(*g.TableName)
+		t, err := db.namedTable(g.TableName)
 		if err != nil {
 			return nil, err
 		}

@@ -8,7 +8,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/cockroachdb/pebble/v2"
 
 	"github.com/timetable-db/timetable/local/internal/expr"
 )
@@ -24,12 +23,11 @@ const maxTransactItems = 100
 // request order. A ClientRequestToken makes the call idempotent for ten
 // minutes.
 func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	return operation(db, "TransactWriteItems", func() (*dynamodb.TransactWriteItemsOutput, error) {
-		return db.transactWrite(in, db.writeOptions(ctx))
-	})
+	return operation(ctx, db, "TransactWriteItems", in, db.transactWrite)
 }
 
-func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput, wo *pebble.WriteOptions) (*dynamodb.TransactWriteItemsOutput, error) {
+func (db *DB) transactWrite(ctx context.Context, in *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
+	wo := db.writeOptions(ctx)
 	if len(in.TransactItems) == 0 {
 		return nil, validationError("Value [] at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1")
 	}
@@ -70,13 +68,14 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput, wo *pebble.Wri
 		}
 		names = append(names, *table)
 	}
+	ops := txOps(in.TransactItems)
 	var fp [32]byte
 	token := aws.ToString(in.ClientRequestToken)
 	if token != "" {
 		if len(token) > 36 {
 			return nil, validationError("1 validation error detected: Value at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36")
 		}
-		fp = fingerprint(in.TransactItems)
+		fp = fingerprint(ops)
 	}
 	// DynamoDB Local checks a transaction in two passes over its
 	// operations. The first compiles each operation's expressions and
@@ -89,8 +88,8 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput, wo *pebble.Wri
 	// itself (a plain ValidationException) and, last, whether an earlier
 	// operation that passed touched the same item. An error thrown by an
 	// operation wins over the reasons of earlier ones.
-	for _, ti := range in.TransactItems {
-		if err := precheckTxItem(ti); err != nil {
+	for i := range ops {
+		if err := ops[i].precheck(); err != nil {
 			return nil, err
 		}
 	}
@@ -109,7 +108,7 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput, wo *pebble.Wri
 	}
 	ms, unlockTables := db.lockExisting(names)
 	defer unlockTables()
-	unlockItems := db.locks.lockAll(txKeys(in.TransactItems, names, ms))
+	unlockItems := db.locks.lockAll(txKeys(ops, names, ms))
 	defer unlockItems()
 	// The items are read in the order of the operations through one
 	// itemReader, which needs them all locked.
@@ -119,15 +118,16 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput, wo *pebble.Wri
 	reasons := make([]error, len(in.TransactItems))
 	failed := false
 	seen := map[string]bool{}
-	for i, ti := range in.TransactItems {
+	for i := range ops {
+		op := &ops[i]
 		m := ms[names[i]]
 		if m == nil {
 			return nil, notFound(msgTableNotFound)
 		}
-		if err := placeholdersWithoutExpr(&ti); err != nil {
+		if err := op.placeholdersWithoutExpr(); err != nil {
 			return nil, err
 		}
-		w, err := db.prepareTxItem(m, ti)
+		w, err := op.prepare(db, m)
 		if err != nil {
 			var ae interface{ ErrorMessage() string }
 			if errors.As(err, &ae) && (ae.ErrorMessage() == msgKeyType || ae.ErrorMessage() == msgIndexKeyType) {
@@ -177,59 +177,68 @@ func (db *DB) transactWrite(in *dynamodb.TransactWriteItemsInput, wo *pebble.Wri
 	return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(us.order, in.ReturnConsumedCapacity)}, nil
 }
 
-// prepareTxItem validates one operation of a transaction against its table.
-func (db *DB) prepareTxItem(m *tableMeta, ti types.TransactWriteItem) (*itemWrite, error) {
-	switch {
-	case ti.ConditionCheck != nil:
-		c := ti.ConditionCheck
-		w, err := db.prepareDelete(m, c.Key, c.ConditionExpression, nil, "", c.ExpressionAttributeNames, c.ExpressionAttributeValues, "", c.ReturnValuesOnConditionCheckFailure)
-		if w != nil {
-			w.del, w.check = false, true
-		}
-		return w, err
-	case ti.Put != nil:
-		p := ti.Put
-		return db.preparePut(m, p.Item, p.ConditionExpression, nil, "", p.ExpressionAttributeNames, p.ExpressionAttributeValues, "", p.ReturnValuesOnConditionCheckFailure)
-	case ti.Update != nil:
-		u := ti.Update
-		return db.prepareUpdate(m, u.Key, u.UpdateExpression, nil, u.ConditionExpression, nil, "", u.ExpressionAttributeNames, u.ExpressionAttributeValues, "", u.ReturnValuesOnConditionCheckFailure)
-	}
-	d := ti.Delete
-	return db.prepareDelete(m, d.Key, d.ConditionExpression, nil, "", d.ExpressionAttributeNames, d.ExpressionAttributeValues, "", d.ReturnValuesOnConditionCheckFailure)
+// txOp is one operation of a TransactWriteItems call, whatever its kind.
+type txOp struct {
+	kind  string // "check", "put", "update" or "delete"
+	table *string
+	key   Item // the item, for a put
+	req   writeRequest
 }
 
-// precheckTxItem compiles the expressions of one operation, reporting
-// syntax errors and unused placeholders, and validates a Put's item.
-func precheckTxItem(ti types.TransactWriteItem) error {
-	var names map[string]string
-	var values Item
-	var exprs []func(c *expr.Compiler) error
-	cond := func(s *string) {
-		if s != nil {
-			exprs = append(exprs, func(c *expr.Compiler) error { _, err := c.Condition(*s); return err })
+// txOps returns the operations of items, each of which holds exactly one
+// (transactWrite checks it first).
+func txOps(items []types.TransactWriteItem) []txOp {
+	ops := make([]txOp, len(items))
+	for i, ti := range items {
+		switch {
+		case ti.ConditionCheck != nil:
+			c := ti.ConditionCheck
+			ops[i] = txOp{"check", c.TableName, c.Key, writeRequest{cond: c.ConditionExpression,
+				names: c.ExpressionAttributeNames, values: c.ExpressionAttributeValues, onFail: c.ReturnValuesOnConditionCheckFailure}}
+		case ti.Put != nil:
+			p := ti.Put
+			ops[i] = txOp{"put", p.TableName, p.Item, writeRequest{cond: p.ConditionExpression,
+				names: p.ExpressionAttributeNames, values: p.ExpressionAttributeValues, onFail: p.ReturnValuesOnConditionCheckFailure}}
+		case ti.Update != nil:
+			u := ti.Update
+			ops[i] = txOp{"update", u.TableName, u.Key, writeRequest{cond: u.ConditionExpression, update: u.UpdateExpression,
+				names: u.ExpressionAttributeNames, values: u.ExpressionAttributeValues, onFail: u.ReturnValuesOnConditionCheckFailure, isUpdate: true}}
+		default:
+			d := ti.Delete
+			ops[i] = txOp{"delete", d.TableName, d.Key, writeRequest{cond: d.ConditionExpression,
+				names: d.ExpressionAttributeNames, values: d.ExpressionAttributeValues, onFail: d.ReturnValuesOnConditionCheckFailure}}
 		}
 	}
-	switch {
-	case ti.ConditionCheck != nil:
-		names, values = ti.ConditionCheck.ExpressionAttributeNames, ti.ConditionCheck.ExpressionAttributeValues
-		cond(ti.ConditionCheck.ConditionExpression)
-	case ti.Put != nil:
-		names, values = ti.Put.ExpressionAttributeNames, ti.Put.ExpressionAttributeValues
-		cond(ti.Put.ConditionExpression)
-	case ti.Delete != nil:
-		names, values = ti.Delete.ExpressionAttributeNames, ti.Delete.ExpressionAttributeValues
-		cond(ti.Delete.ConditionExpression)
-	case ti.Update != nil:
-		names, values = ti.Update.ExpressionAttributeNames, ti.Update.ExpressionAttributeValues
-		if u := ti.Update.UpdateExpression; u != nil {
-			exprs = append(exprs, func(c *expr.Compiler) error { _, err := c.Update(*u); return err })
-		}
-		cond(ti.Update.ConditionExpression)
+	return ops
+}
+
+// prepare validates the operation against its table.
+func (op *txOp) prepare(db *DB, m *tableMeta) (*itemWrite, error) {
+	switch op.kind {
+	case "put":
+		return db.preparePut(m, op.key, &op.req)
+	case "update":
+		return db.prepareUpdate(m, op.key, &op.req)
 	}
-	if len(exprs) > 0 {
-		c := expr.NewCompiler(names, values)
-		for _, f := range exprs {
-			if err := f(c); err != nil {
+	w, err := db.prepareDelete(m, op.key, &op.req)
+	if w != nil && op.kind == "check" {
+		w.del, w.check = false, true
+	}
+	return w, err
+}
+
+// precheck compiles the expressions of the operation, reporting syntax
+// errors and unused placeholders, and validates a put's item.
+func (op *txOp) precheck() error {
+	if op.req.update != nil || op.req.cond != nil {
+		c := expr.NewCompiler(op.req.names, op.req.values)
+		if op.req.update != nil {
+			if _, err := c.Update(*op.req.update); err != nil {
+				return err
+			}
+		}
+		if op.req.cond != nil {
+			if _, err := c.Condition(*op.req.cond); err != nil {
 				return err
 			}
 		}
@@ -237,8 +246,8 @@ func precheckTxItem(ti types.TransactWriteItem) error {
 			return err
 		}
 	}
-	if ti.Put != nil {
-		item, err := normalizeItem(ti.Put.Item)
+	if op.kind == "put" {
+		item, err := normalizeItem(op.key)
 		if err != nil {
 			return err
 		}
@@ -249,63 +258,39 @@ func precheckTxItem(ti types.TransactWriteItem) error {
 	return nil
 }
 
-// placeholdersWithoutExpr returns DynamoDB's error for an operation that
+// placeholdersWithoutExpr returns DynamoDB's error for a put or delete that
 // has ExpressionAttributeNames or ExpressionAttributeValues but no
-// expression, and clears them from ti so that the operation can still be
+// condition, and clears them from the operation so that it can still be
 // evaluated.
-func placeholdersWithoutExpr(ti *types.TransactWriteItem) error {
-	var names *map[string]string
-	var values *map[string]types.AttributeValue
-	var hasExpr bool
-	var what string
-	switch {
-	case ti.Put != nil:
-		p := *ti.Put
-		ti.Put = &p
-		names, values, hasExpr, what = &p.ExpressionAttributeNames, &p.ExpressionAttributeValues, p.ConditionExpression != nil, "ConditionExpression is null"
-	case ti.Delete != nil:
-		d := *ti.Delete
-		ti.Delete = &d
-		names, values, hasExpr, what = &d.ExpressionAttributeNames, &d.ExpressionAttributeValues, d.ConditionExpression != nil, "ConditionExpression is null"
-	default:
-		return nil
-	}
-	if hasExpr {
+func (op *txOp) placeholdersWithoutExpr() error {
+	if (op.kind != "put" && op.kind != "delete") || op.req.cond != nil {
 		return nil
 	}
 	var err error
-	if len(*values) > 0 {
-		err = validationError("ExpressionAttributeValues can only be specified when using expressions: " + what)
+	if len(op.req.values) > 0 {
+		err = validationError("ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null")
 	}
-	if len(*names) > 0 {
+	if len(op.req.names) > 0 {
 		err = validationError("ExpressionAttributeNames can only be specified when using expressions")
 	}
-	*names, *values = nil, nil
+	op.req.names, op.req.values = nil, nil
 	return err
 }
 
 // txKeys returns the storage keys of the operations whose table and key
 // are valid, to lock them before the operations are checked one by one.
-func txKeys(items []types.TransactWriteItem, names []string, ms map[string]*tableMeta) [][]byte {
+func txKeys(ops []txOp, names []string, ms map[string]*tableMeta) [][]byte {
 	var keys [][]byte
-	for i, ti := range items {
+	for i, op := range ops {
 		m := ms[names[i]]
 		if m == nil {
 			continue
 		}
-		var k *primaryKey
-		var err error
-		switch {
-		case ti.ConditionCheck != nil:
-			k, err = m.keyFromMap(ti.ConditionCheck.Key)
-		case ti.Put != nil:
-			k, err = m.keyFromItem(ti.Put.Item)
-		case ti.Update != nil:
-			k, err = m.keyFromMap(ti.Update.Key)
-		default:
-			k, err = m.keyFromMap(ti.Delete.Key)
+		keyOf := m.keyFromMap
+		if op.kind == "put" {
+			keyOf = m.keyFromItem
 		}
-		if err == nil {
+		if k, err := keyOf(op.key); err == nil {
 			keys = append(keys, k.key)
 		}
 	}

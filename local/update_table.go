@@ -21,25 +21,19 @@ const backfillBatchSize = 4 << 20
 // to the table wait meanwhile); the output shows it CREATING, as DynamoDB
 // does, and DescribeTable shows it ACTIVE.
 func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
-	return operation(db, "UpdateTable", func() (*dynamodb.UpdateTableOutput, error) {
-		return db.updateTable(in)
-	})
+	return operation(ctx, db, "UpdateTable", in, db.updateTable)
 }
 
-func (db *DB) updateTable(in *dynamodb.UpdateTableInput) (*dynamodb.UpdateTableOutput, error) {
-	if err := checkTableName(in.TableName); err != nil {
-		return nil, err
-	}
-	t, err := db.table(*in.TableName)
+func (db *DB) updateTable(_ context.Context, in *dynamodb.UpdateTableInput) (*dynamodb.UpdateTableOutput, error) {
+	t, err := db.namedTable(in.TableName)
 	if err != nil {
 		return nil, err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.dropped {
-		return nil, notFound(msgTableNotFound)
+	m, err := t.lock()
+	if err != nil {
+		return nil, err
 	}
-	m := t.m()
+	defer t.mu.Unlock()
 	nm := m.clone()
 	changed := false
 
@@ -145,13 +139,9 @@ func (db *DB) updateTable(in *dynamodb.UpdateTableInput) (*dynamodb.UpdateTableO
 			return nil, err
 		}
 	}
-	if err := putMeta(b, nm); err != nil {
+	if err := db.commitMeta(b, t, nm); err != nil {
 		return nil, err
 	}
-	if err := b.Commit(db.wo); err != nil {
-		return nil, err
-	}
-	t.meta.Store(nm)
 
 	d := db.describe(nm, nil)
 	for i := range d.GlobalSecondaryIndexes {

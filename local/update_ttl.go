@@ -12,12 +12,10 @@ import (
 // UpdateTimeToLive enables or disables TTL on a table. Enabling enters the
 // table's existing items in the TTL queue before it returns.
 func (db *DB) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
-	return operation(db, "UpdateTimeToLive", func() (*dynamodb.UpdateTimeToLiveOutput, error) {
-		return db.updateTTL(in)
-	})
+	return operation(ctx, db, "UpdateTimeToLive", in, db.updateTTL)
 }
 
-func (db *DB) updateTTL(in *dynamodb.UpdateTimeToLiveInput) (*dynamodb.UpdateTimeToLiveOutput, error) {
+func (db *DB) updateTTL(_ context.Context, in *dynamodb.UpdateTimeToLiveInput) (*dynamodb.UpdateTimeToLiveOutput, error) {
 	if err := checkTableName(in.TableName); err != nil {
 		return nil, err
 	}
@@ -34,12 +32,11 @@ func (db *DB) updateTTL(in *dynamodb.UpdateTimeToLiveInput) (*dynamodb.UpdateTim
 	if err != nil {
 		return nil, err
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.dropped {
-		return nil, notFound(msgTableNotFound)
+	m, err := t.lock()
+	if err != nil {
+		return nil, err
 	}
-	m := t.m()
+	defer t.mu.Unlock()
 	switch {
 	case m.TTLAttr != "" && m.TTLAttr != attr:
 		return nil, validationError("TimeToLive is active on a different AttributeName")
@@ -63,13 +60,9 @@ func (db *DB) updateTTL(in *dynamodb.UpdateTimeToLiveInput) (*dynamodb.UpdateTim
 			return nil, err
 		}
 	}
-	if err := putMeta(b, nm); err != nil {
+	if err := db.commitMeta(b, t, nm); err != nil {
 		return nil, err
 	}
-	if err := b.Commit(db.wo); err != nil {
-		return nil, err
-	}
-	t.meta.Store(nm)
 	return &dynamodb.UpdateTimeToLiveOutput{TimeToLiveSpecification: &types.TimeToLiveSpecification{
 		AttributeName: aws.String(attr), Enabled: aws.Bool(enable),
 	}}, nil

@@ -2,6 +2,7 @@ package local
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/cockroachdb/pebble/v2"
 
+	"github.com/timetable-db/timetable/local/internal/expr"
 	"github.com/timetable-db/timetable/local/internal/value"
 )
 
@@ -37,10 +39,11 @@ type itemWrite struct {
 	size     int  // itemSize of the new item of a put or update, once known
 }
 
-// writeOne runs the put or delete that prepare validates on the table
-// named, under the item's lock. It returns the old item when rv is
-// ALL_OLD and there was one, and the consumed capacity asked for by rcc.
-func (db *DB) writeOne(table *string, rv types.ReturnValue, rcc types.ReturnConsumedCapacity, wo *pebble.WriteOptions,
+// writeOne runs the put, delete or update that prepare validates on the
+// table named, under the item's lock, and returns what the operation's
+// output holds: the attributes asked for by rv (see returnedAttributes) and
+// the capacity asked for by rcc.
+func (db *DB) writeOne(ctx context.Context, table *string, rv types.ReturnValue, rcc types.ReturnConsumedCapacity,
 	prepare func(m *tableMeta) (*itemWrite, error)) (Item, *types.ConsumedCapacity, error) {
 	if err := checkTableName(table); err != nil {
 		return nil, nil, err
@@ -58,14 +61,11 @@ func (db *DB) writeOne(table *string, rv types.ReturnValue, rcc types.ReturnCons
 	unlock := db.locks.lock(w.key.lockKey())
 	defer unlock()
 	u := &usage{table: m.Name}
-	old, err := db.commitOne(m, w, u, wo)
+	old, err := db.commitOne(m, w, u, db.writeOptions(ctx))
 	if err != nil {
 		return nil, nil, err
 	}
-	if rv != types.ReturnValueAllOld {
-		old = nil
-	}
-	return old, u.consumed(rcc), nil
+	return returnedAttributes(rv, w.exprs.update, old, w.item), u.consumed(rcc), nil
 }
 
 // commitOne performs a single-item write with the item's stripe locked by
@@ -384,4 +384,38 @@ func (m *tableMeta) indexEntryPair(ix *indexMeta, old, new Item, k *primaryKey) 
 		o = entryRef{key, proj}
 	}
 	return n, o, true
+}
+
+// returnedAttributes computes UpdateItem's Attributes for ReturnValues.
+// UPDATED_OLD and UPDATED_NEW return, whole, the top-level attributes under
+// which a path the update names exists in the old or new item, as DynamoDB
+// Local does.
+func returnedAttributes(rv types.ReturnValue, u *expr.Update, old, nu Item) Item {
+	switch rv {
+	case types.ReturnValueAllOld:
+		if old == nil {
+			return nil
+		}
+		return old
+	case types.ReturnValueAllNew:
+		return nu
+	case types.ReturnValueUpdatedOld, types.ReturnValueUpdatedNew:
+		src := old
+		if rv == types.ReturnValueUpdatedNew {
+			src = nu
+		}
+		if u == nil || src == nil {
+			return nil
+		}
+		names := u.UpdatedIn(src)
+		if len(names) == 0 {
+			return nil
+		}
+		r := make(Item, len(names))
+		for _, name := range names {
+			r[name] = src[name]
+		}
+		return r
+	}
+	return nil
 }
