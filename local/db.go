@@ -270,6 +270,21 @@ func operation[In, Out any](ctx context.Context, db *DB, op string, in In, fn fu
 	return out, opError(op, err)
 }
 
+// tableOperation is operation for the operations on the one table that a
+// request names: fn gets the table, looked up with namedTable.
+func tableOperation[In, Out any](ctx context.Context, db *DB, op string, in In, name *string,
+	fn func(context.Context, *table, In) (Out, error)) (Out, error) {
+	out, err := guard(db, func() (Out, error) {
+		t, err := db.namedTable(name)
+		if err != nil {
+			var zero Out
+			return zero, err
+		}
+		return fn(ctx, t, in)
+	})
+	return out, opError(op, err)
+}
+
 func (db *DB) now() time.Time { return db.opts.Now() }
 
 // pebbleLogger forwards Pebble's messages to slog.

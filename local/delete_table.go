@@ -8,16 +8,12 @@ import (
 
 // DeleteTable deletes a table, its indexes and all their items.
 func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
-	return operation(ctx, db, "DeleteTable", in, db.deleteTable)
+	return tableOperation(ctx, db, "DeleteTable", in, in.TableName, db.deleteTable)
 }
 
-func (db *DB) deleteTable(_ context.Context, in *dynamodb.DeleteTableInput) (*dynamodb.DeleteTableOutput, error) {
+func (db *DB) deleteTable(_ context.Context, t *table, in *dynamodb.DeleteTableInput) (*dynamodb.DeleteTableOutput, error) {
 	// Lock order: a table's mu before catMu (writers to several tables
 	// hold table locks while they look tables up).
-	t, err := db.namedTable(in.TableName)
-	if err != nil {
-		return nil, err
-	}
 	m, err := t.lock()
 	if err != nil {
 		return nil, err

@@ -10,14 +10,10 @@ import (
 // TableSizeBytes and the index counterparts are exact: they are computed by
 // reading the table (DynamoDB refreshes them about every six hours).
 func (db *DB) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-	return operation(ctx, db, "DescribeTable", in, db.describeTable)
+	return tableOperation(ctx, db, "DescribeTable", in, in.TableName, db.describeTable)
 }
 
-func (db *DB) describeTable(_ context.Context, in *dynamodb.DescribeTableInput) (*dynamodb.DescribeTableOutput, error) {
-	t, err := db.namedTable(in.TableName)
-	if err != nil {
-		return nil, err
-	}
+func (db *DB) describeTable(_ context.Context, t *table, in *dynamodb.DescribeTableInput) (*dynamodb.DescribeTableOutput, error) {
 	m := t.m()
 	st, err := db.stats(m)
 	if err != nil {

@@ -11,14 +11,10 @@ import (
 // DescribeTimeToLive reports whether TTL is enabled on a table and on which
 // attribute.
 func (db *DB) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
-	return operation(ctx, db, "DescribeTimeToLive", in, db.describeTTL)
+	return tableOperation(ctx, db, "DescribeTimeToLive", in, in.TableName, db.describeTTL)
 }
 
-func (db *DB) describeTTL(_ context.Context, in *dynamodb.DescribeTimeToLiveInput) (*dynamodb.DescribeTimeToLiveOutput, error) {
-	t, err := db.namedTable(in.TableName)
-	if err != nil {
-		return nil, err
-	}
+func (db *DB) describeTTL(_ context.Context, t *table, in *dynamodb.DescribeTimeToLiveInput) (*dynamodb.DescribeTimeToLiveOutput, error) {
 	m := t.m()
 	d := &types.TimeToLiveDescription{TimeToLiveStatus: types.TimeToLiveStatusDisabled}
 	if m.TTLAttr != "" {

@@ -12,14 +12,10 @@ import (
 // capacity reported. Items whose TTL has passed are returned until the
 // sweeper deletes them, as in DynamoDB.
 func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	return operation(ctx, db, "GetItem", in, db.getItem)
+	return tableOperation(ctx, db, "GetItem", in, in.TableName, db.getItem)
 }
 
-func (db *DB) getItem(_ context.Context, in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
-	t, err := db.namedTable(in.TableName)
-	if err != nil {
-		return nil, err
-	}
+func (db *DB) getItem(_ context.Context, t *table, in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
 	m := t.m()
 	proj, err := readProjection(in.ProjectionExpression, in.AttributesToGet, in.ExpressionAttributeNames, nil)
 	if err != nil {

@@ -21,14 +21,10 @@ import (
 // changes the capacity reported. Expired items not yet swept are returned,
 // as in DynamoDB.
 func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	return operation(ctx, db, "Query", in, db.query)
+	return tableOperation(ctx, db, "Query", in, in.TableName, db.query)
 }
 
-func (db *DB) query(_ context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
-	t, err := db.namedTable(in.TableName)
-	if err != nil {
-		return nil, err
-	}
+func (db *DB) query(_ context.Context, t *table, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 	m := t.m()
 	// DynamoDB Local checks a Query in this order: Limit; parameters;
 	// index; expressions (filter, projection, key condition) and their

@@ -14,14 +14,10 @@ import (
 // holds the partitions whose hash falls in the i-th N-th of the hash space),
 // in an order that is arbitrary but stable, one page at a time as Query.
 func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	return operation(ctx, db, "Scan", in, db.scanOp)
+	return tableOperation(ctx, db, "Scan", in, in.TableName, db.scanOp)
 }
 
-func (db *DB) scanOp(_ context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
-	t, err := db.namedTable(in.TableName)
-	if err != nil {
-		return nil, err
-	}
+func (db *DB) scanOp(_ context.Context, t *table, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
 	m := t.m()
 	// DynamoDB Local checks a Scan in this order: index, ConsistentRead,
 	// parameters, ScanFilter, placeholders without expressions, Limit,

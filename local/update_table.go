@@ -21,14 +21,10 @@ const backfillBatchSize = 4 << 20
 // to the table wait meanwhile); the output shows it CREATING, as DynamoDB
 // does, and DescribeTable shows it ACTIVE.
 func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
-	return operation(ctx, db, "UpdateTable", in, db.updateTable)
+	return tableOperation(ctx, db, "UpdateTable", in, in.TableName, db.updateTable)
 }
 
-func (db *DB) updateTable(_ context.Context, in *dynamodb.UpdateTableInput) (*dynamodb.UpdateTableOutput, error) {
-	t, err := db.namedTable(in.TableName)
-	if err != nil {
-		return nil, err
-	}
+func (db *DB) updateTable(_ context.Context, t *table, in *dynamodb.UpdateTableInput) (*dynamodb.UpdateTableOutput, error) {
 	m, err := t.lock()
 	if err != nil {
 		return nil, err
