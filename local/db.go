@@ -1,7 +1,6 @@
 package local
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -262,27 +261,25 @@ func guard[T any](db *DB, fn func() (T, error)) (T, error) {
 	return fn()
 }
 
-// operation runs fn(ctx, in) as the DynamoDB operation named op; every
-// operation of DB is one. fn runs under guard, and its error (or ErrClosed)
-// is wrapped as the SDK client wraps errors (see opError).
-func operation[In, Out any](ctx context.Context, db *DB, op string, in In, fn func(context.Context, In) (Out, error)) (Out, error) {
-	out, err := guard(db, func() (Out, error) { return fn(ctx, in) })
+// operation runs fn as the DynamoDB operation named op; every operation of
+// DB is one. fn runs under guard, and its error (or ErrClosed) is wrapped as
+// the SDK client wraps errors (see opError).
+func operation[Out any](db *DB, op string, fn func() (Out, error)) (Out, error) {
+	out, err := guard(db, fn)
 	return out, opError(op, err)
 }
 
 // tableOperation is operation for the operations on the one table that a
 // request names: fn gets the table, looked up with namedTable.
-func tableOperation[In, Out any](ctx context.Context, db *DB, op string, in In, name *string,
-	fn func(context.Context, *table, In) (Out, error)) (Out, error) {
-	out, err := guard(db, func() (Out, error) {
+func tableOperation[Out any](db *DB, op string, name *string, fn func(t *table) (Out, error)) (Out, error) {
+	return operation(db, op, func() (Out, error) {
 		t, err := db.namedTable(name)
 		if err != nil {
 			var zero Out
 			return zero, err
 		}
-		return fn(ctx, t, in)
+		return fn(t)
 	})
-	return out, opError(op, err)
 }
 
 func (db *DB) now() time.Time { return db.opts.Now() }

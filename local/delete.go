@@ -10,7 +10,9 @@ import (
 // DeleteItem deletes an item, subject to its condition. Deleting an absent
 // item succeeds (unless a condition fails).
 func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	return operation(ctx, db, "DeleteItem", in, db.deleteItem)
+	return operation(db, "DeleteItem", func() (*dynamodb.DeleteItemOutput, error) {
+		return db.deleteItem(ctx, in)
+	})
 }
 
 func (db *DB) deleteItem(ctx context.Context, in *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error) {

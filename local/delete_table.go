@@ -8,10 +8,12 @@ import (
 
 // DeleteTable deletes a table, its indexes and all their items.
 func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
-	return tableOperation(ctx, db, "DeleteTable", in, in.TableName, db.deleteTable)
+	return tableOperation(db, "DeleteTable", in.TableName, func(t *table) (*dynamodb.DeleteTableOutput, error) {
+		return db.deleteTable(t, in)
+	})
 }
 
-func (db *DB) deleteTable(_ context.Context, t *table, in *dynamodb.DeleteTableInput) (*dynamodb.DeleteTableOutput, error) {
+func (db *DB) deleteTable(t *table, in *dynamodb.DeleteTableInput) (*dynamodb.DeleteTableOutput, error) {
 	// Lock order: a table's mu before catMu (writers to several tables
 	// hold table locks while they look tables up).
 	m, err := t.lock()

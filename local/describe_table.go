@@ -10,10 +10,12 @@ import (
 // TableSizeBytes and the index counterparts are exact: they are computed by
 // reading the table (DynamoDB refreshes them about every six hours).
 func (db *DB) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-	return tableOperation(ctx, db, "DescribeTable", in, in.TableName, db.describeTable)
+	return tableOperation(db, "DescribeTable", in.TableName, func(t *table) (*dynamodb.DescribeTableOutput, error) {
+		return db.describeTable(t, in)
+	})
 }
 
-func (db *DB) describeTable(_ context.Context, t *table, in *dynamodb.DescribeTableInput) (*dynamodb.DescribeTableOutput, error) {
+func (db *DB) describeTable(t *table, in *dynamodb.DescribeTableInput) (*dynamodb.DescribeTableOutput, error) {
 	m := t.m()
 	st, err := db.stats(m)
 	if err != nil {

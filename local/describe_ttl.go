@@ -11,10 +11,12 @@ import (
 // DescribeTimeToLive reports whether TTL is enabled on a table and on which
 // attribute.
 func (db *DB) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
-	return tableOperation(ctx, db, "DescribeTimeToLive", in, in.TableName, db.describeTTL)
+	return tableOperation(db, "DescribeTimeToLive", in.TableName, func(t *table) (*dynamodb.DescribeTimeToLiveOutput, error) {
+		return db.describeTTL(t, in)
+	})
 }
 
-func (db *DB) describeTTL(_ context.Context, t *table, in *dynamodb.DescribeTimeToLiveInput) (*dynamodb.DescribeTimeToLiveOutput, error) {
+func (db *DB) describeTTL(t *table, in *dynamodb.DescribeTimeToLiveInput) (*dynamodb.DescribeTimeToLiveOutput, error) {
 	m := t.m()
 	d := &types.TimeToLiveDescription{TimeToLiveStatus: types.TimeToLiveStatusDisabled}
 	if m.TTLAttr != "" {

@@ -12,10 +12,12 @@ import (
 // capacity reported. Items whose TTL has passed are returned until the
 // sweeper deletes them, as in DynamoDB.
 func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	return tableOperation(ctx, db, "GetItem", in, in.TableName, db.getItem)
+	return tableOperation(db, "GetItem", in.TableName, func(t *table) (*dynamodb.GetItemOutput, error) {
+		return db.getItem(t, in)
+	})
 }
 
-func (db *DB) getItem(_ context.Context, t *table, in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
+func (db *DB) getItem(t *table, in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
 	m := t.m()
 	proj, err := readProjection(in.ProjectionExpression, in.AttributesToGet, in.ExpressionAttributeNames, nil)
 	if err != nil {

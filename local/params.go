@@ -1,6 +1,7 @@
 package local
 
 import (
+	"slices"
 	"sort"
 	"strings"
 
@@ -181,16 +182,18 @@ func (r *writeRequest) check(allowed ...types.ReturnValue) error {
 // parameters, nor has placeholders without expressions, and reports
 // whether it uses expressions.
 func (r *writeRequest) usesExprs() (bool, error) {
-	var legacy, exprs paramNames
-	legacy.add("Expected", len(r.expected) > 0)
-	legacy.add("AttributeUpdates", len(r.attrUpdates) > 0)
-	legacy.add("ConditionalOperator", r.op != "")
-	exprs.add("ConditionExpression", r.cond != nil)
-	exprs.add("UpdateExpression", r.update != nil)
-	if err := mixedParams(legacy, exprs); err != nil {
+	useExprs, err := mixedParams([]param{
+		{"Expected", len(r.expected) > 0},
+		{"AttributeUpdates", len(r.attrUpdates) > 0},
+		{"ConditionalOperator", r.op != ""},
+	}, []param{
+		{"ConditionExpression", r.cond != nil},
+		{"UpdateExpression", r.update != nil},
+	})
+	if err != nil {
 		return false, err
 	}
-	if len(exprs) == 0 {
+	if !useExprs {
 		if len(r.names) > 0 {
 			return false, validationError("ExpressionAttributeNames can only be specified when using expressions")
 		}
@@ -201,7 +204,7 @@ func (r *writeRequest) usesExprs() (bool, error) {
 			return false, validationError("ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null")
 		}
 	}
-	return len(exprs) > 0, nil
+	return useExprs, nil
 }
 
 // compile checks a write's parameters, as usesExprs, and compiles its
@@ -244,24 +247,31 @@ func (r *writeRequest) compile() (writeExprs, error) {
 	return w, nil
 }
 
-// paramNames are the names of a request's parameters that are set.
-type paramNames []string
-
-// add adds name when set is true.
-func (p *paramNames) add(name string, set bool) {
-	if set {
-		*p = append(*p, name)
-	}
+// param is a request parameter, by name, and whether the request sets it.
+type param struct {
+	name string
+	set  bool
 }
 
-// mixedParams returns DynamoDB's error for requests that combine legacy and
-// expression parameters, or nil. It sorts both lists.
-func mixedParams(legacy, exprs paramNames) error {
-	if len(legacy) == 0 || len(exprs) == 0 {
-		return nil
+// mixedParams returns DynamoDB's error for a request that sets both legacy
+// and expression parameters, naming them, or nil; it reports whether the
+// request sets any of exprs.
+func mixedParams(legacy, exprs []param) (useExprs bool, err error) {
+	names := func(ps []param) []string {
+		var s []string
+		for _, p := range ps {
+			if p.set {
+				s = append(s, p.name)
+			}
+		}
+		sort.Strings(s)
+		return s
 	}
-	sort.Strings(legacy)
-	sort.Strings(exprs)
-	return validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {%s} Expression parameters: {%s}",
-		strings.Join(legacy, ", "), strings.Join(exprs, ", "))
+	useLegacy := slices.ContainsFunc(legacy, func(p param) bool { return p.set })
+	useExprs = slices.ContainsFunc(exprs, func(p param) bool { return p.set })
+	if !useLegacy || !useExprs {
+		return useExprs, nil
+	}
+	return true, validationf("Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {%s} Expression parameters: {%s}",
+		strings.Join(names(legacy), ", "), strings.Join(names(exprs), ", "))
 }

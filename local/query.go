@@ -21,10 +21,12 @@ import (
 // changes the capacity reported. Expired items not yet swept are returned,
 // as in DynamoDB.
 func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	return tableOperation(ctx, db, "Query", in, in.TableName, db.query)
+	return tableOperation(db, "Query", in.TableName, func(t *table) (*dynamodb.QueryOutput, error) {
+		return db.query(t, in)
+	})
 }
 
-func (db *DB) query(_ context.Context, t *table, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+func (db *DB) query(t *table, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 	m := t.m()
 	// DynamoDB Local checks a Query in this order: Limit; parameters;
 	// index; expressions (filter, projection, key condition) and their
@@ -36,15 +38,17 @@ func (db *DB) query(_ context.Context, t *table, in *dynamodb.QueryInput) (*dyna
 	if err != nil {
 		return nil, err
 	}
-	var legacy, exprs paramNames
-	legacy.add("KeyConditions", len(in.KeyConditions) > 0)
-	legacy.add("QueryFilter", len(in.QueryFilter) > 0)
-	legacy.add("AttributesToGet", len(in.AttributesToGet) > 0)
-	legacy.add("ConditionalOperator", in.ConditionalOperator != "")
-	exprs.add("KeyConditionExpression", in.KeyConditionExpression != nil)
-	exprs.add("FilterExpression", in.FilterExpression != nil)
-	exprs.add("ProjectionExpression", in.ProjectionExpression != nil)
-	if err := mixedParams(legacy, exprs); err != nil {
+	useExprs, err := mixedParams([]param{
+		{"KeyConditions", len(in.KeyConditions) > 0},
+		{"QueryFilter", len(in.QueryFilter) > 0},
+		{"AttributesToGet", len(in.AttributesToGet) > 0},
+		{"ConditionalOperator", in.ConditionalOperator != ""},
+	}, []param{
+		{"KeyConditionExpression", in.KeyConditionExpression != nil},
+		{"FilterExpression", in.FilterExpression != nil},
+		{"ProjectionExpression", in.ProjectionExpression != nil},
+	})
+	if err != nil {
 		return nil, err
 	}
 	if in.KeyConditionExpression == nil && len(in.KeyConditions) == 0 {
@@ -60,7 +64,7 @@ func (db *DB) query(_ context.Context, t *table, in *dynamodb.QueryInput) (*dyna
 		filter *expr.Condition
 		proj   projector
 	)
-	if len(exprs) > 0 {
+	if useExprs {
 		c := expr.NewCompiler(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 		if in.FilterExpression != nil {
 			if filter, err = c.Filter(*in.FilterExpression); err != nil {

@@ -14,10 +14,12 @@ import (
 // holds the partitions whose hash falls in the i-th N-th of the hash space),
 // in an order that is arbitrary but stable, one page at a time as Query.
 func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	return tableOperation(ctx, db, "Scan", in, in.TableName, db.scanOp)
+	return tableOperation(db, "Scan", in.TableName, func(t *table) (*dynamodb.ScanOutput, error) {
+		return db.scanOp(t, in)
+	})
 }
 
-func (db *DB) scanOp(_ context.Context, t *table, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
+func (db *DB) scanOp(t *table, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
 	m := t.m()
 	// DynamoDB Local checks a Scan in this order: index, ConsistentRead,
 	// parameters, ScanFilter, placeholders without expressions, Limit,
@@ -31,13 +33,15 @@ func (db *DB) scanOp(_ context.Context, t *table, in *dynamodb.ScanInput) (*dyna
 	if err := sp.checkConsistent(); err != nil {
 		return nil, err
 	}
-	var legacy, exprs paramNames
-	legacy.add("ScanFilter", len(in.ScanFilter) > 0)
-	legacy.add("AttributesToGet", len(in.AttributesToGet) > 0)
-	legacy.add("ConditionalOperator", in.ConditionalOperator != "")
-	exprs.add("FilterExpression", in.FilterExpression != nil)
-	exprs.add("ProjectionExpression", in.ProjectionExpression != nil)
-	if err := mixedParams(legacy, exprs); err != nil {
+	useExprs, err := mixedParams([]param{
+		{"ScanFilter", len(in.ScanFilter) > 0},
+		{"AttributesToGet", len(in.AttributesToGet) > 0},
+		{"ConditionalOperator", in.ConditionalOperator != ""},
+	}, []param{
+		{"FilterExpression", in.FilterExpression != nil},
+		{"ProjectionExpression", in.ProjectionExpression != nil},
+	})
+	if err != nil {
 		return nil, err
 	}
 	var (
@@ -51,7 +55,7 @@ func (db *DB) scanOp(_ context.Context, t *table, in *dynamodb.ScanInput) (*dyna
 	} else if in.ConditionalOperator != "" {
 		return nil, validationError("ConditionalOperator cannot be used without Filter or Expected")
 	}
-	if len(exprs) == 0 && len(in.ExpressionAttributeNames) > 0 {
+	if !useExprs && len(in.ExpressionAttributeNames) > 0 {
 		return nil, validationError("ExpressionAttributeNames can only be specified when using expressions")
 	}
 	if in.FilterExpression == nil && len(in.ExpressionAttributeValues) > 0 {
@@ -65,7 +69,7 @@ func (db *DB) scanOp(_ context.Context, t *table, in *dynamodb.ScanInput) (*dyna
 			return nil, err
 		}
 	}
-	if len(exprs) > 0 {
+	if useExprs {
 		c := expr.NewCompiler(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
 		if in.FilterExpression != nil {
 			if filter, err = c.Filter(*in.FilterExpression); err != nil {

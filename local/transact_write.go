@@ -23,7 +23,9 @@ const maxTransactItems = 100
 // request order. A ClientRequestToken makes the call idempotent for ten
 // minutes.
 func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	return operation(ctx, db, "TransactWriteItems", in, db.transactWrite)
+	return operation(db, "TransactWriteItems", func() (*dynamodb.TransactWriteItemsOutput, error) {
+		return db.transactWrite(ctx, in)
+	})
 }
 
 func (db *DB) transactWrite(ctx context.Context, in *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {

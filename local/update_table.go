@@ -21,10 +21,12 @@ const backfillBatchSize = 4 << 20
 // to the table wait meanwhile); the output shows it CREATING, as DynamoDB
 // does, and DescribeTable shows it ACTIVE.
 func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
-	return tableOperation(ctx, db, "UpdateTable", in, in.TableName, db.updateTable)
+	return tableOperation(db, "UpdateTable", in.TableName, func(t *table) (*dynamodb.UpdateTableOutput, error) {
+		return db.updateTable(t, in)
+	})
 }
 
-func (db *DB) updateTable(_ context.Context, t *table, in *dynamodb.UpdateTableInput) (*dynamodb.UpdateTableOutput, error) {
+func (db *DB) updateTable(t *table, in *dynamodb.UpdateTableInput) (*dynamodb.UpdateTableOutput, error) {
 	m, err := t.lock()
 	if err != nil {
 		return nil, err
