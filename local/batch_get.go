@@ -93,10 +93,7 @@ func (db *DB) batchGet(_ context.Context, in *dynamodb.BatchGetItemInput) (*dyna
 	}
 	for _, r := range reqs {
 		var err error
-		if r.proj, err = readProjection(r.ka.ProjectionExpression, r.ka.AttributesToGet, r.ka.ExpressionAttributeNames, nil); err != nil {
-			return nil, err
-		}
-		if err := r.m.checkNested(projNested(r.proj)); err != nil {
+		if r.proj, err = r.m.readProjection(r.ka.ProjectionExpression, r.ka.AttributesToGet, r.ka.ExpressionAttributeNames); err != nil {
 			return nil, err
 		}
 	}

@@ -19,11 +19,8 @@ func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(
 
 func (db *DB) getItem(t *table, in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
 	m := t.m()
-	proj, err := readProjection(in.ProjectionExpression, in.AttributesToGet, in.ExpressionAttributeNames, nil)
+	proj, err := m.readProjection(in.ProjectionExpression, in.AttributesToGet, in.ExpressionAttributeNames)
 	if err != nil {
-		return nil, err
-	}
-	if err := m.checkNested(projNested(proj)); err != nil {
 		return nil, err
 	}
 	k, err := m.keyFromMap(in.Key)

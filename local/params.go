@@ -99,16 +99,33 @@ func readParams(pe *string, atg []string, names map[string]string) error {
 	return nil
 }
 
-// readProjection compiles the projection of a single-item read.
-func readProjection(pe *string, atg []string, names map[string]string, values Item) (projector, error) {
+// readProjection compiles the projection of a single-item read on table m
+// and checks that it reaches into no key attribute.
+func (m *tableMeta) readProjection(pe *string, atg []string, names map[string]string) (projector, error) {
 	if err := readParams(pe, atg, names); err != nil {
 		return projector{}, err
 	}
-	if pe == nil {
-		return attributesToGet(atg)
+	var proj projector
+	var err error
+	if pe != nil {
+		proj, err = projectionExpression(*pe, names)
+	} else {
+		proj, err = attributesToGet(atg)
 	}
-	c := expr.NewCompiler(names, values)
-	p, err := c.Projection(*pe)
+	if err != nil {
+		return projector{}, err
+	}
+	if err := m.checkNested(projNested(proj)); err != nil {
+		return projector{}, err
+	}
+	return proj, nil
+}
+
+// projectionExpression compiles the ProjectionExpression of a single-item
+// read.
+func projectionExpression(pe string, names map[string]string) (projector, error) {
+	c := expr.NewCompiler(names, nil)
+	p, err := c.Projection(pe)
 	if err != nil {
 		return projector{}, err
 	}

@@ -125,3 +125,25 @@ func encodeItem(dst []byte, item Item) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// forEachItem calls fn with the storage key and the item of every item of
+// table m, in key order, and stops at the first error. key is valid only
+// during the call.
+func (db *DB) forEachItem(m *tableMeta, fn func(key []byte, item Item) error) error {
+	p := appendDataPrefix(nil, m.ID, baseIndex)
+	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: keyEnd(p)})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	for it.First(); it.Valid(); it.Next() {
+		item, err := decodeItem(it.Value())
+		if err != nil {
+			return err
+		}
+		if err := fn(it.Key(), item); err != nil {
+			return err
+		}
+	}
+	return it.Error()
+}

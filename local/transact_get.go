@@ -42,11 +42,8 @@ func (db *DB) transactGet(_ context.Context, in *dynamodb.TransactGetItemsInput)
 			return nil, err
 		}
 		m := t.m()
-		proj, err := readProjection(g.ProjectionExpression, nil, g.ExpressionAttributeNames, nil)
+		proj, err := m.readProjection(g.ProjectionExpression, nil, g.ExpressionAttributeNames)
 		if err != nil {
-			return nil, err
-		}
-		if err := m.checkNested(projNested(proj)); err != nil {
 			return nil, err
 		}
 		k, err := m.keyFromMap(g.Key)

@@ -257,25 +257,14 @@ func (db *DB) backfill(m *tableMeta, ix *indexMeta) error {
 	if err := b.DeleteRange(p, keyEnd(p), nil); err != nil {
 		return err
 	}
-	bp := appendDataPrefix(nil, m.ID, baseIndex)
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: bp, UpperBound: keyEnd(bp)})
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	for it.First(); it.Valid(); it.Next() {
-		item, err := decodeItem(it.Value())
-		if err != nil {
-			return err
-		}
+	err := db.forEachItem(m, func(key []byte, item Item) error {
 		if !hasKeyTypes(item, ix) {
-			continue
+			return nil
 		}
-		key := append([]byte(nil), it.Key()...)
-		pk, _ := m.primaryKeyOf(item, key)
+		pk, _ := m.primaryKeyOf(item, append([]byte(nil), key...))
 		ek, proj, ok := m.indexEntry(ix, item, pk)
 		if !ok {
-			continue
+			return nil
 		}
 		if err := setEntry(b, ek, proj); err != nil {
 			return err
@@ -287,8 +276,9 @@ func (db *DB) backfill(m *tableMeta, ix *indexMeta) error {
 			b.Close()
 			b = db.pdb.NewBatch()
 		}
-	}
-	if err := it.Error(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	return b.Commit(pebble.NoSync)

@@ -73,22 +73,10 @@ func (db *DB) updateTTL(_ context.Context, in *dynamodb.UpdateTimeToLiveInput) (
 // fillTTLQueue adds to b a TTL queue entry for every item of the table that
 // has the TTL attribute m.TTLAttr. The table must be locked exclusively.
 func (db *DB) fillTTLQueue(b *pebble.Batch, m *tableMeta) error {
-	p := appendDataPrefix(nil, m.ID, baseIndex)
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: keyEnd(p)})
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	for it.First(); it.Valid(); it.Next() {
-		item, err := decodeItem(it.Value())
-		if err != nil {
-			return err
-		}
+	return db.forEachItem(m, func(key []byte, item Item) error {
 		if exp, ok := expiryOf(item, m.TTLAttr); ok {
-			if err := b.Set(appendTTLKey(nil, m.ID, exp, it.Key()[dataPrefixLen:]), nil, nil); err != nil {
-				return err
-			}
+			return b.Set(appendTTLKey(nil, m.ID, exp, key[dataPrefixLen:]), nil, nil)
 		}
-	}
-	return it.Error()
+		return nil
+	})
 }
