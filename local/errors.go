@@ -103,4 +103,6 @@ func unwrapWriteErr(err error) error {
 	return err
 }
 
+// errCanceled is returned by commitMany when a write of the batch or
+// transaction fails; nothing is then written.
 var errCanceled = errors.New("local: transaction canceled")

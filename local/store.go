@@ -12,8 +12,12 @@ import (
 )
 
 // getRaw reads the stored item at key; nil when absent.
-func (db *DB) getRaw(key []byte) (Item, error) {
-	v, closer, err := db.pdb.Get(key)
+func (db *DB) getRaw(key []byte) (Item, error) { return readItem(db.pdb, key) }
+
+// readItem reads the stored item at key from r (the database, or a
+// snapshot of it); nil when absent.
+func readItem(r pebble.Reader, key []byte) (Item, error) {
+	v, closer, err := r.Get(key)
 	if errors.Is(err, pebble.ErrNotFound) {
 		return nil, nil
 	}

@@ -7,7 +7,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/cockroachdb/pebble/v2"
 )
 
 // TransactGetItems reads up to 100 items, from one or more tables, as of
@@ -67,18 +66,9 @@ func (db *DB) transactGet(_ context.Context, in *dynamodb.TransactGetItemsInput)
 	out := &dynamodb.TransactGetItemsOutput{Responses: make([]types.ItemResponse, len(reqs))}
 	var us usageSet
 	for i, r := range reqs {
-		v, closer, err := snap.Get(r.k.key)
-		var item Item
-		switch {
-		case errors.Is(err, pebble.ErrNotFound):
-		case err != nil:
+		item, err := readItem(snap, r.k.key)
+		if err != nil {
 			return nil, err
-		default:
-			item, err = decodeItem(v)
-			closer.Close()
-			if err != nil {
-				return nil, err
-			}
 		}
 		u := us.get(r.m.Name)
 		u.read = true
