@@ -2,6 +2,7 @@ package number
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"strings"
 )
@@ -60,27 +61,11 @@ func scan(s string, digits []byte) (neg bool, _ []byte, adj int, ok bool) {
 			return false, nil, 0, false
 		}
 	}
-	exp := 0
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		eneg := false
-		if i < len(s) && (s[i] == '-' || s[i] == '+') {
-			eneg = s[i] == '-'
-			i++
-		}
-		expStart := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			exp = exp*10 + int(s[i]-'0')
-			i++
-		}
-		if n := i - expStart; n == 0 || n > 4 {
-			return false, nil, 0, false
-		}
-		if eneg {
-			exp = -exp
-		}
+	exp, expDigits, end := ScanExponent(s, i)
+	if end > i && (expDigits == 0 || expDigits > 4) {
+		return false, nil, 0, false
 	}
-	if i != len(s) {
+	if end != len(s) {
 		return false, nil, 0, false
 	}
 	// Walk the digits of the integer and fraction parts as one sequence,
@@ -119,6 +104,32 @@ func scan(s string, digits []byte) (neg bool, _ []byte, adj int, ok bool) {
 	return neg, digits, adj, true
 }
 
+// ScanExponent reads the exponent of a number written as s, [eE][+-]?D*,
+// at s[i:]. It returns its value, which stops growing once its magnitude
+// passes 2^20, the number of its digits and the index after it; when s[i]
+// is not e or E, it returns 0, 0, i.
+func ScanExponent(s string, i int) (exp, digits, end int) {
+	if i >= len(s) || (s[i] != 'e' && s[i] != 'E') {
+		return 0, 0, i
+	}
+	i++
+	neg := false
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		neg = s[i] == '-'
+		i++
+	}
+	start := i
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		if exp < 1<<20 {
+			exp = exp*10 + int(s[i]-'0')
+		}
+	}
+	if neg {
+		exp = -exp
+	}
+	return exp, i - start, i
+}
+
 // Compare compares the numbers written as a and b by value: -1, 0 or +1,
 // as Cmp(Parse(a), Parse(b)) does, without allocating for the common
 // notations (see Split). It is meant for valid numbers, the only ones
@@ -137,11 +148,11 @@ func Compare(a, b string) int {
 	signA, signB := sign(negA, da), sign(negB, db)
 	switch {
 	case signA != signB:
-		return cmpInt(signA, signB)
+		return cmp.Compare(signA, signB)
 	case signA == 0:
 		return 0
 	}
-	c := cmpInt(adjA, adjB)
+	c := cmp.Compare(adjA, adjB)
 	if c == 0 {
 		c = bytes.Compare(da, db) // at a first different digit, or the longer is larger
 	}
@@ -156,16 +167,6 @@ func sign(neg bool, digits []byte) int {
 		return -1
 	}
 	return 1
-}
-
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Canonical checks the number written as s and returns it in canonical

@@ -94,21 +94,6 @@ func TestSplit_Examples(t *testing.T) {
 }
 
 func TestCompare(t *testing.T) {
-	ordered := []string{
-		"-9.9999999999999999999999999999999999999e125", "-1e125", "-123456789012345678901234567890",
-		"-1000", "-999.5", "-100", "-99", "-10.01", "-10", "-9", "-1.5", "-1.05", "-1.0000000000000000000000000000000000001",
-		"-1", "-0.99", "-0.5", "-0.1", "-0.01", "-1e-130", "0", "1e-130", "1.5e-130", "1e-129", "0.001", "0.0011", "0.01",
-		"0.1", "0.10000000000000000000000000000000000001", "0.2", "1", "1.0000000000000000000000000000000000001",
-		"1.01", "1.1", "1.5", "2", "9", "9.5", "10", "10.5", "11", "99", "99.99", "100", "101", "110", "1000",
-		"12345678901234567890123456789012345678", "1e38", "1e125", "9.9999999999999999999999999999999999999e125",
-	}
-	for i, a := range ordered {
-		for j, b := range ordered {
-			if got, want := Compare(a, b), cmpInt(i, j); got != want {
-				t.Errorf("Compare(%s, %s) = %d, want %d", a, b, got, want)
-			}
-		}
-	}
 	for _, c := range []struct {
 		a, b string
 		want int
@@ -192,4 +177,25 @@ func FuzzCanonical(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) { checkCanonical(t, s) })
+}
+
+func TestScanExponent(t *testing.T) {
+	for _, c := range []struct {
+		s                string
+		i                int
+		exp, digits, end int
+	}{
+		{"1", 1, 0, 0, 1},
+		{"1x", 1, 0, 0, 1},
+		{"1e", 1, 0, 0, 2},
+		{"1e+", 1, 0, 0, 3},
+		{"1E-12", 1, -12, 2, 5},
+		{"1e0003x", 1, 3, 4, 6},
+		{"1e99999999999", 1, 9999999, 11, 13}, // stops growing past 2^20
+	} {
+		exp, digits, end := ScanExponent(c.s, c.i)
+		if exp != c.exp || digits != c.digits || end != c.end {
+			t.Errorf("ScanExponent(%q, %d) = %d, %d, %d; want %d, %d, %d", c.s, c.i, exp, digits, end, c.exp, c.digits, c.end)
+		}
+	}
 }
