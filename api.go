@@ -4,8 +4,6 @@ import (
 	"context"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
-	"github.com/timetable-db/timetable/local"
 )
 
 // API is the subset of aws-sdk-go-v2's *dynamodb.Client method set that
@@ -41,20 +39,10 @@ type API interface {
 
 var _ API = (*dynamodb.Client)(nil)
 
-// A Syncer is an API whose writes can be acknowledged before they are
-// durable, and made durable later all at once: the embedded engine
-// (*local.DB) is one. A DynamoDB endpoint is not: its writes are durable
-// when acknowledged.
-type Syncer interface {
-	// Sync makes durable every write acknowledged before it is called.
-	Sync(ctx context.Context) error
+// Backend is an API that may hold resources: Close releases them. For the
+// embedded engine it flushes and closes the data folder; for a remote
+// endpoint it does nothing. Package backend's Open returns one.
+type Backend interface {
+	API
+	Close() error
 }
-
-var _ Syncer = (*local.DB)(nil)
-
-// WithDeferredSync returns a context under which a Syncer may acknowledge
-// writes before they are durable (see local.WithDeferredSync); its Sync
-// makes them durable. Other APIs ignore it. It is for callers that keep
-// their own durable record of the writes until Sync returns, such as the
-// series store's write-ahead log, so that many writes share one sync.
-func WithDeferredSync(ctx context.Context) context.Context { return local.WithDeferredSync(ctx) }

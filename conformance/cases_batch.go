@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,45 +25,13 @@ func batchFixture(h *H, n int) string {
 func batchItems(n int) []Item {
 	items := make([]Item, n)
 	for i := range items {
-		items[i] = Item{"pk": S("a"), "sk": N(bItoa(i)), "v": S("v" + bItoa(i)), "doc": M(Item{"x": N(bItoa(i)), "l": L(S("l0"), S("l1"))})}
+		n := strconv.Itoa(i)
+		items[i] = Item{"pk": S("a"), "sk": N(n), "v": S("v" + n), "doc": M(Item{"x": N(n), "l": L(S("l0"), S("l1"))})}
 	}
 	return items
 }
 
-func batchKey(i int) Item { return Item{"pk": S("a"), "sk": N(bItoa(i))} }
-
-// BatchPut writes items to table with BatchWriteItem, 25 at a time, failing
-// the case on errors or unprocessed items.
-func (h *H) BatchPut(table string, items ...Item) {
-	h.t.Helper()
-	for len(items) > 0 {
-		n := min(len(items), 25)
-		reqs := make([]types.WriteRequest, n)
-		for i, it := range items[:n] {
-			reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: it}}
-		}
-		out, err := h.API.BatchWriteItem(h.Ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{table: reqs}})
-		if err != nil {
-			h.t.Fatalf("BatchWriteItem: %v", err)
-		}
-		if len(out.UnprocessedItems) != 0 {
-			h.t.Fatalf("BatchWriteItem left %d tables unprocessed", len(out.UnprocessedItems))
-		}
-		items = items[n:]
-	}
-}
-
-func bKeysAndAttrs(keys ...Item) types.KeysAndAttributes {
-	return types.KeysAndAttributes{Keys: keys}
-}
-
-func bwPut(it Item) types.WriteRequest {
-	return types.WriteRequest{PutRequest: &types.PutRequest{Item: it}}
-}
-
-func bwDel(key Item) types.WriteRequest {
-	return types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: key}}
-}
+func batchKey(i int) Item { return Item{"pk": S("a"), "sk": N(strconv.Itoa(i))} }
 
 // batchGetError is a BatchGetItem case on batchFixture(h, 3) that must fail
 // with a ValidationException.
@@ -100,7 +69,7 @@ func keyRange(from, to int) []Item {
 func putRange(from, to int) []types.WriteRequest {
 	reqs := make([]types.WriteRequest, 0, to-from)
 	for i := from; i < to; i++ {
-		reqs = append(reqs, bwPut(Item{"pk": S("a"), "sk": N(bItoa(i))}))
+		reqs = append(reqs, putRequest(batchKey(i)))
 	}
 	return reqs
 }
@@ -111,7 +80,7 @@ func init() {
 		Case{Name: "BatchGetItem/SingleTable", Run: func(t *testing.T, h *H) {
 			tbl := batchFixture(h, 5)
 			out, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
-				tbl: bKeysAndAttrs(batchKey(4), batchKey(0), batchKey(2)),
+				tbl: keysAndAttrs(batchKey(4), batchKey(0), batchKey(2)),
 			}})
 			h.Must(err)
 			h.WantItemSet(out.Responses[tbl], []Item{items[0], items[2], items[4]})
@@ -124,8 +93,8 @@ func init() {
 			t2 := h.HashTable()
 			h.PutMany(t2, Item{"pk": S("x"), "n": N("1")}, Item{"pk": S("y"), "n": N("2")})
 			out, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
-				t1: bKeysAndAttrs(batchKey(1)),
-				t2: bKeysAndAttrs(Item{"pk": S("x")}, Item{"pk": S("y")}),
+				t1: keysAndAttrs(batchKey(1)),
+				t2: keysAndAttrs(Item{"pk": S("x")}, Item{"pk": S("y")}),
 			}})
 			h.Must(err)
 			if len(out.Responses) != 2 {
@@ -137,7 +106,7 @@ func init() {
 		Case{Name: "BatchGetItem/MissingItemsOmitted", Run: func(t *testing.T, h *H) {
 			tbl := batchFixture(h, 3)
 			out, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
-				tbl: bKeysAndAttrs(batchKey(7), batchKey(1), Item{"pk": S("zz"), "sk": N("1")}),
+				tbl: keysAndAttrs(batchKey(7), batchKey(1), Item{"pk": S("zz"), "sk": N("1")}),
 			}})
 			h.Must(err)
 			h.WantItems(out.Responses[tbl], []Item{items[1]})
@@ -145,7 +114,7 @@ func init() {
 		Case{Name: "BatchGetItem/AllMissing", Run: func(t *testing.T, h *H) {
 			tbl := batchFixture(h, 3)
 			out, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
-				tbl: bKeysAndAttrs(batchKey(7), batchKey(8)),
+				tbl: keysAndAttrs(batchKey(7), batchKey(8)),
 			}})
 			h.Must(err)
 			if got, ok := out.Responses[tbl]; !ok || len(got) != 0 {
@@ -154,7 +123,7 @@ func init() {
 		}},
 		Case{Name: "BatchGetItem/ProjectionExpression", Run: func(t *testing.T, h *H) {
 			tbl := batchFixture(h, 3)
-			ka := bKeysAndAttrs(batchKey(0), batchKey(2))
+			ka := keysAndAttrs(batchKey(0), batchKey(2))
 			ka.ProjectionExpression = aws.String("v, doc.l[1], #k")
 			ka.ExpressionAttributeNames = map[string]string{"#k": "sk"}
 			out, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{tbl: ka}})
@@ -167,7 +136,7 @@ func init() {
 		Case{Name: "BatchGetItem/ProjectionPerTable", Run: func(t *testing.T, h *H) {
 			t1 := batchFixture(h, 2)
 			t2 := batchFixture(h, 2)
-			a, b := bKeysAndAttrs(batchKey(0)), bKeysAndAttrs(batchKey(0))
+			a, b := keysAndAttrs(batchKey(0)), keysAndAttrs(batchKey(0))
 			a.ProjectionExpression = aws.String("v")
 			out, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{t1: a, t2: b}})
 			h.Must(err)
@@ -176,7 +145,7 @@ func init() {
 		}},
 		Case{Name: "BatchGetItem/ConsistentRead", Run: func(t *testing.T, h *H) {
 			tbl := batchFixture(h, 3)
-			ka := bKeysAndAttrs(batchKey(2))
+			ka := keysAndAttrs(batchKey(2))
 			ka.ConsistentRead = aws.Bool(true)
 			out, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{tbl: ka}})
 			h.Must(err)
@@ -185,7 +154,7 @@ func init() {
 		Case{Name: "BatchGetItem/HundredKeys", Run: func(t *testing.T, h *H) {
 			tbl := batchFixture(h, 100)
 			out, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
-				tbl: bKeysAndAttrs(keyRange(0, 100)...),
+				tbl: keysAndAttrs(keyRange(0, 100)...),
 			}})
 			h.Must(err)
 			h.WantItemSet(out.Responses[tbl], batchItems(100))
@@ -193,7 +162,7 @@ func init() {
 		Case{Name: "BatchGetItem/DuplicateKeysInOtherTables", Run: func(t *testing.T, h *H) {
 			t1, t2 := batchFixture(h, 1), batchFixture(h, 1)
 			out, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
-				t1: bKeysAndAttrs(batchKey(0)), t2: bKeysAndAttrs(batchKey(0)),
+				t1: keysAndAttrs(batchKey(0)), t2: keysAndAttrs(batchKey(0)),
 			}})
 			h.Must(err)
 			h.WantItems(out.Responses[t1], []Item{items[0]})
@@ -204,36 +173,36 @@ func init() {
 			// "1.00" are not duplicates, and the item comes back twice.
 			tbl := batchFixture(h, 3)
 			out, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
-				tbl: bKeysAndAttrs(batchKey(1), Item{"pk": S("a"), "sk": N("1.00")}),
+				tbl: keysAndAttrs(batchKey(1), Item{"pk": S("a"), "sk": N("1.00")}),
 			}})
 			h.Must(err)
 			h.WantItems(out.Responses[tbl], []Item{items[1], items[1]})
 		}},
 		Case{Name: "BatchGetItem/MissingTable", Run: func(t *testing.T, h *H) {
 			_, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
-				h.TableName(): bKeysAndAttrs(batchKey(0)),
+				h.TableName(): keysAndAttrs(batchKey(0)),
 			}})
 			h.WantError(err, "ResourceNotFoundException", "Cannot do operations on a non-existent table")
 		}},
 		Case{Name: "BatchGetItem/MissingTableAmongOthers", Run: func(t *testing.T, h *H) {
 			tbl := batchFixture(h, 1)
 			_, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
-				tbl: bKeysAndAttrs(batchKey(0)), h.TableName(): bKeysAndAttrs(batchKey(0)),
+				tbl: keysAndAttrs(batchKey(0)), h.TableName(): keysAndAttrs(batchKey(0)),
 			}})
 			h.WantError(err, "ResourceNotFoundException", "Cannot do operations on a non-existent table")
 		}},
 		batchGetError("TooManyKeysError", func(tbl string) map[string]types.KeysAndAttributes {
-			return map[string]types.KeysAndAttributes{tbl: bKeysAndAttrs(keyRange(0, 101)...)}
+			return map[string]types.KeysAndAttributes{tbl: keysAndAttrs(keyRange(0, 101)...)}
 		}, "Too many items requested for the BatchGetItem call"),
 		Case{Name: "BatchGetItem/TooManyKeysAcrossTablesError", Run: func(t *testing.T, h *H) {
 			t1, t2 := h.RangeTable(types.ScalarAttributeTypeN), h.RangeTable(types.ScalarAttributeTypeN)
 			_, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
-				t1: bKeysAndAttrs(keyRange(0, 60)...), t2: bKeysAndAttrs(keyRange(0, 41)...),
+				t1: keysAndAttrs(keyRange(0, 60)...), t2: keysAndAttrs(keyRange(0, 41)...),
 			}})
 			h.WantError(err, "ValidationException", "Too many items requested for the BatchGetItem call")
 		}},
 		batchGetError("DuplicateKeysError", func(tbl string) map[string]types.KeysAndAttributes {
-			return map[string]types.KeysAndAttributes{tbl: bKeysAndAttrs(batchKey(0), batchKey(1), batchKey(0))}
+			return map[string]types.KeysAndAttributes{tbl: keysAndAttrs(batchKey(0), batchKey(1), batchKey(0))}
 		}, "Provided list of item keys contains duplicates"),
 		batchGetError("EmptyRequestError", func(tbl string) map[string]types.KeysAndAttributes {
 			return map[string]types.KeysAndAttributes{}
@@ -242,33 +211,33 @@ func init() {
 			return map[string]types.KeysAndAttributes{tbl: {Keys: []Item{}}}
 		}, "~The list of keys in RequestItems for BatchGetItem is required: "),
 		batchGetError("KeyMissingSortKeyError", func(tbl string) map[string]types.KeysAndAttributes {
-			return map[string]types.KeysAndAttributes{tbl: bKeysAndAttrs(Item{"pk": S("a")})}
+			return map[string]types.KeysAndAttributes{tbl: keysAndAttrs(Item{"pk": S("a")})}
 		}, "The number of conditions on the keys is invalid"),
 		batchGetError("KeyExtraAttributeError", func(tbl string) map[string]types.KeysAndAttributes {
-			return map[string]types.KeysAndAttributes{tbl: bKeysAndAttrs(Item{"pk": S("a"), "sk": N("1"), "v": S("v1")})}
+			return map[string]types.KeysAndAttributes{tbl: keysAndAttrs(Item{"pk": S("a"), "sk": N("1"), "v": S("v1")})}
 		}, "The number of conditions on the keys is invalid"),
 		batchGetError("KeyWrongNameError", func(tbl string) map[string]types.KeysAndAttributes {
-			return map[string]types.KeysAndAttributes{tbl: bKeysAndAttrs(Item{"pk": S("a"), "v": N("1")})}
+			return map[string]types.KeysAndAttributes{tbl: keysAndAttrs(Item{"pk": S("a"), "v": N("1")})}
 		}, "One of the required keys was not given a value"),
 		batchGetError("KeyTypeMismatchError", func(tbl string) map[string]types.KeysAndAttributes {
-			return map[string]types.KeysAndAttributes{tbl: bKeysAndAttrs(Item{"pk": S("a"), "sk": S("1")})}
+			return map[string]types.KeysAndAttributes{tbl: keysAndAttrs(Item{"pk": S("a"), "sk": S("1")})}
 		}, "One or more parameter values were invalid: Type mismatch for key"),
 		batchGetError("EmptyStringKeyError", func(tbl string) map[string]types.KeysAndAttributes {
-			return map[string]types.KeysAndAttributes{tbl: bKeysAndAttrs(Item{"pk": S(""), "sk": N("1")})}
+			return map[string]types.KeysAndAttributes{tbl: keysAndAttrs(Item{"pk": S(""), "sk": N("1")})}
 		}, "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk"),
 		batchGetError("UnusedNameError", func(tbl string) map[string]types.KeysAndAttributes {
-			ka := bKeysAndAttrs(batchKey(0))
+			ka := keysAndAttrs(batchKey(0))
 			ka.ProjectionExpression = aws.String("v")
 			ka.ExpressionAttributeNames = map[string]string{"#u": "x"}
 			return map[string]types.KeysAndAttributes{tbl: ka}
 		}, "Value provided in ExpressionAttributeNames unused in expressions: keys: {#u}"),
 		batchGetError("UndefinedNameError", func(tbl string) map[string]types.KeysAndAttributes {
-			ka := bKeysAndAttrs(batchKey(0))
+			ka := keysAndAttrs(batchKey(0))
 			ka.ProjectionExpression = aws.String("#n")
 			return map[string]types.KeysAndAttributes{tbl: ka}
 		}, "Invalid ProjectionExpression: An expression attribute name used in the document path is not defined; attribute name: #n"),
 		batchGetError("ReservedWordError", func(tbl string) map[string]types.KeysAndAttributes {
-			ka := bKeysAndAttrs(batchKey(0))
+			ka := keysAndAttrs(batchKey(0))
 			ka.ProjectionExpression = aws.String("name")
 			return map[string]types.KeysAndAttributes{tbl: ka}
 		}, "Invalid ProjectionExpression: Attribute name is a reserved keyword; reserved keyword: name"),
@@ -280,8 +249,8 @@ func init() {
 			t2 := h.HashTable()
 			h.Put(t2, Item{"pk": S("gone")})
 			out, err := h.API.BatchWriteItem(h.Ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
-				t1: {bwDel(batchKey(0)), bwPut(Item{"pk": S("a"), "sk": N("9"), "v": S("new")}), bwDel(batchKey(2))},
-				t2: {bwPut(Item{"pk": S("x"), "l": L(NULL())}), bwDel(Item{"pk": S("gone")})},
+				t1: {deleteRequest(batchKey(0)), putRequest(Item{"pk": S("a"), "sk": N("9"), "v": S("new")}), deleteRequest(batchKey(2))},
+				t2: {putRequest(Item{"pk": S("x"), "l": L(NULL())}), deleteRequest(Item{"pk": S("gone")})},
 			}})
 			h.Must(err)
 			if len(out.UnprocessedItems) != 0 {
@@ -293,7 +262,7 @@ func init() {
 		Case{Name: "BatchWriteItem/PutReplacesItem", Run: func(t *testing.T, h *H) {
 			tbl := batchFixture(h, 2)
 			_, err := h.API.BatchWriteItem(h.Ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
-				tbl: {bwPut(Item{"pk": S("a"), "sk": N("1"), "w": BOOL(true)})},
+				tbl: {putRequest(Item{"pk": S("a"), "sk": N("1"), "w": BOOL(true)})},
 			}})
 			h.Must(err)
 			h.WantItem(h.Get(tbl, batchKey(1)), Item{"pk": S("a"), "sk": N("1"), "w": BOOL(true)})
@@ -301,7 +270,7 @@ func init() {
 		Case{Name: "BatchWriteItem/DeleteMissingItem", Run: func(t *testing.T, h *H) {
 			tbl := batchFixture(h, 1)
 			_, err := h.API.BatchWriteItem(h.Ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
-				tbl: {bwDel(batchKey(5)), bwDel(Item{"pk": S("nobody"), "sk": N("0")})},
+				tbl: {deleteRequest(batchKey(5)), deleteRequest(Item{"pk": S("nobody"), "sk": N("0")})},
 			}})
 			h.Must(err)
 			h.WantItem(h.Get(tbl, batchKey(0)), items[0])
@@ -327,7 +296,7 @@ func init() {
 		Case{Name: "BatchWriteItem/MaintainsIndexes", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			_, err := h.API.BatchWriteItem(h.Ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
-				tbl: {bwPut(Item{"pk": S("n"), "sk": S("s"), "g": S("H"), "gn": N("0")}), bwDel(ixKey(4))},
+				tbl: {putRequest(Item{"pk": S("n"), "sk": S("s"), "g": S("H"), "gn": N("0")}), deleteRequest(ixKey(4))},
 			}})
 			h.Must(err)
 			out := h.MustQuery(gQuery(tbl, "keys", "H"))
@@ -355,11 +324,11 @@ func init() {
 			return map[string][]types.WriteRequest{tbl: append(putRange(0, 3), putRange(1, 2)...)}
 		}, "Provided list of item keys contains duplicates"),
 		batchWriteError("PutAndDeleteSameKeyError", func(tbl string) map[string][]types.WriteRequest {
-			return map[string][]types.WriteRequest{tbl: {bwPut(Item{"pk": S("a"), "sk": N("1")}), bwDel(batchKey(1))}}
+			return map[string][]types.WriteRequest{tbl: {putRequest(Item{"pk": S("a"), "sk": N("1")}), deleteRequest(batchKey(1))}}
 		}, "Provided list of item keys contains duplicates"),
 		batchWriteError("DuplicateNumberNotationError", func(tbl string) map[string][]types.WriteRequest {
 			// Unlike BatchGetItem's, these keys are compared as numbers.
-			return map[string][]types.WriteRequest{tbl: {bwPut(Item{"pk": S("a"), "sk": N("1")}), bwPut(Item{"pk": S("a"), "sk": N("1.0")})}}
+			return map[string][]types.WriteRequest{tbl: {putRequest(Item{"pk": S("a"), "sk": N("1")}), putRequest(Item{"pk": S("a"), "sk": N("1.0")})}}
 		}, "Provided list of item keys contains duplicates"),
 		batchWriteError("EmptyRequestError", func(tbl string) map[string][]types.WriteRequest {
 			return map[string][]types.WriteRequest{}
@@ -368,29 +337,29 @@ func init() {
 			return map[string][]types.WriteRequest{tbl: {}}
 		}, "~The batch write request list for a table cannot be null or empty: "),
 		batchWriteError("InvalidItemFailsWholeBatch", func(tbl string) map[string][]types.WriteRequest {
-			return map[string][]types.WriteRequest{tbl: append(putRange(0, 3), bwPut(Item{"pk": S("a")}))}
+			return map[string][]types.WriteRequest{tbl: append(putRange(0, 3), putRequest(Item{"pk": S("a")}))}
 		}, "One of the required keys was not given a value"),
 		batchWriteError("KeyTypeMismatchFailsWholeBatch", func(tbl string) map[string][]types.WriteRequest {
-			return map[string][]types.WriteRequest{tbl: append(putRange(0, 3), bwPut(Item{"pk": S("a"), "sk": S("x")}))}
+			return map[string][]types.WriteRequest{tbl: append(putRange(0, 3), putRequest(Item{"pk": S("a"), "sk": S("x")}))}
 		}, "One or more parameter values were invalid: Type mismatch for key"),
 		batchWriteError("EmptySetFailsWholeBatch", func(tbl string) map[string][]types.WriteRequest {
 			// Sic: DynamoDB's message has two spaces.
-			return map[string][]types.WriteRequest{tbl: append(putRange(0, 3), bwPut(Item{"pk": S("a"), "sk": N("9"), "s": SS()}))}
+			return map[string][]types.WriteRequest{tbl: append(putRange(0, 3), putRequest(Item{"pk": S("a"), "sk": N("9"), "s": SS()}))}
 		}, "One or more parameter values were invalid: An string set  may not be empty"),
 		batchWriteError("EmptyStringKeyFailsWholeBatch", func(tbl string) map[string][]types.WriteRequest {
-			return map[string][]types.WriteRequest{tbl: append(putRange(0, 3), bwPut(Item{"pk": S(""), "sk": N("9")}))}
+			return map[string][]types.WriteRequest{tbl: append(putRange(0, 3), putRequest(Item{"pk": S(""), "sk": N("9")}))}
 		}, "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk"),
 		batchWriteError("ItemTooLargeFailsWholeBatch", func(tbl string) map[string][]types.WriteRequest {
-			return map[string][]types.WriteRequest{tbl: append(putRange(0, 3), bwPut(Item{"pk": S("a"), "sk": N("9"), "d": S(strings.Repeat("x", 409600))}))}
+			return map[string][]types.WriteRequest{tbl: append(putRange(0, 3), putRequest(Item{"pk": S("a"), "sk": N("9"), "d": S(strings.Repeat("x", 409600))}))}
 		}, "Item size has exceeded the maximum allowed size"),
 		batchWriteError("DeleteKeyExtraAttributeError", func(tbl string) map[string][]types.WriteRequest {
-			return map[string][]types.WriteRequest{tbl: append(putRange(0, 3), bwDel(Item{"pk": S("a"), "sk": N("9"), "v": S("x")}))}
+			return map[string][]types.WriteRequest{tbl: append(putRange(0, 3), deleteRequest(Item{"pk": S("a"), "sk": N("9"), "v": S("x")}))}
 		}, "The number of conditions on the keys is invalid"),
 		batchWriteError("DeleteKeyTypeMismatchError", func(tbl string) map[string][]types.WriteRequest {
-			return map[string][]types.WriteRequest{tbl: append(putRange(0, 3), bwDel(Item{"pk": S("a"), "sk": S("9")}))}
+			return map[string][]types.WriteRequest{tbl: append(putRange(0, 3), deleteRequest(Item{"pk": S("a"), "sk": S("9")}))}
 		}, "One or more parameter values were invalid: Type mismatch for key"),
 		batchWriteError("PutAndDeleteInOneRequestError", func(tbl string) map[string][]types.WriteRequest {
-			both := bwPut(Item{"pk": S("a"), "sk": N("9")})
+			both := putRequest(Item{"pk": S("a"), "sk": N("9")})
 			both.DeleteRequest = &types.DeleteRequest{Key: batchKey(9)}
 			return map[string][]types.WriteRequest{tbl: append(putRange(0, 3), both)}
 		}, "Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes"),
@@ -400,7 +369,7 @@ func init() {
 		Case{Name: "BatchWriteItem/IndexKeyTypeMismatchFailsWholeBatch", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			_, err := h.API.BatchWriteItem(h.Ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{
-				tbl: {bwPut(Item{"pk": S("n1"), "sk": S("s")}), bwPut(Item{"pk": S("n2"), "sk": S("s"), "gn": S("x")})},
+				tbl: {putRequest(Item{"pk": S("n1"), "sk": S("s")}), putRequest(Item{"pk": S("n2"), "sk": S("s"), "gn": S("x")})},
 			}})
 			h.WantError(err, "ValidationException", "One or more parameter values were invalid: Type mismatch for Index Key")
 			h.WantItem(h.Get(tbl, Item{"pk": S("n1"), "sk": S("s")}), nil)

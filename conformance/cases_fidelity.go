@@ -1,8 +1,7 @@
 package conformance
 
 import (
-	"errors"
-	"slices"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -51,24 +50,22 @@ func msgNestedKey(what, name string) string {
 	return "Key attributes must be scalars; list random access '[]' and map lookup '.' are not allowed: " + what + ": " + name
 }
 
-// fidTable creates the table most cases here use: pk (S) and sk (N), and a
+// indexedTable creates the table most cases here use: pk (S) and sk (N), and a
 // global index gsi on g (S) and gn (N) projecting a, m and ss.
-func fidTable(h *H) string {
+func indexedTable(h *H) string {
 	h.t.Helper()
 	return h.CreateTable(&dynamodb.CreateTableInput{
-		AttributeDefinitions: []types.AttributeDefinition{
-			bDef("pk", types.ScalarAttributeTypeS), bDef("sk", types.ScalarAttributeTypeN),
-			bDef("g", types.ScalarAttributeTypeS), bDef("gn", types.ScalarAttributeTypeN),
-		},
-		KeySchema:              bKeySchema("pk", "sk"),
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{bGSI("gsi", "g", "gn", bProjection(types.ProjectionTypeInclude, "a", "m", "ss"))},
+		AttributeDefinitions:   attrDefs("pk", "S", "sk", "N", "g", "S", "gn", "N"),
+		KeySchema:              keySchema("pk", "sk"),
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("gsi", "g", "gn", types.ProjectionTypeInclude, "a", "m", "ss")},
 	})
 }
 
-func fidKey(pk, sk string) Item { return Item{"pk": S(pk), "sk": N(sk)} }
+// indexedKey is the key of indexedTable with partition pk and sort key sk.
+func indexedKey(pk, sk string) Item { return Item{"pk": S(pk), "sk": N(sk)} }
 
 func nestedKeyGetItem(t *testing.T, h *H) {
-	tab := fidTable(h)
+	tab := indexedTable(h)
 	h.Put(tab, Item{"pk": S("a"), "sk": N("1"), "g": S("x"), "gn": N("2"), "m": M(Item{"x": N("1")})})
 	get := func(key Item, proj string, names Names) error {
 		in := &dynamodb.GetItemInput{TableName: aws.String(tab), Key: key, ProjectionExpression: aws.String(proj)}
@@ -78,7 +75,7 @@ func nestedKeyGetItem(t *testing.T, h *H) {
 		_, err := h.API.GetItem(h.Ctx, in)
 		return err
 	}
-	key := fidKey("a", "1")
+	key := indexedKey("a", "1")
 	h.WantError(get(key, "sk.x", nil), "ValidationException", msgNestedKey("Key", "sk"))
 	h.WantError(get(key, "#p[0]", Names{"#p": "pk"}), "ValidationException", msgNestedKey("Key", "pk"))
 	h.WantError(get(key, "g.x", nil), "ValidationException", msgNestedKey("IndexKey", "g"))
@@ -100,17 +97,12 @@ func nestedKeyGetItem(t *testing.T, h *H) {
 // indexes first, each kind in DynamoDB Local's order of index names.
 func nestedKeyIndexOrder(t *testing.T, h *H) {
 	tab := h.CreateTable(&dynamodb.CreateTableInput{
-		AttributeDefinitions: []types.AttributeDefinition{
-			bDef("pk", types.ScalarAttributeTypeS), bDef("sk", types.ScalarAttributeTypeS), bDef("lk", types.ScalarAttributeTypeN),
-			bDef("g1", types.ScalarAttributeTypeS), bDef("g2", types.ScalarAttributeTypeS), bDef("g3", types.ScalarAttributeTypeN),
-		},
-		KeySchema: bKeySchema("pk", "sk"),
-		LocalSecondaryIndexes: []types.LocalSecondaryIndex{{
-			IndexName: aws.String("lsi1"), KeySchema: bKeySchema("pk", "lk"), Projection: bProjection(types.ProjectionTypeAll),
-		}},
+		AttributeDefinitions:  attrDefs("pk", "S", "sk", "S", "lk", "N", "g1", "S", "g2", "S", "g3", "N"),
+		KeySchema:             keySchema("pk", "sk"),
+		LocalSecondaryIndexes: []types.LocalSecondaryIndex{lsi("lsi1", "pk", "lk", types.ProjectionTypeAll)},
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
-			bGSI("gsi2", "g2", "g3", bProjection(types.ProjectionTypeAll)),
-			bGSI("gsi1", "g1", "", bProjection(types.ProjectionTypeKeysOnly)),
+			gsi("gsi2", "g2", "g3", types.ProjectionTypeAll),
+			gsi("gsi1", "g1", "", types.ProjectionTypeKeysOnly),
 		},
 	})
 	get := func(proj string) error {
@@ -125,7 +117,7 @@ func nestedKeyIndexOrder(t *testing.T, h *H) {
 }
 
 func nestedKeyQueryScan(t *testing.T, h *H) {
-	tab := fidTable(h)
+	tab := indexedTable(h)
 	p := Item{":p": S("a")}
 	query := func(in *dynamodb.QueryInput) error {
 		in.TableName = aws.String(tab)
@@ -177,7 +169,7 @@ func nestedKeyQueryScan(t *testing.T, h *H) {
 }
 
 func nestedKeyKeyCondition(t *testing.T, h *H) {
-	tab := fidTable(h)
+	tab := indexedTable(h)
 	query := func(index, kc string) error {
 		in := &dynamodb.QueryInput{TableName: aws.String(tab), KeyConditionExpression: aws.String(kc), ExpressionAttributeValues: Item{":p": S("a")}}
 		if index != "" {
@@ -199,8 +191,8 @@ func nestedKeyKeyCondition(t *testing.T, h *H) {
 }
 
 func nestedKeyWrites(t *testing.T, h *H) {
-	tab := fidTable(h)
-	key := fidKey("a", "1")
+	tab := indexedTable(h)
+	key := indexedKey("a", "1")
 	one := Item{":v": N("1")}
 	upd := func(key Item, update, cond string, values Item) error {
 		in := &dynamodb.UpdateItemInput{TableName: aws.String(tab), Key: key, UpdateExpression: aws.String(update)}
@@ -232,7 +224,7 @@ func nestedKeyWrites(t *testing.T, h *H) {
 	h.WantError(upd(Item{"pk": N("1"), "sk": N("1")}, "SET a = :v", "size(gn.x) > :v", one), "ValidationException",
 		"One or more parameter values were invalid: Type mismatch for key")
 
-	_, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(tab), Item: fidKey("b", "1"),
+	_, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(tab), Item: indexedKey("b", "1"),
 		ConditionExpression: aws.String("attribute_exists(gn.x)")})
 	h.WantError(err, "ValidationException", msgNestedKey("IndexKey", "gn"))
 	_, err = h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(tab), Item: Item{"pk": S("b"), "sk": N("1"), "gn": S("x")},
@@ -244,8 +236,8 @@ func nestedKeyWrites(t *testing.T, h *H) {
 }
 
 func nestedKeyBatchGet(t *testing.T, h *H) {
-	tab := fidTable(h)
-	key := fidKey("a", "1")
+	tab := indexedTable(h)
+	key := indexedKey("a", "1")
 	_, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{
 		tab: {Keys: []Item{key}, ProjectionExpression: aws.String("a, gn.x")},
 	}})
@@ -275,124 +267,70 @@ func nestedKeyBatchGet(t *testing.T, h *H) {
 	h.WantError(tget(g(key, "a"), g(key, "gn.x")), "ValidationException", msgNestedKey("IndexKey", "gn"))
 }
 
-// Transaction operation builders for the cases below.
-func fTxPut(tab string, item Item, cond string) types.TransactWriteItem {
-	p := &types.Put{TableName: aws.String(tab), Item: item}
-	if cond != "" {
-		p.ConditionExpression = aws.String(cond)
-	}
-	return types.TransactWriteItem{Put: p}
-}
-
-func fTxUpdate(tab string, key Item, update, cond string, values Item) types.TransactWriteItem {
-	u := &types.Update{TableName: aws.String(tab), Key: key, UpdateExpression: aws.String(update)}
-	if cond != "" {
-		u.ConditionExpression = aws.String(cond)
-	}
-	if values != nil {
-		u.ExpressionAttributeValues = values
-	}
-	return types.TransactWriteItem{Update: u}
-}
-
-func fTxDelete(tab string, key Item, cond string) types.TransactWriteItem {
-	d := &types.Delete{TableName: aws.String(tab), Key: key}
-	if cond != "" {
-		d.ConditionExpression = aws.String(cond)
-	}
-	return types.TransactWriteItem{Delete: d}
-}
-
-func fTxCheck(tab string, key Item, cond string) types.TransactWriteItem {
-	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(tab), Key: key, ConditionExpression: aws.String(cond)}}
-}
-
-func (h *H) fTransact(items ...types.TransactWriteItem) error {
-	_, err := h.API.TransactWriteItems(h.Ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-	return err
-}
-
-// fWantCanceled fails the case unless err is a TransactionCanceledException
-// with these reason codes.
-func (h *H) fWantCanceled(err error, codes ...string) {
-	h.t.Helper()
-	var tce *types.TransactionCanceledException
-	if !errors.As(err, &tce) {
-		h.t.Fatalf("got %v, want TransactionCanceledException %v", err, codes)
-	}
-	var got []string
-	for _, r := range tce.CancellationReasons {
-		got = append(got, aws.ToString(r.Code))
-	}
-	if !slices.Equal(got, codes) {
-		h.t.Fatalf("cancellation reasons %v, want %v", got, codes)
-	}
-}
-
 func nestedKeyTransactWrite(t *testing.T, h *H) {
-	tab := fidTable(h)
-	k1, k2 := fidKey("a", "1"), fidKey("b", "1")
+	tab := indexedTable(h)
+	k1, k2 := indexedKey("a", "1"), indexedKey("b", "1")
 	one := Item{":v": N("1")}
-	h.WantError(h.fTransact(fTxPut(tab, k1, "attribute_exists(gn.x)")), "ValidationException", msgNestedKey("IndexKey", "gn"))
-	h.WantError(h.fTransact(fTxUpdate(tab, k1, "SET a = gn.x", "", nil)), "ValidationException", msgNestedKey("IndexKey", "gn"))
-	h.WantError(h.fTransact(fTxDelete(tab, k1, "attribute_exists(sk.x)")), "ValidationException", msgNestedKey("Key", "sk"))
+	h.WantError(h.txWrite(txCond(txPut(tab, k1), "attribute_exists(gn.x)")), "ValidationException", msgNestedKey("IndexKey", "gn"))
+	h.WantError(h.txWrite(txUpdate(tab, k1, "SET a = gn.x", nil)), "ValidationException", msgNestedKey("IndexKey", "gn"))
+	h.WantError(h.txWrite(txCond(txDelete(tab, k1), "attribute_exists(sk.x)")), "ValidationException", msgNestedKey("Key", "sk"))
 	// Not checked in a ConditionCheck.
-	h.fWantCanceled(h.fTransact(fTxCheck(tab, k1, "attribute_exists(gn.x)")), "ConditionalCheckFailed")
+	h.WantCancelCodes(h.txWrite(txCheck(tab, k1, "attribute_exists(gn.x)", nil)), "ConditionalCheckFailed")
 	// Thrown in the order of the operations, over the reasons of earlier
 	// ones and before the errors of later ones.
-	h.WantError(h.fTransact(fTxUpdate(tab, k1, "REMOVE a", "attribute_exists(zz)", nil), fTxUpdate(tab, k2, "REMOVE gn.x", "", nil)),
+	h.WantError(h.txWrite(txCond(txUpdate(tab, k1, "REMOVE a", nil), "attribute_exists(zz)"), txUpdate(tab, k2, "REMOVE gn.x", nil)),
 		"ValidationException", msgNestedKey("IndexKey", "gn"))
-	h.WantError(h.fTransact(fTxUpdate(tab, k1, "REMOVE gn.x", "", nil), fTxUpdate(tab, k2, "SET sk = :v", "", one)),
+	h.WantError(h.txWrite(txUpdate(tab, k1, "REMOVE gn.x", nil), txUpdate(tab, k2, "SET sk = :v", one)),
 		"ValidationException", msgNestedKey("IndexKey", "gn"))
 	_, err := h.API.TransactWriteItems(h.Ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-		fTxUpdate(tab, k1, "SET sk = :v", "", one), fTxUpdate(tab, k2, "REMOVE gn.x", "", nil),
+		txUpdate(tab, k1, "SET sk = :v", one), txUpdate(tab, k2, "REMOVE gn.x", nil),
 	}})
-	h.fWantCanceled(err, "ValidationError")
-	h.WantError(h.fTransact(fTxDelete(tab, k2, "attribute_exists(sk.x)"), fTxPut(tab, k1, ""), fTxPut(tab, k1, "")),
+	h.WantCancelCodes(err, "ValidationError")
+	h.WantError(h.txWrite(txCond(txDelete(tab, k2), "attribute_exists(sk.x)"), txPut(tab, k1), txPut(tab, k1)),
 		"ValidationException", msgNestedKey("Key", "sk"))
-	h.WantError(h.fTransact(fTxPut(tab, k1, ""), fTxPut(tab, k1, ""), fTxDelete(tab, k2, "attribute_exists(sk.x)")),
+	h.WantError(h.txWrite(txPut(tab, k1), txPut(tab, k1), txCond(txDelete(tab, k2), "attribute_exists(sk.x)")),
 		"ValidationException", "Transaction request cannot include multiple operations on one item")
 	// Expressions and items of all operations are checked first.
-	h.WantError(h.fTransact(fTxUpdate(tab, k1, "REMOVE gn.x", "", nil), fTxUpdate(tab, k2, "REMOVE a,", "", nil)),
+	h.WantError(h.txWrite(txUpdate(tab, k1, "REMOVE gn.x", nil), txUpdate(tab, k2, "REMOVE a,", nil)),
 		"ValidationException", "Invalid UpdateExpression: Syntax error; token: \"<EOF>\", near: \",\"")
-	h.WantError(h.fTransact(fTxUpdate(tab, k2, "REMOVE gn.x", "", nil), fTxPut(tab, Item{"pk": S("a"), "sk": N("1"), "x": SS()}, "")),
+	h.WantError(h.txWrite(txUpdate(tab, k2, "REMOVE gn.x", nil), txPut(tab, Item{"pk": S("a"), "sk": N("1"), "x": SS()})),
 		"ValidationException", "One or more parameter values were invalid: An string set  may not be empty")
 }
 
 // transactOrderByOperation: after the expressions and items, DynamoDB
 // takes the operations one by one, each to its end.
 func transactOrderByOperation(t *testing.T, h *H) {
-	tab := fidTable(h)
-	k1, k2 := fidKey("a", "1"), fidKey("b", "1")
+	tab := indexedTable(h)
+	k1, k2 := indexedKey("a", "1"), indexedKey("b", "1")
 	one := Item{":v": N("1")}
-	noExpr := types.TransactWriteItem{Put: &types.Put{TableName: aws.String(tab), Item: fidKey("w", "1"), ExpressionAttributeNames: Names{"#a": "a"}}}
+	noExpr := types.TransactWriteItem{Put: &types.Put{TableName: aws.String(tab), Item: indexedKey("w", "1"), ExpressionAttributeNames: Names{"#a": "a"}}}
 	const msgNoExpr = "ExpressionAttributeNames can only be specified when using expressions"
-	missing := fTxPut(h.TableName(), Item{"pk": S("a")}, "")
+	missing := txPut(h.TableName(), Item{"pk": S("a")})
 	const msgMissing = "~non-existent table"
 	// Placeholders without an expression, against a later or earlier
 	// operation's error of each kind.
-	h.WantError(h.fTransact(noExpr, missing), "ValidationException", msgNoExpr)
-	h.WantError(h.fTransact(missing, noExpr), "ResourceNotFoundException", msgMissing)
-	h.WantError(h.fTransact(noExpr, fTxUpdate(tab, k2, "SET sk = :v", "", one)), "ValidationException", msgNoExpr)
-	h.fWantCanceled(h.fTransact(fTxUpdate(tab, k2, "SET sk = :v", "", one), noExpr), "ValidationError")
-	h.WantError(h.fTransact(noExpr, fTxUpdate(tab, k2, "SET a = zz", "", nil)), "ValidationException", msgNoExpr)
-	h.WantError(h.fTransact(fTxUpdate(tab, k2, "SET a = zz", "", nil), noExpr), "ValidationException",
+	h.WantError(h.txWrite(noExpr, missing), "ValidationException", msgNoExpr)
+	h.WantError(h.txWrite(missing, noExpr), "ResourceNotFoundException", msgMissing)
+	h.WantError(h.txWrite(noExpr, txUpdate(tab, k2, "SET sk = :v", one)), "ValidationException", msgNoExpr)
+	h.WantCancelCodes(h.txWrite(txUpdate(tab, k2, "SET sk = :v", one), noExpr), "ValidationError")
+	h.WantError(h.txWrite(noExpr, txUpdate(tab, k2, "SET a = zz", nil)), "ValidationException", msgNoExpr)
+	h.WantError(h.txWrite(txUpdate(tab, k2, "SET a = zz", nil), noExpr), "ValidationException",
 		"The provided expression refers to an attribute that does not exist in the item")
 	// Reasons (key types, conditions) do not stop later operations.
-	h.WantError(h.fTransact(fTxPut(tab, Item{"pk": N("1"), "sk": N("1")}, ""), noExpr), "ValidationException", msgNoExpr)
-	h.WantError(h.fTransact(fTxPut(tab, k1, "attribute_exists(zz)"), noExpr), "ValidationException", msgNoExpr)
-	h.WantError(h.fTransact(fTxPut(tab, k1, "attribute_exists(zz)"), fTxUpdate(tab, k2, "SET a = zz", "", nil)), "ValidationException",
+	h.WantError(h.txWrite(txPut(tab, Item{"pk": N("1"), "sk": N("1")}), noExpr), "ValidationException", msgNoExpr)
+	h.WantError(h.txWrite(txCond(txPut(tab, k1), "attribute_exists(zz)"), noExpr), "ValidationException", msgNoExpr)
+	h.WantError(h.txWrite(txCond(txPut(tab, k1), "attribute_exists(zz)"), txUpdate(tab, k2, "SET a = zz", nil)), "ValidationException",
 		"The provided expression refers to an attribute that does not exist in the item")
 	_, err := h.API.TransactWriteItems(h.Ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-		fTxPut(tab, k1, "attribute_exists(zz)"), fTxUpdate(tab, k2, "SET sk = :v", "", one),
+		txCond(txPut(tab, k1), "attribute_exists(zz)"), txUpdate(tab, k2, "SET sk = :v", one),
 	}})
-	h.fWantCanceled(err, "ValidationError")
-	h.WantError(h.fTransact(fTxUpdate(tab, k1, "SET a = zz", "", nil), fTxUpdate(tab, k2, "SET sk = :v", "", one)), "ValidationException",
+	h.WantCancelCodes(err, "ValidationError")
+	h.WantError(h.txWrite(txUpdate(tab, k1, "SET a = zz", nil), txUpdate(tab, k2, "SET sk = :v", one)), "ValidationException",
 		"The provided expression refers to an attribute that does not exist in the item")
 	// Key errors other than type mismatches are thrown.
-	h.WantError(h.fTransact(fTxUpdate(tab, k2, "REMOVE gn.x", "", nil), fTxPut(tab, Item{"pk": S("a")}, "")),
+	h.WantError(h.txWrite(txUpdate(tab, k2, "REMOVE gn.x", nil), txPut(tab, Item{"pk": S("a")})),
 		"ValidationException", msgNestedKey("IndexKey", "gn"))
-	h.WantError(h.fTransact(fTxPut(tab, Item{"pk": S("a")}, ""), fTxUpdate(tab, k2, "REMOVE gn.x", "", nil)),
+	h.WantError(h.txWrite(txPut(tab, Item{"pk": S("a")}), txUpdate(tab, k2, "REMOVE gn.x", nil)),
 		"ValidationException", "One of the required keys was not given a value")
 	// Nothing was written.
 	if item := h.Get(tab, k2); item != nil {
@@ -403,43 +341,43 @@ func transactOrderByOperation(t *testing.T, h *H) {
 // transactOrderWithinOperation: within an operation, key type, condition,
 // key attribute update, update.
 func transactOrderWithinOperation(t *testing.T, h *H) {
-	tab := fidTable(h)
-	k := fidKey("b", "1")
+	tab := indexedTable(h)
+	k := indexedKey("b", "1")
 	one := Item{":v": N("1")}
-	h.fWantCanceled(h.fTransact(fTxUpdate(tab, k, "SET sk = :v", "attribute_exists(zz)", one)), "ConditionalCheckFailed")
-	h.fWantCanceled(h.fTransact(fTxUpdate(tab, k, "SET a = zz", "attribute_exists(zz)", nil)), "ConditionalCheckFailed")
-	h.fWantCanceled(h.fTransact(fTxUpdate(tab, k, "SET a = gn.x", "attribute_exists(zz)", nil)), "ConditionalCheckFailed")
-	h.fWantCanceled(h.fTransact(fTxUpdate(tab, Item{"pk": N("1"), "sk": N("1")}, "SET a = zz", "", nil)), "ValidationError")
-	h.fWantCanceled(h.fTransact(fTxPut(tab, Item{"pk": N("1"), "sk": N("1")}, "attribute_exists(gn.x)")), "ValidationError")
-	h.WantError(h.fTransact(fTxUpdate(tab, k, "SET a = gn.x, sk = :v", "", one)), "TransactionCanceledException", "")
+	h.WantCancelCodes(h.txWrite(txCond(txUpdate(tab, k, "SET sk = :v", one), "attribute_exists(zz)")), "ConditionalCheckFailed")
+	h.WantCancelCodes(h.txWrite(txCond(txUpdate(tab, k, "SET a = zz", nil), "attribute_exists(zz)")), "ConditionalCheckFailed")
+	h.WantCancelCodes(h.txWrite(txCond(txUpdate(tab, k, "SET a = gn.x", nil), "attribute_exists(zz)")), "ConditionalCheckFailed")
+	h.WantCancelCodes(h.txWrite(txUpdate(tab, Item{"pk": N("1"), "sk": N("1")}, "SET a = zz", nil)), "ValidationError")
+	h.WantCancelCodes(h.txWrite(txCond(txPut(tab, Item{"pk": N("1"), "sk": N("1")}), "attribute_exists(gn.x)")), "ValidationError")
+	h.WantError(h.txWrite(txUpdate(tab, k, "SET a = gn.x, sk = :v", one)), "TransactionCanceledException", "")
 }
 
 // transactOrderDuplicates: an operation on the item of an earlier one is
 // refused only once it passed its own checks; an operation that failed
 // does not count.
 func transactOrderDuplicates(t *testing.T, h *H) {
-	tab := fidTable(h)
-	k1, k2 := fidKey("a", "1"), fidKey("b", "1")
+	tab := indexedTable(h)
+	k1, k2 := indexedKey("a", "1"), indexedKey("b", "1")
 	one := Item{":v": N("1")}
 	const msgDup = "Transaction request cannot include multiple operations on one item"
-	h.WantError(h.fTransact(fTxPut(tab, k1, ""), fTxPut(tab, k1, "")), "ValidationException", msgDup)
-	h.fWantCanceled(h.fTransact(fTxPut(tab, k1, ""), fTxPut(tab, k1, "attribute_exists(zz)")), "None", "ConditionalCheckFailed")
-	h.fWantCanceled(h.fTransact(fTxPut(tab, k1, "attribute_exists(zz)"), fTxPut(tab, k1, "")), "ConditionalCheckFailed", "None")
-	h.fWantCanceled(h.fTransact(fTxPut(tab, k1, ""), fTxPut(tab, Item{"pk": S("a"), "sk": N("1"), "gn": S("x")}, "")), "None", "ValidationError")
-	h.fWantCanceled(h.fTransact(fTxPut(tab, k1, ""), fTxUpdate(tab, k1, "SET sk = :v", "", one)), "ValidationError")
-	h.WantError(h.fTransact(fTxPut(tab, k1, ""), fTxUpdate(tab, k1, "SET a = zz", "", nil)), "ValidationException",
+	h.WantError(h.txWrite(txPut(tab, k1), txPut(tab, k1)), "ValidationException", msgDup)
+	h.WantCancelCodes(h.txWrite(txPut(tab, k1), txCond(txPut(tab, k1), "attribute_exists(zz)")), "None", "ConditionalCheckFailed")
+	h.WantCancelCodes(h.txWrite(txCond(txPut(tab, k1), "attribute_exists(zz)"), txPut(tab, k1)), "ConditionalCheckFailed", "None")
+	h.WantCancelCodes(h.txWrite(txPut(tab, k1), txPut(tab, Item{"pk": S("a"), "sk": N("1"), "gn": S("x")})), "None", "ValidationError")
+	h.WantCancelCodes(h.txWrite(txPut(tab, k1), txUpdate(tab, k1, "SET sk = :v", one)), "ValidationError")
+	h.WantError(h.txWrite(txPut(tab, k1), txUpdate(tab, k1, "SET a = zz", nil)), "ValidationException",
 		"The provided expression refers to an attribute that does not exist in the item")
-	h.WantError(h.fTransact(fTxUpdate(tab, k1, "SET a = zz", "", nil), fTxPut(tab, k2, ""), fTxPut(tab, k2, "")), "ValidationException",
+	h.WantError(h.txWrite(txUpdate(tab, k1, "SET a = zz", nil), txPut(tab, k2), txPut(tab, k2)), "ValidationException",
 		"The provided expression refers to an attribute that does not exist in the item")
-	h.WantError(h.fTransact(fTxPut(tab, k1, "attribute_exists(zz)"), fTxPut(tab, k2, ""), fTxPut(tab, k2, "")), "ValidationException", msgDup)
+	h.WantError(h.txWrite(txCond(txPut(tab, k1), "attribute_exists(zz)"), txPut(tab, k2), txPut(tab, k2)), "ValidationException", msgDup)
 }
 
 // updatedValuesPathMustExist: UPDATED_OLD and UPDATED_NEW return the whole
 // top-level attribute of each path the update names, when that path exists
 // in the item before (OLD) or after (NEW) the update.
 func updatedValuesPathMustExist(t *testing.T, h *H) {
-	tab := fidTable(h)
-	key := fidKey("u", "1")
+	tab := indexedTable(h)
+	key := indexedKey("u", "1")
 	m := M(Item{"x": N("1"), "y": N("2"), "z": M(Item{"q": N("1")})})
 	l := L(N("1"), N("2"), M(Item{"k": N("3")}))
 	base := Item{"pk": S("u"), "sk": N("1"), "a": N("1"), "m": m, "l": l, "ss": SS("a", "b")}
@@ -482,7 +420,7 @@ func updatedValuesPathMustExist(t *testing.T, h *H) {
 
 // projErr returns the error of a GetItem with projection proj.
 func (h *H) projErr(tab, proj string, names Names) error {
-	in := &dynamodb.GetItemInput{TableName: aws.String(tab), Key: fidKey("a", "1"), ProjectionExpression: aws.String(proj)}
+	in := &dynamodb.GetItemInput{TableName: aws.String(tab), Key: indexedKey("a", "1"), ProjectionExpression: aws.String(proj)}
 	if names != nil {
 		in.ExpressionAttributeNames = names
 	}
@@ -498,7 +436,7 @@ func msgOverlap(kind, one, two string) string {
 // reverse order and names the path it was adding and the first path of the
 // tree where they meet, in the order of its hash maps.
 func checkOrderOverlapNaming(t *testing.T, h *H) {
-	tab := fidTable(h)
+	tab := indexedTable(h)
 	const proj, upd = "ProjectionExpression", "UpdateExpression"
 	h.WantError(h.projErr(tab, "c, m, c", nil), "ValidationException", msgOverlap(proj, "[c]", "[m]"))
 	h.WantError(h.projErr(tab, "a, a, b", nil), "ValidationException", msgOverlap(proj, "[a]", "[b]"))
@@ -508,7 +446,7 @@ func checkOrderOverlapNaming(t *testing.T, h *H) {
 	h.WantError(h.projErr(tab, "c, a, q, a[0]", nil), "ValidationException", msgOverlap(proj, "[a]", "[a, [0]]"))
 	h.WantError(h.projErr(tab, "#n0, lk, g, lk", Names{"#n0": "new"}), "ValidationException", msgOverlap(proj, "[lk]", "[g]"))
 	h.WantError(h.projErr(tab, "b, bb, c.x, x.c, bb[0]", nil), "ValidationException", msgOverlap(proj, "[bb]", "[x, c]"))
-	key := fidKey("a", "1")
+	key := indexedKey("a", "1")
 	_, err := h.UpdateErr(tab, key, "ADD lk :v0, lk :v2 DELETE #n0 :v1", Names{"#n0": "new"},
 		Item{":v0": N("1"), ":v1": SS("c", "b"), ":v2": N("0.1")}, "")
 	h.WantError(err, "ValidationException", msgOverlap(upd, "[lk]", "[new]"))
@@ -520,9 +458,9 @@ func checkOrderOverlapNaming(t *testing.T, h *H) {
 	h.WantError(err, "ValidationException", "Invalid UpdateExpression: Two document paths conflict with each other; must remove or rewrite one of these paths; path one: [l, [0]], path two: [l, x]")
 }
 
-// condErr returns the error of a PutItem with condition cond.
-func (h *H) condErr(tab, cond string, values Item) error {
-	in := &dynamodb.PutItemInput{TableName: aws.String(tab), Item: fidKey("o", "1"), ConditionExpression: aws.String(cond)}
+// condPutErr returns the error of a PutItem with condition cond.
+func (h *H) condPutErr(tab, cond string, values Item) error {
+	in := &dynamodb.PutItemInput{TableName: aws.String(tab), Item: indexedKey("o", "1"), ConditionExpression: aws.String(cond)}
 	if values != nil {
 		in.ExpressionAttributeValues = values
 	}
@@ -534,17 +472,17 @@ func (h *H) condErr(tab, cond string, values Item) error {
 // function names, list indexes out of range, reserved words and functions
 // out of place; then a repeated clause.
 func checkOrderParseTime(t *testing.T, h *H) {
-	tab := fidTable(h)
+	tab := indexedTable(h)
 	v := Item{":v": N("1")}
 	const cond = "Invalid ConditionExpression: "
-	h.WantError(h.condErr(tab, "name = :v AND ((a = :v))", v), "ValidationException", cond+"The expression has redundant parentheses;")
-	h.WantError(h.condErr(tab, "if_not_exists(name, :v) = :v", v), "ValidationException", cond+"The function is not allowed in a condition expression; function: if_not_exists")
-	h.WantError(h.condErr(tab, "size(a) AND name = :v", v), "ValidationException", cond+"The function is not allowed to be used this way in an expression; function: size")
-	h.WantError(h.condErr(tab, "name[99999999999] = :v", v), "ValidationException", cond+"Attribute name is a reserved keyword; reserved keyword: name")
-	h.WantError(h.condErr(tab, "a[99999999999].name = :v", v), "ValidationException", cond+"List index is not within the allowable range; index: [99999999999]")
-	h.WantError(h.condErr(tab, "foo(a) AND if_not_exists(a, :v) = :v", v), "ValidationException", cond+"Invalid function name; function: foo")
-	h.WantError(h.condErr(tab, "c = :zz AND size(a)", v), "ValidationException", cond+"The function is not allowed to be used this way in an expression; function: size")
-	key := fidKey("a", "1")
+	h.WantError(h.condPutErr(tab, "name = :v AND ((a = :v))", v), "ValidationException", cond+"The expression has redundant parentheses;")
+	h.WantError(h.condPutErr(tab, "if_not_exists(name, :v) = :v", v), "ValidationException", cond+"The function is not allowed in a condition expression; function: if_not_exists")
+	h.WantError(h.condPutErr(tab, "size(a) AND name = :v", v), "ValidationException", cond+"The function is not allowed to be used this way in an expression; function: size")
+	h.WantError(h.condPutErr(tab, "name[99999999999] = :v", v), "ValidationException", cond+"Attribute name is a reserved keyword; reserved keyword: name")
+	h.WantError(h.condPutErr(tab, "a[99999999999].name = :v", v), "ValidationException", cond+"List index is not within the allowable range; index: [99999999999]")
+	h.WantError(h.condPutErr(tab, "foo(a) AND if_not_exists(a, :v) = :v", v), "ValidationException", cond+"Invalid function name; function: foo")
+	h.WantError(h.condPutErr(tab, "c = :zz AND size(a)", v), "ValidationException", cond+"The function is not allowed to be used this way in an expression; function: size")
+	key := indexedKey("a", "1")
 	const upd = "Invalid UpdateExpression: "
 	_, err := h.UpdateErr(tab, key, "SET b = size(c), a = name", nil, nil, "")
 	h.WantError(err, "ValidationException", upd+"The function is not allowed in an update expression; function: size")
@@ -558,24 +496,24 @@ func checkOrderParseTime(t *testing.T, h *H) {
 // an undefined placeholder in an operand comes before the type check of
 // its operator, and after the checks of earlier subtrees.
 func checkOrderOperands(t *testing.T, h *H) {
-	tab := fidTable(h)
+	tab := indexedTable(h)
 	const cond = "Invalid ConditionExpression: "
-	h.WantError(h.condErr(tab, "a BETWEEN :v AND :s AND b = :zz", Item{":v": N("1"), ":s": S("x")}), "ValidationException",
+	h.WantError(h.condPutErr(tab, "a BETWEEN :v AND :s AND b = :zz", Item{":v": N("1"), ":s": S("x")}), "ValidationException",
 		cond+"The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: AttributeValue: {N:1}, upper bound operand: AttributeValue: {S:x}")
-	h.WantError(h.condErr(tab, "a < :b AND c = :zz", Item{":b": BOOL(true)}), "ValidationException",
+	h.WantError(h.condPutErr(tab, "a < :b AND c = :zz", Item{":b": BOOL(true)}), "ValidationException",
 		cond+"Incorrect operand type for operator or function; operator or function: <, operand type: BOOL")
-	h.WantError(h.condErr(tab, "attribute_exists(a, :zz)", nil), "ValidationException",
+	h.WantError(h.condPutErr(tab, "attribute_exists(a, :zz)", nil), "ValidationException",
 		cond+"An expression attribute value used in expression is not defined; attribute value: :zz")
-	h.WantError(h.condErr(tab, "a = a AND b = :zz", nil), "ValidationException",
+	h.WantError(h.condPutErr(tab, "a = a AND b = :zz", nil), "ValidationException",
 		cond+"The first operand must be distinct from the remaining operands for this operator or function; operator: =, first operand: [a]")
 	ops := "a = :v"
 	for i := 0; i < 150; i++ {
 		ops += " AND a = :v"
 	}
-	h.WantError(h.condErr(tab, ops, Item{":v": N("1")}), "ValidationException", cond+"The expression contains too many operators; operator count: 301")
-	h.WantError(h.condErr(tab, ops+" AND c = :zz", Item{":v": N("1")}), "ValidationException",
+	h.WantError(h.condPutErr(tab, ops, Item{":v": N("1")}), "ValidationException", cond+"The expression contains too many operators; operator count: 301")
+	h.WantError(h.condPutErr(tab, ops+" AND c = :zz", Item{":v": N("1")}), "ValidationException",
 		cond+"An expression attribute value used in expression is not defined; attribute value: :zz")
-	key := fidKey("a", "1")
+	key := indexedKey("a", "1")
 	_, err := h.UpdateErr(tab, key, "SET a = :s + :zz", nil, Item{":s": S("x")}, "")
 	h.WantError(err, "ValidationException", "Invalid UpdateExpression: An expression attribute value used in expression is not defined; attribute value: :zz")
 	_, err = h.UpdateErr(tab, key, "SET a = #zz, b = :s + :v", nil, Item{":s": S("x"), ":v": N("1")}, "")
@@ -585,8 +523,8 @@ func checkOrderOperands(t *testing.T, h *H) {
 // checkOrderUpdatePaths: an update's action paths (depth, names, overlaps)
 // are checked before its values, both in reverse order.
 func checkOrderUpdatePaths(t *testing.T, h *H) {
-	tab := fidTable(h)
-	key := fidKey("a", "1")
+	tab := indexedTable(h)
+	key := indexedKey("a", "1")
 	v := Item{":v": N("1")}
 	const upd = "Invalid UpdateExpression: "
 	_, err := h.UpdateErr(tab, key, "SET a = :v, a = :v, b = list_append(c, :v)", nil, v, "")
@@ -607,14 +545,14 @@ func checkOrderUpdatePaths(t *testing.T, h *H) {
 // checkOrderPlaceholderMaps: names are checked before values; a key's
 // length before its syntax.
 func checkOrderPlaceholderMaps(t *testing.T, h *H) {
-	tab := fidTable(h)
+	tab := indexedTable(h)
 	put := func(names Names, values Item) error {
-		_, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(tab), Item: fidKey("p", "1"),
+		_, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(tab), Item: indexedKey("p", "1"),
 			ConditionExpression: aws.String("attribute_not_exists(a)"), ExpressionAttributeNames: names, ExpressionAttributeValues: values})
 		return err
 	}
-	long := "#" + fidRepeat("a", 300)
-	longV := ":" + fidRepeat("a", 300)
+	long := "#" + strings.Repeat("a", 300)
+	longV := ":" + strings.Repeat("a", 300)
 	h.WantError(put(Names{"bad": "y"}, Item{}), "ValidationException", "ExpressionAttributeNames contains invalid key: Syntax error; key: \"bad\"")
 	h.WantError(put(Names{long: "y"}, Item{}), "ValidationException",
 		"ExpressionAttributeNames contains invalid key: The expression attribute map contains a key that is too long; size of key: 301")
@@ -622,14 +560,6 @@ func checkOrderPlaceholderMaps(t *testing.T, h *H) {
 	h.WantError(put(Names{"#e": ""}, Item{longV: S("x")}), "ValidationException",
 		"ExpressionAttributeValues contains invalid key: The expression attribute map contains a key that is too long;")
 	h.WantError(put(Names{"#e": ""}, Item{}), "ValidationException", "ExpressionAttributeValues must not be empty")
-}
-
-func fidRepeat(s string, n int) string {
-	out := ""
-	for i := 0; i < n; i++ {
-		out += s
-	}
-	return out
 }
 
 // runtimeItem is the item the UpdateOrder cases update.
@@ -642,8 +572,8 @@ func runtimeItem() Item {
 // the first it applies, in the order of its tree of paths (hash map order),
 // not in the order written; precision is checked as each sum is computed.
 func updateOrderRuntime(t *testing.T, h *H) {
-	tab := fidTable(h)
-	key := fidKey("rt", "1")
+	tab := indexedTable(h)
+	key := indexedKey("rt", "1")
 	run := func(update string, values Item) error {
 		h.Put(tab, runtimeItem())
 		_, err := h.UpdateErr(tab, key, update, nil, values, "")
@@ -676,8 +606,8 @@ func updateOrderRuntime(t *testing.T, h *H) {
 // updateOrderOperands: the operands of an operator or function are
 // computed first (an absent path is no error yet), then checked in order.
 func updateOrderOperands(t *testing.T, h *H) {
-	tab := fidTable(h)
-	key := fidKey("rt", "1")
+	tab := indexedTable(h)
+	key := indexedKey("rt", "1")
 	run := func(update string) (*dynamodb.UpdateItemOutput, error) {
 		h.Put(tab, runtimeItem())
 		return h.UpdateErr(tab, key, update, nil, nil, types.ReturnValueUpdatedNew)
@@ -708,7 +638,7 @@ func updateOrderOperands(t *testing.T, h *H) {
 // the top level of the projection's tree, or of AttributesToGet); those of
 // a filter in sorted order.
 func indexProjectionMissingOrder(t *testing.T, h *H) {
-	tab := fidTable(h)
+	tab := indexedTable(h)
 	query := func(in *dynamodb.QueryInput) error {
 		in.TableName, in.IndexName = aws.String(tab), aws.String("gsi")
 		if in.KeyConditions == nil {
@@ -738,7 +668,7 @@ func indexProjectionMissingOrder(t *testing.T, h *H) {
 // against the schema, the start key, the filter's attributes, Select, and
 // last the projection's attributes.
 func queryOrderChecks(t *testing.T, h *H) {
-	tab := fidTable(h)
+	tab := indexedTable(h)
 	query := func(in *dynamodb.QueryInput) error {
 		in.TableName = aws.String(tab)
 		_, err := h.API.Query(h.Ctx, in)
@@ -792,7 +722,7 @@ func queryOrderChecks(t *testing.T, h *H) {
 // the projection); without Select, after. A Query checks nested paths
 // first either way.
 func scanSelectSpecificOrder(t *testing.T, h *H) {
-	tab := fidTable(h)
+	tab := indexedTable(h)
 	scan := func(proj, filter string, sel types.Select) error {
 		in := &dynamodb.ScanInput{TableName: aws.String(tab), IndexName: aws.String("gsi"),
 			ProjectionExpression: aws.String(proj), Select: sel}
@@ -819,7 +749,7 @@ func scanSelectSpecificOrder(t *testing.T, h *H) {
 // indexKeyEmptyString: an empty string for a key of the index queried gets
 // the index's message, even for the table's hash key of a local index.
 func indexKeyEmptyString(t *testing.T, h *H) {
-	tab := fidTable(h)
+	tab := indexedTable(h)
 	_, err := h.API.Query(h.Ctx, &dynamodb.QueryInput{TableName: aws.String(tab), IndexName: aws.String("gsi"),
 		KeyConditionExpression: aws.String("g = :v"), ExpressionAttributeValues: Item{":v": S("")}})
 	h.WantError(err, "ValidationException", "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: gsi, IndexKey: g")
@@ -832,8 +762,8 @@ func indexKeyEmptyString(t *testing.T, h *H) {
 // value in another spelling changes no index entry, so no index write is
 // charged.
 func indexWriteNumberRespelled(t *testing.T, h *H) {
-	tab := fidTable(h)
-	key := fidKey("c15", "1")
+	tab := indexedTable(h)
+	key := indexedKey("c15", "1")
 	h.Put(tab, Item{"pk": S("c15"), "sk": N("1"), "g": S("x"), "gn": N("1"), "a": N("-2.5")})
 	for _, c := range []struct{ update, value string }{{"SET a = :v", "-2.50"}, {"SET gn = :v", "1.0"}} {
 		out, err := h.API.UpdateItem(h.Ctx, &dynamodb.UpdateItemInput{TableName: aws.String(tab), Key: key,
@@ -850,7 +780,7 @@ func indexWriteNumberRespelled(t *testing.T, h *H) {
 // scanOrderChecks: a Scan's index and ConsistentRead come first, then its
 // parameters, Limit, expressions, start key, Select and segments.
 func scanOrderChecks(t *testing.T, h *H) {
-	tab := fidTable(h)
+	tab := indexedTable(h)
 	scan := func(in *dynamodb.ScanInput) error {
 		in.TableName = aws.String(tab)
 		_, err := h.API.Scan(h.Ctx, in)
@@ -880,7 +810,7 @@ func scanOrderChecks(t *testing.T, h *H) {
 // parameters, placeholders without expressions) are checked before its
 // item or key; its expressions after.
 func writeOrderParams(t *testing.T, h *H) {
-	tab := fidTable(h)
+	tab := indexedTable(h)
 	badNumber := Item{"pk": S("o"), "sk": N("1"), "x": N(" 1")}
 	_, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(tab), Item: badNumber, ExpressionAttributeValues: Item{":u": N("1")}})
 	h.WantError(err, "ValidationException", "ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null")
@@ -895,7 +825,7 @@ func writeOrderParams(t *testing.T, h *H) {
 	h.WantError(err, "ValidationException", "ExpressionAttributeValues can only be specified when using expressions: ConditionExpression is null")
 	_, err = h.API.UpdateItem(h.Ctx, &dynamodb.UpdateItemInput{TableName: aws.String(tab), Key: badKey, UpdateExpression: aws.String("SET a = ")})
 	h.WantError(err, "ValidationException", "One or more parameter values were invalid: Type mismatch for key")
-	_, err = h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(tab), Item: fidKey("o", "1"), ConditionalOperator: types.ConditionalOperatorAnd})
+	_, err = h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(tab), Item: indexedKey("o", "1"), ConditionalOperator: types.ConditionalOperatorAnd})
 	h.WantError(err, "ValidationException", "ConditionalOperator cannot be used without Filter or Expected")
 }
 
@@ -903,8 +833,8 @@ func writeOrderParams(t *testing.T, h *H) {
 // hash key; one that leaves an index key empty gets DynamoDB's update
 // message, before the index keys' types, and is thrown in a transaction.
 func updateOrderNewItemKeys(t *testing.T, h *H) {
-	tab := fidTable(h)
-	key := fidKey("ie", "1")
+	tab := indexedTable(h)
+	key := indexedKey("ie", "1")
 	_, err := h.UpdateErr(tab, key, "SET sk = :e REMOVE pk", nil, Item{":e": N("1")}, "")
 	h.WantError(err, "ValidationException", "One or more parameter values were invalid: Cannot update attribute pk. This attribute is part of the key")
 	const empty = "One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty string value."
@@ -912,6 +842,6 @@ func updateOrderNewItemKeys(t *testing.T, h *H) {
 	h.WantError(err, "ValidationException", empty)
 	_, err = h.UpdateErr(tab, key, "SET g = :e, gn = :s", nil, Item{":e": S("a"), ":s": S("x")}, "")
 	h.WantError(err, "ValidationException", "One or more parameter values were invalid: Type mismatch for Index Key")
-	h.WantError(h.fTransact(fTxUpdate(tab, key, "SET g = :e", "", Item{":e": S("")}), fTxUpdate(tab, fidKey("ie", "2"), "SET a = zz", "", nil)),
+	h.WantError(h.txWrite(txUpdate(tab, key, "SET g = :e", Item{":e": S("")}), txUpdate(tab, indexedKey("ie", "2"), "SET a = zz", nil)),
 		"ValidationException", empty)
 }

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -24,21 +26,18 @@ import (
 // and the items ixItems.
 func ixFixture(h *H) string {
 	h.t.Helper()
-	S_, N_ := types.ScalarAttributeTypeS, types.ScalarAttributeTypeN
 	tbl := h.CreateTable(&dynamodb.CreateTableInput{
-		AttributeDefinitions: []types.AttributeDefinition{
-			bDef("pk", S_), bDef("sk", S_), bDef("g", S_), bDef("gn", N_), bDef("ls", N_), bDef("lk", S_),
-		},
-		KeySchema: bKeySchema("pk", "sk"),
+		AttributeDefinitions: attrDefs("pk", "S", "sk", "S", "g", "S", "gn", "N", "ls", "N", "lk", "S"),
+		KeySchema:            keySchema("pk", "sk"),
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
-			bGSI("all", "g", "gn", bProjection(types.ProjectionTypeAll)),
-			bGSI("keys", "g", "gn", bProjection(types.ProjectionTypeKeysOnly)),
-			bGSI("incl", "g", "gn", bProjection(types.ProjectionTypeInclude, "a")),
-			bGSI("hash", "g", "", bProjection(types.ProjectionTypeAll)),
+			gsi("all", "g", "gn", types.ProjectionTypeAll),
+			gsi("keys", "g", "gn", types.ProjectionTypeKeysOnly),
+			gsi("incl", "g", "gn", types.ProjectionTypeInclude, "a"),
+			gsi("hash", "g", "", types.ProjectionTypeAll),
 		},
 		LocalSecondaryIndexes: []types.LocalSecondaryIndex{
-			bLSI("lsi", "ls", bProjection(types.ProjectionTypeInclude, "a")),
-			bLSI("lsik", "lk", bProjection(types.ProjectionTypeKeysOnly)),
+			lsi("lsi", "pk", "ls", types.ProjectionTypeInclude, "a"),
+			lsi("lsik", "pk", "lk", types.ProjectionTypeKeysOnly),
 		},
 	})
 	h.PutMany(tbl, ixItems()...)
@@ -66,7 +65,7 @@ func ixKey(i int) Item {
 }
 
 // pick returns it restricted to names (absent names are skipped).
-func bPick(it Item, names ...string) Item {
+func pick(it Item, names ...string) Item {
 	out := Item{}
 	for _, n := range names {
 		if v, ok := it[n]; ok {
@@ -76,13 +75,15 @@ func bPick(it Item, names ...string) Item {
 	return out
 }
 
-func bPickAll(items []Item, idx []int, names ...string) []Item {
+// pickAll returns items[i] for each i of idx, restricted to names unless
+// names is nil.
+func pickAll(items []Item, idx []int, names ...string) []Item {
 	out := make([]Item, len(idx))
 	for i, j := range idx {
 		if names == nil {
 			out[i] = items[j]
 		} else {
-			out[i] = bPick(items[j], names...)
+			out[i] = pick(items[j], names...)
 		}
 	}
 	return out
@@ -114,45 +115,45 @@ func init() {
 		Case{Name: "GSI/ProjectionAll", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			out := h.MustQuery(gQuery(tbl, "all", "G"))
-			h.WantItems(out.Items, bPickAll(all, gOrder))
+			h.WantItems(out.Items, pickAll(all, gOrder))
 			h.WantNoLastKey(out.LastEvaluatedKey)
 		}},
 		Case{Name: "GSI/ProjectionKeysOnly", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			out := h.MustQuery(gQuery(tbl, "keys", "G"))
-			h.WantItems(out.Items, bPickAll(all, gOrder, keys...))
+			h.WantItems(out.Items, pickAll(all, gOrder, keys...))
 		}},
 		Case{Name: "GSI/ProjectionInclude", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			out := h.MustQuery(gQuery(tbl, "incl", "G"))
-			h.WantItems(out.Items, bPickAll(all, gOrder, "pk", "sk", "g", "gn", "a"))
+			h.WantItems(out.Items, pickAll(all, gOrder, "pk", "sk", "g", "gn", "a"))
 		}},
 		Case{Name: "GSI/SelectAllProjectedAttributes", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := gQuery(tbl, "incl", "H")
 			in.Select = types.SelectAllProjectedAttributes
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, bPickAll(all, []int{4}, "pk", "sk", "g", "gn", "a"))
+			h.WantItems(out.Items, pickAll(all, []int{4}, "pk", "sk", "g", "gn", "a"))
 		}},
 		Case{Name: "GSI/SelectAllAttributesOnAllProjection", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := gQuery(tbl, "all", "H")
 			in.Select = types.SelectAllAttributes
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, bPickAll(all, []int{4}))
+			h.WantItems(out.Items, pickAll(all, []int{4}))
 		}},
 		Case{Name: "GSI/ProjectionExpressionOfProjected", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := gQuery(tbl, "incl", "G")
 			in.ProjectionExpression = aws.String("a, sk")
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, bPickAll(all, gOrder, "a", "sk"))
+			h.WantItems(out.Items, pickAll(all, gOrder, "a", "sk"))
 		}},
 		Case{Name: "GSI/HashOnly", Run: func(t *testing.T, h *H) {
 			// Items sharing an index key come back in no defined order.
 			tbl := ixFixture(h)
 			out := h.MustQuery(gQuery(tbl, "hash", "G"))
-			h.WantItemSet(out.Items, bPickAll(all, []int{0, 1, 2, 3, 6}))
+			h.WantItemSet(out.Items, pickAll(all, []int{0, 1, 2, 3, 6}))
 			h.WantCounts(out.Count, out.ScannedCount, 5, 5)
 		}},
 		Case{Name: "GSI/NumericSortKeyBetween", Run: func(t *testing.T, h *H) {
@@ -161,7 +162,7 @@ func init() {
 			in.KeyConditionExpression = aws.String("g = :g AND gn BETWEEN :a AND :b")
 			in.ExpressionAttributeValues[":a"], in.ExpressionAttributeValues[":b"] = N("0.5"), N("1e1")
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, bPickAll(all, []int{1, 2, 3}, keys...))
+			h.WantItems(out.Items, pickAll(all, []int{1, 2, 3}, keys...))
 		}},
 		Case{Name: "GSI/NumericSortKeyReverse", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
@@ -170,12 +171,12 @@ func init() {
 			in.ExpressionAttributeValues[":b"] = N("10")
 			in.ScanIndexForward = aws.Bool(false)
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, bPickAll(all, []int{2, 1, 0}, keys...))
+			h.WantItems(out.Items, pickAll(all, []int{2, 1, 0}, keys...))
 		}},
 		Case{Name: "GSI/OtherPartition", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			out := h.MustQuery(gQuery(tbl, "all", "H"))
-			h.WantItems(out.Items, bPickAll(all, []int{4}))
+			h.WantItems(out.Items, pickAll(all, []int{4}))
 			out = h.MustQuery(gQuery(tbl, "all", "nothing"))
 			h.WantCounts(out.Count, out.ScannedCount, 0, 0)
 		}},
@@ -192,7 +193,7 @@ func init() {
 			in.FilterExpression = aws.String("a <> :a")
 			in.ExpressionAttributeValues[":a"] = S("a1")
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, bPickAll(all, []int{0, 2, 3}, "pk", "sk", "g", "gn", "a"))
+			h.WantItems(out.Items, pickAll(all, []int{0, 2, 3}, "pk", "sk", "g", "gn", "a"))
 			h.WantCounts(out.Count, out.ScannedCount, 3, 4)
 		}},
 		Case{Name: "GSI/FilterOnTableKeyAllowed", Run: func(t *testing.T, h *H) {
@@ -202,7 +203,7 @@ func init() {
 			in.FilterExpression = aws.String("sk = :s")
 			in.ExpressionAttributeValues[":s"] = S("t")
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, bPickAll(all, []int{3}))
+			h.WantItems(out.Items, pickAll(all, []int{3}))
 			h.WantCounts(out.Count, out.ScannedCount, 1, 4)
 		}},
 
@@ -212,33 +213,33 @@ func init() {
 			in := scanIn(tbl)
 			in.IndexName = aws.String("all")
 			// p4 has no g and p5 no gn: neither is in the index.
-			h.WantItemSet(h.ScanAll(in), bPickAll(all, []int{0, 1, 2, 3, 4}))
+			h.WantItemSet(h.ScanAll(in), pickAll(all, []int{0, 1, 2, 3, 4}))
 		}},
 		Case{Name: "GSI/SparseHashOnly", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := scanIn(tbl)
 			in.IndexName = aws.String("hash")
-			h.WantItemSet(h.ScanAll(in), bPickAll(all, []int{0, 1, 2, 3, 4, 6}))
+			h.WantItemSet(h.ScanAll(in), pickAll(all, []int{0, 1, 2, 3, 4, 6}))
 		}},
 		Case{Name: "GSI/ScanKeysOnly", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := scanIn(tbl)
 			in.IndexName = aws.String("keys")
 			out := h.MustScan(in)
-			h.WantItemSet(out.Items, bPickAll(all, []int{0, 1, 2, 3, 4}, keys...))
+			h.WantItemSet(out.Items, pickAll(all, []int{0, 1, 2, 3, 4}, keys...))
 			h.WantCounts(out.Count, out.ScannedCount, 5, 5)
 		}},
 		Case{Name: "GSI/ScanSegments", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			segs := h.scanSegments(tbl, 3, func(in *dynamodb.ScanInput) { in.IndexName = aws.String("incl") })
-			h.WantItemSet(bConcat(segs), bPickAll(all, []int{0, 1, 2, 3, 4}, "pk", "sk", "g", "gn", "a"))
+			h.WantItemSet(slices.Concat(segs...), pickAll(all, []int{0, 1, 2, 3, 4}, "pk", "sk", "g", "gn", "a"))
 		}},
 		Case{Name: "GSI/ScanLimitPaging", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := scanIn(tbl)
 			in.IndexName = aws.String("hash")
 			in.Limit = aws.Int32(2)
-			h.WantItemSet(h.ScanAll(in), bPickAll(all, []int{0, 1, 2, 3, 4, 6}))
+			h.WantItemSet(h.ScanAll(in), pickAll(all, []int{0, 1, 2, 3, 4, 6}))
 		}},
 
 		// Index upkeep on writes.
@@ -311,10 +312,10 @@ func init() {
 			_, err := h.API.DeleteItem(h.Ctx, &dynamodb.DeleteItemInput{TableName: aws.String(tbl), Key: ixKey(3)})
 			h.Must(err)
 			out := h.MustQuery(gQuery(tbl, "all", "G"))
-			h.WantItems(out.Items, bPickAll(all, []int{0, 1, 2}))
+			h.WantItems(out.Items, pickAll(all, []int{0, 1, 2}))
 			in := scanIn(tbl)
 			in.IndexName = aws.String("hash")
-			h.WantItemSet(h.ScanAll(in), bPickAll(all, []int{0, 1, 2, 4, 6}))
+			h.WantItemSet(h.ScanAll(in), pickAll(all, []int{0, 1, 2, 4, 6}))
 		}},
 		Case{Name: "GSI/PutOverwriteMovesEntry", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
@@ -322,12 +323,12 @@ func init() {
 			out := h.MustQuery(gQuery(tbl, "all", "H"))
 			h.WantItems(out.Items, []Item{all[4], {"pk": S("p0"), "sk": S("s"), "g": S("H"), "gn": N("7")}})
 			out = h.MustQuery(gQuery(tbl, "all", "G"))
-			h.WantItems(out.Items, bPickAll(all, []int{1, 2, 3}))
+			h.WantItems(out.Items, pickAll(all, []int{1, 2, 3}))
 		}},
 		Case{Name: "GSI/DuplicateKeysPaged", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			var extra []Item
-			for _, pk := range bSeq("dup", 5) {
+			for _, pk := range seq("dup", 5) {
 				extra = append(extra, Item{"pk": S(pk), "sk": S("x"), "g": S("D"), "gn": N("1")})
 			}
 			h.PutMany(tbl, extra...)
@@ -356,7 +357,7 @@ func init() {
 			in.Limit = aws.Int32(2)
 			in.ProjectionExpression = aws.String("a")
 			out := h.MustQuery(in)
-			h.WantLastKey(out.LastEvaluatedKey, bPick(all[1], keys...))
+			h.WantLastKey(out.LastEvaluatedKey, pick(all[1], keys...))
 			in.ExclusiveStartKey = out.LastEvaluatedKey
 			out = h.MustQuery(in)
 			h.WantItems(out.Items, []Item{{"a": S("a2")}, {"a": S("a3")}})
@@ -366,7 +367,7 @@ func init() {
 			in := gQuery(tbl, "hash", "H")
 			in.Limit = aws.Int32(1)
 			out := h.MustQuery(in)
-			h.WantLastKey(out.LastEvaluatedKey, bPick(all[4], "pk", "sk", "g"))
+			h.WantLastKey(out.LastEvaluatedKey, pick(all[4], "pk", "sk", "g"))
 		}},
 		Case{Name: "GSI/ScanLastEvaluatedKeyShape", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
@@ -378,30 +379,30 @@ func init() {
 		}},
 		Case{Name: "GSI/BinaryKeys", Run: func(t *testing.T, h *H) {
 			tbl := h.CreateTable(&dynamodb.CreateTableInput{
-				AttributeDefinitions: []types.AttributeDefinition{bDef("pk", types.ScalarAttributeTypeS), bDef("gb", types.ScalarAttributeTypeB), bDef("gs", types.ScalarAttributeTypeB)},
-				KeySchema:            bKeySchema("pk", ""),
+				AttributeDefinitions: attrDefs("pk", "S", "gb", "B", "gs", "B"),
+				KeySchema:            keySchema("pk"),
 				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
-					bGSI("bin", "gb", "gs", bProjection(types.ProjectionTypeKeysOnly)),
+					gsi("bin", "gb", "gs", types.ProjectionTypeKeysOnly),
 				},
 			})
-			for i := len(bSorted) - 1; i >= 0; i-- {
-				h.Put(tbl, Item{"pk": S(bItoa(i)), "gb": B([]byte{0xff}), "gs": B(bSorted[i])})
+			for i := len(sortB) - 1; i >= 0; i-- {
+				h.Put(tbl, Item{"pk": S(strconv.Itoa(i)), "gb": B([]byte{0xff}), "gs": B(sortB[i])})
 			}
 			in := queryIn(tbl, "gb = :g AND gs BETWEEN :a AND :b", Item{":g": B([]byte{0xff}), ":a": B([]byte{0x01}), ":b": B([]byte{0x80})})
 			in.IndexName = aws.String("bin")
 			out := h.MustQuery(in)
-			h.WantValues(out.Items, "gs", bVals(bSorted[1:6]...)...)
+			h.WantValues(out.Items, "gs", bVals(sortB[1:6]...)...)
 		}},
 		Case{Name: "GSI/StringSortKeyBeginsWith", Run: func(t *testing.T, h *H) {
 			tbl := h.CreateTable(&dynamodb.CreateTableInput{
-				AttributeDefinitions: []types.AttributeDefinition{bDef("pk", types.ScalarAttributeTypeS), bDef("g", types.ScalarAttributeTypeS), bDef("gs", types.ScalarAttributeTypeS)},
-				KeySchema:            bKeySchema("pk", ""),
+				AttributeDefinitions: attrDefs("pk", "S", "g", "S", "gs", "S"),
+				KeySchema:            keySchema("pk"),
 				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
-					bGSI("byg", "g", "gs", bProjection(types.ProjectionTypeAll)),
+					gsi("byg", "g", "gs", types.ProjectionTypeAll),
 				},
 			})
 			for i, s := range sortS {
-				h.Put(tbl, Item{"pk": S(bItoa(i)), "g": S("x"), "gs": S(s)})
+				h.Put(tbl, Item{"pk": S(strconv.Itoa(i)), "g": S("x"), "gs": S(s)})
 			}
 			in := queryIn(tbl, "g = :g AND begins_with(gs, :p)", Item{":g": S("x"), ":p": S("a")})
 			in.IndexName = aws.String("byg")
@@ -413,11 +414,9 @@ func init() {
 			tbl := h.HashTable()
 			h.PutMany(tbl, Item{"pk": S("a"), "g": S("G")}, Item{"pk": S("b"), "g": S("G")}, Item{"pk": S("c")})
 			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
-				TableName:            aws.String(tbl),
-				AttributeDefinitions: []types.AttributeDefinition{bDef("g", types.ScalarAttributeTypeS)},
-				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
-					IndexName: aws.String("late"), KeySchema: bKeySchema("g", ""), Projection: bProjection(types.ProjectionTypeAll),
-				}}},
+				TableName:                   aws.String(tbl),
+				AttributeDefinitions:        attrDefs("g", "S"),
+				GlobalSecondaryIndexUpdates: createGSI("late", "g", "", types.ProjectionTypeAll),
 			})
 			h.Must(err)
 			h.WaitActive(tbl)
@@ -516,9 +515,9 @@ func init() {
 		}},
 		Case{Name: "GSI/PutEmptyStringKeyError", Run: func(t *testing.T, h *H) {
 			tbl := h.CreateTable(&dynamodb.CreateTableInput{
-				AttributeDefinitions:   []types.AttributeDefinition{bDef("pk", types.ScalarAttributeTypeS), bDef("g", types.ScalarAttributeTypeS)},
-				KeySchema:              bKeySchema("pk", ""),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{bGSI("byg", "g", "", bProjection(types.ProjectionTypeKeysOnly))},
+				AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
+				KeySchema:              keySchema("pk"),
+				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("byg", "g", "", types.ProjectionTypeKeysOnly)},
 			})
 			_, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(tbl), Item: Item{"pk": S("x"), "g": S("")}})
 			h.WantError(err, "ValidationException", "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: byg, IndexKey: g")
@@ -531,7 +530,7 @@ func init() {
 		Case{Name: "LSI/QueryOrder", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			out := h.MustQuery(lQuery(tbl, "lsi", "p0"))
-			h.WantItems(out.Items, bPickAll(all, []int{3, 0}, lsiIncl...))
+			h.WantItems(out.Items, pickAll(all, []int{3, 0}, lsiIncl...))
 		}},
 		Case{Name: "LSI/Reverse", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
@@ -546,46 +545,46 @@ func init() {
 			in.KeyConditionExpression = aws.String("pk = :p AND ls >= :n")
 			in.ExpressionAttributeValues[":n"] = N("2")
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, bPickAll(all, []int{0}, lsiIncl...))
+			h.WantItems(out.Items, pickAll(all, []int{0}, lsiIncl...))
 		}},
 		Case{Name: "LSI/ProjectionKeysOnly", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			out := h.MustQuery(lQuery(tbl, "lsik", "p0"))
-			h.WantItems(out.Items, bPickAll(all, []int{3, 0}, "pk", "sk", "lk"))
+			h.WantItems(out.Items, pickAll(all, []int{3, 0}, "pk", "sk", "lk"))
 		}},
 		Case{Name: "LSI/SelectAllAttributesFetchesItem", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := lQuery(tbl, "lsik", "p0")
 			in.Select = types.SelectAllAttributes
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, bPickAll(all, []int{3, 0}))
+			h.WantItems(out.Items, pickAll(all, []int{3, 0}))
 		}},
 		Case{Name: "LSI/ProjectionExpressionFetchesItem", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := lQuery(tbl, "lsi", "p0")
 			in.ProjectionExpression = aws.String("b, ls")
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, bPickAll(all, []int{3, 0}, "b", "ls"))
+			h.WantItems(out.Items, pickAll(all, []int{3, 0}, "b", "ls"))
 		}},
 		Case{Name: "LSI/SelectAllProjectedAttributes", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := lQuery(tbl, "lsi", "p1")
 			in.Select = types.SelectAllProjectedAttributes
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, bPickAll(all, []int{1}, lsiIncl...))
+			h.WantItems(out.Items, pickAll(all, []int{1}, lsiIncl...))
 		}},
 		Case{Name: "LSI/ConsistentRead", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := lQuery(tbl, "lsi", "p2")
 			in.ConsistentRead = aws.Bool(true)
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, bPickAll(all, []int{2}, lsiIncl...))
+			h.WantItems(out.Items, pickAll(all, []int{2}, lsiIncl...))
 		}},
 		Case{Name: "LSI/Sparse", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := scanIn(tbl)
 			in.IndexName = aws.String("lsik")
-			h.WantItemSet(h.ScanAll(in), bPickAll(all, []int{0, 3}, "pk", "sk", "lk"))
+			h.WantItemSet(h.ScanAll(in), pickAll(all, []int{0, 3}, "pk", "sk", "lk"))
 			out := h.MustQuery(lQuery(tbl, "lsi", "p3"))
 			h.WantCounts(out.Count, out.ScannedCount, 0, 0)
 		}},
@@ -593,17 +592,17 @@ func init() {
 			tbl := ixFixture(h)
 			in := scanIn(tbl)
 			in.IndexName = aws.String("lsi")
-			h.WantItemSet(h.ScanAll(in), bPickAll(all, []int{0, 1, 2, 3, 5}, lsiIncl...))
+			h.WantItemSet(h.ScanAll(in), pickAll(all, []int{0, 1, 2, 3, 5}, lsiIncl...))
 		}},
 		Case{Name: "LSI/LastEvaluatedKeyShape", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := lQuery(tbl, "lsi", "p0")
 			in.Limit = aws.Int32(1)
 			out := h.MustQuery(in)
-			h.WantLastKey(out.LastEvaluatedKey, bPick(all[3], "pk", "sk", "ls"))
+			h.WantLastKey(out.LastEvaluatedKey, pick(all[3], "pk", "sk", "ls"))
 			in.ExclusiveStartKey = out.LastEvaluatedKey
 			out = h.MustQuery(in)
-			h.WantItems(out.Items, bPickAll(all, []int{0}, lsiIncl...))
+			h.WantItems(out.Items, pickAll(all, []int{0}, lsiIncl...))
 		}},
 		Case{Name: "LSI/UpdateMovesEntry", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
@@ -622,12 +621,12 @@ func init() {
 			_, err := h.API.DeleteItem(h.Ctx, &dynamodb.DeleteItemInput{TableName: aws.String(tbl), Key: ixKey(3)})
 			h.Must(err)
 			out := h.MustQuery(lQuery(tbl, "lsik", "p0"))
-			h.WantItems(out.Items, bPickAll(all, []int{0}, "pk", "sk", "lk"))
+			h.WantItems(out.Items, pickAll(all, []int{0}, "pk", "sk", "lk"))
 		}},
 		Case{Name: "LSI/DuplicateSortValues", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			var extra []Item
-			for _, sk := range bSeq("d", 4) {
+			for _, sk := range seq("d", 4) {
 				extra = append(extra, Item{"pk": S("p9"), "sk": S(sk), "ls": N("5"), "a": S(sk)})
 			}
 			h.PutMany(tbl, extra...)
@@ -654,7 +653,7 @@ func init() {
 			in.FilterExpression = aws.String("a = :a")
 			in.ExpressionAttributeValues[":a"] = S("a0")
 			out := h.MustQuery(in)
-			h.WantItems(out.Items, bPickAll(all, []int{0}, lsiIncl...))
+			h.WantItems(out.Items, pickAll(all, []int{0}, lsiIncl...))
 			h.WantCounts(out.Count, out.ScannedCount, 1, 2)
 		}},
 		ixError("LSI/FilterOnIndexKeyError", func(tbl string) *dynamodb.QueryInput {

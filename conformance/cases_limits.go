@@ -26,12 +26,6 @@ const (
 	msgNesting        = "Nesting Levels have exceeded supported limits: Attributes in the item have nested levels beyond supported limit"
 )
 
-// putErr writes item to table and returns the error.
-func (h *H) putErr(table string, item Item) error {
-	_, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item})
-	return err
-}
-
 func nestL(depth int) types.AttributeValue {
 	v := S("x")
 	for range depth {
@@ -56,37 +50,11 @@ func capTable(h *H) string {
 		AttributeDefinitions: attrDefs("pk", "S", "sk", "S", "g", "S", "l", "S"),
 		KeySchema:            keySchema("pk", "sk"),
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
-			gsi("all", types.ProjectionTypeAll, "g"),
-			gsi("keys", types.ProjectionTypeKeysOnly, "g", "sk"),
+			gsi("all", "g", "", types.ProjectionTypeAll),
+			gsi("keys", "g", "sk", types.ProjectionTypeKeysOnly),
 		},
-		LocalSecondaryIndexes: []types.LocalSecondaryIndex{lsi("local", types.ProjectionTypeAll, "pk", "l")},
+		LocalSecondaryIndexes: []types.LocalSecondaryIndex{lsi("local", "pk", "l", types.ProjectionTypeAll)},
 	})
-}
-
-// wantIndexCapacity fails the case unless cc reports table units for the
-// table and exactly the given index units (name=units, GSIs and LSIs alike).
-func wantIndexCapacity(h *H, cc *types.ConsumedCapacity, table float64, indexes map[string]float64) {
-	h.t.Helper()
-	if cc == nil || cc.Table == nil {
-		h.t.Fatalf("ConsumedCapacity %+v has no Table part", cc)
-	}
-	if got := aws.ToFloat64(cc.Table.CapacityUnits); got != table {
-		h.t.Fatalf("Table.CapacityUnits = %v, want %v", got, table)
-	}
-	got := map[string]float64{}
-	for name, c := range cc.GlobalSecondaryIndexes {
-		got[name] = aws.ToFloat64(c.CapacityUnits)
-	}
-	for name, c := range cc.LocalSecondaryIndexes {
-		got[name] = aws.ToFloat64(c.CapacityUnits)
-	}
-	total := table
-	for _, u := range indexes {
-		total += u
-	}
-	if fmt.Sprint(got) != fmt.Sprint(indexes) || aws.ToFloat64(cc.CapacityUnits) != total {
-		h.t.Fatalf("index units %v total %v, want %v total %v", got, aws.ToFloat64(cc.CapacityUnits), indexes, total)
-	}
 }
 
 func init() {
@@ -199,11 +167,7 @@ func init() {
 
 		// Index keys on writes
 		Case{"Limits/IndexHashKeySize", func(t *testing.T, h *H) {
-			table := h.CreateTable(&dynamodb.CreateTableInput{
-				AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
-				KeySchema:              keySchema("pk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", types.ProjectionTypeAll, "g")},
-			})
+			table := h.HashTableByG()
 			h.Must(h.putErr(table, Item{"pk": S("a"), "g": S(Str(2048))}))
 			h.WantError(h.putErr(table, Item{"pk": S("a"), "g": S(Str(2049))}), "ValidationException", "One or more parameter values were invalid: Size limit exceeded")
 		}},
@@ -211,27 +175,19 @@ func init() {
 			table := h.CreateTable(&dynamodb.CreateTableInput{
 				AttributeDefinitions:  attrDefs("pk", "S", "sk", "S", "l", "S"),
 				KeySchema:             keySchema("pk", "sk"),
-				LocalSecondaryIndexes: []types.LocalSecondaryIndex{lsi("by_l", types.ProjectionTypeAll, "pk", "l")},
+				LocalSecondaryIndexes: []types.LocalSecondaryIndex{lsi("by_l", "pk", "l", types.ProjectionTypeAll)},
 			})
 			h.Must(h.putErr(table, Item{"pk": S("a"), "sk": S("b"), "l": S(Str(1024))}))
 			h.WantError(h.putErr(table, Item{"pk": S("a"), "sk": S("b"), "l": S(Str(1025))}), "ValidationException", "One or more parameter values were invalid: Size limit exceeded")
 		}},
 		Case{"PutItem/IndexKeyTypeMismatch", func(t *testing.T, h *H) {
-			table := h.CreateTable(&dynamodb.CreateTableInput{
-				AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
-				KeySchema:              keySchema("pk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", types.ProjectionTypeAll, "g")},
-			})
+			table := h.HashTableByG()
 			h.WantError(h.putErr(table, Item{"pk": S("a"), "g": N("1")}), "ValidationException", "One or more parameter values were invalid: Type mismatch for Index Key")
 			h.WantUpdateError(table, Item{"pk": S("a")}, "SET g = :v", nil, v1(N("1")), "One or more parameter values were invalid: Type mismatch for Index Key")
 			h.WantItem(h.Get(table, Item{"pk": S("a")}), nil)
 		}},
 		Case{"PutItem/IndexKeyEmptyString", func(t *testing.T, h *H) {
-			table := h.CreateTable(&dynamodb.CreateTableInput{
-				AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
-				KeySchema:              keySchema("pk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", types.ProjectionTypeAll, "g")},
-			})
+			table := h.HashTableByG()
 			h.WantError(h.putErr(table, Item{"pk": S("a"), "g": S("")}), "ValidationException",
 				"One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: by_g, IndexKey: g")
 		}},

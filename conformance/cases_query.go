@@ -2,6 +2,8 @@ package conformance
 
 import (
 	"errors"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -22,7 +24,7 @@ func sFixture(h *H) string {
 	h.t.Helper()
 	tbl := h.RangeTable(types.ScalarAttributeTypeS)
 	for i, sk := range sortS {
-		h.Put(tbl, Item{"pk": S("p"), "sk": S(sk), "n": N(bItoa(i))})
+		h.Put(tbl, Item{"pk": S("p"), "sk": S(sk), "n": N(strconv.Itoa(i))})
 	}
 	h.PutMany(tbl, Item{"pk": S("q"), "sk": S("a")}, Item{"pk": S("q"), "sk": S("b")}, Item{"pk": S("o"), "sk": S("c")})
 	return tbl
@@ -47,49 +49,17 @@ func nFixture(h *H) string {
 	return tbl
 }
 
-// bSorted are the B fixture's sort keys in unsigned byte order.
-var bSorted = [][]byte{{0x00}, {0x01}, {0x01, 0x02}, {0x01, 0xff}, {0x7f}, {0x80}, {0xff}, {0xff, 0x00}}
+// sortB are the B fixture's sort keys in unsigned byte order.
+var sortB = [][]byte{{0x00}, {0x01}, {0x01, 0x02}, {0x01, 0xff}, {0x7f}, {0x80}, {0xff}, {0xff, 0x00}}
 
 func binFixture(h *H) string {
 	h.t.Helper()
 	tbl := h.RangeTable(types.ScalarAttributeTypeB)
-	for i := len(bSorted) - 1; i >= 0; i-- {
-		h.Put(tbl, Item{"pk": S("p"), "sk": B(bSorted[i])})
+	for i := len(sortB) - 1; i >= 0; i-- {
+		h.Put(tbl, Item{"pk": S("p"), "sk": B(sortB[i])})
 	}
 	h.Put(tbl, Item{"pk": S("q"), "sk": B([]byte{0x01})})
 	return tbl
-}
-
-func bItoa(i int) string {
-	const digits = "0123456789"
-	if i < 10 {
-		return digits[i : i+1]
-	}
-	return bItoa(i/10) + digits[i%10:i%10+1]
-}
-
-func sVals(ss ...string) []types.AttributeValue {
-	out := make([]types.AttributeValue, len(ss))
-	for i, s := range ss {
-		out[i] = S(s)
-	}
-	return out
-}
-
-func nVals(ns ...string) []types.AttributeValue {
-	out := make([]types.AttributeValue, len(ns))
-	for i, s := range ns {
-		out[i] = N(s)
-	}
-	return out
-}
-
-func bVals(bs ...[]byte) []types.AttributeValue {
-	out := make([]types.AttributeValue, len(bs))
-	for i, b := range bs {
-		out[i] = B(b)
-	}
-	return out
 }
 
 // keyCase is a query case over a fixture: a key condition and the sort keys
@@ -146,7 +116,7 @@ func init() {
 		keyCase("Query/N_BetweenNegative", nFixture, "pk = :p AND sk BETWEEN :a AND :b", Item{":p": p, ":a": N("-1e11"), ":b": N("-2")}, nVals("-10000000000", "-5.5")),
 
 		// B sort keys: unsigned byte order.
-		keyCase("Query/B_ByteOrder", binFixture, "pk = :p", Item{":p": p}, bVals(bSorted...)),
+		keyCase("Query/B_ByteOrder", binFixture, "pk = :p", Item{":p": p}, bVals(sortB...)),
 		keyCase("Query/B_EQ", binFixture, "pk = :p AND sk = :b", Item{":p": p, ":b": B([]byte{0x01, 0x02})}, bVals([]byte{0x01, 0x02})),
 		keyCase("Query/B_LT", binFixture, "pk = :p AND sk < :b", Item{":p": p, ":b": B([]byte{0x01, 0x02})}, bVals([]byte{0x00}, []byte{0x01})),
 		keyCase("Query/B_LE", binFixture, "pk = :p AND sk <= :b", Item{":p": p, ":b": B([]byte{0x01, 0x02})}, bVals([]byte{0x00}, []byte{0x01}, []byte{0x01, 0x02})),
@@ -482,7 +452,7 @@ func bigFixture(h *H, n, size int) string {
 	h.t.Helper()
 	tbl := h.RangeTable(types.ScalarAttributeTypeS)
 	pad := strings.Repeat("x", size-9) // "pk"+"p" + "sk"+"000" + "d"
-	for _, sk := range bSeq("", n) {
+	for _, sk := range seq("", n) {
 		h.Put(tbl, Item{"pk": S("p"), "sk": S(sk), "d": S(pad)})
 	}
 	return tbl
@@ -546,7 +516,7 @@ func init() {
 			in.Limit = aws.Int32(1)
 			pages := h.walkQuery(in, 10)
 			wantPageSizes(t, pages, 1, 1, 1, 1, 1, 1, 0)
-			h.WantValues(bConcat(pages), "sk", sVals(sortS...)...)
+			h.WantValues(slices.Concat(pages...), "sk", sVals(sortS...)...)
 		}},
 		Case{Name: "Pagination/QueryLimit1Backward", Run: func(t *testing.T, h *H) {
 			tbl := sFixture(h)
@@ -555,7 +525,7 @@ func init() {
 			in.ScanIndexForward = aws.Bool(false)
 			pages := h.walkQuery(in, 10)
 			wantPageSizes(t, pages, 1, 1, 1, 1, 1, 1, 0)
-			h.WantValues(bConcat(pages), "sk", sVals("c", "ba", "b", "abc", "ab", "a")...)
+			h.WantValues(slices.Concat(pages...), "sk", sVals("c", "ba", "b", "abc", "ab", "a")...)
 		}},
 		Case{Name: "Pagination/QueryLimit4Forward", Run: func(t *testing.T, h *H) {
 			tbl := sFixture(h)
@@ -563,7 +533,7 @@ func init() {
 			in.Limit = aws.Int32(4)
 			pages := h.walkQuery(in, 10)
 			wantPageSizes(t, pages, 4, 2)
-			h.WantValues(bConcat(pages), "sk", sVals(sortS...)...)
+			h.WantValues(slices.Concat(pages...), "sk", sVals(sortS...)...)
 		}},
 		Case{Name: "Pagination/QueryLimit2BetweenBackward", Run: func(t *testing.T, h *H) {
 			tbl := nFixture(h)
@@ -572,7 +542,7 @@ func init() {
 			in.ScanIndexForward = aws.Bool(false)
 			pages := h.walkQuery(in, 10)
 			wantPageSizes(t, pages, 2, 2, 2, 1)
-			h.WantValues(bConcat(pages), "sk", nVals("10", "2", "1", "0.001", "0", "-1", "-5.5")...)
+			h.WantValues(slices.Concat(pages...), "sk", nVals("10", "2", "1", "0.001", "0", "-1", "-5.5")...)
 		}},
 		Case{Name: "Pagination/QueryFilterLimit2Forward", Run: func(t *testing.T, h *H) {
 			tbl := sFixture(h)
@@ -581,7 +551,7 @@ func init() {
 			in.Limit = aws.Int32(2)
 			pages := h.walkQuery(in, 10)
 			wantPageSizes(t, pages, 1, 0, 1, 0)
-			h.WantValues(bConcat(pages), "sk", S("ab"), S("ba"))
+			h.WantValues(slices.Concat(pages...), "sk", S("ab"), S("ba"))
 		}},
 		Case{Name: "Pagination/QueryFilterLimit2Backward", Run: func(t *testing.T, h *H) {
 			tbl := sFixture(h)
@@ -591,7 +561,7 @@ func init() {
 			in.ScanIndexForward = aws.Bool(false)
 			pages := h.walkQuery(in, 10)
 			wantPageSizes(t, pages, 1, 0, 1, 0)
-			h.WantValues(bConcat(pages), "sk", S("ba"), S("ab"))
+			h.WantValues(slices.Concat(pages...), "sk", S("ba"), S("ab"))
 		}},
 		Case{Name: "Pagination/QueryStartKeyNotAnItem", Run: func(t *testing.T, h *H) {
 			tbl := sFixture(h)
@@ -670,7 +640,7 @@ func init() {
 			in := queryIn(tbl, "pk = :p", Item{":p": p})
 			pages := h.walkQuery(in, 10)
 			wantPageSizes(t, pages, 11, 11, 8)
-			h.WantValues(bConcat(pages), "sk", sVals(bSeq("", 30)...)...)
+			h.WantValues(slices.Concat(pages...), "sk", sVals(seq("", 30)...)...)
 		}},
 		Case{Name: "Pagination/Query1MBPageBackward", Run: func(t *testing.T, h *H) {
 			tbl := bigFixture(h, 30, 100000)
@@ -736,7 +706,7 @@ func init() {
 			h.WantLastKey(out.LastEvaluatedKey, Item{"pk": p, "sk": S("010")})
 			in.ExclusiveStartKey = nil
 			all := h.ScanAll(in)
-			h.WantValues(all, "sk", sVals(bSeq("", 30)...)...)
+			h.WantValues(all, "sk", sVals(seq("", 30)...)...)
 		}},
 	)
 }

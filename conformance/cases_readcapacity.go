@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -28,10 +29,10 @@ func capFixture(h *H) string {
 // capItem is an item of exactly size bytes in partition "p" ("pk"+"p",
 // "sk"+"00i", "d"+padding).
 func capItem(i, size int) Item {
-	return Item{"pk": S("p"), "sk": S("00" + bItoa(i)), "d": S(strings.Repeat("x", size-9))}
+	return with(capKey(i), "d", S(strings.Repeat("x", size-9)))
 }
 
-func capKey(i int) Item { return Item{"pk": S("p"), "sk": S("00" + bItoa(i))} }
+func capKey(i int) Item { return Item{"pk": S("p"), "sk": S("00" + strconv.Itoa(i))} }
 
 // getCap reads key with GetItem and returns its consumed capacity.
 func (h *H) getCap(tbl string, key Item, consistent bool, rcc types.ReturnConsumedCapacity, proj string) *types.ConsumedCapacity {
@@ -43,19 +44,6 @@ func (h *H) getCap(tbl string, key Item, consistent bool, rcc types.ReturnConsum
 	out, err := h.API.GetItem(h.Ctx, in)
 	h.Must(err)
 	return out.ConsumedCapacity
-}
-
-// capOf returns the entry of list for table, failing the case when there is
-// none.
-func (h *H) capOf(list []types.ConsumedCapacity, table string) *types.ConsumedCapacity {
-	h.t.Helper()
-	for i := range list {
-		if aws.ToString(list[i].TableName) == table {
-			return &list[i]
-		}
-	}
-	h.t.Fatalf("no ConsumedCapacity for table %s in %d entries", table, len(list))
-	return nil
 }
 
 // getCapCase reads capFixture's item i with GetItem and wants total units.
@@ -92,14 +80,14 @@ func init() {
 		Case{Name: "ReadCapacity/NotRequested", Run: func(t *testing.T, h *H) {
 			tbl := capFixture(h)
 			if cc := h.getCap(tbl, capKey(1), true, "", ""); cc != nil {
-				t.Fatalf("ConsumedCapacity %s without ReturnConsumedCapacity", bFmtCapacity(cc))
+				t.Fatalf("ConsumedCapacity %s without ReturnConsumedCapacity", formatCapacity(cc))
 			}
 			if cc := h.getCap(tbl, capKey(1), true, types.ReturnConsumedCapacityNone, ""); cc != nil {
-				t.Fatalf("ConsumedCapacity %s with NONE", bFmtCapacity(cc))
+				t.Fatalf("ConsumedCapacity %s with NONE", formatCapacity(cc))
 			}
 			in := queryIn(tbl, "pk = :p", Item{":p": S("p")})
 			if out := h.MustQuery(in); out.ConsumedCapacity != nil {
-				t.Fatalf("Query ConsumedCapacity %s without ReturnConsumedCapacity", bFmtCapacity(out.ConsumedCapacity))
+				t.Fatalf("Query ConsumedCapacity %s without ReturnConsumedCapacity", formatCapacity(out.ConsumedCapacity))
 			}
 		}},
 	)
@@ -189,11 +177,11 @@ func init() {
 		}},
 		Case{Name: "ReadCapacity/QueryGSIProjectedSize", Run: func(t *testing.T, h *H) {
 			tbl := h.CreateTable(&dynamodb.CreateTableInput{
-				AttributeDefinitions: []types.AttributeDefinition{bDef("pk", types.ScalarAttributeTypeS), bDef("g", types.ScalarAttributeTypeS)},
-				KeySchema:            bKeySchema("pk", ""),
+				AttributeDefinitions: attrDefs("pk", "S", "g", "S"),
+				KeySchema:            keySchema("pk"),
 				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
-					bGSI("gall", "g", "", bProjection(types.ProjectionTypeAll)),
-					bGSI("gkeys", "g", "", bProjection(types.ProjectionTypeKeysOnly)),
+					gsi("gall", "g", "", types.ProjectionTypeAll),
+					gsi("gkeys", "g", "", types.ProjectionTypeKeysOnly),
 				},
 			})
 			for _, k := range []string{"a", "b"} {
@@ -241,7 +229,7 @@ func init() {
 		Case{Name: "ReadCapacity/BatchGetItemPerItemRounding", Run: func(t *testing.T, h *H) {
 			tbl := capFixture(h)
 			out, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{
-				RequestItems:           map[string]types.KeysAndAttributes{tbl: bKeysAndAttrs(capKey(0), capKey(1), capKey(2))},
+				RequestItems:           map[string]types.KeysAndAttributes{tbl: keysAndAttrs(capKey(0), capKey(1), capKey(2))},
 				ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 			})
 			h.Must(err)
@@ -252,7 +240,7 @@ func init() {
 		}},
 		Case{Name: "ReadCapacity/BatchGetItemConsistentIndexes", Run: func(t *testing.T, h *H) {
 			tbl := capFixture(h)
-			ka := bKeysAndAttrs(capKey(0), capKey(1), capKey(2))
+			ka := keysAndAttrs(capKey(0), capKey(1), capKey(2))
 			ka.ConsistentRead = aws.Bool(true)
 			out, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{
 				RequestItems:           map[string]types.KeysAndAttributes{tbl: ka},
@@ -265,8 +253,8 @@ func init() {
 			t1, t2 := capFixture(h), capFixture(h)
 			out, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{
 				RequestItems: map[string]types.KeysAndAttributes{
-					t1: bKeysAndAttrs(capKey(1)),
-					t2: bKeysAndAttrs(capKey(0), capKey(2)),
+					t1: keysAndAttrs(capKey(1)),
+					t2: keysAndAttrs(capKey(0), capKey(2)),
 				},
 				ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 			})
@@ -282,7 +270,7 @@ func init() {
 			// BatchGetItem (GetItem is charged for them).
 			tbl := capFixture(h)
 			out, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{
-				RequestItems:           map[string]types.KeysAndAttributes{tbl: bKeysAndAttrs(capKey(2), capKey(7), capKey(8))},
+				RequestItems:           map[string]types.KeysAndAttributes{tbl: keysAndAttrs(capKey(2), capKey(7), capKey(8))},
 				ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 			})
 			h.Must(err)

@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -18,8 +20,8 @@ const scanN = 20
 // scanItems are the items of scanFixture: pk "k000".."k019", n = index.
 func scanItems() []Item {
 	items := make([]Item, scanN)
-	for i, k := range bSeq("k", scanN) {
-		items[i] = Item{"pk": S(k), "n": N(bItoa(i))}
+	for i, k := range seq("k", scanN) {
+		items[i] = Item{"pk": S(k), "n": N(strconv.Itoa(i))}
 	}
 	return items
 }
@@ -29,10 +31,6 @@ func scanFixture(h *H) string {
 	tbl := h.HashTable()
 	h.PutMany(tbl, scanItems()...)
 	return tbl
-}
-
-func scanIn(table string) *dynamodb.ScanInput {
-	return &dynamodb.ScanInput{TableName: aws.String(table)}
 }
 
 // scanError is a scan case that must fail with a ValidationException.
@@ -60,14 +58,6 @@ func (h *H) scanSegments(tbl string, total int32, mod func(in *dynamodb.ScanInpu
 		segs[s] = h.ScanAll(in)
 	}
 	return segs
-}
-
-func bConcat(segs [][]Item) []Item {
-	var all []Item
-	for _, s := range segs {
-		all = append(all, s...)
-	}
-	return all
 }
 
 func init() {
@@ -212,7 +202,7 @@ func init() {
 		Case{Name: "Scan/Segments4EveryItemOnce", Run: func(t *testing.T, h *H) {
 			tbl := scanFixture(h)
 			segs := h.scanSegments(tbl, 4, nil)
-			h.WantItemSet(bConcat(segs), scanItems())
+			h.WantItemSet(slices.Concat(segs...), scanItems())
 		}},
 		Case{Name: "Scan/Segments1", Run: func(t *testing.T, h *H) {
 			tbl := scanFixture(h)
@@ -222,12 +212,12 @@ func init() {
 		Case{Name: "Scan/SegmentsMoreThanItems", Run: func(t *testing.T, h *H) {
 			tbl := scanFixture(h)
 			segs := h.scanSegments(tbl, 64, nil)
-			h.WantItemSet(bConcat(segs), scanItems())
+			h.WantItemSet(slices.Concat(segs...), scanItems())
 		}},
 		Case{Name: "Scan/SegmentsPagedWithLimit", Run: func(t *testing.T, h *H) {
 			tbl := scanFixture(h)
 			segs := h.scanSegments(tbl, 3, func(in *dynamodb.ScanInput) { in.Limit = aws.Int32(2) })
-			h.WantItemSet(bConcat(segs), scanItems())
+			h.WantItemSet(slices.Concat(segs...), scanItems())
 		}},
 		Case{Name: "Scan/SegmentsWithFilter", Run: func(t *testing.T, h *H) {
 			tbl := scanFixture(h)
@@ -235,7 +225,7 @@ func init() {
 				in.FilterExpression = aws.String("n < :x")
 				in.ExpressionAttributeValues = Item{":x": N("10")}
 			})
-			h.WantItemSet(bConcat(segs), scanItems()[:10])
+			h.WantItemSet(slices.Concat(segs...), scanItems()[:10])
 		}},
 		Case{Name: "Scan/SegmentsStable", Run: func(t *testing.T, h *H) {
 			tbl := scanFixture(h)
@@ -248,15 +238,15 @@ func init() {
 		Case{Name: "Scan/SegmentsKeepPartitionsTogether", Run: func(t *testing.T, h *H) {
 			tbl := h.RangeTable(types.ScalarAttributeTypeN)
 			var all []Item
-			for _, pk := range bSeq("p", 8) {
+			for _, pk := range seq("p", 8) {
 				for i := range 4 {
-					it := Item{"pk": S(pk), "sk": N(bItoa(i))}
+					it := Item{"pk": S(pk), "sk": N(strconv.Itoa(i))}
 					all = append(all, it)
 				}
 			}
 			h.PutMany(tbl, all...)
 			segs := h.scanSegments(tbl, 3, func(in *dynamodb.ScanInput) { in.Limit = aws.Int32(3) })
-			h.WantItemSet(bConcat(segs), all)
+			h.WantItemSet(slices.Concat(segs...), all)
 			owner := map[string]int{}
 			for s, items := range segs {
 				for _, it := range items {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -19,51 +20,6 @@ const (
 	msgNoTable     = "Cannot do operations on a non-existent table"
 	msgPreexisting = "Cannot create preexisting table"
 )
-
-func attrDefs(kv ...string) []types.AttributeDefinition {
-	var ds []types.AttributeDefinition
-	for i := 0; i+1 < len(kv); i += 2 {
-		ds = append(ds, types.AttributeDefinition{AttributeName: aws.String(kv[i]), AttributeType: types.ScalarAttributeType(kv[i+1])})
-	}
-	return ds
-}
-
-func keySchema(hash string, rng ...string) []types.KeySchemaElement {
-	ks := []types.KeySchemaElement{{AttributeName: aws.String(hash), KeyType: types.KeyTypeHash}}
-	if len(rng) > 0 {
-		ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(rng[0]), KeyType: types.KeyTypeRange})
-	}
-	return ks
-}
-
-func gsi(name string, proj types.ProjectionType, hash string, rng ...string) types.GlobalSecondaryIndex {
-	return types.GlobalSecondaryIndex{IndexName: aws.String(name), KeySchema: keySchema(hash, rng...), Projection: &types.Projection{ProjectionType: proj}}
-}
-
-func lsi(name string, proj types.ProjectionType, hash, rng string) types.LocalSecondaryIndex {
-	return types.LocalSecondaryIndex{IndexName: aws.String(name), KeySchema: keySchema(hash, rng), Projection: &types.Projection{ProjectionType: proj}}
-}
-
-// createErr tries to create the table described by in (fresh name and
-// PAY_PER_REQUEST unless set) and returns the error; a table that does get
-// created is deleted when the case ends.
-func (h *H) createErr(in *dynamodb.CreateTableInput) error {
-	h.t.Helper()
-	if in.TableName == nil {
-		in.TableName = aws.String(h.TableName())
-	}
-	if in.BillingMode == "" && in.ProvisionedThroughput == nil {
-		in.BillingMode = types.BillingModePayPerRequest
-	}
-	_, err := h.API.CreateTable(h.Ctx, in)
-	if err == nil {
-		name := *in.TableName
-		h.t.Cleanup(func() {
-			_, _ = h.API.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)})
-		})
-	}
-	return err
-}
 
 func keyNames(ks []types.KeySchemaElement) string {
 	var parts []string
@@ -80,6 +36,16 @@ func defNames(ds []types.AttributeDefinition) string {
 	}
 	slices.Sort(parts)
 	return strings.Join(parts, ",")
+}
+
+// createError is a CreateTable case: creating a copy of in (with
+// CreateTable's defaults) must fail with a ValidationException with message
+// msg.
+func createError(name string, in dynamodb.CreateTableInput, msg string) Case {
+	return Case{"CreateTable/" + name, func(t *testing.T, h *H) {
+		in := in
+		h.WantError(h.createErr(&in), "ValidationException", msg)
+	}}
 }
 
 func init() {
@@ -137,14 +103,8 @@ func init() {
 			err := h.createErr(&dynamodb.CreateTableInput{TableName: aws.String(name), AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk")})
 			h.WantError(err, "ResourceInUseException", msgPreexisting)
 		}},
-		Case{"CreateTable/NameTooShort", func(t *testing.T, h *H) {
-			err := h.createErr(&dynamodb.CreateTableInput{TableName: aws.String("ab"), AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk")})
-			h.WantError(err, "ValidationException", msgBadName)
-		}},
-		Case{"CreateTable/NameTooLong", func(t *testing.T, h *H) {
-			err := h.createErr(&dynamodb.CreateTableInput{TableName: aws.String(strings.Repeat("a", 256)), AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk")})
-			h.WantError(err, "ValidationException", msgBadName)
-		}},
+		createError("NameTooShort", dynamodb.CreateTableInput{TableName: aws.String("ab"), AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk")}, msgBadName),
+		createError("NameTooLong", dynamodb.CreateTableInput{TableName: aws.String(strings.Repeat("a", 256)), AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk")}, msgBadName),
 		Case{"CreateTable/NameInvalidCharacters", func(t *testing.T, h *H) {
 			err := h.createErr(&dynamodb.CreateTableInput{TableName: aws.String(h.TableName() + " bad!"), AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk")})
 			h.WantError(err, "ValidationException", msgBadName)
@@ -154,36 +114,15 @@ func init() {
 			h.CreateTable(&dynamodb.CreateTableInput{TableName: aws.String(name), AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk")})
 			h.Put(name, Item{"pk": S("a")})
 		}},
-		Case{"CreateTable/KeyNotInAttributeDefinitions", func(t *testing.T, h *H) {
-			err := h.createErr(&dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("id")})
-			h.WantError(err, "ValidationException", "Hash Key not specified in Attribute Definitions.  Type unknown.")
-		}},
-		Case{"CreateTable/UnusedAttributeDefinition", func(t *testing.T, h *H) {
-			err := h.createErr(&dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S", "x", "S"), KeySchema: keySchema("pk")})
-			h.WantError(err, "ValidationException", "The number of attributes in key schema must match the number of attributes defined in attribute definitions.")
-		}},
-		Case{"CreateTable/DuplicateAttributeDefinition", func(t *testing.T, h *H) {
-			err := h.createErr(&dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S", "pk", "S"), KeySchema: keySchema("pk")})
-			h.WantError(err, "ValidationException", "Cannot have two attributes with the same name")
-		}},
-		Case{"CreateTable/InvalidAttributeType", func(t *testing.T, h *H) {
-			err := h.createErr(&dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "BOOL"), KeySchema: keySchema("pk")})
-			h.WantError(err, "ValidationException", "~Member must satisfy enum value set: [B, N, S]")
-		}},
-		Case{"CreateTable/NoHashKey", func(t *testing.T, h *H) {
-			err := h.createErr(&dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S"),
-				KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeRange}}})
-			h.WantError(err, "ValidationException", "No Hash Key specified in schema.  All Dynamo DB tables must have exactly one hash key")
-		}},
-		Case{"CreateTable/TwoHashKeys", func(t *testing.T, h *H) {
-			err := h.createErr(&dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S", "sk", "S"),
-				KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("sk"), KeyType: types.KeyTypeHash}}})
-			h.WantError(err, "ValidationException", "Too many hash keys specified.  All Dynamo DB tables must have exactly one hash key")
-		}},
-		Case{"CreateTable/EmptyKeySchema", func(t *testing.T, h *H) {
-			err := h.createErr(&dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S"), KeySchema: []types.KeySchemaElement{}})
-			h.WantError(err, "ValidationException", "No defined key schema.  A key schema containing at least a hash key must be defined for all tables")
-		}},
+		createError("KeyNotInAttributeDefinitions", dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("id")}, "Hash Key not specified in Attribute Definitions.  Type unknown."),
+		createError("UnusedAttributeDefinition", dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S", "x", "S"), KeySchema: keySchema("pk")}, "The number of attributes in key schema must match the number of attributes defined in attribute definitions."),
+		createError("DuplicateAttributeDefinition", dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S", "pk", "S"), KeySchema: keySchema("pk")}, "Cannot have two attributes with the same name"),
+		createError("InvalidAttributeType", dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "BOOL"), KeySchema: keySchema("pk")}, "~Member must satisfy enum value set: [B, N, S]"),
+		createError("NoHashKey", dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S"),
+			KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeRange}}}, "No Hash Key specified in schema.  All Dynamo DB tables must have exactly one hash key"),
+		createError("TwoHashKeys", dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S", "sk", "S"),
+			KeySchema: []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}, {AttributeName: aws.String("sk"), KeyType: types.KeyTypeHash}}}, "Too many hash keys specified.  All Dynamo DB tables must have exactly one hash key"),
+		createError("EmptyKeySchema", dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S"), KeySchema: []types.KeySchemaElement{}}, "No defined key schema.  A key schema containing at least a hash key must be defined for all tables"),
 		Case{"CreateTable/KeySchemaTooBig", func(t *testing.T, h *H) {
 			ks := append(keySchema("pk", "a"), types.KeySchemaElement{AttributeName: aws.String("b"), KeyType: types.KeyTypeRange})
 			err := h.createErr(&dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S", "a", "S", "b", "S"), KeySchema: ks})
@@ -194,19 +133,13 @@ func init() {
 			err := h.createErr(&dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S", "sk", "S"), KeySchema: ks})
 			h.WantError(err, "ValidationException", "Invalid key order. Hash Key must be specified first in key schema, Range Key must be specifed second")
 		}},
-		Case{"CreateTable/SameAttributeHashAndRange", func(t *testing.T, h *H) {
-			err := h.createErr(&dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk", "pk")})
-			h.WantError(err, "ValidationException", "Two keys can not have the same name")
-		}},
-		Case{"CreateTable/ProvisionedWithoutThroughput", func(t *testing.T, h *H) {
-			err := h.createErr(&dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk"), BillingMode: types.BillingModeProvisioned})
-			h.WantError(err, "ValidationException", "No provisioned throughput specified for the table")
-		}},
+		createError("SameAttributeHashAndRange", dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk", "pk")}, "Two keys can not have the same name"),
+		createError("ProvisionedWithoutThroughput", dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk"), BillingMode: types.BillingModeProvisioned}, "No provisioned throughput specified for the table"),
 		Case{"CreateTable/GlobalSecondaryIndex", func(t *testing.T, h *H) {
 			name := h.CreateTable(&dynamodb.CreateTableInput{
 				AttributeDefinitions:   attrDefs("pk", "S", "g", "S", "n", "N"),
 				KeySchema:              keySchema("pk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", types.ProjectionTypeAll, "g", "n")},
+				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", "g", "n", types.ProjectionTypeAll)},
 			})
 			d := h.Describe(name)
 			if len(d.GlobalSecondaryIndexes) != 1 {
@@ -224,7 +157,7 @@ func init() {
 			name := h.CreateTable(&dynamodb.CreateTableInput{
 				AttributeDefinitions:  attrDefs("pk", "S", "sk", "S", "l", "N"),
 				KeySchema:             keySchema("pk", "sk"),
-				LocalSecondaryIndexes: []types.LocalSecondaryIndex{lsi("by_l", types.ProjectionTypeKeysOnly, "pk", "l")},
+				LocalSecondaryIndexes: []types.LocalSecondaryIndex{lsi("by_l", "pk", "l", types.ProjectionTypeKeysOnly)},
 			})
 			d := h.Describe(name)
 			if len(d.LocalSecondaryIndexes) != 1 {
@@ -236,97 +169,71 @@ func init() {
 			}
 		}},
 		Case{"CreateTable/IncludeProjection", func(t *testing.T, h *H) {
-			g := gsi("by_g", types.ProjectionTypeInclude, "g")
-			g.Projection.NonKeyAttributes = []string{"a", "b"}
+			g := gsi("by_g", "g", "", types.ProjectionTypeInclude, "a", "b")
 			name := h.CreateTable(&dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S", "g", "S"), KeySchema: keySchema("pk"), GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{g}})
 			p := h.Describe(name).GlobalSecondaryIndexes[0].Projection
 			if p.ProjectionType != types.ProjectionTypeInclude || strings.Join(p.NonKeyAttributes, ",") != "a,b" {
 				t.Fatalf("projection %s %v", p.ProjectionType, p.NonKeyAttributes)
 			}
 		}},
-		Case{"CreateTable/DuplicateIndexNames", func(t *testing.T, h *H) {
-			err := h.createErr(&dynamodb.CreateTableInput{
-				AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
-				KeySchema:              keySchema("pk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("dup", types.ProjectionTypeAll, "g"), gsi("dup", types.ProjectionTypeKeysOnly, "g")},
-			})
-			h.WantError(err, "ValidationException", "Two global secondary indices have the same name")
-		}},
-		Case{"CreateTable/SameLocalAndGlobalIndexName", func(t *testing.T, h *H) {
-			err := h.createErr(&dynamodb.CreateTableInput{
-				AttributeDefinitions:   attrDefs("pk", "S", "sk", "S", "g", "S"),
-				KeySchema:              keySchema("pk", "sk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("idx", types.ProjectionTypeAll, "g")},
-				LocalSecondaryIndexes:  []types.LocalSecondaryIndex{lsi("idx", types.ProjectionTypeAll, "pk", "g")},
-			})
-			h.WantError(err, "ValidationException", "Local Secondary Indices AND Global Secondary Indices must have different names")
-		}},
-		Case{"CreateTable/IndexKeyNotDefined", func(t *testing.T, h *H) {
-			err := h.createErr(&dynamodb.CreateTableInput{
-				AttributeDefinitions:   attrDefs("pk", "S"),
-				KeySchema:              keySchema("pk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", types.ProjectionTypeAll, "g")},
-			})
-			h.WantError(err, "ValidationException", "Attribute g is not defined in AttributeDefinitions")
-		}},
-		Case{"CreateTable/IndexNameInvalid", func(t *testing.T, h *H) {
-			err := h.createErr(&dynamodb.CreateTableInput{
-				AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
-				KeySchema:              keySchema("pk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("g!", types.ProjectionTypeAll, "g")},
-			})
-			h.WantError(err, "ValidationException", msgBadName)
-		}},
-		Case{"CreateTable/LocalIndexOnHashTable", func(t *testing.T, h *H) {
-			err := h.createErr(&dynamodb.CreateTableInput{
-				AttributeDefinitions:  attrDefs("pk", "S", "l", "S"),
-				KeySchema:             keySchema("pk"),
-				LocalSecondaryIndexes: []types.LocalSecondaryIndex{lsi("by_l", types.ProjectionTypeAll, "pk", "l")},
-			})
-			h.WantError(err, "ValidationException", "Local Secondary indices are not allowed on hash tables, only hash and range tables")
-		}},
-		Case{"CreateTable/LocalIndexOtherHashKey", func(t *testing.T, h *H) {
-			err := h.createErr(&dynamodb.CreateTableInput{
-				AttributeDefinitions:  attrDefs("pk", "S", "sk", "S", "l", "S"),
-				KeySchema:             keySchema("pk", "sk"),
-				LocalSecondaryIndexes: []types.LocalSecondaryIndex{lsi("by_l", types.ProjectionTypeAll, "l", "sk")},
-			})
-			h.WantError(err, "ValidationException", "Local Secondary indices must have the same hash key as the main table")
-		}},
+		createError("DuplicateIndexNames", dynamodb.CreateTableInput{
+			AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
+			KeySchema:              keySchema("pk"),
+			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("dup", "g", "", types.ProjectionTypeAll), gsi("dup", "g", "", types.ProjectionTypeKeysOnly)},
+		}, "Two global secondary indices have the same name"),
+		createError("SameLocalAndGlobalIndexName", dynamodb.CreateTableInput{
+			AttributeDefinitions:   attrDefs("pk", "S", "sk", "S", "g", "S"),
+			KeySchema:              keySchema("pk", "sk"),
+			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("idx", "g", "", types.ProjectionTypeAll)},
+			LocalSecondaryIndexes:  []types.LocalSecondaryIndex{lsi("idx", "pk", "g", types.ProjectionTypeAll)},
+		}, "Local Secondary Indices AND Global Secondary Indices must have different names"),
+		createError("IndexKeyNotDefined", dynamodb.CreateTableInput{
+			AttributeDefinitions:   attrDefs("pk", "S"),
+			KeySchema:              keySchema("pk"),
+			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", "g", "", types.ProjectionTypeAll)},
+		}, "Attribute g is not defined in AttributeDefinitions"),
+		createError("IndexNameInvalid", dynamodb.CreateTableInput{
+			AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
+			KeySchema:              keySchema("pk"),
+			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("g!", "g", "", types.ProjectionTypeAll)},
+		}, msgBadName),
+		createError("LocalIndexOnHashTable", dynamodb.CreateTableInput{
+			AttributeDefinitions:  attrDefs("pk", "S", "l", "S"),
+			KeySchema:             keySchema("pk"),
+			LocalSecondaryIndexes: []types.LocalSecondaryIndex{lsi("by_l", "pk", "l", types.ProjectionTypeAll)},
+		}, "Local Secondary indices are not allowed on hash tables, only hash and range tables"),
+		createError("LocalIndexOtherHashKey", dynamodb.CreateTableInput{
+			AttributeDefinitions:  attrDefs("pk", "S", "sk", "S", "l", "S"),
+			KeySchema:             keySchema("pk", "sk"),
+			LocalSecondaryIndexes: []types.LocalSecondaryIndex{lsi("by_l", "l", "sk", types.ProjectionTypeAll)},
+		}, "Local Secondary indices must have the same hash key as the main table"),
 		Case{"CreateTable/LocalIndexWithoutRangeKey", func(t *testing.T, h *H) {
 			l := types.LocalSecondaryIndex{IndexName: aws.String("by_l"), KeySchema: keySchema("pk"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}
 			err := h.createErr(&dynamodb.CreateTableInput{
 				AttributeDefinitions:   attrDefs("pk", "S", "sk", "S", "g", "S"),
 				KeySchema:              keySchema("pk", "sk"),
 				LocalSecondaryIndexes:  []types.LocalSecondaryIndex{l},
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", types.ProjectionTypeAll, "g")},
+				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", "g", "", types.ProjectionTypeAll)},
 			})
 			h.WantError(err, "ValidationException", "Local secondary indices must have a range key")
 		}},
-		Case{"CreateTable/IncludeWithoutAttributes", func(t *testing.T, h *H) {
-			err := h.createErr(&dynamodb.CreateTableInput{
-				AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
-				KeySchema:              keySchema("pk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", types.ProjectionTypeInclude, "g")},
-			})
-			h.WantError(err, "ValidationException", "If Projection type INCLUDE is specified, some non-key attributes to include in the projection must be specified as well")
-		}},
+		createError("IncludeWithoutAttributes", dynamodb.CreateTableInput{
+			AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
+			KeySchema:              keySchema("pk"),
+			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", "g", "", types.ProjectionTypeInclude)},
+		}, "If Projection type INCLUDE is specified, some non-key attributes to include in the projection must be specified as well"),
 		Case{"CreateTable/NonKeyAttributesWithoutInclude", func(t *testing.T, h *H) {
-			g := gsi("by_g", types.ProjectionTypeKeysOnly, "g")
-			g.Projection.NonKeyAttributes = []string{"a"}
+			g := gsi("by_g", "g", "", types.ProjectionTypeKeysOnly, "a")
 			err := h.createErr(&dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S", "g", "S"), KeySchema: keySchema("pk"), GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{g}})
 			h.WantError(err, "ValidationException", "No attributes should be specified to be projected unless projection type is INCLUDE")
 		}},
-		Case{"CreateTable/ProvisionedIndexWithoutThroughput", func(t *testing.T, h *H) {
-			err := h.createErr(&dynamodb.CreateTableInput{
-				AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
-				KeySchema:              keySchema("pk"),
-				BillingMode:            types.BillingModeProvisioned,
-				ProvisionedThroughput:  &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(1), WriteCapacityUnits: aws.Int64(1)},
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", types.ProjectionTypeAll, "g")},
-			})
-			h.WantError(err, "ValidationException", "No provisioned throughput specified for the global secondary index")
-		}},
+		createError("ProvisionedIndexWithoutThroughput", dynamodb.CreateTableInput{
+			AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
+			KeySchema:              keySchema("pk"),
+			BillingMode:            types.BillingModeProvisioned,
+			ProvisionedThroughput:  &types.ProvisionedThroughput{ReadCapacityUnits: aws.Int64(1), WriteCapacityUnits: aws.Int64(1)},
+			GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", "g", "", types.ProjectionTypeAll)},
+		}, "No provisioned throughput specified for the global secondary index"),
 
 		// DescribeTable
 		Case{"DescribeTable/NotFound", func(t *testing.T, h *H) {
@@ -471,11 +378,9 @@ func init() {
 			h.Put(name, Item{"pk": S("2"), "g": S("y"), "v": N("2")})
 			h.Put(name, Item{"pk": S("3"), "v": N("3")}) // sparse: not indexed
 			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
-				TableName:            aws.String(name),
-				AttributeDefinitions: attrDefs("g", "S"),
-				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
-					IndexName: aws.String("by_g"), KeySchema: keySchema("g"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
-				}}},
+				TableName:                   aws.String(name),
+				AttributeDefinitions:        attrDefs("g", "S"),
+				GlobalSecondaryIndexUpdates: createGSI("by_g", "g", "", types.ProjectionTypeAll),
 			})
 			h.Must(err)
 			h.WaitActive(name)
@@ -492,41 +397,29 @@ func init() {
 			}
 		}},
 		Case{"UpdateTable/DeleteGlobalIndex", func(t *testing.T, h *H) {
-			name := h.CreateTable(&dynamodb.CreateTableInput{
-				AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
-				KeySchema:              keySchema("pk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", types.ProjectionTypeAll, "g")},
-			})
+			name := h.HashTableByG()
 			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
 				TableName:                   aws.String(name),
-				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String("by_g")}}},
+				GlobalSecondaryIndexUpdates: deleteGSI("by_g"),
 			})
 			h.Must(err)
 			h.WaitIndexGone(name, "by_g")
 			h.Put(name, Item{"pk": S("a"), "g": S("x")})
 		}},
 		Case{"UpdateTable/CreateExistingIndex", func(t *testing.T, h *H) {
-			name := h.CreateTable(&dynamodb.CreateTableInput{
-				AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
-				KeySchema:              keySchema("pk"),
-				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", types.ProjectionTypeAll, "g")},
-			})
+			name := h.HashTableByG()
 			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
-				TableName:            aws.String(name),
-				AttributeDefinitions: attrDefs("g", "S"),
-				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
-					IndexName: aws.String("by_g"), KeySchema: keySchema("g"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
-				}}},
+				TableName:                   aws.String(name),
+				AttributeDefinitions:        attrDefs("g", "S"),
+				GlobalSecondaryIndexUpdates: createGSI("by_g", "g", "", types.ProjectionTypeAll),
 			})
 			h.WantError(err, "ValidationException", "Attempting to create an index which already exists")
 		}},
 		Case{"UpdateTable/CreateIndexWithoutDefinition", func(t *testing.T, h *H) {
 			name := h.HashTable()
 			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
-				TableName: aws.String(name),
-				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
-					IndexName: aws.String("by_g"), KeySchema: keySchema("g"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
-				}}},
+				TableName:                   aws.String(name),
+				GlobalSecondaryIndexUpdates: createGSI("by_g", "g", "", types.ProjectionTypeAll),
 			})
 			h.WantError(err, "ValidationException", "No Attribute Schema Defined")
 		}},
@@ -534,7 +427,7 @@ func init() {
 			name := h.HashTable()
 			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
 				TableName:                   aws.String(name),
-				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String("nope")}}},
+				GlobalSecondaryIndexUpdates: deleteGSI("nope"),
 			})
 			h.WantError(err, "ResourceNotFoundException", "Requested resource not found")
 		}},
@@ -648,7 +541,7 @@ func waitGone(h *H, name string) {
 		if ErrorCode(err) == "ResourceNotFoundException" {
 			return
 		}
-		sleepShort()
+		time.Sleep(50 * time.Millisecond)
 	}
 	h.t.Fatalf("table %s still exists after 30s", name)
 }

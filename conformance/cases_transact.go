@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,31 +25,6 @@ func txFixture(h *H) string {
 
 func txItem(k, v string) Item { return Item{"pk": S(k), "v": N(v)} }
 func txKey(k string) Item     { return Item{"pk": S(k)} }
-
-func txPut(tbl string, it Item) types.TransactWriteItem {
-	return types.TransactWriteItem{Put: &types.Put{TableName: aws.String(tbl), Item: it}}
-}
-
-func txUpdate(tbl string, key Item, expr string, values Item) types.TransactWriteItem {
-	return types.TransactWriteItem{Update: &types.Update{TableName: aws.String(tbl), Key: key, UpdateExpression: aws.String(expr), ExpressionAttributeValues: values}}
-}
-
-func txDelete(tbl string, key Item) types.TransactWriteItem {
-	return types.TransactWriteItem{Delete: &types.Delete{TableName: aws.String(tbl), Key: key}}
-}
-
-func txCheck(tbl string, key Item, cond string, values Item) types.TransactWriteItem {
-	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: aws.String(tbl), Key: key, ConditionExpression: aws.String(cond), ExpressionAttributeValues: values}}
-}
-
-func txGet(tbl string, key Item) types.TransactGetItem {
-	return types.TransactGetItem{Get: &types.Get{TableName: aws.String(tbl), Key: key}}
-}
-
-func (h *H) txWrite(items ...types.TransactWriteItem) error {
-	_, err := h.API.TransactWriteItems(h.Ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-	return err
-}
 
 // wantTable fails the case unless a scan of tbl finds exactly want.
 func (h *H) wantTable(tbl string, want ...Item) {
@@ -198,7 +174,7 @@ func init() {
 		Case{Name: "TransactWriteItems/HundredItems", Run: func(t *testing.T, h *H) {
 			tbl := h.HashTable()
 			var ops []types.TransactWriteItem
-			for _, k := range bSeq("k", 100) {
+			for _, k := range seq("k", 100) {
 				ops = append(ops, txPut(tbl, txItem(k, "1")))
 			}
 			h.Must(h.txWrite(ops...))
@@ -240,7 +216,7 @@ func init() {
 			tbl := txFixture(h)
 			for i := range 2 {
 				_, err := h.API.TransactWriteItems(h.Ctx, &dynamodb.TransactWriteItemsInput{
-					ClientRequestToken: aws.String("token-" + bItoa(i) + "-" + tbl),
+					ClientRequestToken: aws.String("token-" + strconv.Itoa(i) + "-" + tbl),
 					TransactItems:      []types.TransactWriteItem{txUpdate(tbl, txKey("a"), "ADD v :n", Item{":n": N("1")})},
 				})
 				h.Must(err)
@@ -261,7 +237,7 @@ func init() {
 		}, "ValidationException", "Transaction request cannot include multiple operations on one item"),
 		txError("TooManyItemsError", func(tbl string) []types.TransactWriteItem {
 			var ops []types.TransactWriteItem
-			for _, k := range bSeq("k", 101) {
+			for _, k := range seq("k", 101) {
 				ops = append(ops, txPut(tbl, txItem(k, "1")))
 			}
 			return ops
@@ -381,7 +357,7 @@ func init() {
 		Case{Name: "TransactGetItems/TooManyItemsError", Run: func(t *testing.T, h *H) {
 			tbl := txFixture(h)
 			var gets []types.TransactGetItem
-			for _, k := range bSeq("k", 101) {
+			for _, k := range seq("k", 101) {
 				gets = append(gets, txGet(tbl, txKey(k)))
 			}
 			_, err := h.API.TransactGetItems(h.Ctx, &dynamodb.TransactGetItemsInput{TransactItems: gets})

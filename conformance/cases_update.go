@@ -34,24 +34,6 @@ func updItem() Item {
 	}
 }
 
-// with returns a copy of it with the given attributes set, or removed when
-// the value is nil.
-func with(it Item, kv ...any) Item {
-	out := Item{}
-	for k, v := range it {
-		out[k] = v
-	}
-	for i := 0; i+1 < len(kv); i += 2 {
-		name := kv[i].(string)
-		if kv[i+1] == nil {
-			delete(out, name)
-			continue
-		}
-		out[name] = kv[i+1].(types.AttributeValue)
-	}
-	return out
-}
-
 // updTable stores updItem in a fresh table and returns the table.
 func updTable(h *H) string {
 	h.t.Helper()

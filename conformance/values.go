@@ -2,15 +2,12 @@ package conformance
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"reflect"
 	"sort"
 	"strings"
-	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
+	"github.com/cockroachdb/apd/v3"
 )
 
 // Item is a DynamoDB item or key.
@@ -38,12 +35,48 @@ func M(m Item) types.AttributeValue {
 	return &types.AttributeValueMemberM{Value: m}
 }
 
-func apiError(err error) smithy.APIError {
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		return ae
+// sVals, nVals and bVals are lists of S, N and B values.
+func sVals(ss ...string) []types.AttributeValue { return valuesOf(S, ss...) }
+func nVals(ns ...string) []types.AttributeValue { return valuesOf(N, ns...) }
+func bVals(bs ...[]byte) []types.AttributeValue { return valuesOf(B, bs...) }
+
+// valuesOf returns the attribute values f(x) of xs, in order.
+func valuesOf[T any](f func(T) types.AttributeValue, xs ...T) []types.AttributeValue {
+	out := make([]types.AttributeValue, len(xs))
+	for i, x := range xs {
+		out[i] = f(x)
 	}
-	return nil
+	return out
+}
+
+// with returns a copy of it with the given attributes set, or removed when
+// the value is nil.
+func with(it Item, kv ...any) Item {
+	out := Item{}
+	for k, v := range it {
+		out[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		name := kv[i].(string)
+		if kv[i+1] == nil {
+			delete(out, name)
+			continue
+		}
+		out[name] = kv[i+1].(types.AttributeValue)
+	}
+	return out
+}
+
+// Str returns a string of n copies of "x".
+func Str(n int) string { return strings.Repeat("x", n) }
+
+// seq returns "prefix000".."prefix(n-1)" zero padded to width 3.
+func seq(prefix string, n int) []string {
+	s := make([]string, n)
+	for i := range s {
+		s[i] = fmt.Sprintf("%s%03d", prefix, i)
+	}
+	return s
 }
 
 // Format renders an attribute value in a stable, readable form with sets
@@ -103,31 +136,52 @@ func FormatItem(it Item) string {
 	return "{" + strings.Join(parts, ",") + "}"
 }
 
-// WantItem fails the case unless got equals want (sets compared as sets; a
-// nil want means "no item").
-func (h *H) WantItem(got, want Item) {
-	h.t.Helper()
-	wantItem(h.t, got, want)
+// canonItem returns it with every number, also in sets, lists and maps,
+// in canonical form (canonNumber).
+func canonItem(it Item) Item {
+	if it == nil {
+		return nil
+	}
+	out := make(Item, len(it))
+	for k, v := range it {
+		out[k] = canonValue(v)
+	}
+	return out
 }
 
-func wantItem(t testing.TB, got, want Item) {
-	t.Helper()
-	if (got == nil) != (want == nil) || FormatItem(got) != FormatItem(want) {
-		t.Fatalf("item mismatch\n got: %s\nwant: %s", FormatItem(got), FormatItem(want))
+func canonValue(av types.AttributeValue) types.AttributeValue {
+	switch v := av.(type) {
+	case *types.AttributeValueMemberN:
+		return N(canonNumber(v.Value))
+	case *types.AttributeValueMemberNS:
+		ns := make([]string, len(v.Value))
+		for i, s := range v.Value {
+			ns[i] = canonNumber(s)
+		}
+		return NS(ns...)
+	case *types.AttributeValueMemberL:
+		l := make([]types.AttributeValue, len(v.Value))
+		for i, e := range v.Value {
+			l[i] = canonValue(e)
+		}
+		return L(l...)
+	case *types.AttributeValueMemberM:
+		return M(canonItem(v.Value))
 	}
+	return av
 }
 
-// WantItems fails the case unless got equals want, in order.
-func (h *H) WantItems(got, want []Item) {
-	h.t.Helper()
-	g, w := make([]string, len(got)), make([]string, len(want))
-	for i, it := range got {
-		g[i] = FormatItem(it)
+// canonNumber returns the canonical text of a DynamoDB number: no exponent,
+// no leading or trailing zeros, "0" for zero. Unparsable text is returned
+// unchanged.
+func canonNumber(s string) string {
+	d, _, err := apd.NewFromString(s)
+	if err != nil {
+		return s
 	}
-	for i, it := range want {
-		w[i] = FormatItem(it)
+	d.Reduce(d)
+	if d.IsZero() {
+		return "0"
 	}
-	if !reflect.DeepEqual(g, w) {
-		h.t.Fatalf("items mismatch\n got (%d): %s\nwant (%d): %s", len(g), strings.Join(g, "\n     "), len(w), strings.Join(w, "\n     "))
-	}
+	return d.Text('f')
 }

@@ -88,32 +88,11 @@ func TestComposite_RoundTrip(t *testing.T) {
 }
 
 func FuzzParseEntity(f *testing.F) {
-	for _, s := range []string{"SENSOR#123", "a#b#c", "", "#", "x#"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		typ, id, err := ParseEntity(s)
-		if err != nil {
-			return
-		}
-		if Entity(typ, id) != s {
-			t.Fatalf("Entity(ParseEntity(%q)) = %q", s, Entity(typ, id))
-		}
-	})
+	fuzzRoundTrip(f, "Entity", []string{"SENSOR#123", "a#b#c", "", "#", "x#"},
+		parse2(ParseEntity), format2(func(typ, id string) (string, error) { return Entity(typ, id), nil }))
 }
 
 func FuzzParseComposite(f *testing.F) {
-	for _, s := range []string{"SENSOR#123#RAW", "a", "", "#", "a##b"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		parts, err := ParseComposite(s)
-		if err != nil {
-			return
-		}
-		back, err := Composite(parts...)
-		if err != nil || back != s {
-			t.Fatalf("Composite(ParseComposite(%q)) = %q, %v", s, back, err)
-		}
-	})
+	fuzzRoundTrip(f, "Composite", []string{"SENSOR#123#RAW", "a", "", "#", "a##b"},
+		ParseComposite, func(parts []string) (string, error) { return Composite(parts...) })
 }

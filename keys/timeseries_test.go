@@ -108,10 +108,7 @@ func TestGranularity(t *testing.T) {
 func TestTimeSeries_OrderIsTimeOrder(t *testing.T) {
 	r := newRand(2)
 	for range 20000 {
-		a, b := randTime(r), randTime(r)
-		if r.IntN(4) == 0 {
-			b = a.Add(time.Duration(r.Int64N(int64(48*time.Hour))) - 24*time.Hour)
-		}
+		a, b := randPair(r, 4, 24*time.Hour)
 		for g := Year; g <= Minute; g++ {
 			ka, kb := MustTimeSeries(a, g), MustTimeSeries(b, g)
 			pa, pb := g.Truncate(a), g.Truncate(b)
@@ -142,32 +139,11 @@ func cmpString(a, b string) int {
 }
 
 func FuzzParseTimeSeries(f *testing.F) {
-	for _, s := range []string{"2024", "2024-12", "2024-12-01", "2024-12-01-14", "2024-12-01-14-30", "2024-02-30", ""} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		at, g, err := ParseTimeSeries(s)
-		if err != nil {
-			return
-		}
-		back, err := TimeSeries(at, g)
-		if err != nil || back != s {
-			t.Fatalf("TimeSeries(ParseTimeSeries(%q)) = %q, %v", s, back, err)
-		}
-	})
+	fuzzRoundTrip(f, "TimeSeries", []string{"2024", "2024-12", "2024-12-01", "2024-12-01-14", "2024-12-01-14-30", "2024-02-30", ""},
+		parse2(ParseTimeSeries), format2(TimeSeries))
 }
 
 func FuzzParseGranularity(f *testing.F) {
-	for _, s := range []string{"year", "month", "day", "hour", "minute", "week", ""} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		g, err := ParseGranularity(s)
-		if err != nil {
-			return
-		}
-		if g.String() != s {
-			t.Fatalf("ParseGranularity(%q).String() = %q", s, g.String())
-		}
-	})
+	fuzzRoundTrip(f, "Granularity", []string{"year", "month", "day", "hour", "minute", "week", ""},
+		ParseGranularity, noErr(Granularity.String))
 }

@@ -61,10 +61,7 @@ func TestParseTimestamp_Errors(t *testing.T) {
 func TestTimestamp_OrderIsTimeOrder(t *testing.T) {
 	r := newRand(3)
 	for range 50000 {
-		a, b := randTime(r), randTime(r)
-		if r.IntN(3) == 0 {
-			b = a.Add(time.Duration(r.Int64N(int64(4*time.Millisecond))) - 2*time.Millisecond)
-		}
+		a, b := randPair(r, 3, 2*time.Millisecond)
 		ka, kb := MustTimestamp(a), MustTimestamp(b)
 		ta, tb := a.Truncate(time.Millisecond), b.Truncate(time.Millisecond)
 		if cmpString(ka, kb) != ta.Compare(tb) {
@@ -134,47 +131,19 @@ func TestUnique(t *testing.T) {
 }
 
 func FuzzParseTimestamp(f *testing.F) {
-	for _, s := range []string{"2024-12-01T14:30:00.000Z", "0000-01-01T00:00:00.000Z", "2024-02-30T00:00:00.000Z", ""} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		at, err := ParseTimestamp(s)
-		if err != nil {
-			return
-		}
-		if back := MustTimestamp(at); back != s {
-			t.Fatalf("Timestamp(ParseTimestamp(%q)) = %q", s, back)
-		}
-	})
+	fuzzRoundTrip(f, "Timestamp", []string{"2024-12-01T14:30:00.000Z", "0000-01-01T00:00:00.000Z", "2024-02-30T00:00:00.000Z", ""},
+		ParseTimestamp, noErr(MustTimestamp))
 }
 
 func FuzzParseTimeOfDay(f *testing.F) {
-	for _, s := range []string{"14:30:05.007", "23:59:59.999", "00:00:00.000", ""} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		d, err := ParseTimeOfDay(s)
-		if err != nil {
-			return
-		}
-		if back := TimeOfDay(time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).Add(d)); back != s {
-			t.Fatalf("TimeOfDay(ParseTimeOfDay(%q)) = %q", s, back)
-		}
-	})
+	day := time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+	fuzzRoundTrip(f, "TimeOfDay", []string{"14:30:05.007", "23:59:59.999", "00:00:00.000", ""},
+		ParseTimeOfDay, noErr(func(d time.Duration) string { return TimeOfDay(day.Add(d)) }))
 }
 
 func FuzzParseUnique(f *testing.F) {
-	f.Add("2024-12-01T14:30:00.000Z#000000000000002a")
-	f.Add("2024-12-01T14:30:00.000Z#ffffffffffffffff")
-	f.Fuzz(func(t *testing.T, s string) {
-		at, seq, err := ParseUnique(s)
-		if err != nil {
-			return
-		}
-		if back, err := UniqueSeq(at, seq); err != nil || back != s {
-			t.Fatalf("UniqueSeq(ParseUnique(%q)) = %q, %v", s, back, err)
-		}
-	})
+	fuzzRoundTrip(f, "UniqueSeq", []string{"2024-12-01T14:30:00.000Z#000000000000002a", "2024-12-01T14:30:00.000Z#ffffffffffffffff"},
+		parse2(ParseUnique), format2(UniqueSeq))
 }
 
 // TestTimestampPrefix: a timestamp has the prefix of a period exactly when
@@ -205,10 +174,7 @@ func TestTimestampPrefix(t *testing.T) {
 	}
 	r := newRand(4)
 	for range 20000 {
-		a, b := randTime(r), randTime(r)
-		if r.IntN(2) == 0 {
-			b = a.Add(time.Duration(r.Int64N(int64(2*time.Hour))) - time.Hour)
-		}
+		a, b := randPair(r, 2, time.Hour)
 		kb := MustTimestamp(b)
 		for g := Year; g <= Minute; g++ {
 			p, _ := TimestampPrefix(a, g)
@@ -220,16 +186,6 @@ func TestTimestampPrefix(t *testing.T) {
 }
 
 func FuzzParseTimestampPrefix(f *testing.F) {
-	for _, s := range []string{"2024", "2024-12", "2024-12-01", "2024-12-01T14", "2024-12-01T14:30", "2024-12-01-14"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		at, g, err := ParseTimestampPrefix(s)
-		if err != nil {
-			return
-		}
-		if back, err := TimestampPrefix(at, g); err != nil || back != s {
-			t.Fatalf("TimestampPrefix(ParseTimestampPrefix(%q)) = %q, %v", s, back, err)
-		}
-	})
+	fuzzRoundTrip(f, "TimestampPrefix", []string{"2024", "2024-12", "2024-12-01", "2024-12-01T14", "2024-12-01T14:30", "2024-12-01-14"},
+		parse2(ParseTimestampPrefix), format2(TimestampPrefix))
 }

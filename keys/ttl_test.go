@@ -29,16 +29,5 @@ func TestTTL(t *testing.T) {
 }
 
 func FuzzParseTTL(f *testing.F) {
-	for _, s := range []string{"0", "1733063400", "-5", "05", ""} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		at, err := ParseTTL(s)
-		if err != nil {
-			return
-		}
-		if back := TTLAttr(at); back != s {
-			t.Fatalf("TTLAttr(ParseTTL(%q)) = %q", s, back)
-		}
-	})
+	fuzzRoundTrip(f, "TTLAttr", []string{"0", "1733063400", "-5", "05", ""}, ParseTTL, noErr(TTLAttr))
 }

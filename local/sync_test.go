@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/timetable-db/timetable"
 )
 
 // logSyncFS counts the syncs of Pebble's write-ahead log files.
@@ -47,7 +49,7 @@ func (f *logSyncFile) SyncTo(n int64) (bool, error) {
 	return f.File.SyncTo(n)
 }
 
-// TestDeferredSync: writes under WithDeferredSync are acknowledged and
+// TestDeferredSync: writes under timetable.WithDeferredSync are acknowledged and
 // visible without syncing the log; Sync syncs it once; other writes of a
 // synced DB sync it each.
 func TestDeferredSync(t *testing.T) {
@@ -70,7 +72,7 @@ func TestDeferredSync(t *testing.T) {
 	item := func(pk string) map[string]types.AttributeValue {
 		return map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: pk}}
 	}
-	deferred := WithDeferredSync(ctx)
+	deferred := timetable.WithDeferredSync(ctx)
 	before := fs.syncs.Load()
 	if _, err := db.PutItem(deferred, &dynamodb.PutItemInput{TableName: aws.String("tbl"), Item: item("a")}); err != nil {
 		t.Fatal(err)
@@ -107,7 +109,7 @@ func TestDeferredSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	if n := fs.syncs.Load() - before; n != 2 {
-		t.Fatalf("a write without WithDeferredSync: %d syncs in all, want 2", n)
+		t.Fatalf("a write without timetable.WithDeferredSync: %d syncs in all, want 2", n)
 	}
 	db.Close()
 	if err := db.Sync(ctx); err != ErrClosed {

@@ -14,9 +14,11 @@ import (
 // DynamoDB numbers hold 38 significant digits between 1e-130 and
 // 9.99...e125 in magnitude. A float64 outside that range (infinities,
 // NaN, huge or tiny values) is stored as a string holding its Go form.
+// numberLimit is the least magnitude DynamoDB refuses (the float64
+// 9.9999999999999999e125 is 1e126, which it refuses too).
 const (
-	maxNumber = 9.9999999999999999e125
-	minNumber = 1e-130
+	numberLimit = 1e126
+	minNumber   = 1e-130
 )
 
 func numAV(f float64) types.AttributeValue {
@@ -62,7 +64,7 @@ func appendNumber(b []byte, f float64) []byte {
 // isNumber reports whether numAV stores f as a DynamoDB number.
 func isNumber(f float64) bool {
 	a := math.Abs(f)
-	return f == 0 || (a >= minNumber && a <= maxNumber)
+	return f == 0 || (a >= minNumber && a < numberLimit)
 }
 
 // nums formats the numbers of one item into one buffer, so that their

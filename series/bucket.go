@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/timetable-db/timetable/design"
 	"github.com/timetable-db/timetable/keys"
 	"github.com/timetable-db/timetable/table"
 )
@@ -29,6 +30,38 @@ import (
 // (by sequence number, so a replayed write adds nothing), recomputes the
 // aggregates of the part it changes from its readings, and puts it back
 // under the condition that its version did not change.
+
+// bucketLayout is the Buckets layout: see the top of this file.
+type bucketLayout struct{ k *Kind }
+
+func (l bucketLayout) puts(string, []rec) ([]table.Item, error) { return nil, nil }
+
+// merge adds recs to their buckets, a bucket (shard and period) at a
+// time, up to FlushConcurrency at once.
+func (l bucketLayout) merge(ctx context.Context, id string, recs []rec) error {
+	k := l.k
+	ops := k.bucketOps(id, recs)
+	return k.st.parallel(ctx, len(ops), func(ctx context.Context, i int) error { return k.mergeBucket(ctx, ops[i]) })
+}
+
+func (l bucketLayout) stream(id string, sh int, lo, hi int64, reverse bool, _ int) *stream {
+	k := l.k
+	g := k.s.BucketPeriod
+	loKey, hiKey := periodKey(periodStart(lo, g), g), periodKey(hi-1, g)+"#~"
+	if hi >= maxMs {
+		hiKey = ""
+	}
+	q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(loKey, hiKey, hi), Reverse: reverse, PageSize: 4}
+	return k.groupStream(k.groupReader(q, loKey, hiKey, g.Len()), k.decodeBucketBatch)
+}
+
+func (l bucketLayout) decode(item table.Item) (*rbatch, error) { return l.k.decodeBucketBatch(item) }
+
+// indexFrom is the start of lo's bucket period, under which its bucket
+// is indexed.
+func (l bucketLayout) indexFrom(lo int64) int64 { return periodStart(lo, l.k.s.BucketPeriod) }
+
+func (l bucketLayout) indexed(string) []string { return []string{attrRead} }
 
 // maxBucketBytes bounds the estimated size of one bucket part.
 const maxBucketBytes = 300 << 10
@@ -309,4 +342,65 @@ func (k *Kind) Buckets(ctx context.Context, id string, from, to time.Time) ([]Pe
 		}
 	}
 	return out, nil
+}
+
+// decodeBucketBatch decodes a bucket item's readings.
+func (k *Kind) decodeBucketBatch(item table.Item) (*rbatch, error) {
+	p, err := k.decodeBucket(item)
+	if err != nil {
+		return nil, err
+	}
+	b := k.newBatch(len(p.recs))
+	for i := range p.recs {
+		b.add(&p.recs[i], 0)
+	}
+	return b, nil
+}
+
+func (l bucketLayout) describe(r *rawDesign) ([]design.Entity, error) {
+	s, k := &r.d.s, r.d.k
+	t, aggs, raw, rawPK := r.t, r.aggs, r.raw, r.rawPK
+	g := s.BucketPeriod
+	start := periodStart(t, g)
+	e := design.Entity{
+		Name:        "Bucket",
+		Description: "The readings of one series, shard and period (Schema.BucketPeriod, a " + g.String() + " here) and their aggregates. Each write reads and rewrites the whole bucket under a version condition (billed on its full size): for a few readings per period.",
+		Keys:        map[string]design.Template{attrPK: rawPK, attrSK: "{period}"},
+		Attributes: append(append([]design.Attribute{idAttr,
+			{Name: "period", Format: layoutOf(g), Description: "The bucket's period."},
+			{Name: "start", Format: design.LayoutTimestamp, Derived: "the start of the period"},
+			{Name: "seq", Derived: "the shard and part number, 16 hex digits"},
+			dayAttr,
+			{Name: attrRead, Type: "L", Description: "The readings: maps of " + attrTime + " (timestamp), " + attrSeq + " (sequence number), fields and tags."},
+			{Name: attrN, Type: "N", Description: "Readings in the bucket."},
+			{Name: attrVer, Type: "N", Description: "Version, for optimistic concurrency."},
+		}, aggs...), ttlAttr),
+		TTL:       attrTTL,
+		Retention: raw + " (raw tier) after the end of its period.",
+	}
+	real := map[string]string{attrPK: k.rawPK(designID, 0), attrSK: partSK(periodKey(t, g), 0)}
+	r.d.metricKeys(e.Keys, real, "start", start, 0)
+	if err := example(&e, real, "day", periodKey(start, keys.Day), "start", ts(start), "seq", hex16(0)); err != nil {
+		return nil, err
+	}
+	part := e
+	part.Name = "BucketPart"
+	part.Description = "The continuation of a bucket that would pass 300 KB, as many parts as needed."
+	part.Keys = map[string]design.Template{attrPK: rawPK, attrSK: design.Template("{period}" + keys.Sep + "{part}")}
+	part.Attributes = append([]design.Attribute{{Name: "part", Description: "Part number, 4 digits from 0001."}}, e.Attributes...)
+	real = map[string]string{attrPK: k.rawPK(designID, 0), attrSK: partSK(periodKey(t, g), 1)}
+	r.d.metricKeys(part.Keys, real, "start", start, 1)
+	if err := example(&part, real, "day", periodKey(start, keys.Day), "start", ts(start)); err != nil {
+		return nil, err
+	}
+	lo, hi := "fromPeriod", "toPeriod"
+	r.rangePattern.Key = "pk = " + string(rawPK) + " AND sk BETWEEN {" + lo + "} AND {" + hi + "}#~"
+	r.rangePattern.Params = []design.Attribute{
+		{Name: lo, Format: layoutOf(g), Description: "The period holding from."},
+		{Name: hi, Format: layoutOf(g), Description: "The period holding the range's last millisecond."},
+	}
+	r.rangePattern.Returns = []string{"Bucket", "BucketPart"}
+	r.newest.Key = "pk = " + string(rawPK)
+	r.newest.Returns, r.newest.Limit = []string{"Bucket", "BucketPart"}, 4
+	return []design.Entity{e, part}, nil
 }

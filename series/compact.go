@@ -79,7 +79,10 @@ const compactPrefix = "~COMPACT#"
 func (k *Kind) compactPK() string { return compactPrefix + k.s.Name }
 
 // compacts reports whether the kind's writes leave compaction markers.
-func (k *Kind) compacts() bool { return k.s.Layout == Chunks && !k.s.NoCompaction }
+func (k *Kind) compacts() bool {
+	_, chunks := k.lay.(chunkLayout)
+	return chunks && !k.s.NoCompaction
+}
 
 func (k *Kind) compactMarks() markSpec {
 	return markSpec{g: keys.Hour, pk: k.compactPK(), cache: "~c\x00" + k.s.Name + "\x00"}
@@ -215,7 +218,7 @@ func (k *Kind) Compact(ctx context.Context, id string, from, to time.Time) error
 	if !validID(id) {
 		return fmt.Errorf("%w: %q", ErrInvalidID, id)
 	}
-	if k.s.Layout != Chunks {
+	if _, chunks := k.lay.(chunkLayout); !chunks {
 		return nil
 	}
 	lo, hi := k.bounds(from, to)

@@ -29,13 +29,13 @@ func Design(s Schema) (*design.Design, error) {
 	if err != nil {
 		return nil, err
 	}
-	return (&designer{s: n, k: &Kind{s: unsharded(n)}}).build()
+	return (&designer{s: n, k: newKind(nil, unsharded(n))}).build()
 }
 
 // Design returns the design of the kind's table (see the function Design),
 // with the Store's table name.
 func (k *Kind) Design() (*design.Design, error) {
-	d, err := (&designer{s: k.s, k: &Kind{s: unsharded(k.s)}}).build()
+	d, err := (&designer{s: k.s, k: newKind(nil, unsharded(k.s))}).build()
 	if err != nil {
 		return nil, err
 	}
@@ -146,6 +146,20 @@ func (d *designer) metricKeys(tmpl map[string]design.Template, real map[string]s
 	real[attrMSK] = ts(ms) + keys.Sep + designID + keys.Sep + hex16(seq)
 }
 
+// rawDesign is what the design of a layout's raw items starts from (the
+// designer, the example instant t and its hour, the attributes of values
+// and aggregates, the raw retention's text, the raw partition key's
+// template) and the access patterns it fills in.
+type rawDesign struct {
+	d                    *designer
+	t, hour              int64
+	values, aggs         []design.Attribute
+	raw                  string
+	rawPK                design.Template
+	rangePattern, newest *design.AccessPattern
+	patterns             []design.AccessPattern // more, of the layout's own items
+}
+
 func (d *designer) build() (*design.Design, error) {
 	s, k := &d.s, d.k
 	t := timeMs(designExample)
@@ -160,129 +174,15 @@ func (d *designer) build() (*design.Design, error) {
 	}
 	raw := retentionText(s.Retention.Raw)
 	rawPK := design.Template(k.rawPK(phID, 0))
-	var raws []design.Entity
 	rangePattern := design.AccessPattern{
 		Name: "Readings of a time range", Description: "Kind.Range, Iter and All: the readings of [from, to), oldest or newest first; a cursor resumes after the last reading returned.",
 		Frequency: "every chart and export",
 	}
 	newest := design.AccessPattern{Name: "Newest readings", Description: "Kind.Range with Reverse and Limit: the newest N readings.", Reverse: true, Frequency: "every dashboard load"}
-	switch s.Layout {
-	case Chunks:
-		e := design.Entity{
-			Name:        "Chunk",
-			Description: "The readings of one series, hour and shard written by one flush, compressed (delta-of-delta timestamps, XOR or decimal floats), with their aggregates as plain attributes. Written once as a new item, never updated in place. Compaction merges the chunks of an hour into one, and then those of a day into one if they hold at most 32 KB of chunk data: a chunk never spans two days.",
-			Keys:        map[string]design.Template{attrPK: rawPK, attrSK: design.Template(phStart + keys.Sep + phSeq)},
-			Attributes: append(append([]design.Attribute{idAttr,
-				tsAttr("start", "Time of the chunk's first reading."),
-				seqAttr, dayAttr,
-				{Name: attrData, Type: "B", Description: "The compressed readings."},
-				{Name: attrTags, Type: "B", Description: "The tag column, if the kind has tags."},
-				{Name: attrN, Type: "N", Description: "Readings in the chunk."},
-				{Name: attrEnd, Type: "N", Description: "Time of the last reading, Unix milliseconds."},
-				{Name: attrSrc, Type: "B", Description: "Of a merged chunk (compaction): the position of each reading in the chunks it was first written in."},
-			}, aggs...), ttlAttr),
-			TTL:       attrTTL,
-			Retention: raw + " (raw tier) after its last reading.",
-		}
-		real := map[string]string{attrPK: k.rawPK(designID, 0), attrSK: orderKey(hour, designSeq)}
-		d.metricKeys(e.Keys, real, "start", hour, designSeq)
-		if err := example(&e, real, "day", periodKey(hour, keys.Day)); err != nil {
-			return nil, err
-		}
-		raws = append(raws, e)
-		rangePattern.Key = "pk = " + string(rawPK) + " AND sk BETWEEN {fromDay} AND {to}#~"
-		rangePattern.Params = []design.Attribute{
-			{Name: "fromDay", Format: design.LayoutTimestamp, Description: "Start of the day of from: a chunk that starts earlier in that day may hold readings of the range."},
-			{Name: "to", Format: design.LayoutTimestamp, Description: "The last millisecond of the range; #~ sorts after every suffix."},
-		}
-		rangePattern.Returns = []string{"Chunk"}
-		newest.Key = "pk = " + string(rawPK)
-		newest.Returns, newest.Limit = []string{"Chunk"}, 16
-	case ItemPerReading, DayPartitioned:
-		e := design.Entity{
-			Name:        "Reading",
-			Description: "One reading: each field and tag a plain attribute, readable by any DynamoDB tool; at least one write unit per reading.",
-			Attributes:  append(append([]design.Attribute{idAttr, seqAttr}, values...), ttlAttr),
-			TTL:         attrTTL,
-			Retention:   raw + " (raw tier) after the reading.",
-		}
-		real := map[string]string{}
-		if s.Layout == ItemPerReading {
-			e.Keys = map[string]design.Template{attrPK: rawPK, attrSK: design.Template("{timestamp}" + keys.Sep + phSeq)}
-			e.Attributes = append(e.Attributes, tsAttr("timestamp", "Time of the reading, UTC, to the millisecond."), dayAttr)
-			real[attrPK], real[attrSK] = k.rawPK(designID, 0), orderKey(t, designSeq)
-			rangePattern.Key = "pk = " + string(rawPK) + " AND sk BETWEEN {from} AND {to}#~"
-			rangePattern.Params = []design.Attribute{tsAttr("from", "Start of the range."), tsAttr("to", "The last millisecond of the range.")}
-			newest.Key = "pk = " + string(rawPK)
-		} else {
-			dayPK := design.Template(k.dayPK(phID, 0, phDay))
-			e.Description = "One reading in the partition of its day: unbounded series (calendars) read by whole days; a range reads one partition per day."
-			e.Keys = map[string]design.Template{attrPK: dayPK, attrSK: design.Template("{timeOfDay}" + keys.Sep + phSeq)}
-			e.Attributes = append(e.Attributes,
-				design.Attribute{Name: "day", Format: design.LayoutDay, Description: "The UTC day of the reading."},
-				design.Attribute{Name: "timeOfDay", Format: design.LayoutTimeOfDay, Description: "Time of the reading within its day, UTC."},
-				tsAttr("timestamp", "Time of the reading (the metric index's key; not stored on its own)."))
-			real[attrPK] = k.dayPK(designID, 0, periodKey(t, keys.Day))
-			real[attrSK] = keys.TimeOfDay(msTime(t)) + keys.Sep + hex16(designSeq)
-			rangePattern.Key = "pk = " + string(dayPK) + " AND sk BETWEEN {fromTime} AND {toTime}#~"
-			rangePattern.Description += " One query per day of the range, in order."
-			rangePattern.Params = []design.Attribute{
-				{Name: "fromTime", Format: design.LayoutTimeOfDay, Description: "from's time of day on the first day, 00:00:00.000 on the others."},
-				{Name: "toTime", Format: design.LayoutTimeOfDay, Description: "The last millisecond's time of day on the last day, 23:59:59.999 on the others."},
-			}
-			newest.Key = "pk = " + string(dayPK)
-			newest.Description += " Day partitions newest first, until N readings."
-		}
-		d.metricKeys(e.Keys, real, "timestamp", t, designSeq)
-		if err := example(&e, real, "day", periodKey(t, keys.Day), "timestamp", ts(t)); err != nil {
-			return nil, err
-		}
-		raws = append(raws, e)
-		rangePattern.Returns, newest.Returns = []string{"Reading"}, []string{"Reading"}
-	case Buckets:
-		g := s.BucketPeriod
-		start := periodStart(t, g)
-		e := design.Entity{
-			Name:        "Bucket",
-			Description: "The readings of one series, shard and period (Schema.BucketPeriod, a " + g.String() + " here) and their aggregates. Each write reads and rewrites the whole bucket under a version condition (billed on its full size): for a few readings per period.",
-			Keys:        map[string]design.Template{attrPK: rawPK, attrSK: "{period}"},
-			Attributes: append(append([]design.Attribute{idAttr,
-				{Name: "period", Format: layoutOf(g), Description: "The bucket's period."},
-				{Name: "start", Format: design.LayoutTimestamp, Derived: "the start of the period"},
-				{Name: "seq", Derived: "the shard and part number, 16 hex digits"},
-				dayAttr,
-				{Name: attrRead, Type: "L", Description: "The readings: maps of " + attrTime + " (timestamp), " + attrSeq + " (sequence number), fields and tags."},
-				{Name: attrN, Type: "N", Description: "Readings in the bucket."},
-				{Name: attrVer, Type: "N", Description: "Version, for optimistic concurrency."},
-			}, aggs...), ttlAttr),
-			TTL:       attrTTL,
-			Retention: raw + " (raw tier) after the end of its period.",
-		}
-		real := map[string]string{attrPK: k.rawPK(designID, 0), attrSK: partSK(periodKey(t, g), 0)}
-		d.metricKeys(e.Keys, real, "start", start, 0)
-		if err := example(&e, real, "day", periodKey(start, keys.Day), "start", ts(start), "seq", hex16(0)); err != nil {
-			return nil, err
-		}
-		part := e
-		part.Name = "BucketPart"
-		part.Description = "The continuation of a bucket that would pass 300 KB, as many parts as needed."
-		part.Keys = map[string]design.Template{attrPK: rawPK, attrSK: design.Template("{period}" + keys.Sep + "{part}")}
-		part.Attributes = append([]design.Attribute{{Name: "part", Description: "Part number, 4 digits from 0001."}}, e.Attributes...)
-		real = map[string]string{attrPK: k.rawPK(designID, 0), attrSK: partSK(periodKey(t, g), 1)}
-		d.metricKeys(part.Keys, real, "start", start, 1)
-		if err := example(&part, real, "day", periodKey(start, keys.Day), "start", ts(start)); err != nil {
-			return nil, err
-		}
-		raws = append(raws, e, part)
-		lo, hi := "fromPeriod", "toPeriod"
-		rangePattern.Key = "pk = " + string(rawPK) + " AND sk BETWEEN {" + lo + "} AND {" + hi + "}#~"
-		rangePattern.Params = []design.Attribute{
-			{Name: lo, Format: layoutOf(g), Description: "The period holding from."},
-			{Name: hi, Format: layoutOf(g), Description: "The period holding the range's last millisecond."},
-		}
-		rangePattern.Returns = []string{"Bucket", "BucketPart"}
-		newest.Key = "pk = " + string(rawPK)
-		newest.Returns, newest.Limit = []string{"Bucket", "BucketPart"}, 4
+	rd := &rawDesign{d: d, t: t, hour: hour, values: values, aggs: aggs, raw: raw, rawPK: rawPK, rangePattern: &rangePattern, newest: &newest}
+	raws, err := k.lay.describe(rd)
+	if err != nil {
+		return nil, err
 	}
 
 	latestPK := design.Template(k.latestPK(phID))
@@ -308,6 +208,7 @@ func (d *designer) build() (*design.Design, error) {
 		rangePattern,
 		newest,
 	}
+	patterns = append(patterns, rd.patterns...)
 
 	names := map[keys.Granularity]string{keys.Hour: "Hourly", keys.Day: "Daily", keys.Month: "Monthly"}
 	for _, g := range s.Rollups {
@@ -396,7 +297,9 @@ func (d *designer) build() (*design.Design, error) {
 		}}
 		var returns []string
 		for _, e := range raws {
-			returns = append(returns, e.Name)
+			if _, indexed := e.Keys[attrMPK]; indexed {
+				returns = append(returns, e.Name)
+			}
 		}
 		patterns = append(patterns, design.AccessPattern{
 			Name: "All series, one field, one time range", Description: "Kind.MetricRange: one query per day (and index shard); eventually consistent on DynamoDB.",

@@ -1,12 +1,18 @@
 package series
 
-import "errors"
+import (
+	"errors"
 
-// Sentinel errors, matched with errors.Is.
+	"github.com/timetable-db/timetable"
+)
+
+// Sentinel errors, matched with errors.Is. ErrNotFound and ErrBadCursor
+// are the root package's, so errors.Is(err, table.ErrNotFound) also
+// matches them.
 var (
 	// ErrNotFound is returned by Latest for a series with no reading (or
-	// none that has not expired).
-	ErrNotFound = errors.New("timetable: not found")
+	// none that has not expired). It is timetable.ErrNotFound.
+	ErrNotFound = timetable.ErrNotFound
 	// ErrInvalidSchema is returned for a schema that cannot be used.
 	ErrInvalidSchema = errors.New("series: invalid schema")
 	// ErrInvalidReading is returned by writes for a reading the schema
@@ -26,8 +32,9 @@ var (
 	// ErrInvalidQuery is returned by reads for a query they cannot run
 	// (a negative Limit or PageSize, a step or tier that does not fit).
 	ErrInvalidQuery = errors.New("series: invalid query")
-	// ErrBadCursor is returned by reads for a cursor they did not make.
-	ErrBadCursor = errors.New("timetable: invalid cursor")
+	// ErrBadCursor is returned by reads for a cursor they did not make. It
+	// is timetable.ErrBadCursor.
+	ErrBadCursor = timetable.ErrBadCursor
 	// ErrUnbounded is returned by a read that needs a bound it was not
 	// given (a day-partitioned range with no From and no raw retention).
 	ErrUnbounded = errors.New("series: range needs a bound")

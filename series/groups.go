@@ -121,13 +121,13 @@ func isDayPiece(item table.Item) bool {
 	if !ok || len(sk) < hourPrefixLen {
 		return false
 	}
-	h, err := time.Parse(hourLayout, sk[:hourPrefixLen])
+	h, err := time.Parse(hourFormat, sk[:hourPrefixLen])
 	return err == nil && end >= periodEnd(timeMs(h), keys.Hour)
 }
 
 const (
-	hourLayout = "2006-01-02T15"
-	dayLayout  = "2006-01-02"
+	hourFormat = "2006-01-02T15"
+	dayFormat  = "2006-01-02"
 )
 
 // lookup reads the day pieces of the day that starts at day.
@@ -179,7 +179,7 @@ func (g *groupReader) next(ctx context.Context) (rgroup, error) {
 		if err != nil {
 			return rgroup{}, err
 		}
-		if d := msTime(g.hoursOf).Format(dayLayout); sk == "" || sk[:len(dayLayout)] != d {
+		if d := msTime(g.hoursOf).Format(dayFormat); sk == "" || sk[:len(dayFormat)] != d {
 			g.inHours = false
 			info, err := g.dayInfo(ctx, g.hoursOf, g.pageAt)
 			if err != nil {
@@ -206,15 +206,15 @@ func (g *groupReader) next(ctx context.Context) (rgroup, error) {
 			return rgroup{}, err
 		}
 		if len(info.pieces) > 0 {
-			day, plen, firstAt = g.headDay, len(dayLayout), info.at
-			prefix = msTime(day).Format(dayLayout)
+			day, plen, firstAt = g.headDay, len(dayFormat), info.at
+			prefix = msTime(day).Format(dayFormat)
 			items = append(items, info.pieces...)
 		}
 	}
 	// first decides the group of its first item: its day if the day has
 	// a piece, else its hour.
 	first := func(ctx context.Context, sk string) (int, error) {
-		d, err := time.Parse(dayLayout, sk[:len(dayLayout)])
+		d, err := time.Parse(dayFormat, sk[:len(dayFormat)])
 		if err != nil {
 			return 0, fmt.Errorf("series: bad sort key %q in %v", sk, g.q.Hash)
 		}
@@ -231,7 +231,7 @@ func (g *groupReader) next(ctx context.Context) (rgroup, error) {
 			g.days[day] = info
 		}
 		if len(info.pieces) > 0 {
-			return len(dayLayout), nil
+			return len(dayFormat), nil
 		}
 		return hourPrefixLen, nil
 	}
@@ -254,7 +254,7 @@ func (g *groupReader) next(ctx context.Context) (rgroup, error) {
 			return rgroup{}, err
 		}
 		day, firstAt = g.headDay, info.at
-		prefix = msTime(day).Format(dayLayout)
+		prefix = msTime(day).Format(dayFormat)
 		items = append(items, info.pieces...)
 	}
 	if g.spread > 0 && (g.pageAt.Sub(firstAt) > g.spread || g.pageAt.Sub(info.at) > g.spread) {
@@ -284,12 +284,12 @@ func (g *groupReader) next(ctx context.Context) (rgroup, error) {
 // day that starts at day) with its window: its hour or day less what the
 // groups before it gave.
 func (g *groupReader) window(items []table.Item, prefix string, day int64) rgroup {
-	if len(prefix) == len(dayLayout) && day == g.headDay {
+	if len(prefix) == len(dayFormat) && day == g.headDay {
 		g.headDone = true
 	}
 	lo, hi := day, periodEnd(day, keys.Day)
 	if len(prefix) == hourPrefixLen {
-		h, _ := time.Parse(hourLayout, prefix)
+		h, _ := time.Parse(hourFormat, prefix)
 		lo = timeMs(h)
 		hi = periodEnd(lo, keys.Hour)
 	}
@@ -356,9 +356,9 @@ func (g *groupReader) collect(ctx context.Context, group []table.Item, prefix st
 		if first != nil && !g.q.Reverse && plen == hourPrefixLen && isDayPiece(item) {
 			// A day piece, first among its day's items: the group is
 			// the day.
-			plen = len(dayLayout)
+			plen = len(dayFormat)
 			prefix = prefix[:plen]
-			if d, err := time.Parse(dayLayout, prefix); err == nil {
+			if d, err := time.Parse(dayFormat, prefix); err == nil {
 				info := g.days[timeMs(d)]
 				if info == nil {
 					info = &dayInfo{at: g.pageAt}

@@ -14,6 +14,7 @@ import (
 //	raw (DayPartitioned)                   SENSOR#123#2024-12-01 or SENSOR#123#S07#2024-12-01
 //	rollups                                SENSOR#123#H, #D, #M; sk 2024-12-01-14, 2024-12-01, 2024-12
 //	latest reading                         SENSOR#123#L; sk L
+//	day directory (DayPartitioned)         SENSOR#123#P; sk 2024-12-01
 //	rollup markers                         ~DIRTY#SENSOR; sk 123#2024-12-01-14
 //	metric index (GSI)                     mpk SENSOR#2024-12-01 (#S03), msk <timestamp>#123#<seq>
 //
@@ -53,6 +54,10 @@ func (k *Kind) rollupPK(id string, g keys.Granularity) string {
 }
 
 func (k *Kind) latestPK(id string) string { return k.entity(id) + keys.Sep + "L" }
+
+// daysPK is the partition of the day directory of series id
+// (DayPartitioned): an item per day that holds readings.
+func (k *Kind) daysPK(id string) string { return k.entity(id) + keys.Sep + "P" }
 
 func (k *Kind) markerPK() string { return markerPrefix + k.s.Name }
 
@@ -151,10 +156,17 @@ func periodEnd(ms int64, g keys.Granularity) int64 {
 }
 
 // ttlOf returns the TTL attribute value for data whose retention counts
-// from ms, or 0 for Forever.
+// from ms, or 0 for Forever: its expiry in epoch seconds, rounded up, so
+// that the backend never deletes (or, as the embedded engine, hides) data
+// that reads still return.
 func ttlOf(ms int64, ret time.Duration) int64 {
 	if ret == Forever {
 		return 0
 	}
-	return keys.TTL(msTime(ms).Add(ret))
+	t := msTime(ms).Add(ret)
+	sec := keys.TTL(t)
+	if time.Unix(sec, 0).Before(t) {
+		sec++
+	}
+	return sec
 }

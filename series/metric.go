@@ -58,13 +58,7 @@ func (k *Kind) MetricRange(ctx context.Context, field string, from, to time.Time
 		return nil, err
 	}
 	// Items whose data starts before lo may hold readings from lo on.
-	start := lo
-	switch k.s.Layout {
-	case Chunks:
-		start = periodStart(lo, keys.Day) // see chunkKeyRange
-	case Buckets:
-		start = periodStart(lo, k.s.BucketPeriod)
-	}
+	start := k.lay.indexFrom(lo)
 	type part struct{ day, shard int64 }
 	var parts []part
 	for d := periodStart(start, keys.Day); d < hi; d = periodEnd(d, keys.Day) {
@@ -98,7 +92,7 @@ func (k *Kind) MetricRange(ctx context.Context, field string, from, to time.Time
 				return fmt.Errorf("series: bad metric index key %q", msk)
 			}
 			id := msk[first+1 : last]
-			b, err := k.decodeRaw(item)
+			b, err := k.lay.decode(item)
 			if err != nil {
 				return err
 			}
@@ -159,21 +153,27 @@ const maxProjected = 100
 
 // metricProjection returns the attributes the metric index projects
 // besides the keys: what MetricRange decodes (chunk data and source maps,
-// bucket readings, and the fields of the kinds that keep one item per
-// reading), so that the index holds a copy of the data it serves and not
-// of everything else (tags, aggregates, TTL). It returns nil, all
-// attributes, if they would pass DynamoDB's limit.
+// bucket readings, whatever kind registers later; and what the kinds
+// with the index need for their fields: the fields of the kinds that
+// keep one item per reading), so that the index holds a copy of the data
+// it serves and not of everything else (tags, aggregates, TTL). It
+// returns nil, all attributes, if they would pass DynamoDB's limit.
 func metricProjection(kinds []*Kind) []string {
 	out := []string{attrData, attrSrc, attrBase, attrRead}
 	seen := map[string]bool{}
+	for _, a := range out {
+		seen[a] = true
+	}
 	for _, k := range kinds {
-		if !k.s.MetricIndex || (k.s.Layout != ItemPerReading && k.s.Layout != DayPartitioned) {
+		if !k.s.MetricIndex {
 			continue
 		}
 		for _, f := range k.s.Fields {
-			if !seen[f] {
-				seen[f] = true
-				out = append(out, f)
+			for _, a := range k.lay.indexed(f) {
+				if !seen[a] {
+					seen[a] = true
+					out = append(out, a)
+				}
 			}
 		}
 	}
@@ -207,34 +207,10 @@ func (k *Kind) checkProjection(ctx context.Context, field string) error {
 	if p == nil || p.ProjectionType == types.ProjectionTypeAll || p.ProjectionType == "" {
 		return nil
 	}
-	need := []string{field}
-	switch k.s.Layout {
-	case Chunks:
-		need = []string{attrData, attrSrc, attrBase}
-	case Buckets:
-		need = []string{attrRead}
-	}
-	for _, a := range need {
+	for _, a := range k.lay.indexed(field) {
 		if p.ProjectionType != types.ProjectionTypeInclude || !slices.Contains(p.NonKeyAttributes, a) {
 			return fmt.Errorf("series: the metric index of table %s does not project %q, which kind %s needs: the index was made before the kind or field was registered (delete the index and run EnsureTable to make it again)", s.tbl.Name(), a, k.s.Name)
 		}
 	}
 	return nil
-}
-
-// decodeRaw decodes the readings of a raw item of any layout.
-func (k *Kind) decodeRaw(item table.Item) (*rbatch, error) {
-	switch k.s.Layout {
-	case Chunks:
-		return k.decodeChunkItem(item)
-	case Buckets:
-		return k.decodeBucketBatch(item)
-	}
-	r, err := k.decodeReadingItem(item)
-	if err != nil {
-		return nil, err
-	}
-	b := k.newBatch(1)
-	b.add(&r, 0)
-	return b, nil
 }

@@ -462,180 +462,26 @@ func (k *Kind) readRollups(ctx context.Context, id string, g keys.Granularity, l
 }
 
 // rawUnits folds the raw readings of series id in [lo, hi) into units
-// keyed by bucket(t), calling fn once per chunk or reading, the duplicate
-// rule applied. Chunks that lie whole in one bucket, have not partly
-// expired and share no instant with another item or a pending reading
-// contribute their stored aggregates without being decoded. pending are
-// buffered readings to count too, in place of their copies in the table
-// if their flush wrote them already (nil for rollups, which are computed
-// from what is stored).
+// keyed by bucket(t), calling fn once per reading (or, for a layout that
+// is a unitReader, per stored aggregate it can use), the duplicate rule
+// applied. pending are buffered readings to count too, in place of their
+// copies in the table if their flush wrote them already (nil for
+// rollups, which are computed from what is stored).
 func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, pending []rec, bucket func(int64) int64, fn func(start int64, u unit)) error {
 	lo = max(lo, k.rawCutoff())
 	if lo >= hi {
 		return nil
 	}
-	nf := len(k.s.Fields)
-	if k.s.Layout != Chunks {
-		it := k.iter(ctx, id, Query{From: msTime(lo), To: msTime(hi)}, pending)
-		defer it.Close()
-		for it.Next() {
-			u := newUnit(nf)
-			r := it.cur.rec(it.ci)
-			u.addReading(r.t, apos{r.seq, it.cur.idx[it.ci]}, r.vals)
-			fn(bucket(r.t), u)
-		}
-		return it.Err()
+	if r, ok := k.lay.(unitReader); ok {
+		return r.units(ctx, id, lo, hi, pending, bucket, fn)
 	}
-	// A chunk whose sequence number is that of a pending reading is being
-	// flushed: pending holds all its readings.
-	var skip map[uint64]bool
-	// The pending readings in range, by shard; a group of chunks that
-	// shares an instant with some takes them (used).
-	pend := make([][]rec, k.s.Shards)
-	used := make([][]bool, k.s.Shards)
-	if len(pending) > 0 {
-		skip = make(map[uint64]bool, len(pending))
-		for i := range pending {
-			r := pending[i]
-			skip[r.seq] = true
-			if r.t >= lo && r.t < hi {
-				sh := k.shardOf(r.t)
-				pend[sh] = append(pend[sh], r)
-			}
-		}
-		for sh := range pend {
-			used[sh] = make([]bool, len(pend[sh]))
-		}
+	it := k.iter(ctx, id, Query{From: msTime(lo), To: msTime(hi)}, pending)
+	defer it.Close()
+	for it.Next() {
+		u := newUnit(len(k.s.Fields))
+		r := it.cur.rec(it.ci)
+		u.addReading(r.t, apos{r.seq, it.cur.idx[it.ci]}, r.vals)
+		fn(bucket(r.t), u)
 	}
-	var mu sync.Mutex
-	// fold folds the readings of b (in order) in [wlo, whi) (a group's
-	// window) and [lo, hi), the duplicate rule applied.
-	fold := func(b *rbatch, wlo, whi int64) {
-		b = k.resolve(b)
-		wlo, whi = max(wlo, lo), min(whi, hi)
-		mu.Lock()
-		defer mu.Unlock()
-		for i, t := range b.t {
-			if t >= wlo && t < whi {
-				u := newUnit(nf)
-				u.addReading(t, apos{b.seq[i], b.idx[i]}, b.vals[i*nf:(i+1)*nf])
-				fn(bucket(t), u)
-			}
-		}
-	}
-	err := k.st.parallel(ctx, k.s.Shards, func(ctx context.Context, sh int) error {
-		g := k.chunkReader(id, sh, lo, hi, false, 0, false)
-		for {
-			grp, err := g.next(ctx)
-			if err != nil {
-				return fmt.Errorf("series: cannot read chunks of %s: %w", k.entity(id), err)
-			}
-			if grp.items == nil {
-				return nil
-			}
-			type span struct {
-				first, last int64
-				seq         uint64
-				base        uint32
-			}
-			var items []table.Item
-			var spans []span
-			for _, item := range grp.items {
-				sk, _ := getS(item, attrSK)
-				first, _, err := keys.ParseUnique(sk)
-				if err != nil {
-					return fmt.Errorf("series: bad chunk key %q: %w", sk, err)
-				}
-				seq, base, err := chunkPosition(item)
-				if err != nil {
-					return err
-				}
-				if _, merged := item[attrSrc]; !merged && skip[seq] {
-					continue
-				}
-				last, ok := getInt(item, attrEnd)
-				if !ok {
-					last = maxMs
-				}
-				items = append(items, item)
-				spans = append(spans, span{timeMs(first), last, seq, base})
-			}
-			// Does an instant hold readings of two items, or of an item
-			// and a pending reading? Then the group is decoded whole.
-			whole := len(items) > 1 && anyMerged(items)
-			for i := 0; i < len(spans) && !whole; i++ {
-				for j := i + 1; j < len(spans) && !whole; j++ {
-					whole = spans[i].first <= spans[j].last && spans[j].first <= spans[i].last
-				}
-			}
-			wlo, whi := max(grp.lo, lo), min(grp.hi, hi)
-			var mine *rbatch
-			for i, r := range pend[sh] {
-				if used[sh][i] || r.t < wlo || r.t >= whi {
-					continue
-				}
-				for _, sp := range spans {
-					if r.t >= sp.first && r.t <= sp.last {
-						if mine == nil {
-							mine = k.newBatch(1)
-						}
-						mine.add(&pend[sh][i], 0)
-						used[sh][i] = true
-						break
-					}
-				}
-			}
-			if whole || mine != nil {
-				b, err := readGroup(items, false, k.decodeChunkItem)
-				if err != nil {
-					return err
-				}
-				if mine != nil {
-					if b == nil {
-						b = mine
-					} else {
-						b = concatRuns(mergeRuns([]*rbatch{b, mine}, false))
-					}
-				}
-				if b != nil {
-					fold(b, grp.lo, grp.hi)
-				}
-				continue
-			}
-			for i, item := range items {
-				sp := spans[i]
-				if sp.first >= wlo && sp.last < whi && bucket(sp.first) == bucket(sp.last) {
-					u, err := getUnit(item, &k.s)
-					if err == nil {
-						u.atChunk(sp.seq, sp.base)
-						mu.Lock()
-						fn(bucket(sp.first), u)
-						mu.Unlock()
-						continue
-					}
-				}
-				b, err := k.decodeChunkItem(item)
-				if err != nil {
-					return err
-				}
-				fold(b, grp.lo, grp.hi)
-			}
-		}
-	})
-	if err != nil {
-		return err
-	}
-	// The pending readings no group took.
-	for sh := range pend {
-		b := k.newBatch(len(pend[sh]))
-		for i := range pend[sh] {
-			if !used[sh][i] {
-				b.add(&pend[sh][i], 0)
-			}
-		}
-		if b.len() > 0 {
-			fold(b.sort(false), minMs, maxMs)
-		}
-	}
-	return nil
+	return it.Err()
 }

@@ -198,7 +198,7 @@ func Open(ctx context.Context, api timetable.API, o *Options, schemas ...Schema)
 		if s.kinds[n.Name] != nil {
 			return nil, fmt.Errorf("%w: kind %q registered twice", ErrInvalidSchema, n.Name)
 		}
-		k := &Kind{st: s, s: n}
+		k := newKind(s, n)
 		s.kinds[n.Name] = k
 		s.order = append(s.order, k)
 		metric = metric || n.MetricIndex

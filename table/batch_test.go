@@ -17,6 +17,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/conformance"
 )
 
 // flaky wraps an API: batch calls are throttled (nothing applied) with
@@ -257,7 +258,7 @@ func TestBatchGet(t *testing.T) {
 			case j >= 150 && it != nil:
 				t.Fatalf("key %d (r%03d) absent but got %v", i, j, it)
 			case j < 150 && (len(it) != 1 || num(it, "n") != float64(j)):
-				t.Fatalf("key %d (r%03d): got %s", i, j, dump(it))
+				t.Fatalf("key %d (r%03d): got %s", i, j, conformance.FormatItem(it))
 			}
 		}
 		if st := tbl.Stats().Ops["BatchGetItem"]; st.Retries == 0 || st.ReadUnits == 0 {

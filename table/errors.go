@@ -6,15 +6,19 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/timetable-db/timetable"
 )
 
-// Sentinel errors, matched with errors.Is.
+// Sentinel errors, matched with errors.Is. They are the root package's,
+// so errors.Is(err, ErrNotFound) also matches series.ErrNotFound.
 var (
-	// ErrNotFound is returned by Get when no item has the key.
-	ErrNotFound = errors.New("timetable: not found")
+	// ErrNotFound is returned by Get when no item has the key. It is
+	// timetable.ErrNotFound.
+	ErrNotFound = timetable.ErrNotFound
 	// ErrBadCursor is returned by Query and Scan for a cursor they did not
-	// make, or made for another index.
-	ErrBadCursor = errors.New("timetable: invalid cursor")
+	// make, or made for another index. It is timetable.ErrBadCursor.
+	ErrBadCursor = timetable.ErrBadCursor
 )
 
 // BatchError reports the part of a batch that could not be done before the

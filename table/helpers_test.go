@@ -5,26 +5,17 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"sort"
 	"strconv"
-	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/internal/dynamotest"
 	"github.com/timetable-db/timetable/local"
 )
-
-// endpointEnv names the DynamoDB-compatible endpoint the tests also run
-// against; without it they run on the embedded engine only.
-const endpointEnv = "TIMETABLE_DYNAMODB_ENDPOINT"
 
 type backend struct {
 	name string // "engine" or "dynamodb"
@@ -35,8 +26,6 @@ var (
 	engineOnce sync.Once
 	engineDB   *local.DB
 	engineErr  error
-	tableSeq   atomic.Int64
-	runID      = fmt.Sprintf("%x", time.Now().UnixNano()&0xffffff)
 )
 
 func TestMain(m *testing.M) {
@@ -57,27 +46,19 @@ func engine(t testing.TB) timetable.API {
 	return engineDB
 }
 
-func dynamoLocal(endpoint string) timetable.API {
-	return dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(endpoint),
-		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-	})
-}
-
 // eachBackend runs fn as a subtest on the embedded engine and, when
 // TIMETABLE_DYNAMODB_ENDPOINT is set, on that endpoint.
 func eachBackend(t *testing.T, fn func(t *testing.T, b backend)) {
 	t.Helper()
 	bs := []backend{{name: "engine", api: engine(t)}}
-	if ep := os.Getenv(endpointEnv); ep != "" {
-		bs = append(bs, backend{name: "dynamodb", api: dynamoLocal(ep)})
+	if dynamotest.Endpoint() != "" {
+		bs = append(bs, backend{name: "dynamodb", api: dynamotest.Client(t)})
 	}
 	for _, b := range bs {
 		t.Run(b.name, func(t *testing.T) { fn(t, b) })
 	}
 	if len(bs) == 1 {
-		t.Logf("%s not set: ran on the embedded engine only", endpointEnv)
+		t.Logf("%s not set: ran on the embedded engine only", dynamotest.EndpointEnv)
 	}
 }
 
@@ -88,16 +69,7 @@ var testOptions = &Options{BaseDelay: time.Millisecond, MaxDelay: 20 * time.Mill
 // drops it when the test ends.
 func newTable(t testing.TB, api timetable.API, s Schema, o *Options) *Table {
 	t.Helper()
-	base := strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
-			return r
-		}
-		return '_'
-	}, t.Name())
-	if len(base) > 150 {
-		base = base[:150]
-	}
-	s.Name = fmt.Sprintf("tbl_%s_%s_%d", base, runID, tableSeq.Add(1))
+	s.Name = dynamotest.TableName(t, "tbl")
 	if o == nil {
 		o = testOptions
 	}
@@ -171,53 +143,6 @@ func sks(items []Item, name string) []string {
 		out[i] = str(it, name)
 	}
 	return out
-}
-
-// dump renders an item for failure messages.
-func dump(it Item) string {
-	var b strings.Builder
-	b.WriteString("{")
-	names := make([]string, 0, len(it))
-	for n := range it {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for i, n := range names {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "%s: %s", n, avString(it[n]))
-	}
-	b.WriteString("}")
-	return b.String()
-}
-
-func avString(av types.AttributeValue) string {
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		return fmt.Sprintf("%q", v.Value)
-	case *types.AttributeValueMemberN:
-		return "N:" + v.Value
-	case *types.AttributeValueMemberB:
-		return fmt.Sprintf("B:%x", v.Value)
-	case *types.AttributeValueMemberBOOL:
-		return fmt.Sprint(v.Value)
-	case *types.AttributeValueMemberNULL:
-		return "null"
-	case *types.AttributeValueMemberSS:
-		return fmt.Sprintf("SS%q", v.Value)
-	case *types.AttributeValueMemberNS:
-		return fmt.Sprintf("NS%v", v.Value)
-	case *types.AttributeValueMemberL:
-		parts := make([]string, len(v.Value))
-		for i, e := range v.Value {
-			parts[i] = avString(e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case *types.AttributeValueMemberM:
-		return dump(v.Value)
-	}
-	return fmt.Sprintf("%T", av)
 }
 
 // num returns a number attribute's value (NaN if absent or not a number):

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"github.com/timetable-db/timetable/conformance"
 )
 
 func TestScan(t *testing.T) {
@@ -47,7 +49,7 @@ func TestScan(t *testing.T) {
 		}
 		for _, it := range got {
 			if len(it) != 1 || str(it, "level") != "WARN" {
-				t.Fatalf("projected item %s", dump(it))
+				t.Fatalf("projected item %s", conformance.FormatItem(it))
 			}
 		}
 

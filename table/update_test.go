@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable/conformance"
 )
 
 func TestUpdate_Operations(t *testing.T) {
@@ -29,7 +31,7 @@ func TestUpdate_Operations(t *testing.T) {
 			t.Fatal(err)
 		}
 		if str(it, "name") != "probe" || str(it, "created") != "2024-12-01" || num(it, "count") != 1 || num(it, "sum") != 2.5 {
-			t.Fatalf("after first update: %s", dump(it))
+			t.Fatalf("after first update: %s", conformance.FormatItem(it))
 		}
 		u = NewUpdate().
 			SetIfNotExists("created", "2099-01-01").
@@ -44,7 +46,7 @@ func TestUpdate_Operations(t *testing.T) {
 			t.Fatal(err)
 		}
 		if _, ok := it["name"]; ok || str(it, "created") != "2024-12-01" || num(it, "count") != 2 || num(it, "sum") != 2 {
-			t.Fatalf("after second update: %s", dump(it))
+			t.Fatalf("after second update: %s", conformance.FormatItem(it))
 		}
 		if ss := it["tags"].(*types.AttributeValueMemberSS).Value; len(ss) != 1 || ss[0] != "b" {
 			t.Fatalf("tags = %v", ss)
@@ -91,7 +93,7 @@ func TestUpdate_MinMax(t *testing.T) {
 		apply(-3)
 		it = apply(4)
 		if num(it, "min") != -3 || num(it, "max") != 12.5 || num(it, "count") != 4 || num(it, "sum") != 23.5 {
-			t.Fatalf("after 10, 12.5, -3, 4: %s", dump(it))
+			t.Fatalf("after 10, 12.5, -3, 4: %s", conformance.FormatItem(it))
 		}
 		// Numbers compare by value, not as strings: 9 < 10, 100 > 12.5.
 		it = apply(100)
@@ -135,7 +137,7 @@ func TestUpdate_MinMax(t *testing.T) {
 		cur, _ := tbl.Get(ctx, k, &GetOptions{Consistent: true})
 		it, err = tbl.Update(ctx, k, NewUpdate().Increment("count", 1).Min("min", 50).Max("max", 50), &UpdateOptions{Hint: cur})
 		if err != nil || num(it, "min") != -3 || num(it, "max") != 1000 {
-			t.Fatalf("hinted update = %s, %v", dump(it), err)
+			t.Fatalf("hinted update = %s, %v", conformance.FormatItem(it), err)
 		}
 		if st := tbl.Stats().Ops["UpdateItem"]; st.Calls != 1 {
 			t.Fatalf("hinted update made %d calls", st.Calls)
@@ -143,7 +145,7 @@ func TestUpdate_MinMax(t *testing.T) {
 		stale := Item{"min": N("-100"), "max": N("-100")}
 		it, err = tbl.Update(ctx, k, NewUpdate().Min("min", -50).Max("max", 2000), &UpdateOptions{Hint: stale})
 		if err != nil || num(it, "min") != -50 || num(it, "max") != 2000 {
-			t.Fatalf("stale hint update = %s, %v", dump(it), err)
+			t.Fatalf("stale hint update = %s, %v", conformance.FormatItem(it), err)
 		}
 		// Min and Max are refused in transactions.
 		if err := tbl.Tx().Update(k, NewUpdate().Min("min", 1), Cond{}).Commit(ctx); err == nil {

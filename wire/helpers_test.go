@@ -16,12 +16,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/internal/dynamotest"
 	"github.com/timetable-db/timetable/wire"
 )
 
@@ -46,18 +46,15 @@ func serve(t testing.TB, api timetable.API) (*dynamodb.Client, *httptest.Server)
 // connection", aws-sdk-go-v2 issue 2737). The SDK's default retryer retries
 // it.
 func sdkClient(endpoint string) *dynamodb.Client {
-	return dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(endpoint),
-		Credentials:  credentials.NewStaticCredentialsProvider("wire", "test", ""),
-		Retryer: retry.NewStandard(func(o *retry.StandardOptions) {
+	return dynamotest.NewClient(endpoint, dynamotest.AccessKey("wire"), func(o *dynamodb.Options) {
+		o.Retryer = retry.NewStandard(func(o *retry.StandardOptions) {
 			o.MaxAttempts = 5
 			o.RateLimiter = ratelimit.None
 			o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return 0, nil })
 			o.Retryables = []retry.IsErrorRetryable{retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
 				return aws.BoolTernary(errors.Is(err, net.ErrClosed))
 			})}
-		}),
+		})
 	})
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"reflect"
 	"sort"
 	"testing"
@@ -14,21 +13,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/timetable-db/timetable/internal/dynamotest"
 )
 
-// endpointEnv names the environment variable with the URL of a
-// DynamoDB-compatible server (DynamoDB Local in `make test`).
-const endpointEnv = "TIMETABLE_DYNAMODB_ENDPOINT"
-
-// referenceClient returns a client for the server named by endpointEnv, or
-// skips the test.
+// referenceClient returns a client, set up as sdkClient's, for the server
+// named by TIMETABLE_DYNAMODB_ENDPOINT, or skips the test.
 func referenceClient(t testing.TB) *dynamodb.Client {
 	t.Helper()
-	endpoint := os.Getenv(endpointEnv)
-	if endpoint == "" {
-		t.Skipf("%s is not set: no DynamoDB-compatible server to test against", endpointEnv)
-	}
-	return sdkClient(endpoint)
+	return sdkClient(dynamotest.Require(t))
 }
 
 // pair is the same server reached directly and through the handler.

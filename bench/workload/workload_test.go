@@ -7,11 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/timetable-db/timetable/bench/workload"
+	"github.com/timetable-db/timetable/internal/dynamotest"
 	"github.com/timetable-db/timetable/local"
 )
 
@@ -35,33 +32,19 @@ func TestLoad_Local(t *testing.T) {
 	testLoad(t, openLocal(t))
 }
 
-// endpointClient returns a client for $TIMETABLE_DYNAMODB_ENDPOINT, or skips.
-func endpointClient(t testing.TB) *dynamodb.Client {
-	t.Helper()
-	ep := os.Getenv("TIMETABLE_DYNAMODB_ENDPOINT")
-	if ep == "" {
-		t.Skip("TIMETABLE_DYNAMODB_ENDPOINT is not set")
-	}
-	return dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(ep),
-		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-	})
-}
-
 func tableName(prefix string) string {
 	return fmt.Sprintf("bench_%s_%d_%d", prefix, os.Getpid(), time.Now().UnixNano())
 }
 
 func TestSuite_Endpoint(t *testing.T) {
-	c := endpointClient(t)
+	c := dynamotest.Client(t)
 	if err := workload.Suite(context.Background(), c, tableName("suite")); err != nil {
 		t.Fatal(err)
 	}
 }
 
 func TestLoad_Endpoint(t *testing.T) {
-	testLoad(t, endpointClient(t))
+	testLoad(t, dynamotest.Client(t))
 }
 
 func testLoad(t *testing.T, c workload.Client) {

@@ -6,15 +6,13 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/internal/dynamotest"
 	"github.com/timetable-db/timetable/local"
 )
 
@@ -29,31 +27,6 @@ var (
 	rulesFlag = flag.Bool("difftest.localrules", true, "normalize DynamoDB Local's differences that docs/compat.md documents (quirks.go); false shows them")
 	skipFlag  = flag.String("difftest.skip", "", "comma-separated operation kinds not to generate (e.g. Scan,TransactWriteItems)")
 )
-
-// endpointEnv names the environment variable that holds the URL of DynamoDB
-// Local (set by `make test`).
-const endpointEnv = "TIMETABLE_DYNAMODB_ENDPOINT"
-
-// dynamoDBLocal returns a client for the server at TIMETABLE_DYNAMODB_ENDPOINT,
-// skipping the test when it is unset.
-func dynamoDBLocal(t testing.TB) *dynamodb.Client {
-	t.Helper()
-	endpoint := os.Getenv(endpointEnv)
-	if endpoint == "" {
-		t.Skipf("%s is not set: no DynamoDB Local to compare with", endpointEnv)
-	}
-	client := dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(endpoint),
-		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-		// The SDK's standard retryer: it retries transport failures and
-		// throttling, which a busy DynamoDB Local shows now and then.
-	})
-	if _, err := client.ListTables(context.Background(), &dynamodb.ListTablesInput{Limit: aws.Int32(1)}); err != nil {
-		t.Fatalf("%s=%s does not answer: %v", endpointEnv, endpoint, err)
-	}
-	return client
-}
 
 // prefix returns a table name prefix unique to this process and side.
 func prefix(side string) string {
@@ -91,7 +64,7 @@ func report(t *testing.T, res *Result, err error) {
 // It runs 500 operations unless -difftest.ops is given (it doubles the
 // load on DynamoDB Local of as many operations of TestDifferential).
 func TestDifferential_DynamoDBLocalSelf(t *testing.T) {
-	client := dynamoDBLocal(t)
+	client := dynamotest.Client(t)
 	cfg := config(t)
 	if !flagSet("difftest.ops") {
 		cfg.Ops = 500
@@ -125,7 +98,7 @@ func engine(t testing.TB) *local.DB {
 //
 //	TIMETABLE_DYNAMODB_ENDPOINT=http://127.0.0.1:8000 go test ./internal/difftest -run TestDifferential$ -difftest.seed=2 -difftest.ops=20000
 func TestDifferential(t *testing.T) {
-	client := dynamoDBLocal(t)
+	client := dynamotest.Client(t)
 	db := engine(t)
 	cfg := config(t)
 	a := Target{Name: "dynamodb-local", API: client, Prefix: prefix("l"), DynamoDBLocal: *rulesFlag}

@@ -344,18 +344,14 @@ func queryWalk(ctx context.Context, c *canonizer, api timetable.API, in *dynamod
 	for n := 1; ; n++ {
 		out, err := api.Query(ctx, &page)
 		if err != nil {
-			m, ok := c.errorOf(err)
-			if !ok {
-				return nil, n, err
-			}
-			return map[string]any{"pages": pages, "error": m["error"], "message": m["message"]}, n, nil
+			return c.failed(map[string]any{"pages": pages}, n, err)
 		}
 		pages = append(pages, c.of(out))
 		if len(out.LastEvaluatedKey) == 0 {
 			return map[string]any{"pages": pages}, n, nil
 		}
 		if n == maxPages {
-			return map[string]any{"pages": pages, "error": "difftest: too many pages"}, n, nil
+			return tooManyPages(map[string]any{"pages": pages}, n)
 		}
 		page.ExclusiveStartKey = out.LastEvaluatedKey
 	}
@@ -369,28 +365,18 @@ func queryWalk(ctx context.Context, c *canonizer, api timetable.API, in *dynamod
 // equal keys was split between pages.
 func indexQueryWalk(ctx context.Context, c *canonizer, api timetable.API, in *dynamodb.QueryInput, keys []string) (any, int, error) {
 	page := *in
-	var items, pages []any
-	var count, scanned int32
+	w := &walk{c: c}
+	var pages []any
 	result := func() map[string]any {
-		sortTies(items, keys)
-		return map[string]any{"Items": items, "Count": count, "ScannedCount": scanned, "pages": pages}
+		sortTies(w.items, keys)
+		return map[string]any{"Items": w.items, "Count": w.count, "ScannedCount": w.scanned, "pages": pages}
 	}
 	for n := 1; ; n++ {
 		out, err := api.Query(ctx, &page)
 		if err != nil {
-			m, ok := c.errorOf(err)
-			if !ok {
-				return nil, n, err
-			}
-			res := result()
-			res["error"], res["message"] = m["error"], m["message"]
-			return res, n, nil
+			return c.failed(result(), n, err)
 		}
-		for _, it := range out.Items {
-			items = append(items, c.of(it))
-		}
-		count += out.Count
-		scanned += out.ScannedCount
+		w.add(out.Items, out.Count, out.ScannedCount)
 		lek := Item{}
 		for _, k := range keys {
 			if v, ok := out.LastEvaluatedKey[k]; ok {
@@ -406,9 +392,7 @@ func indexQueryWalk(ctx context.Context, c *canonizer, api timetable.API, in *dy
 			return result(), n, nil
 		}
 		if n == maxPages {
-			res := result()
-			res["error"] = "difftest: too many pages"
-			return res, n, nil
+			return tooManyPages(result(), n)
 		}
 		page.ExclusiveStartKey = out.LastEvaluatedKey
 	}
@@ -464,8 +448,8 @@ func scanWalk(ctx context.Context, c *canonizer, api timetable.API, in *dynamodb
 			segments = append(segments, aws.Int32(s))
 		}
 	}
-	var items, pages []any
-	var count, scanned int32
+	w := &walk{c: c}
+	var pages []any
 	requests := 0
 	result := func() map[string]any {
 		if !op.AllSegments && aws.ToInt32(in.TotalSegments) > 1 {
@@ -475,8 +459,8 @@ func scanWalk(ctx context.Context, c *canonizer, api timetable.API, in *dynamodb
 			// being an error or not.
 			return map[string]any{"one segment of several": true}
 		}
-		sortByJSON(items)
-		m := map[string]any{"Items": items, "Count": count, "ScannedCount": scanned}
+		sortByJSON(w.items)
+		m := map[string]any{"Items": w.items, "Count": w.count, "ScannedCount": w.scanned}
 		if !op.AllSegments {
 			m["pages"] = pages
 		}
@@ -489,33 +473,55 @@ func scanWalk(ctx context.Context, c *canonizer, api timetable.API, in *dynamodb
 			requests++
 			out, err := api.Scan(ctx, &page)
 			if err != nil {
-				m, ok := c.errorOf(err)
-				if !ok {
-					return nil, requests, err
-				}
-				res := result()
-				res["error"], res["message"] = m["error"], m["message"]
-				return res, requests, nil
+				return c.failed(result(), requests, err)
 			}
-			for _, it := range out.Items {
-				items = append(items, c.of(it))
-			}
-			count += out.Count
-			scanned += out.ScannedCount
+			w.add(out.Items, out.Count, out.ScannedCount)
 			pages = append(pages, map[string]any{"ScannedCount": out.ScannedCount,
 				"more": len(out.LastEvaluatedKey) > 0, "ConsumedCapacity": c.of(out.ConsumedCapacity)})
 			if len(out.LastEvaluatedKey) == 0 {
 				break
 			}
 			if n == maxPages {
-				res := result()
-				res["error"] = "difftest: too many pages"
-				return res, requests, nil
+				return tooManyPages(result(), requests)
 			}
 			page.ExclusiveStartKey = out.LastEvaluatedKey
 		}
 	}
 	return result(), requests, nil
+}
+
+// walk gathers the items and counts of a Query or Scan read page by page.
+type walk struct {
+	c              *canonizer
+	items          []any
+	count, scanned int32
+}
+
+// add takes in the items and counts of one page.
+func (w *walk) add(items []Item, count, scanned int32) {
+	for _, it := range items {
+		w.items = append(w.items, w.c.of(it))
+	}
+	w.count += count
+	w.scanned += scanned
+}
+
+// failed ends a walk at err after requests requests: an API error is an
+// answer, res with the error's code and message; any other error is
+// returned.
+func (c *canonizer) failed(res map[string]any, requests int, err error) (any, int, error) {
+	m, ok := c.errorOf(err)
+	if !ok {
+		return nil, requests, err
+	}
+	res["error"], res["message"] = m["error"], m["message"]
+	return res, requests, nil
+}
+
+// tooManyPages ends a walk that reached maxPages: res with an error.
+func tooManyPages(res map[string]any, requests int) (any, int, error) {
+	res["error"] = "difftest: too many pages"
+	return res, requests, nil
 }
 
 // rename returns a deep copy of an SDK input with prefix prepended to every

@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/timetable-db/timetable/internal/dynamotest"
 	"github.com/timetable-db/timetable/local"
 )
 
@@ -24,10 +25,7 @@ func TestMain(m *testing.M) {
 // children, and checks that every figure is there and sane. The units
 // check needs a DynamoDB Local: TIMETABLE_DYNAMODB_ENDPOINT.
 func TestSeries_Tiny(t *testing.T) {
-	endpoint := os.Getenv("TIMETABLE_DYNAMODB_ENDPOINT")
-	if endpoint == "" {
-		t.Skip("TIMETABLE_DYNAMODB_ENDPOINT is not set")
-	}
+	endpoint := dynamotest.Require(t)
 	var stdout, stderr bytes.Buffer
 	out := t.TempDir() + "/BENCHMARKS.md"
 	err := run([]string{"-only", "series", "-out", out, "-dynamodb-local-endpoint", endpoint,

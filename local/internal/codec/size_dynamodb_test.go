@@ -3,15 +3,15 @@ package codec
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable/internal/dynamotest"
 )
 
 // sizeCases are items whose sizes TestItemSize_DynamoDB measures on a real
@@ -83,16 +83,8 @@ var sizeCases = []map[string]types.AttributeValue{
 // "12345" 4, a 38-digit negative 21). Overwriting an item costs the larger
 // of the old and new sizes, hence a new key per put.
 func TestItemSize_DynamoDB(t *testing.T) {
-	endpoint := os.Getenv("TIMETABLE_DYNAMODB_ENDPOINT")
-	if endpoint == "" {
-		t.Skip("TIMETABLE_DYNAMODB_ENDPOINT not set")
-	}
+	db := dynamotest.Client(t)
 	ctx := context.Background()
-	db := dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(endpoint),
-		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-	})
 	table := fmt.Sprintf("codec_size_%d", time.Now().UnixNano())
 	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            aws.String(table),

@@ -14,10 +14,11 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/timetable-db/timetable/internal/dynamotest"
 	"github.com/timetable-db/timetable/local/internal/number"
 )
 
@@ -139,11 +140,10 @@ func (c *goldenCase) parseItem(t testing.TB, id string) Item {
 func TestGolden(t *testing.T) {
 	cases := readGolden(t)
 	if *update {
-		endpoint := os.Getenv("TIMETABLE_DYNAMODB_ENDPOINT")
-		if endpoint == "" {
-			t.Fatal("-update needs TIMETABLE_DYNAMODB_ENDPOINT")
+		if dynamotest.Endpoint() == "" {
+			t.Fatal("-update needs " + dynamotest.EndpointEnv)
 		}
-		r := newRecorder(t, endpoint)
+		r := newRecorder(t)
 		for i := range cases {
 			cases[i].want = r.run(t, &cases[i])
 		}
@@ -363,13 +363,9 @@ type recorder struct {
 	tables map[string]string
 }
 
-func newRecorder(t testing.TB, endpoint string) *recorder {
+func newRecorder(t testing.TB) *recorder {
 	r := &recorder{ctx: context.Background(), tables: map[string]string{}}
-	r.client = dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(endpoint),
-		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-	})
+	r.client = dynamotest.Client(t)
 	mk := func(kind string, rangeKey bool) {
 		name := "expr_golden_" + kind
 		defs := []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}}

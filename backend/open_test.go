@@ -1,4 +1,4 @@
-package timetable_test
+package backend_test
 
 import (
 	"context"
@@ -10,13 +10,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/backend"
 )
 
 func TestOpen_Embedded(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "data")
 	for _, u := range []string{"mem:", "file:" + dir} {
-		db, err := timetable.Open(ctx, u)
+		db, err := backend.Open(ctx, u)
 		if err != nil {
 			t.Fatalf("Open(%q): %v", u, err)
 		}
@@ -33,7 +34,7 @@ func TestOpen_Embedded(t *testing.T) {
 }
 
 func TestOpen_Remote(t *testing.T) {
-	db, err := timetable.Open(context.Background(), "http://127.0.0.1:1")
+	db, err := backend.Open(context.Background(), "http://127.0.0.1:1")
 	if err != nil {
 		t.Fatalf("Open(http): %v", err)
 	}
@@ -45,10 +46,10 @@ func TestOpen_Remote(t *testing.T) {
 
 func TestOpen_BadURLs(t *testing.T) {
 	for _, u := range []string{"", "nothing", "file:", "ftp://x", "http://", "dynamodb://"} {
-		if db, err := timetable.Open(context.Background(), u); err == nil {
+		if db, err := backend.Open(context.Background(), u); err == nil {
 			db.Close()
 			t.Errorf("Open(%q) succeeded, want an error", u)
-		} else if !strings.HasPrefix(err.Error(), "timetable: ") {
+		} else if !strings.HasPrefix(err.Error(), "backend: ") {
 			t.Errorf("Open(%q) error %q lacks the package prefix", u, err)
 		}
 	}

@@ -1,4 +1,11 @@
-package timetable
+// Package backend opens a timetable.API from a URL: the embedded engine of
+// package local, on disk or in memory, or any DynamoDB-compatible endpoint,
+// Amazon DynamoDB itself included.
+//
+// It is a package of its own so that the root package, which the layers
+// above the API import, links no backend: only a program that imports this
+// package or package local links the embedded engine and Pebble.
+package backend
 
 import (
 	"context"
@@ -11,16 +18,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/local"
 )
-
-// Backend is an API that may hold resources: Close releases them. For the
-// embedded engine it flushes and closes the data folder; for a remote
-// endpoint it does nothing.
-type Backend interface {
-	API
-	Close() error
-}
 
 // Open returns the backend that rawURL names:
 //
@@ -31,17 +31,17 @@ type Backend interface {
 //	                     from the default chain, or "local"/"local" if none
 //	dynamodb://REGION    Amazon DynamoDB in REGION, default credential chain
 //
-// The caller closes the returned Backend.
-func Open(ctx context.Context, rawURL string) (Backend, error) {
+// The caller closes the returned Backend. Errors begin "backend: ".
+func Open(ctx context.Context, rawURL string) (timetable.Backend, error) {
 	scheme, rest, ok := strings.Cut(rawURL, ":")
 	if !ok {
-		return nil, fmt.Errorf("timetable: cannot open %q: want file:PATH, mem:, http://HOST:PORT or dynamodb://REGION", rawURL)
+		return nil, fmt.Errorf("backend: cannot open %q: want file:PATH, mem:, http://HOST:PORT or dynamodb://REGION", rawURL)
 	}
 	switch scheme {
 	case "file":
 		path := strings.TrimPrefix(rest, "//")
 		if path == "" {
-			return nil, fmt.Errorf("timetable: cannot open %q: empty path", rawURL)
+			return nil, fmt.Errorf("backend: cannot open %q: empty path", rawURL)
 		}
 		return local.Open(path, nil)
 	case "mem":
@@ -49,23 +49,23 @@ func Open(ctx context.Context, rawURL string) (Backend, error) {
 	case "http", "https":
 		u, err := url.Parse(rawURL)
 		if err != nil || u.Host == "" {
-			return nil, fmt.Errorf("timetable: cannot open %q: bad endpoint URL", rawURL)
+			return nil, fmt.Errorf("backend: cannot open %q: bad endpoint URL", rawURL)
 		}
 		return openRemote(ctx, "us-east-1", rawURL, true)
 	case "dynamodb":
 		region := strings.Trim(strings.TrimPrefix(rest, "//"), "/")
 		if region == "" {
-			return nil, fmt.Errorf("timetable: cannot open %q: want dynamodb://REGION", rawURL)
+			return nil, fmt.Errorf("backend: cannot open %q: want dynamodb://REGION", rawURL)
 		}
 		return openRemote(ctx, region, "", false)
 	}
-	return nil, fmt.Errorf("timetable: cannot open %q: unknown scheme %q", rawURL, scheme)
+	return nil, fmt.Errorf("backend: cannot open %q: unknown scheme %q", rawURL, scheme)
 }
 
-func openRemote(ctx context.Context, region, endpoint string, fallbackCreds bool) (Backend, error) {
+func openRemote(ctx context.Context, region, endpoint string, fallbackCreds bool) (timetable.Backend, error) {
 	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(region))
 	if err != nil {
-		return nil, fmt.Errorf("timetable: cannot load AWS configuration: %w", err)
+		return nil, fmt.Errorf("backend: cannot load AWS configuration: %w", err)
 	}
 	if fallbackCreds {
 		if _, err := cfg.Credentials.Retrieve(ctx); err != nil {

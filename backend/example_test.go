@@ -1,4 +1,4 @@
-package timetable_test
+package backend_test
 
 import (
 	"context"
@@ -12,15 +12,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/backend"
 )
 
-// Example opens the embedded engine in memory and uses it with the SDK's
-// own types. README.md shows the body of this function; TestREADME_Example
-// keeps the two the same.
-func Example() {
+// ExampleOpen opens the embedded engine in memory and uses it with the
+// SDK's own types. README.md shows the body of this function;
+// TestREADME_Example keeps the two the same.
+func ExampleOpen() {
 	ctx := context.Background()
-	db, err := timetable.Open(ctx, "mem:") // or file:./data, http://127.0.0.1:8000, dynamodb://us-east-1
+	db, err := backend.Open(ctx, "mem:") // or file:./data, http://127.0.0.1:8000, dynamodb://us-east-1
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -49,26 +49,27 @@ func Example() {
 	// Output: 1 21.5
 }
 
-// TestREADME_Example checks that README.md shows Example's body verbatim.
+// TestREADME_Example checks that README.md shows ExampleOpen's body
+// verbatim.
 func TestREADME_Example(t *testing.T) {
 	src, err := os.ReadFile("example_test.go")
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, body, ok := strings.Cut(string(src), "func Example() {\n")
+	_, body, ok := strings.Cut(string(src), "func ExampleOpen() {\n")
 	body, _, ok2 := strings.Cut(body, "\t// Output:")
 	if !ok || !ok2 {
-		t.Fatal("cannot find Example's body")
+		t.Fatal("cannot find ExampleOpen's body")
 	}
 	var want strings.Builder
 	for _, line := range strings.Split(strings.TrimRight(body, "\n"), "\n") {
 		want.WriteString(strings.TrimPrefix(line, "\t") + "\n")
 	}
 	if !strings.Contains(string(readme), "```go\n"+want.String()+"```\n") {
-		t.Errorf("README.md does not show Example's body; want this go block:\n%s", want.String())
+		t.Errorf("README.md does not show ExampleOpen's body; want this go block:\n%s", want.String())
 	}
 }
