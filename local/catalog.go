@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -164,6 +165,41 @@ func (db *DB) table(name string) (*table, error) {
 	return t, nil
 }
 
+// namedTable returns the table a request names, checking the name first as
+// DynamoDB does: an invalid name is a ValidationException, the name of no
+// table a ResourceNotFoundException.
+func (db *DB) namedTable(name *string) (*table, error) {
+	if err := checkTableName(name); err != nil {
+		return nil, err
+	}
+	return db.table(*name)
+}
+
+// lock locks t exclusively, to change its definition or drop it, and
+// returns its description; the caller must call t.mu.Unlock. A table
+// dropped meanwhile is a ResourceNotFoundException, and is not left locked.
+func (t *table) lock() (*tableMeta, error) {
+	t.mu.Lock()
+	if t.dropped {
+		t.mu.Unlock()
+		return nil, notFound(msgTableNotFound)
+	}
+	return t.m(), nil
+}
+
+// commitMeta adds the new description nm of table t to b, commits b and
+// makes nm the table's description. t must be locked exclusively.
+func (db *DB) commitMeta(b *pebble.Batch, t *table, nm *tableMeta) error {
+	if err := putMeta(b, nm); err != nil {
+		return err
+	}
+	if err := b.Commit(db.wo); err != nil {
+		return err
+	}
+	t.meta.Store(nm)
+	return nil
+}
+
 // tableForWrite returns the table named name with its lock held shared; the
 // caller must call t.mu.RUnlock.
 func (db *DB) tableForWrite(name string) (*table, *tableMeta, error) {
@@ -177,4 +213,59 @@ func (db *DB) tableForWrite(name string) (*table, *tableMeta, error) {
 		return nil, nil, notFound(msgTableNotFound)
 	}
 	return t, t.m(), nil
+}
+
+// lockExisting locks those of the named tables that exist shared, in name
+// order, and returns their descriptions (absent for the others) with the
+// function that unlocks them.
+func (db *DB) lockExisting(names []string) (map[string]*tableMeta, func()) {
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	ms := map[string]*tableMeta{}
+	var locked []*table
+	for _, name := range sorted {
+		if _, ok := ms[name]; ok {
+			continue
+		}
+		t, m, err := db.tableForWrite(name)
+		if err != nil {
+			ms[name] = nil
+			continue
+		}
+		locked = append(locked, t)
+		ms[name] = m
+	}
+	return ms, func() {
+		for i := len(locked) - 1; i >= 0; i-- {
+			locked[i].mu.RUnlock()
+		}
+	}
+}
+
+// lockTables locks the named tables shared, in name order, and returns
+// their handles and descriptions with the function that unlocks them.
+func (db *DB) lockTables(names []string) (map[string]*table, map[string]*tableMeta, func(), error) {
+	sorted := append([]string(nil), names...)
+	sort.Strings(sorted)
+	ts := map[string]*table{}
+	ms := map[string]*tableMeta{}
+	var locked []*table
+	unlock := func() {
+		for i := len(locked) - 1; i >= 0; i-- {
+			locked[i].mu.RUnlock()
+		}
+	}
+	for _, name := range sorted {
+		if _, ok := ts[name]; ok {
+			continue
+		}
+		t, m, err := db.tableForWrite(name)
+		if err != nil {
+			unlock()
+			return nil, nil, nil, err
+		}
+		locked = append(locked, t)
+		ts[name], ms[name] = t, m
+	}
+	return ts, ms, unlock, nil
 }

@@ -250,6 +250,38 @@ func (db *DB) begin() error {
 
 func (db *DB) end() { db.closeMu.RUnlock() }
 
+// guard runs fn while the database is held open: after Close it returns
+// ErrClosed without calling fn, and Close waits until fn has returned.
+func guard[T any](db *DB, fn func() (T, error)) (T, error) {
+	if err := db.begin(); err != nil {
+		var zero T
+		return zero, err
+	}
+	defer db.end()
+	return fn()
+}
+
+// operation runs fn as the DynamoDB operation named op; every operation of
+// DB is one. fn runs under guard, and its error (or ErrClosed) is wrapped as
+// the SDK client wraps errors (see opError).
+func operation[Out any](db *DB, op string, fn func() (Out, error)) (Out, error) {
+	out, err := guard(db, fn)
+	return out, opError(op, err)
+}
+
+// tableOperation is operation for the operations on the one table that a
+// request names: fn gets the table, looked up with namedTable.
+func tableOperation[Out any](db *DB, op string, name *string, fn func(t *table) (Out, error)) (Out, error) {
+	return operation(db, op, func() (Out, error) {
+		t, err := db.namedTable(name)
+		if err != nil {
+			var zero Out
+			return zero, err
+		}
+		return fn(t)
+	})
+}
+
 func (db *DB) now() time.Time { return db.opts.Now() }
 
 // pebbleLogger forwards Pebble's messages to slog.

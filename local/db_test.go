@@ -85,3 +85,18 @@ func TestOpen_SmallMemTable(t *testing.T) {
 		t.Fatalf("Query counted %d items, want 43", count)
 	}
 }
+
+func TestClose_ThenOperation(t *testing.T) {
+	db, err := local.Open("", &local.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err = db.ListTables(ctx, &dynamodb.ListTablesInput{})
+	if !errorsIs(err, local.ErrClosed) {
+		t.Fatalf("got %v, want ErrClosed", err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+}

@@ -44,6 +44,23 @@
 // Reads are always consistent: ConsistentRead only changes the capacity
 // reported. ClientRequestTokens are remembered in memory for ten minutes.
 //
+// # Code
+//
+// Each operation has a file, named for it (get.go, put.go, query.go,
+// transact_write.go, create_table.go, update_ttl.go, ...), that holds its
+// method and its implementation; every method runs through operation or
+// tableOperation (db.go), which hold the database open and wrap errors as
+// the SDK does. What operations share has a file of its own: params.go
+// compiles request parameters; write.go is the write pipeline (validate,
+// lock, read the old item, apply the condition and update, stage the item,
+// its index entries and TTL entry, commit); read.go pages Query and Scan;
+// store.go reads and writes encoded items; catalog.go and table.go hold
+// table definitions; errors.go the errors; ttl.go the sweeper; token.go the
+// ClientRequestToken cache. DynamoDB's value semantics (type names,
+// equality, order, numbers) live in internal/value and internal/number,
+// which the expression evaluator (internal/expr) and the key codec
+// (internal/codec) share with this package.
+//
 // # Storage
 //
 // docs/format/engine.md describes the keys and values in Pebble. Writes are

@@ -69,3 +69,40 @@ func opError(op string, err error) error {
 	}
 	return &smithy.OperationError{ServiceID: "DynamoDB", OperationName: op, Err: err}
 }
+
+// errCondition carries a failed condition out of commitOne: old is the item
+// the condition was evaluated on.
+type errCondition struct{ old Item }
+
+func (e *errCondition) Error() string { return msgConditionFailed }
+
+// errFatal marks an error of a write that fails a transaction as a plain
+// error (DynamoDB Local reports runtime errors of update expressions so).
+type errFatal struct{ err error }
+
+func (e *errFatal) Error() string { return e.err.Error() }
+
+func (e *errFatal) Unwrap() error { return e.err }
+
+// errAlone marks an error that cancels a transaction with this write's
+// reason alone.
+type errAlone struct{ err error }
+
+func (e *errAlone) Error() string { return e.err.Error() }
+
+func (e *errAlone) Unwrap() error { return e.err }
+
+// unwrapWriteErr removes the transaction markers from an error.
+func unwrapWriteErr(err error) error {
+	switch e := err.(type) {
+	case *errFatal:
+		return e.err
+	case *errAlone:
+		return e.err
+	}
+	return err
+}
+
+// errCanceled is returned by commitMany when a write of the batch or
+// transaction fails; nothing is then written.
+var errCanceled = errors.New("local: transaction canceled")

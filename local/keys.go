@@ -4,6 +4,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/timetable-db/timetable/local/internal/codec"
+	"github.com/timetable-db/timetable/local/internal/value"
 )
 
 // checkKeyValue checks the value of the key attribute name, of type typ, as
@@ -14,7 +15,7 @@ func checkKeyValue(name, typ string, av types.AttributeValue, limit int) (types.
 	if err != nil {
 		return nil, err
 	}
-	t := typeOf(nv)
+	t := value.TypeOf(nv).String()
 	if t != "S" && t != "N" && t != "B" {
 		return nil, validationError("Invalid attribute value type")
 	}
@@ -138,7 +139,7 @@ func (m *tableMeta) checkIndexKeys(item Item) error {
 			if !ok {
 				continue
 			}
-			t := typeOf(v)
+			t := value.TypeOf(v).String()
 			if t != "S" && t != "N" && t != "B" {
 				return validationError("Invalid attribute value type")
 			}

@@ -10,3 +10,5 @@ import (
 // limit and for capacity units: attribute names plus values, numbers sized
 // as DynamoDB Local sizes them (see docs/format/codec.md).
 func ItemSize(item map[string]types.AttributeValue) int { return codec.ItemSize(item) }
+
+func itemSize(item Item) int { return codec.ItemSize(item) }

@@ -1,12 +1,11 @@
 package local
 
 import (
-	"context"
 	"errors"
+	"math"
+	"strconv"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/cockroachdb/pebble/v2"
 )
@@ -23,123 +22,6 @@ import (
 
 // ttlHorizon is how far in the past a TTL may be and still expire an item.
 const ttlHorizon = 5 * 365 * 24 * time.Hour
-
-// UpdateTimeToLive enables or disables TTL on a table. Enabling enters the
-// table's existing items in the TTL queue before it returns.
-func (db *DB) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
-	const op = "UpdateTimeToLive"
-	if err := db.begin(); err != nil {
-		return nil, opError(op, err)
-	}
-	defer db.end()
-	out, err := db.updateTTL(in)
-	return out, opError(op, err)
-}
-
-func (db *DB) updateTTL(in *dynamodb.UpdateTimeToLiveInput) (*dynamodb.UpdateTimeToLiveOutput, error) {
-	if err := checkTableName(in.TableName); err != nil {
-		return nil, err
-	}
-	spec := in.TimeToLiveSpecification
-	if spec == nil {
-		return nil, validationError("1 validation error detected: Value null at 'timeToLiveSpecification' failed to satisfy constraint: Member must not be null")
-	}
-	attr := aws.ToString(spec.AttributeName)
-	if len(attr) == 0 || len(attr) > 255 {
-		return nil, validationError("Names of key attributes and attributes projected into an index must be between 1 and 255 characters, inclusive")
-	}
-	enable := aws.ToBool(spec.Enabled)
-	t, err := db.table(*in.TableName)
-	if err != nil {
-		return nil, err
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.dropped {
-		return nil, notFound(msgTableNotFound)
-	}
-	m := t.m()
-	switch {
-	case m.TTLAttr != "" && m.TTLAttr != attr:
-		return nil, validationError("TimeToLive is active on a different AttributeName")
-	case enable && m.TTLAttr != "":
-		return nil, validationError("TimeToLive is already enabled")
-	case !enable && m.TTLAttr == "":
-		return nil, validationError("TimeToLive is already disabled")
-	}
-	nm := m.clone()
-	b := db.pdb.NewBatch()
-	defer b.Close()
-	if enable {
-		nm.TTLAttr = attr
-		if err := db.fillTTLQueue(b, nm); err != nil {
-			return nil, err
-		}
-	} else {
-		nm.TTLAttr = ""
-		p := ttlPrefix(m.ID)
-		if err := b.DeleteRange(p, keyEnd(p), nil); err != nil {
-			return nil, err
-		}
-	}
-	if err := putMeta(b, nm); err != nil {
-		return nil, err
-	}
-	if err := b.Commit(db.wo); err != nil {
-		return nil, err
-	}
-	t.meta.Store(nm)
-	return &dynamodb.UpdateTimeToLiveOutput{TimeToLiveSpecification: &types.TimeToLiveSpecification{
-		AttributeName: aws.String(attr), Enabled: aws.Bool(enable),
-	}}, nil
-}
-
-// fillTTLQueue adds to b a TTL queue entry for every item of the table that
-// has the TTL attribute m.TTLAttr. The table must be locked exclusively.
-func (db *DB) fillTTLQueue(b *pebble.Batch, m *tableMeta) error {
-	p := appendDataPrefix(nil, m.ID, baseIndex)
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: p, UpperBound: keyEnd(p)})
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	for it.First(); it.Valid(); it.Next() {
-		item, err := decodeItem(it.Value())
-		if err != nil {
-			return err
-		}
-		if exp, ok := expiryOf(item, m.TTLAttr); ok {
-			if err := b.Set(appendTTLKey(nil, m.ID, exp, it.Key()[dataPrefixLen:]), nil, nil); err != nil {
-				return err
-			}
-		}
-	}
-	return it.Error()
-}
-
-// DescribeTimeToLive reports whether TTL is enabled on a table and on which
-// attribute.
-func (db *DB) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
-	const op = "DescribeTimeToLive"
-	if err := db.begin(); err != nil {
-		return nil, opError(op, err)
-	}
-	defer db.end()
-	if err := checkTableName(in.TableName); err != nil {
-		return nil, opError(op, err)
-	}
-	t, err := db.table(*in.TableName)
-	if err != nil {
-		return nil, opError(op, err)
-	}
-	m := t.m()
-	d := &types.TimeToLiveDescription{TimeToLiveStatus: types.TimeToLiveStatusDisabled}
-	if m.TTLAttr != "" {
-		d.TimeToLiveStatus = types.TimeToLiveStatusEnabled
-		d.AttributeName = aws.String(m.TTLAttr)
-	}
-	return &dynamodb.DescribeTimeToLiveOutput{TimeToLiveDescription: d}, nil
-}
 
 func (db *DB) sweeper() {
 	defer db.wg.Done()
@@ -162,10 +44,10 @@ func (db *DB) sweeper() {
 // with their index entries, and returns how many it deleted. The background
 // sweeper calls it every Options.TTLInterval; tests may call it directly.
 func (db *DB) SweepExpired() (int, error) {
-	if err := db.begin(); err != nil {
-		return 0, err
-	}
-	defer db.end()
+	return guard(db, db.sweepExpired)
+}
+
+func (db *DB) sweepExpired() (int, error) {
 	defer db.sweeps.Add(1)
 	db.catMu.RLock()
 	var tables []*table
@@ -276,4 +158,21 @@ func (m *tableMeta) primaryKeyOf(item Item, key []byte) (*primaryKey, error) {
 		k.rng = item[m.Range]
 	}
 	return k, nil
+}
+
+// expiryOf returns the TTL of an item: its attribute attr if it is a number
+// (seconds since the epoch).
+func expiryOf(item Item, attr string) (int64, bool) {
+	if item == nil {
+		return 0, false
+	}
+	n, ok := item[attr].(*types.AttributeValueMemberN)
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(n.Value, 64)
+	if err != nil && !math.IsInf(f, 0) {
+		return 0, false
+	}
+	return clampSeconds(f), true
 }

@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/timetable-db/timetable/local/internal/value"
 )
 
 // backfillBatchSize bounds the batches that fill a new index.
@@ -19,29 +21,17 @@ const backfillBatchSize = 4 << 20
 // to the table wait meanwhile); the output shows it CREATING, as DynamoDB
 // does, and DescribeTable shows it ACTIVE.
 func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
-	const op = "UpdateTable"
-	if err := db.begin(); err != nil {
-		return nil, opError(op, err)
-	}
-	defer db.end()
-	out, err := db.updateTable(in)
-	return out, opError(op, err)
+	return tableOperation(db, "UpdateTable", in.TableName, func(t *table) (*dynamodb.UpdateTableOutput, error) {
+		return db.updateTable(t, in)
+	})
 }
 
-func (db *DB) updateTable(in *dynamodb.UpdateTableInput) (*dynamodb.UpdateTableOutput, error) {
-	if err := checkTableName(in.TableName); err != nil {
-		return nil, err
-	}
-	t, err := db.table(*in.TableName)
+func (db *DB) updateTable(t *table, in *dynamodb.UpdateTableInput) (*dynamodb.UpdateTableOutput, error) {
+	m, err := t.lock()
 	if err != nil {
 		return nil, err
 	}
-	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.dropped {
-		return nil, notFound(msgTableNotFound)
-	}
-	m := t.m()
 	nm := m.clone()
 	changed := false
 
@@ -147,13 +137,9 @@ func (db *DB) updateTable(in *dynamodb.UpdateTableInput) (*dynamodb.UpdateTableO
 			return nil, err
 		}
 	}
-	if err := putMeta(b, nm); err != nil {
+	if err := db.commitMeta(b, t, nm); err != nil {
 		return nil, err
 	}
-	if err := b.Commit(db.wo); err != nil {
-		return nil, err
-	}
-	t.meta.Store(nm)
 
 	d := db.describe(nm, nil)
 	for i := range d.GlobalSecondaryIndexes {
@@ -271,25 +257,14 @@ func (db *DB) backfill(m *tableMeta, ix *indexMeta) error {
 	if err := b.DeleteRange(p, keyEnd(p), nil); err != nil {
 		return err
 	}
-	bp := appendDataPrefix(nil, m.ID, baseIndex)
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: bp, UpperBound: keyEnd(bp)})
-	if err != nil {
-		return err
-	}
-	defer it.Close()
-	for it.First(); it.Valid(); it.Next() {
-		item, err := decodeItem(it.Value())
-		if err != nil {
-			return err
-		}
+	err := db.forEachItem(m, func(key []byte, item Item) error {
 		if !hasKeyTypes(item, ix) {
-			continue
+			return nil
 		}
-		key := append([]byte(nil), it.Key()...)
-		pk, _ := m.primaryKeyOf(item, key)
+		pk, _ := m.primaryKeyOf(item, append([]byte(nil), key...))
 		ek, proj, ok := m.indexEntry(ix, item, pk)
 		if !ok {
-			continue
+			return nil
 		}
 		if err := setEntry(b, ek, proj); err != nil {
 			return err
@@ -301,19 +276,20 @@ func (db *DB) backfill(m *tableMeta, ix *indexMeta) error {
 			b.Close()
 			b = db.pdb.NewBatch()
 		}
-	}
-	if err := it.Error(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	return b.Commit(pebble.NoSync)
 }
 
 func hasKeyTypes(item Item, ix *indexMeta) bool {
-	if v, ok := item[ix.Hash]; ok && typeOf(v) != ix.HashType {
+	if v, ok := item[ix.Hash]; ok && value.TypeOf(v).String() != ix.HashType {
 		return false
 	}
 	if ix.Range != "" {
-		if v, ok := item[ix.Range]; ok && typeOf(v) != ix.RangeType {
+		if v, ok := item[ix.Range]; ok && value.TypeOf(v).String() != ix.RangeType {
 			return false
 		}
 	}

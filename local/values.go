@@ -2,8 +2,6 @@ package local
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -11,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/timetable-db/timetable/local/internal/codec"
-	"github.com/timetable-db/timetable/local/internal/number"
+	"github.com/timetable-db/timetable/local/internal/value"
 )
 
 // Item is a DynamoDB item.
@@ -26,20 +24,11 @@ const (
 
 // checkNumber validates a number and returns its canonical form.
 func checkNumber(s string) (string, error) {
-	if isCanonical(s) {
-		return s, nil
+	c, problem := value.CheckNumber(s)
+	if problem != "" {
+		return "", validationError(problem)
 	}
-	n, err := number.Parse(s)
-	switch {
-	case err == nil:
-		return n.String(), nil
-	case errors.Is(err, number.ErrSyntax):
-		return "", validationError("A value provided cannot be converted into a number")
-	case errors.Is(err, number.ErrPrecision):
-		return "", validationError("DynamoDB only supports precision up to 38 digits")
-	default:
-		return "", validationError(err.Error())
-	}
+	return c, nil
 }
 
 // normalizeItem validates every value of an item supplied by a client and
@@ -263,33 +252,6 @@ func hasDup(s []string) bool {
 	return false
 }
 
-// typeOf returns the DynamoDB type name of av ("S", "N", ...).
-func typeOf(av types.AttributeValue) string {
-	switch av.(type) {
-	case *types.AttributeValueMemberS:
-		return "S"
-	case *types.AttributeValueMemberN:
-		return "N"
-	case *types.AttributeValueMemberB:
-		return "B"
-	case *types.AttributeValueMemberBOOL:
-		return "BOOL"
-	case *types.AttributeValueMemberNULL:
-		return "NULL"
-	case *types.AttributeValueMemberL:
-		return "L"
-	case *types.AttributeValueMemberM:
-		return "M"
-	case *types.AttributeValueMemberSS:
-		return "SS"
-	case *types.AttributeValueMemberNS:
-		return "NS"
-	case *types.AttributeValueMemberBS:
-		return "BS"
-	}
-	return ""
-}
-
 // keyBytesLen is the length DynamoDB checks against the key size limits.
 func keyBytesLen(av types.AttributeValue) int {
 	switch v := av.(type) {
@@ -313,24 +275,6 @@ func isEmptyKeyValue(av types.AttributeValue) (string, bool) {
 	return "", false
 }
 
-func itemSize(item Item) int { return codec.ItemSize(item) }
-
-func decodeItem(b []byte) (Item, error) {
-	it, err := codec.DecodeItem(b)
-	if err != nil {
-		return nil, fmt.Errorf("local: cannot decode stored item: %w", err)
-	}
-	return it, nil
-}
-
-func encodeItem(dst []byte, item Item) ([]byte, error) {
-	b, err := codec.AppendItem(dst, item)
-	if err != nil {
-		return nil, validationError(err.Error())
-	}
-	return b, nil
-}
-
 // copyItem returns a shallow copy of item.
 func copyItem(item Item) Item {
 	if item == nil {
@@ -351,49 +295,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(ks)
 	return ks
-}
-
-// isCanonical reports whether s is a number already in DynamoDB's canonical
-// form that needs no parsing: an optional minus sign, at most 38 digits
-// without leading zeros, and an optional fraction without trailing zeros
-// (for example "0", "-12", "3.25", "-0.5"). Other numbers take the slow path.
-func isCanonical(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	start := i
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	intDigits := i - start
-	if intDigits == 0 || (intDigits > 1 && s[start] == '0') {
-		return false
-	}
-	digits := intDigits
-	if s[start] == '0' {
-		digits = 0 // "0" or "0.x": leading zero is not significant
-	}
-	if i == len(s) {
-		return digits <= 38 && !(s[0] == '-' && s[start:] == "0")
-	}
-	if s[i] != '.' {
-		return false
-	}
-	i++
-	fstart := i
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	if i != len(s) || i == fstart || s[i-1] == '0' {
-		return false
-	}
-	frac := s[fstart:]
-	if digits == 0 {
-		frac = strings.TrimLeft(frac, "0") // 0.001: leading zeros of the fraction are not significant
-		if len(s)-fstart > 130 {
-			return false
-		}
-	}
-	return digits+len(frac) <= 38
 }

@@ -2,16 +2,300 @@ package local
 
 import (
 	"bytes"
-	"math"
+	"context"
+	"errors"
+	"fmt"
 	"slices"
-	"strconv"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/cockroachdb/pebble/v2"
 
-	"github.com/timetable-db/timetable/local/internal/number"
+	"github.com/timetable-db/timetable/local/internal/expr"
+	"github.com/timetable-db/timetable/local/internal/value"
 )
+
+// The write pipeline
+//
+// PutItem, DeleteItem and UpdateItem (put.go, delete.go, update.go) each
+// validate their request into an itemWrite against the table (preparePut,
+// prepareDelete, prepareUpdate). A single write then goes through writeOne
+// or commitOne: lock the item's stripe, read the old item when needsOld
+// says so, apply (condition, then update), and stage the new item, its
+// index entries and its TTL queue entry in one Pebble batch. BatchWriteItem
+// and TransactWriteItems run many itemWrites through commitMany or their own
+// loop and commitWrites, so all of them commit in one batch or none does.
+
+// itemWrite is one validated single-item write: a put (item set), an update
+// (exprs.update set), a delete (neither) or a condition check (check set).
+type itemWrite struct {
+	key      *primaryKey
+	item     Item // put: the new item
+	exprs    writeExprs
+	del      bool
+	check    bool // condition check only (transactions)
+	onFail   types.ReturnValuesOnConditionCheckFailure
+	keyAttrs Item // update: the key attributes to start a new item from
+	blind    bool // the caller needs neither the old item nor capacity
+	size     int  // itemSize of the new item of a put or update, once known
+}
+
+// writeOne runs the put, delete or update that prepare validates on the
+// table named, under the item's lock, and returns what the operation's
+// output holds: the attributes asked for by rv (see returnedAttributes) and
+// the capacity asked for by rcc.
+func (db *DB) writeOne(ctx context.Context, table *string, rv types.ReturnValue, rcc types.ReturnConsumedCapacity,
+	prepare func(m *tableMeta) (*itemWrite, error)) (Item, *types.ConsumedCapacity, error) {
+	if err := checkTableName(table); err != nil {
+		return nil, nil, err
+	}
+	t, m, err := db.tableForWrite(*table)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer t.mu.RUnlock()
+	w, err := prepare(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	w.blind = noReturn(rv, rcc)
+	unlock := db.locks.lock(w.key.lockKey())
+	defer unlock()
+	u := &usage{table: m.Name}
+	old, err := db.commitOne(m, w, u, db.writeOptions(ctx))
+	if err != nil {
+		return nil, nil, err
+	}
+	return returnedAttributes(rv, w.exprs.update, old, w.item), u.consumed(rcc), nil
+}
+
+// commitOne performs a single-item write with the item's stripe locked by
+// the caller: it reads the current item, applies w and commits. It returns
+// the old item.
+func (db *DB) commitOne(m *tableMeta, w *itemWrite, u *usage, wo *pebble.WriteOptions) (Item, error) {
+	var old Item
+	var err error
+	readOld := m.needsOld(w)
+	if readOld {
+		if old, err = db.getRaw(w.key.key); err != nil {
+			return nil, err
+		}
+	}
+	nu, err := m.apply(w, old)
+	if err != nil {
+		var ec *errCondition
+		if errors.As(err, &ec) {
+			// DynamoDB charges a failed conditional write as a write.
+			var item Item
+			if w.onFail == types.ReturnValuesOnConditionCheckFailureAllOld {
+				item = ec.old
+			}
+			return nil, conditionFailed(item)
+		}
+		return nil, unwrapWriteErr(err)
+	}
+	if w.del && old == nil && readOld {
+		u.units += writeUnits(0)
+		return nil, nil
+	}
+	b := db.pdb.NewBatch()
+	defer b.Close()
+	if err := db.stage(b, m, w.key, old, nu, newSizeOf(w, nu), u); err != nil {
+		return nil, err
+	}
+	if err := b.Commit(wo); err != nil {
+		return nil, fmt.Errorf("local: cannot commit: %w", err)
+	}
+	w.item = nu
+	return old, nil
+}
+
+// needsOld reports whether a write must read the item it replaces: for its
+// condition, update, return values or capacity, or to maintain indexes and
+// the TTL queue. Other puts and deletes are blind writes.
+func (m *tableMeta) needsOld(w *itemWrite) bool {
+	return !w.blind || len(m.Indexes) > 0 || m.TTLAttr != "" || w.exprs.cond != nil || w.exprs.update != nil ||
+		w.check || (!w.del && w.item == nil)
+}
+
+// newSizeOf returns the known size of the new item of w, or -1.
+func newSizeOf(w *itemWrite, nu Item) int {
+	if nu == nil || w.del || w.check || (w.item == nil && w.exprs.update == nil) {
+		return -1
+	}
+	return w.size
+}
+
+// apply computes the new item of a write from the old one, checking its
+// condition. It returns errCondition when the condition fails.
+func (m *tableMeta) apply(w *itemWrite, old Item) (Item, error) {
+	if w.exprs.cond != nil {
+		// DynamoDB Local does not check the conditions of a
+		// transaction's ConditionCheck for nested key paths.
+		if !w.check {
+			if err := m.checkNested(w.exprs.cond.Nested()); err != nil {
+				return nil, &errFatal{err}
+			}
+		}
+		if !w.exprs.cond.Eval(old) {
+			return nil, &errCondition{old: old}
+		}
+	}
+	switch {
+	case w.check:
+		return old, nil
+	case w.del:
+		return nil, nil
+	case w.item != nil:
+		return w.item, nil
+	}
+	// Update.
+	base := old
+	if base == nil {
+		base = w.keyAttrs
+	}
+	if w.exprs.update == nil {
+		if old == nil {
+			return copyItem(w.keyAttrs), nil
+		}
+		return old, nil
+	}
+	// Key attributes in the order of the key schema, as DynamoDB Local.
+	for _, name := range [2]string{m.Hash, m.Range} {
+		if name != "" && slices.Contains(w.exprs.update.TopLevel(), name) {
+			return nil, &errAlone{validationf("One or more parameter values were invalid: Cannot update attribute %s. This attribute is part of the key", name)}
+		}
+	}
+	if err := m.checkNested(w.exprs.update.Nested()); err != nil {
+		return nil, &errFatal{err}
+	}
+	nu, err := w.exprs.update.Apply(base)
+	if err != nil {
+		return nil, &errFatal{err}
+	}
+	// DynamoDB Local checks the index keys of the new item for empty
+	// values, then the item's size, then the keys' types.
+	if err := m.checkEmptyIndexKeys(nu); err != nil {
+		return nil, &errFatal{err}
+	}
+	if w.size = itemSize(nu); w.size > maxItemSize {
+		return nil, validationError(msgUpdateItemSize)
+	}
+	if err := m.checkIndexKeys(nu); err != nil {
+		var ae interface{ ErrorMessage() string }
+		if errors.As(err, &ae) && ae.ErrorMessage() == "Invalid attribute value type" {
+			return nil, &errFatal{err}
+		}
+		return nil, err
+	}
+	return nu, nil
+}
+
+// tableWrite is one write of a batch or transaction.
+type tableWrite struct {
+	m       *tableMeta
+	w       *itemWrite
+	old     Item
+	new     Item
+	readOld bool
+}
+
+// commitMany performs several writes atomically: it locks their items,
+// reads the current items, applies the writes (checking conditions) and
+// commits one batch. Tables must be locked by the caller. If applying any
+// write fails, nothing is written and the errors of all writes are returned
+// (nil for those that succeeded) with errCanceled.
+func (db *DB) commitMany(writes []*tableWrite, us *usageSet, wo *pebble.WriteOptions) ([]error, error) {
+	keys := make([][]byte, len(writes))
+	for i, tw := range writes {
+		keys[i] = tw.w.key.key
+	}
+	unlock := db.locks.lockAll(keys)
+	defer unlock()
+	if err := db.readOld(writes); err != nil {
+		return nil, err
+	}
+	var errs []error
+	for i, tw := range writes {
+		nu, err := tw.m.apply(tw.w, tw.old)
+		if err != nil {
+			if errs == nil {
+				errs = make([]error, len(writes))
+			}
+			errs[i] = err
+			continue
+		}
+		tw.new = nu
+	}
+	if errs != nil {
+		return errs, errCanceled
+	}
+	return nil, db.commitWrites(writes, us, wo)
+}
+
+// readOld sets the readOld and old fields of writes: the items that the
+// writes which need them replace, read through one itemReader in key order.
+// The writes' items must be locked.
+func (db *DB) readOld(writes []*tableWrite) (err error) {
+	var need []*tableWrite
+	for _, tw := range writes {
+		tw.old = nil
+		if tw.readOld = tw.m.needsOld(tw.w); tw.readOld {
+			need = append(need, tw)
+		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	slices.SortFunc(need, func(a, b *tableWrite) int { return bytes.Compare(a.w.key.key, b.w.key.key) })
+	r := itemReader{db: db}
+	defer func() {
+		if cerr := r.close(); err == nil {
+			err = cerr
+		}
+	}()
+	for _, tw := range need {
+		if tw.old, err = r.get(tw.w.key.key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commitWrites commits writes whose new items are computed (tw.old and
+// tw.new set, items locked by the caller) in one batch, adding their
+// capacity to us.
+func (db *DB) commitWrites(writes []*tableWrite, us *usageSet, wo *pebble.WriteOptions) error {
+	b := db.pdb.NewBatch()
+	defer b.Close()
+	for _, tw := range writes {
+		u := us.get(tw.m.Name)
+		switch {
+		case tw.w.check:
+			u.units += readUnits(itemSizeOrZero(tw.old), true)
+			continue
+		case tw.w.del && tw.old == nil && tw.readOld:
+			u.units += writeUnits(0)
+			continue
+		}
+		if err := db.stage(b, tw.m, tw.w.key, tw.old, tw.new, newSizeOf(tw.w, tw.new), u); err != nil {
+			return err
+		}
+	}
+	if b.Empty() {
+		return nil
+	}
+	if err := b.Commit(wo); err != nil {
+		return fmt.Errorf("local: cannot commit: %w", err)
+	}
+	return nil
+}
+
+func itemSizeOrZero(it Item) int {
+	if it == nil {
+		return 0
+	}
+	return itemSize(it)
+}
 
 // stage adds to b the writes that replace item old by item new under key k:
 // the item itself, its index entries and its TTL queue entry. new == nil
@@ -52,7 +336,7 @@ func (db *DB) stage(b *pebble.Batch, m *tableMeta, k *primaryKey, old, new Item,
 			}
 			u.addIndex(ix.Name, ix.Global, writeUnits(itemSize(op.proj)))
 		case bytes.Equal(ok.key, op.key):
-			if ix.Projection != "KEYS_ONLY" && !equalItems(ok.proj, op.proj) {
+			if ix.Projection != "KEYS_ONLY" && !value.EqualItems(ok.proj, op.proj) {
 				if err := setEntry(b, ok.key, ok.proj); err != nil {
 					return err
 				}
@@ -102,168 +386,36 @@ func (m *tableMeta) indexEntryPair(ix *indexMeta, old, new Item, k *primaryKey) 
 	return n, o, true
 }
 
-func setEntry(b *pebble.Batch, key []byte, proj Item) error {
-	return setItem(b, key, proj, 0)
-}
-
-// encBufs hold scratch buffers for item encodings: Batch.Set copies the
-// value, so the encoding need not outlive the call.
-var encBufs = sync.Pool{New: func() any { return new([]byte) }}
-
-// maxPooledEnc is the largest scratch buffer kept for reuse.
-const maxPooledEnc = 64 << 10
-
-// setItem adds the encoding of item under key to b. sizeHint, when known,
-// is a capacity that likely holds the encoding.
-func setItem(b *pebble.Batch, key []byte, item Item, sizeHint int) error {
-	bp := encBufs.Get().(*[]byte)
-	if cap(*bp) < sizeHint {
-		*bp = make([]byte, 0, sizeHint)
-	}
-	v, err := encodeItem((*bp)[:0], item)
-	if err == nil {
-		err = b.Set(key, v, nil)
-		if cap(v) <= maxPooledEnc {
-			*bp = v[:0]
+// returnedAttributes computes UpdateItem's Attributes for ReturnValues.
+// UPDATED_OLD and UPDATED_NEW return, whole, the top-level attributes under
+// which a path the update names exists in the old or new item, as DynamoDB
+// Local does.
+func returnedAttributes(rv types.ReturnValue, u *expr.Update, old, nu Item) Item {
+	switch rv {
+	case types.ReturnValueAllOld:
+		if old == nil {
+			return nil
 		}
-	}
-	encBufs.Put(bp)
-	return err
-}
-
-// expiryOf returns the TTL of an item: its attribute attr if it is a number
-// (seconds since the epoch).
-func expiryOf(item Item, attr string) (int64, bool) {
-	if item == nil {
-		return 0, false
-	}
-	n, ok := item[attr].(*types.AttributeValueMemberN)
-	if !ok {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(n.Value, 64)
-	if err != nil && !math.IsInf(f, 0) {
-		return 0, false
-	}
-	return clampSeconds(f), true
-}
-
-// equalItems reports whether two items hold the same values.
-func equalItems(a, b Item) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, va := range a {
-		vb, ok := b[k]
-		if !ok || !equalValues(va, vb) {
-			return false
+		return old
+	case types.ReturnValueAllNew:
+		return nu
+	case types.ReturnValueUpdatedOld, types.ReturnValueUpdatedNew:
+		src := old
+		if rv == types.ReturnValueUpdatedNew {
+			src = nu
 		}
-	}
-	return true
-}
-
-// equalValues compares two stored values; sets compare as sets, numbers by
-// value (values written by SET keep their spelling).
-func equalValues(a, b types.AttributeValue) bool {
-	switch x := a.(type) {
-	case *types.AttributeValueMemberS:
-		y, ok := b.(*types.AttributeValueMemberS)
-		return ok && x.Value == y.Value
-	case *types.AttributeValueMemberN:
-		y, ok := b.(*types.AttributeValueMemberN)
-		return ok && equalNumbers(x.Value, y.Value)
-	case *types.AttributeValueMemberB:
-		y, ok := b.(*types.AttributeValueMemberB)
-		return ok && bytes.Equal(x.Value, y.Value)
-	case *types.AttributeValueMemberBOOL:
-		y, ok := b.(*types.AttributeValueMemberBOOL)
-		return ok && x.Value == y.Value
-	case *types.AttributeValueMemberNULL:
-		_, ok := b.(*types.AttributeValueMemberNULL)
-		return ok
-	case *types.AttributeValueMemberL:
-		y, ok := b.(*types.AttributeValueMemberL)
-		if !ok || len(x.Value) != len(y.Value) {
-			return false
+		if u == nil || src == nil {
+			return nil
 		}
-		for i := range x.Value {
-			if !equalValues(x.Value[i], y.Value[i]) {
-				return false
-			}
+		names := u.UpdatedIn(src)
+		if len(names) == 0 {
+			return nil
 		}
-		return true
-	case *types.AttributeValueMemberM:
-		y, ok := b.(*types.AttributeValueMemberM)
-		return ok && equalItems(x.Value, y.Value)
-	case *types.AttributeValueMemberSS:
-		y, ok := b.(*types.AttributeValueMemberSS)
-		return ok && sameSet(x.Value, y.Value)
-	case *types.AttributeValueMemberNS:
-		y, ok := b.(*types.AttributeValueMemberNS)
-		return ok && (sameSet(x.Value, y.Value) || sameNumbers(x.Value, y.Value))
-	case *types.AttributeValueMemberBS:
-		y, ok := b.(*types.AttributeValueMemberBS)
-		if !ok || len(x.Value) != len(y.Value) {
-			return false
+		r := make(Item, len(names))
+		for _, name := range names {
+			r[name] = src[name]
 		}
-		for _, e := range x.Value {
-			found := false
-			for _, f := range y.Value {
-				if bytes.Equal(e, f) {
-					found = true
-					break
-				}
-			}
-			if !found {
-				return false
-			}
-		}
-		return true
+		return r
 	}
-	return false
-}
-
-// equalNumbers reports whether two valid numbers have the same value.
-func equalNumbers(a, b string) bool {
-	if a == b {
-		return true
-	}
-	if isCanonical(a) && isCanonical(b) {
-		return false
-	}
-	x, err := number.Parse(a)
-	if err != nil {
-		return false
-	}
-	y, err := number.Parse(b)
-	return err == nil && number.Cmp(x, y) == 0
-}
-
-// sameNumbers reports whether two number sets hold the same values.
-func sameNumbers(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for _, x := range a {
-		if !slices.ContainsFunc(b, func(y string) bool { return equalNumbers(x, y) }) {
-			return false
-		}
-	}
-	return true
-}
-
-func sameSet(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	m := make(map[string]struct{}, len(a))
-	for _, s := range a {
-		m[s] = struct{}{}
-	}
-	for _, s := range b {
-		if _, ok := m[s]; !ok {
-			return false
-		}
-	}
-	return true
+	return nil
 }

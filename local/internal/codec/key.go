@@ -127,17 +127,9 @@ func indexZero[T string | []byte](s T) int {
 // numbers invert the exponent and mantissa bytes.
 func appendKeyNumber(dst []byte, s string) ([]byte, error) {
 	var buf [number.Precision]byte
-	neg, digits, adj, ok := scanNumber(s, buf[:0])
-	if !ok {
-		// Unusual notation or an invalid number: let package number decide,
-		// then scan its canonical form, which always scans.
-		n, err := number.Parse(s)
-		if err != nil {
-			return dst, err
-		}
-		if neg, digits, adj, ok = scanNumber(n.String(), buf[:0]); !ok {
-			return dst, fmt.Errorf("codec: cannot scan canonical number %q", n.String())
-		}
+	neg, digits, adj, err := number.Split(s, buf[:0])
+	if err != nil {
+		return dst, err
 	}
 	if len(digits) == 0 {
 		return append(dst, keyNumZero), nil
@@ -165,97 +157,6 @@ func appendKeyNumber(dst []byte, s string) ([]byte, error) {
 		}
 	}
 	return dst, nil
-}
-
-// scanNumber reads the plain notations of a number, -?D+(.D+)?([eE][+-]?D{1,4})?,
-// and returns its sign, significant digits (values 0-9, no leading or
-// trailing zeros, appended to digits; none for zero) and the power of ten of
-// the first one. ok is false for any other notation and for numbers outside
-// DynamoDB's precision or range, which package number then judges; when ok
-// is true, number.Parse accepts s and agrees.
-func scanNumber(s string, digits []byte) (neg bool, _ []byte, adj int, ok bool) {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		neg = true
-		i++
-	}
-	intStart := i
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	intEnd := i
-	if intEnd == intStart {
-		return false, nil, 0, false
-	}
-	fracStart, fracEnd := i, i
-	if i < len(s) && s[i] == '.' {
-		i++
-		fracStart = i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		fracEnd = i
-		if fracEnd == fracStart {
-			return false, nil, 0, false
-		}
-	}
-	exp := 0
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		eneg := false
-		if i < len(s) && (s[i] == '-' || s[i] == '+') {
-			eneg = s[i] == '-'
-			i++
-		}
-		expStart := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			exp = exp*10 + int(s[i]-'0')
-			i++
-		}
-		if n := i - expStart; n == 0 || n > 4 {
-			return false, nil, 0, false
-		}
-		if eneg {
-			exp = -exp
-		}
-	}
-	if i != len(s) {
-		return false, nil, 0, false
-	}
-	// Walk the digits of the integer and fraction parts as one sequence,
-	// skipping the point; the j-th digit stands for 10^(intLen-1-j+exp).
-	intLen := intEnd - intStart
-	first, j, zeros := -1, 0, 0 // zeros: pending zeros after a significant digit
-	for k := intStart; k < fracEnd; k++ {
-		c := s[k]
-		if c == '.' {
-			continue
-		}
-		switch {
-		case c != '0':
-			if first < 0 {
-				first = j
-			}
-			if len(digits)+zeros+1 > number.Precision {
-				return false, nil, 0, false
-			}
-			for ; zeros > 0; zeros-- {
-				digits = append(digits, 0)
-			}
-			digits = append(digits, c-'0')
-		case first >= 0:
-			zeros++
-		}
-		j++
-	}
-	if first < 0 {
-		return false, digits, 0, true // zero, whatever its sign
-	}
-	adj = intLen - 1 - first + exp
-	if adj > number.MaxExponent || adj < number.MinExponent {
-		return false, nil, 0, false
-	}
-	return neg, digits, adj, true
 }
 
 // DecodeKey decodes the key value at the start of b, as written by

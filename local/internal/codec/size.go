@@ -2,6 +2,8 @@ package codec
 
 import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable/local/internal/number"
 )
 
 // Size overheads from DynamoDB's "Item sizes and formats" rules.
@@ -132,23 +134,7 @@ func NumberSize(s string) int {
 	if first < 0 {
 		return 1
 	}
-	exp := 0
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		eneg := false
-		if i < len(s) && (s[i] == '-' || s[i] == '+') {
-			eneg = s[i] == '-'
-			i++
-		}
-		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-			if exp < 1<<20 {
-				exp = exp*10 + int(s[i]-'0')
-			}
-		}
-		if eneg {
-			exp = -exp
-		}
-	}
+	exp, _, _ := number.ScanExponent(s, i)
 	// The digit at index j stands for 10^(intDigits-1-j+exp).
 	hi := intDigits - 1 - first + exp
 	lo := intDigits - 1 - last + exp

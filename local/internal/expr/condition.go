@@ -4,6 +4,8 @@ import (
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable/local/internal/value"
 )
 
 // Condition is a compiled ConditionExpression or FilterExpression (or a
@@ -38,7 +40,7 @@ type cond struct {
 	cmp  tokKind // comparator of cCompare
 	kids []*cond
 	args []operand
-	typ  vtype // cType
+	typ  value.Type // cType
 }
 
 // operand kinds
@@ -312,7 +314,7 @@ func (k *checker) cond(n *node) (*cond, error) {
 			return nil, err
 		}
 		if lo, hi := args[1], args[2]; lo.kind == oValue && hi.kind == oValue {
-			if typeOf(lo.val) != typeOf(hi.val) {
+			if value.TypeOf(lo.val) != value.TypeOf(hi.val) {
 				return nil, k.errorf("The BETWEEN operator requires same data type for lower and upper bounds; lower bound operand: AttributeValue: %s, upper bound operand: AttributeValue: %s",
 					describe(lo.val), describe(hi.val))
 			}
@@ -353,7 +355,7 @@ func (k *checker) operands(op string, ns []*node, ordered bool) ([]operand, erro
 	}
 	for _, o := range args {
 		if ordered && o.kind == oValue {
-			if t := typeOf(o.val); t != tyN && t != tyS && t != tyB {
+			if t := value.TypeOf(o.val); t != value.N && t != value.S && t != value.B {
 				return nil, k.errorf("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", op, t)
 			}
 		}
@@ -408,7 +410,7 @@ func (k *checker) operand(n *node) (operand, error) {
 		case oValue:
 			size, ok := sizeOf(a.val)
 			if !ok {
-				return operand{}, k.errorf("Incorrect operand type for operator or function; operator or function: size, operand type: %s", typeOf(a.val))
+				return operand{}, k.errorf("Incorrect operand type for operator or function; operator or function: size, operand type: %s", value.TypeOf(a.val))
 			}
 			return operand{kind: oValue, val: &types.AttributeValueMemberN{Value: itoa(size)}}, nil
 		}
@@ -458,22 +460,22 @@ func (k *checker) funcCond(n *node) (*cond, error) {
 		}
 		s, ok := t.val.(*types.AttributeValueMemberS)
 		if !ok {
-			return nil, k.errorf("Incorrect operand type for operator or function; operator or function: attribute_type, operand type: %s", typeOf(t.val))
+			return nil, k.errorf("Incorrect operand type for operator or function; operator or function: attribute_type, operand type: %s", value.TypeOf(t.val))
 		}
-		ty := typeByName(s.Value)
-		if ty == tyNone {
+		ty := value.ParseType(s.Value)
+		if ty == value.None {
 			return nil, k.errorf("Invalid attribute type name found; type: %s, valid types: %s", s.Value, validTypes)
 		}
 		return &cond{op: cType, args: args[:1], typ: ty}, nil
 	case "begins_with":
 		for _, a := range args {
-			t := tyN
+			t := value.N
 			if a.kind == oValue {
-				t = typeOf(a.val)
+				t = value.TypeOf(a.val)
 			} else if a.kind == oPath {
 				continue
 			}
-			if t != tyS && t != tyB {
+			if t != value.S && t != value.B {
 				return nil, k.errorf("Incorrect operand type for operator or function; operator or function: begins_with, operand type: %s", t)
 			}
 		}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable/local/internal/value"
 )
 
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
@@ -39,11 +41,11 @@ func TestKeyCondition_Resolve(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", expr, err)
 		}
-		if !Equal(r.HashValue, s("h")) || r.Op != op || len(r.Values) != len(want) {
+		if !value.Equal(r.HashValue, s("h")) || r.Op != op || len(r.Values) != len(want) {
 			t.Fatalf("%s: got %v %v %v", expr, r.HashValue, r.Op, r.Values)
 		}
 		for i := range want {
-			if !Equal(r.Values[i], want[i]) {
+			if !value.Equal(r.Values[i], want[i]) {
 				t.Fatalf("%s: value %d: got %v", expr, i, r.Values[i])
 			}
 		}
@@ -196,26 +198,6 @@ func TestAttributesToGet(t *testing.T) {
 	}
 	if _, err := AttributesToGet([]string{"a", "a"}); err == nil {
 		t.Fatal("duplicate accepted")
-	}
-}
-
-func TestCmpDecimal(t *testing.T) {
-	for _, c := range []struct {
-		a, b string
-		want int
-	}{
-		{"1", "1", 0}, {"1", "1.0", 0}, {"1", "01", 0}, {"100", "1E2", 0}, {"0.001", "1e-3", 0}, {"-0", "0", 0},
-		{"0", "0.000", 0}, {"1", "2", -1}, {"2", "10", -1}, {"-2", "-10", 1}, {"-1", "1", -1}, {"0", "-1", 1},
-		{"0", "1e-130", -1}, {"9.99", "10", -1}, {"123.456", "123.4561", -1}, {"1E+125", "9.9E124", 1},
-		{"-0.5", "-0.25", -1}, {"12345678901234567890123456789012345678", "12345678901234567890123456789012345679", -1},
-		{"5", "4.9999999999999999999999999999999999999", 1}, {"10.5", "10.50", 0}, {"105", "10.5", 1},
-	} {
-		if got := cmpDecimal(c.a, c.b); got != c.want {
-			t.Errorf("cmpDecimal(%s, %s) = %d, want %d", c.a, c.b, got, c.want)
-		}
-		if got := cmpDecimal(c.b, c.a); got != -c.want {
-			t.Errorf("cmpDecimal(%s, %s) = %d, want %d", c.b, c.a, got, -c.want)
-		}
 	}
 }
 

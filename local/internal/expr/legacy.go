@@ -2,6 +2,8 @@ package expr
 
 import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable/local/internal/value"
 )
 
 // The legacy (pre-expression) parameters are converted into the same
@@ -44,9 +46,9 @@ func legacyCond(name string, op types.ComparisonOperator, list []types.Attribute
 		}
 	}
 	for _, v := range list {
-		t := typeOf(v)
-		bad := spec.scalar && t != tyS && t != tyN && t != tyB
-		if op == types.ComparisonOperatorBeginsWith && t == tyN {
+		t := value.TypeOf(v)
+		bad := spec.scalar && t != value.S && t != value.N && t != value.B
+		if op == types.ComparisonOperatorBeginsWith && t == value.N {
 			bad = true
 		}
 		if bad {
@@ -54,7 +56,7 @@ func legacyCond(name string, op types.ComparisonOperator, list []types.Attribute
 		}
 	}
 	if op == types.ComparisonOperatorBetween {
-		if typeOf(list[0]) != typeOf(list[1]) {
+		if value.TypeOf(list[0]) != value.TypeOf(list[1]) {
 			return nil, errorf(msgInvalid + "AttributeValues inside AttributeValueList must be of same type")
 		}
 		if c, _ := compareVals(val{av: list[0]}, val{av: list[1]}); c > 0 {
@@ -250,22 +252,22 @@ func AttributeUpdates(updates map[string]types.AttributeValueUpdate) (*Update, e
 		if pr := ValidateValue(au.Value); pr != "" {
 			return nil, errorf("%s", pr)
 		}
-		t := typeOf(au.Value)
+		t := value.TypeOf(au.Value)
 		switch au.Action {
 		case "", types.AttributeActionPut:
 			u.actions = append(u.actions, uaction{kind: tSet, path: p, val: &uexpr{kind: uValue, val: au.Value}})
 		case types.AttributeActionAdd:
 			switch t {
-			case tyN, tySS, tyNS, tyBS, tyL:
+			case value.N, value.SS, value.NS, value.BS, value.L:
 			default:
-				return nil, errorf(msgInvalid+"ADD action is not supported for the type %s", longTypeNames[t])
+				return nil, errorf(msgInvalid+"ADD action is not supported for the type %s", t.LongName())
 			}
 			u.actions = append(u.actions, uaction{kind: tAdd, path: p, arg: au.Value})
 		default:
 			switch t {
-			case tySS, tyNS, tyBS:
+			case value.SS, value.NS, value.BS:
 			default:
-				return nil, errorf(msgInvalid+"DELETE action with value is not supported for the type %s", longTypeNames[t])
+				return nil, errorf(msgInvalid+"DELETE action with value is not supported for the type %s", t.LongName())
 			}
 			u.actions = append(u.actions, uaction{kind: tDelete, path: p, arg: au.Value})
 		}

@@ -5,7 +5,9 @@ import (
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/timetable-db/timetable/local/internal/number"
+	"github.com/timetable-db/timetable/local/internal/value"
 )
 
 // Runtime errors of updates, DynamoDB's texts.
@@ -98,12 +100,12 @@ func (c *Compiler) Update(s string) (*Update, error) {
 			if ua.arg, err = k.value(acts[i].val); err != nil {
 				return nil, err
 			}
-			t := typeOf(ua.arg)
-			if ua.kind == tAdd && t != tyN && t != tySS && t != tyNS && t != tyBS {
-				return nil, k.errorf("Incorrect operand type for operator or function; operator: ADD, operand type: %s, typeSet: ALLOWED_FOR_ADD_OPERAND", longTypeNames[t])
+			t := value.TypeOf(ua.arg)
+			if ua.kind == tAdd && t != value.N && t != value.SS && t != value.NS && t != value.BS {
+				return nil, k.errorf("Incorrect operand type for operator or function; operator: ADD, operand type: %s, typeSet: ALLOWED_FOR_ADD_OPERAND", t.LongName())
 			}
-			if ua.kind == tDelete && t != tySS && t != tyNS && t != tyBS {
-				return nil, k.errorf("Incorrect operand type for operator or function; operator: DELETE, operand type: %s, typeSet: ALLOWED_FOR_DELETE_OPERAND", longTypeNames[t])
+			if ua.kind == tDelete && t != value.SS && t != value.NS && t != value.BS {
+				return nil, k.errorf("Incorrect operand type for operator or function; operator: DELETE, operand type: %s, typeSet: ALLOWED_FOR_DELETE_OPERAND", t.LongName())
 			}
 		}
 		u.actions[i] = ua
@@ -208,7 +210,7 @@ func (k *checker) setValue(n *node) (*uexpr, error) {
 		if n.kind == nMinus {
 			op, kind = "-", uMinus
 		}
-		if err := k.operandTypes(op, args, tyN); err != nil {
+		if err := k.operandTypes(op, args, value.N); err != nil {
 			return nil, err
 		}
 		return &uexpr{kind: kind, a: args[0], b: args[1]}, nil
@@ -227,7 +229,7 @@ func (k *checker) setValue(n *node) (*uexpr, error) {
 			}
 			return &uexpr{kind: uIfNotExists, a: args[0], b: args[1]}, nil
 		case "list_append":
-			if err := k.operandTypes(name, args, tyL); err != nil {
+			if err := k.operandTypes(name, args, value.L); err != nil {
 				return nil, err
 			}
 			return &uexpr{kind: uListAppend, a: args[0], b: args[1]}, nil
@@ -238,10 +240,10 @@ func (k *checker) setValue(n *node) (*uexpr, error) {
 }
 
 // operandTypes checks that the constant operands of op are of type want.
-func (k *checker) operandTypes(op string, args []*uexpr, want vtype) error {
+func (k *checker) operandTypes(op string, args []*uexpr, want value.Type) error {
 	for _, e := range args {
 		if e.kind == uValue {
-			if t := typeOf(e.val); t != want {
+			if t := value.TypeOf(e.val); t != want {
 				return k.errorf("Incorrect operand type for operator or function; operator or function: %s, operand type: %s", op, t)
 			}
 		}
@@ -367,7 +369,7 @@ func arith(a, b string, sub bool) (types.AttributeValue, error) {
 	}
 	if err != nil {
 		if errors.Is(err, number.ErrPrecision) {
-			return nil, errorf(msgPrecision)
+			return nil, errorf(value.MsgPrecision)
 		}
 		return nil, &Error{Msg: err.Error()}
 	}
@@ -602,19 +604,19 @@ func add(cur, arg types.AttributeValue) (types.AttributeValue, error) {
 		if !ok {
 			return nil, errorf(msgBadType)
 		}
-		return &types.AttributeValueMemberSS{Value: union(c.Value, a.Value, containsString)}, nil
+		return &types.AttributeValueMemberSS{Value: union(c.Value, a.Value, value.HasString)}, nil
 	case *types.AttributeValueMemberNS:
 		c, ok := cur.(*types.AttributeValueMemberNS)
 		if !ok {
 			return nil, errorf(msgBadType)
 		}
-		return &types.AttributeValueMemberNS{Value: union(c.Value, a.Value, containsNumber)}, nil
+		return &types.AttributeValueMemberNS{Value: union(c.Value, a.Value, value.HasNumber)}, nil
 	case *types.AttributeValueMemberBS:
 		c, ok := cur.(*types.AttributeValueMemberBS)
 		if !ok {
 			return nil, errorf(msgBadType)
 		}
-		return &types.AttributeValueMemberBS{Value: union(c.Value, a.Value, containsBytes)}, nil
+		return &types.AttributeValueMemberBS{Value: union(c.Value, a.Value, value.HasBinary)}, nil
 	}
 	return nil, errorf(msgBadType)
 }
@@ -635,21 +637,21 @@ func del(cur, arg types.AttributeValue) (types.AttributeValue, error) {
 		if !ok {
 			return nil, errorf(msgBadType)
 		}
-		out := difference(c.Value, a.Value, containsString)
+		out := difference(c.Value, a.Value, value.HasString)
 		left, n = &types.AttributeValueMemberSS{Value: out}, len(out)
 	case *types.AttributeValueMemberNS:
 		c, ok := cur.(*types.AttributeValueMemberNS)
 		if !ok {
 			return nil, errorf(msgBadType)
 		}
-		out := difference(c.Value, a.Value, containsNumber)
+		out := difference(c.Value, a.Value, value.HasNumber)
 		left, n = &types.AttributeValueMemberNS{Value: out}, len(out)
 	case *types.AttributeValueMemberBS:
 		c, ok := cur.(*types.AttributeValueMemberBS)
 		if !ok {
 			return nil, errorf(msgBadType)
 		}
-		out := difference(c.Value, a.Value, containsBytes)
+		out := difference(c.Value, a.Value, value.HasBinary)
 		left, n = &types.AttributeValueMemberBS{Value: out}, len(out)
 	default:
 		return nil, errorf(msgBadType)

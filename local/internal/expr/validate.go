@@ -1,12 +1,12 @@
 package expr
 
 import (
-	"errors"
 	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/timetable-db/timetable/local/internal/number"
+
+	"github.com/timetable-db/timetable/local/internal/value"
 )
 
 func sortFunc(s []string, less func(a, b string) bool) {
@@ -53,18 +53,13 @@ func ValidateValue(v types.AttributeValue) string {
 		if len(v.Value) == 0 {
 			return "One or more parameter values were invalid: An number set  may not be empty"
 		}
-		nums := make([]number.Number, 0, len(v.Value))
-		for _, s := range v.Value {
+		for i, s := range v.Value {
 			if p := numberProblem(s); p != "" {
 				return p
 			}
-			n, _ := number.Parse(s)
-			for _, m := range nums {
-				if number.Cmp(n, m) == 0 {
-					return "Input collection contains duplicates"
-				}
+			if value.HasNumber(v.Value[:i], s) {
+				return "Input collection contains duplicates"
 			}
-			nums = append(nums, n)
 		}
 		return ""
 	case *types.AttributeValueMemberBS:
@@ -105,18 +100,6 @@ func ValidateValue(v types.AttributeValue) string {
 }
 
 func numberProblem(s string) string {
-	_, err := number.Parse(s)
-	switch {
-	case err == nil:
-		return ""
-	case errors.Is(err, number.ErrPrecision):
-		return msgPrecision
-	case errors.Is(err, number.ErrOverflow), errors.Is(err, number.ErrUnderflow):
-		return err.Error()
-	}
-	return "A value provided cannot be converted into a number"
+	_, problem := value.CheckNumber(s)
+	return problem
 }
-
-// msgPrecision is DynamoDB Local's text for a number of more than 38
-// significant digits in an expression value or an arithmetic result.
-const msgPrecision = "DynamoDB only supports precision up to 38 digits"

@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable/local/internal/value"
 )
 
 // TestItemReader_MatchesGet reads keys present (in the memtable, in
@@ -91,7 +93,7 @@ func TestItemReader_MatchesGet(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (got == nil) != (want == nil) || (got != nil && !equalItems(got, want)) {
+			if (got == nil) != (want == nil) || (got != nil && !value.EqualItems(got, want)) {
 				t.Fatalf("round %d key %q: reader %v, get %v", round, k, got, want)
 			}
 		}

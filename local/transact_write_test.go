@@ -52,22 +52,3 @@ func TestTransactWriteItems_AllOrNothing(t *testing.T) {
 		{Delete: &types.Delete{TableName: aws.String("tbl"), Key: attrs("pk", s("x"))}}}})
 	wantAPIError(t, err, "ValidationException", "Transaction request cannot include multiple operations on one item")
 }
-
-func TestTransactGetItems(t *testing.T) {
-	db := openMem(t, nil)
-	createTable(t, db, "tbl", "")
-	put(t, db, "tbl", attrs("pk", s("a"), "x", n("1")))
-	out, err := db.TransactGetItems(ctx, &dynamodb.TransactGetItemsInput{TransactItems: []types.TransactGetItem{
-		{Get: &types.Get{TableName: aws.String("tbl"), Key: attrs("pk", s("a"))}},
-		{Get: &types.Get{TableName: aws.String("tbl"), Key: attrs("pk", s("b"))}},
-	}, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(out.Responses) != 2 || out.Responses[0].Item == nil || out.Responses[1].Item != nil {
-		t.Fatalf("responses %+v", out.Responses)
-	}
-	if c := aws.ToFloat64(out.ConsumedCapacity[0].CapacityUnits); c != 4 {
-		t.Errorf("capacity %v, want 4", c)
-	}
-}

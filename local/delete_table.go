@@ -1,0 +1,50 @@
+package local
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// DeleteTable deletes a table, its indexes and all their items.
+func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
+	return tableOperation(db, "DeleteTable", in.TableName, func(t *table) (*dynamodb.DeleteTableOutput, error) {
+		return db.deleteTable(t, in)
+	})
+}
+
+func (db *DB) deleteTable(t *table, in *dynamodb.DeleteTableInput) (*dynamodb.DeleteTableOutput, error) {
+	// Lock order: a table's mu before catMu (writers to several tables
+	// hold table locks while they look tables up).
+	m, err := t.lock()
+	if err != nil {
+		return nil, err
+	}
+	defer t.mu.Unlock()
+	if m.Protected {
+		return nil, validationf("Resource cannot be deleted as it is currently protected against deletion. Disable deletion protection first.")
+	}
+	st, err := db.stats(m)
+	if err != nil {
+		return nil, err
+	}
+	b := db.pdb.NewBatch()
+	defer b.Close()
+	if err := b.Delete(tableCatalogKey(m.Name), nil); err != nil {
+		return nil, err
+	}
+	if err := b.DeleteRange(tablePrefix(m.ID), keyEnd(tablePrefix(m.ID)), nil); err != nil {
+		return nil, err
+	}
+	if err := b.DeleteRange(ttlPrefix(m.ID), keyEnd(ttlPrefix(m.ID)), nil); err != nil {
+		return nil, err
+	}
+	if err := b.Commit(db.wo); err != nil {
+		return nil, err
+	}
+	db.catMu.Lock()
+	defer db.catMu.Unlock()
+	t.dropped = true
+	delete(db.tables, m.Name)
+	return &dynamodb.DeleteTableOutput{TableDescription: db.describe(m, st)}, nil
+}

@@ -1,0 +1,25 @@
+package local
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+)
+
+// DescribeTable returns the description of a table. ItemCount,
+// TableSizeBytes and the index counterparts are exact: they are computed by
+// reading the table (DynamoDB refreshes them about every six hours).
+func (db *DB) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	return tableOperation(db, "DescribeTable", in.TableName, func(t *table) (*dynamodb.DescribeTableOutput, error) {
+		return db.describeTable(t, in)
+	})
+}
+
+func (db *DB) describeTable(t *table, in *dynamodb.DescribeTableInput) (*dynamodb.DescribeTableOutput, error) {
+	m := t.m()
+	st, err := db.stats(m)
+	if err != nil {
+		return nil, err
+	}
+	return &dynamodb.DescribeTableOutput{Table: db.describe(m, st)}, nil
+}
