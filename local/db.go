@@ -314,3 +314,7 @@ func heldElsewhere(err error) bool {
 	return errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK) ||
 		strings.Contains(err.Error(), "lock held by current process")
 }
+
+// Metrics returns Pebble's metrics of the data folder: LSM levels,
+// compactions, caches, write-ahead log and disk space.
+func (db *DB) Metrics() *pebble.Metrics { return db.pdb.Metrics() }
