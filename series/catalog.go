@@ -198,7 +198,7 @@ func schemaChange(old, nw Schema) error {
 		what = append(what, fmt.Sprintf("shards %d to %d", old.Shards, nw.Shards))
 	}
 	if old.BucketPeriod != nw.BucketPeriod {
-		what = append(what, fmt.Sprintf("bucket period %v to %v", tierJSON(old.BucketPeriod), tierJSON(nw.BucketPeriod)))
+		what = append(what, fmt.Sprintf("bucket period %v to %v", old.BucketPeriod, nw.BucketPeriod))
 	}
 	for _, l := range []struct {
 		what     string
