@@ -63,6 +63,7 @@ type Aggregation struct {
 // buffered ones), since their rollups do not hold them yet. Of readings at
 // one instant, First and Last are those Range returns first and last.
 func (k *Kind) Aggregate(ctx context.Context, id string, q AggregateQuery) (*Aggregation, error) {
+	k = k.current()
 	if !validID(id) {
 		return nil, fmt.Errorf("%w: %q", ErrInvalidID, id)
 	}

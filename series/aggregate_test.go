@@ -20,7 +20,7 @@ func TestAggregate_SeesBufferedReadings(t *testing.T) {
 				sc := sensorSchema(l)
 				sc.Shards = 2
 				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-				k := st.Kind("SENSOR")
+				k := mustKind(t, st, "SENSOR")
 				rs := sensorReadings(t0, 5*time.Minute, 100)
 				if err := k.Write(ctx, "s1", rs[:60]...); err != nil {
 					t.Fatal(err)

@@ -13,8 +13,8 @@ import (
 	"github.com/timetable-db/timetable/table"
 )
 
-// apply writes entries to the table: raw items, then the latest readings
-// and rollup markers. Every write is idempotent (keys come from sequence
+// apply writes entries to the table: raw items, then the latest readings,
+// rollup markers and the directory items of series new to the Store. Every write is idempotent (keys come from sequence
 // numbers; buckets skip readings they hold; latest readings are
 // conditional), so applying the same entries again, after a failure or a
 // crash, changes nothing.
@@ -88,8 +88,13 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 	}); err != nil {
 		return err
 	}
+	dir, added := dirPuts(entries)
+	marks = append(marks, dir...)
 	if err := s.batchWrite(ctx, marks); err != nil {
-		return fmt.Errorf("series: cannot write rollup markers: %w", err)
+		return fmt.Errorf("series: cannot write rollup markers and series directory items: %w", err)
+	}
+	for d, ids := range added {
+		d.add(ids)
 	}
 	for i := range entries {
 		entries[i].k.markedFor(entries[i].id, entries[i].recs)

@@ -21,7 +21,7 @@ func benchStore(b *testing.B, sc Schema) (*Store, *clock) {
 func BenchmarkLatest(b *testing.B) {
 	ctx := context.Background()
 	st, _ := benchStore(b, Schema{Name: "S", Fields: []string{"v"}, NoRollups: true})
-	k := st.Kind("S")
+	k := mustKind(b, st, "S")
 	for i := 0; i < 100; i++ {
 		if err := k.WriteSync(ctx, fmt.Sprint("s", i), Reading{Time: t0.Add(time.Duration(i) * time.Second), Values: []float64{float64(i)}}); err != nil {
 			b.Fatal(err)
@@ -64,7 +64,7 @@ func BenchmarkRange_Day(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			ctx := context.Background()
 			st, clk := benchStore(b, Schema{Name: "S", Fields: []string{"v"}, NoRollups: true})
-			k := st.Kind("S")
+			k := mustKind(b, st, "S")
 			rs := make([]Reading, 86400)
 			v := 20.0
 			for i := range rs {
@@ -126,7 +126,7 @@ func BenchmarkWrite_WAL(b *testing.B) {
 	opts.WALDir = b.TempDir()
 	opts.FlushSize = 200_000
 	st := openStore(b, openEngine(b, clk), opts, Schema{Name: "S", Fields: []string{"a", "b", "c"}})
-	k := st.Kind("S")
+	k := mustKind(b, st, "S")
 	batch := make([]Reading, 100)
 	for i := range batch {
 		batch[i] = Reading{Time: t0.Add(time.Duration(i) * time.Minute), Values: []float64{1.25, 2.5, float64(i)}}
@@ -175,7 +175,7 @@ func ingestReadings(n int, start time.Time) []Reading {
 // items, the latest reading and markers, without writing them.
 func BenchmarkApplyItems(b *testing.B) {
 	st, _ := benchStore(b, Schema{Name: "S", Fields: []string{"a", "b", "c"}, NoRollups: true})
-	k := st.Kind("S")
+	k := mustKind(b, st, "S")
 	recs, err := k.prepareNumbered("100001", ingestReadings(200, t0.Add(-2*time.Hour)))
 	if err != nil {
 		b.Fatal(err)
@@ -195,7 +195,7 @@ func BenchmarkApplyItems(b *testing.B) {
 // 3 fields) and encodes its write-ahead log record.
 func BenchmarkPrepare(b *testing.B) {
 	st, _ := benchStore(b, Schema{Name: "S", Fields: []string{"a", "b", "c"}, NoRollups: true})
-	k := st.Kind("S")
+	k := mustKind(b, st, "S")
 	rs := ingestReadings(60, t0.Add(-2*time.Hour))
 	var buf []byte
 	b.ReportAllocs()
@@ -230,7 +230,7 @@ func BenchmarkPutUnit(b *testing.B) {
 // own work per Write: checking, sequencing and keeping the readings.
 func BenchmarkBufferAdd(b *testing.B) {
 	st, _ := benchStore(b, Schema{Name: "S", Fields: []string{"a", "b", "c"}, NoRollups: true})
-	k := st.Kind("S")
+	k := mustKind(b, st, "S")
 	rs := ingestReadings(60, t0.Add(-2*time.Hour))
 	ids := make([]string, 1000)
 	for i := range ids {

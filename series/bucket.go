@@ -277,6 +277,7 @@ func (k *Kind) mergeBucket(ctx context.Context, op *bucketOp) error {
 // They are computed from the readings the bucket items hold, which are
 // read whole anyway.
 func (k *Kind) Buckets(ctx context.Context, id string, from, to time.Time) ([]Period, error) {
+	k = k.current()
 	if k.s.Layout != Buckets {
 		return nil, fmt.Errorf("series: kind %s does not use the Buckets layout", k.s.Name)
 	}

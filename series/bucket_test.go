@@ -23,7 +23,7 @@ func TestApply_Idempotent(t *testing.T) {
 				sc := sensorSchema(l)
 				sc.Shards = 2
 				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-				k := st.Kind("SENSOR")
+				k := mustKind(t, st, "SENSOR")
 				rs := sensorReadings(t0, 5*time.Minute, 100)
 				recs, err := k.prepareNumbered("s1", rs)
 				if err != nil {
@@ -50,7 +50,7 @@ func TestBuckets_OverflowAndConcurrentWriters(t *testing.T) {
 		clk := newClock(t0.Add(30 * time.Hour))
 		sc := Schema{Name: "HR", Fields: []string{"heart_rate"}, Tags: []string{"note"}, Layout: Buckets, NoRollups: true}
 		st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-		k := st.Kind("HR")
+		k := mustKind(t, st, "HR")
 		// 4 writers at once into one daily bucket, with notes large enough
 		// to need overflow parts (300 KB each).
 		note := strings.Repeat("x", 2000)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/series/internal/wal"
@@ -117,6 +118,7 @@ func (b *buffer) add(ctx context.Context, es []entry) error {
 	// then that of their sequence numbers (see chunkItems).
 	b.gate.RLock()
 	defer b.gate.RUnlock()
+	current(es)
 	b.number(es)
 	var lsn uint64
 	if l := b.s.wal; l != nil {
@@ -238,6 +240,7 @@ func (b *buffer) sealLocked() {
 func (b *buffer) writeSync(ctx context.Context, es []entry) error {
 	b.gate.Lock()
 	b.sealLocked()
+	current(es)
 	b.number(es)
 	bt := &batch{marked: true, index: map[seriesKey]int{}}
 	for _, e := range es {
@@ -264,9 +267,16 @@ func (b *buffer) writeSync(ctx context.Context, es []entry) error {
 // flush seals the open batch and writes every queued batch, in order.
 // A batch that fails stays queued (with its successors) and is retried by
 // the next flush; its writes are idempotent.
-func (b *buffer) flush(ctx context.Context) error {
+func (b *buffer) flush(ctx context.Context) (err error) {
 	b.flushMu.Lock()
 	defer b.flushMu.Unlock()
+	start := time.Now()
+	wrote := false // a batch was attempted
+	defer func() {
+		if wrote {
+			b.s.stats.flushed(time.Since(start), err)
+		}
+	}()
 	b.mu.Lock()
 	b.flushing = true
 	b.mu.Unlock()
@@ -286,6 +296,7 @@ func (b *buffer) flush(ctx context.Context) error {
 		}
 		bt := b.queue[0]
 		b.mu.Unlock()
+		wrote = true
 		l := b.s.wal
 		if l != nil && !bt.marked {
 			if _, err := l.Append(ctx, encodeWALBatch(bt.lsn)); err != nil {
@@ -372,24 +383,15 @@ func (b *buffer) replay(ctx context.Context) error {
 			sealUpTo(r.lsn, true)
 			return nil
 		}
-		k := b.s.kinds[r.kind]
+		k := b.s.lookup(r.kind)
 		if k == nil {
 			return fmt.Errorf("%w: %q in write-ahead log record %d (register its schema to replay it)", ErrUnknownKind, r.kind, lsn)
 		}
 		for i := range r.recs {
-			x := &r.recs[i]
-			b.s.seenSeq(x.seq)
-			if len(x.vals) > len(k.s.Fields) || len(x.tags) > len(k.s.Tags) {
-				return fmt.Errorf("series: write-ahead log record %d does not fit kind %s's schema", lsn, k.s.Name)
-			}
-			for len(x.vals) < len(k.s.Fields) {
-				x.vals = append(x.vals, nan)
-			}
-			if len(k.s.Tags) > 0 {
-				for len(x.tags) < len(k.s.Tags) {
-					x.tags = append(x.tags, "")
-				}
-			}
+			b.s.seenSeq(r.recs[i].seq)
+		}
+		if !k.widen(r.recs) {
+			return fmt.Errorf("series: write-ahead log record %d does not fit kind %s's schema", lsn, k.s.Name)
 		}
 		pending = append(pending, logged{lsn: lsn, e: entry{k: k, id: r.id, recs: r.recs}})
 		return nil
@@ -401,6 +403,78 @@ func (b *buffer) replay(ctx context.Context) error {
 		sealUpTo(pending[len(pending)-1].lsn, false)
 	}
 	return nil
+}
+
+// current moves the entries of es whose kind was changed (see
+// Store.Change) to the changed kind, widening their readings; the caller
+// holds the gate, so that a change is not under way.
+func current(es []entry) {
+	for i := range es {
+		if k := es[i].k.current(); k != es[i].k {
+			es[i].k = k
+			k.widen(es[i].recs)
+		}
+	}
+}
+
+// rekey makes the buffered readings of kind old those of nw, a change of
+// its schema, widening them; the caller holds flushMu, the gate for
+// writing and mu.
+func (b *buffer) rekey(old, nw *Kind) {
+	move := func(key seriesKey) seriesKey {
+		if key.k == old {
+			key.k = nw
+		}
+		return key
+	}
+	open := make(map[seriesKey]*entry, len(b.open))
+	for i, key := range b.keys {
+		e := b.open[key]
+		if key.k == old {
+			e.k = nw
+			nw.widen(e.recs)
+		}
+		b.keys[i] = move(key)
+		open[b.keys[i]] = e
+	}
+	b.open = open
+	for _, bt := range b.queue {
+		index := make(map[seriesKey]int, len(bt.index))
+		for key, i := range bt.index {
+			index[move(key)] = i
+		}
+		bt.index = index
+		for i := range bt.entries {
+			if e := &bt.entries[i]; e.k == old {
+				e.k = nw
+				nw.widen(e.recs)
+			}
+		}
+	}
+}
+
+// seriesOf returns the ids of the series of kind k with buffered readings,
+// in no order.
+func (b *buffer) seriesOf(k *Kind) []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	seen := map[string]bool{}
+	var out []string
+	note := func(key seriesKey) {
+		if key.k == k && !seen[key.id] {
+			seen[key.id] = true
+			out = append(out, key.id)
+		}
+	}
+	for _, key := range b.keys {
+		note(key)
+	}
+	for _, bt := range b.queue {
+		for key := range bt.index {
+			note(key)
+		}
+	}
+	return out
 }
 
 // pending returns a copy of the readings of series id of kind k that

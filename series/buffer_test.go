@@ -28,7 +28,7 @@ func TestBuffer_CoalescesAndFlushes(t *testing.T) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(time.Hour))
 		st := openStore(t, b.open(t, clk), testOptions(t, clk), sensorSchema(Chunks))
-		k := st.Kind("SENSOR")
+		k := mustKind(t, st, "SENSOR")
 		rs := sensorReadings(t0, time.Second, 600) // 10 minutes, one hour
 		for i := 0; i < len(rs); i += 10 {
 			if err := k.Write(ctx, "s1", rs[i:i+10]...); err != nil {
@@ -95,7 +95,7 @@ func TestBuffer_ReadsWhileFlushing(t *testing.T) {
 				sc := sensorSchema(l)
 				sc.Shards = 2
 				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-				k := st.Kind("SENSOR")
+				k := mustKind(t, st, "SENSOR")
 				rs := sensorReadings(t0, 5*time.Minute, 100)
 				if err := k.Write(ctx, "s1", rs[:60]...); err != nil {
 					t.Fatal(err)
@@ -148,7 +148,7 @@ func TestBuffer_Backpressure(t *testing.T) {
 	opts.MaxBuffered = 100
 	api := &slowAPI{API: openEngine(t, clk), release: make(chan struct{})}
 	st := openStore(t, api, opts, sensorSchema(Chunks))
-	k := st.Kind("SENSOR")
+	k := mustKind(t, st, "SENSOR")
 	rs := sensorReadings(t0, time.Second, 150)
 	if err := k.Write(ctx, "s1", rs[:100]...); err != nil {
 		t.Fatal(err)
@@ -188,7 +188,7 @@ func TestBuffer_WALReplay(t *testing.T) {
 	opts := testOptions(t, clk)
 	opts.WALDir = walDir
 	st := openStore(t, api, opts, sensorSchema(Chunks))
-	k := st.Kind("SENSOR")
+	k := mustKind(t, st, "SENSOR")
 	rs := sensorReadings(t0, time.Second, 300)
 	if err := k.Write(ctx, "s1", rs[:100]...); err != nil {
 		t.Fatal(err)
@@ -210,7 +210,7 @@ func TestBuffer_WALReplay(t *testing.T) {
 	if err := st2.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	p, err := st2.Kind("SENSOR").Range(ctx, "s1", Query{})
+	p, err := mustKind(t, st2, "SENSOR").Range(ctx, "s1", Query{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestWriteMany(t *testing.T) {
 			opts.WALDir = t.TempDir()
 		}
 		st := openStore(t, b.open(t, clk), opts, sensorSchema(Chunks))
-		k := st.Kind("SENSOR")
+		k := mustKind(t, st, "SENSOR")
 		rs := sensorReadings(t0, time.Second, 300)
 		// s1 twice in one call, s2 once, s3 with nothing.
 		err := k.WriteMany(ctx, []SeriesReadings{
@@ -246,7 +246,7 @@ func TestWriteMany(t *testing.T) {
 		check := func(st *Store) {
 			t.Helper()
 			for id, want := range map[string][]Reading{"s1": rs[:200], "s2": rs, "s3": nil, "s4": nil} {
-				p, err := st.Kind("SENSOR").Range(ctx, id, Query{})
+				p, err := mustKind(t, st, "SENSOR").Range(ctx, id, Query{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -389,7 +389,7 @@ func killTest(t *testing.T, b backend, l Layout, noSync bool) {
 	}
 	seen := map[int]int{}
 	for g := 0; g < killWriters; g++ {
-		for r, err := range st.Kind("DEV").All(ctx, fmt.Sprintf("dev-%d", g), Query{}) {
+		for r, err := range mustKind(t, st, "DEV").All(ctx, fmt.Sprintf("dev-%d", g), Query{}) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -448,7 +448,7 @@ func TestKill9Child(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := st.Kind("DEV")
+	k := mustKind(t, st, "DEV")
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	// Readings i = offset + g + killStride*j: writers g < killWriters
@@ -547,7 +547,7 @@ func TestBuffer_DeferredSync(t *testing.T) {
 			st := openStore(t, api, opts, sensorSchema(Chunks))
 			rs := sensorReadings(t0, time.Second, 300)
 			for _, id := range []string{"s1", "s2", "s3"} {
-				if err := st.Kind("SENSOR").Write(ctx, id, rs...); err != nil {
+				if err := mustKind(t, st, "SENSOR").Write(ctx, id, rs...); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -566,7 +566,7 @@ func TestBuffer_DeferredSync(t *testing.T) {
 			if c.syncs > 0 && ev[len(ev)-1] != "sync" {
 				t.Fatalf("the sync is not after the flush's writes: %v", ev)
 			}
-			p, err := st.Kind("SENSOR").Range(ctx, "s2", Query{})
+			p, err := mustKind(t, st, "SENSOR").Range(ctx, "s2", Query{})
 			if err != nil {
 				t.Fatal(err)
 			}

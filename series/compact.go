@@ -116,8 +116,9 @@ func (s *Store) Compact(ctx context.Context) error {
 	}
 	s.compactMu.Lock()
 	defer s.compactMu.Unlock()
+	defer s.stats.compactions.Add(1)
 	var errs []error
-	for _, k := range s.order {
+	for _, k := range s.Kinds() {
 		if k.compacts() {
 			if err := k.compactPass(ctx); err != nil {
 				errs = append(errs, err)
@@ -212,6 +213,7 @@ func (k *Kind) compactPass(ctx context.Context) error {
 // nothing for others). The markers of the hours are left to
 // Store.Compact.
 func (k *Kind) Compact(ctx context.Context, id string, from, to time.Time) error {
+	k = k.current()
 	if k.st.closed.Load() {
 		return ErrClosed
 	}

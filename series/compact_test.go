@@ -205,7 +205,7 @@ func hourMarkers(t testing.TB, k *Kind) []marker {
 func compactStore(t *testing.T, b backend, shards int) (*Store, *Kind, *clock) {
 	clk := newClock(t0.Add(4 * time.Hour))
 	st := openStore(t, b.open(t, clk), testOptions(t, clk), compactSchema(shards))
-	return st, st.Kind("C"), clk
+	return st, mustKind(t, st, "C"), clk
 }
 
 // eachCompactStore runs fn on each backend with 1 and 3 shards, on a
@@ -564,7 +564,7 @@ func TestCompact_TwoCompactors(t *testing.T) {
 		api := b.open(t, clk)
 		opts := testOptions(t, clk)
 		st := openStore(t, api, opts, compactSchema(2))
-		k := st.Kind("C")
+		k := mustKind(t, st, "C")
 		other, err := Open(ctx, api, opts, compactSchema(2))
 		if err != nil {
 			t.Fatal(err)
@@ -579,7 +579,7 @@ func TestCompact_TwoCompactors(t *testing.T) {
 		for round := 0; round < 4; round++ {
 			if round == 1 {
 				late := []Reading{{Time: t0.Add(90 * time.Minute), Values: []float64{7, 7}}, {Time: t0.Add(10 * time.Minute), Values: []float64{8, 8}}}
-				writeFlushes(t, other, other.Kind("C"), "s1", [][]Reading{late})
+				writeFlushes(t, other, mustKind(t, other, "C"), "s1", [][]Reading{late})
 				all = append(all, late...)
 			}
 			var wg sync.WaitGroup
@@ -700,7 +700,7 @@ func TestCompact_Crash(t *testing.T) {
 		api := b.open(t, clk)
 		opts := testOptions(t, clk)
 		st := openStore(t, api, opts, compactSchema(1))
-		k := st.Kind("C")
+		k := mustKind(t, st, "C")
 		writeFlushes(t, st, k, "s1", compactReadings())
 		want := snapshot(t, k, "s1")
 		items0, _ := chunkItemCount(t, k, "s1")
@@ -763,7 +763,7 @@ func TestCompact_Split(t *testing.T) {
 		}
 		clk := newClock(t0.Add(4 * time.Hour))
 		st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "W", Fields: fields, NoRollups: true})
-		k := st.Kind("W")
+		k := mustKind(t, st, "W")
 		// 1 Hz for an hour, 40 fields of noise: some 1 MB of chunks.
 		var batches [][]Reading
 		x := uint64(1)
@@ -840,7 +840,7 @@ func TestCompact_DayReadUnits(t *testing.T) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(25 * time.Hour))
 		st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "S", Fields: []string{"v"}, NoRollups: true})
-		k := st.Kind("S")
+		k := mustKind(t, st, "S")
 		rs := walkDay(10)
 		var batches [][]Reading
 		for i := 0; i < len(rs); i += 60 {

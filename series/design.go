@@ -35,6 +35,7 @@ func Design(s Schema) (*design.Design, error) {
 // Design returns the design of the kind's table (see the function Design),
 // with the Store's table name.
 func (k *Kind) Design() (*design.Design, error) {
+	k = k.current()
 	d, err := (&designer{s: k.s, k: newKind(nil, unsharded(k.s))}).build()
 	if err != nil {
 		return nil, err
@@ -280,6 +281,18 @@ func (d *designer) build() (*design.Design, error) {
 		m.pattern.Key, m.pattern.Returns = "pk = "+m.pk, []string{e.Name}
 		patterns = append(patterns, m.pattern)
 	}
+	dir := design.Entity{
+		Name:        "SeriesDirectory",
+		Description: "A series of the kind, put by the first flush of its readings in a Store's lifetime (an idempotent put).",
+		Keys:        map[string]design.Template{attrPK: design.Template(k.dirPK()), attrSK: design.Template(phID)},
+		Attributes:  []design.Attribute{idAttr},
+	}
+	if err := example(&dir, map[string]string{attrPK: k.dirPK(), attrSK: designID}); err != nil {
+		return nil, err
+	}
+	entities = append(entities, dir)
+	patterns = append(patterns, design.AccessPattern{Name: "Series of the kind", Description: "Kind.Series: the ids in order, from a prefix or a cursor.",
+		Key: "pk = " + k.dirPK() + " AND sk >= {id}", Returns: []string{dir.Name}, Frequency: "on demand (listing series)"})
 
 	tbl := design.Table{
 		Name:         DefaultTable,

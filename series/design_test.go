@@ -194,7 +194,7 @@ func writtenItems(t *testing.T, s Schema) []map[string]types.AttributeValue {
 	api := openEngine(t, clk)
 	opts := testOptions(t, clk)
 	st := openStore(t, api, opts, s)
-	k := st.Kind(s.Name)
+	k := mustKind(t, st, s.Name)
 	seen := map[string]map[string]types.AttributeValue{}
 	snapshot := func() {
 		t.Helper()

@@ -16,7 +16,7 @@
 //		Tags:   []string{"location"},
 //	})
 //	err = st.EnsureTable(ctx)
-//	sensors := st.Kind("SENSOR")
+//	sensors, err := st.Kind("SENSOR")
 //	err = sensors.Write(ctx, "123", series.Reading{Time: t, Values: []float64{21.5, 40}})
 //
 // # Layouts

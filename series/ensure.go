@@ -18,11 +18,34 @@ import (
 // table it adds the metric index if it is missing and turns on time to
 // live; it changes nothing else. It waits until the table and its indexes
 // are active. It works the same on the embedded engine and on DynamoDB.
+// The kinds are those of the Store when it is called: call it again after
+// defining or changing a kind to have MetricIndex. Once it returns, writes
+// no longer fail with ErrTableNotFound.
 func (s *Store) EnsureTable(ctx context.Context) error {
-	if err := s.tbl.Create(ctx, &table.CreateOptions{TTLAttribute: attrTTL}); err != nil {
+	kinds := s.Kinds()
+	ts := table.Schema{Name: s.tbl.Name(), HashKey: attrPK, RangeKey: attrSK}
+	for _, k := range kinds {
+		if k.s.MetricIndex {
+			ts.Indexes = []table.Index{{Name: metricIndex, HashKey: attrMPK, RangeKey: attrMSK, Include: metricProjection(kinds)}}
+			break
+		}
+	}
+	// A client of the table as the kinds want it, to create it.
+	tbl, err := table.New(s.tbl.API(), ts, s.opts.TableOptions)
+	if err != nil {
 		return err
 	}
-	if len(s.tbl.Schema().Indexes) == 0 {
+	if err := tbl.Create(ctx, &table.CreateOptions{TTLAttribute: attrTTL}); err != nil {
+		return err
+	}
+	s.tableMissing.Store(false)
+	defer func() {
+		// The metric index's projection may have changed.
+		s.projMu.Lock()
+		s.projDone = false
+		s.projMu.Unlock()
+	}()
+	if len(ts.Indexes) == 0 {
 		return nil
 	}
 	api := s.tbl.API()
@@ -48,7 +71,7 @@ func (s *Store) EnsureTable(ctx context.Context) error {
 				{AttributeName: aws.String(attrMPK), KeyType: types.KeyTypeHash},
 				{AttributeName: aws.String(attrMSK), KeyType: types.KeyTypeRange},
 			},
-			Projection: metricProjectionOf(s.tbl.Schema().Indexes[0]),
+			Projection: metricProjectionOf(ts.Indexes[0]),
 		}}},
 	})
 	if err != nil {

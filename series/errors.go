@@ -38,10 +38,34 @@ var (
 	// ErrUnbounded is returned by a read that needs a bound it was not
 	// given (a day-partitioned range with no From and no raw retention).
 	ErrUnbounded = errors.New("series: range needs a bound")
-	// ErrUnknownKind is returned for a kind name no schema registered.
-	ErrUnknownKind = errors.New("series: unknown kind")
+	// ErrUnknownKind is returned by Store.Kind and Store.Change for a
+	// kind name that no schema registered. errors.Is(err, ErrNotFound)
+	// holds for it too.
+	ErrUnknownKind error = &notFoundError{"series: unknown kind"}
+	// ErrKindExists is returned by Store.Define for a kind whose name is
+	// taken by a different schema.
+	ErrKindExists = errors.New("series: kind exists with a different schema")
+	// ErrSchemaChange is returned by Store.Change, and by Open for a
+	// schema that differs from the stored one, for a change a kind cannot
+	// take (its layout, shards, bucket period, or the names and order of
+	// its fields and tags other than new ones at the end); the message
+	// names the change.
+	ErrSchemaChange = errors.New("series: schema change not allowed")
+	// ErrTableNotFound is returned by writes while the store's table does
+	// not exist (seen at Open, or by a flush or read since; EnsureTable
+	// creates it). Nothing of the call is written.
+	ErrTableNotFound = errors.New("series: table not found")
 	// ErrClosed is returned by calls on a closed Store.
 	ErrClosed = errors.New("series: store closed")
 	// ErrNoIndex is returned by MetricRange for a kind without MetricIndex.
 	ErrNoIndex = errors.New("series: kind has no metric index")
 )
+
+// notFoundError is a sentinel that is also timetable.ErrNotFound for
+// errors.Is.
+type notFoundError struct{ msg string }
+
+func (e *notFoundError) Error() string { return e.msg }
+
+// Is reports whether target is ErrNotFound.
+func (e *notFoundError) Is(target error) bool { return target == ErrNotFound }

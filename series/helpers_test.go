@@ -208,3 +208,14 @@ func (k *Kind) prepareNumbered(id string, rs []Reading) ([]rec, error) {
 	}
 	return recs, err
 }
+
+// mustKind returns the kind of st named name, failing the test if there
+// is none.
+func mustKind(t testing.TB, st *Store, name string) *Kind {
+	t.Helper()
+	k, err := st.Kind(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/timetable-db/timetable/keys"
@@ -20,18 +21,62 @@ type Kind struct {
 
 	// admitting serializes, per stripe of series ids, the writes of a
 	// RejectDifferent kind from the check of what a series holds to the
-	// buffer (see admit).
-	admitting [admitStripes]sync.Mutex
+	// buffer (see admit). A changed kind shares its predecessor's.
+	admitting *[admitStripes]sync.Mutex
+
+	// next is the kind that replaced this one (Store.Change), to which
+	// the exported methods forward.
+	next atomic.Pointer[Kind]
+	// dir is the series the Store has put in the kind's directory (see
+	// directory.go), shared with the kinds that replace it.
+	dir *seriesDir
 
 	apps sync.Pool // *chunk.Appender of the kind's fields, reset
+}
+
+// current returns the kind that k is now: k, or the kind that replaced
+// it (Store.Change).
+func (k *Kind) current() *Kind {
+	for {
+		n := k.next.Load()
+		if n == nil {
+			return k
+		}
+		k = n
+	}
+}
+
+// widen pads readings written with an earlier schema of the kind (fewer
+// fields and tags) to its fields and tags: absent values and tags. It
+// reports false, changing nothing, if one has more than the kind.
+func (k *Kind) widen(recs []rec) bool {
+	nf, nt := len(k.s.Fields), len(k.s.Tags)
+	for i := range recs {
+		if len(recs[i].vals) > nf || len(recs[i].tags) > nt {
+			return false
+		}
+	}
+	for i := range recs {
+		x := &recs[i]
+		for len(x.vals) < nf {
+			x.vals = append(x.vals, nan)
+		}
+		if nt > 0 {
+			for len(x.tags) < nt {
+				x.tags = append(x.tags, "")
+			}
+		}
+	}
+	return true
 }
 
 // Name returns the kind's name, the entity prefix of its keys.
 func (k *Kind) Name() string { return k.s.Name }
 
-// Schema returns the kind's schema with its defaults filled in; the slices
-// are the caller's.
+// Schema returns the kind's schema with its defaults filled in (after
+// the last Change); the slices are the caller's.
 func (k *Kind) Schema() Schema {
+	k = k.current()
 	s := k.s
 	s.Fields = slices.Clone(s.Fields)
 	s.Tags = slices.Clone(s.Tags)
@@ -164,13 +209,20 @@ func (k *Kind) settle(recs []rec) []rec {
 // wait to be flushed, until ctx ends.
 //
 // Write checks every reading first and writes none if one is invalid
-// (ErrInvalidReading, ErrInvalidID, ErrExpired).
-func (k *Kind) Write(ctx context.Context, id string, rs ...Reading) error {
+// (ErrInvalidReading, ErrInvalidID, ErrExpired). While the table is known
+// to be missing it fails at once with ErrTableNotFound, as WriteMany and
+// WriteSync do.
+func (k *Kind) Write(ctx context.Context, id string, rs ...Reading) (err error) {
+	k = k.current()
+	defer func() { k.st.stats.wrote(len(rs), err) }()
 	if k.st.closed.Load() {
 		return ErrClosed
 	}
 	if len(rs) == 0 {
 		return nil
+	}
+	if err := k.st.checkTable(); err != nil {
+		return err
 	}
 	sp := getScratch()
 	defer putScratch(sp)
@@ -209,9 +261,20 @@ func putScratch(sp *[]rec) {
 // all of them are durable, and they share the log's sync. A series may
 // appear more than once. WriteMany checks every reading of every series
 // first and writes none if one is invalid; the error names the series.
-func (k *Kind) WriteMany(ctx context.Context, batch []SeriesReadings) error {
+func (k *Kind) WriteMany(ctx context.Context, batch []SeriesReadings) (err error) {
+	k = k.current()
+	defer func() {
+		n := 0
+		for _, sr := range batch {
+			n += len(sr.Readings)
+		}
+		k.st.stats.wrote(n, err)
+	}()
 	if k.st.closed.Load() {
 		return ErrClosed
+	}
+	if err := k.st.checkTable(); err != nil {
+		return err
 	}
 	sp := getScratch()
 	defer putScratch(sp)
@@ -240,12 +303,17 @@ func (k *Kind) WriteMany(ctx context.Context, batch []SeriesReadings) error {
 // each call writes new chunk items for its series and for every series
 // with buffered readings, so batch readings into few calls, or use Write.
 // If it fails, its readings stay buffered and later flushes retry them.
-func (k *Kind) WriteSync(ctx context.Context, id string, rs ...Reading) error {
+func (k *Kind) WriteSync(ctx context.Context, id string, rs ...Reading) (err error) {
+	k = k.current()
+	defer func() { k.st.stats.wrote(len(rs), err) }()
 	if k.st.closed.Load() {
 		return ErrClosed
 	}
 	if len(rs) == 0 {
 		return nil
+	}
+	if err := k.st.checkTable(); err != nil {
+		return err
 	}
 	recs, err := k.prepare(id, rs)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 // GetItem, and this Store's buffered readings. It returns ErrNotFound if
 // the series has no reading, or none that has not expired.
 func (k *Kind) Latest(ctx context.Context, id string) (Reading, error) {
+	k = k.current()
 	if !validID(id) {
 		return Reading{}, fmt.Errorf("%w: %q", ErrInvalidID, id)
 	}
@@ -68,6 +69,7 @@ func (k *Kind) newer(a, b rec) bool {
 // if some still cannot be read, LatestMany returns the readings it has and
 // an error (a *table.BatchError) that lists them: none is dropped silently.
 func (k *Kind) LatestMany(ctx context.Context, ids []string) (map[string]Reading, error) {
+	k = k.current()
 	ks := make([]table.Key, len(ids))
 	for i, id := range ids {
 		if !validID(id) {

@@ -64,7 +64,7 @@ func TestLatestMany_Fleet(t *testing.T) {
 		clk := newClock(t0.Add(time.Hour))
 		api := &stingyAPI{API: b.open(t, clk)}
 		st := openStore(t, api, testOptions(t, clk), Schema{Name: "DEVICE", Fields: []string{"battery"}, NoRollups: true})
-		k := st.Kind("DEVICE")
+		k := mustKind(t, st, "DEVICE")
 		const n = 500
 		ids := make([]string, n)
 		for i := range ids {
@@ -110,7 +110,7 @@ func TestLatestMany_Fleet(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st2.Close()
-		_, err = st2.Kind("DEVICE").LatestMany(ctx, ids[:10])
+		_, err = mustKind(t, st2, "DEVICE").LatestMany(ctx, ids[:10])
 		var be *table.BatchError
 		if !errors.As(err, &be) || len(be.Keys) != 10 {
 			t.Fatalf("LatestMany with keys never processed: %v", err)

@@ -2,6 +2,7 @@ package series
 
 import (
 	"context"
+	"sync"
 
 	"github.com/timetable-db/timetable/design"
 	"github.com/timetable-db/timetable/table"
@@ -67,7 +68,7 @@ func newLayout(k *Kind) layout {
 // newKind returns the kind of schema s (normalized) in store st (nil for
 // a design).
 func newKind(st *Store, s Schema) *Kind {
-	k := &Kind{st: st, s: s}
+	k := &Kind{st: st, s: s, admitting: new([admitStripes]sync.Mutex), dir: new(seriesDir)}
 	k.lay = newLayout(k)
 	return k
 }

@@ -37,6 +37,7 @@ type MetricPoint struct {
 // day after now. limit, if positive, bounds the points returned (the
 // earliest ones).
 func (k *Kind) MetricRange(ctx context.Context, field string, from, to time.Time, limit int) ([]MetricPoint, error) {
+	k = k.current()
 	if !k.s.MetricIndex {
 		return nil, fmt.Errorf("%w: %s", ErrNoIndex, k.s.Name)
 	}

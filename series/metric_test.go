@@ -41,10 +41,10 @@ func TestMetricIndex_Projection(t *testing.T) {
 			t.Fatalf("projected %v, want %v", got, want)
 		}
 		r := Reading{Time: t0, Values: []float64{1.5}, Tags: []string{"t"}}
-		if err := st.Kind("A").WriteSync(ctx, "a1", r); err != nil {
+		if err := mustKind(t, st, "A").WriteSync(ctx, "a1", r); err != nil {
 			t.Fatal(err)
 		}
-		pts, err := st.Kind("A").MetricRange(ctx, "x", t0, t0.Add(time.Hour), 0)
+		pts, err := mustKind(t, st, "A").MetricRange(ctx, "x", t0, t0.Add(time.Hour), 0)
 		if err != nil || len(pts) != 1 || pts[0].Value != 1.5 {
 			t.Fatalf("MetricRange: %v, %v", pts, err)
 		}
@@ -60,14 +60,14 @@ func TestMetricIndex_Projection(t *testing.T) {
 		if err := st2.EnsureTable(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if err := st2.Kind("C").WriteSync(ctx, "c1", Reading{Time: t0, Values: []float64{2.5}}); err != nil {
+		if err := mustKind(t, st2, "C").WriteSync(ctx, "c1", Reading{Time: t0, Values: []float64{2.5}}); err != nil {
 			t.Fatal(err)
 		}
-		pts, err = st2.Kind("C").MetricRange(ctx, "z", t0, t0.Add(time.Hour), 0)
+		pts, err = mustKind(t, st2, "C").MetricRange(ctx, "z", t0, t0.Add(time.Hour), 0)
 		if err != nil || len(pts) != 1 || pts[0].Value != 2.5 {
 			t.Fatalf("MetricRange of a chunk kind added later: %v, %v", pts, err)
 		}
-		_, err = st2.Kind("B").MetricRange(ctx, "y", t0, t0.Add(time.Hour), 0)
+		_, err = mustKind(t, st2, "B").MetricRange(ctx, "y", t0, t0.Add(time.Hour), 0)
 		if err == nil || !strings.Contains(err.Error(), "does not project") {
 			t.Fatalf("MetricRange of a field the index does not project: %v", err)
 		}

@@ -327,7 +327,7 @@ func TestModelKillChild(t *testing.T) {
 	}
 	fmt.Println("ready")
 	for i, c := range plan.Calls {
-		k := st.Kind(c.Kind)
+		k := mustKind(t, st, c.Kind)
 		var err error
 		switch c.Method {
 		case "Write":

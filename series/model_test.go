@@ -393,7 +393,7 @@ func (w *modelWorld) reopen() {
 	w.open()
 }
 
-func (w *modelWorld) kind(k *mkind) *Kind { return w.st.Kind(k.name) }
+func (w *modelWorld) kind(k *mkind) *Kind { return mustKind(w.t, w.st, k.name) }
 
 // run runs the phases: operations, then checks.
 func (w *modelWorld) run() {

@@ -179,6 +179,7 @@ type ref struct {
 // kind's DuplicateRule, in write order. Readings are read lazily, a
 // backend page at a time. Expired readings are never returned.
 func (k *Kind) Iter(ctx context.Context, id string, q Query) *Iter {
+	k = k.current()
 	var pending []rec
 	if validID(id) {
 		pending = k.st.buf.pending(k, id)
@@ -545,6 +546,7 @@ func (it *Iter) Close() error {
 // filtered page never skips a reading, and flushes and compactions
 // between pages neither skip nor repeat one.
 func (k *Kind) Range(ctx context.Context, id string, q Query) (*Page, error) {
+	k = k.current()
 	it := k.Iter(ctx, id, q)
 	defer it.Close()
 	p := &Page{}
@@ -585,6 +587,7 @@ func (k *Kind) Range(ctx context.Context, id string, q Query) (*Page, error) {
 // All returns the readings of series id that q selects, at most q.Limit
 // if set, as an iter.Seq2. An error ends the sequence as its last pair.
 func (k *Kind) All(ctx context.Context, id string, q Query) iter.Seq2[Reading, error] {
+	k = k.current()
 	return func(yield func(Reading, error) bool) {
 		it := k.Iter(ctx, id, q)
 		defer it.Close()

@@ -40,7 +40,7 @@ func TestRange_Layouts(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(72 * time.Hour))
 				st := openStore(t, b.open(t, clk), testOptions(t, clk), sensorSchema(l))
-				k := st.Kind("SENSOR")
+				k := mustKind(t, st, "SENSOR")
 				rs := sensorReadings(t0.Add(-30*time.Minute), 7*time.Minute, 300) // ~35 hours, over 3 days
 				// Two writes, the second one out of order, as a client may.
 				if err := k.WriteSync(ctx, "s1", rs[150:]...); err != nil {
@@ -225,7 +225,7 @@ func TestRange_DayPageOneAllocation(t *testing.T) {
 		now := t0.Add(25 * time.Hour)
 		clk := newClock(now)
 		st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "S", Fields: []string{"v"}, NoRollups: true})
-		k := st.Kind("S")
+		k := mustKind(t, st, "S")
 		rs := walkDay(10)
 		putFlushes(t, k, "s", rs, 300)
 		q := Query{From: t0, To: t0.Add(24 * time.Hour)}

@@ -46,7 +46,7 @@ func TestReadUnits_ShortReads(t *testing.T) {
 		now := t0.Add(23*time.Hour + 30*time.Minute)
 		clk := newClock(now)
 		st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "S", Fields: []string{"v"}, NoRollups: true})
-		k := st.Kind("S")
+		k := mustKind(t, st, "S")
 		all := walkDay(10)
 		rs := all[:int(now.Sub(t0)/time.Second)]
 		putFlushes(t, k, "s", rs, 300)
@@ -126,7 +126,7 @@ func TestCompact_PausedIterDayPiece(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(25 * time.Hour))
 				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "S", Fields: []string{"v"}, NoRollups: true})
-				k := st.Kind("S")
+				k := mustKind(t, st, "S")
 				var rs []Reading
 				for i, r := range walkDay(10) {
 					if i%60 == 0 {

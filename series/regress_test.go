@@ -418,7 +418,7 @@ func TestRange_PagesMergingStreams(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(time.Hour))
 				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "P", Fields: []string{"v"}, Layout: l})
-				k := st.Kind("P")
+				k := mustKind(t, st, "P")
 				var want []Reading
 				for i := 0; i < 10; i++ {
 					want = append(want, Reading{Time: t0.Add(time.Duration(i) * time.Minute), Values: []float64{float64(i)}})
@@ -462,7 +462,7 @@ func TestRange_PagesMergingStreams(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(time.Hour))
 				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "P", Fields: []string{"v"}, Layout: l, Shards: 2})
-				k := st.Kind("P")
+				k := mustKind(t, st, "P")
 				for i := 0; i < 12; i++ {
 					for _, id := range []string{"x", "y"} {
 						r := Reading{Time: t0.Add(time.Duration(i) * time.Minute), Values: []float64{float64(i)}}
@@ -505,7 +505,7 @@ func TestRange_CursorAcrossFlush_Chunks(t *testing.T) {
 		setup := func(t *testing.T, sync bool) (*Store, *Kind, *clock, []Reading) {
 			clk := newClock(t0.Add(11 * time.Hour))
 			st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "C", Fields: []string{"v"}})
-			k := st.Kind("C")
+			k := mustKind(t, st, "C")
 			var want []Reading
 			for _, m := range mins {
 				r := Reading{Time: t0.Add(at(10, m)), Values: []float64{float64(m)}}
@@ -627,7 +627,7 @@ func testCursorSurvives(t *testing.T, b backend, rule DuplicateRule, l Layout, s
 	api := b.open(t, clk)
 	opts := testOptions(t, clk)
 	st := openStore(t, api, opts, sc)
-	k := st.Kind("K")
+	k := mustKind(t, st, "K")
 	m := newModel(rule, sc)
 	r := func(d time.Duration, v float64) Reading { return Reading{Time: t0.Add(d), Values: []float64{v}} }
 	m.apply(t, ctx, k.WriteSync, "s", r(at(10, 1), 1), r(at(10, 2), 2), r(at(10, 3), 3))
@@ -653,7 +653,7 @@ func testCursorSurvives(t *testing.T, b backend, rule DuplicateRule, l Layout, s
 			}
 			clk.Advance(time.Minute)
 			st = reopen(t, api, opts, sc)
-			k = st.Kind("K")
+			k = mustKind(t, st, "K")
 			return nil
 		}},
 	}
@@ -702,7 +702,7 @@ func TestIter_AcrossFlushAndCompact(t *testing.T) {
 						clk := newClock(t0.Add(at(13, 0)))
 						sc := withRule(Schema{Name: "I", Fields: []string{"v"}, Layout: l, Shards: 2}, rule)
 						st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-						k := st.Kind("I")
+						k := mustKind(t, st, "I")
 						m := newModel(rule, sc)
 						var stored []Reading
 						for h := 10; h < 12; h++ {
@@ -880,7 +880,7 @@ func TestLatest_NeverStale(t *testing.T) {
 				api := newRaceLatest(b.open(t, clk))
 				st := openStore(t, api, opts, Schema{Name: "L", Fields: []string{"v"}, Layout: l})
 				api.st.Store(st)
-				k := st.Kind("L")
+				k := mustKind(t, st, "L")
 				// The writer hands the reader each acknowledged value and
 				// waits for its read: a read never overlaps a Write, and
 				// the background flush of the reading runs as it reads.
@@ -964,7 +964,7 @@ func TestDuplicates_TieOrderStable(t *testing.T) {
 			clk := newClock(t0.Add(12 * time.Hour))
 			sc := withRule(Schema{Name: "T", Fields: []string{"v"}}, KeepAll)
 			st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-			k := st.Kind("T")
+			k := mustKind(t, st, "T")
 			// y and bb are flushed in one chunk, a is written before bb.
 			y := Reading{Time: t0.Add(at(10, 10)), Values: []float64{9}}
 			a := Reading{Time: t0.Add(at(10, 30)), Values: []float64{1}}
@@ -1017,7 +1017,7 @@ func TestDuplicates_TieOrderStable(t *testing.T) {
 				clk := newClock(t0.Add(12 * time.Hour))
 				sc := withRule(Schema{Name: "T", Fields: []string{"v"}, Shards: 2}, rule)
 				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-				k := st.Kind("T")
+				k := mustKind(t, st, "T")
 				m := newModel(rule, sc)
 				// 40 instants, each written twice in a row, every other
 				// pair after a write to another series: whether shards
@@ -1075,7 +1075,7 @@ func TestDuplicates_TieOrderStable(t *testing.T) {
 							clk.Advance(time.Minute)
 							st = reopen(t, api, opts, sc)
 						}
-						k := st.Kind("T")
+						k := mustKind(t, st, "T")
 						w := k.WriteSync
 						if i%2 == 1 {
 							w = k.Write // flushed by Close
@@ -1117,7 +1117,7 @@ func TestBuckets_FirstLastOfTies(t *testing.T) {
 				clk := newClock(t0.Add(25 * time.Hour))
 				sc := withRule(Schema{Name: "B", Fields: []string{"v"}, Layout: Buckets, BucketPeriod: keys.Hour, Shards: 2}, rule)
 				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-				k := st.Kind("B")
+				k := mustKind(t, st, "B")
 				m := newModel(rule, sc)
 				// Each hour of a day: a pair of readings at its first
 				// instant and a pair at its last, each reading its own
@@ -1172,7 +1172,7 @@ func TestNegativeZero(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(12 * time.Hour))
 				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "Z", Fields: []string{"v", "w"}, Layout: l})
-				k := st.Kind("Z")
+				k := mustKind(t, st, "Z")
 				if err := k.WriteSync(ctx, "s", Reading{Time: t0.Add(at(10, 0)), Values: []float64{negz, 1}}); err != nil {
 					t.Fatal(err)
 				}
@@ -1249,7 +1249,7 @@ func TestNegativeZero(t *testing.T) {
 			clk := newClock(t0.Add(12 * time.Hour))
 			sc := withRule(Schema{Name: "Z", Fields: []string{"v"}}, RejectDifferent)
 			st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-			k := st.Kind("Z")
+			k := mustKind(t, st, "Z")
 			for i, c := range []struct {
 				first, second float64
 				fn            writeFn
@@ -1287,7 +1287,7 @@ func TestAggregate_TierIsTheTierRead(t *testing.T) {
 		clk := newClock(t0.Add(12 * time.Hour))
 		sc := Schema{Name: "A", Fields: []string{"v"}}
 		st := openStore(t, b.open(t, clk), testOptions(t, clk), sc, Schema{Name: "D", Fields: []string{"v"}, Rollups: []keys.Granularity{keys.Day}})
-		k := st.Kind("A")
+		k := mustKind(t, st, "A")
 		var rs []Reading
 		for i := 0; i < 20; i++ {
 			rs = append(rs, Reading{Time: t0.Add(time.Duration(i) * 37 * time.Minute), Values: []float64{float64(i % 7)}})
@@ -1322,7 +1322,7 @@ func TestAggregate_TierIsTheTierRead(t *testing.T) {
 		if _, err := k.Aggregate(ctx, "s", AggregateQuery{From: t0, To: t0.Add(48 * time.Hour), Step: 24 * time.Hour, Tier: Monthly}); err == nil {
 			t.Error("Tier Monthly, Step 24h: no error")
 		}
-		if _, err := st.Kind("D").Aggregate(ctx, "s", AggregateQuery{From: t0, To: t0.Add(48 * time.Hour), Step: 24 * time.Hour, Tier: Hourly}); err == nil {
+		if _, err := mustKind(t, st, "D").Aggregate(ctx, "s", AggregateQuery{From: t0, To: t0.Add(48 * time.Hour), Step: 24 * time.Hour, Tier: Hourly}); err == nil {
 			t.Error("Tier Hourly of a kind that keeps no hourly rollups: no error")
 		}
 	})
@@ -1338,7 +1338,7 @@ func TestBounds_ZeroUpperBound(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(at(1, 0)))
 				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "U", Fields: []string{"v"}, Layout: l})
-				k := st.Kind("U")
+				k := mustKind(t, st, "U")
 				past := Reading{Time: t0.Add(at(0, 30)), Values: []float64{1}}
 				future := Reading{Time: t0.Add(72*time.Hour + at(1, 0)), Values: []float64{2}} // 3 days after the clock
 				// Buffered, 2 years after (10 days for DayPartitioned, which
@@ -1425,7 +1425,7 @@ func TestBounds_SubMillisecond(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(at(12, 0)))
 				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "M", Fields: []string{"v"}, Layout: l})
-				k := st.Kind("M")
+				k := mustKind(t, st, "M")
 				tm := t0.Add(at(10, 0))
 				rs := []Reading{
 					{Time: tm.Add(-time.Millisecond), Values: []float64{1}},
@@ -1482,7 +1482,7 @@ func TestRange_LimitIsTotal(t *testing.T) {
 					ctx := context.Background()
 					clk := newClock(t0.Add(at(12, 0)))
 					st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "N", Fields: []string{"v"}, Layout: l, Shards: shards})
-					k := st.Kind("N")
+					k := mustKind(t, st, "N")
 					var rs []Reading
 					for i := 0; i < 10; i++ {
 						rs = append(rs, Reading{Time: t0.Add(at(10, i)), Values: []float64{float64(i)}})
@@ -1651,7 +1651,7 @@ func testRule(t *testing.T, b backend, rule DuplicateRule, l Layout, shards int)
 	api := b.open(t, clk)
 	opts := testOptions(t, clk)
 	st := openStore(t, api, opts, sc)
-	k := st.Kind("RG")
+	k := mustKind(t, st, "RG")
 	m := newModel(rule, sc)
 	pages := !onDynamo(b)
 	// Stored, then buffered over it.
@@ -1690,7 +1690,7 @@ func testRule(t *testing.T, b backend, rule DuplicateRule, l Layout, shards int)
 	}
 	clk.Advance(time.Minute)
 	st = reopen(t, api, opts, sc)
-	k = st.Kind("RG")
+	k = mustKind(t, st, "RG")
 	checkReads(t, ctx, k, "s", m.want(), "reopened", readsOpts{})
 	m.apply(t, ctx, k.Write, "s", rd(at(10, 5), 50, "a"))
 	m.apply(t, ctx, k.WriteSync, "s", rd(at(11, 30), 13, "a"))
@@ -1734,7 +1734,7 @@ func TestDuplicates_RejectDifferent(t *testing.T) {
 				clk := newClock(t0.Add(at(12, 0)))
 				sc := rgSchema(l, 1, RejectDifferent)
 				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-				k := st.Kind("RG")
+				k := mustKind(t, st, "RG")
 				stored := rd(at(10, 0), 1, "a")
 				buffered := rd(at(10, 10), 2, "a")
 				if err := k.WriteSync(ctx, "s", stored); err != nil {
@@ -1817,7 +1817,7 @@ func TestDuplicates_ConcurrentWrites(t *testing.T) {
 						clk := newClock(t0.Add(at(12, 0)))
 						sc := withRule(Schema{Name: "W", Fields: []string{"v"}, Layout: l}, rule)
 						st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-						k := st.Kind("W")
+						k := mustKind(t, st, "W")
 						k.WriteSync(ctx, "s", Reading{Time: t0.Add(at(9, 0)), Values: []float64{-1}})
 						var wg sync.WaitGroup
 						start := make(chan struct{})
@@ -1917,7 +1917,7 @@ func TestDuplicates_AcrossCrashReplay(t *testing.T) {
 					opts := testOptions(t, clk)
 					opts.WALDir = t.TempDir()
 					st := openStore(t, api, opts, sc)
-					k := st.Kind("R")
+					k := mustKind(t, st, "R")
 					m := newModel(rule, sc)
 					r := func(d time.Duration, v float64) Reading { return Reading{Time: t0.Add(d), Values: []float64{v}} }
 					m.apply(t, ctx, k.WriteSync, "s", r(at(10, 1), 1), r(at(10, 3), 3))
@@ -1926,7 +1926,7 @@ func TestDuplicates_AcrossCrashReplay(t *testing.T) {
 					st.closeOnce.Do(func() { close(st.stop); st.bg.Wait(); st.closed.Store(true); st.wal.Close() })
 					clk.Advance(time.Minute)
 					st2 := reopen(t, api, opts, sc)
-					k = st2.Kind("R")
+					k = mustKind(t, st2, "R")
 					checkReads(t, ctx, k, "s", m.want(), "replayed", readsOpts{buffered: true})
 					m.apply(t, ctx, k.Write, "s", r(at(10, 2), 20))
 					m.apply(t, ctx, k.WriteSync, "s", r(at(10, 1), 10), r(at(10, 3), 300))

@@ -19,7 +19,7 @@ func TestRetention_ReadsNeverReturnExpired(t *testing.T) {
 				sc := sensorSchema(l)
 				sc.Retention = Retention{Raw: 2 * time.Hour, Hourly: 5 * time.Hour, Daily: 48 * time.Hour}
 				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-				k := st.Kind("SENSOR")
+				k := mustKind(t, st, "SENSOR")
 				// Too old already.
 				if err := k.WriteSync(ctx, "s1", Reading{Time: t0, Values: []float64{1, 1}}); !errors.Is(err, ErrExpired) {
 					t.Fatalf("writing an expired reading: %v", err)

@@ -229,8 +229,9 @@ func (k *Kind) markersIn(ctx context.Context, pk, id string) ([]marker, error) {
 // processes, is harmless. It returns the errors of the periods it could not
 // compute (they stay marked and are retried by the next pass).
 func (s *Store) Rollup(ctx context.Context) error {
+	defer s.stats.rollups.Add(1)
 	var errs []error
-	for _, k := range s.order {
+	for _, k := range s.Kinds() {
 		if k.finest() != 0 {
 			if err := k.rollupPass(ctx); err != nil {
 				errs = append(errs, err)
@@ -359,6 +360,7 @@ func (k *Kind) recompute(ctx context.Context, id string, g keys.Granularity, sta
 // to has no bound. Periods that have not ended LateWindow ago are left
 // to the rollup pass. It is idempotent.
 func (k *Kind) Recompute(ctx context.Context, id string, from, to time.Time) error {
+	k = k.current()
 	if !validID(id) {
 		return fmt.Errorf("%w: %q", ErrInvalidID, id)
 	}
@@ -398,6 +400,7 @@ func (k *Kind) Recompute(ctx context.Context, id string, from, to time.Time) err
 // LateWindow of their end, or waiting for the next pass) are missing or
 // stale; Aggregate fills those in from finer data.
 func (k *Kind) Rollups(ctx context.Context, id string, t Tier, from, to time.Time) ([]Period, error) {
+	k = k.current()
 	if !validID(id) {
 		return nil, fmt.Errorf("%w: %q", ErrInvalidID, id)
 	}

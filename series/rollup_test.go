@@ -106,7 +106,7 @@ func TestRollup_Idempotent(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(30 * time.Hour))
 				st := openStore(t, b.open(t, clk), testOptions(t, clk), sensorSchema(l))
-				k := st.Kind("SENSOR")
+				k := mustKind(t, st, "SENSOR")
 				rs := sensorReadings(t0.Add(-2*time.Hour), 7*time.Minute, 240) // to t0+26h
 				if err := k.WriteSync(ctx, "s1", rs...); err != nil {
 					t.Fatal(err)
@@ -220,7 +220,7 @@ func TestAggregate_StepFromRangeLength(t *testing.T) {
 	sc := sensorSchema(Chunks)
 	sc.Retention = Retention{Raw: Forever, Hourly: Forever, Daily: Forever}
 	st := openStore(t, openEngine(t, clk), testOptions(t, clk), sc)
-	k := st.Kind("SENSOR")
+	k := mustKind(t, st, "SENSOR")
 	rs := sensorReadings(t0, 6*time.Hour, 4*365) // two years
 	if err := k.WriteSync(ctx, "s1", rs...); err != nil {
 		t.Fatal(err)

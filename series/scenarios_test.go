@@ -68,7 +68,10 @@ func scenarioSensors(ctx context.Context, e *scenarioEnv) error {
 		return err
 	}
 	defer st.Close()
-	sensors := st.Kind("SENSOR")
+	sensors, err := st.Kind("SENSOR")
+	if err != nil {
+		return err
+	}
 
 	// One reading a minute from 10:00 to 15:59, through the write buffer.
 	for i := 0; i < 6*60; i++ {
@@ -129,7 +132,10 @@ func scenarioLogs(ctx context.Context, e *scenarioEnv) error {
 		return err
 	}
 	defer st.Close()
-	logs := st.Kind("SERVICE")
+	logs, err := st.Kind("SERVICE")
+	if err != nil {
+		return err
+	}
 	entries := []struct {
 		ago        time.Duration
 		level, msg string
@@ -175,7 +181,10 @@ func scenarioActivity(ctx context.Context, e *scenarioEnv) error {
 		return err
 	}
 	defer st.Close()
-	users := st.Kind("USER")
+	users, err := st.Kind("USER")
+	if err != nil {
+		return err
+	}
 	acts := []struct {
 		daysAgo float64
 		typ     string
@@ -228,7 +237,10 @@ func scenarioTransactions(ctx context.Context, e *scenarioEnv) error {
 		return err
 	}
 	defer st.Close()
-	acct := st.Kind("ACCOUNT")
+	acct, err := st.Kind("ACCOUNT")
+	if err != nil {
+		return err
+	}
 	txns := []struct {
 		day    int
 		hour   int
@@ -296,7 +308,10 @@ func scenarioCalendar(ctx context.Context, e *scenarioEnv) error {
 		return err
 	}
 	defer st.Close()
-	cal := st.Kind("CALENDAR")
+	cal, err := st.Kind("CALENDAR")
+	if err != nil {
+		return err
+	}
 	events := []struct {
 		day     int
 		at      string
@@ -348,7 +363,10 @@ func scenarioHeartRate(ctx context.Context, e *scenarioEnv) error {
 		return err
 	}
 	defer st.Close()
-	hr := st.Kind("EMPLOYEE")
+	hr, err := st.Kind("EMPLOYEE")
+	if err != nil {
+		return err
+	}
 	data := map[string][][]float64{
 		"67890": {{72, 75, 70}, {71, 74, 73}},
 		"12345": {{65, 67, 66}},
@@ -392,7 +410,10 @@ func scenarioFleet(ctx context.Context, e *scenarioEnv) error {
 		return err
 	}
 	defer st.Close()
-	devices := st.Kind("DEVICE")
+	devices, err := st.Kind("DEVICE")
+	if err != nil {
+		return err
+	}
 	ids := make([]string, 500)
 	for i := range ids {
 		ids[i] = fmt.Sprintf("device-%03d", i)

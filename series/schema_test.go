@@ -50,7 +50,7 @@ func TestWrite_InvalidReadings(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock(t0)
 	st := openStore(t, openEngine(t, clk), testOptions(t, clk), sensorSchema(Chunks))
-	k := st.Kind("SENSOR")
+	k := mustKind(t, st, "SENSOR")
 	cases := []struct {
 		id   string
 		r    Reading
@@ -92,7 +92,7 @@ func TestValues_AnyFloat64(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(3 * time.Hour))
 				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "V", Fields: []string{"v"}, Layout: l})
-				k := st.Kind("V")
+				k := mustKind(t, st, "V")
 				var rs []Reading
 				for i, v := range vals {
 					rs = append(rs, Reading{Time: t0.Add(time.Duration(i) * time.Minute), Values: []float64{v}})

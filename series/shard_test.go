@@ -20,7 +20,7 @@ func TestShards_ScatterGather(t *testing.T) {
 				sc := sensorSchema(l)
 				sc.Shards = 4
 				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-				k := st.Kind("SENSOR")
+				k := mustKind(t, st, "SENSOR")
 				rs := sensorReadings(t0, 3*time.Minute, 400) // 20 hours
 				// Through the buffer, in four flushes, and directly.
 				for i := 0; i < 300; i += 75 {
@@ -111,7 +111,7 @@ func TestMetricIndex_AllSeriesOneField(t *testing.T) {
 				if err := st.EnsureTable(ctx); err != nil {
 					t.Fatal(err)
 				}
-				k := st.Kind("SENSOR")
+				k := mustKind(t, st, "SENSOR")
 				var want []MetricPoint
 				for d := 0; d < 5; d++ {
 					id := fmt.Sprintf("dev-%d", d)
@@ -143,7 +143,7 @@ func TestMetricIndex_AllSeriesOneField(t *testing.T) {
 						t.Fatalf("point %d: %+v, want %+v", i, got[i], want[i])
 					}
 				}
-				if _, err := plain.Kind("OTHER").MetricRange(ctx, "x", t0, t0.Add(time.Hour), 0); err == nil {
+				if _, err := mustKind(t, plain, "OTHER").MetricRange(ctx, "x", t0, t0.Add(time.Hour), 0); err == nil {
 					t.Error("MetricRange on a kind without the index")
 				}
 			})

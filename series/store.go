@@ -110,14 +110,21 @@ type Options struct {
 }
 
 // Store is a time-series store over one table. Each registered Schema is a
-// Kind of series. A Store is safe for concurrent use.
+// Kind of series: those given to Open and those stored in the table
+// (Define, Change). A Store is safe for concurrent use.
 type Store struct {
-	tbl   *table.Table
-	opts  Options
-	now   func() time.Time
-	log   *slog.Logger
-	kinds map[string]*Kind
-	order []*Kind
+	tbl  *table.Table
+	opts Options
+	now  func() time.Time
+	log  *slog.Logger
+
+	kinds    atomic.Pointer[kindSet]
+	defineMu sync.Mutex // one Define or Change at a time
+
+	// tableMissing is set while the table is known not to exist (see
+	// tablewatch.go).
+	tableMissing atomic.Bool
+	stats        storeStats
 
 	// seq is the next sequence number (see nextSeqs); seqSalt is this
 	// Store's random offset within a millisecond of the clock.
@@ -145,11 +152,16 @@ type Store struct {
 	closeErr  error
 }
 
-// Open returns a Store over api, with one Kind per schema. With
-// Options.WALDir it opens the write-ahead log there and queues the readings
-// a crash left unflushed; they are written to the table by the next flush
-// (so Open needs no table; call EnsureTable to create it). The caller
-// closes the Store.
+// Open returns a Store over api, with one Kind per schema given and one
+// per schema stored in the table (by Define and Change). A schema given
+// that differs from the stored one of its name by changes Change allows
+// is applied (and stored); one that differs otherwise makes Open fail
+// with ErrSchemaChange. With Options.WALDir it opens the write-ahead log
+// there and queues the readings a crash left unflushed, with the kinds'
+// schemas as they are now; they are written to the table by the next
+// flush. Open needs no table: on a missing one it has no stored schemas,
+// and writes fail with ErrTableNotFound until EnsureTable creates it. The
+// caller closes the Store.
 func Open(ctx context.Context, api timetable.API, o *Options, schemas ...Schema) (*Store, error) {
 	var opts Options
 	if o != nil {
@@ -182,36 +194,42 @@ func Open(ctx context.Context, api timetable.API, o *Options, schemas ...Schema)
 	if opts.CompactGrace <= 0 {
 		opts.CompactGrace = 10 * time.Minute
 	}
-	s := &Store{opts: opts, now: opts.Now, log: opts.Logger, kinds: map[string]*Kind{}, stop: make(chan struct{})}
+	s := &Store{opts: opts, now: opts.Now, log: opts.Logger, stop: make(chan struct{})}
 	if s.now == nil {
 		s.now = time.Now
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	metric := false
-	for _, sc := range schemas {
-		n, err := sc.normalize()
-		if err != nil {
-			return nil, err
-		}
-		if s.kinds[n.Name] != nil {
-			return nil, fmt.Errorf("%w: kind %q registered twice", ErrInvalidSchema, n.Name)
-		}
-		k := newKind(s, n)
-		s.kinds[n.Name] = k
-		s.order = append(s.order, k)
-		metric = metric || n.MetricIndex
+	given, err := normalizeAll(schemas)
+	if err != nil {
+		return nil, err
 	}
-	ts := table.Schema{Name: opts.Table, HashKey: attrPK, RangeKey: attrSK}
-	if metric {
-		ts.Indexes = []table.Index{{Name: metricIndex, HashKey: attrMPK, RangeKey: attrMSK, Include: metricProjection(s.order)}}
+	if api == nil {
+		return nil, errors.New("series: Open needs an API")
 	}
-	tbl, err := table.New(api, ts, opts.TableOptions)
+	if w, ok := api.(*watchedAPI); ok {
+		api = w.API // another Store's
+	}
+	// The table client always knows the metric index, which a kind
+	// defined later may need; EnsureTable creates it only for kinds that
+	// ask for it.
+	ts := table.Schema{Name: opts.Table, HashKey: attrPK, RangeKey: attrSK,
+		Indexes: []table.Index{{Name: metricIndex, HashKey: attrMPK, RangeKey: attrMSK}}}
+	tbl, err := table.New(&watchedAPI{API: api, missing: &s.tableMissing}, ts, opts.TableOptions)
 	if err != nil {
 		return nil, err
 	}
 	s.tbl = tbl
+	changed, err := s.openKinds(ctx, given)
+	if err != nil {
+		return nil, err
+	}
+	for _, sc := range changed {
+		if err := s.putSchema(ctx, sc, table.Cond{}); err != nil {
+			return nil, err
+		}
+	}
 	var rb [8]byte
 	if _, err := rand.Read(rb[:]); err != nil {
 		return nil, fmt.Errorf("series: cannot seed sequence numbers: %w", err)
@@ -233,12 +251,6 @@ func Open(ctx context.Context, api timetable.API, o *Options, schemas ...Schema)
 	s.startBackground()
 	return s, nil
 }
-
-// Kind returns the kind registered under name, or nil.
-func (s *Store) Kind(name string) *Kind { return s.kinds[name] }
-
-// Kinds returns the registered kinds in the order of Open's schemas.
-func (s *Store) Kinds() []*Kind { return append([]*Kind(nil), s.order...) }
 
 // Table returns the table client, for its Stats of consumed units.
 func (s *Store) Table() *table.Table { return s.tbl }

@@ -273,7 +273,10 @@ func ingestTimetable(ctx context.Context, cfg ingestConfig) (ingestResult, error
 	if err := st.EnsureTable(ctx); err != nil {
 		return ingestResult{}, err
 	}
-	k := st.Kind("SENSOR")
+	k, err := st.Kind("SENSOR")
+	if err != nil {
+		return ingestResult{}, err
+	}
 	walks := make([]*walk, cfg.IDs)
 	ids := make([]string, cfg.IDs)
 	for i := range walks {

@@ -88,7 +88,10 @@ func runLayoutIngest(ctx context.Context, e *env, layout series.Layout, cfg inge
 		return layoutIngest{}, err
 	}
 	st.Table().ResetStats()
-	k := st.Kind("SENSOR")
+	k, err := st.Kind("SENSOR")
+	if err != nil {
+		return layoutIngest{}, err
+	}
 	walks := make([]*walk, cfg.IDs)
 	for i := range walks {
 		walks[i] = newWalk(uint64(i), len(ingestFields))
@@ -289,7 +292,10 @@ func runHz(ctx context.Context, e *env, layout series.Layout, points, flushEvery
 	if err := st.EnsureTable(ctx); err != nil {
 		return hzRun{}, err
 	}
-	k := st.Kind("SENSOR")
+	k, err := st.Kind("SENSOR")
+	if err != nil {
+		return hzRun{}, err
+	}
 	day := hzDay()
 	rs := hzReadings(day, points)
 	st.Table().ResetStats()
@@ -393,7 +399,10 @@ func runLatest(ctx context.Context, e *env, ids, calls, manyIDs int) (latestRun,
 	if err := st.EnsureTable(ctx); err != nil {
 		return latestRun{}, err
 	}
-	k := st.Kind("SENSOR")
+	k, err := st.Kind("SENSOR")
+	if err != nil {
+		return latestRun{}, err
+	}
 	start := hzDay()
 	names := make([]string, ids)
 	for i := range ids {
@@ -474,7 +483,10 @@ func sampleWorkload(ctx context.Context, api timetable.API, tableName string, la
 		return table.Stats{}, err
 	}
 	st.Table().ResetStats()
-	k := st.Kind("SENSOR")
+	k, err := st.Kind("SENSOR")
+	if err != nil {
+		return table.Stats{}, err
+	}
 	day := hzDay()
 	if err := writeHz(ctx, st, clk, k, "1", hzReadings(day, points), 60); err != nil {
 		return table.Stats{}, err
