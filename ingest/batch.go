@@ -153,6 +153,17 @@ func (b *builder) str(s []byte) string {
 	return v
 }
 
+// strS is str for a string: it keeps a copy, so that the batch does not
+// hold the larger string s may be part of.
+func (b *builder) strS(s string) string {
+	if v, ok := b.intern[s]; ok {
+		return v
+	}
+	v := strings.Clone(s)
+	b.intern[v] = v
+	return v
+}
+
 // add appends r to series id of kind k, from the input at line. id is
 // only read. It checks the id, the tags and the count.
 func (b *builder) add(k *kind, id []byte, r series.Reading, line int) error {
