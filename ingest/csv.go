@@ -71,7 +71,7 @@ const (
 
 func csvErr(b *builder, br *budgetReader, err error, max int) error {
 	if br.err == errBudget {
-		return &Error{Line: br.line(), Reason: fmt.Sprintf("row longer than %d bytes", max), Err: ErrTooLong}
+		return &Error{Line: br.line(), Reason: fmt.Sprintf("longer than %d bytes", max), Err: ErrTooLong}
 	}
 	if br.err != nil {
 		return fmt.Errorf("ingest: cannot read CSV: %w", br.err)

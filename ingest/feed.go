@@ -50,8 +50,8 @@ func (f *feed) begin() int {
 // end records that the decoder consumed the entry begun.
 func (f *feed) end() { f.inEntry = false }
 
-func (f *feed) tooLong(line int, what string) error {
-	return &Error{Line: line, Reason: fmt.Sprintf("%s longer than %d bytes", what, f.max), Err: ErrTooLong}
+func (f *feed) tooLong(line int) error {
+	return &Error{Line: line, Reason: fmt.Sprintf("longer than %d bytes", f.max), Err: ErrTooLong}
 }
 
 // Read hands out the input, at most one line (through its '\n') per call.
@@ -81,11 +81,11 @@ func (f *feed) Read(p []byte) (int, error) {
 	if f.inEntry {
 		f.entryLen += n
 		if f.entryLen > f.max+1 { // +1: the '\n' does not count
-			f.err = f.tooLong(f.entry, "entry")
+			f.err = f.tooLong(f.entry)
 			return 0, f.err
 		}
 	} else if f.lineLen > f.max+1 {
-		f.err = f.tooLong(f.line, "line")
+		f.err = f.tooLong(f.line)
 		return 0, f.err
 	}
 	f.br.Discard(n)
@@ -110,7 +110,7 @@ func (f *feed) skip() error {
 		case ' ':
 			f.br.Discard(1)
 			if f.lineLen++; f.lineLen > f.max {
-				return f.tooLong(f.line, "line")
+				return f.tooLong(f.line)
 			}
 		case '\n':
 			f.br.Discard(1)
@@ -139,7 +139,7 @@ func (f *feed) dropLine() error {
 		b, err := f.br.ReadSlice('\n')
 		f.lineLen += len(b)
 		if f.lineLen > f.max+1 {
-			return f.tooLong(f.line, "line")
+			return f.tooLong(f.line)
 		}
 		switch err {
 		case nil:

@@ -86,7 +86,7 @@ func JSONLines(r io.Reader, kind string, lookup Lookup, o Options) (*Batch, erro
 	}
 	if err := sc.Err(); err != nil {
 		if errors.Is(err, bufio.ErrTooLong) {
-			return nil, &Error{Line: line + 1, Reason: fmt.Sprintf("line longer than %d bytes", o.maxLine()), Err: ErrTooLong}
+			return nil, &Error{Line: line + 1, Reason: fmt.Sprintf("longer than %d bytes", o.maxLine()), Err: ErrTooLong}
 		}
 		return nil, fmt.Errorf("ingest: cannot read JSON lines: %w", err)
 	}
@@ -113,7 +113,7 @@ func (j *jsonDec) token(line int) (json.Token, error) {
 		return t, nil
 	}
 	if j.cr != nil && j.cr.err == errBudget {
-		return nil, &Error{Line: line, Item: j.b.item, Reason: fmt.Sprintf("reading longer than %d bytes", j.max), Err: ErrTooLong}
+		return nil, &Error{Line: line, Item: j.b.item, Reason: fmt.Sprintf("longer than %d bytes", j.max), Err: ErrTooLong}
 	}
 	if err == io.EOF {
 		return nil, j.b.errf(line, "invalid JSON: unexpected end")
