@@ -66,7 +66,9 @@ func JSONLines(r io.Reader, kind string, lookup Lookup, o Options) (*Batch, erro
 		return nil, err
 	}
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), o.maxLine()+1) // +1: the '\n'
+	// The limit is the larger of the buffer's capacity and the maximum;
+	// +1: the '\n'.
+	sc.Buffer(make([]byte, 0, min(64<<10, o.maxLine()+1)), o.maxLine()+1)
 	jd := &jsonDec{b: b, k: k}
 	line := 0
 	for sc.Scan() {

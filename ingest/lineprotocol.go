@@ -185,14 +185,14 @@ func (e *lpEntry) decode(line int) error {
 					r.Values[i] = 1
 				}
 			default:
-				return b.errf(line, "field %q of kind %s is a number, not a %s", key, k.s.Name, kindName(val.Kind()))
+				return b.errf(line, "field %q of kind %s is a number, not %s", key, k.s.Name, kindName(val.Kind()))
 			}
 			continue
 		}
 		j, ok := k.tags[string(key)]
 		switch {
 		case ok && val.Kind() != lineprotocol.String:
-			return b.errf(line, "field %q is a tag of kind %s: give it as a tag or a string field, not a %s", key, k.s.Name, kindName(val.Kind()))
+			return b.errf(line, "field %q is a tag of kind %s: give it as a tag or a string field, not %s", key, k.s.Name, kindName(val.Kind()))
 		case ok && e.seen[nf+j]:
 			return b.errf(line, "tag %q is given twice", key)
 		case ok:
@@ -300,20 +300,20 @@ func floorDiv(a, b int64) int64 {
 	return q
 }
 
-// kindName names a line-protocol value kind in an error: "string",
-// "float", "integer", "unsigned", "boolean".
+// kindName names a line-protocol value kind in an error: "a string",
+// "a float", "an integer", "an unsigned integer", "a boolean".
 func kindName(k lineprotocol.ValueKind) string {
 	switch k {
 	case lineprotocol.String:
-		return "string"
+		return "a string"
 	case lineprotocol.Float:
-		return "float"
+		return "a float"
 	case lineprotocol.Int:
-		return "integer"
+		return "an integer"
 	case lineprotocol.Uint:
-		return "unsigned"
+		return "an unsigned integer"
 	case lineprotocol.Bool:
-		return "boolean"
+		return "a boolean"
 	}
 	return k.String()
 }

@@ -134,7 +134,7 @@ func TestLineProtocol_Errors(t *testing.T) {
 	f("SENSOR temp=1", Options{}, `line 1: field "temp" is not a field of kind SENSOR`)
 	f("SENSOR note=\"x\"", Options{}, `line 1: string field "note" is not a tag of kind SENSOR`)
 	f("SENSOR temperature=\"hot\"", Options{}, `line 1: field "temperature" of kind SENSOR is a number, not a string`)
-	f("SENSOR location=1i", Options{}, `line 1: field "location" is a tag of kind SENSOR: give it as a tag or a string field, not a integer`)
+	f("SENSOR location=1i", Options{}, `line 1: field "location" is a tag of kind SENSOR: give it as a tag or a string field, not an integer`)
 	f("SENSOR,location=a location=\"b\"", Options{}, `line 1: tag "location" is given twice`)
 	f("SENSOR,a=1,a=2 temperature=1", Options{}, `line 1: tag "a" appears twice`)
 	f("SENSOR temperature=1,temperature=2", Options{}, `line 1: field "temperature" appears twice`)
