@@ -1,0 +1,254 @@
+package ingest
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/timetable-db/timetable/series"
+)
+
+// Batch is what a decoded request holds, grouped by kind then series, in
+// input order. It and every slice and string in it belong to the caller
+// (nothing aliases the input or the decoder's buffers); the readings of
+// one kind share their Values and Tags arrays, each reading's slices
+// capped to its own part, so appending to one never writes over another.
+type Batch struct {
+	// Kinds holds a KindBatch per kind, in order of first appearance.
+	Kinds []KindBatch
+	// Readings is the number of readings in all.
+	Readings int
+}
+
+// KindBatch is the readings of one kind: a series.SeriesReadings per
+// series, in order of first appearance, each series' readings in input
+// order, ready for series.Kind.WriteMany. Each reading has
+// len(Values) == len(Schema.Fields), NaN where the input gave no value,
+// and Tags nil when the input gave no tag of the schema, else
+// len(Tags) == len(Schema.Tags), "" where absent. Times are UTC, truncated
+// to the millisecond as series keeps them.
+type KindBatch struct {
+	Kind   string
+	Series []series.SeriesReadings
+}
+
+const (
+	// minMs and maxMs bound the times series stores: the years 0000-9999.
+	minMs = -62167219200000 // 0000-01-01T00:00:00Z
+	maxMs = 253402300800000 // 10000-01-01T00:00:00Z
+	// maxIDBytes is series' limit on a series id.
+	maxIDBytes = 512
+	// maxTagBytes is series' limit on the tags of a reading (names and
+	// values).
+	maxTagBytes = 256 << 10
+	// slabReadings is the most readings whose values one allocation
+	// holds.
+	slabReadings = 1024
+)
+
+// builder accumulates the readings of one call into a Batch and checks
+// what series would refuse without naming the line: the series id, the
+// tags' size and encoding, the time's range, the count.
+type builder struct {
+	o      *Options
+	lookup Lookup
+	item   string // Error.Item
+	b      Batch
+	kinds  map[string]*kind
+	last   *kind
+	intern map[string]string
+}
+
+// kind is the state of one kind of the batch.
+type kind struct {
+	s      series.Schema
+	i      int            // index in Batch.Kinds
+	fields map[string]int // field name -> index in Values
+	tags   map[string]int // tag name -> index in Tags
+	series map[string]int // series id -> index in KindBatch.Series
+	vals   []float64      // values not yet handed out
+	tagv   []string       // tags not yet handed out
+	nslab  int            // readings of the next slab
+}
+
+func newBuilder(lookup Lookup, o *Options, item string) *builder {
+	if o == nil {
+		o = &Options{}
+	}
+	return &builder{o: o, lookup: lookup, item: item, kinds: map[string]*kind{}, intern: map[string]string{}}
+}
+
+// errf returns an *Error at line.
+func (b *builder) errf(line int, format string, args ...any) *Error {
+	return &Error{Line: line, Item: b.item, Reason: fmt.Sprintf(format, args...)}
+}
+
+// kind returns the state of the named kind, looking its schema up the
+// first time; name is only read.
+func (b *builder) kind(name []byte) (*kind, error) {
+	if b.last != nil && string(name) == b.last.s.Name {
+		return b.last, nil
+	}
+	if k, ok := b.kinds[string(name)]; ok {
+		b.last = k
+		return k, nil
+	}
+	s, err := b.lookup(string(name))
+	if err != nil {
+		return nil, err
+	}
+	k := &kind{s: s, i: len(b.b.Kinds), fields: map[string]int{}, tags: map[string]int{}, series: map[string]int{}, nslab: 16}
+	k.s.Name = string(name)
+	for i, f := range s.Fields {
+		k.fields[f] = i
+	}
+	for i, t := range s.Tags {
+		k.tags[t] = i
+	}
+	b.b.Kinds = append(b.b.Kinds, KindBatch{Kind: k.s.Name})
+	b.kinds[k.s.Name] = k
+	b.last = k
+	return k, nil
+}
+
+// values returns a reading's values, all NaN (absent); nil if the kind
+// has no field.
+func (k *kind) values() []float64 {
+	nf := len(k.s.Fields)
+	if nf == 0 {
+		return nil
+	}
+	if len(k.vals) < nf {
+		k.vals = make([]float64, nf*k.nslab)
+		k.nslab = min(2*k.nslab, slabReadings)
+	}
+	v := k.vals[:nf:nf]
+	k.vals = k.vals[nf:]
+	for i := range v {
+		v[i] = math.NaN()
+	}
+	return v
+}
+
+// newTags returns a reading's tags, all "" (absent).
+func (k *kind) newTags() []string {
+	nt := len(k.s.Tags)
+	if len(k.tagv) < nt {
+		k.tagv = make([]string, nt*k.nslab)
+	}
+	t := k.tagv[:nt:nt]
+	k.tagv = k.tagv[nt:]
+	return t
+}
+
+// str returns s as a string, one copy per distinct value in the batch.
+func (b *builder) str(s []byte) string {
+	if v, ok := b.intern[string(s)]; ok {
+		return v
+	}
+	v := string(s)
+	b.intern[v] = v
+	return v
+}
+
+// strS is str for a string: it keeps a copy, so that the batch does not
+// hold the larger string s may be part of.
+func (b *builder) strS(s string) string {
+	if v, ok := b.intern[s]; ok {
+		return v
+	}
+	v := strings.Clone(s)
+	b.intern[v] = v
+	return v
+}
+
+// add appends r to series id of kind k, from the input at line. id is
+// only read. It checks the id, the tags and the count.
+func (b *builder) add(k *kind, id []byte, r series.Reading, line int) error {
+	if b.o.MaxReadings > 0 && b.b.Readings >= b.o.MaxReadings {
+		e := b.errf(line, "more than %d readings", b.o.MaxReadings)
+		e.Err = ErrTooManyReadings
+		return e
+	}
+	if r.Tags != nil {
+		size := 0
+		for i, t := range r.Tags {
+			if t == "" {
+				continue
+			}
+			if !utf8.ValidString(t) {
+				return b.errf(line, "tag %q: %s is not UTF-8", k.s.Tags[i], clip(t))
+			}
+			size += len(k.s.Tags[i]) + len(t)
+		}
+		if size > maxTagBytes {
+			return b.errf(line, "%d bytes of tags, at most %d", size, maxTagBytes)
+		}
+	}
+	kb := &b.b.Kinds[k.i]
+	i, ok := k.series[string(id)]
+	if !ok {
+		if reason := badID(id); reason != "" {
+			return b.errf(line, "%s", reason)
+		}
+		sid := string(id)
+		i = len(kb.Series)
+		k.series[sid] = i
+		kb.Series = append(kb.Series, series.SeriesReadings{ID: sid})
+	}
+	kb.Series[i].Readings = append(kb.Series[i].Readings, r)
+	b.b.Readings++
+	return nil
+}
+
+// badID says why series refuses id, "" if it takes it.
+func badID(id []byte) string {
+	switch {
+	case len(id) == 0:
+		return "series id is empty"
+	case len(id) > maxIDBytes:
+		return fmt.Sprintf("series id %s is longer than %d bytes", clip(string(id)), maxIDBytes)
+	case !utf8.Valid(id):
+		return fmt.Sprintf("series id %s is not UTF-8", clip(string(id)))
+	case strings.Contains(string(id), "#"):
+		return fmt.Sprintf("series id %s holds '#'", clip(string(id)))
+	}
+	return ""
+}
+
+// clip quotes s for an error message, cut to 64 bytes.
+func clip(s string) string {
+	const n = 64
+	if len(s) <= n {
+		return fmt.Sprintf("%q", s)
+	}
+	return fmt.Sprintf("%q...", s[:n])
+}
+
+// batch returns the batch built.
+func (b *builder) batch() *Batch { return &b.b }
+
+// toMs returns t in UTC truncated to the millisecond, as series keeps it.
+func toMs(t time.Time) time.Time { return time.UnixMilli(t.UnixMilli()).UTC() }
+
+// msTime returns the time of ms milliseconds since the epoch, and
+// whether series can store it (the years 0000-9999).
+func msTime(ms int64) (time.Time, bool) {
+	if ms < minMs || ms >= maxMs {
+		return time.Time{}, false
+	}
+	return time.UnixMilli(ms).UTC(), true
+}
+
+// checkTime returns t truncated to the millisecond in UTC, and whether
+// series can store it.
+func checkTime(t time.Time) (time.Time, bool) {
+	// Compare seconds first: UnixMilli overflows past about 292 million
+	// years.
+	if s := t.Unix(); s < minMs/1000-1 || s > maxMs/1000+1 {
+		return time.Time{}, false
+	}
+	return msTime(t.UnixMilli())
+}

@@ -1,0 +1,107 @@
+package ingest
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/timetable-db/timetable/series"
+)
+
+// Lookup returns the schema of a kind, or an error (unknown kind, such as
+// one wrapping series.ErrUnknownKind). LineProtocol reports the error with
+// the line that named the kind (in Error.Err); JSON, JSONLines and CSV
+// return it as it is. The decoders call it once per kind and request.
+type Lookup func(kind string) (series.Schema, error)
+
+// DefaultMaxLineBytes is the default of Options.MaxLineBytes: 1 MiB.
+const DefaultMaxLineBytes = 1 << 20
+
+// Options tune a decoder. The zero value is valid: every field documents
+// its default.
+type Options struct {
+	// Now is the time of line-protocol readings without a timestamp;
+	// zero means the clock at the start of the call. Like every time the
+	// decoders return, it is truncated to the millisecond.
+	Now time.Time
+	// Precision is the unit of line-protocol timestamps; default
+	// Nanosecond.
+	Precision Precision
+	// MaxReadings refuses a body with more readings (an Error wrapping
+	// ErrTooManyReadings, naming the first line over); 0 means no limit.
+	MaxReadings int
+	// MaxLineBytes is the most bytes of one line (line protocol, JSON
+	// lines, CSV), one line-protocol entry or CSV row spanning lines
+	// (quoted newlines), or one reading of a JSON body; more is an Error
+	// wrapping ErrTooLong. It bounds what a decoder buffers beyond the
+	// readings it returns. Default DefaultMaxLineBytes (1 MiB).
+	MaxLineBytes int
+}
+
+func (o *Options) maxLine() int {
+	if o.MaxLineBytes <= 0 {
+		return DefaultMaxLineBytes
+	}
+	return o.MaxLineBytes
+}
+
+// now returns Options.Now, or the clock, truncated to the millisecond.
+func (o *Options) now() time.Time {
+	t := o.Now
+	if t.IsZero() {
+		t = time.Now()
+	}
+	return toMs(t)
+}
+
+// Precision is the unit of line-protocol timestamps. The zero value is
+// Nanosecond.
+type Precision uint8
+
+const (
+	Nanosecond Precision = iota
+	Microsecond
+	Millisecond
+	Second
+	Minute
+	Hour
+)
+
+// ParsePrecision reads the precision parameter of InfluxDB's write
+// endpoints: "ns" or "n", "us" or "u", "ms", "s", "m", "h"; "" is
+// Nanosecond.
+func ParsePrecision(s string) (Precision, error) {
+	switch s {
+	case "", "ns", "n":
+		return Nanosecond, nil
+	case "us", "u":
+		return Microsecond, nil
+	case "ms":
+		return Millisecond, nil
+	case "s":
+		return Second, nil
+	case "m":
+		return Minute, nil
+	case "h":
+		return Hour, nil
+	}
+	return 0, fmt.Errorf("ingest: unknown precision %q: want ns, us, ms, s, m or h", s)
+}
+
+// String returns "ns", "us", "ms", "s", "m" or "h".
+func (p Precision) String() string {
+	switch p {
+	case Nanosecond:
+		return "ns"
+	case Microsecond:
+		return "us"
+	case Millisecond:
+		return "ms"
+	case Second:
+		return "s"
+	case Minute:
+		return "m"
+	case Hour:
+		return "h"
+	}
+	return fmt.Sprintf("Precision(%d)", uint8(p))
+}
