@@ -118,8 +118,8 @@ func (a *sigAuth) scope() string {
 //	AWS4-HMAC-SHA256 Credential=KEY/YYYYMMDD/REGION/SERVICE/aws4_request, SignedHeaders=a;b, Signature=HEX
 //
 // and returns it, or DynamoDB's IncompleteSignatureException naming what is
-// wrong. hasDate tells whether the request has an X-Amz-Date or Date header,
-// whose absence DynamoDB reports with the missing parameters.
+// wrong. hasDate tells whether the request has an X-Amz-Date header, whose
+// absence DynamoDB reports with the missing parameters.
 func parseSigV4(h string, hasDate bool) (*sigAuth, *wire.Error) {
 	a := &sigAuth{}
 	algorithm, params, _ := strings.Cut(strings.TrimSpace(h), " ")
@@ -184,16 +184,7 @@ func (s *Store) verify(r *http.Request, keys map[string]AccessKey) (string, *wir
 	if h == "" {
 		return "", errMissingToken
 	}
-	amzDate := r.Header.Get("X-Amz-Date")
-	if amzDate == "" {
-		if d := r.Header.Get("Date"); d != "" {
-			if t, err := http.ParseTime(d); err == nil {
-				amzDate = t.UTC().Format(amzDateLayout)
-			} else {
-				amzDate = d // reported as malformed below
-			}
-		}
-	}
+	amzDate := r.Header.Get("X-Amz-Date") // a Date header alone is not accepted
 	a, werr := parseSigV4(h, amzDate != "")
 	if werr != nil {
 		return "", werr
