@@ -14,6 +14,7 @@ require (
 	github.com/cockroachdb/apd/v3 v3.2.3
 	github.com/cockroachdb/pebble/v2 v2.1.7
 	github.com/influxdata/line-protocol/v2 v2.2.1
+	golang.org/x/time v0.16.0
 )
 
 require (

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"github.com/aws/smithy-go"
@@ -32,6 +33,38 @@ func (e *Error) ErrorFault() smithy.ErrorFault {
 		return smithy.FaultServer
 	}
 	return smithy.FaultClient
+}
+
+// WriteError answers a request with DynamoDB's error JSON for err, with the
+// headers every answer of a Handler carries (Content-Type, x-amz-crc32,
+// x-amzn-RequestId) and x-amzn-ErrorType, the error code, which the SDKs
+// read before the body. The status is err's Status for an *Error, 400 for
+// other client faults, 500 for server faults; an error that is not a
+// smithy.APIError is a 500 InternalServerError whose text is not sent. It is
+// for middleware in front of a Handler, such as a signature check, that
+// must answer as DynamoDB does.
+func WriteError(w http.ResponseWriter, err error) {
+	out := getBuf()
+	defer putBuf(out)
+	buf, status := appendError((*out)[:0], err)
+	var ae smithy.APIError
+	code := errInternal.Code
+	if errors.As(err, &ae) && ae.ErrorCode() != "" {
+		code = ae.ErrorCode()
+	}
+	w.Header().Set("X-Amzn-Errortype", code)
+	writeAnswer(w, status, buf)
+	*out = buf[:0]
+}
+
+// TooLarge returns the error for a request body over limit bytes: 413
+// RequestEntityTooLargeException.
+func TooLarge(limit int64) *Error {
+	return &Error{
+		Code:    "RequestEntityTooLargeException",
+		Message: "Request payload size exceeds the limit of " + strconv.FormatInt(limit, 10) + " bytes",
+		Status:  http.StatusRequestEntityTooLarge,
+	}
 }
 
 func serializationError(msg string) *Error {

@@ -139,9 +139,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if status >= 500 {
 			h.log.Error("wire: operation failed", "operation", name, "err", err)
 		}
-		h.write(w, status, e.buf)
+		writeAnswer(w, status, e.buf)
 	} else {
-		h.write(w, http.StatusOK, e.buf)
+		writeAnswer(w, http.StatusOK, e.buf)
 	}
 	*out = e.buf[:0]
 }
@@ -186,25 +186,15 @@ func readBody(body io.Reader, buf []byte, size, limit int64) ([]byte, error) {
 	}
 }
 
-func (h *Handler) fail(w http.ResponseWriter, err error) {
-	out := getBuf()
-	defer putBuf(out)
-	buf, status := appendError((*out)[:0], err)
-	h.write(w, status, buf)
-	*out = buf[:0]
-}
+func (h *Handler) fail(w http.ResponseWriter, err error) { WriteError(w, err) }
 
-func (h *Handler) tooLarge(w http.ResponseWriter) {
-	h.fail(w, &Error{
-		Code:    "RequestEntityTooLargeException",
-		Message: "Request payload size exceeds the limit of " + strconv.FormatInt(h.maxBody, 10) + " bytes",
-		Status:  http.StatusRequestEntityTooLarge,
-	})
-}
+func (h *Handler) tooLarge(w http.ResponseWriter) { h.fail(w, TooLarge(h.maxBody)) }
 
 var contentType = []string{"application/x-amz-json-1.0"}
 
-func (h *Handler) write(w http.ResponseWriter, status int, body []byte) {
+// writeAnswer writes body with DynamoDB's headers: its length, its CRC32
+// and a request id.
+func writeAnswer(w http.ResponseWriter, status int, body []byte) {
 	// One allocation for the three header values and one for their slices.
 	var b [64]byte
 	v := strconv.AppendInt(b[:0], int64(len(body)), 10)

@@ -1,0 +1,150 @@
+package auth
+
+import (
+	"context"
+	"encoding/base32"
+	"encoding/base64"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/timetable-db/timetable/table"
+)
+
+// AccessKey is an access key id and secret for the DynamoDB endpoint,
+// which the AWS SDKs and the AWS CLI sign requests with (SigV4).
+type AccessKey struct {
+	// ID looks like an AWS access key id: 20 upper-case letters and digits
+	// starting "TTAK".
+	ID string
+	// Secret is 40 characters of base64 (240 random bits). It is set only
+	// by CreateAccessKey.
+	Secret string
+	// Name says what the key is for.
+	Name string
+	// Created is when the key was made.
+	Created time.Time
+}
+
+const (
+	accessKeyPrefix = "TTAK"
+	accessKeyBytes  = 10 // 16 characters of base32
+	secretKeyBytes  = 30 // 40 characters of base64
+)
+
+var b32Upper = base32.StdEncoding.WithPadding(base32.NoPadding)
+
+// accessKeyItem is an access key as the auth table stores it.
+type accessKeyItem struct {
+	PK      string `dynamodbav:"pk"`
+	SK      string `dynamodbav:"sk"`
+	Name    string `dynamodbav:"name"`
+	Secret  string `dynamodbav:"secret"`
+	Created int64  `dynamodbav:"created"`
+}
+
+func (it *accessKeyItem) key() AccessKey {
+	return AccessKey{ID: it.SK, Secret: it.Secret, Name: it.Name, Created: fromMillis(it.Created)}
+}
+
+// CreateAccessKey makes an access key for the DynamoDB endpoint and returns
+// it with its secret. The secret is stored as it is in the auth table, as
+// any SigV4 server must hold it to compute signatures: whoever can read the
+// table can use the key. Once a key exists, SigV4 checks every DynamoDB
+// request.
+func (s *Store) CreateAccessKey(ctx context.Context, name string) (AccessKey, error) {
+	if err := checkName(name); err != nil {
+		return AccessKey{}, err
+	}
+	it := accessKeyItem{
+		PK:      pkAccessKey,
+		SK:      accessKeyPrefix + randomString(b32Upper, accessKeyBytes),
+		Name:    name,
+		Secret:  randomString(base64.StdEncoding, secretKeyBytes),
+		Created: millis(s.opts.Now()),
+	}
+	if _, err := s.t.Put(ctx, it, &table.PutOptions{If: table.Attr(attrPK).NotExists()}); err != nil {
+		return AccessKey{}, fmt.Errorf("auth: cannot store access key %q: %w", name, err)
+	}
+	s.forgetKeys()
+	return it.key(), nil
+}
+
+// AccessKeys returns every access key, oldest first, without their
+// secrets.
+func (s *Store) AccessKeys(ctx context.Context) ([]AccessKey, error) {
+	m, err := s.loadKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ks := slices.Collect(maps.Values(m))
+	for i := range ks {
+		ks[i].Secret = ""
+	}
+	slices.SortFunc(ks, func(a, b AccessKey) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return ks, nil
+}
+
+// RevokeAccessKey deletes the access key with the given id, or returns
+// ErrNotFound. SigV4 in this Store refuses the key as soon as
+// RevokeAccessKey returns; other Stores within their CacheTTL.
+func (s *Store) RevokeAccessKey(ctx context.Context, id string) error {
+	old, err := s.t.Delete(ctx, table.K(pkAccessKey, id), nil)
+	s.forgetKeys()
+	if err != nil {
+		return fmt.Errorf("auth: cannot revoke access key %s: %w", id, err)
+	}
+	if old == nil {
+		return fmt.Errorf("auth: access key %s: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// loadKeys reads every access key from the table.
+func (s *Store) loadKeys(ctx context.Context) (map[string]AccessKey, error) {
+	m := map[string]AccessKey{}
+	for item, err := range s.t.QueryAll(ctx, &table.Query{Hash: pkAccessKey, Consistent: true}) {
+		if err != nil {
+			return nil, fmt.Errorf("auth: cannot list access keys: %w", err)
+		}
+		var it accessKeyItem
+		if err := table.Unmarshal(item, &it); err != nil {
+			return nil, fmt.Errorf("auth: cannot decode access key item: %w", err)
+		}
+		m[it.SK] = it.key()
+	}
+	return m, nil
+}
+
+// cachedKeys returns the access keys, read from the table at most once per
+// CacheTTL. The map is shared: not to be modified.
+func (s *Store) cachedKeys(ctx context.Context) (map[string]AccessKey, error) {
+	now := s.opts.Now()
+	s.keysMu.Lock()
+	defer s.keysMu.Unlock()
+	if s.keys != nil && s.fresh(s.keysAt, now) {
+		return s.keys, nil
+	}
+	m, err := s.loadKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.keys, s.keysAt = m, now
+	return m, nil
+}
+
+// forgetKeys drops the cached access keys after a change through this
+// Store. A load in progress holds keysMu, so it finishes first and is
+// dropped too.
+func (s *Store) forgetKeys() {
+	s.keysMu.Lock()
+	s.keys = nil
+	s.keysMu.Unlock()
+}

@@ -1,0 +1,74 @@
+// Package auth authenticates the requests of timetable serve: API tokens
+// for the series API and the InfluxDB endpoints, access keys and SigV4
+// signatures for the DynamoDB endpoint, and per-token rate limits.
+//
+// A Store keeps tokens and access keys in a table of their own
+// (DefaultTable, "timetable_auth", created by Open if missing) on any
+// timetable.API, so the same code runs on the embedded engine and on
+// DynamoDB:
+//
+//	store, err := auth.Open(ctx, api, nil)
+//	secret, tok, err := store.CreateToken(ctx, "sensors", []auth.Scope{auth.ScopeWrite}, []string{"SENSOR"})
+//	...
+//	secret, ok := auth.TokenFromRequest(r)
+//	p, err := store.Authenticate(ctx, secret) // ErrUnauthenticated: 401
+//	if !p.Allows(auth.ScopeWrite, "SENSOR") { ... } // 403
+//
+// # Tokens
+//
+// A token's secret is "tt_<id>_<random>": 80 random bits of id and 256
+// random bits from crypto/rand, in lower-case base32. CreateToken returns
+// it once; the table keeps only its SHA-256. A fast hash is the right one
+// here: slow password hashes (bcrypt, Argon2) make guessing low-entropy
+// passwords costly, but no one can guess 256 random bits, however fast the
+// hash, and a slow hash would cost every request. Authenticate finds the
+// token by its id and compares the hashes in constant time
+// (crypto/subtle).
+//
+// Scopes are read, write and admin; admin implies the other two, write does
+// not imply read. A token may be limited to kinds (Principal.Allows says
+// how a request about no one kind is judged). Tokens are sent as
+// "Authorization: Bearer <token>", "Authorization: Token <token>" (InfluxDB
+// v2 clients), HTTP Basic with the token as password, or the query
+// parameter p (InfluxDB v1); see TokenFromRequest.
+//
+// # Caching and revocation
+//
+// An authenticated token is kept in memory for Options.CacheTTL (10 s by
+// default), so most requests cost no read. RevokeToken takes effect at once
+// in the Store that revoked the token; a Store in another process, which
+// may hold the token in its cache, refuses it within its CacheTTL. A
+// token's LastUsed is written at most once a minute, not once per request.
+// The same holds for access keys: the set of keys is read at most once per
+// CacheTTL.
+//
+// # Access keys and SigV4
+//
+// The DynamoDB endpoint speaks DynamoDB's protocol, whose clients (the AWS
+// SDKs, the AWS CLI) sign requests with an access key id and secret using
+// AWS Signature Version 4. CreateAccessKey makes such a pair: an id of 20
+// upper-case characters starting "TTAK", as AWS's look, and a secret of 40
+// characters. Unlike a token's, an access key's secret is stored as it is
+// in the auth table: SigV4 is an HMAC, and any server that verifies one
+// must hold the key, as AWS itself does. Whoever can read the auth table
+// can use every access key.
+//
+// Store.SigV4 wraps the DynamoDB endpoint (a wire.Handler). While no access
+// key exists it lets every request through, as DynamoDB Local does; once
+// one exists, every request must carry a valid signature, and a failure is
+// answered with DynamoDB's own error (UnrecognizedClientException,
+// InvalidSignatureException, IncompleteSignatureException,
+// MissingAuthenticationTokenException; status 400). The signed request is
+// rebuilt from the request itself (no library verifies SigV4 on the server
+// side); the tests check it against aws-sdk-go-v2's signer and client.
+//
+// An access key grants everything DynamoDB's API can do on the backend
+// behind the endpoint, the auth table included: treat it as an admin
+// credential.
+//
+// # Rate limits
+//
+// Limiter is a token bucket per token id (golang.org/x/time/rate). Its
+// memory is bounded by the tokens active recently: the bucket of a token
+// idle long enough to be full again is dropped.
+package auth
