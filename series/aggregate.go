@@ -27,7 +27,8 @@ type AggregateQuery struct {
 	// Tier, if not Raw, is the rollup tier to read (Hourly, Daily or
 	// Monthly): its rollups where they are up to date, finer data
 	// elsewhere. The kind must keep it and it must divide the step, or
-	// Aggregate returns ErrInvalidQuery. Raw (the zero value) picks the
+	// Aggregate returns ErrInvalidQuery (whether the range holds readings
+	// or not). Raw (the zero value) picks the
 	// coarsest tier kept that divides the step. Every tier gives the same
 	// figures; a coarser one reads less.
 	Tier Tier
@@ -70,6 +71,26 @@ func (k *Kind) Aggregate(ctx context.Context, id string, q AggregateQuery) (*Agg
 	if q.From.IsZero() {
 		return nil, fmt.Errorf("%w: Aggregate needs From", ErrUnbounded)
 	}
+	// The tier and an explicit step are checked before the range, so
+	// that an invalid query fails whether the range is empty or not.
+	step, months := q.Step, q.Months
+	if months > 0 {
+		step = 0
+	} else if step > 0 && step%time.Millisecond != 0 {
+		return nil, fmt.Errorf("%w: step %v is not a whole number of milliseconds", ErrInvalidQuery, step)
+	}
+	var g keys.Granularity
+	if q.Tier != Raw {
+		g = granOf(q.Tier)
+		switch {
+		case g == 0:
+			return nil, fmt.Errorf("%w: unknown tier %v", ErrInvalidQuery, q.Tier)
+		case !k.s.hasTier(g):
+			return nil, fmt.Errorf("%w: kind %s keeps no %s rollups", ErrInvalidQuery, k.s.Name, q.Tier)
+		case (step > 0 || months > 0) && !divides(g, step, months):
+			return nil, fmt.Errorf("%w: the %s tier does not divide the step", ErrInvalidQuery, q.Tier)
+		}
+	}
 	pending := k.st.buf.pending(k, id)
 	lo, hi := span(q.From, q.To)
 	if q.To.IsZero() {
@@ -82,8 +103,8 @@ func (k *Kind) Aggregate(ctx context.Context, id string, q AggregateQuery) (*Agg
 	if lo >= hi {
 		return &Aggregation{}, nil
 	}
-	step, months := q.Step, q.Months
 	if months <= 0 && step <= 0 {
+		// The step picked from the range's length.
 		switch span := time.Duration(hi-lo) * time.Millisecond; {
 		case span <= 6*time.Hour:
 			step = time.Minute
@@ -92,13 +113,11 @@ func (k *Kind) Aggregate(ctx context.Context, id string, q AggregateQuery) (*Agg
 		case span <= 400*24*time.Hour:
 			step = 24 * time.Hour
 		default:
-			months = 1
+			step, months = 0, 1
 		}
-	}
-	if months > 0 {
-		step = 0
-	} else if step%time.Millisecond != 0 {
-		return nil, fmt.Errorf("%w: step %v is not a whole number of milliseconds", ErrInvalidQuery, step)
+		if q.Tier != Raw && !divides(g, step, months) {
+			return nil, fmt.Errorf("%w: the %s tier does not divide the step picked, %v", ErrInvalidQuery, q.Tier, step)
+		}
 	}
 	var bucket, bucketEnd func(int64) int64
 	if months > 0 {
@@ -114,18 +133,7 @@ func (k *Kind) Aggregate(ctx context.Context, id string, q AggregateQuery) (*Agg
 		bucket = func(ms int64) int64 { return ms - floorMod(ms, sm) }
 		bucketEnd = func(start int64) int64 { return start + sm }
 	}
-	var g keys.Granularity
-	if q.Tier != Raw {
-		g = granOf(q.Tier)
-		switch {
-		case g == 0:
-			return nil, fmt.Errorf("%w: unknown tier %v", ErrInvalidQuery, q.Tier)
-		case !k.s.hasTier(g):
-			return nil, fmt.Errorf("%w: kind %s keeps no %s rollups", ErrInvalidQuery, k.s.Name, q.Tier)
-		case !divides(g, step, months):
-			return nil, fmt.Errorf("%w: the %s tier does not divide the step", ErrInvalidQuery, q.Tier)
-		}
-	} else {
+	if q.Tier == Raw {
 		// The coarsest tier kept that divides the step.
 		for _, r := range k.s.Rollups {
 			if divides(r, step, months) {

@@ -1955,3 +1955,28 @@ func newModelOf(s Schema, rs []Reading) []Reading {
 	m.write(rs...)
 	return m.want()
 }
+
+// Model finding: a tier that does not divide the step gave an empty
+// answer instead of ErrInvalidQuery when the range was empty (From = To,
+// From > To, or no reading with a zero To): the tier was checked after
+// the early return.
+func TestAggregate_InvalidTierOnEmptyRange(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock(t0.Add(12 * time.Hour))
+	st := openStore(t, openEngine(t, clk), testOptions(t, clk), Schema{Name: "A", Fields: []string{"v"}})
+	k := st.Kind("A")
+	for _, q := range []AggregateQuery{
+		{From: t0, To: t0, Step: 30 * time.Minute, Tier: Hourly},
+		{From: t0.Add(time.Hour), To: t0, Step: time.Hour, Tier: Daily},
+		{From: t0, Step: 24 * time.Hour, Tier: Monthly},
+		{From: t0, To: t0, Months: 1, Tier: Tier(9)},
+	} {
+		if _, err := k.Aggregate(ctx, "empty", q); !errors.Is(err, ErrInvalidQuery) {
+			t.Errorf("Aggregate(%+v) on an empty range: error %v, want ErrInvalidQuery", q, err)
+		}
+	}
+	// A valid query on an empty range is empty, not an error.
+	if a, err := k.Aggregate(ctx, "empty", AggregateQuery{From: t0, To: t0, Step: time.Hour, Tier: Hourly}); err != nil || len(a.Periods) != 0 {
+		t.Errorf("valid query on an empty range: %v, %v", a, err)
+	}
+}
