@@ -6,10 +6,19 @@
 //
 // Commands:
 //
-//	serve   serve the embedded engine over DynamoDB's HTTP protocol
+//	serve   serve a data folder: the series API, InfluxDB writes, DynamoDB's API
+//	kinds   list, show, define and change kinds of series
+//	write   write readings (line protocol, CSV, JSON) from files or stdin
+//	import  write readings from files, with a progress bar
+//	query   print the readings or aggregates of a series
+//	latest  print the latest reading of series
+//	export  write a kind's readings as CSV or JSON lines
+//	token   make, list and revoke API tokens and DynamoDB access keys
 //	design  print a table design (series, analytics) as markdown
 //	help    print usage, or a command's flags
 //
+// The client commands (kinds to token) talk to a server (--server URL,
+// token from --token or TIMETABLE_TOKEN) or open a data folder (--data).
 // `timetable help serve` lists serve's flags.
 package main
 
@@ -38,9 +47,16 @@ type commandInfo struct {
 }
 
 var commands = []commandInfo{
-	{"serve", "serve the embedded engine over DynamoDB's HTTP protocol (AWS SDKs, AWS CLI)",
+	{"serve", "serve a data folder: the series API, InfluxDB writes and DynamoDB's API on one address",
 		func(stdout, stderr io.Writer) command { return &ServeCommand{Stdout: stdout, Stderr: stderr} }},
 	{"design", "print a table design as markdown (design series, design analytics)", func(stdout, stderr io.Writer) command { return &DesignCommand{Stdout: stdout, Stderr: stderr} }},
+	{"kinds", "list, show, define and change kinds of series", newKindsCommand},
+	{"write", "write readings: line protocol, CSV or JSON from files or stdin", newWriteCommand},
+	{"import", "write readings from files, with a progress bar", newImportCommand},
+	{"query", "print the readings of a series in a time range, or their aggregates", newQueryCommand},
+	{"latest", "print the latest reading of series", newLatestCommand},
+	{"export", "write the readings of a kind as CSV or JSON lines", newExportCommand},
+	{"token", "make, list and revoke API tokens and DynamoDB access keys", newTokenCommand},
 }
 
 // errUsage reports a command line that cannot be run; usage has been

@@ -14,16 +14,22 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"strings"
 	"time"
 
-	"github.com/timetable-db/timetable/local"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/timetable-db/timetable/auth"
+	"github.com/timetable-db/timetable/series"
+	"github.com/timetable-db/timetable/server"
 	"github.com/timetable-db/timetable/wire"
 )
 
-// ServeCommand opens the embedded engine and serves it over DynamoDB's HTTP
-// protocol until its context is cancelled (SIGINT or SIGTERM in the
-// binary), then stops accepting requests, lets those in flight finish and
-// closes the data folder.
+// ServeCommand opens a data folder and serves it until its context is
+// cancelled (SIGINT or SIGTERM in the binary): the series API, InfluxDB's
+// write endpoints and DynamoDB's protocol on one address. At cancellation
+// it stops taking requests, lets those in flight finish, flushes the
+// series store, syncs and closes the folder.
 type ServeCommand struct {
 	Stdout io.Writer // the banner: where the endpoint is and how to use it
 	Stderr io.Writer // the log
@@ -38,12 +44,55 @@ type ServeCommand struct {
 
 const serveUsage = `Usage: timetable serve [flags]
 
-Opens the embedded engine and serves it over DynamoDB's HTTP protocol, so
-the AWS CLI and every AWS SDK can use it as a DynamoDB endpoint. Any
-credentials and any region are accepted. SIGINT or SIGTERM stop it cleanly.
+Opens a data folder (or memory) and serves, on one address:
+  /api/v1/...          the series API: kinds, readings, latest, ranges, aggregates
+  /write, /api/v2/write  InfluxDB line protocol (v1 and v2 clients)
+  POST / (X-Amz-Target)  DynamoDB's API, for the AWS SDKs and CLI
+  /metrics /healthz /readyz /openapi.json, and a page at /
+
+Tokens are needed unless --no-auth: the first start prints an admin token
+once; make more with "timetable token create". The DynamoDB endpoint checks
+SigV4 signatures once an access key exists ("timetable token create
+--dynamodb"); until then it accepts any credentials. SIGINT or SIGTERM stop
+it cleanly: writes acknowledged are flushed and synced.
+
+Example:
+  timetable serve --data ./timetable-data --addr 127.0.0.1:8000
 
 Flags:
 `
+
+// serveFlags are serve's settings.
+type serveFlags struct {
+	dataDir, addr, addrFile, pprofAt, logFormat, table, cors string
+	noSync, inMemory, verbose, noAuth, metricsPublic         bool
+	rate                                                     float64
+	burst                                                    int
+	maxBody                                                  int64
+	flushInterval                                            time.Duration
+}
+
+func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
+	f := &serveFlags{}
+	fs.StringVar(&f.dataDir, "data", "./timetable-data", "data folder (created if missing)")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8000", "listen address (host:port; port 0 picks a free one)")
+	fs.StringVar(&f.addr, "dynamodb-addr", "127.0.0.1:8000", "the same as --addr (older name)")
+	fs.BoolVar(&f.noSync, "no-sync", false, "acknowledge writes before the engine's write-ahead log is synced to disk (faster; a machine crash may lose the latest writes)")
+	fs.BoolVar(&f.inMemory, "in-memory", false, "keep all data in memory, lost at exit (--data is ignored)")
+	fs.StringVar(&f.addrFile, "addr-file", "", "once listening, write host:port to this file (for scripts that use port 0)")
+	fs.BoolVar(&f.verbose, "v", false, "log at debug level")
+	fs.StringVar(&f.logFormat, "log-format", "text", "log format: text or json")
+	fs.StringVar(&f.pprofAt, "pprof-addr", "", "also serve Go's runtime profiles at this address, e.g. 127.0.0.1:6060; off by default")
+	fs.BoolVar(&f.noAuth, "no-auth", false, "serve without tokens: anyone who can connect can read, write and change everything (local development only)")
+	fs.BoolVar(&f.metricsPublic, "metrics-public", false, "serve /metrics without a token")
+	fs.Float64Var(&f.rate, "rate-limit", 0, "requests per second each token may make (0: no limit)")
+	fs.IntVar(&f.burst, "rate-burst", 0, "requests a token may make at once above --rate-limit (default: one second's worth)")
+	fs.StringVar(&f.cors, "cors-origins", "", "comma-separated origins allowed to call the API from a browser (* for any)")
+	fs.Int64Var(&f.maxBody, "max-body", server.DefaultMaxBodyBytes, "largest request body in bytes (a gzip body inflates to at most 8 times this)")
+	fs.StringVar(&f.table, "table", series.DefaultTable, "the table of the time series")
+	fs.DurationVar(&f.flushInterval, "flush-interval", time.Minute, "how often buffered readings are written to the table (they are in the series log at once)")
+	return f
+}
 
 // Run parses args and serves until ctx is cancelled.
 func (c *ServeCommand) Run(ctx context.Context, args []string) error {
@@ -53,15 +102,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		fmt.Fprint(fs.Output(), serveUsage)
 		fs.PrintDefaults()
 	}
-	var (
-		dataDir  = fs.String("data", "./timetable-data", "data folder (created if missing)")
-		addr     = fs.String("dynamodb-addr", "127.0.0.1:8000", "listen address of the DynamoDB endpoint (host:port; port 0 picks a free one)")
-		noSync   = fs.Bool("no-sync", false, "acknowledge writes before the write-ahead log is synced to disk (faster; a crash may lose the latest writes: a process crash those of the last moments, a machine crash those since the last sync)")
-		inMemory = fs.Bool("in-memory", false, "keep all data in memory, lost at exit (--data is ignored)")
-		addrFile = fs.String("addr-file", "", "once listening, write the endpoint's host:port to this file (for scripts that use port 0)")
-		verbose  = fs.Bool("v", false, "log at debug level")
-		pprofAt  = fs.String("pprof-addr", "", "also serve Go's runtime profiles (net/http/pprof, with block and mutex profiling on) at this address, e.g. 127.0.0.1:6060; off by default")
-	)
+	f := c.flags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -73,51 +114,80 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		fs.Usage()
 		return errUsage
 	}
-
-	level := slog.LevelInfo
-	if *verbose {
-		level = slog.LevelDebug
-	}
-	logger := slog.New(slog.NewTextHandler(c.Stderr, &slog.HandlerOptions{Level: level}))
-
-	if !*inMemory {
-		if err := os.MkdirAll(*dataDir, 0o755); err != nil {
-			return fmt.Errorf("cannot create the data folder: %w", err)
-		}
-	}
-	db, err := local.Open(*dataDir, &local.Options{InMemory: *inMemory, NoSync: *noSync, Logger: logger})
+	logger, err := newLogger(c.Stderr, f.logFormat, f.verbose)
 	if err != nil {
 		return err
 	}
+
+	eng, err := openEngine(ctx, engineOptions{dir: f.dataDir, inMemory: f.inMemory, noSync: f.noSync,
+		table: f.table, flushInterval: f.flushInterval, auth: !f.noAuth, logger: logger})
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		server.NewStoreCollector(eng.store))
+	if eng.db != nil {
+		reg.MustRegister(newPebbleCollector(eng.db.Metrics))
+	}
+	dynamo := http.Handler(wire.New(eng.api, &wire.Options{Logger: logger}))
+	cfg := server.Config{
+		Store: eng.store, DynamoDB: dynamo, Registry: reg, Gatherer: reg,
+		MetricsPublic: f.metricsPublic, MaxBodyBytes: f.maxBody, MaxInflatedBytes: 8 * f.maxBody,
+		Logger: logger, Version: moduleVersion(),
+	}
+	if f.cors != "" {
+		cfg.CORSOrigins = strings.Split(f.cors, ",")
+	}
+	if eng.auth != nil {
+		cfg.Auth = eng.auth
+		cfg.DynamoDB = eng.auth.SigV4(dynamo)
+		if f.rate > 0 {
+			burst := f.burst
+			if burst <= 0 {
+				burst = max(1, int(f.rate))
+			}
+			cfg.Limiter = auth.NewLimiter(f.rate, burst)
+		}
+	} else {
+		logger.Warn("AUTHENTICATION IS OFF (--no-auth): anyone who can connect can read, write and delete everything, and the DynamoDB endpoint accepts any credentials")
+	}
+	srv, err := server.New(cfg)
+	if err != nil {
+		return err
+	}
+
 	listen := c.Listen
 	if listen == nil {
 		listen = func(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
 	}
-	ln, err := listen(*addr)
+	ln, err := listen(f.addr)
 	if err != nil {
-		_ = db.Close()
-		return fmt.Errorf("cannot listen on %s: %w", *addr, err)
+		return fmt.Errorf("cannot listen on %s: %w", f.addr, err)
 	}
-	endpoint := "http://" + ln.Addr().String()
-	if *addrFile != "" {
-		if err := os.WriteFile(*addrFile, []byte(ln.Addr().String()+"\n"), 0o644); err != nil {
+	hostport := dialable(ln.Addr())
+	endpoint := "http://" + hostport
+	if f.addrFile != "" {
+		if err := writeFileAtomic(f.addrFile, []byte(hostport+"\n")); err != nil {
 			_ = ln.Close()
-			_ = db.Close()
 			return fmt.Errorf("cannot write --addr-file: %w", err)
 		}
 	}
 
-	srv := &http.Server{
-		Handler:           wire.New(db, &wire.Options{Logger: logger}),
-		ReadHeaderTimeout: 30 * time.Second,
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       5 * time.Minute,
 		IdleTimeout:       5 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	if *pprofAt != "" {
-		psrv, err := startProfiles(*pprofAt, listen, logger)
+	if f.pprofAt != "" {
+		psrv, err := startProfiles(f.pprofAt, listen, logger)
 		if err != nil {
 			_ = ln.Close()
-			_ = db.Close()
 			return err
 		}
 		defer psrv.Close()
@@ -128,34 +198,32 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		go keepGCHeadroom(gctx, gcHeadroom)
 	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
+	go func() { served <- hs.Serve(ln) }()
 
-	where := *dataDir
-	if *inMemory {
-		where = "memory"
+	logger.Info("serving", "endpoint", endpoint, "data", eng.where, "auth", eng.auth != nil, "sync", !f.noSync)
+	if err := c.greet(ctx, eng, endpoint, logger); err != nil {
+		logger.Error("cannot make the first token", "err", err)
 	}
-	logger.Info("serving DynamoDB endpoint", "endpoint", endpoint, "data", where, "sync", !*noSync)
-	printBanner(c.Stdout, endpoint, where)
 
 	var serveErr error
 	select {
 	case <-ctx.Done():
-		logger.Info("shutting down")
+		logger.Info("shutting down: no new requests, flushing")
 	case serveErr = <-served:
 		// Serve returned before cancellation: the listener failed.
 	}
+	srv.Drain()
 	timeout := c.ShutdownTimeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	shutdownErr := srv.Shutdown(sctx)
-	if shutdownErr != nil {
-		logger.Warn("requests still running at shutdown deadline", "err", shutdownErr)
-		_ = srv.Close()
+	if err := hs.Shutdown(sctx); err != nil {
+		logger.Warn("requests still running at shutdown deadline", "err", err)
+		_ = hs.Close()
 	}
-	closeErr := db.Close()
+	closeErr := eng.Close()
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return fmt.Errorf("serving on %s: %w", endpoint, serveErr)
 	}
@@ -166,24 +234,100 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	return nil
 }
 
-func printBanner(w io.Writer, endpoint, where string) {
-	fmt.Fprintf(w, `timetable is serving DynamoDB's API on %[1]s (data: %[2]s)
+// greet prints the banner, and on a first start with authentication the
+// first admin token, once.
+func (c *ServeCommand) greet(ctx context.Context, eng *engine, endpoint string, logger *slog.Logger) error {
+	first := ""
+	if eng.auth != nil {
+		ts, err := eng.auth.Tokens(ctx)
+		if err != nil {
+			return err
+		}
+		if len(ts) == 0 {
+			secret, _, err := eng.auth.CreateToken(ctx, "first admin", []auth.Scope{auth.ScopeAdmin}, nil)
+			if err != nil {
+				return err
+			}
+			first = secret
+		}
+		keys, err := eng.auth.AccessKeys(ctx)
+		if err != nil {
+			return err
+		}
+		if len(keys) == 0 {
+			logger.Warn("the DynamoDB endpoint accepts any credentials until an access key exists (timetable token create --dynamodb)")
+		}
+	}
+	printBanner(c.Stdout, endpoint, eng.where, eng.auth != nil, first)
+	return nil
+}
 
-AWS CLI (any credentials and region do):
+// dialable returns an address a client can dial for a listener's address:
+// an unspecified host (":0", "[::]:0") becomes the loopback address.
+func dialable(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		if ip.To4() != nil {
+			host = "127.0.0.1"
+		} else {
+			host = "::1"
+		}
+		if host == "::1" && !hasIPv6Loopback() {
+			host = "127.0.0.1"
+		}
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// hasIPv6Loopback reports whether ::1 can be listened on here.
+func hasIPv6Loopback() bool {
+	ln, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		return false
+	}
+	_ = ln.Close()
+	return true
+}
+
+// writeFileAtomic writes data to a temporary file beside path and renames
+// it, so a reader never sees a half-written file.
+func writeFileAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func printBanner(w io.Writer, endpoint, where string, authOn bool, firstToken string) {
+	fmt.Fprintf(w, "timetable is serving on %s (data: %s)\n\n", endpoint, where)
+	if firstToken != "" {
+		fmt.Fprintf(w, `First start: an admin token was made. It is shown this once; keep it:
+
+  export TIMETABLE_TOKEN=%s
+
+`, firstToken)
+	}
+	token := ""
+	if authOn {
+		token = ` -H "Authorization: Bearer $TIMETABLE_TOKEN"`
+	}
+	fmt.Fprintf(w, `Time series (see %[1]s/ and %[1]s/openapi.json):
+  curl%[2]s -X POST %[1]s/api/v1/kinds -d '{"name":"SENSOR","fields":["temperature"]}'
+  curl%[2]s --data-binary 'SENSOR,series=s1 temperature=21.5' %[1]s/api/v1/write
+  curl%[2]s %[1]s/api/v1/kinds/SENSOR/series/s1/latest
+
+DynamoDB's API, for the AWS SDKs and CLI (any credentials until an access key
+exists: timetable token create --dynamodb):
   export AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1
   aws dynamodb list-tables --endpoint-url %[1]s
+  Go: dynamodb.New(dynamodb.Options{BaseEndpoint: aws.String(%[1]q), Region: "us-east-1", ...})
 
-Go, aws-sdk-go-v2:
-  client := dynamodb.New(dynamodb.Options{
-      Region:       "us-east-1",
-      BaseEndpoint: aws.String(%[1]q),
-      Credentials:  credentials.NewStaticCredentialsProvider("local", "local", ""),
-  })
-
-Other SDKs and tools: set the endpoint URL to %[1]s with dummy
-credentials, or export AWS_ENDPOINT_URL_DYNAMODB=%[1]s
 Stop with Ctrl-C (SIGINT) or SIGTERM.
-`, endpoint, where)
+`, endpoint, token)
 }
 
 // startProfiles serves net/http/pprof's handlers on their own listener at

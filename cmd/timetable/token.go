@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"text/tabwriter"
+)
+
+const tokenUsage = `Usage: timetable token create [--name N] [--scopes read,write,admin] [--kinds K1,K2] [--dynamodb]
+       timetable token list
+       timetable token revoke ID [--dynamodb]
+
+Makes, lists and revokes API tokens (scopes read, write, admin; limited to
+kinds with --kinds) and, with --dynamodb, access keys for the DynamoDB
+endpoint (SigV4): once one exists, the endpoint checks signatures. A secret
+is printed once, when made. On a data folder (--data) no token is needed;
+on a server, an admin token.
+
+Examples:
+  timetable token create --name dashboards --scopes read
+  timetable token create --name devices --scopes write --kinds SENSOR
+  timetable token create --dynamodb --name app
+`
+
+func newTokenCommand(stdout, stderr io.Writer) command {
+	var name, scopes, kinds string
+	var dynamo bool
+	return &clientCommand{
+		name: "token", usage: tokenUsage, stdout: stdout, stderr: stderr, minArgs: 1, maxArgs: 2,
+		flags: func(fs *flag.FlagSet) {
+			fs.StringVar(&name, "name", "", "create: what the token or key is for")
+			fs.StringVar(&scopes, "scopes", "read", "create: read, write and admin, comma-separated")
+			fs.StringVar(&kinds, "kinds", "", "create: limit the token to these kinds, comma-separated")
+			fs.BoolVar(&dynamo, "dynamodb", false, "an access key (id and secret) for the DynamoDB endpoint instead of an API token")
+		},
+		run: func(ctx context.Context, c *client, args []string) error {
+			base := "/api/v1/tokens"
+			if dynamo {
+				base = "/api/v1/access-keys"
+			}
+			switch {
+			case args[0] == "create" && len(args) == 1:
+				return createToken(ctx, c, stdout, base, dynamo, name, scopes, kinds)
+			case args[0] == "list" && len(args) == 1:
+				return listTokens(ctx, c, stdout)
+			case args[0] == "revoke" && len(args) == 2:
+				return c.do(ctx, http.MethodDelete, base+"/"+url.PathEscape(args[1]), nil, nil, nil)
+			}
+			fmt.Fprint(stderr, tokenUsage)
+			return errUsage
+		},
+	}
+}
+
+func createToken(ctx context.Context, c *client, w io.Writer, base string, dynamo bool, name, scopes, kinds string) error {
+	if dynamo {
+		var k struct{ ID, Secret string }
+		if err := c.sendJSON(ctx, http.MethodPost, base, map[string]string{"name": name}, &k); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "access key id:     %s\nsecret access key: %s\n\nShown once. The DynamoDB endpoint now checks signatures:\n  export AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s\n", k.ID, k.Secret, k.ID, k.Secret)
+		return nil
+	}
+	in := map[string]any{"name": name, "scopes": splitList(scopes)}
+	if kinds != "" {
+		in["kinds"] = splitList(kinds)
+	}
+	var t struct{ ID, Token string }
+	if err := c.sendJSON(ctx, http.MethodPost, base, in, &t); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s\n", t.Token)
+	return nil
+}
+
+func listTokens(ctx context.Context, c *client, w io.Writer) error {
+	var ts struct {
+		Tokens []struct {
+			ID, Name, Created string
+			LastUsed          string `json:"last_used"`
+			Scopes, Kinds     []string
+		} `json:"tokens"`
+	}
+	if err := c.getJSON(ctx, "/api/v1/tokens", nil, &ts); err != nil {
+		return err
+	}
+	var ks struct {
+		AccessKeys []struct{ ID, Name, Created string } `json:"access_keys"`
+	}
+	if err := c.getJSON(ctx, "/api/v1/access-keys", nil, &ks); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tSCOPES\tKINDS\tCREATED\tLAST USED")
+	for _, t := range ts.Tokens {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, strings.Join(t.Scopes, ","), strings.Join(t.Kinds, ","), t.Created, t.LastUsed)
+	}
+	for _, k := range ks.AccessKeys {
+		fmt.Fprintf(tw, "%s\t%s\tdynamodb\t\t%s\t\n", k.ID, k.Name, k.Created)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,48 @@
+package server
+
+import (
+	"net/http"
+	"time"
+)
+
+// deleteSeries answers DELETE /api/v1/kinds/{kind}/series/{id}.
+func (s *Server) deleteSeries(w http.ResponseWriter, r *http.Request) error {
+	k, err := s.kindOf(r)
+	if err != nil {
+		return err
+	}
+	if err := error(nil); err != nil && k == nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// deleteReadings answers DELETE /api/v1/kinds/{kind}/series/{id}/readings
+// ?from=&to=. Both bounds are required: deleting everything is
+// DELETE .../series/{id}.
+func (s *Server) deleteReadings(w http.ResponseWriter, r *http.Request) error {
+	k, err := s.kindOf(r)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	var from, to time.Time
+	if from, err = timeParam(q, "from"); err != nil {
+		return err
+	}
+	if to, err = timeParam(q, "to"); err != nil {
+		return err
+	}
+	if from.IsZero() || to.IsZero() {
+		return invalid("from and to are required (to delete a whole series: DELETE /api/v1/kinds/%s/series/%s)", k.Name(), r.PathValue("id"))
+	}
+	if !from.Before(to) {
+		return invalid("from %s is not before to %s", from.Format(timeLayout), to.Format(timeLayout))
+	}
+	if err := error(nil); err != nil && k == nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

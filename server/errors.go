@@ -1,0 +1,127 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/auth"
+	"github.com/timetable-db/timetable/ingest"
+	"github.com/timetable-db/timetable/series"
+)
+
+// Error codes of the JSON error body {"error": code, "message": reason}.
+const (
+	codeInvalid      = "invalid_argument"
+	codeUnauth       = "unauthenticated"
+	codeDenied       = "permission_denied"
+	codeNotFound     = "not_found"
+	codeMethod       = "method_not_allowed"
+	codeConflict     = "conflict"
+	codeTooLarge     = "too_large"
+	codeMediaType    = "unsupported_media_type"
+	codeRateLimited  = "rate_limited"
+	codeUnavailable  = "unavailable"
+	codeInternal     = "internal"
+	codeTimeout      = "timeout"
+	codeUnprocessed  = "unprocessable"
+	codeNotSupported = "not_supported"
+)
+
+// apiError is an error with the status and code it is answered with.
+type apiError struct {
+	status  int
+	code    string
+	message string
+	// retryAfter, if positive, is sent as Retry-After (429, 503).
+	retryAfter time.Duration
+}
+
+func (e *apiError) Error() string { return e.message }
+
+func errorf(status int, code, format string, args ...any) *apiError {
+	return &apiError{status: status, code: code, message: fmt.Sprintf(format, args...)}
+}
+
+func invalid(format string, args ...any) *apiError {
+	return errorf(http.StatusBadRequest, codeInvalid, format, args...)
+}
+
+// errorBody is the JSON of every error answer.
+type errorBody struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+}
+
+// classify maps an error of the layers below to its answer. Errors it does
+// not know are internal: their text is logged, not sent.
+func classify(err error) *apiError {
+	var ae *apiError
+	var le *ingest.Error
+	switch {
+	case errors.As(err, &ae):
+		return ae
+	case errors.As(err, &le):
+		return &apiError{status: http.StatusBadRequest, code: codeInvalid, message: le.Error()}
+	case errors.Is(err, series.ErrUnknownKind):
+		return &apiError{status: http.StatusNotFound, code: codeNotFound, message: err.Error()}
+	case errors.Is(err, timetable.ErrNotFound):
+		return &apiError{status: http.StatusNotFound, code: codeNotFound, message: err.Error()}
+	case errors.Is(err, series.ErrKindExists), errors.Is(err, series.ErrSchemaChange), errors.Is(err, series.ErrConflict):
+		return &apiError{status: http.StatusConflict, code: codeConflict, message: err.Error()}
+	case errors.Is(err, series.ErrInvalidSchema), errors.Is(err, series.ErrInvalidReading),
+		errors.Is(err, series.ErrInvalidID), errors.Is(err, series.ErrExpired),
+		errors.Is(err, series.ErrInvalidQuery), errors.Is(err, series.ErrUnbounded),
+		errors.Is(err, timetable.ErrBadCursor), errors.Is(err, series.ErrNoIndex):
+		return &apiError{status: http.StatusBadRequest, code: codeInvalid, message: err.Error()}
+	case errors.Is(err, series.ErrTableNotFound), errors.Is(err, series.ErrClosed):
+		return &apiError{status: http.StatusServiceUnavailable, code: codeUnavailable, message: err.Error()}
+	case errors.Is(err, auth.ErrUnauthenticated):
+		return &apiError{status: http.StatusUnauthorized, code: codeUnauth, message: err.Error()}
+	case errors.Is(err, auth.ErrPermissionDenied):
+		return &apiError{status: http.StatusForbidden, code: codeDenied, message: err.Error()}
+	case errors.Is(err, context.DeadlineExceeded):
+		return &apiError{status: http.StatusGatewayTimeout, code: codeTimeout, message: "the request took too long"}
+	case errors.Is(err, context.Canceled):
+		// The client went away; the status is for the log.
+		return &apiError{status: 499, code: codeUnavailable, message: "request canceled"}
+	}
+	return nil
+}
+
+// fail answers err as JSON. Errors classify does not know are logged with
+// the request and answered 500 without their text.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	ae := classify(err)
+	if ae == nil {
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		ae = &apiError{status: http.StatusInternalServerError, code: codeInternal, message: "internal error (logged by the server)"}
+	}
+	writeError(w, ae)
+}
+
+func writeError(w http.ResponseWriter, ae *apiError) {
+	if ae.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int((ae.retryAfter+time.Second-1)/time.Second)))
+	}
+	status := ae.status
+	if status == 499 {
+		status = http.StatusServiceUnavailable
+	}
+	writeJSON(w, status, errorBody{Error: ae.code, Message: ae.message})
+}
+
+// writeJSON answers v as JSON with status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}

@@ -1,0 +1,18 @@
+package server
+
+import "strings"
+
+// Routes lists the method and path of every route, as OpenAPI writes them
+// ("GET /api/v1/kinds/{kind}"), for the test that keeps /openapi.json in
+// step with the routes.
+func Routes() []string {
+	var out []string
+	for _, rt := range (&Server{cfg: Config{MetricsPublic: true}}).routes() {
+		method, path, ok := strings.Cut(rt.pattern, " ")
+		if !ok {
+			continue // the catch-all
+		}
+		out = append(out, method+" "+strings.TrimSuffix(path, "{$}"))
+	}
+	return out
+}

@@ -1,0 +1,161 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/timetable-db/timetable/auth"
+	"github.com/timetable-db/timetable/local"
+	"github.com/timetable-db/timetable/series"
+	"github.com/timetable-db/timetable/server"
+	"github.com/timetable-db/timetable/wire"
+)
+
+// env is a server over an in-memory engine, reached over a real listener
+// on 127.0.0.1.
+type env struct {
+	t     *testing.T
+	db    *local.DB
+	store *series.Store
+	auth  *auth.Store
+	srv   *server.Server
+	http  *httptest.Server
+	// token is sent with every request when set.
+	token string
+}
+
+type envOptions struct {
+	auth   bool
+	config func(*server.Config)
+}
+
+func newEnv(t *testing.T, o envOptions) *env {
+	t.Helper()
+	ctx := context.Background()
+	db, err := local.Open("", &local.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := series.Open(ctx, db, &series.Options{WALDir: t.TempDir(), FlushInterval: -1, RollupInterval: -1, CompactInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.EnsureTable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e := &env{t: t, db: db, store: st}
+	cfg := server.Config{Store: st, DynamoDB: wire.New(db, nil)}
+	if o.auth {
+		if e.auth, err = auth.Open(ctx, db, nil); err != nil {
+			t.Fatal(err)
+		}
+		cfg.Auth = e.auth
+	}
+	if o.config != nil {
+		o.config(&cfg)
+	}
+	if e.srv, err = server.New(cfg); err != nil {
+		t.Fatal(err)
+	}
+	e.http = httptest.NewServer(e.srv)
+	t.Cleanup(func() {
+		e.http.Close()
+		_ = st.Close()
+		_ = db.Close()
+	})
+	return e
+}
+
+// answer is a response read whole.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func (a answer) json(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(a.body, v); err != nil {
+		t.Fatalf("answer %d %q is not JSON: %v", a.status, a.body, err)
+	}
+}
+
+// errorCode returns the "error" member of an error answer.
+func (a answer) errorCode(t *testing.T) string {
+	t.Helper()
+	var e struct{ Error, Message string }
+	a.json(t, &e)
+	if e.Message == "" {
+		t.Fatalf("error answer %d %s has no message", a.status, a.body)
+	}
+	return e.Error
+}
+
+func (e *env) do(method, path, ctype string, body io.Reader, header ...string) answer {
+	e.t.Helper()
+	req, err := http.NewRequest(method, e.http.URL+path, body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	if e.token != "" {
+		req.Header.Set("Authorization", "Bearer "+e.token)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := e.http.Client().Do(req)
+	if err != nil {
+		e.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return answer{resp.StatusCode, resp.Header, b}
+}
+
+func (e *env) get(path string) answer { return e.do(http.MethodGet, path, "", nil) }
+
+func (e *env) postJSON(path string, v any) answer {
+	b, err := json.Marshal(v)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return e.do(http.MethodPost, path, "application/json", bytes.NewReader(b))
+}
+
+func (e *env) post(path, ctype, body string) answer {
+	return e.do(http.MethodPost, path, ctype, strings.NewReader(body))
+}
+
+// must fails the test unless the answer has the status.
+func (a answer) must(t *testing.T, status int) answer {
+	t.Helper()
+	if a.status != status {
+		t.Fatalf("status %d, want %d: %s", a.status, status, a.body)
+	}
+	return a
+}
+
+// defineSensor defines the kind SENSOR: fields temperature, humidity; tag
+// location.
+func (e *env) defineSensor() {
+	e.t.Helper()
+	e.postJSON("/api/v1/kinds", map[string]any{"name": "SENSOR", "fields": []string{"temperature", "humidity"}, "tags": []string{"location"}}).must(e.t, http.StatusCreated)
+}
+
+// t0 is an hour two days ago: within the default retention.
+var t0 = time.Now().UTC().Truncate(time.Hour).Add(-48 * time.Hour)
+
+func ms(t time.Time) int64 { return t.UnixMilli() }

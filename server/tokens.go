@@ -1,0 +1,171 @@
+package server
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/timetable-db/timetable/auth"
+)
+
+// tokenJSON is a token as the API lists it; Secret only when created.
+type tokenJSON struct {
+	ID       string       `json:"id"`
+	Name     string       `json:"name"`
+	Scopes   []auth.Scope `json:"scopes"`
+	Kinds    []string     `json:"kinds,omitempty"`
+	Created  string       `json:"created"`
+	LastUsed string       `json:"last_used,omitempty"`
+	Token    string       `json:"token,omitempty"`
+}
+
+func tokenOut(t auth.Token) tokenJSON {
+	out := tokenJSON{ID: t.ID, Name: t.Name, Scopes: t.Scopes, Kinds: t.Kinds, Created: t.Created.UTC().Format(time.RFC3339)}
+	if !t.LastUsed.IsZero() {
+		out.LastUsed = t.LastUsed.UTC().Format(time.RFC3339)
+	}
+	return out
+}
+
+func (s *Server) tokens() (*auth.Store, error) {
+	if s.cfg.Auth == nil {
+		return nil, errorf(http.StatusNotFound, codeNotFound, "the server runs without authentication (--no-auth): it keeps no tokens")
+	}
+	return s.cfg.Auth, nil
+}
+
+// listTokens answers GET /api/v1/tokens.
+func (s *Server) listTokens(w http.ResponseWriter, r *http.Request) error {
+	a, err := s.tokens()
+	if err != nil {
+		return err
+	}
+	ts, err := a.Tokens(r.Context())
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Tokens []tokenJSON `json:"tokens"`
+	}{Tokens: make([]tokenJSON, len(ts))}
+	for i, t := range ts {
+		out.Tokens[i] = tokenOut(t)
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// createToken answers POST /api/v1/tokens: 201 with the secret, shown once.
+func (s *Server) createToken(w http.ResponseWriter, r *http.Request) error {
+	a, err := s.tokens()
+	if err != nil {
+		return err
+	}
+	body, err := s.body(w, r)
+	if err != nil {
+		return err
+	}
+	var in struct {
+		Name   string       `json:"name"`
+		Scopes []auth.Scope `json:"scopes"`
+		Kinds  []string     `json:"kinds"`
+	}
+	dec := json.NewDecoder(io.LimitReader(body, 64<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil {
+		return invalid("the token request: %v", err)
+	}
+	if len(in.Scopes) == 0 {
+		return invalid("scopes: name at least one of read, write, admin")
+	}
+	secret, t, err := a.CreateToken(r.Context(), in.Name, in.Scopes, in.Kinds)
+	if err != nil {
+		return err
+	}
+	out := tokenOut(t)
+	out.Token = secret
+	writeJSON(w, http.StatusCreated, out)
+	return nil
+}
+
+// revokeToken answers DELETE /api/v1/tokens/{id}.
+func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request) error {
+	a, err := s.tokens()
+	if err != nil {
+		return err
+	}
+	if err := a.RevokeToken(r.Context(), r.PathValue("id")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// accessKeyJSON is a DynamoDB access key as the API lists it; Secret only
+// when created.
+type accessKeyJSON struct {
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Created string `json:"created"`
+	Secret  string `json:"secret,omitempty"`
+}
+
+// listAccessKeys answers GET /api/v1/access-keys.
+func (s *Server) listAccessKeys(w http.ResponseWriter, r *http.Request) error {
+	a, err := s.tokens()
+	if err != nil {
+		return err
+	}
+	ks, err := a.AccessKeys(r.Context())
+	if err != nil {
+		return err
+	}
+	out := struct {
+		AccessKeys []accessKeyJSON `json:"access_keys"`
+	}{AccessKeys: make([]accessKeyJSON, len(ks))}
+	for i, k := range ks {
+		out.AccessKeys[i] = accessKeyJSON{ID: k.ID, Name: k.Name, Created: k.Created.UTC().Format(time.RFC3339)}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// createAccessKey answers POST /api/v1/access-keys: 201 with the secret,
+// shown once. From then on the DynamoDB endpoint checks signatures.
+func (s *Server) createAccessKey(w http.ResponseWriter, r *http.Request) error {
+	a, err := s.tokens()
+	if err != nil {
+		return err
+	}
+	body, err := s.body(w, r)
+	if err != nil {
+		return err
+	}
+	var in struct {
+		Name string `json:"name"`
+	}
+	dec := json.NewDecoder(io.LimitReader(body, 64<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&in); err != nil && err != io.EOF {
+		return invalid("the access key request: %v", err)
+	}
+	k, err := a.CreateAccessKey(r.Context(), in.Name)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, accessKeyJSON{ID: k.ID, Name: k.Name, Created: k.Created.UTC().Format(time.RFC3339), Secret: k.Secret})
+	return nil
+}
+
+// revokeAccessKey answers DELETE /api/v1/access-keys/{id}.
+func (s *Server) revokeAccessKey(w http.ResponseWriter, r *http.Request) error {
+	a, err := s.tokens()
+	if err != nil {
+		return err
+	}
+	if err := a.RevokeAccessKey(r.Context(), r.PathValue("id")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

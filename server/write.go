@@ -1,0 +1,148 @@
+package server
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strconv"
+
+	"github.com/timetable-db/timetable/ingest"
+	"github.com/timetable-db/timetable/series"
+)
+
+// writeReadings answers POST /api/v1/kinds/{kind}/readings: JSON, JSON
+// lines or CSV readings of one kind.
+func (s *Server) writeReadings(w http.ResponseWriter, r *http.Request) error {
+	kind := r.PathValue("kind")
+	if _, err := s.store.Kind(kind); err != nil {
+		return err
+	}
+	var decode func(io.Reader, string, ingest.Lookup, ingest.Options) (*ingest.Batch, error)
+	switch mt := mediaType(r); mt {
+	case "application/json", "":
+		decode = ingest.JSON
+	case "application/x-ndjson", "application/jsonl", "application/json-lines", "application/jsonlines":
+		decode = ingest.JSONLines
+	case "text/csv":
+		decode = ingest.CSV
+	default:
+		return errorf(http.StatusUnsupportedMediaType, codeMediaType,
+			"Content-Type %q is not supported here: send application/json, application/x-ndjson or text/csv (line protocol goes to /api/v1/write)", mt)
+	}
+	body, err := s.body(w, r)
+	if err != nil {
+		return err
+	}
+	b, err := decode(body, kind, s.lookup, s.ingestOptions(ingest.Millisecond))
+	if err != nil {
+		return s.refuse(err)
+	}
+	return s.writeBatch(w, r, b)
+}
+
+// writeLines answers POST /api/v1/write: InfluxDB line protocol of any
+// kinds, precision from the query (ns by default).
+func (s *Server) writeLines(w http.ResponseWriter, r *http.Request) error {
+	return s.lineProtocol(w, r)
+}
+
+// writeInfluxV1 answers InfluxDB 1.x's POST /write?db=&precision=. The
+// database is not used: measurements name kinds.
+func (s *Server) writeInfluxV1(w http.ResponseWriter, r *http.Request) error {
+	return s.lineProtocol(w, r)
+}
+
+// writeInfluxV2 answers InfluxDB 2.x's POST /api/v2/write?org=&bucket=
+// &precision=. The organisation and bucket are not used: measurements name
+// kinds.
+func (s *Server) writeInfluxV2(w http.ResponseWriter, r *http.Request) error {
+	return s.lineProtocol(w, r)
+}
+
+func (s *Server) lineProtocol(w http.ResponseWriter, r *http.Request) error {
+	p := ingest.Nanosecond
+	if q := r.URL.Query().Get("precision"); q != "" {
+		var err error
+		if p, err = ingest.ParsePrecision(q); err != nil {
+			return invalid("precision: %v", err)
+		}
+	}
+	body, err := s.body(w, r)
+	if err != nil {
+		return err
+	}
+	b, err := ingest.LineProtocol(body, s.lookup, s.ingestOptions(p))
+	if err != nil {
+		return s.refuse(err)
+	}
+	return s.writeBatch(w, r, b)
+}
+
+func (s *Server) ingestOptions(p ingest.Precision) ingest.Options {
+	return ingest.Options{Now: s.cfg.Now(), Precision: p, MaxReadings: s.cfg.MaxReadings}
+}
+
+// lookup is the decoders' view of the kinds.
+func (s *Server) lookup(name string) (series.Schema, error) {
+	k, err := s.store.Kind(name)
+	if err != nil {
+		return series.Schema{}, err
+	}
+	return k.Schema(), nil
+}
+
+// writeBatch checks that the caller may write every kind of b, writes it
+// and answers 204 once the store has it in its log (with ?sync=true, once
+// the table has it).
+func (s *Server) writeBatch(w http.ResponseWriter, r *http.Request, b *ingest.Batch) error {
+	ctx := r.Context()
+	if s.draining.Load() {
+		return errorf(http.StatusServiceUnavailable, codeUnavailable, "shutting down: writes are not taken")
+	}
+	sync := false
+	if q := r.URL.Query().Get("sync"); q != "" {
+		var err error
+		if sync, err = strconv.ParseBool(q); err != nil {
+			return invalid("sync: %q is not a boolean", q)
+		}
+	}
+	kinds := make([]*series.Kind, len(b.Kinds))
+	for i, kb := range b.Kinds {
+		if err := allow(ctx, write, kb.Kind); err != nil {
+			s.metrics.refused.WithLabelValues("denied").Inc()
+			return err
+		}
+		k, err := s.store.Kind(kb.Kind)
+		if err != nil {
+			return err
+		}
+		kinds[i] = k
+	}
+	// A write is not stopped halfway by the client going away: what the
+	// store takes, it takes whole.
+	wctx := context.WithoutCancel(ctx)
+	for i, kb := range b.Kinds {
+		if err := kinds[i].WriteMany(wctx, kb.Series); err != nil {
+			s.metrics.refused.WithLabelValues("store").Inc()
+			return err
+		}
+	}
+	if sync {
+		if err := s.store.Flush(wctx); err != nil {
+			return err
+		}
+	}
+	s.metrics.ingested.Add(float64(b.Readings))
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// refuse counts a write request its decoder refused, and returns err.
+func (s *Server) refuse(err error) error {
+	reason := "decode"
+	if ae := classify(err); ae != nil && ae.status == http.StatusRequestEntityTooLarge {
+		reason = "limit"
+	}
+	s.metrics.refused.WithLabelValues(reason).Inc()
+	return err
+}
