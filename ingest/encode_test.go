@@ -55,7 +55,7 @@ func randomValue(rng *rand.Rand) float64 {
 	case 4:
 		return float64(rng.Int64())
 	}
-	return math.Float64frombits(rng.Uint64() &^ (0x7ff << 52) | uint64(rng.IntN(0x7ff))<<52) // finite
+	return math.Float64frombits(rng.Uint64()&^(0x7ff<<52) | uint64(rng.IntN(0x7ff))<<52) // finite
 }
 
 // encodeJSONLines writes a batch of one kind with WriteJSONLines.

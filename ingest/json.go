@@ -99,12 +99,12 @@ func JSONLines(r io.Reader, kind string, lookup Lookup, o Options) (*Batch, erro
 // encoding/json's struct decoding lets through (repeated keys, keys
 // matched without case, nesting).
 type jsonDec struct {
-	b   *builder
-	k   *kind
-	dec *json.Decoder
-	cr  *budgetReader // JSON's reader; nil for JSON lines
-	max int
-	n   int    // readings decoded (JSON)
+	b    *builder
+	k    *kind
+	dec  *json.Decoder
+	cr   *budgetReader // JSON's reader; nil for JSON lines
+	max  int
+	n    int    // readings decoded (JSON)
 	seen []bool // fields, then tags, given by the reading
 }
 
