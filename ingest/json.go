@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -217,7 +218,8 @@ func (j *jsonDec) reading(line int) error {
 		return b.errf(line, "the reading is %s, not an object", describe(t))
 	}
 	nf := len(k.s.Fields)
-	j.seen = append(j.seen[:0], make([]bool, nf+len(k.s.Tags))...)
+	j.seen = slices.Grow(j.seen[:0], nf+len(k.s.Tags))[:nf+len(k.s.Tags)]
+	clear(j.seen)
 	r := series.Reading{Values: k.values()}
 	var id string
 	var hasID, hasTime, hasValues, hasTags bool
