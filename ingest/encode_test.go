@@ -39,6 +39,9 @@ func randomBatch(rng *rand.Rand, s series.Schema) *Batch {
 			kb.Series = append(kb.Series, sr)
 		}
 	}
+	if n == 0 {
+		return &Batch{}
+	}
 	return &Batch{Kinds: []KindBatch{kb}, Readings: n}
 }
 

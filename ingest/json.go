@@ -112,16 +112,21 @@ type jsonDec struct {
 // token returns the next token; an error is an *Error at line.
 func (j *jsonDec) token(line int) (json.Token, error) {
 	t, err := j.dec.Token()
-	if err == nil {
-		return t, nil
+	if err != nil {
+		return nil, j.tokenErr(line, err)
 	}
+	return t, nil
+}
+
+// tokenErr returns the *Error at line of a token's error.
+func (j *jsonDec) tokenErr(line int, err error) error {
 	if j.cr != nil && j.cr.err == errBudget {
-		return nil, &Error{Line: line, Item: j.b.item, Reason: fmt.Sprintf("longer than %d bytes", j.max), Err: ErrTooLong}
+		return &Error{Line: line, Item: j.b.item, Reason: fmt.Sprintf("longer than %d bytes", j.max), Err: ErrTooLong}
 	}
 	if err == io.EOF {
-		return nil, j.b.errf(line, "invalid JSON: unexpected end")
+		return j.b.errf(line, "invalid JSON: unexpected end")
 	}
-	return nil, j.b.errf(line, "invalid JSON: %v", err)
+	return j.b.errf(line, "invalid JSON: %v", err)
 }
 
 // body decodes {"readings": [...]} or [...], then the end of the input.
@@ -131,7 +136,7 @@ func (j *jsonDec) body() error {
 		return j.b.errf(0, `empty body: want {"readings": [...]} or [...]`)
 	}
 	if err != nil {
-		return j.b.errf(0, "invalid JSON: %v", err)
+		return j.tokenErr(0, err)
 	}
 	switch t {
 	case json.Delim('['):
