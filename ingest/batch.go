@@ -17,7 +17,8 @@ import (
 // one kind share their Values and Tags arrays, each reading's slices
 // capped to its own part, so appending to one never writes over another.
 type Batch struct {
-	// Kinds holds a KindBatch per kind, in order of first appearance.
+	// Kinds holds a KindBatch per kind with readings, in order of first
+	// appearance; it is empty when the input holds no reading.
 	Kinds []KindBatch
 	// Readings is the number of readings in all.
 	Readings int
