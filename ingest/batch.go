@@ -3,6 +3,7 @@ package ingest
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -16,7 +17,8 @@ import (
 // one kind share their Values and Tags arrays, each reading's slices
 // capped to its own part, so appending to one never writes over another.
 type Batch struct {
-	// Kinds holds a KindBatch per kind, in order of first appearance.
+	// Kinds holds a KindBatch per kind with readings, in order of first
+	// appearance; it is empty when the input holds no reading.
 	Kinds []KindBatch
 	// Readings is the number of readings in all.
 	Readings int
@@ -227,8 +229,12 @@ func clip(s string) string {
 	return fmt.Sprintf("%q...", s[:n])
 }
 
-// batch returns the batch built.
-func (b *builder) batch() *Batch { return &b.b }
+// batch returns the batch built, without the kinds that got no reading
+// (JSON and CSV look their kind up before reading any).
+func (b *builder) batch() *Batch {
+	b.b.Kinds = slices.DeleteFunc(b.b.Kinds, func(k KindBatch) bool { return len(k.Series) == 0 })
+	return &b.b
+}
 
 // toMs returns t in UTC truncated to the millisecond, as series keeps it.
 func toMs(t time.Time) time.Time { return time.UnixMilli(t.UnixMilli()).UTC() }

@@ -36,40 +36,26 @@ func WriteJSONLines(w io.Writer, kind series.Schema, id string, rs []series.Read
 		buf = append(buf[:0], head...)
 		buf = toUTC(r.Time).AppendFormat(buf, timeFormat)
 		buf = append(buf, '"')
-		sep := byte(0)
+		n := 0
 		for i, v := range r.Values {
-			if math.IsNaN(v) {
-				continue
+			if !math.IsNaN(v) {
+				buf = appendMember(buf, n, "values", kind.Fields[i])
+				buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
+				n++
 			}
-			if sep == 0 {
-				buf = append(buf, `,"values":{`...)
-			} else {
-				buf = append(buf, sep)
-			}
-			sep = ','
-			buf = appendJSONString(buf, kind.Fields[i])
-			buf = append(buf, ':')
-			buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
 		}
-		if sep != 0 {
+		if n > 0 {
 			buf = append(buf, '}')
 		}
-		sep = 0
+		n = 0
 		for i, t := range r.Tags {
-			if t == "" {
-				continue
+			if t != "" {
+				buf = appendMember(buf, n, "tags", kind.Tags[i])
+				buf = appendJSONString(buf, t)
+				n++
 			}
-			if sep == 0 {
-				buf = append(buf, `,"tags":{`...)
-			} else {
-				buf = append(buf, sep)
-			}
-			sep = ','
-			buf = appendJSONString(buf, kind.Tags[i])
-			buf = append(buf, ':')
-			buf = appendJSONString(buf, t)
 		}
-		if sep != 0 {
+		if n > 0 {
 			buf = append(buf, '}')
 		}
 		buf = append(buf, "}\n"...)
@@ -78,6 +64,17 @@ func WriteJSONLines(w io.Writer, kind series.Schema, id string, rs []series.Read
 		}
 	}
 	return nil
+}
+
+// appendMember appends the start of the n-th member name of the object
+// named object: `,"object":{"name":` for the first, `,"name":` after.
+func appendMember(buf []byte, n int, object, name string) []byte {
+	if n == 0 {
+		buf = append(append(append(buf, `,"`...), object...), `":{`...)
+	} else {
+		buf = append(buf, ',')
+	}
+	return append(appendJSONString(buf, name), ':')
 }
 
 // check returns an error if r cannot be encoded for kind s.

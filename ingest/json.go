@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -99,28 +100,33 @@ func JSONLines(r io.Reader, kind string, lookup Lookup, o Options) (*Batch, erro
 // encoding/json's struct decoding lets through (repeated keys, keys
 // matched without case, nesting).
 type jsonDec struct {
-	b   *builder
-	k   *kind
-	dec *json.Decoder
-	cr  *budgetReader // JSON's reader; nil for JSON lines
-	max int
-	n   int    // readings decoded (JSON)
+	b    *builder
+	k    *kind
+	dec  *json.Decoder
+	cr   *budgetReader // JSON's reader; nil for JSON lines
+	max  int
+	n    int    // readings decoded (JSON)
 	seen []bool // fields, then tags, given by the reading
 }
 
 // token returns the next token; an error is an *Error at line.
 func (j *jsonDec) token(line int) (json.Token, error) {
 	t, err := j.dec.Token()
-	if err == nil {
-		return t, nil
+	if err != nil {
+		return nil, j.tokenErr(line, err)
 	}
+	return t, nil
+}
+
+// tokenErr returns the *Error at line of a token's error.
+func (j *jsonDec) tokenErr(line int, err error) error {
 	if j.cr != nil && j.cr.err == errBudget {
-		return nil, &Error{Line: line, Item: j.b.item, Reason: fmt.Sprintf("longer than %d bytes", j.max), Err: ErrTooLong}
+		return &Error{Line: line, Item: j.b.item, Reason: fmt.Sprintf("longer than %d bytes", j.max), Err: ErrTooLong}
 	}
 	if err == io.EOF {
-		return nil, j.b.errf(line, "invalid JSON: unexpected end")
+		return j.b.errf(line, "invalid JSON: unexpected end")
 	}
-	return nil, j.b.errf(line, "invalid JSON: %v", err)
+	return j.b.errf(line, "invalid JSON: %v", err)
 }
 
 // body decodes {"readings": [...]} or [...], then the end of the input.
@@ -130,7 +136,7 @@ func (j *jsonDec) body() error {
 		return j.b.errf(0, `empty body: want {"readings": [...]} or [...]`)
 	}
 	if err != nil {
-		return j.b.errf(0, "invalid JSON: %v", err)
+		return j.tokenErr(0, err)
 	}
 	switch t {
 	case json.Delim('['):
@@ -217,7 +223,8 @@ func (j *jsonDec) reading(line int) error {
 		return b.errf(line, "the reading is %s, not an object", describe(t))
 	}
 	nf := len(k.s.Fields)
-	j.seen = append(j.seen[:0], make([]bool, nf+len(k.s.Tags))...)
+	j.seen = slices.Grow(j.seen[:0], nf+len(k.s.Tags))[:nf+len(k.s.Tags)]
+	clear(j.seen)
 	r := series.Reading{Values: k.values()}
 	var id string
 	var hasID, hasTime, hasValues, hasTags bool

@@ -46,7 +46,7 @@ SENSOR
 		t.Errorf("lines:\ngot\n%s\nwant\n%s", got, want)
 	}
 	for _, body := range []string{`{"readings": []}`, `[]`} {
-		if b, err := JSON(strings.NewReader(body), "SENSOR", lookupOf(), Options{}); err != nil || b.Readings != 0 {
+		if b, err := JSON(strings.NewReader(body), "SENSOR", lookupOf(), Options{}); err != nil || b.Readings != 0 || len(b.Kinds) != 0 {
 			t.Errorf("%s: %v, %v", body, b, err)
 		}
 	}
@@ -66,6 +66,10 @@ func TestJSON_Errors(t *testing.T) {
 		return wantError(t, err, want)
 	}
 	f(``, Options{}, `empty body: want {"readings": [...]} or [...]`)
+	e := f(`"`+strings.Repeat("x", 200<<10)+`"`, Options{MaxLineBytes: 100 << 10}, `longer than 102400 bytes`)
+	if !errors.Is(e, ErrTooLong) {
+		t.Errorf("%v does not wrap ErrTooLong", e)
+	}
 	f(`readings`, Options{}, `invalid JSON: invalid character 'r' looking for beginning of value`)
 	f(`"readings"`, Options{}, `the body is "readings": want {"readings": [...]} or [...]`)
 	f(`{"readings": [], "more": 1}`, Options{}, `unknown or repeated key "more": want {"readings": [...]}`)
@@ -99,7 +103,7 @@ func TestJSON_Errors(t *testing.T) {
 	f(`[{"series": "1", "time": true}]`, Options{}, `reading 1: "time" is a boolean: want an RFC 3339 string or an integer of milliseconds`)
 	f(`[`+r+`}, `+r+`, ]`, Options{}, `reading 2: invalid JSON: invalid character ']' looking for beginning of object key string`)
 	f(`[`+r+`}, `+r, Options{}, `reading 2: invalid JSON: unexpected end`)
-	e := f(`[`+r+`}, `+r+`}, `+r+`}]`, Options{MaxReadings: 2}, `reading 3: more than 2 readings`)
+	e = f(`[`+r+`}, `+r+`}, `+r+`}]`, Options{MaxReadings: 2}, `reading 3: more than 2 readings`)
 	if !errors.Is(e, ErrTooManyReadings) {
 		t.Errorf("%v does not wrap ErrTooManyReadings", e)
 	}

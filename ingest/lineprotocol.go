@@ -146,7 +146,7 @@ func (e *lpEntry) decode(line int) error {
 		if string(key) == "series" {
 			id = e.val(t)
 		}
-		if j, ok := k.tags[string(key)]; ok {
+		if j, ok := index(k.s.Tags, k.tags, key); ok {
 			if r.Tags == nil {
 				r.Tags = k.newTags()
 			}
@@ -167,7 +167,7 @@ func (e *lpEntry) decode(line int) error {
 		if key == nil {
 			break
 		}
-		if i, ok := k.fields[string(key)]; ok {
+		if i, ok := index(k.s.Fields, k.fields, key); ok {
 			if e.seen[i] {
 				return b.errf(line, "field %q appears twice", key)
 			}
@@ -189,7 +189,7 @@ func (e *lpEntry) decode(line int) error {
 			}
 			continue
 		}
-		j, ok := k.tags[string(key)]
+		j, ok := index(k.s.Tags, k.tags, key)
 		switch {
 		case ok && val.Kind() != lineprotocol.String:
 			return b.errf(line, "field %q is a tag of kind %s: give it as a tag or a string field, not %s", key, k.s.Name, kindName(val.Kind()))
@@ -316,4 +316,19 @@ func kindName(k lineprotocol.ValueKind) string {
 		return "a boolean"
 	}
 	return k.String()
+}
+
+// index returns the position of name in names, which m maps: a scan for
+// a few names (cheaper than hashing), else the map.
+func index(names []string, m map[string]int, name []byte) (int, bool) {
+	if len(names) > 8 {
+		i, ok := m[string(name)]
+		return i, ok
+	}
+	for i, n := range names {
+		if n == string(name) {
+			return i, true
+		}
+	}
+	return 0, false
 }
