@@ -2,6 +2,7 @@ package server
 
 import (
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -105,4 +106,26 @@ func mediaType(r *http.Request) string {
 		return strings.ToLower(strings.TrimSpace(strings.SplitN(ct, ";", 2)[0]))
 	}
 	return mt
+}
+
+// decodeJSON reads the request's body, of at most limit bytes, into v: one
+// JSON value with no unknown members. An empty body leaves v as it is when
+// emptyOK. what names the body in errors.
+func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any, limit int64, what string, emptyOK bool) error {
+	body, err := s.body(w, r)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(io.LimitReader(body, limit))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if emptyOK && errors.Is(err, io.EOF) {
+			return nil
+		}
+		if ae := asTooLarge(err); ae != nil {
+			return ae
+		}
+		return invalid("%s: %v", what, err)
+	}
+	return nil
 }

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"encoding/json"
-	"io"
 	"net/http"
 
 	"github.com/timetable-db/timetable/series"
@@ -74,17 +72,6 @@ func (s *Server) changeKind(w http.ResponseWriter, r *http.Request) error {
 
 func (s *Server) schemaBody(w http.ResponseWriter, r *http.Request) (series.Schema, error) {
 	var sc series.Schema
-	body, err := s.body(w, r)
-	if err != nil {
-		return sc, err
-	}
-	dec := json.NewDecoder(io.LimitReader(body, maxSchemaBytes))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&sc); err != nil {
-		if ae := asTooLarge(err); ae != nil {
-			return sc, ae
-		}
-		return sc, invalid("the schema: %v", err)
-	}
-	return sc, nil
+	err := s.decodeJSON(w, r, &sc, maxSchemaBytes, "the schema", false)
+	return sc, err
 }

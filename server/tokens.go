@@ -1,8 +1,6 @@
 package server
 
 import (
-	"encoding/json"
-	"io"
 	"net/http"
 	"time"
 
@@ -61,19 +59,13 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body, err := s.body(w, r)
-	if err != nil {
-		return err
-	}
 	var in struct {
 		Name   string       `json:"name"`
 		Scopes []auth.Scope `json:"scopes"`
 		Kinds  []string     `json:"kinds"`
 	}
-	dec := json.NewDecoder(io.LimitReader(body, 64<<10))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil {
-		return invalid("the token request: %v", err)
+	if err := s.decodeJSON(w, r, &in, 64<<10, "the token request", false); err != nil {
+		return err
 	}
 	if len(in.Scopes) == 0 {
 		return invalid("scopes: name at least one of read, write, admin")
@@ -137,17 +129,11 @@ func (s *Server) createAccessKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body, err := s.body(w, r)
-	if err != nil {
-		return err
-	}
 	var in struct {
 		Name string `json:"name"`
 	}
-	dec := json.NewDecoder(io.LimitReader(body, 64<<10))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&in); err != nil && err != io.EOF {
-		return invalid("the access key request: %v", err)
+	if err := s.decodeJSON(w, r, &in, 64<<10, "the access key request", true); err != nil {
+		return err
 	}
 	k, err := a.CreateAccessKey(r.Context(), in.Name)
 	if err != nil {
