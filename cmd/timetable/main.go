@@ -42,6 +42,7 @@ var commands = []commandInfo{
 		func(stdout, stderr io.Writer) command { return &ServeCommand{Stdout: stdout, Stderr: stderr} }},
 	{"design", "print a table design as markdown (design series, design analytics)", func(stdout, stderr io.Writer) command { return &DesignCommand{Stdout: stdout, Stderr: stderr} }},
 	{"version", "print the version, VCS revision and Go version of this binary", func(stdout, stderr io.Writer) command { return &VersionCommand{Stdout: stdout, Stderr: stderr} }},
+	{"cost", "estimate a time-series workload's DynamoDB units and monthly bill per layout", func(stdout, stderr io.Writer) command { return &CostCommand{Stdout: stdout, Stderr: stderr} }},
 	{"copy", "copy tables and their items between backends (a data folder, DynamoDB), resumably", func(stdout, stderr io.Writer) command { return &CopyCommand{Stdout: stdout, Stderr: stderr} }},
 }
 
