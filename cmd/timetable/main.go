@@ -8,6 +8,9 @@
 //
 //	serve   serve the embedded engine over DynamoDB's HTTP protocol
 //	design  print a table design (series, analytics) as markdown
+//	cost    estimate a series workload's DynamoDB units and monthly bill per layout
+//	copy    copy tables and their items between backends, resumably (package tablecopy)
+//	version print the module version, VCS revision and Go version
 //	help    print usage, or a command's flags
 //
 // `timetable help serve` lists serve's flags.
