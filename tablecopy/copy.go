@@ -214,13 +214,13 @@ type copier struct {
 
 // tableCopy is the copy of one table.
 type tableCopy struct {
-	name     string
-	hash     string // key attribute names
-	rng      string
-	keyTypes map[string]string
+	name      string
+	hash      string // key attribute names
+	rng       string
+	keyTypes  map[string]string
 	itemCount int64 // the source's ItemCount
-	state    *tableState
-	rep      TableReport
+	state     *tableState
+	rep       TableReport
 }
 
 func listTables(ctx context.Context, api timetable.API) ([]string, error) {

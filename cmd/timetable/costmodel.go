@@ -37,13 +37,13 @@ type seriesLoad struct {
 // item 78.8 B, a reading in a bucket 65.2 B, 1.83 B per reading in
 // compacted chunks) and are estimates: long field names or many digits
 // make items larger.
-func readingItemBytes(f int) float64    { return 45 + 11*float64(f) } // item-per-reading
-func dayItemBytes(f int) float64        { return 44 + 11*float64(f) } // day-partitioned
-func bucketReadingBytes(f int) float64  { return 32 + 11*float64(f) } // one reading in a bucket
-func chunkHeaderBytes(f int) float64    { return 150 + 40*float64(f) } // keys, count, aggregates of a chunk
-func chunkReadingBytes(f int) float64   { return 0.3 + 0.5*float64(f) } // one compressed reading in a chunk
-func latestItemBytes(f int) float64     { return 80 + 11*float64(f) }
-func rollupItemBytes(f int) float64     { return 60 + 100*float64(f) } // 8 aggregates per field
+func readingItemBytes(f int) float64   { return 45 + 11*float64(f) }   // item-per-reading
+func dayItemBytes(f int) float64       { return 44 + 11*float64(f) }   // day-partitioned
+func bucketReadingBytes(f int) float64 { return 32 + 11*float64(f) }   // one reading in a bucket
+func chunkHeaderBytes(f int) float64   { return 150 + 40*float64(f) }  // keys, count, aggregates of a chunk
+func chunkReadingBytes(f int) float64  { return 0.3 + 0.5*float64(f) } // one compressed reading in a chunk
+func latestItemBytes(f int) float64    { return 80 + 11*float64(f) }
+func rollupItemBytes(f int) float64    { return 60 + 100*float64(f) } // 8 aggregates per field
 const (
 	bucketHeaderBytes = 60
 	bucketPartBytes   = 300 << 10 // a bucket passing it goes on in a new part
