@@ -2,7 +2,6 @@ package tablecopy
 
 import (
 	"context"
-	"encoding/base64"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/conformance"
 	"github.com/timetable-db/timetable/local"
 	"github.com/timetable-db/timetable/table"
 )
@@ -158,63 +158,8 @@ func mixed(r *rand.Rand, i int) table.Item {
 	return it
 }
 
-// canon returns a canonical rendering of an attribute value: sets sorted,
-// map keys sorted, binaries in base64.
-func canon(v types.AttributeValue) string {
-	sorted := func(xs []string) string { xs = slices.Clone(xs); sort.Strings(xs); return strings.Join(xs, ",") }
-	switch x := v.(type) {
-	case *types.AttributeValueMemberS:
-		return "S:" + strconv.Quote(x.Value)
-	case *types.AttributeValueMemberN:
-		return "N:" + x.Value
-	case *types.AttributeValueMemberB:
-		return "B:" + base64.StdEncoding.EncodeToString(x.Value)
-	case *types.AttributeValueMemberBOOL:
-		return "BOOL:" + strconv.FormatBool(x.Value)
-	case *types.AttributeValueMemberNULL:
-		return "NULL"
-	case *types.AttributeValueMemberSS:
-		q := make([]string, len(x.Value))
-		for i, s := range x.Value {
-			q[i] = strconv.Quote(s)
-		}
-		return "SS:[" + sorted(q) + "]"
-	case *types.AttributeValueMemberNS:
-		return "NS:[" + sorted(x.Value) + "]"
-	case *types.AttributeValueMemberBS:
-		q := make([]string, len(x.Value))
-		for i, b := range x.Value {
-			q[i] = base64.StdEncoding.EncodeToString(b)
-		}
-		return "BS:[" + sorted(q) + "]"
-	case *types.AttributeValueMemberL:
-		q := make([]string, len(x.Value))
-		for i, e := range x.Value {
-			q[i] = canon(e)
-		}
-		return "L:[" + strings.Join(q, ",") + "]"
-	case *types.AttributeValueMemberM:
-		return "M:" + canonItem(x.Value)
-	}
-	return fmt.Sprintf("?%T", v)
-}
-
-func canonItem(it map[string]types.AttributeValue) string {
-	keys := make([]string, 0, len(it))
-	for k := range it {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	var b strings.Builder
-	b.WriteByte('{')
-	for _, k := range keys {
-		fmt.Fprintf(&b, "%q=%s;", k, canon(it[k]))
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-// dump returns the canonical items of a table, sorted.
+// dump returns the items of a table as conformance.FormatItem renders
+// them (sets sorted), sorted.
 func dump(t testing.TB, api timetable.API, name string) []string {
 	t.Helper()
 	var out []string
@@ -225,7 +170,7 @@ func dump(t testing.TB, api timetable.API, name string) []string {
 			t.Fatalf("scan %s: %v", name, err)
 		}
 		for _, it := range page.Items {
-			out = append(out, canonItem(it))
+			out = append(out, conformance.FormatItem(it))
 		}
 		if len(page.LastEvaluatedKey) == 0 {
 			break
