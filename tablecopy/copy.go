@@ -181,7 +181,7 @@ func Copy(ctx context.Context, from, to timetable.API, o *Options) (*Report, err
 	for _, tc := range tables {
 		n, err := c.estimate(ctx, tc)
 		if err != nil {
-			return rep, err
+			return rep, wrapf(err, "cannot count the items of source table %s", tc.name)
 		}
 		c.total += n
 		c.copied += tc.state.copied()
@@ -189,15 +189,13 @@ func Copy(ctx context.Context, from, to timetable.API, o *Options) (*Report, err
 	c.report("")
 	for i, tc := range tables {
 		err := c.copyItems(ctx, tc)
+		if err == nil {
+			err = c.verify(ctx, tc)
+		}
 		rep.Tables[i] = tc.rep
 		if err != nil {
 			return rep, err
 		}
-		if err := c.verify(ctx, tc); err != nil {
-			rep.Tables[i] = tc.rep
-			return rep, err
-		}
-		rep.Tables[i] = tc.rep
 	}
 	return rep, nil
 }
