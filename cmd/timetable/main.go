@@ -15,6 +15,9 @@
 //	export  write a kind's readings as CSV or JSON lines
 //	token   make, list and revoke API tokens and DynamoDB access keys
 //	design  print a table design (series, analytics) as markdown
+//	cost    estimate a series workload's DynamoDB units and monthly bill per layout
+//	copy    copy tables and their items between backends, resumably (package tablecopy)
+//	version print the module version, VCS revision and Go version
 //	help    print usage, or a command's flags
 //
 // The client commands (kinds to token) talk to a server (--server URL,
@@ -57,6 +60,9 @@ var commands = []commandInfo{
 	{"latest", "print the latest reading of series", newLatestCommand},
 	{"export", "write the readings of a kind as CSV or JSON lines", newExportCommand},
 	{"token", "make, list and revoke API tokens and DynamoDB access keys", newTokenCommand},
+	{"version", "print the version, VCS revision and Go version of this binary", func(stdout, stderr io.Writer) command { return &VersionCommand{Stdout: stdout, Stderr: stderr} }},
+	{"cost", "estimate a time-series workload's DynamoDB units and monthly bill per layout", func(stdout, stderr io.Writer) command { return &CostCommand{Stdout: stdout, Stderr: stderr} }},
+	{"copy", "copy tables and their items between backends (a data folder, DynamoDB), resumably", func(stdout, stderr io.Writer) command { return &CopyCommand{Stdout: stdout, Stderr: stderr} }},
 }
 
 // errUsage reports a command line that cannot be run; usage has been
