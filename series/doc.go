@@ -16,8 +16,41 @@
 //		Tags:   []string{"location"},
 //	})
 //	err = st.EnsureTable(ctx)
-//	sensors, err := st.Kind("SENSOR")
+//	sensors, err := st.Kind("SENSOR") // ErrUnknownKind for a name no schema has
 //	err = sensors.Write(ctx, "123", series.Reading{Time: t, Values: []float64{21.5, 40}})
+//
+// # Schemas at run time
+//
+// Store.Define adds a kind while the Store runs and stores its schema in
+// the table (pk ~SCHEMA, sk the kind's name, the Schema JSON of
+// schemajson.go), so every later Open of the table has it, with or
+// without schemas of its own. Store.Change changes a kind in the ways its
+// stored data can take: fields and tags appended, retention, rollup
+// tiers, the duplicate rule, compaction, the metric index; not its
+// layout, shards, bucket period or the order of its fields and tags
+// (ErrSchemaChange). Readings written before a change read back with the
+// new fields absent; readings buffered or in the log at the change are
+// written with the new schema. Open compares the schemas it is given
+// with the stored ones: an allowed change is applied and stored, any
+// other difference is ErrSchemaChange. The log is replayed with the
+// kinds loaded. Kind lookups take no lock (the kinds are copied on
+// write).
+//
+// # Series directory
+//
+// The first flush of a series' readings in a Store's lifetime puts an
+// item in its kind's directory (pk ~SERIES#SENSOR, sk the id), which
+// Kind.Series lists in id order, by prefix and page; see directory.go for
+// its cost. Series written only by versions before the directory have no
+// entry until they are written again.
+//
+// # A missing table
+//
+// Open works on a table that does not exist (it has no stored schemas
+// then). While the table is known to be missing (found by Open, or by a
+// flush or read since), Write, WriteMany and WriteSync fail at once with
+// ErrTableNotFound instead of buffering readings that could not be
+// flushed; EnsureTable creates the table and lets writes through.
 //
 // # Layouts
 //
@@ -44,6 +77,8 @@
 //	rollups             pk SENSOR#123#H, #D, #M     sk 2024-12-01-14, 2024-12-01, 2024-12
 //	rollup markers      pk ~DIRTY#SENSOR            sk 123#2024-12-01-14
 //	compaction markers  pk ~COMPACT#SENSOR          sk 123#2024-12-01-14, 123#2024-12-01
+//	series directory    pk ~SERIES#SENSOR           sk 123
+//	stored schemas      pk ~SCHEMA                  sk SENSOR
 //	metric index        GSI "metric": mpk SENSOR#2024-12-01, msk <timestamp>#123#<seq>
 //
 // Every item carries a "ttl" attribute (epoch seconds) computed from event
@@ -173,5 +208,6 @@
 //
 // Store.Table returns the table client, whose Stats report the read and
 // write units every operation consumed, on the embedded engine as on
-// DynamoDB.
+// DynamoDB. Store.Stats adds the Store's own counters (readings accepted
+// and refused, buffered, flushes, log bytes, passes) for monitoring.
 package series

@@ -16,6 +16,8 @@ import (
 //	latest reading                         SENSOR#123#L; sk L
 //	day directory (DayPartitioned)         SENSOR#123#P; sk 2024-12-01
 //	rollup markers                         ~DIRTY#SENSOR; sk 123#2024-12-01-14
+//	series directory                       ~SERIES#SENSOR; sk 123
+//	stored schemas                         ~SCHEMA; sk SENSOR
 //	metric index (GSI)                     mpk SENSOR#2024-12-01 (#S03), msk <timestamp>#123#<seq>
 //
 // Each partition holds keys of one format only.
