@@ -1964,7 +1964,7 @@ func TestAggregate_InvalidTierOnEmptyRange(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock(t0.Add(12 * time.Hour))
 	st := openStore(t, openEngine(t, clk), testOptions(t, clk), Schema{Name: "A", Fields: []string{"v"}})
-	k := st.Kind("A")
+	k := mustKind(t, st, "A")
 	for _, q := range []AggregateQuery{
 		{From: t0, To: t0, Step: 30 * time.Minute, Tier: Hourly},
 		{From: t0.Add(time.Hour), To: t0, Step: time.Hour, Tier: Daily},

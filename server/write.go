@@ -106,26 +106,20 @@ func (s *Server) writeBatch(w http.ResponseWriter, r *http.Request, b *ingest.Ba
 			return invalid("sync: %q is not a boolean", q)
 		}
 	}
-	kinds := make([]*series.Kind, len(b.Kinds))
+	batch := make([]series.KindReadings, len(b.Kinds))
 	for i, kb := range b.Kinds {
 		if err := allow(ctx, write, kb.Kind); err != nil {
 			s.metrics.refused.WithLabelValues("denied").Inc()
 			return err
 		}
-		k, err := s.store.Kind(kb.Kind)
-		if err != nil {
-			return err
-		}
-		kinds[i] = k
+		batch[i] = series.KindReadings{Kind: kb.Kind, Series: kb.Series}
 	}
-	// A write is not stopped halfway by the client going away: what the
-	// store takes, it takes whole.
+	// A write is not stopped halfway by the client going away, and is
+	// taken whole or not at all, whatever its kinds.
 	wctx := context.WithoutCancel(ctx)
-	for i, kb := range b.Kinds {
-		if err := kinds[i].WriteMany(wctx, kb.Series); err != nil {
-			s.metrics.refused.WithLabelValues("store").Inc()
-			return err
-		}
+	if err := s.store.WriteKinds(wctx, batch); err != nil {
+		s.metrics.refused.WithLabelValues("store").Inc()
+		return err
 	}
 	if sync {
 		if err := s.store.Flush(wctx); err != nil {
