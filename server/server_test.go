@@ -142,6 +142,14 @@ func TestBadBatchIsRefusedWhole(t *testing.T) {
 	for _, id := range []string{"a", "b"} {
 		e.get("/api/v1/kinds/SENSOR/series/"+id+"/latest").must(t, 404)
 	}
+	// Over two kinds, a reading the store refuses (older than the
+	// retention) refuses the other kind's too.
+	e.postJSON("/api/v1/kinds", map[string]any{"name": "OTHER", "fields": []string{"x"}}).must(t, 201)
+	mixed := fmt.Sprintf("SENSOR,series=m temperature=1 %d\nOTHER,series=m x=1 1000\n", ms(t0))
+	if a := e.post("/api/v1/write?precision=ms", "text/plain", mixed).must(t, 400); !strings.Contains(string(a.body), "OTHER") {
+		t.Fatalf("mixed batch: %s", a.body)
+	}
+	e.get("/api/v1/kinds/SENSOR/series/m/latest").must(t, 404)
 	// Unknown kinds and media types.
 	e.post("/api/v1/write", "text/plain", "NOPE,series=a x=1\n").must(t, 400)
 	e.post("/api/v1/kinds/NOPE/readings", "application/json", `{"readings":[]}`).must(t, 404)
