@@ -124,7 +124,9 @@ func (s *Server) instrument(rt route) http.Handler {
 		if sw.status == 0 {
 			sw.status = http.StatusOK
 		}
-		s.metrics.observe(rt.pattern, sw.status, time.Since(start))
+		took := time.Since(start)
+		s.metrics.observe(rt.pattern, sw.status, took)
+		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "route", rt.pattern, "status", sw.status, "took", took)
 	})
 }
 

@@ -40,6 +40,11 @@ type ServeCommand struct {
 	// ShutdownTimeout bounds how long requests in flight may take to finish
 	// after cancellation. Default 10 seconds.
 	ShutdownTimeout time.Duration
+
+	// ReadHeaderTimeout bounds how long a client may take to send a
+	// request's headers; a slower one has its connection closed. Default
+	// 10 seconds.
+	ReadHeaderTimeout time.Duration
 }
 
 const serveUsage = `Usage: timetable serve [flags]
@@ -176,9 +181,13 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		}
 	}
 
+	headerTimeout := c.ReadHeaderTimeout
+	if headerTimeout <= 0 {
+		headerTimeout = 10 * time.Second
+	}
 	hs := &http.Server{
 		Handler:           srv,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: headerTimeout,
 		ReadTimeout:       5 * time.Minute,
 		IdleTimeout:       5 * time.Minute,
 		MaxHeaderBytes:    64 << 10,

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -173,4 +176,50 @@ func TestRun_Usage(t *testing.T) {
 			t.Errorf("%q: exit %d, output:\n%s", c.args, code, out.String())
 		}
 	}
+}
+
+// TestServe_SlowHeaders: a client that sends its headers slower than the
+// header timeout has its connection closed, and the server goes on.
+func TestServe_SlowHeaders(t *testing.T) {
+	dir := t.TempDir()
+	addrFile := filepath.Join(dir, "addr")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	var stderr syncBuffer
+	go func() {
+		cmd := &ServeCommand{Stdout: io.Discard, Stderr: &stderr, ReadHeaderTimeout: 200 * time.Millisecond}
+		done <- cmd.Run(ctx, []string{"--in-memory", "--no-auth", "--addr", "127.0.0.1:0", "--addr-file", addrFile})
+	}()
+	defer func() { cancel(); <-done }()
+	var addr string
+	for deadline := time.Now().Add(30 * time.Second); addr == ""; time.Sleep(10 * time.Millisecond) {
+		if b, err := os.ReadFile(addrFile); err == nil && strings.HasSuffix(string(b), "\n") {
+			addr = strings.TrimSpace(string(b))
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no address\n%s", stderr.String())
+		}
+	}
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.Write([]byte("GET /healthz HTTP/1.1\r\nHost: x\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	// No end of headers: the server must close the connection, well before
+	// this deadline (which only keeps a broken server from hanging the test).
+	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	b, err := io.ReadAll(conn)
+	if ne, ok := err.(net.Error); ok && ne.Timeout() {
+		t.Fatalf("the connection of a client that never ended its headers stayed open (read %q)", b)
+	}
+	if strings.Contains(string(b), "200 OK") {
+		t.Fatalf("a request without the end of its headers was answered: %q", b)
+	}
+	resp, err := http.Get("http://" + addr + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("after the slow client: %v %v", resp, err)
+	}
+	resp.Body.Close()
 }
