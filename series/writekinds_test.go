@@ -21,7 +21,9 @@ func TestStore_WriteKinds(t *testing.T) {
 			{Name: "B", Fields: []string{"v"}, Duplicates: RejectDifferent},
 		}
 		st := openStore(t, api, opts, schemas...)
-		at := func(min int, v float64) Reading { return Reading{Time: t0.Add(time.Duration(min) * time.Minute), Values: []float64{v}} }
+		at := func(min int, v float64) Reading {
+			return Reading{Time: t0.Add(time.Duration(min) * time.Minute), Values: []float64{v}}
+		}
 		one := func(kind, id string, rs ...Reading) KindReadings {
 			return KindReadings{Kind: kind, Series: []SeriesReadings{{ID: id, Readings: rs}}}
 		}

@@ -31,15 +31,15 @@ type engineOptions struct {
 // engine is an opened data folder: the engine, the series store over it
 // and the token store.
 type engine struct {
-	db    *local.DB
-	api   timetable.API
+	db  *local.DB
+	api timetable.API
 	// authDB holds the tokens and access keys, in an engine of its own
 	// (the folder's "auth" subfolder) that the DynamoDB endpoint does not
 	// serve: access key secrets must not be readable through it.
 	authDB *local.DB
-	store *series.Store
-	auth  *auth.Store // nil without authentication
-	where string      // the folder, or "memory"
+	store  *series.Store
+	auth   *auth.Store // nil without authentication
+	where  string      // the folder, or "memory"
 }
 
 // walDir is the series store's write-ahead log, and authDir the token
