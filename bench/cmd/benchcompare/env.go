@@ -31,6 +31,9 @@ func newEnv(ctx context.Context, cfg config, work string, stderr io.Writer) (*en
 		return nil, err
 	}
 	cfg.tools = tools
+	if cfg.seriesHTTP.vmBin, err = filepath.Abs(cfg.seriesHTTP.vmBin); err != nil {
+		return nil, err
+	}
 	return &env{cfg: cfg, work: work, stderr: stderr}, nil
 }
 

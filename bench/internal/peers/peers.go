@@ -1,6 +1,8 @@
-// Package peers starts the DynamoDB-compatible servers that benchcompare
-// measures (timetable serve, DynamoDB Local, dynalite) as child processes
-// listening on 127.0.0.1, and makes SDK clients for them.
+// Package peers starts the servers that benchcompare measures as child
+// processes listening on 127.0.0.1: the DynamoDB-compatible ones
+// (timetable serve, DynamoDB Local, dynalite), for which it makes SDK
+// clients, and the time-series ones (VictoriaMetrics, timetable serve's
+// series API), which answer plain HTTP.
 //
 // DynamoDB Local has no option to choose its listening address: it listens
 // on all interfaces, on a free port picked at run time, for the length of
@@ -72,6 +74,29 @@ func NewClient(endpoint string, conns int) *dynamodb.Client {
 // 127.0.0.1:port, or, with port 0, at the host:port that the server writes
 // to addrFile.
 func start(ctx context.Context, name string, cmd *exec.Cmd, port int, addrFile, logDir string) (*Server, error) {
+	s, err := launch(name, cmd, port, logDir)
+	if err != nil {
+		return nil, err
+	}
+	if port == 0 {
+		addr, err := s.readAddr(ctx, addrFile, 30*time.Second)
+		if err != nil {
+			s.Stop()
+			return nil, fmt.Errorf("%s did not start: %w\n%s", name, err, s.LogTail())
+		}
+		s.Endpoint = "http://" + addr
+	}
+	if err := s.wait(ctx, 90*time.Second); err != nil {
+		s.Stop()
+		return nil, fmt.Errorf("%s did not start: %w\n%s", name, err, s.LogTail())
+	}
+	return s, nil
+}
+
+// launch starts cmd (already configured) in a process group of its own,
+// with its output in a log file under logDir, and returns it without
+// waiting for it to answer. Its Endpoint is 127.0.0.1:port.
+func launch(name string, cmd *exec.Cmd, port int, logDir string) (*Server, error) {
 	logf, err := os.CreateTemp(logDir, "peer-*.log")
 	if err != nil {
 		return nil, err
@@ -90,18 +115,6 @@ func start(ctx context.Context, name string, cmd *exec.Cmd, port int, addrFile, 
 		done:     make(chan struct{}),
 	}
 	go func() { cmd.Wait(); close(s.done) }()
-	if port == 0 {
-		addr, err := s.readAddr(ctx, addrFile, 30*time.Second)
-		if err != nil {
-			s.Stop()
-			return nil, fmt.Errorf("%s did not start: %w\n%s", name, err, s.LogTail())
-		}
-		s.Endpoint = "http://" + addr
-	}
-	if err := s.wait(ctx, 90*time.Second); err != nil {
-		s.Stop()
-		return nil, fmt.Errorf("%s did not start: %w\n%s", name, err, s.LogTail())
-	}
 	return s, nil
 }
 
