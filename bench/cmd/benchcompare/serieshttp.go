@@ -40,8 +40,8 @@ type tsRun struct {
 	merge      string        // what was asked of the server to merge
 	settle     time.Duration // from the merge to the server's quiet
 	quiet      bool          // whether the server went quiet before settleMax
-	dirBytes   int64
-	dirParts   []string // "name size" of the folder's top-level entries
+	dirBytes   int64         // the data folder, without its caches
+	dirParts   []string      // "name size" of the folder's top-level entries
 	queries    queryRun
 	soak       *soakRun
 	rangeWants int
@@ -196,7 +196,7 @@ func runTSTarget(ctx context.Context, e *env, t tsTarget, c seriesHTTPConfig) (t
 		return r, err
 	}
 	r.lifeCPU = srv.ExitCPU()
-	if r.dirBytes, r.dirParts, err = folderParts(dir); err != nil {
+	if r.dirBytes, r.dirParts, err = folderParts(dir, t.CacheDirs()); err != nil {
 		return r, err
 	}
 	e.logf("series-http: %s: %.2f bytes/reading on disk once merged", t.Name(), r.bytesPerReading())
@@ -253,13 +253,11 @@ func (e *env) shutdown(s *peers.Server) error {
 	return s.Shutdown(2 * time.Minute)
 }
 
-// folderParts returns the size of the regular files under dir, and the
-// sizes of its top-level entries, largest first.
-func folderParts(dir string) (int64, []string, error) {
-	total, _, err := dirSize(dir, "")
-	if err != nil {
-		return 0, nil, err
-	}
+// folderParts returns the size of the regular files under dir but for
+// its top-level folders named in caches, and the sizes of its top-level
+// entries, largest first (caches marked).
+func folderParts(dir string, caches []string) (int64, []string, error) {
+	var total int64
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return 0, nil, err
@@ -275,8 +273,13 @@ func folderParts(dir string) (int64, []string, error) {
 			return 0, nil, err
 		}
 		name := de.Name()
-		if de.IsDir() {
-			name += "/"
+		if slices.Contains(caches, name) {
+			name += "/ (cache, not counted)"
+		} else {
+			total += size
+			if de.IsDir() {
+				name += "/"
+			}
 		}
 		ps = append(ps, part{name, size})
 	}
@@ -352,9 +355,9 @@ func seriesHTTPSection(c seriesHTTPConfig, runs []tsRun, vmVer string) string {
 	}
 	fmt.Fprintf(&sb, "timetable serve's series API (docs/http-api.md) and VictoriaMetrics single-node (%s, built from the Go module proxy with the local Go, run with its defaults), each alone on the machine, one after the other, each on a fresh data folder and listening on 127.0.0.1. The same client (Go's net/http, keep-alive, no compression) sends both the same bytes and the same queries.\n\n", vmVer)
 	day := tsDay(c.readings)
-	fmt.Fprintf(&sb, "Ingest: %d series x %d one-minute readings of 3 fields (a random walk with two decimals each), ending a minute before the run, as InfluxDB line protocol with timestamps in seconds (`POST /write?precision=s` on both), in time order (every series' reading of a minute, then the next minute), %d lines per request, %d requests in flight. A line is `%s,%s=100042 f1=21.53,f2=31.2,f3=41.07 1700000000`: timetable takes the `%s` tag as the series id of kind `%s` (defined first with `POST /api/v1/kinds`, fields f1, f2, f3, layout chunks); VictoriaMetrics makes three series of each, `%s_f1{%s=\"100042\"}` and so on. The rate is the readings over the time from the first request to the last answer. Server CPU is the user and system time of the server's process (from /proc), during the ingest, and over its whole run until its clean stop after the merge (background merges and the flush at exit included); the client's is not counted.\n\n",
+	fmt.Fprintf(&sb, "Ingest: %d series x %d one-minute readings of 3 fields (a random walk with two decimals each), ending a minute before the run, as InfluxDB line protocol with timestamps in seconds (`POST /write?precision=s` on both), in time order (every series' reading of a minute, then the next minute), %d lines per request, %d requests in flight. A line is `%s,%s=100042 f1=21.53,f2=31.2,f3=41.07 1700000000`: timetable takes the `%s` tag as the series id of kind `%s` (defined first with `POST /api/v1/kinds`, fields f1, f2, f3, layout chunks); VictoriaMetrics makes three series of each, `%s_f1{%s=\"100042\"}` and so on. The rate is the readings over the time from the first request to the last answer. Server CPU is the user and system time of the server's process (from /proc), during the ingest, and over its whole run until its clean stop after the merge (background merges and the flush at exit included); the client's is not counted. timetable acknowledges a write once it is in its series log (kill -9 safe); VictoriaMetrics once it is in memory (its rows reach disk within `-inmemoryDataFlushInterval`, 5 s by default: a kill -9 loses the last seconds).\n\n",
 		c.ids, c.readings, c.batch, c.senders, tsKind, tsSeriesTag, tsSeriesTag, tsKind, tsKind, tsSeriesTag)
-	fmt.Fprintf(&sb, "On disk: after the ingest each server is asked to merge (the Merge column), then left until its process uses less than 2%% of a CPU over 3 s (at most %v), stopped with SIGTERM (it must exit by itself, with status 0), and its whole data folder is measured (regular files' sizes), over the readings.\n\n", c.settleMax)
+	fmt.Fprintf(&sb, "On disk: after the ingest each server is asked to merge (the Merge column), then left until its process uses less than 2%% of a CPU over 3 s (at most %v), stopped with SIGTERM (it must exit by itself, with status 0), and its data folder is measured (regular files' sizes, but for the caches VictoriaMetrics saves at exit into `cache/`, which it rebuilds by itself), over the readings.\n\n", c.settleMax)
 	fmt.Fprintf(&sb, "Reads: each server is then restarted on its folder (so neither answers from caches its ingest filled; the operating system's page cache is warm for both), %d unmeasured calls of each read on random series, then %d calls of each, one at a time, on the series in one shuffled order, every answer checked against the values sent. Latest: timetable's `GET /api/v1/kinds/%s/series/{id}/latest`; VictoriaMetrics' `GET /api/v1/query` of `last_over_time({__name__=~\"%s_f1|%s_f2|%s_f3\",%s=\"{id}\"}[1d]) keep_metric_names` at now, with `nocache=1` (it keeps no latest value apart; every measured call is of another series anyway). Range: steps %d to %d of every series (one day, %d readings); timetable's `GET .../series/{id}/readings?from=&to=&order=asc`, following cursors; VictoriaMetrics' `GET /api/v1/export` of the three metrics with `start` and `end`.\n\n",
 		c.warmup, c.queries, tsKind, tsKind, tsKind, tsKind, tsSeriesTag, day[0], day[1], day[1]-day[0]+1)
 
@@ -393,8 +396,8 @@ func seriesHTTPSection(c seriesHTTPConfig, runs []tsRun, vmVer string) string {
 		for _, x := range k.samples {
 			peak = max(peak, x.rss)
 		}
-		fmt.Fprintf(&sb, "| %s | %.0f | %.2f µs | %d | %s / %s | %s / %s | %s | %s | %s | %.1f MiB/min | %.1f MiB/min | %v |\n", r.name,
-			float64(k.readings)/k.duration.Seconds(), us(k.serverCPU)/float64(max(k.readings, 1)), k.queries,
+		fmt.Fprintf(&sb, "| %s | %.0f | %.2f µs | %d (%d latest without a reading yet) | %s / %s | %s / %s | %s | %s | %s | %.1f MiB/min | %.1f MiB/min | %v |\n", r.name,
+			float64(k.readings)/k.duration.Seconds(), us(k.serverCPU)/float64(max(k.readings, 1)), k.queries, k.empty,
 			fmtDur(pct(k.latest, 0.5)), fmtDur(pct(k.latest, 0.99)), fmtDur(pct(k.rng, 0.5)), fmtDur(pct(k.rng, 0.99)),
 			fmtBytes(k.samples[0].rss), fmtBytes(k.samples[len(k.samples)-1].rss), fmtBytes(peak), first/(1<<20), last/(1<<20), yesNo(ok))
 	}

@@ -32,9 +32,9 @@ type lineGen struct {
 	vals        []float64
 	next        int64 // the next reading: step next/ids of series next%ids
 
-	watch  int64       // the step whose values atWatch keeps
+	watch   int64       // the step whose values atWatch keeps
 	atWatch [][]float64 // per series
-	last   [][]float64 // per series: the values of its newest reading
+	last    [][]float64 // per series: the values of its newest reading
 }
 
 func newLineGen(ids int, start, step, watch int64) *lineGen {
@@ -283,6 +283,7 @@ type soakRun struct {
 	readings   int64 // acknowledged
 	wantRate   int
 	queries    int
+	empty      int             // latest answers without a reading
 	latest     []time.Duration // sorted
 	rng        []time.Duration // sorted
 	samples    []rssSample
@@ -348,7 +349,11 @@ func soak(ctx context.Context, t tsTarget, srv *peers.Server, c *http.Client, cf
 			t0 := time.Now()
 			var err error
 			if i%2 == 0 {
-				_, err = t.Latest(ctx, c, srv.Endpoint, id)
+				// A series whose first readings the server has not
+				// made searchable yet has none.
+				if _, err = t.Latest(ctx, c, srv.Endpoint, id); errors.Is(err, errNoReading) {
+					r.empty, err = r.empty+1, nil
+				}
 				r.latest = append(r.latest, time.Since(t0))
 			} else {
 				_, _, err = t.Range(ctx, c, srv.Endpoint, id, max(start, written-3600)*1000, written*1000)

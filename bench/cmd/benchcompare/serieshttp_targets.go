@@ -35,6 +35,10 @@ const (
 
 var tsFields = []string{"f1", "f2", "f3"}
 
+// errNoReading is Latest's error when the server has no reading of the
+// series (yet).
+var errNoReading = errors.New("no reading")
+
 type tsTarget interface {
 	// Name is the server's name in reports.
 	Name() string
@@ -49,8 +53,12 @@ type tsTarget interface {
 	// Merge asks the server to merge what it has ingested into its final
 	// form on disk, waits for that to finish, and says what it did.
 	Merge(ctx context.Context, c *http.Client, endpoint string, timeout time.Duration) (string, error)
+	// CacheDirs are the top-level folders of the data folder that hold
+	// caches the server rebuilds by itself, not data: left out of the
+	// bytes on disk.
+	CacheDirs() []string
 	// Latest returns the values (in tsFields order) of the newest reading
-	// of series id.
+	// of series id, or errNoReading.
 	Latest(ctx context.Context, c *http.Client, endpoint, id string) ([]float64, error)
 	// Range returns how many readings series id has from from to to
 	// (Unix milliseconds, both included) and the values of the first.
@@ -66,6 +74,10 @@ func (v victoriaMetrics) Name() string { return "VictoriaMetrics" }
 func (v victoriaMetrics) Start(ctx context.Context, dataDir string) (*peers.Server, error) {
 	return peers.StartVictoriaMetrics(ctx, v.bin, dataDir, v.logDir)
 }
+
+// CacheDirs is the folder where VictoriaMetrics saves its in-memory
+// caches at exit (and which it may lose: it rebuilds them).
+func (v victoriaMetrics) CacheDirs() []string { return []string{"cache"} }
 
 func (v victoriaMetrics) Prepare(context.Context, *http.Client, string) error { return nil }
 
@@ -177,6 +189,9 @@ func (v victoriaMetrics) Latest(ctx context.Context, c *http.Client, endpoint, i
 		vals[i] = x
 		seen++
 	}
+	if seen == 0 {
+		return nil, errNoReading
+	}
 	if seen != len(tsFields) {
 		return nil, fmt.Errorf("/api/v1/query: %d series, want %d", seen, len(tsFields))
 	}
@@ -253,6 +268,8 @@ func (t timetableServe) Prepare(ctx context.Context, c *http.Client, endpoint st
 	return err
 }
 
+func (t timetableServe) CacheDirs() []string { return nil }
+
 func (t timetableServe) WriteURL(endpoint string) string { return endpoint + "/write?precision=s" }
 
 // Merge does nothing: the API has no request for it. The caller waits
@@ -281,6 +298,10 @@ func (t timetableServe) seriesURL(endpoint, id string) string {
 
 func (t timetableServe) Latest(ctx context.Context, c *http.Client, endpoint, id string) ([]float64, error) {
 	body, err := httpGet(ctx, c, t.seriesURL(endpoint, id)+"/latest")
+	var se *statusError
+	if errors.As(err, &se) && se.status == http.StatusNotFound {
+		return nil, fmt.Errorf("%w: %v", errNoReading, err)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -354,10 +375,18 @@ func do(c *http.Client, req *http.Request, want int) ([]byte, error) {
 		if len(body) > 300 {
 			body = body[:300]
 		}
-		return nil, fmt.Errorf("%s %s: %s: %s", req.Method, req.URL.Path, resp.Status, bytes.TrimSpace(body))
+		return nil, &statusError{fmt.Sprintf("%s %s: %s: %s", req.Method, req.URL.Path, resp.Status, bytes.TrimSpace(body)), resp.StatusCode}
 	}
 	return body, nil
 }
+
+// statusError is do's error for an answer with an unexpected status.
+type statusError struct {
+	msg    string
+	status int
+}
+
+func (e *statusError) Error() string { return e.msg }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
 	select {
