@@ -32,7 +32,6 @@ type seriesHTTPConfig struct {
 type tsRun struct {
 	name       string
 	readings   int64
-	requests   int64
 	ingest     time.Duration
 	ingestCPU  time.Duration // the server's, during the ingest
 	lifeCPU    time.Duration // the server's, from its start to its clean stop after the merge
@@ -60,15 +59,11 @@ func seriesHTTPTargets(ctx context.Context, e *env) ([]tsTarget, error) {
 	for _, name := range strings.Split(c.targets, ",") {
 		switch strings.TrimSpace(name) {
 		case "timetable":
-			if e.bin == "" {
-				e.logf("building cmd/timetable")
-				bin, err := peers.BuildTimetable(ctx, e.cfg.root, e.work)
-				if err != nil {
-					return nil, err
-				}
-				e.bin = bin
+			bin, err := e.timetableBin(ctx)
+			if err != nil {
+				return nil, err
 			}
-			ts = append(ts, timetableServe{bin: e.bin, logDir: e.work, args: strings.Fields(c.serveArgs)})
+			ts = append(ts, timetableServe{bin: bin, logDir: e.work, args: strings.Fields(c.serveArgs)})
 		case "victoriametrics":
 			if _, err := os.Stat(c.vmBin); err != nil {
 				return nil, fmt.Errorf("VictoriaMetrics not found at %s (make bench-compare builds it): %w", c.vmBin, err)
@@ -177,7 +172,6 @@ func runTSTarget(ctx context.Context, e *env, t tsTarget, c seriesHTTPConfig) (t
 		return r, err
 	}
 	r.ingestCPU = cpu1 - cpu0
-	r.requests = (total + int64(c.batch) - 1) / int64(c.batch)
 	if r.peakRSS, err = srv.PeakRSS(); err != nil {
 		return r, err
 	}

@@ -3,7 +3,6 @@ package peers
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -18,64 +17,23 @@ import (
 // API) answer plain HTTP, not DynamoDB's API: they are ready once a GET of
 // a readiness path answers 200.
 
-// startHTTP is start for a server that is ready once GET readyPath
-// answers 200.
-func startHTTP(ctx context.Context, name string, cmd *exec.Cmd, port int, addrFile, logDir, readyPath string) (*Server, error) {
-	s, err := launch(name, cmd, port, logDir)
-	if err != nil {
-		return nil, err
-	}
-	if port == 0 {
-		addr, err := s.readAddr(ctx, addrFile, 30*time.Second)
+// answersGet returns ready for startReady: GET path answers 200.
+func answersGet(path string) func(*Server, context.Context) error {
+	return func(s *Server, ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.Endpoint+path, nil)
 		if err != nil {
-			s.Stop()
-			return nil, fmt.Errorf("%s did not start: %w\n%s", name, err, s.LogTail())
+			return err
 		}
-		s.Endpoint = "http://" + addr
-	}
-	if err := s.waitGet(ctx, readyPath, 90*time.Second); err != nil {
-		s.Stop()
-		return nil, fmt.Errorf("%s did not start: %w\n%s", name, err, s.LogTail())
-	}
-	return s, nil
-}
-
-// waitGet polls GET path until it answers 200.
-func (s *Server) waitGet(ctx context.Context, path string, timeout time.Duration) error {
-	c := &http.Client{Timeout: 2 * time.Second}
-	deadline := time.Now().Add(timeout)
-	for {
-		err := getOK(ctx, c, s.Endpoint+path)
-		if err == nil {
-			return nil
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
 		}
-		select {
-		case <-s.done:
-			return errors.New("process exited")
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("GET %s: %s", path, resp.Status)
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("no answer after %v: %w", timeout, err)
-		}
+		return nil
 	}
-}
-
-func getOK(ctx context.Context, c *http.Client, url string) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	return nil
 }
 
 // StartVictoriaMetrics starts the VictoriaMetrics single-node binary bin
@@ -87,7 +45,7 @@ func StartVictoriaMetrics(ctx context.Context, bin, dataDir, logDir string) (*Se
 		return nil, err
 	}
 	cmd := exec.Command(bin, "-storageDataPath", dataDir, "-httpListenAddr", "127.0.0.1:"+strconv.Itoa(port))
-	return startHTTP(ctx, "VictoriaMetrics", cmd, port, "", logDir, "/health")
+	return startReady(ctx, "VictoriaMetrics", cmd, port, "", logDir, answersGet("/health"))
 }
 
 // StartTimetableHTTP starts `bin serve --data dataDir --addr-file F` plus
@@ -102,7 +60,7 @@ func StartTimetableHTTP(ctx context.Context, bin, dataDir, logDir string, args .
 	f.Close()
 	os.Remove(f.Name())
 	all := append([]string{"serve", "--data", dataDir, "--addr-file", f.Name()}, args...)
-	return startHTTP(ctx, "timetable serve", exec.Command(bin, all...), 0, f.Name(), logDir, "/readyz")
+	return startReady(ctx, "timetable serve", exec.Command(bin, all...), 0, f.Name(), logDir, answersGet("/readyz"))
 }
 
 // PID returns the server's process id.

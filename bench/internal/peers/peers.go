@@ -70,10 +70,16 @@ func NewClient(endpoint string, conns int) *dynamodb.Client {
 	})
 }
 
-// start runs cmd (already configured) and waits until it answers at
-// 127.0.0.1:port, or, with port 0, at the host:port that the server writes
-// to addrFile.
+// start runs cmd (already configured) and waits until it answers
+// ListTables at 127.0.0.1:port, or, with port 0, at the host:port that the
+// server writes to addrFile.
 func start(ctx context.Context, name string, cmd *exec.Cmd, port int, addrFile, logDir string) (*Server, error) {
+	return startReady(ctx, name, cmd, port, addrFile, logDir, (*Server).answersListTables)
+}
+
+// startReady is start with ready as the test of whether the server
+// answers.
+func startReady(ctx context.Context, name string, cmd *exec.Cmd, port int, addrFile, logDir string, ready func(*Server, context.Context) error) (*Server, error) {
 	s, err := launch(name, cmd, port, logDir)
 	if err != nil {
 		return nil, err
@@ -86,7 +92,7 @@ func start(ctx context.Context, name string, cmd *exec.Cmd, port int, addrFile, 
 		}
 		s.Endpoint = "http://" + addr
 	}
-	if err := s.wait(ctx, 90*time.Second); err != nil {
+	if err := s.wait(ctx, 90*time.Second, ready); err != nil {
 		s.Stop()
 		return nil, fmt.Errorf("%s did not start: %w\n%s", name, err, s.LogTail())
 	}
@@ -138,13 +144,13 @@ func (s *Server) readAddr(ctx context.Context, file string, timeout time.Duratio
 	}
 }
 
-// wait polls ListTables until the server answers.
-func (s *Server) wait(ctx context.Context, timeout time.Duration) error {
-	c := NewClient(s.Endpoint, 1)
+// wait polls ready until it succeeds, the process exits or timeout
+// passes.
+func (s *Server) wait(ctx context.Context, timeout time.Duration, ready func(*Server, context.Context) error) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		_, err := c.ListTables(cctx, &dynamodb.ListTablesInput{})
+		err := ready(s, cctx)
 		cancel()
 		if err == nil {
 			return nil
@@ -160,6 +166,12 @@ func (s *Server) wait(ctx context.Context, timeout time.Duration) error {
 			return fmt.Errorf("no answer after %v: %w", timeout, err)
 		}
 	}
+}
+
+// answersListTables calls ListTables.
+func (s *Server) answersListTables(ctx context.Context) error {
+	_, err := NewClient(s.Endpoint, 1).ListTables(ctx, &dynamodb.ListTablesInput{})
+	return err
 }
 
 // CPU returns the CPU time (user and system) the server process has used,
