@@ -335,3 +335,47 @@ func TestSeriesHTTP_VictoriaMetricsTiny(t *testing.T) {
 		t.Errorf("figures printed with one server only: %s", stdout.String())
 	}
 }
+
+// TestSeriesHTTPFigures checks the direction of the ratios: above 1 when
+// timetable is better (a higher rate, less CPU, fewer bytes, shorter
+// reads), below 1 when it is worse.
+func TestSeriesHTTPFigures(t *testing.T) {
+	ms := func(xs ...int) []time.Duration {
+		var ds []time.Duration
+		for _, x := range xs {
+			ds = append(ds, time.Duration(x)*time.Millisecond)
+		}
+		return ds
+	}
+	soakOf := func(rss ...int64) *soakRun {
+		r := &soakRun{duration: 3 * time.Minute}
+		for i, x := range rss {
+			r.samples = append(r.samples, rssSample{time.Duration(i) * time.Minute, x << 20})
+		}
+		return r
+	}
+	better := tsRun{name: "timetable serve", readings: 1000, ingest: time.Second, ingestCPU: time.Millisecond, lifeCPU: 2 * time.Millisecond,
+		peakRSS: 10 << 20, dirBytes: 1000, queries: queryRun{latest: ms(1, 2), rng: ms(3, 4)}, rangeWants: 1440, soak: soakOf(10, 20, 20, 20)}
+	worse := tsRun{name: "VictoriaMetrics", readings: 1000, ingest: 2 * time.Second, ingestCPU: 2 * time.Millisecond, lifeCPU: 4 * time.Millisecond,
+		peakRSS: 20 << 20, dirBytes: 2000, queries: queryRun{latest: ms(2, 4), rng: ms(6, 8)}, rangeWants: 1440, soak: soakOf(10, 20, 30, 40)}
+	c := seriesHTTPConfig{ids: 1, readings: 1000, batch: 10, senders: 1, soak: soakConfig{duration: 3 * time.Minute}}
+	for _, tc := range []struct {
+		ours, peer tsRun
+		above      bool
+	}{{better, worse, true}, {worse, better, false}} {
+		tc.ours.name, tc.peer.name = "timetable serve", "VictoriaMetrics"
+		figs := seriesHTTPFigures(c, tc.ours, tc.peer)
+		if len(figs) != 10 {
+			t.Fatalf("%d figures, want 10", len(figs))
+		}
+		for _, f := range figs {
+			if f.Ratio == nil || (*f.Ratio > 1) != tc.above || *f.Ratio == 1 {
+				t.Errorf("%s: ours %v, peer %v, ratio %v; want above 1: %v", f.Name, f.Ours, *f.Peer, *f.Ratio, tc.above)
+			}
+		}
+		last := figs[len(figs)-1]
+		if last.met == nil || *last.met != tc.above {
+			t.Errorf("soak figure: levels off %v, want %v", last.met, tc.above)
+		}
+	}
+}
