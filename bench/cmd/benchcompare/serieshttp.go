@@ -37,6 +37,7 @@ type tsRun struct {
 	lifeCPU    time.Duration // the server's, from its start to its clean stop after the merge
 	peakRSS    int64         // VmHWM at the end of the ingest
 	merge      string        // what was asked of the server to merge
+	mergeTook  time.Duration // until the server said the merge was done
 	settle     time.Duration // from the merge to the server's quiet
 	quiet      bool          // whether the server went quiet before settleMax
 	dirBytes   int64         // the data folder, without its caches
@@ -178,7 +179,9 @@ func runTSTarget(ctx context.Context, e *env, t tsTarget, c seriesHTTPConfig) (t
 	e.logf("series-http: %s: %.0f readings/s, server CPU %.2f µs/reading", t.Name(), r.rate(), r.cpuPerReading(r.ingestCPU))
 
 	mctx, cancel := context.WithTimeout(ctx, c.settleMax)
+	t1 := time.Now()
 	r.merge, err = t.Merge(mctx, hc, srv.Endpoint, c.settleMax)
+	r.mergeTook = time.Since(t1)
 	cancel()
 	if err != nil {
 		return r, fmt.Errorf("merge: %w", err)
@@ -355,11 +358,11 @@ func seriesHTTPSection(c seriesHTTPConfig, runs []tsRun, vmVer string) string {
 	fmt.Fprintf(&sb, "Reads: each server is then restarted on its folder (so neither answers from caches its ingest filled; the operating system's page cache is warm for both), %d unmeasured calls of each read on random series, then %d calls of each, one at a time, on the series in one shuffled order, every answer checked against the values sent. Latest: timetable's `GET /api/v1/kinds/%s/series/{id}/latest`; VictoriaMetrics' `GET /api/v1/query` of `last_over_time({__name__=~\"%s_f1|%s_f2|%s_f3\",%s=\"{id}\"}[1d]) keep_metric_names` at now, with `nocache=1` (it keeps no latest value apart; every measured call is of another series anyway). Range: steps %d to %d of every series (one day, %d readings); timetable's `GET .../series/{id}/readings?from=&to=&order=asc`, following cursors; VictoriaMetrics' `GET /api/v1/export` of the three metrics with `start` and `end`.\n\n",
 		c.warmup, c.queries, tsKind, tsKind, tsKind, tsKind, tsSeriesTag, day[0], day[1], day[1]-day[0]+1)
 
-	sb.WriteString("| server | readings/s | server CPU/reading, ingest | server CPU/reading, whole run | peak RSS, ingest | bytes/reading on disk | folder | merge | quiet after |\n|---|---:|---:|---:|---:|---:|---|---|---:|\n")
+	sb.WriteString("| server | readings/s | server CPU/reading, ingest | server CPU/reading, whole run | peak RSS, ingest | bytes/reading on disk | folder | merge | merge done, then quiet, after |\n|---|---:|---:|---:|---:|---:|---|---|---:|\n")
 	for _, r := range runs {
-		quiet := r.settle.Round(time.Second).String()
+		quiet := r.mergeTook.Round(time.Second).String() + ", " + r.settle.Round(time.Second).String()
 		if !r.quiet {
-			quiet = "not quiet after " + quiet
+			quiet += " (never quiet)"
 		}
 		fmt.Fprintf(&sb, "| %s | %.0f | %.2f µs | %.2f µs | %s | %.2f | %s | %s | %s |\n", r.name, r.rate(), r.cpuPerReading(r.ingestCPU), r.cpuPerReading(r.lifeCPU),
 			fmtBytes(r.peakRSS), r.bytesPerReading(), strings.Join(r.dirParts, ", "), r.merge, quiet)
@@ -377,7 +380,7 @@ func seriesHTTPSection(c seriesHTTPConfig, runs []tsRun, vmVer string) string {
 		return sb.String()
 	}
 	s := c.soak
-	fmt.Fprintf(&sb, "\nSoak: a fresh server and folder, then for %v: %d readings/s (%d series, one-second readings ending about now, %d per request, %d senders) and %.0f queries/s one at a time (latest of a random series, then its last hour of readings, in turn); the server's RSS (VmRSS) every %v. Growth levels off when the last third of the soak grows at most a quarter as fast as the first third (least-squares slopes), or by less than 5%% of the final RSS.\n\n",
+	fmt.Fprintf(&sb, "\nSoak: a fresh server and folder, then for %v: %d readings/s (%d series, one-second readings ending about now, %d per request, %d senders) and %.0f queries/s one at a time (latest of a random series, then its last hour of readings, in turn); the server's RSS (VmRSS) every %v. Growth levels off when the last third of the soak grows at most a quarter as fast as the first third (least-squares slopes of the samples under load, the idle one at the start left out), or by less than 5%% of the final RSS.\n\n",
 		s.duration, s.rate, s.ids, s.batch, s.senders, s.qps, s.sample)
 	sb.WriteString("| server | readings/s sent | server CPU/reading | queries | latest p50 / p99 | last hour p50 / p99 | RSS at start | RSS at end | max | slope, first third | slope, last third | levels off |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, r := range runs {

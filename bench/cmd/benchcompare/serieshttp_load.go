@@ -420,10 +420,12 @@ func rssSlope(samples []rssSample, from, to time.Duration) float64 {
 
 // levelled reports whether the RSS stopped growing: the last third of the
 // soak grew at most a quarter as fast as the first third, or by less than
-// 5% of the final RSS over the last third.
+// 5% of the final RSS over the last third. The sample at the start, of
+// the idle server, is left out of the slopes: the step from idle to
+// loaded is not growth.
 func (r soakRun) levelled() (first, last float64, ok bool) {
 	d := r.duration
-	first, last = rssSlope(r.samples, 0, d/3), rssSlope(r.samples, 2*d/3, d+time.Minute)
+	first, last = rssSlope(r.samples, 1, d/3), rssSlope(r.samples, 2*d/3, d+time.Minute)
 	end := float64(r.samples[len(r.samples)-1].rss)
 	return first, last, last <= first/4 || last*(d/3).Minutes() < 0.05*end
 }

@@ -347,17 +347,17 @@ func TestSeriesHTTPFigures(t *testing.T) {
 		}
 		return ds
 	}
-	soakOf := func(rss ...int64) *soakRun {
+	soakOf := func(f func(min float64) float64) *soakRun {
 		r := &soakRun{duration: 3 * time.Minute}
-		for i, x := range rss {
-			r.samples = append(r.samples, rssSample{time.Duration(i) * time.Minute, x << 20})
+		for at := time.Duration(0); at <= r.duration; at += 10 * time.Second {
+			r.samples = append(r.samples, rssSample{at, int64(f(at.Minutes()) * (1 << 20))})
 		}
 		return r
 	}
 	better := tsRun{name: "timetable serve", readings: 1000, ingest: time.Second, ingestCPU: time.Millisecond, lifeCPU: 2 * time.Millisecond,
-		peakRSS: 10 << 20, dirBytes: 1000, queries: queryRun{latest: ms(1, 2), rng: ms(3, 4)}, rangeWants: 1440, soak: soakOf(10, 20, 20, 20)}
+		peakRSS: 10 << 20, dirBytes: 1000, queries: queryRun{latest: ms(1, 2), rng: ms(3, 4)}, rangeWants: 1440, soak: soakOf(func(m float64) float64 { return 10 + 10*min(m, 1) })}
 	worse := tsRun{name: "VictoriaMetrics", readings: 1000, ingest: 2 * time.Second, ingestCPU: 2 * time.Millisecond, lifeCPU: 4 * time.Millisecond,
-		peakRSS: 20 << 20, dirBytes: 2000, queries: queryRun{latest: ms(2, 4), rng: ms(6, 8)}, rangeWants: 1440, soak: soakOf(10, 20, 30, 40)}
+		peakRSS: 20 << 20, dirBytes: 2000, queries: queryRun{latest: ms(2, 4), rng: ms(6, 8)}, rangeWants: 1440, soak: soakOf(func(m float64) float64 { return 10 + 10*m })}
 	c := seriesHTTPConfig{ids: 1, readings: 1000, batch: 10, senders: 1, soak: soakConfig{duration: 3 * time.Minute}}
 	for _, tc := range []struct {
 		ours, peer tsRun
