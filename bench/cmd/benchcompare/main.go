@@ -179,6 +179,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	defer env.close()
 
+	if cfg.only["series-http"] {
+		if err := preflightSeriesHTTP(ctx, env); err != nil {
+			return fmt.Errorf("series-http: %w", err)
+		}
+	}
+
 	var figs []Figure
 	var sections []section
 	emit := func(fs []Figure) {

@@ -81,6 +81,32 @@ func seriesHTTPTargets(ctx context.Context, e *env) ([]tsTarget, error) {
 	return ts, nil
 }
 
+// preflightSeriesHTTP starts and stops each server of the series-http
+// part, so that a run that cannot do that part fails at once, not after
+// the other parts (until timetable serve has the series API, it fails
+// here; -series-http-targets victoriametrics runs the other half).
+func preflightSeriesHTTP(ctx context.Context, e *env) error {
+	targets, err := seriesHTTPTargets(ctx, e)
+	if err != nil {
+		return err
+	}
+	for _, t := range targets {
+		dir, err := os.MkdirTemp(e.work, "series-http-preflight-")
+		if err != nil {
+			return err
+		}
+		srv, err := t.Start(ctx, dir)
+		if err == nil {
+			err = srv.Shutdown(2 * time.Minute)
+		}
+		os.RemoveAll(dir)
+		if err != nil {
+			return fmt.Errorf("%s cannot run: %w", t.Name(), err)
+		}
+	}
+	return nil
+}
+
 // runSeriesHTTP measures each server in turn, each alone on the machine:
 // the ingest of the same line protocol, the bytes on disk once merged,
 // the latest and one-day reads, and a soak.

@@ -87,16 +87,22 @@ func startReady(ctx context.Context, name string, cmd *exec.Cmd, port int, addrF
 	if port == 0 {
 		addr, err := s.readAddr(ctx, addrFile, 30*time.Second)
 		if err != nil {
-			s.Stop()
-			return nil, fmt.Errorf("%s did not start: %w\n%s", name, err, s.LogTail())
+			return nil, s.failed(err)
 		}
 		s.Endpoint = "http://" + addr
 	}
 	if err := s.wait(ctx, 90*time.Second, ready); err != nil {
-		s.Stop()
-		return nil, fmt.Errorf("%s did not start: %w\n%s", name, err, s.LogTail())
+		return nil, s.failed(err)
 	}
 	return s, nil
+}
+
+// failed stops a server that did not start and returns err with the end
+// of its output (read before Stop removes it).
+func (s *Server) failed(err error) error {
+	tail := s.LogTail()
+	s.Stop()
+	return fmt.Errorf("%s did not start: %w\n%s", s.Name, err, tail)
 }
 
 // launch starts cmd (already configured) in a process group of its own,
