@@ -10,6 +10,11 @@ BENCH ?= .
 BENCHTIME ?= 1s
 # Duration of each wire-endpoint run in bench-compare (e.g. 5s for a quick look).
 DURATION ?= 20s
+# Parts of bench-compare to run, comma-separated (suite, wire, inprocess,
+# series, series-http; empty: all, into BENCHMARKS.md; otherwise the
+# report goes to BENCHMARKS.<ONLY>.md), and series-http's soak per server.
+ONLY ?=
+SOAK ?=
 
 .DEFAULT_GOAL := help
 .PHONY: help test unit race integration lint fuzz bench bench-compare serve clean
@@ -43,8 +48,8 @@ fuzz: ## every fuzz target for FUZZTIME each
 bench: ## in-process Go benchmarks with allocations
 	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -benchtime $(BENCHTIME) ./...
 
-bench-compare: ## measure against DynamoDB Local and dynalite (bench/ module) and rewrite BENCHMARKS.md
-	DURATION=$(DURATION) scripts/bench-compare.sh
+bench-compare: ## measure against DynamoDB Local, dynalite, Prometheus TSDB and VictoriaMetrics (bench/ module) and rewrite BENCHMARKS.md
+	DURATION=$(DURATION) ONLY=$(ONLY) SOAK=$(SOAK) scripts/bench-compare.sh
 
 serve: ## run timetable serve on 127.0.0.1:8000 with data in ./timetable-data
 	$(GO) run ./cmd/timetable serve

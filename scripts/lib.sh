@@ -201,3 +201,22 @@ tt_ensure_awscli() {
 	fi
 	return 1
 }
+
+# tt_victoriametrics_ensure builds the VictoriaMetrics single-node server
+# into $TT_TOOLS/victoria-metrics with `go build`, at the version pinned in
+# bench/tools/victoriametrics/go.mod, unless the binary there already
+# reports that version. The build takes a few minutes, once.
+tt_victoriametrics_ensure() {
+	local mod=$TT_ROOT/bench/tools/victoriametrics bin=$TT_TOOLS/victoria-metrics version
+	version=$(cd "$mod" && go list -m -f '{{.Version}}' github.com/VictoriaMetrics/VictoriaMetrics) ||
+		tt_die "cannot read the VictoriaMetrics version pinned in ${mod#"$TT_ROOT"/}/go.mod"
+	if [[ -x $bin ]] && [[ $("$bin" -version 2>/dev/null) == *"-$version" ]]; then
+		return 0
+	fi
+	tt_log "building VictoriaMetrics $version into ${TT_TOOLS#"$TT_ROOT"/} (once; a few minutes)"
+	mkdir -p "$TT_TOOLS"
+	(cd "$mod" && go build -trimpath -o "$bin.tmp" \
+		-ldflags "-X github.com/VictoriaMetrics/VictoriaMetrics/lib/buildinfo.Version=victoria-metrics-$version" \
+		github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-metrics) || tt_die "cannot build VictoriaMetrics $version"
+	mv "$bin.tmp" "$bin"
+}

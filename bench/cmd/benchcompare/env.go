@@ -31,6 +31,9 @@ func newEnv(ctx context.Context, cfg config, work string, stderr io.Writer) (*en
 		return nil, err
 	}
 	cfg.tools = tools
+	if cfg.seriesHTTP.vmBin, err = filepath.Abs(cfg.seriesHTTP.vmBin); err != nil {
+		return nil, err
+	}
 	return &env{cfg: cfg, work: work, stderr: stderr}, nil
 }
 
@@ -95,6 +98,20 @@ func (e *env) Serve(ctx context.Context) (*peers.Server, error) {
 	return e.ServeWith(ctx, e.cfg.serveArgs...)
 }
 
+// timetableBin returns the timetable command of the module in -root,
+// building it on first use.
+func (e *env) timetableBin(ctx context.Context) (string, error) {
+	if e.bin == "" {
+		e.logf("building cmd/timetable")
+		bin, err := peers.BuildTimetable(ctx, e.cfg.root, e.work)
+		if err != nil {
+			return "", err
+		}
+		e.bin = bin
+	}
+	return e.bin, nil
+}
+
 // ServeWith is Serve with the given extra arguments for timetable serve
 // (such as --in-memory); each distinct set of arguments is its own server.
 func (e *env) ServeWith(ctx context.Context, args ...string) (*peers.Server, error) {
@@ -102,13 +119,8 @@ func (e *env) ServeWith(ctx context.Context, args ...string) (*peers.Server, err
 	if s := e.serves[key]; s != nil && s.Alive() {
 		return s, nil
 	}
-	if e.bin == "" {
-		e.logf("building cmd/timetable")
-		bin, err := peers.BuildTimetable(ctx, e.cfg.root, e.work)
-		if err != nil {
-			return nil, err
-		}
-		e.bin = bin
+	if _, err := e.timetableBin(ctx); err != nil {
+		return nil, err
 	}
 	data, err := os.MkdirTemp(e.work, "serve-data-")
 	if err != nil {

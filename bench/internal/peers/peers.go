@@ -1,6 +1,8 @@
-// Package peers starts the DynamoDB-compatible servers that benchcompare
-// measures (timetable serve, DynamoDB Local, dynalite) as child processes
-// listening on 127.0.0.1, and makes SDK clients for them.
+// Package peers starts the servers that benchcompare measures as child
+// processes listening on 127.0.0.1: the DynamoDB-compatible ones
+// (timetable serve, DynamoDB Local, dynalite), for which it makes SDK
+// clients, and the time-series ones (VictoriaMetrics, timetable serve's
+// series API), which answer plain HTTP.
 //
 // DynamoDB Local has no option to choose its listening address: it listens
 // on all interfaces, on a free port picked at run time, for the length of
@@ -68,10 +70,45 @@ func NewClient(endpoint string, conns int) *dynamodb.Client {
 	})
 }
 
-// start runs cmd (already configured) and waits until it answers at
-// 127.0.0.1:port, or, with port 0, at the host:port that the server writes
-// to addrFile.
+// start runs cmd (already configured) and waits until it answers
+// ListTables at 127.0.0.1:port, or, with port 0, at the host:port that the
+// server writes to addrFile.
 func start(ctx context.Context, name string, cmd *exec.Cmd, port int, addrFile, logDir string) (*Server, error) {
+	return startReady(ctx, name, cmd, port, addrFile, logDir, (*Server).answersListTables)
+}
+
+// startReady is start with ready as the test of whether the server
+// answers.
+func startReady(ctx context.Context, name string, cmd *exec.Cmd, port int, addrFile, logDir string, ready func(*Server, context.Context) error) (*Server, error) {
+	s, err := launch(name, cmd, port, logDir)
+	if err != nil {
+		return nil, err
+	}
+	if port == 0 {
+		addr, err := s.readAddr(ctx, addrFile, 30*time.Second)
+		if err != nil {
+			return nil, s.failed(err)
+		}
+		s.Endpoint = "http://" + addr
+	}
+	if err := s.wait(ctx, 90*time.Second, ready); err != nil {
+		return nil, s.failed(err)
+	}
+	return s, nil
+}
+
+// failed stops a server that did not start and returns err with the end
+// of its output (read before Stop removes it).
+func (s *Server) failed(err error) error {
+	tail := s.LogTail()
+	s.Stop()
+	return fmt.Errorf("%s did not start: %w\n%s", s.Name, err, tail)
+}
+
+// launch starts cmd (already configured) in a process group of its own,
+// with its output in a log file under logDir, and returns it without
+// waiting for it to answer. Its Endpoint is 127.0.0.1:port.
+func launch(name string, cmd *exec.Cmd, port int, logDir string) (*Server, error) {
 	logf, err := os.CreateTemp(logDir, "peer-*.log")
 	if err != nil {
 		return nil, err
@@ -90,18 +127,6 @@ func start(ctx context.Context, name string, cmd *exec.Cmd, port int, addrFile, 
 		done:     make(chan struct{}),
 	}
 	go func() { cmd.Wait(); close(s.done) }()
-	if port == 0 {
-		addr, err := s.readAddr(ctx, addrFile, 30*time.Second)
-		if err != nil {
-			s.Stop()
-			return nil, fmt.Errorf("%s did not start: %w\n%s", name, err, s.LogTail())
-		}
-		s.Endpoint = "http://" + addr
-	}
-	if err := s.wait(ctx, 90*time.Second); err != nil {
-		s.Stop()
-		return nil, fmt.Errorf("%s did not start: %w\n%s", name, err, s.LogTail())
-	}
 	return s, nil
 }
 
@@ -125,13 +150,13 @@ func (s *Server) readAddr(ctx context.Context, file string, timeout time.Duratio
 	}
 }
 
-// wait polls ListTables until the server answers.
-func (s *Server) wait(ctx context.Context, timeout time.Duration) error {
-	c := NewClient(s.Endpoint, 1)
+// wait polls ready until it succeeds, the process exits or timeout
+// passes.
+func (s *Server) wait(ctx context.Context, timeout time.Duration, ready func(*Server, context.Context) error) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		cctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-		_, err := c.ListTables(cctx, &dynamodb.ListTablesInput{})
+		err := ready(s, cctx)
 		cancel()
 		if err == nil {
 			return nil
@@ -147,6 +172,12 @@ func (s *Server) wait(ctx context.Context, timeout time.Duration) error {
 			return fmt.Errorf("no answer after %v: %w", timeout, err)
 		}
 	}
+}
+
+// answersListTables calls ListTables.
+func (s *Server) answersListTables(ctx context.Context) error {
+	_, err := NewClient(s.Endpoint, 1).ListTables(ctx, &dynamodb.ListTablesInput{})
+	return err
 }
 
 // CPU returns the CPU time (user and system) the server process has used,
