@@ -1,11 +1,14 @@
 package local
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -198,6 +201,9 @@ func Open(dir string, opts *Options) (*DB, error) {
 	}
 	pdb, err := pebble.Open(dir, popts)
 	if err != nil {
+		if heldElsewhere(err) {
+			return nil, fmt.Errorf("%w: %s is open in another timetable process (a running timetable serve?): stop it, or talk to it with --server", ErrInUse, dir)
+		}
 		return nil, fmt.Errorf("local: cannot open pebble in %q: %w", dir, err)
 	}
 	db := &DB{
@@ -300,3 +306,15 @@ func (p pebbleLogger) Fatalf(format string, args ...any) {
 	p.l.Error(msg)
 	panic(msg)
 }
+
+// heldElsewhere reports whether Pebble could not open a folder because
+// another DB holds its lock: one in this process, or another process
+// (flock answers EAGAIN, EWOULDBLOCK on some systems).
+func heldElsewhere(err error) bool {
+	return errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.EWOULDBLOCK) ||
+		strings.Contains(err.Error(), "lock held by current process")
+}
+
+// Metrics returns Pebble's metrics of the data folder: LSM levels,
+// compactions, caches, write-ahead log and disk space.
+func (db *DB) Metrics() *pebble.Metrics { return db.pdb.Metrics() }

@@ -1,7 +1,12 @@
 package local_test
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
+	"io"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -98,5 +103,57 @@ func TestClose_ThenOperation(t *testing.T) {
 	}
 	if err := db.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
+	}
+}
+
+func TestOpenHeldFolder(t *testing.T) {
+	dir := t.TempDir()
+	db, err := local.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	_, err = local.Open(dir, nil)
+	if !errors.Is(err, local.ErrInUse) || !strings.Contains(err.Error(), "another timetable process") {
+		t.Fatalf("second Open: %v, want ErrInUse saying another process holds the folder", err)
+	}
+}
+
+// TestOpenFolderHeldByAnotherProcess runs this test binary again as a child
+// that holds the folder, and opens it here.
+func TestOpenFolderHeldByAnotherProcess(t *testing.T) {
+	if dir := os.Getenv("TIMETABLE_TEST_HOLD"); dir != "" {
+		db, err := local.Open(dir, nil)
+		if err != nil {
+			fmt.Println("child:", err)
+			os.Exit(1)
+		}
+		fmt.Println("holding")
+		_, _ = io.Copy(io.Discard, os.Stdin) // until the parent closes stdin
+		_ = db.Close()
+		os.Exit(0)
+	}
+	dir := t.TempDir()
+	child := exec.Command(os.Args[0], "-test.run=^TestOpenFolderHeldByAnotherProcess$")
+	child.Env = append(os.Environ(), "TIMETABLE_TEST_HOLD="+dir)
+	stdin, err := child.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := child.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = stdin.Close(); _ = child.Wait() }()
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || line != "holding\n" {
+		t.Fatalf("child: %q, %v", line, err)
+	}
+	_, err = local.Open(dir, nil)
+	if !errors.Is(err, local.ErrInUse) || !strings.Contains(err.Error(), "another timetable process") {
+		t.Fatalf("Open of a folder another process holds: %v, want ErrInUse", err)
 	}
 }

@@ -15,6 +15,10 @@ import (
 // operation on a DB after Close.
 var ErrClosed = errors.New("local: database is closed")
 
+// ErrInUse is returned by Open for a data folder another DB holds, in this
+// process or another one: a folder has one engine at a time.
+var ErrInUse = errors.New("local: data folder in use")
+
 // Messages DynamoDB (and DynamoDB Local, the reference) uses in several places.
 const (
 	msgTableNotFound   = "Cannot do operations on a non-existent table"
