@@ -5,9 +5,6 @@ import (
 	"encoding/base32"
 	"encoding/base64"
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/timetable-db/timetable/table"
@@ -75,20 +72,16 @@ func (s *Store) CreateAccessKey(ctx context.Context, name string) (AccessKey, er
 // AccessKeys returns every access key, oldest first, without their
 // secrets.
 func (s *Store) AccessKeys(ctx context.Context) ([]AccessKey, error) {
-	m, err := s.loadKeys(ctx)
+	its, err := readAll[accessKeyItem](ctx, s, pkAccessKey)
 	if err != nil {
 		return nil, err
 	}
-	ks := slices.Collect(maps.Values(m))
-	for i := range ks {
+	ks := make([]AccessKey, len(its))
+	for i := range its {
+		ks[i] = its[i].key()
 		ks[i].Secret = ""
 	}
-	slices.SortFunc(ks, func(a, b AccessKey) int {
-		if c := a.Created.Compare(b.Created); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	oldestFirst(ks, func(k AccessKey) (time.Time, string) { return k.Created, k.ID })
 	return ks, nil
 }
 
@@ -109,16 +102,13 @@ func (s *Store) RevokeAccessKey(ctx context.Context, id string) error {
 
 // loadKeys reads every access key from the table.
 func (s *Store) loadKeys(ctx context.Context) (map[string]AccessKey, error) {
-	m := map[string]AccessKey{}
-	for item, err := range s.t.QueryAll(ctx, &table.Query{Hash: pkAccessKey, Consistent: true}) {
-		if err != nil {
-			return nil, fmt.Errorf("auth: cannot list access keys: %w", err)
-		}
-		var it accessKeyItem
-		if err := table.Unmarshal(item, &it); err != nil {
-			return nil, fmt.Errorf("auth: cannot decode access key item: %w", err)
-		}
-		m[it.SK] = it.key()
+	its, err := readAll[accessKeyItem](ctx, s, pkAccessKey)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]AccessKey, len(its))
+	for i := range its {
+		m[its[i].SK] = its[i].key()
 	}
 	return m, nil
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -139,4 +141,33 @@ func Open(ctx context.Context, api timetable.API, o *Options) (*Store, error) {
 // fresh reports whether something read at 'at' may still be used at now.
 func (s *Store) fresh(at, now time.Time) bool {
 	return s.opts.CacheTTL > 0 && now.Sub(at) < s.opts.CacheTTL && !now.Before(at)
+}
+
+// readAll reads every item of the partition pk (strongly consistent),
+// decoded into I.
+func readAll[I any](ctx context.Context, s *Store, pk string) ([]I, error) {
+	var its []I
+	for item, err := range s.t.QueryAll(ctx, &table.Query{Hash: pk, Consistent: true}) {
+		if err != nil {
+			return nil, fmt.Errorf("auth: cannot read the %s items: %w", pk, err)
+		}
+		var it I
+		if err := table.Unmarshal(item, &it); err != nil {
+			return nil, fmt.Errorf("auth: cannot decode a %s item: %w", pk, err)
+		}
+		its = append(its, it)
+	}
+	return its, nil
+}
+
+// oldestFirst sorts xs by creation time, then id.
+func oldestFirst[T any](xs []T, key func(T) (time.Time, string)) {
+	slices.SortFunc(xs, func(a, b T) int {
+		ta, ia := key(a)
+		tb, ib := key(b)
+		if c := ta.Compare(tb); c != 0 {
+			return c
+		}
+		return strings.Compare(ia, ib)
+	})
 }

@@ -192,23 +192,15 @@ func (s *Store) CreateToken(ctx context.Context, name string, scopes []Scope, ki
 // Tokens returns every token, oldest first. LastUsed is as recorded in the
 // table.
 func (s *Store) Tokens(ctx context.Context) ([]Token, error) {
-	var ts []Token
-	for item, err := range s.t.QueryAll(ctx, &table.Query{Hash: pkToken, Consistent: true}) {
-		if err != nil {
-			return nil, fmt.Errorf("auth: cannot list tokens: %w", err)
-		}
-		var it tokenItem
-		if err := table.Unmarshal(item, &it); err != nil {
-			return nil, fmt.Errorf("auth: cannot decode token item: %w", err)
-		}
-		ts = append(ts, it.token())
+	its, err := readAll[tokenItem](ctx, s, pkToken)
+	if err != nil {
+		return nil, err
 	}
-	slices.SortFunc(ts, func(a, b Token) int {
-		if c := a.Created.Compare(b.Created); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	ts := make([]Token, len(its))
+	for i := range its {
+		ts[i] = its[i].token()
+	}
+	oldestFirst(ts, func(t Token) (time.Time, string) { return t.Created, t.ID })
 	return ts, nil
 }
 

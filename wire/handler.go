@@ -50,7 +50,8 @@ type Options struct {
 // the body, which the SDKs check.
 //
 // As DynamoDB Local does, any signature is accepted, but a request must be
-// signed (carry an Authorization header). The path is ignored. A GET
+// signed (carry an Authorization header); package auth's Store.SigV4, in
+// front of a Handler, verifies signatures. The path is ignored. A GET
 // without X-Amz-Target is a health check answered 200.
 type Handler struct {
 	ops     map[string]*operation

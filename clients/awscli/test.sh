@@ -4,8 +4,10 @@
 #
 # Usage: clients/awscli/test.sh [ENDPOINT]
 # The endpoint defaults to $TIMETABLE_DYNAMODB_ENDPOINT. The CLI runs with
-# static test credentials and no user configuration, so nothing on the
-# machine (profiles, SSO, instance metadata) is read or needed.
+# static credentials (test/test, or the access key in
+# $TIMETABLE_ACCESS_KEY_ID and $TIMETABLE_SECRET_ACCESS_KEY for a timetable
+# serve that checks signatures) and no user configuration, so nothing on
+# the machine (profiles, SSO, instance metadata) is read or needed.
 set -euo pipefail
 
 endpoint=${1:-${TIMETABLE_DYNAMODB_ENDPOINT:-}}
@@ -15,7 +17,7 @@ if [[ -z $endpoint ]]; then
 fi
 
 tmp=$(mktemp -d)
-export AWS_ACCESS_KEY_ID=test AWS_SECRET_ACCESS_KEY=test AWS_DEFAULT_REGION=us-east-1
+export AWS_ACCESS_KEY_ID=${TIMETABLE_ACCESS_KEY_ID:-test} AWS_SECRET_ACCESS_KEY=${TIMETABLE_SECRET_ACCESS_KEY:-test} AWS_DEFAULT_REGION=us-east-1
 export AWS_CONFIG_FILE=$tmp/config AWS_SHARED_CREDENTIALS_FILE=$tmp/credentials
 export AWS_PAGER="" AWS_EC2_METADATA_DISABLED=true AWS_MAX_ATTEMPTS=1
 unset AWS_PROFILE AWS_SESSION_TOKEN AWS_ENDPOINT_URL AWS_ENDPOINT_URL_DYNAMODB || true

@@ -4,7 +4,10 @@
 //
 // Usage: node test.mjs [ENDPOINT]
 // The endpoint defaults to $TIMETABLE_DYNAMODB_ENDPOINT. Credentials are the
-// static pair test/test in us-east-1, as DynamoDB Local expects.
+// static pair test/test in us-east-1, as DynamoDB Local expects, or the
+// access key in $TIMETABLE_ACCESS_KEY_ID and $TIMETABLE_SECRET_ACCESS_KEY
+// (from `timetable token create --dynamodb`) for a timetable serve that
+// checks signatures.
 
 import assert from "node:assert/strict";
 import {
@@ -28,7 +31,10 @@ if (!endpoint) {
 const client = new DynamoDBClient({
   endpoint,
   region: "us-east-1",
-  credentials: { accessKeyId: "test", secretAccessKey: "test" },
+  credentials: {
+    accessKeyId: process.env.TIMETABLE_ACCESS_KEY_ID || "test",
+    secretAccessKey: process.env.TIMETABLE_SECRET_ACCESS_KEY || "test",
+  },
   maxAttempts: 1,
 });
 
