@@ -267,6 +267,11 @@ func (b *buffer) writeSync(ctx context.Context, es []entry) error {
 func (b *buffer) flush(ctx context.Context) error {
 	b.flushMu.Lock()
 	defer b.flushMu.Unlock()
+	return b.flushLocked(ctx)
+}
+
+// flushLocked is flush with flushMu held.
+func (b *buffer) flushLocked(ctx context.Context) error {
 	b.mu.Lock()
 	b.flushing = true
 	b.mu.Unlock()

@@ -229,6 +229,8 @@ func (k *Kind) markersIn(ctx context.Context, pk, id string) ([]marker, error) {
 // processes, is harmless. It returns the errors of the periods it could not
 // compute (they stay marked and are retried by the next pass).
 func (s *Store) Rollup(ctx context.Context) error {
+	s.rollupMu.Lock()
+	defer s.rollupMu.Unlock()
 	var errs []error
 	for _, k := range s.order {
 		if k.finest() != 0 {
