@@ -270,6 +270,11 @@ func (b *buffer) writeSync(ctx context.Context, es []entry) error {
 func (b *buffer) flush(ctx context.Context) (err error) {
 	b.flushMu.Lock()
 	defer b.flushMu.Unlock()
+	return b.flushLocked(ctx)
+}
+
+// flushLocked is flush with flushMu held.
+func (b *buffer) flushLocked(ctx context.Context) (err error) {
 	start := time.Now()
 	wrote := false // a batch was attempted
 	defer func() {

@@ -223,6 +223,8 @@ func (k *Kind) Compact(ctx context.Context, id string, from, to time.Time) error
 	if _, chunks := k.lay.(chunkLayout); !chunks {
 		return nil
 	}
+	k.st.compactMu.Lock()
+	defer k.st.compactMu.Unlock()
 	lo, hi := k.bounds(from, to)
 	if from.IsZero() {
 		oldest, err := k.oldest(ctx, id)
@@ -449,30 +451,13 @@ func mergeSet(live []*citem) []*citem {
 // one item, or several if one would pass maxChunkBytes. Fields and tags
 // that the kind's schema no longer has are kept.
 func (k *Kind) mergeItems(id string, sh int, in []*citem, now int64) ([]table.WriteRequest, error) {
-	fields := append([]string(nil), k.s.Fields...)
-	seen := map[string]bool{}
-	for _, f := range fields {
-		seen[f] = true
+	items := make([]table.Item, len(in))
+	for i, c := range in {
+		items[i] = c.item
 	}
-	nt := len(k.s.Tags)
-	for _, c := range in {
-		data, _ := getB(c.item, attrData)
-		ch, err := chunk.Open(data)
-		if err != nil {
-			return nil, fmt.Errorf("series: chunk %q: %w", c.sk, err)
-		}
-		for _, f := range ch.Fields() {
-			if !seen[f] {
-				seen[f] = true
-				fields = append(fields, f)
-			}
-		}
-		if raw, ok := getB(c.item, attrTags); ok {
-			nt = max(nt, tagColumnCount(raw))
-		}
-	}
-	if len(fields) > chunk.MaxFields {
-		return nil, fmt.Errorf("series: %d fields to merge, more than %d", len(fields), chunk.MaxFields)
+	fields, nt, err := k.chunkColumns(items)
+	if err != nil {
+		return nil, err
 	}
 	var all *rbatch
 	for _, c := range in {
@@ -554,6 +539,39 @@ func (k *Kind) mergedItem(id string, sh int, fields []string, nt int, b *rbatch,
 	k.putTTL(it, last, k.s.Retention.Raw)
 	k.putMetric(it, id, first, mid)
 	return it, size, nil
+}
+
+// chunkColumns returns the fields and the number of tags to decode chunk
+// items with: the kind's, then those that only the items hold (fields
+// and tags that the kind's schema no longer has are kept).
+func (k *Kind) chunkColumns(items []table.Item) ([]string, int, error) {
+	fields := append([]string(nil), k.s.Fields...)
+	seen := map[string]bool{}
+	for _, f := range fields {
+		seen[f] = true
+	}
+	nt := len(k.s.Tags)
+	for _, item := range items {
+		sk, _ := getS(item, attrSK)
+		data, _ := getB(item, attrData)
+		ch, err := chunk.Open(data)
+		if err != nil {
+			return nil, 0, fmt.Errorf("series: chunk %q: %w", sk, err)
+		}
+		for _, f := range ch.Fields() {
+			if !seen[f] {
+				seen[f] = true
+				fields = append(fields, f)
+			}
+		}
+		if raw, ok := getB(item, attrTags); ok {
+			nt = max(nt, tagColumnCount(raw))
+		}
+	}
+	if len(fields) > chunk.MaxFields {
+		return nil, 0, fmt.Errorf("series: %d fields to merge, more than %d", len(fields), chunk.MaxFields)
+	}
+	return fields, nt, nil
 }
 
 // tagColumnCount returns the number of tags a tag column holds, 0 if it

@@ -198,6 +198,18 @@
 //     150 KB is not rewritten for late readings; they are merged
 //     among themselves.
 //
+// # Deleting
+//
+// Kind.Delete removes a series' readings in [from, to) (Range's bounds) on
+// every layout and shard, buffered ones included (it flushes first, so a
+// restart does not replay them): chunk items and buckets that keep other
+// readings are rewritten in place, each remaining reading at its position;
+// the latest-reading item and the rollups of the periods it touched are
+// recomputed, those of periods inside the range removed. Kind.DeleteSeries
+// removes everything a series holds. Both hold the Store's flushes,
+// compaction and rollup passes while they run; see delete.go for what a
+// crash part way leaves (Delete again completes it).
+//
 // # Retention
 //
 // Retention is per tier, from event time (defaults: raw 30 days, hourly 90

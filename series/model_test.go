@@ -45,13 +45,13 @@ import (
 
 var (
 	modelSeed    = flag.Int64("series.model.seed", 1, "seed of TestModel (0: a random seed, logged)")
-	modelOps     = flag.Int("series.model.ops", 0, "operations of each TestModel run on the embedded engine (0: the CI size, 280); DynamoDB Local runs a seventh as many")
+	modelOps     = flag.Int("series.model.ops", 0, "operations of each TestModel run on the embedded engine (0: the CI size, 320); DynamoDB Local runs a seventh as many")
 	modelVerbose = flag.Bool("series.model.v", false, "TestModel logs every operation")
 )
 
 const (
 	// modelCIOps is the operations of a CI run on the engine.
-	modelCIOps = 280
+	modelCIOps = 320
 	// modelMinChecks is the fewest checks a CI run must make.
 	modelMinChecks = 20_000
 	// modelLateWindow is Options.LateWindow.
@@ -441,9 +441,11 @@ func (w *modelWorld) op() {
 	w.label = "operation"
 	w.backgroundErrors()
 	switch x := w.rng.IntN(100); {
-	case x < 48:
+	case x < 47:
 		c := w.genCall()
 		w.timed("op write", func() { w.write(c) })
+	case x < 48:
+		w.timed("op delete", w.deleteOp)
 	case x < 56:
 		c := w.genRetry()
 		w.timed("op write", func() { w.write(c) })

@@ -230,6 +230,8 @@ func (k *Kind) markersIn(ctx context.Context, pk, id string) ([]marker, error) {
 // compute (they stay marked and are retried by the next pass).
 func (s *Store) Rollup(ctx context.Context) error {
 	defer s.stats.rollups.Add(1)
+	s.rollupMu.Lock()
+	defer s.rollupMu.Unlock()
 	var errs []error
 	for _, k := range s.Kinds() {
 		if k.finest() != 0 {

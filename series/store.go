@@ -139,7 +139,8 @@ type Store struct {
 	syncer timetable.Syncer
 	mark   markCache
 
-	compactMu sync.Mutex // one compaction pass at a time
+	compactMu sync.Mutex // one compaction pass (or Kind.Compact, Kind.Delete) at a time
+	rollupMu  sync.Mutex // one rollup pass (or Kind.Delete) at a time
 
 	projMu   sync.Mutex
 	projDone bool

@@ -11,7 +11,7 @@ func (s *Server) deleteSeries(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := error(nil); err != nil && k == nil {
+	if err := k.DeleteSeries(r.Context(), r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -40,7 +40,7 @@ func (s *Server) deleteReadings(w http.ResponseWriter, r *http.Request) error {
 	if !from.Before(to) {
 		return invalid("from %s is not before to %s", from.Format(timeLayout), to.Format(timeLayout))
 	}
-	if err := error(nil); err != nil && k == nil {
+	if err := k.Delete(r.Context(), r.PathValue("id"), from, to); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
