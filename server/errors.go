@@ -17,20 +17,18 @@ import (
 
 // Error codes of the JSON error body {"error": code, "message": reason}.
 const (
-	codeInvalid      = "invalid_argument"
-	codeUnauth       = "unauthenticated"
-	codeDenied       = "permission_denied"
-	codeNotFound     = "not_found"
-	codeMethod       = "method_not_allowed"
-	codeConflict     = "conflict"
-	codeTooLarge     = "too_large"
-	codeMediaType    = "unsupported_media_type"
-	codeRateLimited  = "rate_limited"
-	codeUnavailable  = "unavailable"
-	codeInternal     = "internal"
-	codeTimeout      = "timeout"
-	codeUnprocessed  = "unprocessable"
-	codeNotSupported = "not_supported"
+	codeInvalid     = "invalid_argument"
+	codeUnauth      = "unauthenticated"
+	codeDenied      = "permission_denied"
+	codeNotFound    = "not_found"
+	codeMethod      = "method_not_allowed"
+	codeConflict    = "conflict"
+	codeTooLarge    = "too_large"
+	codeMediaType   = "unsupported_media_type"
+	codeRateLimited = "rate_limited"
+	codeUnavailable = "unavailable"
+	codeInternal    = "internal"
+	codeTimeout     = "timeout"
 )
 
 // apiError is an error with the status and code it is answered with.
