@@ -77,15 +77,19 @@ code{background:#f3f3f3;padding:0 .25rem;border-radius:3px}td{padding:.2rem .8re
 <tr><td><code>/metrics</code></td><td>Prometheus metrics</td></tr>
 <tr><td><code>/healthz</code>, <code>/readyz</code></td><td>liveness and readiness</td></tr>
 </table>
-<p>Kinds: {{range $i, $k := .Kinds}}{{if $i}}, {{end}}<code>{{$k}}</code>{{else}}none yet (<code>timetable kinds create</code>){{end}}</p>
+{{if not .Auth}}<p>Kinds: {{range $i, $k := .Kinds}}{{if $i}}, {{end}}<code>{{$k}}</code>{{else}}none yet (<code>timetable kinds create</code>){{end}}</p>{{end}}
 </body></html>
 `))
 
 // index answers GET / with a page that says what is served where.
 func (s *Server) index(w http.ResponseWriter, r *http.Request) error {
+	// The page needs no token, so it names the kinds only when the API
+	// needs none either.
 	var kinds []string
-	for _, k := range s.store.Kinds() {
-		kinds = append(kinds, k.Name())
+	if s.cfg.Auth == nil || s.cfg.Trusted {
+		for _, k := range s.store.Kinds() {
+			kinds = append(kinds, k.Name())
+		}
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	return indexPage.Execute(w, struct {
