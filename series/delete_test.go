@@ -69,7 +69,7 @@ func deleteReadings(part int) []Reading {
 func TestDelete(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		for _, l := range allLayouts {
-			for _, shards := range []int{1, 3} {
+			for _, shards := range deleteShards(b) {
 				for _, c := range deleteCases {
 					t.Run(fmt.Sprintf("%s/shards=%d/%s", l, shards, c.name), func(t *testing.T) {
 						if onDynamo(b) || testing.Short() {
@@ -81,6 +81,16 @@ func TestDelete(t *testing.T) {
 			}
 		}
 	})
+}
+
+// deleteShards are the shard counts the delete tests run with: 1 and 3 on
+// the engine; 3 alone on DynamoDB Local, where each case costs seconds (the
+// code paths are the same, the sharded one covering the unsharded).
+func deleteShards(b backend) []int {
+	if onDynamo(b) {
+		return []int{3}
+	}
+	return []int{1, 3}
 }
 
 func testDelete(t *testing.T, b backend, l Layout, shards int, c deleteCase) {
@@ -228,7 +238,7 @@ func TestDelete_ChunkPositions(t *testing.T) {
 func TestDeleteSeries(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		for _, l := range allLayouts {
-			for _, shards := range []int{1, 3} {
+			for _, shards := range deleteShards(b) {
 				t.Run(fmt.Sprintf("%s/shards=%d", l, shards), func(t *testing.T) {
 					if onDynamo(b) || testing.Short() {
 						t.Parallel()
