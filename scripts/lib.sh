@@ -115,6 +115,19 @@ tt_wait_dynamodb() {
 	return 1
 }
 
+# tt_wait_healthz URL PID [SECS] waits until timetable serve at URL answers
+# GET /healthz (whatever its DynamoDB endpoint asks of signatures), or PID
+# exits, or SECS (default 60) pass.
+tt_wait_healthz() {
+	local url=$1 pid=$2 secs=${3:-60} i
+	for ((i = 0; i < secs * 10; i++)); do
+		kill -0 "$pid" 2>/dev/null || return 1
+		curl -fsS -m 2 -o /dev/null "$url/healthz" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # tt_start_dynamodb_local LOG starts DynamoDB Local in memory on a free
 # port, waits until it answers, and sets DDB_LOCAL_PID and DDB_LOCAL_ENDPOINT.
 tt_start_dynamodb_local() {
@@ -156,9 +169,10 @@ tt_build_timetable() {
 # TT_SERVE_PID and TT_SERVE_ENDPOINT.
 tt_start_timetable() {
 	local bin=$1 data=$2 log=$3 addr_file i
+	shift 3 # the rest are extra flags of serve
 	addr_file=$(mktemp "${TMPDIR:-/tmp}/timetable-addr.XXXXXX")
 	rm -f "$addr_file"
-	"$bin" serve --data "$data" --dynamodb-addr 127.0.0.1:0 --addr-file "$addr_file" >"$log" 2>&1 &
+	"$bin" serve --data "$data" --addr 127.0.0.1:0 --addr-file "$addr_file" "$@" >"$log" 2>&1 &
 	TT_SERVE_PID=$!
 	tt_track "$TT_SERVE_PID"
 	for ((i = 0; i < 300; i++)); do
@@ -169,7 +183,7 @@ tt_start_timetable() {
 	if [[ -s $addr_file ]]; then
 		TT_SERVE_ENDPOINT=http://$(head -n 1 "$addr_file")
 		rm -f "$addr_file"
-		if tt_wait_dynamodb "$TT_SERVE_ENDPOINT" "$TT_SERVE_PID" 30; then
+		if tt_wait_healthz "$TT_SERVE_ENDPOINT" "$TT_SERVE_PID" 30; then
 			return 0
 		fi
 	fi

@@ -123,6 +123,42 @@ run_clients() {
 		failed+=("timetable serve exited during the client tests")
 		tail -n 50 "$work/serve.log" >&2 || true
 	fi
+	run_signed_clients "$bin" "$client_dir" "$have_aws"
+}
+
+# run_signed_clients runs the clients against a timetable serve whose
+# DynamoDB endpoint has an access key, so it checks SigV4 signatures: with
+# the key they pass, with a wrong secret the Node client must fail.
+run_signed_clients() {
+	local bin=$1 client_dir=$2 have_aws=$3 keys id secret
+	mkdir -p "$work/data-signed"
+	keys=$("$bin" token create --dynamodb --name clients --data "$work/data-signed") || {
+		failed+=("timetable token create --dynamodb")
+		return
+	}
+	id=$(sed -n 's/^access key id: *//p' <<<"$keys")
+	secret=$(sed -n 's/^secret access key: *//p' <<<"$keys")
+	tt_start_timetable "$bin" "$work/data-signed" "$work/serve-signed.log" || {
+		failed+=("timetable serve with an access key did not start")
+		return
+	}
+	tt_log "Node client, signing with an access key, against timetable serve (SigV4 checked)"
+	if ! (cd "$client_dir" && TIMETABLE_ACCESS_KEY_ID=$id TIMETABLE_SECRET_ACCESS_KEY=$secret NODE_NO_WARNINGS=1 node test.mjs "$TT_SERVE_ENDPOINT"); then
+		failed+=("Node client with an access key against timetable serve")
+	fi
+	if [[ $have_aws == 1 ]]; then
+		tt_log "AWS CLI, signing with an access key, against timetable serve (SigV4 checked)"
+		if ! TIMETABLE_ACCESS_KEY_ID=$id TIMETABLE_SECRET_ACCESS_KEY=$secret AWS_CLI=$TT_AWS clients/awscli/test.sh "$TT_SERVE_ENDPOINT"; then
+			failed+=("AWS CLI client with an access key against timetable serve")
+		fi
+	fi
+	tt_log "Node client with a wrong secret (must be refused)"
+	if (cd "$client_dir" && TIMETABLE_ACCESS_KEY_ID=$id TIMETABLE_SECRET_ACCESS_KEY=wrong$secret NODE_NO_WARNINGS=1 node test.mjs "$TT_SERVE_ENDPOINT") >"$work/wrong-secret.log" 2>&1; then
+		failed+=("the Node client with a wrong secret was accepted")
+	elif ! grep -q InvalidSignatureException "$work/wrong-secret.log"; then
+		failed+=("the Node client with a wrong secret failed without InvalidSignatureException")
+		tail -n 20 "$work/wrong-secret.log" >&2 || true
+	fi
 }
 
 if [[ $mode == all || $mode == clients ]]; then

@@ -39,6 +39,17 @@ func (s *Store) errTableNotFound() error {
 
 // checkTable returns ErrTableNotFound while the table is known to be
 // missing.
+// Ready reports whether the Store takes writes: nil, or ErrClosed, or
+// ErrTableNotFound while its table is known to be missing (checked at Open,
+// set by EnsureTable, and reset by any call answered ResourceNotFound). It
+// makes no request.
+func (s *Store) Ready() error {
+	if s.closed.Load() {
+		return ErrClosed
+	}
+	return s.checkTable()
+}
+
 func (s *Store) checkTable() error {
 	if s.tableMissing.Load() {
 		return s.errTableNotFound()

@@ -16,7 +16,7 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 // readyz answers GET /readyz: 200 when the server takes reads and writes,
 // 503 with the reason otherwise (shutting down, table missing).
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
-	if err := s.ready(r.Context()); err != nil {
+	if err := s.ready(); err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})

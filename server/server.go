@@ -1,17 +1,12 @@
 package server
 
 import (
-	"context"
-	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
@@ -167,17 +162,9 @@ func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
 
 // ready reports whether the server can take writes: not draining and the
 // store's table exists.
-func (s *Server) ready(ctx context.Context) error {
+func (s *Server) ready() error {
 	if s.draining.Load() {
 		return errorf(http.StatusServiceUnavailable, codeUnavailable, "shutting down")
 	}
-	t := s.store.Table()
-	if _, err := t.API().DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.Name())}); err != nil {
-		var nf *types.ResourceNotFoundException
-		if errors.As(err, &nf) {
-			return errorf(http.StatusServiceUnavailable, codeUnavailable, "table %s does not exist", t.Name())
-		}
-		return err
-	}
-	return nil
+	return s.store.Ready()
 }
