@@ -100,9 +100,9 @@ func (t *Table) Put(ctx context.Context, item any, o *PutOptions) (Item, error) 
 	if err != nil {
 		return nil, err
 	}
-	x, err := exprs{cond: opts.If}.build()
+	x, err := buildCond(opts.If)
 	if err != nil {
-		return nil, fmt.Errorf("table: cannot build condition: %w", err)
+		return nil, err
 	}
 	in := &dynamodb.PutItemInput{
 		TableName:                 aws.String(t.schema.Name),
@@ -145,9 +145,9 @@ func (t *Table) Delete(ctx context.Context, k Key, o *DeleteOptions) (Item, erro
 	if err != nil {
 		return nil, err
 	}
-	x, err := exprs{cond: opts.If}.build()
+	x, err := buildCond(opts.If)
 	if err != nil {
-		return nil, fmt.Errorf("table: cannot build condition: %w", err)
+		return nil, err
 	}
 	in := &dynamodb.DeleteItemInput{
 		TableName:                 aws.String(t.schema.Name),

@@ -43,9 +43,9 @@ func (tx *Tx) Put(item any, c Cond) *Tx {
 	if err != nil {
 		return tx.fail(err)
 	}
-	x, err := exprs{cond: c}.build()
+	x, err := buildCond(c)
 	if err != nil {
-		return tx.fail(fmt.Errorf("table: cannot build condition: %w", err))
+		return tx.fail(err)
 	}
 	tx.items = append(tx.items, types.TransactWriteItem{Put: &types.Put{
 		TableName: aws.String(tx.t.schema.Name), Item: it, ConditionExpression: x.cond,
@@ -88,13 +88,9 @@ func (tx *Tx) Update(k Key, u *Update, c Cond) *Tx {
 
 // Delete adds a delete of the item with key k, under condition c.
 func (tx *Tx) Delete(k Key, c Cond) *Tx {
-	key, err := tx.t.keyItem(k)
+	key, x, err := tx.keyCond(k, c)
 	if err != nil {
 		return tx.fail(err)
-	}
-	x, err := exprs{cond: c}.build()
-	if err != nil {
-		return tx.fail(fmt.Errorf("table: cannot build condition: %w", err))
 	}
 	tx.items = append(tx.items, types.TransactWriteItem{Delete: &types.Delete{
 		TableName: aws.String(tx.t.schema.Name), Key: key, ConditionExpression: x.cond,
@@ -109,19 +105,35 @@ func (tx *Tx) Check(k Key, c Cond) *Tx {
 	if c.IsZero() {
 		return tx.fail(errors.New("table: a transaction's check needs a condition"))
 	}
-	key, err := tx.t.keyItem(k)
+	key, x, err := tx.keyCond(k, c)
 	if err != nil {
 		return tx.fail(err)
-	}
-	x, err := exprs{cond: c}.build()
-	if err != nil {
-		return tx.fail(fmt.Errorf("table: cannot build condition: %w", err))
 	}
 	tx.items = append(tx.items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName: aws.String(tx.t.schema.Name), Key: key, ConditionExpression: x.cond,
 		ExpressionAttributeNames: x.names, ExpressionAttributeValues: x.values,
 	}})
 	return tx
+}
+
+// keyCond gives the key item of k and the built condition c, for the
+// actions on one item under a condition.
+func (tx *Tx) keyCond(k Key, c Cond) (map[string]types.AttributeValue, built, error) {
+	key, err := tx.t.keyItem(k)
+	if err != nil {
+		return nil, built{}, err
+	}
+	x, err := buildCond(c)
+	return key, x, err
+}
+
+// buildCond builds the condition c alone (none for the zero Cond).
+func buildCond(c Cond) (built, error) {
+	x, err := exprs{cond: c}.build()
+	if err != nil {
+		return built{}, fmt.Errorf("table: cannot build condition: %w", err)
+	}
+	return x, nil
 }
 
 // Len returns the number of actions in tx.
