@@ -162,13 +162,12 @@ func (tx *Tx) Commit(ctx context.Context) error {
 		ClientRequestToken:     aws.String(hex.EncodeToString(tok[:])),
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	}
-	return tx.t.call(ctx, "TransactWriteItems", func() error {
-		out, err := tx.t.api.TransactWriteItems(ctx, in)
-		if err == nil {
-			tx.t.stats.consumedList("TransactWriteItems", out.ConsumedCapacity)
-		}
+	out, err := send(ctx, tx.t, "TransactWriteItems", tx.t.api.TransactWriteItems, in)
+	if err != nil {
 		return err
-	})
+	}
+	tx.t.stats.consumedList("TransactWriteItems", out.ConsumedCapacity)
+	return nil
 }
 
 // TxGet reads the items with keys ks in one transaction (a consistent
@@ -201,17 +200,11 @@ func (t *Table) TxGet(ctx context.Context, ks []Key, o *GetOptions) ([]Item, err
 		}}
 	}
 	in := &dynamodb.TransactGetItemsInput{TransactItems: items, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}
-	var out *dynamodb.TransactGetItemsOutput
-	err = t.call(ctx, "TransactGetItems", func() (err error) {
-		out, err = t.api.TransactGetItems(ctx, in)
-		if err == nil {
-			t.stats.consumedList("TransactGetItems", out.ConsumedCapacity)
-		}
-		return err
-	})
+	out, err := send(ctx, t, "TransactGetItems", t.api.TransactGetItems, in)
 	if err != nil {
 		return nil, err
 	}
+	t.stats.consumedList("TransactGetItems", out.ConsumedCapacity)
 	res := make([]Item, len(ks))
 	for i := range min(len(res), len(out.Responses)) {
 		res[i] = nilIfEmpty(out.Responses[i].Item)
