@@ -55,20 +55,35 @@ func (d *decoder) null(tok int) (bool, error) {
 	return true, d.literal("null")
 }
 
-func decString(d *decoder, v reflect.Value) error {
+// want reports whether a value of the token kind kind is next. It consumes
+// a null instead and returns false; any other value is the mismatch error
+// for want (see mismatch).
+func (d *decoder) want(kind int, want string) (bool, error) {
 	tok := d.peek()
-	if tok != tokString {
-		if ok, err := d.null(tok); ok || err != nil {
-			return err
-		}
-		return d.mismatch(tok, "String")
+	if tok == kind {
+		return true, nil
 	}
-	s, err := d.str()
-	if err != nil {
-		return err
+	if ok, err := d.null(tok); ok || err != nil {
+		return false, err
 	}
-	v.SetString(s)
-	return nil
+	return false, d.mismatch(tok, want)
+}
+
+// optString reads a string; set is false for null.
+func (d *decoder) optString() (s string, set bool, err error) {
+	if ok, err := d.want(tokString, "String"); !ok {
+		return "", false, err
+	}
+	s, err = d.str()
+	return s, err == nil, err
+}
+
+func decString(d *decoder, v reflect.Value) error {
+	s, set, err := d.optString()
+	if set {
+		v.SetString(s)
+	}
+	return err
 }
 
 func decBool(d *decoder, v reflect.Value) error {
@@ -112,12 +127,8 @@ func intDecoder(t reflect.Type) decFunc {
 }
 
 func (d *decoder) integer(bits int, java string) (n int64, set bool, err error) {
-	tok := d.peek()
-	if tok != tokNumber {
-		if ok, err := d.null(tok); ok || err != nil {
-			return 0, false, err
-		}
-		return 0, false, d.mismatch(tok, java)
+	if ok, err := d.want(tokNumber, java); !ok {
+		return 0, false, err
 	}
 	num, err := d.number()
 	if err != nil {
@@ -207,12 +218,8 @@ func decFloat(d *decoder, v reflect.Value) error {
 // decTime decodes epoch seconds, with up to millisecond precision, into a
 // UTC time.Time.
 func decTime(d *decoder, v reflect.Value) error {
-	tok := d.peek()
-	if tok != tokNumber {
-		if ok, err := d.null(tok); ok || err != nil {
-			return err
-		}
-		return d.mismatch(tok, "Date")
+	if ok, err := d.want(tokNumber, "Date"); !ok {
+		return err
 	}
 	num, err := d.number()
 	if err != nil {
@@ -237,12 +244,8 @@ func decBlob(d *decoder, v reflect.Value) error {
 
 // blob reads a base64 string; set is false for null.
 func (d *decoder) blob() (b []byte, set bool, err error) {
-	tok := d.peek()
-	if tok != tokString {
-		if ok, err := d.null(tok); ok || err != nil {
-			return nil, false, err
-		}
-		return nil, false, d.mismatch(tok, "Blob")
+	if ok, err := d.want(tokString, "Blob"); !ok {
+		return nil, false, err
 	}
 	raw, escaped, err := d.rawString()
 	if err != nil {
@@ -266,19 +269,11 @@ func ptrDecoder(t reflect.Type, elem *codec) decFunc {
 	switch t.Elem() {
 	case reflect.TypeFor[string]():
 		return func(d *decoder, v reflect.Value) error {
-			tok := d.peek()
-			if tok != tokString {
-				if ok, err := d.null(tok); ok || err != nil {
-					return err
-				}
-				return d.mismatch(tok, "String")
+			s, set, err := d.optString()
+			if set {
+				*v.Addr().Interface().(**string) = &s
 			}
-			s, err := d.str()
-			if err != nil {
-				return err
-			}
-			*v.Addr().Interface().(**string) = &s
-			return nil
+			return err
 		}
 	case reflect.TypeFor[int32]():
 		return func(d *decoder, v reflect.Value) error {
@@ -323,24 +318,16 @@ func ptrDecoder(t reflect.Type, elem *codec) decFunc {
 
 // openList consumes '[' or a null; it returns false (and no error) for null.
 func (d *decoder) openList() (bool, error) {
-	tok := d.peek()
-	if tok != tokArray {
-		if ok, err := d.null(tok); ok || err != nil {
-			return false, err
-		}
-		return false, d.mismatch(tok, wantList)
+	if ok, err := d.want(tokArray, wantList); !ok {
+		return false, err
 	}
 	return true, d.enter('[')
 }
 
 // openMap consumes '{' or a null; it returns false (and no error) for null.
 func (d *decoder) openMap(want string) (bool, error) {
-	tok := d.peek()
-	if tok != tokObject {
-		if ok, err := d.null(tok); ok || err != nil {
-			return false, err
-		}
-		return false, d.mismatch(tok, want)
+	if ok, err := d.want(tokObject, want); !ok {
+		return false, err
 	}
 	return true, d.enter('{')
 }
@@ -370,13 +357,9 @@ func sliceDecoder(t reflect.Type, elem *codec) decFunc {
 				return err
 			}
 			list := []map[string]types.AttributeValue{}
-			for first := true; ; first = false {
-				more, err := d.more(']', first)
+			for err := range d.elems() {
 				if err != nil {
 					return err
-				}
-				if !more {
-					break
 				}
 				m, _, err := d.avMap()
 				if err != nil {
@@ -395,13 +378,9 @@ func sliceDecoder(t reflect.Type, elem *codec) decFunc {
 		}
 		s := reflect.MakeSlice(t, 0, 0)
 		zero := reflect.Zero(t.Elem())
-		for first := true; ; first = false {
-			more, err := d.more(']', first)
+		for err := range d.elems() {
 			if err != nil {
 				return err
-			}
-			if !more {
-				break
 			}
 			s = reflect.Append(s, zero)
 			if err := elem.dec(d, s.Index(s.Len()-1)); err != nil {
@@ -421,35 +400,21 @@ func (d *decoder) stringList(nullErr *Error) (list []string, set bool, err error
 		return nil, false, err
 	}
 	list = []string{}
-	for first := true; ; first = false {
-		more, err := d.more(']', first)
+	for err := range d.elems() {
 		if err != nil {
 			return nil, false, err
 		}
-		if !more {
-			return list, true, nil
-		}
-		tok := d.peek()
-		if tok != tokString {
-			if ok, err := d.null(tok); ok || err != nil {
-				if err != nil {
-					return nil, false, err
-				}
-				if nullErr != nil {
-					d.invalid(nullErr)
-					continue
-				}
-				list = append(list, "")
-				continue
-			}
-			return nil, false, d.mismatch(tok, "String")
-		}
-		s, err := d.str()
+		s, set, err := d.optString()
 		if err != nil {
 			return nil, false, err
+		}
+		if !set && nullErr != nil {
+			d.invalid(nullErr)
+			continue
 		}
 		list = append(list, s)
 	}
+	return list, true, nil
 }
 
 func mapDecoder(t reflect.Type, elem *codec) decFunc {
@@ -474,15 +439,7 @@ func mapDecoder(t reflect.Type, elem *codec) decFunc {
 		m := reflect.MakeMap(t)
 		k := reflect.New(kt).Elem()
 		e := reflect.New(t.Elem()).Elem()
-		for first := true; ; first = false {
-			more, err := d.more('}', first)
-			if err != nil {
-				return err
-			}
-			if !more {
-				break
-			}
-			name, err := d.key()
+		for name, err := range d.members() {
 			if err != nil {
 				return err
 			}
@@ -508,33 +465,18 @@ func stringMapDecoder(member string) decFunc {
 			return err
 		}
 		m := map[string]string{}
-		for first := true; ; first = false {
-			more, err := d.more('}', first)
-			if err != nil {
-				return err
-			}
-			if !more {
-				break
-			}
-			name, err := d.key()
+		for name, err := range d.members() {
 			if err != nil {
 				return err
 			}
 			k := d.intern(name)
-			tok := d.peek()
-			if tok != tokString {
-				if ok, err := d.null(tok); ok || err != nil {
-					if err != nil {
-						return err
-					}
-					d.invalid(validationError(member + " contains invalid value: null for key " + k))
-					continue
-				}
-				return d.mismatch(tok, "String")
-			}
-			s, err := d.str()
+			s, set, err := d.optString()
 			if err != nil {
 				return err
+			}
+			if !set {
+				d.invalid(validationError(member + " contains invalid value: null for key " + k))
+				continue
 			}
 			m[k] = s
 		}
@@ -557,15 +499,7 @@ func decStruct(d *decoder, c *codec, v reflect.Value) error {
 	if !ok {
 		return err
 	}
-	for first := true; ; first = false {
-		more, err := d.more('}', first)
-		if err != nil {
-			return err
-		}
-		if !more {
-			return nil
-		}
-		name, err := d.key()
+	for name, err := range d.members() {
 		if err != nil {
 			return err
 		}
@@ -580,6 +514,7 @@ func decStruct(d *decoder, c *codec, v reflect.Value) error {
 			return err
 		}
 	}
+	return nil
 }
 
 func truncate(s string, n int) string {
