@@ -290,7 +290,9 @@ func checkAcked(t *testing.T, dir string, cycle int, res crashResult) {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	get := func(key string) map[string]types.AttributeValue {
+	// intact reads the acknowledged item at key and fails the test unless
+	// it is there and intact.
+	intact := func(key string) map[string]types.AttributeValue {
 		out, err := db.GetItem(ctx, &dynamodb.GetItemInput{
 			TableName:      aws.String(crashTable),
 			Key:            map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: key}},
@@ -299,25 +301,19 @@ func checkAcked(t *testing.T, dir string, cycle int, res crashResult) {
 		if err != nil {
 			t.Fatalf("cycle %d: GetItem %s: %v", cycle, key, err)
 		}
+		if out.Item == nil {
+			t.Fatalf("cycle %d: acknowledged item %s is missing", cycle, key)
+		}
+		if msg := checkItem(out.Item); msg != "" {
+			t.Fatalf("cycle %d: %s", cycle, msg)
+		}
 		return out.Item
 	}
 	for _, key := range res.keys {
-		item := get(key)
-		if item == nil {
-			t.Fatalf("cycle %d: acknowledged item %s is missing", cycle, key)
-		}
-		if msg := checkItem(item); msg != "" {
-			t.Fatalf("cycle %d: %s", cycle, msg)
-		}
+		intact(key)
 	}
 	for key, v := range res.latest {
-		item := get(key)
-		if item == nil {
-			t.Fatalf("cycle %d: acknowledged item %s is missing", cycle, key)
-		}
-		if msg := checkItem(item); msg != "" {
-			t.Fatalf("cycle %d: %s", cycle, msg)
-		}
+		item := intact(key)
 		if seq, _ := strconv.Atoi(item["seq"].(*types.AttributeValueMemberN).Value); seq < v {
 			t.Fatalf("cycle %d: %s has version %d, older than acknowledged version %d", cycle, key, seq, v)
 		}
