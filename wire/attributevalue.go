@@ -206,27 +206,9 @@ func (d *decoder) avList() (list []types.AttributeValue, set bool, err error) {
 	return list, true, nil
 }
 
-func (d *decoder) blobList() (list [][]byte, set bool, err error) {
-	ok, err := d.openList()
-	if !ok {
-		return nil, false, err
-	}
-	list = [][]byte{}
-	for err := range d.elems() {
-		if err != nil {
-			return nil, false, err
-		}
-		b, set, err := d.blob()
-		if err != nil {
-			return nil, false, err
-		}
-		if !set {
-			d.invalid(errBSNull)
-			continue
-		}
-		list = append(list, b)
-	}
-	return list, true, nil
+// blobList reads a list of binaries, null elements being invalid.
+func (d *decoder) blobList() ([][]byte, bool, error) {
+	return list(d, (*decoder).blob, errBSNull)
 }
 
 // decAVValue decodes a member of interface type types.AttributeValue.

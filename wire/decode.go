@@ -78,21 +78,29 @@ func (d *decoder) optString() (s string, set bool, err error) {
 	return s, err == nil, err
 }
 
-func decString(d *decoder, v reflect.Value) error {
-	s, set, err := d.optString()
-	if set {
-		v.SetString(s)
+// setter is the decoder of a member that read reads (set false for null)
+// and set stores; a null leaves the member alone.
+func setter[T any](read func(*decoder) (T, bool, error), set func(reflect.Value, T)) decFunc {
+	return func(d *decoder, v reflect.Value) error {
+		x, ok, err := read(d)
+		if ok {
+			set(v, x)
+		}
+		return err
 	}
-	return err
 }
 
-func decBool(d *decoder, v reflect.Value) error {
-	b, set, err := d.boolean()
-	if set {
-		v.SetBool(b)
-	}
-	return err
-}
+// store sets v, of type T, to x without reflection.
+func store[T any](v reflect.Value, x T) { *v.Addr().Interface().(*T) = x }
+
+// storePtr sets v, of type *T, to a pointer to x.
+func storePtr[T any](v reflect.Value, x T) { *v.Addr().Interface().(**T) = &x }
+
+var (
+	decString = setter((*decoder).optString, reflect.Value.SetString)
+	decBool   = setter((*decoder).boolean, reflect.Value.SetBool)
+	decBlob   = setter((*decoder).blob, reflect.Value.SetBytes)
+)
 
 // boolean reads true or false; set is false for null.
 func (d *decoder) boolean() (b, set bool, err error) {
@@ -117,13 +125,7 @@ func intDecoder(t reflect.Type) decFunc {
 	if bits <= 32 {
 		java = "Integer"
 	}
-	return func(d *decoder, v reflect.Value) error {
-		n, set, err := d.integer(bits, java)
-		if set {
-			v.SetInt(n)
-		}
-		return err
-	}
+	return setter(func(d *decoder) (int64, bool, error) { return d.integer(bits, java) }, reflect.Value.SetInt)
 }
 
 func (d *decoder) integer(bits int, java string) (n int64, set bool, err error) {
@@ -234,14 +236,6 @@ func decTime(d *decoder, v reflect.Value) error {
 	return nil
 }
 
-func decBlob(d *decoder, v reflect.Value) error {
-	b, set, err := d.blob()
-	if set {
-		v.SetBytes(b)
-	}
-	return err
-}
-
 // blob reads a base64 string; set is false for null.
 func (d *decoder) blob() (b []byte, set bool, err error) {
 	if ok, err := d.want(tokString, "Blob"); !ok {
@@ -268,38 +262,16 @@ func (d *decoder) blob() (b []byte, set bool, err error) {
 func ptrDecoder(t reflect.Type, elem *codec) decFunc {
 	switch t.Elem() {
 	case reflect.TypeFor[string]():
-		return func(d *decoder, v reflect.Value) error {
-			s, set, err := d.optString()
-			if set {
-				*v.Addr().Interface().(**string) = &s
-			}
-			return err
-		}
+		return setter((*decoder).optString, storePtr[string])
 	case reflect.TypeFor[int32]():
-		return func(d *decoder, v reflect.Value) error {
+		return setter(func(d *decoder) (int32, bool, error) {
 			n, set, err := d.integer(32, "Integer")
-			if set {
-				n32 := int32(n)
-				*v.Addr().Interface().(**int32) = &n32
-			}
-			return err
-		}
+			return int32(n), set, err
+		}, storePtr[int32])
 	case reflect.TypeFor[int64]():
-		return func(d *decoder, v reflect.Value) error {
-			n, set, err := d.integer(64, "Long")
-			if set {
-				*v.Addr().Interface().(**int64) = &n
-			}
-			return err
-		}
+		return setter(func(d *decoder) (int64, bool, error) { return d.integer(64, "Long") }, storePtr[int64])
 	case reflect.TypeFor[bool]():
-		return func(d *decoder, v reflect.Value) error {
-			b, set, err := d.boolean()
-			if set {
-				*v.Addr().Interface().(**bool) = &b
-			}
-			return err
-		}
+		return setter((*decoder).boolean, storePtr[bool])
 	}
 	et := t.Elem()
 	return func(d *decoder, v reflect.Value) error {
@@ -335,21 +307,9 @@ func (d *decoder) openMap(want string) (bool, error) {
 func sliceDecoder(t reflect.Type, elem *codec) decFunc {
 	switch t {
 	case reflect.TypeFor[[]string]():
-		return func(d *decoder, v reflect.Value) error {
-			list, set, err := d.stringList(nil)
-			if set {
-				*v.Addr().Interface().(*[]string) = list
-			}
-			return err
-		}
+		return setter(func(d *decoder) ([]string, bool, error) { return d.stringList(nil) }, store[[]string])
 	case reflect.TypeFor[[]types.AttributeValue]():
-		return func(d *decoder, v reflect.Value) error {
-			list, set, err := d.avList()
-			if set {
-				*v.Addr().Interface().(*[]types.AttributeValue) = list
-			}
-			return err
-		}
+		return setter((*decoder).avList, store[[]types.AttributeValue])
 	case reflect.TypeFor[[]map[string]types.AttributeValue]():
 		return func(d *decoder, v reflect.Value) error {
 			ok, err := d.openList()
@@ -392,19 +352,20 @@ func sliceDecoder(t reflect.Type, elem *codec) decFunc {
 	}
 }
 
-// stringList reads a list of strings. A null element is kept as "" unless
-// nullMsg is set, in which case it is that validation error.
-func (d *decoder) stringList(nullErr *Error) (list []string, set bool, err error) {
+// list reads a list of the values read reads (set false for null); set is
+// false for a null list. A null element is the validation error nullErr,
+// or with a nil nullErr the zero E.
+func list[E any](d *decoder, read func(*decoder) (E, bool, error), nullErr *Error) (list []E, set bool, err error) {
 	ok, err := d.openList()
 	if !ok {
 		return nil, false, err
 	}
-	list = []string{}
+	list = []E{}
 	for err := range d.elems() {
 		if err != nil {
 			return nil, false, err
 		}
-		s, set, err := d.optString()
+		x, set, err := read(d)
 		if err != nil {
 			return nil, false, err
 		}
@@ -412,21 +373,21 @@ func (d *decoder) stringList(nullErr *Error) (list []string, set bool, err error
 			d.invalid(nullErr)
 			continue
 		}
-		list = append(list, s)
+		list = append(list, x)
 	}
 	return list, true, nil
+}
+
+// stringList reads a list of strings. A null element is kept as "" unless
+// nullErr is set, in which case it is that validation error.
+func (d *decoder) stringList(nullErr *Error) ([]string, bool, error) {
+	return list(d, (*decoder).optString, nullErr)
 }
 
 func mapDecoder(t reflect.Type, elem *codec) decFunc {
 	switch t {
 	case reflect.TypeFor[map[string]types.AttributeValue]():
-		return func(d *decoder, v reflect.Value) error {
-			m, set, err := d.avMap()
-			if set {
-				*v.Addr().Interface().(*map[string]types.AttributeValue) = m
-			}
-			return err
-		}
+		return setter((*decoder).avMap, store[map[string]types.AttributeValue])
 	case reflect.TypeFor[map[string]string]():
 		return stringMapDecoder("Map")
 	}
