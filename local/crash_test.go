@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -22,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/timetable-db/timetable/conformance"
 	"github.com/timetable-db/timetable/local"
 )
 
@@ -268,52 +268,17 @@ func checkItem(got map[string]types.AttributeValue) string {
 	pk, ok := got["pk"].(*types.AttributeValueMemberS)
 	seqAV, ok2 := got["seq"].(*types.AttributeValueMemberN)
 	if !ok || !ok2 {
-		return fmt.Sprintf("no pk or seq in %s", render(&types.AttributeValueMemberM{Value: got}))
+		return fmt.Sprintf("no pk or seq in %s", conformance.FormatItem(got))
 	}
 	seq, err := strconv.Atoi(seqAV.Value)
 	if err != nil {
 		return "bad seq " + seqAV.Value
 	}
-	want := render(&types.AttributeValueMemberM{Value: crashItem(pk.Value, seq)})
-	if have := render(&types.AttributeValueMemberM{Value: got}); have != want {
+	want := conformance.FormatItem(crashItem(pk.Value, seq))
+	if have := conformance.FormatItem(got); have != want {
 		return fmt.Sprintf("item %s differs:\n got %.300s\nwant %.300s", pk.Value, have, want)
 	}
 	return ""
-}
-
-// render prints a value canonically: map keys and set elements sorted.
-func render(av types.AttributeValue) string {
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		return strconv.Quote(v.Value)
-	case *types.AttributeValueMemberN:
-		return "N" + v.Value
-	case *types.AttributeValueMemberB:
-		return fmt.Sprintf("B%x", v.Value)
-	case *types.AttributeValueMemberBOOL:
-		return strconv.FormatBool(v.Value)
-	case *types.AttributeValueMemberNULL:
-		return "null"
-	case *types.AttributeValueMemberL:
-		parts := make([]string, len(v.Value))
-		for i, e := range v.Value {
-			parts[i] = render(e)
-		}
-		return "[" + strings.Join(parts, ",") + "]"
-	case *types.AttributeValueMemberM:
-		parts := make([]string, 0, len(v.Value))
-		for k, e := range v.Value {
-			parts = append(parts, strconv.Quote(k)+":"+render(e))
-		}
-		sort.Strings(parts)
-		return "{" + strings.Join(parts, ",") + "}"
-	case *types.AttributeValueMemberSS:
-		s := append([]string(nil), v.Value...)
-		sort.Strings(s)
-		return fmt.Sprintf("SS%q", s)
-	default:
-		return fmt.Sprintf("%T", av)
-	}
 }
 
 // checkAcked reopens dir and checks the acknowledged writes of one cycle.
@@ -325,7 +290,9 @@ func checkAcked(t *testing.T, dir string, cycle int, res crashResult) {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	get := func(key string) map[string]types.AttributeValue {
+	// intact reads the acknowledged item at key and fails the test unless
+	// it is there and intact.
+	intact := func(key string) map[string]types.AttributeValue {
 		out, err := db.GetItem(ctx, &dynamodb.GetItemInput{
 			TableName:      aws.String(crashTable),
 			Key:            map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: key}},
@@ -334,25 +301,19 @@ func checkAcked(t *testing.T, dir string, cycle int, res crashResult) {
 		if err != nil {
 			t.Fatalf("cycle %d: GetItem %s: %v", cycle, key, err)
 		}
+		if out.Item == nil {
+			t.Fatalf("cycle %d: acknowledged item %s is missing", cycle, key)
+		}
+		if msg := checkItem(out.Item); msg != "" {
+			t.Fatalf("cycle %d: %s", cycle, msg)
+		}
 		return out.Item
 	}
 	for _, key := range res.keys {
-		item := get(key)
-		if item == nil {
-			t.Fatalf("cycle %d: acknowledged item %s is missing", cycle, key)
-		}
-		if msg := checkItem(item); msg != "" {
-			t.Fatalf("cycle %d: %s", cycle, msg)
-		}
+		intact(key)
 	}
 	for key, v := range res.latest {
-		item := get(key)
-		if item == nil {
-			t.Fatalf("cycle %d: acknowledged item %s is missing", cycle, key)
-		}
-		if msg := checkItem(item); msg != "" {
-			t.Fatalf("cycle %d: %s", cycle, msg)
-		}
+		item := intact(key)
 		if seq, _ := strconv.Atoi(item["seq"].(*types.AttributeValueMemberN).Value); seq < v {
 			t.Fatalf("cycle %d: %s has version %d, older than acknowledged version %d", cycle, key, seq, v)
 		}

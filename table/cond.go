@@ -75,11 +75,8 @@ func operand(v any) (expression.OperandBuilder, error) {
 	return expression.Value(av), nil
 }
 
-func cond(b expression.ConditionBuilder) Cond { return Cond{b: b, set: true} }
-
-func bad(err error) Cond { return Cond{err: err, set: true} }
-
-func (p Path) cmp(v any, f func(expression.OperandBuilder) expression.ConditionBuilder) Cond {
+// compare is the comparison f (of a path or a size) with the operand of v.
+func compare(v any, f func(expression.OperandBuilder) expression.ConditionBuilder) Cond {
 	o, err := operand(v)
 	if err != nil {
 		return bad(err)
@@ -87,23 +84,27 @@ func (p Path) cmp(v any, f func(expression.OperandBuilder) expression.ConditionB
 	return cond(f(o))
 }
 
+func cond(b expression.ConditionBuilder) Cond { return Cond{b: b, set: true} }
+
+func bad(err error) Cond { return Cond{err: err, set: true} }
+
 // Eq is "p = v".
-func (p Path) Eq(v any) Cond { return p.cmp(v, p.name.Equal) }
+func (p Path) Eq(v any) Cond { return compare(v, p.name.Equal) }
 
 // Ne is "p <> v".
-func (p Path) Ne(v any) Cond { return p.cmp(v, p.name.NotEqual) }
+func (p Path) Ne(v any) Cond { return compare(v, p.name.NotEqual) }
 
 // Lt is "p < v".
-func (p Path) Lt(v any) Cond { return p.cmp(v, p.name.LessThan) }
+func (p Path) Lt(v any) Cond { return compare(v, p.name.LessThan) }
 
 // Lte is "p <= v".
-func (p Path) Lte(v any) Cond { return p.cmp(v, p.name.LessThanEqual) }
+func (p Path) Lte(v any) Cond { return compare(v, p.name.LessThanEqual) }
 
 // Gt is "p > v".
-func (p Path) Gt(v any) Cond { return p.cmp(v, p.name.GreaterThan) }
+func (p Path) Gt(v any) Cond { return compare(v, p.name.GreaterThan) }
 
 // Gte is "p >= v".
-func (p Path) Gte(v any) Cond { return p.cmp(v, p.name.GreaterThanEqual) }
+func (p Path) Gte(v any) Cond { return compare(v, p.name.GreaterThanEqual) }
 
 // Between is "p BETWEEN lo AND hi", both ends included.
 func (p Path) Between(lo, hi any) Cond {
@@ -166,28 +167,20 @@ func (p Path) Size() Size { return Size{b: p.name.Size()} }
 // Path.Size.
 type Size struct{ b expression.SizeBuilder }
 
-func (s Size) cmp(v any, f func(expression.OperandBuilder) expression.ConditionBuilder) Cond {
-	o, err := operand(v)
-	if err != nil {
-		return bad(err)
-	}
-	return cond(f(o))
-}
-
 // Eq is "size(p) = v".
-func (s Size) Eq(v any) Cond { return s.cmp(v, s.b.Equal) }
+func (s Size) Eq(v any) Cond { return compare(v, s.b.Equal) }
 
 // Lt is "size(p) < v".
-func (s Size) Lt(v any) Cond { return s.cmp(v, s.b.LessThan) }
+func (s Size) Lt(v any) Cond { return compare(v, s.b.LessThan) }
 
 // Lte is "size(p) <= v".
-func (s Size) Lte(v any) Cond { return s.cmp(v, s.b.LessThanEqual) }
+func (s Size) Lte(v any) Cond { return compare(v, s.b.LessThanEqual) }
 
 // Gt is "size(p) > v".
-func (s Size) Gt(v any) Cond { return s.cmp(v, s.b.GreaterThan) }
+func (s Size) Gt(v any) Cond { return compare(v, s.b.GreaterThan) }
 
 // Gte is "size(p) >= v".
-func (s Size) Gte(v any) Cond { return s.cmp(v, s.b.GreaterThanEqual) }
+func (s Size) Gte(v any) Cond { return compare(v, s.b.GreaterThanEqual) }
 
 // And is true when every one of cs is; zero Conds are skipped, and And of
 // nothing is the zero Cond.

@@ -94,11 +94,7 @@ func (t *Table) Create(ctx context.Context, o *CreateOptions) error {
 func (t *Table) waitActive(ctx context.Context) error {
 	deadline := time.Now().Add(t.opts.RetryTimeout)
 	for delay := 50 * time.Millisecond; ; delay = min(2*delay, 2*time.Second) {
-		var out *dynamodb.DescribeTableOutput
-		err := t.call(ctx, "DescribeTable", func() (err error) {
-			out, err = t.api.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(t.schema.Name)})
-			return err
-		})
+		out, err := send(ctx, t, "DescribeTable", t.api.DescribeTable, &dynamodb.DescribeTableInput{TableName: aws.String(t.schema.Name)})
 		if err != nil {
 			return fmt.Errorf("table: cannot describe table %s: %w", t.schema.Name, err)
 		}
@@ -129,11 +125,7 @@ func (t *Table) waitActive(ctx context.Context) error {
 // DynamoDB deletes expired items late (up to about two days), so readers
 // should filter them out.
 func (t *Table) EnableTTL(ctx context.Context, attr string) error {
-	var cur *dynamodb.DescribeTimeToLiveOutput
-	err := t.call(ctx, "DescribeTimeToLive", func() (err error) {
-		cur, err = t.api.DescribeTimeToLive(ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(t.schema.Name)})
-		return err
-	})
+	cur, err := send(ctx, t, "DescribeTimeToLive", t.api.DescribeTimeToLive, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(t.schema.Name)})
 	if err == nil && cur.TimeToLiveDescription != nil && aws.ToString(cur.TimeToLiveDescription.AttributeName) == attr &&
 		(cur.TimeToLiveDescription.TimeToLiveStatus == types.TimeToLiveStatusEnabled ||
 			cur.TimeToLiveDescription.TimeToLiveStatus == types.TimeToLiveStatusEnabling) {

@@ -63,17 +63,11 @@ func (t *Table) getItem(ctx context.Context, key Item, consistent bool) (Item, e
 }
 
 func (t *Table) get(ctx context.Context, in *dynamodb.GetItemInput) (Item, error) {
-	var out *dynamodb.GetItemOutput
-	err := t.call(ctx, "GetItem", func() (err error) {
-		out, err = t.api.GetItem(ctx, in)
-		if err == nil {
-			t.stats.consumed("GetItem", out.ConsumedCapacity)
-		}
-		return err
-	})
+	out, err := send(ctx, t, "GetItem", t.api.GetItem, in)
 	if err != nil {
 		return nil, err
 	}
+	t.stats.consumed("GetItem", out.ConsumedCapacity)
 	if out.Item == nil {
 		return nil, ErrNotFound
 	}
@@ -100,9 +94,9 @@ func (t *Table) Put(ctx context.Context, item any, o *PutOptions) (Item, error) 
 	if err != nil {
 		return nil, err
 	}
-	x, err := exprs{cond: opts.If}.build()
+	x, err := buildCond(opts.If)
 	if err != nil {
-		return nil, fmt.Errorf("table: cannot build condition: %w", err)
+		return nil, err
 	}
 	in := &dynamodb.PutItemInput{
 		TableName:                 aws.String(t.schema.Name),
@@ -113,17 +107,11 @@ func (t *Table) Put(ctx context.Context, item any, o *PutOptions) (Item, error) 
 		ReturnValues:              types.ReturnValueAllOld,
 		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
 	}
-	var out *dynamodb.PutItemOutput
-	err = t.call(ctx, "PutItem", func() (err error) {
-		out, err = t.api.PutItem(ctx, in)
-		if err == nil {
-			t.stats.consumed("PutItem", out.ConsumedCapacity)
-		}
-		return err
-	})
+	out, err := send(ctx, t, "PutItem", t.api.PutItem, in)
 	if err != nil {
 		return nil, err
 	}
+	t.stats.consumed("PutItem", out.ConsumedCapacity)
 	return nilIfEmpty(out.Attributes), nil
 }
 
@@ -145,9 +133,9 @@ func (t *Table) Delete(ctx context.Context, k Key, o *DeleteOptions) (Item, erro
 	if err != nil {
 		return nil, err
 	}
-	x, err := exprs{cond: opts.If}.build()
+	x, err := buildCond(opts.If)
 	if err != nil {
-		return nil, fmt.Errorf("table: cannot build condition: %w", err)
+		return nil, err
 	}
 	in := &dynamodb.DeleteItemInput{
 		TableName:                 aws.String(t.schema.Name),
@@ -158,17 +146,11 @@ func (t *Table) Delete(ctx context.Context, k Key, o *DeleteOptions) (Item, erro
 		ReturnValues:              types.ReturnValueAllOld,
 		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
 	}
-	var out *dynamodb.DeleteItemOutput
-	err = t.call(ctx, "DeleteItem", func() (err error) {
-		out, err = t.api.DeleteItem(ctx, in)
-		if err == nil {
-			t.stats.consumed("DeleteItem", out.ConsumedCapacity)
-		}
-		return err
-	})
+	out, err := send(ctx, t, "DeleteItem", t.api.DeleteItem, in)
 	if err != nil {
 		return nil, err
 	}
+	t.stats.consumed("DeleteItem", out.ConsumedCapacity)
 	return nilIfEmpty(out.Attributes), nil
 }
 

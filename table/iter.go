@@ -3,6 +3,8 @@ package table
 import (
 	"context"
 	"iter"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 )
 
 // fetchFunc makes one backend call from the position start (nil for the
@@ -38,6 +40,30 @@ type Iter struct {
 }
 
 func errIter(err error) *Iter { return &Iter{err: err, done: true} }
+
+// newIter is the iterator over the items fetch reads, from start (nil for
+// the beginning): the attributes names position a cursor, those a
+// projection proj does not name are stripped, pageSize is the Limit of
+// each call (<= 0 for none) and limit the items returned (<= 0 for all).
+func newIter(ctx context.Context, names, proj []string, pageSize, limit int, start Item, fetch fetchFunc) *Iter {
+	it := &Iter{
+		ctx: ctx, fetch: fetch, names: names, strip: stripper(proj, names),
+		remain: -1, pageSize: max(pageSize, 0), next: start,
+	}
+	if limit > 0 {
+		it.remain = limit
+	}
+	return it
+}
+
+// pageLimit is the Limit of a call that may read limit items, nil for
+// limit <= 0 (no limit).
+func pageLimit(limit int) *int32 {
+	if limit <= 0 {
+		return nil
+	}
+	return aws.Int32(int32(min(limit, 1<<30)))
+}
 
 // Next advances to the next item and reports whether there is one. It
 // returns false at the end, at the limit, and on error (see Err).

@@ -122,17 +122,11 @@ func (t *Table) Count(ctx context.Context, q *Query) (int64, error) {
 	var n int64
 	in.ExclusiveStartKey = start
 	for {
-		var out *dynamodb.QueryOutput
-		err := t.call(ctx, "Query", func() (err error) {
-			out, err = t.api.Query(ctx, in)
-			if err == nil {
-				t.stats.consumed("Query", out.ConsumedCapacity)
-			}
-			return err
-		})
+		out, err := send(ctx, t, "Query", t.api.Query, in)
 		if err != nil {
 			return n, err
 		}
+		t.stats.consumed("Query", out.ConsumedCapacity)
 		n += int64(out.Count)
 		if out.LastEvaluatedKey == nil {
 			return n, nil
@@ -149,33 +143,16 @@ func (t *Table) queryIter(ctx context.Context, q *Query, page bool) *Iter {
 	if err != nil {
 		return errIter(err)
 	}
-	it := &Iter{
-		ctx: ctx, names: names, strip: stripper(q.Projection, names),
-		remain: -1, pageSize: max(q.PageSize, 0), next: start,
-	}
-	if q.Limit > 0 {
-		it.remain = q.Limit
-	}
-	it.fetch = func(ctx context.Context, start Item, limit int) ([]Item, Item, error) {
+	return newIter(ctx, names, q.Projection, q.PageSize, q.Limit, start, func(ctx context.Context, start Item, limit int) ([]Item, Item, error) {
 		call := *in
-		call.ExclusiveStartKey = start
-		if limit > 0 {
-			call.Limit = aws.Int32(int32(min(limit, 1<<30)))
-		}
-		var out *dynamodb.QueryOutput
-		err := t.call(ctx, "Query", func() (err error) {
-			out, err = t.api.Query(ctx, &call)
-			if err == nil {
-				t.stats.consumed("Query", out.ConsumedCapacity)
-			}
-			return err
-		})
+		call.ExclusiveStartKey, call.Limit = start, pageLimit(limit)
+		out, err := send(ctx, t, "Query", t.api.Query, &call)
 		if err != nil {
 			return nil, nil, err
 		}
+		t.stats.consumed("Query", out.ConsumedCapacity)
 		return out.Items, out.LastEvaluatedKey, nil
-	}
-	return it
+	})
 }
 
 // queryInput builds the QueryInput of q (without Limit and

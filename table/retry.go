@@ -4,6 +4,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 // backoff paces the retries of one operation: exponential delays with full
@@ -41,6 +43,18 @@ func (b *backoff) wait(ctx context.Context) (bool, error) {
 	case <-timer.C:
 		return true, nil
 	}
+}
+
+// send makes the call of operation op with input in through t.call
+// (retries, stats) and returns the output of the attempt that succeeded.
+// The caller records the capacity it consumed.
+func send[In, Out any](ctx context.Context, t *Table, op string, call func(context.Context, In, ...func(*dynamodb.Options)) (Out, error), in In) (Out, error) {
+	var out Out
+	err := t.call(ctx, op, func() (err error) {
+		out, err = call(ctx, in)
+		return err
+	})
+	return out, err
 }
 
 // call runs fn, a single API call of operation op, retrying it on

@@ -165,31 +165,14 @@ func (t *Table) scanIter(ctx context.Context, s *Scan, segment, segments int, cu
 	if segments > 0 {
 		in.Segment, in.TotalSegments = aws.Int32(int32(segment)), aws.Int32(int32(segments))
 	}
-	it := &Iter{
-		ctx: ctx, names: names, strip: stripper(s.Projection, names),
-		remain: -1, pageSize: max(s.PageSize, 0), next: start,
-	}
-	if s.Limit > 0 {
-		it.remain = s.Limit
-	}
-	it.fetch = func(ctx context.Context, start Item, limit int) ([]Item, Item, error) {
+	return newIter(ctx, names, s.Projection, s.PageSize, s.Limit, start, func(ctx context.Context, start Item, limit int) ([]Item, Item, error) {
 		call := *in
-		call.ExclusiveStartKey = start
-		if limit > 0 {
-			call.Limit = aws.Int32(int32(min(limit, 1<<30)))
-		}
-		var out *dynamodb.ScanOutput
-		err := t.call(ctx, "Scan", func() (err error) {
-			out, err = t.api.Scan(ctx, &call)
-			if err == nil {
-				t.stats.consumed("Scan", out.ConsumedCapacity)
-			}
-			return err
-		})
+		call.ExclusiveStartKey, call.Limit = start, pageLimit(limit)
+		out, err := send(ctx, t, "Scan", t.api.Scan, &call)
 		if err != nil {
 			return nil, nil, err
 		}
+		t.stats.consumed("Scan", out.ConsumedCapacity)
 		return out.Items, out.LastEvaluatedKey, nil
-	}
-	return it
+	})
 }

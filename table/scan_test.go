@@ -31,19 +31,7 @@ func TestScan(t *testing.T) {
 		want := ids(all)
 
 		// Pages with a limit and a filter, by cursor.
-		var got []Item
-		s := Scan{Limit: 7, Filter: Attr("level").Eq("WARN"), Projection: []string{"level"}}
-		for range 100 {
-			p, err := tbl.Scan(ctx, &s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, p.Items...)
-			if p.Cursor == "" {
-				break
-			}
-			s.Cursor = p.Cursor
-		}
+		got := scanPages(t, tbl, Scan{Limit: 7, Filter: Attr("level").Eq("WARN"), Projection: []string{"level"}})
 		if len(got) != 5*13 {
 			t.Fatalf("filtered scan pages: %d items, want 65", len(got))
 		}
@@ -63,18 +51,7 @@ func TestScan(t *testing.T) {
 		// Segments by hand, with cursors within a segment.
 		var seg []Item
 		for i := range 3 {
-			s := Scan{Segment: i, Segments: 3, Limit: 11}
-			for {
-				p, err := tbl.Scan(ctx, &s)
-				if err != nil {
-					t.Fatal(err)
-				}
-				seg = append(seg, p.Items...)
-				if p.Cursor == "" {
-					break
-				}
-				s.Cursor = p.Cursor
-			}
+			seg = append(seg, scanPages(t, tbl, Scan{Segment: i, Segments: 3, Limit: 11})...)
 		}
 		if !slices.Equal(ids(seg), want) {
 			t.Fatalf("manual segments: %d items", len(seg))
@@ -123,21 +100,28 @@ func TestScan_Index(t *testing.T) {
 		if err := tbl.BatchPut(ctx, items); err != nil {
 			t.Fatal(err)
 		}
-		var n int
-		s := Scan{Index: "byMetric", Limit: 3}
-		for {
-			p, err := tbl.Scan(ctx, &s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			n += len(p.Items)
-			if p.Cursor == "" {
-				break
-			}
-			s.Cursor = p.Cursor
-		}
-		if n != 10 {
+		if n := len(scanPages(t, tbl, Scan{Index: "byMetric", Limit: 3})); n != 10 {
 			t.Fatalf("sparse index scan: %d items, want 10", n)
 		}
 	})
+}
+
+// scanPages reads s page by page, following the cursors (at most 100
+// pages), and returns the items of all pages.
+func scanPages(t *testing.T, tbl *Table, s Scan) []Item {
+	t.Helper()
+	var items []Item
+	for range 100 {
+		p, err := tbl.Scan(ctxT(t), &s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, p.Items...)
+		if p.Cursor == "" {
+			return items
+		}
+		s.Cursor = p.Cursor
+	}
+	t.Fatalf("scan %+v: more than 100 pages", s)
+	return nil
 }

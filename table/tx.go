@@ -43,9 +43,9 @@ func (tx *Tx) Put(item any, c Cond) *Tx {
 	if err != nil {
 		return tx.fail(err)
 	}
-	x, err := exprs{cond: c}.build()
+	x, err := buildCond(c)
 	if err != nil {
-		return tx.fail(fmt.Errorf("table: cannot build condition: %w", err))
+		return tx.fail(err)
 	}
 	tx.items = append(tx.items, types.TransactWriteItem{Put: &types.Put{
 		TableName: aws.String(tx.t.schema.Name), Item: it, ConditionExpression: x.cond,
@@ -88,13 +88,9 @@ func (tx *Tx) Update(k Key, u *Update, c Cond) *Tx {
 
 // Delete adds a delete of the item with key k, under condition c.
 func (tx *Tx) Delete(k Key, c Cond) *Tx {
-	key, err := tx.t.keyItem(k)
+	key, x, err := tx.keyCond(k, c)
 	if err != nil {
 		return tx.fail(err)
-	}
-	x, err := exprs{cond: c}.build()
-	if err != nil {
-		return tx.fail(fmt.Errorf("table: cannot build condition: %w", err))
 	}
 	tx.items = append(tx.items, types.TransactWriteItem{Delete: &types.Delete{
 		TableName: aws.String(tx.t.schema.Name), Key: key, ConditionExpression: x.cond,
@@ -109,19 +105,35 @@ func (tx *Tx) Check(k Key, c Cond) *Tx {
 	if c.IsZero() {
 		return tx.fail(errors.New("table: a transaction's check needs a condition"))
 	}
-	key, err := tx.t.keyItem(k)
+	key, x, err := tx.keyCond(k, c)
 	if err != nil {
 		return tx.fail(err)
-	}
-	x, err := exprs{cond: c}.build()
-	if err != nil {
-		return tx.fail(fmt.Errorf("table: cannot build condition: %w", err))
 	}
 	tx.items = append(tx.items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName: aws.String(tx.t.schema.Name), Key: key, ConditionExpression: x.cond,
 		ExpressionAttributeNames: x.names, ExpressionAttributeValues: x.values,
 	}})
 	return tx
+}
+
+// keyCond gives the key item of k and the built condition c, for the
+// actions on one item under a condition.
+func (tx *Tx) keyCond(k Key, c Cond) (map[string]types.AttributeValue, built, error) {
+	key, err := tx.t.keyItem(k)
+	if err != nil {
+		return nil, built{}, err
+	}
+	x, err := buildCond(c)
+	return key, x, err
+}
+
+// buildCond builds the condition c alone (none for the zero Cond).
+func buildCond(c Cond) (built, error) {
+	x, err := exprs{cond: c}.build()
+	if err != nil {
+		return built{}, fmt.Errorf("table: cannot build condition: %w", err)
+	}
+	return x, nil
 }
 
 // Len returns the number of actions in tx.
@@ -150,13 +162,12 @@ func (tx *Tx) Commit(ctx context.Context) error {
 		ClientRequestToken:     aws.String(hex.EncodeToString(tok[:])),
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	}
-	return tx.t.call(ctx, "TransactWriteItems", func() error {
-		out, err := tx.t.api.TransactWriteItems(ctx, in)
-		if err == nil {
-			tx.t.stats.consumedList("TransactWriteItems", out.ConsumedCapacity)
-		}
+	out, err := send(ctx, tx.t, "TransactWriteItems", tx.t.api.TransactWriteItems, in)
+	if err != nil {
 		return err
-	})
+	}
+	tx.t.stats.consumedList("TransactWriteItems", out.ConsumedCapacity)
+	return nil
 }
 
 // TxGet reads the items with keys ks in one transaction (a consistent
@@ -189,17 +200,11 @@ func (t *Table) TxGet(ctx context.Context, ks []Key, o *GetOptions) ([]Item, err
 		}}
 	}
 	in := &dynamodb.TransactGetItemsInput{TransactItems: items, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}
-	var out *dynamodb.TransactGetItemsOutput
-	err = t.call(ctx, "TransactGetItems", func() (err error) {
-		out, err = t.api.TransactGetItems(ctx, in)
-		if err == nil {
-			t.stats.consumedList("TransactGetItems", out.ConsumedCapacity)
-		}
-		return err
-	})
+	out, err := send(ctx, t, "TransactGetItems", t.api.TransactGetItems, in)
 	if err != nil {
 		return nil, err
 	}
+	t.stats.consumedList("TransactGetItems", out.ConsumedCapacity)
 	res := make([]Item, len(ks))
 	for i := range min(len(res), len(out.Responses)) {
 		res[i] = nilIfEmpty(out.Responses[i].Item)

@@ -379,16 +379,10 @@ func (t *Table) updateItem(ctx context.Context, key Item, ub *expression.UpdateB
 	if returnOld {
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
-	var out *dynamodb.UpdateItemOutput
-	err = t.call(ctx, "UpdateItem", func() (err error) {
-		out, err = t.api.UpdateItem(ctx, in)
-		if err == nil {
-			t.stats.consumed("UpdateItem", out.ConsumedCapacity)
-		}
-		return err
-	})
+	out, err := send(ctx, t, "UpdateItem", t.api.UpdateItem, in)
 	if err != nil {
 		return nil, err
 	}
+	t.stats.consumed("UpdateItem", out.ConsumedCapacity)
 	return out.Attributes, nil
 }

@@ -53,15 +53,7 @@ func (d *decoder) av() (types.AttributeValue, error) {
 		out  types.AttributeValue
 		seen uint
 	)
-	for first := true; ; first = false {
-		more, err := d.more('}', first)
-		if err != nil {
-			return nil, err
-		}
-		if !more {
-			break
-		}
-		name, err := d.key()
+	for name, err := range d.members() {
 		if err != nil {
 			return nil, err
 		}
@@ -71,19 +63,12 @@ func (d *decoder) av() (types.AttributeValue, error) {
 		)
 		switch string(name) {
 		case "S", "N":
-			tok := d.peek()
-			if tok != tokString {
-				if ok, err := d.null(tok); ok || err != nil {
-					if err != nil {
-						return nil, err
-					}
-					continue
-				}
-				return nil, d.mismatch(tok, "String")
-			}
-			s, err := d.str()
+			s, set, err := d.optString()
 			if err != nil {
 				return nil, err
+			}
+			if !set {
+				continue
 			}
 			if name[0] == 'S' {
 				v, bit = d.newS(s), avS
@@ -187,15 +172,7 @@ func (d *decoder) avMap() (m map[string]types.AttributeValue, set bool, err erro
 		return nil, false, err
 	}
 	m = map[string]types.AttributeValue{}
-	for first := true; ; first = false {
-		more, err := d.more('}', first)
-		if err != nil {
-			return nil, false, err
-		}
-		if !more {
-			return m, true, nil
-		}
-		name, err := d.key()
+	for name, err := range d.members() {
 		if err != nil {
 			return nil, false, err
 		}
@@ -206,6 +183,7 @@ func (d *decoder) avMap() (m map[string]types.AttributeValue, set bool, err erro
 		}
 		m[k] = v
 	}
+	return m, true, nil
 }
 
 // avList reads a list of attribute values; set is false for null.
@@ -215,13 +193,9 @@ func (d *decoder) avList() (list []types.AttributeValue, set bool, err error) {
 		return nil, false, err
 	}
 	list = []types.AttributeValue{}
-	for first := true; ; first = false {
-		more, err := d.more(']', first)
+	for err := range d.elems() {
 		if err != nil {
 			return nil, false, err
-		}
-		if !more {
-			return list, true, nil
 		}
 		v, err := d.av()
 		if err != nil {
@@ -229,32 +203,12 @@ func (d *decoder) avList() (list []types.AttributeValue, set bool, err error) {
 		}
 		list = append(list, v)
 	}
+	return list, true, nil
 }
 
-func (d *decoder) blobList() (list [][]byte, set bool, err error) {
-	ok, err := d.openList()
-	if !ok {
-		return nil, false, err
-	}
-	list = [][]byte{}
-	for first := true; ; first = false {
-		more, err := d.more(']', first)
-		if err != nil {
-			return nil, false, err
-		}
-		if !more {
-			return list, true, nil
-		}
-		b, set, err := d.blob()
-		if err != nil {
-			return nil, false, err
-		}
-		if !set {
-			d.invalid(errBSNull)
-			continue
-		}
-		list = append(list, b)
-	}
+// blobList reads a list of binaries, null elements being invalid.
+func (d *decoder) blobList() ([][]byte, bool, error) {
+	return list(d, (*decoder).blob, errBSNull)
 }
 
 // decAVValue decodes a member of interface type types.AttributeValue.

@@ -102,8 +102,8 @@ type decoder struct {
 	scanner
 	verr *Error
 
-	slabS []types.AttributeValueMemberS
-	slabN []types.AttributeValueMemberN
+	slabS slab[types.AttributeValueMemberS]
+	slabN slab[types.AttributeValueMemberN]
 }
 
 var decoders = sync.Pool{New: func() any { return new(decoder) }}
@@ -123,27 +123,31 @@ func (d *decoder) invalid(e *Error) {
 	}
 }
 
-// newS and newN hand out attribute values from slabs, one allocation per
-// slabSize values instead of one each. A value kept by the API keeps its
-// slab alive, which costs at most slabSize small structs.
+// A slab hands out attribute values, one allocation per slabSize values
+// instead of one each. A value kept by the API keeps its slab alive, which
+// costs at most slabSize small structs.
+type slab[T any] []T
+
 const slabSize = 32
 
-func (d *decoder) newS(v string) *types.AttributeValueMemberS {
-	if len(d.slabS) == 0 {
-		d.slabS = make([]types.AttributeValueMemberS, slabSize)
+// next returns a zero T from the slab.
+func (s *slab[T]) next() *T {
+	if len(*s) == 0 {
+		*s = make([]T, slabSize)
 	}
-	p := &d.slabS[0]
-	d.slabS = d.slabS[1:]
+	p := &(*s)[0]
+	*s = (*s)[1:]
+	return p
+}
+
+func (d *decoder) newS(v string) *types.AttributeValueMemberS {
+	p := d.slabS.next()
 	p.Value = v
 	return p
 }
 
 func (d *decoder) newN(v string) *types.AttributeValueMemberN {
-	if len(d.slabN) == 0 {
-		d.slabN = make([]types.AttributeValueMemberN, slabSize)
-	}
-	p := &d.slabN[0]
-	d.slabN = d.slabN[1:]
+	p := d.slabN.next()
 	p.Value = v
 	return p
 }

@@ -55,29 +55,52 @@ func (d *decoder) null(tok int) (bool, error) {
 	return true, d.literal("null")
 }
 
-func decString(d *decoder, v reflect.Value) error {
+// want reports whether a value of the token kind kind is next. It consumes
+// a null instead and returns false; any other value is the mismatch error
+// for want (see mismatch).
+func (d *decoder) want(kind int, want string) (bool, error) {
 	tok := d.peek()
-	if tok != tokString {
-		if ok, err := d.null(tok); ok || err != nil {
-			return err
-		}
-		return d.mismatch(tok, "String")
+	if tok == kind {
+		return true, nil
 	}
-	s, err := d.str()
-	if err != nil {
-		return err
+	if ok, err := d.null(tok); ok || err != nil {
+		return false, err
 	}
-	v.SetString(s)
-	return nil
+	return false, d.mismatch(tok, want)
 }
 
-func decBool(d *decoder, v reflect.Value) error {
-	b, set, err := d.boolean()
-	if set {
-		v.SetBool(b)
+// optString reads a string; set is false for null.
+func (d *decoder) optString() (s string, set bool, err error) {
+	if ok, err := d.want(tokString, "String"); !ok {
+		return "", false, err
 	}
-	return err
+	s, err = d.str()
+	return s, err == nil, err
 }
+
+// setter is the decoder of a member that read reads (set false for null)
+// and set stores; a null leaves the member alone.
+func setter[T any](read func(*decoder) (T, bool, error), set func(reflect.Value, T)) decFunc {
+	return func(d *decoder, v reflect.Value) error {
+		x, ok, err := read(d)
+		if ok {
+			set(v, x)
+		}
+		return err
+	}
+}
+
+// store sets v, of type T, to x without reflection.
+func store[T any](v reflect.Value, x T) { *v.Addr().Interface().(*T) = x }
+
+// storePtr sets v, of type *T, to a pointer to x.
+func storePtr[T any](v reflect.Value, x T) { *v.Addr().Interface().(**T) = &x }
+
+var (
+	decString = setter((*decoder).optString, reflect.Value.SetString)
+	decBool   = setter((*decoder).boolean, reflect.Value.SetBool)
+	decBlob   = setter((*decoder).blob, reflect.Value.SetBytes)
+)
 
 // boolean reads true or false; set is false for null.
 func (d *decoder) boolean() (b, set bool, err error) {
@@ -102,22 +125,12 @@ func intDecoder(t reflect.Type) decFunc {
 	if bits <= 32 {
 		java = "Integer"
 	}
-	return func(d *decoder, v reflect.Value) error {
-		n, set, err := d.integer(bits, java)
-		if set {
-			v.SetInt(n)
-		}
-		return err
-	}
+	return setter(func(d *decoder) (int64, bool, error) { return d.integer(bits, java) }, reflect.Value.SetInt)
 }
 
 func (d *decoder) integer(bits int, java string) (n int64, set bool, err error) {
-	tok := d.peek()
-	if tok != tokNumber {
-		if ok, err := d.null(tok); ok || err != nil {
-			return 0, false, err
-		}
-		return 0, false, d.mismatch(tok, java)
+	if ok, err := d.want(tokNumber, java); !ok {
+		return 0, false, err
 	}
 	num, err := d.number()
 	if err != nil {
@@ -207,12 +220,8 @@ func decFloat(d *decoder, v reflect.Value) error {
 // decTime decodes epoch seconds, with up to millisecond precision, into a
 // UTC time.Time.
 func decTime(d *decoder, v reflect.Value) error {
-	tok := d.peek()
-	if tok != tokNumber {
-		if ok, err := d.null(tok); ok || err != nil {
-			return err
-		}
-		return d.mismatch(tok, "Date")
+	if ok, err := d.want(tokNumber, "Date"); !ok {
+		return err
 	}
 	num, err := d.number()
 	if err != nil {
@@ -227,22 +236,10 @@ func decTime(d *decoder, v reflect.Value) error {
 	return nil
 }
 
-func decBlob(d *decoder, v reflect.Value) error {
-	b, set, err := d.blob()
-	if set {
-		v.SetBytes(b)
-	}
-	return err
-}
-
 // blob reads a base64 string; set is false for null.
 func (d *decoder) blob() (b []byte, set bool, err error) {
-	tok := d.peek()
-	if tok != tokString {
-		if ok, err := d.null(tok); ok || err != nil {
-			return nil, false, err
-		}
-		return nil, false, d.mismatch(tok, "Blob")
+	if ok, err := d.want(tokString, "Blob"); !ok {
+		return nil, false, err
 	}
 	raw, escaped, err := d.rawString()
 	if err != nil {
@@ -265,46 +262,16 @@ func (d *decoder) blob() (b []byte, set bool, err error) {
 func ptrDecoder(t reflect.Type, elem *codec) decFunc {
 	switch t.Elem() {
 	case reflect.TypeFor[string]():
-		return func(d *decoder, v reflect.Value) error {
-			tok := d.peek()
-			if tok != tokString {
-				if ok, err := d.null(tok); ok || err != nil {
-					return err
-				}
-				return d.mismatch(tok, "String")
-			}
-			s, err := d.str()
-			if err != nil {
-				return err
-			}
-			*v.Addr().Interface().(**string) = &s
-			return nil
-		}
+		return setter((*decoder).optString, storePtr[string])
 	case reflect.TypeFor[int32]():
-		return func(d *decoder, v reflect.Value) error {
+		return setter(func(d *decoder) (int32, bool, error) {
 			n, set, err := d.integer(32, "Integer")
-			if set {
-				n32 := int32(n)
-				*v.Addr().Interface().(**int32) = &n32
-			}
-			return err
-		}
+			return int32(n), set, err
+		}, storePtr[int32])
 	case reflect.TypeFor[int64]():
-		return func(d *decoder, v reflect.Value) error {
-			n, set, err := d.integer(64, "Long")
-			if set {
-				*v.Addr().Interface().(**int64) = &n
-			}
-			return err
-		}
+		return setter(func(d *decoder) (int64, bool, error) { return d.integer(64, "Long") }, storePtr[int64])
 	case reflect.TypeFor[bool]():
-		return func(d *decoder, v reflect.Value) error {
-			b, set, err := d.boolean()
-			if set {
-				*v.Addr().Interface().(**bool) = &b
-			}
-			return err
-		}
+		return setter((*decoder).boolean, storePtr[bool])
 	}
 	et := t.Elem()
 	return func(d *decoder, v reflect.Value) error {
@@ -323,24 +290,16 @@ func ptrDecoder(t reflect.Type, elem *codec) decFunc {
 
 // openList consumes '[' or a null; it returns false (and no error) for null.
 func (d *decoder) openList() (bool, error) {
-	tok := d.peek()
-	if tok != tokArray {
-		if ok, err := d.null(tok); ok || err != nil {
-			return false, err
-		}
-		return false, d.mismatch(tok, wantList)
+	if ok, err := d.want(tokArray, wantList); !ok {
+		return false, err
 	}
 	return true, d.enter('[')
 }
 
 // openMap consumes '{' or a null; it returns false (and no error) for null.
 func (d *decoder) openMap(want string) (bool, error) {
-	tok := d.peek()
-	if tok != tokObject {
-		if ok, err := d.null(tok); ok || err != nil {
-			return false, err
-		}
-		return false, d.mismatch(tok, want)
+	if ok, err := d.want(tokObject, want); !ok {
+		return false, err
 	}
 	return true, d.enter('{')
 }
@@ -348,21 +307,9 @@ func (d *decoder) openMap(want string) (bool, error) {
 func sliceDecoder(t reflect.Type, elem *codec) decFunc {
 	switch t {
 	case reflect.TypeFor[[]string]():
-		return func(d *decoder, v reflect.Value) error {
-			list, set, err := d.stringList(nil)
-			if set {
-				*v.Addr().Interface().(*[]string) = list
-			}
-			return err
-		}
+		return setter(func(d *decoder) ([]string, bool, error) { return d.stringList(nil) }, store[[]string])
 	case reflect.TypeFor[[]types.AttributeValue]():
-		return func(d *decoder, v reflect.Value) error {
-			list, set, err := d.avList()
-			if set {
-				*v.Addr().Interface().(*[]types.AttributeValue) = list
-			}
-			return err
-		}
+		return setter((*decoder).avList, store[[]types.AttributeValue])
 	case reflect.TypeFor[[]map[string]types.AttributeValue]():
 		return func(d *decoder, v reflect.Value) error {
 			ok, err := d.openList()
@@ -370,13 +317,9 @@ func sliceDecoder(t reflect.Type, elem *codec) decFunc {
 				return err
 			}
 			list := []map[string]types.AttributeValue{}
-			for first := true; ; first = false {
-				more, err := d.more(']', first)
+			for err := range d.elems() {
 				if err != nil {
 					return err
-				}
-				if !more {
-					break
 				}
 				m, _, err := d.avMap()
 				if err != nil {
@@ -395,13 +338,9 @@ func sliceDecoder(t reflect.Type, elem *codec) decFunc {
 		}
 		s := reflect.MakeSlice(t, 0, 0)
 		zero := reflect.Zero(t.Elem())
-		for first := true; ; first = false {
-			more, err := d.more(']', first)
+		for err := range d.elems() {
 			if err != nil {
 				return err
-			}
-			if !more {
-				break
 			}
 			s = reflect.Append(s, zero)
 			if err := elem.dec(d, s.Index(s.Len()-1)); err != nil {
@@ -413,55 +352,42 @@ func sliceDecoder(t reflect.Type, elem *codec) decFunc {
 	}
 }
 
-// stringList reads a list of strings. A null element is kept as "" unless
-// nullMsg is set, in which case it is that validation error.
-func (d *decoder) stringList(nullErr *Error) (list []string, set bool, err error) {
+// list reads a list of the values read reads (set false for null); set is
+// false for a null list. A null element is the validation error nullErr,
+// or with a nil nullErr the zero E.
+func list[E any](d *decoder, read func(*decoder) (E, bool, error), nullErr *Error) (list []E, set bool, err error) {
 	ok, err := d.openList()
 	if !ok {
 		return nil, false, err
 	}
-	list = []string{}
-	for first := true; ; first = false {
-		more, err := d.more(']', first)
+	list = []E{}
+	for err := range d.elems() {
 		if err != nil {
 			return nil, false, err
 		}
-		if !more {
-			return list, true, nil
-		}
-		tok := d.peek()
-		if tok != tokString {
-			if ok, err := d.null(tok); ok || err != nil {
-				if err != nil {
-					return nil, false, err
-				}
-				if nullErr != nil {
-					d.invalid(nullErr)
-					continue
-				}
-				list = append(list, "")
-				continue
-			}
-			return nil, false, d.mismatch(tok, "String")
-		}
-		s, err := d.str()
+		x, set, err := read(d)
 		if err != nil {
 			return nil, false, err
 		}
-		list = append(list, s)
+		if !set && nullErr != nil {
+			d.invalid(nullErr)
+			continue
+		}
+		list = append(list, x)
 	}
+	return list, true, nil
+}
+
+// stringList reads a list of strings. A null element is kept as "" unless
+// nullErr is set, in which case it is that validation error.
+func (d *decoder) stringList(nullErr *Error) ([]string, bool, error) {
+	return list(d, (*decoder).optString, nullErr)
 }
 
 func mapDecoder(t reflect.Type, elem *codec) decFunc {
 	switch t {
 	case reflect.TypeFor[map[string]types.AttributeValue]():
-		return func(d *decoder, v reflect.Value) error {
-			m, set, err := d.avMap()
-			if set {
-				*v.Addr().Interface().(*map[string]types.AttributeValue) = m
-			}
-			return err
-		}
+		return setter((*decoder).avMap, store[map[string]types.AttributeValue])
 	case reflect.TypeFor[map[string]string]():
 		return stringMapDecoder("Map")
 	}
@@ -474,15 +400,7 @@ func mapDecoder(t reflect.Type, elem *codec) decFunc {
 		m := reflect.MakeMap(t)
 		k := reflect.New(kt).Elem()
 		e := reflect.New(t.Elem()).Elem()
-		for first := true; ; first = false {
-			more, err := d.more('}', first)
-			if err != nil {
-				return err
-			}
-			if !more {
-				break
-			}
-			name, err := d.key()
+		for name, err := range d.members() {
 			if err != nil {
 				return err
 			}
@@ -508,33 +426,18 @@ func stringMapDecoder(member string) decFunc {
 			return err
 		}
 		m := map[string]string{}
-		for first := true; ; first = false {
-			more, err := d.more('}', first)
-			if err != nil {
-				return err
-			}
-			if !more {
-				break
-			}
-			name, err := d.key()
+		for name, err := range d.members() {
 			if err != nil {
 				return err
 			}
 			k := d.intern(name)
-			tok := d.peek()
-			if tok != tokString {
-				if ok, err := d.null(tok); ok || err != nil {
-					if err != nil {
-						return err
-					}
-					d.invalid(validationError(member + " contains invalid value: null for key " + k))
-					continue
-				}
-				return d.mismatch(tok, "String")
-			}
-			s, err := d.str()
+			s, set, err := d.optString()
 			if err != nil {
 				return err
+			}
+			if !set {
+				d.invalid(validationError(member + " contains invalid value: null for key " + k))
+				continue
 			}
 			m[k] = s
 		}
@@ -557,15 +460,7 @@ func decStruct(d *decoder, c *codec, v reflect.Value) error {
 	if !ok {
 		return err
 	}
-	for first := true; ; first = false {
-		more, err := d.more('}', first)
-		if err != nil {
-			return err
-		}
-		if !more {
-			return nil
-		}
-		name, err := d.key()
+	for name, err := range d.members() {
 		if err != nil {
 			return err
 		}
@@ -580,6 +475,7 @@ func decStruct(d *decoder, c *codec, v reflect.Value) error {
 			return err
 		}
 	}
+	return nil
 }
 
 func truncate(s string, n int) string {

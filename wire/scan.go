@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"iter"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -171,6 +172,52 @@ func (s *scanner) more(closing byte, first bool) (bool, error) {
 	}
 	s.pos++
 	return true, nil
+}
+
+// elems ranges over the elements of the array just entered, consuming the
+// commas between them and the closing ']': the loop body reads each
+// element. A syntax error ends the range, yielded as its last value; the
+// other values are nil.
+func (s *scanner) elems() iter.Seq[error] {
+	return func(yield func(error) bool) {
+		for first := true; ; first = false {
+			more, err := s.more(']', first)
+			if err != nil {
+				yield(err)
+				return
+			}
+			if !more || !yield(nil) {
+				return
+			}
+		}
+	}
+}
+
+// members ranges over the members of the object just entered, consuming
+// the names, the commas and the closing '}': it yields each member's name
+// (valid until the next, as key's) and the loop body reads the value. A
+// syntax error ends the range, yielded as its last value with a nil name.
+func (s *scanner) members() iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		for first := true; ; first = false {
+			more, err := s.more('}', first)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !more {
+				return
+			}
+			name, err := s.key()
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(name, nil) {
+				return
+			}
+		}
+	}
 }
 
 // key reads an object member name and the colon after it. The returned
@@ -376,37 +423,28 @@ func (s *scanner) skip() error {
 		if err := s.enter('{'); err != nil {
 			return err
 		}
-		for first := true; ; first = false {
-			ok, err := s.more('}', first)
+		for _, err := range s.members() {
+			if err == nil {
+				err = s.skip()
+			}
 			if err != nil {
 				return err
 			}
-			if !ok {
-				return nil
-			}
-			if _, err := s.key(); err != nil {
-				return err
-			}
-			if err := s.skip(); err != nil {
-				return err
-			}
 		}
+		return nil
 	case tokArray:
 		if err := s.enter('['); err != nil {
 			return err
 		}
-		for first := true; ; first = false {
-			ok, err := s.more(']', first)
+		for err := range s.elems() {
+			if err == nil {
+				err = s.skip()
+			}
 			if err != nil {
 				return err
 			}
-			if !ok {
-				return nil
-			}
-			if err := s.skip(); err != nil {
-				return err
-			}
 		}
+		return nil
 	case tokString:
 		_, _, err := s.rawString()
 		return err

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable/conformance"
 )
 
 // benchItem is shaped like a time-series point: keys, a few scalars, a
@@ -63,7 +65,7 @@ func BenchmarkAppendKey(b *testing.B) {
 		&types.AttributeValueMemberN{Value: "1767225600123"},
 		&types.AttributeValueMemberB{Value: []byte("0123456789abcdef")},
 	} {
-		name := show(av)[:1]
+		name := conformance.Format(av)[:1]
 		b.Run(name, func(b *testing.B) {
 			buf := make([]byte, 0, 64)
 			b.ReportAllocs()

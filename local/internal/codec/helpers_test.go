@@ -3,48 +3,9 @@ package codec
 import (
 	"bytes"
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
-
-// show prints a value compactly for test messages.
-func show(av types.AttributeValue) string {
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		return fmt.Sprintf("S:%q", v.Value)
-	case *types.AttributeValueMemberN:
-		return "N:" + v.Value
-	case *types.AttributeValueMemberB:
-		return fmt.Sprintf("B:%x", v.Value)
-	case *types.AttributeValueMemberBOOL:
-		return fmt.Sprintf("BOOL:%v", v.Value)
-	case *types.AttributeValueMemberNULL:
-		return "NULL"
-	case *types.AttributeValueMemberL:
-		parts := make([]string, len(v.Value))
-		for i, e := range v.Value {
-			parts[i] = show(e)
-		}
-		return "L[" + strings.Join(parts, " ") + "]"
-	case *types.AttributeValueMemberM:
-		parts := make([]string, 0, len(v.Value))
-		for k, e := range v.Value {
-			parts = append(parts, fmt.Sprintf("%q:%s", k, show(e)))
-		}
-		sort.Strings(parts)
-		return "M{" + strings.Join(parts, " ") + "}"
-	case *types.AttributeValueMemberSS:
-		return fmt.Sprintf("SS%q", v.Value)
-	case *types.AttributeValueMemberNS:
-		return fmt.Sprintf("NS%v", v.Value)
-	case *types.AttributeValueMemberBS:
-		return fmt.Sprintf("BS%x", v.Value)
-	default:
-		return fmt.Sprintf("%T", av)
-	}
-}
 
 // equal reports whether a and b are the same value, element order included;
 // nil and empty lists, maps and sets are equal.

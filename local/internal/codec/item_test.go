@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable/conformance"
 )
 
 // sampleItem has every attribute type, nested.
@@ -56,7 +58,7 @@ func TestItem_RoundTrip(t *testing.T) {
 			t.Fatalf("%s: DecodeItem: %v", name, err)
 		}
 		if !equalItems(got, item) {
-			t.Errorf("%s: round trip gave %s", name, show(&types.AttributeValueMemberM{Value: got}))
+			t.Errorf("%s: round trip gave %s", name, conformance.Format(&types.AttributeValueMemberM{Value: got}))
 		}
 	}
 }
@@ -229,8 +231,8 @@ func TestItem_RandomRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !equalItems(got, item) {
-			t.Fatalf("round trip of %s gave %s", show(&types.AttributeValueMemberM{Value: item}),
-				show(&types.AttributeValueMemberM{Value: got}))
+			t.Fatalf("round trip of %s gave %s", conformance.Format(&types.AttributeValueMemberM{Value: item}),
+				conformance.Format(&types.AttributeValueMemberM{Value: got}))
 		}
 	}
 }
@@ -252,8 +254,8 @@ func FuzzItemDecode(f *testing.F) {
 			t.Fatalf("re-encoded item does not decode: %v", err)
 		}
 		if !equalItems(again, item) {
-			t.Fatalf("re-encode round trip changed %s into %s", show(&types.AttributeValueMemberM{Value: item}),
-				show(&types.AttributeValueMemberM{Value: again}))
+			t.Fatalf("re-encode round trip changed %s into %s", conformance.Format(&types.AttributeValueMemberM{Value: item}),
+				conformance.Format(&types.AttributeValueMemberM{Value: again}))
 		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/timetable-db/timetable/conformance"
 	"github.com/timetable-db/timetable/local/internal/number"
 	"github.com/timetable-db/timetable/local/internal/value"
 )
@@ -20,7 +21,7 @@ func compareKeys(t testing.TB, a, b types.AttributeValue) int {
 	t.Helper()
 	c, ok := value.Compare(a, b)
 	if !ok {
-		t.Fatalf("not two key values of one type: %s, %s", show(a), show(b))
+		t.Fatalf("not two key values of one type: %s, %s", conformance.Format(a), conformance.Format(b))
 	}
 	return c
 }
@@ -29,7 +30,7 @@ func mustKey(t testing.TB, av types.AttributeValue) []byte {
 	t.Helper()
 	b, err := AppendKey(nil, av)
 	if err != nil {
-		t.Fatalf("AppendKey(%s): %v", show(av), err)
+		t.Fatalf("AppendKey(%s): %v", conformance.Format(av), err)
 	}
 	return b
 }
@@ -106,10 +107,10 @@ func TestKey_Errors(t *testing.T) {
 		dst := []byte("keep")
 		got, err := AppendKey(dst, av)
 		if err == nil {
-			t.Errorf("AppendKey(%s) succeeded", show(av))
+			t.Errorf("AppendKey(%s) succeeded", conformance.Format(av))
 		}
 		if string(got) != "keep" {
-			t.Errorf("AppendKey(%s) changed dst to %q", show(av), got)
+			t.Errorf("AppendKey(%s) changed dst to %q", conformance.Format(av), got)
 		}
 	}
 	for _, b := range [][]byte{
@@ -118,7 +119,7 @@ func TestKey_Errors(t *testing.T) {
 		{keyNumPos, 130, 201}, {keyNumNeg, ^byte(130)},
 	} {
 		if av, _, err := DecodeKey(b); err == nil {
-			t.Errorf("DecodeKey(%x) = %s, want error", b, show(av))
+			t.Errorf("DecodeKey(%x) = %s, want error", b, conformance.Format(av))
 		}
 		if _, err := SplitKey(b); err == nil {
 			t.Errorf("SplitKey(%x) succeeded", b)
@@ -196,7 +197,7 @@ func TestKey_OrderProperty(t *testing.T) {
 			want := compareKeys(t, vals[a], vals[b])
 			if got := bytes.Compare(encs[a], encs[b]); got != want {
 				t.Fatalf("%s vs %s: bytes.Compare = %d, DynamoDB order = %d (%x vs %x)",
-					show(vals[a]), show(vals[b]), got, want, encs[a], encs[b])
+					conformance.Format(vals[a]), conformance.Format(vals[b]), got, want, encs[a], encs[b])
 			}
 		}
 		// Sorting by encoding sorts by value.
@@ -207,7 +208,7 @@ func TestKey_OrderProperty(t *testing.T) {
 		sort.Slice(idx, func(i, j int) bool { return bytes.Compare(encs[idx[i]], encs[idx[j]]) < 0 })
 		for i := 1; i < len(idx); i++ {
 			if compareKeys(t, vals[idx[i-1]], vals[idx[i]]) > 0 {
-				t.Fatalf("sorted by encoding, %s comes before %s", show(vals[idx[i-1]]), show(vals[idx[i]]))
+				t.Fatalf("sorted by encoding, %s comes before %s", conformance.Format(vals[idx[i-1]]), conformance.Format(vals[idx[i]]))
 			}
 		}
 	}
@@ -237,7 +238,7 @@ func TestKey_RoundTripPairs(t *testing.T) {
 			t.Fatalf("DecodeKey(range of %x): %v, rest %x", enc, err, rest)
 		}
 		if !equal(gotH, canonical(h)) || !equal(gotR, canonical(rk)) {
-			t.Fatalf("decoded (%s, %s), want (%s, %s)", show(gotH), show(gotR), show(h), show(rk))
+			t.Fatalf("decoded (%s, %s), want (%s, %s)", conformance.Format(gotH), conformance.Format(gotR), conformance.Format(h), conformance.Format(rk))
 		}
 	}
 }
@@ -257,7 +258,7 @@ func TestKey_PartitionPrefix(t *testing.T) {
 		}
 		same := compareKeys(t, h1, h2) == 0
 		if bytes.HasPrefix(pair, p1) != same {
-			t.Fatalf("partition %s prefixes pair under %s: %v", show(h1), show(h2), !same)
+			t.Fatalf("partition %s prefixes pair under %s: %v", conformance.Format(h1), conformance.Format(h2), !same)
 		}
 	}
 }
@@ -279,7 +280,7 @@ func TestKeyPrefix_BeginsWith(t *testing.T) {
 			want = bytes.HasPrefix(v.(*types.AttributeValueMemberB).Value, p.(*types.AttributeValueMemberB).Value)
 		}
 		if got := bytes.HasPrefix(enc, pre); got != want {
-			t.Fatalf("begins_with(%s, %s) = %v, prefix test says %v", show(v), show(p), want, got)
+			t.Fatalf("begins_with(%s, %s) = %v, prefix test says %v", conformance.Format(v), conformance.Format(p), want, got)
 		}
 		if end := PrefixEnd(pre); want && bytes.Compare(enc, end) >= 0 {
 			t.Fatalf("%x is not below PrefixEnd(%x) = %x", enc, pre, end)
@@ -324,7 +325,7 @@ func FuzzKeyEncoding(f *testing.F) {
 		}
 		ea, eb := mustKey(t, a), mustKey(t, b)
 		if got, want := bytes.Compare(ea, eb), compareKeys(t, a, b); got != want {
-			t.Fatalf("%s vs %s: bytes.Compare = %d, want %d", show(a), show(b), got, want)
+			t.Fatalf("%s vs %s: bytes.Compare = %d, want %d", conformance.Format(a), conformance.Format(b), got, want)
 		}
 		c := mk(k2, s2)
 		if c == nil {
@@ -343,7 +344,7 @@ func FuzzKeyEncoding(f *testing.F) {
 			t.Fatalf("second DecodeKey: %v, rest %x", err, rest)
 		}
 		if !equal(ga, canonical(a)) || !equal(gc, canonical(c)) {
-			t.Fatalf("round trip (%s, %s) gave (%s, %s)", show(a), show(c), show(ga), show(gc))
+			t.Fatalf("round trip (%s, %s) gave (%s, %s)", conformance.Format(a), conformance.Format(c), conformance.Format(ga), conformance.Format(gc))
 		}
 	})
 }
@@ -367,7 +368,7 @@ func FuzzKeyDecode(f *testing.F) {
 		}
 		enc := mustKey(t, av)
 		if !bytes.Equal(enc, b[:n]) {
-			t.Fatalf("DecodeKey(%x) = %s re-encodes to %x", b[:n], show(av), enc)
+			t.Fatalf("DecodeKey(%x) = %s re-encodes to %x", b[:n], conformance.Format(av), enc)
 		}
 	})
 }

@@ -63,11 +63,7 @@ func ValueSize(av types.AttributeValue) int {
 		}
 		return n
 	case *types.AttributeValueMemberSS:
-		n := 0
-		for _, e := range v.Value {
-			n += len(e)
-		}
-		return n
+		return lenSum(v.Value)
 	case *types.AttributeValueMemberNS:
 		n := 0
 		for _, e := range v.Value {
@@ -75,14 +71,19 @@ func ValueSize(av types.AttributeValue) int {
 		}
 		return n
 	case *types.AttributeValueMemberBS:
-		n := 0
-		for _, e := range v.Value {
-			n += len(e)
-		}
-		return n
+		return lenSum(v.Value)
 	default:
 		return 0
 	}
+}
+
+// lenSum is the sum of the lengths of the strings or byte strings es.
+func lenSum[E string | []byte](es []E) int {
+	n := 0
+	for _, e := range es {
+		n += len(e)
+	}
+	return n
 }
 
 // NumberSize returns the size DynamoDB assigns to the number written as s.

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/timetable-db/timetable/conformance"
 	"github.com/timetable-db/timetable/internal/dynamotest"
 )
 
@@ -143,7 +144,7 @@ func TestItemSize_DynamoDB(t *testing.T) {
 func describe(item map[string]types.AttributeValue) string {
 	var sb strings.Builder
 	for k, v := range item {
-		fmt.Fprintf(&sb, "%s=%s ", k, show(v))
+		fmt.Fprintf(&sb, "%s=%s ", k, conformance.Format(v))
 	}
 	return strings.TrimSpace(sb.String())
 }
