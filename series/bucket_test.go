@@ -15,32 +15,27 @@ import (
 func TestApply_Idempotent(t *testing.T) {
 	// Writing the same readings again (a retried flush, a replayed log)
 	// stores nothing twice, in every layout.
-	eachBackend(t, func(t *testing.T, b backend) {
-		for _, l := range allLayouts {
-			t.Run(l.String(), func(t *testing.T) {
-				ctx := context.Background()
-				clk := newClock(t0.Add(30 * time.Hour))
-				sc := sensorSchema(l)
-				sc.Shards = 2
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-				k := mustKind(t, st, "SENSOR")
-				rs := sensorReadings(t0, 5*time.Minute, 100)
-				recs, err := k.prepareNumbered("s1", rs)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i := 0; i < 3; i++ {
-					if err := st.apply(ctx, []entry{{k: k, id: "s1", recs: slices.Clone(recs)}}); err != nil {
-						t.Fatal(err)
-					}
-				}
-				p, err := k.Range(ctx, "s1", Query{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantReadings(t, p.Readings, rs)
-			})
+	eachLayout(t, t0.Add(30*time.Hour), func(l Layout) Schema {
+		sc := sensorSchema(l)
+		sc.Shards = 2
+		return sc
+	}, func(t *testing.T, e layoutEnv) {
+		ctx, st, k := e.ctx, e.st, e.k
+		rs := sensorReadings(t0, 5*time.Minute, 100)
+		recs, err := k.prepareNumbered("s1", rs)
+		if err != nil {
+			t.Fatal(err)
 		}
+		for i := 0; i < 3; i++ {
+			if err := st.apply(ctx, []entry{{k: k, id: "s1", recs: slices.Clone(recs)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		p, err := k.Range(ctx, "s1", Query{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantReadings(t, p.Readings, rs)
 	})
 }
 

@@ -87,57 +87,52 @@ func (s *slowAPI) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteIte
 func TestBuffer_ReadsWhileFlushing(t *testing.T) {
 	// Readings being flushed are in the buffer and in the table at once:
 	// reads return each one once.
-	eachBackend(t, func(t *testing.T, b backend) {
-		for _, l := range allLayouts {
-			t.Run(l.String(), func(t *testing.T) {
-				ctx := context.Background()
-				clk := newClock(t0.Add(30 * time.Hour))
-				sc := sensorSchema(l)
-				sc.Shards = 2
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-				k := mustKind(t, st, "SENSOR")
-				rs := sensorReadings(t0, 5*time.Minute, 100)
-				if err := k.Write(ctx, "s1", rs[:60]...); err != nil {
-					t.Fatal(err)
-				}
-				if err := st.Flush(ctx); err != nil {
-					t.Fatal(err)
-				}
-				if err := k.Write(ctx, "s1", rs[60:]...); err != nil {
-					t.Fatal(err)
-				}
-				// Seal and write the batch, but leave it queued, as in the
-				// middle of a flush.
-				st.buf.seal()
-				if err := st.apply(ctx, st.buf.queue[0].entries); err != nil {
-					t.Fatal(err)
-				}
-				for _, rev := range []bool{false, true} {
-					p, err := k.Range(ctx, "s1", Query{Reverse: rev})
-					if err != nil {
-						t.Fatal(err)
-					}
-					want := slices.Clone(rs)
-					if rev {
-						slices.Reverse(want)
-					}
-					wantReadings(t, p.Readings, want)
-				}
-				r, err := k.Latest(ctx, "s1")
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantReadings(t, []Reading{r}, rs[99:])
-				if err := st.Flush(ctx); err != nil {
-					t.Fatal(err)
-				}
-				p, err := k.Range(ctx, "s1", Query{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantReadings(t, p.Readings, rs)
-			})
+	eachLayout(t, t0.Add(30*time.Hour), func(l Layout) Schema {
+		sc := sensorSchema(l)
+		sc.Shards = 2
+		return sc
+	}, func(t *testing.T, e layoutEnv) {
+		ctx, st, k := e.ctx, e.st, e.k
+		rs := sensorReadings(t0, 5*time.Minute, 100)
+		if err := k.Write(ctx, "s1", rs[:60]...); err != nil {
+			t.Fatal(err)
 		}
+		if err := st.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := k.Write(ctx, "s1", rs[60:]...); err != nil {
+			t.Fatal(err)
+		}
+		// Seal and write the batch, but leave it queued, as in the
+		// middle of a flush.
+		st.buf.seal()
+		if err := st.apply(ctx, st.buf.queue[0].entries); err != nil {
+			t.Fatal(err)
+		}
+		for _, rev := range []bool{false, true} {
+			p, err := k.Range(ctx, "s1", Query{Reverse: rev})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := slices.Clone(rs)
+			if rev {
+				slices.Reverse(want)
+			}
+			wantReadings(t, p.Readings, want)
+		}
+		r, err := k.Latest(ctx, "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantReadings(t, []Reading{r}, rs[99:])
+		if err := st.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		p, err := k.Range(ctx, "s1", Query{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantReadings(t, p.Readings, rs)
 	})
 }
 

@@ -219,3 +219,31 @@ func mustKind(t testing.TB, st *Store, name string) *Kind {
 	}
 	return k
 }
+
+// layoutEnv is one subtest of eachLayout: a store on one backend whose
+// one kind has one layout.
+type layoutEnv struct {
+	ctx context.Context
+	b   backend
+	l   Layout
+	clk *clock
+	st  *Store
+	k   *Kind
+}
+
+// eachLayout runs fn as a subtest per backend (eachBackend) and layout
+// (allLayouts), with a store opened with testOptions on a clock set to now,
+// holding the one kind schema(l) describes.
+func eachLayout(t *testing.T, now time.Time, schema func(Layout) Schema, fn func(t *testing.T, e layoutEnv)) {
+	t.Helper()
+	eachBackend(t, func(t *testing.T, b backend) {
+		for _, l := range allLayouts {
+			t.Run(l.String(), func(t *testing.T) {
+				clk := newClock(now)
+				sc := schema(l)
+				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
+				fn(t, layoutEnv{ctx: context.Background(), b: b, l: l, clk: clk, st: st, k: mustKind(t, st, sc.Name)})
+			})
+		}
+	})
+}

@@ -34,149 +34,142 @@ func sensorSchema(l Layout) Schema {
 }
 
 func TestRange_Layouts(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		for _, l := range allLayouts {
-			t.Run(l.String(), func(t *testing.T) {
-				ctx := context.Background()
-				clk := newClock(t0.Add(72 * time.Hour))
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), sensorSchema(l))
-				k := mustKind(t, st, "SENSOR")
-				rs := sensorReadings(t0.Add(-30*time.Minute), 7*time.Minute, 300) // ~35 hours, over 3 days
-				// Two writes, the second one out of order, as a client may.
-				if err := k.WriteSync(ctx, "s1", rs[150:]...); err != nil {
-					t.Fatal(err)
-				}
-				if err := k.WriteSync(ctx, "s1", rs[:150]...); err != nil {
-					t.Fatal(err)
-				}
-				all, err := k.Range(ctx, "s1", Query{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantReadings(t, all.Readings, rs)
-				if all.Cursor != "" {
-					t.Errorf("cursor %q after everything", all.Cursor)
-				}
+	eachLayout(t, t0.Add(72*time.Hour), func(l Layout) Schema { return sensorSchema(l) }, func(t *testing.T, e layoutEnv) {
+		ctx, k := e.ctx, e.k
+		rs := sensorReadings(t0.Add(-30*time.Minute), 7*time.Minute, 300) // ~35 hours, over 3 days
+		// Two writes, the second one out of order, as a client may.
+		if err := k.WriteSync(ctx, "s1", rs[150:]...); err != nil {
+			t.Fatal(err)
+		}
+		if err := k.WriteSync(ctx, "s1", rs[:150]...); err != nil {
+			t.Fatal(err)
+		}
+		all, err := k.Range(ctx, "s1", Query{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantReadings(t, all.Readings, rs)
+		if all.Cursor != "" {
+			t.Errorf("cursor %q after everything", all.Cursor)
+		}
 
-				// Between, half-open.
-				from, to := rs[40].Time, rs[90].Time
-				p, err := k.Range(ctx, "s1", Query{From: from, To: to})
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantReadings(t, p.Readings, rs[40:90])
+		// Between, half-open.
+		from, to := rs[40].Time, rs[90].Time
+		p, err := k.Range(ctx, "s1", Query{From: from, To: to})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantReadings(t, p.Readings, rs[40:90])
 
-				// Since.
-				p, err = k.Range(ctx, "s1", Query{From: rs[290].Time.Add(-time.Millisecond)})
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantReadings(t, p.Readings, rs[290:])
+		// Since.
+		p, err = k.Range(ctx, "s1", Query{From: rs[290].Time.Add(-time.Millisecond)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantReadings(t, p.Readings, rs[290:])
 
-				// Newest 5.
-				p, err = k.Range(ctx, "s1", Query{Reverse: true, PageSize: 5})
+		// Newest 5.
+		p, err = k.Range(ctx, "s1", Query{Reverse: true, PageSize: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := slices.Clone(rs[295:])
+		slices.Reverse(want)
+		wantReadings(t, p.Readings, want)
+		if p.Cursor == "" {
+			t.Error("no cursor after a full page")
+		}
+		// Limit is a total: the page that reaches it has no cursor.
+		p, err = k.Range(ctx, "s1", Query{Reverse: true, Limit: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantReadings(t, p.Readings, want)
+		if p.Cursor != "" {
+			t.Error("a cursor after the limit")
+		}
+
+		// Filters.
+		p, err = k.Range(ctx, "s1", Query{Filter: []Filter{Tag("location").Eq("room-1"), Field("temperature").Gt(22)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = nil
+		for _, r := range rs {
+			if r.Tags[0] == "room-1" && r.Values[0] > 22 {
+				want = append(want, r)
+			}
+		}
+		wantReadings(t, p.Readings, want)
+		p, err = k.Range(ctx, "s1", Query{Filter: []Filter{Field("humidity").Absent()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Readings) != 60 {
+			t.Errorf("%d readings without humidity, want 60", len(p.Readings))
+		}
+
+		// Pages with a cursor, forward and reverse, with a filter.
+		for _, rev := range []bool{false, true} {
+			var got []Reading
+			q := Query{PageSize: 7, Reverse: rev, Filter: []Filter{Tag("location").In("room-0", "room-2")}}
+			for pages := 0; ; pages++ {
+				if pages > 100 {
+					t.Fatal("too many pages")
+				}
+				p, err := k.Range(ctx, "s1", q)
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := slices.Clone(rs[295:])
-				slices.Reverse(want)
-				wantReadings(t, p.Readings, want)
+				got = append(got, p.Readings...)
 				if p.Cursor == "" {
-					t.Error("no cursor after a full page")
+					break
 				}
-				// Limit is a total: the page that reaches it has no cursor.
-				p, err = k.Range(ctx, "s1", Query{Reverse: true, Limit: 5})
-				if err != nil {
-					t.Fatal(err)
+				q.Cursor = p.Cursor
+			}
+			want = nil
+			for _, r := range rs {
+				if r.Tags[0] != "room-1" {
+					want = append(want, r)
 				}
-				wantReadings(t, p.Readings, want)
-				if p.Cursor != "" {
-					t.Error("a cursor after the limit")
-				}
+			}
+			if rev {
+				slices.Reverse(want)
+			}
+			wantReadings(t, got, want)
+		}
 
-				// Filters.
-				p, err = k.Range(ctx, "s1", Query{Filter: []Filter{Tag("location").Eq("room-1"), Field("temperature").Gt(22)}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				want = nil
-				for _, r := range rs {
-					if r.Tags[0] == "room-1" && r.Values[0] > 22 {
-						want = append(want, r)
-					}
-				}
-				wantReadings(t, p.Readings, want)
-				p, err = k.Range(ctx, "s1", Query{Filter: []Filter{Field("humidity").Absent()}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(p.Readings) != 60 {
-					t.Errorf("%d readings without humidity, want 60", len(p.Readings))
-				}
+		// Iterator and iter.Seq2.
+		it := k.Iter(ctx, "s1", Query{From: rs[10].Time, Limit: 3})
+		var got []Reading
+		for it.Next() {
+			got = append(got, it.Reading())
+		}
+		if err := it.Err(); err != nil {
+			t.Fatal(err)
+		}
+		wantReadings(t, got, rs[10:13])
+		got = nil
+		for r, err := range k.All(ctx, "s1", Query{To: rs[3].Time}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, r)
+		}
+		wantReadings(t, got, rs[:3])
 
-				// Pages with a cursor, forward and reverse, with a filter.
-				for _, rev := range []bool{false, true} {
-					var got []Reading
-					q := Query{PageSize: 7, Reverse: rev, Filter: []Filter{Tag("location").In("room-0", "room-2")}}
-					for pages := 0; ; pages++ {
-						if pages > 100 {
-							t.Fatal("too many pages")
-						}
-						p, err := k.Range(ctx, "s1", q)
-						if err != nil {
-							t.Fatal(err)
-						}
-						got = append(got, p.Readings...)
-						if p.Cursor == "" {
-							break
-						}
-						q.Cursor = p.Cursor
-					}
-					want = nil
-					for _, r := range rs {
-						if r.Tags[0] != "room-1" {
-							want = append(want, r)
-						}
-					}
-					if rev {
-						slices.Reverse(want)
-					}
-					wantReadings(t, got, want)
-				}
-
-				// Iterator and iter.Seq2.
-				it := k.Iter(ctx, "s1", Query{From: rs[10].Time, Limit: 3})
-				var got []Reading
-				for it.Next() {
-					got = append(got, it.Reading())
-				}
-				if err := it.Err(); err != nil {
-					t.Fatal(err)
-				}
-				wantReadings(t, got, rs[10:13])
-				got = nil
-				for r, err := range k.All(ctx, "s1", Query{To: rs[3].Time}) {
-					if err != nil {
-						t.Fatal(err)
-					}
-					got = append(got, r)
-				}
-				wantReadings(t, got, rs[:3])
-
-				// Latest.
-				r, err := k.Latest(ctx, "s1")
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantReadings(t, []Reading{r}, rs[len(rs)-1:])
-				if _, err := k.Latest(ctx, "nobody"); !errors.Is(err, ErrNotFound) {
-					t.Errorf("Latest of an unknown series: %v, want ErrNotFound", err)
-				}
-				// A bad cursor.
-				if _, err := k.Range(ctx, "s1", Query{Cursor: "nonsense"}); !errors.Is(err, ErrBadCursor) {
-					t.Errorf("bad cursor: %v", err)
-				}
-			})
+		// Latest.
+		r, err := k.Latest(ctx, "s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantReadings(t, []Reading{r}, rs[len(rs)-1:])
+		if _, err := k.Latest(ctx, "nobody"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Latest of an unknown series: %v, want ErrNotFound", err)
+		}
+		// A bad cursor.
+		if _, err := k.Range(ctx, "s1", Query{Cursor: "nonsense"}); !errors.Is(err, ErrBadCursor) {
+			t.Errorf("bad cursor: %v", err)
 		}
 	})
 }

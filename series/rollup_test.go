@@ -100,116 +100,109 @@ func within(rs []Reading, from, to time.Time) []Reading {
 }
 
 func TestRollup_Idempotent(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		for _, l := range allLayouts {
-			t.Run(l.String(), func(t *testing.T) {
-				ctx := context.Background()
-				clk := newClock(t0.Add(30 * time.Hour))
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), sensorSchema(l))
-				k := mustKind(t, st, "SENSOR")
-				rs := sensorReadings(t0.Add(-2*time.Hour), 7*time.Minute, 240) // to t0+26h
-				if err := k.WriteSync(ctx, "s1", rs...); err != nil {
-					t.Fatal(err)
+	eachLayout(t, t0.Add(30*time.Hour), func(l Layout) Schema { return sensorSchema(l) }, func(t *testing.T, e layoutEnv) {
+		ctx, clk, st, k := e.ctx, e.clk, e.st, e.k
+		rs := sensorReadings(t0.Add(-2*time.Hour), 7*time.Minute, 240) // to t0+26h
+		if err := k.WriteSync(ctx, "s1", rs...); err != nil {
+			t.Fatal(err)
+		}
+		check := func(stage string, rs []Reading) {
+			t.Helper()
+			now := clk.Now()
+			lateEnd := now.Add(-5 * time.Minute)
+			hours, err := k.Rollups(ctx, "s1", Hourly, t0.Add(-24*time.Hour), now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Hours that ended LateWindow ago are rolled up.
+			var done []Reading
+			for _, r := range rs {
+				if _, end := hourOf(r.Time); !end.After(lateEnd) {
+					done = append(done, r)
 				}
-				check := func(stage string, rs []Reading) {
-					t.Helper()
-					now := clk.Now()
-					lateEnd := now.Add(-5 * time.Minute)
-					hours, err := k.Rollups(ctx, "s1", Hourly, t0.Add(-24*time.Hour), now)
-					if err != nil {
-						t.Fatal(err)
-					}
-					// Hours that ended LateWindow ago are rolled up.
-					var done []Reading
-					for _, r := range rs {
-						if _, end := hourOf(r.Time); !end.After(lateEnd) {
-							done = append(done, r)
-						}
-					}
-					wantPeriods(t, stage+" hourly", hours, expect(done, 2, hourOf))
-					days, err := k.Rollups(ctx, "s1", Daily, t0.Add(-48*time.Hour), now)
-					if err != nil {
-						t.Fatal(err)
-					}
-					wantPeriods(t, stage+" daily", days, expect(within(rs, t0.Add(-24*time.Hour), t0.Add(24*time.Hour)), 2, dayOf))
-					months, err := k.Rollups(ctx, "s1", Monthly, t0.AddDate(0, -2, 0), now)
-					if err != nil {
-						t.Fatal(err)
-					}
-					wantPeriods(t, stage+" monthly", months, expect(within(rs, t0.AddDate(0, -1, 0), t0), 2, monthOf))
-					// Aggregates at every step agree with the readings,
-					// rolled up or not.
-					for _, step := range []time.Duration{time.Hour, 3 * time.Hour, 24 * time.Hour, 15 * time.Minute} {
-						from, to := t0.Add(-2*time.Hour), t0.Add(27*time.Hour)
-						a, err := k.Aggregate(ctx, "s1", AggregateQuery{From: from, To: to, Step: step})
-						if err != nil {
-							t.Fatal(err)
-						}
-						bucket := func(x time.Time) (time.Time, time.Time) { s := x.Truncate(step); return s, s.Add(step) }
-						wantPeriods(t, stage+" aggregate "+step.String(), a.Periods, expect(within(rs, from, to), 2, bucket))
-					}
-					a, err := k.Aggregate(ctx, "s1", AggregateQuery{From: t0.AddDate(0, -1, 0), To: now, Months: 1})
-					if err != nil {
-						t.Fatal(err)
-					}
-					if a.Tier != Monthly {
-						t.Errorf("monthly aggregate read the %s tier", a.Tier)
-					}
-					wantPeriods(t, stage+" aggregate months", a.Periods, expect(rs, 2, monthOf))
-				}
-				if err := st.Rollup(ctx); err != nil {
-					t.Fatal(err)
-				}
-				check("first pass", rs)
-				// Running again, and recomputing, changes nothing.
-				if err := st.Rollup(ctx); err != nil {
-					t.Fatal(err)
-				}
-				if err := k.Recompute(ctx, "s1", t0.Add(-2*time.Hour), t0.Add(24*time.Hour)); err != nil {
-					t.Fatal(err)
-				}
-				check("second pass", rs)
-
-				// A late reading in an hour already rolled up: aggregates
-				// see it at once (its hour is stale), rollups after the
-				// next pass, exactly once.
-				late := Reading{Time: t0.Add(3*time.Hour + 30*time.Minute + time.Millisecond), Values: []float64{99, 1}, Tags: []string{"late"}}
-				if err := k.WriteSync(ctx, "s1", late); err != nil {
-					t.Fatal(err)
-				}
-				rs2 := append(slices.Clone(rs), late)
+			}
+			wantPeriods(t, stage+" hourly", hours, expect(done, 2, hourOf))
+			days, err := k.Rollups(ctx, "s1", Daily, t0.Add(-48*time.Hour), now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantPeriods(t, stage+" daily", days, expect(within(rs, t0.Add(-24*time.Hour), t0.Add(24*time.Hour)), 2, dayOf))
+			months, err := k.Rollups(ctx, "s1", Monthly, t0.AddDate(0, -2, 0), now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantPeriods(t, stage+" monthly", months, expect(within(rs, t0.AddDate(0, -1, 0), t0), 2, monthOf))
+			// Aggregates at every step agree with the readings,
+			// rolled up or not.
+			for _, step := range []time.Duration{time.Hour, 3 * time.Hour, 24 * time.Hour, 15 * time.Minute} {
 				from, to := t0.Add(-2*time.Hour), t0.Add(27*time.Hour)
-				a, err := k.Aggregate(ctx, "s1", AggregateQuery{From: from, To: to, Step: 24 * time.Hour})
+				a, err := k.Aggregate(ctx, "s1", AggregateQuery{From: from, To: to, Step: step})
 				if err != nil {
 					t.Fatal(err)
 				}
-				wantPeriods(t, "late, before the pass", a.Periods, expect(rs2, 2, dayOf))
-				for i := 0; i < 2; i++ {
-					if err := st.Rollup(ctx); err != nil {
-						t.Fatal(err)
-					}
-					check("late", rs2)
-				}
-				// The next day: everything rolled up.
-				clk.Advance(24 * time.Hour)
-				if err := st.Rollup(ctx); err != nil {
-					t.Fatal(err)
-				}
-				days, err := k.Rollups(ctx, "s1", Daily, t0.Add(-48*time.Hour), clk.Now())
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantPeriods(t, "all days", days, expect(rs2, 2, dayOf))
-				ms, err := k.markers(ctx, "")
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, m := range ms {
-					if m.g != 2 { // only the open month may stay marked
-						t.Errorf("marker left: %+v", m)
-					}
-				}
-			})
+				bucket := func(x time.Time) (time.Time, time.Time) { s := x.Truncate(step); return s, s.Add(step) }
+				wantPeriods(t, stage+" aggregate "+step.String(), a.Periods, expect(within(rs, from, to), 2, bucket))
+			}
+			a, err := k.Aggregate(ctx, "s1", AggregateQuery{From: t0.AddDate(0, -1, 0), To: now, Months: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Tier != Monthly {
+				t.Errorf("monthly aggregate read the %s tier", a.Tier)
+			}
+			wantPeriods(t, stage+" aggregate months", a.Periods, expect(rs, 2, monthOf))
+		}
+		if err := st.Rollup(ctx); err != nil {
+			t.Fatal(err)
+		}
+		check("first pass", rs)
+		// Running again, and recomputing, changes nothing.
+		if err := st.Rollup(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := k.Recompute(ctx, "s1", t0.Add(-2*time.Hour), t0.Add(24*time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		check("second pass", rs)
+
+		// A late reading in an hour already rolled up: aggregates
+		// see it at once (its hour is stale), rollups after the
+		// next pass, exactly once.
+		late := Reading{Time: t0.Add(3*time.Hour + 30*time.Minute + time.Millisecond), Values: []float64{99, 1}, Tags: []string{"late"}}
+		if err := k.WriteSync(ctx, "s1", late); err != nil {
+			t.Fatal(err)
+		}
+		rs2 := append(slices.Clone(rs), late)
+		from, to := t0.Add(-2*time.Hour), t0.Add(27*time.Hour)
+		a, err := k.Aggregate(ctx, "s1", AggregateQuery{From: from, To: to, Step: 24 * time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantPeriods(t, "late, before the pass", a.Periods, expect(rs2, 2, dayOf))
+		for i := 0; i < 2; i++ {
+			if err := st.Rollup(ctx); err != nil {
+				t.Fatal(err)
+			}
+			check("late", rs2)
+		}
+		// The next day: everything rolled up.
+		clk.Advance(24 * time.Hour)
+		if err := st.Rollup(ctx); err != nil {
+			t.Fatal(err)
+		}
+		days, err := k.Rollups(ctx, "s1", Daily, t0.Add(-48*time.Hour), clk.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantPeriods(t, "all days", days, expect(rs2, 2, dayOf))
+		ms, err := k.markers(ctx, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range ms {
+			if m.g != 2 { // only the open month may stay marked
+				t.Errorf("marker left: %+v", m)
+			}
 		}
 	})
 }

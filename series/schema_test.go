@@ -86,36 +86,29 @@ func TestValues_AnyFloat64(t *testing.T) {
 	// beyond 1e126, below 1e-130) round-trip in every layout, and so do
 	// their aggregates.
 	vals := []float64{math.Inf(1), math.Inf(-1), 1e300, -1e-200, 5e-324, math.MaxFloat64, 0.1, -7, 1e125, 123456789.123456789}
-	eachBackend(t, func(t *testing.T, b backend) {
-		for _, l := range allLayouts {
-			t.Run(l.String(), func(t *testing.T) {
-				ctx := context.Background()
-				clk := newClock(t0.Add(3 * time.Hour))
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "V", Fields: []string{"v"}, Layout: l})
-				k := mustKind(t, st, "V")
-				var rs []Reading
-				for i, v := range vals {
-					rs = append(rs, Reading{Time: t0.Add(time.Duration(i) * time.Minute), Values: []float64{v}})
-				}
-				if err := k.WriteSync(ctx, "x", rs...); err != nil {
-					t.Fatal(err)
-				}
-				p, err := k.Range(ctx, "x", Query{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantReadings(t, p.Readings, rs)
-				if err := st.Rollup(ctx); err != nil {
-					t.Fatal(err)
-				}
-				hours, err := k.Rollups(ctx, "x", Hourly, t0, t0.Add(time.Hour))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(hours) != 1 || hours[0].Fields[0].Max != math.Inf(1) || hours[0].Fields[0].Min != math.Inf(-1) || !math.IsNaN(hours[0].Fields[0].Sum) {
-					t.Errorf("rollup of extreme values: %+v", hours)
-				}
-			})
+	eachLayout(t, t0.Add(3*time.Hour), func(l Layout) Schema { return Schema{Name: "V", Fields: []string{"v"}, Layout: l} }, func(t *testing.T, e layoutEnv) {
+		ctx, st, k := e.ctx, e.st, e.k
+		var rs []Reading
+		for i, v := range vals {
+			rs = append(rs, Reading{Time: t0.Add(time.Duration(i) * time.Minute), Values: []float64{v}})
+		}
+		if err := k.WriteSync(ctx, "x", rs...); err != nil {
+			t.Fatal(err)
+		}
+		p, err := k.Range(ctx, "x", Query{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantReadings(t, p.Readings, rs)
+		if err := st.Rollup(ctx); err != nil {
+			t.Fatal(err)
+		}
+		hours, err := k.Rollups(ctx, "x", Hourly, t0, t0.Add(time.Hour))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hours) != 1 || hours[0].Fields[0].Max != math.Inf(1) || hours[0].Fields[0].Min != math.Inf(-1) || !math.IsNaN(hours[0].Fields[0].Sum) {
+			t.Errorf("rollup of extreme values: %+v", hours)
 		}
 	})
 }

@@ -12,80 +12,75 @@ import (
 )
 
 func TestShards_ScatterGather(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		for _, l := range allLayouts {
-			t.Run(l.String(), func(t *testing.T) {
-				ctx := context.Background()
-				clk := newClock(t0.Add(30 * time.Hour))
-				sc := sensorSchema(l)
-				sc.Shards = 4
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-				k := mustKind(t, st, "SENSOR")
-				rs := sensorReadings(t0, 3*time.Minute, 400) // 20 hours
-				// Through the buffer, in four flushes, and directly.
-				for i := 0; i < 300; i += 75 {
-					if err := k.Write(ctx, "hot", rs[i:i+75]...); err != nil {
-						t.Fatal(err)
-					}
-					if err := st.Flush(ctx); err != nil {
-						t.Fatal(err)
-					}
-				}
-				if err := k.WriteSync(ctx, "hot", rs[300:]...); err != nil {
-					t.Fatal(err)
-				}
-				// Every shard got items.
-				for _, suffix := range keys.Shards(4) {
-					pk := "SENSOR#hot#" + suffix
-					q := &table.Query{Hash: pk, Limit: 1}
-					if l == DayPartitioned {
-						q.Hash = pk + "#" + keys.MustTimeSeries(t0, keys.Day)
-					}
-					p, err := st.Table().Query(ctx, q)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if len(p.Items) == 0 {
-						t.Errorf("shard %s has no item", pk)
-					}
-				}
-				p, err := k.Range(ctx, "hot", Query{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantReadings(t, p.Readings, rs)
-				// Pages in reverse, merged over the shards.
-				var got []Reading
-				q := Query{Reverse: true, PageSize: 33, From: rs[50].Time}
-				for {
-					p, err := k.Range(ctx, "hot", q)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got = append(got, p.Readings...)
-					if p.Cursor == "" {
-						break
-					}
-					q.Cursor = p.Cursor
-				}
-				want := slices.Clone(rs[50:])
-				slices.Reverse(want)
-				wantReadings(t, got, want)
-				r, err := k.Latest(ctx, "hot")
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantReadings(t, []Reading{r}, rs[len(rs)-1:])
-				if err := st.Rollup(ctx); err != nil {
-					t.Fatal(err)
-				}
-				a, err := k.Aggregate(ctx, "hot", AggregateQuery{From: t0, To: t0.Add(24 * time.Hour), Step: time.Hour})
-				if err != nil {
-					t.Fatal(err)
-				}
-				wantPeriods(t, "hourly over shards", a.Periods, expect(rs, 2, hourOf))
-			})
+	eachLayout(t, t0.Add(30*time.Hour), func(l Layout) Schema {
+		sc := sensorSchema(l)
+		sc.Shards = 4
+		return sc
+	}, func(t *testing.T, e layoutEnv) {
+		ctx, st, k, l := e.ctx, e.st, e.k, e.l
+		rs := sensorReadings(t0, 3*time.Minute, 400) // 20 hours
+		// Through the buffer, in four flushes, and directly.
+		for i := 0; i < 300; i += 75 {
+			if err := k.Write(ctx, "hot", rs[i:i+75]...); err != nil {
+				t.Fatal(err)
+			}
+			if err := st.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
 		}
+		if err := k.WriteSync(ctx, "hot", rs[300:]...); err != nil {
+			t.Fatal(err)
+		}
+		// Every shard got items.
+		for _, suffix := range keys.Shards(4) {
+			pk := "SENSOR#hot#" + suffix
+			q := &table.Query{Hash: pk, Limit: 1}
+			if l == DayPartitioned {
+				q.Hash = pk + "#" + keys.MustTimeSeries(t0, keys.Day)
+			}
+			p, err := st.Table().Query(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Items) == 0 {
+				t.Errorf("shard %s has no item", pk)
+			}
+		}
+		p, err := k.Range(ctx, "hot", Query{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantReadings(t, p.Readings, rs)
+		// Pages in reverse, merged over the shards.
+		var got []Reading
+		q := Query{Reverse: true, PageSize: 33, From: rs[50].Time}
+		for {
+			p, err := k.Range(ctx, "hot", q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, p.Readings...)
+			if p.Cursor == "" {
+				break
+			}
+			q.Cursor = p.Cursor
+		}
+		want := slices.Clone(rs[50:])
+		slices.Reverse(want)
+		wantReadings(t, got, want)
+		r, err := k.Latest(ctx, "hot")
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantReadings(t, []Reading{r}, rs[len(rs)-1:])
+		if err := st.Rollup(ctx); err != nil {
+			t.Fatal(err)
+		}
+		a, err := k.Aggregate(ctx, "hot", AggregateQuery{From: t0, To: t0.Add(24 * time.Hour), Step: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantPeriods(t, "hourly over shards", a.Periods, expect(rs, 2, hourOf))
 	})
 }
 
