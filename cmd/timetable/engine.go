@@ -58,7 +58,11 @@ func openEngine(ctx context.Context, o engineOptions) (*engine, error) {
 	} else if err := os.MkdirAll(o.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create the data folder: %w", err)
 	}
-	db, err := local.Open(o.dir, &local.Options{InMemory: o.inMemory, NoSync: o.noSync, Logger: o.logger})
+	// The settings README.md gives for an ingest-heavy series store: new
+	// chunk items land all over the key space, and with Pebble's defaults
+	// each L0 compaction rewrites most of the data below it.
+	db, err := local.Open(o.dir, &local.Options{InMemory: o.inMemory, NoSync: o.noSync, Logger: o.logger,
+		MemTableSize: 16 << 20, L0CompactionThreshold: 12, L0CompactionFileThreshold: 48})
 	if err != nil {
 		return nil, err
 	}
