@@ -221,7 +221,7 @@ func Analytics() *Design {
 				Attributes: []Attribute{
 					site,
 					{Name: "date", Format: LayoutDay, Description: "The UTC day."},
-					{Name: "mark", Description: "Random token of the last marking, so that a mark made during an aggregation survives it."},
+					{Name: "at", Type: "N", Description: "When it was last marked, Unix milliseconds: the aggregation deletes it only if it is older than the aggregation's start by the marking interval, so a mark made during an aggregation survives it."},
 				},
 				Example: map[string]string{"siteId": "my-site", "date": "2024-01-15"},
 			},
