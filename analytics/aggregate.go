@@ -76,7 +76,7 @@ type session struct {
 	goals       map[string]bool
 }
 
-func (s *session) bounce() bool   { return s.pageViews <= 1 && !s.interactive }
+func (s *session) bounce() bool    { return s.pageViews <= 1 && !s.interactive }
 func (s *session) duration() int64 { return s.last.Sub(s.start).Milliseconds() }
 
 // sessionize forms the sessions of hits (sorted by hitCmp): a hit more

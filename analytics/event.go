@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 )
 
 // Names of the events Record treats apart; any other name is a custom

@@ -20,9 +20,9 @@ import (
 // The model: figures computed straight from the raw events, naively.
 
 type modelFigures struct {
-	visitors                                 map[string]bool
+	visitors                                  map[string]bool
 	pageViews, visits, bounces, events, durMs int64
-	top                                      map[Dimension]map[string]int64
+	top                                       map[Dimension]map[string]int64
 }
 
 func newFigures() *modelFigures {

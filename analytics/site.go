@@ -2,6 +2,7 @@ package analytics
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -92,7 +93,9 @@ func siteFrom(it table.Item) *Site {
 	return st
 }
 
-func siteKey(id string) (table.Key, error) { return primaryKey(entSite, map[string]string{"siteId": id}) }
+func siteKey(id string) (table.Key, error) {
+	return primaryKey(entSite, map[string]string{"siteId": id})
+}
 
 // CreateSite adds the site st. It fails with ErrExists if a site of that id
 // exists, and with ErrInvalid on a bad id, domain or time zone.
@@ -159,11 +162,11 @@ func (s *Store) Site(ctx context.Context, id string) (*Site, error) {
 		return nil, err
 	}
 	it, err := s.t.Get(ctx, k, &table.GetOptions{Consistent: true})
+	if errors.Is(err, timetable.ErrNotFound) {
+		return nil, fmt.Errorf("analytics: site %q: %w", id, timetable.ErrNotFound)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("analytics: cannot read site %q: %w", id, err)
-	}
-	if it == nil {
-		return nil, fmt.Errorf("analytics: site %q: %w", id, timetable.ErrNotFound)
 	}
 	return siteFrom(it), nil
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/table"
 )
 
@@ -56,6 +58,9 @@ func (s *Store) saltOf(ctx context.Context, day string) ([]byte, error) {
 		return nil, err
 	}
 	it, err := s.t.Get(ctx, k, &table.GetOptions{Consistent: true})
+	if errors.Is(err, timetable.ErrNotFound) {
+		it, err = nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("analytics: cannot read the salt of %s: %w", day, err)
 	}
