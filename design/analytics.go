@@ -10,8 +10,10 @@ package design
 // runs on into the SESSION# and STATS# items), no key condition uses IN
 // (DynamoDB refuses it), only page views carry GSI1's DATE# keys (so a read
 // of page views by date returns page views only), and unique visitors are
-// kept as mergeable sketches, never sums. Each call returns a new Design,
-// which the caller may change (such as Table.Name).
+// kept as mergeable sketches, never sums. Package analytics builds every
+// key it writes by filling these templates, so this document is the
+// code's own. Each call returns a new Design, which the caller may change
+// (such as Table.Name).
 func Analytics() *Design {
 	site := Attribute{Name: "siteId", Description: "Site identifier, chosen when the site is added."}
 	ts := func(name, desc string) Attribute {
