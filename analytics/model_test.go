@@ -360,6 +360,36 @@ func TestStore_Model(t *testing.T) {
 		if diffs := check("again", nil); len(diffs) > 0 {
 			t.Fatalf("after aggregating again: %d differences:\n%s", len(diffs), strings.Join(diffs[:min(20, len(diffs))], "\n"))
 		}
+		// The time series of page views by day and visits by hour agree.
+		for _, site := range sites {
+			for _, c := range []struct {
+				p    Period
+				m    Metric
+				from time.Time
+				to   time.Time
+			}{
+				{Day, MetricPageViews, start.Truncate(24 * time.Hour), now},
+				{Hour, MetricVisits, time.Date(2024, 3, 19, 0, 0, 0, 0, time.UTC), time.Date(2024, 3, 20, 0, 0, 0, 0, time.UTC)},
+			} {
+				pts, err := s.TimeSeries(ctx, site, c.m, c.p, c.from, c.to)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, pt := range pts {
+					f := m.figures(site, pt.Start, c.p.next(pt.Start))
+					want := float64(f.pageViews)
+					if c.m == MetricVisits {
+						want = float64(f.visits)
+					}
+					if pt.Value != want {
+						t.Errorf("TimeSeries %s %s of %s at %s = %v, model %v", c.m, c.p, site, pt.Start, pt.Value, want)
+					}
+				}
+				if len(pts) == 0 {
+					t.Errorf("TimeSeries %s %s: no points", c.m, c.p)
+				}
+			}
+		}
 		checkDesign(t, s)
 	})
 }
