@@ -10,8 +10,10 @@ package design
 // runs on into the SESSION# and STATS# items), no key condition uses IN
 // (DynamoDB refuses it), only page views carry GSI1's DATE# keys (so a read
 // of page views by date returns page views only), and unique visitors are
-// kept as mergeable sketches, never sums. Each call returns a new Design,
-// which the caller may change (such as Table.Name).
+// kept as mergeable sketches, never sums. Package analytics builds every
+// key it writes by filling these templates, so this document is the
+// code's own. Each call returns a new Design, which the caller may change
+// (such as Table.Name).
 func Analytics() *Design {
 	site := Attribute{Name: "siteId", Description: "Site identifier, chosen when the site is added."}
 	ts := func(name, desc string) Attribute {
@@ -19,6 +21,20 @@ func Analytics() *Design {
 	}
 	ttl := Attribute{Name: "ttl", Type: "N", Description: "Expiry in epoch seconds, computed from the item's event time (not from when it was written)."}
 	visitor := Attribute{Name: "visitorId", Description: "Hash of a random salt rotated daily, the site, the IP address and the user agent; nothing is stored in the browser."}
+	// hit are the attributes page views and events share.
+	hit := []Attribute{
+		{Name: "path", Description: "Page path, without query string."},
+		{Name: "referrer", Description: "Referring URL, if another site."},
+		{Name: "source", Description: "Referrer source: utm_source, else the referrer's known name or host, else empty (direct)."},
+		visitor,
+		{Name: "utm", Type: "M", Description: "source, medium, campaign, term, content."},
+		{Name: "country", Description: "ISO 3166 country code."},
+		{Name: "browser", Description: "Browser family."},
+		{Name: "os", Description: "Operating system."},
+		{Name: "device", Description: "desktop, mobile or tablet."},
+		{Name: "props", Type: "M", Description: "String properties sent with the hit."},
+		ttl,
+	}
 	return &Design{
 		Name: "Web analytics",
 		Description: "One table holds every site's page views, sessions, events, goals, aggregated stats and realtime counters. " +
@@ -49,15 +65,19 @@ func Analytics() *Design {
 			{
 				Name:        "Site",
 				Description: "A tracked site and its settings.",
-				Keys:        map[string]Template{"pk": "SITE#{siteId}", "sk": "METADATA"},
+				Keys: map[string]Template{
+					"pk": "SITE#{siteId}", "sk": "METADATA",
+					"gsi1pk": "SITES", "gsi1sk": "SITE#{siteId}",
+				},
 				Attributes: []Attribute{
 					site,
 					{Name: "name", Description: "Display name."},
-					{Name: "domains", Type: "SS", Description: "Domains whose hits are accepted."},
-					{Name: "ownerId", Description: "Owner's user id."},
+					{Name: "domains", Type: "SS", Description: "Domains whose hits are accepted; a referrer from one of them is internal."},
+					{Name: "timeZone", Description: "IANA time zone of the site's dashboard, such as Europe/Paris."},
 					ts("createdAt", "When the site was added."),
+					ts("updatedAt", "When the site was last changed."),
 				},
-				Example: map[string]string{"siteId": "my-site", "name": "My Website", "domains": "example.com", "ownerId": "user-123"},
+				Example: map[string]string{"siteId": "my-site", "name": "My Website", "domains": "example.com", "timeZone": "UTC"},
 			},
 			{
 				Name:        "PageView",
@@ -66,50 +86,42 @@ func Analytics() *Design {
 					"pk": "SITE#{siteId}", "sk": "PV#{timestamp}#{id}",
 					"gsi1pk": "SITE#{siteId}", "gsi1sk": "DATE#{date}",
 				},
-				Attributes: []Attribute{
+				Attributes: append([]Attribute{
 					site,
 					ts("timestamp", "Time of the view, UTC."),
 					{Name: "id", Description: "Random id that keeps two views of one millisecond apart."},
 					{Name: "date", Format: LayoutDay, Derived: "the UTC date of timestamp"},
-					{Name: "path", Description: "Page path, without query string."},
-					{Name: "referrer", Description: "Referring host, if another site."},
-					visitor,
-					{Name: "sessionId", Description: "The session the view belongs to."},
-					{Name: "device", Description: "desktop, mobile or tablet."},
-					{Name: "browser", Description: "Browser family."},
-					{Name: "country", Description: "ISO 3166 country code."},
-					{Name: "utm", Type: "M", Description: "utm_source, utm_medium, utm_campaign, utm_term, utm_content."},
-					ttl,
-				},
+				}, hit...),
 				Example: map[string]string{
 					"siteId": "my-site", "timestamp": "2024-01-15T10:30:00.000Z", "id": "pv-abc123",
-					"date": "2024-01-15", "path": "/blog/post-1", "visitorId": "9f2c61d0", "sessionId": "s-xyz",
+					"date": "2024-01-15", "path": "/blog/post-1", "visitorId": "9f2c61d0a4e7b315",
 				},
 				TTL:       "ttl",
 				Retention: "30 days from the view's time.",
 			},
 			{
 				Name:        "Session",
-				Description: "A visit: consecutive page views of one visitor, 30 minutes apart at most.",
+				Description: "A visit: consecutive hits of one visitor, 30 minutes apart at most, within one UTC day (visitor ids change daily). Written by the aggregation from the raw hits, and rewritten whole when it runs again.",
 				Keys: map[string]Template{
 					"pk": "SITE#{siteId}", "sk": "SESSION#{sessionId}",
 					"gsi2pk": "VISITOR#{visitorId}", "gsi2sk": "{startedAt}",
 				},
 				Attributes: []Attribute{
 					site,
-					{Name: "sessionId", Description: "Random session id."},
+					{Name: "sessionId", Description: "The start time (UTC, as timestamp) and the visitor id, joined by '.': sessions sort by start time."},
 					visitor,
-					ts("startedAt", "Time of the first view."),
-					ts("lastSeen", "Time of the last view or event."),
-					{Name: "entryPage", Description: "Path of the first view."},
-					{Name: "exitPage", Description: "Path of the last view."},
+					ts("startedAt", "Time of the first hit."),
+					ts("lastSeen", "Time of the last hit, engagement events included."),
+					{Name: "entryPage", Description: "Path of the first hit."},
+					{Name: "exitPage", Description: "Path of the last page view."},
 					{Name: "pageViews", Type: "N", Description: "Views in the session."},
-					{Name: "duration", Type: "N", Description: "Seconds from the first to the last view."},
-					{Name: "bounce", Type: "BOOL", Description: "True while the session has one view."},
+					{Name: "duration", Type: "N", Description: "Milliseconds from the first to the last hit."},
+					{Name: "bounce", Type: "BOOL", Description: "One page view at most and no interactive event."},
+					{Name: "source", Description: "Referrer source of the first hit."},
 					ttl,
 				},
 				Example: map[string]string{
-					"siteId": "my-site", "sessionId": "s-xyz", "visitorId": "9f2c61d0", "startedAt": "2024-01-15T10:29:12.000Z",
+					"siteId": "my-site", "sessionId": "2024-01-15T10:29:12.000Z.9f2c61d0a4e7b315", "visitorId": "9f2c61d0a4e7b315", "startedAt": "2024-01-15T10:29:12.000Z",
 				},
 				TTL:       "ttl",
 				Retention: "30 days from the session's start.",
@@ -118,18 +130,13 @@ func Analytics() *Design {
 				Name:        "Event",
 				Description: "A custom event sent by the site's script (signup, download, ...).",
 				Keys:        map[string]Template{"pk": "SITE#{siteId}", "sk": "EVENT#{timestamp}#{id}"},
-				Attributes: []Attribute{
+				Attributes: append([]Attribute{
 					site,
 					ts("timestamp", "Time of the event, UTC."),
 					{Name: "id", Description: "Random id that keeps two events of one millisecond apart."},
-					{Name: "name", Description: "Event name."},
-					{Name: "properties", Type: "M", Description: "String properties sent with the event."},
-					{Name: "value", Type: "N", Description: "Optional numeric value (revenue)."},
-					{Name: "path", Description: "Page path where it happened."},
-					visitor,
-					{Name: "sessionId", Description: "The session it belongs to."},
-					ttl,
-				},
+					{Name: "name", Description: "Event name; \"engagement\" is the engagement event (time on page, scroll depth), which extends a session and is no custom event."},
+					{Name: "interactive", Type: "BOOL", Description: "False for an event that does not end a bounce."},
+				}, hit...),
 				Example: map[string]string{
 					"siteId": "my-site", "timestamp": "2024-01-15T10:31:05.250Z", "id": "ev-7d1e", "name": "signup",
 				},
@@ -152,7 +159,7 @@ func Analytics() *Design {
 			},
 			{
 				Name:        "Stats",
-				Description: "Aggregates of one period, written by the rollup jobs; recomputing a period replaces it, so re-runs never double-count.",
+				Description: "Aggregates of one period, recomputed whole from the raw hits (hours and days) or the days (months); recomputing a period replaces it, so re-runs never double-count.",
 				Keys: map[string]Template{
 					"pk": "SITE#{siteId}", "sk": "STATS#{period}#{periodStart}",
 					"gsi1pk": "SITE#{siteId}", "gsi1sk": "PERIOD#{period}#{periodStart}",
@@ -164,10 +171,11 @@ func Analytics() *Design {
 					{Name: "pageViews", Type: "N", Description: "Page views."},
 					{Name: "visitors", Type: "B", Description: "HyperLogLog sketch of the visitor ids; buckets merge by sketch union, never by sum."},
 					{Name: "uniqueVisitors", Type: "N", Description: "Estimate read from the sketch."},
-					{Name: "sessions", Type: "N", Description: "Sessions started."},
-					{Name: "bounces", Type: "N", Description: "Sessions with one view."},
-					{Name: "durationSum", Type: "N", Description: "Sum of session durations, seconds."},
-					{Name: "top", Type: "M", Description: "Counts by page, referrer, UTM, device, browser, country, event and goal."},
+					{Name: "visits", Type: "N", Description: "Sessions started in the period."},
+					{Name: "bounces", Type: "N", Description: "Of those, sessions that bounced."},
+					{Name: "durationSum", Type: "N", Description: "Sum of their durations, milliseconds."},
+					{Name: "events", Type: "N", Description: "Custom events."},
+					{Name: "top", Type: "B", Description: "Gzipped JSON: counts by page (views), entry and exit page, source, UTM, country, browser, OS, device (visits), event name (events) and goal (converted visits); additive, so periods merge by sum."},
 					ttl,
 				},
 				Example:   map[string]string{"siteId": "my-site", "period": "day", "periodStart": "2024-01-15", "pageViews": "1500", "uniqueVisitors": "420"},
@@ -182,16 +190,66 @@ func Analytics() *Design {
 					site,
 					{Name: "minute", Format: "2006-01-02T15:04", Description: "The minute, UTC."},
 					{Name: "pageViews", Type: "N", Description: "Page views in the minute."},
-					{Name: "visitors", Type: "B", Description: "HyperLogLog sketch of the minute's visitors."},
-					{Name: "activePages", Type: "M", Description: "Views by path."},
+					{Name: "visitors", Type: "SS", Description: "Visitor ids seen in the minute (ADD to a set: atomic and idempotent)."},
+					{Name: "pages", Type: "SS", Description: "\"{visitorId} {path}\" of each page viewed in the minute."},
 					ttl,
 				},
 				Example:   map[string]string{"siteId": "my-site", "minute": "2024-01-15T10:30", "pageViews": "156"},
 				TTL:       "ttl",
 				Retention: "10 minutes after the minute.",
 			},
+			{
+				Name:        "Top",
+				Description: "One value of a breakdown of a daily or monthly period, ranked by its count in the sort key, so that the top N are the first N items of a query.",
+				Keys:        map[string]Template{"pk": "SITE#{siteId}", "sk": "TOP#{period}#{periodStart}#{dimension}#{rank}#{value}"},
+				Attributes: []Attribute{
+					site,
+					{Name: "period", Description: "day or month."},
+					{Name: "periodStart", Format: LayoutDay, Description: "Start of the period, UTC: 2024-01-15 (day), 2024-01 (month)."},
+					{Name: "dimension", Description: "page, entry_page, exit_page, source, utm_source, utm_medium, utm_campaign, country, browser, os, device, event or goal."},
+					{Name: "rank", Description: "999999999999 minus the count, 12 digits: higher counts sort first."},
+					{Name: "value", Description: "The value (a path, a source, ...)."},
+					{Name: "count", Type: "N", Description: "Its count."},
+					ttl,
+				},
+				Example:   map[string]string{"siteId": "my-site", "period": "day", "periodStart": "2024-01-15", "dimension": "page", "rank": "999999998499", "value": "/pricing"},
+				TTL:       "ttl",
+				Retention: "As the period's stats.",
+			},
+			{
+				Name:        "Pending",
+				Description: "A day of a site whose raw hits changed since it was last aggregated; the aggregation deletes it once done.",
+				Keys:        map[string]Template{"pk": "SITE#{siteId}", "sk": "DIRTY#{date}"},
+				Attributes: []Attribute{
+					site,
+					{Name: "date", Format: LayoutDay, Description: "The UTC day."},
+					{Name: "at", Type: "N", Description: "When it was last marked, Unix milliseconds: the aggregation deletes it only if it is older than the aggregation's start by the marking interval, so a mark made during an aggregation survives it."},
+				},
+				Example: map[string]string{"siteId": "my-site", "date": "2024-01-15"},
+			},
+			{
+				Name:        "Salt",
+				Description: "The random salt of a day's visitor ids; the previous day's salt is deleted when a new one is made.",
+				Keys:        map[string]Template{"pk": "SALT", "sk": "{date}"},
+				Attributes: []Attribute{
+					{Name: "date", Format: LayoutDay, Description: "The UTC day."},
+					{Name: "salt", Type: "B", Description: "32 random bytes."},
+					ttl,
+				},
+				Example:   map[string]string{"date": "2024-01-15"},
+				TTL:       "ttl",
+				Retention: "Deleted the next day; its ttl (2 days) is the safety net.",
+			},
 		},
 		AccessPatterns: []AccessPattern{
+			{
+				Name:        "All sites",
+				Description: "List the sites.",
+				Index:       "GSI1",
+				Key:         "gsi1pk = SITES",
+				Returns:     []string{"Site"},
+				Frequency:   "site list, aggregation rounds",
+			},
 			{
 				Name:        "Site by id",
 				Description: "Load a site's settings to accept or refuse a hit.",
@@ -242,23 +300,21 @@ func Analytics() *Design {
 				Frequency: "hourly rollup, per site",
 			},
 			{
-				Name:        "Session by id",
-				Description: "Load the visitor's current session to extend it.",
-				Op:          GetItem,
-				Key:         "pk = SITE#{siteId} AND sk = SESSION#{sessionId}",
+				Name:        "Sessions of a day",
+				Description: "The sessions an aggregation wrote for a day, to replace them.",
+				Key:         "pk = SITE#{siteId} AND begins_with(sk, SESSION#{date})",
+				Params:      []Attribute{{Name: "date", Format: LayoutDay, Description: "The UTC day."}},
 				Returns:     []string{"Session"},
-				Frequency:   "each page view",
+				Frequency:   "each aggregation of a day",
 			},
 			{
-				Name:        "Latest session of a visitor",
-				Description: "Find whether a visitor has a session still open.",
+				Name:        "Sessions of a visitor",
+				Description: "A visitor's sessions, newest first.",
 				Index:       "GSI2",
-				Key:         "gsi2pk = VISITOR#{visitorId} AND gsi2sk >= {since}",
-				Params:      []Attribute{{Name: "since", Format: LayoutTimestamp, Description: "Now minus the 30-minute session timeout."}},
+				Key:         "gsi2pk = VISITOR#{visitorId}",
 				Returns:     []string{"Session"},
 				Reverse:     true,
-				Limit:       1,
-				Frequency:   "each page view without a session id",
+				Frequency:   "drill-down",
 			},
 			{
 				Name:        "Stats of a period range",
@@ -271,6 +327,29 @@ func Analytics() *Design {
 				},
 				Returns:   []string{"Stats"},
 				Frequency: "each dashboard load",
+			},
+			{
+				Name:        "Top values of a period",
+				Description: "The N most frequent values of a breakdown of a day or month, read in sort-key order.",
+				Key:         "pk = SITE#{siteId} AND begins_with(sk, TOP#{period}#{periodStart}#{dimension}#)",
+				Returns:     []string{"Top"},
+				Limit:       10,
+				Frequency:   "each dashboard panel",
+			},
+			{
+				Name:        "Pending days of a site",
+				Description: "Days to aggregate again.",
+				Key:         "pk = SITE#{siteId} AND begins_with(sk, DIRTY#)",
+				Returns:     []string{"Pending"},
+				Frequency:   "each aggregation round",
+			},
+			{
+				Name:        "Salt of a day",
+				Description: "The salt of today's visitor ids.",
+				Op:          GetItem,
+				Key:         "pk = SALT AND sk = {date}",
+				Returns:     []string{"Salt"},
+				Frequency:   "once a day per process (cached)",
 			},
 			{
 				Name:        "All stats of a period kind",

@@ -1,0 +1,526 @@
+package analytics
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable/design"
+	"github.com/timetable-db/timetable/table"
+)
+
+// hit is a stored page view or event, as the aggregation reads it.
+type hit struct {
+	t                            time.Time
+	name, visitor, path, source  string
+	utm                          map[string]string
+	country, browser, os, device string
+	interactive                  bool
+}
+
+func hitFrom(it table.Item) (hit, error) {
+	t, err := time.Parse(layoutTimestamp, getS(it, "timestamp"))
+	if err != nil {
+		return hit{}, fmt.Errorf("analytics: item %s has a bad timestamp: %w", getS(it, attrSK), err)
+	}
+	h := hit{t: t, name: getS(it, "name"), visitor: getS(it, "visitorId"), path: getS(it, "path"), source: getS(it, "source"),
+		utm: getMap(it, "utm"), country: getS(it, "country"), browser: getS(it, "browser"), os: getS(it, "os"),
+		device: getS(it, "device"), interactive: getBool(it, "interactive")}
+	if h.name == "" {
+		h.name = PageView
+	}
+	return h, nil
+}
+
+// hitLess orders hits by visitor, time, page views before events, path and
+// name: the order sessions are formed in.
+func hitCmp(a, b *hit) int {
+	if c := strings.Compare(a.visitor, b.visitor); c != 0 {
+		return c
+	}
+	if c := a.t.Compare(b.t); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(b8(a.name != PageView), b8(b.name != PageView)); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.path, b.path); c != 0 {
+		return c
+	}
+	return strings.Compare(a.name, b.name)
+}
+
+func b8(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// session is a visit formed from the hits of one visitor.
+type session struct {
+	visitor     string
+	start, last time.Time
+	first       *hit
+	exit        string
+	pageViews   int64
+	interactive bool
+	goals       map[string]bool
+}
+
+func (s *session) bounce() bool    { return s.pageViews <= 1 && !s.interactive }
+func (s *session) duration() int64 { return s.last.Sub(s.start).Milliseconds() }
+
+// sessionize forms the sessions of hits (sorted by hitCmp): a hit more
+// than timeout after its visitor's previous hit opens a new session,
+// except an engagement event, which is dropped (dropped[i] set). A
+// session's exit page is its last page view's path (its first hit's if it
+// has none).
+func sessionize(hits []hit, goals []Goal, timeout time.Duration) (ss []*session, dropped []bool) {
+	dropped = make([]bool, len(hits))
+	var cur *session
+	for i := range hits {
+		h := &hits[i]
+		if cur == nil || cur.visitor != h.visitor || h.t.Sub(cur.last) > timeout {
+			if h.name == Engagement {
+				dropped[i] = true
+				continue
+			}
+			cur = &session{visitor: h.visitor, start: h.t, first: h, exit: h.path, goals: map[string]bool{}}
+			ss = append(ss, cur)
+		}
+		cur.last = h.t
+		switch {
+		case h.name == PageView:
+			cur.pageViews++
+			cur.exit = h.path
+		case h.name != Engagement && h.interactive:
+			cur.interactive = true
+		}
+		for i := range goals {
+			if goals[i].matches(h) {
+				cur.goals[goals[i].ID] = true
+			}
+		}
+	}
+	return ss, dropped
+}
+
+// aggregate returns the stats of each period of p in [from, to) (by
+// index) from hits and their sessions: page views, custom events and
+// visitors by hit time; visits, bounces, durations, entry and exit pages,
+// sources, UTM, country, browser, OS, device and goals by session start.
+func aggregate(hits []hit, dropped []bool, ss []*session, p Period, from, to time.Time) []*stats {
+	var starts []time.Time
+	for t := from; t.Before(to); t = p.next(t) {
+		starts = append(starts, t)
+	}
+	out := make([]*stats, len(starts))
+	for i := range out {
+		out[i] = newStats()
+	}
+	index := func(t time.Time) int {
+		if t.Before(from) || !t.Before(to) {
+			return -1
+		}
+		i, found := slices.BinarySearchFunc(starts, t, func(s, t time.Time) int { return s.Compare(t) })
+		if !found {
+			i--
+		}
+		return i
+	}
+	for i := range hits {
+		h := &hits[i]
+		k := index(h.t)
+		if k < 0 || dropped[i] || h.name == Engagement {
+			continue
+		}
+		st := out[k]
+		st.visitors.Insert([]byte(h.visitor))
+		if h.name == PageView {
+			st.pageViews++
+			st.add(DimPage, h.path, 1)
+		} else {
+			st.events++
+			st.add(DimEvent, h.name, 1)
+		}
+	}
+	for _, s := range ss {
+		k := index(s.start)
+		if k < 0 {
+			continue
+		}
+		st := out[k]
+		st.visits++
+		if s.bounce() {
+			st.bounces++
+		}
+		st.durationMs += s.duration()
+		f := s.first
+		for d, v := range map[Dimension]string{
+			DimEntryPage: f.path, DimExitPage: s.exit, DimSource: f.source, DimUTMSource: f.utm["source"],
+			DimUTMMedium: f.utm["medium"], DimUTMCampaign: f.utm["campaign"], DimCountry: f.country,
+			DimBrowser: f.browser, DimOS: f.os, DimDevice: f.device,
+		} {
+			st.add(d, v, 1)
+		}
+		for g := range s.goals {
+			st.add(DimGoal, g, 1)
+		}
+	}
+	return out
+}
+
+// loadHits reads the page views and events of site in [from, to), without
+// expired items, sorted by hitCmp.
+func (s *Store) loadHits(ctx context.Context, site string, from, to time.Time) ([]hit, error) {
+	now := s.now()
+	var hits []hit
+	for _, e := range []*design.Entity{entPageView, entEvent} {
+		prefix := skPrefix(e)
+		q := &table.Query{Hash: sitePK(site), Range: table.Between(prefix+timestamp(from), prefix+timestamp(to.Add(-time.Millisecond))+"~"), Consistent: true}
+		for it, err := range s.t.QueryAll(ctx, q) {
+			if err != nil {
+				return nil, fmt.Errorf("analytics: cannot read the hits of site %q: %w", site, err)
+			}
+			if expired(it, now) {
+				continue
+			}
+			h, err := hitFrom(it)
+			if err != nil {
+				return nil, err
+			}
+			hits = append(hits, h)
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int { return hitCmp(&a, &b) })
+	return hits, nil
+}
+
+// AggregateDay recomputes, whole, the aggregates of the UTC day holding
+// day for site from its raw hits: the 24 hourly stats, the daily stats,
+// the day's Top items and sessions, then the month's stats from its days.
+// What it writes replaces what an earlier run wrote, so running it again
+// never double-counts. Sessions end at midnight UTC (visitor ids change
+// then). It fails with ErrExpired once the day's first raw hits may have
+// expired (Retention.Raw after the day's start).
+func (s *Store) AggregateDay(ctx context.Context, site string, day time.Time) error {
+	now := s.now()
+	from := Day.start(day)
+	to := Day.next(from)
+	if s.o.Retention.Raw > 0 && !from.Add(s.o.Retention.Raw).After(now) {
+		return fmt.Errorf("%w: %s of site %q", ErrExpired, dayOf(from), site)
+	}
+	goals, err := s.Goals(ctx, site)
+	if err != nil {
+		return err
+	}
+	hits, err := s.loadHits(ctx, site, from, to)
+	if err != nil {
+		return err
+	}
+	ss, dropped := sessionize(hits, goals, s.o.SessionTimeout)
+
+	hours := aggregate(hits, dropped, ss, Hour, from, to)
+	dayStats := newStats()
+	var items []table.Item
+	for i, st := range hours {
+		if err := dayStats.merge(st); err != nil {
+			return err
+		}
+		start := from.Add(time.Duration(i) * time.Hour)
+		it, err := s.statsItem(st, site, Hour, start, now)
+		if err != nil {
+			return err
+		}
+		if it != nil {
+			items = append(items, it)
+		}
+	}
+	lo, _ := primaryKey(entStats, map[string]string{"siteId": site, "period": string(Hour), "periodStart": from.Format(layoutHour)})
+	hi, _ := primaryKey(entStats, map[string]string{"siteId": site, "period": string(Hour), "periodStart": to.Add(-time.Hour).Format(layoutHour)})
+	if err := s.replace(ctx, lo.Hash.(string), table.Between(lo.Range, hi.Range), items); err != nil {
+		return err
+	}
+	if err := s.writePeriod(ctx, dayStats, site, Day, from, now); err != nil {
+		return err
+	}
+	if err := s.writeSessions(ctx, site, from, ss, now); err != nil {
+		return err
+	}
+	return s.AggregateMonth(ctx, site, from)
+}
+
+// retention returns the retention of stats of p.
+func (s *Store) retention(p Period) time.Duration {
+	switch p {
+	case Hour:
+		return s.o.Retention.Hourly
+	case Day:
+		return s.o.Retention.Daily
+	}
+	if s.o.Retention.Monthly <= 0 {
+		return -1
+	}
+	return s.o.Retention.Monthly
+}
+
+// statsItem returns the stats item of st, capped, with its ttl from the
+// period's end; nil if that ttl has passed.
+func (s *Store) statsItem(st *stats, site string, p Period, start, now time.Time) (table.Item, error) {
+	ttl := ttlAfter(p.next(start), s.retention(p))
+	if ttl != 0 && ttl <= now.Unix() {
+		return nil, nil
+	}
+	for max := s.o.MaxValues; ; max /= 2 {
+		st.cap(max)
+		it, err := st.item(site, p, start, ttl)
+		if err != nil || len(getB(it, "top")) <= maxTopBytes || max <= 1 {
+			return it, err
+		}
+		s.o.Logger.Warn("analytics: breakdowns too large for one item; keeping fewer values", "site", site, "period", p, "start", start, "values", max/2)
+	}
+}
+
+// writePeriod writes the stats item and the Top items of one day or month.
+func (s *Store) writePeriod(ctx context.Context, st *stats, site string, p Period, start, now time.Time) error {
+	it, err := s.statsItem(st, site, p, start, now)
+	if err != nil {
+		return err
+	}
+	var tops []table.Item
+	if it != nil {
+		if _, err := s.t.Put(ctx, it, nil); err != nil {
+			return fmt.Errorf("analytics: cannot write the %s stats of site %q: %w", p, site, err)
+		}
+		if tops, err = st.topItems(site, p, start, s.o.TopN, getN(it, attrTTL)); err != nil {
+			return err
+		}
+	}
+	prefix := partial(entTop.Keys[attrSK], map[string]string{"period": string(p), "periodStart": start.Format(p.layout())}, "dimension")
+	return s.replace(ctx, sitePK(site), table.BeginsWith(prefix), tops)
+}
+
+// partial fills t up to the placeholder next (excluded).
+func partial(t design.Template, values map[string]string, next string) string {
+	v := maps.Clone(values)
+	const cut = "\x00"
+	for _, p := range t.Placeholders() {
+		if _, ok := v[p]; !ok {
+			v[p] = cut
+		}
+	}
+	v[next] = cut
+	s := fill(t, v)
+	return s[:strings.Index(s, cut)]
+}
+
+func (s *Store) writeSessions(ctx context.Context, site string, day time.Time, ss []*session, now time.Time) error {
+	var items []table.Item
+	for _, x := range ss {
+		ttl := ttlAfter(x.start, s.o.Retention.Raw)
+		if ttl != 0 && ttl <= now.Unix() {
+			continue
+		}
+		id := timestamp(x.start) + "." + x.visitor
+		it, err := keyItem(entSession, map[string]string{"siteId": site, "sessionId": id, "visitorId": x.visitor, "startedAt": timestamp(x.start)})
+		if err != nil {
+			return err
+		}
+		it["siteId"] = sAttr(site)
+		it["sessionId"] = sAttr(id)
+		it["visitorId"] = sAttr(x.visitor)
+		it["startedAt"] = sAttr(timestamp(x.start))
+		it["lastSeen"] = sAttr(timestamp(x.last))
+		it["entryPage"] = sAttr(x.first.path)
+		it["exitPage"] = sAttr(x.exit)
+		it["pageViews"] = nAttr(x.pageViews)
+		it["duration"] = nAttr(x.duration())
+		it["bounce"] = &types.AttributeValueMemberBOOL{Value: x.bounce()}
+		if x.first.source != "" {
+			it["source"] = sAttr(x.first.source)
+		}
+		if ttl != 0 {
+			it[attrTTL] = nAttr(ttl)
+		}
+		items = append(items, it)
+	}
+	prefix := fill(entSession.Keys[attrSK], map[string]string{"sessionId": dayOf(day)})
+	return s.replace(ctx, sitePK(site), table.BeginsWith(prefix), items)
+}
+
+// replace makes the items of partition pk in the range rng be items: it
+// writes those that differ from what is stored and deletes the others.
+func (s *Store) replace(ctx context.Context, pk string, rng table.KeyCond, items []table.Item) error {
+	old := map[string]table.Item{}
+	for it, err := range s.t.QueryAll(ctx, &table.Query{Hash: pk, Range: rng, Consistent: true}) {
+		if err != nil {
+			return fmt.Errorf("analytics: cannot read the items to replace: %w", err)
+		}
+		old[getS(it, attrSK)] = it
+	}
+	var ws []table.WriteRequest
+	for _, it := range items {
+		sk := getS(it, attrSK)
+		if o, ok := old[sk]; !ok || !reflect.DeepEqual(o, it) {
+			ws = append(ws, table.PutRequest(it))
+		}
+		delete(old, sk)
+	}
+	for sk := range old {
+		ws = append(ws, table.DeleteRequest(table.K(pk, sk)))
+	}
+	if err := s.t.BatchWrite(ctx, ws); err != nil {
+		return fmt.Errorf("analytics: cannot write aggregates: %w", err)
+	}
+	return nil
+}
+
+// AggregateMonth recomputes the stats and Top items of the UTC month
+// holding month for site by merging its daily stats (the raw hits of most
+// of a month have expired). Running it again gives the same items.
+func (s *Store) AggregateMonth(ctx context.Context, site string, month time.Time) error {
+	now := s.now()
+	from := Month.start(month)
+	to := Month.next(from)
+	days, err := s.readStats(ctx, site, Day, from, to, true)
+	if err != nil {
+		return err
+	}
+	st := newStats()
+	for _, d := range days {
+		if err := st.merge(d.st); err != nil {
+			return err
+		}
+	}
+	return s.writePeriod(ctx, st, site, Month, from, now)
+}
+
+// periodStats is the stats of the period starting at start.
+type periodStats struct {
+	start time.Time
+	st    *stats
+}
+
+// readStats returns the stored stats of period p of site that start in
+// [from, to), unexpired, in time order: from the table when consistent
+// (a strongly consistent read), else from GSI1.
+func (s *Store) readStats(ctx context.Context, site string, p Period, from, to time.Time, consistent bool) ([]periodStats, error) {
+	if !from.Before(to) {
+		return nil, nil
+	}
+	last := from
+	for t := from; t.Before(to); t = p.next(t) {
+		last = t
+	}
+	vals := func(t time.Time) map[string]string {
+		return map[string]string{"siteId": site, "period": string(p), "periodStart": t.Format(p.layout())}
+	}
+	q := &table.Query{Consistent: consistent}
+	if consistent {
+		lo, _ := primaryKey(entStats, vals(from))
+		hi, _ := primaryKey(entStats, vals(last))
+		q.Hash, q.Range = lo.Hash, table.Between(lo.Range, hi.Range)
+	} else {
+		q.Index = indexGSI1
+		q.Hash = fill(entStats.Keys[attrGSI1PK], vals(from))
+		q.Range = table.Between(fill(entStats.Keys[attrGSI1SK], vals(from)), fill(entStats.Keys[attrGSI1SK], vals(last)))
+	}
+	now := s.now()
+	var out []periodStats
+	for it, err := range s.t.QueryAll(ctx, q) {
+		if err != nil {
+			return nil, fmt.Errorf("analytics: cannot read the %s stats of site %q: %w", p, site, err)
+		}
+		if expired(it, now) {
+			continue
+		}
+		start, err := time.Parse(p.layout(), getS(it, "periodStart"))
+		if err != nil {
+			return nil, fmt.Errorf("analytics: stats item %s: %w", getS(it, attrSK), err)
+		}
+		st, err := statsFrom(it)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, periodStats{start: start, st: st})
+	}
+	return out, nil
+}
+
+// mark marks the day of site as pending aggregation, at most once per
+// Options.MarkEvery in this process.
+func (s *Store) mark(ctx context.Context, site, day string) error {
+	now := s.now()
+	pd := pendingDay{site, day}
+	s.mu.Lock()
+	at, ok := s.marked[pd]
+	s.mu.Unlock()
+	if ok && now.Sub(at) < s.o.MarkEvery {
+		return nil
+	}
+	k, err := primaryKey(entPending, map[string]string{"siteId": site, "date": day})
+	if err != nil {
+		return err
+	}
+	u := table.NewUpdate().Set("siteId", site).Set("date", day).Set("at", now.UnixMilli())
+	if _, err := s.t.Update(ctx, k, u, nil); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.marked[pd] = now
+	s.mu.Unlock()
+	return nil
+}
+
+// AggregatePending aggregates again every day marked by Record (in any
+// process) for every site, and returns the number of days done. A mark
+// made while its day was being aggregated survives, so a hit recorded
+// during an aggregation is counted by the next. Days whose raw hits have
+// expired are skipped and unmarked (and logged). Run it periodically.
+func (s *Store) AggregatePending(ctx context.Context) (int, error) {
+	sites, err := s.Sites(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, site := range sites {
+		pk := sitePK(site.ID)
+		var marks []table.Item
+		for it, err := range s.t.QueryAll(ctx, &table.Query{Hash: pk, Range: table.BeginsWith(skPrefix(entPending)), Consistent: true}) {
+			if err != nil {
+				return n, fmt.Errorf("analytics: cannot read the pending days of site %q: %w", site.ID, err)
+			}
+			marks = append(marks, it)
+		}
+		for _, m := range marks {
+			start := s.now()
+			day, err := time.Parse(layoutDay, getS(m, "date"))
+			if err != nil {
+				return n, fmt.Errorf("analytics: pending item %s: %w", getS(m, attrSK), err)
+			}
+			if err := s.AggregateDay(ctx, site.ID, day); errors.Is(err, ErrExpired) {
+				s.o.Logger.Warn("analytics: pending day has expired raw hits; not aggregated again", "site", site.ID, "day", getS(m, "date"))
+			} else if err != nil {
+				return n, err
+			}
+			n++
+			// Unmark unless marked after start - MarkEvery: a hit stored
+			// after the read began was marked no earlier than that.
+			cutoff := start.Add(-s.o.MarkEvery).UnixMilli()
+			_, err = s.t.Delete(ctx, table.K(pk, getS(m, attrSK)), &table.DeleteOptions{If: table.Attr("at").Lt(cutoff)})
+			if err != nil && !table.IsConditionFailed(err) {
+				return n, fmt.Errorf("analytics: cannot unmark %s of site %q: %w", getS(m, "date"), site.ID, err)
+			}
+		}
+	}
+	return n, nil
+}

@@ -1,0 +1,67 @@
+// Package analytics is privacy-friendly web analytics on one DynamoDB
+// table, over any timetable.API (the embedded engine or DynamoDB): sites
+// and goals, the recording of page views and custom events, sessions,
+// aggregates per hour, day and month, realtime counters and the reads a
+// dashboard makes.
+//
+// # Keys
+//
+// The table's design is design.Analytics (`timetable design analytics`
+// prints it). Every key this package writes is one of that design's
+// templates filled in, so the document and the code cannot drift: site
+// SITE#{id}/METADATA; page views PV#{timestamp}#{id} with GSI1
+// SITE#{id}/DATE#{date}; custom events EVENT#{timestamp}#{id}; sessions
+// SESSION#{start}.{visitor} with GSI2 VISITOR#{visitorId}; goals
+// GOAL#{id}; stats STATS#{period}#{start} with GSI1 PERIOD#{period}#{start};
+// realtime REALTIME#{minute}; and, added to the seed's design, Top items
+// (a breakdown's values ranked by count in the sort key), Pending marks
+// (days to aggregate again) and the daily Salt.
+//
+// # Recording
+//
+// Store.Record writes one item per hit, with a ttl of Retention.Raw from
+// the hit's time (never from the time of writing), adds the hit to its
+// minute's realtime item (string sets of visitors and "visitor path"
+// pairs, so retries count nothing twice) and marks its day as pending.
+// Store.VisitorID hashes a random salt of the day (kept in the table, the
+// previous days' salts deleted), the site, the IP and the user agent; the
+// IP is not stored and nothing is stored in the browser.
+//
+// # Sessions and aggregates
+//
+// Sessions are formed by the aggregation from the raw hits, so that late
+// events are counted as if they had come in time: a visitor's hits more
+// than SessionTimeout (30 minutes) apart start a new session; sessions end
+// at midnight UTC (visitor ids change then); an engagement event extends
+// its session's duration but opens none; a session bounces with at most
+// one page view and no interactive event.
+//
+// Store.AggregateDay recomputes a day whole: 24 hourly stats, the daily
+// stats and Top items, the day's session items, then the month by merging
+// its days. Writing replaces what was there, so a re-run never
+// double-counts. Store.AggregatePending does the days Record marked; run
+// it periodically. Page views, events and visitors belong to the period
+// of the hit; visits, bounces, durations, entry and exit pages, sources,
+// UTM, country, browser, OS, device and goal conversions to the period the
+// visit started in. All counts are additive; unique visitors are a
+// HyperLogLog sketch (github.com/axiomhq/hyperloglog, precision 14, about
+// 0.8% standard error) merged by union, never summed.
+//
+// # Reads
+//
+// Summary and Breakdown cover a range with the fewest months, days and
+// hours and merge their stats; Breakdown of one whole day or month reads
+// its Top items in sort-key order. TimeSeries gives a metric per hour, day
+// or month. Realtime reads the last five minutes with a query bounded on
+// both sides. Reads drop items whose ttl has passed, since DynamoDB deletes
+// them late.
+//
+// # Retention
+//
+// Raw hits and sessions 30 days, hourly stats 90 days, daily stats and Top
+// items 2 years, monthly stats kept (Options.Retention), each from the end
+// of its period. A day whose raw hits may have expired is not recomputed
+// (ErrExpired).
+//
+// A Store is safe for concurrent use.
+package analytics

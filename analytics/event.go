@@ -1,0 +1,274 @@
+package analytics
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// Names of the events Record treats apart; any other name is a custom
+// event.
+const (
+	// PageView is the name of a page view.
+	PageView = "pageview"
+	// Engagement is the name of an engagement event (time on page, scroll
+	// depth, sent when a page is hidden). It extends its session's
+	// duration, is not interactive, and is neither a custom event nor a
+	// visitor's hit; one more than SessionTimeout after the session's last
+	// hit is dropped.
+	Engagement = "engagement"
+)
+
+// Limits on an Event's fields.
+const (
+	maxPath  = 512
+	maxName  = 120
+	maxValue = 512
+	maxProps = 30
+)
+
+// UTM holds the utm_ parameters of a hit.
+type UTM struct {
+	Source, Medium, Campaign, Term, Content string
+}
+
+// Event is a page view or a custom event, with what a collector knows of
+// it.
+type Event struct {
+	// Site is the site id. Required; the site must exist.
+	Site string
+	// Time is when it happened. Required; at most Retention.Raw old and
+	// Options.MaxFuture ahead.
+	Time time.Time
+	// Name is PageView, Engagement or a custom event's name. Required.
+	Name string
+	// VisitorID identifies the visitor (see Store.VisitorID): 1 to 64
+	// printable bytes without spaces. Required.
+	VisitorID string
+	// Path is the page path, without query string; it starts with '/'.
+	// Required.
+	Path string
+	// Referrer is the referring URL; a referrer from one of the site's
+	// domains is dropped.
+	Referrer string
+	UTM      UTM
+	// Country (ISO 3166 code), Browser, OS and Device (desktop, mobile,
+	// tablet) describe the visitor.
+	Country, Browser, OS, Device string
+	// Props are string properties of the hit; at most 30.
+	Props map[string]string
+	// NonInteractive marks a custom event that does not end a bounce.
+	NonInteractive bool
+}
+
+func checkName(n string) error {
+	if n == "" || len(n) > maxName || !printable(n) {
+		return fmt.Errorf("%w event name %q: want 1 to %d printable bytes", ErrInvalid, n, maxName)
+	}
+	return nil
+}
+
+// printable reports whether s is valid UTF-8 without control characters.
+func printable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+func checkValue(what, v string) error {
+	if len(v) > maxValue || !printable(v) {
+		return fmt.Errorf("%w %s: want at most %d printable bytes", ErrInvalid, what, maxValue)
+	}
+	return nil
+}
+
+// check validates e against now and the raw retention.
+func (e *Event) check(now time.Time, o *Options) error {
+	if !validID(e.Site) {
+		return fmt.Errorf("%w site id %q", ErrInvalid, e.Site)
+	}
+	if e.Time.IsZero() {
+		return fmt.Errorf("%w event: no time", ErrInvalid)
+	}
+	if e.Time.After(now.Add(o.MaxFuture)) {
+		return fmt.Errorf("%w event time %s: more than %s ahead", ErrInvalid, timestamp(e.Time), o.MaxFuture)
+	}
+	if o.Retention.Raw > 0 && !e.Time.After(now.Add(-o.Retention.Raw)) {
+		return fmt.Errorf("%w event time %s: older than the raw retention (%s)", ErrInvalid, timestamp(e.Time), o.Retention.Raw)
+	}
+	if err := checkName(e.Name); err != nil {
+		return err
+	}
+	if e.VisitorID == "" || len(e.VisitorID) > 64 || strings.ContainsAny(e.VisitorID, " #") || !printable(e.VisitorID) {
+		return fmt.Errorf("%w visitor id %q: want 1 to 64 printable bytes, no space or '#'", ErrInvalid, e.VisitorID)
+	}
+	if !strings.HasPrefix(e.Path, "/") || len(e.Path) > maxPath || !printable(e.Path) {
+		return fmt.Errorf("%w path %q: want '/' and at most %d printable bytes", ErrInvalid, e.Path, maxPath)
+	}
+	for what, v := range map[string]string{
+		"referrer": e.Referrer, "utm_source": e.UTM.Source, "utm_medium": e.UTM.Medium, "utm_campaign": e.UTM.Campaign,
+		"utm_term": e.UTM.Term, "utm_content": e.UTM.Content, "country": e.Country, "browser": e.Browser, "os": e.OS, "device": e.Device,
+	} {
+		if err := checkValue(what, v); err != nil {
+			return err
+		}
+	}
+	if len(e.Props) > maxProps {
+		return fmt.Errorf("%w props: more than %d", ErrInvalid, maxProps)
+	}
+	for k, v := range e.Props {
+		if k == "" || len(k) > maxName || !printable(k) {
+			return fmt.Errorf("%w property name %q", ErrInvalid, k)
+		}
+		if err := checkValue("property "+k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Record stores the hit e: a page-view or event item (with a ttl of
+// Retention.Raw from e.Time), the realtime counters of its minute when
+// that minute is recent, and a mark that makes the next AggregatePending
+// aggregate e's day again (so late events are counted). It fails with
+// ErrInvalid on bad input and timetable.ErrNotFound for an unknown site;
+// if only the mark fails, the hit is stored and the error says so.
+func (s *Store) Record(ctx context.Context, e Event) error {
+	now := s.now()
+	if err := e.check(now, &s.o); err != nil {
+		return err
+	}
+	site, err := s.cachedSite(ctx, e.Site)
+	if err != nil {
+		return err
+	}
+	id, err := s.randomID(8)
+	if err != nil {
+		return err
+	}
+	t := e.Time.UTC().Truncate(time.Millisecond)
+	ent := entEvent
+	if e.Name == PageView {
+		ent = entPageView
+	}
+	it, err := keyItem(ent, map[string]string{"siteId": e.Site, "timestamp": timestamp(t), "id": id, "date": dayOf(t)})
+	if err != nil {
+		return err
+	}
+	ref := internalReferrer(e.Referrer, site.Domains)
+	it["siteId"] = sAttr(e.Site)
+	it["timestamp"] = sAttr(timestamp(t))
+	it["id"] = sAttr(id)
+	it["visitorId"] = sAttr(e.VisitorID)
+	it["path"] = sAttr(e.Path)
+	if ent == entEvent {
+		it["name"] = sAttr(e.Name)
+		it["interactive"] = &types.AttributeValueMemberBOOL{Value: !e.NonInteractive && e.Name != Engagement}
+	}
+	for name, v := range map[string]string{"referrer": ref, "source": Source(ref, e.UTM.Source), "country": e.Country, "browser": e.Browser, "os": e.OS, "device": e.Device} {
+		if v != "" {
+			it[name] = sAttr(v)
+		}
+	}
+	if utm := e.UTM.fields(); len(utm) > 0 {
+		it["utm"] = mapAttr(utm)
+	}
+	if len(e.Props) > 0 {
+		it["props"] = mapAttr(e.Props)
+	}
+	if ttl := ttlAfter(t, s.o.Retention.Raw); ttl != 0 {
+		it[attrTTL] = nAttr(ttl)
+	}
+	if _, err := s.t.Put(ctx, it, nil); err != nil {
+		return fmt.Errorf("analytics: cannot store %s of site %q: %w", e.Name, e.Site, err)
+	}
+	if err := s.realtime(ctx, &e, t, now); err != nil {
+		return err
+	}
+	if err := s.mark(ctx, e.Site, dayOf(t)); err != nil {
+		return fmt.Errorf("analytics: the hit is stored but its day is not marked for aggregation: %w", err)
+	}
+	return nil
+}
+
+func (u UTM) fields() map[string]string {
+	m := map[string]string{"source": u.Source, "medium": u.Medium, "campaign": u.Campaign, "term": u.Term, "content": u.Content}
+	maps.DeleteFunc(m, func(_, v string) bool { return v == "" })
+	return m
+}
+
+// internalReferrer returns ref, or "" if its host is one of domains (or a
+// subdomain of one) or ref is no URL with a host.
+func internalReferrer(ref string, domains []string) string {
+	h := referrerHost(ref)
+	if h == "" {
+		return ""
+	}
+	for _, d := range domains {
+		if h == d || strings.HasSuffix(h, "."+d) {
+			return ""
+		}
+	}
+	return ref
+}
+
+func referrerHost(ref string) string {
+	if ref == "" {
+		return ""
+	}
+	if !strings.Contains(ref, "://") {
+		ref = "https://" + ref
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
+}
+
+// knownSources names the sources of well-known referrer hosts, by the
+// host's name without its top-level domain.
+var knownSources = map[string]string{
+	"google": "Google", "bing": "Bing", "duckduckgo": "DuckDuckGo", "yahoo": "Yahoo!", "yandex": "Yandex",
+	"baidu": "Baidu", "ecosia": "Ecosia", "qwant": "Qwant", "facebook": "Facebook", "m.facebook": "Facebook",
+	"l.facebook": "Facebook", "t": "Twitter", "twitter": "Twitter", "x": "Twitter", "linkedin": "LinkedIn",
+	"lnkd": "LinkedIn", "reddit": "Reddit", "old.reddit": "Reddit", "news.ycombinator": "Hacker News",
+	"github": "GitHub", "youtube": "YouTube", "instagram": "Instagram", "l.instagram": "Instagram",
+	"pinterest": "Pinterest", "mastodon": "Mastodon", "bsky": "Bluesky", "news.google": "Google News",
+}
+
+// Source classifies a hit's origin: utmSource if set, else the known name
+// of the referrer's host (Google, Twitter, ...), else the host without
+// "www.", else "" (direct or none).
+func Source(referrer, utmSource string) string {
+	if utmSource != "" {
+		return utmSource
+	}
+	h := referrerHost(referrer)
+	if h == "" {
+		return ""
+	}
+	base := h
+	if i := strings.LastIndexByte(base, '.'); i > 0 {
+		base = base[:i]
+		if j := strings.LastIndexByte(base, '.'); j > 0 && (strings.HasSuffix(base, ".co") || strings.HasSuffix(base, ".com")) {
+			base = base[:j] // google.co.uk, google.com.au
+		}
+	}
+	if n, ok := knownSources[base]; ok {
+		return n
+	}
+	return h
+}

@@ -1,0 +1,119 @@
+package analytics
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable/table"
+)
+
+// Realtime item lifetime and the window a Realtime read covers.
+const (
+	realtimeTTL    = 10 * time.Minute
+	realtimeWindow = 5 * time.Minute
+)
+
+// realtime adds the hit e at t to the counters of its minute, unless that
+// minute is older than the realtime window or e is an engagement event.
+// Visitors and pages go into string sets, so a retried update counts
+// nothing twice.
+func (s *Store) realtime(ctx context.Context, e *Event, t, now time.Time) error {
+	if e.Name == Engagement || now.Sub(t) >= realtimeWindow {
+		return nil
+	}
+	minute := t.Truncate(time.Minute)
+	k, err := primaryKey(entRealtime, map[string]string{"siteId": e.Site, "minute": minute.Format(layoutMinute)})
+	if err != nil {
+		return err
+	}
+	u := table.NewUpdate().
+		Add("visitors", &types.AttributeValueMemberSS{Value: []string{e.VisitorID}}).
+		Set("siteId", e.Site).
+		Set("minute", minute.Format(layoutMinute)).
+		Set(attrTTL, minute.Add(realtimeTTL).Unix())
+	if e.Name == PageView {
+		u.Increment("pageViews", 1).Add("pages", &types.AttributeValueMemberSS{Value: []string{e.VisitorID + " " + e.Path}})
+	}
+	if _, err := s.t.Update(ctx, k, u, nil); err != nil {
+		return fmt.Errorf("analytics: cannot update the realtime counters of site %q: %w", e.Site, err)
+	}
+	return nil
+}
+
+// Live is what Realtime returns.
+type Live struct {
+	// Visitors is the number of distinct visitors with a page view or a
+	// custom event in the last 5 minutes (this minute included).
+	Visitors int
+	// PageViews is the number of page views in those minutes.
+	PageViews int64
+	// Pages are the paths viewed in those minutes with their distinct
+	// visitors, most visitors first (then by path).
+	Pages []Count
+}
+
+// Realtime returns the visitors and pages of the last 5 minutes of site,
+// from its REALTIME# items: a query bounded on both sides, so that the
+// SESSION#, STATS# and TOP# items (which sort after REALTIME#) never come
+// back.
+func (s *Store) Realtime(ctx context.Context, site string) (*Live, error) {
+	now := s.now()
+	end := now.Truncate(time.Minute)
+	start := end.Add(-realtimeWindow + time.Minute)
+	lo, err := primaryKey(entRealtime, map[string]string{"siteId": site, "minute": start.Format(layoutMinute)})
+	if err != nil {
+		return nil, err
+	}
+	hi, _ := primaryKey(entRealtime, map[string]string{"siteId": site, "minute": end.Format(layoutMinute)})
+	visitors := map[string]bool{}
+	pages := map[string]map[string]bool{}
+	live := &Live{}
+	q := &table.Query{Hash: lo.Hash, Range: table.Between(lo.Range, hi.Range), Consistent: true}
+	for it, err := range s.t.QueryAll(ctx, q) {
+		if err != nil {
+			return nil, fmt.Errorf("analytics: cannot read the realtime counters of site %q: %w", site, err)
+		}
+		if expired(it, now) {
+			continue
+		}
+		live.PageViews += getN(it, "pageViews")
+		for _, v := range getSS(it, "visitors") {
+			visitors[v] = true
+		}
+		for _, vp := range getSS(it, "pages") {
+			v, p, _ := strings.Cut(vp, " ")
+			if pages[p] == nil {
+				pages[p] = map[string]bool{}
+			}
+			pages[p][v] = true
+		}
+	}
+	live.Visitors = len(visitors)
+	for p, vs := range pages {
+		live.Pages = append(live.Pages, Count{Value: p, Count: int64(len(vs))})
+	}
+	sortCounts(live.Pages)
+	return live, nil
+}
+
+// Count is a value of a breakdown and its count.
+type Count struct {
+	Value string
+	Count int64
+}
+
+// sortCounts orders cs by count, highest first, then by value.
+func sortCounts(cs []Count) {
+	slices.SortFunc(cs, func(a, b Count) int {
+		if c := cmp.Compare(b.Count, a.Count); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Value, b.Value)
+	})
+}

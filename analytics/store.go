@@ -1,0 +1,180 @@
+package analytics
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/table"
+)
+
+// Errors of the package, matched with errors.Is. A missing site or goal is
+// timetable.ErrNotFound.
+var (
+	// ErrInvalid reports bad input: an id, a path, a time out of range.
+	ErrInvalid = errors.New("analytics: invalid")
+	// ErrExists reports a site that already exists.
+	ErrExists = errors.New("analytics: already exists")
+	// ErrExpired reports a day whose raw hits have expired (in part), which
+	// cannot be aggregated again.
+	ErrExpired = errors.New("analytics: raw hits expired")
+)
+
+// DefaultTable is the table name when Options.Table is empty.
+const DefaultTable = "analytics"
+
+// Retention says how long each tier lives, counted from its event time
+// (the end of a stats period). Zero fields take the defaults; a negative
+// duration keeps the tier forever.
+type Retention struct {
+	// Raw is the life of page views, events and sessions. Default 30 days.
+	Raw time.Duration
+	// Hourly is the life of hourly stats. Default 90 days.
+	Hourly time.Duration
+	// Daily is the life of daily stats and top items. Default 2 years
+	// (730 days).
+	Daily time.Duration
+	// Monthly is the life of monthly stats; zero or negative keeps them
+	// (the default).
+	Monthly time.Duration
+}
+
+// Options configure a Store. A nil *Options and the zero value are valid;
+// each field documents its default.
+type Options struct {
+	// Table is the table name. Default DefaultTable.
+	Table string
+	// TableOptions configure the table client (retries). Default nil.
+	TableOptions *table.Options
+	// Retention of each tier; see Retention for the defaults.
+	Retention Retention
+	// SessionTimeout is the idle time that ends a session. Default 30
+	// minutes.
+	SessionTimeout time.Duration
+	// TopN is the number of values of each breakdown of a day or month
+	// written as Top items, read by sort key. Default 100.
+	TopN int
+	// MaxValues bounds the values of each breakdown kept in a stats item;
+	// the rest are summed into Other. Default 1000.
+	MaxValues int
+	// MarkEvery is how often Record marks a day it writes to as pending
+	// for aggregation again (once per site and day per interval). Default
+	// 1 minute.
+	MarkEvery time.Duration
+	// SiteCacheTTL is how long Record trusts a site it has read. Default
+	// 1 minute; negative reads the site on every Record.
+	SiteCacheTTL time.Duration
+	// MaxFuture is how far ahead of Now an event may be. Default 5 minutes.
+	MaxFuture time.Duration
+	// Now returns the current time. Default time.Now.
+	Now func() time.Time
+	// Rand is the source of salts and item ids. Default crypto/rand.
+	Rand io.Reader
+	// Logger receives what the aggregation skips. Default: discard.
+	Logger *slog.Logger
+}
+
+func (o *Options) withDefaults() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.Table == "" {
+		r.Table = DefaultTable
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d == 0 {
+			*d = v
+		}
+	}
+	def(&r.Retention.Raw, 30*24*time.Hour)
+	def(&r.Retention.Hourly, 90*24*time.Hour)
+	def(&r.Retention.Daily, 730*24*time.Hour)
+	def(&r.SessionTimeout, 30*time.Minute)
+	def(&r.MarkEvery, time.Minute)
+	def(&r.SiteCacheTTL, time.Minute)
+	def(&r.MaxFuture, 5*time.Minute)
+	if r.TopN <= 0 {
+		r.TopN = 100
+	}
+	if r.MaxValues <= 0 {
+		r.MaxValues = 1000
+	}
+	if r.Now == nil {
+		r.Now = time.Now
+	}
+	if r.Rand == nil {
+		r.Rand = rand.Reader
+	}
+	if r.Logger == nil {
+		r.Logger = slog.New(slog.DiscardHandler)
+	}
+	return r
+}
+
+// Store is the web-analytics store over one table. It is safe for
+// concurrent use.
+type Store struct {
+	t *table.Table
+	o Options
+
+	mu     sync.Mutex
+	sites  map[string]cachedSite // by id, for Record
+	marked map[pendingDay]time.Time
+	salt   daySalt
+}
+
+type cachedSite struct {
+	site *Site
+	at   time.Time
+}
+
+type pendingDay struct{ site, day string }
+
+// Open returns a Store over api. It does not contact the backend; call
+// EnsureTable to create the table.
+func Open(ctx context.Context, api timetable.API, o *Options) (*Store, error) {
+	opts := o.withDefaults()
+	t, err := table.New(api, schema(opts.Table), opts.TableOptions)
+	if err != nil {
+		return nil, fmt.Errorf("analytics: %w", err)
+	}
+	return &Store{t: t, o: opts, sites: map[string]cachedSite{}, marked: map[pendingDay]time.Time{}}, ctx.Err()
+}
+
+// Table returns the table client, for its consumed-capacity Stats.
+func (s *Store) Table() *table.Table { return s.t }
+
+// EnsureTable creates the table with its two global indexes and turns on
+// time to live on the ttl attribute. An existing table is left as it is.
+func (s *Store) EnsureTable(ctx context.Context) error {
+	if err := s.t.Create(ctx, &table.CreateOptions{TTLAttribute: attrTTL}); err != nil {
+		return fmt.Errorf("analytics: cannot create table %s: %w", s.o.Table, err)
+	}
+	return nil
+}
+
+func (s *Store) now() time.Time { return s.o.Now().UTC() }
+
+// ttlAfter returns the epoch seconds of t plus d, or 0 (no ttl) if d is
+// negative.
+func ttlAfter(t time.Time, d time.Duration) int64 {
+	if d < 0 {
+		return 0
+	}
+	return t.Add(d).Unix()
+}
+
+func (s *Store) randomID(n int) (string, error) {
+	b := make([]byte, n)
+	if _, err := io.ReadFull(s.o.Rand, b); err != nil {
+		return "", fmt.Errorf("analytics: cannot read random bytes: %w", err)
+	}
+	return fmt.Sprintf("%x", b), nil
+}
