@@ -41,9 +41,9 @@ func (s *Server) routes() []route {
 		{"PUT /api/v1/kinds/{kind}", admin, s.changeKind},
 
 		{"POST /api/v1/kinds/{kind}/readings", write, s.writeReadings},
-		{"POST /api/v1/write", write, s.writeLines},
-		{"POST /write", write, s.writeInfluxV1},
-		{"POST /api/v2/write", write, s.writeInfluxV2},
+		{"POST /api/v1/write", write, s.lineProtocol},
+		{"POST /write", write, s.lineProtocol},
+		{"POST /api/v2/write", write, s.lineProtocol},
 
 		{"GET /api/v1/kinds/{kind}/series", read, s.listSeries},
 		{"GET /api/v1/kinds/{kind}/latest", read, s.latestMany},

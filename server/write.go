@@ -40,25 +40,11 @@ func (s *Server) writeReadings(w http.ResponseWriter, r *http.Request) error {
 	return s.writeBatch(w, r, b)
 }
 
-// writeLines answers POST /api/v1/write: InfluxDB line protocol of any
-// kinds, precision from the query (ns by default).
-func (s *Server) writeLines(w http.ResponseWriter, r *http.Request) error {
-	return s.lineProtocol(w, r)
-}
-
-// writeInfluxV1 answers InfluxDB 1.x's POST /write?db=&precision=. The
-// database is not used: measurements name kinds.
-func (s *Server) writeInfluxV1(w http.ResponseWriter, r *http.Request) error {
-	return s.lineProtocol(w, r)
-}
-
-// writeInfluxV2 answers InfluxDB 2.x's POST /api/v2/write?org=&bucket=
-// &precision=. The organisation and bucket are not used: measurements name
-// kinds.
-func (s *Server) writeInfluxV2(w http.ResponseWriter, r *http.Request) error {
-	return s.lineProtocol(w, r)
-}
-
+// lineProtocol answers the writes of InfluxDB line protocol, of any kinds
+// (measurements name kinds), with the precision of the query (ns by
+// default): POST /api/v1/write, InfluxDB 1.x's POST /write?db=&precision=
+// and 2.x's POST /api/v2/write?org=&bucket=&precision= (the database,
+// organisation and bucket are not used).
 func (s *Server) lineProtocol(w http.ResponseWriter, r *http.Request) error {
 	p := ingest.Nanosecond
 	if q := r.URL.Query().Get("precision"); q != "" {
