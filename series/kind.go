@@ -270,10 +270,7 @@ func (k *Kind) WriteMany(ctx context.Context, batch []SeriesReadings) (err error
 		}
 		k.st.stats.wrote(n, err)
 	}()
-	if k.st.closed.Load() {
-		return ErrClosed
-	}
-	if err := k.st.checkTable(); err != nil {
+	if err := k.st.Ready(); err != nil {
 		return err
 	}
 	sp := getScratch()

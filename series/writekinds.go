@@ -28,10 +28,7 @@ func (s *Store) WriteKinds(ctx context.Context, batch []KindReadings) (err error
 		}
 	}
 	defer func() { s.stats.wrote(n, err) }()
-	if s.closed.Load() {
-		return ErrClosed
-	}
-	if err := s.checkTable(); err != nil {
+	if err := s.Ready(); err != nil {
 		return err
 	}
 	type group struct {
