@@ -191,15 +191,19 @@ func newProgressBar(w io.Writer, total int64, what string, bytes bool) *progress
 	if fh, ok := w.(*os.File); ok && term.IsTerminal(int(fh.Fd())) {
 		visible = true
 	}
-	return progressbar.NewOptions64(total,
+	opts := []progressbar.Option{
 		progressbar.OptionSetWriter(w),
 		progressbar.OptionSetVisibility(visible),
 		progressbar.OptionSetDescription(what),
 		progressbar.OptionShowBytes(bytes),
-		progressbar.OptionShowCount(),
-		progressbar.OptionShowIts(),
 		progressbar.OptionSetPredictTime(true),
-		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionThrottle(100 * time.Millisecond),
 		progressbar.OptionOnCompletion(func() { fmt.Fprintln(w) }),
-	)
+	}
+	if !bytes {
+		// A count of bytes shows its own rate; "it/s" would repeat it
+		// in other units.
+		opts = append(opts, progressbar.OptionShowCount(), progressbar.OptionShowIts())
+	}
+	return progressbar.NewOptions64(total, opts...)
 }
