@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/auth"
 	"github.com/timetable-db/timetable/series"
 )
@@ -27,6 +28,9 @@ const (
 type Config struct {
 	// Store holds the time series.
 	Store *series.Store
+	// Analytics, if set, holds the web analytics: sites, goals, the
+	// collected hits and their aggregates.
+	Analytics *analytics.Store
 	// DynamoDB, if set, answers DynamoDB's protocol: POST requests with an
 	// X-Amz-Target header (the wire handler, wrapped in SigV4 checks).
 	DynamoDB http.Handler

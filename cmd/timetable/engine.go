@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/auth"
 	"github.com/timetable-db/timetable/local"
 	"github.com/timetable-db/timetable/series"
@@ -24,6 +25,9 @@ type engineOptions struct {
 	noSync        bool
 	table         string
 	flushInterval time.Duration
+	// analyticsTable is the web analytics' table; "" opens no analytics
+	// store.
+	analyticsTable string
 	auth          bool // open the token store
 	logger        *slog.Logger
 }
@@ -38,7 +42,9 @@ type engine struct {
 	// serve: access key secrets must not be readable through it.
 	authDB *local.DB
 	store  *series.Store
-	auth   *auth.Store // nil without authentication
+	// analytics is the web analytics store; nil unless asked for.
+	analytics *analytics.Store
+	auth      *auth.Store // nil without authentication
 	where  string      // the folder, or "memory"
 }
 
@@ -78,6 +84,16 @@ func openEngine(ctx context.Context, o engineOptions) (*engine, error) {
 	if err := e.store.EnsureTable(ctx); err != nil {
 		_ = e.Close()
 		return nil, fmt.Errorf("cannot create the series table: %w", err)
+	}
+	if o.analyticsTable != "" {
+		e.analytics, err = analytics.Open(ctx, db, &analytics.Options{Table: o.analyticsTable, Logger: o.logger})
+		if err == nil {
+			err = e.analytics.EnsureTable(ctx)
+		}
+		if err != nil {
+			_ = e.Close()
+			return nil, fmt.Errorf("cannot open the analytics store: %w", err)
+		}
 	}
 	if o.auth {
 		if e.authDB, err = local.Open(filepath.Join(o.dir, authDir), &local.Options{InMemory: o.inMemory, Logger: o.logger}); err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/auth"
 	"github.com/timetable-db/timetable/series"
 	"github.com/timetable-db/timetable/server"
@@ -75,6 +76,8 @@ type serveFlags struct {
 	burst                                                    int
 	maxBody                                                  int64
 	flushInterval                                            time.Duration
+	analyticsTable                                           string
+	aggregateEvery                                           time.Duration
 }
 
 func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
@@ -95,6 +98,8 @@ func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
 	fs.StringVar(&f.cors, "cors-origins", "", "comma-separated origins allowed to call the API from a browser (* for any)")
 	fs.Int64Var(&f.maxBody, "max-body", server.DefaultMaxBodyBytes, "largest request body in bytes (a gzip body inflates to at most 8 times this)")
 	fs.StringVar(&f.table, "table", series.DefaultTable, "the table of the time series")
+	fs.StringVar(&f.analyticsTable, "analytics-table", analytics.DefaultTable, "the table of the web analytics (sites, page views, aggregates)")
+	fs.DurationVar(&f.aggregateEvery, "aggregate-every", time.Minute, "how often the web analytics' aggregates are brought up to date with the hits recorded since")
 	fs.DurationVar(&f.flushInterval, "flush-interval", time.Minute, "how often buffered readings are written to the table (they are in the series log at once)")
 	return f
 }
@@ -125,7 +130,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	}
 
 	eng, err := openEngine(ctx, engineOptions{dir: f.dataDir, inMemory: f.inMemory, noSync: f.noSync,
-		table: f.table, flushInterval: f.flushInterval, auth: !f.noAuth, logger: logger})
+		table: f.table, flushInterval: f.flushInterval, analyticsTable: f.analyticsTable, auth: !f.noAuth, logger: logger})
 	if err != nil {
 		return err
 	}
@@ -139,7 +144,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	}
 	dynamo := http.Handler(wire.New(eng.api, &wire.Options{Logger: logger}))
 	cfg := server.Config{
-		Store: eng.store, DynamoDB: dynamo, Registry: reg, Gatherer: reg,
+		Store: eng.store, Analytics: eng.analytics, DynamoDB: dynamo, Registry: reg, Gatherer: reg,
 		MetricsPublic: f.metricsPublic, MaxBodyBytes: f.maxBody, MaxInflatedBytes: 8 * f.maxBody,
 		Logger: logger, Version: moduleVersion(),
 	}
@@ -206,6 +211,13 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		defer stopGC()
 		go keepGCHeadroom(gctx, gcHeadroom)
 	}
+	actx, stopAggregating := context.WithCancel(ctx)
+	aggregated := make(chan struct{})
+	go func() {
+		defer close(aggregated)
+		aggregateEvery(actx, eng.analytics, f.aggregateEvery, logger)
+	}()
+	defer func() { stopAggregating(); <-aggregated }()
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 
@@ -222,6 +234,8 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		// Serve returned before cancellation: the listener failed.
 	}
 	srv.Drain()
+	stopAggregating()
+	<-aggregated
 	timeout := c.ShutdownTimeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
@@ -399,6 +413,31 @@ func keepGCHeadroom(ctx context.Context, headroom uint64) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		}
+	}
+}
+
+// aggregateEvery brings the web analytics' aggregates up to date with the
+// days marked pending, every interval, until ctx is done.
+func aggregateEvery(ctx context.Context, st *analytics.Store, interval time.Duration, logger *slog.Logger) {
+	if st == nil || interval <= 0 {
+		return
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		start := time.Now()
+		n, err := st.AggregatePending(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			logger.Error("cannot aggregate the web analytics", "err", err, "days", n)
+		case n > 0:
+			logger.Debug("aggregated the web analytics", "days", n, "took", time.Since(start))
 		}
 	}
 }
