@@ -28,8 +28,8 @@ type engineOptions struct {
 	// analyticsTable is the web analytics' table; "" opens no analytics
 	// store.
 	analyticsTable string
-	auth          bool // open the token store
-	logger        *slog.Logger
+	auth           bool // open the token store
+	logger         *slog.Logger
 }
 
 // engine is an opened data folder: the engine, the series store over it
@@ -45,7 +45,7 @@ type engine struct {
 	// analytics is the web analytics store; nil unless asked for.
 	analytics *analytics.Store
 	auth      *auth.Store // nil without authentication
-	where  string      // the folder, or "memory"
+	where     string      // the folder, or "memory"
 }
 
 // walDir is the series store's write-ahead log, and authDir the token
