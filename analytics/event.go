@@ -155,6 +155,11 @@ func (e *Event) check(now time.Time, o *Options) error {
 	return nil
 }
 
+// Check validates e as Record does, against the Store's clock and raw
+// retention, without writing: ErrInvalid on bad input. It does not look
+// the site up.
+func (s *Store) Check(e Event) error { return e.check(s.now(), &s.o) }
+
 // Record stores the hit e: a page-view or event item (with a ttl of
 // Retention.Raw from e.Time), the realtime counters of its minute when
 // that minute is recent, and a mark that makes the next AggregatePending

@@ -104,3 +104,26 @@ func (m *collectMetrics) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(m.refused, prometheus.CounterValue, float64(n), r)
 	}
 }
+
+// collectBatch records a batch of server-side events for a site, all or
+// none, and answers {"recorded": n}.
+func (s *Server) collectBatch(w http.ResponseWriter, r *http.Request) error {
+	if s.collector == nil {
+		return analyticsOff
+	}
+	// Tokens cannot be limited to sites yet: any token with the write
+	// scope may send events for any site.
+	if err := allow(r.Context(), write, ""); err != nil {
+		return err
+	}
+	body, err := s.body(w, r)
+	if err != nil {
+		return err
+	}
+	n, err := s.collector.Batch(r.Context(), r.PathValue("site"), body)
+	if err != nil {
+		return collectError(err)
+	}
+	writeJSON(w, http.StatusOK, map[string]int{"recorded": n})
+	return nil
+}

@@ -63,6 +63,7 @@ func (s *Server) routes() []route {
 
 		{"POST /api/event", public, s.collectEvent},
 		{"OPTIONS /api/event", public, s.collectPreflight},
+		{"POST /api/v1/sites/{site}/events", write, s.collectBatch},
 
 		// Every other path: JSON 404 (and 405 where the path exists).
 		{"/", public, s.notFound},
