@@ -13,16 +13,16 @@ require (
 	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/cockroachdb/apd/v3 v3.2.3
 	github.com/cockroachdb/pebble/v2 v2.1.7
+	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/influxdata/line-protocol/v2 v2.2.1
+	github.com/maxmind/mmdbwriter v1.2.0
+	github.com/medama-io/go-useragent v1.2.5
+	github.com/oschwald/maxminddb-golang/v2 v2.9.0
 	golang.org/x/time v0.16.0
 )
 
 require (
 	github.com/boyter/go-string v1.0.5 // indirect
-	github.com/hashicorp/golang-lru/v2 v2.0.7 // indirect
-	github.com/maxmind/mmdbwriter v1.2.0 // indirect
-	github.com/medama-io/go-useragent v1.2.5 // indirect
-	github.com/oschwald/maxminddb-golang/v2 v2.9.0 // indirect
 	go4.org/netipx v0.0.0-20231129151722-fdeea329fbba // indirect
 )
 
