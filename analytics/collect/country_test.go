@@ -1,56 +1,20 @@
 package collect
 
 import (
-	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/maxmind/mmdbwriter"
-	"github.com/maxmind/mmdbwriter/mmdbtype"
+	"github.com/timetable-db/timetable/internal/geoiptest"
 )
 
-// writeCountryDB writes a GeoLite2-Country-shaped database into a
-// temporary folder and returns its path: 127.0.0.0/24 in Germany,
-// 127.0.1.0/24 with only a registered country (France), 127.0.2.0/24 with
-// a record without a country.
-func writeCountryDB(t testing.TB) string {
-	t.Helper()
-	tree, err := mmdbwriter.New(mmdbwriter.Options{DatabaseType: "GeoLite2-Country", RecordSize: 24, IncludeReservedNetworks: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	iso := func(code string) mmdbtype.Map { return mmdbtype.Map{"iso_code": mmdbtype.String(code)} }
-	for cidr, rec := range map[string]mmdbtype.Map{
-		"127.0.0.0/24": {"country": iso("DE"), "registered_country": iso("DE")},
-		"127.0.1.0/24": {"registered_country": iso("FR")},
-		"127.0.2.0/24": {"continent": mmdbtype.Map{"code": mmdbtype.String("EU")}},
-	} {
-		_, n, err := net.ParseCIDR(cidr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := tree.Insert(n, rec); err != nil {
-			t.Fatal(err)
-		}
-	}
-	path := filepath.Join(t.TempDir(), "country.mmdb")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tree.WriteTo(f); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 func TestGeoIP(t *testing.T) {
-	g, err := OpenGeoIP(writeCountryDB(t))
+	g, err := OpenGeoIP(geoiptest.Write(t, map[string]geoiptest.Record{
+		"127.0.0.0/24": {Country: "DE", Registered: "DE"},
+		"127.0.1.0/24": {Registered: "FR"},
+		"127.0.2.0/24": {},
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
