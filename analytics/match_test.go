@@ -57,9 +57,39 @@ func TestSource(t *testing.T) {
 		{"www.example.org", "", "example.org"},
 		{"https://www.google.com/", "newsletter", "newsletter"},
 		{"::not a url", "", ""},
+		{"https://t.me/channel", "", "Telegram"},
+		{"https://mail.google.com/mail/u/0/", "", "Gmail"},
+		{"android-app://com.google.android.gm/", "", "Gmail"},
+		{"https://outlook.live.com/", "", "Outlook.com"},
+		{"https://m.youtube.com/watch", "", "YouTube"},
+		{"https://de.search.yahoo.com/", "", "Yahoo!"},
+		{"https://search.brave.com/search?q=x", "", "Brave Search"},
+		{"https://www.startpage.com/", "", "Startpage"},
+		{"https://acme.slack.com/", "", "Slack"},
+		{"https://www.threads.net/", "", "Threads"},
 	} {
 		if got := Source(c.ref, c.utm); got != c.want {
 			t.Errorf("Source(%q, %q) = %q, want %q", c.ref, c.utm, got, c.want)
+		}
+	}
+}
+
+func TestSourceOf_ClickIDs(t *testing.T) {
+	for _, c := range []struct{ ref, utm, click, want string }{
+		{"https://www.google.com/", "", "gclid", "Google Ads"},
+		{"", "", "gbraid", "Google Ads"},
+		{"", "", "wbraid", "Google Ads"},
+		{"https://www.bing.com/", "", "msclkid", "Bing Ads"},
+		{"", "", "fbclid", "Facebook"},
+		{"", "", "ttclid", "TikTok"},
+		{"", "", "li_fat_id", "LinkedIn"},
+		{"", "", "twclid", "Twitter"},
+		{"https://www.google.com/", "spring", "gclid", "spring"}, // utm_source wins
+		{"https://www.google.com/", "", "", "Google"},
+		{"https://www.google.com/", "", "other", "Google"},
+	} {
+		if got := sourceOf(c.ref, c.utm, c.click); got != c.want {
+			t.Errorf("sourceOf(%q, %q, %q) = %q, want %q", c.ref, c.utm, c.click, got, c.want)
 		}
 	}
 }
