@@ -150,14 +150,14 @@ func mapsEqual(a, b map[string]string) bool {
 	return true
 }
 
-// fixedClock is a settable clock for the collector's rate limit.
-type fixedClock struct {
+// clock is a settable clock for the collector's rate limit.
+type clock struct {
 	mu sync.Mutex
 	t  time.Time
 }
 
-func (c *fixedClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *fixedClock) Add(d time.Duration) {
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Add(d time.Duration) {
 	c.mu.Lock()
 	c.t = c.t.Add(d)
 	c.mu.Unlock()
@@ -309,7 +309,7 @@ func TestCollect_BotsAndSpamDropped(t *testing.T) {
 }
 
 func TestCollect_RateLimit(t *testing.T) {
-	clk := &fixedClock{t: time.Now()}
+	clk := &clock{t: time.Now()}
 	ce := newCollectEnv(t, collect.Options{RateLimit: 1, RateBurst: 2, Now: clk.Now})
 	pv := `{"n":"pageview","u":"https://shop.example/","d":"shop.example"}`
 	ce.hit(pv).must(t, http.StatusAccepted)

@@ -7,13 +7,13 @@ import (
 	"time"
 )
 
-type fakeClock struct {
+type clock struct {
 	mu sync.Mutex
 	t  time.Time
 }
 
-func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *fakeClock) Add(d time.Duration) {
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Add(d time.Duration) {
 	c.mu.Lock()
 	c.t = c.t.Add(d)
 	c.mu.Unlock()
@@ -24,7 +24,7 @@ func key(site, ip string) limitKey {
 }
 
 func TestLimiter(t *testing.T) {
-	clk := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	l := newLimiter(2, 3, 2, clk.Now) // 2/s, bursts of 3, 2 keys kept
 	a := key("s", "127.0.0.1")
 	for i := range 3 {
