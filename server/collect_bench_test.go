@@ -69,3 +69,42 @@ func BenchmarkCollect(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkCollectHandler is the server's work for a hit without the
+// network: the handler called in this goroutine, the engine not syncing.
+func BenchmarkCollectHandler(b *testing.B) {
+	ctx := context.Background()
+	db, err := local.Open(b.TempDir(), &local.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	a, err := analytics.Open(ctx, db, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := a.EnsureTable(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if err := a.CreateSite(ctx, analytics.Site{ID: "shop", Domains: []string{"shop.example"}}); err != nil {
+		b.Fatal(err)
+	}
+	srv, err := server.New(server.Config{Analytics: a, Collect: collect.Options{RateLimit: -1}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		i++
+		body := fmt.Appendf(nil, `{"n":"pageview","u":"https://shop.example/p/%d?utm_source=x","d":"shop.example","r":"https://www.google.com/"}`, i%50)
+		req := httptest.NewRequest(http.MethodPost, "/api/event", bytes.NewReader(body))
+		req.Header.Set("User-Agent", browserUA)
+		req.RemoteAddr = fmt.Sprintf("127.1.%d.%d:4000", i>>8&7, i&0xff)
+		w := httptest.NewRecorder()
+		srv.ServeHTTP(w, req)
+		if w.Code != http.StatusAccepted {
+			b.Fatalf("status %d: %s", w.Code, w.Body)
+		}
+	}
+}

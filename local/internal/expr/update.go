@@ -604,7 +604,7 @@ func add(cur, arg types.AttributeValue) (types.AttributeValue, error) {
 		if !ok {
 			return nil, errorf(msgBadType)
 		}
-		return &types.AttributeValueMemberSS{Value: union(c.Value, a.Value, value.HasString)}, nil
+		return &types.AttributeValueMemberSS{Value: unionStrings(c.Value, a.Value)}, nil
 	case *types.AttributeValueMemberNS:
 		c, ok := cur.(*types.AttributeValueMemberNS)
 		if !ok {
@@ -669,6 +669,27 @@ func union[T any](set, more []T, has func([]T, T) bool) []T {
 	out := slices.Clone(set)
 	for _, e := range more {
 		if !has(out, e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// unionStrings is union for string sets: with a map when both are large,
+// since union compares every pair (an ADD of thousands of strings to a set
+// of thousands took milliseconds).
+func unionStrings(set, more []string) []string {
+	if len(set)*len(more) <= 4096 {
+		return union(set, more, value.HasString)
+	}
+	seen := make(map[string]struct{}, len(set)+len(more))
+	for _, e := range set {
+		seen[e] = struct{}{}
+	}
+	out := slices.Grow(slices.Clone(set), len(more))
+	for _, e := range more {
+		if _, ok := seen[e]; !ok {
+			seen[e] = struct{}{}
 			out = append(out, e)
 		}
 	}
