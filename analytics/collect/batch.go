@@ -194,11 +194,22 @@ func (c *Collector) batch(ctx context.Context, site string, body io.Reader) (int
 		}
 		out[i] = e
 	}
+	// On an engine, the events are written without a sync each and synced
+	// once before the answer.
+	wctx := ctx
+	if c.syncer != nil {
+		wctx = timetable.WithDeferredSync(ctx)
+	}
 	for i := range out {
-		if err := c.store.Record(ctx, out[i]); err != nil {
+		if err := c.store.Record(wctx, out[i]); err != nil {
 			return i, &BatchError{Index: i, Err: fmt.Errorf("%d events before it are recorded; %w", i, err)}
 		}
 		c.stats.accepted.Add(1)
+	}
+	if c.syncer != nil {
+		if err := c.syncer.Sync(ctx); err != nil {
+			return 0, fmt.Errorf("collect: cannot sync the batch: %w", err)
+		}
 	}
 	return len(out), nil
 }

@@ -39,5 +39,14 @@
 // over their rate are refused with errors the server maps to 400, 413,
 // 404, 403 and 429.
 //
+// # Durability
+//
+// On the embedded engine, a browser's hit is answered once it is in the
+// engine's log, and the log is synced for all the hits of an interval at
+// once (Options.SyncEvery, 200 ms by default): a crash may lose that last
+// interval's hits, as an analytics buffer would. Batches are synced
+// before they are answered. On DynamoDB every write is durable when
+// acknowledged.
+//
 // A Collector is safe for concurrent use.
 package collect
