@@ -5,10 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -164,7 +166,7 @@ func runCollect(ctx context.Context, e *env) ([]Figure, section, error) {
 		len(payloads), cc.clients, cc.visitors, e.cfg.duration, e.cfg.warmup)
 	sb.WriteString("| server | events/s | ratio to the ceiling | answers |\n|---|---:|---:|---|\n")
 	for _, r := range results {
-		fmt.Fprintf(&sb, "| %s | %.0f | %.2f | %v |\n", r.name, r.rate(), r.rate()/ceil, r.status)
+		fmt.Fprintf(&sb, "| %s | %.0f | %.2f | %s |\n", r.name, r.rate(), r.rate()/ceil, statuses(r.status))
 	}
 	fmt.Fprintf(&sb, "\nTarget: at least 20,000 events/s and 0.5 of the ceiling: %s.\n", map[bool]string{true: "met", false: "not met"}[met])
 	return figs, section{title: "Web analytics: the collect endpoint", body: sb.String()}, nil
@@ -215,4 +217,13 @@ func collectLoad(ctx context.Context, url string, payloads [][]byte, cc collectC
 	}
 	wg.Wait()
 	return collectResult{events: events.Load(), errors: errs.Load(), took: time.Since(start), status: status}, nil
+}
+
+// statuses renders status counts as "202: 1000, 404: 3", by status.
+func statuses(m map[int]int64) string {
+	var parts []string
+	for _, s := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%d: %d", s, m[s]))
+	}
+	return strings.Join(parts, ", ")
 }
