@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"os"
 	"sync/atomic"
 	"testing"
 
@@ -21,26 +20,8 @@ import (
 // clients, to a server over the engine on disk; the bench module's
 // analytics-collect part compares it with a no-op ceiling.
 func BenchmarkCollect(b *testing.B) {
-	ctx := context.Background()
-	db, err := local.Open(b.TempDir(), &local.Options{NoSync: os.Getenv("NOSYNC") != ""})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	a, err := analytics.Open(ctx, db, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := a.EnsureTable(ctx); err != nil {
-		b.Fatal(err)
-	}
-	if err := a.CreateSite(ctx, analytics.Site{ID: "shop", Domains: []string{"shop.example"}}); err != nil {
-		b.Fatal(err)
-	}
-	srv, err := server.New(server.Config{Analytics: a, Collect: collect.Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	srv := benchCollectServer(b, nil,
+		collect.Options{TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}})
 	hs := httptest.NewServer(srv)
 	defer hs.Close()
 	hs.Client().Transport.(*http.Transport).MaxIdleConnsPerHost = 64
@@ -73,26 +54,7 @@ func BenchmarkCollect(b *testing.B) {
 // BenchmarkCollectHandler is the server's work for a hit without the
 // network: the handler called in this goroutine, the engine not syncing.
 func BenchmarkCollectHandler(b *testing.B) {
-	ctx := context.Background()
-	db, err := local.Open(b.TempDir(), &local.Options{NoSync: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
-	a, err := analytics.Open(ctx, db, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := a.EnsureTable(ctx); err != nil {
-		b.Fatal(err)
-	}
-	if err := a.CreateSite(ctx, analytics.Site{ID: "shop", Domains: []string{"shop.example"}}); err != nil {
-		b.Fatal(err)
-	}
-	srv, err := server.New(server.Config{Analytics: a, Collect: collect.Options{RateLimit: -1}})
-	if err != nil {
-		b.Fatal(err)
-	}
+	srv := benchCollectServer(b, &local.Options{NoSync: true}, collect.Options{RateLimit: -1})
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -107,4 +69,30 @@ func BenchmarkCollectHandler(b *testing.B) {
 			b.Fatalf("status %d: %s", w.Code, w.Body)
 		}
 	}
+}
+
+// benchCollectServer returns a server with web analytics over an engine
+// on disk opened with lo, and the site "shop" (shop.example).
+func benchCollectServer(b *testing.B, lo *local.Options, co collect.Options) *server.Server {
+	ctx := context.Background()
+	db, err := local.Open(b.TempDir(), lo)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	a, err := analytics.Open(ctx, db, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := a.EnsureTable(ctx); err != nil {
+		b.Fatal(err)
+	}
+	if err := a.CreateSite(ctx, analytics.Site{ID: "shop", Domains: []string{"shop.example"}}); err != nil {
+		b.Fatal(err)
+	}
+	srv, err := server.New(server.Config{Analytics: a, Collect: co})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return srv
 }

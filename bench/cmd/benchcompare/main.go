@@ -18,7 +18,10 @@
 //   - series-http: `timetable serve`'s series API against VictoriaMetrics
 //     single-node over HTTP: ingest of the same line protocol (rate,
 //     server CPU per reading), bytes on disk once merged, latest and
-//     one-day reads, and a soak of steady ingest and queries (RSS).
+//     one-day reads, and a soak of steady ingest and queries (RSS);
+//   - analytics-collect: the web analytics' POST /api/event (Plausible
+//     payloads) against a net/http no-op and server.Server with analytics
+//     off, the same client on the same HTTP stack, in this process.
 //
 // It starts every server itself, as a child process on 127.0.0.1, and
 // stops it after. It prints one JSON object per figure on stdout and, with
@@ -28,7 +31,7 @@
 // Usage (from the bench folder; `make bench-compare` installs the peers
 // into .tools and runs this):
 //
-//	go run ./cmd/benchcompare [-duration 20s] [-only suite,wire,inprocess,series,series-http] [-out ../BENCHMARKS.md]
+//	go run ./cmd/benchcompare [-duration 20s] [-only suite,wire,inprocess,series,series-http,analytics-collect] [-out ../BENCHMARKS.md]
 //
 // The -series-* and -series-http-* flags size the series and series-http
 // parts (the defaults are the full size; tests run a tiny one).
