@@ -398,6 +398,11 @@ func TestStore_Model(t *testing.T) {
 // ones, rendered, by key.
 func snapshot(t *testing.T, s *Store) map[string]string {
 	t.Helper()
+	// The realtime counters Record gathered, written now rather than by
+	// their timer in the middle of a comparison.
+	if err := s.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	out := map[string]string{}
 	for it, err := range s.t.ScanAll(context.Background(), &table.Scan{}) {
 		if err != nil {

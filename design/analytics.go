@@ -136,6 +136,8 @@ func Analytics() *Design {
 					{Name: "id", Description: "Random id that keeps two events of one millisecond apart."},
 					{Name: "name", Description: "Event name; \"engagement\" is the engagement event (time on page, scroll depth), which extends a session and is no custom event."},
 					{Name: "interactive", Type: "BOOL", Description: "False for an event that does not end a bounce."},
+					{Name: "engagementMs", Type: "N", Description: "Engagement event: the time the page was visible and focused, in milliseconds (absent when 0)."},
+					{Name: "scrollDepth", Type: "N", Description: "Engagement event: the deepest scroll, in percent of the page (absent when 0)."},
 				}, hit...),
 				Example: map[string]string{
 					"siteId": "my-site", "timestamp": "2024-01-15T10:31:05.250Z", "id": "ev-7d1e", "name": "signup",
