@@ -112,6 +112,10 @@ func openEngine(ctx context.Context, o engineOptions) (*engine, error) {
 // called more than once.
 func (e *engine) Close() error {
 	var errs []error
+	if e.analytics != nil {
+		// The realtime counters gathered and not written yet.
+		errs = append(errs, e.analytics.Flush(context.Background()))
+	}
 	if e.store != nil {
 		errs = append(errs, e.store.Close())
 		e.store = nil
