@@ -12,6 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/timetable-db/timetable"
 )
@@ -28,6 +31,17 @@ type Options struct {
 	// MaxBodyBytes bounds the size of a request body; a larger request is
 	// answered 413 without being read. Default DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+
+	// MaxInFlightBytes bounds the request bodies held in memory at once,
+	// across requests; a request that would pass it is answered
+	// ThrottlingException (which the SDKs retry) before its body is read
+	// further. Default 4 times MaxBodyBytes.
+	MaxInFlightBytes int64
+
+	// BodyTimeout bounds the time to read a request body, from its first
+	// byte to its last; a body sent slower is dropped with its connection.
+	// Default one minute.
+	BodyTimeout time.Duration
 
 	// Logger receives a record for each request answered with a server
 	// error (500), with the operation and the cause. Default: discard.
@@ -54,9 +68,11 @@ type Options struct {
 // front of a Handler, verifies signatures. The path is ignored. A GET
 // without X-Amz-Target is a health check answered 200.
 type Handler struct {
-	ops     map[string]*operation
-	maxBody int64
-	log     *slog.Logger
+	ops         map[string]*operation
+	maxBody     int64
+	inFlight    *semaphore.Weighted
+	bodyTimeout time.Duration
+	log         *slog.Logger
 }
 
 // New returns a Handler serving api. Besides the methods of timetable.API it
@@ -73,6 +89,15 @@ func New(api timetable.API, opts *Options) *Handler {
 	}
 	if h.maxBody <= 0 {
 		h.maxBody = DefaultMaxBodyBytes
+	}
+	budget := opts.MaxInFlightBytes
+	if budget <= 0 {
+		budget = 4 * h.maxBody
+	}
+	h.inFlight = semaphore.NewWeighted(max(budget, h.maxBody+1))
+	h.bodyTimeout = opts.BodyTimeout
+	if h.bodyTimeout <= 0 {
+		h.bodyTimeout = time.Minute
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -119,11 +144,26 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	in := getBuf()
 	defer putBuf(in)
-	body, err := readBody(r.Body, *in, r.ContentLength, h.maxBody)
+	// Not every ResponseWriter has deadlines (a test recorder does not).
+	// The deadline is lifted once the whole body is in: past it, the
+	// server's watch for a closed connection would cancel a long
+	// operation. A body that failed keeps it, so the connection closes.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(h.bodyTimeout))
+	held := &heldBytes{sem: h.inFlight}
+	defer held.release()
+	body, err := readBody(r.Body, *in, r.ContentLength, h.maxBody, held)
 	*in = body[:0]
+	if err == nil {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
 	if err != nil {
-		if errors.Is(err, errBodyTooLarge) {
+		switch {
+		case errors.Is(err, errBodyTooLarge):
 			h.tooLarge(w)
+			return
+		case errors.Is(err, errBusy):
+			h.fail(w, errThrottled)
 			return
 		}
 		// The client went away or sent a broken body: nothing to answer.
@@ -161,17 +201,60 @@ func (h *Handler) serve(ctx context.Context, op *operation, body []byte, e *enco
 	return op.serve(ctx, body, e)
 }
 
-var errBodyTooLarge = errors.New("wire: request body too large")
+var (
+	errBodyTooLarge = errors.New("wire: request body too large")
+	errBusy         = errors.New("wire: too many request bytes in flight")
+)
+
+// heldBytes is the share of the handler's in-flight budget one request
+// holds for its body's buffer.
+type heldBytes struct {
+	sem *semaphore.Weighted
+	n   int64
+}
+
+// grow holds n bytes in all, or fails with errBusy without waiting.
+func (h *heldBytes) grow(n int64) error {
+	if n <= h.n {
+		return nil
+	}
+	if !h.sem.TryAcquire(n - h.n) {
+		return errBusy
+	}
+	h.n = n
+	return nil
+}
+
+func (h *heldBytes) release() {
+	if h.n > 0 {
+		h.sem.Release(h.n)
+		h.n = 0
+	}
+}
 
 // readBody reads the whole body into buf (reusing its capacity), failing
-// with errBodyTooLarge past limit bytes.
-func readBody(body io.Reader, buf []byte, size, limit int64) ([]byte, error) {
+// with errBodyTooLarge past limit bytes. Every capacity buf grows to is
+// held in held first (errBusy when the budget is spent); a body without a
+// length grows buf by doubling up to limit+1 bytes, never beyond.
+func readBody(body io.Reader, buf []byte, size, limit int64, held *heldBytes) ([]byte, error) {
 	if size > 0 && int64(cap(buf)) <= size {
+		if err := held.grow(size + 1); err != nil {
+			return buf, err
+		}
 		buf = make([]byte, 0, size+1) // +1: room to see EOF without growing
+	}
+	if err := held.grow(min(int64(cap(buf)), limit+1)); err != nil {
+		return buf, err
 	}
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			next := min(max(2*int64(cap(buf)), 4<<10), limit+1)
+			if err := held.grow(next); err != nil {
+				return buf, err
+			}
+			grown := make([]byte, len(buf), next)
+			copy(grown, buf)
+			buf = grown
 		}
 		n, err := body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
