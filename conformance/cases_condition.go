@@ -786,6 +786,12 @@ func init() {
 				ExpressionAttributeValues: v1(N("1")), ExpressionAttributeNames: Names{"#a": ""}})
 			h.WantError(err, "ValidationException", "ExpressionAttributeNames contains invalid value: Empty attribute name for key #a")
 		}},
+		Case{"Placeholders/NameValueTooLong", func(t *testing.T, h *H) {
+			table := h.HashTable()
+			_, err := h.API.UpdateItem(h.Ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: Item{"pk": S("a")}, UpdateExpression: aws.String("SET #a = :v"),
+				ExpressionAttributeValues: v1(N("1")), ExpressionAttributeNames: Names{"#a": strings.Repeat("n", 65536)}})
+			h.WantError(err, "ValidationException", "ExpressionAttributeNames contains invalid value: Attribute name is too large, must be less than 65536 bytes for key #a")
+		}},
 		Case{"Placeholders/InvalidNumberValue", func(t *testing.T, h *H) {
 			table := h.HashTable()
 			_, err := h.API.UpdateItem(h.Ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: Item{"pk": S("a")}, UpdateExpression: aws.String("SET a = :v"),
