@@ -168,6 +168,11 @@ func (m *tableMeta) apply(w *itemWrite, old Item) (Item, error) {
 	if err := m.checkNested(w.exprs.update.Nested()); err != nil {
 		return nil, &errFatal{err}
 	}
+	if old == nil && w.exprs.update.DeletesOnly() {
+		// Amazon DynamoDB leaves a missing item missing when an update
+		// only removes; DynamoDB Local creates it with its key alone.
+		return nil, nil
+	}
 	nu, err := w.exprs.update.Apply(base)
 	if err != nil {
 		return nil, &errFatal{err}
