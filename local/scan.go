@@ -34,12 +34,12 @@ func (db *DB) scanOp(t *table, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, er
 		return nil, err
 	}
 	useExprs, err := mixedParams([]param{
-		{"ScanFilter", len(in.ScanFilter) > 0},
 		{"AttributesToGet", len(in.AttributesToGet) > 0},
+		{"ScanFilter", len(in.ScanFilter) > 0},
 		{"ConditionalOperator", in.ConditionalOperator != ""},
 	}, []param{
-		{"FilterExpression", in.FilterExpression != nil},
 		{"ProjectionExpression", in.ProjectionExpression != nil},
+		{"FilterExpression", in.FilterExpression != nil},
 	})
 	if err != nil {
 		return nil, err
