@@ -39,6 +39,17 @@ func checkReturnOnFailure(rv types.ReturnValuesOnConditionCheckFailure) error {
 	return validationf("1 validation error detected: Value '%s' at 'returnValuesOnConditionCheckFailure' failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]", rv)
 }
 
+// checkCapacityMode returns DynamoDB's error for an invalid
+// ReturnConsumedCapacity. (DynamoDB Local answers any other value with
+// the capacity of INDEXES.)
+func checkCapacityMode(rcc types.ReturnConsumedCapacity) error {
+	switch rcc {
+	case "", types.ReturnConsumedCapacityIndexes, types.ReturnConsumedCapacityTotal, types.ReturnConsumedCapacityNone:
+		return nil
+	}
+	return validationf("1 validation error detected: Value '%s' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]", rcc)
+}
+
 // noReturn reports whether a write's caller wants neither its old item nor
 // its consumed capacity.
 func noReturn(rv types.ReturnValue, rcc types.ReturnConsumedCapacity) bool {

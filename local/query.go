@@ -27,6 +27,9 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dyn
 }
 
 func (db *DB) query(t *table, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
 	m := t.m()
 	// DynamoDB Local checks a Query in this order: Limit; parameters;
 	// index; expressions (filter, projection, key condition) and their

@@ -20,6 +20,9 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynam
 }
 
 func (db *DB) scanOp(t *table, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
 	m := t.m()
 	// DynamoDB Local checks a Scan in this order: index, ConsistentRead,
 	// parameters, ScanFilter, placeholders without expressions, Limit,

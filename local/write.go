@@ -45,6 +45,9 @@ type itemWrite struct {
 // the capacity asked for by rcc.
 func (db *DB) writeOne(ctx context.Context, table *string, rv types.ReturnValue, rcc types.ReturnConsumedCapacity,
 	prepare func(m *tableMeta) (*itemWrite, error)) (Item, *types.ConsumedCapacity, error) {
+	if err := checkCapacityMode(rcc); err != nil {
+		return nil, nil, err
+	}
 	if err := checkTableName(table); err != nil {
 		return nil, nil, err
 	}
