@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -121,6 +122,11 @@ func putBuf(b *[]byte) {
 
 // ServeHTTP answers one DynamoDB request.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if isPreflight(r) {
+		answerPreflight(w, r)
+		return
+	}
+	allowOrigin(w, r)
 	target := r.Header.Get("X-Amz-Target")
 	if target == "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -152,7 +158,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_ = rc.SetReadDeadline(time.Now().Add(h.bodyTimeout))
 	held := &heldBytes{sem: h.inFlight}
 	defer held.release()
-	body, err := readBody(r.Body, *in, r.ContentLength, h.maxBody, held)
+	src, err := bodyReader(r)
+	if err != nil {
+		h.fail(w, err)
+		return
+	}
+	size := r.ContentLength
+	if src != r.Body {
+		size = -1 // the inflated length is not known
+	}
+	body, err := readBody(src, *in, size, h.maxBody, held)
 	*in = body[:0]
 	if err == nil {
 		_ = rc.SetReadDeadline(time.Time{})
@@ -164,6 +179,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		case errors.Is(err, errBusy):
 			h.fail(w, errThrottled)
+			return
+		case errors.Is(err, errInflate):
+			h.fail(w, errInflate)
 			return
 		}
 		// The client went away or sent a broken body: nothing to answer.
@@ -180,9 +198,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if status >= 500 {
 			h.log.Error("wire: operation failed", "operation", name, "err", err)
 		}
-		writeAnswer(w, status, e.buf)
+		h.answer(w, r, status, e.buf)
 	} else {
-		writeAnswer(w, http.StatusOK, e.buf)
+		h.answer(w, r, http.StatusOK, e.buf)
 	}
 	*out = e.buf[:0]
 }
@@ -271,6 +289,21 @@ func readBody(body io.Reader, buf []byte, size, limit int64, held *heldBytes) ([
 }
 
 func (h *Handler) fail(w http.ResponseWriter, err error) { WriteError(w, err) }
+
+// answer writes an operation's answer, gzipped when the client accepts it
+// and it is large enough; x-amz-crc32 is then the checksum of the bytes
+// sent, as DynamoDB's is.
+func (h *Handler) answer(w http.ResponseWriter, r *http.Request, status int, body []byte) {
+	if len(body) >= minGzip && acceptsGzip(r) {
+		var zb bytes.Buffer
+		if compress(&zb, body) {
+			w.Header().Set("Content-Encoding", "gzip")
+			writeAnswer(w, status, zb.Bytes())
+			return
+		}
+	}
+	writeAnswer(w, status, body)
+}
 
 func (h *Handler) tooLarge(w http.ResponseWriter) { h.fail(w, TooLarge(h.maxBody)) }
 
