@@ -14,8 +14,11 @@ require (
 	github.com/cockroachdb/apd/v3 v3.2.3
 	github.com/cockroachdb/pebble/v2 v2.1.7
 	github.com/influxdata/line-protocol/v2 v2.2.1
+	github.com/tdewolff/minify/v2 v2.24.25
 	golang.org/x/time v0.16.0
 )
+
+require github.com/tdewolff/parse/v2 v2.8.20 // indirect
 
 require (
 	github.com/DataDog/zstd v1.5.7 // indirect
@@ -68,7 +71,7 @@ require (
 	golang.org/x/exp v0.0.0-20230626212559-97b1e661b5df // indirect
 	golang.org/x/net v0.59.0 // indirect
 	golang.org/x/sync v0.25.0
-	golang.org/x/sys v0.48.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 	golang.org/x/term v0.46.0
 	golang.org/x/text v0.42.0 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect
