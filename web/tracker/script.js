@@ -114,6 +114,7 @@
   function engage() {
     var visible = visibleSince
     pause()
+    scrolled()
     if (pageURL && (engaged > 0 || depth > sentDepth)) {
       send(event("engagement", pageURL, { e: engaged, sd: depth }))
       engaged = 0
