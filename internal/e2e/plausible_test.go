@@ -26,7 +26,9 @@ var plausiblePage = template.Must(template.New("page").Parse(`<!doctype html>
 import { init, track } from "/plausible/plausible.js"
 window.__plausible = true // the tracker ignores automated browsers without it
 init({ domain: "plausible.test", endpoint: "{{.}}/api/event" })
-track("Purchase", { props: { tier: "pro" }, callback: r => document.getElementById("status").textContent = r && r.status })
+track("Purchase", { props: { tier: "pro" }, callback: r => {
+  document.getElementById("status").textContent = !r ? "ignored" : r.status ? r.status : "error: " + r.error
+} })
 </script>
 </body></html>
 `))
