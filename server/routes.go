@@ -62,6 +62,10 @@ func (s *Server) routes() []route {
 		{"POST /api/v1/access-keys", admin, s.createAccessKey},
 		{"DELETE /api/v1/access-keys/{id}", admin, s.revokeAccessKey},
 
+		{"POST /api/event", public, s.collectEvent},
+		{"OPTIONS /api/event", public, s.collectPreflight},
+		{"POST /api/v1/sites/{site}/events", write, s.collectBatch},
+
 		// Every other path: JSON 404 (and 405 where the path exists).
 		{"/", public, s.notFound},
 	}
