@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"maps"
 	"net"
@@ -55,6 +56,22 @@ type payload struct {
 	Scroll      *float64       `json:"sd"`
 
 	contentType, cookie string
+}
+
+// String gives p's members with the numbers and nulls they hold.
+func (p payload) String() string {
+	num := func(f *float64) string {
+		if f == nil {
+			return "-"
+		}
+		return fmt.Sprint(*f)
+	}
+	ref := "null"
+	if p.Referrer != nil {
+		ref = *p.Referrer
+	}
+	return fmt.Sprintf("{n=%q u=%s d=%s r=%s p=%v h=%d e=%s sd=%s type=%q cookie=%q}",
+		p.Name, p.URL, p.Domain, ref, p.Props, p.Hash, num(p.Engaged), num(p.Scroll), p.contentType, p.cookie)
 }
 
 // newEnv starts the servers and the browser; pages returns the handler
@@ -126,10 +143,11 @@ func (e *env) pageURL(host, path string) string {
 	return "http://" + host + ":" + e.pagePort + path
 }
 
-// createSite creates a site whose id and only domain are domain.
-func (e *env) createSite(domain string) {
+// createSite creates a site whose id and first domain are domain.
+func (e *env) createSite(domain string, more ...string) {
 	e.t.Helper()
-	if err := e.analytics.CreateSite(context.Background(), analytics.Site{ID: domain, Name: domain, Domains: []string{domain}}); err != nil {
+	site := analytics.Site{ID: domain, Name: domain, Domains: append([]string{domain}, more...)}
+	if err := e.analytics.CreateSite(context.Background(), site); err != nil {
 		e.t.Fatal(err)
 	}
 }
@@ -157,7 +175,7 @@ func (e *env) waitSent(domain string, n int) []payload {
 		ps := e.sent(domain)
 		if len(ps) >= n || time.Now().After(deadline) {
 			if len(ps) < n {
-				e.t.Fatalf("%d payloads for %s arrived, want %d: %+v", len(ps), domain, n, ps)
+				e.t.Fatalf("%d payloads for %s arrived, want %d: %v", len(ps), domain, n, ps)
 			}
 			return ps
 		}
