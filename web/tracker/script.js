@@ -110,8 +110,11 @@
   }
 
   // engage sends what the current page has gathered since the last send,
-  // if anything.
-  function engage() {
+  // if anything. Time keeps counting while the page stays visible, unless
+  // leaving: on pagehide, which comes before visibilitychange when the tab
+  // navigates away (and a page restored from the back-forward cache turns
+  // visible again).
+  function engage(leaving) {
     var visible = visibleSince
     pause()
     scrolled()
@@ -120,7 +123,7 @@
       engaged = 0
       sentDepth = depth
     }
-    if (visible && d.visibilityState == "visible") visibleSince = Date.now()
+    if (visible && leaving !== 1 && d.visibilityState == "visible") visibleSince = Date.now()
   }
 
   // pageview sends a page view unless the page has not changed, closing
@@ -187,7 +190,15 @@
         engage()
       }
     })
-    w.addEventListener("pagehide", engage)
+    w.addEventListener("pagehide", function () {
+      engage(1)
+    })
+    w.addEventListener("pageshow", function (e) {
+      if (e.persisted) {
+        page = 0 // back from the back-forward cache: a new page view
+        pageview()
+      }
+    })
     w.addEventListener("scroll", scrolled, { passive: true })
     d.addEventListener("click", click)
     d.addEventListener("auxclick", click)
