@@ -50,7 +50,8 @@ type pageData struct {
 // trackerPages answers the test pages: any path on a *.test host (or on
 // 127.0.0.1) is the app page, configured by the query: signal=dnt|gpc,
 // and the attributes data-outbound, data-downloads, data-respect-dnt=false
-// (optout=1) and data-allow-local (local=1); /landing is a page without
+// (optout=1), data-allow-local (local=1), data-hash (hash=1) and data-404
+// (notfound=1); /landing is a page without
 // the script, where the outbound link goes.
 func (e *env) trackerPages(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -66,6 +67,12 @@ func (e *env) trackerPages(w http.ResponseWriter, r *http.Request) {
 	}
 	if q.Get("local") == "1" {
 		attrs = append(attrs, "data-allow-local")
+	}
+	if q.Get("hash") == "1" {
+		attrs = append(attrs, "data-hash")
+	}
+	if q.Get("notfound") == "1" {
+		attrs = append(attrs, "data-404")
 	}
 	d.Attrs = template.HTMLAttr(strings.Join(attrs, " "))
 	if err := trackerPage.Execute(w, d); err != nil {
@@ -89,6 +96,9 @@ func (e *env) hitsOf(ps []payload) []hit {
 			e.t.Fatalf("payload url %q: %v", p.URL, err)
 		}
 		hs[i] = hit{Name: p.Name, Path: u.Path}
+		if p.Hash == 1 && u.Fragment != "" {
+			hs[i].Path += "#" + u.Fragment
+		}
 		if len(p.Props) > 0 {
 			hs[i].Props = map[string]string{}
 			for k, v := range p.Props {
@@ -230,4 +240,34 @@ func TestTracker_PrivacySignals(t *testing.T) {
 			t.Errorf("%s: %d payloads, want the opt-in page's two only: %v", c.name, len(ps), ps)
 		}
 	}
+}
+
+// TestTracker_HashRoutingAnd404: with data-hash, a change of the fragment
+// is a page view and pushState is not; the payloads carry h=1 and the
+// stored paths their fragment. With data-404 the page sends "404" {path}.
+func TestTracker_HashRoutingAnd404(t *testing.T) {
+	e := newEnv(t, func(e *env) http.Handler { return http.HandlerFunc(e.trackerPages) })
+	const domain = "hash.test"
+	e.createSite(domain)
+	b, tab := e.browser, e.browser.Tab(t)
+
+	b.Do(t, tab, "load the app", chromedp.Navigate(e.pageURL(domain, "/app?hash=1#/home")))
+	e.waitSent(domain, 2)
+	e.js(tab, "change the fragment", `location.hash = "#/settings"`)
+	e.waitSent(domain, 4) // the engagement of #/home, the page view of #/settings
+	e.js(tab, "pushState", `history.pushState({}, "", "/app/elsewhere?hash=1")`)
+	b.Do(t, tab, "load a missing page", chromedp.Navigate(e.pageURL(domain, "/missing?notfound=1")))
+
+	want := []hit{
+		pageview("/app#/home"), queued("/app#/home"), engagement("/app#/home"),
+		pageview("/app#/settings"), engagement("/app#/settings"),
+		pageview("/missing"), queued("/missing"), {Name: "404", Path: "/missing", Props: map[string]string{"path": "/missing"}},
+	}
+	ps := e.waitSent(domain, len(want))
+	for _, p := range ps {
+		if hashed := !strings.Contains(p.URL, "/missing"); (p.Hash == 1) != hashed {
+			t.Errorf("payload %v: h=%d", p, p.Hash)
+		}
+	}
+	e.checkRecorded(domain, ps, want)
 }
