@@ -80,6 +80,11 @@ func (e *env) trackerPages(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// newTrackerEnv is an env whose pages are trackerPages.
+func newTrackerEnv(t *testing.T) *env {
+	return newEnv(t, func(e *env) http.Handler { return http.HandlerFunc(e.trackerPages) })
+}
+
 // js evaluates expression in tab for its effect.
 func (e *env) js(tab context.Context, what, expression string) {
 	e.t.Helper()
@@ -144,7 +149,7 @@ func engagement(path string) hit { return hit{Name: analytics.Engagement, Path: 
 // download and an outbound click, and the engagement of each page left
 // (time visible, deepest scroll); nothing stored in the browser.
 func TestTracker_SinglePageApp(t *testing.T) {
-	e := newEnv(t, func(e *env) http.Handler { return http.HandlerFunc(e.trackerPages) })
+	e := newTrackerEnv(t)
 	const domain = "spa.test"
 	e.createSite(domain)
 	b, tab := e.browser, e.browser.Tab(t)
@@ -211,7 +216,7 @@ func TestTracker_SinglePageApp(t *testing.T) {
 // a page that opts in (data-respect-dnt="false", data-allow-local), whose
 // page view and queued event must be the only hits: the positive control of the silence.
 func TestTracker_PrivacySignals(t *testing.T) {
-	e := newEnv(t, func(e *env) http.Handler { return http.HandlerFunc(e.trackerPages) })
+	e := newTrackerEnv(t)
 	cases := []struct {
 		name, host, domain, query, optIn string
 	}{
@@ -246,7 +251,7 @@ func TestTracker_PrivacySignals(t *testing.T) {
 // is a page view and pushState is not; the payloads carry h=1 and the
 // stored paths their fragment. With data-404 the page sends "404" {path}.
 func TestTracker_HashRoutingAnd404(t *testing.T) {
-	e := newEnv(t, func(e *env) http.Handler { return http.HandlerFunc(e.trackerPages) })
+	e := newTrackerEnv(t)
 	const domain = "hash.test"
 	e.createSite(domain)
 	b, tab := e.browser, e.browser.Tab(t)
