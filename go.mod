@@ -16,6 +16,7 @@ require (
 	github.com/cockroachdb/pebble/v2 v2.1.7
 	github.com/hashicorp/golang-lru/v2 v2.0.7
 	github.com/influxdata/line-protocol/v2 v2.2.1
+	github.com/maxmind/mmdbwriter v1.2.0
 	github.com/medama-io/go-useragent v1.2.5
 	github.com/oschwald/maxminddb-golang/v2 v2.9.0
 	github.com/tdewolff/minify/v2 v2.24.25
@@ -27,6 +28,7 @@ require (
 	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/tdewolff/parse/v2 v2.8.20 // indirect
+	go4.org/netipx v0.0.0-20231129151722-fdeea329fbba // indirect
 )
 
 require (

@@ -162,7 +162,8 @@ func (s *Store) Check(e Event) error { return e.check(s.now(), &s.o) }
 
 // Record stores the hit e: a page-view or event item (with a ttl of
 // Retention.Raw from e.Time), the realtime counters of its minute when
-// that minute is recent, and a mark that makes the next AggregatePending
+// that minute is recent (gathered with other hits' and written within a
+// second, or by the next Realtime of this Store), and a mark that makes the next AggregatePending
 // aggregate e's day again (so late events are counted). It fails with
 // ErrInvalid on bad input and timetable.ErrNotFound for an unknown site;
 // if only the mark fails, the hit is stored and the error says so.

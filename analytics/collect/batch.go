@@ -137,6 +137,9 @@ func (e *errReader) fail(err error, i int) error {
 	if e.err != nil {
 		return fmt.Errorf("collect: cannot read the batch: %w", e.err)
 	}
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = errors.New("the body ends in the middle of the batch")
+	}
 	if i < 0 {
 		return fmt.Errorf("%w batch: %v", ErrInvalid, err)
 	}

@@ -18,8 +18,9 @@ const (
 )
 
 // headless are lower-case substrings of the user agents of headless
-// browsers, automation tools and HTTP libraries, which the user-agent
-// parser does not report as bots.
+// browsers, automation tools, HTTP libraries and monitors, looked for
+// before the user-agent parser's bot detection (which finds some of them
+// too, and many crawlers more).
 var headless = []string{
 	"headlesschrome", "phantomjs", "puppeteer", "playwright", "lighthouse", "selenium", "webdriver",
 	"slimerjs", "htmlunit", "cypress", "python-requests", "python-urllib", "aiohttp",
@@ -40,15 +41,15 @@ func parseAgent(p *useragent.Parser, ua string) agent {
 	if strings.TrimSpace(ua) == "" {
 		return agent{drop: DropNoAgent}
 	}
-	a := p.Parse(ua)
-	if a.IsBot() {
-		return agent{drop: DropBot}
-	}
 	lower := strings.ToLower(ua)
 	for _, h := range headless {
 		if strings.Contains(lower, h) {
 			return agent{drop: DropHeadless}
 		}
+	}
+	a := p.Parse(ua)
+	if a.IsBot() {
+		return agent{drop: DropBot}
 	}
 	return agent{browser: string(a.Browser()), os: string(a.OS()), device: strings.ToLower(string(a.Device()))}
 }
