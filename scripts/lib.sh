@@ -233,6 +233,7 @@ tt_as_root() {
 # tt_ensure_chromium sets TT_CHROMIUM to a Chromium that starts, installing
 # Debian's chromium package with apt-get (as root or with sudo) when there
 # is none. It fails when none can be had.
+# shellcheck disable=SC2034 # TT_CHROMIUM is for the caller
 tt_ensure_chromium() {
 	local c
 	for c in "${TIMETABLE_CHROMIUM:-}" chromium chromium-browser google-chrome google-chrome-stable; do
