@@ -65,6 +65,16 @@ type Event struct {
 	Props map[string]string
 	// NonInteractive marks a custom event that does not end a bounce.
 	NonInteractive bool
+	// ClickID is the name of the ad click-id parameter the page's URL
+	// carried (gclid, msclkid, fbclid, ...; see ClickSource), "" if none.
+	// It names the hit's source when UTM.Source is empty.
+	ClickID string
+	// EngagementMs and ScrollDepth are what an Engagement event reports:
+	// the time the page was visible and focused, in milliseconds, and the
+	// deepest scroll in percent of the page (0 to 100). Zero for other
+	// events; stored only when positive.
+	EngagementMs int64
+	ScrollDepth  int
 }
 
 func checkName(n string) error {
@@ -125,6 +135,12 @@ func (e *Event) check(now time.Time, o *Options) error {
 			return err
 		}
 	}
+	if err := checkValue("click id", e.ClickID); err != nil {
+		return err
+	}
+	if e.EngagementMs < 0 || e.ScrollDepth < 0 || e.ScrollDepth > 100 {
+		return fmt.Errorf("%w engagement: time %d ms and scroll depth %d%%: want time >= 0 and depth 0 to 100", ErrInvalid, e.EngagementMs, e.ScrollDepth)
+	}
 	if len(e.Props) > maxProps {
 		return fmt.Errorf("%w props: more than %d", ErrInvalid, maxProps)
 	}
@@ -139,9 +155,15 @@ func (e *Event) check(now time.Time, o *Options) error {
 	return nil
 }
 
+// Check validates e as Record does, against the Store's clock and raw
+// retention, without writing: ErrInvalid on bad input. It does not look
+// the site up.
+func (s *Store) Check(e Event) error { return e.check(s.now(), &s.o) }
+
 // Record stores the hit e: a page-view or event item (with a ttl of
 // Retention.Raw from e.Time), the realtime counters of its minute when
-// that minute is recent, and a mark that makes the next AggregatePending
+// that minute is recent (gathered with other hits' and written within a
+// second, or by the next Realtime of this Store), and a mark that makes the next AggregatePending
 // aggregate e's day again (so late events are counted). It fails with
 // ErrInvalid on bad input and timetable.ErrNotFound for an unknown site;
 // if only the mark fails, the hit is stored and the error says so.
@@ -177,7 +199,13 @@ func (s *Store) Record(ctx context.Context, e Event) error {
 		it["name"] = sAttr(e.Name)
 		it["interactive"] = &types.AttributeValueMemberBOOL{Value: !e.NonInteractive && e.Name != Engagement}
 	}
-	for name, v := range map[string]string{"referrer": ref, "source": Source(ref, e.UTM.Source), "country": e.Country, "browser": e.Browser, "os": e.OS, "device": e.Device} {
+	if e.EngagementMs > 0 {
+		it["engagementMs"] = nAttr(e.EngagementMs)
+	}
+	if e.ScrollDepth > 0 {
+		it["scrollDepth"] = nAttr(int64(e.ScrollDepth))
+	}
+	for name, v := range map[string]string{"referrer": ref, "source": sourceOf(ref, e.UTM.Source, e.ClickID), "country": e.Country, "browser": e.Browser, "os": e.OS, "device": e.Device} {
 		if v != "" {
 			it[name] = sAttr(v)
 		}
@@ -238,20 +266,67 @@ func referrerHost(ref string) string {
 	return strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
 }
 
-// knownSources names the sources of well-known referrer hosts, by the
-// host's name without its top-level domain.
-var knownSources = map[string]string{
-	"google": "Google", "bing": "Bing", "duckduckgo": "DuckDuckGo", "yahoo": "Yahoo!", "yandex": "Yandex",
-	"baidu": "Baidu", "ecosia": "Ecosia", "qwant": "Qwant", "facebook": "Facebook", "m.facebook": "Facebook",
-	"l.facebook": "Facebook", "t": "Twitter", "twitter": "Twitter", "x": "Twitter", "linkedin": "LinkedIn",
-	"lnkd": "LinkedIn", "reddit": "Reddit", "old.reddit": "Reddit", "news.ycombinator": "Hacker News",
-	"github": "GitHub", "youtube": "YouTube", "instagram": "Instagram", "l.instagram": "Instagram",
-	"pinterest": "Pinterest", "mastodon": "Mastodon", "bsky": "Bluesky", "news.google": "Google News",
+// knownHosts names the sources of well-known referrer hosts (without
+// "www."), matched first and whole; knownSources those of hosts matched by
+// their name without the top-level domain (google.de, google.co.uk).
+var (
+	knownHosts = map[string]string{
+		"t.co": "Twitter", "t.me": "Telegram", "lnkd.in": "LinkedIn", "news.ycombinator.com": "Hacker News",
+		"news.google.com": "Google News", "search.brave.com": "Brave Search", "search.yahoo.com": "Yahoo!",
+		"mail.google.com": "Gmail", "inbox.google.com": "Gmail", "outlook.live.com": "Outlook.com",
+		"outlook.office.com": "Outlook.com", "outlook.office365.com": "Outlook.com", "mail.yahoo.com": "Yahoo! Mail",
+		"mail.proton.me": "Proton Mail", "app.fastmail.com": "Fastmail", "mail.yandex.ru": "Yandex Mail",
+		"web.whatsapp.com": "WhatsApp", "wa.me": "WhatsApp", "web.telegram.org": "Telegram",
+		"l.facebook.com": "Facebook", "lm.facebook.com": "Facebook", "m.facebook.com": "Facebook",
+		"l.instagram.com": "Instagram", "old.reddit.com": "Reddit", "out.reddit.com": "Reddit",
+		"away.vk.com": "VKontakte", "duck.com": "DuckDuckGo", "com.google.android.gm": "Gmail",
+		"com.google.android.googlequicksearchbox": "Google",
+	}
+	knownSources = map[string]string{
+		// Search engines.
+		"google": "Google", "bing": "Bing", "duckduckgo": "DuckDuckGo", "yahoo": "Yahoo!", "yandex": "Yandex",
+		"baidu": "Baidu", "ecosia": "Ecosia", "qwant": "Qwant", "startpage": "Startpage", "kagi": "Kagi",
+		"naver": "Naver", "seznam": "Seznam", "sogou": "Sogou", "ask": "Ask", "aol": "AOL", "mojeek": "Mojeek",
+		"yep": "Yep", "perplexity": "Perplexity", "chatgpt": "ChatGPT", "search.brave": "Brave Search",
+		// Social networks and communities.
+		"facebook": "Facebook", "twitter": "Twitter", "x": "Twitter", "linkedin": "LinkedIn", "reddit": "Reddit",
+		"github": "GitHub", "gitlab": "GitLab", "youtube": "YouTube", "instagram": "Instagram",
+		"pinterest": "Pinterest", "mastodon": "Mastodon", "mastodon.social": "Mastodon", "bsky": "Bluesky",
+		"threads": "Threads", "tiktok": "TikTok", "vk": "VKontakte", "quora": "Quora", "medium": "Medium",
+		"dev": "DEV", "lobste": "Lobsters", "producthunt": "Product Hunt", "stackoverflow": "Stack Overflow",
+		"discord": "Discord", "slack": "Slack", "telegram": "Telegram", "whatsapp": "WhatsApp",
+		// Email.
+		"outlook": "Outlook.com", "gmail": "Gmail", "protonmail": "Proton Mail", "fastmail": "Fastmail",
+	}
+)
+
+// clickSources names the ad networks of click-id URL parameters.
+var clickSources = map[string]string{
+	"gclid": "Google Ads", "gbraid": "Google Ads", "wbraid": "Google Ads", "msclkid": "Bing Ads",
+	"fbclid": "Facebook", "ttclid": "TikTok", "li_fat_id": "LinkedIn", "twclid": "Twitter",
+}
+
+// ClickSource returns the ad network of the click-id URL parameter param
+// (gclid, gbraid and wbraid: Google Ads; msclkid: Bing Ads; fbclid:
+// Facebook; ttclid: TikTok; li_fat_id: LinkedIn; twclid: Twitter), or ""
+// if param is none of them.
+func ClickSource(param string) string { return clickSources[param] }
+
+// sourceOf is Source with the click id: utm_source first, then the click
+// id's network, then the referrer.
+func sourceOf(referrer, utmSource, clickID string) string {
+	if utmSource == "" {
+		if s := ClickSource(clickID); s != "" {
+			return s
+		}
+	}
+	return Source(referrer, utmSource)
 }
 
 // Source classifies a hit's origin: utmSource if set, else the known name
-// of the referrer's host (Google, Twitter, ...), else the host without
-// "www.", else "" (direct or none).
+// of the referrer's host (Google, Twitter, Gmail, ...), else the host
+// without "www.", else "" (direct or none). Referrers of Android apps
+// (android-app://com.google.android.gm/) are named by their package.
 func Source(referrer, utmSource string) string {
 	if utmSource != "" {
 		return utmSource
@@ -259,6 +334,9 @@ func Source(referrer, utmSource string) string {
 	h := referrerHost(referrer)
 	if h == "" {
 		return ""
+	}
+	if n, ok := knownHosts[h]; ok {
+		return n
 	}
 	base := h
 	if i := strings.LastIndexByte(base, '.'); i > 0 {
@@ -269,6 +347,11 @@ func Source(referrer, utmSource string) string {
 	}
 	if n, ok := knownSources[base]; ok {
 		return n
+	}
+	if i := strings.IndexByte(base, '.'); i > 0 { // m.youtube, de.search.yahoo
+		if n, ok := knownSources[base[strings.LastIndexByte(base, '.')+1:]]; ok {
+			return n
+		}
 	}
 	return h
 }

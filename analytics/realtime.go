@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
 	"github.com/timetable-db/timetable/table"
 )
 
@@ -18,33 +16,6 @@ const (
 	realtimeTTL    = 10 * time.Minute
 	realtimeWindow = 5 * time.Minute
 )
-
-// realtime adds the hit e at t to the counters of its minute, unless that
-// minute is older than the realtime window or e is an engagement event.
-// Visitors and pages go into string sets, so a retried update counts
-// nothing twice.
-func (s *Store) realtime(ctx context.Context, e *Event, t, now time.Time) error {
-	if e.Name == Engagement || now.Sub(t) >= realtimeWindow {
-		return nil
-	}
-	minute := t.Truncate(time.Minute)
-	k, err := primaryKey(entRealtime, map[string]string{"siteId": e.Site, "minute": minute.Format(layoutMinute)})
-	if err != nil {
-		return err
-	}
-	u := table.NewUpdate().
-		Add("visitors", &types.AttributeValueMemberSS{Value: []string{e.VisitorID}}).
-		Set("siteId", e.Site).
-		Set("minute", minute.Format(layoutMinute)).
-		Set(attrTTL, minute.Add(realtimeTTL).Unix())
-	if e.Name == PageView {
-		u.Increment("pageViews", 1).Add("pages", &types.AttributeValueMemberSS{Value: []string{e.VisitorID + " " + e.Path}})
-	}
-	if _, err := s.t.Update(ctx, k, u, nil); err != nil {
-		return fmt.Errorf("analytics: cannot update the realtime counters of site %q: %w", e.Site, err)
-	}
-	return nil
-}
 
 // Live is what Realtime returns.
 type Live struct {
@@ -63,6 +34,9 @@ type Live struct {
 // SESSION#, STATS# and TOP# items (which sort after REALTIME#) never come
 // back.
 func (s *Store) Realtime(ctx context.Context, site string) (*Live, error) {
+	if err := s.flushRealtime(ctx); err != nil {
+		return nil, err
+	}
 	now := s.now()
 	end := now.Truncate(time.Minute)
 	start := end.Add(-realtimeWindow + time.Minute)

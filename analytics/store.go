@@ -128,6 +128,7 @@ type Store struct {
 	sites  map[string]cachedSite // by id, for Record
 	marked map[pendingDay]time.Time
 	salt   daySalt
+	rt     rtBuffer // realtime additions not written yet
 }
 
 type cachedSite struct {

@@ -142,6 +142,9 @@ func TestStore_TTL(t *testing.T) {
 			"STATS#month#2024-03":                                      0,
 			"REALTIME#" + now.Add(-2*time.Minute).Format(layoutMinute): now.Add(-2*time.Minute + 10*time.Minute).Unix(),
 		}
+		if err := s.Flush(ctx); err != nil { // the realtime counters
+			t.Fatal(err)
+		}
 		got := map[string]int64{}
 		for it, err := range s.Table().QueryAll(ctx, &table.Query{Hash: sitePK("a")}) {
 			if err != nil {

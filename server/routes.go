@@ -34,6 +34,7 @@ func (s *Server) routes() []route {
 		{"GET /readyz", public, s.readyz},
 		{"GET /openapi.json", public, s.openapi},
 		{"GET /metrics", s.metricsAccess(), s.serveMetrics},
+		{"GET /js/script.js", public, s.trackerScript},
 
 		{"GET /api/v1/kinds", read, s.listKinds},
 		{"POST /api/v1/kinds", admin, s.createKind},
@@ -60,6 +61,10 @@ func (s *Server) routes() []route {
 		{"GET /api/v1/access-keys", admin, s.listAccessKeys},
 		{"POST /api/v1/access-keys", admin, s.createAccessKey},
 		{"DELETE /api/v1/access-keys/{id}", admin, s.revokeAccessKey},
+
+		{"POST /api/event", public, s.collectEvent},
+		{"OPTIONS /api/event", public, s.collectPreflight},
+		{"POST /api/v1/sites/{site}/events", write, s.collectBatch},
 
 		// Every other path: JSON 404 (and 405 where the path exists).
 		{"/", public, s.notFound},

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/timetable-db/timetable/analytics"
+	"github.com/timetable-db/timetable/analytics/collect"
 	"github.com/timetable-db/timetable/auth"
 	"github.com/timetable-db/timetable/series"
 	"github.com/timetable-db/timetable/wire"
@@ -32,6 +33,9 @@ type Config struct {
 	// Analytics, if set, holds the web analytics: sites, goals, the
 	// collected hits and their aggregates.
 	Analytics *analytics.Store
+	// Collect configures the collect endpoint of Analytics (bots, proxies,
+	// country, rate limit); the zero value takes collect's defaults.
+	Collect collect.Options
 	// DynamoDB, if set, answers DynamoDB's protocol: POST requests with an
 	// X-Amz-Target header (the wire handler, wrapped in SigV4 checks).
 	DynamoDB http.Handler
@@ -77,7 +81,9 @@ type Server struct {
 	log     *slog.Logger
 	mux     *http.ServeMux
 	metrics *httpMetrics
-	gather  http.Handler
+	// collector records the hits of POST /api/event; nil when Analytics is.
+	collector *collect.Collector
+	gather    http.Handler
 	// draining is set by Drain: readiness fails and writes are refused.
 	draining atomic.Bool
 }
@@ -110,6 +116,12 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.metrics = m
+	if cfg.Analytics != nil {
+		s.collector = collect.New(cfg.Analytics, &s.cfg.Collect)
+		if err := reg.Register(newCollectMetrics(s.collector)); err != nil {
+			return nil, err
+		}
+	}
 	s.gather = promhttp.HandlerFor(gat, promhttp.HandlerOpts{})
 	s.mux = http.NewServeMux()
 	for _, rt := range s.routes() {

@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/timetable-db/timetable/analytics"
+	"github.com/timetable-db/timetable/analytics/collect"
 	"github.com/timetable-db/timetable/auth"
 	"github.com/timetable-db/timetable/series"
 	"github.com/timetable-db/timetable/server"
@@ -78,6 +79,9 @@ type serveFlags struct {
 	flushInterval                                            time.Duration
 	analyticsTable                                           string
 	aggregateEvery                                           time.Duration
+	// The collect endpoint's (POST /api/event).
+	countryHeader, geoipDB, trustedProxies, botIPRanges string
+	collectRate                                         float64
 }
 
 func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
@@ -100,6 +104,11 @@ func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
 	fs.StringVar(&f.table, "table", series.DefaultTable, "the table of the time series")
 	fs.StringVar(&f.analyticsTable, "analytics-table", analytics.DefaultTable, "the table of the web analytics (sites, page views, aggregates)")
 	fs.DurationVar(&f.aggregateEvery, "aggregate-every", time.Minute, "how often the web analytics' aggregates are brought up to date with the hits recorded since")
+	fs.StringVar(&f.countryHeader, "country-header", "", "request header a CDN puts the visitor's country in, e.g. CF-IPCountry (web analytics)")
+	fs.StringVar(&f.geoipDB, "geoip-db", "", "a MaxMind GeoLite2/GeoIP2 or DB-IP country (or city) .mmdb file giving visitors' countries (web analytics)")
+	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated addresses and CIDR prefixes of proxies whose X-Forwarded-For and X-Real-IP give the visitor's address (web analytics)")
+	fs.StringVar(&f.botIPRanges, "bot-ip-ranges", "", "comma-separated addresses and CIDR prefixes whose hits are dropped as bots' (web analytics)")
+	fs.Float64Var(&f.collectRate, "collect-rate-limit", collect.DefaultRateLimit, "events per second accepted per site and visitor address on /api/event (negative: no limit)")
 	fs.DurationVar(&f.flushInterval, "flush-interval", time.Minute, "how often buffered readings are written to the table (they are in the series log at once)")
 	return f
 }
@@ -129,6 +138,13 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 
+	co, closeGeoIP, err := f.collectOptions()
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "timetable serve: %v\n", err)
+		return errUsage
+	}
+	defer closeGeoIP()
+
 	eng, err := openEngine(ctx, engineOptions{dir: f.dataDir, inMemory: f.inMemory, noSync: f.noSync,
 		table: f.table, flushInterval: f.flushInterval, analyticsTable: f.analyticsTable, auth: !f.noAuth, logger: logger})
 	if err != nil {
@@ -146,7 +162,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	cfg := server.Config{
 		Store: eng.store, Analytics: eng.analytics, DynamoDB: dynamo, Registry: reg, Gatherer: reg,
 		MetricsPublic: f.metricsPublic, MaxBodyBytes: f.maxBody, MaxInflatedBytes: 8 * f.maxBody,
-		Logger: logger, Version: moduleVersion(),
+		Logger: logger, Version: moduleVersion(), Collect: co,
 	}
 	if f.cors != "" {
 		cfg.CORSOrigins = strings.Split(f.cors, ",")
@@ -440,4 +456,29 @@ func aggregateEvery(ctx context.Context, st *analytics.Store, interval time.Dura
 			logger.Debug("aggregated the web analytics", "days", n, "took", time.Since(start))
 		}
 	}
+}
+
+// collectOptions returns the collect endpoint's options from the flags,
+// with the country database open (close it with the function returned).
+func (f *serveFlags) collectOptions() (collect.Options, func(), error) {
+	o := collect.Options{CountryHeader: f.countryHeader, RateLimit: f.collectRate}
+	if f.collectRate == 0 {
+		o.RateLimit = -1 // 0 means none on the command line
+	}
+	var err error
+	if o.TrustedProxies, err = collect.ParsePrefixes(f.trustedProxies); err != nil {
+		return o, nil, fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	if o.BotRanges, err = collect.ParsePrefixes(f.botIPRanges); err != nil {
+		return o, nil, fmt.Errorf("--bot-ip-ranges: %w", err)
+	}
+	if f.geoipDB == "" {
+		return o, func() {}, nil
+	}
+	g, err := collect.OpenGeoIP(f.geoipDB)
+	if err != nil {
+		return o, nil, fmt.Errorf("--geoip-db: %w", err)
+	}
+	o.GeoIP = g
+	return o, func() { _ = g.Close() }, nil
 }

