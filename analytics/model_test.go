@@ -22,6 +22,7 @@ import (
 type modelFigures struct {
 	visitors                                  map[string]bool
 	pageViews, visits, bounces, events, durMs int64
+	conversions                               int64
 	top                                       map[Dimension]map[string]int64
 }
 
@@ -115,6 +116,9 @@ func (m *model) figures(site string, from, to time.Time) *modelFigures {
 			for g := range goals {
 				f.add(DimGoal, g)
 			}
+			if len(goals) > 0 {
+				f.conversions++
+			}
 			cur = nil
 		}
 		for _, e := range es {
@@ -133,6 +137,9 @@ func (m *model) figures(site string, from, to time.Time) *modelFigures {
 				} else {
 					f.events++
 					f.add(DimEvent, e.Name)
+					for k, v := range e.Props {
+						f.add(PropDimension(k), v)
+					}
 				}
 			}
 		}
@@ -159,7 +166,7 @@ func compare(ctx context.Context, s *Store, site string, from, to time.Time, f *
 		got, want int64
 	}{
 		{"pageViews", sm.PageViews, f.pageViews}, {"visits", sm.Visits, f.visits}, {"bounces", sm.Bounces, f.bounces},
-		{"events", sm.Events, f.events},
+		{"events", sm.Events, f.events}, {"conversions", sm.Conversions, f.conversions},
 	} {
 		if c.got != c.want {
 			diffs = append(diffs, fmt.Sprintf("%s: %s %d, model %d", where, c.name, c.got, c.want))
@@ -173,8 +180,20 @@ func compare(ctx context.Context, s *Store, site string, from, to time.Time, f *
 		if want := float64(f.bounces) / float64(f.visits); sm.BounceRate != want {
 			diffs = append(diffs, fmt.Sprintf("%s: bounce rate %v, model %v", where, sm.BounceRate, want))
 		}
+		if want := float64(f.conversions) / float64(f.visits); sm.ConversionRate != want {
+			diffs = append(diffs, fmt.Sprintf("%s: conversion rate %v, model %v", where, sm.ConversionRate, want))
+		}
 	}
-	for _, d := range Dimensions {
+	dims := slices.Clone(Dimensions)
+	for d := range f.top {
+		if _, ok := d.PropName(); ok {
+			dims = append(dims, d)
+		}
+	}
+	dims = append(dims, PropDimension("plan"), PropDimension("variant#b"))
+	slices.Sort(dims)
+	dims = slices.Compact(dims)
+	for _, d := range dims {
 		cs, err := s.Breakdown(ctx, site, d, from, to, 100)
 		if err != nil {
 			return append(diffs, where+": Breakdown: "+err.Error())
@@ -230,6 +249,9 @@ func genEvents(r *rand.Rand, sites []string, domains map[string]string, now time
 						e.Name = pick("Signup", "Purchase", "Download")
 						e.NonInteractive = r.IntN(3) == 0
 						e.Props = map[string]string{"plan": pick("free", "pro")}
+						if r.IntN(2) == 0 {
+							e.Props["variant#b"] = pick("x#1", "y")
+						}
 					default:
 						e.Name = Engagement
 					}
@@ -326,6 +348,24 @@ func TestStore_Model(t *testing.T) {
 			f.visits++
 		}); len(diffs) == 0 {
 			t.Fatal("positive control: the comparison did not catch a planted error")
+		}
+		// The new figures have controls of their own: a property count and a
+		// conversion planted alone are each caught.
+		for name, plant := range map[string]func(*modelFigures){
+			"property": func(f *modelFigures) {
+				if f.top[PropDimension("plan")] != nil {
+					f.top[PropDimension("plan")]["pro"]++
+				}
+			},
+			"conversion": func(f *modelFigures) {
+				if f.visits > 0 {
+					f.conversions++
+				}
+			},
+		} {
+			if diffs := check("control "+name, plant); len(diffs) == 0 {
+				t.Fatalf("positive control (%s): the comparison did not catch a planted error", name)
+			}
 		}
 		// Phase 2: late events (older days) arrive; the days they touch are
 		// aggregated again.
