@@ -221,6 +221,78 @@ func compare(ctx context.Context, s *Store, site string, from, to time.Time, f *
 	return diffs
 }
 
+// rawFigures computes the figures of site over [from, to) from
+// RawVisits: what the Stats API's raw path builds on.
+func rawFigures(ctx context.Context, s *Store, site string, from, to time.Time) (*modelFigures, error) {
+	vs, err := s.RawVisits(ctx, site, from, to)
+	if err != nil {
+		return nil, err
+	}
+	f := newFigures()
+	in := func(t time.Time) bool { return !t.Before(from) && t.Before(to) }
+	for _, v := range vs {
+		for _, h := range v.Hits {
+			if !in(h.Time) {
+				continue
+			}
+			f.visitors[v.VisitorID] = true
+			if h.Name == PageView {
+				f.pageViews++
+				f.add(DimPage, h.Path)
+				continue
+			}
+			f.events++
+			f.add(DimEvent, h.Name)
+			for k, x := range h.Props {
+				f.add(PropDimension(k), x)
+			}
+		}
+		if !in(v.Start) {
+			continue
+		}
+		f.visits++
+		if v.Bounce {
+			f.bounces++
+		}
+		f.durMs += v.Duration.Milliseconds()
+		for d, x := range map[Dimension]string{DimEntryPage: v.EntryPage, DimExitPage: v.ExitPage, DimSource: v.Source,
+			DimUTMSource: v.UTM.Source, DimUTMMedium: v.UTM.Medium, DimUTMCampaign: v.UTM.Campaign, DimCountry: v.Country,
+			DimBrowser: v.Browser, DimOS: v.OS, DimDevice: v.Device} {
+			f.add(d, x)
+		}
+		for _, g := range v.Goals {
+			f.add(DimGoal, g)
+		}
+		if len(v.Goals) > 0 {
+			f.conversions++
+		}
+	}
+	return f, nil
+}
+
+// diffFigures returns the differences between two sets of figures.
+func diffFigures(where string, got, want *modelFigures) []string {
+	var diffs []string
+	if !maps.Equal(got.visitors, want.visitors) {
+		diffs = append(diffs, fmt.Sprintf("%s: %d visitors, model %d", where, len(got.visitors), len(want.visitors)))
+	}
+	for _, c := range []struct {
+		name      string
+		got, want int64
+	}{
+		{"pageViews", got.pageViews, want.pageViews}, {"visits", got.visits, want.visits}, {"bounces", got.bounces, want.bounces},
+		{"events", got.events, want.events}, {"durMs", got.durMs, want.durMs}, {"conversions", got.conversions, want.conversions},
+	} {
+		if c.got != c.want {
+			diffs = append(diffs, fmt.Sprintf("%s: %s %d, model %d", where, c.name, c.got, c.want))
+		}
+	}
+	if !maps.EqualFunc(got.top, want.top, func(a, b map[string]int64) bool { return maps.Equal(a, b) }) {
+		diffs = append(diffs, fmt.Sprintf("%s: breakdowns %v, model %v", where, got.top, want.top))
+	}
+	return diffs
+}
+
 // genEvents returns a random stream of hits of sites over the three days
 // before now: visitors with several sessions each.
 func genEvents(r *rand.Rand, sites []string, domains map[string]string, now time.Time, start time.Time) []Event {
@@ -325,6 +397,11 @@ func TestStore_Model(t *testing.T) {
 						f(fig)
 					}
 					diffs = append(diffs, compare(ctx, s, site, rg[0], rg[1], fig)...)
+					raw, err := rawFigures(ctx, s, site, rg[0], rg[1])
+					if err != nil {
+						t.Fatal(err)
+					}
+					diffs = append(diffs, diffFigures(fmt.Sprintf("raw %s %s", site, rg[0].Format(time.RFC3339)), raw, fig)...)
 				}
 			}
 			return diffs
