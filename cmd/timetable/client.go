@@ -188,7 +188,7 @@ type clientCommand struct {
 	// analytics adds --analytics-table: the command reads the web
 	// analytics (of --data, that table).
 	analytics bool
-	run              func(ctx context.Context, c *client, args []string) error
+	run       func(ctx context.Context, c *client, args []string) error
 }
 
 func (cc *clientCommand) Run(ctx context.Context, args []string) error {
