@@ -58,8 +58,8 @@ func (s *Store) RawVisits(ctx context.Context, site string, from, to time.Time) 
 	first := Day.start(from)
 	last := Day.start(to.Add(-time.Nanosecond))
 	if s.o.Retention.Raw > 0 && !first.Add(s.o.Retention.Raw).After(now) {
-		return nil, fmt.Errorf("%w: the raw hits are kept %s, so a range computed from them must start after %s UTC (this one starts on %s)",
-			ErrExpired, s.o.Retention.Raw, timestamp(Day.next(Day.start(now.Add(-s.o.Retention.Raw)))), dayOf(first))
+		return nil, fmt.Errorf("%w: the raw hits are kept %s, so a range computed from them must start on %s (UTC) or later; this one starts on %s",
+			ErrExpired, days(s.o.Retention.Raw), dayOf(Day.next(Day.start(now.Add(-s.o.Retention.Raw)))), dayOf(first))
 	}
 	goals, err := s.Goals(ctx, site)
 	if err != nil {
@@ -103,4 +103,12 @@ func visitOf(x *session, hits []hit, goals []Goal) Visit {
 		v.Hits = append(v.Hits, rh)
 	}
 	return v
+}
+
+// days writes d in days when it is a whole number of them.
+func days(d time.Duration) string {
+	if d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%d days", d/(24*time.Hour))
+	}
+	return d.String()
 }
