@@ -402,7 +402,7 @@ func (s *Store) AggregateMonth(ctx context.Context, site string, month time.Time
 	now := s.now()
 	from := Month.start(month)
 	to := Month.next(from)
-	days, err := s.readStats(ctx, site, Day, from, to, true)
+	days, err := s.readStats(ctx, site, Day, from, to, true, true)
 	if err != nil {
 		return err
 	}
@@ -423,8 +423,9 @@ type periodStats struct {
 
 // readStats returns the stored stats of period p of site that start in
 // [from, to), unexpired, in time order: from the table when consistent
-// (a strongly consistent read), else from GSI1.
-func (s *Store) readStats(ctx context.Context, site string, p Period, from, to time.Time, consistent bool) ([]periodStats, error) {
+// (a strongly consistent read), else from GSI1; without their breakdowns
+// (not read, not decoded) unless top.
+func (s *Store) readStats(ctx context.Context, site string, p Period, from, to time.Time, consistent, top bool) ([]periodStats, error) {
 	if !from.Before(to) {
 		return nil, nil
 	}
@@ -436,6 +437,9 @@ func (s *Store) readStats(ctx context.Context, site string, p Period, from, to t
 		return map[string]string{"siteId": site, "period": string(p), "periodStart": t.Format(p.layout())}
 	}
 	q := &table.Query{Consistent: consistent}
+	if !top {
+		q.Projection = statsCounts
+	}
 	if consistent {
 		lo, _ := primaryKey(entStats, vals(from))
 		hi, _ := primaryKey(entStats, vals(last))

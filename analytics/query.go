@@ -75,11 +75,12 @@ func cover(from, to time.Time) []segment {
 }
 
 // merged returns the stats of site over [from, to), merged from the
-// largest aggregates that cover it (months, days, hours), read from GSI1.
-func (s *Store) merged(ctx context.Context, site string, from, to time.Time) (*stats, error) {
+// largest aggregates that cover it (months, days, hours), read from GSI1;
+// their breakdowns only with top.
+func (s *Store) merged(ctx context.Context, site string, from, to time.Time, top bool) (*stats, error) {
 	st := newStats()
 	for _, sg := range cover(from, to) {
-		ps, err := s.readStats(ctx, site, sg.p, sg.from, sg.to, false)
+		ps, err := s.readStats(ctx, site, sg.p, sg.from, sg.to, false, top)
 		if err != nil {
 			return nil, err
 		}
@@ -97,7 +98,7 @@ func (s *Store) merged(ctx context.Context, site string, from, to time.Time) (*s
 // older than Retention.Hourly are gone, so a range should start and end on
 // a day there. A range without aggregates gives zeros.
 func (s *Store) Summary(ctx context.Context, site string, from, to time.Time) (Summary, error) {
-	st, err := s.merged(ctx, site, from, to)
+	st, err := s.merged(ctx, site, from, to, false)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -121,7 +122,7 @@ func (s *Store) Breakdown(ctx context.Context, site string, d Dimension, from, t
 		!strings.Contains(string(d), "#") {
 		return s.top(ctx, site, sg[0].p, sg[0].from, d, n)
 	}
-	st, err := s.merged(ctx, site, from, to)
+	st, err := s.merged(ctx, site, from, to, true)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +209,7 @@ func (s *Store) TimeSeries(ctx context.Context, site string, m Metric, p Period,
 	if first.Before(from) {
 		first = p.next(first)
 	}
-	ps, err := s.readStats(ctx, site, p, first, to, false)
+	ps, err := s.readStats(ctx, site, p, first, to, false, false)
 	if err != nil {
 		return nil, err
 	}

@@ -246,6 +246,11 @@ func (st *stats) item(site string, p Period, start time.Time, ttl int64) (table.
 	return it, nil
 }
 
+// statsCounts are the attributes of a stats item but its breakdowns: what
+// a read of counts and visitors needs.
+var statsCounts = []string{attrPK, attrSK, "periodStart", "pageViews", "visitors", "visits", "bounces", "durationSum", "events",
+	"conversions", attrTTL}
+
 // maxTopBytes bounds the gzipped breakdowns of a stats item, under
 // DynamoDB's 400 KB item limit.
 const maxTopBytes = 300 << 10
@@ -260,6 +265,9 @@ func statsFrom(it table.Item) (*stats, error) {
 	st.conversions = getN(it, "conversions")
 	if err := st.visitors.UnmarshalBinary(getB(it, "visitors")); err != nil {
 		return nil, fmt.Errorf("analytics: cannot decode the visitor sketch of %s: %w", getS(it, attrSK), err)
+	}
+	if _, ok := it["top"]; !ok {
+		return st, nil // read without its breakdowns (statsCounts)
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(getB(it, "top")))
 	if err != nil {
