@@ -202,6 +202,28 @@ func (s *Store) TimeSeries(ctx context.Context, site string, m Metric, p Period,
 	if _, ok := m.of(Summary{}); !ok {
 		return nil, fmt.Errorf("%w metric %q", ErrInvalid, m)
 	}
+	ss, err := s.Summaries(ctx, site, p, from, to)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Point, len(ss))
+	for i, x := range ss {
+		out[i].Start = x.Start
+		out[i].Value, _ = m.of(x.Summary)
+	}
+	return out, nil
+}
+
+// PeriodSummary is the Summary of one period.
+type PeriodSummary struct {
+	Start time.Time
+	Summary
+}
+
+// Summaries returns the Summary of each period p (Hour, Day or Month) of
+// site starting in [from, to), in order, from the stored aggregates of p
+// read with one query; a period without aggregates has zeros.
+func (s *Store) Summaries(ctx context.Context, site string, p Period, from, to time.Time) ([]PeriodSummary, error) {
 	if !p.valid() {
 		return nil, fmt.Errorf("%w period %q", ErrInvalid, p)
 	}
@@ -217,13 +239,13 @@ func (s *Store) TimeSeries(ctx context.Context, site string, m Metric, p Period,
 	for _, x := range ps {
 		byStart[x.start] = x.st
 	}
-	var out []Point
+	var out []PeriodSummary
 	for t := first; t.Before(to); t = p.next(t) {
-		pt := Point{Start: t}
+		x := PeriodSummary{Start: t}
 		if st := byStart[t]; st != nil {
-			pt.Value, _ = m.of(summaryOf(st))
+			x.Summary = summaryOf(st)
 		}
-		out = append(out, pt)
+		out = append(out, x)
 	}
 	return out, nil
 }

@@ -61,6 +61,12 @@ func (p Period) next(t time.Time) time.Time {
 
 func (p Period) valid() bool { return p == Hour || p == Day || p == Month }
 
+// Start returns the start of the UTC period of p holding t.
+func (p Period) Start(t time.Time) time.Time { return p.start(t) }
+
+// Next returns the start of the period after the one starting at t.
+func (p Period) Next(t time.Time) time.Time { return p.next(t.UTC()) }
+
 // Dimension is a breakdown of the aggregates.
 type Dimension string
 

@@ -261,15 +261,28 @@ func (q *Query) fromAggregates(ctx context.Context, s *analytics.Store, t *table
 		return err
 	}
 	setSummary(&t.total, total)
+	// Buckets that are UTC periods are read with one query.
+	byStart := map[time.Time]analytics.Summary{}
+	if p, ok := utcPeriod(bs); ok && len(nt) == 0 {
+		ss, err := s.Summaries(ctx, q.SiteID, p, bs[0].start, bs[len(bs)-1].end)
+		if err != nil {
+			return err
+		}
+		for _, x := range ss {
+			byStart[x.Start] = x.Summary
+		}
+	}
 	for _, b := range bs {
 		dims := make([]string, len(q.Dimensions))
 		if ti >= 0 {
 			dims[ti] = b.label
 		}
 		if len(nt) == 0 {
-			sm, err := s.Summary(ctx, q.SiteID, b.start, b.end)
-			if err != nil {
-				return err
+			sm, ok := byStart[b.start.UTC()]
+			if !ok {
+				if sm, err = s.Summary(ctx, q.SiteID, b.start, b.end); err != nil {
+					return err
+				}
 			}
 			if sm.Visits == 0 && sm.PageViews == 0 && sm.Events == 0 && sm.Visitors == 0 {
 				continue
@@ -310,6 +323,28 @@ func (q *Query) fromAggregates(ctx context.Context, s *analytics.Store, t *table
 		}
 	}
 	return nil
+}
+
+// utcPeriod returns the period of which every bucket of bs is one whole
+// UTC period (the hours of any zone a whole number of hours off UTC, the
+// days and months of a UTC site), if there is one.
+func utcPeriod(bs []bucket) (analytics.Period, bool) {
+	if len(bs) < 2 {
+		return "", false
+	}
+	for _, p := range []analytics.Period{analytics.Hour, analytics.Day, analytics.Month} {
+		ok := true
+		for _, b := range bs {
+			if !p.Start(b.start).Equal(b.start) || !p.Next(b.start).Equal(b.end) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return p, true
+		}
+	}
+	return "", false
 }
 
 func setSummary(f *figures, sm analytics.Summary) {
