@@ -62,6 +62,16 @@ func TestStore_Funnels(t *testing.T) {
 		if _, err := s.FunnelSteps(ctx, "a", "nope", now.Add(-time.Hour), now); !errors.Is(err, timetable.ErrNotFound) {
 			t.Errorf("FunnelSteps of a missing funnel: %v", err)
 		}
+		small := openStore(t, b, clk, &Options{MaxRawHits: 3})
+		if err := small.CreateSite(ctx, Site{ID: "a"}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 4 {
+			rec(t, small, Event{Site: "a", VisitorID: "v", Time: at(i), Name: PageView, Path: "/"})
+		}
+		if _, err := small.RawVisits(ctx, "a", now.Add(-24*time.Hour), now); !errors.Is(err, ErrInvalid) {
+			t.Errorf("RawVisits over MaxRawHits: %v, want ErrInvalid", err)
+		}
 		fs, err := s.Funnels(ctx, "a")
 		if err != nil || len(fs) != 1 || fs[0].Name != "Buy" || len(fs[0].Steps) != 2 {
 			t.Fatalf("Funnels = %+v, %v", fs, err)

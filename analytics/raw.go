@@ -49,7 +49,8 @@ type Hit struct {
 // whose Time is in it and the visits whose Start is, as the aggregates do.
 // It fails with ErrExpired when the first of those days may have lost raw
 // hits (Retention.Raw after its start), and with ErrInvalid when from is
-// not before to. The Visits are the caller's.
+// not before to or the days hold more than Options.MaxRawHits hits. The
+// Visits are the caller's.
 func (s *Store) RawVisits(ctx context.Context, site string, from, to time.Time) ([]Visit, error) {
 	if !from.Before(to) {
 		return nil, fmt.Errorf("%w range [%s, %s): empty", ErrInvalid, timestamp(from), timestamp(to))
@@ -66,10 +67,14 @@ func (s *Store) RawVisits(ctx context.Context, site string, from, to time.Time) 
 		return nil, err
 	}
 	var out []Visit
+	n := 0
 	for d := first; !d.After(last); d = Day.next(d) {
 		hits, err := s.loadHits(ctx, site, d, Day.next(d))
 		if err != nil {
 			return nil, err
+		}
+		if n += len(hits); n > s.o.MaxRawHits {
+			return nil, fmt.Errorf("%w range: its days hold more than %d raw hits (Options.MaxRawHits); ask for a shorter one", ErrInvalid, s.o.MaxRawHits)
 		}
 		ss, _ := sessionize(hits, goals, s.o.SessionTimeout)
 		for _, x := range ss {
