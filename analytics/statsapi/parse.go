@@ -194,9 +194,8 @@ func Parse(body []byte) (*Query, error) {
 		q.OrderBy = append(q.OrderBy, Order{Key: pair[0], Desc: pair[1] == "desc"})
 	}
 	if in := rq.Include; in != nil {
-		if in.Imports {
-			return nil, errorf("#/include/imports: imported data is not supported")
-		}
+		// include.imports is accepted: there are no imported stats, and
+		// meta.imports_included says so.
 		q.Include.TimeLabels, q.Include.TotalRows = in.TimeLabels, in.TotalRows
 		if in.Comparisons != nil {
 			mode, _ := (*in.Comparisons)["mode"].(string)
