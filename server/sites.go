@@ -278,40 +278,25 @@ func (s *Server) createSharedLink(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-// createGoal answers POST /api/v1/sites/{site}/goals: 201 with the goal
-// (a goal of the same id is replaced).
-func (s *Server) createGoal(w http.ResponseWriter, r *http.Request) error {
-	a, site, err := s.managedSite(r)
-	if err != nil {
-		return err
+// putOf returns the handler of POST /api/v1/sites/{site}/... (admin of
+// the site) that decodes a J (what names it in errors), converts it and
+// creates or replaces it with put: 201 with what was sent.
+func putOf[J, T any](s *Server, what string, put func(a *analytics.Store, ctx context.Context, site string, x T) error, conv func(J) T) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		a, site, err := s.managedSite(r)
+		if err != nil {
+			return err
+		}
+		var in J
+		if err := s.decodeJSON(w, r, &in, maxSiteBytes, what, false); err != nil {
+			return err
+		}
+		if err := put(a, r.Context(), site, conv(in)); err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusCreated, in)
+		return nil
 	}
-	var in goalJSON
-	if err := s.decodeJSON(w, r, &in, maxSiteBytes, "the goal", false); err != nil {
-		return err
-	}
-	if err := a.PutGoal(r.Context(), site, analytics.Goal(in)); err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, in)
-	return nil
-}
-
-// createFunnel answers POST /api/v1/sites/{site}/funnels: 201 with the
-// funnel (one of the same id is replaced).
-func (s *Server) createFunnel(w http.ResponseWriter, r *http.Request) error {
-	a, site, err := s.managedSite(r)
-	if err != nil {
-		return err
-	}
-	var in funnelJSON
-	if err := s.decodeJSON(w, r, &in, maxSiteBytes, "the funnel", false); err != nil {
-		return err
-	}
-	if err := a.PutFunnel(r.Context(), site, analytics.Funnel(in)); err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusCreated, in)
-	return nil
 }
 
 // deleteOf returns the handler of DELETE /api/v1/sites/{site}/.../{id}
