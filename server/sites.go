@@ -281,7 +281,7 @@ func (s *Server) createSharedLink(w http.ResponseWriter, r *http.Request) error 
 // putOf returns the handler of POST /api/v1/sites/{site}/... (admin of
 // the site) that decodes a J (what names it in errors), converts it and
 // creates or replaces it with put: 201 with what was sent.
-func putOf[J, T any](s *Server, what string, put func(a *analytics.Store, ctx context.Context, site string, x T) error, conv func(J) T) func(http.ResponseWriter, *http.Request) error {
+func putOf[J, T any](s *Server, what string, put func(a *analytics.Store, ctx context.Context, site string, x T) error, conv func(J) T) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		a, site, err := s.managedSite(r)
 		if err != nil {
@@ -301,7 +301,7 @@ func putOf[J, T any](s *Server, what string, put func(a *analytics.Store, ctx co
 
 // deleteOf returns the handler of DELETE /api/v1/sites/{site}/.../{id}
 // (admin of the site) that deletes with del.
-func (s *Server) deleteOf(del func(a *analytics.Store, ctx context.Context, site, id string) error) func(http.ResponseWriter, *http.Request) error {
+func (s *Server) deleteOf(del func(a *analytics.Store, ctx context.Context, site, id string) error) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		a, site, err := s.managedSite(r)
 		if err != nil {
@@ -318,7 +318,7 @@ func (s *Server) deleteOf(del func(a *analytics.Store, ctx context.Context, site
 // listOf returns the handler of GET /api/v1/sites/{site}/... (read
 // access to the site) that answers {name: [...]} with the items list
 // returns, each made JSON by out.
-func listOf[T, J any](s *Server, name string, list func(a *analytics.Store, ctx context.Context, site string) ([]T, error), out func(T) J) func(http.ResponseWriter, *http.Request) error {
+func listOf[T, J any](s *Server, name string, list func(a *analytics.Store, ctx context.Context, site string) ([]T, error), out func(T) J) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		a, site, err := s.readableSite(r)
 		if err != nil {
@@ -339,3 +339,28 @@ func listOf[T, J any](s *Server, name string, list func(a *analytics.Store, ctx 
 		return nil
 	}
 }
+
+// The handlers of the site routes made by listOf, putOf and deleteOf.
+
+func (s *Server) deleteSite() handler {
+	return s.deleteOf(func(a *analytics.Store, ctx context.Context, site, _ string) error { return a.DeleteSite(ctx, site) })
+}
+
+func (s *Server) listGoals() handler {
+	return listOf(s, "goals", (*analytics.Store).Goals, func(g analytics.Goal) goalJSON { return goalJSON(g) })
+}
+
+func (s *Server) putGoal() handler {
+	return putOf(s, "the goal", (*analytics.Store).PutGoal, func(g goalJSON) analytics.Goal { return analytics.Goal(g) })
+}
+
+func (s *Server) listFunnels() handler {
+	return listOf(s, "funnels", (*analytics.Store).Funnels, func(f analytics.Funnel) funnelJSON { return funnelJSON(f) })
+}
+
+func (s *Server) putFunnel() handler {
+	return putOf(s, "the funnel", (*analytics.Store).PutFunnel, func(f funnelJSON) analytics.Funnel { return analytics.Funnel(f) })
+}
+
+// handler is the type of a route's handler.
+type handler = func(http.ResponseWriter, *http.Request) error
