@@ -37,6 +37,7 @@ func (s *Server) routes() []route {
 		{"GET /readyz", public, s.readyz},
 		{"GET /openapi.json", public, s.openapi},
 		{"GET /metrics", s.metricsAccess(), s.serveMetrics},
+		{"GET /js/script.js", public, s.trackerScript},
 
 		{"GET /api/v1/kinds", read, s.listKinds},
 		{"POST /api/v1/kinds", admin, s.createKind},
