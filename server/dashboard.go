@@ -2,14 +2,12 @@ package server
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/base64"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"net/http"
 	"path"
 	"sync"
-	"time"
 
 	"github.com/timetable-db/timetable/web"
 )
@@ -32,33 +30,28 @@ type dashboardSettings struct {
 
 var dashboardPage = template.Must(template.ParseFS(web.Dashboard, "dashboard/index.html"))
 
-// asset is a file of the dashboard served under /ui/.
-type asset struct {
-	body []byte
-	etag string
-}
-
 // dashboardAssets are the dashboard's files but the page template, by
-// name, read once from the embedded folder.
-var dashboardAssets = sync.OnceValues(func() (map[string]asset, error) {
+// name, read and gzipped once from the embedded folder.
+var dashboardAssets = sync.OnceValues(func() (map[string]*asset, error) {
 	dir, err := fs.Sub(web.Dashboard, "dashboard")
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]asset{}
+	out := map[string]*asset{}
 	err = fs.WalkDir(dir, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || name == "index.html" {
 			return err
 		}
 		b, err := fs.ReadFile(dir, name)
-		if err != nil {
-			return err
+		if err == nil {
+			out[name], err = newAsset(name, b)
 		}
-		sum := sha256.Sum256(b)
-		out[name] = asset{body: b, etag: `"` + base64.RawURLEncoding.EncodeToString(sum[:12]) + `"`}
-		return nil
+		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, fmt.Errorf("server: cannot load the dashboard: %w", err)
+	}
+	return out, nil
 })
 
 // index answers GET /: the dashboard when the server runs web analytics,
@@ -106,9 +99,9 @@ func (s *Server) dashboardPage(w http.ResponseWriter, share string) error {
 }
 
 // uiAsset answers GET /ui/{file...}: a file of the dashboard, with an
-// ETag of its content. Cache-Control no-cache makes browsers revalidate
-// (a 304 for an unchanged file), so a new binary's files are used at
-// once.
+// ETag of its content, gzipped when the client accepts it. max-age=0
+// makes browsers revalidate (a 304 for an unchanged file), so a new
+// binary's files are used at once.
 func (s *Server) uiAsset(w http.ResponseWriter, r *http.Request) error {
 	assets, err := dashboardAssets()
 	if err != nil {
@@ -119,10 +112,7 @@ func (s *Server) uiAsset(w http.ResponseWriter, r *http.Request) error {
 	if !ok || path.Clean(name) != name {
 		return errorf(http.StatusNotFound, codeNotFound, "no dashboard file %q", name)
 	}
-	h := w.Header()
-	h.Set("ETag", a.etag)
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Content-Type-Options", "nosniff")
-	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(a.body))
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	a.serve(w, r, 0)
 	return nil
 }
