@@ -530,9 +530,10 @@ class Dashboard {
   async loadTab(p, live) {
     const dim = this.tabs[p.id];
     const box = document.getElementById(`panel-${p.id}-list`);
+    const m = breakdownMetric(dim);
     try {
-      const d = await live(api.query(this.base({ metrics: ["visitors"], dimensions: [dim], order_by: [["visitors", "desc"]], pagination: { limit: 10 } })));
-      box.replaceChildren(this.rows(dim, d, [{ head: "Visitors", fmt: fmt.count }]));
+      const d = await live(api.query(this.base({ metrics: [m.key], dimensions: [dim], order_by: [[m.key, "desc"]], pagination: { limit: 10 } })));
+      box.replaceChildren(this.rows(dim, d, [{ head: m.head, fmt: fmt.count }]));
     } catch (e) {
       this.fail(e, box);
     }
@@ -568,16 +569,15 @@ class Dashboard {
   async loadGoals(live) {
     const box = document.getElementById("goals-list");
     try {
-      const d = await live(api.query(this.base({ metrics: ["visitors", "events", "conversion_rate"], dimensions: ["event:goal"], order_by: [["visitors", "desc"]], pagination: { limit: 20 } })));
+      const d = await live(api.query(this.base({ metrics: ["visits", "conversion_rate"], dimensions: ["event:goal"], order_by: [["visits", "desc"]], pagination: { limit: 20 } })));
       if (!d.results || !d.results.length) {
         const goals = share ? [] : await live(api.goals(this.site.id || state.site).catch(() => []));
         box.replaceChildren(h("p", { class: "empty", text: goals.length ? "No conversions in this range." : "No goals yet. Add one: timetable goals create --site " + (this.site.id || state.site) + " --name Signup --event Signup (or a page pattern such as /thanks)." }));
         return;
       }
       box.replaceChildren(this.rows("event:goal", d, [
-        { head: "Uniques", fmt: fmt.count },
-        { head: "Total", fmt: fmt.count },
-        { head: "CR", fmt: (v) => fmt.percent(v, 1) },
+        { head: "Conversions", fmt: fmt.count },
+        { head: "Conversion rate", fmt: (v) => fmt.percent(v, 1) },
       ]));
     } catch (e) {
       this.fail(e, box);
@@ -603,8 +603,8 @@ class Dashboard {
     }
     const dim = "event:props:" + state.prop;
     try {
-      const d = await live(api.query(this.base({ metrics: ["visitors", "events"], dimensions: [dim], order_by: [["visitors", "desc"]], pagination: { limit: 10 } })));
-      box.replaceChildren(this.rows(dim, d, [{ head: "Visitors", fmt: fmt.count }, { head: "Events", fmt: fmt.count }]));
+      const d = await live(api.query(this.base({ metrics: ["events"], dimensions: [dim], order_by: [["events", "desc"]], pagination: { limit: 10 } })));
+      box.replaceChildren(this.rows(dim, d, [{ head: "Events", fmt: fmt.count }]));
     } catch (e) {
       this.fail(e, box);
     }
@@ -679,6 +679,15 @@ class Dashboard {
         h("span", { class: "muted", text: [e.country ? fmt.value("visit:country", e.country) : "", e.browser || ""].filter(Boolean).map((x) => " · " + x).join("") })),
       h("time", { datetime: e.time || "", text: fmt.clock(e.time) }))) : [h("li", { class: "empty", text: "Nothing yet." })]));
   }
+}
+
+// breakdownMetric is the count a panel ranks a dimension's values by: the
+// one the Stats API keeps in its aggregates (page views per page, visits
+// per visit dimension), so that any range it covers is answered.
+function breakdownMetric(dim) {
+  if (dim === "event:page") return { key: "pageviews", head: "Pageviews" };
+  if (dim.startsWith("event:")) return { key: "events", head: "Events" };
+  return { key: "visits", head: "Visits" };
 }
 
 // series returns a time series' points from a query's answer, one per

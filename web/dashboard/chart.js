@@ -21,17 +21,37 @@ function niceMax(v) {
 // lineChart draws into container. points: [{label, value}], compare:
 // [{label, value}] or null (aligned by index), fmt: value -> text,
 // name: what is drawn ("Visitors"), onPick: called with the index shown.
-export function lineChart(container, { points, compare, fmt, name, tip }) {
+// The chart is drawn at the container's size in pixels (so its text
+// keeps its size on a phone) and again when that size changes.
+export function lineChart(container, opts) {
+  if (container._chartObserver) container._chartObserver.disconnect();
+  let width = 0;
+  const draw = () => {
+    const w = Math.round(container.clientWidth) || 1000;
+    if (w === width) return;
+    width = w;
+    drawChart(container, w, opts);
+  };
+  draw();
+  if (typeof ResizeObserver === "function") {
+    container._chartObserver = new ResizeObserver(draw);
+    container._chartObserver.observe(container);
+  }
+}
+
+function drawChart(container, W, { points, compare, fmt, name, tip }) {
   container.replaceChildren();
-  const W = 1000, H = 260, L = 48, R = 12, T = 12, B = 28;
+  const H = W < 600 ? 200 : 260, L = 44, R = 10, T = 12, B = 26;
   const n = points.length;
   const vals = points.map((p) => p.value || 0);
   const cvals = compare ? compare.map((p) => p.value || 0) : [];
-  const max = niceMax(Math.max(0, ...vals, ...cvals));
+  const all = [...vals, ...cvals];
+  // Whole counts get whole ticks: a top of at least 4 for 5 grid lines.
+  const max = niceMax(Math.max(all.every(Number.isInteger) ? 4 : 0, ...all));
   const x = (i) => (n <= 1 ? L + (W - L - R) / 2 : L + (i * (W - L - R)) / (n - 1));
   const y = (v) => T + (H - T - B) * (1 - v / max);
   const svg = el("svg", {
-    class: "chart", viewBox: `0 0 ${W} ${H}`, preserveAspectRatio: "none", role: "img", tabindex: "0",
+    class: "chart", viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img", tabindex: "0",
     "aria-label": `${name} chart, ${n} points. Use the left and right arrow keys to read each point.`,
   }, container);
   for (let k = 0; k <= 4; k++) {
@@ -40,9 +60,9 @@ export function lineChart(container, { points, compare, fmt, name, tip }) {
     const t = el("text", { class: "axis", x: L - 6, y: y(v) + 4, "text-anchor": "end" }, svg);
     t.textContent = fmt(v, true);
   }
-  const every = Math.max(1, Math.ceil(n / 8));
+  const every = Math.max(1, Math.ceil(n / Math.max(2, Math.floor(W / 110))));
   points.forEach((p, i) => {
-    if (i % every !== 0 && i !== n - 1) return;
+    if (i === n - 1 ? n > 1 && i % every !== 0 && i % every < every / 2 : i % every !== 0) return;
     const t = el("text", { class: "axis", x: x(i), y: H - 8, "text-anchor": i === 0 ? "start" : i === n - 1 ? "end" : "middle" }, svg);
     t.textContent = p.short || p.label;
   });

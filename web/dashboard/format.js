@@ -62,20 +62,16 @@ export function dimensionName(d) {
   return DIMENSIONS[d] || d;
 }
 
-// value formats a dimension's value: a country code as its name with its
-// flag, an empty value as "(none)".
+// value formats a dimension's value: a country code as its name, an
+// empty value as "(none)".
 export function value(dim, v) {
   if (v === null || v === undefined || v === "") return "(none)";
   if (dim === "visit:country" && /^[A-Za-z]{2}$/.test(v)) {
-    const code = v.toUpperCase();
-    const flag = String.fromCodePoint(...[...code].map((c) => 0x1f1e6 + c.charCodeAt(0) - 65));
-    let name = code;
     try {
-      name = (regions && regions.of(code)) || code;
+      return (regions && regions.of(v.toUpperCase())) || v;
     } catch {
-      // an unknown code keeps itself
+      return v; // a code Intl does not know
     }
-    return `${flag} ${name}`;
   }
   return String(v);
 }
