@@ -70,12 +70,10 @@ export class API {
   }
 
   // funnel returns a funnel's steps over dateRange (a preset or a pair of
-  // dates) with filters.
-  async funnel(site, id, dateRange, filters) {
-    const q = new URLSearchParams();
-    q.set("date_range", Array.isArray(dateRange) ? dateRange.join(",") : dateRange);
-    if (filters && filters.length) q.set("filters", JSON.stringify(filters));
-    return this.request("GET", "/api/v1/sites/" + encodeURIComponent(site) + "/funnels/" + encodeURIComponent(id) + "?" + q);
+  // dates).
+  async funnel(site, id, dateRange) {
+    const q = new URLSearchParams({ date_range: Array.isArray(dateRange) ? dateRange.join(",") : dateRange });
+    return this.request("GET", "/api/v1/sites/" + encodeURIComponent(site) + "/funnels/" + encodeURIComponent(id) + "/steps?" + q);
   }
 
   async realtime(site) {

@@ -308,6 +308,7 @@ class Dashboard {
     this.setup = h("div", { id: "setup" });
     this.chips = h("div", { class: "chips", id: "filters", "aria-label": "Filters" });
     this.figures = h("div", { class: "figures", id: "figures" });
+    this.note = h("p", { class: "muted note", role: "status" });
     this.chartBox = h("div", {});
     this.tip = h("p", { class: "tip", "aria-live": "polite" });
     this.chartTable = h("div", {});
@@ -347,7 +348,7 @@ class Dashboard {
     this.panels = h("div", { class: "panels" });
     for (const p of PANELS) this.panels.append(this.tabbedPanel(p));
     this.panels.append(this.goalsPanel(), this.propsPanel(), this.funnelPanel(), this.livePanel());
-    view().replaceChildren(controls, this.chips, this.setup, this.figures, chart, this.panels);
+    view().replaceChildren(controls, this.chips, this.setup, this.figures, this.note, chart, this.panels);
   }
 
   setPeriod(p) {
@@ -415,7 +416,18 @@ class Dashboard {
     const keys = fmt.METRICS.map((m) => m.key);
     const q = this.base({ metrics: keys });
     if (state.compare) q.include = { comparisons: { mode: "previous_period" } };
-    const d = await live(api.query(q));
+    let d;
+    this.note.textContent = "";
+    try {
+      d = await live(api.query(q));
+    } catch (e) {
+      // A comparison the data cannot answer (beyond the raw retention,
+      // say) leaves the figures without it, and says why.
+      if (!(q.include && e instanceof ApiError && e.status === 400)) throw e;
+      delete q.include;
+      d = await live(api.query(q));
+      this.note.textContent = "No comparison with the previous period: " + e.message;
+    }
     const r = (d.results && d.results[0]) || { metrics: keys.map(() => 0) };
     const cmp = r.comparison || null;
     this.figures.replaceChildren(...fmt.METRICS.map((m, i) => {
@@ -632,7 +644,7 @@ class Dashboard {
           h("select", { id: "funnel", class: "plain", onchange: (ev) => go({ funnel: ev.target.value }, true) },
             list.map((f) => h("option", { value: String(f.id), selected: String(f.id) === id, text: f.name || f.id })))));
       }
-      const d = await live(api.funnel(site, id, this.dateRange(), state.filters));
+      const d = await live(api.funnel(site, id, this.dateRange()));
       body.replaceChildren(funnelSteps(d));
     } catch (e) {
       this.fail(e, body);
@@ -739,7 +751,9 @@ function localRange(preset) {
 }
 
 // funnelSteps renders a funnel's answer: each step's visitors, its share
-// of the first step and the drop-off from the step before.
+// of the first step (conversion_rate) and the drop-off from the step
+// before (drop_off), computed from the visitors when the answer lacks
+// them.
 function funnelSteps(d) {
   const steps = (d && (d.steps || (d.funnel && d.funnel.steps))) || [];
   if (!steps.length) return h("p", { class: "empty", text: "This funnel has no steps." });
@@ -747,8 +761,9 @@ function funnelSteps(d) {
   return h("ol", { class: "funnel", id: "funnel-steps" }, steps.map((s, i) => {
     const v = Number(s.visitors) || 0;
     const prev = i ? Number(steps[i - 1].visitors) || 0 : v;
-    const share = first ? (v / first) * 100 : 0;
-    const drop = i && prev ? ((prev - v) / prev) * 100 : 0;
+    const share = s.conversion_rate ?? (first ? (v / first) * 100 : 0);
+    const lost = s.drop_off ?? prev - v;
+    const drop = i && prev ? (lost / prev) * 100 : 0;
     const fill = h("div", { class: "fill" });
     fill.style.width = `${share}%`;
     const name = s.name || s.label || s.goal || `Step ${i + 1}`;
@@ -756,7 +771,7 @@ function funnelSteps(d) {
       h("div", { class: "meta" }, h("span", {}, h("strong", { text: `${i + 1}. ` }), name),
         h("span", { text: `${fmt.count(v)} visitors · ${fmt.percent(share, 1)}` })),
       h("div", { class: "track", role: "img", "aria-label": `${name}: ${fmt.count(v)} visitors, ${fmt.percent(share, 1)} of the first step` }, fill),
-      i ? h("div", { class: "drop", text: `${fmt.count(prev - v)} dropped off (${fmt.percent(drop, 1)})` }) : null);
+      i ? h("div", { class: "drop", text: `${fmt.count(lost)} dropped off (${fmt.percent(drop, 1)})` }) : null);
   }));
 }
 
