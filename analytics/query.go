@@ -3,7 +3,7 @@ package analytics
 import (
 	"context"
 	"fmt"
-	"slices"
+	"strings"
 	"time"
 
 	"github.com/timetable-db/timetable/table"
@@ -17,17 +17,23 @@ type Summary struct {
 	// Visits, PageViews, Bounces and Events are counts; visits, bounces
 	// and durations belong to the period their visit started in.
 	Visits, PageViews, Bounces, Events int64
-	// ViewsPerVisit is PageViews / Visits, BounceRate Bounces / Visits and
-	// VisitDuration the mean duration of a visit; 0 without visits.
-	ViewsPerVisit, BounceRate float64
-	VisitDuration             time.Duration
+	// Conversions are the visits that converted at least one goal (the
+	// goals of the site when the period was aggregated).
+	Conversions int64
+	// ViewsPerVisit is PageViews / Visits, BounceRate Bounces / Visits,
+	// ConversionRate Conversions / Visits and VisitDuration the mean
+	// duration of a visit; 0 without visits.
+	ViewsPerVisit, BounceRate, ConversionRate float64
+	VisitDuration                             time.Duration
 }
 
 func summaryOf(st *stats) Summary {
-	sm := Summary{Visitors: st.visitors.Estimate(), Visits: st.visits, PageViews: st.pageViews, Bounces: st.bounces, Events: st.events}
+	sm := Summary{Visitors: st.visitors.Estimate(), Visits: st.visits, PageViews: st.pageViews, Bounces: st.bounces, Events: st.events,
+		Conversions: st.conversions}
 	if st.visits > 0 {
 		sm.ViewsPerVisit = float64(st.pageViews) / float64(st.visits)
 		sm.BounceRate = float64(st.bounces) / float64(st.visits)
+		sm.ConversionRate = float64(st.conversions) / float64(st.visits)
 		sm.VisitDuration = time.Duration(st.durationMs/st.visits) * time.Millisecond
 	}
 	return sm
@@ -98,19 +104,21 @@ func (s *Store) Summary(ctx context.Context, site string, from, to time.Time) (S
 	return summaryOf(st), nil
 }
 
-// Breakdown returns the n most frequent values of dimension d over
-// [from, to), with their counts, most frequent first (then by value). A
+// Breakdown returns the n most frequent values of dimension d (one of
+// Dimensions or a PropDimension) over [from, to), with their counts, most
+// frequent first (then by value). A
 // range that is one whole day or month, with n at most Options.TopN, is
 // read from its Top items in sort-key order; any other is merged from
 // the aggregates.
 func (s *Store) Breakdown(ctx context.Context, site string, d Dimension, from, to time.Time, n int) ([]Count, error) {
-	if !slices.Contains(Dimensions, d) {
+	if !d.valid() {
 		return nil, fmt.Errorf("%w dimension %q", ErrInvalid, d)
 	}
 	if n <= 0 {
 		return nil, nil
 	}
-	if sg := cover(from, to); len(sg) == 1 && sg[0].p != Hour && sg[0].p.next(sg[0].from).Equal(sg[0].to) && n <= s.o.TopN {
+	if sg := cover(from, to); len(sg) == 1 && sg[0].p != Hour && sg[0].p.next(sg[0].from).Equal(sg[0].to) && n <= s.o.TopN &&
+		!strings.Contains(string(d), "#") {
 		return s.top(ctx, site, sg[0].p, sg[0].from, d, n)
 	}
 	st, err := s.merged(ctx, site, from, to)
