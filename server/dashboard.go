@@ -60,25 +60,31 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) error {
 	if s.cfg.Analytics == nil {
 		return s.about(w, r)
 	}
-	return s.dashboardPage(w, "")
+	return s.dashboardPage(w, http.StatusOK, "")
 }
 
 // shared answers GET /share/{site}?auth=SLUG: the dashboard of one site,
-// read-only, for the holder of a shared link. The page itself holds no
-// data; the API it calls checks the slug and the app says when it is
-// refused.
+// read-only, for the holder of a shared link. The page holds no data; the
+// API it calls checks the slug on every request. A slug that is not a
+// live link of the site gets the same page with status 404, whose script
+// says the link is not valid.
 func (s *Server) shared(w http.ResponseWriter, r *http.Request) error {
 	if s.cfg.Analytics == nil {
 		return errorf(http.StatusNotFound, codeNotFound, "this server does not run web analytics")
 	}
 	site := r.PathValue("site")
-	if site == "" || len(site) > 64 {
-		return errorf(http.StatusNotFound, codeNotFound, "no site %q", site)
+	ok, err := s.cfg.Analytics.CheckSharedLink(r.Context(), site, r.URL.Query().Get("auth"))
+	if err != nil {
+		return err
 	}
-	return s.dashboardPage(w, site)
+	status := http.StatusOK
+	if !ok {
+		status = http.StatusNotFound
+	}
+	return s.dashboardPage(w, status, site)
 }
 
-func (s *Server) dashboardPage(w http.ResponseWriter, share string) error {
+func (s *Server) dashboardPage(w http.ResponseWriter, status int, share string) error {
 	var b bytes.Buffer
 	err := dashboardPage.Execute(&b, dashboardSettings{
 		Auth:    s.cfg.Auth != nil && !s.cfg.Trusted,
@@ -94,6 +100,7 @@ func (s *Server) dashboardPage(w http.ResponseWriter, share string) error {
 	h.Set("Content-Security-Policy", dashboardCSP)
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
 	_, err = w.Write(b.Bytes())
 	return err
 }

@@ -15,25 +15,36 @@ import (
 	"github.com/timetable-db/timetable/web"
 )
 
-// withAnalytics returns a Config hook that gives the server a web
-// analytics store on an engine of its own.
-func withAnalytics(t *testing.T) func(*server.Config) {
-	return func(c *server.Config) {
-		ctx := context.Background()
-		db, err := local.Open("", &local.Options{InMemory: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		st, err := analytics.Open(ctx, db, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := st.EnsureTable(ctx); err != nil {
-			t.Fatal(err)
-		}
-		c.Analytics = st
+// newAnalytics returns a web analytics store on an engine of its own,
+// with a site "demo".
+func newAnalytics(t *testing.T) *analytics.Store {
+	t.Helper()
+	ctx := context.Background()
+	db, err := local.Open("", &local.Options{InMemory: true})
+	if err != nil {
+		t.Fatal(err)
 	}
+	t.Cleanup(func() { db.Close() })
+	st, err := analytics.Open(ctx, db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.EnsureTable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateSite(ctx, analytics.Site{ID: "demo", Domains: []string{"demo.test"}}); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// withAnalytics returns a Config hook that gives the server st, or a new
+// store when st is nil.
+func withAnalytics(t *testing.T, st *analytics.Store) func(*server.Config) {
+	if st == nil {
+		st = newAnalytics(t)
+	}
+	return func(c *server.Config) { c.Analytics = st }
 }
 
 // pageSettings returns the JSON settings the app page gives its script.
@@ -73,7 +84,8 @@ func TestDashboard_App(t *testing.T) {
 		{"auth", envOptions{auth: true}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.o.config = withAnalytics(t)
+			st := newAnalytics(t)
+			tc.o.config = withAnalytics(t, st)
 			e := newEnv(t, tc.o)
 			a := e.get("/").must(t, 200)
 			if got := a.header.Get("Content-Security-Policy"); !strings.Contains(got, "default-src 'none'") || !strings.Contains(got, "connect-src 'self'") {
@@ -87,16 +99,28 @@ func TestDashboard_App(t *testing.T) {
 			if a := e.get("/about").must(t, 200); !strings.Contains(string(a.body), "/api/v1/") {
 				t.Fatalf("about: %s", a.body)
 			}
-			s = pageSettings(t, e.get("/share/demo?auth=slug").must(t, 200))
+			// A shared link's page: 200 for a live slug of the site, the
+			// same page with 404 for any other.
+			slug, _, err := st.CreateSharedLink(context.Background(), "demo", "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			s = pageSettings(t, e.get("/share/demo?auth="+slug).must(t, 200))
 			if s["share"] != "demo" {
 				t.Fatalf("share settings %v", s)
+			}
+			wrong := slug[:len(slug)-1] + map[bool]string{true: "1", false: "0"}[strings.HasSuffix(slug, "0")]
+			for _, p := range []string{"/share/demo?auth=" + wrong, "/share/demo", "/share/other?auth=" + slug} {
+				if s := pageSettings(t, e.get(p).must(t, 404)); s["share"] == nil {
+					t.Fatalf("%s: settings %v", p, s)
+				}
 			}
 		})
 	}
 }
 
 func TestDashboard_Assets(t *testing.T) {
-	e := newEnv(t, envOptions{auth: true, config: withAnalytics(t)})
+	e := newEnv(t, envOptions{auth: true, config: withAnalytics(t, nil)})
 	a := e.get("/ui/app.js").must(t, 200)
 	etag := a.header.Get("ETag")
 	if etag == "" || !strings.HasPrefix(a.header.Get("Content-Type"), "text/javascript") || !strings.Contains(a.header.Get("Cache-Control"), "max-age=0") {
@@ -117,7 +141,7 @@ func TestDashboard_Assets(t *testing.T) {
 // TestDashboard_AssetsComplete: every file the page and the scripts load
 // is served, and none is loaded from another host.
 func TestDashboard_AssetsComplete(t *testing.T) {
-	e := newEnv(t, envOptions{config: withAnalytics(t)})
+	e := newEnv(t, envOptions{config: withAnalytics(t, nil)})
 	page := string(e.get("/").must(t, 200).body)
 	var wanted []string
 	for _, m := range regexp.MustCompile(`(?:src|href)="(/ui/[^"]+)"`).FindAllStringSubmatch(page, -1) {
