@@ -16,6 +16,9 @@ const (
 	read                 // auth.ScopeRead
 	write                // auth.ScopeWrite
 	admin                // auth.ScopeAdmin
+	// siteRead: a token if there is one (authenticated, no scope checked),
+	// else none; the handler checks the site (token, shared link, public).
+	siteRead
 )
 
 // route is one pattern of the mux and what answers it. The OpenAPI
@@ -64,6 +67,24 @@ func (s *Server) routes() []route {
 		{"GET /api/v1/access-keys", admin, s.listAccessKeys},
 		{"POST /api/v1/access-keys", admin, s.createAccessKey},
 		{"DELETE /api/v1/access-keys/{id}", admin, s.revokeAccessKey},
+
+		{"GET /api/v1/sites", read, s.listSites},
+		{"POST /api/v1/sites", admin, s.createSite},
+		{"GET /api/v1/sites/{site}", siteRead, s.getSite},
+		{"PUT /api/v1/sites/{site}", admin, s.updateSite},
+		{"DELETE /api/v1/sites/{site}", admin, s.deleteSite},
+		{"GET /api/v1/sites/{site}/shared-links", admin, s.listSharedLinks},
+		{"POST /api/v1/sites/{site}/shared-links", admin, s.createSharedLink},
+		{"DELETE /api/v1/sites/{site}/shared-links/{id}", admin, s.deleteSharedLink},
+		{"GET /api/v1/sites/{site}/goals", siteRead, s.listGoals},
+		{"POST /api/v1/sites/{site}/goals", admin, s.createGoal},
+		{"DELETE /api/v1/sites/{site}/goals/{id}", admin, s.deleteGoal},
+		{"GET /api/v1/sites/{site}/funnels", siteRead, s.listFunnels},
+		{"POST /api/v1/sites/{site}/funnels", admin, s.createFunnel},
+		{"DELETE /api/v1/sites/{site}/funnels/{id}", admin, s.deleteFunnel},
+		{"GET /api/v1/sites/{site}/funnels/{id}/steps", siteRead, s.funnelSteps},
+		{"GET /api/v1/sites/{site}/realtime", siteRead, s.realtime},
+		{"POST /api/v2/query", siteRead, s.query},
 
 		// Every other path: JSON 404 (and 405 where the path exists).
 		{"/", public, s.notFound},
@@ -143,6 +164,9 @@ func (s *Server) authorize(r *http.Request, rt route) (context.Context, error) {
 		return ctx, nil
 	}
 	secret, ok := auth.TokenFromRequest(r)
+	if !ok && rt.access == siteRead {
+		return ctx, nil
+	}
 	if !ok {
 		return ctx, errorf(http.StatusUnauthorized, codeUnauth, "a token is needed: Authorization: Bearer <token> (make one with `timetable token create`)")
 	}
@@ -157,6 +181,9 @@ func (s *Server) authorize(r *http.Request, rt route) (context.Context, error) {
 		}
 	}
 	ctx = context.WithValue(ctx, principalKey{}, p)
+	if rt.access == siteRead {
+		return ctx, nil
+	}
 	return ctx, allow(ctx, rt.access, r.PathValue("kind"))
 }
 

@@ -1,10 +1,16 @@
 package statsapi
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/timetable-db/timetable/analytics"
 )
+
+// presets are the named date ranges.
+var presets = []string{"day", "7d", "28d", "30d", "91d", "month", "6mo", "12mo", "year", "all"}
 
 // siteTime is what resolving a date range needs of a site.
 type siteTime struct {
@@ -150,4 +156,18 @@ func buckets(g granularity, from, to time.Time, loc *time.Location) []bucket {
 		start = next
 	}
 	return out
+}
+
+// Range returns the range [from, to) that spec names for site at now, as
+// a query's date_range would: a preset ("7d", "month", ...) or two dates
+// or date-times joined by a comma ("2024-01-01,2024-01-31"). A bad spec is
+// an *Error.
+func Range(site *analytics.Site, spec string, now time.Time) (from, to time.Time, err error) {
+	dr := DateRange{Preset: spec}
+	if a, b, ok := strings.Cut(spec, ","); ok {
+		dr = DateRange{From: strings.TrimSpace(a), To: strings.TrimSpace(b)}
+	} else if !slices.Contains(presets, spec) {
+		return from, to, errorf("date_range %q: want a preset (%s) or two dates joined by a comma", spec, strings.Join(presets, ", "))
+	}
+	return dr.resolve(siteTime{loc: site.Location(), created: site.CreatedAt}, now)
 }

@@ -267,8 +267,7 @@ func parseDateRange(raw json.RawMessage) (DateRange, error) {
 	}
 	var preset string
 	if json.Unmarshal(raw, &preset) == nil {
-		switch preset {
-		case "day", "7d", "28d", "30d", "91d", "month", "6mo", "12mo", "year", "all":
+		if slices.Contains(presets, preset) {
 			return DateRange{Preset: preset}, nil
 		}
 		return DateRange{}, errorf("#/date_range: Invalid date range %q", preset)
