@@ -243,6 +243,7 @@ func TestDashboard_Browser(t *testing.T) {
 	}
 	filtered := ask(map[string]any{"metrics": []string{"visitors"}, "filters": [][]any{{"is", "visit:source", []string{src}}}})
 	b.Do(t, tab, "wait for the filtered figures", chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#figures [data-metric="visitors"][data-value="%s"]`, num(filtered.Results[0].Metrics[0])))))
+	b.Screenshot(t, tab, "filtered")
 
 	b.Do(t, tab, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)), chromedp.Navigate(base+"/?site=demo&period=7d"), loaded)
 	b.Screenshot(t, tab, "phone")

@@ -274,6 +274,7 @@ class Dashboard {
     this.tabs = {};
     this.site = { id: state.site, name: "", domains: [] };
     this.sites = [];
+    this.goalNames = new Map();
     this.onVisible = () => {
       if (!document.hidden) this.pollRealtime();
     };
@@ -298,6 +299,9 @@ class Dashboard {
     }
     if (site.status === "fulfilled" && site.value.id) this.site = site.value;
     if (sites.status === "fulfilled") this.sites = sites.value;
+    const goals = await api.goals(state.site).catch(() => []);
+    if (g !== this.gen) return;
+    this.goalNames = new Map(goals.map((x) => [String(x.id), x.name || String(x.id)]));
     this.build();
     this.refresh();
   }
@@ -395,9 +399,15 @@ class Dashboard {
     box.replaceChildren(errorNotice(e, () => this.refresh()));
   }
 
+  // label is how a dimension's value shows: a goal by its name.
+  label(dim, v) {
+    if (dim === "event:goal" && this.goalNames.has(String(v))) return this.goalNames.get(String(v));
+    return fmt.value(dim, v);
+  }
+
   renderChips() {
     this.chips.replaceChildren(...state.filters.map((f, i) => {
-      const text = `${fmt.dimensionName(f[1])} ${f[0] === "is" ? "is" : f[0]} ${fmt.value(f[1], f[2][0])}`;
+      const text = `${fmt.dimensionName(f[1])} ${f[0] === "is" ? "is" : f[0]} ${this.label(f[1], f[2][0])}`;
       return h("span", { class: "chip" }, h("span", { text }),
         h("button", { type: "button", "aria-label": "Remove filter: " + text, text: "✕", onclick: () => go({ filters: state.filters.filter((_, j) => j !== i) }) }));
     }));
@@ -561,7 +571,7 @@ class Dashboard {
       h("div", { class: "colhead", "aria-hidden": "true" }, h("span", { text: fmt.dimensionName(dim) }), h("span", { text: cols.map((c) => c.head).join(" · ") })),
       h("ul", { class: "rows" }, results.map((r) => {
         const raw = r.dimensions[0];
-        const label = fmt.value(dim, raw);
+        const label = this.label(dim, raw);
         const bar = h("span", { class: "bar", "aria-hidden": "true" });
         bar.style.width = `${((Number(r.metrics[0]) || 0) / max) * 100}%`;
         const vals = cols.map((c, i) => c.fmt(r.metrics[i]));
@@ -645,7 +655,7 @@ class Dashboard {
             list.map((f) => h("option", { value: String(f.id), selected: String(f.id) === id, text: f.name || f.id })))));
       }
       const d = await live(api.funnel(site, id, this.dateRange()));
-      body.replaceChildren(funnelSteps(d));
+      body.replaceChildren(funnelSteps(d, (id) => this.label("event:goal", id)));
     } catch (e) {
       this.fail(e, body);
     }
@@ -754,7 +764,7 @@ function localRange(preset) {
 // of the first step (conversion_rate) and the drop-off from the step
 // before (drop_off), computed from the visitors when the answer lacks
 // them.
-function funnelSteps(d) {
+function funnelSteps(d, goalName) {
   const steps = (d && (d.steps || (d.funnel && d.funnel.steps))) || [];
   if (!steps.length) return h("p", { class: "empty", text: "This funnel has no steps." });
   const first = Number(steps[0].visitors) || 0;
@@ -766,7 +776,7 @@ function funnelSteps(d) {
     const drop = i && prev ? (lost / prev) * 100 : 0;
     const fill = h("div", { class: "fill" });
     fill.style.width = `${share}%`;
-    const name = s.name || s.label || s.goal || `Step ${i + 1}`;
+    const name = s.name || s.label || (s.goal ? goalName(s.goal) : `Step ${i + 1}`);
     return h("li", { class: "step", "data-value": String(v) },
       h("div", { class: "meta" }, h("span", {}, h("strong", { text: `${i + 1}. ` }), name),
         h("span", { text: `${fmt.count(v)} visitors · ${fmt.percent(share, 1)}` })),

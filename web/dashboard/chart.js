@@ -10,12 +10,20 @@ function el(name, attrs, parent) {
   return e;
 }
 
-// niceMax rounds v up to 1, 2 or 5 times a power of ten.
-function niceMax(v) {
-  if (!(v > 0)) return 1;
+// nice rounds v up to 1, 2 or 5 times a power of ten.
+function nice(v) {
   const p = Math.pow(10, Math.floor(Math.log10(v)));
   for (const m of [1, 2, 5, 10]) if (m * p >= v) return m * p;
   return 10 * p;
+}
+
+// scale returns the top of the y axis and its step: about four steps of
+// a nice size, whole ones for whole counts.
+function scale(max, whole) {
+  if (!(max > 0)) return { top: whole ? 4 : 1, step: whole ? 1 : 0.25 };
+  let step = nice(max / 4);
+  if (whole) step = Math.max(1, Math.ceil(step));
+  return { top: Math.ceil(max / step) * step, step };
 }
 
 // lineChart draws into container. points: [{label, value}], compare:
@@ -46,16 +54,14 @@ function drawChart(container, W, { points, compare, fmt, name, tip }) {
   const vals = points.map((p) => p.value || 0);
   const cvals = compare ? compare.map((p) => p.value || 0) : [];
   const all = [...vals, ...cvals];
-  // Whole counts get whole ticks: a top of at least 4 for 5 grid lines.
-  const max = niceMax(Math.max(all.every(Number.isInteger) ? 4 : 0, ...all));
+  const { top: max, step } = scale(Math.max(0, ...all), all.every(Number.isInteger));
   const x = (i) => (n <= 1 ? L + (W - L - R) / 2 : L + (i * (W - L - R)) / (n - 1));
   const y = (v) => T + (H - T - B) * (1 - v / max);
   const svg = el("svg", {
     class: "chart", viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img", tabindex: "0",
     "aria-label": `${name} chart, ${n} points. Use the left and right arrow keys to read each point.`,
   }, container);
-  for (let k = 0; k <= 4; k++) {
-    const v = (max * k) / 4;
+  for (let v = 0; v <= max + step / 2; v += step) {
     el("line", { class: "grid", x1: L, x2: W - R, y1: y(v), y2: y(v), "vector-effect": "non-scaling-stroke" }, svg);
     const t = el("text", { class: "axis", x: L - 6, y: y(v) + 4, "text-anchor": "end" }, svg);
     t.textContent = fmt(v, true);

@@ -62,9 +62,10 @@ export function dimensionName(d) {
   return DIMENSIONS[d] || d;
 }
 
-// value formats a dimension's value: a country code as its name, an
-// empty value as "(none)".
+// value formats a dimension's value: a country code as its name, no
+// source as "Direct / None", another empty value as "(none)".
 export function value(dim, v) {
+  if (dim === "visit:source" && !v) return "Direct / None";
   if (v === null || v === undefined || v === "") return "(none)";
   if (dim === "visit:country" && /^[A-Za-z]{2}$/.test(v)) {
     try {
