@@ -123,8 +123,9 @@ var loaded = chromedp.Steps(
 // TestDashboard_Browser serves the dashboard with analytics and auth over
 // the embedded engine, signs in with a token in headless Chromium, and
 // checks that what the page shows is what the Stats API answers; then a
-// click on a source filters the view; then a shared link shows the site
-// read-only and a wrong slug is refused. Screenshots (desktop and phone)
+// click on a source filters the view; a site without data shows its
+// script tag; a shared link shows the site read-only and a wrong slug is
+// refused. Screenshots (desktop and phone)
 // go to the harness's folder.
 func TestDashboard_Browser(t *testing.T) {
 	b := browsertest.Start(t, nil)
@@ -244,6 +245,17 @@ func TestDashboard_Browser(t *testing.T) {
 	filtered := ask(map[string]any{"metrics": []string{"visitors"}, "filters": [][]any{{"is", "visit:source", []string{src}}}})
 	b.Do(t, tab, "wait for the filtered figures", chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#figures [data-metric="visitors"][data-value="%s"]`, num(filtered.Results[0].Metrics[0])))))
 	b.Screenshot(t, tab, "filtered")
+
+	// A site without data shows how to add its script.
+	if err := st.CreateSite(context.Background(), analytics.Site{ID: "empty", Domains: []string{"empty.test"}}); err != nil {
+		t.Fatal(err)
+	}
+	b.Do(t, tab, "open a site without data", chromedp.Navigate(base+"/?site=empty"), chromedp.WaitVisible(chromedp.CSS("#snippet")))
+	snippet := browsertest.Run(t, b, tab, "read the snippet", chromedp.Text(chromedp.CSS("#snippet")))
+	if w := `<script defer data-domain="empty.test" src="` + base + `/js/script.js"></script>`; snippet != w {
+		t.Errorf("the empty site's snippet is %q, want %q", snippet, w)
+	}
+	b.Screenshot(t, tab, "empty")
 
 	b.Do(t, tab, "phone", chromedp.EmulateViewport(390, 844, chromedp.EmulateScale(2)), chromedp.Navigate(base+"/?site=demo&period=7d"), loaded)
 	b.Screenshot(t, tab, "phone")

@@ -203,7 +203,7 @@ async function renderSites() {
   if (!sites.length) {
     box.replaceChildren(h("h1", { text: "Sites" }), h("div", { class: "notice" },
       h("p", { text: "No sites yet. Create one, then add its script to your pages:" }),
-      h("pre", { class: "snippet", text: "timetable sites create --id example --domain example.com\n# or: POST /api/v1/sites {\"id\":\"example\",\"domains\":[\"example.com\"]}" })));
+      h("pre", { class: "snippet", text: "POST /api/v1/sites {\"id\":\"example\",\"name\":\"Example\",\"domains\":[\"example.com\"]}" })));
     return;
   }
   box.replaceChildren(h("h1", { text: "Sites" }), h("ul", { class: "sites" }, sites.map((s) =>
@@ -456,7 +456,9 @@ class Dashboard {
     const visitors = r.metrics[0] || 0;
     this.setup.replaceChildren();
     if (!visitors && !state.filters.length) {
-      const all = await live(api.query({ site_id: this.site.id || state.site, date_range: "all", metrics: ["visitors"] })).catch(() => null);
+      // "all" starts at the site's creation, which traffic imported or
+      // generated for the past precedes: a year is the test of "no data".
+      const all = await live(api.query({ site_id: this.site.id || state.site, date_range: "12mo", metrics: ["visitors"] })).catch(() => null);
       if (all && !((all.results && all.results[0] && all.results[0].metrics[0]) > 0)) this.setup.append(this.snippet());
     }
   }
@@ -594,7 +596,7 @@ class Dashboard {
       const d = await live(api.query(this.base({ metrics: ["visits", "conversion_rate"], dimensions: ["event:goal"], order_by: [["visits", "desc"]], pagination: { limit: 20 } })));
       if (!d.results || !d.results.length) {
         const goals = share ? [] : await live(api.goals(this.site.id || state.site).catch(() => []));
-        box.replaceChildren(h("p", { class: "empty", text: goals.length ? "No conversions in this range." : "No goals yet. Add one: timetable goals create --site " + (this.site.id || state.site) + " --name Signup --event Signup (or a page pattern such as /thanks)." }));
+        box.replaceChildren(h("p", { class: "empty", text: goals.length ? "No conversions in this range." : `No goals yet. Add one: POST /api/v1/sites/${this.site.id || state.site}/goals {"id":"signup","name":"Signup","kind":"event","match":"Signup"} (or kind "pageview" with a path pattern such as /thanks).` }));
         return;
       }
       box.replaceChildren(this.rows("event:goal", d, [
