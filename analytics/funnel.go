@@ -9,7 +9,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/table"
 )
 
@@ -116,18 +115,7 @@ func (s *Store) Funnel(ctx context.Context, site, id string) (*Funnel, error) {
 // DeleteFunnel deletes the funnel id of site; timetable.ErrNotFound if
 // absent.
 func (s *Store) DeleteFunnel(ctx context.Context, site, id string) error {
-	k, err := primaryKey(entFunnel, map[string]string{"siteId": site, "funnelId": id})
-	if err != nil {
-		return err
-	}
-	old, err := s.t.Delete(ctx, k, nil)
-	if err != nil {
-		return fmt.Errorf("analytics: cannot delete funnel %q of site %q: %w", id, site, err)
-	}
-	if old == nil {
-		return fmt.Errorf("analytics: funnel %q of site %q: %w", id, site, timetable.ErrNotFound)
-	}
-	return nil
+	return s.deleteItem(ctx, entFunnel, site, "funnelId", id, "funnel")
 }
 
 // FunnelStep is the figures of one step of a funnel over a range.

@@ -89,18 +89,7 @@ func (s *Store) SharedLinks(ctx context.Context, site string) ([]SharedLink, err
 // DeleteSharedLink revokes the shared link id of site at once;
 // timetable.ErrNotFound if there is none.
 func (s *Store) DeleteSharedLink(ctx context.Context, site, id string) error {
-	k, err := primaryKey(entShare, map[string]string{"siteId": site, "linkId": id})
-	if err != nil {
-		return err
-	}
-	old, err := s.t.Delete(ctx, k, nil)
-	if err != nil {
-		return fmt.Errorf("analytics: cannot delete shared link %q of site %q: %w", id, site, err)
-	}
-	if old == nil {
-		return fmt.Errorf("analytics: shared link %q of site %q: %w", id, site, timetable.ErrNotFound)
-	}
-	return nil
+	return s.deleteItem(ctx, entShare, site, "linkId", id, "shared link")
 }
 
 // CheckSharedLink reports whether slug is a live shared link of site. A

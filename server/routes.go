@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/auth"
 )
 
@@ -72,16 +73,16 @@ func (s *Server) routes() []route {
 		{"POST /api/v1/sites", admin, s.createSite},
 		{"GET /api/v1/sites/{site}", siteRead, s.getSite},
 		{"PUT /api/v1/sites/{site}", admin, s.updateSite},
-		{"DELETE /api/v1/sites/{site}", admin, s.deleteSite},
+		{"DELETE /api/v1/sites/{site}", admin, s.deleteOf(func(a *analytics.Store, ctx context.Context, site, _ string) error { return a.DeleteSite(ctx, site) })},
 		{"GET /api/v1/sites/{site}/shared-links", admin, s.listSharedLinks},
 		{"POST /api/v1/sites/{site}/shared-links", admin, s.createSharedLink},
-		{"DELETE /api/v1/sites/{site}/shared-links/{id}", admin, s.deleteSharedLink},
-		{"GET /api/v1/sites/{site}/goals", siteRead, s.listGoals},
+		{"DELETE /api/v1/sites/{site}/shared-links/{id}", admin, s.deleteOf((*analytics.Store).DeleteSharedLink)},
+		{"GET /api/v1/sites/{site}/goals", siteRead, listOf(s, "goals", (*analytics.Store).Goals, func(g analytics.Goal) goalJSON { return goalJSON(g) })},
 		{"POST /api/v1/sites/{site}/goals", admin, s.createGoal},
-		{"DELETE /api/v1/sites/{site}/goals/{id}", admin, s.deleteGoal},
-		{"GET /api/v1/sites/{site}/funnels", siteRead, s.listFunnels},
+		{"DELETE /api/v1/sites/{site}/goals/{id}", admin, s.deleteOf((*analytics.Store).DeleteGoal)},
+		{"GET /api/v1/sites/{site}/funnels", siteRead, listOf(s, "funnels", (*analytics.Store).Funnels, func(f analytics.Funnel) funnelJSON { return funnelJSON(f) })},
 		{"POST /api/v1/sites/{site}/funnels", admin, s.createFunnel},
-		{"DELETE /api/v1/sites/{site}/funnels/{id}", admin, s.deleteFunnel},
+		{"DELETE /api/v1/sites/{site}/funnels/{id}", admin, s.deleteOf((*analytics.Store).DeleteFunnel)},
 		{"GET /api/v1/sites/{site}/funnels/{id}/steps", siteRead, s.funnelSteps},
 		{"GET /api/v1/sites/{site}/realtime", siteRead, s.realtime},
 		{"POST /api/v2/query", siteRead, s.query},

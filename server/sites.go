@@ -233,20 +233,6 @@ func (s *Server) updateSite(w http.ResponseWriter, r *http.Request) error {
 	return s.writeSite(w, r, a, site, http.StatusOK)
 }
 
-// deleteSite answers DELETE /api/v1/sites/{site}: the site and all its
-// data.
-func (s *Server) deleteSite(w http.ResponseWriter, r *http.Request) error {
-	a, site, err := s.managedSite(r)
-	if err != nil {
-		return err
-	}
-	if err := a.DeleteSite(r.Context(), site); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
-}
-
 // listSharedLinks answers GET /api/v1/sites/{site}/shared-links.
 func (s *Server) listSharedLinks(w http.ResponseWriter, r *http.Request) error {
 	a, site, err := s.managedSite(r)
@@ -292,42 +278,6 @@ func (s *Server) createSharedLink(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-// deleteSharedLink answers DELETE /api/v1/sites/{site}/shared-links/{id}.
-func (s *Server) deleteSharedLink(w http.ResponseWriter, r *http.Request) error {
-	a, site, err := s.managedSite(r)
-	if err != nil {
-		return err
-	}
-	if err := a.DeleteSharedLink(r.Context(), site, r.PathValue("id")); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
-}
-
-// listGoals answers GET /api/v1/sites/{site}/goals.
-func (s *Server) listGoals(w http.ResponseWriter, r *http.Request) error {
-	a, site, err := s.readableSite(r)
-	if err != nil {
-		return err
-	}
-	if _, err := a.Site(r.Context(), site); err != nil {
-		return err
-	}
-	gs, err := a.Goals(r.Context(), site)
-	if err != nil {
-		return err
-	}
-	out := struct {
-		Goals []goalJSON `json:"goals"`
-	}{Goals: []goalJSON{}}
-	for _, g := range gs {
-		out.Goals = append(out.Goals, goalJSON(g))
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
-}
-
 // createGoal answers POST /api/v1/sites/{site}/goals: 201 with the goal
 // (a goal of the same id is replaced).
 func (s *Server) createGoal(w http.ResponseWriter, r *http.Request) error {
@@ -343,42 +293,6 @@ func (s *Server) createGoal(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	writeJSON(w, http.StatusCreated, in)
-	return nil
-}
-
-// deleteGoal answers DELETE /api/v1/sites/{site}/goals/{id}.
-func (s *Server) deleteGoal(w http.ResponseWriter, r *http.Request) error {
-	a, site, err := s.managedSite(r)
-	if err != nil {
-		return err
-	}
-	if err := a.DeleteGoal(r.Context(), site, r.PathValue("id")); err != nil {
-		return err
-	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
-}
-
-// listFunnels answers GET /api/v1/sites/{site}/funnels.
-func (s *Server) listFunnels(w http.ResponseWriter, r *http.Request) error {
-	a, site, err := s.readableSite(r)
-	if err != nil {
-		return err
-	}
-	if _, err := a.Site(r.Context(), site); err != nil {
-		return err
-	}
-	fs, err := a.Funnels(r.Context(), site)
-	if err != nil {
-		return err
-	}
-	out := struct {
-		Funnels []funnelJSON `json:"funnels"`
-	}{Funnels: []funnelJSON{}}
-	for _, f := range fs {
-		out.Funnels = append(out.Funnels, funnelJSON(f))
-	}
-	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -400,15 +314,43 @@ func (s *Server) createFunnel(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// deleteFunnel answers DELETE /api/v1/sites/{site}/funnels/{id}.
-func (s *Server) deleteFunnel(w http.ResponseWriter, r *http.Request) error {
-	a, site, err := s.managedSite(r)
-	if err != nil {
-		return err
+// deleteOf returns the handler of DELETE /api/v1/sites/{site}/.../{id}
+// (admin of the site) that deletes with del.
+func (s *Server) deleteOf(del func(a *analytics.Store, ctx context.Context, site, id string) error) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		a, site, err := s.managedSite(r)
+		if err != nil {
+			return err
+		}
+		if err := del(a, r.Context(), site, r.PathValue("id")); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
 	}
-	if err := a.DeleteFunnel(r.Context(), site, r.PathValue("id")); err != nil {
-		return err
+}
+
+// listOf returns the handler of GET /api/v1/sites/{site}/... (read
+// access to the site) that answers {name: [...]} with the items list
+// returns, each made JSON by out.
+func listOf[T, J any](s *Server, name string, list func(a *analytics.Store, ctx context.Context, site string) ([]T, error), out func(T) J) func(http.ResponseWriter, *http.Request) error {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		a, site, err := s.readableSite(r)
+		if err != nil {
+			return err
+		}
+		if _, err := a.Site(r.Context(), site); err != nil {
+			return err
+		}
+		xs, err := list(a, r.Context(), site)
+		if err != nil {
+			return err
+		}
+		js := make([]J, 0, len(xs))
+		for _, x := range xs {
+			js = append(js, out(x))
+		}
+		writeJSON(w, http.StatusOK, map[string][]J{name: js})
+		return nil
 	}
-	w.WriteHeader(http.StatusNoContent)
-	return nil
 }

@@ -345,10 +345,7 @@ func (q *Query) fromRaw(t *table, visits []analytics.Visit, bs []bucket, from, t
 		for j := range v.Hits {
 			h := &v.Hits[j]
 			if started && q.match(v, h, true) {
-				for _, dims := range q.rowsOf(v, h, v.Start, bs) {
-					if goalDim >= 0 {
-						dims[goalDim] = ""
-					}
+				for _, dims := range q.rowsOf(v, h, v.Start, bs, true) {
 					denom[key(dims)] = true
 				}
 			}
@@ -357,7 +354,11 @@ func (q *Query) fromRaw(t *table, visits []analytics.Visit, bs []bucket, from, t
 			}
 			if in(h.Time) {
 				t.total.visitorSet[v.VisitorID] = struct{}{}
-				for _, dims := range q.rowsOf(v, h, h.Time, bs) {
+				t.total.events++
+				if h.Name == analytics.PageView {
+					t.total.pageviews++
+				}
+				for _, dims := range q.rowsOf(v, h, h.Time, bs, false) {
 					f := row(dims)
 					f.visitorSet[v.VisitorID] = struct{}{}
 					f.events++
@@ -369,7 +370,11 @@ func (q *Query) fromRaw(t *table, visits []analytics.Visit, bs []bucket, from, t
 			if !started {
 				continue
 			}
-			for _, dims := range q.rowsOf(v, h, v.Start, bs) {
+			if !seen["\x01total"] {
+				seen["\x01total"] = true
+				t.total.visits++
+			}
+			for _, dims := range q.rowsOf(v, h, v.Start, bs, false) {
 				k := key(dims)
 				if seen[k] {
 					continue
@@ -399,8 +404,9 @@ func (q *Query) fromRaw(t *table, visits []analytics.Visit, bs []bucket, from, t
 
 // rowsOf returns the dimension values of hit h of visit v, with time
 // dimensions at t: none when t is outside the buckets or h has no goal
-// for an event:goal dimension, several when h matches several goals.
-func (q *Query) rowsOf(v *analytics.Visit, h *analytics.Hit, t time.Time, bs []bucket) [][]string {
+// for an event:goal dimension, several when h matches several goals. With
+// noGoal, an event:goal dimension has the one value "".
+func (q *Query) rowsOf(v *analytics.Visit, h *analytics.Hit, t time.Time, bs []bucket, noGoal bool) [][]string {
 	out := [][]string{make([]string, len(q.Dimensions))}
 	for i, d := range q.Dimensions {
 		if isTime(d) {
@@ -414,6 +420,9 @@ func (q *Query) rowsOf(v *analytics.Visit, h *analytics.Hit, t time.Time, bs []b
 			continue
 		}
 		vals := values(d, v, h)
+		if noGoal && d == "event:goal" {
+			vals = []string{""}
+		}
 		if len(vals) == 0 {
 			return nil
 		}
@@ -563,14 +572,32 @@ func (q *Query) metricValues(f, total *figures) []any {
 		case "conversion_rate":
 			out[i] = round(100*ratio(float64(f.converted), float64(f.denom)), 2)
 		case "percentage":
-			if f.visitorSet != nil || total.count == 0 {
-				out[i] = round(100*ratio(f.nVisitors(), total.nVisitors()), 1)
-			} else {
-				out[i] = round(100*ratio(float64(f.count), float64(total.count)), 1)
-			}
+			out[i] = round(100*ratio(q.base(f), q.base(total)), 1)
 		}
 	}
 	return out
+}
+
+// base returns what percentage is a share of: the query's first metric of
+// visitors, visits, pageviews and events (visitors when it has none), or,
+// from an aggregate breakdown, its count.
+func (q *Query) base(f *figures) float64 {
+	if f.count > 0 {
+		return float64(f.count)
+	}
+	for _, m := range q.Metrics {
+		switch m {
+		case "visits":
+			return float64(f.visits)
+		case "pageviews":
+			return float64(f.pageviews)
+		case "events":
+			return float64(f.events)
+		case "visitors":
+			return f.nVisitors()
+		}
+	}
+	return f.nVisitors()
 }
 
 func round(x float64, digits int) float64 {
