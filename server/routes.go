@@ -34,6 +34,9 @@ type route struct {
 func (s *Server) routes() []route {
 	return []route{
 		{"GET /{$}", public, s.index},
+		{"GET /about", public, s.about},
+		{"GET /share/{site}", public, s.shared},
+		{"GET /ui/{file...}", public, s.uiAsset},
 		{"GET /healthz", public, s.healthz},
 		{"GET /readyz", public, s.readyz},
 		{"GET /openapi.json", public, s.openapi},
