@@ -81,10 +81,18 @@ type storedTier struct {
 // seedEstimates are the seed's published monthly costs by events a day.
 var seedEstimates = map[float64]float64{1e4: 5, 1e5: 50, 1e6: 500}
 
+// check reports a load that cannot be priced.
+func (l analyticsLoad) check() error {
+	if !(l.EventsPerDay > 0) || l.AggregateEvery <= 0 || l.AggregateEvery > day || !(l.ViewsPerDay >= 0) || !(l.ViewDays > 0) || math.IsInf(l.EventsPerDay+l.ViewsPerDay+l.ViewDays, 0) {
+		return errors.New("events a day must be positive, --aggregate-every in (0, 24h], --dashboard-views at least 0, --dashboard-days positive")
+	}
+	return nil
+}
+
 // estimate prices l with the measured units u.
 func (u *analyticsUnits) estimate(l analyticsLoad) (*design.Estimate, error) {
-	if !(l.EventsPerDay > 0) || l.AggregateEvery <= 0 || l.AggregateEvery > day || !(l.ViewsPerDay >= 0) || !(l.ViewDays > 0) {
-		return nil, errors.New("events a day must be positive, --aggregate-every in (0, 24h], --dashboard-views at least 0, --dashboard-days positive")
+	if err := l.check(); err != nil {
+		return nil, err
 	}
 	n := l.EventsPerDay
 	runs := math.Ceil(float64(day) / float64(l.AggregateEvery))
@@ -121,8 +129,9 @@ func (c *CostCommand) runCostAnalytics(ctx context.Context, args []string) error
 		}
 		return errUsage
 	}
-	if fs.NArg() > 0 || !(*visits >= 10 && *visits <= 1e5) {
-		fmt.Fprintln(c.Stderr, "timetable cost analytics: unexpected arguments, or --measure-visits not in 10 to 100000")
+	l.EventsPerDay = 1 // checked with the flags; each size sets its own
+	if err := l.check(); fs.NArg() > 0 || !(*visits >= 10 && *visits <= 1e5) || err != nil {
+		fmt.Fprintf(c.Stderr, "timetable cost analytics: unexpected arguments, --measure-visits not in 10 to 100000, or: %v\n", err)
 		return errUsage
 	}
 	u, err := measureAnalytics(ctx, *visits)
