@@ -125,3 +125,45 @@ func items(t *testing.T, s *Store) map[string]table.Item {
 	}
 	return out
 }
+
+// TestStore_RawStats: the figures computed from the raw hits equal the
+// aggregates' for whole days.
+func TestStore_RawStats(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		day := time.Date(2024, 3, 19, 0, 0, 0, 0, time.UTC)
+		clk := &clock{t: day.Add(36 * time.Hour)}
+		s := openStore(t, b, clk, nil)
+		if err := s.CreateSite(ctx, Site{ID: "a"}); err != nil {
+			t.Fatal(err)
+		}
+		for i := range 40 {
+			rec(t, s, Event{Site: "a", Time: day.Add(time.Duration(i) * 47 * time.Minute), Name: PageView, VisitorID: "v" + string(rune('a'+i%6)),
+				Path: "/p" + string(rune('a'+i%4)), Referrer: "https://www.bing.com/"})
+		}
+		for _, d := range []time.Time{day, day.AddDate(0, 0, 1)} {
+			if err := s.AggregateDay(ctx, "a", d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		from, to := day, day.AddDate(0, 0, 2)
+		sm, top, err := s.RawStats(ctx, "a", from, to, []Dimension{DimPage, DimSource}, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := s.Summary(ctx, "a", from, to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages, err := s.Breakdown(ctx, "a", DimPage, from, to, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sm.PageViews != 40 || sm.Visits != want.Visits || sm.PageViews != want.PageViews || sm.Visitors != want.Visitors {
+			t.Errorf("RawStats %+v, Summary %+v", sm, want)
+		}
+		if !reflect.DeepEqual(top[DimPage], pages) || len(top[DimSource]) != 1 || top[DimSource][0].Value != "Bing" {
+			t.Errorf("RawStats top %v, Breakdown %v", top, pages)
+		}
+	})
+}
