@@ -63,10 +63,7 @@ type Generator struct {
 
 // New returns a Generator with options o.
 func New(o *Options) *Generator {
-	g := &Generator{o: o.withDefaults()}
-	for _, p := range corePages {
-		g.pages = append(g.pages, p)
-	}
+	g := &Generator{o: o.withDefaults(), pages: slices.Clone(corePages)}
 	// Blog posts: a long tail, the popularity of the post of rank k going
 	// as 1/k (a Zipf law).
 	for k, slug := range blogSlugs() {
