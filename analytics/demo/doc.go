@@ -11,7 +11,8 @@
 // Visits follow a weekly cycle (weekends quieter), a daily cycle in each
 // visitor's time zone (quiet nights, busy working hours and evenings), and
 // a growth trend. A visit comes from a source (direct, search engines,
-// social sites, a few blogs, UTM campaigns, some with a click id), lands
+// social sites, a few blogs, UTM campaigns; the click id of paid visits
+// waits for a field of analytics.Event), lands
 // on an entry page that fits its source, and views pages of a long-tailed
 // popularity (a home page, pricing, docs, about 60 blog posts) with
 // realistic times on page; about four in ten visits bounce. A share of
