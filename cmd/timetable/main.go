@@ -17,6 +17,7 @@
 //	design  print a table design (series, analytics) as markdown
 //	cost    estimate a series workload's DynamoDB units and monthly bill per layout
 //	copy    copy tables and their items between backends, resumably (package tablecopy)
+//	demo    record a web-analytics demo site: 90 days of realistic traffic, aggregated
 //	version print the module version, VCS revision and Go version
 //	help    print usage, or a command's flags
 //
@@ -65,6 +66,7 @@ var commands = []commandInfo{
 	{"stats", "print a site's web analytics (Stats API queries) as a table", newStatsCommand},
 	{"version", "print the version, VCS revision and Go version of this binary", func(stdout, stderr io.Writer) command { return &VersionCommand{Stdout: stdout, Stderr: stderr} }},
 	{"cost", "estimate a time-series workload's DynamoDB units and monthly bill per layout", func(stdout, stderr io.Writer) command { return &CostCommand{Stdout: stdout, Stderr: stderr} }},
+	{"demo", "record a web-analytics demo site with 90 days of realistic traffic, aggregated", func(stdout, stderr io.Writer) command { return &DemoCommand{Stdout: stdout, Stderr: stderr} }},
 	{"copy", "copy tables and their items between backends (a data folder, DynamoDB), resumably", func(stdout, stderr io.Writer) command { return &CopyCommand{Stdout: stdout, Stderr: stderr} }},
 }
 
