@@ -42,6 +42,16 @@ type Hit struct {
 	Goals []string
 }
 
+// RawStart returns the start of the first UTC day whose raw hits are all
+// still kept (Retention.Raw after its start is in the future), the earliest
+// from of RawVisits; the zero time when raw hits are kept forever.
+func (s *Store) RawStart() time.Time {
+	if s.o.Retention.Raw <= 0 {
+		return time.Time{}
+	}
+	return Day.next(Day.start(s.now().Add(-s.o.Retention.Raw)))
+}
+
 // RawVisits returns the visits of site formed from the raw hits of every
 // UTC day that [from, to) touches, in order of visitor and start, with
 // the site's current goals. Sessions end at midnight UTC, so these are the
@@ -55,12 +65,11 @@ func (s *Store) RawVisits(ctx context.Context, site string, from, to time.Time) 
 	if !from.Before(to) {
 		return nil, fmt.Errorf("%w range [%s, %s): empty", ErrInvalid, timestamp(from), timestamp(to))
 	}
-	now := s.now()
 	first := Day.start(from)
 	last := Day.start(to.Add(-time.Nanosecond))
-	if s.o.Retention.Raw > 0 && !first.Add(s.o.Retention.Raw).After(now) {
+	if first.Before(s.RawStart()) {
 		return nil, fmt.Errorf("%w: the raw hits are kept %s, so a range computed from them must start on %s (UTC) or later; this one starts on %s",
-			ErrExpired, days(s.o.Retention.Raw), dayOf(Day.next(Day.start(now.Add(-s.o.Retention.Raw)))), dayOf(first))
+			ErrExpired, days(s.o.Retention.Raw), dayOf(s.RawStart()), dayOf(first))
 	}
 	goals, err := s.Goals(ctx, site)
 	if err != nil {

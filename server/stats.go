@@ -72,6 +72,14 @@ func (s *Server) funnelSteps(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// A range reaching past the raw hits kept (a "last 30 days" includes
+	// a part of a day whose first hits have expired) is computed from the
+	// first complete day on, and says so.
+	warning := ""
+	if rs := a.RawStart(); from.Before(rs) && to.After(rs) {
+		from = rs
+		warning = "the range starts on " + rs.Format(time.DateOnly) + " (UTC), the first day whose raw hits are all kept; a funnel is computed from the raw hits"
+	}
 	steps, err := a.FunnelSteps(r.Context(), site, f.ID, from, to)
 	if err != nil {
 		return err
@@ -87,7 +95,8 @@ func (s *Server) funnelSteps(w http.ResponseWriter, r *http.Request) error {
 		Funnel    funnelJSON `json:"funnel"`
 		DateRange [2]string  `json:"date_range"`
 		Steps     []stepJSON `json:"steps"`
-	}{Funnel: funnelJSON(*f), DateRange: [2]string{from.Format(time.RFC3339), to.Add(-time.Second).Format(time.RFC3339)}}
+		Warning   string     `json:"warning,omitempty"`
+	}{Funnel: funnelJSON(*f), DateRange: [2]string{from.Format(time.RFC3339), to.Add(-time.Second).Format(time.RFC3339)}, Warning: warning}
 	for _, x := range steps {
 		out.Steps = append(out.Steps, stepJSON{Goal: x.Goal, Visitors: x.Visitors, DropOff: x.DropOff,
 			ConversionRate: percent(x.ConversionRate), StepConversionRate: percent(x.StepConversionRate)})

@@ -36,7 +36,7 @@ func (c *Clock) Set(t time.Time) {
 }
 
 // CreateSite creates the demonstration site id (domain Domain, time zone
-// UTC) and its Goals. It fails with analytics.ErrExists if the site
+// UTC), its Goals and the funnel FunnelID of FunnelSteps. It fails with analytics.ErrExists if the site
 // exists.
 func CreateSite(ctx context.Context, st *analytics.Store, id string) error {
 	if err := st.CreateSite(ctx, analytics.Site{ID: id, Name: "Demo", Domains: []string{Domain}}); err != nil {
@@ -47,9 +47,7 @@ func CreateSite(ctx context.Context, st *analytics.Store, id string) error {
 			return err
 		}
 	}
-	// TODO(lead): create the funnel of FunnelSteps once package analytics
-	// has funnels (branch analytics-stats).
-	return nil
+	return st.PutFunnel(ctx, id, analytics.Funnel{ID: FunnelID, Name: "Pricing to signup", Steps: FunnelSteps})
 }
 
 // LoadOptions say what Load records. The zero value of each field is its
@@ -151,5 +149,10 @@ func Load(ctx context.Context, st *analytics.Store, clk *Clock, g *Generator, o 
 		}
 	}
 	clk.Set(now)
+	// The last minutes' realtime counters are gathered in memory; a
+	// process that ends after Load must find them written.
+	if err := st.Flush(ctx); err != nil {
+		return ls, fmt.Errorf("demo: cannot write the realtime counters: %w", err)
+	}
 	return ls, nil
 }

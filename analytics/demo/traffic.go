@@ -91,6 +91,9 @@ var Goals = []analytics.Goal{
 // order: pricing page, signup page, Signup event.
 var FunnelSteps = []string{"pricing", "signup-page", "signup"}
 
+// FunnelID is the id of the demonstration funnel.
+const FunnelID = "signup"
+
 type weighted[T any] struct {
 	v T
 	w float64
@@ -304,8 +307,6 @@ func (g *Generator) visit(r *rand.Rand, evs []analytics.Event, v visitor, t, end
 		return &evs[len(evs)-1]
 	}
 	src := pick(r, sources)
-	// TODO(lead): give a src.clickID visit its click id (gclid) once
-	// analytics.Event has a field for it (branch analytics-collect).
 	path := g.landing(r, src.kind)
 	pages := 1
 	if !chance(r, bounceRate[src.kind]) {
@@ -315,6 +316,9 @@ func (g *Generator) visit(r *rand.Rand, evs []analytics.Event, v visitor, t, end
 	for i := 0; i < pages; i++ {
 		if e := add(t, analytics.PageView, path, nil); e != nil && i == 0 {
 			e.Referrer, e.UTM = src.referrer, src.utm
+			if src.clickID {
+				e.ClickID = "gclid"
+			}
 		}
 		t = t.Add(dwell(r))
 		next := ""

@@ -112,6 +112,11 @@ func openEngine(ctx context.Context, o engineOptions) (*engine, error) {
 // called more than once.
 func (e *engine) Close() error {
 	var errs []error
+	if e.analytics != nil {
+		// Realtime counters of the last second are gathered in memory.
+		errs = append(errs, e.analytics.Flush(context.Background()))
+		e.analytics = nil
+	}
 	if e.store != nil {
 		errs = append(errs, e.store.Close())
 		e.store = nil

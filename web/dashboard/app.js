@@ -770,7 +770,7 @@ function funnelSteps(d, goalName) {
   const steps = (d && (d.steps || (d.funnel && d.funnel.steps))) || [];
   if (!steps.length) return h("p", { class: "empty", text: "This funnel has no steps." });
   const first = Number(steps[0].visitors) || 0;
-  return h("ol", { class: "funnel", id: "funnel-steps" }, steps.map((s, i) => {
+  const list = h("ol", { class: "funnel", id: "funnel-steps" }, steps.map((s, i) => {
     const v = Number(s.visitors) || 0;
     const prev = i ? Number(steps[i - 1].visitors) || 0 : v;
     const share = s.conversion_rate ?? (first ? (v / first) * 100 : 0);
@@ -785,6 +785,8 @@ function funnelSteps(d, goalName) {
       h("div", { class: "track", role: "img", "aria-label": `${name}: ${fmt.count(v)} visitors, ${fmt.percent(share, 1)} of the first step` }, fill),
       i ? h("div", { class: "drop", text: `${fmt.count(lost)} dropped off (${fmt.percent(drop, 1)})` }) : null);
   }));
+  // The server says when it shortened the range to the raw hits it keeps.
+  return d.warning ? h("div", {}, h("p", { class: "note", text: d.warning }), list) : list;
 }
 
 render();
