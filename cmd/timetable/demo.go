@@ -155,8 +155,7 @@ func (c *DemoCommand) Run(ctx context.Context, args []string) error {
 		fmt.Fprintf(c.Stdout, "\nThe dashboard of the server at %s shows site %q.\n", f.server, f.site)
 		return nil
 	}
-	// TODO(lead): check this URL shows the dashboard once analytics-dashboard is merged.
-	fmt.Fprintf(c.Stdout, "\nSee the dashboard:\n\n  timetable serve --data %s\n  # then open http://127.0.0.1:8000/\n", f.data)
+	fmt.Fprintf(c.Stdout, "\nSee the dashboard:\n\n  timetable serve --data %s\n  # then open http://127.0.0.1:8000/ and sign in with the admin token serve prints at its first start\n", f.data)
 	return nil
 }
 
