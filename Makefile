@@ -11,13 +11,13 @@ BENCHTIME ?= 1s
 # Duration of each wire-endpoint run in bench-compare (e.g. 5s for a quick look).
 DURATION ?= 20s
 # Parts of bench-compare to run, comma-separated (suite, wire, inprocess,
-# series, series-http; empty: all, into BENCHMARKS.md; otherwise the
+# series, series-http, analytics; empty: all, into BENCHMARKS.md; otherwise the
 # report goes to BENCHMARKS.<ONLY>.md), and series-http's soak per server.
 ONLY ?=
 SOAK ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help test unit race integration lint fuzz bench bench-compare serve clean
+.PHONY: help test unit race integration e2e lint fuzz bench bench-compare serve clean
 
 help: ## print this list
 	@echo "usage: make TARGET"
@@ -27,7 +27,7 @@ help: ## print this list
 	@echo "variables: RACE=$(RACE) FUZZTIME=$(FUZZTIME) BENCH=$(BENCH) BENCHTIME=$(BENCHTIME) DURATION=$(DURATION)"
 	@echo "           GOTESTFLAGS (extra go test flags), GOTESTPKGS (default ./...), SKIP_AWSCLI=1"
 
-test: ## everything: go test (with DynamoDB Local started on a free port), then the Node and AWS CLI clients against timetable serve
+test: ## everything: go test (with DynamoDB Local started on a free port), the Node and AWS CLI clients against timetable serve, then the browser tests (make e2e)
 	RACE=$(RACE) scripts/test.sh all
 
 unit: ## go test ./... alone, no servers: tests that need DynamoDB Local skip
@@ -38,6 +38,9 @@ race: ## go test -race with DynamoDB Local, without the client tests
 
 integration: ## the real-client tests only (Node SDK, AWS CLI) against timetable serve and DynamoDB Local
 	scripts/test.sh clients
+
+e2e: ## the browser tests (headless Chromium, installed with apt-get when missing; Plausible's npm tracker), screenshots in e2e-screenshots/
+	RACE=$(RACE) scripts/e2e.sh
 
 lint: ## gofmt -l, go vet, staticcheck (pinned), on the module and bench/
 	scripts/lint.sh
@@ -54,5 +57,5 @@ bench-compare: ## measure against DynamoDB Local, dynalite, Prometheus TSDB and 
 serve: ## run timetable serve on 127.0.0.1:8000 with data in ./timetable-data
 	$(GO) run ./cmd/timetable serve
 
-clean: ## remove installed tools and build output (.tools/, clients/node/node_modules)
-	rm -rf .tools clients/node/node_modules
+clean: ## remove installed tools and build output (.tools/, clients/node/node_modules, e2e-screenshots/)
+	rm -rf .tools clients/node/node_modules e2e-screenshots

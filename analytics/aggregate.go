@@ -21,7 +21,7 @@ import (
 type hit struct {
 	t                            time.Time
 	name, visitor, path, source  string
-	utm                          map[string]string
+	utm, props                   map[string]string
 	country, browser, os, device string
 	interactive                  bool
 }
@@ -33,7 +33,7 @@ func hitFrom(it table.Item) (hit, error) {
 	}
 	h := hit{t: t, name: getS(it, "name"), visitor: getS(it, "visitorId"), path: getS(it, "path"), source: getS(it, "source"),
 		utm: getMap(it, "utm"), country: getS(it, "country"), browser: getS(it, "browser"), os: getS(it, "os"),
-		device: getS(it, "device"), interactive: getBool(it, "interactive")}
+		device: getS(it, "device"), interactive: getBool(it, "interactive"), props: getMap(it, "props")}
 	if h.name == "" {
 		h.name = PageView
 	}
@@ -74,6 +74,9 @@ type session struct {
 	pageViews   int64
 	interactive bool
 	goals       map[string]bool
+	// hits are the indexes of the session's hits (engagement events
+	// included) in the slice sessionize was given, in order.
+	hits []int
 }
 
 func (s *session) bounce() bool    { return s.pageViews <= 1 && !s.interactive }
@@ -98,6 +101,7 @@ func sessionize(hits []hit, goals []Goal, timeout time.Duration) (ss []*session,
 			ss = append(ss, cur)
 		}
 		cur.last = h.t
+		cur.hits = append(cur.hits, i)
 		switch {
 		case h.name == PageView:
 			cur.pageViews++
@@ -116,8 +120,9 @@ func sessionize(hits []hit, goals []Goal, timeout time.Duration) (ss []*session,
 
 // aggregate returns the stats of each period of p in [from, to) (by
 // index) from hits and their sessions: page views, custom events and
-// visitors by hit time; visits, bounces, durations, entry and exit pages,
-// sources, UTM, country, browser, OS, device and goals by session start.
+// visitors by hit time, custom event properties with their events; visits,
+// bounces, durations, entry and exit pages, sources, UTM, country,
+// browser, OS, device, goals and conversions by session start.
 func aggregate(hits []hit, dropped []bool, ss []*session, p Period, from, to time.Time) []*stats {
 	var starts []time.Time
 	for t := from; t.Before(to); t = p.next(t) {
@@ -151,6 +156,9 @@ func aggregate(hits []hit, dropped []bool, ss []*session, p Period, from, to tim
 		} else {
 			st.events++
 			st.add(DimEvent, h.name, 1)
+			for k, v := range h.props {
+				st.addProp(k, v, 1)
+			}
 		}
 	}
 	for _, s := range ss {
@@ -174,6 +182,9 @@ func aggregate(hits []hit, dropped []bool, ss []*session, p Period, from, to tim
 		}
 		for g := range s.goals {
 			st.add(DimGoal, g, 1)
+		}
+		if len(s.goals) > 0 {
+			st.conversions++
 		}
 	}
 	return out
@@ -391,7 +402,7 @@ func (s *Store) AggregateMonth(ctx context.Context, site string, month time.Time
 	now := s.now()
 	from := Month.start(month)
 	to := Month.next(from)
-	days, err := s.readStats(ctx, site, Day, from, to, true)
+	days, err := s.readStats(ctx, site, Day, from, to, true, true)
 	if err != nil {
 		return err
 	}
@@ -412,8 +423,9 @@ type periodStats struct {
 
 // readStats returns the stored stats of period p of site that start in
 // [from, to), unexpired, in time order: from the table when consistent
-// (a strongly consistent read), else from GSI1.
-func (s *Store) readStats(ctx context.Context, site string, p Period, from, to time.Time, consistent bool) ([]periodStats, error) {
+// (a strongly consistent read), else from GSI1; without their breakdowns
+// (not read, not decoded) unless top.
+func (s *Store) readStats(ctx context.Context, site string, p Period, from, to time.Time, consistent, top bool) ([]periodStats, error) {
 	if !from.Before(to) {
 		return nil, nil
 	}
@@ -425,6 +437,9 @@ func (s *Store) readStats(ctx context.Context, site string, p Period, from, to t
 		return map[string]string{"siteId": site, "period": string(p), "periodStart": t.Format(p.layout())}
 	}
 	q := &table.Query{Consistent: consistent}
+	if !top {
+		q.Projection = statsCounts
+	}
 	if consistent {
 		lo, _ := primaryKey(entStats, vals(from))
 		hi, _ := primaryKey(entStats, vals(last))

@@ -45,16 +45,29 @@
 // UTM, country, browser, OS, device and goal conversions to the period the
 // visit started in. All counts are additive; unique visitors are a
 // HyperLogLog sketch (github.com/axiomhq/hyperloglog, precision 14, about
-// 0.8% standard error) merged by union, never summed.
+// 0.8% standard error) merged by union, never summed. Custom events are
+// also counted by the value of each of their properties
+// (PropDimension(name), at most 100 names a period), and the visits that
+// converted any goal give Summary.ConversionRate.
 //
 // # Reads
 //
 // Summary and Breakdown cover a range with the fewest months, days and
 // hours and merge their stats; Breakdown of one whole day or month reads
 // its Top items in sort-key order. TimeSeries gives a metric per hour, day
-// or month. Realtime reads the last five minutes with a query bounded on
-// both sides. Reads drop items whose ttl has passed, since DynamoDB deletes
-// them late.
+// or month. Realtime reads the last five minutes with queries bounded on
+// both sides: the per-minute counters and, for its live feed, the raw
+// hits. RawVisits forms the visits of a range from the raw hits by the
+// aggregation's own rules, for the questions the aggregates cannot answer
+// (filters, two dimensions; package statsapi uses it), and FunnelSteps
+// follows a Funnel's goals through them. Reads drop items whose ttl has
+// passed, since DynamoDB deletes them late.
+//
+// # Sharing
+//
+// A Site may be Public; a SharedLink gives read access to one site to
+// whoever holds its slug, of which only a SHA-256 is stored
+// (CheckSharedLink). Enforcing them is the server's job.
 //
 // # Retention
 //

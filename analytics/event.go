@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable/table"
 )
 
 // Names of the events Record treats apart; any other name is a custom
@@ -169,16 +171,35 @@ func (s *Store) Check(e Event) error { return e.check(s.now(), &s.o) }
 // if only the mark fails, the hit is stored and the error says so.
 func (s *Store) Record(ctx context.Context, e Event) error {
 	now := s.now()
-	if err := e.check(now, &s.o); err != nil {
+	it, t, err := s.hitItem(ctx, &e, now)
+	if err != nil {
 		return err
+	}
+	if _, err := s.t.Put(ctx, it, nil); err != nil {
+		return fmt.Errorf("analytics: cannot store %s of site %q: %w", e.Name, e.Site, err)
+	}
+	if err := s.realtime(ctx, &e, t, now); err != nil {
+		return err
+	}
+	if err := s.mark(ctx, e.Site, dayOf(t)); err != nil {
+		return fmt.Errorf("analytics: the hit is stored but its day is not marked for aggregation: %w", err)
+	}
+	return nil
+}
+
+// hitItem checks e and returns the page-view or event item Record writes
+// for it, and its time to the millisecond.
+func (s *Store) hitItem(ctx context.Context, e *Event, now time.Time) (table.Item, time.Time, error) {
+	if err := e.check(now, &s.o); err != nil {
+		return nil, time.Time{}, err
 	}
 	site, err := s.cachedSite(ctx, e.Site)
 	if err != nil {
-		return err
+		return nil, time.Time{}, err
 	}
 	id, err := s.randomID(8)
 	if err != nil {
-		return err
+		return nil, time.Time{}, err
 	}
 	t := e.Time.UTC().Truncate(time.Millisecond)
 	ent := entEvent
@@ -187,7 +208,7 @@ func (s *Store) Record(ctx context.Context, e Event) error {
 	}
 	it, err := keyItem(ent, map[string]string{"siteId": e.Site, "timestamp": timestamp(t), "id": id, "date": dayOf(t)})
 	if err != nil {
-		return err
+		return nil, time.Time{}, err
 	}
 	ref := internalReferrer(e.Referrer, site.Domains)
 	it["siteId"] = sAttr(e.Site)
@@ -219,16 +240,7 @@ func (s *Store) Record(ctx context.Context, e Event) error {
 	if ttl := ttlAfter(t, s.o.Retention.Raw); ttl != 0 {
 		it[attrTTL] = nAttr(ttl)
 	}
-	if _, err := s.t.Put(ctx, it, nil); err != nil {
-		return fmt.Errorf("analytics: cannot store %s of site %q: %w", e.Name, e.Site, err)
-	}
-	if err := s.realtime(ctx, &e, t, now); err != nil {
-		return err
-	}
-	if err := s.mark(ctx, e.Site, dayOf(t)); err != nil {
-		return fmt.Errorf("analytics: the hit is stored but its day is not marked for aggregation: %w", err)
-	}
-	return nil
+	return it, t, nil
 }
 
 func (u UTM) fields() map[string]string {

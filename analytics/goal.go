@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/design"
 	"github.com/timetable-db/timetable/table"
 )
 
@@ -130,16 +131,22 @@ func (s *Store) Goals(ctx context.Context, site string) ([]Goal, error) {
 
 // DeleteGoal deletes the goal id of site; timetable.ErrNotFound if absent.
 func (s *Store) DeleteGoal(ctx context.Context, site, id string) error {
-	k, err := primaryKey(entGoal, map[string]string{"siteId": site, "goalId": id})
+	return s.deleteItem(ctx, entGoal, site, "goalId", id, "goal")
+}
+
+// deleteItem deletes the item of e of site whose id placeholder is id;
+// timetable.ErrNotFound if absent. what names it in errors.
+func (s *Store) deleteItem(ctx context.Context, e *design.Entity, site, placeholder, id, what string) error {
+	k, err := primaryKey(e, map[string]string{"siteId": site, placeholder: id})
 	if err != nil {
 		return err
 	}
 	old, err := s.t.Delete(ctx, k, nil)
 	if err != nil {
-		return fmt.Errorf("analytics: cannot delete goal %q of site %q: %w", id, site, err)
+		return fmt.Errorf("analytics: cannot delete %s %q of site %q: %w", what, id, site, err)
 	}
 	if old == nil {
-		return fmt.Errorf("analytics: goal %q of site %q: %w", id, site, timetable.ErrNotFound)
+		return fmt.Errorf("analytics: %s %q of site %q: %w", what, id, site, timetable.ErrNotFound)
 	}
 	return nil
 }

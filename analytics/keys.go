@@ -29,6 +29,8 @@ var (
 	entTop      = entity("Top")
 	entPending  = entity("Pending")
 	entSalt     = entity("Salt")
+	entShare    = entity("SharedLink")
+	entFunnel   = entity("Funnel")
 )
 
 func entity(name string) *design.Entity {

@@ -22,6 +22,7 @@ import (
 type modelFigures struct {
 	visitors                                  map[string]bool
 	pageViews, visits, bounces, events, durMs int64
+	conversions                               int64
 	top                                       map[Dimension]map[string]int64
 }
 
@@ -115,6 +116,9 @@ func (m *model) figures(site string, from, to time.Time) *modelFigures {
 			for g := range goals {
 				f.add(DimGoal, g)
 			}
+			if len(goals) > 0 {
+				f.conversions++
+			}
 			cur = nil
 		}
 		for _, e := range es {
@@ -133,6 +137,9 @@ func (m *model) figures(site string, from, to time.Time) *modelFigures {
 				} else {
 					f.events++
 					f.add(DimEvent, e.Name)
+					for k, v := range e.Props {
+						f.add(PropDimension(k), v)
+					}
 				}
 			}
 		}
@@ -159,7 +166,7 @@ func compare(ctx context.Context, s *Store, site string, from, to time.Time, f *
 		got, want int64
 	}{
 		{"pageViews", sm.PageViews, f.pageViews}, {"visits", sm.Visits, f.visits}, {"bounces", sm.Bounces, f.bounces},
-		{"events", sm.Events, f.events},
+		{"events", sm.Events, f.events}, {"conversions", sm.Conversions, f.conversions},
 	} {
 		if c.got != c.want {
 			diffs = append(diffs, fmt.Sprintf("%s: %s %d, model %d", where, c.name, c.got, c.want))
@@ -173,8 +180,20 @@ func compare(ctx context.Context, s *Store, site string, from, to time.Time, f *
 		if want := float64(f.bounces) / float64(f.visits); sm.BounceRate != want {
 			diffs = append(diffs, fmt.Sprintf("%s: bounce rate %v, model %v", where, sm.BounceRate, want))
 		}
+		if want := float64(f.conversions) / float64(f.visits); sm.ConversionRate != want {
+			diffs = append(diffs, fmt.Sprintf("%s: conversion rate %v, model %v", where, sm.ConversionRate, want))
+		}
 	}
-	for _, d := range Dimensions {
+	dims := slices.Clone(Dimensions)
+	for d := range f.top {
+		if _, ok := d.PropName(); ok {
+			dims = append(dims, d)
+		}
+	}
+	dims = append(dims, PropDimension("plan"), PropDimension("variant#b"))
+	slices.Sort(dims)
+	dims = slices.Compact(dims)
+	for _, d := range dims {
 		cs, err := s.Breakdown(ctx, site, d, from, to, 100)
 		if err != nil {
 			return append(diffs, where+": Breakdown: "+err.Error())
@@ -198,6 +217,78 @@ func compare(ctx context.Context, s *Store, site string, from, to time.Time, f *
 		}) {
 			diffs = append(diffs, fmt.Sprintf("%s: breakdown %s not in order: %v", where, d, cs))
 		}
+	}
+	return diffs
+}
+
+// rawFigures computes the figures of site over [from, to) from
+// RawVisits: what the Stats API's raw path builds on.
+func rawFigures(ctx context.Context, s *Store, site string, from, to time.Time) (*modelFigures, error) {
+	vs, err := s.RawVisits(ctx, site, from, to)
+	if err != nil {
+		return nil, err
+	}
+	f := newFigures()
+	in := func(t time.Time) bool { return !t.Before(from) && t.Before(to) }
+	for _, v := range vs {
+		for _, h := range v.Hits {
+			if !in(h.Time) {
+				continue
+			}
+			f.visitors[v.VisitorID] = true
+			if h.Name == PageView {
+				f.pageViews++
+				f.add(DimPage, h.Path)
+				continue
+			}
+			f.events++
+			f.add(DimEvent, h.Name)
+			for k, x := range h.Props {
+				f.add(PropDimension(k), x)
+			}
+		}
+		if !in(v.Start) {
+			continue
+		}
+		f.visits++
+		if v.Bounce {
+			f.bounces++
+		}
+		f.durMs += v.Duration.Milliseconds()
+		for d, x := range map[Dimension]string{DimEntryPage: v.EntryPage, DimExitPage: v.ExitPage, DimSource: v.Source,
+			DimUTMSource: v.UTM.Source, DimUTMMedium: v.UTM.Medium, DimUTMCampaign: v.UTM.Campaign, DimCountry: v.Country,
+			DimBrowser: v.Browser, DimOS: v.OS, DimDevice: v.Device} {
+			f.add(d, x)
+		}
+		for _, g := range v.Goals {
+			f.add(DimGoal, g)
+		}
+		if len(v.Goals) > 0 {
+			f.conversions++
+		}
+	}
+	return f, nil
+}
+
+// diffFigures returns the differences between two sets of figures.
+func diffFigures(where string, got, want *modelFigures) []string {
+	var diffs []string
+	if !maps.Equal(got.visitors, want.visitors) {
+		diffs = append(diffs, fmt.Sprintf("%s: %d visitors, model %d", where, len(got.visitors), len(want.visitors)))
+	}
+	for _, c := range []struct {
+		name      string
+		got, want int64
+	}{
+		{"pageViews", got.pageViews, want.pageViews}, {"visits", got.visits, want.visits}, {"bounces", got.bounces, want.bounces},
+		{"events", got.events, want.events}, {"durMs", got.durMs, want.durMs}, {"conversions", got.conversions, want.conversions},
+	} {
+		if c.got != c.want {
+			diffs = append(diffs, fmt.Sprintf("%s: %s %d, model %d", where, c.name, c.got, c.want))
+		}
+	}
+	if !maps.EqualFunc(got.top, want.top, func(a, b map[string]int64) bool { return maps.Equal(a, b) }) {
+		diffs = append(diffs, fmt.Sprintf("%s: breakdowns %v, model %v", where, got.top, want.top))
 	}
 	return diffs
 }
@@ -230,6 +321,9 @@ func genEvents(r *rand.Rand, sites []string, domains map[string]string, now time
 						e.Name = pick("Signup", "Purchase", "Download")
 						e.NonInteractive = r.IntN(3) == 0
 						e.Props = map[string]string{"plan": pick("free", "pro")}
+						if r.IntN(2) == 0 {
+							e.Props["variant#b"] = pick("x#1", "y")
+						}
 					default:
 						e.Name = Engagement
 					}
@@ -303,6 +397,11 @@ func TestStore_Model(t *testing.T) {
 						f(fig)
 					}
 					diffs = append(diffs, compare(ctx, s, site, rg[0], rg[1], fig)...)
+					raw, err := rawFigures(ctx, s, site, rg[0], rg[1])
+					if err != nil {
+						t.Fatal(err)
+					}
+					diffs = append(diffs, diffFigures(fmt.Sprintf("raw %s %s", site, rg[0].Format(time.RFC3339)), raw, fig)...)
 				}
 			}
 			return diffs
@@ -326,6 +425,24 @@ func TestStore_Model(t *testing.T) {
 			f.visits++
 		}); len(diffs) == 0 {
 			t.Fatal("positive control: the comparison did not catch a planted error")
+		}
+		// The new figures have controls of their own: a property count and a
+		// conversion planted alone are each caught.
+		for name, plant := range map[string]func(*modelFigures){
+			"property": func(f *modelFigures) {
+				if f.top[PropDimension("plan")] != nil {
+					f.top[PropDimension("plan")]["pro"]++
+				}
+			},
+			"conversion": func(f *modelFigures) {
+				if f.visits > 0 {
+					f.conversions++
+				}
+			},
+		} {
+			if diffs := check("control "+name, plant); len(diffs) == 0 {
+				t.Fatalf("positive control (%s): the comparison did not catch a planted error", name)
+			}
 		}
 		// Phase 2: late events (older days) arrive; the days they touch are
 		// aggregated again.

@@ -3,7 +3,7 @@ package analytics
 import (
 	"context"
 	"fmt"
-	"slices"
+	"strings"
 	"time"
 
 	"github.com/timetable-db/timetable/table"
@@ -17,17 +17,23 @@ type Summary struct {
 	// Visits, PageViews, Bounces and Events are counts; visits, bounces
 	// and durations belong to the period their visit started in.
 	Visits, PageViews, Bounces, Events int64
-	// ViewsPerVisit is PageViews / Visits, BounceRate Bounces / Visits and
-	// VisitDuration the mean duration of a visit; 0 without visits.
-	ViewsPerVisit, BounceRate float64
-	VisitDuration             time.Duration
+	// Conversions are the visits that converted at least one goal (the
+	// goals of the site when the period was aggregated).
+	Conversions int64
+	// ViewsPerVisit is PageViews / Visits, BounceRate Bounces / Visits,
+	// ConversionRate Conversions / Visits and VisitDuration the mean
+	// duration of a visit; 0 without visits.
+	ViewsPerVisit, BounceRate, ConversionRate float64
+	VisitDuration                             time.Duration
 }
 
 func summaryOf(st *stats) Summary {
-	sm := Summary{Visitors: st.visitors.Estimate(), Visits: st.visits, PageViews: st.pageViews, Bounces: st.bounces, Events: st.events}
+	sm := Summary{Visitors: st.visitors.Estimate(), Visits: st.visits, PageViews: st.pageViews, Bounces: st.bounces, Events: st.events,
+		Conversions: st.conversions}
 	if st.visits > 0 {
 		sm.ViewsPerVisit = float64(st.pageViews) / float64(st.visits)
 		sm.BounceRate = float64(st.bounces) / float64(st.visits)
+		sm.ConversionRate = float64(st.conversions) / float64(st.visits)
 		sm.VisitDuration = time.Duration(st.durationMs/st.visits) * time.Millisecond
 	}
 	return sm
@@ -69,11 +75,12 @@ func cover(from, to time.Time) []segment {
 }
 
 // merged returns the stats of site over [from, to), merged from the
-// largest aggregates that cover it (months, days, hours), read from GSI1.
-func (s *Store) merged(ctx context.Context, site string, from, to time.Time) (*stats, error) {
+// largest aggregates that cover it (months, days, hours), read from GSI1;
+// their breakdowns only with top.
+func (s *Store) merged(ctx context.Context, site string, from, to time.Time, top bool) (*stats, error) {
 	st := newStats()
 	for _, sg := range cover(from, to) {
-		ps, err := s.readStats(ctx, site, sg.p, sg.from, sg.to, false)
+		ps, err := s.readStats(ctx, site, sg.p, sg.from, sg.to, false, top)
 		if err != nil {
 			return nil, err
 		}
@@ -91,29 +98,31 @@ func (s *Store) merged(ctx context.Context, site string, from, to time.Time) (*s
 // older than Retention.Hourly are gone, so a range should start and end on
 // a day there. A range without aggregates gives zeros.
 func (s *Store) Summary(ctx context.Context, site string, from, to time.Time) (Summary, error) {
-	st, err := s.merged(ctx, site, from, to)
+	st, err := s.merged(ctx, site, from, to, false)
 	if err != nil {
 		return Summary{}, err
 	}
 	return summaryOf(st), nil
 }
 
-// Breakdown returns the n most frequent values of dimension d over
-// [from, to), with their counts, most frequent first (then by value). A
+// Breakdown returns the n most frequent values of dimension d (one of
+// Dimensions or a PropDimension) over [from, to), with their counts, most
+// frequent first (then by value). A
 // range that is one whole day or month, with n at most Options.TopN, is
 // read from its Top items in sort-key order; any other is merged from
 // the aggregates.
 func (s *Store) Breakdown(ctx context.Context, site string, d Dimension, from, to time.Time, n int) ([]Count, error) {
-	if !slices.Contains(Dimensions, d) {
+	if !d.valid() {
 		return nil, fmt.Errorf("%w dimension %q", ErrInvalid, d)
 	}
 	if n <= 0 {
 		return nil, nil
 	}
-	if sg := cover(from, to); len(sg) == 1 && sg[0].p != Hour && sg[0].p.next(sg[0].from).Equal(sg[0].to) && n <= s.o.TopN {
+	if sg := cover(from, to); len(sg) == 1 && sg[0].p != Hour && sg[0].p.next(sg[0].from).Equal(sg[0].to) && n <= s.o.TopN &&
+		!strings.Contains(string(d), "#") {
 		return s.top(ctx, site, sg[0].p, sg[0].from, d, n)
 	}
-	st, err := s.merged(ctx, site, from, to)
+	st, err := s.merged(ctx, site, from, to, true)
 	if err != nil {
 		return nil, err
 	}
@@ -193,6 +202,28 @@ func (s *Store) TimeSeries(ctx context.Context, site string, m Metric, p Period,
 	if _, ok := m.of(Summary{}); !ok {
 		return nil, fmt.Errorf("%w metric %q", ErrInvalid, m)
 	}
+	ss, err := s.Summaries(ctx, site, p, from, to)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Point, len(ss))
+	for i, x := range ss {
+		out[i].Start = x.Start
+		out[i].Value, _ = m.of(x.Summary)
+	}
+	return out, nil
+}
+
+// PeriodSummary is the Summary of one period.
+type PeriodSummary struct {
+	Start time.Time
+	Summary
+}
+
+// Summaries returns the Summary of each period p (Hour, Day or Month) of
+// site starting in [from, to), in order, from the stored aggregates of p
+// read with one query; a period without aggregates has zeros.
+func (s *Store) Summaries(ctx context.Context, site string, p Period, from, to time.Time) ([]PeriodSummary, error) {
 	if !p.valid() {
 		return nil, fmt.Errorf("%w period %q", ErrInvalid, p)
 	}
@@ -200,7 +231,7 @@ func (s *Store) TimeSeries(ctx context.Context, site string, m Metric, p Period,
 	if first.Before(from) {
 		first = p.next(first)
 	}
-	ps, err := s.readStats(ctx, site, p, first, to, false)
+	ps, err := s.readStats(ctx, site, p, first, to, false, false)
 	if err != nil {
 		return nil, err
 	}
@@ -208,13 +239,13 @@ func (s *Store) TimeSeries(ctx context.Context, site string, m Metric, p Period,
 	for _, x := range ps {
 		byStart[x.start] = x.st
 	}
-	var out []Point
+	var out []PeriodSummary
 	for t := first; t.Before(to); t = p.next(t) {
-		pt := Point{Start: t}
+		x := PeriodSummary{Start: t}
 		if st := byStart[t]; st != nil {
-			pt.Value, _ = m.of(summaryOf(st))
+			x.Summary = summaryOf(st)
 		}
-		out = append(out, pt)
+		out = append(out, x)
 	}
 	return out, nil
 }

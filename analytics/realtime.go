@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/timetable-db/timetable/design"
 	"github.com/timetable-db/timetable/table"
 )
 
@@ -27,7 +28,20 @@ type Live struct {
 	// Pages are the paths viewed in those minutes with their distinct
 	// visitors, most visitors first (then by path).
 	Pages []Count
+	// Events are the page views and custom events of the last 5 minutes
+	// (engagement events left out), newest first, at most 50.
+	Events []LiveEvent
 }
+
+// LiveEvent is a hit of the realtime feed.
+type LiveEvent struct {
+	Time                         time.Time
+	Name, Page, Source           string
+	Country, Browser, OS, Device string
+}
+
+// maxLiveEvents bounds Live.Events.
+const maxLiveEvents = 50
 
 // Realtime returns the visitors and pages of the last 5 minutes of site,
 // from its REALTIME# items: a query bounded on both sides, so that the
@@ -68,12 +82,51 @@ func (s *Store) Realtime(ctx context.Context, site string) (*Live, error) {
 			pages[p][v] = true
 		}
 	}
+	if live.Events, err = s.liveEvents(ctx, site, now.Add(-realtimeWindow), now); err != nil {
+		return nil, err
+	}
 	live.Visitors = len(visitors)
 	for p, vs := range pages {
 		live.Pages = append(live.Pages, Count{Value: p, Count: int64(len(vs))})
 	}
 	sortCounts(live.Pages)
 	return live, nil
+}
+
+// liveEvents returns the page views and custom events of site in
+// [from, now], newest first, at most maxLiveEvents: a reverse query of each
+// entity's items bounded on both sides (PV#{from} to PV#{now}~, so that
+// nothing of another entity comes back), merged.
+func (s *Store) liveEvents(ctx context.Context, site string, from, now time.Time) ([]LiveEvent, error) {
+	var out []LiveEvent
+	for _, e := range []*design.Entity{entPageView, entEvent} {
+		prefix := skPrefix(e)
+		q := &table.Query{Hash: sitePK(site), Range: table.Between(prefix+timestamp(from), prefix+timestamp(now)+"~"),
+			Reverse: true, Limit: 4 * maxLiveEvents, Consistent: true}
+		n := 0
+		for it, err := range s.t.QueryAll(ctx, q) {
+			if err != nil {
+				return nil, fmt.Errorf("analytics: cannot read the recent hits of site %q: %w", site, err)
+			}
+			if expired(it, now) {
+				continue
+			}
+			h, err := hitFrom(it)
+			if err != nil {
+				return nil, err
+			}
+			if h.name == Engagement {
+				continue
+			}
+			out = append(out, LiveEvent{Time: h.t, Name: h.name, Page: h.path, Source: h.source, Country: h.country,
+				Browser: h.browser, OS: h.os, Device: h.device})
+			if n++; n == maxLiveEvents {
+				break
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(a, b LiveEvent) int { return b.Time.Compare(a.Time) })
+	return out[:min(len(out), maxLiveEvents)], nil
 }
 
 // Count is a value of a breakdown and its count.

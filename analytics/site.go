@@ -26,6 +26,10 @@ type Site struct {
 	// TimeZone is the IANA name of the dashboard's time zone; "" is UTC.
 	// Aggregates are kept in UTC.
 	TimeZone string
+	// Public makes the site's stats readable without a token (by anyone
+	// who knows the site's id). Shared links give read access to one
+	// site without making it public.
+	Public bool
 	// CreatedAt and UpdatedAt are set by the Store.
 	CreatedAt, UpdatedAt time.Time
 }
@@ -80,13 +84,16 @@ func (st *Site) item() (table.Item, error) {
 	if st.TimeZone != "" {
 		it["timeZone"] = sAttr(st.TimeZone)
 	}
+	if st.Public {
+		it["public"] = &types.AttributeValueMemberBOOL{Value: true}
+	}
 	it["createdAt"] = sAttr(timestamp(st.CreatedAt))
 	it["updatedAt"] = sAttr(timestamp(st.UpdatedAt))
 	return it, nil
 }
 
 func siteFrom(it table.Item) *Site {
-	st := &Site{ID: getS(it, "siteId"), Name: getS(it, "name"), Domains: getSS(it, "domains"), TimeZone: getS(it, "timeZone")}
+	st := &Site{ID: getS(it, "siteId"), Name: getS(it, "name"), Domains: getSS(it, "domains"), TimeZone: getS(it, "timeZone"), Public: getBool(it, "public")}
 	st.CreatedAt, _ = time.Parse(layoutTimestamp, getS(it, "createdAt"))
 	st.UpdatedAt, _ = time.Parse(layoutTimestamp, getS(it, "updatedAt"))
 	slices.Sort(st.Domains)
@@ -121,7 +128,7 @@ func (s *Store) CreateSite(ctx context.Context, st Site) error {
 }
 
 // UpdateSite replaces the settings of the existing site st.ID (name,
-// domains, time zone), keeping its creation time. It fails with
+// domains, time zone, public), keeping its creation time. It fails with
 // timetable.ErrNotFound if there is no such site.
 func (s *Store) UpdateSite(ctx context.Context, st Site) error {
 	st.Domains = slices.Clone(st.Domains)
@@ -149,6 +156,19 @@ func (s *Store) UpdateSite(ctx context.Context, st Site) error {
 	delete(s.sites, st.ID)
 	s.mu.Unlock()
 	return nil
+}
+
+// Location returns the site's time zone (UTC when it has none or, which
+// check prevents, an unknown one).
+func (st *Site) Location() *time.Location {
+	if st.TimeZone == "" {
+		return time.UTC
+	}
+	loc, err := time.LoadLocation(st.TimeZone)
+	if err != nil {
+		return time.UTC
+	}
+	return loc
 }
 
 // Site returns the site id, or an error matching timetable.ErrNotFound.
@@ -205,7 +225,7 @@ func (s *Store) Sites(ctx context.Context) ([]Site, error) {
 }
 
 // DeleteSite deletes the site id and every item of its partition: hits,
-// sessions, goals, stats, realtime counters. It fails with
+// sessions, goals, funnels, shared links, stats, realtime counters. It fails with
 // timetable.ErrNotFound if there is no such site.
 func (s *Store) DeleteSite(ctx context.Context, id string) error {
 	if _, err := s.Site(ctx, id); err != nil {

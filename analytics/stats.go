@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -60,6 +61,12 @@ func (p Period) next(t time.Time) time.Time {
 
 func (p Period) valid() bool { return p == Hour || p == Day || p == Month }
 
+// Start returns the start of the UTC period of p holding t.
+func (p Period) Start(t time.Time) time.Time { return p.start(t) }
+
+// Next returns the start of the period after the one starting at t.
+func (p Period) Next(t time.Time) time.Time { return p.next(t.UTC()) }
+
 // Dimension is a breakdown of the aggregates.
 type Dimension string
 
@@ -83,7 +90,32 @@ const (
 	DimGoal        Dimension = "goal"
 )
 
-// Dimensions lists every Dimension.
+// PropDimension returns the breakdown of custom events by the value of
+// their property name: "prop:" + name. It counts the custom events that
+// carry the property, by its value; a period keeps at most 100 property
+// names, the rest being counted under PropDimension(Other).
+func PropDimension(name string) Dimension { return Dimension(propPrefix + name) }
+
+// PropName returns the property name of a PropDimension, and whether d is
+// one.
+func (d Dimension) PropName() (string, bool) {
+	return strings.CutPrefix(string(d), propPrefix)
+}
+
+const (
+	propPrefix   = "prop:"
+	maxPropNames = 100
+)
+
+// valid reports whether d is one of Dimensions or a PropDimension.
+func (d Dimension) valid() bool {
+	if n, ok := d.PropName(); ok {
+		return n != ""
+	}
+	return slices.Contains(Dimensions, d)
+}
+
+// Dimensions lists every Dimension but the PropDimensions.
 var Dimensions = []Dimension{DimPage, DimEntryPage, DimExitPage, DimSource, DimUTMSource, DimUTMMedium, DimUTMCampaign,
 	DimCountry, DimBrowser, DimOS, DimDevice, DimEvent, DimGoal}
 
@@ -99,8 +131,12 @@ const (
 // union.
 type stats struct {
 	pageViews, visits, bounces, events, durationMs int64
-	visitors                                       *hyperloglog.Sketch
-	top                                            map[Dimension]map[string]int64
+	// conversions are the visits that converted at least one goal.
+	conversions int64
+	visitors    *hyperloglog.Sketch
+	top         map[Dimension]map[string]int64
+	// props is the number of PropDimensions in top.
+	props int
 }
 
 func newStats() *stats {
@@ -113,11 +149,24 @@ func (st *stats) add(d Dimension, v string, n int64) {
 	}
 	m := st.top[d]
 	if m == nil {
-		m = map[string]int64{}
-		st.top[d] = m
+		if _, ok := d.PropName(); ok {
+			if st.props >= maxPropNames {
+				d = PropDimension(Other)
+				m = st.top[d]
+			} else {
+				st.props++
+			}
+		}
+		if m == nil {
+			m = map[string]int64{}
+			st.top[d] = m
+		}
 	}
 	m[v] += n
 }
+
+// addProp counts n custom events whose property name has value v.
+func (st *stats) addProp(name, v string, n int64) { st.add(PropDimension(name), v, n) }
 
 func (st *stats) merge(o *stats) error {
 	st.pageViews += o.pageViews
@@ -125,6 +174,7 @@ func (st *stats) merge(o *stats) error {
 	st.bounces += o.bounces
 	st.events += o.events
 	st.durationMs += o.durationMs
+	st.conversions += o.conversions
 	if err := st.visitors.Merge(o.visitors); err != nil {
 		return fmt.Errorf("analytics: cannot merge visitor sketches: %w", err)
 	}
@@ -194,12 +244,18 @@ func (st *stats) item(site string, p Period, start time.Time, ttl int64) (table.
 	it["bounces"] = nAttr(st.bounces)
 	it["durationSum"] = nAttr(st.durationMs)
 	it["events"] = nAttr(st.events)
+	it["conversions"] = nAttr(st.conversions)
 	it["top"] = &types.AttributeValueMemberB{Value: top.Bytes()}
 	if ttl != 0 {
 		it[attrTTL] = nAttr(ttl)
 	}
 	return it, nil
 }
+
+// statsCounts are the attributes of a stats item but its breakdowns: what
+// a read of counts and visitors needs.
+var statsCounts = []string{attrPK, attrSK, "periodStart", "pageViews", "visitors", "visits", "bounces", "durationSum", "events",
+	"conversions", attrTTL}
 
 // maxTopBytes bounds the gzipped breakdowns of a stats item, under
 // DynamoDB's 400 KB item limit.
@@ -212,8 +268,12 @@ func statsFrom(it table.Item) (*stats, error) {
 	st.bounces = getN(it, "bounces")
 	st.events = getN(it, "events")
 	st.durationMs = getN(it, "durationSum")
+	st.conversions = getN(it, "conversions")
 	if err := st.visitors.UnmarshalBinary(getB(it, "visitors")); err != nil {
 		return nil, fmt.Errorf("analytics: cannot decode the visitor sketch of %s: %w", getS(it, attrSK), err)
+	}
+	if _, ok := it["top"]; !ok {
+		return st, nil // read without its breakdowns (statsCounts)
 	}
 	zr, err := gzip.NewReader(bytes.NewReader(getB(it, "top")))
 	if err != nil {
@@ -224,6 +284,11 @@ func statsFrom(it table.Item) (*stats, error) {
 	}
 	if st.top == nil {
 		st.top = map[Dimension]map[string]int64{}
+	}
+	for d := range st.top {
+		if _, ok := d.PropName(); ok {
+			st.props++
+		}
 	}
 	return st, nil
 }
@@ -239,6 +304,9 @@ func (st *stats) topItems(site string, p Period, start time.Time, n int, ttl int
 	}
 	slices.Sort(dims)
 	for _, d := range dims {
+		if strings.Contains(string(d), "#") {
+			continue // its Top keys could not be told apart; read from the stats
+		}
 		cs := counts(st.top[d])
 		for _, c := range cs[:min(n, len(cs))] {
 			rank := fmt.Sprintf("%012d", max(0, 999999999999-c.Count))

@@ -70,6 +70,9 @@ type Options struct {
 	// SiteCacheTTL is how long Record trusts a site it has read. Default
 	// 1 minute; negative reads the site on every Record.
 	SiteCacheTTL time.Duration
+	// MaxRawHits bounds the raw hits RawVisits (and so FunnelSteps and the
+	// Stats API's raw path) holds in memory at once. Default 2,000,000.
+	MaxRawHits int
 	// MaxFuture is how far ahead of Now an event may be. Default 5 minutes.
 	MaxFuture time.Duration
 	// Now returns the current time. Default time.Now.
@@ -105,6 +108,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if r.MaxValues <= 0 {
 		r.MaxValues = 1000
+	}
+	if r.MaxRawHits <= 0 {
+		r.MaxRawHits = 2_000_000
 	}
 	if r.Now == nil {
 		r.Now = time.Now

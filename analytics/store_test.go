@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -207,10 +208,20 @@ func TestStore_Realtime(t *testing.T) {
 		if len(live.Pages) != 2 || live.Pages[0] != want[0] || live.Pages[1] != want[1] {
 			t.Errorf("Pages = %v, want %v", live.Pages, want)
 		}
+		// The feed: the hits of the last 5 minutes, newest first, without
+		// the engagement event or the hit of 6 minutes ago.
+		var feed []string
+		for _, e := range live.Events {
+			feed = append(feed, e.Time.Format("15:04:05")+" "+e.Name+" "+e.Page)
+		}
+		wantFeed := []string{"12:00:20 pageview /", "11:59:30 Signup /pricing", "11:58:30 pageview /", "11:57:30 pageview /", "11:56:30 pageview /pricing"}
+		if !slices.Equal(feed, wantFeed) {
+			t.Errorf("Events = %q, want %q", feed, wantFeed)
+		}
 		// Ten minutes on, the counters are gone (filtered before DynamoDB
 		// deletes them).
 		clk.Set(now.Add(10 * time.Minute))
-		if live, err := s.Realtime(ctx, "a"); err != nil || live.Visitors != 0 || len(live.Pages) != 0 {
+		if live, err := s.Realtime(ctx, "a"); err != nil || live.Visitors != 0 || len(live.Pages) != 0 || len(live.Events) != 0 {
 			t.Errorf("Realtime 10 minutes later = %+v, %v", live, err)
 		}
 	})

@@ -49,6 +49,9 @@ type Token struct {
 	Scopes []Scope
 	// Kinds limits the token to these kinds; empty means every kind.
 	Kinds []string
+	// Sites limits the token to these web-analytics sites; empty means
+	// every site.
+	Sites []string
 	// Created is when the token was made.
 	Created time.Time
 	// LastUsed is when the token last authenticated a request, recorded
@@ -114,12 +117,13 @@ type tokenItem struct {
 	Hash     []byte   `dynamodbav:"hash"`
 	Scopes   []string `dynamodbav:"scopes"`
 	Kinds    []string `dynamodbav:"kinds,omitempty"`
+	Sites    []string `dynamodbav:"sites,omitempty"`
 	Created  int64    `dynamodbav:"created"`
 	LastUsed int64    `dynamodbav:"last_used,omitempty"`
 }
 
 func (it *tokenItem) token() Token {
-	t := Token{ID: it.SK, Name: it.Name, Kinds: it.Kinds, Created: fromMillis(it.Created), LastUsed: fromMillis(it.LastUsed)}
+	t := Token{ID: it.SK, Name: it.Name, Kinds: it.Kinds, Sites: it.Sites, Created: fromMillis(it.Created), LastUsed: fromMillis(it.LastUsed)}
 	for _, s := range it.Scopes {
 		t.Scopes = append(t.Scopes, Scope(s))
 	}
@@ -149,6 +153,13 @@ func checkName(name string) error {
 // stored (only its SHA-256 is) and cannot be shown again. Repeated scopes
 // and kinds are kept once.
 func (s *Store) CreateToken(ctx context.Context, name string, scopes []Scope, kinds []string) (secret string, t Token, err error) {
+	return s.CreateTokenForSites(ctx, name, scopes, kinds, nil)
+}
+
+// CreateTokenForSites is CreateToken with the token also limited to the
+// web-analytics sites (ids of 1 to 256 bytes of UTF-8) unless sites is
+// empty.
+func (s *Store) CreateTokenForSites(ctx context.Context, name string, scopes []Scope, kinds, sites []string) (secret string, t Token, err error) {
 	if err := checkName(name); err != nil {
 		return "", Token{}, err
 	}
@@ -173,6 +184,17 @@ func (s *Store) CreateToken(ctx context.Context, name string, scopes []Scope, ki
 		}
 		if !slices.Contains(it.Kinds, k) {
 			it.Kinds = append(it.Kinds, k)
+		}
+	}
+	if len(sites) > maxTokenKinds {
+		return "", Token{}, fmt.Errorf("auth: a token may be limited to at most %d sites, not %d", maxTokenKinds, len(sites))
+	}
+	for _, site := range sites {
+		if site == "" || len(site) > maxKindBytes || !utf8.ValidString(site) {
+			return "", Token{}, fmt.Errorf("auth: a site must be 1 to %d bytes of UTF-8, not %q", maxKindBytes, site)
+		}
+		if !slices.Contains(it.Sites, site) {
+			it.Sites = append(it.Sites, site)
 		}
 	}
 	it.SK = randomString(b32, tokenIDBytes)
@@ -315,6 +337,7 @@ func (p *Principal) Token() Token {
 	t := p.token
 	t.Scopes = slices.Clone(t.Scopes)
 	t.Kinds = slices.Clone(t.Kinds)
+	t.Sites = slices.Clone(t.Sites)
 	return t
 }
 
@@ -341,4 +364,28 @@ func (p *Principal) Allows(scope Scope, kind string) bool {
 		return scope != ScopeAdmin
 	}
 	return slices.Contains(p.token.Kinds, kind)
+}
+
+// AllowsSite reports whether the token may act with scope on the
+// web-analytics site site.
+//
+// The token needs scope, or ScopeAdmin (which implies the others). A token
+// limited to sites allows only those; site "" is a request about no one
+// site (listing sites), which such a token allows for ScopeRead, the
+// server narrowing the answer to its sites. For ScopeAdmin and
+// ScopeWrite, site "" (creating a site) needs a token of every site.
+func (p *Principal) AllowsSite(scope Scope, site string) bool {
+	if p == nil {
+		return false
+	}
+	if !slices.Contains(p.token.Scopes, scope) && !slices.Contains(p.token.Scopes, ScopeAdmin) {
+		return false
+	}
+	if len(p.token.Sites) == 0 {
+		return true
+	}
+	if site == "" {
+		return scope == ScopeRead
+	}
+	return slices.Contains(p.token.Sites, site)
 }

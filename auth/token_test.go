@@ -134,6 +134,54 @@ func TestPrincipal_Allows(t *testing.T) {
 	}
 }
 
+func TestPrincipal_AllowsSite(t *testing.T) {
+	f := func(scopes []Scope, sites []string, scope Scope, site string, want bool) {
+		t.Helper()
+		p := &Principal{token: Token{Scopes: scopes, Sites: sites}}
+		if got := p.AllowsSite(scope, site); got != want {
+			t.Errorf("token %v sites %q: AllowsSite(%s, %q) = %v, want %v", scopes, sites, scope, site, got, want)
+		}
+	}
+	f([]Scope{ScopeRead}, nil, ScopeRead, "a", true)
+	f([]Scope{ScopeRead}, nil, ScopeWrite, "a", false)
+	f([]Scope{ScopeWrite}, nil, ScopeRead, "a", false)
+	f([]Scope{ScopeAdmin}, nil, ScopeAdmin, "", true)
+	f([]Scope{ScopeRead}, []string{"a"}, ScopeRead, "a", true)
+	f([]Scope{ScopeRead}, []string{"a"}, ScopeRead, "b", false)
+	f([]Scope{ScopeRead}, []string{"a"}, ScopeRead, "", true) // list sites, narrowed by the server
+	f([]Scope{ScopeWrite}, []string{"a"}, ScopeWrite, "a", true)
+	f([]Scope{ScopeWrite}, []string{"a"}, ScopeWrite, "b", false)
+	f([]Scope{ScopeAdmin}, []string{"a"}, ScopeAdmin, "a", true)
+	f([]Scope{ScopeAdmin}, []string{"a"}, ScopeAdmin, "", false) // cannot create other sites
+	f([]Scope{ScopeAdmin}, []string{"a"}, ScopeRead, "b", false)
+	f(nil, nil, ScopeRead, "a", false)
+	if (*Principal)(nil).AllowsSite(ScopeRead, "a") {
+		t.Error("a nil Principal allows reading a site")
+	}
+}
+
+func TestStore_CreateTokenForSites(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, memDB(t), newClock(), nil)
+	secret, tok, err := s.CreateTokenForSites(ctx, "dash", []Scope{ScopeRead}, nil, []string{"a", "a", "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(tok.Sites, []string{"a", "b"}) {
+		t.Fatalf("Sites = %q, want [a b]", tok.Sites)
+	}
+	p, err := s.Authenticate(ctx, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.AllowsSite(ScopeRead, "b") || p.AllowsSite(ScopeRead, "c") || !slices.Equal(p.Token().Sites, []string{"a", "b"}) {
+		t.Fatalf("principal %+v: sites not kept", p.Token())
+	}
+	if _, _, err := s.CreateTokenForSites(ctx, "x", []Scope{ScopeRead}, nil, []string{""}); err == nil {
+		t.Error("an empty site was accepted")
+	}
+}
+
 func TestStore_RevokeToken(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t, memDB(t), newClock(), nil)

@@ -786,6 +786,12 @@ func init() {
 				ExpressionAttributeValues: v1(N("1")), ExpressionAttributeNames: Names{"#a": ""}})
 			h.WantError(err, "ValidationException", "ExpressionAttributeNames contains invalid value: Empty attribute name for key #a")
 		}},
+		Case{"Placeholders/NameValueTooLong", func(t *testing.T, h *H) {
+			table := h.HashTable()
+			_, err := h.API.UpdateItem(h.Ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: Item{"pk": S("a")}, UpdateExpression: aws.String("SET #a = :v"),
+				ExpressionAttributeValues: v1(N("1")), ExpressionAttributeNames: Names{"#a": strings.Repeat("n", 65536)}})
+			h.WantError(err, "ValidationException", "ExpressionAttributeNames contains invalid value: Attribute name is too large, must be less than 65536 bytes for key #a")
+		}},
 		Case{"Placeholders/InvalidNumberValue", func(t *testing.T, h *H) {
 			table := h.HashTable()
 			_, err := h.API.UpdateItem(h.Ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: Item{"pk": S("a")}, UpdateExpression: aws.String("SET a = :v"),
@@ -826,6 +832,34 @@ func init() {
 				UpdateExpression: aws.String("SET a = :v"), ExpressionAttributeValues: v1(N("1")),
 				Expected: map[string]types.ExpectedAttributeValue{"a": {Exists: aws.Bool(false)}}})
 			h.WantError(err, "ValidationException", "Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {Expected} Expression parameters: {UpdateExpression}")
+		}},
+		Case{"Placeholders/MixedWithLegacyOrder", func(t *testing.T, h *H) {
+			table := h.HashTable()
+			_, err := h.API.UpdateItem(h.Ctx, &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: Item{"pk": S("a")},
+				UpdateExpression: aws.String("SET a = :v"), ConditionExpression: aws.String("attribute_not_exists(b)"), ExpressionAttributeValues: v1(N("1")),
+				Expected:            map[string]types.ExpectedAttributeValue{"a": {Exists: aws.Bool(false)}},
+				AttributeUpdates:    map[string]types.AttributeValueUpdate{"c": {Action: types.AttributeActionPut, Value: N("1")}},
+				ConditionalOperator: types.ConditionalOperatorAnd})
+			h.WantError(err, "ValidationException", "Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {AttributeUpdates, Expected, ConditionalOperator} Expression parameters: {UpdateExpression, ConditionExpression}")
+		}},
+		Case{"Placeholders/QueryKeyConditionsWithExpressions", func(t *testing.T, h *H) {
+			// KeyConditions mixes with a filter and a projection expression.
+			table := h.RangeTable(types.ScalarAttributeTypeS)
+			h.PutMany(table, Item{"pk": S("a"), "sk": S("1"), "x": N("1"), "y": S("p")}, Item{"pk": S("a"), "sk": S("2"), "x": N("2"), "y": S("q")})
+			out, err := h.API.Query(h.Ctx, &dynamodb.QueryInput{TableName: aws.String(table),
+				KeyConditions:    map[string]types.Condition{"pk": {ComparisonOperator: types.ComparisonOperatorEq, AttributeValueList: []types.AttributeValue{S("a")}}},
+				FilterExpression: aws.String("x > :one"), ProjectionExpression: aws.String("y"),
+				ExpressionAttributeValues: Item{":one": N("1")}})
+			h.Must(err)
+			if len(out.Items) != 1 {
+				t.Fatalf("got %d items, want 1: %v", len(out.Items), out.Items)
+			}
+			h.WantItem(out.Items[0], Item{"y": S("q")})
+			_, err = h.API.Query(h.Ctx, &dynamodb.QueryInput{TableName: aws.String(table),
+				KeyConditions:          map[string]types.Condition{"pk": {ComparisonOperator: types.ComparisonOperatorEq, AttributeValueList: []types.AttributeValue{S("a")}}},
+				KeyConditionExpression: aws.String("pk = :a"), ProjectionExpression: aws.String("y"), QueryFilter: map[string]types.Condition{"x": {ComparisonOperator: types.ComparisonOperatorNotNull}},
+				ExpressionAttributeValues: Item{":a": S("a")}})
+			h.WantError(err, "ValidationException", "Can not use both expression and non-expression parameters in the same request: Non-expression parameters: {QueryFilter, KeyConditions} Expression parameters: {ProjectionExpression, KeyConditionExpression}")
 		}},
 		Case{"Placeholders/KeyTooLong", func(t *testing.T, h *H) {
 			table := h.HashTable()

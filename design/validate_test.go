@@ -456,7 +456,7 @@ func TestValidate_Reference001AsPublished(t *testing.T) {
 			t.Errorf("unexpected problem %v (%s)", p, p.Code)
 		}
 	}
-	if !strings.Contains(ps.Error(), "runs on into the Session, Stats items") {
+	if !strings.Contains(ps.Error(), "runs on into the Session, Stats") {
 		t.Errorf("the realtime problem does not name SESSION and STATS:\n%v", ps)
 	}
 	if !ps.Has(CodeKeyCondition) || ps.Has(CodeSortOrder) {

@@ -27,6 +27,9 @@ func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, 
 }
 
 func (db *DB) batchGet(_ context.Context, in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
 	if len(in.RequestItems) == 0 {
 		return nil, validationError("BatchGetItem must have some requests set")
 	}

@@ -23,6 +23,9 @@ func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInp
 }
 
 func (db *DB) batchWrite(ctx context.Context, in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
 	wo := db.writeOptions(ctx)
 	if len(in.RequestItems) == 0 {
 		return nil, validationError("BatchWriteItem cannot have a null or no requests set")

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // DeleteTable deletes a table, its indexes and all their items.
@@ -46,5 +47,9 @@ func (db *DB) deleteTable(t *table, in *dynamodb.DeleteTableInput) (*dynamodb.De
 	defer db.catMu.Unlock()
 	t.dropped = true
 	delete(db.tables, m.Name)
-	return &dynamodb.DeleteTableOutput{TableDescription: db.describe(m, st)}, nil
+	// The table is gone at once, but DynamoDB describes it as DELETING
+	// (DynamoDB Local says ACTIVE; docs/compat.md).
+	d := db.describe(m, st)
+	d.TableStatus = types.TableStatusDeleting
+	return &dynamodb.DeleteTableOutput{TableDescription: d}, nil
 }

@@ -18,6 +18,9 @@ func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(
 }
 
 func (db *DB) getItem(t *table, in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
 	m := t.m()
 	proj, err := m.readProjection(in.ProjectionExpression, in.AttributesToGet, in.ExpressionAttributeNames)
 	if err != nil {

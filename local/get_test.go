@@ -29,3 +29,21 @@ func TestGetItem_Projection(t *testing.T) {
 		t.Fatalf("projection of nothing: %v %v", out.Item, err)
 	}
 }
+
+// TestReturnConsumedCapacity_Invalid checks DynamoDB's answer to a
+// ReturnConsumedCapacity outside its enum, on a read and a write.
+func TestReturnConsumedCapacity_Invalid(t *testing.T) {
+	db := openMem(t, nil)
+	createTable(t, db, "tbl", "")
+	const msg = "1 validation error detected: Value 'ALL' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]"
+	_, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("tbl"), Key: attrs("pk", s("a")), ReturnConsumedCapacity: "ALL"})
+	wantAPIError(t, err, "ValidationException", msg)
+	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl"), Item: attrs("pk", s("a")), ReturnConsumedCapacity: "ALL"})
+	wantAPIError(t, err, "ValidationException", msg)
+	if it := get(t, db, "tbl", attrs("pk", s("a"))); it != nil {
+		t.Errorf("a refused PutItem wrote %v", it)
+	}
+	_, err = db.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("tbl"), KeyConditionExpression: aws.String("pk = :a"),
+		ExpressionAttributeValues: attrs(":a", s("a")), ReturnConsumedCapacity: "ALL"})
+	wantAPIError(t, err, "ValidationException", msg)
+}

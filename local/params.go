@@ -2,7 +2,6 @@ package local
 
 import (
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -38,6 +37,17 @@ func checkReturnOnFailure(rv types.ReturnValuesOnConditionCheckFailure) error {
 		return nil
 	}
 	return validationf("1 validation error detected: Value '%s' at 'returnValuesOnConditionCheckFailure' failed to satisfy constraint: Member must satisfy enum value set: [ALL_OLD, NONE]", rv)
+}
+
+// checkCapacityMode returns DynamoDB's error for an invalid
+// ReturnConsumedCapacity. (DynamoDB Local answers any other value with
+// the capacity of INDEXES.)
+func checkCapacityMode(rcc types.ReturnConsumedCapacity) error {
+	switch rcc {
+	case "", types.ReturnConsumedCapacityIndexes, types.ReturnConsumedCapacityTotal, types.ReturnConsumedCapacityNone:
+		return nil
+	}
+	return validationf("1 validation error detected: Value '%s' at 'returnConsumedCapacity' failed to satisfy constraint: Member must satisfy enum value set: [INDEXES, TOTAL, NONE]", rcc)
 }
 
 // noReturn reports whether a write's caller wants neither its old item nor
@@ -200,12 +210,12 @@ func (r *writeRequest) check(allowed ...types.ReturnValue) error {
 // whether it uses expressions.
 func (r *writeRequest) usesExprs() (bool, error) {
 	useExprs, err := mixedParams([]param{
-		{"Expected", len(r.expected) > 0},
 		{"AttributeUpdates", len(r.attrUpdates) > 0},
+		{"Expected", len(r.expected) > 0},
 		{"ConditionalOperator", r.op != ""},
 	}, []param{
-		{"ConditionExpression", r.cond != nil},
 		{"UpdateExpression", r.update != nil},
+		{"ConditionExpression", r.cond != nil},
 	})
 	if err != nil {
 		return false, err
@@ -271,8 +281,8 @@ type param struct {
 }
 
 // mixedParams returns DynamoDB's error for a request that sets both legacy
-// and expression parameters, naming them, or nil; it reports whether the
-// request sets any of exprs.
+// and expression parameters, naming them in the order given (DynamoDB
+// Local's), or nil; it reports whether the request sets any of exprs.
 func mixedParams(legacy, exprs []param) (useExprs bool, err error) {
 	names := func(ps []param) []string {
 		var s []string
@@ -281,7 +291,6 @@ func mixedParams(legacy, exprs []param) (useExprs bool, err error) {
 				s = append(s, p.name)
 			}
 		}
-		sort.Strings(s)
 		return s
 	}
 	useLegacy := slices.ContainsFunc(legacy, func(p param) bool { return p.set })

@@ -47,6 +47,9 @@ func TestPutItem_KeyValidation(t *testing.T) {
 		{"empty set", attrs("pk", s("a"), "sk", s("1"), "x", &types.AttributeValueMemberSS{}), "An string set  may not be empty"},
 		{"bad number", attrs("pk", s("a"), "sk", s("1"), "x", n("abc")), "A value provided cannot be converted into a number"},
 		{"dup set", attrs("pk", s("a"), "sk", s("1"), "x", &types.AttributeValueMemberNS{Value: []string{"1", "1.0"}}), "Input collection contains duplicates"},
+		{"long name", attrs("pk", s("a"), "sk", s("1"), strings.Repeat("n", 65536), s("v")), "Attribute name is too large, must be less than 65536 bytes"},
+		{"long map key", attrs("pk", s("a"), "sk", s("1"), "m", &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{strings.Repeat("n", 65536): s("v")}}),
+			"Attribute name is too large, must be less than 65536 bytes"},
 		{"too big", attrs("pk", s("a"), "sk", s("1"), "x", s(strings.Repeat("a", 400*1024))), "Item size has exceeded the maximum allowed size"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -54,6 +57,8 @@ func TestPutItem_KeyValidation(t *testing.T) {
 			wantAPIError(t, err, "ValidationException", c.msg)
 		})
 	}
+	// The longest name DynamoDB takes is 65,535 bytes.
+	put(t, db, "tbl", attrs("pk", s("a"), "sk", s("2"), strings.Repeat("n", 65535), s("v")))
 	// Exactly at the limit is fine: 2+1 + 2+1 + 1+len(x) = 400 KB.
 	put(t, db, "tbl", attrs("pk", s("a"), "sk", s("1"), "x", s(strings.Repeat("a", 400*1024-7))))
 	_, err := db.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String("tbl"), Key: attrs("pk", s("a"))})

@@ -27,6 +27,9 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dyn
 }
 
 func (db *DB) query(t *table, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
 	m := t.m()
 	// DynamoDB Local checks a Query in this order: Limit; parameters;
 	// index; expressions (filter, projection, key condition) and their
@@ -38,15 +41,17 @@ func (db *DB) query(t *table, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, e
 	if err != nil {
 		return nil, err
 	}
+	// KeyConditions mixes with a FilterExpression or a
+	// ProjectionExpression, not with a KeyConditionExpression.
 	useExprs, err := mixedParams([]param{
-		{"KeyConditions", len(in.KeyConditions) > 0},
-		{"QueryFilter", len(in.QueryFilter) > 0},
 		{"AttributesToGet", len(in.AttributesToGet) > 0},
+		{"QueryFilter", len(in.QueryFilter) > 0},
 		{"ConditionalOperator", in.ConditionalOperator != ""},
+		{"KeyConditions", len(in.KeyConditions) > 0 && in.KeyConditionExpression != nil},
 	}, []param{
-		{"KeyConditionExpression", in.KeyConditionExpression != nil},
-		{"FilterExpression", in.FilterExpression != nil},
 		{"ProjectionExpression", in.ProjectionExpression != nil},
+		{"FilterExpression", in.FilterExpression != nil},
+		{"KeyConditionExpression", in.KeyConditionExpression != nil},
 	})
 	if err != nil {
 		return nil, err

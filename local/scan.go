@@ -20,6 +20,9 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynam
 }
 
 func (db *DB) scanOp(t *table, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
 	m := t.m()
 	// DynamoDB Local checks a Scan in this order: index, ConsistentRead,
 	// parameters, ScanFilter, placeholders without expressions, Limit,
@@ -34,12 +37,12 @@ func (db *DB) scanOp(t *table, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, er
 		return nil, err
 	}
 	useExprs, err := mixedParams([]param{
-		{"ScanFilter", len(in.ScanFilter) > 0},
 		{"AttributesToGet", len(in.AttributesToGet) > 0},
+		{"ScanFilter", len(in.ScanFilter) > 0},
 		{"ConditionalOperator", in.ConditionalOperator != ""},
 	}, []param{
-		{"FilterExpression", in.FilterExpression != nil},
 		{"ProjectionExpression", in.ProjectionExpression != nil},
+		{"FilterExpression", in.FilterExpression != nil},
 	})
 	if err != nil {
 		return nil, err

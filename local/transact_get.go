@@ -18,6 +18,9 @@ func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItem
 }
 
 func (db *DB) transactGet(_ context.Context, in *dynamodb.TransactGetItemsInput) (*dynamodb.TransactGetItemsOutput, error) {
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
 	if len(in.TransactItems) == 0 {
 		return nil, validationError("Value null at 'transactItems' failed to satisfy constraint: Member must not be null")
 	}

@@ -29,6 +29,9 @@ func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWrite
 }
 
 func (db *DB) transactWrite(ctx context.Context, in *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
 	wo := db.writeOptions(ctx)
 	if len(in.TransactItems) == 0 {
 		return nil, validationError("Value [] at 'transactItems' failed to satisfy constraint: Member must have length greater than or equal to 1")

@@ -1,6 +1,7 @@
 package local_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -46,5 +47,54 @@ func TestUpdateItem_ReturnValues(t *testing.T) {
 		AttributeUpdates: map[string]types.AttributeValueUpdate{"c": {Action: types.AttributeActionPut, Value: s("v")}, "a": {Action: types.AttributeActionDelete}}})
 	if err != nil || out.Attributes["c"] == nil || out.Attributes["a"] != nil {
 		t.Fatalf("AttributeUpdates: %v %v", out, err)
+	}
+}
+
+// TestUpdateItem_RemoveOnlyCreatesNothing checks Amazon DynamoDB's rule
+// that an update which only removes does not create a missing item (with
+// REMOVE, DELETE of set elements, or AttributeUpdates DELETE), while an
+// update that writes, or one with no action at all, does.
+func TestUpdateItem_RemoveOnlyCreatesNothing(t *testing.T) {
+	db := openMem(t, nil)
+	createTable(t, db, "tbl", "")
+	for i, in := range []*dynamodb.UpdateItemInput{
+		{UpdateExpression: aws.String("REMOVE x, y")},
+		{UpdateExpression: aws.String("DELETE ss :v"), ExpressionAttributeValues: attrs(":v", &types.AttributeValueMemberSS{Value: []string{"a"}})},
+		{UpdateExpression: aws.String("REMOVE x DELETE ss :v"), ExpressionAttributeValues: attrs(":v", &types.AttributeValueMemberSS{Value: []string{"a"}})},
+		{AttributeUpdates: map[string]types.AttributeValueUpdate{"x": {Action: types.AttributeActionDelete}}},
+	} {
+		key := attrs("pk", s(fmt.Sprint("gone", i)))
+		in.TableName, in.Key, in.ReturnValues = aws.String("tbl"), key, types.ReturnValueAllNew
+		out, err := db.UpdateItem(ctx, in)
+		if err != nil {
+			t.Fatalf("%d: %v", i, err)
+		}
+		if out.Attributes != nil {
+			t.Errorf("%d: ALL_NEW of an item not created: %v", i, out.Attributes)
+		}
+		if it := get(t, db, "tbl", key); it != nil {
+			t.Errorf("%d: an update that only removes created %v", i, it)
+		}
+	}
+	for i, in := range []*dynamodb.UpdateItemInput{
+		{UpdateExpression: aws.String("SET x = :v REMOVE y"), ExpressionAttributeValues: attrs(":v", s("1"))},
+		{},
+	} {
+		key := attrs("pk", s(fmt.Sprint("made", i)))
+		in.TableName, in.Key = aws.String("tbl"), key
+		if _, err := db.UpdateItem(ctx, in); err != nil {
+			t.Fatalf("%d: %v", i, err)
+		}
+		if it := get(t, db, "tbl", key); it == nil {
+			t.Errorf("%d: the update did not create the item", i)
+		}
+	}
+	// On an item that exists, removing its last attributes leaves its key.
+	put(t, db, "tbl", attrs("pk", s("kept"), "x", s("1")))
+	if _, err := db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("tbl"), Key: attrs("pk", s("kept")), UpdateExpression: aws.String("REMOVE x")}); err != nil {
+		t.Fatal(err)
+	}
+	if it := get(t, db, "tbl", attrs("pk", s("kept"))); len(it) != 1 {
+		t.Errorf("an existing item after REMOVE of its last attribute: %v", it)
 	}
 }

@@ -2,6 +2,7 @@ package local
 
 import (
 	"bytes"
+	"fmt"
 	"slices"
 	"sort"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/timetable-db/timetable/local/internal/codec"
+	"github.com/timetable-db/timetable/local/internal/expr"
 	"github.com/timetable-db/timetable/local/internal/value"
 )
 
@@ -31,14 +33,27 @@ func checkNumber(s string) (string, error) {
 	return c, nil
 }
 
+// checkName refuses an attribute name (or a map's key) DynamoDB refuses:
+// empty, or longer than expr.MaxNameBytes. The second message is the
+// service's; DynamoDB Local fails with an internal error.
+func checkName(name string) error {
+	switch {
+	case name == "":
+		return validationError("Empty attribute name")
+	case len(name) > expr.MaxNameBytes:
+		return validationError(fmt.Sprintf("1 validation error detected: Attribute name is too large, must be less than %d bytes", expr.MaxNameBytes+1))
+	}
+	return nil
+}
+
 // normalizeItem validates every value of an item supplied by a client and
 // returns it with numbers in canonical form. The result shares unchanged
 // values with item; item itself is never modified.
 func normalizeItem(item Item) (Item, error) {
 	var out Item
 	for name, v := range item {
-		if name == "" {
-			return nil, validationError("Empty attribute name")
+		if err := checkName(name); err != nil {
+			return nil, err
 		}
 		nv, err := normalizeValue(v, 1)
 		if err != nil {
@@ -157,8 +172,8 @@ func normalizeValue(av types.AttributeValue, depth int) (types.AttributeValue, e
 	case *types.AttributeValueMemberM:
 		var nm map[string]types.AttributeValue
 		for k, e := range v.Value {
-			if k == "" {
-				return nil, validationError("Empty attribute name")
+			if err := checkName(k); err != nil {
+				return nil, err
 			}
 			ne, err := normalizeValue(e, depth+1)
 			if err != nil {

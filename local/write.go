@@ -45,6 +45,9 @@ type itemWrite struct {
 // the capacity asked for by rcc.
 func (db *DB) writeOne(ctx context.Context, table *string, rv types.ReturnValue, rcc types.ReturnConsumedCapacity,
 	prepare func(m *tableMeta) (*itemWrite, error)) (Item, *types.ConsumedCapacity, error) {
+	if err := checkCapacityMode(rcc); err != nil {
+		return nil, nil, err
+	}
 	if err := checkTableName(table); err != nil {
 		return nil, nil, err
 	}
@@ -167,6 +170,11 @@ func (m *tableMeta) apply(w *itemWrite, old Item) (Item, error) {
 	}
 	if err := m.checkNested(w.exprs.update.Nested()); err != nil {
 		return nil, &errFatal{err}
+	}
+	if old == nil && w.exprs.update.DeletesOnly() {
+		// Amazon DynamoDB leaves a missing item missing when an update
+		// only removes; DynamoDB Local creates it with its key alone.
+		return nil, nil
 	}
 	nu, err := w.exprs.update.Apply(base)
 	if err != nil {

@@ -10,7 +10,8 @@
 # Environment:
 #   DURATION  measured time of each wire load run (default 20s)
 #   ONLY      the parts to run, comma-separated (suite, wire, inprocess,
-#             series, series-http, analytics-collect; default all). With ONLY the report goes
+#             series, series-http, analytics,
+#             analytics-collect; default all). With ONLY the report goes
 #             to BENCHMARKS.<ONLY>.md, not BENCHMARKS.md, which holds the
 #             figures of a full run.
 #   SOAK      length of series-http's soak of each server (default 10m; 0

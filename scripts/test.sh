@@ -10,11 +10,14 @@
 #  3. builds cmd/timetable, starts `timetable serve` on a free port, and runs
 #     the real-client tests (clients/node with the AWS SDK for JavaScript,
 #     clients/awscli with the AWS CLI) against it, and against DynamoDB Local
-#     as the reference that proves the client scripts themselves right.
+#     as the reference that proves the client scripts themselves right;
+#  4. runs the browser tests (scripts/e2e.sh: installs Chromium and
+#     Plausible's tracker when missing; none may skip).
 #
 # Every server is stopped when the script exits, however it exits.
 #
-# Usage: scripts/test.sh [all|go|clients]   (default all)
+# Usage: scripts/test.sh [all|go|clients]   (default all; only all runs step 4,
+# which is also `make e2e`)
 # Environment:
 #   RACE=1|0        go test with -race (default: 1 in `make test`; see Makefile)
 #   GOTESTFLAGS     extra flags for go test (e.g. -run Conformance -v)
@@ -65,9 +68,10 @@ if [[ $mode == all || $mode == go ]]; then
 	else
 		# The differential test issues its requests one at a time and spends
 		# its time in DynamoDB Local: it runs without -race, which would only
-		# triple its time, after everything else has run with it.
-		mapfile -t pkgs < <(go list ./... | grep -v '/internal/difftest$')
-		tt_log "go test ${flags[*]} ./... (but internal/difftest)"
+		# triple its time, after everything else has run with it. The
+		# browser tests run in the e2e step, where they may not skip.
+		mapfile -t pkgs < <(go list ./... | grep -v -e '/internal/difftest$' -e '/internal/e2e$' -e '/internal/browsertest$')
+		tt_log "go test ${flags[*]} ./... (but internal/difftest and the browser tests)"
 		go test "${flags[@]}" "${pkgs[@]}" || failed+=("go test")
 		tt_log "go test -timeout 10m ./internal/difftest"
 		go test -timeout 10m ./internal/difftest || failed+=("go test ./internal/difftest")
@@ -167,6 +171,12 @@ if [[ $mode == all || $mode == clients ]]; then
 		failed+=("client tests: timetable serve could not be built or started")
 	fi
 	tt_log "client tests took $((SECONDS - t)) s"
+fi
+
+if [[ $mode == all ]]; then
+	if ! RACE=${RACE:-0} "$TT_ROOT/scripts/e2e.sh"; then
+		failed+=("browser tests (scripts/e2e.sh)")
+	fi
 fi
 
 tt_log "total $((SECONDS - start)) s"

@@ -154,7 +154,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 	// method (paths with parameters filled in).
 	for _, r := range served {
 		method, path, _ := strings.Cut(r, " ")
-		path = strings.NewReplacer("{kind}", "K", "{id}", "i", "{field}", "f").Replace(path)
+		path = strings.NewReplacer("{kind}", "K", "{id}", "i", "{field}", "f", "{site}", "s").Replace(path)
 		req, _ := http.NewRequest(method, e.http.URL+path, nil)
 		resp, err := e.http.Client().Do(req)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/auth"
 	"github.com/timetable-db/timetable/ingest"
 	"github.com/timetable-db/timetable/series"
@@ -81,6 +82,10 @@ func classify(err error) *apiError {
 		return &apiError{status: http.StatusBadRequest, code: codeInvalid, message: err.Error()}
 	case errors.Is(err, series.ErrTableNotFound), errors.Is(err, series.ErrClosed):
 		return &apiError{status: http.StatusServiceUnavailable, code: codeUnavailable, message: err.Error()}
+	case errors.Is(err, analytics.ErrInvalid), errors.Is(err, analytics.ErrExpired):
+		return &apiError{status: http.StatusBadRequest, code: codeInvalid, message: err.Error()}
+	case errors.Is(err, analytics.ErrExists):
+		return &apiError{status: http.StatusConflict, code: codeConflict, message: err.Error()}
 	case errors.Is(err, auth.ErrUnauthenticated):
 		return &apiError{status: http.StatusUnauthorized, code: codeUnauth, message: err.Error()}
 	case errors.Is(err, auth.ErrPermissionDenied):

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/auth"
 	"github.com/timetable-db/timetable/local"
 	"github.com/timetable-db/timetable/series"
@@ -27,6 +28,8 @@ type env struct {
 	auth  *auth.Store
 	srv   *server.Server
 	http  *httptest.Server
+	// analytics is set with envOptions.analytics.
+	analytics *analytics.Store
 	// token is sent with every request when set.
 	token string
 }
@@ -34,6 +37,9 @@ type env struct {
 type envOptions struct {
 	auth   bool
 	config func(*server.Config)
+	// analytics, if set, opens a web analytics store with this clock,
+	// which is also the server's.
+	analytics func() time.Time
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -57,6 +63,15 @@ func newEnv(t *testing.T, o envOptions) *env {
 			t.Fatal(err)
 		}
 		cfg.Auth = e.auth
+	}
+	if o.analytics != nil {
+		if e.analytics, err = analytics.Open(ctx, db, &analytics.Options{Now: o.analytics}); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.analytics.EnsureTable(ctx); err != nil {
+			t.Fatal(err)
+		}
+		cfg.Analytics, cfg.Now = e.analytics, o.analytics
 	}
 	if o.config != nil {
 		o.config(&cfg)

@@ -81,8 +81,9 @@ code{background:#f3f3f3;padding:0 .25rem;border-radius:3px}td{padding:.2rem .8re
 </body></html>
 `))
 
-// index answers GET / with a page that says what is served where.
-func (s *Server) index(w http.ResponseWriter, r *http.Request) error {
+// about answers GET /about (and GET / when the server runs no web
+// analytics) with a page that says what is served where.
+func (s *Server) about(w http.ResponseWriter, r *http.Request) error {
 	// The page needs no token, so it names the kinds only when the API
 	// needs none either.
 	var kinds []string

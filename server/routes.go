@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/auth"
 )
 
@@ -16,6 +17,9 @@ const (
 	read                 // auth.ScopeRead
 	write                // auth.ScopeWrite
 	admin                // auth.ScopeAdmin
+	// siteRead: a token if there is one (authenticated, no scope checked),
+	// else none; the handler checks the site (token, shared link, public).
+	siteRead
 )
 
 // route is one pattern of the mux and what answers it. The OpenAPI
@@ -30,10 +34,14 @@ type route struct {
 func (s *Server) routes() []route {
 	return []route{
 		{"GET /{$}", public, s.index},
+		{"GET /about", public, s.about},
+		{"GET /share/{site}", public, s.shared},
+		{"GET /ui/{file...}", public, s.uiAsset},
 		{"GET /healthz", public, s.healthz},
 		{"GET /readyz", public, s.readyz},
 		{"GET /openapi.json", public, s.openapi},
 		{"GET /metrics", s.metricsAccess(), s.serveMetrics},
+		{"GET /js/script.js", public, s.trackerScript},
 
 		{"GET /api/v1/kinds", read, s.listKinds},
 		{"POST /api/v1/kinds", admin, s.createKind},
@@ -64,6 +72,23 @@ func (s *Server) routes() []route {
 		{"POST /api/event", public, s.collectEvent},
 		{"OPTIONS /api/event", public, s.collectPreflight},
 		{"POST /api/v1/sites/{site}/events", write, s.collectBatch},
+		{"GET /api/v1/sites", read, s.listSites},
+		{"POST /api/v1/sites", admin, s.createSite},
+		{"GET /api/v1/sites/{site}", siteRead, s.getSite},
+		{"PUT /api/v1/sites/{site}", admin, s.updateSite},
+		{"DELETE /api/v1/sites/{site}", admin, s.deleteSite()},
+		{"GET /api/v1/sites/{site}/shared-links", admin, s.listSharedLinks},
+		{"POST /api/v1/sites/{site}/shared-links", admin, s.createSharedLink},
+		{"DELETE /api/v1/sites/{site}/shared-links/{id}", admin, s.deleteOf((*analytics.Store).DeleteSharedLink)},
+		{"GET /api/v1/sites/{site}/goals", siteRead, s.listGoals()},
+		{"POST /api/v1/sites/{site}/goals", admin, s.putGoal()},
+		{"DELETE /api/v1/sites/{site}/goals/{id}", admin, s.deleteOf((*analytics.Store).DeleteGoal)},
+		{"GET /api/v1/sites/{site}/funnels", siteRead, s.listFunnels()},
+		{"POST /api/v1/sites/{site}/funnels", admin, s.putFunnel()},
+		{"DELETE /api/v1/sites/{site}/funnels/{id}", admin, s.deleteOf((*analytics.Store).DeleteFunnel)},
+		{"GET /api/v1/sites/{site}/funnels/{id}/steps", siteRead, s.funnelSteps},
+		{"GET /api/v1/sites/{site}/realtime", siteRead, s.realtime},
+		{"POST /api/v2/query", siteRead, s.query},
 
 		// Every other path: JSON 404 (and 405 where the path exists).
 		{"/", public, s.notFound},
@@ -143,6 +168,9 @@ func (s *Server) authorize(r *http.Request, rt route) (context.Context, error) {
 		return ctx, nil
 	}
 	secret, ok := auth.TokenFromRequest(r)
+	if !ok && rt.access == siteRead {
+		return ctx, nil
+	}
 	if !ok {
 		return ctx, errorf(http.StatusUnauthorized, codeUnauth, "a token is needed: Authorization: Bearer <token> (make one with `timetable token create`)")
 	}
@@ -157,6 +185,9 @@ func (s *Server) authorize(r *http.Request, rt route) (context.Context, error) {
 		}
 	}
 	ctx = context.WithValue(ctx, principalKey{}, p)
+	if rt.access == siteRead {
+		return ctx, nil
+	}
 	return ctx, allow(ctx, rt.access, r.PathValue("kind"))
 }
 

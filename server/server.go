@@ -14,6 +14,7 @@ import (
 	"github.com/timetable-db/timetable/analytics/collect"
 	"github.com/timetable-db/timetable/auth"
 	"github.com/timetable-db/timetable/series"
+	"github.com/timetable-db/timetable/wire"
 )
 
 // Defaults of Config's limits.
@@ -139,7 +140,7 @@ func (s *Server) Drain() { s.draining.Store(true) }
 // ServeHTTP answers a request: DynamoDB's protocol if the request carries
 // its X-Amz-Target header, the routes otherwise.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.DynamoDB != nil && r.Header.Get("X-Amz-Target") != "" {
+	if s.cfg.DynamoDB != nil && (r.Header.Get("X-Amz-Target") != "" || wire.IsPreflight(r)) {
 		s.cfg.DynamoDB.ServeHTTP(w, r)
 		return
 	}

@@ -13,13 +13,14 @@ type tokenJSON struct {
 	Name     string       `json:"name"`
 	Scopes   []auth.Scope `json:"scopes"`
 	Kinds    []string     `json:"kinds,omitempty"`
+	Sites    []string     `json:"sites,omitempty"`
 	Created  string       `json:"created"`
 	LastUsed string       `json:"last_used,omitempty"`
 	Token    string       `json:"token,omitempty"`
 }
 
 func tokenOut(t auth.Token) tokenJSON {
-	out := tokenJSON{ID: t.ID, Name: t.Name, Scopes: t.Scopes, Kinds: t.Kinds, Created: t.Created.UTC().Format(time.RFC3339)}
+	out := tokenJSON{ID: t.ID, Name: t.Name, Scopes: t.Scopes, Kinds: t.Kinds, Sites: t.Sites, Created: t.Created.UTC().Format(time.RFC3339)}
 	if !t.LastUsed.IsZero() {
 		out.LastUsed = t.LastUsed.UTC().Format(time.RFC3339)
 	}
@@ -63,6 +64,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) error {
 		Name   string       `json:"name"`
 		Scopes []auth.Scope `json:"scopes"`
 		Kinds  []string     `json:"kinds"`
+		Sites  []string     `json:"sites"`
 	}
 	if err := s.decodeJSON(w, r, &in, 64<<10, "the token request", false); err != nil {
 		return err
@@ -70,7 +72,15 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) error {
 	if len(in.Scopes) == 0 {
 		return invalid("scopes: name at least one of read, write, admin")
 	}
-	secret, t, err := a.CreateToken(r.Context(), in.Name, in.Scopes, in.Kinds)
+	if err := mayManageSite(r.Context(), auth.ScopeAdmin, ""); err != nil && len(in.Sites) == 0 {
+		return err
+	}
+	for _, site := range in.Sites {
+		if err := mayManageSite(r.Context(), auth.ScopeAdmin, site); err != nil {
+			return err
+		}
+	}
+	secret, t, err := a.CreateTokenForSites(r.Context(), in.Name, in.Scopes, in.Kinds, in.Sites)
 	if err != nil {
 		return err
 	}

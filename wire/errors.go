@@ -84,6 +84,7 @@ var errTooDeep = validationError("Nesting Levels have exceeded supported limits"
 var (
 	errUnknownOperation = &Error{Code: "UnknownOperationException", Message: "An unknown operation was requested.", Status: http.StatusBadRequest}
 	errMissingAuth      = &Error{Code: "MissingAuthenticationToken", Message: "Request must contain either a valid (registered) AWS access key ID or X.509 certificate.", Status: http.StatusBadRequest}
+	errThrottled        = &Error{Code: "ThrottlingException", Message: "Rate of requests exceeds the allowed throughput.", Status: http.StatusBadRequest}
 	errInternal         = &Error{Code: "InternalServerError", Message: "Internal server error", Status: http.StatusInternalServerError}
 )
 

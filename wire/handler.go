@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
+
+	"golang.org/x/sync/semaphore"
 
 	"github.com/timetable-db/timetable"
 )
@@ -28,6 +32,17 @@ type Options struct {
 	// MaxBodyBytes bounds the size of a request body; a larger request is
 	// answered 413 without being read. Default DefaultMaxBodyBytes.
 	MaxBodyBytes int64
+
+	// MaxInFlightBytes bounds the request bodies held in memory at once,
+	// across requests; a request that would pass it is answered
+	// ThrottlingException (which the SDKs retry) before its body is read
+	// further. Default 4 times MaxBodyBytes.
+	MaxInFlightBytes int64
+
+	// BodyTimeout bounds the time to read a request body, from its first
+	// byte to its last; a body sent slower is dropped with its connection.
+	// Default one minute.
+	BodyTimeout time.Duration
 
 	// Logger receives a record for each request answered with a server
 	// error (500), with the operation and the cause. Default: discard.
@@ -54,9 +69,11 @@ type Options struct {
 // front of a Handler, verifies signatures. The path is ignored. A GET
 // without X-Amz-Target is a health check answered 200.
 type Handler struct {
-	ops     map[string]*operation
-	maxBody int64
-	log     *slog.Logger
+	ops         map[string]*operation
+	maxBody     int64
+	inFlight    *semaphore.Weighted
+	bodyTimeout time.Duration
+	log         *slog.Logger
 }
 
 // New returns a Handler serving api. Besides the methods of timetable.API it
@@ -73,6 +90,15 @@ func New(api timetable.API, opts *Options) *Handler {
 	}
 	if h.maxBody <= 0 {
 		h.maxBody = DefaultMaxBodyBytes
+	}
+	budget := opts.MaxInFlightBytes
+	if budget <= 0 {
+		budget = 4 * h.maxBody
+	}
+	h.inFlight = semaphore.NewWeighted(max(budget, h.maxBody+1))
+	h.bodyTimeout = opts.BodyTimeout
+	if h.bodyTimeout <= 0 {
+		h.bodyTimeout = time.Minute
 	}
 	if h.log == nil {
 		h.log = slog.New(slog.DiscardHandler)
@@ -96,6 +122,11 @@ func putBuf(b *[]byte) {
 
 // ServeHTTP answers one DynamoDB request.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if isPreflight(r) {
+		answerPreflight(w, r)
+		return
+	}
+	allowOrigin(w, r)
 	target := r.Header.Get("X-Amz-Target")
 	if target == "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
@@ -119,11 +150,38 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	in := getBuf()
 	defer putBuf(in)
-	body, err := readBody(r.Body, *in, r.ContentLength, h.maxBody)
-	*in = body[:0]
+	// Not every ResponseWriter has deadlines (a test recorder does not).
+	// The deadline is lifted once the whole body is in: past it, the
+	// server's watch for a closed connection would cancel a long
+	// operation. A body that failed keeps it, so the connection closes.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(h.bodyTimeout))
+	held := &heldBytes{sem: h.inFlight}
+	defer held.release()
+	src, err := bodyReader(r)
 	if err != nil {
-		if errors.Is(err, errBodyTooLarge) {
+		h.fail(w, err)
+		return
+	}
+	size := r.ContentLength
+	if src != r.Body {
+		size = -1 // the inflated length is not known
+	}
+	body, err := readBody(src, *in, size, h.maxBody, held)
+	*in = body[:0]
+	if err == nil {
+		_ = rc.SetReadDeadline(time.Time{})
+	}
+	if err != nil {
+		switch {
+		case errors.Is(err, errBodyTooLarge):
 			h.tooLarge(w)
+			return
+		case errors.Is(err, errBusy):
+			h.fail(w, errThrottled)
+			return
+		case errors.Is(err, errInflate):
+			h.fail(w, errInflate)
 			return
 		}
 		// The client went away or sent a broken body: nothing to answer.
@@ -140,9 +198,9 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if status >= 500 {
 			h.log.Error("wire: operation failed", "operation", name, "err", err)
 		}
-		writeAnswer(w, status, e.buf)
+		h.answer(w, r, status, e.buf)
 	} else {
-		writeAnswer(w, http.StatusOK, e.buf)
+		h.answer(w, r, http.StatusOK, e.buf)
 	}
 	*out = e.buf[:0]
 }
@@ -161,17 +219,60 @@ func (h *Handler) serve(ctx context.Context, op *operation, body []byte, e *enco
 	return op.serve(ctx, body, e)
 }
 
-var errBodyTooLarge = errors.New("wire: request body too large")
+var (
+	errBodyTooLarge = errors.New("wire: request body too large")
+	errBusy         = errors.New("wire: too many request bytes in flight")
+)
+
+// heldBytes is the share of the handler's in-flight budget one request
+// holds for its body's buffer.
+type heldBytes struct {
+	sem *semaphore.Weighted
+	n   int64
+}
+
+// grow holds n bytes in all, or fails with errBusy without waiting.
+func (h *heldBytes) grow(n int64) error {
+	if n <= h.n {
+		return nil
+	}
+	if !h.sem.TryAcquire(n - h.n) {
+		return errBusy
+	}
+	h.n = n
+	return nil
+}
+
+func (h *heldBytes) release() {
+	if h.n > 0 {
+		h.sem.Release(h.n)
+		h.n = 0
+	}
+}
 
 // readBody reads the whole body into buf (reusing its capacity), failing
-// with errBodyTooLarge past limit bytes.
-func readBody(body io.Reader, buf []byte, size, limit int64) ([]byte, error) {
+// with errBodyTooLarge past limit bytes. Every capacity buf grows to is
+// held in held first (errBusy when the budget is spent); a body without a
+// length grows buf by doubling up to limit+1 bytes, never beyond.
+func readBody(body io.Reader, buf []byte, size, limit int64, held *heldBytes) ([]byte, error) {
 	if size > 0 && int64(cap(buf)) <= size {
+		if err := held.grow(size + 1); err != nil {
+			return buf, err
+		}
 		buf = make([]byte, 0, size+1) // +1: room to see EOF without growing
+	}
+	if err := held.grow(min(int64(cap(buf)), limit+1)); err != nil {
+		return buf, err
 	}
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			next := min(max(2*int64(cap(buf)), 4<<10), limit+1)
+			if err := held.grow(next); err != nil {
+				return buf, err
+			}
+			grown := make([]byte, len(buf), next)
+			copy(grown, buf)
+			buf = grown
 		}
 		n, err := body.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
@@ -188,6 +289,21 @@ func readBody(body io.Reader, buf []byte, size, limit int64) ([]byte, error) {
 }
 
 func (h *Handler) fail(w http.ResponseWriter, err error) { WriteError(w, err) }
+
+// answer writes an operation's answer, gzipped when the client accepts it
+// and it is large enough; x-amz-crc32 is then the checksum of the bytes
+// sent, as DynamoDB's is.
+func (h *Handler) answer(w http.ResponseWriter, r *http.Request, status int, body []byte) {
+	if len(body) >= minGzip && acceptsGzip(r) {
+		var zb bytes.Buffer
+		if compress(&zb, body) {
+			w.Header().Set("Content-Encoding", "gzip")
+			writeAnswer(w, status, zb.Bytes())
+			return
+		}
+	}
+	writeAnswer(w, status, body)
+}
 
 func (h *Handler) tooLarge(w http.ResponseWriter) { h.fail(w, TooLarge(h.maxBody)) }
 

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/series"
 	"github.com/timetable-db/timetable/server"
 )
@@ -25,6 +26,8 @@ import (
 // by the same handler in memory, so both ways behave alike.
 type target struct {
 	server, token, data, table string
+	// analyticsTable, if set, opens the web analytics of --data too.
+	analyticsTable string
 }
 
 // addTargetFlags registers --server, --token, --data and --table.
@@ -61,11 +64,11 @@ func (t *target) connect(ctx context.Context) (*client, error) {
 			http: &http.Client{Timeout: 10 * time.Minute}, close: func() error { return nil }}, nil
 	}
 	eng, err := openEngine(ctx, engineOptions{dir: t.data, table: t.table, flushInterval: -1, auth: true,
-		logger: slog.New(slog.DiscardHandler)})
+		analyticsTable: t.analyticsTable, logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, err
 	}
-	srv, err := server.New(server.Config{Store: eng.store, Auth: eng.auth, Trusted: true})
+	srv, err := server.New(server.Config{Store: eng.store, Analytics: eng.analytics, Auth: eng.auth, Trusted: true})
 	if err != nil {
 		_ = eng.Close()
 		return nil, err
@@ -182,7 +185,10 @@ type clientCommand struct {
 	flags func(fs *flag.FlagSet)
 	// minArgs and maxArgs bound the positional arguments (-1: no bound).
 	minArgs, maxArgs int
-	run              func(ctx context.Context, c *client, args []string) error
+	// analytics adds --analytics-table: the command reads the web
+	// analytics (of --data, that table).
+	analytics bool
+	run       func(ctx context.Context, c *client, args []string) error
 }
 
 func (cc *clientCommand) Run(ctx context.Context, args []string) error {
@@ -194,6 +200,9 @@ func (cc *clientCommand) Run(ctx context.Context, args []string) error {
 		fs.PrintDefaults()
 	}
 	t := addTargetFlags(fs)
+	if cc.analytics {
+		fs.StringVar(&t.analyticsTable, "analytics-table", analytics.DefaultTable, "the table of the web analytics (with --data)")
+	}
 	if cc.flags != nil {
 		cc.flags(fs)
 	}

@@ -24,6 +24,7 @@ type CostCommand struct {
 }
 
 const costUsage = `Usage: timetable cost [flags]
+       timetable cost analytics [flags]   (web analytics: timetable cost analytics -h)
 
 Estimates what a time-series workload costs on Amazon DynamoDB in each
 series layout (chunks, item-per-reading, day-partitioned, buckets): write
@@ -48,6 +49,9 @@ Flags:
 
 // Run parses args and prints the estimates.
 func (c *CostCommand) Run(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "analytics" {
+		return c.runCostAnalytics(ctx, args[1:])
+	}
 	fs := flag.NewFlagSet("cost", flag.ContinueOnError)
 	fs.SetOutput(c.Stderr)
 	fs.Usage = func() {

@@ -113,8 +113,9 @@ func openEngine(ctx context.Context, o engineOptions) (*engine, error) {
 func (e *engine) Close() error {
 	var errs []error
 	if e.analytics != nil {
-		// The realtime counters gathered and not written yet.
+		// Realtime counters of the last second are gathered in memory.
 		errs = append(errs, e.analytics.Flush(context.Background()))
+		e.analytics = nil
 	}
 	if e.store != nil {
 		errs = append(errs, e.store.Close())

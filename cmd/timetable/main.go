@@ -17,6 +17,7 @@
 //	design  print a table design (series, analytics) as markdown
 //	cost    estimate a series workload's DynamoDB units and monthly bill per layout
 //	copy    copy tables and their items between backends, resumably (package tablecopy)
+//	demo    record a web-analytics demo site: 90 days of realistic traffic, aggregated
 //	version print the module version, VCS revision and Go version
 //	help    print usage, or a command's flags
 //
@@ -60,8 +61,12 @@ var commands = []commandInfo{
 	{"latest", "print the latest reading of series", newLatestCommand},
 	{"export", "write the readings of a kind as CSV or JSON lines", newExportCommand},
 	{"token", "make, list and revoke API tokens and DynamoDB access keys", newTokenCommand},
+	{"sites", "list, show, add, change and delete the sites of the web analytics", newSitesCommand},
+	{"goals", "list, create and delete the conversion goals of a site", newGoalsCommand},
+	{"stats", "print a site's web analytics (Stats API queries) as a table", newStatsCommand},
 	{"version", "print the version, VCS revision and Go version of this binary", func(stdout, stderr io.Writer) command { return &VersionCommand{Stdout: stdout, Stderr: stderr} }},
 	{"cost", "estimate a time-series workload's DynamoDB units and monthly bill per layout", func(stdout, stderr io.Writer) command { return &CostCommand{Stdout: stdout, Stderr: stderr} }},
+	{"demo", "record a web-analytics demo site with 90 days of realistic traffic, aggregated", func(stdout, stderr io.Writer) command { return &DemoCommand{Stdout: stdout, Stderr: stderr} }},
 	{"copy", "copy tables and their items between backends (a data folder, DynamoDB), resumably", func(stdout, stderr io.Writer) command { return &CopyCommand{Stdout: stdout, Stderr: stderr} }},
 }
 

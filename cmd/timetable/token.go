@@ -11,12 +11,12 @@ import (
 	"text/tabwriter"
 )
 
-const tokenUsage = `Usage: timetable token create [--name N] [--scopes read,write,admin] [--kinds K1,K2] [--dynamodb]
+const tokenUsage = `Usage: timetable token create [--name N] [--scopes read,write,admin] [--kinds K1,K2] [--site ID]... [--dynamodb]
        timetable token list
        timetable token revoke ID [--dynamodb]
 
 Makes, lists and revokes API tokens (scopes read, write, admin; limited to
-kinds with --kinds) and, with --dynamodb, access keys for the DynamoDB
+kinds with --kinds, to web-analytics sites with --site) and, with --dynamodb, access keys for the DynamoDB
 endpoint (SigV4): once one exists, the endpoint checks signatures. A secret
 is printed once, when made. On a data folder (--data) no token is needed;
 on a server, an admin token.
@@ -24,11 +24,13 @@ on a server, an admin token.
 Examples:
   timetable token create --name dashboards --scopes read
   timetable token create --name devices --scopes write --kinds SENSOR
+  timetable token create --name blog-dashboard --scopes read --site blog
   timetable token create --dynamodb --name app
 `
 
 func newTokenCommand(stdout, stderr io.Writer) command {
 	var name, scopes, kinds string
+	var sites listFlag
 	var dynamo bool
 	return &clientCommand{
 		name: "token", usage: tokenUsage, stdout: stdout, stderr: stderr, minArgs: 1, maxArgs: 2,
@@ -36,6 +38,7 @@ func newTokenCommand(stdout, stderr io.Writer) command {
 			fs.StringVar(&name, "name", "", "create: what the token or key is for")
 			fs.StringVar(&scopes, "scopes", "read", "create: read, write and admin, comma-separated")
 			fs.StringVar(&kinds, "kinds", "", "create: limit the token to these kinds, comma-separated")
+			fs.Var(&sites, "site", "create: limit the token to this web-analytics site (repeat for more)")
 			fs.BoolVar(&dynamo, "dynamodb", false, "an access key (id and secret) for the DynamoDB endpoint instead of an API token")
 		},
 		run: func(ctx context.Context, c *client, args []string) error {
@@ -45,7 +48,7 @@ func newTokenCommand(stdout, stderr io.Writer) command {
 			}
 			switch {
 			case args[0] == "create" && len(args) == 1:
-				return createToken(ctx, c, stdout, base, dynamo, name, scopes, kinds)
+				return createToken(ctx, c, stdout, base, dynamo, name, scopes, kinds, sites)
 			case args[0] == "list" && len(args) == 1:
 				return listTokens(ctx, c, stdout)
 			case args[0] == "revoke" && len(args) == 2:
@@ -57,7 +60,7 @@ func newTokenCommand(stdout, stderr io.Writer) command {
 	}
 }
 
-func createToken(ctx context.Context, c *client, w io.Writer, base string, dynamo bool, name, scopes, kinds string) error {
+func createToken(ctx context.Context, c *client, w io.Writer, base string, dynamo bool, name, scopes, kinds string, sites []string) error {
 	if dynamo {
 		var k struct{ ID, Secret string }
 		if err := c.sendJSON(ctx, http.MethodPost, base, map[string]string{"name": name}, &k); err != nil {
@@ -69,6 +72,9 @@ func createToken(ctx context.Context, c *client, w io.Writer, base string, dynam
 	in := map[string]any{"name": name, "scopes": splitList(scopes)}
 	if kinds != "" {
 		in["kinds"] = splitList(kinds)
+	}
+	if len(sites) > 0 {
+		in["sites"] = sites
 	}
 	var t struct{ ID, Token string }
 	if err := c.sendJSON(ctx, http.MethodPost, base, in, &t); err != nil {
@@ -84,6 +90,7 @@ func listTokens(ctx context.Context, c *client, w io.Writer) error {
 			ID, Name, Created string
 			LastUsed          string `json:"last_used"`
 			Scopes, Kinds     []string
+			Sites             []string
 		} `json:"tokens"`
 	}
 	if err := c.getJSON(ctx, "/api/v1/tokens", nil, &ts); err != nil {
@@ -96,12 +103,13 @@ func listTokens(ctx context.Context, c *client, w io.Writer) error {
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tSCOPES\tKINDS\tCREATED\tLAST USED")
+	fmt.Fprintln(tw, "ID\tNAME\tSCOPES\tKINDS\tSITES\tCREATED\tLAST USED")
 	for _, t := range ts.Tokens {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, strings.Join(t.Scopes, ","), strings.Join(t.Kinds, ","), t.Created, t.LastUsed)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, strings.Join(t.Scopes, ","), strings.Join(t.Kinds, ","),
+			strings.Join(t.Sites, ","), t.Created, t.LastUsed)
 	}
 	for _, k := range ks.AccessKeys {
-		fmt.Fprintf(tw, "%s\t%s\tdynamodb\t\t%s\t\n", k.ID, k.Name, k.Created)
+		fmt.Fprintf(tw, "%s\t%s\tdynamodb\t\t\t%s\t\n", k.ID, k.Name, k.Created)
 	}
 	return tw.Flush()
 }

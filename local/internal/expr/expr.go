@@ -82,6 +82,10 @@ func (c *Compiler) Check() error {
 	return c.mapErr
 }
 
+// MaxNameBytes is the length of DynamoDB's longest attribute name: less
+// than 64 KiB.
+const MaxNameBytes = 65535
+
 // maxPlaceholder is the longest placeholder DynamoDB accepts, # or :
 // included.
 const maxPlaceholder = 255
@@ -114,8 +118,11 @@ func (c *Compiler) check() error {
 	if k, ok := firstBad(c.values, func(k string) bool { return ValidateValue(c.values[k]) != "" }); ok {
 		return errorf("ExpressionAttributeValues contains invalid value: %s for key %s", ValidateValue(c.values[k]), k)
 	}
-	if k, ok := firstBad(c.names, func(k string) bool { return c.names[k] == "" }); ok {
-		return errorf("ExpressionAttributeNames contains invalid value: Empty attribute name for key %s", k)
+	if k, ok := firstBad(c.names, func(k string) bool { return c.names[k] == "" || len(c.names[k]) > MaxNameBytes }); ok {
+		if c.names[k] == "" {
+			return errorf("ExpressionAttributeNames contains invalid value: Empty attribute name for key %s", k)
+		}
+		return errorf("ExpressionAttributeNames contains invalid value: Attribute name is too large, must be less than %d bytes for key %s", MaxNameBytes+1, k)
 	}
 	return nil
 }

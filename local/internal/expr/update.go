@@ -269,6 +269,18 @@ func (u *Update) UpdatedIn(item Item) []string {
 	return names
 }
 
+// DeletesOnly reports whether every action of u removes: REMOVE, or
+// DELETE of set elements. DynamoDB creates no item from such an update of
+// an item that does not exist.
+func (u *Update) DeletesOnly() bool {
+	for _, a := range u.actions {
+		if a.kind != tRemove && a.kind != tDelete {
+			return false
+		}
+	}
+	return len(u.actions) > 0
+}
+
 // TopLevel returns the top-level attribute names the update writes or
 // removes, in order of first appearance. The caller must not modify the
 // slice.

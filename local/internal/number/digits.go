@@ -3,110 +3,86 @@ package number
 import (
 	"bytes"
 	"cmp"
-	"fmt"
 	"strings"
 )
 
 // Split takes the number written as s apart: its sign, its significant
 // digits (values 0 to 9, appended to digits, without leading or trailing
 // zeros; none for zero) and adj, the power of ten of the first of them. So
-// "-12.5" is neg, [1 2 5], 1, and "0.003" is [3], -3. The common notations
-// (-?D+(.D+)?([eE][+-]?D{1,4})?) are read without allocating; others go
-// through Parse, whose error Split returns for a string that is not a
-// valid DynamoDB number.
+// "-12.5" is neg, [1 2 5], 1, and "0.003" is [3], -3. It reads s once, in
+// time linear in its length, and allocates only if digits lacks room for
+// 38 digits. The errors are Parse's: ErrSyntax for a string that is not
+// [+-]D*[.D*][eE[+-]D+] with at least one digit, then ErrPrecision,
+// ErrOverflow or ErrUnderflow for a number DynamoDB cannot store.
 func Split(s string, digits []byte) (neg bool, _ []byte, adj int, err error) {
-	if neg, d, adj, ok := scan(s, digits); ok {
-		return neg, d, adj, nil
-	}
-	n, err := Parse(s)
-	if err != nil {
-		return false, digits, 0, err
-	}
-	neg, d, adj, ok := scan(n.String(), digits)
-	if !ok {
-		return false, digits, 0, fmt.Errorf("number: cannot scan canonical number %q", n.String())
-	}
-	return neg, d, adj, nil
-}
-
-// scan reads the plain notations of a number, -?D+(.D+)?([eE][+-]?D{1,4})?,
-// and returns its sign, significant digits (values 0-9, no leading or
-// trailing zeros, appended to digits; none for zero) and the power of ten of
-// the first one. ok is false for any other notation and for numbers outside
-// DynamoDB's precision or range, which Parse then judges; when ok is true,
-// Parse accepts s and agrees.
-func scan(s string, digits []byte) (neg bool, _ []byte, adj int, ok bool) {
 	i := 0
-	if i < len(s) && s[i] == '-' {
-		neg = true
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		neg = s[i] == '-'
 		i++
 	}
 	intStart := i
 	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 		i++
 	}
-	intEnd := i
-	if intEnd == intStart {
-		return false, nil, 0, false
-	}
-	fracEnd := i
+	intEnd, fracStart, fracEnd := i, i, i
 	if i < len(s) && s[i] == '.' {
 		i++
-		fracStart := i
+		fracStart = i
 		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 			i++
 		}
 		fracEnd = i
-		if fracEnd == fracStart {
-			return false, nil, 0, false
-		}
+	}
+	if intEnd == intStart && fracEnd == fracStart {
+		return false, digits, 0, ErrSyntax
 	}
 	exp, expDigits, end := ScanExponent(s, i)
-	if end > i && (expDigits == 0 || expDigits > 4) {
-		return false, nil, 0, false
+	if end != len(s) || (end > i && expDigits == 0) {
+		return false, digits, 0, ErrSyntax
 	}
-	if end != len(s) {
-		return false, nil, 0, false
-	}
-	// Walk the digits of the integer and fraction parts as one sequence,
-	// skipping the point; the j-th digit stands for 10^(intLen-1-j+exp).
+	// The digits of the integer and fraction parts form one sequence; the
+	// j-th stands for 10^(intLen-1-j+exp). Find the first and last
+	// significant ones before copying any.
 	intLen := intEnd - intStart
-	first, j, zeros := -1, 0, 0 // zeros: pending zeros after a significant digit
-	for k := intStart; k < fracEnd; k++ {
-		c := s[k]
-		if c == '.' {
-			continue
+	at := func(j int) byte {
+		if j < intLen {
+			return s[intStart+j]
 		}
-		switch {
-		case c != '0':
+		return s[fracStart+j-intLen]
+	}
+	n := intLen + fracEnd - fracStart
+	first, last := -1, -1
+	for j := 0; j < n; j++ {
+		if at(j) != '0' {
 			if first < 0 {
 				first = j
 			}
-			if len(digits)+zeros+1 > Precision {
-				return false, nil, 0, false
-			}
-			for ; zeros > 0; zeros-- {
-				digits = append(digits, 0)
-			}
-			digits = append(digits, c-'0')
-		case first >= 0:
-			zeros++
+			last = j
 		}
-		j++
 	}
 	if first < 0 {
-		return false, digits, 0, true // zero, whatever its sign
+		return false, digits, 0, nil // zero, whatever its sign or exponent
+	}
+	if last-first+1 > Precision {
+		return false, digits, 0, ErrPrecision
+	}
+	for j := first; j <= last; j++ {
+		digits = append(digits, at(j)-'0')
 	}
 	adj = intLen - 1 - first + exp
-	if adj > MaxExponent || adj < MinExponent {
-		return false, nil, 0, false
+	switch {
+	case adj > MaxExponent:
+		return false, digits[:0], 0, ErrOverflow
+	case adj < MinExponent:
+		return false, digits[:0], 0, ErrUnderflow
 	}
-	return neg, digits, adj, true
+	return neg, digits, adj, nil
 }
 
 // ScanExponent reads the exponent of a number written as s, [eE][+-]?D*,
 // at s[i:]. It returns its value, which stops growing once its magnitude
-// passes 2^20, the number of its digits and the index after it; when s[i]
+// passes 2^40 (far beyond any exponent a request's length can offset), the
+// number of its digits and the index after it; when s[i]
 // is not e or E, it returns 0, 0, i.
 func ScanExponent(s string, i int) (exp, digits, end int) {
 	if i >= len(s) || (s[i] != 'e' && s[i] != 'E') {
@@ -120,7 +96,7 @@ func ScanExponent(s string, i int) (exp, digits, end int) {
 	}
 	start := i
 	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
-		if exp < 1<<20 {
+		if exp < 1<<40 {
 			exp = exp*10 + int(s[i]-'0')
 		}
 	}

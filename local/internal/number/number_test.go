@@ -1,6 +1,10 @@
 package number
 
-import "testing"
+import (
+	"runtime"
+	"strings"
+	"testing"
+)
 
 func TestParse_Canonical(t *testing.T) {
 	for in, want := range map[string]string{
@@ -53,6 +57,9 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		if len(s) < 200 {
+			checkSplit(t, s)
+		}
 		n, err := Parse(s)
 		if err != nil {
 			return
@@ -62,4 +69,48 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("%q -> %q does not round trip: %v", s, n.String(), err)
 		}
 	})
+}
+
+// TestParse_LongRunsOfZeros checks that a number written with a long run
+// of zeros is read as DynamoDB reads it, and without arithmetic on a
+// coefficient as long as the string: the bytes allocated by Parse do not
+// grow with the length (apd's parser makes a big integer of every digit,
+// whose cost grows with the square of the length).
+func TestParse_LongRunsOfZeros(t *testing.T) {
+	zeros := strings.Repeat("0", 1<<20)
+	for in, want := range map[string]string{
+		"1." + zeros:               "1",
+		zeros + "42":               "42",
+		"0." + zeros + "1e1048577": "1",
+		"-" + zeros + "." + zeros:  "0",
+	} {
+		n, err := Parse(in)
+		if err != nil || n.String() != want {
+			t.Errorf("Parse(%d bytes) = %s, %v; want %s", len(in), n, err, want)
+		}
+	}
+	for in, want := range map[string]error{
+		"1" + zeros + "1":       ErrPrecision,
+		"1" + zeros:             ErrOverflow,
+		"0." + zeros + "1":      ErrUnderflow,
+		"1." + zeros + "x":      ErrSyntax,
+		"1e" + zeros + "126":    ErrOverflow,
+		"1e-" + zeros + "00131": ErrUnderflow,
+	} {
+		if _, err := Parse(in); err != want {
+			t.Errorf("Parse(%d bytes) error = %v, want %v", len(in), err, want)
+		}
+	}
+	long := "1." + zeros
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 10 {
+		if _, err := Parse(long); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / 10; per > 4<<10 {
+		t.Errorf("Parse of a %d-byte number allocates %d bytes; want a few hundred, whatever the length", len(long), per)
+	}
 }

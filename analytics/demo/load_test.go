@@ -1,0 +1,131 @@
+package demo
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/timetable-db/timetable/analytics"
+	"github.com/timetable-db/timetable/local"
+	"github.com/timetable-db/timetable/table"
+)
+
+// open returns a Store on an in-memory engine, both on clk, with the
+// demonstration site.
+func open(t *testing.T, clk *Clock) *analytics.Store {
+	t.Helper()
+	ctx := context.Background()
+	db, err := local.Open("", &local.Options{InMemory: true, Now: clk.Now, TTLInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	st, err := analytics.Open(ctx, db, &analytics.Options{Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.EnsureTable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := CreateSite(ctx, st, "demo"); err != nil {
+		t.Fatal(err)
+	}
+	if err := CreateSite(ctx, st, "demo"); !errors.Is(err, analytics.ErrExists) {
+		t.Errorf("CreateSite twice: %v, want ErrExists", err)
+	}
+	return st
+}
+
+// TestLoad loads 40 days, ending in the middle of the last, and checks
+// that every day was aggregated from all its events (the first ten while
+// their raw hits were still there), that those first days' raw hits have
+// expired since, and that the clock is left at the present.
+func TestLoad(t *testing.T) {
+	ctx := context.Background()
+	from := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := from.AddDate(0, 0, 39).Add(14*time.Hour + 30*time.Minute)
+	clk := NewClock(from)
+	st := open(t, clk)
+	g := New(&Options{Seed: 3, VisitsPerDay: 60, End: now})
+	calls := 0
+	ls, err := Load(ctx, st, clk, g, &LoadOptions{From: from, Days: 45, Now: now, Batch: 100, Progress: func(int) { calls++ }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !clk.Now().Equal(now) {
+		t.Errorf("clock at %s after Load, want %s", clk.Now(), now)
+	}
+	if ls.Days != 40 || ls.Aggregated != 40 || calls == 0 {
+		t.Errorf("Load = %+v with %d progress calls, want 40 days recorded and aggregated", ls, calls)
+	}
+	total := 0
+	for d := range 40 {
+		day := from.AddDate(0, 0, d)
+		want := 0
+		for _, e := range g.Day(day) {
+			if e.Name == analytics.PageView && !e.Time.After(now) {
+				want++
+			}
+		}
+		total += want
+		sm, err := st.Summary(ctx, "demo", day, day.AddDate(0, 0, 1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sm.PageViews != int64(want) || sm.Visits == 0 {
+			t.Errorf("%s: %d page views in %d visits aggregated, want %d page views", day.Format(time.DateOnly), sm.PageViews, sm.Visits, want)
+		}
+	}
+	if ls.PageViews != total {
+		t.Errorf("Load counted %d page views, the generator made %d", ls.PageViews, total)
+	}
+	if err := st.AggregateDay(ctx, "demo", from); !errors.Is(err, analytics.ErrExpired) {
+		t.Errorf("AggregateDay of the first day at the end: %v, want ErrExpired", err)
+	}
+	// The raw hits of the first day carry a ttl that has passed.
+	n := 0
+	q := &table.Query{Hash: "SITE#demo", Range: table.BeginsWith("PV#2025-01-01T")}
+	for it, err := range st.Table().QueryAll(ctx, q) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		var x struct {
+			TTL int64 `dynamodbav:"ttl"`
+		}
+		if err := table.Unmarshal(it, &x); err != nil {
+			t.Fatal(err)
+		}
+		if x.TTL == 0 || x.TTL > now.Unix() {
+			t.Fatalf("a page view of the first day has ttl %d, want at most %d", x.TTL, now.Unix())
+		}
+	}
+	if n == 0 {
+		t.Fatal("no page view of the first day stored")
+	}
+}
+
+// TestLoad_RecordAndRecordMany loads two days event by event with Record
+// and in batches with RecordMany: the aggregates are the same.
+func TestLoad_RecordAndRecordMany(t *testing.T) {
+	ctx := context.Background()
+	from := time.Date(2025, 1, 6, 0, 0, 0, 0, time.UTC)
+	g := New(&Options{Seed: 5, VisitsPerDay: 80})
+	var sums []analytics.Summary
+	for _, batch := range []int{1, 1000} {
+		clk := NewClock(from)
+		st := open(t, clk)
+		if _, err := Load(ctx, st, clk, g, &LoadOptions{From: from, Days: 2, Batch: batch}); err != nil {
+			t.Fatal(err)
+		}
+		sm, err := st.Summary(ctx, "demo", from, from.AddDate(0, 0, 2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sums = append(sums, sm)
+	}
+	if sums[0] != sums[1] || sums[0].PageViews == 0 {
+		t.Errorf("Record: %+v\nRecordMany: %+v", sums[0], sums[1])
+	}
+}

@@ -1,0 +1,732 @@
+package statsapi
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/timetable-db/timetable/analytics"
+)
+
+// Response is the answer to a query; it marshals to Plausible's shape.
+type Response struct {
+	Results []Row `json:"results"`
+	Meta    Meta  `json:"meta"`
+	Query   Echo  `json:"query"`
+}
+
+// Row is one result: the metrics in the query's order, then the values
+// of its dimensions in theirs, and with include.comparisons the figures
+// of the comparison period.
+type Row struct {
+	Metrics    []any       `json:"metrics"`
+	Dimensions []string    `json:"dimensions"`
+	Comparison *Comparison `json:"comparison,omitempty"`
+}
+
+// Comparison is a row's figures in the comparison period and the change:
+// a difference for bounce_rate and conversion_rate, a rounded percent
+// change otherwise (100 from 0 to more, 0 from 0 to 0).
+type Comparison struct {
+	Dimensions []string `json:"dimensions"`
+	Metrics    []any    `json:"metrics"`
+	Change     []any    `json:"change"`
+}
+
+// Meta is the answer's meta object. ComputedFrom ("aggregates" or
+// "raw_hits") says how the answer was computed; Plausible has no such
+// member.
+type Meta struct {
+	ImportsIncluded     bool      `json:"imports_included"`
+	TimeLabels          []string  `json:"time_labels,omitempty"`
+	TotalRows           *int      `json:"total_rows,omitempty"`
+	ComparisonDateRange []string  `json:"comparison_date_range,omitempty"`
+	ComputedFrom        string    `json:"computed_from"`
+	Warnings            *[]string `json:"warnings,omitempty"`
+}
+
+// Echo is the query as it ran, with its date range resolved.
+type Echo struct {
+	SiteID     string         `json:"site_id"`
+	Metrics    []string       `json:"metrics"`
+	DateRange  [2]string      `json:"date_range"`
+	Filters    []Filter       `json:"filters"`
+	Dimensions []string       `json:"dimensions"`
+	OrderBy    [][2]string    `json:"order_by"`
+	Include    map[string]any `json:"include"`
+	Pagination map[string]int `json:"pagination"`
+}
+
+// How a query is computed.
+const (
+	fromAggregates = "aggregates"
+	fromRawHits    = "raw_hits"
+)
+
+// figures are the counts of one row.
+type figures struct {
+	dims []string
+	// visitorSet on the raw path; visitors from the aggregates' sketch.
+	visitorSet                                map[string]struct{}
+	visitors                                  uint64
+	visits, bounces, durMs, pageviews, events int64
+	// count is an aggregate breakdown's count of the row's value (for
+	// percentage); converted and denom the visits of a conversion rate.
+	count, converted, denom int64
+}
+
+func (f *figures) nVisitors() float64 {
+	if f.visitorSet != nil {
+		return float64(len(f.visitorSet))
+	}
+	return float64(f.visitors)
+}
+
+// table is the rows of one period, by key, and the totals.
+type table struct {
+	rows   map[string]*figures
+	labels []string // time labels, with a time dimension
+	total  figures
+}
+
+// Run computes q for its site at now: from the aggregates when they can
+// answer it, else from the raw hits (see the package documentation). It
+// fails with an *Error for a query the data cannot answer (a range beyond
+// the raw retention when it needs raw hits), with an error matching
+// timetable.ErrNotFound for an unknown site, and with the store's errors.
+func (q *Query) Run(ctx context.Context, s *analytics.Store, now time.Time) (*Response, error) {
+	site, err := s.Site(ctx, q.SiteID)
+	if err != nil {
+		return nil, err
+	}
+	st := siteTime{loc: site.Location(), created: site.CreatedAt}
+	from, to, err := q.DateRange.resolve(st, now)
+	if err != nil {
+		return nil, err
+	}
+	source := fromRawHits
+	if q.aggregatable() {
+		source = fromAggregates
+	}
+	main, err := q.compute(ctx, s, st.loc, from, to, source)
+	if err != nil {
+		return nil, err
+	}
+	resp := &Response{Meta: Meta{ComputedFrom: source}, Query: q.echo(from, to, st.loc)}
+	var cmpTable *table
+	if q.Include.Comparison != "" {
+		cf, ct := from.Add(-to.Sub(from)), from
+		if q.Include.Comparison == "year_over_year" {
+			cf, ct = from.AddDate(-1, 0, 0), to.AddDate(-1, 0, 0)
+		}
+		if cmpTable, err = q.compute(ctx, s, st.loc, cf, ct, source); err != nil {
+			return nil, err
+		}
+		resp.Meta.ComparisonDateRange = []string{cf.In(st.loc).Format(time.RFC3339), ct.Add(-time.Second).In(st.loc).Format(time.RFC3339)}
+	}
+	rows := make([]*figures, 0, len(main.rows))
+	for _, f := range main.rows {
+		rows = append(rows, f)
+	}
+	q.sort(rows, &main.total)
+	if q.Include.TotalRows {
+		n := len(rows)
+		resp.Meta.TotalRows = &n
+	}
+	if q.Include.TimeLabels {
+		resp.Meta.TimeLabels = main.labels
+	}
+	rows = rows[min(q.Offset, len(rows)):]
+	rows = rows[:min(q.Limit, len(rows))]
+	ti := q.timeIndex()
+	resp.Results = make([]Row, 0, len(rows))
+	for _, f := range rows {
+		r := Row{Metrics: q.metricValues(f, &main.total), Dimensions: f.dims}
+		if cmpTable != nil {
+			cd := slices.Clone(f.dims)
+			if ti >= 0 {
+				i := slices.Index(main.labels, f.dims[ti])
+				if i < 0 || i >= len(cmpTable.labels) {
+					resp.Results = append(resp.Results, r)
+					continue
+				}
+				cd[ti] = cmpTable.labels[i]
+			}
+			cf := cmpTable.rows[key(cd)]
+			if cf == nil {
+				cf = &figures{dims: cd}
+			}
+			old := q.metricValues(cf, &cmpTable.total)
+			r.Comparison = &Comparison{Dimensions: cd, Metrics: old, Change: q.changes(old, r.Metrics)}
+		}
+		resp.Results = append(resp.Results, r)
+	}
+	return resp, nil
+}
+
+func key(dims []string) string { return strings.Join(dims, "\x00") }
+
+// timeIndex returns the index of the query's time dimension, or -1.
+func (q *Query) timeIndex() int { return slices.IndexFunc(q.Dimensions, isTime) }
+
+// aggCount returns the metric that the aggregates count for dimension d.
+func aggCount(d string) string {
+	switch {
+	case d == "event:page":
+		return "pageviews"
+	case d == "event:name", strings.HasPrefix(d, propsPrefix):
+		return "events"
+	}
+	return "visits"
+}
+
+// aggDimension maps a dimension to the aggregates' breakdown.
+func aggDimension(d string) analytics.Dimension {
+	if name, ok := strings.CutPrefix(d, propsPrefix); ok {
+		return analytics.PropDimension(name)
+	}
+	switch d {
+	case "event:page":
+		return analytics.DimPage
+	case "event:name":
+		return analytics.DimEvent
+	case "event:goal":
+		return analytics.DimGoal
+	}
+	return analytics.Dimension(strings.TrimPrefix(d, "visit:"))
+}
+
+// aggregatable reports whether the aggregates hold what q asks.
+func (q *Query) aggregatable() bool {
+	if len(q.Filters) > 0 {
+		return false
+	}
+	nt := q.nonTime()
+	switch len(nt) {
+	case 0:
+		return true
+	case 1:
+		for _, m := range q.Metrics {
+			ok := m == aggCount(nt[0]) || m == "percentage" || m == "conversion_rate" && nt[0] == "event:goal"
+			if !ok {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// compute returns the rows of q over [from, to).
+func (q *Query) compute(ctx context.Context, s *analytics.Store, loc *time.Location, from, to time.Time, source string) (*table, error) {
+	var bs []bucket
+	ti := q.timeIndex()
+	if ti >= 0 {
+		bs = buckets(granularityOf(q.Dimensions[ti], from, to), from, to, loc)
+	}
+	t := &table{rows: map[string]*figures{}}
+	for _, b := range bs {
+		t.labels = append(t.labels, b.label)
+	}
+	if source == fromAggregates {
+		return t, q.fromAggregates(ctx, s, t, bs, from, to)
+	}
+	visits, err := s.RawVisits(ctx, q.SiteID, from, to)
+	if errors.Is(err, analytics.ErrExpired) {
+		return nil, errorf("This query needs the raw hits (it has filters, two dimensions, or a metric the aggregates do not keep per value), "+
+			"and %s", strings.TrimPrefix(err.Error(), analytics.ErrExpired.Error()+": "))
+	}
+	if err != nil {
+		return nil, err
+	}
+	q.fromRaw(t, visits, bs, from, to)
+	return t, nil
+}
+
+// fromAggregates fills t from the stored aggregates: a Summary or a
+// Breakdown per time bucket (or over the range).
+func (q *Query) fromAggregates(ctx context.Context, s *analytics.Store, t *table, bs []bucket, from, to time.Time) error {
+	ti := q.timeIndex()
+	if ti < 0 {
+		bs = []bucket{{start: from, end: to}}
+	}
+	nt := q.nonTime()
+	total, err := s.Summary(ctx, q.SiteID, from, to)
+	if err != nil {
+		return err
+	}
+	setSummary(&t.total, total)
+	// Buckets that are UTC periods are read with one query.
+	byStart := map[time.Time]analytics.Summary{}
+	if p, ok := utcPeriod(bs); ok && len(nt) == 0 {
+		ss, err := s.Summaries(ctx, q.SiteID, p, bs[0].start, bs[len(bs)-1].end)
+		if err != nil {
+			return err
+		}
+		for _, x := range ss {
+			byStart[x.Start] = x.Summary
+		}
+	}
+	for _, b := range bs {
+		dims := make([]string, len(q.Dimensions))
+		if ti >= 0 {
+			dims[ti] = b.label
+		}
+		if len(nt) == 0 {
+			sm, ok := byStart[b.start.UTC()]
+			if !ok {
+				if sm, err = s.Summary(ctx, q.SiteID, b.start, b.end); err != nil {
+					return err
+				}
+			}
+			if sm.Visits == 0 && sm.PageViews == 0 && sm.Events == 0 && sm.Visitors == 0 {
+				continue
+			}
+			f := &figures{dims: dims}
+			setSummary(f, sm)
+			t.rows[key(dims)] = f
+			continue
+		}
+		d := nt[0]
+		di := slices.Index(q.Dimensions, d)
+		cs, err := s.Breakdown(ctx, q.SiteID, aggDimension(d), b.start, b.end, 1<<30)
+		if err != nil {
+			return err
+		}
+		denom := total.Visits
+		if ti >= 0 && slices.Contains(q.Metrics, "conversion_rate") {
+			sm, err := s.Summary(ctx, q.SiteID, b.start, b.end)
+			if err != nil {
+				return err
+			}
+			denom = sm.Visits
+		}
+		for _, c := range cs {
+			row := slices.Clone(dims)
+			row[di] = c.Value
+			f := &figures{dims: row, count: c.Count, converted: c.Count, denom: denom}
+			switch aggCount(d) {
+			case "pageviews":
+				f.pageviews = c.Count
+			case "events":
+				f.events = c.Count
+			default:
+				f.visits = c.Count
+			}
+			t.rows[key(row)] = f
+			t.total.count += c.Count
+		}
+	}
+	return nil
+}
+
+// utcPeriod returns the period of which every bucket of bs is one whole
+// UTC period (the hours of any zone a whole number of hours off UTC, the
+// days and months of a UTC site), if there is one.
+func utcPeriod(bs []bucket) (analytics.Period, bool) {
+	if len(bs) < 2 {
+		return "", false
+	}
+	for _, p := range []analytics.Period{analytics.Hour, analytics.Day, analytics.Month} {
+		ok := true
+		for _, b := range bs {
+			if !p.Start(b.start).Equal(b.start) || !p.Next(b.start).Equal(b.end) {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return p, true
+		}
+	}
+	return "", false
+}
+
+func setSummary(f *figures, sm analytics.Summary) {
+	f.visitors = sm.Visitors
+	f.visits, f.bounces, f.pageviews = sm.Visits, sm.Bounces, sm.PageViews
+	f.events = sm.PageViews + sm.Events
+	f.durMs = sm.VisitDuration.Milliseconds() * sm.Visits
+}
+
+// fromRaw fills t from visits: each hit the filters select counts, by its
+// time, for the hit figures of its rows; each visit with a selected hit
+// counts, by its start, for the visit figures of the rows of its selected
+// hits.
+func (q *Query) fromRaw(t *table, visits []analytics.Visit, bs []bucket, from, to time.Time) {
+	in := func(x time.Time) bool { return !x.Before(from) && x.Before(to) }
+	goalDim := slices.Index(q.Dimensions, "event:goal")
+	t.total.visitorSet = map[string]struct{}{}
+	row := func(dims []string) *figures {
+		k := key(dims)
+		f := t.rows[k]
+		if f == nil {
+			f = &figures{dims: dims, visitorSet: map[string]struct{}{}}
+			t.rows[k] = f
+		}
+		return f
+	}
+	denoms := map[string]int64{}
+	for i := range visits {
+		v := &visits[i]
+		started := in(v.Start)
+		seen := map[string]bool{}  // rows this visit counted in
+		denom := map[string]bool{} // rows, without the goal, of its conversion denominator
+		for j := range v.Hits {
+			h := &v.Hits[j]
+			if started && q.match(v, h, true) {
+				for _, dims := range q.rowsOf(v, h, v.Start, bs, true) {
+					denom[key(dims)] = true
+				}
+			}
+			if !q.match(v, h, false) {
+				continue
+			}
+			if in(h.Time) {
+				t.total.visitorSet[v.VisitorID] = struct{}{}
+				t.total.events++
+				if h.Name == analytics.PageView {
+					t.total.pageviews++
+				}
+				for _, dims := range q.rowsOf(v, h, h.Time, bs, false) {
+					f := row(dims)
+					f.visitorSet[v.VisitorID] = struct{}{}
+					f.events++
+					if h.Name == analytics.PageView {
+						f.pageviews++
+					}
+				}
+			}
+			if !started {
+				continue
+			}
+			if !seen["\x01total"] {
+				seen["\x01total"] = true
+				t.total.visits++
+			}
+			for _, dims := range q.rowsOf(v, h, v.Start, bs, false) {
+				k := key(dims)
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				f := row(dims)
+				f.visits++
+				f.converted++ // the visits of a row with a goal are its conversions
+				if v.Bounce {
+					f.bounces++
+				}
+				f.durMs += v.Duration.Milliseconds()
+			}
+		}
+		for k := range denom {
+			denoms[k]++
+		}
+	}
+	for _, f := range t.rows {
+		dims := slices.Clone(f.dims)
+		if goalDim >= 0 {
+			dims[goalDim] = ""
+		}
+		f.denom = denoms[key(dims)]
+	}
+}
+
+// rowsOf returns the dimension values of hit h of visit v, with time
+// dimensions at t: none when t is outside the buckets or h has no goal
+// for an event:goal dimension, several when h matches several goals. With
+// noGoal, an event:goal dimension has the one value "".
+func (q *Query) rowsOf(v *analytics.Visit, h *analytics.Hit, t time.Time, bs []bucket, noGoal bool) [][]string {
+	out := [][]string{make([]string, len(q.Dimensions))}
+	for i, d := range q.Dimensions {
+		if isTime(d) {
+			j := sort.Search(len(bs), func(k int) bool { return bs[k].end.After(t) })
+			if j == len(bs) || t.Before(bs[j].start) {
+				return nil
+			}
+			for _, r := range out {
+				r[i] = bs[j].label
+			}
+			continue
+		}
+		vals := values(d, v, h)
+		if noGoal && d == "event:goal" {
+			vals = []string{""}
+		}
+		if len(vals) == 0 {
+			return nil
+		}
+		if len(vals) > 1 {
+			var next [][]string
+			for _, r := range out {
+				for _, x := range vals {
+					c := slices.Clone(r)
+					c[i] = x
+					next = append(next, c)
+				}
+			}
+			out = next
+			continue
+		}
+		for _, r := range out {
+			r[i] = vals[0]
+		}
+	}
+	return out
+}
+
+// values returns the values of dimension d for hit h of visit v: none for
+// event:goal without a goal and for event:props:NAME on a hit that is no
+// custom event or lacks the property; analytics.None for an empty value.
+func values(d string, v *analytics.Visit, h *analytics.Hit) []string {
+	one := func(s string) []string {
+		if s == "" {
+			s = analytics.None
+		}
+		return []string{s}
+	}
+	if name, ok := strings.CutPrefix(d, propsPrefix); ok {
+		x, ok := h.Props[name]
+		if !ok || h.Name == analytics.PageView {
+			return nil
+		}
+		return one(x)
+	}
+	switch d {
+	case "event:page":
+		return one(h.Path)
+	case "event:name":
+		return one(h.Name)
+	case "event:goal":
+		return h.Goals
+	case "visit:entry_page":
+		return one(v.EntryPage)
+	case "visit:exit_page":
+		return one(v.ExitPage)
+	case "visit:source":
+		return one(v.Source)
+	case "visit:utm_source":
+		return one(v.UTM.Source)
+	case "visit:utm_medium":
+		return one(v.UTM.Medium)
+	case "visit:utm_campaign":
+		return one(v.UTM.Campaign)
+	case "visit:country":
+		return one(v.Country)
+	case "visit:browser":
+		return one(v.Browser)
+	case "visit:os":
+		return one(v.OS)
+	case "visit:device":
+		return one(v.Device)
+	}
+	return nil
+}
+
+// match reports whether hit h of visit v passes q's filters (all of
+// them); with noGoals, conditions on event:goal count as passed.
+func (q *Query) match(v *analytics.Visit, h *analytics.Hit, noGoals bool) bool {
+	for i := range q.Filters {
+		if !q.Filters[i].match(v, h, noGoals) {
+			return false
+		}
+	}
+	return true
+}
+
+func (f *Filter) match(v *analytics.Visit, h *analytics.Hit, noGoals bool) bool {
+	switch f.Op {
+	case "and":
+		for i := range f.Children {
+			if !f.Children[i].match(v, h, noGoals) {
+				return false
+			}
+		}
+		return true
+	case "or":
+		for i := range f.Children {
+			if f.Children[i].match(v, h, noGoals) {
+				return true
+			}
+		}
+		return false
+	case "not":
+		return !f.Children[0].match(v, h, noGoals)
+	}
+	if noGoals && f.Dimension == "event:goal" {
+		return true
+	}
+	// A hit without a value (no goal, not the property) matches no value.
+	hit := false
+	for _, x := range values(f.Dimension, v, h) {
+		for _, want := range f.Values {
+			if f.Op == "is" || f.Op == "is_not" {
+				hit = hit || x == want
+			} else {
+				hit = hit || strings.Contains(x, want)
+			}
+		}
+	}
+	if f.Op == "is_not" || f.Op == "contains_not" {
+		return !hit
+	}
+	return hit
+}
+
+// metricValues returns the query's metrics of f, total being the figures
+// of the whole range.
+func (q *Query) metricValues(f, total *figures) []any {
+	out := make([]any, len(q.Metrics))
+	ratio := func(a, b float64) float64 {
+		if b == 0 {
+			return 0
+		}
+		return a / b
+	}
+	for i, m := range q.Metrics {
+		switch m {
+		case "visitors":
+			out[i] = int64(f.nVisitors())
+		case "visits":
+			out[i] = f.visits
+		case "pageviews":
+			out[i] = f.pageviews
+		case "events":
+			out[i] = f.events
+		case "views_per_visit":
+			out[i] = round(ratio(float64(f.pageviews), float64(f.visits)), 2)
+		case "bounce_rate":
+			out[i] = int64(math.Round(100 * ratio(float64(f.bounces), float64(f.visits))))
+		case "visit_duration":
+			out[i] = int64(math.Round(ratio(float64(f.durMs), float64(f.visits)) / 1000))
+		case "conversion_rate":
+			out[i] = round(100*ratio(float64(f.converted), float64(f.denom)), 2)
+		case "percentage":
+			out[i] = round(100*ratio(q.base(f), q.base(total)), 1)
+		}
+	}
+	return out
+}
+
+// base returns what percentage is a share of: the query's first metric of
+// visitors, visits, pageviews and events (visitors when it has none), or,
+// from an aggregate breakdown, its count.
+func (q *Query) base(f *figures) float64 {
+	if f.count > 0 {
+		return float64(f.count)
+	}
+	for _, m := range q.Metrics {
+		switch m {
+		case "visits":
+			return float64(f.visits)
+		case "pageviews":
+			return float64(f.pageviews)
+		case "events":
+			return float64(f.events)
+		case "visitors":
+			return f.nVisitors()
+		}
+	}
+	return f.nVisitors()
+}
+
+func round(x float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(x*p) / p
+}
+
+// changes returns the change of each metric from old to cur.
+func (q *Query) changes(old, cur []any) []any {
+	out := make([]any, len(q.Metrics))
+	for i, m := range q.Metrics {
+		o, c := toFloat(old[i]), toFloat(cur[i])
+		switch {
+		case m == "bounce_rate":
+			out[i] = int64(c - o)
+		case m == "conversion_rate":
+			out[i] = round(c-o, 1)
+		case o == 0 && c > 0:
+			out[i] = int64(100)
+		case o == 0:
+			out[i] = int64(0)
+		default:
+			out[i] = int64(math.Round((c - o) / o * 100))
+		}
+	}
+	return out
+}
+
+func toFloat(v any) float64 {
+	switch x := v.(type) {
+	case int64:
+		return float64(x)
+	case float64:
+		return x
+	}
+	return 0
+}
+
+// sort orders rows by q.OrderBy, then by default: the time dimension
+// ascending, the first metric descending, the dimensions ascending.
+func (q *Query) sort(rows []*figures, total *figures) {
+	orders := slices.Clone(q.OrderBy)
+	if ti := q.timeIndex(); ti >= 0 {
+		orders = append(orders, Order{Key: q.Dimensions[ti]})
+	}
+	orders = append(orders, Order{Key: q.Metrics[0], Desc: true})
+	for _, d := range q.Dimensions {
+		orders = append(orders, Order{Key: d})
+	}
+	vals := make(map[*figures][]any, len(rows))
+	for _, r := range rows {
+		vals[r] = q.metricValues(r, total)
+	}
+	slices.SortStableFunc(rows, func(a, b *figures) int {
+		for _, o := range orders {
+			var c int
+			if i := slices.Index(q.Metrics, o.Key); i >= 0 {
+				c = cmp.Compare(toFloat(vals[a][i]), toFloat(vals[b][i]))
+			} else if i := slices.Index(q.Dimensions, o.Key); i >= 0 {
+				c = strings.Compare(a.dims[i], b.dims[i])
+			}
+			if o.Desc {
+				c = -c
+			}
+			if c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+}
+
+// echo returns the query as it ran.
+func (q *Query) echo(from, to time.Time, loc *time.Location) Echo {
+	e := Echo{SiteID: q.SiteID, Metrics: q.Metrics, Filters: q.Filters, Dimensions: q.Dimensions,
+		DateRange:  [2]string{from.In(loc).Format(time.RFC3339), to.Add(-time.Second).In(loc).Format(time.RFC3339)},
+		OrderBy:    [][2]string{},
+		Include:    map[string]any{"imports": false, "time_labels": q.Include.TimeLabels, "total_rows": q.Include.TotalRows, "comparisons": nil},
+		Pagination: map[string]int{"limit": q.Limit, "offset": q.Offset}}
+	if e.Filters == nil {
+		e.Filters = []Filter{}
+	}
+	if e.Dimensions == nil {
+		e.Dimensions = []string{}
+	}
+	for _, o := range q.OrderBy {
+		dir := "asc"
+		if o.Desc {
+			dir = "desc"
+		}
+		e.OrderBy = append(e.OrderBy, [2]string{o.Key, dir})
+	}
+	if q.Include.Comparison != "" {
+		e.Include["comparisons"] = map[string]string{"mode": q.Include.Comparison}
+	}
+	return e
+}

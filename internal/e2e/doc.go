@@ -1,0 +1,13 @@
+// Package e2e holds the browser tests of `make e2e`: a real timetable
+// server (server.New over the embedded engine, with the web analytics
+// store) on 127.0.0.1, test pages served from a second origin under host
+// names that Chromium resolves to 127.0.0.1, and headless Chromium driven
+// by internal/browsertest.
+//
+// They skip without Chromium unless TIMETABLE_REQUIRE_BROWSER=1 (then they
+// fail); the test of Plausible's own tracker also needs the folder of the
+// npm package @plausible-analytics/tracker in TIMETABLE_PLAUSIBLE_TRACKER
+// (scripts/e2e.sh installs it). Screenshots go to TIMETABLE_SCREENSHOTS.
+//
+// The package has no code of its own: only its tests.
+package e2e

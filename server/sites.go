@@ -1,0 +1,366 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/timetable-db/timetable/analytics"
+	"github.com/timetable-db/timetable/auth"
+)
+
+// maxSiteBytes bounds the JSON of a site, goal, funnel or shared link.
+const maxSiteBytes = 64 << 10
+
+// siteJSON is a site as the API shows and takes it.
+type siteJSON struct {
+	ID        string   `json:"id"`
+	Name      string   `json:"name"`
+	Domains   []string `json:"domains"`
+	TimeZone  string   `json:"time_zone,omitempty"`
+	Public    bool     `json:"public"`
+	CreatedAt string   `json:"created_at,omitempty"`
+	UpdatedAt string   `json:"updated_at,omitempty"`
+}
+
+func siteOut(st *analytics.Site) siteJSON {
+	out := siteJSON{ID: st.ID, Name: st.Name, Domains: st.Domains, TimeZone: st.TimeZone, Public: st.Public,
+		CreatedAt: st.CreatedAt.UTC().Format(time.RFC3339), UpdatedAt: st.UpdatedAt.UTC().Format(time.RFC3339)}
+	if out.Domains == nil {
+		out.Domains = []string{}
+	}
+	return out
+}
+
+type goalJSON struct {
+	ID    string             `json:"id"`
+	Name  string             `json:"name"`
+	Kind  analytics.GoalKind `json:"kind"`
+	Match string             `json:"match"`
+}
+
+type funnelJSON struct {
+	ID    string   `json:"id"`
+	Name  string   `json:"name"`
+	Steps []string `json:"steps"`
+}
+
+type sharedLinkJSON struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	CreatedAt string `json:"created_at"`
+	// Slug and URL only when created.
+	Slug string `json:"slug,omitempty"`
+	URL  string `json:"url,omitempty"`
+}
+
+// shareHeader carries a shared link's slug, as ?auth= does.
+const shareHeader = "X-Timetable-Share"
+
+// analytics returns the web analytics store, or a 404 without one.
+func (s *Server) analytics() (*analytics.Store, error) {
+	if s.cfg.Analytics == nil {
+		return nil, errorf(http.StatusNotFound, codeNotFound, "this server keeps no web analytics")
+	}
+	return s.cfg.Analytics, nil
+}
+
+// mayReadSite checks that the request may read the stats and settings of
+// site: a token allowed to read it, a live shared link of it (?auth= or
+// the X-Timetable-Share header), or the site being public. A site-read
+// route authenticates a token when there is one but needs none (siteRead).
+func (s *Server) mayReadSite(ctx context.Context, r *http.Request, a *analytics.Store, site string) error {
+	if s.cfg.Auth == nil || s.cfg.Trusted {
+		return nil
+	}
+	if p := principal(ctx); p != nil {
+		if p.AllowsSite(auth.ScopeRead, site) {
+			return nil
+		}
+		return errorf(http.StatusForbidden, codeDenied, "token %s may not read site %s", p.ID(), site)
+	}
+	slug := shareSlug(r)
+	if slug != "" {
+		ok, err := a.CheckSharedLink(ctx, site, slug)
+		if err != nil || ok {
+			return err
+		}
+	}
+	st, err := a.Site(ctx, site)
+	if err == nil && st.Public {
+		return nil
+	}
+	if slug != "" {
+		return errorf(http.StatusUnauthorized, codeUnauth, "the shared link is not one of site %s, or was revoked", site)
+	}
+	return errorf(http.StatusUnauthorized, codeUnauth, "reading site %s needs a token (Authorization: Bearer), a shared link (?auth=) or a public site", site)
+}
+
+func shareSlug(r *http.Request) string {
+	if v := r.URL.Query().Get("auth"); v != "" {
+		return v
+	}
+	return r.Header.Get(shareHeader)
+}
+
+// mayManageSite checks that the caller's token may act with scope on
+// site ("" for a new site); the route has checked the scope itself.
+func mayManageSite(ctx context.Context, scope auth.Scope, site string) error {
+	p := principal(ctx)
+	if p == nil || p.AllowsSite(scope, site) {
+		return nil
+	}
+	if site == "" {
+		return errorf(http.StatusForbidden, codeDenied, "token %s is limited to some sites: it may not add one", p.ID())
+	}
+	return errorf(http.StatusForbidden, codeDenied, "token %s may not %s site %s", p.ID(), scope, site)
+}
+
+// siteFor returns the store and the site of the path, after checking the
+// caller may manage it (admin scope for the site).
+func (s *Server) managedSite(r *http.Request) (*analytics.Store, string, error) {
+	a, err := s.analytics()
+	if err != nil {
+		return nil, "", err
+	}
+	site := r.PathValue("site")
+	return a, site, mayManageSite(r.Context(), auth.ScopeAdmin, site)
+}
+
+// readableSite returns the store and the site of the path, after checking
+// the request may read it.
+func (s *Server) readableSite(r *http.Request) (*analytics.Store, string, error) {
+	a, err := s.analytics()
+	if err != nil {
+		return nil, "", err
+	}
+	site := r.PathValue("site")
+	return a, site, s.mayReadSite(r.Context(), r, a, site)
+}
+
+// listSites answers GET /api/v1/sites with the sites the token may read.
+func (s *Server) listSites(w http.ResponseWriter, r *http.Request) error {
+	a, err := s.analytics()
+	if err != nil {
+		return err
+	}
+	sites, err := a.Sites(r.Context())
+	if err != nil {
+		return err
+	}
+	out := struct {
+		Sites []siteJSON `json:"sites"`
+	}{Sites: []siteJSON{}}
+	p := principal(r.Context())
+	for i := range sites {
+		if p == nil || p.AllowsSite(auth.ScopeRead, sites[i].ID) {
+			out.Sites = append(out.Sites, siteOut(&sites[i]))
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) siteBody(w http.ResponseWriter, r *http.Request) (analytics.Site, error) {
+	var in siteJSON
+	if err := s.decodeJSON(w, r, &in, maxSiteBytes, "the site", false); err != nil {
+		return analytics.Site{}, err
+	}
+	if in.CreatedAt != "" || in.UpdatedAt != "" {
+		return analytics.Site{}, invalid("the site: created_at and updated_at are set by the server")
+	}
+	return analytics.Site{ID: in.ID, Name: in.Name, Domains: in.Domains, TimeZone: in.TimeZone, Public: in.Public}, nil
+}
+
+// createSite answers POST /api/v1/sites: 201 with the site.
+func (s *Server) createSite(w http.ResponseWriter, r *http.Request) error {
+	a, err := s.analytics()
+	if err != nil {
+		return err
+	}
+	if err := mayManageSite(r.Context(), auth.ScopeAdmin, ""); err != nil {
+		return err
+	}
+	st, err := s.siteBody(w, r)
+	if err != nil {
+		return err
+	}
+	if err := a.CreateSite(r.Context(), st); err != nil {
+		return err
+	}
+	return s.writeSite(w, r, a, st.ID, http.StatusCreated)
+}
+
+func (s *Server) writeSite(w http.ResponseWriter, r *http.Request, a *analytics.Store, id string, status int) error {
+	st, err := a.Site(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	if status == http.StatusCreated {
+		w.Header().Set("Location", "/api/v1/sites/"+id)
+	}
+	writeJSON(w, status, siteOut(st))
+	return nil
+}
+
+// getSite answers GET /api/v1/sites/{site}.
+func (s *Server) getSite(w http.ResponseWriter, r *http.Request) error {
+	a, site, err := s.readableSite(r)
+	if err != nil {
+		return err
+	}
+	return s.writeSite(w, r, a, site, http.StatusOK)
+}
+
+// updateSite answers PUT /api/v1/sites/{site}: the settings replaced.
+func (s *Server) updateSite(w http.ResponseWriter, r *http.Request) error {
+	a, site, err := s.managedSite(r)
+	if err != nil {
+		return err
+	}
+	st, err := s.siteBody(w, r)
+	if err != nil {
+		return err
+	}
+	if st.ID == "" {
+		st.ID = site
+	} else if st.ID != site {
+		return invalid("the site's id %q is not the site of the path, %q", st.ID, site)
+	}
+	if err := a.UpdateSite(r.Context(), st); err != nil {
+		return err
+	}
+	return s.writeSite(w, r, a, site, http.StatusOK)
+}
+
+// listSharedLinks answers GET /api/v1/sites/{site}/shared-links.
+func (s *Server) listSharedLinks(w http.ResponseWriter, r *http.Request) error {
+	a, site, err := s.managedSite(r)
+	if err != nil {
+		return err
+	}
+	if _, err := a.Site(r.Context(), site); err != nil {
+		return err
+	}
+	ls, err := a.SharedLinks(r.Context(), site)
+	if err != nil {
+		return err
+	}
+	out := struct {
+		SharedLinks []sharedLinkJSON `json:"shared_links"`
+	}{SharedLinks: []sharedLinkJSON{}}
+	for _, l := range ls {
+		out.SharedLinks = append(out.SharedLinks, sharedLinkJSON{ID: l.ID, Name: l.Name, CreatedAt: l.CreatedAt.UTC().Format(time.RFC3339)})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// createSharedLink answers POST /api/v1/sites/{site}/shared-links: 201
+// with the slug, shown once.
+func (s *Server) createSharedLink(w http.ResponseWriter, r *http.Request) error {
+	a, site, err := s.managedSite(r)
+	if err != nil {
+		return err
+	}
+	var in struct {
+		Name string `json:"name"`
+	}
+	if err := s.decodeJSON(w, r, &in, maxSiteBytes, "the shared link", true); err != nil {
+		return err
+	}
+	slug, l, err := a.CreateSharedLink(r.Context(), site, in.Name)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, sharedLinkJSON{ID: l.ID, Name: l.Name, CreatedAt: l.CreatedAt.UTC().Format(time.RFC3339),
+		Slug: slug, URL: "/share/" + site + "?auth=" + slug})
+	return nil
+}
+
+// putOf returns the handler of POST /api/v1/sites/{site}/... (admin of
+// the site) that decodes a J (what names it in errors), converts it and
+// creates or replaces it with put: 201 with what was sent.
+func putOf[J, T any](s *Server, what string, put func(a *analytics.Store, ctx context.Context, site string, x T) error, conv func(J) T) handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		a, site, err := s.managedSite(r)
+		if err != nil {
+			return err
+		}
+		var in J
+		if err := s.decodeJSON(w, r, &in, maxSiteBytes, what, false); err != nil {
+			return err
+		}
+		if err := put(a, r.Context(), site, conv(in)); err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusCreated, in)
+		return nil
+	}
+}
+
+// deleteOf returns the handler of DELETE /api/v1/sites/{site}/.../{id}
+// (admin of the site) that deletes with del.
+func (s *Server) deleteOf(del func(a *analytics.Store, ctx context.Context, site, id string) error) handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		a, site, err := s.managedSite(r)
+		if err != nil {
+			return err
+		}
+		if err := del(a, r.Context(), site, r.PathValue("id")); err != nil {
+			return err
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+}
+
+// listOf returns the handler of GET /api/v1/sites/{site}/... (read
+// access to the site) that answers {name: [...]} with the items list
+// returns, each made JSON by out.
+func listOf[T, J any](s *Server, name string, list func(a *analytics.Store, ctx context.Context, site string) ([]T, error), out func(T) J) handler {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		a, site, err := s.readableSite(r)
+		if err != nil {
+			return err
+		}
+		if _, err := a.Site(r.Context(), site); err != nil {
+			return err
+		}
+		xs, err := list(a, r.Context(), site)
+		if err != nil {
+			return err
+		}
+		js := make([]J, 0, len(xs))
+		for _, x := range xs {
+			js = append(js, out(x))
+		}
+		writeJSON(w, http.StatusOK, map[string][]J{name: js})
+		return nil
+	}
+}
+
+// The handlers of the site routes made by listOf, putOf and deleteOf.
+
+func (s *Server) deleteSite() handler {
+	return s.deleteOf(func(a *analytics.Store, ctx context.Context, site, _ string) error { return a.DeleteSite(ctx, site) })
+}
+
+func (s *Server) listGoals() handler {
+	return listOf(s, "goals", (*analytics.Store).Goals, func(g analytics.Goal) goalJSON { return goalJSON(g) })
+}
+
+func (s *Server) putGoal() handler {
+	return putOf(s, "the goal", (*analytics.Store).PutGoal, func(g goalJSON) analytics.Goal { return analytics.Goal(g) })
+}
+
+func (s *Server) listFunnels() handler {
+	return listOf(s, "funnels", (*analytics.Store).Funnels, func(f analytics.Funnel) funnelJSON { return funnelJSON(f) })
+}
+
+func (s *Server) putFunnel() handler {
+	return putOf(s, "the funnel", (*analytics.Store).PutFunnel, func(f funnelJSON) analytics.Funnel { return analytics.Funnel(f) })
+}
+
+// handler is the type of a route's handler.
+type handler = func(http.ResponseWriter, *http.Request) error

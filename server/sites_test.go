@@ -1,0 +1,222 @@
+package server_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/timetable-db/timetable/analytics"
+	"github.com/timetable-db/timetable/auth"
+)
+
+// analyticsEnv is a server with authentication and web analytics at a
+// fixed clock, and an admin token.
+func analyticsEnv(t *testing.T) (*env, time.Time) {
+	t.Helper()
+	now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
+	e := newEnv(t, envOptions{auth: true, analytics: func() time.Time { return now }})
+	e.token = e.mint([]auth.Scope{auth.ScopeAdmin}, nil)
+	return e, now
+}
+
+// mint returns a new token's secret.
+func (e *env) mint(scopes []auth.Scope, sites []string) string {
+	e.t.Helper()
+	secret, _, err := e.auth.CreateTokenForSites(context.Background(), "t", scopes, nil, sites)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return secret
+}
+
+func (e *env) as(token string, method, path, body string, header ...string) answer {
+	e.t.Helper()
+	old := e.token
+	e.token = token
+	defer func() { e.token = old }()
+	var ctype string
+	if body != "" {
+		ctype = "application/json"
+	}
+	return e.do(method, path, ctype, strings.NewReader(body), header...)
+}
+
+func TestSites_CRUDAndAccess(t *testing.T) {
+	e, _ := analyticsEnv(t)
+	admin := e.token
+	e.as(admin, "POST", "/api/v1/sites", `{"id":"a","name":"A","domains":["a.example"],"time_zone":"Europe/Paris"}`).must(t, 201)
+	e.as(admin, "POST", "/api/v1/sites", `{"id":"b","public":true}`).must(t, 201)
+	if c := e.as(admin, "POST", "/api/v1/sites", `{"id":"a"}`).must(t, 409).errorCode(t); c != "conflict" {
+		t.Errorf("second create: %s", c)
+	}
+	e.as(admin, "POST", "/api/v1/sites", `{"id":"Bad Id"}`).must(t, 400)
+	e.as(admin, "POST", "/api/v1/sites", `{"id":"c","time_zone":"Mars/Base"}`).must(t, 400)
+	e.as(admin, "POST", "/api/v1/sites", `{"id":"c","bogus":1}`).must(t, 400)
+	var st struct {
+		ID       string
+		TimeZone string `json:"time_zone"`
+	}
+	e.as(admin, "PUT", "/api/v1/sites/a", `{"name":"A2","time_zone":"Europe/Paris"}`).must(t, 200).json(t, &st)
+	if st.TimeZone != "Europe/Paris" {
+		t.Errorf("PUT answered %+v", st)
+	}
+	e.as(admin, "PUT", "/api/v1/sites/a", `{"id":"b"}`).must(t, 400)
+	e.as(admin, "PUT", "/api/v1/sites/zz", `{}`).must(t, 404)
+
+	// Site-scoped tokens.
+	readA := e.mint([]auth.Scope{auth.ScopeRead}, []string{"a"})
+	var list struct{ Sites []struct{ ID string } }
+	e.as(readA, "GET", "/api/v1/sites", "").must(t, 200).json(t, &list)
+	if len(list.Sites) != 1 || list.Sites[0].ID != "a" {
+		t.Errorf("a token of site a lists %+v", list.Sites)
+	}
+	e.as(readA, "GET", "/api/v1/sites/a", "").must(t, 200)
+	e.as(readA, "GET", "/api/v1/sites/b", "").must(t, 403) // public, but the token is not b's
+	e.as(readA, "PUT", "/api/v1/sites/a", `{}`).must(t, 403)
+	adminA := e.mint([]auth.Scope{auth.ScopeAdmin}, []string{"a"})
+	e.as(adminA, "PUT", "/api/v1/sites/a", `{"name":"A3"}`).must(t, 200)
+	e.as(adminA, "DELETE", "/api/v1/sites/b", "").must(t, 403)
+	e.as(adminA, "POST", "/api/v1/sites", `{"id":"d"}`).must(t, 403)
+	e.as(adminA, "POST", "/api/v1/tokens", `{"name":"x","scopes":["read"],"sites":["b"]}`).must(t, 403)
+	e.as(adminA, "POST", "/api/v1/tokens", `{"name":"x","scopes":["read"],"sites":["a"]}`).must(t, 201)
+
+	// Without a token: public sites only, or a shared link.
+	e.as("", "GET", "/api/v1/sites/a", "").must(t, 401)
+	e.as("", "GET", "/api/v1/sites/b", "").must(t, 200)
+	var link struct{ ID, Slug, URL string }
+	e.as(admin, "POST", "/api/v1/sites/a/shared-links", `{"name":"wiki"}`).must(t, 201).json(t, &link)
+	if link.Slug == "" || !strings.Contains(link.URL, link.Slug) {
+		t.Fatalf("shared link %+v", link)
+	}
+	e.as("", "GET", "/api/v1/sites/a?auth="+link.Slug, "").must(t, 200)
+	e.as("", "GET", "/api/v1/sites/a/goals", "", "X-Timetable-Share", link.Slug).must(t, 200)
+	e.as("", "GET", "/api/v1/sites/b/goals?auth="+link.Slug, "").must(t, 200) // b is public anyway
+	e.as(admin, "PUT", "/api/v1/sites/b", `{"public":false}`).must(t, 200)
+	e.as("", "GET", "/api/v1/sites/b?auth="+link.Slug, "").must(t, 401)   // a's link, b's data
+	e.as("", "PUT", "/api/v1/sites/a?auth="+link.Slug, `{}`).must(t, 401) // read-only
+	var links struct {
+		SharedLinks []struct{ ID, Slug string } `json:"shared_links"`
+	}
+	e.as(admin, "GET", "/api/v1/sites/a/shared-links", "").must(t, 200).json(t, &links)
+	if len(links.SharedLinks) != 1 || links.SharedLinks[0].ID != link.ID || links.SharedLinks[0].Slug != "" {
+		t.Errorf("shared links %+v", links)
+	}
+	e.as(admin, "DELETE", "/api/v1/sites/a/shared-links/"+link.ID, "").must(t, 204)
+	e.as("", "GET", "/api/v1/sites/a?auth="+link.Slug, "").must(t, 401)
+
+	// Goals and funnels.
+	e.as(admin, "POST", "/api/v1/sites/a/goals", `{"id":"signup","kind":"pageview","match":"/signup/*"}`).must(t, 201)
+	e.as(admin, "POST", "/api/v1/sites/a/goals", `{"id":"buy","kind":"event","match":"Purchase"}`).must(t, 201)
+	e.as(admin, "POST", "/api/v1/sites/a/goals", `{"id":"x","kind":"other","match":"y"}`).must(t, 400)
+	e.as(admin, "POST", "/api/v1/sites/a/funnels", `{"id":"f","name":"Buy","steps":["signup","buy"]}`).must(t, 201)
+	e.as(admin, "POST", "/api/v1/sites/a/funnels", `{"id":"g","steps":["signup","nope"]}`).must(t, 400)
+	var goals struct{ Goals []struct{ ID string } }
+	e.as(readA, "GET", "/api/v1/sites/a/goals", "").must(t, 200).json(t, &goals)
+	if len(goals.Goals) != 2 {
+		t.Errorf("goals %+v", goals)
+	}
+	var funnels struct{ Funnels []struct{ Steps []string } }
+	e.as(readA, "GET", "/api/v1/sites/a/funnels", "").must(t, 200).json(t, &funnels)
+	if len(funnels.Funnels) != 1 || len(funnels.Funnels[0].Steps) != 2 {
+		t.Errorf("funnels %+v", funnels)
+	}
+	e.as(admin, "DELETE", "/api/v1/sites/a/funnels/f", "").must(t, 204)
+	e.as(admin, "DELETE", "/api/v1/sites/a/goals/buy", "").must(t, 204)
+	e.as(admin, "DELETE", "/api/v1/sites/a/goals/buy", "").must(t, 404)
+	e.as(admin, "DELETE", "/api/v1/sites/a", "").must(t, 204)
+	e.as(admin, "GET", "/api/v1/sites/a", "").must(t, 404)
+}
+
+func TestSites_NoAnalytics(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	if c := e.get("/api/v1/sites").must(t, 404).errorCode(t); c != "not_found" {
+		t.Errorf("code %s", c)
+	}
+}
+
+func TestStats_QueryRealtimeFunnel(t *testing.T) {
+	e, now := analyticsEnv(t)
+	admin := e.token
+	ctx := context.Background()
+	e.as(admin, "POST", "/api/v1/sites", `{"id":"a"}`).must(t, 201)
+	e.as(admin, "POST", "/api/v1/sites/a/goals", `{"id":"signup","kind":"pageview","match":"/signup"}`).must(t, 201)
+	e.as(admin, "POST", "/api/v1/sites/a/goals", `{"id":"buy","kind":"event","match":"Purchase"}`).must(t, 201)
+	e.as(admin, "POST", "/api/v1/sites/a/funnels", `{"id":"f","steps":["signup","buy"]}`).must(t, 201)
+	rec := func(ago time.Duration, visitor, name, path string) {
+		t.Helper()
+		if err := e.analytics.Record(ctx, analytics.Event{Site: "a", Time: now.Add(-ago), VisitorID: visitor, Name: name, Path: path, Country: "FR"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec(26*time.Hour, "v1", analytics.PageView, "/")
+	rec(26*time.Hour-time.Minute, "v1", analytics.PageView, "/signup")
+	rec(26*time.Hour-2*time.Minute, "v1", "Purchase", "/signup")
+	rec(25*time.Hour, "v2", analytics.PageView, "/signup")
+	rec(time.Minute, "v3", analytics.PageView, "/now")
+	if _, err := e.analytics.AggregatePending(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Results []struct {
+			Metrics    []float64
+			Dimensions []string
+		}
+		Meta struct {
+			ComputedFrom string `json:"computed_from"`
+		}
+		Query struct {
+			DateRange []string `json:"date_range"`
+		} `json:"query"`
+	}
+	e.as(admin, "POST", "/api/v2/query", `{"site_id":"a","metrics":["visitors","pageviews","visits"],"date_range":"7d"}`).must(t, 200).json(t, &res)
+	if len(res.Results) != 1 || res.Results[0].Metrics[0] != 2 || res.Results[0].Metrics[1] != 3 || res.Results[0].Metrics[2] != 2 ||
+		res.Meta.ComputedFrom != "aggregates" || res.Query.DateRange[0] != "2024-03-13T00:00:00Z" {
+		t.Errorf("7d summary: %+v", res)
+	}
+	e.as(admin, "POST", "/api/v2/query", `{"site_id":"a","metrics":["visitors"],"date_range":"7d","filters":[["is","event:page",["/signup"]]]}`).must(t, 200).json(t, &res)
+	if len(res.Results) != 1 || res.Results[0].Metrics[0] != 2 || res.Meta.ComputedFrom != "raw_hits" {
+		t.Errorf("filtered: %+v", res)
+	}
+	// Errors in Plausible's shape.
+	var perr struct{ Error string }
+	e.as(admin, "POST", "/api/v2/query", `{"site_id":"a","metrics":["nope"],"date_range":"7d"}`).must(t, 400).json(t, &perr)
+	if !strings.Contains(perr.Error, `Invalid metric "nope"`) {
+		t.Errorf("error %q", perr.Error)
+	}
+	e.as(admin, "POST", "/api/v2/query", `{"site_id":"a","metrics":["visitors"],"date_range":"91d","filters":[["is","visit:country",["FR"]]]}`).must(t, 400).json(t, &perr)
+	if !strings.Contains(perr.Error, "raw hits") {
+		t.Errorf("beyond the raw retention: %q", perr.Error)
+	}
+	e.as(admin, "POST", "/api/v2/query", `{"site_id":"zz","metrics":["visitors"],"date_range":"7d"}`).must(t, 404)
+	e.as("", "POST", "/api/v2/query", `{"site_id":"a","metrics":["visitors"],"date_range":"7d"}`).must(t, 401)
+	e.as(e.mint([]auth.Scope{auth.ScopeRead}, []string{"b"}), "POST", "/api/v2/query", `{"site_id":"a","metrics":["visitors"],"date_range":"7d"}`).must(t, 403)
+
+	var live struct {
+		Visitors  int
+		PageViews int `json:"pageviews"`
+		Pages     []struct {
+			Page     string
+			Visitors int
+		}
+		Events []struct{ Name, Page, Country string }
+	}
+	e.as(admin, "GET", "/api/v1/sites/a/realtime", "").must(t, 200).json(t, &live)
+	if live.Visitors != 1 || live.PageViews != 1 || len(live.Pages) != 1 || live.Pages[0].Page != "/now" || len(live.Events) != 1 || live.Events[0].Country != "FR" {
+		t.Errorf("realtime %+v", live)
+	}
+	var steps struct {
+		Steps []struct {
+			Goal     string
+			Visitors int
+			DropOff  int `json:"drop_off"`
+		}
+	}
+	e.as(admin, "GET", "/api/v1/sites/a/funnels/f/steps?date_range=7d", "").must(t, 200).json(t, &steps)
+	if len(steps.Steps) != 2 || steps.Steps[0].Visitors != 2 || steps.Steps[1].Visitors != 1 || steps.Steps[1].DropOff != 1 {
+		t.Errorf("funnel steps %+v", steps)
+	}
+	e.as(admin, "GET", "/api/v1/sites/a/funnels/f/steps?date_range=91d", "").must(t, 400)
+	e.as(admin, "GET", "/api/v1/sites/a/funnels/f/steps?date_range=bogus", "").must(t, 400)
+	e.as(admin, "GET", "/api/v1/sites/a/funnels/nope/steps", "").must(t, 404)
+}

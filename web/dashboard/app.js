@@ -1,0 +1,792 @@
+// The timetable analytics dashboard: sign-in, site list and a site's
+// dashboard, or a shared link's read-only view. Its state (site, range,
+// comparison, filters, chart metric) lives in the URL, so a link gives
+// the same view. It reads only the server's own routes.
+
+import { API, ApiError } from "./api.js";
+import { lineChart } from "./chart.js";
+import * as fmt from "./format.js";
+
+const settings = JSON.parse(document.getElementById("settings").textContent || "{}");
+const TOKEN_KEY = "timetable.token";
+const REALTIME_EVERY = 10000;
+
+const PERIODS = [
+  ["day", "Today"],
+  ["7d", "Last 7 days"],
+  ["30d", "Last 30 days"],
+  ["month", "This month"],
+  ["6mo", "Last 6 months"],
+  ["12mo", "Last 12 months"],
+  ["custom", "Custom range"],
+];
+
+const PANELS = [
+  { id: "pages", title: "Pages", tabs: [["event:page", "Top pages"], ["visit:entry_page", "Entry pages"], ["visit:exit_page", "Exit pages"]] },
+  { id: "sources", title: "Sources", tabs: [["visit:source", "Sources"], ["visit:utm_source", "UTM source"], ["visit:utm_medium", "UTM medium"], ["visit:utm_campaign", "UTM campaign"]] },
+  { id: "countries", title: "Countries", tabs: [["visit:country", "Countries"]] },
+  { id: "devices", title: "Devices", tabs: [["visit:device", "Devices"], ["visit:browser", "Browsers"], ["visit:os", "OS"]] },
+];
+
+// h makes an element: attrs sets properties (class, text, on*, aria-*,
+// data-*, others as attributes); children are nodes or strings.
+function h(tag, attrs, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (k === "value") e.value = v;
+    else if (k === "checked") e.checked = v;
+    else e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) e.append(c);
+  return e;
+}
+
+const view = () => document.getElementById("view");
+
+// ---------- State in the URL ----------
+
+const share = settings.share ? { site: settings.share, slug: new URLSearchParams(location.search).get("auth") || "" } : null;
+
+function readState() {
+  const q = new URLSearchParams(location.search);
+  const period = PERIODS.some(([p]) => p === q.get("period")) ? q.get("period") : "30d";
+  const filters = [];
+  for (const f of q.getAll("f")) {
+    const [op, dim, ...rest] = f.split(",");
+    if (op && dim && rest.length) filters.push([op, dim, [rest.join(",")]]);
+  }
+  const m = q.get("metric");
+  return {
+    site: share ? share.site : q.get("site") || "",
+    period,
+    from: q.get("from") || "",
+    to: q.get("to") || "",
+    compare: q.get("compare") !== "0",
+    filters,
+    metric: fmt.METRICS.some((x) => x.key === m) ? m : "visitors",
+    prop: q.get("prop") || "",
+    funnel: q.get("funnel") || "",
+  };
+}
+
+function stateURL(s) {
+  const q = new URLSearchParams();
+  if (share) q.set("auth", share.slug);
+  else if (s.site) q.set("site", s.site);
+  if (s.site) {
+    if (s.period !== "30d") q.set("period", s.period);
+    if (s.period === "custom") {
+      q.set("from", s.from);
+      q.set("to", s.to);
+    }
+    if (!s.compare) q.set("compare", "0");
+    for (const [op, dim, vals] of s.filters) q.append("f", [op, dim, vals[0]].join(","));
+    if (s.metric !== "visitors") q.set("metric", s.metric);
+    if (s.prop) q.set("prop", s.prop);
+    if (s.funnel) q.set("funnel", s.funnel);
+  }
+  const qs = q.toString();
+  return location.pathname + (qs ? "?" + qs : "");
+}
+
+let state = readState();
+
+// go changes the state, records it in the URL (a new history entry unless
+// replace) and renders.
+function go(change, replace) {
+  const siteChanged = change.site !== undefined && change.site !== state.site;
+  state = { ...state, ...change };
+  const url = stateURL(state);
+  if (url !== location.pathname + location.search) history[replace ? "replaceState" : "pushState"](null, "", url);
+  if (siteChanged || !dash) render();
+  else dash.refresh();
+}
+
+window.addEventListener("popstate", () => {
+  const prev = state.site;
+  state = readState();
+  if (state.site !== prev || !dash) render();
+  else dash.refresh();
+});
+
+// ---------- Sign-in ----------
+
+function token() {
+  try {
+    return sessionStorage.getItem(TOKEN_KEY) || "";
+  } catch {
+    return "";
+  }
+}
+
+function setToken(t) {
+  try {
+    if (t) sessionStorage.setItem(TOKEN_KEY, t);
+    else sessionStorage.removeItem(TOKEN_KEY);
+  } catch {
+    // storage refused (private mode): the token lives until the page closes
+  }
+  api.token = t;
+}
+
+const api = new API({ token: share ? "" : token(), share: share ? share.slug : "" });
+
+function renderAccount() {
+  const box = document.getElementById("account");
+  box.replaceChildren();
+  if (share) {
+    box.append(h("span", { class: "readonly", text: "Shared link · read-only" }));
+  } else if (settings.auth && api.token) {
+    box.append(h("span", { text: "Signed in" }), h("button", { class: "btn", type: "button", onclick: signOut, text: "Sign out" }));
+  }
+}
+
+function signOut() {
+  setToken("");
+  go({ site: "" });
+}
+
+function signIn(message) {
+  stopDash();
+  renderAccount();
+  const input = h("input", { id: "token", name: "token", type: "password", autocomplete: "current-password", required: true, spellcheck: "false" });
+  const err = h("p", { class: "notice error", role: "alert", hidden: !message, text: message || "" });
+  const form = h("form", {
+    onsubmit: async (ev) => {
+      ev.preventDefault();
+      const t = input.value.trim();
+      if (!t) return;
+      const probe = new API({ token: t });
+      try {
+        await probe.sites();
+      } catch (e) {
+        if (e.status === 401) {
+          err.textContent = "This token was not accepted: " + e.message;
+          err.hidden = false;
+          input.focus();
+          return;
+        }
+        // 403 and others: the token is valid but may not list every site.
+      }
+      setToken(t);
+      render();
+    },
+  },
+    h("div", { class: "field" }, h("label", { for: "token", text: "API token" }), input,
+      h("small", { class: "muted", text: "Make one with `timetable token create --scope read` (add --site ID to limit it to sites). It is kept in this tab only, until you sign out or close it." })),
+    h("button", { class: "btn primary", type: "submit", text: "Sign in" }),
+  );
+  view().replaceChildren(h("section", { class: "narrow card" }, h("h1", { text: "Sign in" }), err, form,
+    h("p", { class: "muted" }, "The server's API, its DynamoDB endpoint and metrics are listed at ", h("a", { href: "/about", text: "/about" }), ".")));
+  input.focus();
+}
+
+// ---------- Site list ----------
+
+async function renderSites() {
+  stopDash();
+  renderAccount();
+  const box = h("section", { class: "narrow" }, h("h1", { text: "Sites" }), h("p", { class: "muted", text: "Loading…" }));
+  view().replaceChildren(box);
+  let sites;
+  try {
+    sites = await api.sites();
+  } catch (e) {
+    if (e.status === 401) return signIn(api.token ? "Your token was not accepted: " + e.message : "");
+    box.replaceChildren(h("h1", { text: "Sites" }), errorNotice(e, renderSites));
+    return;
+  }
+  if (!sites.length) {
+    box.replaceChildren(h("h1", { text: "Sites" }), h("div", { class: "notice" },
+      h("p", { text: "No sites yet. Create one, then add its script to your pages:" }),
+      h("pre", { class: "snippet", text: "POST /api/v1/sites {\"id\":\"example\",\"name\":\"Example\",\"domains\":[\"example.com\"]}" })));
+    return;
+  }
+  box.replaceChildren(h("h1", { text: "Sites" }), h("ul", { class: "sites" }, sites.map((s) =>
+    h("li", {}, h("a", {
+      href: "?site=" + encodeURIComponent(s.id),
+      onclick: (ev) => {
+        ev.preventDefault();
+        go({ site: s.id, filters: [], prop: "", funnel: "" });
+      },
+    }, h("strong", { text: s.name || s.id }), h("span", { class: "muted", text: s.domains.join(", ") }))))));
+  box.querySelector("a").focus();
+}
+
+function errorNotice(e, retry) {
+  return h("div", { class: "notice error", role: "alert" },
+    h("p", { text: "Could not load: " + (e && e.message ? e.message : String(e)) }),
+    retry ? h("button", { class: "btn", type: "button", onclick: retry, text: "Try again" }) : null);
+}
+
+// ---------- Dashboard ----------
+
+let dash = null;
+
+function stopDash() {
+  if (dash) dash.stop();
+  dash = null;
+}
+
+function render() {
+  if (share) {
+    renderAccount();
+    if (!share.slug) return denied("This shared link has no key (?auth=…).");
+    if (!dash) dash = new Dashboard();
+    return dash.load();
+  }
+  if (settings.auth && !api.token && !state.site) return signIn("");
+  if (!state.site) return renderSites();
+  renderAccount();
+  stopDash();
+  dash = new Dashboard();
+  dash.load();
+}
+
+function denied(message) {
+  stopDash();
+  view().replaceChildren(h("section", { class: "narrow card", role: "alert" }, h("h1", { text: "Not available" }), h("p", { text: message })));
+}
+
+// failed answers an error that concerns the whole view: a refused token
+// or shared link; it reports whether it did.
+function failed(e) {
+  if (!(e instanceof ApiError)) return false;
+  if (share && (e.status === 401 || e.status === 403 || e.status === 404)) {
+    denied("This shared link is not valid, or it was revoked. Ask the site's owner for a new one.");
+    return true;
+  }
+  if (!share && e.status === 401) {
+    signIn(api.token ? "Your token was not accepted: " + e.message : "Sign in to see this site.");
+    return true;
+  }
+  return false;
+}
+
+class Dashboard {
+  constructor() {
+    this.gen = 0;
+    this.timer = 0;
+    this.tabs = {};
+    this.site = { id: state.site, name: "", domains: [] };
+    this.sites = [];
+    this.goalNames = new Map();
+    this.onVisible = () => {
+      if (!document.hidden) this.pollRealtime();
+    };
+    document.addEventListener("visibilitychange", this.onVisible);
+  }
+
+  stop() {
+    this.gen++;
+    clearTimeout(this.timer);
+    document.removeEventListener("visibilitychange", this.onVisible);
+  }
+
+  async load() {
+    view().replaceChildren(h("p", { class: "muted", text: "Loading…" }));
+    const g = this.gen;
+    const [site, sites] = await Promise.allSettled([api.site(state.site), share ? Promise.resolve([]) : api.sites()]);
+    if (g !== this.gen) return;
+    if (site.status === "rejected" && failed(site.reason)) return;
+    if (site.status === "rejected" && site.reason.status === 404 && !share) {
+      return view().replaceChildren(h("section", { class: "narrow" }, errorNotice(new Error(`there is no site "${state.site}"`)),
+        h("p", {}, h("a", { href: "/", text: "All sites" }))));
+    }
+    if (site.status === "fulfilled" && site.value.id) this.site = site.value;
+    if (sites.status === "fulfilled") this.sites = sites.value;
+    const goals = await api.goals(state.site).catch(() => []);
+    if (g !== this.gen) return;
+    this.goalNames = new Map(goals.map((x) => [String(x.id), x.name || String(x.id)]));
+    this.build();
+    this.refresh();
+  }
+
+  // build makes the page's skeleton; refresh fills it.
+  build() {
+    const s = this.site;
+    this.setup = h("div", { id: "setup" });
+    this.chips = h("div", { class: "chips", id: "filters", "aria-label": "Filters" });
+    this.figures = h("div", { class: "figures", id: "figures" });
+    this.note = h("p", { class: "muted note", role: "status" });
+    this.chartBox = h("div", {});
+    this.tip = h("p", { class: "tip", "aria-live": "polite" });
+    this.chartTable = h("div", {});
+    this.live = h("button", { class: "btn live", type: "button", id: "realtime", "aria-describedby": "live-title", onclick: () => document.getElementById("live").focus() },
+      h("span", { class: "dot", "aria-hidden": "true" }), h("span", { id: "realtime-count", "data-value": "", text: "–" }), " current visitors");
+    const picker = !share && this.sites.length > 1
+      ? h("div", { class: "field" }, h("label", { for: "site", text: "Site" }),
+        h("select", { id: "site", class: "plain", onchange: (ev) => go({ site: ev.target.value, filters: [], prop: "", funnel: "" }) },
+          this.sites.map((x) => h("option", { value: x.id, selected: x.id === s.id, text: x.name || x.id }))))
+      : null;
+    const period = h("select", { id: "period", class: "plain", onchange: (ev) => this.setPeriod(ev.target.value) },
+      PERIODS.map(([p, label]) => h("option", { value: p, selected: p === state.period, text: label })));
+    const from = h("input", { id: "from", type: "date", class: "plain", value: state.from });
+    const to = h("input", { id: "to", type: "date", class: "plain", value: state.to });
+    this.custom = h("form", {
+      class: "custom", hidden: state.period !== "custom",
+      onsubmit: (ev) => {
+        ev.preventDefault();
+        if (!from.value || !to.value || from.value > to.value) {
+          this.tip.textContent = "Pick a start date on or before the end date.";
+          return;
+        }
+        go({ period: "custom", from: from.value, to: to.value });
+      },
+    }, h("div", { class: "field" }, h("label", { for: "from", text: "From" }), from),
+    h("div", { class: "field" }, h("label", { for: "to", text: "To" }), to),
+    h("button", { class: "btn", type: "submit", text: "Apply" }));
+    const compare = h("label", { class: "check" }, h("input", { type: "checkbox", id: "compare", checked: state.compare, onchange: (ev) => go({ compare: ev.target.checked }) }), "Compare with the previous period");
+    const title = h("div", { class: "grow" }, h("h1", { text: s.name || s.id }), h("span", { class: "muted", text: s.domains.join(", ") }));
+    const controls = h("div", { class: "controls" }, title, picker,
+      h("div", { class: "field" }, h("label", { for: "period", text: "Date range" }), period), this.custom, compare, this.live);
+    const chart = h("section", { class: "card", "aria-labelledby": "chart-title" },
+      h("h2", { id: "chart-title", class: "sr-only", text: "Chart" }), this.chartBox,
+      h("div", { class: "legend" }, h("span", {}, h("span", { class: "swatch" }), "This period"),
+        h("span", { id: "legend-cmp" }, h("span", { class: "swatch cmp" }), "Previous period")),
+      this.tip, h("details", { class: "table" }, h("summary", { text: "The chart as a table" }), this.chartTable));
+    this.panels = h("div", { class: "panels" });
+    for (const p of PANELS) this.panels.append(this.tabbedPanel(p));
+    this.panels.append(this.goalsPanel(), this.propsPanel(), this.funnelPanel(), this.livePanel());
+    view().replaceChildren(controls, this.chips, this.setup, this.figures, this.note, chart, this.panels);
+  }
+
+  setPeriod(p) {
+    if (p === "custom") {
+      this.custom.hidden = false;
+      this.custom.querySelector("input").focus();
+      return;
+    }
+    this.custom.hidden = true;
+    go({ period: p, from: "", to: "" });
+  }
+
+  dateRange() {
+    if (state.period === "custom" && state.from && state.to) return [state.from, state.to];
+    return state.period === "custom" ? "30d" : state.period;
+  }
+
+  interval() {
+    const r = this.dateRange();
+    return r === "day" || (Array.isArray(r) && r[0] === r[1]) ? "time:hour" : "time:day";
+  }
+
+  base(extra) {
+    return { site_id: this.site.id || state.site, date_range: this.dateRange(), filters: state.filters, ...extra };
+  }
+
+  refresh() {
+    const g = ++this.gen;
+    const live = (p) => p.then((v) => (g === this.gen ? v : new Promise(() => {})));
+    this.renderChips();
+    document.getElementById("legend-cmp").hidden = !state.compare;
+    this.loadFigures(live).catch((e) => this.fail(e, this.figures));
+    this.loadChart(live).catch((e) => this.fail(e, this.chartBox));
+    for (const p of PANELS) this.loadTab(p, live);
+    this.loadGoals(live);
+    this.loadProps(live);
+    this.loadFunnel(live);
+    clearTimeout(this.timer);
+    this.pollRealtime();
+  }
+
+  fail(e, box) {
+    if (failed(e)) return;
+    box.replaceChildren(errorNotice(e, () => this.refresh()));
+  }
+
+  // label is how a dimension's value shows: a goal by its name.
+  label(dim, v) {
+    if (dim === "event:goal" && this.goalNames.has(String(v))) return this.goalNames.get(String(v));
+    return fmt.value(dim, v);
+  }
+
+  renderChips() {
+    this.chips.replaceChildren(...state.filters.map((f, i) => {
+      const text = `${fmt.dimensionName(f[1])} ${f[0] === "is" ? "is" : f[0]} ${this.label(f[1], f[2][0])}`;
+      return h("span", { class: "chip" }, h("span", { text }),
+        h("button", { type: "button", "aria-label": "Remove filter: " + text, text: "✕", onclick: () => go({ filters: state.filters.filter((_, j) => j !== i) }) }));
+    }));
+    if (state.filters.length > 1) {
+      this.chips.append(h("button", { class: "btn link", type: "button", text: "Clear all filters", onclick: () => go({ filters: [] }) }));
+    }
+  }
+
+  addFilter(dim, v) {
+    if (v === null || v === undefined || dim.startsWith("time")) return;
+    const rest = state.filters.filter((f) => f[1] !== dim);
+    go({ filters: [...rest, ["is", dim, [String(v)]]] });
+  }
+
+  async loadFigures(live) {
+    const keys = fmt.METRICS.map((m) => m.key);
+    const q = this.base({ metrics: keys });
+    if (state.compare) q.include = { comparisons: { mode: "previous_period" } };
+    let d;
+    this.note.textContent = "";
+    try {
+      d = await live(api.query(q));
+    } catch (e) {
+      // A comparison the data cannot answer (beyond the raw retention,
+      // say) leaves the figures without it, and says why.
+      if (!(q.include && e instanceof ApiError && e.status === 400)) throw e;
+      delete q.include;
+      d = await live(api.query(q));
+      this.note.textContent = "No comparison with the previous period: " + e.message;
+    }
+    const r = (d.results && d.results[0]) || { metrics: keys.map(() => 0) };
+    const cmp = r.comparison || null;
+    this.figures.replaceChildren(...fmt.METRICS.map((m, i) => {
+      const v = r.metrics[i] ?? 0;
+      let ch = null;
+      if (cmp) ch = cmp.change && cmp.change[i] !== undefined ? cmp.change[i] : fmt.change(v, cmp.metrics && cmp.metrics[i]);
+      const good = ch === null || ch === 0 ? "" : (ch > 0) !== !!m.lowerIsBetter ? "up" : "down";
+      const chText = ch === null ? "" : `${ch > 0 ? "↑" : ch < 0 ? "↓" : ""} ${Math.abs(Math.round(ch))}${m.key === "bounce_rate" && cmp && cmp.change ? " pts" : "%"}`;
+      return h("button", {
+        type: "button", class: "figure", "aria-pressed": String(state.metric === m.key), "data-metric": m.key, "data-value": String(v),
+        "aria-label": `${m.label}: ${m.fmt(v)}${ch === null ? "" : `, ${ch >= 0 ? "up" : "down"} ${Math.abs(Math.round(ch))} from the previous period`}. Show in the chart.`,
+        onclick: () => go({ metric: m.key }, true),
+      }, h("span", { class: "label", text: m.label }), h("span", { class: "value", text: m.fmt(v) }),
+      state.compare && chText ? h("span", { class: "change " + good, text: chText }) : null);
+    }));
+    const visitors = r.metrics[0] || 0;
+    this.setup.replaceChildren();
+    if (!visitors && !state.filters.length) {
+      // "all" starts at the site's creation, which traffic imported or
+      // generated for the past precedes: a year is the test of "no data".
+      const all = await live(api.query({ site_id: this.site.id || state.site, date_range: "12mo", metrics: ["visitors"] })).catch(() => null);
+      if (all && !((all.results && all.results[0] && all.results[0].metrics[0]) > 0)) this.setup.append(this.snippet());
+    }
+  }
+
+  // snippet is the empty state of a site with no data yet.
+  snippet() {
+    const domain = this.site.domains[0] || this.site.id || state.site;
+    const code = `<script defer data-domain="${domain}" src="${location.origin}/js/script.js"></script>`;
+    const pre = h("pre", { class: "snippet", id: "snippet", text: code });
+    const status = h("span", { class: "muted", "aria-live": "polite" });
+    return h("div", { class: "notice", role: "status" },
+      h("h2", { text: "No data yet" }),
+      h("p", {}, "Add this line to the ", h("code", { text: "<head>" }), ` of every page of ${domain}; visits show here within a minute.`),
+      pre,
+      share ? null : h("button", {
+        class: "btn", type: "button", text: "Copy the snippet",
+        onclick: async () => {
+          try {
+            await navigator.clipboard.writeText(code);
+            status.textContent = " Copied.";
+          } catch {
+            getSelection().selectAllChildren(pre);
+            status.textContent = " Selected: press Ctrl+C to copy.";
+          }
+        },
+      }), status,
+      h("p", { class: "muted" }, "Custom events: ", h("code", { text: "timetable.track('Signup', {props: {plan: 'pro'}})" }), "."));
+  }
+
+  async loadChart(live) {
+    const m = fmt.metric(state.metric);
+    const interval = this.interval();
+    const hourly = interval === "time:hour";
+    const q = this.base({ metrics: [m.key], dimensions: [interval], include: { time_labels: true } });
+    const d = await live(api.query(q));
+    const points = series(d, hourly);
+    let compare = null;
+    if (state.compare) {
+      const prev = previousRange(d, this.dateRange());
+      if (prev) {
+        const c = await live(api.query({ ...q, date_range: prev })).catch(() => null);
+        if (c) compare = series(c, hourly);
+      }
+    }
+    lineChart(this.chartBox, { points, compare, fmt: m.fmt, name: m.label, tip: this.tip });
+    this.chartTable.replaceChildren(h("table", { class: "data" },
+      h("thead", {}, h("tr", {}, h("th", { text: hourly ? "Hour" : "Day" }), h("th", { class: "n", text: m.label }), compare ? h("th", { class: "n", text: "Previous period" }) : null)),
+      h("tbody", {}, points.map((p, i) => h("tr", {}, h("td", { text: p.label }), h("td", { class: "n", text: m.fmt(p.value) }),
+        compare ? h("td", { class: "n", text: compare[i] ? m.fmt(compare[i].value) : "" }) : null)))));
+  }
+
+  tabbedPanel(p) {
+    const list = h("div", { id: `panel-${p.id}-list`, role: p.tabs.length > 1 ? "tabpanel" : null });
+    const heading = h("h2", { id: `panel-${p.id}-title`, text: p.title });
+    const head = h("div", { class: "panel-head" }, heading);
+    if (p.tabs.length > 1) {
+      const tabs = h("div", { class: "tabs", role: "tablist", "aria-labelledby": heading.id });
+      p.tabs.forEach(([dim, label], i) => {
+        const selected = i === 0;
+        tabs.append(h("button", {
+          type: "button", role: "tab", class: "tab", id: `tab-${p.id}-${i}`, "data-dimension": dim, "aria-selected": String(selected), "aria-controls": list.id, tabindex: selected ? "0" : "-1", text: label,
+          onclick: (ev) => this.selectTab(p, tabs, ev.currentTarget),
+          onkeydown: (ev) => {
+            const all = [...tabs.children];
+            const at = all.indexOf(ev.currentTarget);
+            const next = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: all.length - 1 }[ev.key];
+            if (next === undefined) return;
+            ev.preventDefault();
+            const t = all[(next + all.length) % all.length];
+            t.focus();
+            this.selectTab(p, tabs, t);
+          },
+        }));
+      });
+      head.append(tabs);
+      list.setAttribute("aria-labelledby", "tab-" + p.id + "-0");
+    }
+    this.tabs[p.id] = p.tabs[0][0];
+    return h("section", { class: "card", id: `panel-${p.id}`, "aria-labelledby": heading.id }, head, list);
+  }
+
+  selectTab(p, tabs, tab) {
+    for (const t of tabs.children) {
+      const on = t === tab;
+      t.setAttribute("aria-selected", String(on));
+      t.tabIndex = on ? 0 : -1;
+    }
+    document.getElementById(`panel-${p.id}-list`).setAttribute("aria-labelledby", tab.id);
+    this.tabs[p.id] = tab.dataset.dimension;
+    this.loadTab(p, (x) => x);
+  }
+
+  async loadTab(p, live) {
+    const dim = this.tabs[p.id];
+    const box = document.getElementById(`panel-${p.id}-list`);
+    const m = breakdownMetric(dim);
+    try {
+      const d = await live(api.query(this.base({ metrics: [m.key], dimensions: [dim], order_by: [[m.key, "desc"]], pagination: { limit: 10 } })));
+      box.replaceChildren(this.rows(dim, d, [{ head: m.head, fmt: fmt.count }]));
+    } catch (e) {
+      this.fail(e, box);
+    }
+  }
+
+  // rows renders a breakdown: each row a button that filters by its value.
+  rows(dim, d, cols) {
+    const results = (d && d.results) || [];
+    if (!results.length) return h("p", { class: "empty", text: state.filters.length ? "Nothing matches the filters in this range." : "Nothing in this range." });
+    const max = Math.max(1, ...results.map((r) => Number(r.metrics[0]) || 0));
+    const filtered = state.filters.some((f) => f[1] === dim);
+    return h("div", {},
+      h("div", { class: "colhead", "aria-hidden": "true" }, h("span", { text: fmt.dimensionName(dim) }), h("span", { text: cols.map((c) => c.head).join(" · ") })),
+      h("ul", { class: "rows" }, results.map((r) => {
+        const raw = r.dimensions[0];
+        const label = this.label(dim, raw);
+        const bar = h("span", { class: "bar", "aria-hidden": "true" });
+        bar.style.width = `${((Number(r.metrics[0]) || 0) / max) * 100}%`;
+        const vals = cols.map((c, i) => c.fmt(r.metrics[i]));
+        return h("li", {}, h("button", {
+          type: "button", class: "row", disabled: filtered, "data-dimension": dim, "data-key": raw ?? "", "data-value": String(r.metrics[0]),
+          "aria-label": `${label}: ${cols.map((c, i) => `${vals[i]} ${c.head.toLowerCase()}`).join(", ")}.${filtered ? "" : " Filter by it."}`,
+          onclick: () => this.addFilter(dim, raw),
+        }, bar, h("span", { class: "k", text: label }), h("span", { class: "v" }, vals[0], ...vals.slice(1).map((v) => h("small", { text: v })))));
+      })));
+  }
+
+  goalsPanel() {
+    return h("section", { class: "card", id: "panel-goals", "aria-labelledby": "goals-title" },
+      h("div", { class: "panel-head" }, h("h2", { id: "goals-title", text: "Goal conversions" })), h("div", { id: "goals-list" }));
+  }
+
+  async loadGoals(live) {
+    const box = document.getElementById("goals-list");
+    try {
+      const d = await live(api.query(this.base({ metrics: ["visits", "conversion_rate"], dimensions: ["event:goal"], order_by: [["visits", "desc"]], pagination: { limit: 20 } })));
+      if (!d.results || !d.results.length) {
+        const goals = share ? [] : await live(api.goals(this.site.id || state.site).catch(() => []));
+        box.replaceChildren(h("p", { class: "empty", text: goals.length ? "No conversions in this range." : `No goals yet. Add one: POST /api/v1/sites/${this.site.id || state.site}/goals {"id":"signup","name":"Signup","kind":"event","match":"Signup"} (or kind "pageview" with a path pattern such as /thanks).` }));
+        return;
+      }
+      box.replaceChildren(this.rows("event:goal", d, [
+        { head: "Conversions", fmt: fmt.count },
+        { head: "Conversion rate", fmt: (v) => fmt.percent(v, 1) },
+      ]));
+    } catch (e) {
+      this.fail(e, box);
+    }
+  }
+
+  propsPanel() {
+    const input = h("input", { id: "prop", class: "plain", value: state.prop, placeholder: "plan", spellcheck: "false", autocomplete: "off" });
+    return h("section", { class: "card", id: "panel-props", "aria-labelledby": "props-title" },
+      h("div", { class: "panel-head" }, h("h2", { id: "props-title", text: "Custom properties" }),
+        h("form", { class: "custom", onsubmit: (ev) => {
+          ev.preventDefault();
+          go({ prop: input.value.trim() }, true);
+        } }, h("label", { for: "prop", class: "sr-only", text: "Property name" }), input, h("button", { class: "btn", type: "submit", text: "Show" }))),
+      h("div", { id: "props-list" }));
+  }
+
+  async loadProps(live) {
+    const box = document.getElementById("props-list");
+    if (!state.prop) {
+      box.replaceChildren(h("p", { class: "empty", text: "Name a property sent with custom events (timetable.track(name, {props: {…}})) to break its values down." }));
+      return;
+    }
+    const dim = "event:props:" + state.prop;
+    try {
+      const d = await live(api.query(this.base({ metrics: ["events"], dimensions: [dim], order_by: [["events", "desc"]], pagination: { limit: 10 } })));
+      box.replaceChildren(this.rows(dim, d, [{ head: "Events", fmt: fmt.count }]));
+    } catch (e) {
+      this.fail(e, box);
+    }
+  }
+
+  funnelPanel() {
+    return h("section", { class: "card", id: "panel-funnel", "aria-labelledby": "funnel-title" },
+      h("div", { class: "panel-head", id: "funnel-head" }, h("h2", { id: "funnel-title", text: "Funnel" })), h("div", { id: "funnel-body" }));
+  }
+
+  async loadFunnel(live) {
+    const body = document.getElementById("funnel-body");
+    const head = document.getElementById("funnel-head");
+    const site = this.site.id || state.site;
+    try {
+      const list = await live(api.funnels(site));
+      head.querySelector("select")?.parentElement.remove();
+      if (!list.length) {
+        body.replaceChildren(h("p", { class: "empty", text: `No funnel yet. Define one of ordered goals: POST /api/v1/sites/${site}/funnels.` }));
+        return;
+      }
+      const id = list.some((f) => String(f.id) === state.funnel) ? state.funnel : String(list[0].id);
+      if (list.length > 1) {
+        head.append(h("div", {}, h("label", { for: "funnel", class: "sr-only", text: "Funnel" }),
+          h("select", { id: "funnel", class: "plain", onchange: (ev) => go({ funnel: ev.target.value }, true) },
+            list.map((f) => h("option", { value: String(f.id), selected: String(f.id) === id, text: f.name || f.id })))));
+      }
+      const d = await live(api.funnel(site, id, this.dateRange()));
+      body.replaceChildren(funnelSteps(d, (id) => this.label("event:goal", id)));
+    } catch (e) {
+      this.fail(e, body);
+    }
+  }
+
+  livePanel() {
+    return h("section", { class: "card", id: "live", tabindex: "-1", "aria-labelledby": "live-title" },
+      h("div", { class: "panel-head" }, h("h2", { id: "live-title", text: "Realtime (last 5 minutes)" })),
+      h("div", { id: "live-pages" }), h("h3", { text: "Live feed" }), h("ul", { class: "feed", id: "feed", "aria-live": "off" }));
+  }
+
+  async pollRealtime() {
+    clearTimeout(this.timer);
+    const g = this.gen;
+    if (document.hidden) return;
+    try {
+      const d = await api.realtime(this.site.id || state.site);
+      if (g !== this.gen) return;
+      this.renderRealtime(d || {});
+    } catch (e) {
+      if (g !== this.gen) return;
+      if (failed(e)) return;
+      document.getElementById("realtime-count").textContent = "?";
+      document.getElementById("live-pages").replaceChildren(errorNotice(e));
+    }
+    if (g === this.gen) this.timer = setTimeout(() => this.pollRealtime(), REALTIME_EVERY);
+  }
+
+  renderRealtime(d) {
+    const n = Number(d.visitors) || 0;
+    const count = document.getElementById("realtime-count");
+    count.textContent = fmt.count(n);
+    count.dataset.value = String(n);
+    const pages = (d.pages || []).map((p) => ({ dimensions: [p.page], metrics: [p.visitors] }));
+    const box = document.getElementById("live-pages");
+    box.replaceChildren(pages.length
+      ? this.rows("event:page", { results: pages }, [{ head: "Visitors now", fmt: fmt.count }])
+      : h("p", { class: "empty", text: "No visitors in the last 5 minutes." }));
+    const feed = document.getElementById("feed");
+    const events = d.events || [];
+    feed.replaceChildren(...(events.length ? events.map((e) => h("li", {},
+      h("span", {}, h("strong", { text: e.name || "pageview" }), " ", h("span", { text: e.page || "" }),
+        h("span", { class: "muted", text: [e.country ? fmt.value("visit:country", e.country) : "", e.browser || ""].filter(Boolean).map((x) => " · " + x).join("") })),
+      h("time", { datetime: e.time || "", text: fmt.clock(e.time) }))) : [h("li", { class: "empty", text: "Nothing yet." })]));
+  }
+}
+
+// breakdownMetric is the count a panel ranks a dimension's values by: the
+// one the Stats API keeps in its aggregates (page views per page, visits
+// per visit dimension), so that any range it covers is answered.
+function breakdownMetric(dim) {
+  if (dim === "event:page") return { key: "pageviews", head: "Pageviews" };
+  if (dim.startsWith("event:")) return { key: "events", head: "Events" };
+  return { key: "visits", head: "Visits" };
+}
+
+// series returns a time series' points from a query's answer, one per
+// time label (buckets without results are 0).
+function series(d, hourly) {
+  const key = (s) => String(s).replace("T", " ").slice(0, hourly ? 13 : 10);
+  const byKey = new Map(((d && d.results) || []).map((r) => [key(r.dimensions[0]), Number(r.metrics[0]) || 0]));
+  const labels = (d && d.meta && d.meta.time_labels) || [...byKey.keys()];
+  return labels.map((l) => ({ ...fmt.timeLabel(l, hourly), value: byKey.get(key(l)) || 0 }));
+}
+
+// previousRange returns the dates of the period before the one a query
+// answered for: as long, ending the day before it starts. It reads the
+// answer's resolved date_range, else works from the request's.
+function previousRange(d, asked) {
+  let from, to;
+  const r = d && d.query && d.query.date_range;
+  if (Array.isArray(r) && r.length === 2) {
+    from = String(r[0]).slice(0, 10);
+    to = String(r[1]).slice(0, 10);
+  } else if (Array.isArray(asked)) {
+    [from, to] = asked;
+  } else {
+    [from, to] = localRange(asked);
+  }
+  const day = 86400000;
+  const f = Date.parse(from + "T00:00:00Z"), t = Date.parse(to + "T00:00:00Z");
+  if (isNaN(f) || isNaN(t) || t < f) return null;
+  const days = Math.round((t - f) / day) + 1;
+  const iso = (ms) => new Date(ms).toISOString().slice(0, 10);
+  return [iso(f - days * day), iso(f - day)];
+}
+
+// localRange resolves a preset in the viewer's calendar, for a server
+// whose answer does not say which dates it read.
+function localRange(preset) {
+  const now = new Date();
+  const iso = (d) => `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+  const back = (n) => new Date(now.getFullYear(), now.getMonth(), now.getDate() - n);
+  switch (preset) {
+    case "day": return [iso(now), iso(now)];
+    case "7d": return [iso(back(7)), iso(back(1))];
+    case "30d": return [iso(back(30)), iso(back(1))];
+    case "month": return [iso(new Date(now.getFullYear(), now.getMonth(), 1)), iso(new Date(now.getFullYear(), now.getMonth() + 1, 0))];
+    case "6mo": return [iso(new Date(now.getFullYear(), now.getMonth() - 5, 1)), iso(new Date(now.getFullYear(), now.getMonth() + 1, 0))];
+    case "12mo": return [iso(new Date(now.getFullYear(), now.getMonth() - 11, 1)), iso(new Date(now.getFullYear(), now.getMonth() + 1, 0))];
+  }
+  return [iso(back(30)), iso(back(1))];
+}
+
+// funnelSteps renders a funnel's answer: each step's visitors, its share
+// of the first step (conversion_rate) and the drop-off from the step
+// before (drop_off), computed from the visitors when the answer lacks
+// them.
+function funnelSteps(d, goalName) {
+  const steps = (d && (d.steps || (d.funnel && d.funnel.steps))) || [];
+  if (!steps.length) return h("p", { class: "empty", text: "This funnel has no steps." });
+  const first = Number(steps[0].visitors) || 0;
+  const list = h("ol", { class: "funnel", id: "funnel-steps" }, steps.map((s, i) => {
+    const v = Number(s.visitors) || 0;
+    const prev = i ? Number(steps[i - 1].visitors) || 0 : v;
+    const share = s.conversion_rate ?? (first ? (v / first) * 100 : 0);
+    const lost = s.drop_off ?? prev - v;
+    const drop = i && prev ? (lost / prev) * 100 : 0;
+    const fill = h("div", { class: "fill" });
+    fill.style.width = `${share}%`;
+    const name = s.name || s.label || (s.goal ? goalName(s.goal) : `Step ${i + 1}`);
+    return h("li", { class: "step", "data-value": String(v) },
+      h("div", { class: "meta" }, h("span", {}, h("strong", { text: `${i + 1}. ` }), name),
+        h("span", { text: `${fmt.count(v)} visitors · ${fmt.percent(share, 1)}` })),
+      h("div", { class: "track", role: "img", "aria-label": `${name}: ${fmt.count(v)} visitors, ${fmt.percent(share, 1)} of the first step` }, fill),
+      i ? h("div", { class: "drop", text: `${fmt.count(lost)} dropped off (${fmt.percent(drop, 1)})` }) : null);
+  }));
+  // The server says when it shortened the range to the raw hits it keeps.
+  return d.warning ? h("div", {}, h("p", { class: "note", text: d.warning }), list) : list;
+}
+
+render();

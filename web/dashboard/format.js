@@ -1,0 +1,107 @@
+// Formatting of figures, dates and dimension values for the dashboard.
+
+const whole = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
+const compact = new Intl.NumberFormat("en-US", { notation: "compact", maximumFractionDigits: 1 });
+const regions = typeof Intl.DisplayNames === "function" ? new Intl.DisplayNames(["en"], { type: "region" }) : null;
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+// count formats a count in full ("12,345"), or compactly ("12.3K") for an
+// axis.
+export function count(v, axis) {
+  v = Number(v) || 0;
+  return axis && Math.abs(v) >= 1000 ? compact.format(v) : whole.format(v);
+}
+
+// duration formats seconds as "1h 2m", "3m 4s" or "5s".
+export function duration(sec) {
+  sec = Math.round(Number(sec) || 0);
+  const h = Math.floor(sec / 3600), m = Math.floor((sec % 3600) / 60), s = sec % 60;
+  if (h) return `${h}h ${m}m`;
+  if (m) return `${m}m ${s}s`;
+  return `${s}s`;
+}
+
+export function percent(v, digits = 0) {
+  return `${(Number(v) || 0).toFixed(digits)}%`;
+}
+
+// METRICS are the headline figures in order: key, label, formatter, and
+// whether a rise is bad news.
+export const METRICS = [
+  { key: "visitors", label: "Unique visitors", fmt: count },
+  { key: "visits", label: "Total visits", fmt: count },
+  { key: "pageviews", label: "Total pageviews", fmt: count },
+  { key: "views_per_visit", label: "Views per visit", fmt: (v, axis) => (axis ? count(v, true) : (Number(v) || 0).toFixed(2)) },
+  { key: "bounce_rate", label: "Bounce rate", fmt: (v) => percent(v), lowerIsBetter: true },
+  { key: "visit_duration", label: "Visit duration", fmt: (v) => duration(v) },
+];
+
+export function metric(key) {
+  return METRICS.find((m) => m.key === key) || METRICS[0];
+}
+
+// DIMENSIONS names the Stats API's dimensions for people.
+export const DIMENSIONS = {
+  "event:page": "Page",
+  "visit:entry_page": "Entry page",
+  "visit:exit_page": "Exit page",
+  "visit:source": "Source",
+  "visit:utm_source": "UTM source",
+  "visit:utm_medium": "UTM medium",
+  "visit:utm_campaign": "UTM campaign",
+  "visit:country": "Country",
+  "visit:device": "Device",
+  "visit:browser": "Browser",
+  "visit:os": "OS",
+  "event:goal": "Goal",
+  "event:name": "Event",
+};
+
+export function dimensionName(d) {
+  if (d.startsWith("event:props:")) return "Property " + d.slice("event:props:".length);
+  return DIMENSIONS[d] || d;
+}
+
+// value formats a dimension's value: a country code as its name, no
+// source as "Direct / None", another empty value as "(none)".
+export function value(dim, v) {
+  if (dim === "visit:source" && !v) return "Direct / None";
+  if (v === null || v === undefined || v === "") return "(none)";
+  if (dim === "visit:country" && /^[A-Za-z]{2}$/.test(v)) {
+    try {
+      return (regions && regions.of(v.toUpperCase())) || v;
+    } catch {
+      return v; // a code Intl does not know
+    }
+  }
+  return String(v);
+}
+
+// timeLabel returns the long and short labels of a time bucket
+// ("2024-01-05" or "2024-01-05 13:00:00").
+export function timeLabel(s, hourly) {
+  const d = String(s).replace("T", " ");
+  const [date, time = ""] = d.split(" ");
+  const [, mo, day] = date.split("-").map(Number);
+  const dm = `${MONTHS[(mo || 1) - 1]} ${day}`;
+  if (hourly) {
+    const hm = time.slice(0, 5) || "00:00";
+    return { label: `${dm}, ${hm}`, short: hm };
+  }
+  return { label: dm, short: dm };
+}
+
+// change returns the change of cur from prev in percent (rounded), or
+// null without a previous value.
+export function change(cur, prev) {
+  if (prev === null || prev === undefined) return null;
+  if (!prev) return cur ? 100 : 0;
+  return Math.round(((cur - prev) / prev) * 100);
+}
+
+// clock formats a time as HH:MM:SS in the viewer's zone.
+export function clock(t) {
+  const d = new Date(t);
+  if (isNaN(d)) return String(t || "");
+  return d.toLocaleTimeString("en-GB", { hour12: false });
+}
