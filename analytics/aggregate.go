@@ -294,7 +294,7 @@ func (s *Store) statsItem(st *stats, site string, p Period, start, now time.Time
 	for max := s.o.MaxValues; ; max /= 2 {
 		st.cap(max)
 		it, err := st.item(site, p, start, ttl)
-		if err != nil || len(getB(it, "top")) <= maxTopBytes || max <= 1 {
+		if err != nil || topBytes(it) <= maxTopBytes || max <= 1 {
 			return it, err
 		}
 		s.o.Logger.Warn("analytics: breakdowns too large for one item; keeping fewer values", "site", site, "period", p, "start", start, "values", max/2)
@@ -402,7 +402,7 @@ func (s *Store) AggregateMonth(ctx context.Context, site string, month time.Time
 	now := s.now()
 	from := Month.start(month)
 	to := Month.next(from)
-	days, err := s.readStats(ctx, site, Day, from, to, true, true)
+	days, err := s.readStats(ctx, site, Day, from, to, true, allDimensions)
 	if err != nil {
 		return err
 	}
@@ -425,7 +425,7 @@ type periodStats struct {
 // [from, to), unexpired, in time order: from the table when consistent
 // (a strongly consistent read), else from GSI1; without their breakdowns
 // (not read, not decoded) unless top.
-func (s *Store) readStats(ctx context.Context, site string, p Period, from, to time.Time, consistent, top bool) ([]periodStats, error) {
+func (s *Store) readStats(ctx context.Context, site string, p Period, from, to time.Time, consistent bool, dims []Dimension) ([]periodStats, error) {
 	if !from.Before(to) {
 		return nil, nil
 	}
@@ -437,8 +437,8 @@ func (s *Store) readStats(ctx context.Context, site string, p Period, from, to t
 		return map[string]string{"siteId": site, "period": string(p), "periodStart": t.Format(p.layout())}
 	}
 	q := &table.Query{Consistent: consistent}
-	if !top {
-		q.Projection = statsCounts
+	if !isAll(dims) {
+		q.Projection = statsProjection(dims)
 	}
 	if consistent {
 		lo, _ := primaryKey(entStats, vals(from))

@@ -74,13 +74,19 @@ func cover(from, to time.Time) []segment {
 	return out
 }
 
+// allDimensions asks readStats and merged for every breakdown.
+var allDimensions = []Dimension{"*"}
+
+func isAll(dims []Dimension) bool { return len(dims) == 1 && dims[0] == "*" }
+
 // merged returns the stats of site over [from, to), merged from the
-// largest aggregates that cover it (months, days, hours), read from GSI1;
-// their breakdowns only with top.
-func (s *Store) merged(ctx context.Context, site string, from, to time.Time, top bool) (*stats, error) {
+// largest aggregates that cover it (months, days, hours), read from GSI1,
+// with the breakdowns dims only (each item's other breakdowns are not
+// read, let alone decoded).
+func (s *Store) merged(ctx context.Context, site string, from, to time.Time, dims []Dimension) (*stats, error) {
 	st := newStats()
 	for _, sg := range cover(from, to) {
-		ps, err := s.readStats(ctx, site, sg.p, sg.from, sg.to, false, top)
+		ps, err := s.readStats(ctx, site, sg.p, sg.from, sg.to, false, dims)
 		if err != nil {
 			return nil, err
 		}
@@ -98,7 +104,7 @@ func (s *Store) merged(ctx context.Context, site string, from, to time.Time, top
 // older than Retention.Hourly are gone, so a range should start and end on
 // a day there. A range without aggregates gives zeros.
 func (s *Store) Summary(ctx context.Context, site string, from, to time.Time) (Summary, error) {
-	st, err := s.merged(ctx, site, from, to, false)
+	st, err := s.merged(ctx, site, from, to, nil)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -122,7 +128,7 @@ func (s *Store) Breakdown(ctx context.Context, site string, d Dimension, from, t
 		!strings.Contains(string(d), "#") {
 		return s.top(ctx, site, sg[0].p, sg[0].from, d, n)
 	}
-	st, err := s.merged(ctx, site, from, to, true)
+	st, err := s.merged(ctx, site, from, to, []Dimension{d})
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +237,7 @@ func (s *Store) Summaries(ctx context.Context, site string, p Period, from, to t
 	if first.Before(from) {
 		first = p.next(first)
 	}
-	ps, err := s.readStats(ctx, site, p, first, to, false, false)
+	ps, err := s.readStats(ctx, site, p, first, to, false, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -226,14 +226,6 @@ func (st *stats) item(site string, p Period, start time.Time, ttl int64) (table.
 	if err != nil {
 		return nil, fmt.Errorf("analytics: cannot encode a visitor sketch: %w", err)
 	}
-	var top bytes.Buffer
-	zw := gzip.NewWriter(&top)
-	if err := json.NewEncoder(zw).Encode(st.top); err != nil {
-		return nil, err
-	}
-	if err := zw.Close(); err != nil {
-		return nil, err
-	}
 	it["siteId"] = sAttr(site)
 	it["period"] = sAttr(string(p))
 	it["periodStart"] = sAttr(ps)
@@ -245,7 +237,27 @@ func (st *stats) item(site string, p Period, start time.Time, ttl int64) (table.
 	it["durationSum"] = nAttr(st.durationMs)
 	it["events"] = nAttr(st.events)
 	it["conversions"] = nAttr(st.conversions)
-	it["top"] = &types.AttributeValueMemberB{Value: top.Bytes()}
+	// Each breakdown is an attribute of its own, gzipped JSON, so a read
+	// of one decodes only it; the properties' breakdowns share one.
+	props := map[Dimension]map[string]int64{}
+	for d, m := range st.top {
+		if _, ok := d.PropName(); ok {
+			props[d] = m
+			continue
+		}
+		b, err := gzipJSON(m)
+		if err != nil {
+			return nil, err
+		}
+		it[topAttr(d)] = &types.AttributeValueMemberB{Value: b}
+	}
+	if len(props) > 0 {
+		b, err := gzipJSON(props)
+		if err != nil {
+			return nil, err
+		}
+		it[attrTopProps] = &types.AttributeValueMemberB{Value: b}
+	}
 	if ttl != 0 {
 		it[attrTTL] = nAttr(ttl)
 	}
@@ -256,6 +268,62 @@ func (st *stats) item(site string, p Period, start time.Time, ttl int64) (table.
 // a read of counts and visitors needs.
 var statsCounts = []string{attrPK, attrSK, "periodStart", "pageViews", "visitors", "visits", "bounces", "durationSum", "events",
 	"conversions", attrTTL}
+
+// The breakdowns of a stats item: one attribute per Dimension (top_page,
+// ...) and one for every PropDimension.
+const (
+	topPrefix    = "top_"
+	attrTopProps = topPrefix + "props"
+)
+
+func topAttr(d Dimension) string { return topPrefix + string(d) }
+
+// statsProjection returns the attributes to read of a stats item for the
+// breakdowns dims: the counts, and the attribute of each.
+func statsProjection(dims []Dimension) []string {
+	p := slices.Clone(statsCounts)
+	for _, d := range dims {
+		a := topAttr(d)
+		if _, ok := d.PropName(); ok {
+			a = attrTopProps
+		}
+		if !slices.Contains(p, a) {
+			p = append(p, a)
+		}
+	}
+	return p
+}
+
+// topBytes returns the size of the breakdowns of a stats item.
+func topBytes(it table.Item) int {
+	n := 0
+	for name, av := range it {
+		if b, ok := av.(*types.AttributeValueMemberB); ok && strings.HasPrefix(name, topPrefix) {
+			n += len(b.Value)
+		}
+	}
+	return n
+}
+
+func gzipJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(zw).Encode(v); err != nil {
+		return nil, err
+	}
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func gunzipJSON(b []byte, v any) error {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	return json.NewDecoder(io.LimitReader(zr, 64<<20)).Decode(v)
+}
 
 // maxTopBytes bounds the gzipped breakdowns of a stats item, under
 // DynamoDB's 400 KB item limit.
@@ -272,15 +340,26 @@ func statsFrom(it table.Item) (*stats, error) {
 	if err := st.visitors.UnmarshalBinary(getB(it, "visitors")); err != nil {
 		return nil, fmt.Errorf("analytics: cannot decode the visitor sketch of %s: %w", getS(it, attrSK), err)
 	}
-	if _, ok := it["top"]; !ok {
-		return st, nil // read without its breakdowns (statsCounts)
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(getB(it, "top")))
-	if err != nil {
-		return nil, fmt.Errorf("analytics: cannot decode the breakdowns of %s: %w", getS(it, attrSK), err)
-	}
-	if err := json.NewDecoder(io.LimitReader(zr, 64<<20)).Decode(&st.top); err != nil {
-		return nil, fmt.Errorf("analytics: cannot decode the breakdowns of %s: %w", getS(it, attrSK), err)
+	for name, av := range it {
+		b, ok := av.(*types.AttributeValueMemberB)
+		if !ok || !strings.HasPrefix(name, topPrefix) {
+			continue
+		}
+		if name == attrTopProps {
+			var props map[Dimension]map[string]int64
+			if err := gunzipJSON(b.Value, &props); err != nil {
+				return nil, fmt.Errorf("analytics: cannot decode the breakdowns of %s: %w", getS(it, attrSK), err)
+			}
+			for d, m := range props {
+				st.top[d] = m
+			}
+			continue
+		}
+		var m map[string]int64
+		if err := gunzipJSON(b.Value, &m); err != nil {
+			return nil, fmt.Errorf("analytics: cannot decode the %s breakdown of %s: %w", name, getS(it, attrSK), err)
+		}
+		st.top[Dimension(name[len(topPrefix):])] = m
 	}
 	if st.top == nil {
 		st.top = map[Dimension]map[string]int64{}

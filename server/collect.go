@@ -8,6 +8,7 @@ import (
 
 	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/analytics/collect"
+	"github.com/timetable-db/timetable/auth"
 )
 
 // analyticsOff is the answer of the analytics routes when the server has
@@ -111,9 +112,7 @@ func (s *Server) collectBatch(w http.ResponseWriter, r *http.Request) error {
 	if s.collector == nil {
 		return analyticsOff
 	}
-	// Tokens cannot be limited to sites yet: any token with the write
-	// scope may send events for any site.
-	if err := allow(r.Context(), write, ""); err != nil {
+	if err := mayManageSite(r.Context(), auth.ScopeWrite, r.PathValue("site")); err != nil {
 		return err
 	}
 	body, err := s.body(w, r)

@@ -485,6 +485,16 @@ func TestCollect_BatchNeedsWriteScope(t *testing.T) {
 		ce.token = secret
 		ce.post("/api/v1/sites/shop/events", "application/json", body).must(t, status)
 	}
+	// A write token limited to other sites may not send this one's events;
+	// one limited to it may.
+	for sites, status := range map[string]int{"blog": http.StatusForbidden, "shop": http.StatusOK} {
+		secret, _, err := ce.auth.CreateTokenForSites(context.Background(), "site "+sites, []auth.Scope{auth.ScopeWrite}, nil, []string{sites})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ce.token = secret
+		ce.post("/api/v1/sites/shop/events", "application/json", body).must(t, status)
+	}
 	// The browser's route needs no token.
 	ce.token = ""
 	ce.hit(`{"n":"pageview","u":"https://shop.example/"}`).must(t, http.StatusAccepted)
