@@ -111,6 +111,10 @@ func TestStore_RecordMany_BadInputWritesNothing(t *testing.T) {
 // (a backend returns them in any order).
 func items(t *testing.T, s *Store) map[string]table.Item {
 	t.Helper()
+	// The realtime counters Record gathers for a second, written now.
+	if err := s.Flush(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	out := map[string]table.Item{}
 	for it, err := range s.Table().ScanAll(context.Background(), &table.Scan{Consistent: true}) {
 		if err != nil {
