@@ -5,7 +5,8 @@
 #     (apt-get update first; with sudo when not root);
 #  2. installs Plausible's tracker (npm @plausible-analytics/tracker,
 #     pinned in lib.sh) into .tools/ unless it is there;
-#  3. runs the browser tests (internal/browsertest, internal/e2e) with
+#  3. runs the browser tests (internal/browsertest, internal/e2e, and the
+#     dashboard's in server) with
 #     TIMETABLE_REQUIRE_BROWSER=1, so that none of them may skip, and
 #     writes their screenshots to a folder it prints.
 #
@@ -40,6 +41,12 @@ TIMETABLE_REQUIRE_BROWSER=1 \
 	TIMETABLE_PLAUSIBLE_TRACKER=$TT_TOOLS/node_modules/@plausible-analytics/tracker \
 	TIMETABLE_SCREENSHOTS=$shots \
 	go test "${flags[@]}" "$@" ./internal/browsertest ./internal/e2e || status=$?
+# The dashboard's browser test lives beside the routes it drives.
+tt_log "go test ${flags[*]} -run Browser $* ./server"
+TIMETABLE_REQUIRE_BROWSER=1 \
+	TIMETABLE_CHROMIUM=$TT_CHROMIUM \
+	TIMETABLE_SCREENSHOTS=$shots \
+	go test "${flags[@]}" -run Browser "$@" ./server || status=$?
 tt_log "screenshots: $shots ($(find "$shots" -maxdepth 1 -name '*.png' | wc -l) files)"
 tt_log "e2e took $((SECONDS - start)) s"
 exit "$status"
