@@ -3,7 +3,8 @@
 //
 //   - suite: a test-suite-shaped workload (workload.Suite) with the same
 //     code in process (the embedded engine, in memory and on disk), through
-//     `timetable serve` over HTTP, and against DynamoDB Local over HTTP;
+//     `timetable serve` over HTTP (in memory, and on disk with every write
+//     synced), and against DynamoDB Local over HTTP;
 //   - wire: the same aws-sdk-go-v2 load generator (workload.Load: 8
 //     workers, PutItem, GetItem and Query of 20 items) against `timetable
 //     serve`, dynalite and DynamoDB Local, for a fixed time each;

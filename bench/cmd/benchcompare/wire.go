@@ -125,9 +125,6 @@ func runWire(ctx context.Context, e *env) ([]Figure, section, error) {
 					Ratio:    ptr(round(o/p, 1)),
 					peerName: peer.name,
 				}
-				if kind == clientSDK {
-					f.target = map[string]string{"dynalite": ">= 10", "DynamoDB Local": ">= 25"}[peer.name]
-				}
 				figs = append(figs, f)
 			}
 		}
@@ -182,6 +179,31 @@ func runWire(ctx context.Context, e *env) ([]Figure, section, error) {
 		}
 	}
 
+	// Server CPU per operation against the no-op server's in the same run:
+	// what codec, routing and engine add to the HTTP floor. The target is
+	// on the in-memory server, the peers' setting; on disk the difference
+	// is what the synced write-ahead log costs.
+	floor := ceiling.res[clientSDK].ServerCPUPerOp()
+	for i, ours := range targets[:2] {
+		o := ours.res[clientSDK].ServerCPUPerOp()
+		if o <= 0 || floor <= 0 {
+			continue
+		}
+		f := Figure{
+			Name:     fmt.Sprintf("wire endpoint, server CPU time per operation (same load, aws-sdk-go-v2 client): %s vs the no-op server (the HTTP floor)", ours.name),
+			Ours:     round(float64(o)/1e3, 1),
+			Peer:     ptr(round(float64(floor)/1e3, 1)),
+			Unit:     "µs/op",
+			Ratio:    ptr(round(float64(floor)/float64(o), 2)),
+			peerName: "no-op server",
+		}
+		if i == 1 {
+			f.target = fmt.Sprintf("<= 2x the floor: %.1fx", float64(o)/float64(floor))
+			f.met = ptrBool(o <= 2*floor)
+		}
+		figs = append(figs, f)
+	}
+
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "The same load generator (`bench/workload.Load`) against each server on 127.0.0.1, one server at a time: %d workers, each looping over PutItem (overwrites one of %d items, %d-byte payload), GetItem (eventually consistent) and Query (one partition, %d items), in equal shares; %v of warm-up, then %v measured. No retries; every answer is checked. The load generator (with `GOGC=400`) shares the machine with the server.\n\n",
 		lc.Workers, lc.Partitions*lc.QueryItems, lc.PayloadBytes, lc.QueryItems, lc.Warmup, lc.Duration)
@@ -229,6 +251,12 @@ func runWire(ctx context.Context, e *env) ([]Figure, section, error) {
 			cpus/client, cpus/client/targets[2].res[kind].OpsPerSec(), cpus/client/targets[3].res[kind].OpsPerSec())
 	}
 	sb.WriteString("\n")
+	if disk, mem := targets[0].res[clientSDK], targets[1].res[clientSDK]; floor > 0 && disk.ServerCPU > 0 && mem.ServerCPU > 0 {
+		fmt.Fprintf(&sb, "\nServer CPU per operation against the HTTP floor (the no-op server's, %s, with the aws-sdk-go-v2 client): %.1fx in memory (%s; the target is at most 2x), %.1fx on disk (%s). The synced write-ahead log on disk costs %s of server CPU per operation of the mix (a third of them writes) and moves PutItem's p50 from %s to %s.\n",
+			fmtDur(floor), float64(mem.ServerCPUPerOp())/float64(floor), fmtDur(mem.ServerCPUPerOp()),
+			float64(disk.ServerCPUPerOp())/float64(floor), fmtDur(disk.ServerCPUPerOp()),
+			fmtDur(disk.ServerCPUPerOp()-mem.ServerCPUPerOp()), fmtDur(mem.PerOp[workload.OpPut].P50), fmtDur(disk.PerOp[workload.OpPut].P50))
+	}
 	if len(e.cfg.serveArgs) > 0 {
 		fmt.Fprintf(&sb, "\ntimetable serve ran with `%s`.\n", strings.Join(e.cfg.serveArgs, " "))
 	}
