@@ -103,6 +103,27 @@ func BenchmarkPutItem(b *testing.B) {
 	}
 }
 
+// BenchmarkPutItem_InMemory is BenchmarkPutItem on a database in memory
+// (timetable serve --in-memory), where nothing is durable: what a write
+// costs there is the engine's work and Pebble's memtable.
+func BenchmarkPutItem_InMemory(b *testing.B) {
+	db := benchDBWith(b, Options{InMemory: true})
+	ctx := context.Background()
+	const ring = 25 * 4096
+	reqs := make([]*dynamodb.PutItemInput, ring)
+	for i := range reqs {
+		reqs[i] = &dynamodb.PutItemInput{TableName: aws.String("bench"), Item: benchItem(i)}
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if _, err := db.PutItem(ctx, reqs[i%ring]); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
 func batchOf25(i int) map[string][]types.WriteRequest {
 	reqs := make([]types.WriteRequest, 25)
 	for j := range reqs {

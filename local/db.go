@@ -21,7 +21,10 @@ import (
 // select the defaults documented on each field.
 type Options struct {
 	// InMemory keeps all data in memory (Pebble on vfs.NewMem); the dir
-	// argument of Open is then ignored and nothing survives Close.
+	// argument of Open is then ignored and nothing survives Close. Since
+	// nothing can be made durable, Pebble keeps no write-ahead log, writes
+	// are acknowledged once in the memtable (NoSync does not matter) and
+	// Sync does nothing. With FS set, InMemory has no effect.
 	InMemory bool
 
 	// NoSync acknowledges writes once they are in Pebble's write-ahead log
@@ -138,6 +141,9 @@ type DB struct {
 	opts Options
 	pdb  *pebble.DB
 	wo   *pebble.WriteOptions
+	// noWAL is set in memory, where Pebble keeps no write-ahead log: a
+	// synced write would fail, and wo is NoSync.
+	noWAL bool
 
 	// closeMu is held for reading by every operation and for writing by
 	// Close, so that Close waits for operations in flight.
@@ -184,6 +190,9 @@ func Open(dir string, opts *Options) (*DB, error) {
 	case o.InMemory:
 		popts.FS = vfs.NewMem()
 		dir = ""
+		// A log in memory recovers nothing: it would only cost each write
+		// a copy and, synced, a wait for the log's writer.
+		popts.DisableWAL = true
 	}
 	popts.EnsureDefaults()
 	// Bloom filters make the point reads of the write path (the item a
@@ -210,10 +219,11 @@ func Open(dir string, opts *Options) (*DB, error) {
 		opts:   o,
 		pdb:    pdb,
 		wo:     pebble.Sync,
+		noWAL:  popts.DisableWAL,
 		tables: map[string]*table{},
 		stop:   make(chan struct{}),
 	}
-	if o.NoSync {
+	if o.NoSync || db.noWAL {
 		db.wo = pebble.NoSync
 	}
 	if err := db.loadCatalog(); err != nil {
