@@ -115,7 +115,19 @@ func setEntry(b *pebble.Batch, key []byte, proj Item) error {
 }
 
 func decodeItem(b []byte) (Item, error) {
-	it, err := codec.DecodeItem(b)
+	return decodeItemWith(nil, b)
+}
+
+// decodeItemWith is decodeItem with the item's values taken from dec's
+// blocks, for a read of many items (nil: allocated one by one).
+func decodeItemWith(dec *codec.Decoder, b []byte) (Item, error) {
+	var it Item
+	var err error
+	if dec != nil {
+		it, err = dec.DecodeItem(b)
+	} else {
+		it, err = codec.DecodeItem(b)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("local: cannot decode stored item: %w", err)
 	}

@@ -51,6 +51,34 @@ func BenchmarkDecodeItem(b *testing.B) {
 	}
 }
 
+// BenchmarkDecodeItem_Page decodes a page of 20 items as a Query does,
+// each allocating its values (DecodeItem) or with one Decoder per page.
+func BenchmarkDecodeItem_Page(b *testing.B) {
+	enc := mustItem(b, benchItem())
+	const page = 20
+	b.Run("DecodeItem", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for range page {
+				if _, err := DecodeItem(enc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("Decoder", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var dec Decoder
+			for range page {
+				if _, err := dec.DecodeItem(enc); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
+
 func BenchmarkItemSize(b *testing.B) {
 	item := benchItem()
 	b.ReportAllocs()

@@ -136,10 +136,47 @@ func appendValue(dst []byte, av types.AttributeValue, depth int) ([]byte, error)
 // input yields an error wrapping ErrCorrupt, never a panic, and the memory
 // DecodeItem allocates is bounded by a small multiple of len(b).
 func DecodeItem(b []byte) (map[string]types.AttributeValue, error) {
+	return decodeItem(b, nil)
+}
+
+// A Decoder decodes items as DecodeItem does, but takes the string and
+// number values of the items it decodes from blocks of blockSize values,
+// one allocation per block rather than one per value: for reading many
+// items at once (a Query's page). A value kept by its caller keeps its
+// block alive, which costs at most blockSize small structs. The zero
+// value is ready to use; a Decoder is not safe for concurrent use.
+type Decoder struct {
+	s []types.AttributeValueMemberS
+	n []types.AttributeValueMemberN
+}
+
+// blockSize is the number of values of one type a Decoder allocates at
+// once.
+const blockSize = 32
+
+// DecodeItem is the package's DecodeItem with the values from dec's
+// blocks. The items returned share no memory with each other or with b
+// except those blocks, whose values each belong to one item.
+func (dec *Decoder) DecodeItem(b []byte) (map[string]types.AttributeValue, error) {
+	return decodeItem(b, dec)
+}
+
+// next returns an unused value from the block, allocating a new block
+// when it is spent.
+func next[T any](block *[]T) *T {
+	if len(*block) == 0 {
+		*block = make([]T, blockSize)
+	}
+	p := &(*block)[0]
+	*block = (*block)[1:]
+	return p
+}
+
+func decodeItem(b []byte, dec *Decoder) (map[string]types.AttributeValue, error) {
 	if len(b) == 0 || b[0] != itemVersion {
 		return nil, fmt.Errorf("%w: bad item version", ErrCorrupt)
 	}
-	d := decoder{s: string(b), i: 1}
+	d := decoder{s: string(b), i: 1, dec: dec}
 	n, err := d.count()
 	if err != nil {
 		return nil, err
@@ -165,8 +202,9 @@ func DecodeItem(b []byte) (map[string]types.AttributeValue, error) {
 // decoder reads from one string copy of the input, so that every string in
 // the result is a substring of it rather than a separate allocation.
 type decoder struct {
-	s string
-	i int
+	s   string
+	i   int
+	dec *Decoder // nil: allocate each value
 }
 
 var errTruncated = fmt.Errorf("%w: truncated", ErrCorrupt)
@@ -236,11 +274,21 @@ func (d *decoder) value(depth int) (types.AttributeValue, error) {
 		if err != nil {
 			return nil, err
 		}
+		if d.dec != nil {
+			v := next(&d.dec.s)
+			v.Value = s
+			return v, nil
+		}
 		return &types.AttributeValueMemberS{Value: s}, nil
 	case tagN:
 		s, err := d.str()
 		if err != nil {
 			return nil, err
+		}
+		if d.dec != nil {
+			v := next(&d.dec.n)
+			v.Value = s
+			return v, nil
 		}
 		return &types.AttributeValueMemberN{Value: s}, nil
 	case tagB:

@@ -237,6 +237,33 @@ func TestItem_RandomRoundTrip(t *testing.T) {
 	}
 }
 
+// TestItem_DecoderRoundTrip decodes many random items with one Decoder, so
+// that their values share blocks, and checks each item against what was
+// encoded once all are decoded: no item's values may change when a later
+// item is decoded, and corrupt input is refused as by DecodeItem.
+func TestItem_DecoderRoundTrip(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	var dec Decoder
+	var want, got []map[string]types.AttributeValue
+	for i := 0; i < 500; i++ {
+		item := randomItem(r, 4)
+		d, err := dec.DecodeItem(mustItem(t, item))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, got = append(want, item), append(got, d)
+	}
+	for i := range want {
+		if !equalItems(got[i], want[i]) {
+			t.Fatalf("item %d: round trip of %s gave %s", i, conformance.Format(&types.AttributeValueMemberM{Value: want[i]}),
+				conformance.Format(&types.AttributeValueMemberM{Value: got[i]}))
+		}
+	}
+	if _, err := dec.DecodeItem([]byte{itemVersion, 1, 1, 'a', tagS, 9, 'x'}); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("truncated item: got %v, want ErrCorrupt", err)
+	}
+}
+
 func FuzzItemDecode(f *testing.F) {
 	f.Add(mustItem(f, sampleItem()))
 	f.Add(mustItem(f, map[string]types.AttributeValue{}))
@@ -248,6 +275,10 @@ func FuzzItemDecode(f *testing.F) {
 				t.Fatalf("error %v does not wrap ErrCorrupt", err)
 			}
 			return
+		}
+		var dec Decoder
+		if viaDecoder, err := dec.DecodeItem(b); err != nil || !equalItems(viaDecoder, item) {
+			t.Fatalf("Decoder.DecodeItem gave %v, %v; DecodeItem gave %s", viaDecoder, err, conformance.Format(&types.AttributeValueMemberM{Value: item}))
 		}
 		again, err := DecodeItem(mustItem(t, item))
 		if err != nil {
