@@ -65,5 +65,7 @@
 //
 // docs/format/engine.md describes the keys and values in Pebble. Writes are
 // synced to Pebble's write-ahead log before they are acknowledged unless
-// Options.NoSync is set; concurrent writers share syncs.
+// Options.NoSync is set; concurrent writers share syncs. In memory
+// (Options.InMemory) Pebble keeps no write-ahead log and nothing is synced:
+// there is nothing to recover.
 package local

@@ -237,7 +237,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
 
-	logger.Info("serving", "endpoint", endpoint, "data", eng.where, "auth", eng.auth != nil, "sync", !f.noSync)
+	logger.Info("serving", "endpoint", endpoint, "data", eng.where, "auth", eng.auth != nil, "sync", !f.noSync && !f.inMemory)
 	if err := c.greet(ctx, eng, endpoint, logger); err != nil {
 		logger.Error("cannot make the first token", "err", err)
 	}
