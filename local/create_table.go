@@ -54,6 +54,9 @@ func (db *DB) newTableMeta(in *dynamodb.CreateTableInput) (*tableMeta, error) {
 	if err := checkTableName(in.TableName); err != nil {
 		return nil, err
 	}
+	if len(in.AttributeDefinitions) == 0 {
+		return nil, validationError("No Attribute Schema Defined")
+	}
 	defs, err := attrDefs(in.AttributeDefinitions)
 	if err != nil {
 		return nil, err
@@ -174,6 +177,9 @@ func (db *DB) newTableMeta(in *dynamodb.CreateTableInput) (*tableMeta, error) {
 		m.BillingMode = string(types.BillingModePayPerRequest)
 	default:
 		return nil, validationf("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
+	}
+	if m.Tags, err = checkTags(in.Tags); err != nil {
+		return nil, err
 	}
 	m.prepare()
 	return m, nil

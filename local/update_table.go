@@ -70,6 +70,13 @@ func (db *DB) updateTable(t *table, in *dynamodb.UpdateTableInput) (*dynamodb.Up
 	if len(in.GlobalSecondaryIndexUpdates) > 0 {
 		creates, deletes := 0, 0
 		for _, u := range in.GlobalSecondaryIndexUpdates {
+			switch n := countNonNil(u.Create != nil, u.Update != nil, u.Delete != nil); {
+			case n == 0:
+				return nil, validationError("Update global secondary index action is null")
+			case n > 1:
+				// DynamoDB Local answers InternalFailure; these are our words.
+				return nil, validationError("One or more parameter values were invalid: A GlobalSecondaryIndexUpdate must hold one of Create, Update or Delete")
+			}
 			if u.Create != nil {
 				creates++
 			}
@@ -165,6 +172,9 @@ func (db *DB) updateTable(t *table, in *dynamodb.UpdateTableInput) (*dynamodb.Up
 
 // newGSI validates a GSI creation and adds it to nm.
 func (db *DB) newGSI(nm *tableMeta, c *types.CreateGlobalSecondaryIndexAction, ads []types.AttributeDefinition) (*indexMeta, error) {
+	if c.IndexName == nil {
+		return nil, validationError("Invalid global secondary index name")
+	}
 	if len(ads) == 0 {
 		return nil, validationError("No Attribute Schema Defined")
 	}
@@ -294,4 +304,15 @@ func hasKeyTypes(item Item, ix *indexMeta) bool {
 		}
 	}
 	return true
+}
+
+// countNonNil counts the true values of set.
+func countNonNil(set ...bool) int {
+	n := 0
+	for _, b := range set {
+		if b {
+			n++
+		}
+	}
+	return n
 }

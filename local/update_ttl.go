@@ -23,7 +23,10 @@ func (db *DB) updateTTL(_ context.Context, in *dynamodb.UpdateTimeToLiveInput) (
 	}
 	spec := in.TimeToLiveSpecification
 	if spec == nil {
-		return nil, validationError("1 validation error detected: Value null at 'timeToLiveSpecification' failed to satisfy constraint: Member must not be null")
+		return nil, validationError("TimeToLiveSpecification cannot be null")
+	}
+	if spec.AttributeName == nil {
+		return nil, validationError("AttributeName cannot be null when time to live is being enabled")
 	}
 	attr := aws.ToString(spec.AttributeName)
 	if len(attr) == 0 || len(attr) > 255 {
