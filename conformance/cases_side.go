@@ -234,3 +234,67 @@ func wantNoBackups(t *testing.T, d *types.ContinuousBackupsDescription) {
 		t.Fatalf("continuous backups %+v, want DISABLED with point in time recovery DISABLED", d)
 	}
 }
+
+// absentAPI is the method set of the read-only operations about features
+// the engine does not have (backups, exports, imports, global tables,
+// Contributor Insights, Kinesis destinations, replica auto scaling).
+type absentAPI interface {
+	ListBackups(ctx context.Context, in *dynamodb.ListBackupsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ListBackupsOutput, error)
+	ListExports(ctx context.Context, in *dynamodb.ListExportsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ListExportsOutput, error)
+	ListImports(ctx context.Context, in *dynamodb.ListImportsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ListImportsOutput, error)
+	ListGlobalTables(ctx context.Context, in *dynamodb.ListGlobalTablesInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ListGlobalTablesOutput, error)
+	ListContributorInsights(ctx context.Context, in *dynamodb.ListContributorInsightsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ListContributorInsightsOutput, error)
+	DescribeContributorInsights(ctx context.Context, in *dynamodb.DescribeContributorInsightsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeContributorInsightsOutput, error)
+	DescribeKinesisStreamingDestination(ctx context.Context, in *dynamodb.DescribeKinesisStreamingDestinationInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeKinesisStreamingDestinationOutput, error)
+	DescribeTableReplicaAutoScaling(ctx context.Context, in *dynamodb.DescribeTableReplicaAutoScalingInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableReplicaAutoScalingOutput, error)
+}
+
+func init() {
+	register(Case{"SideAPIs/AbsentFeaturesAreEmpty", func(t *testing.T, h *H) {
+		a, ok := h.API.(absentAPI)
+		if !ok {
+			t.Fatalf("backend %T lacks the read-only side operations", h.API)
+		}
+		tbl := h.HashTableByG()
+		arn := aws.ToString(h.Describe(tbl).TableArn)
+		backups, err := a.ListBackups(h.Ctx, &dynamodb.ListBackupsInput{TableName: aws.String(tbl)})
+		h.skipOnLocal(arn, err, msgLocalUnknownOp)
+		h.Must(err)
+		exports, err := a.ListExports(h.Ctx, &dynamodb.ListExportsInput{TableArn: aws.String(arn)})
+		h.Must(err)
+		imports, err := a.ListImports(h.Ctx, &dynamodb.ListImportsInput{TableArn: aws.String(arn)})
+		h.Must(err)
+		globals, err := a.ListGlobalTables(h.Ctx, &dynamodb.ListGlobalTablesInput{})
+		h.Must(err)
+		insights, err := a.ListContributorInsights(h.Ctx, &dynamodb.ListContributorInsightsInput{TableName: aws.String(tbl)})
+		h.Must(err)
+		if n := len(backups.BackupSummaries) + len(exports.ExportSummaries) + len(imports.ImportSummaryList) + len(globals.GlobalTables) + len(insights.ContributorInsightsSummaries); n != 0 {
+			t.Fatalf("%d backups, exports, imports, global tables or insights, want none", n)
+		}
+		_, err = a.ListBackups(h.Ctx, &dynamodb.ListBackupsInput{Limit: aws.Int32(0)})
+		h.WantError(err, "ValidationException", "1 validation error detected: Value '0' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1")
+
+		for _, ix := range []*string{nil, aws.String("by_g")} {
+			ci, err := a.DescribeContributorInsights(h.Ctx, &dynamodb.DescribeContributorInsightsInput{TableName: aws.String(tbl), IndexName: ix})
+			h.Must(err)
+			if ci.ContributorInsightsStatus != types.ContributorInsightsStatusDisabled || aws.ToString(ci.TableName) != tbl || aws.ToString(ci.IndexName) != aws.ToString(ix) {
+				t.Fatalf("contributor insights %s %v: %s", tbl, aws.ToString(ix), ci.ContributorInsightsStatus)
+			}
+		}
+		_, err = a.DescribeContributorInsights(h.Ctx, &dynamodb.DescribeContributorInsightsInput{TableName: aws.String(tbl), IndexName: aws.String("nope")})
+		h.WantError(err, "ResourceNotFoundException", "")
+		_, err = a.DescribeContributorInsights(h.Ctx, &dynamodb.DescribeContributorInsightsInput{TableName: aws.String(tbl + "_gone")})
+		h.WantError(err, "ResourceNotFoundException", "")
+
+		kin, err := a.DescribeKinesisStreamingDestination(h.Ctx, &dynamodb.DescribeKinesisStreamingDestinationInput{TableName: aws.String(tbl)})
+		h.Must(err)
+		if aws.ToString(kin.TableName) != tbl || len(kin.KinesisDataStreamDestinations) != 0 {
+			t.Fatalf("kinesis destinations of %s: %v", aws.ToString(kin.TableName), kin.KinesisDataStreamDestinations)
+		}
+		as, err := a.DescribeTableReplicaAutoScaling(h.Ctx, &dynamodb.DescribeTableReplicaAutoScalingInput{TableName: aws.String(tbl)})
+		h.Must(err)
+		if d := as.TableAutoScalingDescription; d == nil || aws.ToString(d.TableName) != tbl || d.TableStatus != types.TableStatusActive || len(d.Replicas) != 0 {
+			t.Fatalf("replica auto scaling %+v", d)
+		}
+	}})
+}
