@@ -99,6 +99,10 @@ func init() {
 			_, err = h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{tbl: ka}})
 			h.WantError(err, "ValidationException", "One or more parameter values were invalid: Duplicate value in attribute name: v")
 		}},
+		createError("EmptyKeyAttributeName", dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("", "S"), KeySchema: keySchema("")},
+			"Names of key attributes and attributes projected into an index must be between 1 and 255 characters, inclusive"),
+		createError("EmptyKeyAttributeNameUndefined", dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("")},
+			"Hash Key not specified in Attribute Definitions.  Type unknown."),
 		createError("NoAttributeDefinitions", dynamodb.CreateTableInput{AttributeDefinitions: []types.AttributeDefinition{}, KeySchema: keySchema("pk")}, "No Attribute Schema Defined"),
 		Case{"Messages/UpdateTableEmptyIndexUpdate", func(t *testing.T, h *H) {
 			tbl := h.HashTableByG()

@@ -16,6 +16,8 @@ func TestMessages_AbsentRequiredMembers(t *testing.T) {
 	createTable(t, db, "tbl", "")
 	_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl")})
 	wantAPIError(t, err, "ValidationException", "Item to put in PutItem cannot be null")
+	_, err = db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"tbl": {{PutRequest: &types.PutRequest{}}}}})
+	wantAPIError(t, err, "ValidationException", "The supplied Item contains a null AttributeValue")
 	_, err = db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String("tbl")})
 	wantAPIError(t, err, "ValidationException", "TimeToLiveSpecification cannot be null")
 	_, err = db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String("tbl"), TimeToLiveSpecification: &types.TimeToLiveSpecification{Enabled: aws.Bool(true)}})

@@ -15,7 +15,9 @@ const (
 	maxGSIs      = 20
 	maxLSIs      = 5
 	maxNonKey    = 100
-	arnPrefix    = "arn:aws:dynamodb:local:000000000000:table/"
+
+	msgKeyNameLength = "Names of key attributes and attributes projected into an index must be between 1 and 255 characters, inclusive"
+	arnPrefix        = "arn:aws:dynamodb:local:000000000000:table/"
 )
 
 func validName(s string) bool {
@@ -75,13 +77,12 @@ func keySchema(ks []types.KeySchemaElement, defs map[string]string, index bool) 
 			return "", "", validationError("Two keys can not have the same name")
 		}
 	}
-	for _, n := range []string{hash, rng} {
-		if n == "" && n == rng {
-			continue
-		}
-		if len(n) == 0 || len(n) > 255 {
-			return "", "", validationError("Names of key attributes and attributes projected into an index must be between 1 and 255 characters, inclusive")
-		}
+	names := []string{hash}
+	if len(ks) == 2 {
+		names = append(names, rng)
+	}
+	// attrDefs has checked the length of every defined name.
+	for _, n := range names {
 		if _, ok := defs[n]; !ok {
 			switch {
 			case index:
@@ -105,6 +106,9 @@ func attrDefs(ads []types.AttributeDefinition) (map[string]string, error) {
 			return nil, validationError("Member must satisfy enum value set: [B, N, S]")
 		}
 		n := aws.ToString(a.AttributeName)
+		if len(n) == 0 || len(n) > 255 {
+			return nil, validationError(msgKeyNameLength)
+		}
 		if _, dup := defs[n]; dup {
 			return nil, validationError("Cannot have two attributes with the same name")
 		}

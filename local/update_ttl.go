@@ -30,7 +30,7 @@ func (db *DB) updateTTL(_ context.Context, in *dynamodb.UpdateTimeToLiveInput) (
 	}
 	attr := aws.ToString(spec.AttributeName)
 	if len(attr) == 0 || len(attr) > 255 {
-		return nil, validationError("Names of key attributes and attributes projected into an index must be between 1 and 255 characters, inclusive")
+		return nil, validationError(msgKeyNameLength)
 	}
 	enable := aws.ToBool(spec.Enabled)
 	t, err := db.table(*in.TableName)

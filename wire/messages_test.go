@@ -57,7 +57,7 @@ func TestMessages_MatchDynamoDBLocal(t *testing.T) {
 			}
 		}
 		t.Cleanup(func() {
-			for _, tbl := range []string{"{H}", "{R}"} {
+			for _, tbl := range []string{"{H}", "{R}", "{X}"} {
 				probePost(t, endpoint, "DeleteTable", names.Replace(`{"TableName":"`+tbl+`"}`))
 			}
 		})
