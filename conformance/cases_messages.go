@@ -104,6 +104,29 @@ func init() {
 		createError("EmptyKeyAttributeNameUndefined", dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("")},
 			"Hash Key not specified in Attribute Definitions.  Type unknown."),
 		createError("NoAttributeDefinitions", dynamodb.CreateTableInput{AttributeDefinitions: []types.AttributeDefinition{}, KeySchema: keySchema("pk")}, "No Attribute Schema Defined"),
+		Case{"Messages/IndexExclusiveStartKey", func(t *testing.T, h *H) {
+			tbl := h.HashTableByG()
+			q := func(esk Item) error {
+				in := queryIn(tbl, "g = :g", Item{":g": S("a")})
+				in.IndexName, in.ExclusiveStartKey = aws.String("by_g"), esk
+				_, err := h.API.Query(h.Ctx, in)
+				return err
+			}
+			// A global index's start key: one attribute too many is an
+			// invalid key, an index key of the wrong type a type mismatch.
+			h.WantError(q(Item{"g": S("a"), "pk": S("a"), "x": S("y")}), "ValidationException", "The provided starting key is invalid")
+			h.WantError(q(Item{"g": N("1"), "pk": S("a")}), "ValidationException", "Type mismatch for attribute to update")
+			h.Must(q(Item{"g": S("a"), "pk": S("a")}))
+			// A local index's start key must have all three attributes.
+			lt := h.CreateTable(&dynamodb.CreateTableInput{
+				AttributeDefinitions: attrDefs("pk", "S", "sk", "N", "lk", "S"), KeySchema: keySchema("pk", "sk"),
+				LocalSecondaryIndexes: []types.LocalSecondaryIndex{lsi("by_lk", "pk", "lk", types.ProjectionTypeAll)},
+			})
+			in := queryIn(lt, "pk = :p", Item{":p": S("a")})
+			in.IndexName, in.ExclusiveStartKey = aws.String("by_lk"), Item{"pk": S("a"), "sk": N("1")}
+			_, err := h.API.Query(h.Ctx, in)
+			h.WantError(err, "ValidationException", "Exclusive Start Key must have same size as table's key schema")
+		}},
 		Case{"Messages/UpdateTableEmptyIndexUpdate", func(t *testing.T, h *H) {
 			tbl := h.HashTableByG()
 			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{TableName: aws.String(tbl), GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{}}})
