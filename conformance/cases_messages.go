@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -126,6 +127,54 @@ func init() {
 			in.IndexName, in.ExclusiveStartKey = aws.String("by_lk"), Item{"pk": S("a"), "sk": N("1")}
 			_, err := h.API.Query(h.Ctx, in)
 			h.WantError(err, "ValidationException", "Exclusive Start Key must have same size as table's key schema")
+		}},
+		Case{"Messages/KeyConditionRangeValueTooLarge", func(t *testing.T, h *H) {
+			tbl := h.RangeTable(types.ScalarAttributeTypeS)
+			for _, kc := range []string{"pk = :p AND sk > :s", "pk = :p AND begins_with(sk, :s)"} {
+				_, err := h.API.Query(h.Ctx, queryIn(tbl, kc, Item{":p": S("a"), ":s": S(Str(1025))}))
+				h.WantError(err, "ValidationException", "One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
+			}
+			// A partition key value past its limit matches nothing.
+			out, err := h.API.Query(h.Ctx, queryIn(tbl, "pk = :p", Item{":p": S(Str(2049))}))
+			h.Must(err)
+			if len(out.Items) != 0 {
+				t.Fatalf("%d items", len(out.Items))
+			}
+		}},
+		Case{"Messages/ProjectedAttributesLimit", func(t *testing.T, h *H) {
+			nk := func(prefix string) []string { return seq(prefix, 60) }
+			err := h.createErr(&dynamodb.CreateTableInput{
+				AttributeDefinitions: attrDefs("pk", "S", "g", "S"), KeySchema: keySchema("pk"),
+				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
+					gsi("one", "g", "", types.ProjectionTypeInclude, nk("a")...),
+					gsi("two", "g", "", types.ProjectionTypeInclude, nk("b")...),
+				},
+			})
+			h.WantError(err, "ValidationException", "No more than 20 attributes per table can be projected into Local Secondary Indices")
+			tbl := h.CreateTable(&dynamodb.CreateTableInput{
+				AttributeDefinitions: attrDefs("pk", "S", "g", "S"), KeySchema: keySchema("pk"),
+				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("one", "g", "", types.ProjectionTypeInclude, seq("a", 100)...)},
+			})
+			if n := len(h.Describe(tbl).GlobalSecondaryIndexes[0].Projection.NonKeyAttributes); n != 100 {
+				t.Fatalf("%d projected attributes, want 100", n)
+			}
+		}},
+		Case{"Messages/TooManyLocalIndexes", func(t *testing.T, h *H) {
+			defs := []string{"pk", "S", "sk", "S"}
+			var lsis []types.LocalSecondaryIndex
+			for i := range 6 {
+				a := fmt.Sprint("l", i)
+				defs = append(defs, a, "S")
+				lsis = append(lsis, lsi("by_"+a, "pk", a, types.ProjectionTypeKeysOnly))
+			}
+			err := h.createErr(&dynamodb.CreateTableInput{AttributeDefinitions: attrDefs(defs...), KeySchema: keySchema("pk", "sk"), LocalSecondaryIndexes: lsis})
+			h.WantError(err, "ValidationException", "Cannot have more than 5 local secondary indexes per table")
+		}},
+		Case{"Messages/ClientRequestTokenTooLong", func(t *testing.T, h *H) {
+			tbl := txFixture(h)
+			token := Str(37)
+			_, err := h.API.TransactWriteItems(h.Ctx, &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String(token), TransactItems: []types.TransactWriteItem{txPut(tbl, txItem("e", "1"))}})
+			h.WantError(err, "ValidationException", "Value "+token+" at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36")
 		}},
 		Case{"Messages/UpdateTableEmptyIndexUpdate", func(t *testing.T, h *H) {
 			tbl := h.HashTableByG()

@@ -228,6 +228,10 @@ func keyRange(m *tableMeta, ix *indexMeta, kr *expr.KeyRange, hashKey, hashType,
 		if err := checkCondValue(ix, rangeKey, rangeType, v); err != nil {
 			return nil, nil, nil, nil, err
 		}
+		if rangeValueTooLarge(v) {
+			// A hash value past its limit only matches nothing.
+			return nil, nil, nil, nil, validationError("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
+		}
 	}
 	id := uint32(baseIndex)
 	if ix != nil {
@@ -301,4 +305,16 @@ func showValue(v types.AttributeValue) string {
 		return "B:" + base64.StdEncoding.EncodeToString(x.Value)
 	}
 	return value.TypeOf(v).String()
+}
+
+// rangeValueTooLarge reports whether v, a sort key value of a key
+// condition, is larger than a sort key can be (1024 bytes).
+func rangeValueTooLarge(v types.AttributeValue) bool {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return len(v.Value) > 1024
+	case *types.AttributeValueMemberB:
+		return len(v.Value) > 1024
+	}
+	return false
 }

@@ -270,3 +270,17 @@ func (db *DB) stats(m *tableMeta) (*tableStats, error) {
 	}
 	return st, it.Error()
 }
+
+// checkProjectedCount checks DynamoDB's limit on the attributes a table's
+// indexes project besides their keys: 100 in all, counted per index. The
+// words are DynamoDB Local's, though they name 20 and local indexes.
+func checkProjectedCount(ixs []*indexMeta) error {
+	n := 0
+	for _, ix := range ixs {
+		n += len(ix.NonKey)
+	}
+	if n > maxNonKey {
+		return validationError("No more than 20 attributes per table can be projected into Local Secondary Indices")
+	}
+	return nil
+}

@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"slices"
 	"sort"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -217,6 +218,9 @@ func (db *DB) newGSI(nm *tableMeta, c *types.CreateGlobalSecondaryIndexAction, a
 	} else if c.ProvisionedThroughput != nil {
 		ix.RCU = aws.ToInt64(c.ProvisionedThroughput.ReadCapacityUnits)
 		ix.WCU = aws.ToInt64(c.ProvisionedThroughput.WriteCapacityUnits)
+	}
+	if err := checkProjectedCount(append(slices.Clone(nm.Indexes), ix)); err != nil {
+		return nil, err
 	}
 	nm.NextIndexID++
 	nm.Indexes = append(nm.Indexes, ix)
