@@ -30,6 +30,11 @@ type SideAPI interface {
 	UpdateContinuousBackups(ctx context.Context, in *dynamodb.UpdateContinuousBackupsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateContinuousBackupsOutput, error)
 }
 
+var (
+	_ SideAPI   = (*dynamodb.Client)(nil)
+	_ absentAPI = (*dynamodb.Client)(nil)
+)
+
 // side returns the backend's side operations, failing the case when it
 // has none.
 func (h *H) side() SideAPI {

@@ -8,8 +8,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/timetable-db/timetable/conformance"
 	"github.com/timetable-db/timetable/local"
 )
+
+// The engine has the side operations the conformance cases call.
+var _ conformance.SideAPI = (*local.DB)(nil)
 
 func tableARN(t testing.TB, db *local.DB, name string) string {
 	t.Helper()
