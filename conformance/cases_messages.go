@@ -176,6 +176,17 @@ func init() {
 			_, err := h.API.TransactWriteItems(h.Ctx, &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String(token), TransactItems: []types.TransactWriteItem{txPut(tbl, txItem("e", "1"))}})
 			h.WantError(err, "ValidationException", "Value "+token+" at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36")
 		}},
+		Case{"Messages/UpdateTableValidation", func(t *testing.T, h *H) {
+			tbl := h.HashTable()
+			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{TableName: aws.String(tbl), AttributeDefinitions: attrDefs("x", "S")})
+			h.WantError(err, "ValidationException", "Nothing to update")
+			_, err = h.UpdateTable(&dynamodb.UpdateTableInput{TableName: aws.String(tbl), BillingMode: types.BillingModeProvisioned})
+			h.WantError(err, "ValidationException", "No provisioned throughput specified for the table")
+			_, err = h.UpdateTable(&dynamodb.UpdateTableInput{TableName: aws.String(tbl), AttributeDefinitions: attrDefs("pk", "N"),
+				GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Create: &types.CreateGlobalSecondaryIndexAction{
+					IndexName: aws.String("by_pk"), KeySchema: keySchema("pk"), Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}}})
+			h.WantError(err, "ValidationException", "invalid attribute, SchemaElement redefined should be of same type as previously defined")
+		}},
 		Case{"Messages/UpdateTableEmptyIndexUpdate", func(t *testing.T, h *H) {
 			tbl := h.HashTableByG()
 			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{TableName: aws.String(tbl), GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{}}})

@@ -41,10 +41,13 @@ func (db *DB) updateTable(t *table, in *dynamodb.UpdateTableInput) (*dynamodb.Up
 		case types.BillingModePayPerRequest:
 			nm.BillingMode = string(in.BillingMode)
 			nm.RCU, nm.WCU = 0, 0
+			for _, ix := range nm.Indexes {
+				ix.RCU, ix.WCU = 0, 0
+			}
 		case types.BillingModeProvisioned:
 			nm.BillingMode = string(in.BillingMode)
 			if in.ProvisionedThroughput == nil {
-				return nil, validationError("One or more parameter values were invalid: ProvisionedThroughput must be specified when BillingMode is PROVISIONED")
+				return nil, validationError("No provisioned throughput specified for the table")
 			}
 		default:
 			return nil, validationf("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
@@ -117,6 +120,10 @@ func (db *DB) updateTable(t *table, in *dynamodb.UpdateTableInput) (*dynamodb.Up
 					return nil, notFound("Requested resource not found")
 				}
 				if pt := u.Update.ProvisionedThroughput; pt != nil {
+					if nm.BillingMode == string(types.BillingModePayPerRequest) {
+						// DynamoDB's words; DynamoDB Local answers InternalFailure.
+						return nil, validationf("The only Updates for index: %s when TableThroughputMode is PAY_PER_REQUEST can be to OnDemandThroughput, WarmThroughput", ix.Name)
+					}
 					r, w, err := throughput(pt, "global secondary index")
 					if err != nil {
 						return nil, err
@@ -127,7 +134,16 @@ func (db *DB) updateTable(t *table, in *dynamodb.UpdateTableInput) (*dynamodb.Up
 		}
 		changed = true
 	}
-	if !changed && in.AttributeDefinitions == nil && in.StreamSpecification == nil && in.SSESpecification == nil {
+	if nm.BillingMode == string(types.BillingModeProvisioned) && m.BillingMode != nm.BillingMode {
+		// Each global index needs its throughput from this request
+		// (DynamoDB Local answers InternalFailure).
+		for _, ix := range nm.Indexes {
+			if ix.Global && ix != created && (ix.RCU < 1 || ix.WCU < 1) {
+				return nil, validationError("No provisioned throughput specified for the global secondary index")
+			}
+		}
+	}
+	if !changed && in.StreamSpecification == nil && in.SSESpecification == nil {
 		return nil, validationError("Nothing to update")
 	}
 	nm.prepare()
@@ -195,7 +211,7 @@ func (db *DB) newGSI(nm *tableMeta, c *types.CreateGlobalSecondaryIndexAction, a
 	}
 	for _, a := range nm.Attrs {
 		if t, ok := defs[a.Name]; ok && t != a.Type {
-			return nil, validationf("One or more parameter values were invalid: Attribute %s is defined with type %s but the table defines it as %s", a.Name, t, a.Type)
+			return nil, validationError("invalid attribute, SchemaElement redefined should be of same type as previously defined")
 		}
 		defs[a.Name] = a.Type
 	}
