@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -95,6 +96,13 @@ func (db *DB) batchGet(_ context.Context, in *dynamodb.BatchGetItemInput) (*dyna
 		}
 	}
 	for _, r := range reqs {
+		// BatchGetItem words a repeated name in AttributesToGet apart
+		// from the other reads (DynamoDB Local's words).
+		for i, n := range r.ka.AttributesToGet {
+			if slices.Contains(r.ka.AttributesToGet[:i], n) {
+				return nil, validationf("One or more parameter values were invalid: Duplicate value in attribute name: %s", n)
+			}
+		}
 		var err error
 		if r.proj, err = r.m.readProjection(r.ka.ProjectionExpression, r.ka.AttributesToGet, r.ka.ExpressionAttributeNames); err != nil {
 			return nil, err

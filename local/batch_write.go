@@ -60,6 +60,8 @@ func (db *DB) batchWrite(ctx context.Context, in *dynamodb.BatchWriteItemInput) 
 			switch {
 			case (wr.PutRequest == nil) == (wr.DeleteRequest == nil):
 				return nil, validationError("Supplied AttributeValue has more than one datatypes set, must contain exactly one of the supported datatypes")
+			case wr.PutRequest != nil && wr.PutRequest.Item == nil:
+				err = validationError("The supplied Item contains a null AttributeValue")
 			case wr.PutRequest != nil:
 				w, err = db.preparePut(m, wr.PutRequest.Item, &writeRequest{})
 			default:

@@ -31,6 +31,7 @@ type tableMeta struct {
 	TTLAttr     string       `json:"ttlAttr,omitempty"` // TTL enabled on this attribute when non-empty
 	NextIndexID uint32       `json:"nextIndexID"`
 	Protected   bool         `json:"deletionProtection,omitempty"`
+	Tags        []tag        `json:"tags,omitempty"` // sorted by key (tags.go)
 
 	// TTLPending is set while UpdateTimeToLive is enabling TTL on a table
 	// whose existing items have not yet been entered in the TTL queue.
@@ -91,6 +92,7 @@ func (m *tableMeta) prepare() {
 func (m *tableMeta) clone() *tableMeta {
 	c := *m
 	c.Attrs = slices.Clone(m.Attrs)
+	c.Tags = slices.Clone(m.Tags)
 	c.Indexes = make([]*indexMeta, len(m.Indexes))
 	for i, ix := range m.Indexes {
 		cx := *ix

@@ -54,6 +54,9 @@ func (db *DB) newTableMeta(in *dynamodb.CreateTableInput) (*tableMeta, error) {
 	if err := checkTableName(in.TableName); err != nil {
 		return nil, err
 	}
+	if len(in.AttributeDefinitions) == 0 {
+		return nil, validationError("No Attribute Schema Defined")
+	}
 	defs, err := attrDefs(in.AttributeDefinitions)
 	if err != nil {
 		return nil, err
@@ -81,7 +84,7 @@ func (db *DB) newTableMeta(in *dynamodb.CreateTableInput) (*tableMeta, error) {
 		return nil, validationError("Local Secondary indices are not allowed on hash tables, only hash and range tables")
 	}
 	if len(in.LocalSecondaryIndexes) > maxLSIs {
-		return nil, validationf("One or more parameter values were invalid: Number of LocalSecondaryIndexes exceeds per-table limit of %d", maxLSIs)
+		return nil, validationf("Cannot have more than %d local secondary indexes per table", maxLSIs)
 	}
 	if len(in.GlobalSecondaryIndexes) > maxGSIs {
 		return nil, validationf("One or more parameter values were invalid: GlobalSecondaryIndex count exceeds the per-table limit of %d", maxGSIs)
@@ -174,6 +177,12 @@ func (db *DB) newTableMeta(in *dynamodb.CreateTableInput) (*tableMeta, error) {
 		m.BillingMode = string(types.BillingModePayPerRequest)
 	default:
 		return nil, validationf("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
+	}
+	if err := checkProjectedCount(m.Indexes); err != nil {
+		return nil, err
+	}
+	if m.Tags, err = checkTags(in.Tags); err != nil {
+		return nil, err
 	}
 	m.prepare()
 	return m, nil

@@ -55,7 +55,12 @@
 // lock, read the old item, apply the condition and update, stage the item,
 // its index entries and TTL entry, commit); read.go pages Query and Scan;
 // store.go reads and writes encoded items; catalog.go and table.go hold
-// table definitions; errors.go the errors; ttl.go the sweeper; token.go the
+// table definitions; tags.go the tags, which live in a table's definition;
+// backups.go, describe_limits.go and absent_features.go the side
+// operations (continuous backups, quotas, and the empty answers about
+// backups, exports, imports, global tables, Contributor Insights, Kinesis
+// destinations and replica auto scaling, which the engine lacks); errors.go
+// the errors; ttl.go the sweeper; token.go the
 // ClientRequestToken cache. DynamoDB's value semantics (type names,
 // equality, order, numbers) live in internal/value and internal/number,
 // which the expression evaluator (internal/expr) and the key codec

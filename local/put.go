@@ -16,6 +16,9 @@ func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(
 
 func (db *DB) putItem(ctx context.Context, in *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {
 	attrs, consumed, err := db.writeOne(ctx, in.TableName, in.ReturnValues, in.ReturnConsumedCapacity, func(m *tableMeta) (*itemWrite, error) {
+		if in.Item == nil {
+			return nil, validationError("Item to put in PutItem cannot be null")
+		}
 		return db.preparePut(m, in.Item, &writeRequest{cond: in.ConditionExpression, expected: in.Expected, op: in.ConditionalOperator,
 			names: in.ExpressionAttributeNames, values: in.ExpressionAttributeValues, rv: in.ReturnValues, onFail: in.ReturnValuesOnConditionCheckFailure})
 	})

@@ -56,7 +56,7 @@ func (db *DB) query(t *table, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, e
 	if err != nil {
 		return nil, err
 	}
-	if in.KeyConditionExpression == nil && len(in.KeyConditions) == 0 {
+	if in.KeyConditionExpression == nil && in.KeyConditions == nil {
 		return nil, validationError("Either the KeyConditions or KeyConditionExpression parameter must be specified in the request.")
 	}
 	sp, err := newSpec(m, in.IndexName, in.Select, in.ConsistentRead)
@@ -99,7 +99,7 @@ func (db *DB) query(t *table, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, e
 			return nil, validationError("ExpressionAttributeValues can only be specified when using expressions: FilterExpression and KeyConditionExpression are null")
 		}
 	}
-	if len(in.KeyConditions) > 0 {
+	if in.KeyConditions != nil && in.KeyConditionExpression == nil {
 		if kc, err = expr.KeyConditions(in.KeyConditions); err != nil {
 			return nil, err
 		}
@@ -162,7 +162,11 @@ func (db *DB) query(t *table, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, e
 	if attrs, ok := conditionAttrs(filter); ok {
 		for _, a := range attrs {
 			if a == hashKey || (rangeKey != "" && a == rangeKey) {
-				return nil, validationf("Filter Expression can only contain non-primary key attributes: Primary key attribute: %s", a)
+				what := "Filter Expression"
+				if len(in.QueryFilter) > 0 {
+					what = "QueryFilter"
+				}
+				return nil, validationf("%s can only contain non-primary key attributes: Primary key attribute: %s", what, a)
 			}
 		}
 	}
@@ -223,6 +227,10 @@ func keyRange(m *tableMeta, ix *indexMeta, kr *expr.KeyRange, hashKey, hashType,
 		}
 		if err := checkCondValue(ix, rangeKey, rangeType, v); err != nil {
 			return nil, nil, nil, nil, err
+		}
+		if rangeValueTooLarge(v) {
+			// A hash value past its limit only matches nothing.
+			return nil, nil, nil, nil, validationError("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
 		}
 	}
 	id := uint32(baseIndex)
@@ -297,4 +305,16 @@ func showValue(v types.AttributeValue) string {
 		return "B:" + base64.StdEncoding.EncodeToString(x.Value)
 	}
 	return value.TypeOf(v).String()
+}
+
+// rangeValueTooLarge reports whether v, a sort key value of a key
+// condition, is larger than a sort key can be (1024 bytes).
+func rangeValueTooLarge(v types.AttributeValue) bool {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberS:
+		return len(v.Value) > 1024
+	case *types.AttributeValueMemberB:
+		return len(v.Value) > 1024
+	}
+	return false
 }

@@ -341,14 +341,19 @@ func (sp *readSpec) startKey(esk Item) ([]byte, error) {
 	if err := nullAttr(esk); err != nil {
 		return nil, err
 	}
-	if ix == nil {
-		n := 1
-		if m.Range != "" {
-			n = 2
+	// The attributes of the key: the table's, and an index's. A start
+	// key of a table or a local index must have exactly as many
+	// (DynamoDB Local's size check); one of a global index is only
+	// checked attribute by attribute, and an attribute too many is an
+	// invalid key.
+	keyAttrs := map[string]bool{m.Hash: true}
+	for _, a := range []string{m.Range, ixAttr(ix, true), ixAttr(ix, false)} {
+		if a != "" {
+			keyAttrs[a] = true
 		}
-		if len(esk) != n {
-			return nil, validationError("Exclusive Start Key must have same size as table's key schema")
-		}
+	}
+	if (ix == nil || !ix.Global) && len(esk) != len(keyAttrs) {
+		return nil, validationError("Exclusive Start Key must have same size as table's key schema")
 	}
 	for _, a := range []string{m.Hash, m.Range} {
 		if _, ok := esk[a]; a != "" && !ok {
@@ -370,7 +375,13 @@ func (sp *readSpec) startKey(esk Item) ([]byte, error) {
 			return nil, validationError("The provided starting key is invalid")
 		}
 	}
+	if len(esk) != len(keyAttrs) {
+		return nil, validationError("The provided starting key is invalid")
+	}
 	if err := (&tableMeta{Indexes: []*indexMeta{ix}}).checkIndexKeys(esk); err != nil {
+		if strings.Contains(err.Error(), "Type mismatch") {
+			return nil, validationError("Type mismatch for attribute to update")
+		}
 		return nil, validationError("The provided starting key is invalid")
 	}
 	ek, _, ok := m.indexEntry(ix, esk, k)
@@ -378,4 +389,15 @@ func (sp *readSpec) startKey(esk Item) ([]byte, error) {
 		return nil, validationError("The provided starting key is invalid")
 	}
 	return ek, nil
+}
+
+// ixAttr returns the hash (or range) attribute of index ix, "" for none.
+func ixAttr(ix *indexMeta, hash bool) string {
+	switch {
+	case ix == nil:
+		return ""
+	case hash:
+		return ix.Hash
+	}
+	return ix.Range
 }

@@ -15,7 +15,9 @@ const (
 	maxGSIs      = 20
 	maxLSIs      = 5
 	maxNonKey    = 100
-	arnPrefix    = "arn:aws:dynamodb:local:000000000000:table/"
+
+	msgKeyNameLength = "Names of key attributes and attributes projected into an index must be between 1 and 255 characters, inclusive"
+	arnPrefix        = "arn:aws:dynamodb:local:000000000000:table/"
 )
 
 func validName(s string) bool {
@@ -75,13 +77,12 @@ func keySchema(ks []types.KeySchemaElement, defs map[string]string, index bool) 
 			return "", "", validationError("Two keys can not have the same name")
 		}
 	}
-	for _, n := range []string{hash, rng} {
-		if n == "" && n == rng {
-			continue
-		}
-		if len(n) == 0 || len(n) > 255 {
-			return "", "", validationError("Names of key attributes and attributes projected into an index must be between 1 and 255 characters, inclusive")
-		}
+	names := []string{hash}
+	if len(ks) == 2 {
+		names = append(names, rng)
+	}
+	// attrDefs has checked the length of every defined name.
+	for _, n := range names {
 		if _, ok := defs[n]; !ok {
 			switch {
 			case index:
@@ -105,6 +106,9 @@ func attrDefs(ads []types.AttributeDefinition) (map[string]string, error) {
 			return nil, validationError("Member must satisfy enum value set: [B, N, S]")
 		}
 		n := aws.ToString(a.AttributeName)
+		if len(n) == 0 || len(n) > 255 {
+			return nil, validationError(msgKeyNameLength)
+		}
 		if _, dup := defs[n]; dup {
 			return nil, validationError("Cannot have two attributes with the same name")
 		}
@@ -265,4 +269,18 @@ func (db *DB) stats(m *tableMeta) (*tableStats, error) {
 		st.bytes[id] += int64(itemSize(item))
 	}
 	return st, it.Error()
+}
+
+// checkProjectedCount checks DynamoDB's limit on the attributes a table's
+// indexes project besides their keys: 100 in all, counted per index. The
+// words are DynamoDB Local's, though they name 20 and local indexes.
+func checkProjectedCount(ixs []*indexMeta) error {
+	n := 0
+	for _, ix := range ixs {
+		n += len(ix.NonKey)
+	}
+	if n > maxNonKey {
+		return validationError("No more than 20 attributes per table can be projected into Local Secondary Indices")
+	}
+	return nil
 }

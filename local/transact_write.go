@@ -78,7 +78,7 @@ func (db *DB) transactWrite(ctx context.Context, in *dynamodb.TransactWriteItems
 	token := aws.ToString(in.ClientRequestToken)
 	if token != "" {
 		if len(token) > 36 {
-			return nil, validationError("1 validation error detected: Value at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36")
+			return nil, validationf("Value %s at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36", token)
 		}
 		fp = fingerprint(ops)
 	}

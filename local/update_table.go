@@ -2,6 +2,7 @@ package local
 
 import (
 	"context"
+	"slices"
 	"sort"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -40,10 +41,13 @@ func (db *DB) updateTable(t *table, in *dynamodb.UpdateTableInput) (*dynamodb.Up
 		case types.BillingModePayPerRequest:
 			nm.BillingMode = string(in.BillingMode)
 			nm.RCU, nm.WCU = 0, 0
+			for _, ix := range nm.Indexes {
+				ix.RCU, ix.WCU = 0, 0
+			}
 		case types.BillingModeProvisioned:
 			nm.BillingMode = string(in.BillingMode)
 			if in.ProvisionedThroughput == nil {
-				return nil, validationError("One or more parameter values were invalid: ProvisionedThroughput must be specified when BillingMode is PROVISIONED")
+				return nil, validationError("No provisioned throughput specified for the table")
 			}
 		default:
 			return nil, validationf("1 validation error detected: Value '%s' at 'billingMode' failed to satisfy constraint: Member must satisfy enum value set: [PROVISIONED, PAY_PER_REQUEST]", in.BillingMode)
@@ -70,6 +74,13 @@ func (db *DB) updateTable(t *table, in *dynamodb.UpdateTableInput) (*dynamodb.Up
 	if len(in.GlobalSecondaryIndexUpdates) > 0 {
 		creates, deletes := 0, 0
 		for _, u := range in.GlobalSecondaryIndexUpdates {
+			switch n := countNonNil(u.Create != nil, u.Update != nil, u.Delete != nil); {
+			case n == 0:
+				return nil, validationError("Update global secondary index action is null")
+			case n > 1:
+				// DynamoDB Local answers InternalFailure; these are our words.
+				return nil, validationError("One or more parameter values were invalid: A GlobalSecondaryIndexUpdate must hold one of Create, Update or Delete")
+			}
 			if u.Create != nil {
 				creates++
 			}
@@ -109,6 +120,10 @@ func (db *DB) updateTable(t *table, in *dynamodb.UpdateTableInput) (*dynamodb.Up
 					return nil, notFound("Requested resource not found")
 				}
 				if pt := u.Update.ProvisionedThroughput; pt != nil {
+					if nm.BillingMode == string(types.BillingModePayPerRequest) {
+						// DynamoDB's words; DynamoDB Local answers InternalFailure.
+						return nil, validationf("The only Updates for index: %s when TableThroughputMode is PAY_PER_REQUEST can be to OnDemandThroughput, WarmThroughput", ix.Name)
+					}
 					r, w, err := throughput(pt, "global secondary index")
 					if err != nil {
 						return nil, err
@@ -119,7 +134,16 @@ func (db *DB) updateTable(t *table, in *dynamodb.UpdateTableInput) (*dynamodb.Up
 		}
 		changed = true
 	}
-	if !changed && in.AttributeDefinitions == nil && in.StreamSpecification == nil && in.SSESpecification == nil {
+	if nm.BillingMode == string(types.BillingModeProvisioned) && m.BillingMode != nm.BillingMode {
+		// Each global index needs its throughput from this request
+		// (DynamoDB Local answers InternalFailure).
+		for _, ix := range nm.Indexes {
+			if ix.Global && ix != created && (ix.RCU < 1 || ix.WCU < 1) {
+				return nil, validationError("No provisioned throughput specified for the global secondary index")
+			}
+		}
+	}
+	if !changed && in.StreamSpecification == nil && in.SSESpecification == nil {
 		return nil, validationError("Nothing to update")
 	}
 	nm.prepare()
@@ -165,6 +189,9 @@ func (db *DB) updateTable(t *table, in *dynamodb.UpdateTableInput) (*dynamodb.Up
 
 // newGSI validates a GSI creation and adds it to nm.
 func (db *DB) newGSI(nm *tableMeta, c *types.CreateGlobalSecondaryIndexAction, ads []types.AttributeDefinition) (*indexMeta, error) {
+	if c.IndexName == nil {
+		return nil, validationError("Invalid global secondary index name")
+	}
 	if len(ads) == 0 {
 		return nil, validationError("No Attribute Schema Defined")
 	}
@@ -184,7 +211,7 @@ func (db *DB) newGSI(nm *tableMeta, c *types.CreateGlobalSecondaryIndexAction, a
 	}
 	for _, a := range nm.Attrs {
 		if t, ok := defs[a.Name]; ok && t != a.Type {
-			return nil, validationf("One or more parameter values were invalid: Attribute %s is defined with type %s but the table defines it as %s", a.Name, t, a.Type)
+			return nil, validationError("invalid attribute, SchemaElement redefined should be of same type as previously defined")
 		}
 		defs[a.Name] = a.Type
 	}
@@ -207,6 +234,9 @@ func (db *DB) newGSI(nm *tableMeta, c *types.CreateGlobalSecondaryIndexAction, a
 	} else if c.ProvisionedThroughput != nil {
 		ix.RCU = aws.ToInt64(c.ProvisionedThroughput.ReadCapacityUnits)
 		ix.WCU = aws.ToInt64(c.ProvisionedThroughput.WriteCapacityUnits)
+	}
+	if err := checkProjectedCount(append(slices.Clone(nm.Indexes), ix)); err != nil {
+		return nil, err
 	}
 	nm.NextIndexID++
 	nm.Indexes = append(nm.Indexes, ix)
@@ -294,4 +324,15 @@ func hasKeyTypes(item Item, ix *indexMeta) bool {
 		}
 	}
 	return true
+}
+
+// countNonNil counts the true values of set.
+func countNonNil(set ...bool) int {
+	n := 0
+	for _, b := range set {
+		if b {
+			n++
+		}
+	}
+	return n
 }

@@ -23,11 +23,14 @@ func (db *DB) updateTTL(_ context.Context, in *dynamodb.UpdateTimeToLiveInput) (
 	}
 	spec := in.TimeToLiveSpecification
 	if spec == nil {
-		return nil, validationError("1 validation error detected: Value null at 'timeToLiveSpecification' failed to satisfy constraint: Member must not be null")
+		return nil, validationError("TimeToLiveSpecification cannot be null")
+	}
+	if spec.AttributeName == nil {
+		return nil, validationError("AttributeName cannot be null when time to live is being enabled")
 	}
 	attr := aws.ToString(spec.AttributeName)
 	if len(attr) == 0 || len(attr) > 255 {
-		return nil, validationError("Names of key attributes and attributes projected into an index must be between 1 and 255 characters, inclusive")
+		return nil, validationError(msgKeyNameLength)
 	}
 	enable := aws.ToBool(spec.Enabled)
 	t, err := db.table(*in.TableName)

@@ -192,7 +192,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out := getBuf()
 	defer putBuf(out)
 	e := encoder{buf: *out}
-	if err := h.serve(r.Context(), op, body, &e); err != nil {
+	ctx := r.Context()
+	if op.needsHost {
+		ctx = context.WithValue(ctx, hostKey{}, r.Host)
+	}
+	if err := h.serve(ctx, op, body, &e); err != nil {
 		var status int
 		e.buf, status = appendError(e.buf[:0], err)
 		if status >= 500 {

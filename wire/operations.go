@@ -16,6 +16,9 @@ import (
 type operation struct {
 	name  string
 	serve func(ctx context.Context, body []byte, e *encoder) error
+
+	// needsHost asks ServeHTTP for the request's Host in ctx (hostKey).
+	needsHost bool
 }
 
 // apiMethod is the shape of every timetable.API method as a method
@@ -92,6 +95,7 @@ func operations(api timetable.API) map[string]*operation {
 			add(op)
 		}
 	}
+	add(describeEndpointsOp())
 	return ops
 }
 

@@ -140,6 +140,11 @@ func (k *KeyCondition) Resolve(hashKey, rangeKey string) (*KeyRange, error) {
 	r.HashValue = hash.values[0]
 	if rng != nil {
 		if rng.op < 0 {
+			if rng.unusable != "" {
+				// NULL and NOT_NULL, which DynamoDB words as for a
+				// hash key (see KeyConditions).
+				return nil, errorf("Only scalar types can be used as Range Key values")
+			}
 			return nil, errorf("Attempted conditional constraint is not an indexable operation")
 		}
 		r.Op = rng.op

@@ -55,6 +55,13 @@ func legacyCond(name string, op types.ComparisonOperator, list []types.Attribute
 			return nil, errorf(msgInvalid+"ComparisonOperator %s is not valid for %s AttributeValue type", op, t)
 		}
 	}
+	if op == types.ComparisonOperatorIn {
+		for _, v := range list[1:] {
+			if value.TypeOf(v) != value.TypeOf(list[0]) {
+				return nil, errorf(msgInvalid + "AttributeValues inside AttributeValueList must be of same type")
+			}
+		}
+	}
 	if op == types.ComparisonOperatorBetween {
 		if value.TypeOf(list[0]) != value.TypeOf(list[1]) {
 			return nil, errorf(msgInvalid + "AttributeValues inside AttributeValueList must be of same type")
@@ -146,7 +153,9 @@ func Expected(expected map[string]types.ExpectedAttributeValue, op types.Conditi
 			if e.Value != nil {
 				list = []types.AttributeValue{e.Value}
 			}
-			if spec, ok := legacyArgs[e.ComparisonOperator]; ok && spec.n != 0 && len(list) == 0 {
+			// A missing list is worded apart from an empty one, and
+			// before an unknown operator, as DynamoDB Local does.
+			if spec, ok := legacyArgs[e.ComparisonOperator]; (!ok || spec.n != 0) && list == nil {
 				return nil, errorf(msgInvalid+"Value or AttributeValueList must be used with ComparisonOperator: %s for Attribute: %s", e.ComparisonOperator, name)
 			}
 			c, err = legacyCond(name, e.ComparisonOperator, list)

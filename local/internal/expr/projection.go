@@ -111,14 +111,14 @@ func (n *projNode) child(s step) *projNode {
 }
 
 // AttributesToGet returns the projection of the legacy AttributesToGet
-// parameter: the named top-level attributes. Duplicates are an error, as in
-// DynamoDB.
+// parameter: the named top-level attributes. Duplicates are an error, worded
+// as DynamoDB Local words it.
 func AttributesToGet(names []string) (*Projection, error) {
 	paths := make([]path, len(names))
 	for i, n := range names {
 		for _, m := range names[:i] {
 			if m == n {
-				return nil, errorf("One or more parameter values were invalid: Duplicate value in attribute name: %s", n)
+				return nil, errorf("Cannot have two attributes with the same name")
 			}
 		}
 		paths[i] = path{{name: n, index: -1}}
