@@ -60,6 +60,13 @@ check "create-table" "$table	pk	RANGE" "$got"
 got=$(ddb list-tables --query "contains(TableNames, '$table')" --output text)
 check "list-tables" "True" "$got"
 
+# A stream of new and old images from here on: its records are read at the end.
+got=$(ddb update-table --table-name "$table" \
+	--stream-specification StreamEnabled=true,StreamViewType=NEW_AND_OLD_IMAGES \
+	--query 'TableDescription.StreamSpecification.StreamViewType' --output text)
+check "update-table enables a stream" "NEW_AND_OLD_IMAGES" "$got"
+stream_arn=$(ddb describe-table --table-name "$table" --query 'Table.LatestStreamArn' --output text)
+
 for ts in 100 200 300 400; do
 	ddb put-item --table-name "$table" \
 		--item "{\"pk\":{\"S\":\"SENSOR#1\"},\"ts\":{\"N\":\"$ts\"},\"temp\":{\"N\":\"2$((ts / 100)).5\"},\"unit\":{\"S\":\"C\"}}"
@@ -109,6 +116,38 @@ check "update-item" "1	F	9" "$got"
 ddb delete-item --table-name "$table" --key '{"pk":{"S":"SENSOR#1"},"ts":{"N":"100"}}'
 got=$(ddb scan --table-name "$table" --select COUNT --query Count --output text)
 check "delete-item then scan count" "4" "$got"
+
+# PartiQL: a SELECT that is a Query, with parameters; INSERT, a second
+# INSERT of the same key, and UPDATE with RETURNING.
+got=$(ddb execute-statement --statement "SELECT ts, temp FROM \"$table\" WHERE pk = ? AND ts > ?" \
+	--parameters '[{"S":"SENSOR#1"},{"N":"250"}]' \
+	--query '[length(Items), join(`,`, Items[].ts.N), Items[0].temp.N]' --output text)
+check "execute-statement SELECT" "2	300,400	23.5" "$got"
+
+ddb execute-statement --statement "INSERT INTO \"$table\" VALUE {'pk': 'SENSOR#3', 'ts': 1, 'temp': 5}" >/dev/null
+if out=$(ddb execute-statement --statement "INSERT INTO \"$table\" VALUE {'pk': 'SENSOR#3', 'ts': 1}" 2>&1); then
+	check "execute-statement INSERT of an existing item" "DuplicateItem" "success"
+fi
+got=$(grep -o DuplicateItem <<<"$out" | head -n 1 || true)
+check "execute-statement INSERT of an existing item" "DuplicateItem" "$got"
+
+got=$(ddb execute-statement --statement "UPDATE \"$table\" SET temp = temp + 1 WHERE pk = 'SENSOR#3' AND ts = 1 RETURNING ALL NEW *" \
+	--query 'Items[0].temp.N' --output text)
+check "execute-statement UPDATE ... RETURNING" "6" "$got"
+
+# The stream: one shard, and a record for each change above, in order (the
+# put that failed its condition made none).
+streams() { "${AWS_CLI:-aws}" dynamodbstreams --endpoint-url "$endpoint" --output json "$@"; }
+got=$(streams list-streams --table-name "$table" --query 'length(Streams)' --output text)
+check "dynamodbstreams list-streams" "1" "$got"
+shard=$(streams describe-stream --stream-arn "$stream_arn" --query 'StreamDescription.Shards[0].ShardId' --output text)
+iterator=$(streams get-shard-iterator --stream-arn "$stream_arn" --shard-id "$shard" \
+	--shard-iterator-type TRIM_HORIZON --query ShardIterator --output text)
+got=$(streams get-records --shard-iterator "$iterator" --query 'join(`,`, Records[].eventName)' --output text)
+check "dynamodbstreams get-records" "INSERT,INSERT,INSERT,INSERT,INSERT,MODIFY,REMOVE,INSERT,MODIFY" "$got"
+got=$(streams get-records --shard-iterator "$iterator" \
+	--query 'Records[5].dynamodb.[OldImage.unit, NewImage.unit.S, Keys.pk.S]' --output text)
+check "dynamodbstreams get-records: old and new images" "None	F	SENSOR#2" "$got"
 
 ddb delete-table --table-name "$table" >/dev/null
 created=
