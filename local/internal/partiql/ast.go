@@ -41,12 +41,14 @@ type Order struct {
 // Insert is INSERT INTO Table VALUE Value.
 type Insert struct {
 	Table string
+	Index string // set only to be refused: writes go to tables
 	Value Expr
 }
 
 // Update is UPDATE Table SET ... REMOVE ... WHERE Where [RETURNING ...].
 type Update struct {
 	Table     string
+	Index     string // set only to be refused
 	Actions   []Action
 	Where     Expr
 	Returning Returning
@@ -61,6 +63,7 @@ type Action struct {
 // Delete is DELETE FROM Table WHERE Where [RETURNING ALL OLD *].
 type Delete struct {
 	Table     string
+	Index     string // set only to be refused
 	Where     Expr
 	Returning Returning
 }
@@ -178,6 +181,13 @@ func (*Call) expr()    {}
 
 func quoteName(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
 
+func target(table, index string) string {
+	if index == "" {
+		return quoteName(table)
+	}
+	return quoteName(table) + "." + quoteName(index)
+}
+
 func quoteString(s string) string { return `'` + strings.ReplaceAll(s, `'`, `''`) + `'` }
 
 func (s *Select) String() string {
@@ -194,11 +204,7 @@ func (s *Select) String() string {
 		}
 	}
 	b.WriteString(" FROM ")
-	b.WriteString(quoteName(s.Table))
-	if s.Index != "" {
-		b.WriteString(".")
-		b.WriteString(quoteName(s.Index))
-	}
+	b.WriteString(target(s.Table, s.Index))
 	if s.Where != nil {
 		b.WriteString(" WHERE ")
 		b.WriteString(s.Where.String())
@@ -220,13 +226,13 @@ func (s *Select) String() string {
 }
 
 func (s *Insert) String() string {
-	return "INSERT INTO " + quoteName(s.Table) + " VALUE " + s.Value.String()
+	return "INSERT INTO " + target(s.Table, s.Index) + " VALUE " + s.Value.String()
 }
 
 func (s *Update) String() string {
 	var b strings.Builder
 	b.WriteString("UPDATE ")
-	b.WriteString(quoteName(s.Table))
+	b.WriteString(target(s.Table, s.Index))
 	for _, a := range s.Actions {
 		if a.Value == nil {
 			b.WriteString(" REMOVE ")
@@ -245,7 +251,7 @@ func (s *Update) String() string {
 }
 
 func (s *Delete) String() string {
-	return "DELETE FROM " + quoteName(s.Table) + " WHERE " + s.Where.String() + s.Returning.clause()
+	return "DELETE FROM " + target(s.Table, s.Index) + " WHERE " + s.Where.String() + s.Returning.clause()
 }
 
 func (s *Exists) String() string { return "EXISTS(" + s.Select.String() + ")" }
@@ -323,3 +329,58 @@ func (e *Is) String() string {
 }
 
 func (e *Call) String() string { return e.Name + "(" + joinExprs(e.Args) + ")" }
+
+// Params returns how many ? placeholders st holds.
+func Params(st Statement) int {
+	n := 0
+	var walk func(e Expr)
+	walkAll := func(es []Expr) {
+		for _, x := range es {
+			walk(x)
+		}
+	}
+	walk = func(e Expr) {
+		switch x := e.(type) {
+		case *Param:
+			n = max(n, x.N+1)
+		case *List:
+			walkAll(x.Elems)
+		case *Set:
+			walkAll(x.Elems)
+		case *Map:
+			for _, en := range x.Entries {
+				walk(en.Value)
+			}
+		case *Binary:
+			walk(x.L)
+			walk(x.R)
+		case *Not:
+			walk(x.X)
+		case *Between:
+			walkAll([]Expr{x.X, x.Lo, x.Hi})
+		case *In:
+			walk(x.X)
+			walkAll(x.List)
+		case *Is:
+			walk(x.X)
+		case *Call:
+			walkAll(x.Args)
+		}
+	}
+	switch s := st.(type) {
+	case *Select:
+		walk(s.Where)
+	case *Insert:
+		walk(s.Value)
+	case *Update:
+		for _, a := range s.Actions {
+			walk(a.Value)
+		}
+		walk(s.Where)
+	case *Delete:
+		walk(s.Where)
+	case *Exists:
+		walk(s.Select.Where)
+	}
+	return n
+}

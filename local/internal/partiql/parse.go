@@ -246,7 +246,8 @@ func (p *parser) statement() Statement {
 		return p.selectRest()
 	case p.acceptWord("INSERT"):
 		p.expectWord("INTO")
-		st := &Insert{Table: p.name()}
+		st := &Insert{}
+		st.Table, st.Index = p.target()
 		p.expectWord("VALUE")
 		st.Value = p.expr()
 		return st
@@ -254,7 +255,8 @@ func (p *parser) statement() Statement {
 		return p.updateRest()
 	case p.acceptWord("DELETE"):
 		p.expectWord("FROM")
-		st := &Delete{Table: p.name()}
+		st := &Delete{}
+		st.Table, st.Index = p.target()
 		p.expectWord("WHERE")
 		st.Where = p.expr()
 		st.Returning = p.returning()
@@ -279,10 +281,7 @@ func (p *parser) selectRest() *Select {
 		}
 	}
 	p.expectWord("FROM")
-	st.Table = p.name()
-	if p.accept(".") {
-		st.Index = p.name()
-	}
+	st.Table, st.Index = p.target()
 	if p.acceptWord("WHERE") {
 		st.Where = p.expr()
 	}
@@ -305,7 +304,8 @@ func (p *parser) selectRest() *Select {
 }
 
 func (p *parser) updateRest() *Update {
-	st := &Update{Table: p.name()}
+	st := &Update{}
+	st.Table, st.Index = p.target()
 	for {
 		switch {
 		case p.acceptWord("SET"):
@@ -361,6 +361,15 @@ func (p *parser) returning() Returning {
 	}
 	p.expect("*")
 	return Returning(which + " " + age)
+}
+
+// target reads a table name, and an index name after a dot.
+func (p *parser) target() (table, index string) {
+	table = p.name()
+	if p.accept(".") {
+		index = p.name()
+	}
+	return table, index
 }
 
 // name reads a table, index or attribute name: a bare identifier that is
