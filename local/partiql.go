@@ -16,6 +16,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/timetable-db/timetable/local/internal/codec"
+	"github.com/timetable-db/timetable/local/internal/expr"
 	"github.com/timetable-db/timetable/local/internal/partiql"
 	"github.com/timetable-db/timetable/local/internal/value"
 )
@@ -32,7 +33,8 @@ import (
 //   - INSERT puts an item that must not exist (DuplicateItemException).
 //   - UPDATE and DELETE need equalities on the whole primary key in WHERE;
 //     the rest of WHERE is the write's condition. UPDATE also requires the
-//     item to exist (ConditionalCheckFailedException). RETURNING returns the
+//     item to exist (ConditionalCheckFailedException); a DELETE of a
+//     missing item succeeds whatever its conditions, as in DynamoDB Local. RETURNING returns the
 //     item as ReturnValues would, in Items.
 //
 // Parameters fill the ? placeholders in order; a request with fewer is a
@@ -85,6 +87,9 @@ func (db *DB) executeStatement(ctx context.Context, in *dynamodb.ExecuteStatemen
 // parseStatement parses a statement and checks that params fill its
 // placeholders.
 func parseStatement(text string, params []types.AttributeValue) (partiql.Statement, error) {
+	if err := checkParams(params); err != nil {
+		return nil, err
+	}
 	st, err := partiql.Parse(text)
 	if err != nil {
 		return nil, validationError(msgPQSyntax + text)
@@ -93,6 +98,17 @@ func parseStatement(text string, params []types.AttributeValue) (partiql.Stateme
 		return nil, validationError(msgPQParams)
 	}
 	return st, nil
+}
+
+// checkParams validates a statement's parameters as DynamoDB validates
+// attribute values, first of all.
+func checkParams(params []types.AttributeValue) error {
+	for _, p := range params {
+		if msg := expr.ValidateValue(p); msg != "" {
+			return validationError(msg)
+		}
+	}
+	return nil
 }
 
 // pqWriteOp translates an INSERT, UPDATE, DELETE or EXISTS to the
@@ -132,7 +148,7 @@ func (db *DB) pqWriteOp(st partiql.Statement, params []types.AttributeValue, onF
 			return nil, err
 		}
 		op.kind, op.key = "put", v.(*types.AttributeValueMemberM).Value
-		if err := checkPQKey(m, op.key); err != nil {
+		if err := checkPQKey(m, op.key, false); err != nil {
 			return nil, err
 		}
 		op.req.cond = aws.String("attribute_not_exists(" + b.name(m.Hash) + ")")
@@ -152,6 +168,11 @@ func (db *DB) pqWriteOp(st partiql.Statement, params []types.AttributeValue, onF
 			return nil, err
 		}
 		op.kind = "delete"
+		if len(rest) > 0 {
+			// DynamoDB Local deletes a missing item whatever the
+			// conditions: they hold on the item when it exists.
+			exists = "attribute_not_exists(" + b.name(m.Hash) + ") OR "
+		}
 		op.req.rv = returnValue(st.Returning)
 	case *partiql.Exists:
 		if st.Select.Where == nil {
@@ -163,7 +184,30 @@ func (db *DB) pqWriteOp(st partiql.Statement, params []types.AttributeValue, onF
 		op.kind = "check"
 		exists = "attribute_exists(" + b.name(m.Hash) + ")"
 	}
+	if len(rest) > 0 {
+		// DynamoDB Local checks the conditions before the key's types.
+		cb := newPQExprs(params)
+		c, err := cb.andAll(rest, "")
+		if err != nil {
+			return nil, err
+		}
+		if _, err := cb.compiler().Condition(c); err != nil {
+			return nil, stripExprKind(err)
+		}
+	}
 	if op.kind != "put" {
+		if err := checkPQKey(m, op.key, true); err != nil {
+			return nil, err
+		}
+	}
+	if op.kind == "delete" && exists != "" {
+		c, err := b.andAll(rest, "")
+		if err != nil {
+			return nil, err
+		}
+		c = exists + wrap(c)
+		op.req.cond = &c
+	} else if op.kind != "put" {
 		c, err := b.andAll(rest, exists)
 		if err != nil {
 			return nil, err
@@ -256,6 +300,27 @@ func newPQProjection(paths []*partiql.Path) (*pqProjection, error) {
 	return p, nil
 }
 
+// checkProjected checks that the index sp reads projects the attributes
+// of p, as a Query's projection (a local index fetches the others).
+func (p *pqProjection) checkProjected(sp *readSpec) error {
+	if p == nil || sp.ix == nil {
+		return nil
+	}
+	b := newPQExprs(nil)
+	texts := make([]string, len(p.paths))
+	for i, path := range p.paths {
+		texts[i] = b.path(path)
+	}
+	compiled, err := b.compiler().Projection(strings.Join(texts, ", "))
+	if err != nil {
+		return stripExprKind(err)
+	}
+	sp.proj = projector{p: compiled}
+	err = sp.checkProjectionProjected()
+	sp.proj = projector{}
+	return err
+}
+
 // apply returns the projection of item; nil p returns it whole.
 func (p *pqProjection) apply(item Item) Item {
 	if p == nil {
@@ -320,6 +385,9 @@ func (db *DB) pqSelect(st *partiql.Select, in *dynamodb.ExecuteStatementInput, l
 	}
 	proj, err := newPQProjection(st.Projection)
 	if err != nil {
+		return nil, err
+	}
+	if err := proj.checkProjected(sp); err != nil {
 		return nil, err
 	}
 	b := newPQExprs(in.Parameters)
@@ -446,6 +514,23 @@ func pqPlan(m *tableMeta, ix *indexMeta, st *partiql.Select, params []types.Attr
 			}
 		}
 	}
+	// The types of the key values, in the order of DynamoDB Local's hash
+	// map of the key attributes.
+	for _, name := range expr.JavaOrder([]string{hashKey, rangeKey}) {
+		switch {
+		case name == "":
+		case name == hashKey:
+			for _, v := range hashVals {
+				if err := pqKeyType(hashKey, hashType, v); err != nil {
+					return nil, false, false, err
+				}
+			}
+		case rangeCond != nil && hashVals != nil:
+			if _, err := newPQExprs(params).rangeCond(rangeCond, rangeKey, rangeType); err != nil {
+				return nil, false, false, err
+			}
+		}
+	}
 	if len(st.OrderBy) > 0 {
 		if st.Where == nil {
 			return nil, false, false, validationError("Must have WHERE clause in the statement when using ORDER BY clause.")
@@ -476,8 +561,8 @@ func pqPlan(m *tableMeta, ix *indexMeta, st *partiql.Select, params []types.Attr
 	}
 	var ks []keyed
 	for _, v := range hashVals {
-		if value.TypeOf(v).String() != hashType {
-			return nil, false, false, validationError(msgPQKeyType + hashKey)
+		if err := pqKeyType(hashKey, hashType, v); err != nil {
+			return nil, false, false, err
 		}
 		enc, err := codec.AppendKey(nil, v)
 		if err != nil {
@@ -574,8 +659,8 @@ func (b *pqExprs) rangeCond(c partiql.Expr, rangeKey, rangeType string) (string,
 		if begins && t != "S" && t != "B" {
 			return "", validationError("Incorrect operand type for operator or function; operator or function: begins_with, operand type: " + t)
 		}
-		if t != rangeType {
-			return "", validationError(msgPQKeyType + rangeKey)
+		if err := pqKeyType(rangeKey, rangeType, v); err != nil {
+			return "", err
 		}
 	}
 	return b.cond(c)

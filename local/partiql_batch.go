@@ -170,6 +170,9 @@ func (db *DB) pqBatchGet(st *partiql.Select, params []types.AttributeValue) (typ
 		return r, validationError("Only single item select is supported")
 	}
 	key, rest, err := newPQExprs(params).itemKey(m, st.Where)
+	if err == nil && len(rest) == 0 {
+		err = checkPQKey(m, key, true)
+	}
 	if err != nil || len(rest) > 0 || len(st.OrderBy) > 0 {
 		var ae smithy.APIError
 		if err == nil || (errors.As(err, &ae) && ae.ErrorMessage() == msgPQKeyEquality) {
@@ -248,6 +251,9 @@ func (db *DB) executeTransaction(ctx context.Context, in *dynamodb.ExecuteTransa
 	reads, writes := 0, 0
 	for i, s := range in.TransactStatements {
 		if err := checkReturnOnFailure(s.ReturnValuesOnConditionCheckFailure); err != nil {
+			return nil, err
+		}
+		if err := checkParams(s.Parameters); err != nil {
 			return nil, err
 		}
 		st, err := partiql.Parse(aws.ToString(s.Statement))
@@ -369,6 +375,9 @@ func (db *DB) pqTransactGet(stmts []partiql.Statement, in *dynamodb.ExecuteTrans
 		var rest []partiql.Expr
 		if sel.Where != nil && sel.Index == "" {
 			key, rest, err = newPQExprs(in.TransactStatements[i].Parameters).itemKey(m, sel.Where)
+			if err == nil && len(rest) == 0 {
+				err = checkPQKey(m, key, true)
+			}
 		}
 		if sel.Where == nil || sel.Index != "" || err != nil || len(rest) > 0 {
 			var ae smithy.APIError

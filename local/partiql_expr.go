@@ -95,7 +95,11 @@ func (b *pqExprs) literal(e partiql.Expr) (types.AttributeValue, error) {
 	case *partiql.String:
 		return &types.AttributeValueMemberS{Value: x.V}, nil
 	case *partiql.Number:
-		return &types.AttributeValueMemberN{Value: x.V}, nil
+		n, err := checkNumber(x.V)
+		if err != nil {
+			return nil, err
+		}
+		return &types.AttributeValueMemberN{Value: n}, nil
 	case *partiql.Bool:
 		return &types.AttributeValueMemberBOOL{Value: x.V}, nil
 	case *partiql.Null:
@@ -240,7 +244,7 @@ func (b *pqExprs) cond(e partiql.Expr) (string, error) {
 			if err != nil {
 				return "", err
 			}
-			return "(" + l + ") " + x.Op + " (" + r + ")", nil
+			return wrap(l) + " " + x.Op + " " + wrap(r), nil
 		case "+", "-":
 			return "", validationError(msgPQBoolean)
 		}
@@ -258,7 +262,7 @@ func (b *pqExprs) cond(e partiql.Expr) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return "NOT (" + c + ")", nil
+		return "NOT " + wrap(c), nil
 	case *partiql.Between:
 		ops, err := b.operands(x.X, x.Lo, x.Hi)
 		if err != nil {
@@ -423,7 +427,7 @@ func keyTerm(c partiql.Expr) (string, partiql.Expr, bool) {
 
 // itemKey takes from the WHERE clause of a statement on one item the
 // equalities on the table's key attributes; it returns the key and the
-// other conditions.
+// other conditions. The caller checks the key's types (checkPQKey).
 func (b *pqExprs) itemKey(m *tableMeta, where partiql.Expr) (Item, []partiql.Expr, error) {
 	key := Item{}
 	var rest []partiql.Expr
@@ -441,16 +445,19 @@ func (b *pqExprs) itemKey(m *tableMeta, where partiql.Expr) (Item, []partiql.Exp
 	if key[m.Hash] == nil || (m.Range != "" && key[m.Range] == nil) {
 		return nil, nil, validationError(msgPQKeyEquality)
 	}
-	if err := checkPQKey(m, key); err != nil {
-		return nil, nil, err
-	}
 	return key, rest, nil
 }
 
 // checkPQKey checks the types of the key attributes of item against the
-// key schema, with PartiQL's words.
-func checkPQKey(m *tableMeta, item Item) error {
-	for _, k := range [2][2]string{{m.Hash, m.HashType}, {m.Range, m.RangeType}} {
+// key schema, with PartiQL's words: an INSERT's (byWhere false) in the
+// order of the key schema, a WHERE clause's in the order of DynamoDB
+// Local's hash map of them.
+func checkPQKey(m *tableMeta, item Item, byWhere bool) error {
+	order := [2][2]string{{m.Hash, m.HashType}, {m.Range, m.RangeType}}
+	if byWhere && m.Range != "" && expr.JavaOrder([]string{m.Hash, m.Range})[0] == m.Range {
+		order[0], order[1] = order[1], order[0]
+	}
+	for _, k := range order {
 		if k[0] == "" {
 			continue
 		}
@@ -458,11 +465,44 @@ func checkPQKey(m *tableMeta, item Item) error {
 		if !ok {
 			return validationError(msgPQKeyMissing + k[0])
 		}
-		if value.TypeOf(v).String() != k[1] {
-			return validationError(msgPQKeyType + k[0])
+		if err := pqKeyType(k[0], k[1], v); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// pqKeyType checks the value v of key attribute name, of type typ.
+func pqKeyType(name, typ string, v types.AttributeValue) error {
+	switch t := value.TypeOf(v).String(); {
+	case t != "S" && t != "N" && t != "B":
+		return validationf("Key value must be of type S, N, or B. Key name: %s, Key type: %s", name, t)
+	case t != typ:
+		return validationError(msgPQKeyType + name)
+	}
+	return nil
+}
+
+// wrap parenthesizes an expression this file built, unless parentheses
+// enclose it already (DynamoDB refuses redundant ones). The expressions
+// hold no literal text, only placeholders, so parentheses are all syntax.
+func wrap(s string) string {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 && i < len(s)-1 {
+				return "(" + s + ")"
+			}
+		}
+	}
+	if strings.HasPrefix(s, "(") {
+		return s
+	}
+	return "(" + s + ")"
 }
 
 // andAll joins conditions with AND; "" for none.
@@ -476,7 +516,7 @@ func (b *pqExprs) andAll(cs []partiql.Expr, first string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		parts = append(parts, "("+s+")")
+		parts = append(parts, wrap(s))
 	}
 	return strings.Join(parts, " AND "), nil
 }
