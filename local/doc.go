@@ -56,7 +56,11 @@
 // its index entries and TTL entry, commit); read.go pages Query and Scan;
 // store.go reads and writes encoded items; catalog.go and table.go hold
 // table definitions; errors.go the errors; ttl.go the sweeper; token.go the
-// ClientRequestToken cache. DynamoDB's value semantics (type names,
+// ClientRequestToken cache. partiql.go (ExecuteStatement), partiql_batch.go
+// (BatchExecuteStatement, ExecuteTransaction) and partiql_expr.go run PartiQL
+// statements, parsed by internal/partiql, as the engine's own Query, Scan and
+// writes: WHERE clauses, SET values and projections become expressions for
+// internal/expr. DynamoDB's value semantics (type names,
 // equality, order, numbers) live in internal/value and internal/number,
 // which the expression evaluator (internal/expr) and the key codec
 // (internal/codec) share with this package.

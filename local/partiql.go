@@ -184,14 +184,25 @@ func (db *DB) pqWriteOp(st partiql.Statement, params []types.AttributeValue, onF
 		op.kind = "check"
 		exists = "attribute_exists(" + b.name(m.Hash) + ")"
 	}
+	// DynamoDB Local checks the conditions, then an update's paths, before
+	// the key's types.
 	if len(rest) > 0 {
-		// DynamoDB Local checks the conditions before the key's types.
 		cb := newPQExprs(params)
 		c, err := cb.andAll(rest, "")
 		if err != nil {
 			return nil, err
 		}
 		if _, err := cb.compiler().Condition(c); err != nil {
+			return nil, stripExprKind(err)
+		}
+	}
+	if u, ok := st.(*partiql.Update); ok {
+		ub := newPQExprs(params)
+		text, err := ub.update(u.Actions)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := ub.compiler().Update(text); err != nil {
 			return nil, stripExprKind(err)
 		}
 	}
@@ -360,8 +371,7 @@ func pathValue(item Item, path *partiql.Path) types.AttributeValue {
 // pqPart is one key range a SELECT reads: a partition (narrowed by the
 // sort key condition) of a Query, or the whole table or index of a Scan.
 type pqPart struct {
-	lower, upper   []byte
-	fwdEnd, revEnd []byte
+	lower, upper []byte
 }
 
 // pqSelect runs a SELECT: the plan (Query of the partitions the WHERE
@@ -400,8 +410,15 @@ func (db *DB) pqSelect(st *partiql.Select, in *dynamodb.ExecuteStatementInput, l
 			return nil, stripExprKind(err)
 		}
 	}
+	// DynamoDB Local evaluates the filter of a read of an index that does
+	// not project all attributes on the table's item, as its Scan does.
+	if ix := sp.ix; ix != nil && ix.Projection != "ALL" {
+		if attrs, ok := conditionAttrs(sp.filter); ok && len(notProjected(ix, attrs)) > 0 {
+			sp.filterFetch = true
+		}
+	}
 	sp.limit = limit
-	parts, query, reverse, err := pqPlan(m, sp.ix, st, in.Parameters)
+	parts, _, reverse, err := pqPlan(m, sp.ix, st, in.Parameters)
 	if err != nil {
 		return nil, err
 	}
@@ -437,16 +454,9 @@ func (db *DB) pqSelect(st *partiql.Select, in *dynamodb.ExecuteStatementInput, l
 		for _, item := range r.items {
 			out.Items = append(out.Items, proj.apply(item))
 		}
+		// Unlike Query, DynamoDB Local returns a NextToken whenever a page
+		// ends on Limit, also on the last item of a partition.
 		last := r.lastRaw
-		if query {
-			end := p.fwdEnd
-			if reverse {
-				end = p.revEnd
-			}
-			if (sp.ix == nil && m.Range == "") || (sp.ix == nil && end != nil && last != nil && bytes.HasPrefix(last, end)) {
-				last = nil
-			}
-		}
 		if last != nil {
 			out.NextToken = aws.String(encodePQToken(i, last))
 			break
@@ -590,11 +600,11 @@ func pqPlan(m *tableMeta, ix *indexMeta, st *partiql.Select, params []types.Attr
 		if err != nil {
 			return nil, false, false, stripExprKind(err)
 		}
-		lower, upper, fwdEnd, revEnd, err := keyRange(m, ix, kr, hashKey, hashType, rangeKey, rangeType)
+		lower, upper, _, _, err := keyRange(m, ix, kr, hashKey, hashType, rangeKey, rangeType)
 		if err != nil {
 			return nil, false, false, stripPrefix(err)
 		}
-		parts = append(parts, pqPart{lower, upper, fwdEnd, revEnd})
+		parts = append(parts, pqPart{lower, upper})
 	}
 	return parts, true, reverse, nil
 }

@@ -99,7 +99,7 @@ func (b *pqExprs) literal(e partiql.Expr) (types.AttributeValue, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &types.AttributeValueMemberN{Value: n}, nil
+		return &types.AttributeValueMemberN{Value: decimalText(x.V, n)}, nil
 	case *partiql.Bool:
 		return &types.AttributeValueMemberBOOL{Value: x.V}, nil
 	case *partiql.Null:
@@ -135,6 +135,25 @@ func (b *pqExprs) literal(e partiql.Expr) (types.AttributeValue, error) {
 		return b.set(x)
 	}
 	return nil, validationError(msgPQBoolean)
+}
+
+// decimalText spells a number literal as DynamoDB Local does (as Java's
+// BigDecimal prints it): as written, without leading zeros or the sign of
+// a zero, when it has no exponent; otherwise canonical. Stored items hold
+// canonical numbers whatever the spelling; error messages show this one.
+func decimalText(lit, canonical string) string {
+	if strings.ContainsAny(lit, "eE") {
+		return canonical
+	}
+	neg := strings.HasPrefix(lit, "-")
+	s := strings.TrimPrefix(lit, "-")
+	for len(s) > 1 && s[0] == '0' && s[1] != '.' {
+		s = s[1:]
+	}
+	if neg && strings.Trim(s, "0.") != "" {
+		s = "-" + s
+	}
+	return s
 }
 
 // set evaluates <<...>>: strings, numbers or binaries, all of one kind.

@@ -118,9 +118,15 @@ func (g *Generator) partiQL() (*dynamodb.ExecuteStatementInput, bool) {
 func (g *Generator) pqSelect(s *pqStmt, t *Table, in *dynamodb.ExecuteStatementInput) bool {
 	s.w("SELECT ")
 	star := true
+	// DynamoDB Local fails a nested projection of an index with an
+	// InternalFailure (docs/compat.md): those go to the table.
+	onTable := g.r.IntN(10)
 	if chance(g.r, 0.3) {
 		star = false
-		attrs := []string{"pk", "sk", "a", "m.x", "lst[0]", "ss", "b"}
+		attrs := []string{"pk", "sk", "a", "ss", "b"}
+		if onTable != 6 {
+			attrs = append(attrs, "m.x", "lst[0]")
+		}
 		g.r.Shuffle(len(attrs), func(i, j int) { attrs[i], attrs[j] = attrs[j], attrs[i] })
 		paths := attrs[:1+g.r.IntN(3)]
 		for i, p := range paths {
@@ -134,7 +140,7 @@ func (g *Generator) pqSelect(s *pqStmt, t *Table, in *dynamodb.ExecuteStatementI
 	}
 	anyOrder := false
 	var where []string
-	switch n := g.r.IntN(10); {
+	switch n := onTable; {
 	case n < 5: // a Query of the table
 		s.w(" FROM ", quoted(t.Name))
 		pk := sv(pick(g.r, pkVals))
@@ -165,15 +171,16 @@ func (g *Generator) pqSelect(s *pqStmt, t *Table, in *dynamodb.ExecuteStatementI
 		s.w(" FROM ", quoted(t.Name))
 		anyOrder = true
 	}
-	if chance(g.r, 0.5) {
+	// DynamoDB Local sorts only the page it read and fails ORDER BY with
+	// a filter or a projection (docs/compat.md), so ORDER BY goes alone.
+	orderBy := !anyOrder && star && chance(g.r, 0.2)
+	if !orderBy && chance(g.r, 0.5) {
 		where = append(where, s.cond(1))
 	}
 	if len(where) > 0 {
 		s.w(" WHERE ", strings.Join(where, " AND "))
 	}
-	if !anyOrder && star && chance(g.r, 0.2) {
-		// DynamoDB Local sorts only the page it read (docs/compat.md), so
-		// ORDER BY goes without Limit.
+	if orderBy {
 		s.w(` ORDER BY "sk" DESC`)
 		return false
 	}
