@@ -397,9 +397,6 @@ func (db *DB) pqSelect(st *partiql.Select, in *dynamodb.ExecuteStatementInput, l
 	if err != nil {
 		return nil, err
 	}
-	if err := proj.checkProjected(sp); err != nil {
-		return nil, err
-	}
 	b := newPQExprs(in.Parameters)
 	if st.Where != nil {
 		c, err := b.cond(st.Where)
@@ -409,6 +406,9 @@ func (db *DB) pqSelect(st *partiql.Select, in *dynamodb.ExecuteStatementInput, l
 		if sp.filter, err = b.compiler().Filter(c); err != nil {
 			return nil, stripExprKind(err)
 		}
+	}
+	if err := proj.checkProjected(sp); err != nil {
+		return nil, err
 	}
 	// DynamoDB Local evaluates the filter of a read of an index that does
 	// not project all attributes on the table's item, as its Scan does.

@@ -238,13 +238,9 @@ func (b *pqExprs) call(x *partiql.Call) (string, error) {
 	if !ok {
 		return "", unknownFunction(x.Name)
 	}
-	args := make([]string, len(x.Args))
-	for i, a := range x.Args {
-		s, err := b.operand(a)
-		if err != nil {
-			return "", err
-		}
-		args[i] = s
+	args, err := b.operands(x.Args...)
+	if err != nil {
+		return "", err
 	}
 	return fn + "(" + strings.Join(args, ", ") + ")", nil
 }
@@ -267,15 +263,11 @@ func (b *pqExprs) cond(e partiql.Expr) (string, error) {
 		case "+", "-":
 			return "", validationError(msgPQBoolean)
 		}
-		l, err := b.operand(x.L)
+		ops, err := b.operands(x.L, x.R)
 		if err != nil {
 			return "", err
 		}
-		r, err := b.operand(x.R)
-		if err != nil {
-			return "", err
-		}
-		return l + " " + x.Op + " " + r, nil
+		return ops[0] + " " + x.Op + " " + ops[1], nil
 	case *partiql.Not:
 		c, err := b.cond(x.X)
 		if err != nil {
