@@ -234,6 +234,61 @@ func init() {
 		pqErrorCase("OverlappingProjection", `SELECT m.b[1], m.b FROM "%s"`, "~Two document paths overlap with each other"),
 		pqErrorCase("ExistsAlone", `EXISTS(SELECT * FROM "%s" WHERE pk = 'a' AND sk = 1)`, "EXISTS can only be used in ExecuteTransaction write requests."),
 
+		pqCase("Select/HashOnlyPages", func(h *H, _ string) {
+			tbl := h.HashTable()
+			h.PutMany(tbl, Item{"pk": S("a")}, Item{"pk": S("b")})
+			// A page that reaches Limit has a NextToken, though nothing
+			// follows; the next page is empty.
+			out, err := h.partiql().ExecuteStatement(h.Ctx, &dynamodb.ExecuteStatementInput{
+				Statement: aws.String(fmt.Sprintf(`SELECT * FROM "%s" WHERE pk = 'a'`, tbl)), Limit: aws.Int32(1)})
+			h.Must(err)
+			h.WantItems(out.Items, []Item{{"pk": S("a")}})
+			if out.NextToken == nil {
+				h.t.Fatal("no NextToken")
+			}
+			out, err = h.partiql().ExecuteStatement(h.Ctx, &dynamodb.ExecuteStatementInput{
+				Statement: aws.String(fmt.Sprintf(`SELECT * FROM "%s" WHERE pk = 'a'`, tbl)), Limit: aws.Int32(1), NextToken: out.NextToken})
+			h.Must(err)
+			h.WantItems(out.Items, []Item{})
+			if out.NextToken != nil {
+				h.t.Fatal("NextToken after the last page")
+			}
+		}),
+		Case{Name: "PartiQL/Select/KeysOnlyIndex", Run: func(t *testing.T, h *H) {
+			tbl := h.CreateTable(&dynamodb.CreateTableInput{
+				AttributeDefinitions:   attrDefs("pk", "S", "g", "S"),
+				KeySchema:              keySchema("pk"),
+				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{gsi("by_g", "g", "", types.ProjectionTypeKeysOnly)},
+			})
+			h.PutMany(tbl, Item{"pk": S("a"), "g": S("x"), "y": N("1")}, Item{"pk": S("b"), "g": S("x"), "y": N("2")})
+			// The condition on y, which the index does not project, is
+			// evaluated on the table's item; the index's entry is returned.
+			got := h.stmt(fmt.Sprintf(`SELECT * FROM "%s"."by_g" WHERE g = 'x' AND y = 2`, tbl))
+			h.WantItems(got, []Item{{"pk": S("b"), "g": S("x")}})
+			h.wantStmtError(fmt.Sprintf(`SELECT y FROM "%s"."by_g" WHERE g = 'x'`, tbl),
+				"One or more parameter values were invalid: Global secondary index by_g does not project [y]")
+		}},
+		pqCase("Delete/MissingWithCondition", func(h *H, tbl string) {
+			// The conditions of a DELETE hold on the item when it exists.
+			h.WantItems(h.stmt(fmt.Sprintf(`DELETE FROM "%s" WHERE pk = 'zz' AND sk = 1 AND x = 99`, tbl)), []Item{})
+		}),
+		pqCase("Error/InvalidParameter", func(h *H, tbl string) {
+			h.wantStmtError(fmt.Sprintf(`SELECT * FROM "%s" WHERE pk = 'a' AND x = ?`, tbl), "A value provided cannot be converted into a number", N("NaN"))
+			h.wantStmtError(fmt.Sprintf(`SELECT * FROM "%s" WHERE pk = 'a' AND x = ?`, tbl), "One or more parameter values were invalid: An string set  may not be empty", SS())
+		}),
+		pqCase("Error/KeyValueNotScalar", func(h *H, tbl string) {
+			h.wantStmtError(fmt.Sprintf(`DELETE FROM "%s" WHERE pk = ? AND sk = 1`, tbl), "Key value must be of type S, N, or B. Key name: pk, Key type: BOOL", BOOL(true))
+		}),
+		pqCase("Error/KeyTypesOrder", func(h *H, tbl string) {
+			// Both wrong: DynamoDB Local names sk first, whatever the order.
+			h.wantStmtError(fmt.Sprintf(`DELETE FROM "%s" WHERE pk = 1 AND sk = 'x'`, tbl), "Key attribute's data type should match its data type in table's schema: Key sk")
+			h.wantStmtError(fmt.Sprintf(`SELECT * FROM "%s" WHERE pk = 1 AND sk = 'x'`, tbl), "Key attribute's data type should match its data type in table's schema: Key sk")
+			h.wantStmtError(fmt.Sprintf(`INSERT INTO "%s" VALUE {'pk': 1, 'sk': 'x'}`, tbl), "Key attribute's data type should match its data type in table's schema: Key pk")
+		}),
+		pqCase("Error/ConditionBeforeKeyType", func(h *H, tbl string) {
+			h.wantStmtError(fmt.Sprintf(`UPDATE "%s" SET x = 1 WHERE pk = 1 AND sk = 1 AND x BETWEEN 'b' AND 'a'`, tbl),
+				"The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {S:b}, upper bound operand: AttributeValue: {S:a}")
+		}),
 		pqCase("Insert/Literals", func(h *H, tbl string) {
 			items := h.stmt(fmt.Sprintf(`INSERT INTO "%s" VALUE {'pk': 'c', 'sk': 1.50, 's': 'it''s', 'n': -2e2, 'b': false, 'z': NULL, 'l': [1, 'x', [true]], 'm': {'k': {'j': 'v'}}, 'ss': <<'x', 'y'>>, 'ns': <<1, 2>>}`, tbl))
 			h.WantItems(items, []Item{})
