@@ -276,6 +276,16 @@ func init() {
 			h.wantStmtError(fmt.Sprintf(`SELECT * FROM "%s" WHERE pk = 'a' AND x = ?`, tbl), "A value provided cannot be converted into a number", N("NaN"))
 			h.wantStmtError(fmt.Sprintf(`SELECT * FROM "%s" WHERE pk = 'a' AND x = ?`, tbl), "One or more parameter values were invalid: An string set  may not be empty", SS())
 		}),
+		pqCase("Error/StatementTooLong", func(h *H, tbl string) {
+			h.wantStmtError(fmt.Sprintf(`SELECT * FROM "%s" WHERE x = '%s'`, tbl, Str(8200)), "Member must have length less than or equal to 8192")
+		}),
+		pqCase("Error/TooManyInOperands", func(h *H, tbl string) {
+			list := "1"
+			for i := 2; i <= 120; i++ {
+				list += fmt.Sprintf(", %d", i)
+			}
+			h.wantStmtError(fmt.Sprintf(`SELECT * FROM "%s" WHERE x IN [%s]`, tbl, list), "The IN operator is provided with too many operands; number of operands: 120")
+		}),
 		pqCase("Error/KeyValueNotScalar", func(h *H, tbl string) {
 			h.wantStmtError(fmt.Sprintf(`DELETE FROM "%s" WHERE pk = ? AND sk = 1`, tbl), "Key value must be of type S, N, or B. Key name: pk, Key type: BOOL", BOOL(true))
 		}),

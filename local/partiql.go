@@ -87,6 +87,9 @@ func (db *DB) executeStatement(ctx context.Context, in *dynamodb.ExecuteStatemen
 // parseStatement parses a statement and checks that params fill its
 // placeholders.
 func parseStatement(text string, params []types.AttributeValue) (partiql.Statement, error) {
+	if err := checkStatementLength(text); err != nil {
+		return nil, err
+	}
 	if err := checkParams(params); err != nil {
 		return nil, err
 	}
@@ -98,6 +101,24 @@ func parseStatement(text string, params []types.AttributeValue) (partiql.Stateme
 		return nil, validationError(msgPQParams)
 	}
 	return st, nil
+}
+
+// maxStatementLen is the longest statement DynamoDB takes, in UTF-16
+// code units.
+const maxStatementLen = 8192
+
+func checkStatementLength(text string) error {
+	n := 0
+	for _, r := range text {
+		n++
+		if r > 0xFFFF {
+			n++
+		}
+	}
+	if n > maxStatementLen {
+		return validationError("Member must have length less than or equal to 8192")
+	}
+	return nil
 }
 
 // checkParams validates a statement's parameters as DynamoDB validates
@@ -418,7 +439,7 @@ func (db *DB) pqSelect(st *partiql.Select, in *dynamodb.ExecuteStatementInput, l
 		}
 	}
 	sp.limit = limit
-	parts, _, reverse, err := pqPlan(m, sp.ix, st, in.Parameters)
+	parts, reverse, err := pqPlan(m, sp.ix, st, in.Parameters)
 	if err != nil {
 		return nil, err
 	}
@@ -482,9 +503,8 @@ func addUsage(dst, src *usage) {
 // pqPlan returns the key ranges a SELECT reads: for each value of an
 // equality or IN on the partition key (in key order), the partition,
 // narrowed by the first condition on the sort key; or, without one, the
-// whole table or index. query reports the first case; reverse is ORDER BY
-// ... DESC.
-func pqPlan(m *tableMeta, ix *indexMeta, st *partiql.Select, params []types.AttributeValue) (parts []pqPart, query, reverse bool, err error) {
+// whole table or index. reverse is ORDER BY ... DESC.
+func pqPlan(m *tableMeta, ix *indexMeta, st *partiql.Select, params []types.AttributeValue) (parts []pqPart, reverse bool, err error) {
 	hashKey, hashType, rangeKey, rangeType := m.Hash, m.HashType, m.Range, m.RangeType
 	if ix != nil {
 		hashKey, hashType, rangeKey, rangeType = ix.Hash, ix.HashType, ix.Range, ix.RangeType
@@ -503,14 +523,14 @@ func pqPlan(m *tableMeta, ix *indexMeta, st *partiql.Select, params []types.Attr
 		if name, lit, ok := keyTerm(c); ok && name == hashKey {
 			v, err := b.literal(lit)
 			if err != nil {
-				return nil, false, false, err
+				return nil, false, err
 			}
 			hashVals = []types.AttributeValue{v}
 		} else if in, ok := c.(*partiql.In); ok && isTopPath(in.X, hashKey) && len(in.List) > 0 && allLiterals(in.List) {
 			for _, e := range in.List {
 				v, err := b.literal(e)
 				if err != nil {
-					return nil, false, false, err
+					return nil, false, err
 				}
 				hashVals = append(hashVals, v)
 			}
@@ -532,29 +552,29 @@ func pqPlan(m *tableMeta, ix *indexMeta, st *partiql.Select, params []types.Attr
 		case name == hashKey:
 			for _, v := range hashVals {
 				if err := pqKeyType(hashKey, hashType, v); err != nil {
-					return nil, false, false, err
+					return nil, false, err
 				}
 			}
 		case rangeCond != nil && hashVals != nil:
 			if _, err := newPQExprs(params).rangeCond(rangeCond, rangeKey, rangeType); err != nil {
-				return nil, false, false, err
+				return nil, false, err
 			}
 		}
 	}
 	if len(st.OrderBy) > 0 {
 		if st.Where == nil {
-			return nil, false, false, validationError("Must have WHERE clause in the statement when using ORDER BY clause.")
+			return nil, false, validationError("Must have WHERE clause in the statement when using ORDER BY clause.")
 		}
 		for _, o := range st.OrderBy {
 			if len(o.Path.Steps) != 1 || (o.Path.Steps[0].Name != hashKey && o.Path.Steps[0].Name != rangeKey) {
-				return nil, false, false, validationf("Variable reference %s in ORDER BY clause must be part of the primary key", o.Path.Steps[0].Name)
+				return nil, false, validationf("Variable reference %s in ORDER BY clause must be part of the primary key", o.Path.Steps[0].Name)
 			}
 			if o.Path.Steps[0].Name == rangeKey {
 				reverse = o.Desc
 			}
 		}
 		if hashVals == nil {
-			return nil, false, false, validationError("Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY clause.")
+			return nil, false, validationError("Must have at least one non-optional hash key condition in WHERE clause when using ORDER BY clause.")
 		}
 	}
 	id := uint32(baseIndex)
@@ -563,7 +583,7 @@ func pqPlan(m *tableMeta, ix *indexMeta, st *partiql.Select, params []types.Attr
 	}
 	if hashVals == nil {
 		p := appendDataPrefix(nil, m.ID, id)
-		return []pqPart{{lower: p, upper: keyEnd(p)}}, false, false, nil
+		return []pqPart{{lower: p, upper: keyEnd(p)}}, false, nil
 	}
 	type keyed struct {
 		enc []byte
@@ -572,11 +592,11 @@ func pqPlan(m *tableMeta, ix *indexMeta, st *partiql.Select, params []types.Attr
 	var ks []keyed
 	for _, v := range hashVals {
 		if err := pqKeyType(hashKey, hashType, v); err != nil {
-			return nil, false, false, err
+			return nil, false, err
 		}
 		enc, err := codec.AppendKey(nil, v)
 		if err != nil {
-			return nil, false, false, validationError(err.Error())
+			return nil, false, validationError(err.Error())
 		}
 		ks = append(ks, keyed{enc, v})
 	}
@@ -588,25 +608,25 @@ func pqPlan(m *tableMeta, ix *indexMeta, st *partiql.Select, params []types.Attr
 		if rangeCond != nil {
 			rc, err := kb.rangeCond(rangeCond, rangeKey, rangeType)
 			if err != nil {
-				return nil, false, false, err
+				return nil, false, err
 			}
 			kc += " AND " + rc
 		}
 		compiled, err := kb.compiler().KeyCondition(kc)
 		if err != nil {
-			return nil, false, false, stripExprKind(err)
+			return nil, false, stripExprKind(err)
 		}
 		kr, err := compiled.Resolve(hashKey, rangeKey)
 		if err != nil {
-			return nil, false, false, stripExprKind(err)
+			return nil, false, stripExprKind(err)
 		}
 		lower, upper, _, _, err := keyRange(m, ix, kr, hashKey, hashType, rangeKey, rangeType)
 		if err != nil {
-			return nil, false, false, stripPrefix(err)
+			return nil, false, stripPrefix(err)
 		}
 		parts = append(parts, pqPart{lower, upper})
 	}
-	return parts, true, reverse, nil
+	return parts, reverse, nil
 }
 
 func isTopPath(e partiql.Expr, name string) bool {

@@ -253,6 +253,9 @@ func (db *DB) executeTransaction(ctx context.Context, in *dynamodb.ExecuteTransa
 		if err := checkReturnOnFailure(s.ReturnValuesOnConditionCheckFailure); err != nil {
 			return nil, err
 		}
+		if err := checkStatementLength(aws.ToString(s.Statement)); err != nil {
+			return nil, err
+		}
 		if err := checkParams(s.Parameters); err != nil {
 			return nil, err
 		}
