@@ -286,6 +286,11 @@ func init() {
 			}
 			h.wantStmtError(fmt.Sprintf(`SELECT * FROM "%s" WHERE x IN [%s]`, tbl, list), "The IN operator is provided with too many operands; number of operands: 120")
 		}),
+		pqErrorCase("SortKeyIsNull", `SELECT * FROM "%s" WHERE pk = 'a' AND sk IS NULL`, "Key attribute's data type should match its data type in table's schema: Key sk"),
+		pqErrorCase("SortKeyEqualsNull", `SELECT * FROM "%s" WHERE pk = 'a' AND sk = NULL`, "Key attribute's data type should match its data type in table's schema: Key sk"),
+		pqErrorCase("PartitionKeyIsNull", `SELECT * FROM "%s" WHERE pk IS NULL`, "Key attribute's data type should match its data type in table's schema: Key pk"),
+		pqErrorCase("KeyIsNotNull", `SELECT * FROM "%s" WHERE pk = 'a' AND (sk IS NOT NULL OR x = 1)`, "One or more parameter values were invalid: Condition parameter type does not match schema type"),
+		pqErrorCase("ScanSortKeyIsNull", `SELECT * FROM "%s" WHERE sk IS NULL`, "One or more parameter values were invalid: Condition parameter type does not match schema type"),
 		pqCase("Error/KeyValueNotScalar", func(h *H, tbl string) {
 			h.wantStmtError(fmt.Sprintf(`DELETE FROM "%s" WHERE pk = ? AND sk = 1`, tbl), "Key value must be of type S, N, or B. Key name: pk, Key type: BOOL", BOOL(true))
 		}),

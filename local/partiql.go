@@ -544,6 +544,18 @@ func pqPlan(m *tableMeta, ix *indexMeta, st *partiql.Select, params []types.Attr
 			}
 		}
 	}
+	// DynamoDB Local reads "key IS NULL" as a key condition of type NULL
+	// (on the partition key, or on the sort key of a Query), and refuses
+	// other tests of a key attribute for NULL.
+	for _, c := range cs {
+		if is, ok := c.(*partiql.Is); ok && is.What == "NULL" && !is.Not &&
+			(isTopPath(is.X, hashKey) || (hashVals != nil && rangeKey != "" && isTopPath(is.X, rangeKey))) {
+			return nil, false, validationError(msgPQKeyType + is.X.(*partiql.Path).Steps[0].Name)
+		}
+	}
+	if st.Where != nil && nullTestOfKey(st.Where, hashKey, rangeKey) {
+		return nil, false, validationError("One or more parameter values were invalid: Condition parameter type does not match schema type")
+	}
 	// The types of the key values, in the order of DynamoDB Local's hash
 	// map of the key attributes.
 	for _, name := range expr.JavaOrder([]string{hashKey, rangeKey}) {
@@ -551,8 +563,8 @@ func pqPlan(m *tableMeta, ix *indexMeta, st *partiql.Select, params []types.Attr
 		case name == "":
 		case name == hashKey:
 			for _, v := range hashVals {
-				if err := pqKeyType(hashKey, hashType, v); err != nil {
-					return nil, false, err
+				if value.TypeOf(v).String() != hashType {
+					return nil, false, validationError(msgPQKeyType + hashKey)
 				}
 			}
 		case rangeCond != nil && hashVals != nil:
@@ -591,9 +603,6 @@ func pqPlan(m *tableMeta, ix *indexMeta, st *partiql.Select, params []types.Attr
 	}
 	var ks []keyed
 	for _, v := range hashVals {
-		if err := pqKeyType(hashKey, hashType, v); err != nil {
-			return nil, false, err
-		}
 		enc, err := codec.AppendKey(nil, v)
 		if err != nil {
 			return nil, false, validationError(err.Error())
@@ -627,6 +636,24 @@ func pqPlan(m *tableMeta, ix *indexMeta, st *partiql.Select, params []types.Attr
 		parts = append(parts, pqPart{lower, upper})
 	}
 	return parts, reverse, nil
+}
+
+// nullTestOfKey reports whether e tests a key attribute with IS [NOT]
+// NULL anywhere.
+func nullTestOfKey(e partiql.Expr, keys ...string) bool {
+	switch x := e.(type) {
+	case *partiql.Is:
+		for _, k := range keys {
+			if k != "" && x.What == "NULL" && isTopPath(x.X, k) {
+				return true
+			}
+		}
+	case *partiql.Binary:
+		return nullTestOfKey(x.L, keys...) || nullTestOfKey(x.R, keys...)
+	case *partiql.Not:
+		return nullTestOfKey(x.X, keys...)
+	}
+	return false
 }
 
 func isTopPath(e partiql.Expr, name string) bool {
@@ -689,8 +716,8 @@ func (b *pqExprs) rangeCond(c partiql.Expr, rangeKey, rangeType string) (string,
 		if begins && t != "S" && t != "B" {
 			return "", validationError("Incorrect operand type for operator or function; operator or function: begins_with, operand type: " + t)
 		}
-		if err := pqKeyType(rangeKey, rangeType, v); err != nil {
-			return "", err
+		if t != rangeType {
+			return "", validationError(msgPQKeyType + rangeKey)
 		}
 	}
 	return b.cond(c)
