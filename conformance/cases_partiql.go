@@ -512,6 +512,8 @@ func init() {
 			`SELECT * FROM "%s" WHERE pk = 'a'`),
 		pqTxErrorCase("Parameters", "Validation failed in TransactStatements[0]: Number of parameters in request and statement don't match.",
 			`SELECT * FROM "%s" WHERE pk = ? AND sk = 1`),
+		pqTxErrorCase("OverlappingSet", "Validation failed in TransactStatements[1]: Two document paths overlap with each other; must remove or rewrite one of these paths; path one: [x], path two: [x]",
+			`DELETE FROM "%s" WHERE pk = 'a' AND sk = 2`, `UPDATE "%s" SET x = 1 SET x = 2 WHERE pk = 'a' AND sk = 1`),
 		pqTxErrorCase("SameItem", "Transaction request cannot include multiple operations on one item",
 			`DELETE FROM "%s" WHERE pk = 'a' AND sk = 2`, `UPDATE "%s" SET x = 1 WHERE pk = 'a' AND sk = 2`),
 		pqCase("Transaction/UnknownTable", func(h *H, tbl string) {

@@ -104,6 +104,8 @@ func (db *DB) batchExecute(ctx context.Context, in *dynamodb.BatchExecuteStateme
 			if err != nil {
 				errs[i] = err
 			}
+			// A write that ran names its table, also with its error; one
+			// refused before it ran does not, as in DynamoDB Local.
 			out.Responses[i].Item = attrs
 			out.Responses[i].TableName = op.table
 		}
@@ -112,14 +114,11 @@ func (db *DB) batchExecute(ctx context.Context, in *dynamodb.BatchExecuteStateme
 		if err == nil {
 			continue
 		}
-		be, keepTable, err := batchStatementError(err)
+		be, err := batchStatementError(err)
 		if err != nil {
 			return nil, err
 		}
 		out.Responses[i].Error = be
-		if !keepTable {
-			out.Responses[i].TableName = nil
-		}
 	}
 	return out, nil
 }
@@ -200,9 +199,8 @@ func (db *DB) pqBatchGet(st *partiql.Select, params []types.AttributeValue) (typ
 }
 
 // batchStatementError turns the error of one statement into its
-// BatchStatementError, reporting whether the response keeps its
-// TableName; errors that are not the statement's are returned.
-func batchStatementError(err error) (*types.BatchStatementError, bool, error) {
+// BatchStatementError; errors that are not the statement's are returned.
+func batchStatementError(err error) (*types.BatchStatementError, error) {
 	var (
 		cf *types.ConditionalCheckFailedException
 		di *types.DuplicateItemException
@@ -211,15 +209,15 @@ func batchStatementError(err error) (*types.BatchStatementError, bool, error) {
 	)
 	switch {
 	case errors.As(err, &cf):
-		return &types.BatchStatementError{Code: types.BatchStatementErrorCodeEnumConditionalCheckFailed, Message: cf.Message, Item: cf.Item}, true, nil
+		return &types.BatchStatementError{Code: types.BatchStatementErrorCodeEnumConditionalCheckFailed, Message: cf.Message, Item: cf.Item}, nil
 	case errors.As(err, &di):
-		return &types.BatchStatementError{Code: types.BatchStatementErrorCodeEnumDuplicateItem, Message: di.Message}, true, nil
+		return &types.BatchStatementError{Code: types.BatchStatementErrorCodeEnumDuplicateItem, Message: di.Message}, nil
 	case errors.As(err, &nf):
-		return &types.BatchStatementError{Code: types.BatchStatementErrorCodeEnumResourceNotFound, Message: nf.Message}, false, nil
+		return &types.BatchStatementError{Code: types.BatchStatementErrorCodeEnumResourceNotFound, Message: nf.Message}, nil
 	case errors.As(err, &ae) && ae.ErrorCode() == "ValidationException":
-		return &types.BatchStatementError{Code: types.BatchStatementErrorCodeEnumValidationError, Message: aws.String(ae.ErrorMessage())}, false, nil
+		return &types.BatchStatementError{Code: types.BatchStatementErrorCodeEnumValidationError, Message: aws.String(ae.ErrorMessage())}, nil
 	}
-	return nil, false, err
+	return nil, err
 }
 
 // ExecuteTransaction runs up to 100 PartiQL statements atomically: all
@@ -294,7 +292,7 @@ func (db *DB) executeTransaction(ctx context.Context, in *dynamodb.ExecuteTransa
 		}
 		op, err := db.pqWriteOp(st, in.TransactStatements[i].Parameters, in.TransactStatements[i].ReturnValuesOnConditionCheckFailure)
 		if err != nil {
-			return nil, txError(err)
+			return nil, txStatementError(i, txError(err))
 		}
 		ops[i], items[i] = op, op.transactItem()
 	}
@@ -305,6 +303,16 @@ func (db *DB) executeTransaction(ctx context.Context, in *dynamodb.ExecuteTransa
 		return nil, pqCanceled(ops, txError(stripExprKind(err)))
 	}
 	return &dynamodb.ExecuteTransactionOutput{Responses: []types.ItemResponse{}, ConsumedCapacity: out.ConsumedCapacity}, nil
+}
+
+// txStatementError prefixes the ValidationException of statement i with
+// its place, as DynamoDB Local does.
+func txStatementError(i int, err error) error {
+	var ae smithy.APIError
+	if errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" {
+		return txValidation(i, ae.ErrorMessage())
+	}
+	return err
 }
 
 func txValidation(i int, msg string) error {
@@ -387,10 +395,10 @@ func (db *DB) pqTransactGet(stmts []partiql.Statement, in *dynamodb.ExecuteTrans
 			if err == nil || (errors.As(err, &ae) && ae.ErrorMessage() == msgPQKeyEquality) {
 				return nil, txValidation(i, "Select statements within ExecuteTransaction must specify the primary key in the where clause.")
 			}
-			return nil, err
+			return nil, txStatementError(i, err)
 		}
 		if projs[i], err = newPQProjection(sel.Projection); err != nil {
-			return nil, err
+			return nil, txStatementError(i, err)
 		}
 		gets[i] = types.TransactGetItem{Get: &types.Get{TableName: aws.String(sel.Table), Key: key}}
 	}
