@@ -39,6 +39,18 @@ type API interface {
 
 var _ API = (*dynamodb.Client)(nil)
 
+// PartiQLAPI is the PartiQL part of the client's method set: statements
+// run one at a time, in batches, and in transactions. The SDK client and
+// the embedded engine implement it; package wire serves it when the API it
+// wraps does.
+type PartiQLAPI interface {
+	ExecuteStatement(ctx context.Context, in *dynamodb.ExecuteStatementInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ExecuteStatementOutput, error)
+	BatchExecuteStatement(ctx context.Context, in *dynamodb.BatchExecuteStatementInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchExecuteStatementOutput, error)
+	ExecuteTransaction(ctx context.Context, in *dynamodb.ExecuteTransactionInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ExecuteTransactionOutput, error)
+}
+
+var _ PartiQLAPI = (*dynamodb.Client)(nil)
+
 // Backend is an API that may hold resources: Close releases them. For the
 // embedded engine it flushes and closes the data folder; for a remote
 // endpoint it does nothing. Package backend's Open returns one.

@@ -35,11 +35,19 @@
 //   - global and local secondary indexes are sparse and are written in the
 //     same atomic batch as their item; a new global index is filled before
 //     UpdateTable returns;
+//   - a global index's key may have up to four partition and four sort
+//     attributes (multi-attribute keys, multikey.go), queried with
+//     DynamoDB's rules: equality on every partition attribute, sort
+//     attributes from the left;
 //   - Query and Scan pages end after Limit items or 1 MB, with
 //     LastEvaluatedKey; Scan segments split the hash space evenly;
 //   - consumed capacity is computed with DynamoDB's size rules;
 //   - items whose TTL has passed are deleted by a background sweeper every
-//     Options.TTLInterval; until then reads return them, as DynamoDB's do.
+//     Options.TTLInterval; until then reads return them, as DynamoDB's do;
+//   - a table's StreamSpecification enables DynamoDB Streams: DB also has
+//     the methods of *dynamodbstreams.Client (timetable.StreamsAPI), and
+//     each change of an item is recorded in the same atomic batch as the
+//     change; records are kept 24 hours.
 //
 // Reads are always consistent: ConsistentRead only changes the capacity
 // reported. ClientRequestTokens are remembered in memory for ten minutes.
@@ -55,16 +63,27 @@
 // lock, read the old item, apply the condition and update, stage the item,
 // its index entries and TTL entry, commit); read.go pages Query and Scan;
 // store.go reads and writes encoded items; catalog.go and table.go hold
-// table definitions; tags.go the tags, which live in a table's definition;
-// backups.go, describe_limits.go and absent_features.go the side
-// operations (continuous backups, quotas, and the empty answers about
-// backups, exports, imports, global tables, Contributor Insights, Kinesis
-// destinations and replica auto scaling, which the engine lacks); errors.go
-// the errors; ttl.go the sweeper; token.go the
-// ClientRequestToken cache. DynamoDB's value semantics (type names,
-// equality, order, numbers) live in internal/value and internal/number,
-// which the expression evaluator (internal/expr) and the key codec
-// (internal/codec) share with this package.
+// table definitions; errors.go the errors; ttl.go the sweeper; token.go the
+// ClientRequestToken cache. Beyond the core operations:
+//
+//   - Streams: stream.go streams and their retention, stream_record.go the
+//     records staged by the write pipeline, stream_iterator.go shard
+//     iterators, streams_api.go the four operations of DynamoDB Streams;
+//   - PartiQL: partiql.go (ExecuteStatement), partiql_batch.go
+//     (BatchExecuteStatement, ExecuteTransaction) and partiql_expr.go run
+//     statements, parsed by internal/partiql, as the engine's own Query,
+//     Scan and writes: WHERE clauses, SET values and projections become
+//     expressions for internal/expr;
+//   - side operations: tags.go the tags, which live in a table's
+//     definition; backups.go, describe_limits.go and absent_features.go
+//     (continuous backups, quotas, and the empty answers about backups,
+//     exports, imports, global tables, Contributor Insights, Kinesis
+//     destinations and replica auto scaling, which the engine lacks).
+//
+// DynamoDB's value semantics (type names, equality, order, numbers) live
+// in internal/value and internal/number, which the expression evaluator
+// (internal/expr) and the key codec (internal/codec) share with this
+// package.
 //
 // # Storage
 //

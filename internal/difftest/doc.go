@@ -7,7 +7,9 @@
 // updates with random update expressions, deletes, gets with projections,
 // queries with every key condition operator, filters, limits, both
 // directions and page walks, scans with filters, limits and segments,
-// batches and transactions. Run sends every operation to two targets and
+// batches and transactions, and PartiQL statements (ExecuteStatement: SELECTs
+// that read like a Query or a Scan, walked through NextToken, INSERT, UPDATE
+// and DELETE with conditions and RETURNING; partiql.go). Run sends every operation to two targets and
 // compares the answers, errors included (code, message, and the item or
 // cancellation reasons they carry).
 //
@@ -26,7 +28,8 @@
 // And the differences from DynamoDB Local that docs/compat.md documents,
 // each by a narrow rule that cites its row: numbers are compared by value
 // (Config.NumbersByValue, on in TestDifferential); TransactWriteItems never
-// asks for capacity; and, in the answers of a Target marked DynamoDBLocal
+// asks for capacity; DynamoDB Local's error name DuplicateItem is read as
+// DuplicateItemException; and, in the answers of a Target marked DynamoDBLocal
 // only, the capacity DynamoDB Local returns unasked from DeleteItem and the
 // units it charges for BatchWriteItem deletes of missing items and for
 // items in a sparse index neither before nor after a write are taken out,

@@ -29,6 +29,9 @@ type Op struct {
 	// which: such queries are walked to the end and compared as one
 	// sequence, items with equal index keys as a multiset (see queryWalk).
 	IndexKeys []string
+	// AnyOrder, for an ExecuteStatement SELECT that is a Scan or reads an
+	// index, compares the items of all pages as a multiset.
+	AnyOrder bool
 }
 
 // Generator produces a schema and a deterministic stream of operations from
@@ -53,7 +56,7 @@ type weighted struct {
 var Kinds = []weighted{
 	{"PutItem", 18}, {"UpdateItem", 22}, {"DeleteItem", 8}, {"GetItem", 10}, {"Query", 14},
 	{"Scan", 3}, {"BatchWriteItem", 5}, {"BatchGetItem", 5}, {"TransactWriteItems", 8},
-	{"TransactGetItems", 4},
+	{"TransactGetItems", 4}, {"ExecuteStatement", 8},
 }
 
 // NewGenerator returns a generator for seed. Operation kinds named in skip
@@ -121,6 +124,9 @@ func (g *Generator) Next() Op {
 		return Op{Kind: kind, Input: g.batchGet()}
 	case "TransactWriteItems":
 		return Op{Kind: kind, Input: g.transactWrite()}
+	case "ExecuteStatement":
+		in, anyOrder := g.partiQL()
+		return Op{Kind: kind, Input: in, AnyOrder: anyOrder}
 	default:
 		return Op{Kind: kind, Input: g.transactGet()}
 	}

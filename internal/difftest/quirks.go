@@ -185,6 +185,11 @@ func normalizeLocal(ctx context.Context, s *Schema, tg Target, op Op, ans any, s
 	if !ok {
 		return ans
 	}
+	if m["error"] == "DuplicateItem" {
+		// docs/compat.md, PartiQL: DynamoDB Local names
+		// DuplicateItemException DuplicateItem.
+		m["error"] = "DuplicateItemException"
+	}
 	if pages, ok := m["pages"].([]any); ok {
 		lsiReadCapacity(ctx, s, tg, op, pages)
 		return ans

@@ -333,6 +333,8 @@ func execute(ctx context.Context, tg Target, op Op, in any, numbers bool) (any, 
 		return queryWalk(ctx, c, api, in)
 	case *dynamodb.ScanInput:
 		return scanWalk(ctx, c, api, in, op)
+	case *dynamodb.ExecuteStatementInput:
+		return statementWalk(ctx, c, api, in, op.AnyOrder)
 	}
 	return nil, 0, fmt.Errorf("unknown input %T", in)
 }
@@ -580,6 +582,9 @@ func deepCopy(v reflect.Value, field, prefix string) reflect.Value {
 	case reflect.String:
 		if field == "TableName" || field == "ClientRequestToken" {
 			return reflect.ValueOf(prefix + v.String()).Convert(v.Type())
+		}
+		if field == "Statement" {
+			return reflect.ValueOf(renameStatement(v.String(), prefix)).Convert(v.Type())
 		}
 		return v
 	default:

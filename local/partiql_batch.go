@@ -1,0 +1,415 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/timetable-db/timetable/local/internal/partiql"
+)
+
+// maxBatchStatements is the most statements a BatchExecuteStatement holds.
+const maxBatchStatements = 25
+
+// BatchExecuteStatement runs up to 25 PartiQL statements, all reads
+// (SELECTs of one item by its whole primary key) or all writes (INSERT,
+// UPDATE, DELETE, on distinct items), each on its own: Responses holds, in
+// request order, each statement's item (reads) or its Error, whose Code is
+// DynamoDB's (ConditionalCheckFailed, DuplicateItem, ResourceNotFound,
+// ValidationError); a write's Item is what its RETURNING clause asks for.
+func (db *DB) BatchExecuteStatement(ctx context.Context, in *dynamodb.BatchExecuteStatementInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchExecuteStatementOutput, error) {
+	return operation(db, "BatchExecuteStatement", func() (*dynamodb.BatchExecuteStatementOutput, error) {
+		return db.batchExecute(ctx, in)
+	})
+}
+
+func (db *DB) batchExecute(ctx context.Context, in *dynamodb.BatchExecuteStatementInput) (*dynamodb.BatchExecuteStatementOutput, error) {
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	if len(in.Statements) == 0 {
+		return nil, validationError("The statement was empty.")
+	}
+	n := len(in.Statements)
+	stmts := make([]partiql.Statement, n)
+	errs := make([]error, n)
+	reads, writes := 0, 0
+	for i, s := range in.Statements {
+		if err := checkReturnOnFailure(s.ReturnValuesOnConditionCheckFailure); err != nil {
+			return nil, err
+		}
+		text := aws.ToString(s.Statement)
+		st, err := parseStatement(text, s.Parameters)
+		if err != nil {
+			if !startsStatement(text) {
+				err = validationError("Invalid operation. Only select, insert, update and delete operations are valid")
+			}
+			errs[i] = err
+			continue
+		}
+		stmts[i] = st
+		switch st.(type) {
+		case *partiql.Select:
+			reads++
+		case *partiql.Exists:
+			errs[i] = validationError("EXISTS can only be used in ExecuteTransaction write requests.")
+		default:
+			writes++
+		}
+	}
+	if reads > 0 && writes > 0 {
+		return nil, validationError("Read and write requests together in the same batch is not supported.")
+	}
+	if n > maxBatchStatements {
+		if reads > 0 {
+			return nil, validationError("BatchGetItem cannot fetch more than 25 items")
+		}
+		return nil, validationError("Too many items requested for the BatchWriteItem call")
+	}
+	out := &dynamodb.BatchExecuteStatementOutput{Responses: make([]types.BatchStatementResponse, n)}
+	if reads > 0 {
+		for i, st := range stmts {
+			if errs[i] == nil {
+				out.Responses[i], errs[i] = db.pqBatchGet(st.(*partiql.Select), in.Statements[i].Parameters)
+			}
+		}
+	} else {
+		ops := make([]*txOp, n)
+		seen := map[string]bool{}
+		for i, st := range stmts {
+			if errs[i] != nil {
+				continue
+			}
+			if ops[i], errs[i] = db.pqWriteOp(st, in.Statements[i].Parameters, in.Statements[i].ReturnValuesOnConditionCheckFailure); errs[i] != nil {
+				continue
+			}
+			if k := db.opKey(ops[i]); k != "" {
+				if seen[k] {
+					return nil, validationError("Provided list of item keys contains duplicates")
+				}
+				seen[k] = true
+			}
+		}
+		for i, op := range ops {
+			if errs[i] != nil {
+				continue
+			}
+			attrs, _, err := db.pqWrite(ctx, op, "")
+			if err != nil {
+				errs[i] = err
+			}
+			// A write that ran names its table, also with its error; one
+			// refused before it ran does not, as in DynamoDB Local.
+			out.Responses[i].Item = attrs
+			out.Responses[i].TableName = op.table
+		}
+	}
+	for i, err := range errs {
+		if err == nil {
+			continue
+		}
+		be, err := batchStatementError(err)
+		if err != nil {
+			return nil, err
+		}
+		out.Responses[i].Error = be
+	}
+	return out, nil
+}
+
+// startsStatement reports whether text begins with the keyword of a
+// statement.
+func startsStatement(text string) bool {
+	f := strings.Fields(strings.TrimLeft(text, " \t\r\n("))
+	if len(f) == 0 {
+		return false
+	}
+	w := strings.ToUpper(f[0])
+	for _, k := range []string{"SELECT", "INSERT", "UPDATE", "DELETE", "EXISTS"} {
+		if w == k || strings.HasPrefix(w, k+"(") {
+			return true
+		}
+	}
+	return false
+}
+
+// opKey identifies the item a write changes, "" when its key is invalid.
+func (db *DB) opKey(op *txOp) string {
+	t, err := db.table(*op.table)
+	if err != nil {
+		return ""
+	}
+	m := t.m()
+	keyOf := m.keyFromMap
+	if op.kind == "put" {
+		keyOf = m.keyFromItem
+	}
+	k, err := keyOf(op.key)
+	if err != nil {
+		return ""
+	}
+	return string(k.key)
+}
+
+// pqBatchGet reads the one item a SELECT of a batch names.
+func (db *DB) pqBatchGet(st *partiql.Select, params []types.AttributeValue) (types.BatchStatementResponse, error) {
+	var r types.BatchStatementResponse
+	t, err := db.table(st.Table)
+	if err != nil {
+		return r, err
+	}
+	m := t.m()
+	if st.Index != "" || st.Where == nil {
+		return r, validationError("Only single item select is supported")
+	}
+	key, rest, err := newPQExprs(params).itemKey(m, st.Where)
+	if err == nil && len(rest) == 0 {
+		err = checkPQKey(m, key, true)
+	}
+	if err != nil || len(rest) > 0 || len(st.OrderBy) > 0 {
+		var ae smithy.APIError
+		if err == nil || (errors.As(err, &ae) && ae.ErrorMessage() == msgPQKeyEquality) {
+			err = validationError("Only single item select is supported")
+		}
+		return r, err
+	}
+	proj, err := newPQProjection(st.Projection)
+	if err != nil {
+		return r, err
+	}
+	k, err := m.keyFromMap(key)
+	if err != nil {
+		return r, err
+	}
+	item, err := db.getRaw(k.key)
+	if err != nil {
+		return r, err
+	}
+	r.TableName = aws.String(m.Name)
+	if item != nil {
+		r.Item = proj.apply(item)
+	}
+	return r, nil
+}
+
+// batchStatementError turns the error of one statement into its
+// BatchStatementError; errors that are not the statement's are returned.
+func batchStatementError(err error) (*types.BatchStatementError, error) {
+	var (
+		cf *types.ConditionalCheckFailedException
+		di *types.DuplicateItemException
+		nf *types.ResourceNotFoundException
+		ae smithy.APIError
+	)
+	switch {
+	case errors.As(err, &cf):
+		return &types.BatchStatementError{Code: types.BatchStatementErrorCodeEnumConditionalCheckFailed, Message: cf.Message, Item: cf.Item}, nil
+	case errors.As(err, &di):
+		return &types.BatchStatementError{Code: types.BatchStatementErrorCodeEnumDuplicateItem, Message: di.Message}, nil
+	case errors.As(err, &nf):
+		return &types.BatchStatementError{Code: types.BatchStatementErrorCodeEnumResourceNotFound, Message: nf.Message}, nil
+	case errors.As(err, &ae) && ae.ErrorCode() == "ValidationException":
+		return &types.BatchStatementError{Code: types.BatchStatementErrorCodeEnumValidationError, Message: aws.String(ae.ErrorMessage())}, nil
+	}
+	return nil, err
+}
+
+// ExecuteTransaction runs up to 100 PartiQL statements atomically: all
+// SELECTs of single items by primary key (read together, as
+// TransactGetItems), or all writes (INSERT, UPDATE, DELETE and EXISTS
+// condition checks, as TransactWriteItems). A failed condition cancels the
+// transaction with a TransactionCanceledException whose reasons follow
+// DynamoDB Local (an INSERT of an existing item is a ValidationError
+// "Duplicate primary key exists in table"). ClientRequestToken makes it
+// idempotent, as in TransactWriteItems.
+func (db *DB) ExecuteTransaction(ctx context.Context, in *dynamodb.ExecuteTransactionInput, _ ...func(*dynamodb.Options)) (*dynamodb.ExecuteTransactionOutput, error) {
+	return operation(db, "ExecuteTransaction", func() (*dynamodb.ExecuteTransactionOutput, error) {
+		return db.executeTransaction(ctx, in)
+	})
+}
+
+func (db *DB) executeTransaction(ctx context.Context, in *dynamodb.ExecuteTransactionInput) (*dynamodb.ExecuteTransactionOutput, error) {
+	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
+		return nil, err
+	}
+	n := len(in.TransactStatements)
+	if n == 0 {
+		return nil, validationError("ExecutePartiQLTransaction can not have empty statement.")
+	}
+	if n > maxTransactItems {
+		return nil, validationError("Member must have length less than or equal to 100")
+	}
+	stmts := make([]partiql.Statement, n)
+	reads, writes := 0, 0
+	for i, s := range in.TransactStatements {
+		if err := checkReturnOnFailure(s.ReturnValuesOnConditionCheckFailure); err != nil {
+			return nil, err
+		}
+		if err := checkStatementLength(aws.ToString(s.Statement)); err != nil {
+			return nil, err
+		}
+		if err := checkParams(s.Parameters); err != nil {
+			return nil, err
+		}
+		st, err := partiql.Parse(aws.ToString(s.Statement))
+		if err != nil {
+			return nil, validationError(msgPQSyntax + aws.ToString(s.Statement))
+		}
+		if partiql.Params(st) > len(s.Parameters) {
+			return nil, txValidation(i, msgPQParams)
+		}
+		stmts[i] = st
+		if _, ok := st.(*partiql.Select); ok {
+			reads++
+		} else {
+			writes++
+		}
+	}
+	if reads > 0 && writes > 0 {
+		return nil, validationError("ExecuteTransaction API does not support both read and write operations in the same request.")
+	}
+	if reads > 0 {
+		return db.pqTransactGet(stmts, in)
+	}
+	items := make([]types.TransactWriteItem, n)
+	ops := make([]*txOp, n)
+	for i, st := range stmts {
+		switch st := st.(type) {
+		case *partiql.Update:
+			if st.Returning != "" {
+				return nil, txValidation(i, "RETURNING clause is not supported in ExecuteTransaction.")
+			}
+		case *partiql.Delete:
+			if st.Returning != "" {
+				return nil, txValidation(i, "RETURNING clause is not supported in ExecuteTransaction.")
+			}
+		}
+		op, err := db.pqWriteOp(st, in.TransactStatements[i].Parameters, in.TransactStatements[i].ReturnValuesOnConditionCheckFailure)
+		if err != nil {
+			return nil, txStatementError(i, txError(err))
+		}
+		ops[i], items[i] = op, op.transactItem()
+	}
+	out, err := db.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{
+		TransactItems: items, ClientRequestToken: in.ClientRequestToken, ReturnConsumedCapacity: in.ReturnConsumedCapacity,
+	})
+	if err != nil {
+		return nil, pqCanceled(ops, txError(stripExprKind(err)))
+	}
+	return &dynamodb.ExecuteTransactionOutput{Responses: []types.ItemResponse{}, ConsumedCapacity: out.ConsumedCapacity}, nil
+}
+
+// txStatementError prefixes the ValidationException of statement i with
+// its place, as DynamoDB Local does.
+func txStatementError(i int, err error) error {
+	var ae smithy.APIError
+	if errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" {
+		return txValidation(i, ae.ErrorMessage())
+	}
+	return err
+}
+
+func txValidation(i int, msg string) error {
+	return validationError(fmt.Sprintf("Validation failed in TransactStatements[%d]: %s", i, msg))
+}
+
+// txError gives the errors of a transaction's statements DynamoDB Local's
+// form: an unknown table is "Requested resource not found", and a WHERE
+// clause without the whole key cancels the transaction.
+func txError(err error) error {
+	var nf *types.ResourceNotFoundException
+	var ae smithy.APIError
+	switch {
+	case errors.As(err, &nf):
+		return notFound("Requested resource not found")
+	case errors.As(err, &ae) && ae.ErrorMessage() == msgPQKeyEquality:
+		return &types.TransactionCanceledException{Message: aws.String("ValidationError " + msgPQKeyEquality)}
+	}
+	return err
+}
+
+// pqCanceled rewrites the reasons of a canceled transaction: an INSERT
+// whose item exists fails with DynamoDB Local's ValidationError.
+func pqCanceled(ops []*txOp, err error) error {
+	var tc *types.TransactionCanceledException
+	if !errors.As(err, &tc) || len(tc.CancellationReasons) != len(ops) {
+		return err
+	}
+	codes := make([]string, len(ops))
+	for i, r := range tc.CancellationReasons {
+		if ops[i].kind == "put" && aws.ToString(r.Code) == "ConditionalCheckFailed" {
+			tc.CancellationReasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(msgPQDuplicate)}
+		}
+		codes[i] = aws.ToString(tc.CancellationReasons[i].Code)
+	}
+	tc.Message = aws.String("Transaction cancelled, please refer cancellation reasons for specific reasons [" + strings.Join(codes, ", ") + "]")
+	return tc
+}
+
+// transactItem is the TransactWriteItem of op.
+func (op *txOp) transactItem() types.TransactWriteItem {
+	r := &op.req
+	switch op.kind {
+	case "put":
+		return types.TransactWriteItem{Put: &types.Put{TableName: op.table, Item: op.key, ConditionExpression: r.cond,
+			ExpressionAttributeNames: r.names, ExpressionAttributeValues: r.values, ReturnValuesOnConditionCheckFailure: r.onFail}}
+	case "update":
+		return types.TransactWriteItem{Update: &types.Update{TableName: op.table, Key: op.key, UpdateExpression: r.update, ConditionExpression: r.cond,
+			ExpressionAttributeNames: r.names, ExpressionAttributeValues: r.values, ReturnValuesOnConditionCheckFailure: r.onFail}}
+	case "check":
+		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: op.table, Key: op.key, ConditionExpression: r.cond,
+			ExpressionAttributeNames: r.names, ExpressionAttributeValues: r.values, ReturnValuesOnConditionCheckFailure: r.onFail}}
+	}
+	return types.TransactWriteItem{Delete: &types.Delete{TableName: op.table, Key: op.key, ConditionExpression: r.cond,
+		ExpressionAttributeNames: r.names, ExpressionAttributeValues: r.values, ReturnValuesOnConditionCheckFailure: r.onFail}}
+}
+
+// pqTransactGet reads the items of a transaction of SELECTs, each by its
+// whole primary key, as TransactGetItems does.
+func (db *DB) pqTransactGet(stmts []partiql.Statement, in *dynamodb.ExecuteTransactionInput) (*dynamodb.ExecuteTransactionOutput, error) {
+	gets := make([]types.TransactGetItem, len(stmts))
+	projs := make([]*pqProjection, len(stmts))
+	for i, st := range stmts {
+		sel := st.(*partiql.Select)
+		t, err := db.table(sel.Table)
+		if err != nil {
+			return nil, txError(err)
+		}
+		m := t.m()
+		var key Item
+		var rest []partiql.Expr
+		if sel.Where != nil && sel.Index == "" {
+			key, rest, err = newPQExprs(in.TransactStatements[i].Parameters).itemKey(m, sel.Where)
+			if err == nil && len(rest) == 0 {
+				err = checkPQKey(m, key, true)
+			}
+		}
+		if sel.Where == nil || sel.Index != "" || err != nil || len(rest) > 0 {
+			var ae smithy.APIError
+			if err == nil || (errors.As(err, &ae) && ae.ErrorMessage() == msgPQKeyEquality) {
+				return nil, txValidation(i, "Select statements within ExecuteTransaction must specify the primary key in the where clause.")
+			}
+			return nil, txStatementError(i, err)
+		}
+		if projs[i], err = newPQProjection(sel.Projection); err != nil {
+			return nil, txStatementError(i, err)
+		}
+		gets[i] = types.TransactGetItem{Get: &types.Get{TableName: aws.String(sel.Table), Key: key}}
+	}
+	out, err := db.transactGet(context.Background(), &dynamodb.TransactGetItemsInput{TransactItems: gets, ReturnConsumedCapacity: in.ReturnConsumedCapacity})
+	if err != nil {
+		return nil, err
+	}
+	for i := range out.Responses {
+		if out.Responses[i].Item != nil {
+			out.Responses[i].Item = projs[i].apply(out.Responses[i].Item)
+		}
+	}
+	return &dynamodb.ExecuteTransactionOutput{Responses: out.Responses, ConsumedCapacity: out.ConsumedCapacity}, nil
+}
