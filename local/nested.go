@@ -31,8 +31,8 @@ func (m *tableMeta) keyAttrOrder() []keyAttr {
 		}
 		for _, name := range expr.JavaOrder(names) {
 			ix := m.index(name)
-			for _, a := range []string{ix.Hash, ix.Range} {
-				if a != "" && !slices.ContainsFunc(keys, func(k keyAttr) bool { return k.name == a }) {
+			for _, a := range ix.keyNames {
+				if !slices.ContainsFunc(keys, func(k keyAttr) bool { return k.name == a }) {
 					keys = append(keys, keyAttr{name: a, index: true})
 				}
 			}

@@ -120,9 +120,8 @@ func (m *tableMeta) lastKey(ix *indexMeta, item Item) Item {
 		k[m.Range] = item[m.Range]
 	}
 	if ix != nil {
-		k[ix.Hash] = item[ix.Hash]
-		if ix.Range != "" {
-			k[ix.Range] = item[ix.Range]
+		for _, a := range ix.keyNames {
+			k[a] = item[a]
 		}
 	}
 	return k
@@ -361,8 +360,8 @@ func (sp *readSpec) startKey(esk Item) ([]byte, error) {
 	if ix == nil {
 		return k.key, nil
 	}
-	for _, a := range []string{ix.Hash, ix.Range} {
-		if _, ok := esk[a]; a != "" && !ok {
+	for _, a := range ix.keyNames {
+		if _, ok := esk[a]; !ok {
 			return nil, validationError("The provided starting key is invalid")
 		}
 	}
