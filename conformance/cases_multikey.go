@@ -361,6 +361,38 @@ func init() {
 				"One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: mkall, IndexKey: round")
 		}},
 
+		Case{Name: "MultiKeyGSI/KeySizeSums", Run: func(t *testing.T, h *H) {
+			tbl := mkFixture(h)
+			item := func(kv ...any) Item { return with(Item{"pk": S("big"), "sk": N("1")}, kv...) }
+			// Each attribute within its own limit, the sum beyond: puts
+			// of every kind are refused, naming the attributes present.
+			hashes := item("league", S(Str(2000)), "tier", N("12345678901234567890123456789012345678"), "round", S(Str(30)), "score", N("1"))
+			h.Put(tbl, hashes) // 2000 + 20 bytes
+			hashes["league"] = S(Str(2030))
+			msg := "Aggregate size for HASH key attributes league, tier of index mkall has exceeded limit 2048 bytes, with actual size 2050 bytes"
+			h.WantError(h.putErr(tbl, hashes), "ValidationException", msg)
+			_, err := h.API.BatchWriteItem(h.Ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{tbl: {putRequest(hashes)}}})
+			h.WantError(err, "ValidationException", msg)
+			h.WantError(h.txWrite(txPut(tbl, hashes)), "ValidationException", msg)
+			ranges := item("round", S(Str(1023)), "score", N("-0.1234567"))
+			h.WantError(h.putErr(tbl, ranges), "ValidationException", "Aggregate size for RANGE key attributes round, score of index mkall has exceeded limit 1024 bytes, with actual size 1029 bytes")
+			// An attribute beyond its own limit is refused first.
+			h.WantError(h.putErr(tbl, with(hashes, "round", S(Str(1025)))), "ValidationException", "One or more parameter values were invalid: Size limit exceeded")
+			// UpdateItem does not check the sums.
+			h.Update(tbl, Item{"pk": S("big"), "sk": N("1")}, "SET league = :l", nil, Item{":l": S(Str(2030))})
+			h.WantValues(h.MustQuery(mkQuery(tbl, "mkkeys", "tier = :t AND league = :l", Item{":l": S(Str(2030)), ":t": hashes["tier"]})).Items, "pk", S("big"))
+		}},
+		Case{Name: "MultiKeyGSI/ExclusiveStartKeyTypes", Run: func(t *testing.T, h *H) {
+			tbl := mkFixture(h)
+			in := mkQuery(tbl, "mkall", naTier1Cond, naTier1)
+			in.ExclusiveStartKey = with(pick(mkItems()[1], mkKeys...), "score", S("5"))
+			_, err := h.API.Query(h.Ctx, in)
+			h.WantError(err, "ValidationException", "Type mismatch for attribute to update")
+			in.ExclusiveStartKey = with(pick(mkItems()[1], mkKeys...), "round", S(""))
+			_, err = h.API.Query(h.Ctx, in)
+			h.WantError(err, "ValidationException", "The provided starting key is invalid: One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: mkall, IndexKey: round")
+		}},
+
 		// UpdateTable.
 		Case{Name: "MultiKeyGSI/UpdateTableCreate", Run: func(t *testing.T, h *H) {
 			tbl := h.CreateTable(&dynamodb.CreateTableInput{AttributeDefinitions: attrDefs("pk", "S"), KeySchema: keySchema("pk")})

@@ -6,6 +6,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable/local/internal/value"
 )
 
 // Multi-attribute keys of global secondary indexes: a GSI's partition key
@@ -163,3 +165,56 @@ func namesOf(attrs []attrDef) string {
 // keyAttrs returns the partition key attributes of ix followed by its sort
 // key attributes. The caller must not modify the slice.
 func (ix *indexMeta) keyAttrs() []attrDef { return ix.all }
+
+// checkIndexKeySums returns DynamoDB's error when the index key attributes
+// of a new item exceed, together, the size limit of a partition key (for
+// the partition attributes of an index) or of a sort key (for its sort
+// attributes). Absent attributes count for nothing. Each attribute's own
+// limit is checkIndexKeys's. DynamoDB Local checks the sums on puts
+// (single, batch and transactional) and not on updates.
+func (m *tableMeta) checkIndexKeySums(item Item) error {
+	for _, ix := range m.Indexes {
+		if !ix.multi() {
+			continue
+		}
+		for _, part := range []struct {
+			kind  string
+			attrs []attrDef
+			limit int
+		}{{"HASH", ix.hashes, maxHashKey}, {"RANGE", ix.ranges, maxRangeKey}} {
+			size := 0
+			var present []attrDef
+			for _, a := range part.attrs {
+				if v, ok := item[a.Name]; ok {
+					size += keyBytesLen(v)
+					present = append(present, a)
+				}
+			}
+			if size > part.limit {
+				return validationf("Aggregate size for %s key attributes %s of index %s has exceeded limit %d bytes, with actual size %d bytes",
+					part.kind, namesOf(present), ix.Name, part.limit, size)
+			}
+		}
+	}
+	return nil
+}
+
+// checkStartKey checks the index key attributes of an ExclusiveStartKey
+// for ix, as DynamoDB Local checks them for an index with multi-attribute
+// keys: a type that differs from the definition is "Type mismatch for
+// attribute to update", an empty value names the attribute; sizes are not
+// checked (a start key beyond the limits matches no key condition).
+func (ix *indexMeta) checkStartKey(esk Item) error {
+	for _, a := range ix.all {
+		v := esk[a.Name]
+		if value.TypeOf(v).String() != a.Type {
+			return validationError("Type mismatch for attribute to update")
+		}
+	}
+	for _, a := range ix.all {
+		if kind, empty := isEmptyKeyValue(esk[a.Name]); empty {
+			return validationf("The provided starting key is invalid: One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty %s value. IndexName: %s, IndexKey: %s", kind, ix.Name, a.Name)
+		}
+	}
+	return nil
+}

@@ -365,7 +365,11 @@ func (sp *readSpec) startKey(esk Item) ([]byte, error) {
 			return nil, validationError("The provided starting key is invalid")
 		}
 	}
-	if err := (&tableMeta{Indexes: []*indexMeta{ix}}).checkIndexKeys(esk); err != nil {
+	if ix.multi() {
+		if err := ix.checkStartKey(esk); err != nil {
+			return nil, err
+		}
+	} else if err := (&tableMeta{Indexes: []*indexMeta{ix}}).checkIndexKeys(esk); err != nil {
 		return nil, validationError("The provided starting key is invalid")
 	}
 	ek, _, ok := m.indexEntry(ix, esk, k)
