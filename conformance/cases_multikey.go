@@ -318,6 +318,8 @@ func init() {
 		mkError("QueryTableKey", "mkall", naTier1Cond+" AND pk = :o", with(naTier1, ":o", S("p0")), "Query condition missed key schema element"),
 		mkError("QueryHashBeforeNonKey", "mkall", "league = :r AND misc = :o", Item{":r": S("NA"), ":o": S("o")}, "HASH key attributes tier must have equality conditions specified in the query"),
 		mkError("QueryRangeBeforeNonKey", "mkall", naTier1Cond+" AND misc = :o AND score = :s", with(naTier1, ":o", S("o"), ":s", N("1")), "RANGE key attributes round must have equality conditions specified in the query because a condition is present on key attribute score"),
+		mkError("QueryMoreConditionsThanKeys", "mkall", naTier1Cond+" AND round = :o AND score = :s AND misc = :m", with(naTier1, ":o", S("semi"), ":s", N("5"), ":m", S("o")), "Query key condition not supported"),
+		mkError("QueryMoreConditionsThanKeysBeforeHash", "mkall", "league = :r AND misc = :m AND note = :m AND sk = :s AND pk = :m", Item{":r": S("NA"), ":m": S("o"), ":s": N("1")}, "Query key condition not supported"),
 		mkError("QueryTwoConditionsOneKey", "mkall", naTier1Cond+" AND tier = :t", naTier1, "KeyConditionExpressions must only contain one condition per key"),
 		mkError("QueryHashTypeMismatch", "mkall", naTier1Cond, Item{":r": S("NA"), ":t": S("1")}, "One or more parameter values were invalid: Condition parameter type does not match schema type"),
 		mkError("QuerySortTypeMismatch", "mkall", naTier1Cond+" AND round = :o AND score < :s", with(naTier1, ":o", S("semi"), ":s", S("5")), "One or more parameter values were invalid: Condition parameter type does not match schema type"),
@@ -391,6 +393,27 @@ func init() {
 			in.ExclusiveStartKey = with(pick(mkItems()[1], mkKeys...), "round", S(""))
 			_, err = h.API.Query(h.Ctx, in)
 			h.WantError(err, "ValidationException", "The provided starting key is invalid: One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: mkall, IndexKey: round")
+		}},
+
+		Case{Name: "MultiKeyGSI/EmptyKeyValueNamesIndex", Run: func(t *testing.T, h *H) {
+			// Two global indexes share g: the error names the first in
+			// DynamoDB Local's order (of a Java hash map of the names,
+			// local indexes first), whatever the order of creation.
+			for _, names := range [][2]string{{"gsi", "mgsi"}, {"mgsi", "gsi"}, {"abc", "abd"}} {
+				tbl := h.CreateTable(&dynamodb.CreateTableInput{
+					AttributeDefinitions: attrDefs("pk", "S", "sk", "S", "g", "S", "lk", "S"),
+					KeySchema:            keySchema("pk", "sk"),
+					GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
+						gsi(names[0], "g", "", types.ProjectionTypeAll),
+						multiGSI(names[1], []string{"g"}, []string{"lk", "sk"}, types.ProjectionTypeAll),
+					},
+				})
+				first := map[string]string{"gsi": "mgsi", "mgsi": "mgsi", "abc": "abd"}[names[0]]
+				item := Item{"pk": S("p"), "sk": S("s"), "g": S("")}
+				msg := "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: " + first + ", IndexKey: g"
+				h.WantError(h.putErr(tbl, item), "ValidationException", msg)
+				h.WantError(h.txWrite(txPut(tbl, item)), "ValidationException", msg)
+			}
 		}},
 
 		// UpdateTable.

@@ -37,6 +37,10 @@ type tableMeta struct {
 	TTLPending bool `json:"ttlPending,omitempty"`
 
 	keys []keyAttr // key attributes of the table and its indexes, in keyAttrOrder
+	// checked are the indexes in the order in which DynamoDB Local checks
+	// the index keys of a new item: local ones, then global ones, each in
+	// the order of a Java hash map of their names.
+	checked []*indexMeta
 }
 
 type attrDef struct {
@@ -101,6 +105,7 @@ func (m *tableMeta) prepare() {
 		}
 	}
 	m.keys = m.keyAttrOrder()
+	m.checked = m.indexCheckOrder()
 }
 
 func (m *tableMeta) clone() *tableMeta {

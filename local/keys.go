@@ -131,7 +131,7 @@ func (m *tableMeta) keyFromItem(item Item) (*primaryKey, error) {
 // partition key, each sort key attribute that of a sort key). Absent
 // attributes are fine (the item is then not in that index).
 func (m *tableMeta) checkIndexKeys(item Item) error {
-	for _, ix := range m.Indexes {
+	for _, ix := range m.checked {
 		for i, a := range ix.keyAttrs() {
 			v, ok := item[a.Name]
 			if !ok {

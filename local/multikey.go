@@ -173,7 +173,7 @@ func (ix *indexMeta) keyAttrs() []attrDef { return ix.all }
 // limit is checkIndexKeys's. DynamoDB Local checks the sums on puts
 // (single, batch and transactional) and not on updates.
 func (m *tableMeta) checkIndexKeySums(item Item) error {
-	for _, ix := range m.Indexes {
+	for _, ix := range m.checked {
 		if !ix.multi() {
 			continue
 		}

@@ -369,7 +369,7 @@ func (sp *readSpec) startKey(esk Item) ([]byte, error) {
 		if err := ix.checkStartKey(esk); err != nil {
 			return nil, err
 		}
-	} else if err := (&tableMeta{Indexes: []*indexMeta{ix}}).checkIndexKeys(esk); err != nil {
+	} else if err := (&tableMeta{checked: []*indexMeta{ix}}).checkIndexKeys(esk); err != nil {
 		return nil, validationError("The provided starting key is invalid")
 	}
 	ek, _, ok := m.indexEntry(ix, esk, k)

@@ -433,6 +433,8 @@ func TestKeyCondition_ResolveMultiErrors(t *testing.T) {
 	f("h1 = :a AND h2 = :b AND r1 < :c AND r2 = :d", "RANGE key attributes r1 must have equality conditions specified in the query because a condition is present on key attribute r2")
 	f("h1 = :a AND h2 = :b AND x = :c AND r2 = :d", "RANGE key attributes r1 must have equality conditions specified in the query because a condition is present on key attribute r2")
 	f("h1 = :a AND h2 = :b AND x = :c", "Query condition missed key schema element")
+	f("h1 = :a AND h2 = :b AND r1 = :c AND r2 = :d AND r3 = :d AND x = :c", "Query key condition not supported")
+	f("h1 = :a AND w = :c AND x = :c AND y = :c AND z = :c AND u = :c", "Query key condition not supported")
 	f("h1 = :a AND h2 = :b AND r1 = :c AND pk = :c", "Query condition missed key schema element")
 	f("h1 = :a AND h2 = :b AND h1 = :a", "KeyConditionExpressions must only contain one condition per key")
 	f("h1 = :a AND h2 = :b OR r1 = :c", "Invalid operator used in KeyConditionExpression: OR")

@@ -272,16 +272,20 @@ func (k *KeyCondition) terms() ([]keyTerm, error) {
 // ResolveMulti checks the key condition against the key schema of a global
 // secondary index with multi-attribute keys: hashKeys are its partition key
 // attributes and rangeKeys its sort key attributes, each in key schema
-// order. DynamoDB's rules for such keys: every partition attribute has an
-// equality condition; sort attributes are used left to right, each before
-// the last one used with an equality condition, the last with any sort key
-// condition (=, <, <=, >, >=, BETWEEN, begins_with); no other attribute.
+// order. DynamoDB's rules for such keys: no more conditions than key
+// attributes; every partition attribute has an equality condition; sort
+// attributes are used left to right, each before the last one used with an
+// equality condition, the last with any sort key condition (=, <, <=, >,
+// >=, BETWEEN, begins_with); no other attribute.
 // The errors and their order are DynamoDB Local's. As with Resolve, the
 // values' types are the caller's to check.
 func (k *KeyCondition) ResolveMulti(hashKeys, rangeKeys []string) (*KeyRange, error) {
 	terms, err := k.terms()
 	if err != nil {
 		return nil, err
+	}
+	if len(terms) > len(hashKeys)+len(rangeKeys) {
+		return nil, errorf("Query key condition not supported")
 	}
 	find := func(name string) *keyTerm {
 		for i := range terms {
