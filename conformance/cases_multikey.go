@@ -1,6 +1,8 @@
 package conformance
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -325,6 +327,54 @@ func init() {
 		mkError("QuerySortTypeMismatch", "mkall", naTier1Cond+" AND round = :o AND score < :s", with(naTier1, ":o", S("semi"), ":s", S("5")), "One or more parameter values were invalid: Condition parameter type does not match schema type"),
 		mkError("QueryBeginsWithNumber", "mkall", naTier1Cond+" AND round = :o AND begins_with(score, :s)", with(naTier1, ":o", S("semi"), ":s", N("5")), "Invalid KeyConditionExpression: Incorrect operand type for operator or function; operator or function: begins_with, operand type: N"),
 		mkError("QueryOr", "mkall", "league = :r OR tier = :t", naTier1, "Invalid operator used in KeyConditionExpression: OR"),
+
+		Case{Name: "MultiKeyGSI/SortConditionPatterns", Run: func(t *testing.T, h *H) {
+			// Every pattern of no condition (-), equality (=) and a range
+			// condition (<) on three sort attributes, and DynamoDB
+			// Local's answer: gaps are reported first, at the first
+			// attribute after them; then conditions other than equality
+			// before the last attribute with one.
+			tbl := h.CreateTable(&dynamodb.CreateTableInput{
+				AttributeDefinitions: attrDefs("pk", "S", "hh", "S", "r1", "S", "r2", "N", "r3", "S"),
+				KeySchema:            keySchema("pk"),
+				GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
+					multiGSI("ix3", []string{"hh"}, []string{"r1", "r2", "r3"}, types.ProjectionTypeKeysOnly),
+				},
+			})
+			want := map[string]string{
+				"--=": "r1, r2 @ r3", "--<": "r1, r2 @ r3", "-=-": "r1 @ r2", "-==": "r1 @ r2", "-=<": "r1 @ r2",
+				"-<-": "r1 @ r2", "-<=": "r1 @ r2", "-<<": "r1 @ r2", "=-=": "r2 @ r3", "=-<": "r2 @ r3",
+				"=<=": "r2 @ r3", "=<<": "r2 @ r3", "<-=": "r2 @ r3", "<-<": "r2 @ r3", "<=-": "r1 @ r2",
+				"<==": "r1 @ r3", "<=<": "r1 @ r3", "<<-": "r1 @ r2", "<<=": "r1, r2 @ r3", "<<<": "r1, r2 @ r3",
+			}
+			vals := Item{":h": S("h"), ":r1": S("a"), ":r2": N("1"), ":r3": S("b")}
+			for _, a := range "-=<" {
+				for _, b := range "-=<" {
+					for _, c := range "-=<" {
+						pattern := string([]rune{a, b, c})
+						cond, values := "hh = :h", Item{":h": vals[":h"]}
+						for i, op := range pattern {
+							if op == '-' {
+								continue
+							}
+							n := "r" + strconv.Itoa(i+1)
+							cond += " AND " + n + " " + string(op) + " :" + n
+							values[":"+n] = vals[":"+n]
+						}
+						_, err := h.API.Query(h.Ctx, mkQuery(tbl, "ix3", cond, values))
+						w, bad := want[pattern]
+						if !bad {
+							if err != nil {
+								t.Fatalf("%s: %v", cond, err)
+							}
+							continue
+						}
+						names, at, _ := strings.Cut(w, " @ ")
+						h.WantError(err, "ValidationException", "RANGE key attributes "+names+" must have equality conditions specified in the query because a condition is present on key attribute "+at)
+					}
+				}
+			}
+		}},
 
 		// Writes keep the index.
 		Case{Name: "MultiKeyGSI/UpdateMovesAndSparse", Run: func(t *testing.T, h *H) {

@@ -432,6 +432,12 @@ func TestKeyCondition_ResolveMultiErrors(t *testing.T) {
 	f("h1 = :a AND h2 = :b AND r3 = :d", "RANGE key attributes r1, r2 must have equality conditions specified in the query because a condition is present on key attribute r3")
 	f("h1 = :a AND h2 = :b AND r1 < :c AND r2 = :d", "RANGE key attributes r1 must have equality conditions specified in the query because a condition is present on key attribute r2")
 	f("h1 = :a AND h2 = :b AND x = :c AND r2 = :d", "RANGE key attributes r1 must have equality conditions specified in the query because a condition is present on key attribute r2")
+	// DynamoDB Local's two passes: gaps first (at the first attribute
+	// after one), then conditions other than equality before the last.
+	f("h1 = :a AND h2 = :b AND r2 = :d AND r3 < :d", "RANGE key attributes r1 must have equality conditions specified in the query because a condition is present on key attribute r2")
+	f("h1 = :a AND h2 = :b AND r1 < :c AND r3 = :d", "RANGE key attributes r2 must have equality conditions specified in the query because a condition is present on key attribute r3")
+	f("h1 = :a AND h2 = :b AND r1 < :c AND r2 = :d AND r3 = :d", "RANGE key attributes r1 must have equality conditions specified in the query because a condition is present on key attribute r3")
+	f("h1 = :a AND h2 = :b AND r1 < :c AND r2 < :d AND r3 = :d", "RANGE key attributes r1, r2 must have equality conditions specified in the query because a condition is present on key attribute r3")
 	f("h1 = :a AND h2 = :b AND x = :c", "Query condition missed key schema element")
 	f("h1 = :a AND h2 = :b AND r1 = :c AND r2 = :d AND r3 = :d AND x = :c", "Query key condition not supported")
 	f("h1 = :a AND w = :c AND x = :c AND y = :c AND z = :c AND u = :c", "Query key condition not supported")

@@ -309,19 +309,31 @@ func (k *KeyCondition) ResolveMulti(hashKeys, rangeKeys []string) (*KeyRange, er
 		return nil, errorf("HASH key attributes %s must have equality conditions specified in the query", strings.Join(missing, ", "))
 	}
 	r.HashValue = r.HashValues[0]
+	rangeErr := func(missing []string, at string) error {
+		return errorf("RANGE key attributes %s must have equality conditions specified in the query because a condition is present on key attribute %s", strings.Join(missing, ", "), at)
+	}
+	// First the gaps: the first sort attribute with a condition after
+	// some without one, naming those; then the last with a condition,
+	// naming those before it whose condition is not an equality.
 	last := -1
 	for i, a := range rangeKeys {
-		if find(a) != nil {
-			last = i
+		if find(a) == nil {
+			missing = append(missing, a)
+			continue
 		}
+		if len(missing) > 0 {
+			return nil, rangeErr(missing, a)
+		}
+		last = i
 	}
+	missing = nil
 	for _, a := range rangeKeys[:max(last, 0)] {
-		if t := find(a); t == nil || t.op != EQ {
+		if find(a).op != EQ {
 			missing = append(missing, a)
 		}
 	}
 	if len(missing) > 0 {
-		return nil, errorf("RANGE key attributes %s must have equality conditions specified in the query because a condition is present on key attribute %s", strings.Join(missing, ", "), rangeKeys[last])
+		return nil, rangeErr(missing, rangeKeys[last])
 	}
 	if len(terms) != len(hashKeys)+last+1 {
 		return nil, errorf("Query condition missed key schema element")
