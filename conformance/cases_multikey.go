@@ -497,6 +497,13 @@ func init() {
 				}}},
 			})
 			h.WantError(err, "ValidationException", "Too many partition keys. GSI can have at most 4 partition keys")
+			// Deleting the index drops the definitions only it used.
+			_, err = h.UpdateTable(&dynamodb.UpdateTableInput{TableName: aws.String(tbl), GlobalSecondaryIndexUpdates: deleteGSI("xyz")})
+			h.Must(err)
+			h.WaitIndexGone(tbl, "xyz")
+			if d := h.Describe(tbl); len(d.AttributeDefinitions) != 1 || aws.ToString(d.AttributeDefinitions[0].AttributeName) != "pk" {
+				t.Fatalf("attribute definitions after the index is gone: %v", d.AttributeDefinitions)
+			}
 		}},
 
 		// CreateTable's checks of the key schema.
