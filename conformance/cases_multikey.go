@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -463,6 +464,33 @@ func init() {
 				msg := "One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty string value. IndexName: " + first + ", IndexKey: g"
 				h.WantError(h.putErr(tbl, item), "ValidationException", msg)
 				h.WantError(h.txWrite(txPut(tbl, item)), "ValidationException", msg)
+			}
+		}},
+
+		Case{Name: "MultiKeyGSI/CapacityAndCounts", Run: func(t *testing.T, h *H) {
+			tbl := mkFixture(h)
+			counts := map[string]int64{}
+			for _, g := range h.Describe(tbl).GlobalSecondaryIndexes {
+				counts[aws.ToString(g.IndexName)] = aws.ToInt64(g.ItemCount)
+			}
+			if want := map[string]int64{"mkall": 8, "mkkeys": 9, "mkincl": 9}; fmt.Sprint(counts) != fmt.Sprint(want) {
+				t.Fatalf("index item counts %v, want %v", counts, want)
+			}
+			// A write charges each index whose entry it changes: p7 enters
+			// mkall and mkincl; its mkkeys entry does not project round.
+			out, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(tbl), ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
+				Item: with(mkItems()[7], "round", S("z"))})
+			h.Must(err)
+			wantIndexCapacity(h, out.ConsumedCapacity, 1, map[string]float64{"mkall": 1, "mkincl": 1})
+			_, err = h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(tbl), ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
+				Item: with(mkItems()[5], "score", S("not a number any more"), "tier", N("9"))})
+			h.WantError(err, "ValidationException", "One or more parameter values were invalid: Type mismatch for Index Key")
+			in := mkQuery(tbl, "mkall", naTier1Cond, naTier1)
+			in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
+			q := h.MustQuery(in)
+			if q.ConsumedCapacity == nil || aws.ToFloat64(q.ConsumedCapacity.CapacityUnits) != 0.5 ||
+				q.ConsumedCapacity.GlobalSecondaryIndexes["mkall"].CapacityUnits == nil {
+				t.Fatalf("query capacity %s", formatCapacity(q.ConsumedCapacity))
 			}
 		}},
 
