@@ -35,6 +35,10 @@
 //   - global and local secondary indexes are sparse and are written in the
 //     same atomic batch as their item; a new global index is filled before
 //     UpdateTable returns;
+//   - a global index's key may have up to four partition and four sort
+//     attributes (multi-attribute keys, multikey.go), queried with
+//     DynamoDB's rules: equality on every partition attribute, sort
+//     attributes from the left;
 //   - Query and Scan pages end after Limit items or 1 MB, with
 //     LastEvaluatedKey; Scan segments split the hash space evenly;
 //   - consumed capacity is computed with DynamoDB's size rules;
