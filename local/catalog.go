@@ -41,6 +41,9 @@ type tableMeta struct {
 	// the index keys of a new item: local ones, then global ones, each in
 	// the order of a Java hash map of their names.
 	checked []*indexMeta
+	// hashes and ranges are the table's key attributes as lists, as an
+	// index's (ranges is nil without a sort key).
+	hashes, ranges []attrDef
 }
 
 type attrDef struct {
@@ -106,6 +109,10 @@ func (m *tableMeta) prepare() {
 	}
 	m.keys = m.keyAttrOrder()
 	m.checked = m.indexCheckOrder()
+	m.hashes, m.ranges = []attrDef{{Name: m.Hash, Type: m.HashType}}, nil
+	if m.Range != "" {
+		m.ranges = []attrDef{{Name: m.Range, Type: m.RangeType}}
+	}
 }
 
 func (m *tableMeta) clone() *tableMeta {

@@ -133,11 +133,7 @@ func (db *DB) query(t *table, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, e
 	if err := sp.checkConsistent(); err != nil {
 		return nil, err
 	}
-	hashes := []attrDef{{Name: m.Hash, Type: m.HashType}}
-	var ranges []attrDef
-	if m.Range != "" {
-		ranges = []attrDef{{Name: m.Range, Type: m.RangeType}}
-	}
+	hashes, ranges := m.hashes, m.ranges
 	if sp.ix != nil {
 		hashes, ranges = sp.ix.hashes, sp.ix.ranges
 	}
