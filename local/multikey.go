@@ -92,7 +92,8 @@ func gsiKeySchema(ks []types.KeySchemaElement, defs map[string]string) (hashes, 
 
 // setKeys sets the key attributes of ix: the first partition and sort
 // attributes in Hash and Range (as single-attribute keys were always
-// stored), the others in MoreHash and MoreRange.
+// stored), the others in MoreHash and MoreRange (nil when there are none,
+// so that single-attribute keys are stored as before).
 func (ix *indexMeta) setKeys(hashes, ranges []attrDef) {
 	ix.Hash, ix.HashType = hashes[0].Name, hashes[0].Type
 	ix.MoreHash = append([]attrDef(nil), hashes[1:]...)
@@ -100,12 +101,6 @@ func (ix *indexMeta) setKeys(hashes, ranges []attrDef) {
 	if len(ranges) > 0 {
 		ix.Range, ix.RangeType = ranges[0].Name, ranges[0].Type
 		ix.MoreRange = append([]attrDef(nil), ranges[1:]...)
-	}
-	if len(ix.MoreHash) == 0 {
-		ix.MoreHash = nil
-	}
-	if len(ix.MoreRange) == 0 {
-		ix.MoreRange = nil
 	}
 }
 
@@ -125,16 +120,6 @@ func (ix *indexMeta) prepareKeys() {
 
 // multi reports whether ix has a multi-attribute partition or sort key.
 func (ix *indexMeta) multi() bool { return len(ix.hashes) > 1 || len(ix.ranges) > 1 }
-
-// isKey reports whether name is one of the key attributes of ix.
-func (ix *indexMeta) isKey(name string) bool {
-	for _, n := range ix.keyNames {
-		if n == name {
-			return true
-		}
-	}
-	return false
-}
 
 // keySchemaOf returns the key schema of ix, partition attributes first,
 // each kind in the order of its definition.
