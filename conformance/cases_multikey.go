@@ -103,6 +103,9 @@ var naTier1 = Item{":r": S("NA"), ":t": N("1")}
 
 const naTier1Cond = "league = :r AND tier = :t"
 
+// mkCase is a case that queries index ix of mkFixture with cond and wants
+// the items mkItems()[want...] in that order (restricted to names unless
+// names is empty), in one page.
 func mkCase(name, ix, cond string, values Item, want []int, names ...string) Case {
 	return Case{Name: "MultiKeyGSI/" + name, Run: func(t *testing.T, h *H) {
 		tbl := mkFixture(h)
@@ -112,6 +115,8 @@ func mkCase(name, ix, cond string, values Item, want []int, names ...string) Cas
 	}}
 }
 
+// mkError is a case whose query of index ix of mkFixture with cond fails
+// with a ValidationException saying msg.
 func mkError(name, ix, cond string, values Item, msg string) Case {
 	return Case{Name: "MultiKeyGSI/" + name, Run: func(t *testing.T, h *H) {
 		tbl := mkFixture(h)
@@ -121,8 +126,9 @@ func mkError(name, ix, cond string, values Item, msg string) Case {
 }
 
 // mkCreateError is a case whose CreateTable, of a table keyed by pk with
-// the attributes a..h defined (a, c, e, g as S; b, d, f, h as N) and one
-// GSI of key schema ks, fails with msg.
+// one GSI of key schema ks and a definition for each of pk and the
+// attributes of ks among a..i (b, d, f, h as N, the others as S), fails
+// with msg.
 func mkCreateError(name string, ks []types.KeySchemaElement, msg string) Case {
 	return Case{Name: "MultiKeyGSI/Create_" + name, Run: func(t *testing.T, h *H) {
 		used := map[string]bool{"pk": true}
