@@ -38,6 +38,13 @@ type tableMeta struct {
 	TTLPending bool `json:"ttlPending,omitempty"`
 
 	keys []keyAttr // key attributes of the table and its indexes, in keyAttrOrder
+	// checked are the indexes in the order in which DynamoDB Local checks
+	// the index keys of a new item: local ones, then global ones, each in
+	// the order of a Java hash map of their names.
+	checked []*indexMeta
+	// hashes and ranges are the table's key attributes as lists, as an
+	// index's (ranges is nil without a sort key).
+	hashes, ranges []attrDef
 }
 
 type attrDef struct {
@@ -60,7 +67,21 @@ type indexMeta struct {
 	WCU        int64     `json:"wcu,omitempty"`
 	Created    time.Time `json:"created"`
 
+	// MoreHash and MoreRange are the partition and sort key attributes
+	// after the first (Hash, Range) of a global secondary index with
+	// multi-attribute keys, in key schema order. They are absent for
+	// single-attribute keys, so descriptions written before multi-attribute
+	// keys existed decode unchanged.
+	MoreHash  []attrDef `json:"moreHash,omitempty"`
+	MoreRange []attrDef `json:"moreRange,omitempty"`
+
 	include map[string]bool // attributes projected (INCLUDE and KEYS_ONLY): keys and NonKey
+
+	// Derived by prepareKeys.
+	hashes   []attrDef // all partition key attributes, in order
+	ranges   []attrDef // all sort key attributes, in order; nil without a sort key
+	all      []attrDef // hashes then ranges
+	keyNames []string  // names of all
 }
 
 func (m *tableMeta) index(name string) *indexMeta {
@@ -74,18 +95,24 @@ func (m *tableMeta) index(name string) *indexMeta {
 
 // prepare computes the derived fields of a meta after decoding or building.
 func (m *tableMeta) prepare() {
-	m.keys = m.keyAttrOrder()
 	for _, ix := range m.Indexes {
-		ix.include = map[string]bool{m.Hash: true, ix.Hash: true}
+		ix.prepareKeys()
+		ix.include = map[string]bool{m.Hash: true}
 		if m.Range != "" {
 			ix.include[m.Range] = true
 		}
-		if ix.Range != "" {
-			ix.include[ix.Range] = true
+		for _, a := range ix.keyNames {
+			ix.include[a] = true
 		}
 		for _, a := range ix.NonKey {
 			ix.include[a] = true
 		}
+	}
+	m.keys = m.keyAttrOrder()
+	m.checked = m.indexCheckOrder()
+	m.hashes, m.ranges = []attrDef{{Name: m.Hash, Type: m.HashType}}, nil
+	if m.Range != "" {
+		m.ranges = []attrDef{{Name: m.Range, Type: m.RangeType}}
 	}
 }
 
@@ -97,6 +124,7 @@ func (m *tableMeta) clone() *tableMeta {
 	for i, ix := range m.Indexes {
 		cx := *ix
 		cx.NonKey = slices.Clone(ix.NonKey)
+		cx.MoreHash, cx.MoreRange = slices.Clone(ix.MoreHash), slices.Clone(ix.MoreRange)
 		c.Indexes[i] = &cx
 	}
 	c.prepare()

@@ -125,7 +125,7 @@ func (db *DB) newTableMeta(in *dynamodb.CreateTableInput) (*tableMeta, error) {
 		if !validName(name) {
 			return nil, validationError(msgTableName)
 		}
-		ih, ir, err := keySchema(g.KeySchema, defs, true)
+		hashes, ranges, err := gsiKeySchema(g.KeySchema, defs)
 		if err != nil {
 			return nil, err
 		}
@@ -140,14 +140,14 @@ func (db *DB) newTableMeta(in *dynamodb.CreateTableInput) (*tableMeta, error) {
 			return nil, validationError("Local Secondary Indices AND Global Secondary Indices must have different names")
 		}
 		gnames[name] = true
-		used[ih] = true
-		if ir != "" {
-			used[ir] = true
+		for _, a := range append(hashes, ranges...) {
+			used[a.Name] = true
 		}
 		ix := &indexMeta{
-			Name: name, ID: m.NextIndexID, Global: true, Hash: ih, HashType: defs[ih], Range: ir, RangeType: defs[ir],
+			Name: name, ID: m.NextIndexID, Global: true,
 			Projection: pt, NonKey: nk, Created: m.Created,
 		}
+		ix.setKeys(hashes, ranges)
 		if g.ProvisionedThroughput != nil {
 			ix.RCU = aws.ToInt64(g.ProvisionedThroughput.ReadCapacityUnits)
 			ix.WCU = aws.ToInt64(g.ProvisionedThroughput.WriteCapacityUnits)

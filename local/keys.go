@@ -127,15 +127,13 @@ func (m *tableMeta) keyFromItem(item Item) (*primaryKey, error) {
 
 // checkIndexKeys checks the index key attributes present in a new item:
 // their types must match the definitions, they may not be empty and they
-// must respect the key size limits. Absent attributes are fine (the item is
-// then not in that index).
+// must respect the key size limits (each partition key attribute that of a
+// partition key, each sort key attribute that of a sort key). Absent
+// attributes are fine (the item is then not in that index).
 func (m *tableMeta) checkIndexKeys(item Item) error {
-	for _, ix := range m.Indexes {
-		for _, a := range [2]struct{ name, typ string }{{ix.Hash, ix.HashType}, {ix.Range, ix.RangeType}} {
-			if a.name == "" {
-				continue
-			}
-			v, ok := item[a.name]
+	for _, ix := range m.checked {
+		for i, a := range ix.keyAttrs() {
+			v, ok := item[a.Name]
 			if !ok {
 				continue
 			}
@@ -143,14 +141,14 @@ func (m *tableMeta) checkIndexKeys(item Item) error {
 			if t != "S" && t != "N" && t != "B" {
 				return validationError("Invalid attribute value type")
 			}
-			if t != a.typ {
+			if t != a.Type {
 				return validationError(msgIndexKeyType)
 			}
 			if kind, empty := isEmptyKeyValue(v); empty {
-				return validationf("One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty %s value. IndexName: %s, IndexKey: %s", kind, ix.Name, a.name)
+				return validationf("One or more parameter values are not valid. A value specified for a secondary index key is not supported. The AttributeValue for a key attribute cannot contain an empty %s value. IndexName: %s, IndexKey: %s", kind, ix.Name, a.Name)
 			}
 			limit := maxHashKey
-			if a.name == ix.Range {
+			if i >= len(ix.hashes) {
 				limit = maxRangeKey
 			}
 			if keyBytesLen(v) > limit {
@@ -165,8 +163,8 @@ func (m *tableMeta) checkIndexKeys(item Item) error {
 // index key attribute of item empty (a string or binary of no bytes).
 func (m *tableMeta) checkEmptyIndexKeys(item Item) error {
 	for _, ix := range m.Indexes {
-		for _, a := range [2]string{ix.Hash, ix.Range} {
-			if v, ok := item[a]; ok && a != "" {
+		for _, a := range ix.keyNames {
+			if v, ok := item[a]; ok {
 				if kind, empty := isEmptyKeyValue(v); empty {
 					return validationf("One or more parameter values are not valid. The update expression attempted to update a secondary index key to a value that is not supported. The AttributeValue for a key attribute cannot contain an empty %s value.", kind)
 				}
@@ -178,34 +176,32 @@ func (m *tableMeta) checkEmptyIndexKeys(item Item) error {
 
 // indexEntry returns the storage key and the projected item of item in
 // index ix, or ok == false when item lacks an index key attribute (indexes
-// are sparse). base is the item's primary key.
+// are sparse: an item is in an index with multi-attribute keys only when
+// it has all of them). base is the item's primary key.
 func (m *tableMeta) indexEntry(ix *indexMeta, item Item, base *primaryKey) (key []byte, proj Item, ok bool) {
 	if item == nil {
 		return nil, nil, false
 	}
-	hv, ok := item[ix.Hash]
-	if !ok {
-		return nil, nil, false
-	}
-	var rv types.AttributeValue
-	if ix.Range != "" {
-		if rv, ok = item[ix.Range]; !ok {
+	for _, a := range ix.keyNames {
+		if _, ok := item[a]; !ok {
 			return nil, nil, false
 		}
 	}
-	buf := make([]byte, 0, dataPrefixLen+8+len(base.key))
+	buf := make([]byte, 0, dataPrefixLen+8+len(base.key)+16*len(ix.keyNames))
 	buf = appendDataPrefix(buf, m.ID, ix.ID)
 	buf = append(buf, 0, 0, 0, 0, 0, 0, 0, 0)
 	start := len(buf)
-	buf, err := codec.AppendKey(buf, hv)
-	if err != nil {
-		return nil, nil, false
-	}
-	putUint64(buf[dataPrefixLen:], partitionHash(buf[start:]))
-	if rv != nil {
-		if buf, err = codec.AppendKey(buf, rv); err != nil {
+	var err error
+	for i, a := range ix.keyNames {
+		if i == len(ix.hashes) {
+			putUint64(buf[dataPrefixLen:], partitionHash(buf[start:]))
+		}
+		if buf, err = codec.AppendKey(buf, item[a]); err != nil {
 			return nil, nil, false
 		}
+	}
+	if len(ix.ranges) == 0 {
+		putUint64(buf[dataPrefixLen:], partitionHash(buf[start:]))
 	}
 	buf = append(buf, base.suffix()[8:]...) // base partition and sort keys
 	return buf, m.project(ix, item), true
@@ -229,19 +225,15 @@ func (m *tableMeta) project(ix *indexMeta, item Item) Item {
 // points to.
 func (m *tableMeta) baseKeyOfEntry(ix *indexMeta, entryKey []byte) ([]byte, error) {
 	rest := entryKey[dataPrefixLen+8:]
-	n, err := codec.SplitKey(rest)
-	if err != nil {
-		return nil, err
-	}
-	rest = rest[n:]
-	if ix.Range != "" {
-		if n, err = codec.SplitKey(rest); err != nil {
+	for range ix.keyNames {
+		n, err := codec.SplitKey(rest)
+		if err != nil {
 			return nil, err
 		}
 		rest = rest[n:]
 	}
 	// rest is the base partition key followed by the base sort key.
-	n, err = codec.SplitKey(rest)
+	n, err := codec.SplitKey(rest)
 	if err != nil {
 		return nil, err
 	}

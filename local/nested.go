@@ -22,6 +22,21 @@ func (m *tableMeta) keyAttrOrder() []keyAttr {
 	if m.Range != "" {
 		keys = append(keys, keyAttr{name: m.Range})
 	}
+	for _, ix := range m.indexCheckOrder() {
+		for _, a := range ix.keyNames {
+			if !slices.ContainsFunc(keys, func(k keyAttr) bool { return k.name == a }) {
+				keys = append(keys, keyAttr{name: a, index: true})
+			}
+		}
+	}
+	return keys
+}
+
+// indexCheckOrder returns the indexes of m in the order in which DynamoDB
+// Local checks the index key attributes of a new item: local indexes, then
+// global ones, each group in the order of a Java hash map of their names.
+func (m *tableMeta) indexCheckOrder() []*indexMeta {
+	var out []*indexMeta
 	for _, global := range []bool{false, true} {
 		var names []string
 		for _, ix := range m.Indexes {
@@ -30,15 +45,10 @@ func (m *tableMeta) keyAttrOrder() []keyAttr {
 			}
 		}
 		for _, name := range expr.JavaOrder(names) {
-			ix := m.index(name)
-			for _, a := range []string{ix.Hash, ix.Range} {
-				if a != "" && !slices.ContainsFunc(keys, func(k keyAttr) bool { return k.name == a }) {
-					keys = append(keys, keyAttr{name: a, index: true})
-				}
-			}
+			out = append(out, m.index(name))
 		}
 	}
-	return keys
+	return out
 }
 
 // checkNested returns DynamoDB's error when nested, the top-level names of

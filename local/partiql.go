@@ -411,6 +411,11 @@ func (db *DB) pqSelect(st *partiql.Select, in *dynamodb.ExecuteStatementInput, l
 	if err != nil {
 		return nil, err
 	}
+	if sp.ix != nil && sp.ix.multi() {
+		// DynamoDB Local's answer to a read of an index with
+		// multi-attribute keys; its table's items stay reachable.
+		return nil, validationError("PartiQL statements cannot be executed on tables with composite HASH keys or composite RANGE keys.")
+	}
 	if err := sp.checkConsistent(); err != nil {
 		return nil, err
 	}
@@ -629,7 +634,11 @@ func pqPlan(m *tableMeta, ix *indexMeta, st *partiql.Select, params []types.Attr
 		if err != nil {
 			return nil, false, stripExprKind(err)
 		}
-		lower, upper, _, _, err := keyRange(m, ix, kr, hashKey, hashType, rangeKey, rangeType)
+		hashes, ranges := []attrDef{{Name: hashKey, Type: hashType}}, []attrDef(nil)
+		if rangeKey != "" {
+			ranges = []attrDef{{Name: rangeKey, Type: rangeType}}
+		}
+		lower, upper, _, _, err := keyRange(m, ix, kr, hashes, ranges)
 		if err != nil {
 			return nil, false, stripPrefix(err)
 		}

@@ -52,6 +52,9 @@ func (db *DB) preparePut(m *tableMeta, item Item, r *writeRequest) (*itemWrite, 
 	if err := m.checkIndexKeys(item); err != nil {
 		return nil, err
 	}
+	if err := m.checkIndexKeySums(item); err != nil {
+		return nil, err
+	}
 	size := itemSize(item)
 	if size > maxItemSize {
 		return nil, validationError(msgItemSize)

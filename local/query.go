@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -132,15 +133,24 @@ func (db *DB) query(t *table, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, e
 	if err := sp.checkConsistent(); err != nil {
 		return nil, err
 	}
-	hashKey, hashType, rangeKey, rangeType := m.Hash, m.HashType, m.Range, m.RangeType
+	hashes, ranges := m.hashes, m.ranges
 	if sp.ix != nil {
-		hashKey, hashType, rangeKey, rangeType = sp.ix.Hash, sp.ix.HashType, sp.ix.Range, sp.ix.RangeType
+		hashes, ranges = sp.ix.hashes, sp.ix.ranges
 	}
-	kr, err := kc.Resolve(hashKey, rangeKey)
+	var kr *expr.KeyRange
+	if sp.ix != nil && sp.ix.multi() {
+		kr, err = kc.ResolveMulti(sp.ix.keyNames[:len(hashes)], sp.ix.keyNames[len(hashes):])
+	} else {
+		rangeKey := ""
+		if len(ranges) > 0 {
+			rangeKey = ranges[0].Name
+		}
+		kr, err = kc.Resolve(hashes[0].Name, rangeKey)
+	}
 	if err != nil {
 		return nil, err
 	}
-	lower, upper, fwdEnd, revEnd, err := keyRange(m, sp.ix, kr, hashKey, hashType, rangeKey, rangeType)
+	lower, upper, fwdEnd, revEnd, err := keyRange(m, sp.ix, kr, hashes, ranges)
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +171,8 @@ func (db *DB) query(t *table, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, e
 	}
 	if attrs, ok := conditionAttrs(filter); ok {
 		for _, a := range attrs {
-			if a == hashKey || (rangeKey != "" && a == rangeKey) {
+			if slices.ContainsFunc(hashes, func(d attrDef) bool { return d.Name == a }) ||
+				slices.ContainsFunc(ranges, func(d attrDef) bool { return d.Name == a }) {
 				what := "Filter Expression"
 				if len(in.QueryFilter) > 0 {
 					what = "QueryFilter"
@@ -210,14 +221,26 @@ func (db *DB) query(t *table, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, e
 	return out, nil
 }
 
-// keyRange validates a resolved key condition against the key schema and
+// keyRange validates a resolved key condition against the key schema
+// (partition key attributes hashes, sort key attributes ranges) and
 // returns the storage key range it designates.
 // It also returns the inclusive end bounds of the sort key condition in
 // each direction (nil when the condition has none): <= and BETWEEN bound
 // forward reads, >= and BETWEEN backward ones.
-func keyRange(m *tableMeta, ix *indexMeta, kr *expr.KeyRange, hashKey, hashType, rangeKey, rangeType string) (lower, upper, fwdEnd, revEnd []byte, err error) {
-	if err := checkCondValue(ix, hashKey, hashType, kr.HashValue); err != nil {
-		return nil, nil, nil, nil, err
+func keyRange(m *tableMeta, ix *indexMeta, kr *expr.KeyRange, hashes, ranges []attrDef) (lower, upper, fwdEnd, revEnd []byte, err error) {
+	for i, v := range kr.HashValues {
+		if err := checkCondValue(ix, hashes[i].Name, hashes[i].Type, v); err != nil {
+			return nil, nil, nil, nil, err
+		}
+	}
+	for i, v := range kr.Prefix {
+		if err := checkCondValue(ix, ranges[i].Name, ranges[i].Type, v); err != nil {
+			return nil, nil, nil, nil, err
+		}
+	}
+	var rangeKey, rangeType string
+	if len(kr.Values) > 0 {
+		rangeKey, rangeType = ranges[len(kr.Prefix)].Name, ranges[len(kr.Prefix)].Type
 	}
 	for _, v := range kr.Values {
 		if kr.Op == expr.BeginsWith {
@@ -238,11 +261,18 @@ func keyRange(m *tableMeta, ix *indexMeta, kr *expr.KeyRange, hashKey, hashType,
 		id = ix.ID
 	}
 	p := appendDataPrefix(make([]byte, 0, 64), m.ID, id)
-	enc, err := codec.AppendKey(nil, kr.HashValue)
-	if err != nil {
-		return nil, nil, nil, nil, validationError(err.Error())
+	var enc []byte
+	for _, v := range kr.HashValues {
+		if enc, err = codec.AppendKey(enc, v); err != nil {
+			return nil, nil, nil, nil, validationError(err.Error())
+		}
 	}
 	p = appendPartition(p, enc)
+	for _, v := range kr.Prefix {
+		if p, err = codec.AppendKey(p, v); err != nil {
+			return nil, nil, nil, nil, validationError(err.Error())
+		}
+	}
 	with := func(v types.AttributeValue) []byte {
 		k, _ := codec.AppendKey(append([]byte(nil), p...), v)
 		return k

@@ -124,9 +124,8 @@ func (m *tableMeta) lastKey(ix *indexMeta, item Item) Item {
 		k[m.Range] = item[m.Range]
 	}
 	if ix != nil {
-		k[ix.Hash] = item[ix.Hash]
-		if ix.Range != "" {
-			k[ix.Range] = item[ix.Range]
+		for _, a := range ix.keyNames {
+			k[a] = item[a]
 		}
 	}
 	return k
@@ -347,8 +346,11 @@ func (sp *readSpec) startKey(esk Item) ([]byte, error) {
 	// checked attribute by attribute, and an attribute too many is an
 	// invalid key.
 	keyAttrs := map[string]bool{m.Hash: true}
-	for _, a := range []string{m.Range, ixAttr(ix, true), ixAttr(ix, false)} {
-		if a != "" {
+	if m.Range != "" {
+		keyAttrs[m.Range] = true
+	}
+	if ix != nil {
+		for _, a := range ix.keyNames {
 			keyAttrs[a] = true
 		}
 	}
@@ -370,15 +372,18 @@ func (sp *readSpec) startKey(esk Item) ([]byte, error) {
 	if ix == nil {
 		return k.key, nil
 	}
-	for _, a := range []string{ix.Hash, ix.Range} {
-		if _, ok := esk[a]; a != "" && !ok {
+	for _, a := range ix.keyNames {
+		if _, ok := esk[a]; !ok {
 			return nil, validationError("The provided starting key is invalid")
 		}
 	}
-	if len(esk) != len(keyAttrs) {
+	if ix.multi() {
+		if err := ix.checkStartKey(esk); err != nil {
+			return nil, err
+		}
+	} else if len(esk) != len(keyAttrs) {
 		return nil, validationError("The provided starting key is invalid")
-	}
-	if err := (&tableMeta{Indexes: []*indexMeta{ix}}).checkIndexKeys(esk); err != nil {
+	} else if err := (&tableMeta{checked: []*indexMeta{ix}}).checkIndexKeys(esk); err != nil {
 		if strings.Contains(err.Error(), "Type mismatch") {
 			return nil, validationError("Type mismatch for attribute to update")
 		}
@@ -389,15 +394,4 @@ func (sp *readSpec) startKey(esk Item) ([]byte, error) {
 		return nil, validationError("The provided starting key is invalid")
 	}
 	return ek, nil
-}
-
-// ixAttr returns the hash (or range) attribute of index ix, "" for none.
-func ixAttr(ix *indexMeta, hash bool) string {
-	switch {
-	case ix == nil:
-		return ""
-	case hash:
-		return ix.Hash
-	}
-	return ix.Range
 }

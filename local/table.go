@@ -205,7 +205,7 @@ func (db *DB) describe(m *tableMeta, st *tableStats) *types.TableDescription {
 		if ix.Global {
 			g := types.GlobalSecondaryIndexDescription{
 				IndexName:      aws.String(ix.Name),
-				KeySchema:      keySchemaOut(ix.Hash, ix.Range),
+				KeySchema:      keySchemaOf(ix),
 				Projection:     proj,
 				IndexStatus:    types.IndexStatusActive,
 				IndexArn:       arn,
@@ -221,7 +221,7 @@ func (db *DB) describe(m *tableMeta, st *tableStats) *types.TableDescription {
 		} else {
 			d.LocalSecondaryIndexes = append(d.LocalSecondaryIndexes, types.LocalSecondaryIndexDescription{
 				IndexName:      aws.String(ix.Name),
-				KeySchema:      keySchemaOut(ix.Hash, ix.Range),
+				KeySchema:      keySchemaOf(ix),
 				Projection:     proj,
 				IndexArn:       arn,
 				ItemCount:      aws.Int64(count),

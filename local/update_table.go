@@ -215,7 +215,7 @@ func (db *DB) newGSI(nm *tableMeta, c *types.CreateGlobalSecondaryIndexAction, a
 		}
 		defs[a.Name] = a.Type
 	}
-	ih, ir, err := keySchema(c.KeySchema, defs, true)
+	hashes, ranges, err := gsiKeySchema(c.KeySchema, defs)
 	if err != nil {
 		return nil, err
 	}
@@ -224,9 +224,10 @@ func (db *DB) newGSI(nm *tableMeta, c *types.CreateGlobalSecondaryIndexAction, a
 		return nil, err
 	}
 	ix := &indexMeta{
-		Name: name, ID: nm.NextIndexID, Global: true, Hash: ih, HashType: defs[ih], Range: ir, RangeType: defs[ir],
+		Name: name, ID: nm.NextIndexID, Global: true,
 		Projection: pt, NonKey: nk, Created: db.now(),
 	}
+	ix.setKeys(hashes, ranges)
 	if nm.BillingMode == string(types.BillingModeProvisioned) {
 		if ix.RCU, ix.WCU, err = throughput(c.ProvisionedThroughput, "global secondary index"); err != nil {
 			return nil, err
@@ -264,6 +265,9 @@ func usedAttrs(m *tableMeta, defs []attrDef) []attrDef {
 	used := map[string]bool{m.Hash: true, m.Range: true}
 	for _, ix := range m.Indexes {
 		used[ix.Hash], used[ix.Range] = true, true
+		for _, a := range append(ix.MoreHash, ix.MoreRange...) {
+			used[a.Name] = true
+		}
 	}
 	var out []attrDef
 	seen := map[string]bool{}
@@ -315,11 +319,8 @@ func (db *DB) backfill(m *tableMeta, ix *indexMeta) error {
 }
 
 func hasKeyTypes(item Item, ix *indexMeta) bool {
-	if v, ok := item[ix.Hash]; ok && value.TypeOf(v).String() != ix.HashType {
-		return false
-	}
-	if ix.Range != "" {
-		if v, ok := item[ix.Range]; ok && value.TypeOf(v).String() != ix.RangeType {
+	for _, a := range append(ix.hashes, ix.ranges...) {
+		if v, ok := item[a.Name]; ok && value.TypeOf(v).String() != a.Type {
 			return false
 		}
 	}

@@ -40,12 +40,25 @@ func (t *Table) Create(ctx context.Context, o *CreateOptions) error {
 		}
 		defs = append(defs, types.AttributeDefinition{AttributeName: aws.String(name), AttributeType: typ})
 	}
-	schema := func(h, r string) []types.KeySchemaElement {
-		def(h)
-		ks := []types.KeySchemaElement{{AttributeName: aws.String(h), KeyType: types.KeyTypeHash}}
+	schema := func(h, r string, more ...[]string) []types.KeySchemaElement {
+		var ks []types.KeySchemaElement
+		add := func(name string, kt types.KeyType) {
+			def(name)
+			ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(name), KeyType: kt})
+		}
+		add(h, types.KeyTypeHash)
+		if len(more) > 0 {
+			for _, a := range more[0] {
+				add(a, types.KeyTypeHash)
+			}
+		}
 		if r != "" {
-			def(r)
-			ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(r), KeyType: types.KeyTypeRange})
+			add(r, types.KeyTypeRange)
+			if len(more) > 1 {
+				for _, a := range more[1] {
+					add(a, types.KeyTypeRange)
+				}
+			}
 		}
 		return ks
 	}
@@ -68,7 +81,7 @@ func (t *Table) Create(ctx context.Context, o *CreateOptions) error {
 				IndexName: aws.String(ix.Name), KeySchema: schema(s.HashKey, ix.RangeKey), Projection: p})
 		} else {
 			in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
-				IndexName: aws.String(ix.Name), KeySchema: schema(ix.HashKey, ix.RangeKey), Projection: p})
+				IndexName: aws.String(ix.Name), KeySchema: schema(ix.HashKey, ix.RangeKey, ix.MoreHashKeys, ix.MoreRangeKeys), Projection: p})
 		}
 	}
 	in.AttributeDefinitions = defs

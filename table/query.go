@@ -61,8 +61,17 @@ type Query struct {
 	Index string
 	// Hash is the value of the partition key of the table or index. Required.
 	Hash any
-	// Range is the condition on the range key of the table or index; the
-	// zero KeyCond selects the whole partition.
+	// MoreHash, for an index with a multi-attribute partition key, holds
+	// the values of its further partition attributes (Index.MoreHashKeys),
+	// in order; all are required.
+	MoreHash []any
+	// RangePrefix, for an index with a multi-attribute sort key, holds the
+	// values that its first sort attributes equal, in order; Range then
+	// applies to the sort attribute after them.
+	RangePrefix []any
+	// Range is the condition on the range key of the table or index (for
+	// a multi-attribute sort key, on the attribute after RangePrefix); the
+	// zero KeyCond selects the whole partition (or all of RangePrefix).
 	Range KeyCond
 	// Filter drops items after they are read (they still cost read units).
 	Filter Cond
@@ -178,11 +187,34 @@ func (t *Table) queryInput(q *Query) (*dynamodb.QueryInput, Item, []string, erro
 		return nil, nil, nil, fmt.Errorf("table: cannot marshal the hash value of a query: %w", err)
 	}
 	kc := expression.Key(ix.HashKey).Equal(expression.Value(hv))
+	if len(q.MoreHash) != len(ix.MoreHashKeys) {
+		return nil, nil, nil, fmt.Errorf("table: %d more hash values for %s, which has %d more hash keys", len(q.MoreHash), t.what(q.Index), len(ix.MoreHashKeys))
+	}
+	sortKeys := ix.rangeKeys()
+	if n := len(q.RangePrefix); n > len(sortKeys) || n == len(sortKeys) && n > 0 && q.Range.op != keyNone {
+		return nil, nil, nil, fmt.Errorf("table: %d range prefix values and a range condition on %s, which has %d range keys", n, t.what(q.Index), len(sortKeys))
+	}
+	eq := func(names []string, values []any) error {
+		for i, v := range values {
+			av, err := marshalValue(v)
+			if err != nil {
+				return fmt.Errorf("table: cannot marshal the value of %s in a query: %w", names[i], err)
+			}
+			kc = kc.And(expression.Key(names[i]).Equal(expression.Value(av)))
+		}
+		return nil
+	}
+	if err := eq(ix.MoreHashKeys, q.MoreHash); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := eq(sortKeys, q.RangePrefix); err != nil {
+		return nil, nil, nil, err
+	}
 	if q.Range.op != keyNone {
 		if ix.RangeKey == "" {
 			return nil, nil, nil, fmt.Errorf("table: range condition on %s, which has no range key", t.what(q.Index))
 		}
-		rc, err := rangeCond(ix.RangeKey, q.Range)
+		rc, err := rangeCond(sortKeys[len(q.RangePrefix)], q.Range)
 		if err != nil {
 			return nil, nil, nil, err
 		}

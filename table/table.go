@@ -3,6 +3,7 @@ package table
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -49,6 +50,26 @@ type Index struct {
 	// keys and these attributes. With neither, all attributes are projected.
 	KeysOnly bool
 	Include  []string
+	// MoreHashKeys and MoreRangeKeys make a global index's key
+	// multi-attribute (DynamoDB allows up to four partition and four sort
+	// key attributes): the partition key attributes after HashKey and the
+	// sort key attributes after RangeKey, in key schema order. A query of
+	// such an index gives a value for each partition attribute
+	// (Query.Hash, then Query.MoreHash) and conditions on the sort
+	// attributes from the left (Query.RangePrefix, then Query.Range).
+	MoreHashKeys  []string
+	MoreRangeKeys []string
+}
+
+// hashKeys returns the partition key attributes of ix, in order.
+func (ix Index) hashKeys() []string { return append([]string{ix.HashKey}, ix.MoreHashKeys...) }
+
+// rangeKeys returns the sort key attributes of ix, in order.
+func (ix Index) rangeKeys() []string {
+	if ix.RangeKey == "" {
+		return nil
+	}
+	return append([]string{ix.RangeKey}, ix.MoreRangeKeys...)
 }
 
 // Options configure a Table. A nil *Options and the zero value are valid;
@@ -137,6 +158,12 @@ func New(api timetable.API, s Schema, o *Options) (*Table, error) {
 		} else if ix.HashKey == "" {
 			return nil, fmt.Errorf("table: schema of table %q: index %q has no HashKey", s.Name, ix.Name)
 		}
+		if (ix.Local || ix.RangeKey == "") && len(ix.MoreRangeKeys) > 0 || ix.Local && len(ix.MoreHashKeys) > 0 {
+			return nil, fmt.Errorf("table: schema of table %q: index %q: only a global index has more key attributes, and MoreRangeKeys need a RangeKey", s.Name, ix.Name)
+		}
+		if len(ix.MoreHashKeys) > 3 || len(ix.MoreRangeKeys) > 3 || slices.Contains(ix.MoreHashKeys, "") || slices.Contains(ix.MoreRangeKeys, "") {
+			return nil, fmt.Errorf("table: schema of table %q: index %q: at most three more (non-empty) hash and three more range keys", s.Name, ix.Name)
+		}
 	}
 	return &Table{api: api, schema: s, opts: o.withDefaults()}, nil
 }
@@ -179,8 +206,8 @@ func (t *Table) keyNames(index string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, n := range []string{ix.HashKey, ix.RangeKey} {
-		if n != "" && n != t.schema.HashKey && n != t.schema.RangeKey {
+	for _, n := range append(ix.hashKeys(), ix.rangeKeys()...) {
+		if !slices.Contains(names, n) {
 			names = append(names, n)
 		}
 	}

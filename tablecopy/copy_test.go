@@ -60,6 +60,7 @@ func TestCopy_Engines(t *testing.T) {
 	}
 	sameSchema(t, to, names)
 	sameItems(t, from, to, names, items)
+	sameIndexItems(t, from, to, names)
 
 	// Again: the tables are reused, the items put again.
 	rep, err = Copy(context.Background(), from, to, &Options{Tables: names})
@@ -273,6 +274,7 @@ func TestCopy_DynamoDBLocal(t *testing.T) {
 	checkReport(t, rep, names, true)
 	sameSchema(t, ddb, names)
 	sameItems(t, from, ddb, names, items)
+	sameIndexItems(t, from, ddb, names)
 
 	back := engine(t)
 	if rep, err = Copy(ctx, ddb, back, &Options{Tables: names, Segments: 2}); err != nil {

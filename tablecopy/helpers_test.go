@@ -32,7 +32,8 @@ func engine(t testing.TB) *local.DB {
 }
 
 // createTables creates the test's two tables on api: name+"_a" with a
-// string hash key and a binary range key, a global index on g, a local
+// string hash key and a binary range key, a global index on g, a global
+// index with a multi-attribute key (partition g and l, sort sk), a local
 // index on l and TTL on exp, on demand; name+"_b" with a number hash key
 // only, provisioned. It returns their names.
 func createTables(t testing.TB, api timetable.API, name string) []string {
@@ -55,7 +56,12 @@ func createTables(t testing.TB, api timetable.API, name string) []string {
 		KeySchema:            key("pk", "sk"),
 		BillingMode:          types.BillingModePayPerRequest,
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{{IndexName: aws.String("byG"), KeySchema: key("g", "pk"),
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"s"}}}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: []string{"s"}}},
+			{IndexName: aws.String("byGL"), KeySchema: []types.KeySchemaElement{
+				{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String("l"), KeyType: types.KeyTypeHash},
+				{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
+				Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}},
 		LocalSecondaryIndexes: []types.LocalSecondaryIndex{{IndexName: aws.String("byL"), KeySchema: key("pk", "l"),
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}},
 	})
@@ -214,11 +220,18 @@ func sameSchema(t testing.TB, api timetable.API, names []string) {
 	if got := keyOf(a.KeySchema, a.AttributeDefinitions); !slices.Equal(got, []string{"HASH pk S", "RANGE sk B"}) {
 		t.Errorf("%s: key %v", names[0], got)
 	}
-	if len(a.GlobalSecondaryIndexes) != 1 || aws.ToString(a.GlobalSecondaryIndexes[0].IndexName) != "byG" ||
-		!slices.Equal(keyOf(a.GlobalSecondaryIndexes[0].KeySchema, a.AttributeDefinitions), []string{"HASH g S", "RANGE pk S"}) ||
-		a.GlobalSecondaryIndexes[0].Projection.ProjectionType != types.ProjectionTypeInclude ||
-		!slices.Equal(a.GlobalSecondaryIndexes[0].Projection.NonKeyAttributes, []string{"s"}) {
-		t.Errorf("%s: global indexes %+v", names[0], a.GlobalSecondaryIndexes)
+	gs := a.GlobalSecondaryIndexes
+	slices.SortFunc(gs, func(x, y types.GlobalSecondaryIndexDescription) int {
+		return strings.Compare(*x.IndexName, *y.IndexName)
+	})
+	if len(gs) != 2 || aws.ToString(gs[0].IndexName) != "byG" ||
+		!slices.Equal(keyOf(gs[0].KeySchema, a.AttributeDefinitions), []string{"HASH g S", "RANGE pk S"}) ||
+		gs[0].Projection.ProjectionType != types.ProjectionTypeInclude ||
+		!slices.Equal(gs[0].Projection.NonKeyAttributes, []string{"s"}) ||
+		aws.ToString(gs[1].IndexName) != "byGL" ||
+		!slices.Equal(keyOf(gs[1].KeySchema, a.AttributeDefinitions), []string{"HASH g S", "HASH l N", "RANGE sk B"}) ||
+		gs[1].Projection.ProjectionType != types.ProjectionTypeKeysOnly {
+		t.Errorf("%s: global indexes %+v", names[0], gs)
 	}
 	if len(a.LocalSecondaryIndexes) != 1 || aws.ToString(a.LocalSecondaryIndexes[0].IndexName) != "byL" ||
 		!slices.Equal(keyOf(a.LocalSecondaryIndexes[0].KeySchema, a.AttributeDefinitions), []string{"HASH pk S", "RANGE l N"}) {
@@ -240,5 +253,42 @@ func sameSchema(t testing.TB, api timetable.API, names []string) {
 	}
 	if ttl, err := ttlOf(ctx, api, names[1]); err != nil || ttl != "" {
 		t.Errorf("%s: TTL %q, %v", names[1], ttl, err)
+	}
+}
+
+// sameIndexItems fails the test unless the multi-attribute global index
+// byGL of names[0] holds the same entries, in the same order, on both
+// sides, for a few of its partitions (g, l), and some of them.
+func sameIndexItems(t testing.TB, from, to timetable.API, names []string) {
+	t.Helper()
+	ctx := context.Background()
+	query := func(api timetable.API, g string, l int) []table.Item {
+		out, err := api.Query(ctx, &dynamodb.QueryInput{
+			TableName: aws.String(names[0]), IndexName: aws.String("byGL"),
+			KeyConditionExpression: aws.String("g = :g AND l = :l"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":g": &types.AttributeValueMemberS{Value: g}, ":l": &types.AttributeValueMemberN{Value: strconv.Itoa(l)}},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Items
+	}
+	total := 0
+	for _, p := range [][2]int{{1, 1}, {2, 2}, {7, 18}} {
+		g := fmt.Sprintf("g%d", p[0])
+		a, b := query(from, g, p[1]), query(to, g, p[1])
+		if len(a) != len(b) {
+			t.Fatalf("index byGL, partition (%s, %d): %d entries in the source, %d in the destination", g, p[1], len(a), len(b))
+		}
+		for i := range a {
+			if conformance.FormatItem(a[i]) != conformance.FormatItem(b[i]) {
+				t.Fatalf("index byGL, partition (%s, %d), entry %d: %s in the source, %s in the destination", g, p[1], i, conformance.FormatItem(a[i]), conformance.FormatItem(b[i]))
+			}
+		}
+		total += len(a)
+	}
+	if total == 0 {
+		t.Fatal("index byGL: the partitions compared are empty")
 	}
 }

@@ -240,12 +240,16 @@ func flagSet(name string) bool {
 	return set
 }
 
-// mutator changes the Item of every PutItem request it is given.
+// mutator changes the Item of every PutItem request it answers without an
+// error (so that the change, not the error, is the first difference
+// whatever the seed's first PutItem is).
 type mutator struct{ engineAPI }
 
 func (m *mutator) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
 	out, err := m.engineAPI.PutItem(ctx, in, optFns...)
-	in.Item["mutated"] = sv("x")
+	if err == nil {
+		in.Item["mutated"] = sv("x")
+	}
 	return out, err
 }
 

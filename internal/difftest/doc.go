@@ -2,7 +2,8 @@
 // timetable.API.
 //
 // A Generator, seeded, produces a schema (one or two tables with a global
-// secondary index and maybe a local one) and a stream of operations over a
+// secondary index, maybe a local one and maybe a second global one with a
+// multi-attribute key) and a stream of operations over a
 // small key space, so that operations collide: puts, conditional puts,
 // updates with random update expressions, deletes, gets with projections,
 // queries with every key condition operator, filters, limits, both
@@ -32,7 +33,9 @@
 // DuplicateItemException; and, in the answers of a Target marked DynamoDBLocal
 // only, the capacity DynamoDB Local returns unasked from DeleteItem and the
 // units it charges for BatchWriteItem deletes of missing items and for
-// items in a sparse index neither before nor after a write are taken out,
+// items in a sparse index neither before nor after a write (for a
+// multi-attribute key: neither item has all of its attributes, both
+// together have them all) are taken out,
 // and the table reads of a local secondary index are counted as DynamoDB
 // counts them: none for a Query whose projection the index satisfies, the
 // fetch of every scanned item for a Scan that reads the table's items

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -108,10 +109,7 @@ func (g *Generator) Next() Op {
 		op := Op{Kind: kind, Input: in, Walk: chance(g.r, 0.7)}
 		if ix != nil {
 			op.Walk = true
-			op.IndexKeys = []string{ix.Hash}
-			if ix.Range != "" {
-				op.IndexKeys = append(op.IndexKeys, ix.Range)
-			}
+			op.IndexKeys = ix.KeyNames()
 		}
 		return op
 	case "Scan":
@@ -469,6 +467,9 @@ func (g *Generator) indexValue(t *Table, attr string) types.AttributeValue {
 
 // keyCondition returns a key condition on ix (nil: the table's key).
 func (g *Generator) keyCondition(b *exprBuilder, t *Table, ix *Index) string {
+	if ix != nil && ix.multi() {
+		return g.multiKeyCondition(b, t, ix)
+	}
 	hash, rng, rngType := "pk", "sk", t.SortType
 	if ix != nil {
 		hash, rng, rngType = ix.Hash, ix.Range, ix.RangeType
@@ -484,44 +485,91 @@ func (g *Generator) keyCondition(b *exprBuilder, t *Table, ix *Index) string {
 		rng, rngType = "a", types.ScalarAttributeTypeN // not a key attribute: an error
 	}
 	if rng != "" && chance(g.r, 0.75) {
-		r := b.name(rng)
-		v := func() string { return b.value(g.indexValue(t, rng)) }
-		var c string
-		switch k := g.r.IntN(8); {
-		case k < 5:
-			op := pick(g.r, []string{"=", "<", "<=", ">", ">="})
-			if chance(g.r, 0.1) {
-				c = v() + " " + op + " " + r
-			} else {
-				c = r + " " + op + " " + v()
-			}
-		case k < 7:
-			lo, hi := g.indexValue(t, rng), g.indexValue(t, rng)
-			if less(hi, lo) && chance(g.r, 0.85) {
-				lo, hi = hi, lo
-			}
-			c = r + " " + b.kw("BETWEEN") + " " + b.value(lo) + " " + b.kw("AND") + " " + b.value(hi)
-		default:
-			if rngType == types.ScalarAttributeTypeN && chance(g.r, 0.9) {
-				c = r + " >= " + v()
-				break // begins_with on a number is an error: rarely
-			}
-			var p types.AttributeValue = sv(pick(g.r, []string{"a", "ab", "x#", "b", "", "z", "A"}))
-			if chance(g.r, 0.03) {
-				p = nv("1")
-			}
-			c = "begins_with(" + r + ", " + b.value(p) + ")"
-		}
-		if chance(g.r, 0.2) {
-			c = "(" + c + ")"
-		}
-		if chance(g.r, 0.2) {
-			parts = append([]string{c}, parts...)
-		} else {
-			parts = append(parts, c)
-		}
+		parts = g.rangeCondition(b, t, parts, rng, rngType)
 	}
 	return strings.Join(parts, " "+b.kw("AND")+" ")
+}
+
+// multiKeyCondition returns a key condition on ix, an index with a
+// multi-attribute key: equality on every partition attribute and
+// conditions on the sort attributes left to right, equality but on the
+// last, in a random order; rarely one of them broken (a partition
+// attribute left out or compared, a sort attribute skipped or compared
+// before the last, a non-key attribute), to exercise the errors.
+func (g *Generator) multiKeyCondition(b *exprBuilder, t *Table, ix *Index) string {
+	var parts []string
+	eq := func(a string) string { return b.name(a) + " = " + b.value(g.indexValue(t, a)) }
+	for _, a := range ix.HashKeys() {
+		switch {
+		case chance(g.r, 0.01):
+			continue
+		case chance(g.r, 0.01):
+			parts = append(parts, b.name(a)+" "+pick(g.r, []string{"<", ">=", "<>"})+" "+b.value(g.indexValue(t, a)))
+		default:
+			parts = append(parts, eq(a))
+		}
+	}
+	ranges := ix.RangeKeys()
+	n := g.r.IntN(len(ranges) + 1)
+	for i, a := range ranges[:n] {
+		switch {
+		case i == n-1:
+			parts = g.rangeCondition(b, t, parts, a, t.attrType(a))
+		case chance(g.r, 0.02):
+			// skipped: an error
+		case chance(g.r, 0.02):
+			parts = append(parts, b.name(a)+" > "+b.value(g.indexValue(t, a)))
+		default:
+			parts = append(parts, eq(a))
+		}
+	}
+	if chance(g.r, 0.02) {
+		parts = append(parts, b.name("a")+" = "+b.value(nv("1"))) // not a key attribute: an error
+	}
+	g.r.Shuffle(len(parts), func(i, j int) { parts[i], parts[j] = parts[j], parts[i] })
+	return strings.Join(parts, " "+b.kw("AND")+" ")
+}
+
+// rangeCondition adds to parts, first or last, a condition on the sort key
+// attribute rng of type rngType, with any of the sort key operators.
+func (g *Generator) rangeCondition(b *exprBuilder, t *Table, parts []string, rng string, rngType types.ScalarAttributeType) []string {
+	r := b.name(rng)
+	v := func() string { return b.value(g.indexValue(t, rng)) }
+	var c string
+	switch k := g.r.IntN(8); {
+	case k < 5:
+		op := pick(g.r, []string{"=", "<", "<=", ">", ">="})
+		if chance(g.r, 0.1) {
+			c = v() + " " + op + " " + r
+		} else {
+			c = r + " " + op + " " + v()
+		}
+	case k < 7:
+		lo, hi := g.indexValue(t, rng), g.indexValue(t, rng)
+		if less(hi, lo) && chance(g.r, 0.85) {
+			lo, hi = hi, lo
+		}
+		c = r + " " + b.kw("BETWEEN") + " " + b.value(lo) + " " + b.kw("AND") + " " + b.value(hi)
+	default:
+		if rngType == types.ScalarAttributeTypeN && chance(g.r, 0.9) {
+			c = r + " >= " + v()
+			break // begins_with on a number is an error: rarely
+		}
+		var p types.AttributeValue = sv(pick(g.r, []string{"a", "ab", "x#", "b", "", "z", "A"}))
+		if chance(g.r, 0.03) {
+			p = nv("1")
+		}
+		c = "begins_with(" + r + ", " + b.value(p) + ")"
+	}
+	if chance(g.r, 0.2) {
+		c = "(" + c + ")"
+	}
+	if chance(g.r, 0.2) {
+		parts = append([]string{c}, parts...)
+	} else {
+		parts = append(parts, c)
+	}
+	return parts
 }
 
 // projected returns the subset of attrs that index ix projects (all of
@@ -534,7 +582,7 @@ func (g *Generator) projected(ix *Index, attrs []string) []string {
 	var out []string
 	for _, a := range attrs {
 		switch {
-		case a == "pk" || a == "sk" || a == ix.Hash || a == ix.Range || a == "g" || a == "gn" && ix.Name == "gsi":
+		case a == "pk" || a == "sk" || slices.Contains(ix.KeyNames(), a) || a == "g" || a == "gn" && ix.Name == "gsi":
 		case ix.Proj == types.ProjectionTypeInclude && (a == "a" || a == "m" || a == "ss"):
 		default:
 			continue
@@ -550,7 +598,7 @@ func (g *Generator) projected(ix *Index, attrs []string) []string {
 func (g *Generator) filterAttrs(t *Table, ix *Index) []string {
 	var out []string
 	for _, a := range condAttrs {
-		if a == "pk" || a == "sk" || ix != nil && (a == ix.Hash || a == ix.Range) {
+		if a == "pk" || a == "sk" || ix != nil && slices.Contains(ix.KeyNames(), a) {
 			continue
 		}
 		out = append(out, a)
@@ -603,6 +651,9 @@ func (g *Generator) pickIndex(t *Table, pGSI, pLSI float64) *Index {
 	}
 	if x < pGSI+pLSI && t.LSI != nil {
 		return t.LSI
+	}
+	if x < 2*pGSI+pLSI && t.MGSI != nil {
+		return t.MGSI
 	}
 	return nil
 }

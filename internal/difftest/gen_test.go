@@ -1,8 +1,11 @@
 package difftest
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
 func TestGenerator_Deterministic(t *testing.T) {
@@ -103,4 +106,56 @@ func containsKeyCond(s, op string) bool {
 		}
 	}
 	return false
+}
+
+// TestGenerator_MultiKeyIndexes checks that schemas sometimes have a global
+// index with a multi-attribute key, of every generated shape, and that its
+// queries and scans are generated, with key conditions on several sort
+// attributes.
+func TestGenerator_MultiKeyIndexes(t *testing.T) {
+	shapes := map[string]bool{}
+	queries, scans, deep := 0, 0, 0
+	for seed := uint64(1); seed <= 60; seed++ {
+		g := NewGenerator(seed)
+		var multi *Table
+		for _, tb := range g.Schema.Tables {
+			if tb.MGSI != nil {
+				shapes[strings.Join(tb.MGSI.HashKeys(), ",")+";"+strings.Join(tb.MGSI.RangeKeys(), ",")] = true
+				multi = tb
+				in := Render(tb.CreateInput())
+				if strings.Count(in, `"KeyType":"HASH"`) < 2+len(tb.MGSI.MoreHash) {
+					t.Fatalf("seed %d: CreateTable without the multi-attribute key: %s", seed, in)
+				}
+			}
+		}
+		if multi == nil || seed > 20 {
+			continue
+		}
+		for range 1000 {
+			op := g.Next()
+			s := Render(op.Input)
+			if !strings.Contains(s, `"IndexName":"mgsi"`) {
+				continue
+			}
+			switch op.Kind {
+			case "Query":
+				queries++
+				ix := g.Schema.table(*op.Input.(*dynamodb.QueryInput).TableName).MGSI
+				if !slices.Equal(op.IndexKeys, ix.KeyNames()) {
+					t.Fatalf("query of mgsi with IndexKeys %v", op.IndexKeys)
+				}
+				if strings.Count(s, " AND ") >= len(ix.HashKeys())+1 {
+					deep++
+				}
+			case "Scan":
+				scans++
+			}
+		}
+	}
+	if len(shapes) != len(multiKeys) {
+		t.Errorf("%d index shapes generated, want %d: %v", len(shapes), len(multiKeys), shapes)
+	}
+	if queries < 100 || scans < 5 || deep < 30 {
+		t.Errorf("%d queries (%d with sort conditions) and %d scans of multi-attribute indexes", queries, deep, scans)
+	}
 }

@@ -100,7 +100,7 @@ func needsState(s *Schema, op Op) bool {
 		return true
 	}
 	t := s.table(ws[0].table)
-	return t != nil && t.GSI.Range != ""
+	return t != nil && (t.GSI.Range != "" || t.MGSI != nil)
 }
 
 func (s *Schema) table(name string) *Table {
@@ -245,7 +245,9 @@ func unaskedDeleteCapacity(in *dynamodb.DeleteItemInput, out map[string]any) {
 //     taken out of the index's figure and the total, and only when the old
 //     item is at most 1 KB (its canonical JSON, which is never smaller than
 //     its DynamoDB size, has at most 1024 bytes), so that the charge is
-//     exactly 1 unit; a larger one stays a divergence.
+//     exactly 1 unit; a larger one stays a divergence. The same row, for
+//     an index with a multi-attribute key: when neither item has all of
+//     the index's key attributes but together they have them all.
 //
 // Nothing is taken out of figures that are absent or smaller than the
 // units to remove: the answer then stays as DynamoDB Local gave it, and
@@ -274,11 +276,13 @@ func extraLocalUnits(s *Schema, op Op, out map[string]any, st *writeState, after
 		if t == nil {
 			continue
 		}
-		if ix := t.GSI; ix.Range != "" && swapsIncompleteKey(ix, old, cur) && len(toJSON((&canonizer{}).of(old))) <= 1024 {
-			if index[w.table] == nil {
-				index[w.table] = map[string]float64{}
+		for _, ix := range []*Index{&t.GSI, t.MGSI} {
+			if ix != nil && len(ix.KeyNames()) > 1 && swapsIncompleteKey(ix, old, cur) && len(toJSON((&canonizer{}).of(old))) <= 1024 {
+				if index[w.table] == nil {
+					index[w.table] = map[string]float64{}
+				}
+				index[w.table][ix.Name]++
 			}
-			index[w.table][ix.Name]++
 		}
 	}
 	switch c := out["ConsumedCapacity"].(type) {
@@ -295,13 +299,20 @@ func extraLocalUnits(s *Schema, op Op, out map[string]any, st *writeState, after
 	}
 }
 
-// swapsIncompleteKey reports whether old has exactly one of ix's two key
-// attributes and cur exactly the other one.
-func swapsIncompleteKey(ix Index, old, cur Item) bool {
-	has := func(it Item, a string) bool { _, ok := it[a]; return ok }
-	oh, or := has(old, ix.Hash), has(old, ix.Range)
-	ch, cr := has(cur, ix.Hash), has(cur, ix.Range)
-	return oh != or && ch != cr && oh != ch
+// swapsIncompleteKey reports whether neither old nor cur has all of ix's
+// key attributes while together they have them all: for an index with two,
+// old has exactly one and cur exactly the other one.
+func swapsIncompleteKey(ix *Index, old, cur Item) bool {
+	oldAll, curAll := true, true
+	for _, a := range ix.KeyNames() {
+		_, o := old[a]
+		_, c := cur[a]
+		if !o && !c {
+			return false
+		}
+		oldAll, curAll = oldAll && o, curAll && c
+	}
+	return !oldAll && !curAll
 }
 
 // takeOut subtracts units from one canonical ConsumedCapacity: tableUnits
@@ -498,7 +509,7 @@ func smallIndexItems(ctx context.Context, tg Target, t *Table, n int) bool {
 // its own keys, and what its projection includes.
 func (ix *Index) projects(a string) bool {
 	switch {
-	case a == "pk" || a == "sk" || a == ix.Hash || a == ix.Range || ix.Proj == types.ProjectionTypeAll:
+	case a == "pk" || a == "sk" || slices.Contains(ix.KeyNames(), a) || ix.Proj == types.ProjectionTypeAll:
 		return true
 	case ix.Proj == types.ProjectionTypeInclude:
 		return slices.Contains(ix.NonKey, a)

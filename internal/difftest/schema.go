@@ -15,6 +15,7 @@ type Table struct {
 	SortType types.ScalarAttributeType // of the sort key "sk"; the partition key "pk" is S
 	GSI      Index
 	LSI      *Index // nil when the table has none
+	MGSI     *Index // a global index with a multi-attribute key; nil when the table has none
 }
 
 // Index describes a secondary index.
@@ -26,6 +27,40 @@ type Index struct {
 	RangeType types.ScalarAttributeType
 	Proj      types.ProjectionType
 	NonKey    []string // for INCLUDE
+	// MoreHash and MoreRange are the partition and sort key attributes
+	// after Hash and Range of a multi-attribute key, in key schema order.
+	MoreHash, MoreRange []string
+}
+
+// HashKeys returns the partition key attributes of ix, in order.
+func (ix *Index) HashKeys() []string { return append([]string{ix.Hash}, ix.MoreHash...) }
+
+// RangeKeys returns the sort key attributes of ix, in order (none when ix
+// has no sort key).
+func (ix *Index) RangeKeys() []string {
+	if ix.Range == "" {
+		return nil
+	}
+	return append([]string{ix.Range}, ix.MoreRange...)
+}
+
+// KeyNames returns the key attributes of ix: partition, then sort.
+func (ix *Index) KeyNames() []string { return append(ix.HashKeys(), ix.RangeKeys()...) }
+
+// multi reports whether ix has a multi-attribute key.
+func (ix *Index) multi() bool { return len(ix.MoreHash) > 0 || len(ix.MoreRange) > 0 }
+
+// multiKeys are the key schemas (partition attributes; sort attributes) of
+// the generated indexes with multi-attribute keys, over the attributes g
+// (S), gn (N), lk (S) and the table's keys.
+var multiKeys = [][2][]string{
+	{{"g", "gn"}, {"lk"}},
+	{{"g"}, {"gn", "lk"}},
+	{{"gn", "g"}, nil},
+	{{"g"}, {"lk", "sk"}},
+	{{"lk", "g", "gn"}, {"sk"}},
+	{{"gn"}, {"g", "sk", "lk"}},
+	{{"g", "pk"}, {"gn", "lk"}},
 }
 
 // Schema is the generated set of tables.
@@ -56,6 +91,20 @@ func genSchema(r *rand.Rand) *Schema {
 		}
 		s.Tables = append(s.Tables, t)
 	}
+	// Drawn after the rest, so that a seed's tables keep the other indexes
+	// they had before multi-attribute keys were generated.
+	for _, t := range s.Tables {
+		if !chance(r, 0.5) {
+			continue
+		}
+		k := multiKeys[r.IntN(len(multiKeys))]
+		ix := &Index{Name: "mgsi", Hash: k[0][0], MoreHash: k[0][1:]}
+		if len(k[1]) > 0 {
+			ix.Range, ix.MoreRange = k[1][0], k[1][1:]
+		}
+		ix.Proj, ix.NonKey = genProjection(r)
+		t.MGSI = ix
+	}
 	return s
 }
 
@@ -76,7 +125,21 @@ func (t *Table) Indexes() []*Index {
 	if t.LSI != nil {
 		ix = append(ix, t.LSI)
 	}
+	if t.MGSI != nil {
+		ix = append(ix, t.MGSI)
+	}
 	return ix
+}
+
+// attrType is the type of key attribute name in t.
+func (t *Table) attrType(name string) types.ScalarAttributeType {
+	switch name {
+	case "sk":
+		return t.SortType
+	case "gn":
+		return types.ScalarAttributeTypeN
+	}
+	return types.ScalarAttributeTypeS
 }
 
 // CreateInput returns the CreateTable request for t.
@@ -91,6 +154,18 @@ func (t *Table) CreateInput() *dynamodb.CreateTableInput {
 		},
 	}
 	ks := func(ix *Index) []types.KeySchemaElement {
+		if ix.multi() {
+			var k []types.KeySchemaElement
+			for i, a := range ix.KeyNames() {
+				defs[a] = t.attrType(a)
+				kt := types.KeyTypeHash
+				if i > len(ix.MoreHash) {
+					kt = types.KeyTypeRange
+				}
+				k = append(k, types.KeySchemaElement{AttributeName: aws.String(a), KeyType: kt})
+			}
+			return k
+		}
 		defs[ix.Hash] = ix.HashType
 		k := []types.KeySchemaElement{{AttributeName: aws.String(ix.Hash), KeyType: types.KeyTypeHash}}
 		if ix.Range != "" {
@@ -105,6 +180,11 @@ func (t *Table) CreateInput() *dynamodb.CreateTableInput {
 	in.GlobalSecondaryIndexes = []types.GlobalSecondaryIndex{{
 		IndexName: aws.String(t.GSI.Name), KeySchema: ks(&t.GSI), Projection: proj(&t.GSI),
 	}}
+	if t.MGSI != nil {
+		in.GlobalSecondaryIndexes = append(in.GlobalSecondaryIndexes, types.GlobalSecondaryIndex{
+			IndexName: aws.String(t.MGSI.Name), KeySchema: ks(t.MGSI), Projection: proj(t.MGSI),
+		})
+	}
 	if t.LSI != nil {
 		in.LocalSecondaryIndexes = []types.LocalSecondaryIndex{{
 			IndexName: aws.String(t.LSI.Name), KeySchema: ks(t.LSI), Projection: proj(t.LSI),

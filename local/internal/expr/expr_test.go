@@ -368,3 +368,101 @@ func TestHashSetOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestKeyCondition_ResolveMulti(t *testing.T) {
+	values := map[string]types.AttributeValue{":a": s("a"), ":b": n("2"), ":c": s("c"), ":d": n("4"), ":e": n("5")}
+	hashes, ranges := []string{"h1", "h2"}, []string{"r1", "r2", "r3"}
+	f := func(expr string, prefix []types.AttributeValue, op RangeOp, want ...types.AttributeValue) {
+		t.Helper()
+		kc, err := NewCompiler(map[string]string{"#r": "r2"}, values).KeyCondition(expr)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		r, err := kc.ResolveMulti(hashes, ranges)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		if len(r.HashValues) != 2 || !value.Equal(r.HashValues[0], s("a")) || !value.Equal(r.HashValues[1], n("2")) || !value.Equal(r.HashValue, s("a")) {
+			t.Fatalf("%s: hash values %v", expr, r.HashValues)
+		}
+		if r.Op != op || len(r.Values) != len(want) || len(r.Prefix) != len(prefix) {
+			t.Fatalf("%s: got prefix %v, %v %v", expr, r.Prefix, r.Op, r.Values)
+		}
+		for i := range want {
+			if !value.Equal(r.Values[i], want[i]) {
+				t.Fatalf("%s: value %d: got %v", expr, i, r.Values[i])
+			}
+		}
+		for i := range prefix {
+			if !value.Equal(r.Prefix[i], prefix[i]) {
+				t.Fatalf("%s: prefix %d: got %v", expr, i, r.Prefix[i])
+			}
+		}
+	}
+	av := func(vs ...types.AttributeValue) []types.AttributeValue { return vs }
+	f("h1 = :a AND h2 = :b", nil, None)
+	f("h2 = :b AND h1 = :a", nil, None)
+	f("h1 = :a AND h2 = :b AND r1 = :c", nil, EQ, s("c"))
+	f("h1 = :a AND h2 = :b AND begins_with(r1, :c)", nil, BeginsWith, s("c"))
+	f("h1 = :a AND h2 = :b AND r1 = :c AND #r > :d", av(s("c")), GT, n("4"))
+	f("r1 = :c AND h1 = :a AND :d < r2 AND h2 = :b", av(s("c")), GT, n("4"))
+	f("h1 = :a AND h2 = :b AND r1 = :c AND r2 = :d AND r3 BETWEEN :d AND :e", av(s("c"), n("4")), Between, n("4"), n("5"))
+	f("h1 = :a AND h2 = :b AND r1 = :c AND r2 = :d AND r3 = :e", av(s("c"), n("4")), EQ, n("5"))
+}
+
+func TestKeyCondition_ResolveMultiErrors(t *testing.T) {
+	values := map[string]types.AttributeValue{":a": s("a"), ":b": n("2"), ":c": s("c"), ":d": n("4")}
+	hashes, ranges := []string{"h1", "h2"}, []string{"r1", "r2", "r3"}
+	f := func(expr, want string) {
+		t.Helper()
+		kc, err := NewCompiler(nil, values).KeyCondition(expr)
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		_, err = kc.ResolveMulti(hashes, ranges)
+		if err == nil || err.Error() != want {
+			t.Fatalf("%s: got %v, want %s", expr, err, want)
+		}
+	}
+	f("h1 = :a", "HASH key attributes h2 must have equality conditions specified in the query")
+	f("r1 = :c", "HASH key attributes h1, h2 must have equality conditions specified in the query")
+	f("h1 = :a AND h2 > :b", "HASH key attributes h2 must have equality conditions specified in the query")
+	f("begins_with(h1, :a) AND h2 = :b AND x = :c", "HASH key attributes h1 must have equality conditions specified in the query")
+	f("h1 = :a AND h2 = :b AND r2 = :d", "RANGE key attributes r1 must have equality conditions specified in the query because a condition is present on key attribute r2")
+	f("h1 = :a AND h2 = :b AND r3 = :d", "RANGE key attributes r1, r2 must have equality conditions specified in the query because a condition is present on key attribute r3")
+	f("h1 = :a AND h2 = :b AND r1 < :c AND r2 = :d", "RANGE key attributes r1 must have equality conditions specified in the query because a condition is present on key attribute r2")
+	f("h1 = :a AND h2 = :b AND x = :c AND r2 = :d", "RANGE key attributes r1 must have equality conditions specified in the query because a condition is present on key attribute r2")
+	// DynamoDB Local's two passes: gaps first (at the first attribute
+	// after one), then conditions other than equality before the last.
+	f("h1 = :a AND h2 = :b AND r2 = :d AND r3 < :d", "RANGE key attributes r1 must have equality conditions specified in the query because a condition is present on key attribute r2")
+	f("h1 = :a AND h2 = :b AND r1 < :c AND r3 = :d", "RANGE key attributes r2 must have equality conditions specified in the query because a condition is present on key attribute r3")
+	f("h1 = :a AND h2 = :b AND r1 < :c AND r2 = :d AND r3 = :d", "RANGE key attributes r1 must have equality conditions specified in the query because a condition is present on key attribute r3")
+	f("h1 = :a AND h2 = :b AND r1 < :c AND r2 < :d AND r3 = :d", "RANGE key attributes r1, r2 must have equality conditions specified in the query because a condition is present on key attribute r3")
+	f("h1 = :a AND h2 = :b AND x = :c", "Query condition missed key schema element")
+	f("h1 = :a AND h2 = :b AND r1 = :c AND r2 = :d AND r3 = :d AND x = :c", "Query key condition not supported")
+	f("h1 = :a AND w = :c AND x = :c AND y = :c AND z = :c AND u = :c", "Query key condition not supported")
+	f("h1 = :a AND h2 = :b AND r1 = :c AND pk = :c", "Query condition missed key schema element")
+	f("h1 = :a AND h2 = :b AND h1 = :a", "KeyConditionExpressions must only contain one condition per key")
+	f("h1 = :a AND h2 = :b OR r1 = :c", "Invalid operator used in KeyConditionExpression: OR")
+}
+
+func TestKeyConditions_ResolveMultiLegacy(t *testing.T) {
+	eq := func(v types.AttributeValue) types.Condition {
+		return types.Condition{ComparisonOperator: types.ComparisonOperatorEq, AttributeValueList: []types.AttributeValue{v}}
+	}
+	kc, err := KeyConditions(map[string]types.Condition{"h1": eq(s("a")), "h2": eq(n("2")), "r1": eq(s("c")),
+		"r2": {ComparisonOperator: types.ComparisonOperatorContains, AttributeValueList: []types.AttributeValue{n("1")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kc.ResolveMulti([]string{"h1", "h2"}, []string{"r1", "r2"}); err == nil || err.Error() != "Attempted conditional constraint is not an indexable operation" {
+		t.Fatalf("CONTAINS on the last sort attribute: %v", err)
+	}
+	kc, err = KeyConditions(map[string]types.Condition{"h1": eq(s("a")), "h2": {ComparisonOperator: types.ComparisonOperatorBeginsWith, AttributeValueList: []types.AttributeValue{s("1")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kc.ResolveMulti([]string{"h1", "h2"}, nil); err == nil || err.Error() != "HASH key attributes h2 must have equality conditions specified in the query" {
+		t.Fatalf("BEGINS_WITH on a partition attribute: %v", err)
+	}
+}

@@ -43,6 +43,8 @@ func FuzzParse(f *testing.F) {
 		if kc, err := c.KeyCondition(expr); err == nil {
 			_, _ = kc.Resolve("pk", "sk")
 			_, _ = kc.Resolve("pk", "")
+			_, _ = kc.ResolveMulti([]string{"pk", "a"}, []string{"n", "l", "m"})
+			_, _ = kc.ResolveMulti([]string{"a", "n", "l", "m"}, nil)
 		}
 		if p, err := c.Projection(expr); err == nil {
 			p.Apply(item)

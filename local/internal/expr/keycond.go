@@ -1,6 +1,10 @@
 package expr
 
-import "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+import (
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
 
 // RangeOp is the condition a key condition puts on the range key.
 type RangeOp int
@@ -43,10 +47,19 @@ type KeyCondition struct {
 // key's value and the condition on the sort key. Values holds one value for
 // EQ, LT, LE, GT, GE and BeginsWith, two for Between and none for None.
 // The values are shared with the request.
+//
+// For a key schema with multi-attribute keys (ResolveMulti), HashValues
+// holds the value of each partition key attribute in key schema order,
+// Prefix the values of the leading sort key attributes that the condition
+// fixes by equality, and Op and Values the condition on the sort key
+// attribute after them (None when there is none). Resolve sets HashValues
+// to the one HashValue and leaves Prefix empty.
 type KeyRange struct {
-	HashValue types.AttributeValue
-	Op        RangeOp
-	Values    []types.AttributeValue
+	HashValue  types.AttributeValue
+	Op         RangeOp
+	Values     []types.AttributeValue
+	HashValues []types.AttributeValue
+	Prefix     []types.AttributeValue
 }
 
 // keyTerm is one condition of a key condition: attr op values.
@@ -89,26 +102,9 @@ var keyOpNames = map[cop]string{cOr: "OR", cNot: "NOT", cIn: "IN", cExists: "att
 // more parameter values were invalid: Condition parameter type does not
 // match schema type"); the caller does, on the returned values.
 func (k *KeyCondition) Resolve(hashKey, rangeKey string) (*KeyRange, error) {
-	terms := k.legacy
-	if k.err != nil {
-		return nil, k.err
-	}
-	if k.root != nil {
-		if err := checkKeyOps(k.root); err != nil {
-			return nil, err
-		}
-		var err error
-		terms, err = keyTerms(k.root, nil)
-		if err != nil {
-			return nil, err
-		}
-	}
-	for i := range terms {
-		for j := 0; j < i; j++ {
-			if terms[i].attr == terms[j].attr {
-				return nil, errorf("KeyConditionExpressions must only contain one condition per key")
-			}
-		}
+	terms, err := k.terms()
+	if err != nil {
+		return nil, err
 	}
 	if len(terms) > 2 {
 		return nil, errorf("Conditions can be of length 1 or 2 only")
@@ -138,6 +134,7 @@ func (k *KeyCondition) Resolve(hashKey, rangeKey string) (*KeyRange, error) {
 		return nil, errorf("Query key condition not supported")
 	}
 	r.HashValue = hash.values[0]
+	r.HashValues = []types.AttributeValue{r.HashValue}
 	if rng != nil {
 		if rng.op < 0 {
 			if rng.unusable != "" {
@@ -247,4 +244,115 @@ func pick(flip bool, a, b RangeOp) RangeOp {
 		return a
 	}
 	return b
+}
+
+// terms returns the conditions of k, one per attribute, with DynamoDB's
+// errors for operators no key condition can use and for two conditions on
+// one attribute.
+func (k *KeyCondition) terms() ([]keyTerm, error) {
+	terms := k.legacy
+	if k.err != nil {
+		return nil, k.err
+	}
+	if k.root != nil {
+		if err := checkKeyOps(k.root); err != nil {
+			return nil, err
+		}
+		var err error
+		terms, err = keyTerms(k.root, nil)
+		if err != nil {
+			return nil, err
+		}
+	}
+	for i := range terms {
+		for j := 0; j < i; j++ {
+			if terms[i].attr == terms[j].attr {
+				return nil, errorf("KeyConditionExpressions must only contain one condition per key")
+			}
+		}
+	}
+	return terms, nil
+}
+
+// ResolveMulti checks the key condition against the key schema of a global
+// secondary index with multi-attribute keys: hashKeys are its partition key
+// attributes and rangeKeys its sort key attributes, each in key schema
+// order. DynamoDB's rules for such keys: no more conditions than key
+// attributes; every partition attribute has an equality condition; sort
+// attributes are used left to right, each before the last one used with an
+// equality condition, the last with any sort key condition (=, <, <=, >,
+// >=, BETWEEN, begins_with); no other attribute.
+// The errors and their order are DynamoDB Local's. As with Resolve, the
+// values' types are the caller's to check.
+func (k *KeyCondition) ResolveMulti(hashKeys, rangeKeys []string) (*KeyRange, error) {
+	terms, err := k.terms()
+	if err != nil {
+		return nil, err
+	}
+	if len(terms) > len(hashKeys)+len(rangeKeys) {
+		return nil, errorf("Query key condition not supported")
+	}
+	find := func(name string) *keyTerm {
+		for i := range terms {
+			if terms[i].attr == name {
+				return &terms[i]
+			}
+		}
+		return nil
+	}
+	r := &KeyRange{}
+	var missing []string
+	for _, h := range hashKeys {
+		t := find(h)
+		if t == nil || t.op != EQ {
+			missing = append(missing, h)
+			continue
+		}
+		r.HashValues = append(r.HashValues, t.values[0])
+	}
+	if len(missing) > 0 {
+		return nil, errorf("HASH key attributes %s must have equality conditions specified in the query", strings.Join(missing, ", "))
+	}
+	r.HashValue = r.HashValues[0]
+	rangeErr := func(missing []string, at string) error {
+		return errorf("RANGE key attributes %s must have equality conditions specified in the query because a condition is present on key attribute %s", strings.Join(missing, ", "), at)
+	}
+	// First the gaps: the first sort attribute with a condition after
+	// some without one, naming those; then the last with a condition,
+	// naming those before it whose condition is not an equality.
+	last := -1
+	for i, a := range rangeKeys {
+		if find(a) == nil {
+			missing = append(missing, a)
+			continue
+		}
+		if len(missing) > 0 {
+			return nil, rangeErr(missing, a)
+		}
+		last = i
+	}
+	missing = nil
+	for _, a := range rangeKeys[:max(last, 0)] {
+		if find(a).op != EQ {
+			missing = append(missing, a)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, rangeErr(missing, rangeKeys[last])
+	}
+	if len(terms) != len(hashKeys)+last+1 {
+		return nil, errorf("Query condition missed key schema element")
+	}
+	if last < 0 {
+		return r, nil
+	}
+	for _, a := range rangeKeys[:last] {
+		r.Prefix = append(r.Prefix, find(a).values[0])
+	}
+	t := find(rangeKeys[last])
+	if t.op < 0 {
+		return nil, errorf("Attempted conditional constraint is not an indexable operation")
+	}
+	r.Op, r.Values = t.op, t.values
+	return r, nil
 }
