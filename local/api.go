@@ -7,4 +7,6 @@ var (
 	_ timetable.API     = (*DB)(nil)
 	_ timetable.Syncer  = (*DB)(nil)
 	_ timetable.Backend = (*DB)(nil)
+
+	_ timetable.StreamsAPI = (*DB)(nil)
 )

@@ -36,6 +36,10 @@ type tableMeta struct {
 	// whose existing items have not yet been entered in the TTL queue.
 	TTLPending bool `json:"ttlPending,omitempty"`
 
+	// Stream is the table's latest stream (stream.go), nil if it never
+	// had one.
+	Stream *tableStream `json:"stream,omitempty"`
+
 	keys []keyAttr // key attributes of the table and its indexes, in keyAttrOrder
 }
 
