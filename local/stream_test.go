@@ -359,7 +359,7 @@ func TestStreams_DisableReenableDelete(t *testing.T) {
 		t.Fatalf("ListStreams: %+v %v", ls, err)
 	}
 	ls, err = db.ListStreams(ctx, &dynamodbstreams.ListStreamsInput{TableName: aws.String("tbl"), Limit: aws.Int32(1)})
-	if err != nil || len(ls.Streams) != 1 || aws.ToString(ls.LastEvaluatedStreamArn) != arn2 {
+	if err != nil || len(ls.Streams) != 1 || aws.ToString(ls.LastEvaluatedStreamArn) != arn1 {
 		t.Fatalf("ListStreams page: %+v %v", ls, err)
 	}
 	if _, err := db.DeleteTable(ctx, &dynamodb.DeleteTableInput{TableName: aws.String("tbl")}); err != nil {

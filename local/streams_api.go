@@ -1,6 +1,7 @@
 package local
 
 import (
+	"cmp"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -41,10 +42,12 @@ func streamNotFound(arn string) error {
 var errBadIterator = validationError("Invalid ShardIterator")
 
 // ListStreams lists the streams of the DB, or of the table named
-// TableName, newest first: enabled streams and those disabled less than 24
-// hours ago, those of deleted tables included. At most Limit (1 to 100,
-// default 100) are listed after ExclusiveStartStreamArn;
-// LastEvaluatedStreamArn is set when more follow.
+// TableName: enabled streams and those disabled less than 24 hours ago,
+// those of deleted tables included. As DynamoDB Local does, pages run from
+// the oldest stream to the newest and each lists its streams newest first:
+// a page holds at most Limit (1 to 100, default 100) of the streams made
+// after ExclusiveStartStreamArn, and LastEvaluatedStreamArn, the newest of
+// them, is set when more follow.
 func (db *DB) ListStreams(ctx context.Context, in *dynamodbstreams.ListStreamsInput, _ ...func(*dynamodbstreams.Options)) (*dynamodbstreams.ListStreamsOutput, error) {
 	return streamsOperation(db, "ListStreams", func() (*dynamodbstreams.ListStreamsOutput, error) {
 		return db.listStreams(in)
@@ -74,7 +77,9 @@ func (db *DB) listStreams(in *dynamodbstreams.ListStreamsInput) (*dynamodbstream
 		all = append(all, sm)
 	}
 	db.streams.mu.RUnlock()
-	slices.SortFunc(all, func(a, b *streamMeta) int { return int(b.ID) - int(a.ID) })
+	// Pages run from the oldest stream to the newest; a page lists its
+	// streams newest first (DynamoDB Local's order).
+	slices.SortFunc(all, func(a, b *streamMeta) int { return cmp.Compare(a.ID, b.ID) })
 	if in.ExclusiveStartStreamArn != nil {
 		i := slices.IndexFunc(all, func(sm *streamMeta) bool { return sm.arn() == *in.ExclusiveStartStreamArn })
 		if i < 0 {
@@ -84,11 +89,11 @@ func (db *DB) listStreams(in *dynamodbstreams.ListStreamsInput) (*dynamodbstream
 		}
 	}
 	out := &dynamodbstreams.ListStreamsOutput{Streams: []st.Stream{}}
-	for i, sm := range all {
-		if i == limit {
-			out.LastEvaluatedStreamArn = aws.String(all[i-1].arn())
-			break
-		}
+	page := all[:min(limit, len(all))]
+	if len(page) < len(all) {
+		out.LastEvaluatedStreamArn = aws.String(page[len(page)-1].arn())
+	}
+	for _, sm := range slices.Backward(page) {
 		out.Streams = append(out.Streams, st.Stream{
 			StreamArn: aws.String(sm.arn()), StreamLabel: aws.String(sm.Label), TableName: aws.String(sm.Table),
 		})
@@ -210,7 +215,7 @@ func (db *DB) getShardIterator(in *dynamodbstreams.GetShardIteratorInput) (*dyna
 	}
 	s := db.streamByARN(arn)
 	if s == nil {
-		return nil, streamNotFound(arn)
+		return nil, &st.ResourceNotFoundException{Message: aws.String("Stream does not exist")}
 	}
 	if err := db.trimStream(s); err != nil {
 		return nil, err
