@@ -39,7 +39,11 @@
 //     LastEvaluatedKey; Scan segments split the hash space evenly;
 //   - consumed capacity is computed with DynamoDB's size rules;
 //   - items whose TTL has passed are deleted by a background sweeper every
-//     Options.TTLInterval; until then reads return them, as DynamoDB's do.
+//     Options.TTLInterval; until then reads return them, as DynamoDB's do;
+//   - a table's StreamSpecification enables DynamoDB Streams: DB also has
+//     the methods of *dynamodbstreams.Client (timetable.StreamsAPI), and
+//     each change of an item is recorded in the same atomic batch as the
+//     change; records are kept 24 hours.
 //
 // Reads are always consistent: ConsistentRead only changes the capacity
 // reported. ClientRequestTokens are remembered in memory for ten minutes.
@@ -56,7 +60,10 @@
 // its index entries and TTL entry, commit); read.go pages Query and Scan;
 // store.go reads and writes encoded items; catalog.go and table.go hold
 // table definitions; errors.go the errors; ttl.go the sweeper; token.go the
-// ClientRequestToken cache. DynamoDB's value semantics (type names,
+// ClientRequestToken cache; stream.go streams and their retention,
+// stream_record.go the records staged by the write pipeline,
+// stream_iterator.go shard iterators, streams_api.go the four operations
+// of DynamoDB Streams. DynamoDB's value semantics (type names,
 // equality, order, numbers) live in internal/value and internal/number,
 // which the expression evaluator (internal/expr) and the key codec
 // (internal/codec) share with this package.

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -482,5 +484,60 @@ func TestStreams_StreamSpecificationErrors(t *testing.T) {
 		if apiCode(err) != "ValidationException" || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%+v: %v", c.spec, err)
 		}
+	}
+}
+
+// TestStreams_ConcurrentWriters: writers on several goroutines, each
+// updating its own items in turn; the stream holds one record per write, in
+// increasing sequence numbers, and each item's records in the order of its
+// writes.
+func TestStreams_ConcurrentWriters(t *testing.T) {
+	db := openMem(t, &local.Options{NoSync: true})
+	createTable(t, db, "tbl", "", withStream(types.StreamViewTypeNewImage))
+	const writers, writes = 4, 200
+	var wg sync.WaitGroup
+	for g := range writers {
+		wg.Go(func() {
+			for i := range writes {
+				key := fmt.Sprintf("g%d-%d", g, i%5)
+				if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl"),
+					Item: attrs("pk", s(key), "v", n(fmt.Sprint(i)))}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	arn, shard := streamOf(t, db, "tbl")
+	it := iterator(t, db, arn, shard, st.ShardIteratorTypeTrimHorizon, "")
+	var recs []st.Record
+	for {
+		out, err := db.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String(it)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(out.Records) == 0 {
+			break
+		}
+		recs = append(recs, out.Records...)
+		it = aws.ToString(out.NextShardIterator)
+	}
+	if len(recs) != writers*writes {
+		t.Fatalf("%d records, want %d", len(recs), writers*writes)
+	}
+	prev, last := "", map[string]int{}
+	for _, r := range recs {
+		seq := aws.ToString(r.Dynamodb.SequenceNumber)
+		if seq <= prev {
+			t.Fatalf("sequence number %s after %s", seq, prev)
+		}
+		prev = seq
+		key := r.Dynamodb.Keys["pk"].(*st.AttributeValueMemberS).Value
+		v, _ := strconv.Atoi(r.Dynamodb.NewImage["v"].(*st.AttributeValueMemberN).Value)
+		if old, ok := last[key]; ok && v <= old {
+			t.Fatalf("record of %s at version %d after version %d", key, v, old)
+		}
+		last[key] = v
 	}
 }
