@@ -55,16 +55,9 @@ func (db *DB) ListStreams(ctx context.Context, in *dynamodbstreams.ListStreamsIn
 }
 
 func (db *DB) listStreams(in *dynamodbstreams.ListStreamsInput) (*dynamodbstreams.ListStreamsOutput, error) {
-	limit := 100
-	if in.Limit != nil {
-		switch l := int(*in.Limit); {
-		case l < 1:
-			return nil, validationf("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1", l)
-		case l > 100:
-			return nil, validationError("One or more parameter values were invalid: Limit cannot be greater than the maximum allowed size: 100")
-		default:
-			limit = l
-		}
+	limit, err := streamsLimit(in.Limit, 100, "One or more parameter values were invalid: Limit cannot be greater than the maximum allowed size: 100")
+	if err != nil {
+		return nil, err
 	}
 	now := db.now()
 	db.streams.mu.RLock()
@@ -117,13 +110,8 @@ func (db *DB) describeStream(in *dynamodbstreams.DescribeStreamInput) (*dynamodb
 	if arn == "" {
 		return nil, validationError("Invalid StreamArn")
 	}
-	if in.Limit != nil {
-		switch l := *in.Limit; {
-		case l < 1:
-			return nil, validationf("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1", l)
-		case l > 100:
-			return nil, validationError("One or more parameter values were invalid: Limit cannot be greater than the maximum: 100")
-		}
+	if _, err := streamsLimit(in.Limit, 100, "One or more parameter values were invalid: Limit cannot be greater than the maximum: 100"); err != nil {
+		return nil, err
 	}
 	if in.ExclusiveStartShardId != nil && len(*in.ExclusiveStartShardId) < 28 {
 		return nil, validationf("1 validation error detected: Value '%s' at 'exclusiveStartShardId' failed to satisfy constraint: Member must have length greater than or equal to 28", *in.ExclusiveStartShardId)
@@ -250,6 +238,21 @@ func (db *DB) getShardIterator(in *dynamodbstreams.GetShardIteratorInput) (*dyna
 	return &dynamodbstreams.GetShardIteratorOutput{ShardIterator: aws.String(encodeIterator(sm, pos, db.now()))}, nil
 }
 
+// streamsLimit checks the Limit parameter of a streams operation: 1 to
+// most, with tooMany the message (each operation words it its own way) of a
+// larger one. It returns the limit, most when absent.
+func streamsLimit(l *int32, most int, tooMany string) (int, error) {
+	switch {
+	case l == nil:
+		return most, nil
+	case *l < 1:
+		return 0, validationf("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1", *l)
+	case int(*l) > most:
+		return 0, validationError(tooMany)
+	}
+	return int(*l), nil
+}
+
 // lengthBound words the length constraint a value of length n fails.
 func lengthBound(n, lo, hi int) string {
 	if n < lo {
@@ -301,16 +304,9 @@ func (db *DB) GetRecords(ctx context.Context, in *dynamodbstreams.GetRecordsInpu
 }
 
 func (db *DB) getRecords(in *dynamodbstreams.GetRecordsInput) (*dynamodbstreams.GetRecordsOutput, error) {
-	limit := 1000
-	if in.Limit != nil {
-		switch l := int(*in.Limit); {
-		case l < 1:
-			return nil, validationf("1 validation error detected: Value '%d' at 'limit' failed to satisfy constraint: Member must have value greater than or equal to 1", l)
-		case l > 1000:
-			return nil, validationError("One or more parameter values were invalid: Limit should be less than or equal to 1000")
-		default:
-			limit = l
-		}
+	limit, err := streamsLimit(in.Limit, 1000, "One or more parameter values were invalid: Limit should be less than or equal to 1000")
+	if err != nil {
+		return nil, err
 	}
 	it, ok := parseIterator(aws.ToString(in.ShardIterator))
 	if !ok {
@@ -337,7 +333,7 @@ func (db *DB) getRecords(in *dynamodbstreams.GetRecordsInput) (*dynamodbstreams.
 	}
 	out := &dynamodbstreams.GetRecordsOutput{Records: []st.Record{}}
 	next, bytes := it.seq, 0
-	err := db.scanRecords(sm, it.seq, func(r *storedRecord) bool {
+	err = db.scanRecords(sm, it.seq, func(r *storedRecord) bool {
 		rec := sm.record(r)
 		size := int(*rec.Dynamodb.SizeBytes)
 		if len(out.Records) > 0 && bytes+size > maxRecordsBytes {
