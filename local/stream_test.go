@@ -310,6 +310,17 @@ func TestStreams_Errors(t *testing.T) {
 	if !errors.As(err, &rnf) {
 		t.Errorf("GetShardIterator of an unknown shard: %v", err)
 	}
+	// After the largest sequence number there is nothing (no wrap to 0).
+	put(t, db, "tbl", attrs("pk", s("a")))
+	clk.set(clk.now().Add(-16 * time.Minute))
+	if recs := readFrom(t, db, iterator(t, db, arn, shard, st.ShardIteratorTypeAfterSequenceNumber, "018446744073709551615")); len(recs) != 0 {
+		t.Errorf("after the largest sequence number: %d records", len(recs))
+	}
+	_, err = db.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: aws.String(shard),
+		ShardIteratorType: st.ShardIteratorTypeAtSequenceNumber, SequenceNumber: aws.String("018446744073709551616")})
+	if apiCode(err) != "ValidationException" {
+		t.Errorf("a sequence number past uint64: %v", err)
+	}
 }
 
 func TestStreams_DisableReenableDelete(t *testing.T) {

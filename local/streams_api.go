@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -223,7 +224,7 @@ func (db *DB) getShardIterator(in *dynamodbstreams.GetShardIteratorInput) (*dyna
 			return nil, trimmedError()
 		}
 		pos = seq
-		if typ == st.ShardIteratorTypeAfterSequenceNumber {
+		if typ == st.ShardIteratorTypeAfterSequenceNumber && pos < math.MaxUint64 {
 			pos++
 		}
 	case st.ShardIteratorTypeAtTimestamp:
