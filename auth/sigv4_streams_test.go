@@ -3,9 +3,7 @@ package auth
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -13,8 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	"github.com/aws/smithy-go"
-
-	"github.com/timetable-db/timetable/wire"
 )
 
 // TestSigV4_StreamsClient: aws-sdk-go-v2's DynamoDB Streams client, which
@@ -22,16 +18,7 @@ import (
 // wire over the engine with a good key, and is refused with a wrong secret.
 func TestSigV4_StreamsClient(t *testing.T) {
 	ctx := context.Background()
-	db := memDB(t)
-	clk := newClock()
-	clk.t = time.Now().UTC() // the SDK signs with the real clock
-	s := openStore(t, db, clk, nil)
-	k, err := s.CreateAccessKey(ctx, "sdk")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(s.SigV4(wire.New(db, nil)))
-	t.Cleanup(srv.Close)
+	db, _, _, k, srv := sigv4Engine(t)
 	if _, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            aws.String("auth_s"),
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
