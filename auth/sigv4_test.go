@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/timetable-db/timetable/local"
 	"github.com/timetable-db/timetable/wire"
 )
 
@@ -327,21 +328,30 @@ func TestStore_AccessKeys(t *testing.T) {
 	}
 }
 
-// TestSigV4_Client: aws-sdk-go-v2's DynamoDB client against wire over the
-// engine behind SigV4: the right key works, a wrong secret, an unknown or
-// revoked key and a stale date get DynamoDB's errors.
-func TestSigV4_Client(t *testing.T) {
-	ctx := context.Background()
+// sigv4Engine serves wire over an in-memory engine behind the SigV4 check
+// of a store with one access key, on the real clock (the SDK signs with
+// it).
+func sigv4Engine(t *testing.T) (*local.DB, *Store, *clock, AccessKey, *httptest.Server) {
+	t.Helper()
 	db := memDB(t)
 	clk := newClock()
-	clk.t = time.Now().UTC() // the SDK signs with the real clock
+	clk.t = time.Now().UTC()
 	s := openStore(t, db, clk, nil)
-	k, err := s.CreateAccessKey(ctx, "sdk")
+	k, err := s.CreateAccessKey(context.Background(), "sdk")
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(s.SigV4(wire.New(db, nil)))
 	t.Cleanup(srv.Close)
+	return db, s, clk, k, srv
+}
+
+// TestSigV4_Client: aws-sdk-go-v2's DynamoDB client against wire over the
+// engine behind SigV4: the right key works, a wrong secret, an unknown or
+// revoked key and a stale date get DynamoDB's errors.
+func TestSigV4_Client(t *testing.T) {
+	ctx := context.Background()
+	_, s, clk, k, srv := sigv4Engine(t)
 	client := func(id, secret string) *dynamodb.Client {
 		return dynamodb.New(dynamodb.Options{
 			Region:           "eu-central-1",
@@ -351,7 +361,7 @@ func TestSigV4_Client(t *testing.T) {
 		})
 	}
 	good := client(k.ID, k.Secret)
-	_, err = good.CreateTable(ctx, &dynamodb.CreateTableInput{
+	_, err := good.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            aws.String("auth_t"),
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
 		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},

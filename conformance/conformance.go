@@ -35,8 +35,19 @@ func Cases() []Case {
 	return cs
 }
 
-// Run runs every case against api as a parallel subtest of t.
+// Run runs every case against api as a parallel subtest of t. The cases of
+// DynamoDB Streams read api's streams when api is also a
+// timetable.StreamsAPI (as the engine is), and skip otherwise.
 func Run(t *testing.T, api timetable.API) {
+	t.Helper()
+	streams, _ := api.(timetable.StreamsAPI)
+	RunWithStreams(t, api, streams)
+}
+
+// RunWithStreams is Run with the DynamoDB Streams endpoint of api given
+// apart (for DynamoDB, a *dynamodbstreams.Client at the same endpoint);
+// streams may be nil, and the cases of streams then skip.
+func RunWithStreams(t *testing.T, api timetable.API, streams timetable.StreamsAPI) {
 	t.Helper()
 	seen := map[string]bool{}
 	for _, c := range Cases() {
@@ -46,7 +57,7 @@ func Run(t *testing.T, api timetable.API) {
 		seen[c.Name] = true
 		t.Run(c.Name, func(t *testing.T) {
 			t.Parallel()
-			h := &H{API: api, Ctx: context.Background(), t: t}
+			h := &H{API: api, Streams: streams, Ctx: context.Background(), t: t}
 			c.Run(t, h)
 		})
 	}
@@ -55,7 +66,8 @@ func Run(t *testing.T, api timetable.API) {
 // H is what a case gets: the backend under test and helpers that fail the
 // case on unexpected errors.
 type H struct {
-	API timetable.API
-	Ctx context.Context
-	t   *testing.T
+	API     timetable.API
+	Streams timetable.StreamsAPI // nil when the backend's streams are not tested
+	Ctx     context.Context
+	t       *testing.T
 }

@@ -14,5 +14,5 @@ func TestConformance_DynamoDBLocal(t *testing.T) {
 	// keeps other packages' tables, created in parallel by `go test ./...`,
 	// out of the ListTables cases.
 	client := dynamotest.Client(t, dynamotest.AccessKey("conformance"))
-	conformance.Run(t, client)
+	conformance.RunWithStreams(t, client, dynamotest.StreamsClient(t, "conformance"))
 }

@@ -9,4 +9,5 @@ var (
 	_ timetable.Backend = (*DB)(nil)
 
 	_ timetable.PartiQLAPI = (*DB)(nil)
+	_ timetable.StreamsAPI = (*DB)(nil)
 )

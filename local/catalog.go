@@ -37,6 +37,10 @@ type tableMeta struct {
 	// whose existing items have not yet been entered in the TTL queue.
 	TTLPending bool `json:"ttlPending,omitempty"`
 
+	// Stream is the table's latest stream (stream.go), nil if it never
+	// had one.
+	Stream *tableStream `json:"stream,omitempty"`
+
 	keys []keyAttr // key attributes of the table and its indexes, in keyAttrOrder
 	// checked are the indexes in the order in which DynamoDB Local checks
 	// the index keys of a new item: local ones, then global ones, each in

@@ -18,8 +18,11 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	streamstypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
 	"github.com/timetable-db/timetable/conformance"
 	"github.com/timetable-db/timetable/local"
@@ -46,7 +49,8 @@ const (
 // land while the engine is opening or recovering. At the end a Scan checks
 // all acknowledged items of all cycles, and that every item present (even
 // unacknowledged) is intact and each writer's overwritten "latest" item is
-// no older than its last acknowledged version.
+// no older than its last acknowledged version; and the table's stream holds
+// a record for exactly the writes that are there (checkStream).
 func TestCrash_KillDuringWrites(t *testing.T) {
 	if dir := os.Getenv(crashDirEnv); dir != "" {
 		crashChild(dir, os.Getenv(crashCycleEnv))
@@ -195,6 +199,7 @@ func crashChild(dir, cycle string) {
 			AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
 			KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
 			BillingMode:          types.BillingModePayPerRequest,
+			StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage},
 		})
 		if err != nil {
 			fail("create table: %v", err)
@@ -363,4 +368,64 @@ func checkAll(t *testing.T, dir string, acked map[string]bool, latest map[string
 		}
 	}
 	t.Logf("final scan: %d items; all %d acknowledged items and %d latest items intact", len(seen), len(acked), len(latest))
+	checkStream(t, db, seen)
+}
+
+// checkStream reads the crash table's stream and checks that its records
+// and the items are the same writes: each record's image is intact, each
+// item present has a record whose image is the item's version, and each
+// record's key is an item present. As every write is a put that changes its
+// item, a record for a lost write, or a write without its record, fails.
+func checkStream(t *testing.T, db *local.DB, items map[string]int) {
+	t.Helper()
+	ctx := context.Background()
+	d, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(crashTable)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	arn := d.Table.LatestStreamArn
+	sd, err := db.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: arn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	it, err := db.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: arn,
+		ShardId: sd.StreamDescription.Shards[0].ShardId, ShardIteratorType: streamstypes.ShardIteratorTypeTrimHorizon})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := map[string]int{} // key -> version of its last record
+	n := 0
+	for next := it.ShardIterator; ; {
+		out, err := db.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: next})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range out.Records {
+			img, err := attributevalue.FromDynamoDBStreamsMap(r.Dynamodb.NewImage)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg := checkItem(img); msg != "" {
+				t.Fatalf("stream record %s: %s", aws.ToString(r.Dynamodb.SequenceNumber), msg)
+			}
+			seq, _ := strconv.Atoi(img["seq"].(*types.AttributeValueMemberN).Value)
+			last[img["pk"].(*types.AttributeValueMemberS).Value] = seq
+			n++
+		}
+		if len(out.Records) == 0 {
+			break
+		}
+		next = out.NextShardIterator
+	}
+	for key, v := range items {
+		if rv, ok := last[key]; !ok || rv != v {
+			t.Fatalf("item %s at version %d: its last stream record is at version %d (present %v)", key, v, rv, ok)
+		}
+	}
+	for key := range last {
+		if _, ok := items[key]; !ok {
+			t.Fatalf("stream record of %s, which is not in the table", key)
+		}
+	}
+	t.Logf("stream: %d records, one for each write of the %d items", n, len(items))
 }

@@ -22,6 +22,12 @@ func (db *DB) createTable(_ context.Context, in *dynamodb.CreateTableInput) (*dy
 	if err != nil {
 		return nil, err
 	}
+	view := ""
+	if in.StreamSpecification != nil {
+		if view, err = streamSpec(in.StreamSpecification); err != nil {
+			return nil, err
+		}
+	}
 	db.catMu.Lock()
 	defer db.catMu.Unlock()
 	if _, ok := db.tables[m.Name]; ok {
@@ -30,6 +36,13 @@ func (db *DB) createTable(_ context.Context, in *dynamodb.CreateTableInput) (*dy
 	m.ID = db.nextID
 	b := db.pdb.NewBatch()
 	defer b.Close()
+	var streams []*streamMeta
+	if view != "" {
+		streams = append(streams, db.newStream(m, view))
+		if err := db.writeStreams(b, streams); err != nil {
+			return nil, err
+		}
+	}
 	if err := b.Set(keyNextTableID, binary.BigEndian.AppendUint32(nil, m.ID+1), nil); err != nil {
 		return nil, err
 	}
@@ -44,6 +57,7 @@ func (db *DB) createTable(_ context.Context, in *dynamodb.CreateTableInput) (*dy
 		return nil, err
 	}
 	db.nextID++
+	db.publishStreams(streams)
 	t := &table{}
 	t.meta.Store(m)
 	db.tables[m.Name] = t

@@ -158,6 +158,10 @@ type DB struct {
 
 	tokens tokenCache
 
+	streams streamSet
+	seqMu   sync.Mutex // held to give stream records sequence numbers and commit them
+	nextSeq uint64     // the next sequence number of a stream record; guarded by seqMu
+
 	stop chan struct{}
 	wg   sync.WaitGroup
 
@@ -227,6 +231,10 @@ func Open(dir string, opts *Options) (*DB, error) {
 		db.wo = pebble.NoSync
 	}
 	if err := db.loadCatalog(); err != nil {
+		pdb.Close()
+		return nil, err
+	}
+	if err := db.loadStreams(); err != nil {
 		pdb.Close()
 		return nil, err
 	}

@@ -40,8 +40,22 @@ func (db *DB) deleteTable(t *table, in *dynamodb.DeleteTableInput) (*dynamodb.De
 	if err := b.DeleteRange(ttlPrefix(m.ID), keyEnd(ttlPrefix(m.ID)), nil); err != nil {
 		return nil, err
 	}
+	db.streams.metaMu.Lock()
+	defer db.streams.metaMu.Unlock()
+	closed, err := db.tableGone(m)
+	if err != nil {
+		return nil, err
+	}
+	if closed != nil {
+		if err := db.writeStreams(b, []*streamMeta{closed}); err != nil {
+			return nil, err
+		}
+	}
 	if err := b.Commit(db.wo); err != nil {
 		return nil, err
+	}
+	if closed != nil {
+		db.publishStreams([]*streamMeta{closed})
 	}
 	db.catMu.Lock()
 	defer db.catMu.Unlock()

@@ -13,6 +13,7 @@ const (
 	spaceCatalog = 0x01 // catalog: table descriptions and counters
 	spaceData    = 0x02 // items and index entries
 	spaceTTL     = 0x03 // TTL expiry queue
+	spaceStream  = 0x04 // stream records
 )
 
 // Catalog keys.

@@ -184,6 +184,7 @@ func (db *DB) describe(m *tableMeta, st *tableStats) *types.TableDescription {
 		})
 	}
 	d.KeySchema = keySchemaOut(m.Hash, m.Range)
+	describeStream(d, m)
 	d.ProvisionedThroughput = &types.ProvisionedThroughputDescription{
 		NumberOfDecreasesToday: aws.Int64(0),
 		ReadCapacityUnits:      aws.Int64(m.RCU),

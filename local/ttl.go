@@ -35,6 +35,9 @@ func (db *DB) sweeper() {
 			if _, err := db.SweepExpired(); err != nil && !errors.Is(err, ErrClosed) {
 				db.opts.Logger.Error("local: TTL sweep failed", "err", err)
 			}
+			if _, err := guard(db, func() (struct{}, error) { return struct{}{}, db.trimStreams() }); err != nil && !errors.Is(err, ErrClosed) {
+				db.opts.Logger.Error("local: stream trim failed", "err", err)
+			}
 		}
 	}
 }
@@ -126,7 +129,7 @@ func (db *DB) expire(t *table, qk []byte, nowSec int64) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	b := db.pdb.NewBatch()
+	b := db.newWriteBatch()
 	defer b.Close()
 	cur, has := expiryOf(item, m.TTLAttr)
 	if item == nil || !has || cur != exp {
@@ -147,8 +150,11 @@ func (db *DB) expire(t *table, qk []byte, nowSec int64) (bool, error) {
 	if err := db.stage(b, m, pk, item, nil, -1, &usage{}); err != nil {
 		return false, err
 	}
+	for i := range b.changes {
+		b.changes[i].ttl = true // DynamoDB's userIdentity of a TTL deletion
+	}
 	// A lost TTL deletion is redone by the next sweep: no need to sync.
-	return true, b.Commit(pebble.NoSync)
+	return true, db.commitBatch(b, pebble.NoSync)
 }
 
 // primaryKeyOf builds the primaryKey of a stored item from its storage key.

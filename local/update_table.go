@@ -143,6 +143,14 @@ func (db *DB) updateTable(t *table, in *dynamodb.UpdateTableInput) (*dynamodb.Up
 			}
 		}
 	}
+	var streams []*streamMeta
+	if in.StreamSpecification != nil {
+		db.streams.metaMu.Lock()
+		defer db.streams.metaMu.Unlock()
+		if streams, err = db.updateStream(nm, in.StreamSpecification); err != nil {
+			return nil, err
+		}
+	}
 	if !changed && in.StreamSpecification == nil && in.SSESpecification == nil {
 		return nil, validationError("Nothing to update")
 	}
@@ -161,9 +169,15 @@ func (db *DB) updateTable(t *table, in *dynamodb.UpdateTableInput) (*dynamodb.Up
 			return nil, err
 		}
 	}
+	if len(streams) > 0 {
+		if err := db.writeStreams(b, streams); err != nil {
+			return nil, err
+		}
+	}
 	if err := db.commitMeta(b, t, nm); err != nil {
 		return nil, err
 	}
+	db.publishStreams(streams)
 
 	d := db.describe(nm, nil)
 	for i := range d.GlobalSecondaryIndexes {

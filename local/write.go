@@ -100,12 +100,12 @@ func (db *DB) commitOne(m *tableMeta, w *itemWrite, u *usage, wo *pebble.WriteOp
 		u.units += writeUnits(0)
 		return nil, nil
 	}
-	b := db.pdb.NewBatch()
+	b := db.newWriteBatch()
 	defer b.Close()
 	if err := db.stage(b, m, w.key, old, nu, newSizeOf(w, nu), u); err != nil {
 		return nil, err
 	}
-	if err := b.Commit(wo); err != nil {
+	if err := db.commitBatch(b, wo); err != nil {
 		return nil, fmt.Errorf("local: cannot commit: %w", err)
 	}
 	w.item = nu
@@ -114,9 +114,9 @@ func (db *DB) commitOne(m *tableMeta, w *itemWrite, u *usage, wo *pebble.WriteOp
 
 // needsOld reports whether a write must read the item it replaces: for its
 // condition, update, return values or capacity, or to maintain indexes and
-// the TTL queue. Other puts and deletes are blind writes.
+// the TTL queue and the stream. Other puts and deletes are blind writes.
 func (m *tableMeta) needsOld(w *itemWrite) bool {
-	return !w.blind || len(m.Indexes) > 0 || m.TTLAttr != "" || w.exprs.cond != nil || w.exprs.update != nil ||
+	return !w.blind || len(m.Indexes) > 0 || m.TTLAttr != "" || m.streamed() || w.exprs.cond != nil || w.exprs.update != nil ||
 		w.check || (!w.del && w.item == nil)
 }
 
@@ -273,7 +273,7 @@ func (db *DB) readOld(writes []*tableWrite) (err error) {
 // tw.new set, items locked by the caller) in one batch, adding their
 // capacity to us.
 func (db *DB) commitWrites(writes []*tableWrite, us *usageSet, wo *pebble.WriteOptions) error {
-	b := db.pdb.NewBatch()
+	b := db.newWriteBatch()
 	defer b.Close()
 	for _, tw := range writes {
 		u := us.get(tw.m.Name)
@@ -292,7 +292,7 @@ func (db *DB) commitWrites(writes []*tableWrite, us *usageSet, wo *pebble.WriteO
 	if b.Empty() {
 		return nil
 	}
-	if err := b.Commit(wo); err != nil {
+	if err := db.commitBatch(b, wo); err != nil {
 		return fmt.Errorf("local: cannot commit: %w", err)
 	}
 	return nil
@@ -306,11 +306,12 @@ func itemSizeOrZero(it Item) int {
 }
 
 // stage adds to b the writes that replace item old by item new under key k:
-// the item itself, its index entries and its TTL queue entry. new == nil
+// the item itself, its index entries, its TTL queue entry and its stream
+// record (see writeBatch). new == nil
 // deletes the item; old == nil means it did not exist. It returns the
 // capacity the write consumes. new must already be validated.
 // newSize is itemSize(new) when the caller knows it, otherwise -1.
-func (db *DB) stage(b *pebble.Batch, m *tableMeta, k *primaryKey, old, new Item, newSize int, u *usage) error {
+func (db *DB) stage(b *writeBatch, m *tableMeta, k *primaryKey, old, new Item, newSize int, u *usage) error {
 	oldSize := 0
 	if old != nil {
 		oldSize = itemSize(old)
@@ -319,7 +320,7 @@ func (db *DB) stage(b *pebble.Batch, m *tableMeta, k *primaryKey, old, new Item,
 		if newSize < 0 {
 			newSize = itemSize(new)
 		}
-		if err := setItem(b, k.key, new, newSize+len(new)*4+8); err != nil {
+		if err := setItem(b.Batch, k.key, new, newSize+len(new)*4+8); err != nil {
 			return err
 		}
 	} else if err := b.Delete(k.key, nil); err != nil {
@@ -334,7 +335,7 @@ func (db *DB) stage(b *pebble.Batch, m *tableMeta, k *primaryKey, old, new Item,
 		}
 		switch {
 		case op.key == nil: // new entry only
-			if err := setEntry(b, ok.key, ok.proj); err != nil {
+			if err := setEntry(b.Batch, ok.key, ok.proj); err != nil {
 				return err
 			}
 			u.addIndex(ix.Name, ix.Global, writeUnits(itemSize(ok.proj)))
@@ -345,7 +346,7 @@ func (db *DB) stage(b *pebble.Batch, m *tableMeta, k *primaryKey, old, new Item,
 			u.addIndex(ix.Name, ix.Global, writeUnits(itemSize(op.proj)))
 		case bytes.Equal(ok.key, op.key):
 			if ix.Projection != "KEYS_ONLY" && !value.EqualItems(ok.proj, op.proj) {
-				if err := setEntry(b, ok.key, ok.proj); err != nil {
+				if err := setEntry(b.Batch, ok.key, ok.proj); err != nil {
 					return err
 				}
 				u.addIndex(ix.Name, ix.Global, writeUnits(itemSize(ok.proj)))
@@ -354,7 +355,7 @@ func (db *DB) stage(b *pebble.Batch, m *tableMeta, k *primaryKey, old, new Item,
 			if err := b.Delete(op.key, nil); err != nil {
 				return err
 			}
-			if err := setEntry(b, ok.key, ok.proj); err != nil {
+			if err := setEntry(b.Batch, ok.key, ok.proj); err != nil {
 				return err
 			}
 			u.addIndex(ix.Name, ix.Global, writeUnits(itemSize(op.proj))+writeUnits(itemSize(ok.proj)))
@@ -374,6 +375,7 @@ func (db *DB) stage(b *pebble.Batch, m *tableMeta, k *primaryKey, old, new Item,
 			}
 		}
 	}
+	b.stageChange(m, k, old, new)
 	return nil
 }
 

@@ -235,6 +235,9 @@ func (b *builder) fill(c *codec, t reflect.Type) error {
 	case t == timeType:
 		c.dec, c.enc, c.omit = decTime, encTime, omitNever
 		return nil
+	case t == streamsAttributeValueType:
+		c.dec, c.enc, c.omit = decStreamsAV, encStreamsAV, omitNilInterface
+		return nil
 	}
 	switch t.Kind() {
 	case reflect.String:

@@ -3,7 +3,11 @@ package wire_test
 import (
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+
 	"github.com/timetable-db/timetable/conformance"
+	"github.com/timetable-db/timetable/internal/dynamotest"
 	"github.com/timetable-db/timetable/local"
 )
 
@@ -16,15 +20,24 @@ func TestConformance_Wire(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
-	client, _ := serve(t, db)
-	conformance.Run(t, client)
+	client, srv := serve(t, db)
+	conformance.RunWithStreams(t, client, dynamotest.NewStreamsClient(srv.URL, "wire"))
 }
 
 // TestConformance_WireOverDynamoDBLocal runs the conformance cases through
 // the handler in front of DynamoDB Local, so a case that passes on
 // DynamoDB Local but fails here points at the codec, not at the engine.
 func TestConformance_WireOverDynamoDBLocal(t *testing.T) {
-	ref := referenceClient(t)
-	client, _ := serve(t, ref)
-	conformance.Run(t, client)
+	ref := withStreams{referenceClient(t), streamsClient{dynamotest.StreamsClient(t, "wire")}}
+	client, srv := serve(t, ref)
+	conformance.RunWithStreams(t, client, dynamotest.NewStreamsClient(srv.URL, "wire"))
 }
+
+// withStreams is DynamoDB Local's two clients as one API that is also a
+// StreamsAPI, which the handler then serves both of.
+type withStreams struct {
+	*dynamodb.Client
+	streamsClient
+}
+
+type streamsClient struct{ *dynamodbstreams.Client }

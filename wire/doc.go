@@ -12,7 +12,10 @@
 //
 //	{"__type":"com.amazonaws.dynamodb.v20120810#ResourceNotFoundException","Message":"..."}
 //
-// with status 400 (500 for server faults). Member names are those of the
+// with status 400 (500 for server faults). When the API also implements
+// timetable.StreamsAPI, DynamoDB Streams is served on the same endpoint,
+// with X-Amz-Target: DynamoDBStreams_20120810.<Operation>, as DynamoDB
+// Local does. Member names are those of the
 // SDK's model, which are aws-sdk-go-v2's Go field names except for a few
 // shapes the SDK's own schemas name in lower case. The codec is driven by
 // reflection over the SDK's input and output structs, with a plan cached

@@ -11,7 +11,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -70,6 +69,7 @@ type Options struct {
 // without X-Amz-Target is a health check answered 200.
 type Handler struct {
 	ops         map[string]*operation
+	streamOps   map[string]*operation // DynamoDB Streams (streams.go); nil without
 	maxBody     int64
 	inFlight    *semaphore.Weighted
 	bodyTimeout time.Duration
@@ -78,15 +78,17 @@ type Handler struct {
 
 // New returns a Handler serving api. Besides the methods of timetable.API it
 // serves every method of api's concrete type shaped like an SDK client
-// operation; other operations are answered UnknownOperationException.
+// operation, and DynamoDB Streams when api implements timetable.StreamsAPI
+// (streams.go); other operations are answered UnknownOperationException.
 func New(api timetable.API, opts *Options) *Handler {
 	if opts == nil {
 		opts = &Options{}
 	}
 	h := &Handler{
-		ops:     operations(api),
-		maxBody: opts.MaxBodyBytes,
-		log:     opts.Logger,
+		ops:       operations(api),
+		streamOps: streamsOperations(api),
+		maxBody:   opts.MaxBodyBytes,
+		log:       opts.Logger,
 	}
 	if h.maxBody <= 0 {
 		h.maxBody = DefaultMaxBodyBytes
@@ -141,9 +143,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(w, errMissingAuth)
 		return
 	}
-	name, ok := strings.CutPrefix(target, targetPrefix)
-	op := h.ops[name]
-	if !ok || op == nil || r.Method != http.MethodPost {
+	op, name := h.lookup(target)
+	if op == nil || r.Method != http.MethodPost {
 		h.fail(w, errUnknownOperation)
 		return
 	}

@@ -27,24 +27,7 @@ type apiMethod[I, O any] func(timetable.API, context.Context, *I, ...func(*dynam
 
 // typedOp builds the statically typed operation for one API method.
 func typedOp[I, O any](api timetable.API, name string, call apiMethod[I, O]) *operation {
-	in := mustCodec(reflect.TypeFor[I]())
-	out := mustCodec(reflect.TypeFor[O]())
-	return &operation{name: name, serve: func(ctx context.Context, body []byte, e *encoder) error {
-		input := new(I)
-		if err := decodeDocument(body, in, reflect.ValueOf(input).Elem(), maxDepth); err != nil {
-			return err
-		}
-		output, err := call(api, ctx, input)
-		if err != nil {
-			return err
-		}
-		if output == nil {
-			e.buf = append(e.buf, "{}"...)
-			return nil
-		}
-		out.enc(e, reflect.ValueOf(output).Elem())
-		return nil
-	}}
+	return codecOp[I, O](name, func(ctx context.Context, in *I) (*O, error) { return call(api, ctx, in) })
 }
 
 func mustCodec(t reflect.Type) *codec {

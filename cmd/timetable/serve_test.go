@@ -18,6 +18,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	streamstypes "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
 	"github.com/timetable-db/timetable/local"
 )
@@ -86,6 +88,7 @@ func TestServe_InProcess(t *testing.T) {
 		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
 		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
 		BillingMode:          types.BillingModePayPerRequest,
+		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeNewImage},
 	}); err != nil {
 		t.Fatalf("CreateTable: %v", err)
 	}
@@ -104,6 +107,32 @@ func TestServe_InProcess(t *testing.T) {
 	list, err := client.ListTables(bg, &dynamodb.ListTablesInput{})
 	if err != nil || !slices.Equal(list.TableNames, []string{"analytics", "serve_test", "timetable"}) {
 		t.Fatalf("ListTables: %v %v", list, err)
+	}
+	// DynamoDB Streams on the same endpoint.
+	streams := dynamodbstreams.New(dynamodbstreams.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String("http://" + addr),
+		Credentials:  credentials.NewStaticCredentialsProvider("local", "local", ""),
+	})
+	ls, err := streams.ListStreams(bg, &dynamodbstreams.ListStreamsInput{TableName: aws.String("serve_test")})
+	if err != nil || len(ls.Streams) != 1 {
+		t.Fatalf("ListStreams: %v %v", ls, err)
+	}
+	sd, err := streams.DescribeStream(bg, &dynamodbstreams.DescribeStreamInput{StreamArn: ls.Streams[0].StreamArn})
+	if err != nil {
+		t.Fatalf("DescribeStream: %v", err)
+	}
+	it, err := streams.GetShardIterator(bg, &dynamodbstreams.GetShardIteratorInput{StreamArn: ls.Streams[0].StreamArn,
+		ShardId: sd.StreamDescription.Shards[0].ShardId, ShardIteratorType: streamstypes.ShardIteratorTypeTrimHorizon})
+	if err != nil {
+		t.Fatalf("GetShardIterator: %v", err)
+	}
+	recs, err := streams.GetRecords(bg, &dynamodbstreams.GetRecordsInput{ShardIterator: it.ShardIterator})
+	if err != nil || len(recs.Records) != 1 || recs.Records[0].EventName != streamstypes.OperationTypeInsert {
+		t.Fatalf("GetRecords: %+v %v", recs, err)
+	}
+	if n, ok := recs.Records[0].Dynamodb.NewImage["n"].(*streamstypes.AttributeValueMemberN); !ok || n.Value != "42" {
+		t.Fatalf("record's NewImage: %v", recs.Records[0].Dynamodb.NewImage)
 	}
 
 	cancel()

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 
 	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/internal/dynamotest"
@@ -101,8 +102,8 @@ func TestDifferential(t *testing.T) {
 	client := dynamotest.Client(t)
 	db := engine(t)
 	cfg := config(t)
-	a := Target{Name: "dynamodb-local", API: client, Prefix: prefix("l"), DynamoDBLocal: *rulesFlag}
-	b := Target{Name: "engine", API: db, Prefix: "e_"}
+	a := Target{Name: "dynamodb-local", API: client, Prefix: prefix("l"), DynamoDBLocal: *rulesFlag, Streams: dynamotest.StreamsClient(t, "test")}
+	b := Target{Name: "engine", API: db, Prefix: "e_", Streams: db}
 	res, err := Run(context.Background(), cfg, a, b)
 	report(t, res, err)
 	if res != nil && len(res.Divergences) > 0 {
@@ -268,5 +269,57 @@ func TestDifferential_ModifiedRequest(t *testing.T) {
 	}
 	if d := res.Divergences[0]; d.Kind != "PutItem" || !strings.HasPrefix(d.Path, ".modified its request") {
 		t.Errorf("divergence at %s (%s), want the modified PutItem request", d.Path, d.Kind)
+	}
+}
+
+// dropRecord is a StreamsAPI whose GetRecords leaves out the at-th record
+// it would return.
+type dropRecord struct {
+	timetable.StreamsAPI
+	n, at int
+}
+
+func (d *dropRecord) GetRecords(ctx context.Context, in *dynamodbstreams.GetRecordsInput, optFns ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error) {
+	out, err := d.StreamsAPI.GetRecords(ctx, in, optFns...)
+	if err != nil {
+		return out, err
+	}
+	for i := range out.Records {
+		if d.n++; d.n == d.at {
+			out.Records = append(out.Records[:i:i], out.Records[i+1:]...)
+			break
+		}
+	}
+	return out, nil
+}
+
+// TestDifferential_Streams runs the engine against itself with streams on,
+// first as it is (no divergence: the records are compared and agree), then
+// with one record left out of the second target's stream, which the
+// comparison of the streams must report.
+func TestDifferential_Streams(t *testing.T) {
+	db := engine(t)
+	cfg := Config{Seed: 23, Ops: 1000, NumbersByValue: true}
+	res, err := Run(context.Background(), cfg,
+		Target{Name: "engine", API: db, Prefix: "a_", Streams: db},
+		Target{Name: "engine2", API: db, Prefix: "b_", Streams: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Divergences) != 0 {
+		t.Fatalf("engine against itself: %v", res.Divergences[0])
+	}
+	drop := &dropRecord{StreamsAPI: db, at: 5}
+	res, err = Run(context.Background(), cfg,
+		Target{Name: "engine", API: db, Prefix: "c_", Streams: db},
+		Target{Name: "dropped", API: db, Prefix: "d_", Streams: drop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if drop.n < drop.at {
+		t.Fatalf("only %d records read", drop.n)
+	}
+	if len(res.Divergences) != 1 || res.Divergences[0].Kind != "Streams" {
+		t.Fatalf("divergences %v, want the dropped record", res.Divergences)
 	}
 }

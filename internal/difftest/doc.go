@@ -41,6 +41,11 @@
 // fetch of every scanned item for a Scan that reads the table's items
 // (quirks.go, which reads the items a write is about to change, or the
 // items of the index, to tell).
+// With Target.Streams set on both targets, every table has a stream and
+// the records are compared after the final checks (streams.go): per item,
+// its records in order, without sequence numbers, ids and times; DynamoDB
+// Local's empty maps in stream images, which it writes as {}, are read as
+// the empty maps they are (docs/compat.md).
 // Nothing else is loosened: any other difference is a divergence.
 //
 // # Reproductions

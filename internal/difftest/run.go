@@ -28,6 +28,10 @@ type Target struct {
 	// the items a write is about to change on this target, to tell which
 	// rule applies.
 	DynamoDBLocal bool
+	// Streams, when both targets have it, is the target's DynamoDB Streams
+	// endpoint: the tables get streams and their records are compared
+	// (streams.go).
+	Streams timetable.StreamsAPI
 }
 
 // Config says what to run.
@@ -127,15 +131,16 @@ func Run(ctx context.Context, cfg Config, a, b Target) (*Result, error) {
 			r.cfg.Logf("difftest: %d operations, %d requests", i+1, r.requests[0])
 		}
 	}
-	for i, op := range FinalChecks(g.Schema, cfg.Skip) {
+	final := FinalChecks(g.Schema, cfg.Skip)
+	for i, op := range final {
 		if err := r.compare(ctx, cfg.Ops+i, op); err != nil {
 			return r.res, err
 		}
 		if r.done() {
-			break
+			return r.res, nil
 		}
 	}
-	return r.res, nil
+	return r.res, r.compareStreams(ctx, g.Schema, cfg.Ops+len(final))
 }
 
 func (r *runner) done() bool { return len(r.res.Divergences) >= r.cfg.MaxDivergences }
@@ -178,8 +183,8 @@ func FinalChecks(s *Schema, skip []string) []Op {
 }
 
 func (r *runner) createTables(ctx context.Context, s *Schema) error {
-	for _, t := range s.Tables {
-		in := t.CreateInput()
+	for i, t := range s.Tables {
+		in := r.withStream(t.CreateInput(), i)
 		var answers [2]any
 		for i, tg := range []Target{r.a, r.b} {
 			out, err := tg.API.CreateTable(ctx, rename(in, tg.Prefix).(*dynamodb.CreateTableInput))

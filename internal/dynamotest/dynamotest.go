@@ -36,6 +36,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 )
 
 // EndpointEnv names the environment variable that holds the URL of a
@@ -103,4 +104,23 @@ func answers(endpoint string) error {
 	_, err := NewClient(endpoint).ListTables(context.Background(), &dynamodb.ListTablesInput{Limit: aws.Int32(1)})
 	checked[endpoint] = err
 	return err
+}
+
+// StreamsClient returns a DynamoDB Streams client for the server at
+// Require's URL (DynamoDB Local serves both APIs on one endpoint) with
+// access key key, the key of the DynamoDB client whose tables' streams it
+// reads; it skips or fails the test as Require does.
+func StreamsClient(t testing.TB, key string) *dynamodbstreams.Client {
+	t.Helper()
+	return NewStreamsClient(Require(t), key)
+}
+
+// NewStreamsClient returns a DynamoDB Streams client for the server at
+// endpoint with access key key and the package's other settings.
+func NewStreamsClient(endpoint, key string) *dynamodbstreams.Client {
+	return dynamodbstreams.New(dynamodbstreams.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String(endpoint),
+		Credentials:  credentials.NewStaticCredentialsProvider(key, "test", ""),
+	})
 }
