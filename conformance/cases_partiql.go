@@ -450,6 +450,15 @@ func init() {
 			h.WantError(err, "ValidationException", "Provided list of item keys contains duplicates")
 			h.WantItem(h.Get(tbl, pqKey("c", "2")), nil)
 		}),
+		// Reads of one item twice (1 and 1.0 are one number) fail the whole
+		// batch, as BatchGetItem.
+		pqCase("Batch/DuplicateReads", func(h *H, tbl string) {
+			_, err := h.partiql().BatchExecuteStatement(h.Ctx, &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
+				{Statement: aws.String(fmt.Sprintf(`SELECT * FROM "%s" WHERE pk = 'a' AND sk = 1`, tbl))},
+				{Statement: aws.String(fmt.Sprintf(`SELECT "x" FROM "%s" WHERE sk = 1.0 AND pk = 'a'`, tbl))},
+			}})
+			h.WantError(err, "ValidationException", "Provided list of item keys contains duplicates")
+		}),
 		pqCase("Batch/TooMany", func(h *H, tbl string) {
 			var ss []types.BatchStatementRequest
 			for i := range 26 {
@@ -525,6 +534,29 @@ func init() {
 		pqCase("Transaction/WriteWithoutKey", func(h *H, tbl string) {
 			_, err := h.pqTx(fmt.Sprintf(`UPDATE "%s" SET x = 1 WHERE pk = 'a'`, tbl))
 			h.WantError(err, "TransactionCanceledException", "ValidationError Where clause does not contain a mandatory equality on all key attributes")
+		}),
+		pqTxErrorCase("ExistsWithoutCondition", "Validation failed in TransactStatements[1]: EXISTS() must contain a single item read with additional condition",
+			`DELETE FROM "%s" WHERE pk = 'a' AND sk = 2`, `EXISTS(SELECT * FROM "%s" WHERE pk = 'a' AND sk = 'x')`),
+		// A key of the wrong type cancels the transaction with a reason
+		// for the first such statement (not for the later one of the
+		// second write, nor for the read without its key in the third).
+		pqCase("Transaction/KeyType", func(h *H, tbl string) {
+			_, err := h.pqTx(fmt.Sprintf(`DELETE FROM "%s" WHERE pk = 'a' AND sk = 1 AND x = 0`, tbl),
+				fmt.Sprintf(`UPDATE "%s" SET x = 1 WHERE pk = 'a' AND sk = 'x'`, tbl),
+				fmt.Sprintf(`INSERT INTO "%s" VALUE {'pk': 2, 'sk': 1}`, tbl),
+				fmt.Sprintf(`UPDATE "%s" SET x = 1 WHERE pk = 'a'`, tbl))
+			h.WantTxCanceled(err,
+				txReason{code: "None"},
+				txReason{code: "ValidationError", msg: "Key attribute's data type should match its data type in table's schema: Key sk"},
+				txReason{code: "None"},
+				txReason{code: "None"},
+			)
+			_, err = h.pqTx(fmt.Sprintf(`SELECT * FROM "%s" WHERE pk = 'a' AND sk = 1`, tbl), fmt.Sprintf(`SELECT * FROM "%s" WHERE pk = 1 AND sk = 1`, tbl))
+			h.WantTxCanceled(err,
+				txReason{code: "None"},
+				txReason{code: "ValidationError", msg: "Key attribute's data type should match its data type in table's schema: Key pk"},
+			)
+			h.WantItem(h.Get(tbl, pqKey("a", "1")), pqItem("a", "1"))
 		}),
 		pqCase("Transaction/Empty", func(h *H, tbl string) {
 			_, err := h.pqTx()

@@ -202,6 +202,9 @@ func (db *DB) pqWriteOp(st partiql.Statement, params []types.AttributeValue, onF
 		if op.key, rest, err = b.itemKey(m, st.Select.Where); err != nil {
 			return nil, err
 		}
+		if len(rest) == 0 {
+			return nil, validationError("EXISTS() must contain a single item read with additional condition")
+		}
 		op.kind = "check"
 		exists = "attribute_exists(" + b.name(m.Hash) + ")"
 	}

@@ -74,9 +74,26 @@ func (db *DB) batchExecute(ctx context.Context, in *dynamodb.BatchExecuteStateme
 	}
 	out := &dynamodb.BatchExecuteStatementOutput{Responses: make([]types.BatchStatementResponse, n)}
 	if reads > 0 {
+		// Every key is read before any item, as BatchGetItem: two
+		// statements on one item fail the whole batch.
+		gets := make([]*pqGet, n)
+		seen := map[string]bool{}
 		for i, st := range stmts {
+			if errs[i] != nil {
+				continue
+			}
+			if gets[i], errs[i] = db.pqBatchKey(st.(*partiql.Select), in.Statements[i].Parameters); errs[i] != nil {
+				continue
+			}
+			k := string(gets[i].key.key)
+			if seen[k] {
+				return nil, validationError("Provided list of item keys contains duplicates")
+			}
+			seen[k] = true
+		}
+		for i, get := range gets {
 			if errs[i] == nil {
-				out.Responses[i], errs[i] = db.pqBatchGet(st.(*partiql.Select), in.Statements[i].Parameters)
+				out.Responses[i], errs[i] = db.pqBatchGet(get)
 			}
 		}
 	} else {
@@ -157,16 +174,23 @@ func (db *DB) opKey(op *txOp) string {
 	return string(k.key)
 }
 
-// pqBatchGet reads the one item a SELECT of a batch names.
-func (db *DB) pqBatchGet(st *partiql.Select, params []types.AttributeValue) (types.BatchStatementResponse, error) {
-	var r types.BatchStatementResponse
+// pqGet is the read of one item by a SELECT of a batch.
+type pqGet struct {
+	table string
+	key   *primaryKey
+	proj  *pqProjection
+}
+
+// pqBatchKey checks a SELECT of a batch and returns the read of the one
+// item it names.
+func (db *DB) pqBatchKey(st *partiql.Select, params []types.AttributeValue) (*pqGet, error) {
 	t, err := db.table(st.Table)
 	if err != nil {
-		return r, err
+		return nil, err
 	}
 	m := t.m()
 	if st.Index != "" || st.Where == nil {
-		return r, validationError("Only single item select is supported")
+		return nil, validationError("Only single item select is supported")
 	}
 	key, rest, err := newPQExprs(params).itemKey(m, st.Where)
 	if err == nil && len(rest) == 0 {
@@ -177,23 +201,29 @@ func (db *DB) pqBatchGet(st *partiql.Select, params []types.AttributeValue) (typ
 		if err == nil || (errors.As(err, &ae) && ae.ErrorMessage() == msgPQKeyEquality) {
 			err = validationError("Only single item select is supported")
 		}
-		return r, err
+		return nil, err
 	}
 	proj, err := newPQProjection(st.Projection)
 	if err != nil {
-		return r, err
+		return nil, err
 	}
 	k, err := m.keyFromMap(key)
 	if err != nil {
-		return r, err
+		return nil, err
 	}
-	item, err := db.getRaw(k.key)
+	return &pqGet{table: m.Name, key: k, proj: proj}, nil
+}
+
+// pqBatchGet reads the item of get.
+func (db *DB) pqBatchGet(get *pqGet) (types.BatchStatementResponse, error) {
+	var r types.BatchStatementResponse
+	item, err := db.getRaw(get.key.key)
 	if err != nil {
 		return r, err
 	}
-	r.TableName = aws.String(m.Name)
+	r.TableName = aws.String(get.table)
 	if item != nil {
-		r.Item = proj.apply(item)
+		r.Item = get.proj.apply(item)
 	}
 	return r, nil
 }
@@ -292,7 +322,7 @@ func (db *DB) executeTransaction(ctx context.Context, in *dynamodb.ExecuteTransa
 		}
 		op, err := db.pqWriteOp(st, in.TransactStatements[i].Parameters, in.TransactStatements[i].ReturnValuesOnConditionCheckFailure)
 		if err != nil {
-			return nil, txStatementError(i, txError(err))
+			return nil, txStatementError(i, n, txError(err))
 		}
 		ops[i], items[i] = op, op.transactItem()
 	}
@@ -305,14 +335,37 @@ func (db *DB) executeTransaction(ctx context.Context, in *dynamodb.ExecuteTransa
 	return &dynamodb.ExecuteTransactionOutput{Responses: []types.ItemResponse{}, ConsumedCapacity: out.ConsumedCapacity}, nil
 }
 
-// txStatementError prefixes the ValidationException of statement i with
-// its place, as DynamoDB Local does.
-func txStatementError(i int, err error) error {
+// txStatementError gives the error of statement i of n DynamoDB Local's
+// form: a key of the wrong type cancels the transaction, with the reason
+// ValidationError for it and None for the others (the first such statement
+// only); any other ValidationException is prefixed with its place.
+func txStatementError(i, n int, err error) error {
 	var ae smithy.APIError
-	if errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" {
-		return txValidation(i, ae.ErrorMessage())
+	if !errors.As(err, &ae) || ae.ErrorCode() != "ValidationException" {
+		return err
 	}
-	return err
+	if strings.HasPrefix(ae.ErrorMessage(), msgPQKeyType) {
+		reasons := make([]types.CancellationReason, n)
+		for j := range reasons {
+			reasons[j].Code = aws.String("None")
+		}
+		reasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(ae.ErrorMessage())}
+		return canceledWith(reasons)
+	}
+	return txValidation(i, ae.ErrorMessage())
+}
+
+// canceledWith returns a TransactionCanceledException with reasons, its
+// message naming their codes.
+func canceledWith(reasons []types.CancellationReason) *types.TransactionCanceledException {
+	codes := make([]string, len(reasons))
+	for i, r := range reasons {
+		codes[i] = aws.ToString(r.Code)
+	}
+	return &types.TransactionCanceledException{
+		Message:             aws.String("Transaction cancelled, please refer cancellation reasons for specific reasons [" + strings.Join(codes, ", ") + "]"),
+		CancellationReasons: reasons,
+	}
 }
 
 func txValidation(i int, msg string) error {
@@ -341,15 +394,12 @@ func pqCanceled(ops []*txOp, err error) error {
 	if !errors.As(err, &tc) || len(tc.CancellationReasons) != len(ops) {
 		return err
 	}
-	codes := make([]string, len(ops))
 	for i, r := range tc.CancellationReasons {
 		if ops[i].kind == "put" && aws.ToString(r.Code) == "ConditionalCheckFailed" {
 			tc.CancellationReasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(msgPQDuplicate)}
 		}
-		codes[i] = aws.ToString(tc.CancellationReasons[i].Code)
 	}
-	tc.Message = aws.String("Transaction cancelled, please refer cancellation reasons for specific reasons [" + strings.Join(codes, ", ") + "]")
-	return tc
+	return canceledWith(tc.CancellationReasons)
 }
 
 // transactItem is the TransactWriteItem of op.
@@ -395,10 +445,10 @@ func (db *DB) pqTransactGet(stmts []partiql.Statement, in *dynamodb.ExecuteTrans
 			if err == nil || (errors.As(err, &ae) && ae.ErrorMessage() == msgPQKeyEquality) {
 				return nil, txValidation(i, "Select statements within ExecuteTransaction must specify the primary key in the where clause.")
 			}
-			return nil, txStatementError(i, err)
+			return nil, txStatementError(i, len(stmts), err)
 		}
 		if projs[i], err = newPQProjection(sel.Projection); err != nil {
-			return nil, txStatementError(i, err)
+			return nil, txStatementError(i, len(stmts), err)
 		}
 		gets[i] = types.TransactGetItem{Get: &types.Get{TableName: aws.String(sel.Table), Key: key}}
 	}

@@ -21,6 +21,8 @@ import (
 // Exceptions kept elsewhere, with the same kind of comment:
 //   - numbers compared by value (Config.NumbersByValue, canon.go);
 //   - no capacity asked on TransactWriteItems (gen.go, transactWrite).
+//   - no BatchExecuteStatement with two writes of one item (partiql.go,
+//     batchStatement).
 
 // writeState is what the rules need to know of the items a write touches:
 // each key's item before the write (nil if absent). Keys are keyID of the
