@@ -535,6 +535,16 @@ func init() {
 			_, err := h.pqTx(fmt.Sprintf(`UPDATE "%s" SET x = 1 WHERE pk = 'a'`, tbl))
 			h.WantError(err, "TransactionCanceledException", "ValidationError Where clause does not contain a mandatory equality on all key attributes")
 		}),
+		// A statement's key and conditions are checked before its
+		// RETURNING clause, and statements in order.
+		pqTxErrorCase("ReturningAfterConditions", "Validation failed in TransactStatements[0]: Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: L",
+			`DELETE FROM "%s" WHERE pk = 'a' AND sk = 2 AND x BETWEEN [1] AND [2] RETURNING ALL OLD *`),
+		pqTxErrorCase("ReturningBeforeLaterStatements", "Validation failed in TransactStatements[0]: RETURNING clause is not supported in ExecuteTransaction.",
+			`DELETE FROM "%s" WHERE pk = 'a' AND sk = 2 RETURNING ALL OLD *`, `UPDATE "%s" SET x = 1 SET x = 2 WHERE pk = 'a' AND sk = 1`),
+		pqCase("Transaction/ReturningAfterKeyType", func(h *H, tbl string) {
+			_, err := h.pqTx(fmt.Sprintf(`DELETE FROM "%s" WHERE pk = 'a' AND sk = 'x' RETURNING ALL OLD *`, tbl))
+			h.WantTxCanceled(err, txReason{code: "ValidationError", msg: "Key attribute's data type should match its data type in table's schema: Key sk"})
+		}),
 		pqTxErrorCase("ExistsWithoutCondition", "Validation failed in TransactStatements[1]: EXISTS() must contain a single item read with additional condition",
 			`DELETE FROM "%s" WHERE pk = 'a' AND sk = 2`, `EXISTS(SELECT * FROM "%s" WHERE pk = 'a' AND sk = 'x')`),
 		// A key of the wrong type cancels the transaction with a reason

@@ -310,19 +310,15 @@ func (db *DB) executeTransaction(ctx context.Context, in *dynamodb.ExecuteTransa
 	items := make([]types.TransactWriteItem, n)
 	ops := make([]*txOp, n)
 	for i, st := range stmts {
-		switch st := st.(type) {
-		case *partiql.Update:
-			if st.Returning != "" {
-				return nil, txValidation(i, "RETURNING clause is not supported in ExecuteTransaction.")
-			}
-		case *partiql.Delete:
-			if st.Returning != "" {
-				return nil, txValidation(i, "RETURNING clause is not supported in ExecuteTransaction.")
-			}
-		}
+		// DynamoDB Local checks a statement (its table, key, conditions,
+		// update paths and key types) before its RETURNING clause, and
+		// statements in order.
 		op, err := db.pqWriteOp(st, in.TransactStatements[i].Parameters, in.TransactStatements[i].ReturnValuesOnConditionCheckFailure)
 		if err != nil {
 			return nil, txStatementError(i, n, txError(err))
+		}
+		if returning(st) != "" {
+			return nil, txValidation(i, "RETURNING clause is not supported in ExecuteTransaction.")
 		}
 		ops[i], items[i] = op, op.transactItem()
 	}
@@ -333,6 +329,17 @@ func (db *DB) executeTransaction(ctx context.Context, in *dynamodb.ExecuteTransa
 		return nil, pqCanceled(ops, txError(stripExprKind(err)))
 	}
 	return &dynamodb.ExecuteTransactionOutput{Responses: []types.ItemResponse{}, ConsumedCapacity: out.ConsumedCapacity}, nil
+}
+
+// returning returns the RETURNING clause of a write, "" if none.
+func returning(st partiql.Statement) partiql.Returning {
+	switch st := st.(type) {
+	case *partiql.Update:
+		return st.Returning
+	case *partiql.Delete:
+		return st.Returning
+	}
+	return ""
 }
 
 // txStatementError gives the error of statement i of n DynamoDB Local's
