@@ -535,6 +535,17 @@ func init() {
 			_, err := h.pqTx(fmt.Sprintf(`UPDATE "%s" SET x = 1 WHERE pk = 'a'`, tbl))
 			h.WantError(err, "TransactionCanceledException", "ValidationError Where clause does not contain a mandatory equality on all key attributes")
 		}),
+		// An empty key value in a read cancels it too; in a write it is a
+		// ValidationException.
+		pqCase("Transaction/EmptyKey", func(h *H, tbl string) {
+			_, err := h.pqTx(fmt.Sprintf(`SELECT * FROM "%s" WHERE pk = 'a' AND sk = 1`, tbl), fmt.Sprintf(`SELECT * FROM "%s" WHERE pk = '' AND sk = 1`, tbl))
+			h.WantTxCanceled(err,
+				txReason{code: "None"},
+				txReason{code: "ValidationError", msg: "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk"},
+			)
+			_, err = h.pqTx(fmt.Sprintf(`UPDATE "%s" SET x = 1 WHERE pk = '' AND sk = 1`, tbl))
+			h.WantError(err, "ValidationException", "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk")
+		}),
 		// A statement's key and conditions are checked before its
 		// RETURNING clause, and statements in order.
 		pqTxErrorCase("ReturningAfterConditions", "Validation failed in TransactStatements[0]: Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: L",

@@ -352,14 +352,20 @@ func txStatementError(i, n int, err error) error {
 		return err
 	}
 	if strings.HasPrefix(ae.ErrorMessage(), msgPQKeyType) {
-		reasons := make([]types.CancellationReason, n)
-		for j := range reasons {
-			reasons[j].Code = aws.String("None")
-		}
-		reasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(ae.ErrorMessage())}
-		return canceledWith(reasons)
+		return txCanceledAt(i, n, ae.ErrorMessage())
 	}
 	return txValidation(i, ae.ErrorMessage())
+}
+
+// txCanceledAt returns the cancellation of a transaction of n statements by
+// statement i: reason ValidationError msg for it, None for the others.
+func txCanceledAt(i, n int, msg string) error {
+	reasons := make([]types.CancellationReason, n)
+	for j := range reasons {
+		reasons[j].Code = aws.String("None")
+	}
+	reasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(msg)}
+	return canceledWith(reasons)
 }
 
 // canceledWith returns a TransactionCanceledException with reasons, its
@@ -453,6 +459,15 @@ func (db *DB) pqTransactGet(stmts []partiql.Statement, in *dynamodb.ExecuteTrans
 				return nil, txValidation(i, "Select statements within ExecuteTransaction must specify the primary key in the where clause.")
 			}
 			return nil, txStatementError(i, len(stmts), err)
+		}
+		// A key value the key refuses (an empty string) cancels the
+		// transaction, as DynamoDB Local.
+		if _, err := m.keyFromMap(key); err != nil {
+			var ae smithy.APIError
+			if errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" {
+				return nil, txCanceledAt(i, len(stmts), ae.ErrorMessage())
+			}
+			return nil, err
 		}
 		if projs[i], err = newPQProjection(sel.Projection); err != nil {
 			return nil, txStatementError(i, len(stmts), err)

@@ -250,16 +250,26 @@ func (g *Generator) pqKeyWhere(s *pqStmt, t *Table) {
 	k := g.key(t)
 	s.item(t, k)
 	s.writes = true
-	var where []string
+	// The parts are shuffled before they are written: their parameters
+	// follow the order of the text.
+	var parts []string
 	for _, a := range []string{"pk", "sk"} {
-		if v, ok := k[a]; ok {
-			where = append(where, quoted(a)+" = "+s.val(v))
+		if _, ok := k[a]; ok {
+			parts = append(parts, a)
 		}
 	}
 	if chance(g.r, 0.4) {
-		where = append(where, s.cond(1))
+		parts = append(parts, "")
 	}
-	g.r.Shuffle(len(where), func(i, j int) { where[i], where[j] = where[j], where[i] })
+	g.r.Shuffle(len(parts), func(i, j int) { parts[i], parts[j] = parts[j], parts[i] })
+	where := make([]string, len(parts))
+	for i, a := range parts {
+		if a == "" {
+			where[i] = s.cond(1)
+		} else {
+			where[i] = quoted(a) + " = " + s.val(k[a])
+		}
+	}
 	s.w(" WHERE ", strings.Join(where, " AND "))
 }
 
