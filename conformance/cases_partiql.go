@@ -450,6 +450,19 @@ func init() {
 			h.WantError(err, "ValidationException", "Provided list of item keys contains duplicates")
 			h.WantItem(h.Get(tbl, pqKey("c", "2")), nil)
 		}),
+		// The SELECTs of a batch or a transaction project nested values in
+		// their documents, as a ProjectionExpression (ExecuteStatement names
+		// them after their last step).
+		pqCase("Batch/NestedProjection", func(h *H, tbl string) {
+			stmt := fmt.Sprintf(`SELECT "m"."b"[2], l[1], x FROM "%s" WHERE pk = 'a' AND sk = 1`, tbl)
+			want := Item{"m": M(Item{"b": L(S("three"))}), "x": N("5")}
+			out, err := h.partiql().BatchExecuteStatement(h.Ctx, &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{{Statement: aws.String(stmt)}}})
+			h.Must(err)
+			h.WantItem(out.Responses[0].Item, want)
+			tx, err := h.pqTx(stmt)
+			h.Must(err)
+			h.WantItem(tx.Responses[0].Item, want)
+		}),
 		// Reads of one item twice (1 and 1.0 are one number) fail the whole
 		// batch, as BatchGetItem.
 		pqCase("Batch/DuplicateReads", func(h *H, tbl string) {

@@ -303,6 +303,7 @@ func pqWriteError(op *txOp, err error) error {
 type pqProjection struct {
 	paths []*partiql.Path
 	names []string
+	doc   *expr.Projection // the paths as a ProjectionExpression
 }
 
 func newPQProjection(paths []*partiql.Path) (*pqProjection, error) {
@@ -329,10 +330,23 @@ func newPQProjection(paths []*partiql.Path) (*pqProjection, error) {
 		p.names = append(p.names, name)
 		texts[i] = b.path(path)
 	}
-	if _, err := b.compiler().Projection(strings.Join(texts, ", ")); err != nil {
+	doc, err := b.compiler().Projection(strings.Join(texts, ", "))
+	if err != nil {
 		return nil, stripExprKind(err)
 	}
+	p.doc = doc
 	return p, nil
+}
+
+// applyDoc projects item as a ProjectionExpression does, nested values in
+// their documents (lst[1] as {"lst": [v]}): the SELECTs of
+// BatchExecuteStatement and ExecuteTransaction, which DynamoDB Local runs
+// as BatchGetItem and TransactGetItems.
+func (p *pqProjection) applyDoc(item Item) Item {
+	if p == nil {
+		return item
+	}
+	return projector{p: p.doc}.apply(item)
 }
 
 // checkProjected checks that the index sp reads projects the attributes

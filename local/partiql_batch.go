@@ -223,7 +223,7 @@ func (db *DB) pqBatchGet(get *pqGet) (types.BatchStatementResponse, error) {
 	}
 	r.TableName = aws.String(get.table)
 	if item != nil {
-		r.Item = get.proj.apply(item)
+		r.Item = get.proj.applyDoc(item)
 	}
 	return r, nil
 }
@@ -480,7 +480,7 @@ func (db *DB) pqTransactGet(stmts []partiql.Statement, in *dynamodb.ExecuteTrans
 	}
 	for i := range out.Responses {
 		if out.Responses[i].Item != nil {
-			out.Responses[i].Item = projs[i].apply(out.Responses[i].Item)
+			out.Responses[i].Item = projs[i].applyDoc(out.Responses[i].Item)
 		}
 	}
 	return &dynamodb.ExecuteTransactionOutput{Responses: out.Responses, ConsumedCapacity: out.ConsumedCapacity}, nil
