@@ -450,6 +450,17 @@ func init() {
 			h.WantError(err, "ValidationException", "Provided list of item keys contains duplicates")
 			h.WantItem(h.Get(tbl, pqKey("c", "2")), nil)
 		}),
+		// An invalid parameter value refuses the whole batch, before the
+		// statements are parsed, and nothing is written.
+		pqCase("Batch/InvalidParameter", func(h *H, tbl string) {
+			_, err := h.partiql().BatchExecuteStatement(h.Ctx, &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
+				{Statement: aws.String(fmt.Sprintf(`INSERT INTO "%s" VALUE {'pk': 'c', 'sk': 1} xx`, tbl))},
+				{Statement: aws.String(fmt.Sprintf(`INSERT INTO "%s" VALUE {'pk': 'c', 'sk': 2}`, tbl))},
+				{Statement: aws.String(fmt.Sprintf(`INSERT INTO "%s" VALUE {'pk': 'c', 'sk': 3, 'x': ?}`, tbl)), Parameters: []types.AttributeValue{NS("1", "")}},
+			}})
+			h.WantError(err, "ValidationException", "A value provided cannot be converted into a number")
+			h.WantItem(h.Get(tbl, pqKey("c", "2")), nil)
+		}),
 		// The SELECTs of a batch or a transaction project nested values in
 		// their documents, as a ProjectionExpression (ExecuteStatement names
 		// them after their last step).
@@ -547,6 +558,13 @@ func init() {
 		pqCase("Transaction/WriteWithoutKey", func(h *H, tbl string) {
 			_, err := h.pqTx(fmt.Sprintf(`UPDATE "%s" SET x = 1 WHERE pk = 'a'`, tbl))
 			h.WantError(err, "TransactionCanceledException", "ValidationError Where clause does not contain a mandatory equality on all key attributes")
+		}),
+		// A failed EXISTS carries no item, even with ALL_OLD.
+		pqCase("Transaction/ExistsAllOld", func(h *H, tbl string) {
+			_, err := h.partiql().ExecuteTransaction(h.Ctx, &dynamodb.ExecuteTransactionInput{TransactStatements: []types.ParameterizedStatement{
+				{Statement: aws.String(fmt.Sprintf(`EXISTS(SELECT * FROM "%s" WHERE pk = 'a' AND sk = 1 AND x = 6)`, tbl)), ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld},
+			}})
+			h.WantTxCanceled(err, txReason{code: "ConditionalCheckFailed", msg: "The conditional request failed."})
 		}),
 		// An empty key value in a read cancels it too; in a write it is a
 		// ValidationException.

@@ -207,6 +207,9 @@ func (db *DB) pqWriteOp(st partiql.Statement, params []types.AttributeValue, onF
 		}
 		op.kind = "check"
 		exists = "attribute_exists(" + b.name(m.Hash) + ")"
+		// DynamoDB Local returns no item for a failed EXISTS, whatever
+		// ReturnValuesOnConditionCheckFailure says.
+		op.req.onFail = ""
 	}
 	// DynamoDB Local checks the conditions, then an update's paths, before
 	// the key's types.

@@ -36,6 +36,14 @@ func (db *DB) batchExecute(ctx context.Context, in *dynamodb.BatchExecuteStateme
 	if len(in.Statements) == 0 {
 		return nil, validationError("The statement was empty.")
 	}
+	// An invalid parameter value (a number that is not one, an empty
+	// set) refuses the whole batch, before any statement is parsed, as in
+	// DynamoDB Local.
+	for _, s := range in.Statements {
+		if err := checkParams(s.Parameters); err != nil {
+			return nil, err
+		}
+	}
 	n := len(in.Statements)
 	stmts := make([]partiql.Statement, n)
 	errs := make([]error, n)

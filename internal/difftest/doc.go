@@ -30,8 +30,9 @@
 // each by a narrow rule that cites its row: numbers are compared by value
 // (Config.NumbersByValue, on in TestDifferential); TransactWriteItems never
 // asks for capacity; DynamoDB Local's error name DuplicateItem is read as
-// DuplicateItemException; and, in the answers of a Target marked DynamoDBLocal
-// only, the capacity DynamoDB Local returns unasked from DeleteItem and the
+// DuplicateItemException; the empty maps DynamoDB Local writes untyped in
+// ExecuteTransaction's cancellation items are read as {"M": {}}; and, in
+// the answers of a Target marked DynamoDBLocal only, the capacity DynamoDB Local returns unasked from DeleteItem and the
 // units it charges for BatchWriteItem deletes of missing items and for
 // items in a sparse index neither before nor after a write are taken out,
 // and the table reads of a local secondary index are counted as DynamoDB
