@@ -549,6 +549,11 @@ func init() {
 			`DELETE FROM "%s" WHERE pk = 'a' AND sk = 2`, `UPDATE "%s" SET x = 1 SET x = 2 WHERE pk = 'a' AND sk = 1`),
 		pqTxErrorCase("SameItem", "Transaction request cannot include multiple operations on one item",
 			`DELETE FROM "%s" WHERE pk = 'a' AND sk = 2`, `UPDATE "%s" SET x = 1 WHERE pk = 'a' AND sk = 2`),
+		// Even when the first of them would fail its condition: the keys
+		// are compared first. (DynamoDB Local compares numbers as written:
+		// docs/compat.md, PartiQL.)
+		pqTxErrorCase("SameItemAfterFailure", "Transaction request cannot include multiple operations on one item",
+			`UPDATE "%s" SET x = 1 WHERE pk = 'zz' AND sk = 1`, `INSERT INTO "%s" VALUE {'pk': 'zz', 'sk': 1}`),
 		pqCase("Transaction/UnknownTable", func(h *H, tbl string) {
 			for _, s := range []string{`SELECT * FROM "%s_none" WHERE pk = 'a' AND sk = 1`, `DELETE FROM "%s_none" WHERE pk = 'a' AND sk = 1`} {
 				_, err := h.pqTx(fmt.Sprintf(s, tbl))

@@ -330,6 +330,18 @@ func (db *DB) executeTransaction(ctx context.Context, in *dynamodb.ExecuteTransa
 		}
 		ops[i], items[i] = op, op.transactItem()
 	}
+	// Two statements on one item refuse the transaction before any
+	// condition is evaluated, as in DynamoDB Local (TransactWriteItems
+	// looks only at the operations before a failed one).
+	seen := map[string]bool{}
+	for _, op := range ops {
+		if k := db.opKey(op); k != "" {
+			if seen[k] {
+				return nil, validationError("Transaction request cannot include multiple operations on one item")
+			}
+			seen[k] = true
+		}
+	}
 	out, err := db.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{
 		TransactItems: items, ClientRequestToken: in.ClientRequestToken, ReturnConsumedCapacity: in.ReturnConsumedCapacity,
 	})
