@@ -592,6 +592,14 @@ func init() {
 			_, err := h.pqTx(fmt.Sprintf(`DELETE FROM "%s" WHERE pk = 'a' AND sk = 'x' RETURNING ALL OLD *`, tbl))
 			h.WantTxCanceled(err, txReason{code: "ValidationError", msg: "Key attribute's data type should match its data type in table's schema: Key sk"})
 		}),
+		// attribute_type on the sort key: refused, whatever the type named,
+		// in a Query and in a Scan; on the partition key allowed.
+		pqCase("Select/SortKeyTypeTest", func(h *H, tbl string) {
+			for _, w := range []string{`pk = 'a' AND attribute_type(sk, 'N')`, `attribute_type(sk, 'BOOL') OR x = 1`} {
+				h.wantStmtError(fmt.Sprintf(`SELECT * FROM "%s" WHERE %s`, tbl, w), "One or more parameter values were invalid: Condition parameter type does not match schema type")
+			}
+			h.WantItems(h.stmt(fmt.Sprintf(`SELECT * FROM "%s" WHERE pk = 'a' AND attribute_type(pk, 'BOOL')`, tbl)), nil)
+		}),
 		pqTxErrorCase("ExistsWithoutCondition", "Validation failed in TransactStatements[1]: EXISTS() must contain a single item read with additional condition",
 			`DELETE FROM "%s" WHERE pk = 'a' AND sk = 2`, `EXISTS(SELECT * FROM "%s" WHERE pk = 'a' AND sk = 'x')`),
 		// A key of the wrong type cancels the transaction with a reason

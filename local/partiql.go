@@ -573,7 +573,7 @@ func pqPlan(m *tableMeta, ix *indexMeta, st *partiql.Select, params []types.Attr
 			return nil, false, validationError(msgPQKeyType + is.X.(*partiql.Path).Steps[0].Name)
 		}
 	}
-	if st.Where != nil && nullTestOfKey(st.Where, hashKey, rangeKey) {
+	if st.Where != nil && (nullTestOfKey(st.Where, hashKey, rangeKey) || typeTestOfKey(st.Where, rangeKey)) {
 		return nil, false, validationError("One or more parameter values were invalid: Condition parameter type does not match schema type")
 	}
 	// The types of the key values, in the order of DynamoDB Local's hash
@@ -672,6 +672,28 @@ func nullTestOfKey(e partiql.Expr, keys ...string) bool {
 		return nullTestOfKey(x.L, keys...) || nullTestOfKey(x.R, keys...)
 	case *partiql.Not:
 		return nullTestOfKey(x.X, keys...)
+	}
+	return false
+}
+
+// typeTestOfKey reports whether e calls attribute_type on one of keys (the
+// sort key of what the SELECT reads), which DynamoDB Local refuses
+// whatever the type named, in a Query and in a Scan (on the partition key
+// it is allowed).
+func typeTestOfKey(e partiql.Expr, keys ...string) bool {
+	switch x := e.(type) {
+	case *partiql.Call:
+		if strings.EqualFold(x.Name, "attribute_type") && len(x.Args) > 0 {
+			for _, k := range keys {
+				if k != "" && isTopPath(x.Args[0], k) {
+					return true
+				}
+			}
+		}
+	case *partiql.Binary:
+		return typeTestOfKey(x.L, keys...) || typeTestOfKey(x.R, keys...)
+	case *partiql.Not:
+		return typeTestOfKey(x.X, keys...)
 	}
 	return false
 }
