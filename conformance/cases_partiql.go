@@ -450,6 +450,39 @@ func init() {
 			h.WantError(err, "ValidationException", "Provided list of item keys contains duplicates")
 			h.WantItem(h.Get(tbl, pqKey("c", "2")), nil)
 		}),
+		// An invalid parameter value refuses the whole batch, before the
+		// statements are parsed, and nothing is written.
+		pqCase("Batch/InvalidParameter", func(h *H, tbl string) {
+			_, err := h.partiql().BatchExecuteStatement(h.Ctx, &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
+				{Statement: aws.String(fmt.Sprintf(`INSERT INTO "%s" VALUE {'pk': 'c', 'sk': 1} xx`, tbl))},
+				{Statement: aws.String(fmt.Sprintf(`INSERT INTO "%s" VALUE {'pk': 'c', 'sk': 2}`, tbl))},
+				{Statement: aws.String(fmt.Sprintf(`INSERT INTO "%s" VALUE {'pk': 'c', 'sk': 3, 'x': ?}`, tbl)), Parameters: []types.AttributeValue{NS("1", "")}},
+			}})
+			h.WantError(err, "ValidationException", "A value provided cannot be converted into a number")
+			h.WantItem(h.Get(tbl, pqKey("c", "2")), nil)
+		}),
+		// The SELECTs of a batch or a transaction project nested values in
+		// their documents, as a ProjectionExpression (ExecuteStatement names
+		// them after their last step).
+		pqCase("Batch/NestedProjection", func(h *H, tbl string) {
+			stmt := fmt.Sprintf(`SELECT "m"."b"[2], l[1], x FROM "%s" WHERE pk = 'a' AND sk = 1`, tbl)
+			want := Item{"m": M(Item{"b": L(S("three"))}), "x": N("5")}
+			out, err := h.partiql().BatchExecuteStatement(h.Ctx, &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{{Statement: aws.String(stmt)}}})
+			h.Must(err)
+			h.WantItem(out.Responses[0].Item, want)
+			tx, err := h.pqTx(stmt)
+			h.Must(err)
+			h.WantItem(tx.Responses[0].Item, want)
+		}),
+		// Reads of one item twice (1 and 1.0 are one number) fail the whole
+		// batch, as BatchGetItem.
+		pqCase("Batch/DuplicateReads", func(h *H, tbl string) {
+			_, err := h.partiql().BatchExecuteStatement(h.Ctx, &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
+				{Statement: aws.String(fmt.Sprintf(`SELECT * FROM "%s" WHERE pk = 'a' AND sk = 1`, tbl))},
+				{Statement: aws.String(fmt.Sprintf(`SELECT "x" FROM "%s" WHERE sk = 1.0 AND pk = 'a'`, tbl))},
+			}})
+			h.WantError(err, "ValidationException", "Provided list of item keys contains duplicates")
+		}),
 		pqCase("Batch/TooMany", func(h *H, tbl string) {
 			var ss []types.BatchStatementRequest
 			for i := range 26 {
@@ -516,6 +549,11 @@ func init() {
 			`DELETE FROM "%s" WHERE pk = 'a' AND sk = 2`, `UPDATE "%s" SET x = 1 SET x = 2 WHERE pk = 'a' AND sk = 1`),
 		pqTxErrorCase("SameItem", "Transaction request cannot include multiple operations on one item",
 			`DELETE FROM "%s" WHERE pk = 'a' AND sk = 2`, `UPDATE "%s" SET x = 1 WHERE pk = 'a' AND sk = 2`),
+		// Even when the first of them would fail its condition: the keys
+		// are compared first. (DynamoDB Local compares numbers as written:
+		// docs/compat.md, PartiQL.)
+		pqTxErrorCase("SameItemAfterFailure", "Transaction request cannot include multiple operations on one item",
+			`UPDATE "%s" SET x = 1 WHERE pk = 'zz' AND sk = 1`, `INSERT INTO "%s" VALUE {'pk': 'zz', 'sk': 1}`),
 		pqCase("Transaction/UnknownTable", func(h *H, tbl string) {
 			for _, s := range []string{`SELECT * FROM "%s_none" WHERE pk = 'a' AND sk = 1`, `DELETE FROM "%s_none" WHERE pk = 'a' AND sk = 1`} {
 				_, err := h.pqTx(fmt.Sprintf(s, tbl))
@@ -525,6 +563,65 @@ func init() {
 		pqCase("Transaction/WriteWithoutKey", func(h *H, tbl string) {
 			_, err := h.pqTx(fmt.Sprintf(`UPDATE "%s" SET x = 1 WHERE pk = 'a'`, tbl))
 			h.WantError(err, "TransactionCanceledException", "ValidationError Where clause does not contain a mandatory equality on all key attributes")
+		}),
+		// A failed EXISTS carries no item, even with ALL_OLD.
+		pqCase("Transaction/ExistsAllOld", func(h *H, tbl string) {
+			_, err := h.partiql().ExecuteTransaction(h.Ctx, &dynamodb.ExecuteTransactionInput{TransactStatements: []types.ParameterizedStatement{
+				{Statement: aws.String(fmt.Sprintf(`EXISTS(SELECT * FROM "%s" WHERE pk = 'a' AND sk = 1 AND x = 6)`, tbl)), ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld},
+			}})
+			h.WantTxCanceled(err, txReason{code: "ConditionalCheckFailed", msg: "The conditional request failed."})
+		}),
+		// An empty key value in a read cancels it too; in a write it is a
+		// ValidationException.
+		pqCase("Transaction/EmptyKey", func(h *H, tbl string) {
+			_, err := h.pqTx(fmt.Sprintf(`SELECT * FROM "%s" WHERE pk = 'a' AND sk = 1`, tbl), fmt.Sprintf(`SELECT * FROM "%s" WHERE pk = '' AND sk = 1`, tbl))
+			h.WantTxCanceled(err,
+				txReason{code: "None"},
+				txReason{code: "ValidationError", msg: "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk"},
+			)
+			_, err = h.pqTx(fmt.Sprintf(`UPDATE "%s" SET x = 1 WHERE pk = '' AND sk = 1`, tbl))
+			h.WantError(err, "ValidationException", "One or more parameter values are not valid. The AttributeValue for a key attribute cannot contain an empty string value. Key: pk")
+		}),
+		// A statement's key and conditions are checked before its
+		// RETURNING clause, and statements in order.
+		pqTxErrorCase("ReturningAfterConditions", "Validation failed in TransactStatements[0]: Incorrect operand type for operator or function; operator or function: BETWEEN, operand type: L",
+			`DELETE FROM "%s" WHERE pk = 'a' AND sk = 2 AND x BETWEEN [1] AND [2] RETURNING ALL OLD *`),
+		pqTxErrorCase("ReturningBeforeLaterStatements", "Validation failed in TransactStatements[0]: RETURNING clause is not supported in ExecuteTransaction.",
+			`DELETE FROM "%s" WHERE pk = 'a' AND sk = 2 RETURNING ALL OLD *`, `UPDATE "%s" SET x = 1 SET x = 2 WHERE pk = 'a' AND sk = 1`),
+		pqCase("Transaction/ReturningAfterKeyType", func(h *H, tbl string) {
+			_, err := h.pqTx(fmt.Sprintf(`DELETE FROM "%s" WHERE pk = 'a' AND sk = 'x' RETURNING ALL OLD *`, tbl))
+			h.WantTxCanceled(err, txReason{code: "ValidationError", msg: "Key attribute's data type should match its data type in table's schema: Key sk"})
+		}),
+		// attribute_type on the sort key: refused, whatever the type named,
+		// in a Query and in a Scan; on the partition key allowed.
+		pqCase("Select/SortKeyTypeTest", func(h *H, tbl string) {
+			for _, w := range []string{`pk = 'a' AND attribute_type(sk, 'N')`, `attribute_type(sk, 'BOOL') OR x = 1`} {
+				h.wantStmtError(fmt.Sprintf(`SELECT * FROM "%s" WHERE %s`, tbl, w), "One or more parameter values were invalid: Condition parameter type does not match schema type")
+			}
+			h.WantItems(h.stmt(fmt.Sprintf(`SELECT * FROM "%s" WHERE pk = 'a' AND attribute_type(pk, 'BOOL')`, tbl)), nil)
+		}),
+		pqTxErrorCase("ExistsWithoutCondition", "Validation failed in TransactStatements[1]: EXISTS() must contain a single item read with additional condition",
+			`DELETE FROM "%s" WHERE pk = 'a' AND sk = 2`, `EXISTS(SELECT * FROM "%s" WHERE pk = 'a' AND sk = 'x')`),
+		// A key of the wrong type cancels the transaction with a reason
+		// for the first such statement (not for the later one of the
+		// second write, nor for the read without its key in the third).
+		pqCase("Transaction/KeyType", func(h *H, tbl string) {
+			_, err := h.pqTx(fmt.Sprintf(`DELETE FROM "%s" WHERE pk = 'a' AND sk = 1 AND x = 0`, tbl),
+				fmt.Sprintf(`UPDATE "%s" SET x = 1 WHERE pk = 'a' AND sk = 'x'`, tbl),
+				fmt.Sprintf(`INSERT INTO "%s" VALUE {'pk': 2, 'sk': 1}`, tbl),
+				fmt.Sprintf(`UPDATE "%s" SET x = 1 WHERE pk = 'a'`, tbl))
+			h.WantTxCanceled(err,
+				txReason{code: "None"},
+				txReason{code: "ValidationError", msg: "Key attribute's data type should match its data type in table's schema: Key sk"},
+				txReason{code: "None"},
+				txReason{code: "None"},
+			)
+			_, err = h.pqTx(fmt.Sprintf(`SELECT * FROM "%s" WHERE pk = 'a' AND sk = 1`, tbl), fmt.Sprintf(`SELECT * FROM "%s" WHERE pk = 1 AND sk = 1`, tbl))
+			h.WantTxCanceled(err,
+				txReason{code: "None"},
+				txReason{code: "ValidationError", msg: "Key attribute's data type should match its data type in table's schema: Key pk"},
+			)
+			h.WantItem(h.Get(tbl, pqKey("a", "1")), pqItem("a", "1"))
 		}),
 		pqCase("Transaction/Empty", func(h *H, tbl string) {
 			_, err := h.pqTx()

@@ -202,8 +202,14 @@ func (db *DB) pqWriteOp(st partiql.Statement, params []types.AttributeValue, onF
 		if op.key, rest, err = b.itemKey(m, st.Select.Where); err != nil {
 			return nil, err
 		}
+		if len(rest) == 0 {
+			return nil, validationError("EXISTS() must contain a single item read with additional condition")
+		}
 		op.kind = "check"
 		exists = "attribute_exists(" + b.name(m.Hash) + ")"
+		// DynamoDB Local returns no item for a failed EXISTS, whatever
+		// ReturnValuesOnConditionCheckFailure says.
+		op.req.onFail = ""
 	}
 	// DynamoDB Local checks the conditions, then an update's paths, before
 	// the key's types.
@@ -300,6 +306,7 @@ func pqWriteError(op *txOp, err error) error {
 type pqProjection struct {
 	paths []*partiql.Path
 	names []string
+	doc   *expr.Projection // the paths as a ProjectionExpression
 }
 
 func newPQProjection(paths []*partiql.Path) (*pqProjection, error) {
@@ -326,10 +333,23 @@ func newPQProjection(paths []*partiql.Path) (*pqProjection, error) {
 		p.names = append(p.names, name)
 		texts[i] = b.path(path)
 	}
-	if _, err := b.compiler().Projection(strings.Join(texts, ", ")); err != nil {
+	doc, err := b.compiler().Projection(strings.Join(texts, ", "))
+	if err != nil {
 		return nil, stripExprKind(err)
 	}
+	p.doc = doc
 	return p, nil
+}
+
+// applyDoc projects item as a ProjectionExpression does, nested values in
+// their documents (lst[1] as {"lst": [v]}): the SELECTs of
+// BatchExecuteStatement and ExecuteTransaction, which DynamoDB Local runs
+// as BatchGetItem and TransactGetItems.
+func (p *pqProjection) applyDoc(item Item) Item {
+	if p == nil {
+		return item
+	}
+	return projector{p: p.doc}.apply(item)
 }
 
 // checkProjected checks that the index sp reads projects the attributes
@@ -558,7 +578,7 @@ func pqPlan(m *tableMeta, ix *indexMeta, st *partiql.Select, params []types.Attr
 			return nil, false, validationError(msgPQKeyType + is.X.(*partiql.Path).Steps[0].Name)
 		}
 	}
-	if st.Where != nil && nullTestOfKey(st.Where, hashKey, rangeKey) {
+	if st.Where != nil && (nullTestOfKey(st.Where, hashKey, rangeKey) || typeTestOfKey(st.Where, rangeKey)) {
 		return nil, false, validationError("One or more parameter values were invalid: Condition parameter type does not match schema type")
 	}
 	// The types of the key values, in the order of DynamoDB Local's hash
@@ -661,6 +681,28 @@ func nullTestOfKey(e partiql.Expr, keys ...string) bool {
 		return nullTestOfKey(x.L, keys...) || nullTestOfKey(x.R, keys...)
 	case *partiql.Not:
 		return nullTestOfKey(x.X, keys...)
+	}
+	return false
+}
+
+// typeTestOfKey reports whether e calls attribute_type on one of keys (the
+// sort key of what the SELECT reads), which DynamoDB Local refuses
+// whatever the type named, in a Query and in a Scan (on the partition key
+// it is allowed).
+func typeTestOfKey(e partiql.Expr, keys ...string) bool {
+	switch x := e.(type) {
+	case *partiql.Call:
+		if strings.EqualFold(x.Name, "attribute_type") && len(x.Args) > 0 {
+			for _, k := range keys {
+				if k != "" && isTopPath(x.Args[0], k) {
+					return true
+				}
+			}
+		}
+	case *partiql.Binary:
+		return typeTestOfKey(x.L, keys...) || typeTestOfKey(x.R, keys...)
+	case *partiql.Not:
+		return typeTestOfKey(x.X, keys...)
 	}
 	return false
 }

@@ -36,6 +36,14 @@ func (db *DB) batchExecute(ctx context.Context, in *dynamodb.BatchExecuteStateme
 	if len(in.Statements) == 0 {
 		return nil, validationError("The statement was empty.")
 	}
+	// An invalid parameter value (a number that is not one, an empty
+	// set) refuses the whole batch, before any statement is parsed, as in
+	// DynamoDB Local.
+	for _, s := range in.Statements {
+		if err := checkParams(s.Parameters); err != nil {
+			return nil, err
+		}
+	}
 	n := len(in.Statements)
 	stmts := make([]partiql.Statement, n)
 	errs := make([]error, n)
@@ -74,9 +82,26 @@ func (db *DB) batchExecute(ctx context.Context, in *dynamodb.BatchExecuteStateme
 	}
 	out := &dynamodb.BatchExecuteStatementOutput{Responses: make([]types.BatchStatementResponse, n)}
 	if reads > 0 {
+		// Every key is read before any item, as BatchGetItem: two
+		// statements on one item fail the whole batch.
+		gets := make([]*pqGet, n)
+		seen := map[string]bool{}
 		for i, st := range stmts {
+			if errs[i] != nil {
+				continue
+			}
+			if gets[i], errs[i] = db.pqBatchKey(st.(*partiql.Select), in.Statements[i].Parameters); errs[i] != nil {
+				continue
+			}
+			k := string(gets[i].key.key)
+			if seen[k] {
+				return nil, validationError("Provided list of item keys contains duplicates")
+			}
+			seen[k] = true
+		}
+		for i, get := range gets {
 			if errs[i] == nil {
-				out.Responses[i], errs[i] = db.pqBatchGet(st.(*partiql.Select), in.Statements[i].Parameters)
+				out.Responses[i], errs[i] = db.pqBatchGet(get)
 			}
 		}
 	} else {
@@ -157,16 +182,23 @@ func (db *DB) opKey(op *txOp) string {
 	return string(k.key)
 }
 
-// pqBatchGet reads the one item a SELECT of a batch names.
-func (db *DB) pqBatchGet(st *partiql.Select, params []types.AttributeValue) (types.BatchStatementResponse, error) {
-	var r types.BatchStatementResponse
+// pqGet is the read of one item by a SELECT of a batch.
+type pqGet struct {
+	table string
+	key   *primaryKey
+	proj  *pqProjection
+}
+
+// pqBatchKey checks a SELECT of a batch and returns the read of the one
+// item it names.
+func (db *DB) pqBatchKey(st *partiql.Select, params []types.AttributeValue) (*pqGet, error) {
 	t, err := db.table(st.Table)
 	if err != nil {
-		return r, err
+		return nil, err
 	}
 	m := t.m()
 	if st.Index != "" || st.Where == nil {
-		return r, validationError("Only single item select is supported")
+		return nil, validationError("Only single item select is supported")
 	}
 	key, rest, err := newPQExprs(params).itemKey(m, st.Where)
 	if err == nil && len(rest) == 0 {
@@ -177,23 +209,29 @@ func (db *DB) pqBatchGet(st *partiql.Select, params []types.AttributeValue) (typ
 		if err == nil || (errors.As(err, &ae) && ae.ErrorMessage() == msgPQKeyEquality) {
 			err = validationError("Only single item select is supported")
 		}
-		return r, err
+		return nil, err
 	}
 	proj, err := newPQProjection(st.Projection)
 	if err != nil {
-		return r, err
+		return nil, err
 	}
 	k, err := m.keyFromMap(key)
 	if err != nil {
-		return r, err
+		return nil, err
 	}
-	item, err := db.getRaw(k.key)
+	return &pqGet{table: m.Name, key: k, proj: proj}, nil
+}
+
+// pqBatchGet reads the item of get.
+func (db *DB) pqBatchGet(get *pqGet) (types.BatchStatementResponse, error) {
+	var r types.BatchStatementResponse
+	item, err := db.getRaw(get.key.key)
 	if err != nil {
 		return r, err
 	}
-	r.TableName = aws.String(m.Name)
+	r.TableName = aws.String(get.table)
 	if item != nil {
-		r.Item = proj.apply(item)
+		r.Item = get.proj.applyDoc(item)
 	}
 	return r, nil
 }
@@ -280,21 +318,29 @@ func (db *DB) executeTransaction(ctx context.Context, in *dynamodb.ExecuteTransa
 	items := make([]types.TransactWriteItem, n)
 	ops := make([]*txOp, n)
 	for i, st := range stmts {
-		switch st := st.(type) {
-		case *partiql.Update:
-			if st.Returning != "" {
-				return nil, txValidation(i, "RETURNING clause is not supported in ExecuteTransaction.")
-			}
-		case *partiql.Delete:
-			if st.Returning != "" {
-				return nil, txValidation(i, "RETURNING clause is not supported in ExecuteTransaction.")
-			}
-		}
+		// DynamoDB Local checks a statement (its table, key, conditions,
+		// update paths and key types) before its RETURNING clause, and
+		// statements in order.
 		op, err := db.pqWriteOp(st, in.TransactStatements[i].Parameters, in.TransactStatements[i].ReturnValuesOnConditionCheckFailure)
 		if err != nil {
-			return nil, txStatementError(i, txError(err))
+			return nil, txStatementError(i, n, txError(err))
+		}
+		if returning(st) != "" {
+			return nil, txValidation(i, "RETURNING clause is not supported in ExecuteTransaction.")
 		}
 		ops[i], items[i] = op, op.transactItem()
+	}
+	// Two statements on one item refuse the transaction before any
+	// condition is evaluated, as in DynamoDB Local (TransactWriteItems
+	// looks only at the operations before a failed one).
+	seen := map[string]bool{}
+	for _, op := range ops {
+		if k := db.opKey(op); k != "" {
+			if seen[k] {
+				return nil, validationError("Transaction request cannot include multiple operations on one item")
+			}
+			seen[k] = true
+		}
 	}
 	out, err := db.transactWrite(ctx, &dynamodb.TransactWriteItemsInput{
 		TransactItems: items, ClientRequestToken: in.ClientRequestToken, ReturnConsumedCapacity: in.ReturnConsumedCapacity,
@@ -305,14 +351,54 @@ func (db *DB) executeTransaction(ctx context.Context, in *dynamodb.ExecuteTransa
 	return &dynamodb.ExecuteTransactionOutput{Responses: []types.ItemResponse{}, ConsumedCapacity: out.ConsumedCapacity}, nil
 }
 
-// txStatementError prefixes the ValidationException of statement i with
-// its place, as DynamoDB Local does.
-func txStatementError(i int, err error) error {
-	var ae smithy.APIError
-	if errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" {
-		return txValidation(i, ae.ErrorMessage())
+// returning returns the RETURNING clause of a write, "" if none.
+func returning(st partiql.Statement) partiql.Returning {
+	switch st := st.(type) {
+	case *partiql.Update:
+		return st.Returning
+	case *partiql.Delete:
+		return st.Returning
 	}
-	return err
+	return ""
+}
+
+// txStatementError gives the error of statement i of n DynamoDB Local's
+// form: a key of the wrong type cancels the transaction, with the reason
+// ValidationError for it and None for the others (the first such statement
+// only); any other ValidationException is prefixed with its place.
+func txStatementError(i, n int, err error) error {
+	var ae smithy.APIError
+	if !errors.As(err, &ae) || ae.ErrorCode() != "ValidationException" {
+		return err
+	}
+	if strings.HasPrefix(ae.ErrorMessage(), msgPQKeyType) {
+		return txCanceledAt(i, n, ae.ErrorMessage())
+	}
+	return txValidation(i, ae.ErrorMessage())
+}
+
+// txCanceledAt returns the cancellation of a transaction of n statements by
+// statement i: reason ValidationError msg for it, None for the others.
+func txCanceledAt(i, n int, msg string) error {
+	reasons := make([]types.CancellationReason, n)
+	for j := range reasons {
+		reasons[j].Code = aws.String("None")
+	}
+	reasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(msg)}
+	return canceledWith(reasons)
+}
+
+// canceledWith returns a TransactionCanceledException with reasons, its
+// message naming their codes.
+func canceledWith(reasons []types.CancellationReason) *types.TransactionCanceledException {
+	codes := make([]string, len(reasons))
+	for i, r := range reasons {
+		codes[i] = aws.ToString(r.Code)
+	}
+	return &types.TransactionCanceledException{
+		Message:             aws.String("Transaction cancelled, please refer cancellation reasons for specific reasons [" + strings.Join(codes, ", ") + "]"),
+		CancellationReasons: reasons,
+	}
 }
 
 func txValidation(i int, msg string) error {
@@ -341,15 +427,12 @@ func pqCanceled(ops []*txOp, err error) error {
 	if !errors.As(err, &tc) || len(tc.CancellationReasons) != len(ops) {
 		return err
 	}
-	codes := make([]string, len(ops))
 	for i, r := range tc.CancellationReasons {
 		if ops[i].kind == "put" && aws.ToString(r.Code) == "ConditionalCheckFailed" {
 			tc.CancellationReasons[i] = types.CancellationReason{Code: aws.String("ValidationError"), Message: aws.String(msgPQDuplicate)}
 		}
-		codes[i] = aws.ToString(tc.CancellationReasons[i].Code)
 	}
-	tc.Message = aws.String("Transaction cancelled, please refer cancellation reasons for specific reasons [" + strings.Join(codes, ", ") + "]")
-	return tc
+	return canceledWith(tc.CancellationReasons)
 }
 
 // transactItem is the TransactWriteItem of op.
@@ -395,10 +478,19 @@ func (db *DB) pqTransactGet(stmts []partiql.Statement, in *dynamodb.ExecuteTrans
 			if err == nil || (errors.As(err, &ae) && ae.ErrorMessage() == msgPQKeyEquality) {
 				return nil, txValidation(i, "Select statements within ExecuteTransaction must specify the primary key in the where clause.")
 			}
-			return nil, txStatementError(i, err)
+			return nil, txStatementError(i, len(stmts), err)
+		}
+		// A key value the key refuses (an empty string) cancels the
+		// transaction, as DynamoDB Local.
+		if _, err := m.keyFromMap(key); err != nil {
+			var ae smithy.APIError
+			if errors.As(err, &ae) && ae.ErrorCode() == "ValidationException" {
+				return nil, txCanceledAt(i, len(stmts), ae.ErrorMessage())
+			}
+			return nil, err
 		}
 		if projs[i], err = newPQProjection(sel.Projection); err != nil {
-			return nil, txStatementError(i, err)
+			return nil, txStatementError(i, len(stmts), err)
 		}
 		gets[i] = types.TransactGetItem{Get: &types.Get{TableName: aws.String(sel.Table), Key: key}}
 	}
@@ -408,7 +500,7 @@ func (db *DB) pqTransactGet(stmts []partiql.Statement, in *dynamodb.ExecuteTrans
 	}
 	for i := range out.Responses {
 		if out.Responses[i].Item != nil {
-			out.Responses[i].Item = projs[i].apply(out.Responses[i].Item)
+			out.Responses[i].Item = projs[i].applyDoc(out.Responses[i].Item)
 		}
 	}
 	return &dynamodb.ExecuteTransactionOutput{Responses: out.Responses, ConsumedCapacity: out.ConsumedCapacity}, nil

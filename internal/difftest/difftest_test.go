@@ -182,7 +182,8 @@ func (tp *tamper) PutItem(ctx context.Context, in *dynamodb.PutItemInput, optFns
 // plantedConfig is TestDifferential's configuration (numbers by value) on
 // the operations on one item.
 var plantedConfig = Config{Seed: 3, Ops: 2000, NumbersByValue: true, Skip: []string{"Query", "Scan",
-	"BatchWriteItem", "BatchGetItem", "TransactWriteItems", "TransactGetItems", "ExecuteStatement"}}
+	"BatchWriteItem", "BatchGetItem", "TransactWriteItems", "TransactGetItems", "ExecuteStatement",
+	"BatchExecuteStatement", "ExecuteTransaction"}}
 
 // TestDifferential_PlantedDifference runs the engine against itself with one
 // GetItem answer changed: the run must report that operation, and nothing

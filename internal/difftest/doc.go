@@ -10,8 +10,9 @@
 // directions and page walks, scans with filters, limits and segments,
 // batches and transactions, and PartiQL statements (ExecuteStatement: SELECTs
 // that read like a Query or a Scan, walked through NextToken, INSERT, UPDATE
-// and DELETE with conditions and RETURNING; partiql.go). Run sends every operation to two targets and
-// compares the answers, errors included (code, message, and the item or
+// and DELETE with conditions and RETURNING; BatchExecuteStatement of reads
+// or of writes; ExecuteTransaction with EXISTS checks; partiql.go). Run
+// sends every operation to two targets and compares the answers, errors included (code, message, and the item or
 // cancellation reasons they carry).
 //
 // # What is normalized
@@ -30,8 +31,9 @@
 // each by a narrow rule that cites its row: numbers are compared by value
 // (Config.NumbersByValue, on in TestDifferential); TransactWriteItems never
 // asks for capacity; DynamoDB Local's error name DuplicateItem is read as
-// DuplicateItemException; and, in the answers of a Target marked DynamoDBLocal
-// only, the capacity DynamoDB Local returns unasked from DeleteItem and the
+// DuplicateItemException; the empty maps DynamoDB Local writes untyped in
+// ExecuteTransaction's cancellation items are read as {"M": {}}; and, in
+// the answers of a Target marked DynamoDBLocal only, the capacity DynamoDB Local returns unasked from DeleteItem and the
 // units it charges for BatchWriteItem deletes of missing items and for
 // items in a sparse index neither before nor after a write (for a
 // multi-attribute key: neither item has all of its attributes, both
@@ -52,7 +54,9 @@
 //
 // Minimize turns a divergence into a short reproduction: it replays the
 // diverging operation on fresh tables after as few of the earlier writes as
-// still make it diverge. FINDINGS.md lists what the comparison with
+// still make it diverge. PartiQL operations carry the items, partitions or
+// tables their statements name (the generator records them), so that their
+// writes are replayed too. FINDINGS.md lists what the comparison with
 // DynamoDB Local found.
 //
 // # Determinism

@@ -33,6 +33,12 @@ type Op struct {
 	// AnyOrder, for an ExecuteStatement SELECT that is a Scan or reads an
 	// index, compares the items of all pages as a multiset.
 	AnyOrder bool
+
+	// keys, for PartiQL operations, are the items, partitions or tables
+	// their statements name (Minimize cannot read them from the text);
+	// writes says whether a statement may write.
+	keys   []keyRef
+	writes bool
 }
 
 // Generator produces a schema and a deterministic stream of operations from
@@ -57,7 +63,8 @@ type weighted struct {
 var Kinds = []weighted{
 	{"PutItem", 18}, {"UpdateItem", 22}, {"DeleteItem", 8}, {"GetItem", 10}, {"Query", 14},
 	{"Scan", 3}, {"BatchWriteItem", 5}, {"BatchGetItem", 5}, {"TransactWriteItems", 8},
-	{"TransactGetItems", 4}, {"ExecuteStatement", 8},
+	{"TransactGetItems", 4}, {"ExecuteStatement", 8}, {"BatchExecuteStatement", 4},
+	{"ExecuteTransaction", 4},
 }
 
 // NewGenerator returns a generator for seed. Operation kinds named in skip
@@ -123,8 +130,11 @@ func (g *Generator) Next() Op {
 	case "TransactWriteItems":
 		return Op{Kind: kind, Input: g.transactWrite()}
 	case "ExecuteStatement":
-		in, anyOrder := g.partiQL()
-		return Op{Kind: kind, Input: in, AnyOrder: anyOrder}
+		return g.partiQL()
+	case "BatchExecuteStatement":
+		return g.batchStatement()
+	case "ExecuteTransaction":
+		return g.transactStatement()
 	default:
 		return Op{Kind: kind, Input: g.transactGet()}
 	}

@@ -149,7 +149,7 @@ func isWrite(op Op) bool {
 	case "PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem", "TransactWriteItems":
 		return true
 	}
-	return false
+	return op.writes
 }
 
 // touches reports whether write w may have changed what op reads: the same
@@ -184,6 +184,8 @@ func keysOf(op Op) []keyRef {
 		return keyRef{table: *table, id: keyID("", k)}
 	}
 	switch in := op.Input.(type) {
+	case *dynamodb.ExecuteStatementInput, *dynamodb.BatchExecuteStatementInput, *dynamodb.ExecuteTransactionInput:
+		return op.keys
 	case *dynamodb.PutItemInput:
 		return []keyRef{one(in.TableName, in.Item)}
 	case *dynamodb.UpdateItemInput:

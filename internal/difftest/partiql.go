@@ -21,11 +21,25 @@ import (
 // parameters (?) or, for strings and numbers, written as literals.
 // Statements name tables as "tab0", which rename prefixes per target.
 
-// pqStmt builds one statement's text and parameters.
+// pqStmt builds one statement's text and parameters, and records what it
+// names for Minimize.
 type pqStmt struct {
 	g      *Generator
 	sb     strings.Builder
 	params []types.AttributeValue
+	keys   []keyRef
+	writes bool
+}
+
+// item records the item of key k of table t.
+func (s *pqStmt) item(t *Table, k Item) {
+	s.keys = append(s.keys, keyRef{table: t.Name, id: keyID("", k)})
+}
+
+// partition records the partition pk of table t, as keysOf records a
+// Query's.
+func (s *pqStmt) partition(t *Table, pk string) {
+	s.keys = append(s.keys, keyRef{table: t.Name, id: "|S" + pk + "|", partition: true})
 }
 
 func (s *pqStmt) w(parts ...string) {
@@ -90,9 +104,9 @@ func (s *pqStmt) cond(depth int) string {
 	return q + " " + pick(g.r, []string{"=", "<>", "<", "<=", ">", ">="}) + " " + s.val(g.attrValue(a))
 }
 
-// partiQL returns an ExecuteStatement, and whether its answer's order is
-// unspecified (a Scan, or a Query of an index).
-func (g *Generator) partiQL() (*dynamodb.ExecuteStatementInput, bool) {
+// partiQL returns an ExecuteStatement operation; its AnyOrder says whether
+// its answer's order is unspecified (a Scan, or a Query of an index).
+func (g *Generator) partiQL() Op {
 	t := g.table()
 	s := &pqStmt{g: g}
 	in := &dynamodb.ExecuteStatementInput{}
@@ -112,7 +126,7 @@ func (g *Generator) partiQL() (*dynamodb.ExecuteStatementInput, bool) {
 	if chance(g.r, 0.1) {
 		in.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
 	}
-	return in, anyOrder
+	return Op{Kind: "ExecuteStatement", Input: in, AnyOrder: anyOrder, keys: s.keys, writes: s.writes}
 }
 
 func (g *Generator) pqSelect(s *pqStmt, t *Table, in *dynamodb.ExecuteStatementInput) bool {
@@ -143,8 +157,9 @@ func (g *Generator) pqSelect(s *pqStmt, t *Table, in *dynamodb.ExecuteStatementI
 	switch n := onTable; {
 	case n < 5: // a Query of the table
 		s.w(" FROM ", quoted(t.Name))
-		pk := sv(pick(g.r, pkVals))
-		where = append(where, `"pk" = `+s.val(pk))
+		pkv := pick(g.r, pkVals)
+		s.partition(t, pkv)
+		where = append(where, `"pk" = `+s.val(sv(pkv)))
 		if chance(g.r, 0.5) {
 			sk := g.skValue(t)
 			switch g.r.IntN(4) {
@@ -162,14 +177,19 @@ func (g *Generator) pqSelect(s *pqStmt, t *Table, in *dynamodb.ExecuteStatementI
 		}
 	case n < 6: // IN on the partition key
 		s.w(" FROM ", quoted(t.Name))
-		where = append(where, `"pk" IN [`+s.val(sv(pick(g.r, pkVals)))+", "+s.val(sv(pick(g.r, pkVals)))+"]")
+		p1, p2 := pick(g.r, pkVals), pick(g.r, pkVals)
+		s.partition(t, p1)
+		s.partition(t, p2)
+		where = append(where, `"pk" IN [`+s.val(sv(p1))+", "+s.val(sv(p2))+"]")
 	case n < 7: // a Query of the global index
 		s.w(" FROM ", quoted(t.Name), ".", quoted(t.GSI.Name))
 		where = append(where, quoted(t.GSI.Hash)+" = "+s.val(g.indexValue(t, t.GSI.Hash)))
 		anyOrder = true
+		s.keys = append(s.keys, keyRef{table: t.Name})
 	default: // a Scan
 		s.w(" FROM ", quoted(t.Name))
 		anyOrder = true
+		s.keys = append(s.keys, keyRef{table: t.Name})
 	}
 	// DynamoDB Local sorts only the page it read and fails ORDER BY with
 	// a filter or a projection (docs/compat.md), so ORDER BY goes alone.
@@ -212,6 +232,8 @@ func (g *Generator) pqInsert(s *pqStmt, t *Table) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
+	s.item(t, it)
+	s.writes = true
 	s.w("INSERT INTO ", quoted(t.Name), " VALUE {")
 	for i, n := range names {
 		if i > 0 {
@@ -226,16 +248,28 @@ func (g *Generator) pqInsert(s *pqStmt, t *Table) {
 // condition.
 func (g *Generator) pqKeyWhere(s *pqStmt, t *Table) {
 	k := g.key(t)
-	var where []string
+	s.item(t, k)
+	s.writes = true
+	// The parts are shuffled before they are written: their parameters
+	// follow the order of the text.
+	var parts []string
 	for _, a := range []string{"pk", "sk"} {
-		if v, ok := k[a]; ok {
-			where = append(where, quoted(a)+" = "+s.val(v))
+		if _, ok := k[a]; ok {
+			parts = append(parts, a)
 		}
 	}
 	if chance(g.r, 0.4) {
-		where = append(where, s.cond(1))
+		parts = append(parts, "")
 	}
-	g.r.Shuffle(len(where), func(i, j int) { where[i], where[j] = where[j], where[i] })
+	g.r.Shuffle(len(parts), func(i, j int) { parts[i], parts[j] = parts[j], parts[i] })
+	where := make([]string, len(parts))
+	for i, a := range parts {
+		if a == "" {
+			where[i] = s.cond(1)
+		} else {
+			where[i] = quoted(a) + " = " + s.val(k[a])
+		}
+	}
 	s.w(" WHERE ", strings.Join(where, " AND "))
 }
 
@@ -308,4 +342,167 @@ func statementWalk(ctx context.Context, c *canonizer, api timetable.API, in *dyn
 		}
 		page.NextToken = out.NextToken
 	}
+}
+
+// pqWrite writes an INSERT, UPDATE or DELETE on t.
+func (g *Generator) pqWrite(s *pqStmt, t *Table) {
+	switch g.r.IntN(3) {
+	case 0:
+		g.pqInsert(s, t)
+	case 1:
+		g.pqUpdate(s, t)
+	default:
+		g.pqDelete(s, t)
+	}
+}
+
+// pqOnce writes a statement with write, on an item no other statement of
+// its batch or transaction names (seen, which it updates); it reports false
+// when it finds none in a few draws, and then leaves s as it was.
+func (g *Generator) pqOnce(s *pqStmt, seen map[keyRef]bool, write func()) bool {
+	for range 5 {
+		s.sb.Reset()
+		s.params = nil
+		nk := len(s.keys)
+		write()
+		k := s.keys[nk]
+		if !seen[k] {
+			seen[k] = true
+			return true
+		}
+		s.keys = s.keys[:nk]
+	}
+	return false
+}
+
+// pqWriteOnce writes a write statement on t with pqOnce.
+func (g *Generator) pqWriteOnce(s *pqStmt, t *Table, written map[keyRef]bool) bool {
+	return g.pqOnce(s, written, func() { g.pqWrite(s, t) })
+}
+
+// pqGetOne writes a SELECT of one item by its key (the reads of
+// BatchExecuteStatement and ExecuteTransaction), maybe projected.
+func (g *Generator) pqGetOne(s *pqStmt, t *Table) {
+	s.w("SELECT ")
+	if chance(g.r, 0.3) {
+		attrs := []string{"pk", "sk", "a", "ss", "b", "m.x", "lst[0]"}
+		g.r.Shuffle(len(attrs), func(i, j int) { attrs[i], attrs[j] = attrs[j], attrs[i] })
+		for i, p := range attrs[:1+g.r.IntN(3)] {
+			if i > 0 {
+				s.w(", ")
+			}
+			s.w(pqPath(p))
+		}
+	} else {
+		s.w("*")
+	}
+	s.w(" FROM ", quoted(t.Name))
+	k := g.key(t)
+	s.item(t, k)
+	var where []string
+	for _, a := range []string{"pk", "sk"} {
+		if v, ok := k[a]; ok {
+			where = append(where, quoted(a)+" = "+s.val(v))
+		}
+	}
+	s.w(" WHERE ", strings.Join(where, " AND "))
+}
+
+// pqMixed reports whether a batch or transaction of reads (or writes) gets
+// one statement of the other kind: an error.
+func (g *Generator) pqMixed() bool { return g.vg.invalid(0.03) }
+
+// batchStatement returns a BatchExecuteStatement of reads or of writes,
+// with conditions and RETURNING; two reads of one item, or more than 25
+// statements, are rare errors.
+//
+// Two writes of one item are never generated: DynamoDB Local runs every
+// write of such a batch, in order, and only then refuses it ("Provided
+// list of item keys contains duplicates"), where the engine, as DynamoDB,
+// refuses it before writing (docs/compat.md, PartiQL; FINDINGS.md, F20).
+// The conformance case PartiQL/Batch/DuplicateKeys checks the refusal.
+func (g *Generator) batchStatement() Op {
+	in := &dynamodb.BatchExecuteStatementInput{}
+	s := &pqStmt{g: g}
+	writes := chance(g.r, 0.6)
+	n := 1 + g.r.IntN(5)
+	if g.vg.invalid(0.03) {
+		n = 26
+	}
+	written := map[keyRef]bool{}
+	for range n {
+		t := g.table()
+		w := writes
+		if n < 26 && g.pqMixed() {
+			w = !w
+		}
+		req := types.BatchStatementRequest{}
+		if w {
+			if !g.pqWriteOnce(s, t, written) {
+				continue
+			}
+			if chance(g.r, 0.1) {
+				req.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+			}
+		} else {
+			s.sb.Reset()
+			s.params = nil
+			g.pqGetOne(s, t)
+			if chance(g.r, 0.2) {
+				req.ConsistentRead = aws.Bool(true)
+			}
+		}
+		req.Statement = aws.String(s.sb.String())
+		req.Parameters = s.params
+		in.Statements = append(in.Statements, req)
+	}
+	return Op{Kind: "BatchExecuteStatement", Input: in, keys: s.keys, writes: s.writes}
+}
+
+// transactStatement returns an ExecuteTransaction of reads or of writes,
+// the writes with conditions and EXISTS checks.
+//
+// Two statements on one item are never generated: DynamoDB Local compares
+// their keys as written (1 and 1.0 are two items to it) and then runs both
+// on the one item, where the engine, as DynamoDB, refuses the transaction
+// (docs/compat.md, PartiQL; FINDINGS.md, F23). The conformance cases
+// PartiQL/Transaction/Error/SameItem... check the refusal.
+func (g *Generator) transactStatement() Op {
+	in := &dynamodb.ExecuteTransactionInput{}
+	s := &pqStmt{g: g}
+	writes := chance(g.r, 0.7)
+	seen := map[keyRef]bool{}
+	for range 1 + g.r.IntN(4) {
+		t := g.table()
+		w := writes
+		if g.pqMixed() {
+			w = !w
+		}
+		req := types.ParameterizedStatement{}
+		ok := g.pqOnce(s, seen, func() {
+			switch {
+			case w && chance(g.r, 0.15):
+				s.w("EXISTS(")
+				g.pqGetOne(s, t)
+				if chance(g.r, 0.7) {
+					s.w(" AND ", s.cond(1))
+				}
+				s.w(")")
+			case w:
+				g.pqWrite(s, t)
+			default:
+				g.pqGetOne(s, t)
+			}
+		})
+		if !ok {
+			continue
+		}
+		if w && chance(g.r, 0.1) {
+			req.ReturnValuesOnConditionCheckFailure = types.ReturnValuesOnConditionCheckFailureAllOld
+		}
+		req.Statement = aws.String(s.sb.String())
+		req.Parameters = s.params
+		in.TransactStatements = append(in.TransactStatements, req)
+	}
+	return Op{Kind: "ExecuteTransaction", Input: in, keys: s.keys, writes: s.writes}
 }

@@ -21,6 +21,8 @@ import (
 // Exceptions kept elsewhere, with the same kind of comment:
 //   - numbers compared by value (Config.NumbersByValue, canon.go);
 //   - no capacity asked on TransactWriteItems (gen.go, transactWrite).
+//   - no BatchExecuteStatement with two writes of one item (partiql.go,
+//     batchStatement).
 
 // writeState is what the rules need to know of the items a write touches:
 // each key's item before the write (nil if absent). Keys are keyID of the
@@ -189,6 +191,9 @@ func normalizeLocal(ctx context.Context, s *Schema, tg Target, op Op, ans any, s
 		// docs/compat.md, PartiQL: DynamoDB Local names
 		// DuplicateItemException DuplicateItem.
 		m["error"] = "DuplicateItemException"
+	}
+	if op.Kind == "ExecuteTransaction" && m["error"] == "TransactionCanceledException" {
+		untypedEmptyMaps(m)
 	}
 	if pages, ok := m["pages"].([]any); ok {
 		lsiReadCapacity(ctx, s, tg, op, pages)
@@ -536,4 +541,39 @@ func topLevelNames(projection string, names map[string]string) []string {
 		out = append(out, p)
 	}
 	return out
+}
+
+// untypedEmptyMaps restores the empty maps of the items in the
+// CancellationReasons of a canceled ExecuteTransaction, which DynamoDB Local
+// writes without their type ({} for {"M": {}}; the SDK decodes no value):
+// docs/compat.md, PartiQL. Only a value with no type becomes {"M": {}}; a
+// NULL is {"NULL": true}, never untyped, so nothing else is touched.
+func untypedEmptyMaps(m map[string]any) {
+	var fix func(v any) any
+	fix = func(v any) any {
+		if v == nil {
+			return map[string]any{"M": map[string]any{}}
+		}
+		x, _ := v.(map[string]any)
+		if l, ok := x["L"].([]any); ok {
+			for i := range l {
+				l[i] = fix(l[i])
+			}
+		}
+		if mm, ok := x["M"].(map[string]any); ok {
+			for k := range mm {
+				mm[k] = fix(mm[k])
+			}
+		}
+		return v
+	}
+	reasons, _ := m["CancellationReasons"].([]any)
+	for _, r := range reasons {
+		r, _ := r.(map[string]any)
+		if it, ok := r["Item"].(map[string]any); ok {
+			for k := range it {
+				it[k] = fix(it[k])
+			}
+		}
+	}
 }

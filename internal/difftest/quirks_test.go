@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -310,5 +311,18 @@ func TestNormalizeLocal_LSIScanFetch(t *testing.T) {
 	put(Item{"pk": sv("a"), "sk": nv("3"), "lk": sv("z"), "b": sv(string(make([]byte, 5000)))})
 	if got := normalizeLocal(ctx, s, tg, op, walked(3, indexes(1, 0, 0, 1)), nil); Compare(got, walked(3, indexes(1, 0, 0, 1))) != "" {
 		t.Errorf("an item over 4 KB: normalized to %s", toJSON(got))
+	}
+}
+
+func TestUntypedEmptyMaps(t *testing.T) {
+	var ans map[string]any
+	if err := json.Unmarshal([]byte(`{"error":"TransactionCanceledException","CancellationReasons":[{"Code":"None"},
+		{"Code":"ConditionalCheckFailed","Item":{"lst":{"L":[null,{"M":{"x":null,"n":{"NULL":true}}}]},"m":{"M":{}}}}]}`), &ans); err != nil {
+		t.Fatal(err)
+	}
+	untypedEmptyMaps(ans)
+	want := `{"CancellationReasons":[{"Code":"None"},{"Code":"ConditionalCheckFailed","Item":{"lst":{"L":[{"M":{}},{"M":{"n":{"NULL":true},"x":{"M":{}}}}]},"m":{"M":{}}}}],"error":"TransactionCanceledException"}`
+	if got, _ := json.Marshal(ans); string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

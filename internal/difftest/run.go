@@ -271,9 +271,16 @@ func (r *runner) compare(ctx context.Context, i int, op Op) error {
 		if tg.DynamoDBLocal {
 			ans = normalizeLocal(ctx, r.schema, tg, op, ans, st)
 		}
-		if tw, ok := in.(*dynamodb.TransactWriteItemsInput); ok && op.Input.(*dynamodb.TransactWriteItemsInput).ClientRequestToken == nil {
-			// The SDK's client fills in a missing idempotency token.
-			tw.ClientRequestToken = nil
+		// The SDK's client fills in a missing idempotency token.
+		switch tw := in.(type) {
+		case *dynamodb.TransactWriteItemsInput:
+			if op.Input.(*dynamodb.TransactWriteItemsInput).ClientRequestToken == nil {
+				tw.ClientRequestToken = nil
+			}
+		case *dynamodb.ExecuteTransactionInput:
+			if op.Input.(*dynamodb.ExecuteTransactionInput).ClientRequestToken == nil {
+				tw.ClientRequestToken = nil
+			}
 		}
 		if !reflect.DeepEqual(in, sent) {
 			ans = map[string]any{"modified its request": Render(in)}
@@ -340,6 +347,18 @@ func execute(ctx context.Context, tg Target, op Op, in any, numbers bool) (any, 
 		return scanWalk(ctx, c, api, in, op)
 	case *dynamodb.ExecuteStatementInput:
 		return statementWalk(ctx, c, api, in, op.AnyOrder)
+	case *dynamodb.BatchExecuteStatementInput:
+		p, ok := api.(timetable.PartiQLAPI)
+		if !ok {
+			return nil, 0, fmt.Errorf("%T has no PartiQL", api)
+		}
+		return answer(p.BatchExecuteStatement(ctx, in))
+	case *dynamodb.ExecuteTransactionInput:
+		p, ok := api.(timetable.PartiQLAPI)
+		if !ok {
+			return nil, 0, fmt.Errorf("%T has no PartiQL", api)
+		}
+		return answer(p.ExecuteTransaction(ctx, in))
 	}
 	return nil, 0, fmt.Errorf("unknown input %T", in)
 }
