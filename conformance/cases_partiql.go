@@ -172,6 +172,14 @@ func init() {
 				Statement: aws.String(fmt.Sprintf(`SELECT * FROM "%s"."by_g" WHERE g = 'g1'`, tbl)), ConsistentRead: aws.Bool(true)})
 			h.WantError(err, "ValidationException", "Consistent reads are not supported on global secondary indexes")
 		}),
+		// The WHERE clause is checked before ConsistentRead on a global
+		// index.
+		pqCase("Select/IndexConsistentReadAfterWhere", func(h *H, tbl string) {
+			_, err := h.partiql().ExecuteStatement(h.Ctx, &dynamodb.ExecuteStatementInput{
+				Statement:      aws.String(fmt.Sprintf(`SELECT * FROM "%s"."by_g" WHERE g = 'g1' AND x BETWEEN 5 AND 1`, tbl)),
+				ConsistentRead: aws.Bool(true)})
+			h.WantError(err, "ValidationException", "The BETWEEN operator requires upper bound to be greater than or equal to lower bound; lower bound operand: AttributeValue: {N:5}, upper bound operand: AttributeValue: {N:1}")
+		}),
 		pqCase("Select/ConsistentRead", func(h *H, tbl string) {
 			out, err := h.partiql().ExecuteStatement(h.Ctx, &dynamodb.ExecuteStatementInput{
 				Statement: aws.String(fmt.Sprintf(`SELECT * FROM "%s" WHERE pk = 'b'`, tbl)), ConsistentRead: aws.Bool(true)})

@@ -436,9 +436,6 @@ func (db *DB) pqSelect(st *partiql.Select, in *dynamodb.ExecuteStatementInput, l
 		// multi-attribute keys; its table's items stay reachable.
 		return nil, validationError("PartiQL statements cannot be executed on tables with composite HASH keys or composite RANGE keys.")
 	}
-	if err := sp.checkConsistent(); err != nil {
-		return nil, err
-	}
 	proj, err := newPQProjection(st.Projection)
 	if err != nil {
 		return nil, err
@@ -452,6 +449,11 @@ func (db *DB) pqSelect(st *partiql.Select, in *dynamodb.ExecuteStatementInput, l
 		if sp.filter, err = b.compiler().Filter(c); err != nil {
 			return nil, stripExprKind(err)
 		}
+	}
+	// DynamoDB Local checks the WHERE clause, then ConsistentRead on a
+	// global index, then the index's projection.
+	if err := sp.checkConsistent(); err != nil {
+		return nil, err
 	}
 	if err := proj.checkProjected(sp); err != nil {
 		return nil, err
