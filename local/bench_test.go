@@ -83,23 +83,7 @@ func benchItem(i int) map[string]types.AttributeValue {
 
 func BenchmarkPutItem(b *testing.B) {
 	for _, mode := range benchModes {
-		b.Run(mode.name, func(b *testing.B) {
-			db := benchDB(b, mode.noSync)
-			ctx := context.Background()
-			const ring = 25 * 4096
-			reqs := make([]*dynamodb.PutItemInput, ring)
-			for i := range reqs {
-				reqs[i] = &dynamodb.PutItemInput{TableName: aws.String("bench"), Item: benchItem(i)}
-			}
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				if _, err := db.PutItem(ctx, reqs[i%ring]); err != nil {
-					b.Fatal(err)
-				}
-				i++
-			}
-		})
+		b.Run(mode.name, func(b *testing.B) { benchPutItem(b, benchDB(b, mode.noSync)) })
 	}
 }
 
@@ -107,7 +91,11 @@ func BenchmarkPutItem(b *testing.B) {
 // (timetable serve --in-memory), where nothing is durable: what a write
 // costs there is the engine's work and Pebble's memtable.
 func BenchmarkPutItem_InMemory(b *testing.B) {
-	db := benchDBWith(b, Options{InMemory: true})
+	benchPutItem(b, benchDBWith(b, Options{InMemory: true}))
+}
+
+// benchPutItem puts benchItems into db, overwriting them in a ring.
+func benchPutItem(b *testing.B, db *DB) {
 	ctx := context.Background()
 	const ring = 25 * 4096
 	reqs := make([]*dynamodb.PutItemInput, ring)
