@@ -23,14 +23,7 @@ func TestCatalog_SurvivesReopen(t *testing.T) {
 			Projection: &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}}}
 	})
 	put(t, db, "tbl", attrs("pk", s("a"), "sk", s("b"), "g", n("7")))
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db, err = local.Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopen(t, db, dir)
 	out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("tbl")})
 	if err != nil {
 		t.Fatal(err)

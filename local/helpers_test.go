@@ -106,3 +106,18 @@ func get(t testing.TB, db *local.DB, table string, key map[string]types.Attribut
 
 func errorsAs(err error, target any) bool { return errors.As(err, target) }
 func errorsIs(err, target error) bool     { return errors.Is(err, target) }
+
+// reopen closes db and opens its folder dir again, closed when the test
+// ends: a restart between a write and a read.
+func reopen(t *testing.T, db *local.DB, dir string) *local.DB {
+	t.Helper()
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := local.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}

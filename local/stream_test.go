@@ -454,14 +454,7 @@ func TestStreams_Reopen(t *testing.T) {
 	createTable(t, db, "tbl", "", withStream(types.StreamViewTypeNewImage))
 	put(t, db, "tbl", attrs("pk", s("a")))
 	arn, _ := streamOf(t, db, "tbl")
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db, err = local.Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopen(t, db, dir)
 	put(t, db, "tbl", attrs("pk", s("b")))
 	if arn2, _ := streamOf(t, db, "tbl"); arn2 != arn {
 		t.Fatalf("ARN %s after reopening, was %s", arn2, arn)

@@ -52,14 +52,7 @@ func TestTags_SurviveRestartAndGoWithTable(t *testing.T) {
 	if _, err := db.TagResource(ctx, &dynamodb.TagResourceInput{ResourceArn: aws.String(arn), Tags: []types.Tag{{Key: aws.String("a"), Value: aws.String("1")}}}); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db, err = local.Open(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db = reopen(t, db, dir)
 	if got := listTags(t, db, arn); got != "a=1;b=2;" {
 		t.Fatalf("tags after restart = %q, want a=1;b=2;", got)
 	}
