@@ -81,44 +81,51 @@ func (b *writeBatch) stageChange(m *tableMeta, k *primaryKey, old, new Item) {
 	b.changes = append(b.changes, c)
 }
 
-// commitBatch commits b with wo. When b holds stream changes, they take the
-// next sequence numbers and the current time, and their records are
-// committed in b: the commit is made under seqMu, so that records commit
-// in the order of their sequence numbers, without a sync, which is made
-// after seqMu is released (so that concurrent writers share it).
+// commitBatch commits b with wo. When b holds stream changes, they are
+// numbered and committed by commitNumbered, without a sync, which is made
+// afterwards, outside seqMu, so that concurrent writers share it.
 func (db *DB) commitBatch(b *writeBatch, wo *pebble.WriteOptions) error {
 	if len(b.changes) == 0 {
 		return b.Commit(wo)
 	}
+	if err := db.commitNumbered(b); err != nil {
+		return err
+	}
+	if wo.Sync {
+		return db.pdb.LogData(nil, pebble.Sync)
+	}
+	return nil
+}
+
+// commitNumbered gives b's stream changes the next sequence numbers and
+// the current time, adds their records to b and commits it unsynced, all
+// under seqMu, so that records commit in the order of their sequence
+// numbers.
+func (db *DB) commitNumbered(b *writeBatch) error {
 	db.seqMu.Lock()
+	defer db.seqMu.Unlock()
 	now := db.now()
 	seq := db.nextSeq
 	var buf []byte
 	for i := range b.changes {
 		v, err := appendRecord(buf[:0], &b.changes[i], now)
 		if err != nil {
-			db.seqMu.Unlock()
 			return err
 		}
 		if err := b.Set(recordKey(b.changes[i].stream, seq), v, nil); err != nil {
-			db.seqMu.Unlock()
 			return err
 		}
 		buf = v
 		seq++
 	}
-	err := b.Set(keyNextSeq, binary.BigEndian.AppendUint64(nil, seq), nil)
-	if err == nil {
-		err = b.Commit(pebble.NoSync)
+	if err := b.Set(keyNextSeq, binary.BigEndian.AppendUint64(nil, seq), nil); err != nil {
+		return err
 	}
-	if err == nil {
-		db.nextSeq = seq
+	if err := b.Commit(pebble.NoSync); err != nil {
+		return err
 	}
-	db.seqMu.Unlock()
-	if err == nil && wo.Sync {
-		err = db.pdb.LogData(nil, pebble.Sync)
-	}
-	return err
+	db.nextSeq = seq
+	return nil
 }
 
 // recordKey is the key of a stream record: space, stream id, sequence
