@@ -605,3 +605,35 @@ func BenchmarkOverwriteMix(b *testing.B) {
 	}
 	reportLSM(b, db)
 }
+
+// BenchmarkQuery_Overwritten queries 20 items of a partition in memory
+// after every item of 64 partitions was overwritten 50 times, the steady
+// state of the wire benchmark's load: Pebble keeps each overwritten version
+// in its memtable until a flush, and a Query steps over them.
+func BenchmarkQuery_Overwritten(b *testing.B) {
+	db := benchDBWith(b, Options{InMemory: true})
+	ctx := context.Background()
+	payload := &types.AttributeValueMemberS{Value: strings.Repeat("x", 100)}
+	for v := range 50 {
+		for p := range 64 {
+			for s := range 20 {
+				_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("bench"), Item: map[string]types.AttributeValue{
+					"pk": &types.AttributeValueMemberS{Value: fmt.Sprintf("P#%04d", p)},
+					"sk": &types.AttributeValueMemberS{Value: fmt.Sprintf("S#%04d", s)},
+					"v":  &types.AttributeValueMemberN{Value: strconv.Itoa(v)}, "payload": payload}})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	in := &dynamodb.QueryInput{TableName: aws.String("bench"), KeyConditionExpression: aws.String("pk = :p"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: "P#0007"}}}
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := db.Query(ctx, in)
+		if err != nil || out.Count != 20 {
+			b.Fatal(err, out.Count)
+		}
+	}
+}

@@ -62,8 +62,12 @@ type Options struct {
 	// is flushed to a new table in L0. A bigger memtable means fewer,
 	// bigger L0 tables and fewer compactions, but holds more memory (two
 	// memtables while one is flushed) and more versions of items that are
-	// overwritten often, which reads skip. Default: 4 MiB. It must be at
-	// least 64 KiB and less than 4 GiB.
+	// overwritten often, which reads skip. Default: 4 MiB, and 256 KiB
+	// with InMemory, where a flush costs no disk: a Query over items
+	// overwritten 50 times is 3 to 4 times cheaper than with 16 MiB, a
+	// write about 10 µs dearer (BenchmarkQuery_Overwritten and
+	// BenchmarkPutItem_InMemory with -memtable). It must be at least
+	// 64 KiB and less than 4 GiB.
 	MemTableSize int64
 
 	// L0CompactionThreshold is the read amplification of L0 (the number of
@@ -85,6 +89,7 @@ type Options struct {
 // Limits of Options' fields.
 const (
 	minMemTableSize          = 64 << 10
+	inMemoryMemTableSize     = 256 << 10
 	maxMemTableSize          = 4<<30 - 1
 	maxL0CompactionThreshold = 1000
 )
@@ -121,6 +126,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if r.MemTableSize == 0 {
 		r.MemTableSize = 4 << 20
+		if r.InMemory && r.FS == nil {
+			r.MemTableSize = inMemoryMemTableSize
+		}
 	}
 	if r.L0CompactionThreshold == 0 {
 		r.L0CompactionThreshold = 4

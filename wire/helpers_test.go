@@ -2,10 +2,8 @@ package wire_test
 
 import (
 	"context"
-	"errors"
 	"math"
 	"math/rand/v2"
-	"net"
 	"net/http/httptest"
 	"reflect"
 	"strings"
@@ -13,9 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
@@ -35,27 +30,9 @@ func serve(t testing.TB, api timetable.API) (*dynamodb.Client, *httptest.Server)
 }
 
 // sdkClient returns a client for endpoint that retries only a connection
-// closed under it, so a test sees the server's first answer.
-//
-// The retry is for a client-side race with fast servers: for a request body
-// larger than net/http's 4 KB write buffer, the server can answer before
-// the transport's writer has made its final read of the body; the SDK then
-// closes the body, smithy-go's closed body answers that read (a WriteTo)
-// with io.EOF, net/http takes it for a failed write and closes the
-// connection while the response is being read ("use of closed network
-// connection", aws-sdk-go-v2 issue 2737). The SDK's default retryer retries
-// it.
+// closed under it (dynamotest.RetryClosedConnection).
 func sdkClient(endpoint string) *dynamodb.Client {
-	return dynamotest.NewClient(endpoint, dynamotest.AccessKey("wire"), func(o *dynamodb.Options) {
-		o.Retryer = retry.NewStandard(func(o *retry.StandardOptions) {
-			o.MaxAttempts = 5
-			o.RateLimiter = ratelimit.None
-			o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return 0, nil })
-			o.Retryables = []retry.IsErrorRetryable{retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
-				return aws.BoolTernary(errors.Is(err, net.ErrClosed))
-			})}
-		})
-	})
+	return dynamotest.NewClient(endpoint, dynamotest.AccessKey("wire"), dynamotest.RetryClosedConnection)
 }
 
 // stub is a timetable.API that records the input it is given and answers

@@ -22,6 +22,7 @@ import (
 	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/analytics/collect"
 	"github.com/timetable-db/timetable/auth"
+	"github.com/timetable-db/timetable/internal/front"
 	"github.com/timetable-db/timetable/series"
 	"github.com/timetable-db/timetable/server"
 	"github.com/timetable-db/timetable/wire"
@@ -214,6 +215,10 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	// The DynamoDB requests of the SDKs take front's fast path; every other
+	// connection is served by hs.
+	frontSrv := &front.Server{Handler: srv, Fallback: hs, MaxBodyBytes: wire.DefaultMaxBodyBytes,
+		HeaderTimeout: headerTimeout, IdleTimeout: hs.IdleTimeout, ReadTimeout: hs.ReadTimeout, Logger: logger}
 	if f.pprofAt != "" {
 		psrv, err := startProfiles(f.pprofAt, listen, logger)
 		if err != nil {
@@ -235,7 +240,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	}()
 	defer func() { stopAggregating(); <-aggregated }()
 	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
+	go func() { served <- frontSrv.Serve(ln) }()
 
 	logger.Info("serving", "endpoint", endpoint, "data", eng.where, "auth", eng.auth != nil, "sync", !f.noSync && !f.inMemory)
 	if err := c.greet(ctx, eng, endpoint, logger); err != nil {
@@ -258,9 +263,9 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	if err := hs.Shutdown(sctx); err != nil {
+	if err := frontSrv.Shutdown(sctx); err != nil {
 		logger.Warn("requests still running at shutdown deadline", "err", err)
-		_ = hs.Close()
+		_ = frontSrv.Close()
 	}
 	closeErr := eng.Close()
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {

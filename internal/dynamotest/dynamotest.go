@@ -29,11 +29,16 @@ package dynamotest
 
 import (
 	"context"
+	"errors"
+	"net"
 	"os"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
@@ -76,6 +81,29 @@ func NewClient(endpoint string, opts ...func(*dynamodb.Options)) *dynamodb.Clien
 		BaseEndpoint: aws.String(endpoint),
 		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
 	}, opts...)
+}
+
+// RetryClosedConnection is an option that makes the client retry a request
+// only when its connection was closed under it, at once and up to four
+// times, so a test sees the server's first answer to anything else.
+//
+// The retry is for a client-side race with fast servers: for a request body
+// larger than net/http's 4 KB write buffer, the server can answer before
+// the transport's writer has made its final read of the body; the SDK then
+// closes the body, smithy-go's closed body answers that read (a WriteTo)
+// with io.EOF, net/http takes it for a failed write and closes the
+// connection while the response is being read ("use of closed network
+// connection", aws-sdk-go-v2 issue 2737). The SDK's default retryer retries
+// it.
+func RetryClosedConnection(o *dynamodb.Options) {
+	o.Retryer = retry.NewStandard(func(o *retry.StandardOptions) {
+		o.MaxAttempts = 5
+		o.RateLimiter = ratelimit.None
+		o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return 0, nil })
+		o.Retryables = []retry.IsErrorRetryable{retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
+			return aws.BoolTernary(errors.Is(err, net.ErrClosed))
+		})}
+	})
 }
 
 // AccessKey is an option that sets the client's access key (letters and
