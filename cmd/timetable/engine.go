@@ -64,17 +64,17 @@ func openEngine(ctx context.Context, o engineOptions) (*engine, error) {
 	} else if err := os.MkdirAll(o.dir, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create the data folder: %w", err)
 	}
-	// The settings README.md gives for an ingest-heavy series store: new
-	// chunk items land all over the key space, and with Pebble's defaults
-	// each L0 compaction rewrites most of the data below it.
-	// In memory, the engine's own default memtable (smaller: a flush costs
-	// no disk, and reads step over fewer overwritten versions).
-	memtable := int64(16 << 20)
-	if o.inMemory {
-		memtable = 0
+	// On disk, the settings README.md gives for an ingest-heavy series
+	// store: new chunk items land all over the key space, and with Pebble's
+	// defaults each L0 compaction rewrites most of the data below it. In
+	// memory, the engine's defaults: a flush costs no disk, and a smaller
+	// memtable and fewer L0 tables leave reads fewer overwritten versions
+	// and tables to step over.
+	lopts := &local.Options{InMemory: o.inMemory, NoSync: o.noSync, Logger: o.logger}
+	if !o.inMemory {
+		lopts.MemTableSize, lopts.L0CompactionThreshold, lopts.L0CompactionFileThreshold = 16<<20, 12, 48
 	}
-	db, err := local.Open(o.dir, &local.Options{InMemory: o.inMemory, NoSync: o.noSync, Logger: o.logger,
-		MemTableSize: memtable, L0CompactionThreshold: 12, L0CompactionFileThreshold: 48})
+	db, err := local.Open(o.dir, lopts)
 	if err != nil {
 		return nil, err
 	}
