@@ -22,6 +22,7 @@ type head struct {
 	header        http.Header // canonical names, as net/http keys them
 	host          string
 	contentLength int64
+	values        [maxFields]string // the backing of header's one-value slices
 }
 
 // parseHead parses raw, a request head up to and including the blank line
@@ -94,9 +95,15 @@ func parseHead(raw []byte, maxBody int64, h *head) bool {
 				return false
 			}
 		}
-		h.header[key] = append(h.header[key], value)
+		if vs, ok := h.header[key]; ok {
+			h.header[key] = append(vs, value) // a repeated field: rare
+		} else {
+			h.values[fields-1] = value
+			h.header[key] = h.values[fields-1 : fields : fields]
+		}
 	}
-	return hosts == 1 && h.contentLength >= 0 && h.header.Get("X-Amz-Target") != ""
+	target := h.header["X-Amz-Target"]
+	return hosts == 1 && h.contentLength >= 0 && len(target) > 0 && target[0] != ""
 }
 
 // indexCRLF returns the index of the first "\r\n" in s, or -1; a CR or LF
