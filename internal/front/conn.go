@@ -24,8 +24,20 @@ const headBufSize = 4 << 10
 // the connection; past it the connection is closed, as net/http does.
 const maxDiscard = 256 << 10
 
-// maxPooledBody is the largest answer buffer kept for the next request.
-const maxPooledBody = 64 << 10
+// maxPooled is the largest answer buffer put back in the pool.
+const maxPooled = 64 << 10
+
+// buffers holds the answer buffers between requests, so an idle
+// connection holds none.
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &b }}
+
+func getBuffer() []byte { return (*buffers.Get().(*[]byte))[:0] }
+
+func putBuffer(b []byte) {
+	if cap(b) <= maxPooled {
+		buffers.Put(&b)
+	}
+}
 
 // Connection states: a connection waits for a request while idle; Shutdown
 // closes idle connections only.
@@ -276,15 +288,14 @@ type responseWriter struct {
 	c          *conn
 	header     http.Header
 	status     int
-	body       []byte
-	out        []byte
+	body       []byte // from the pool while a request is served
 	closeAfter bool
 }
 
 func (w *responseWriter) reset() {
 	clear(w.header)
 	w.status = 0
-	w.body = w.body[:0]
+	w.body = getBuffer()
 	w.closeAfter = false
 }
 
@@ -325,7 +336,7 @@ func (w *responseWriter) finish(closing bool) error {
 		w.closeAfter = true
 	}
 	closing = closing || w.closeAfter
-	b := w.out[:0]
+	b := getBuffer()
 	b = append(b, "HTTP/1.1 "...)
 	b = strconv.AppendInt(b, int64(w.status), 10)
 	b = append(b, ' ')
@@ -363,14 +374,9 @@ func (w *responseWriter) finish(closing bool) error {
 		bufs := net.Buffers{b, w.body}
 		_, err = bufs.WriteTo(w.c.nc)
 	}
-	if cap(b) <= maxPooledBody {
-		w.out = b[:0]
-	} else {
-		w.out = nil
-	}
-	if cap(w.body) > maxPooledBody {
-		w.body = nil
-	}
+	putBuffer(b)
+	putBuffer(w.body)
+	w.body = nil
 	return err
 }
 
