@@ -428,3 +428,74 @@ func TestFront_ConcurrentClients(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// pipeListener is a listener whose connections are the server ends of
+// net.Pipe pairs made by dial.
+type pipeListener struct {
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func newPipeListener() *pipeListener {
+	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error   { l.once.Do(func() { close(l.done) }); return nil }
+func (l *pipeListener) Addr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)} }
+
+func (l *pipeListener) dial() net.Conn {
+	client, server := net.Pipe()
+	l.conns <- server
+	return client
+}
+
+// FuzzConn sends arbitrary bytes on a connection, then a good request on
+// a new one: the server must neither panic nor stop answering.
+func FuzzConn(f *testing.F) {
+	f.Add([]byte(dynamoRequest("Echo", "{}")))
+	f.Add([]byte(dynamoRequest("Echo", "{}") + "GET / HTTP/1.1\r\nHost: h\r\n\r\n"))
+	f.Add([]byte(strings.Replace(dynamoRequest("Echo", "{}"), "Content-Length: 2", "Content-Length: 9", 1)))
+	f.Add([]byte("POST / HTTP/1.1\r\nHost: h\r\nX-Amz-Target: T\r\nContent-Length: 1\r\n\r\nxPOST / HTTP/1.1\r\n"))
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("X-Len", strconv.Itoa(len(b)))
+		_, _ = w.Write(b)
+	})
+	ln := newPipeListener()
+	s := &front.Server{Handler: h, Fallback: &http.Server{Handler: h, ReadHeaderTimeout: time.Second},
+		HeaderTimeout: 200 * time.Millisecond, IdleTimeout: 200 * time.Millisecond, ReadTimeout: time.Second}
+	go func() { _ = s.Serve(ln) }()
+	f.Cleanup(func() { _ = s.Close() })
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		c := ln.dial()
+		_ = c.SetDeadline(time.Now().Add(20 * time.Millisecond))
+		go func() { _, _ = c.Write(raw) }()
+		_, _ = io.Copy(io.Discard, c) // the answers, if any, until the deadline
+		_ = c.Close()
+
+		good := ln.dial()
+		defer good.Close()
+		_ = good.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := io.WriteString(good, dynamoRequest("Echo", `{"a":1}`)); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(good), nil)
+		if err != nil {
+			t.Fatalf("after %q: %v", raw, err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		if string(body) != `{"a":1}` {
+			t.Fatalf("after %q: answer %q", raw, body)
+		}
+	})
+}
