@@ -56,12 +56,12 @@ type Server struct {
 	// Logger receives handler panics. Default: discard.
 	Logger *slog.Logger
 
-	mu       sync.Mutex
-	ln       net.Listener
-	handoff  *handoffListener
-	conns    map[*conn]struct{}
-	closing  atomic.Bool
-	active   sync.WaitGroup // connections being served on the fast path
+	mu      sync.Mutex
+	ln      net.Listener
+	handoff *handoffListener
+	conns   map[*conn]struct{}
+	closing atomic.Bool
+	active  sync.WaitGroup // connections being served on the fast path
 }
 
 // ErrServerClosed is returned by Serve after Shutdown.
