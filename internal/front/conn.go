@@ -273,6 +273,16 @@ type handoffConn struct {
 	pending []byte
 }
 
+// CloseWrite half-closes the connection when it can, as net/http does
+// before closing after an error answer, so the client reads the answer
+// before the close.
+func (h *handoffConn) CloseWrite() error {
+	if cw, ok := h.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
 func (h *handoffConn) Read(p []byte) (int, error) {
 	if len(h.pending) > 0 {
 		n := copy(p, h.pending)
