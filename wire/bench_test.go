@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/timetable-db/timetable/internal/front"
 	"github.com/timetable-db/timetable/local"
 	"github.com/timetable-db/timetable/wire"
 )
@@ -110,29 +111,51 @@ func BenchmarkHandler_Load(b *testing.B) {
 // BenchmarkServer_Load sends the requests of BenchmarkHandler_Load over
 // TCP on 127.0.0.1, from 8 goroutines with a kept-alive connection each
 // (hand-written requests, answers read with net/http's parser), to the
-// Handler served by net/http. cpu-ns/op counts client and server, as they
-// share the process.
+// Handler served by net/http alone and by timetable serve's listener
+// (internal/front, whose fast path takes these requests), side by side.
+// cpu-ns/op counts client and server, as they share the process.
 func BenchmarkServer_Load(b *testing.B) {
 	db, reqs := loadRequests(b)
 	h := wire.New(db, nil)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
+	servers := []struct {
+		name  string
+		serve func(net.Listener) (stop func())
+	}{
+		{"net/http", func(ln net.Listener) func() {
+			srv := &http.Server{Handler: h}
+			go srv.Serve(ln)
+			return func() { _ = srv.Close() }
+		}},
+		{"front", func(ln net.Listener) func() {
+			srv := &front.Server{Handler: h, Fallback: &http.Server{Handler: h}}
+			go srv.Serve(ln)
+			return func() { _ = srv.Close() }
+		}},
 	}
-	srv := &http.Server{Handler: h}
-	go srv.Serve(ln)
-	defer srv.Close()
+	for _, s := range servers {
+		b.Run(s.name, func(b *testing.B) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.serve(ln)()
+			benchServer(b, ln.Addr().String(), reqs)
+		})
+	}
+}
+
+func benchServer(b *testing.B, addr string, reqs []loadRequest) {
 	raw := make([][]byte, len(reqs))
 	for i, r := range reqs {
 		raw[i] = fmt.Appendf(nil, "POST / HTTP/1.1\r\nHost: %s\r\nX-Amz-Target: DynamoDB_20120810.%s\r\nAuthorization: AWS4-HMAC-SHA256 Credential=test/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: %d\r\n\r\n%s",
-			ln.Addr(), r.op, len(r.body), r.body)
+			addr, r.op, len(r.body), r.body)
 	}
 	var next atomic.Int64
 	b.SetParallelism(4) // 8 goroutines on 2 CPUs
 	b.ReportAllocs()
 	cpu0 := cpuTime()
 	b.RunParallel(func(pb *testing.PB) {
-		c, err := net.Dial("tcp", ln.Addr().String())
+		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			b.Error(err)
 			return
