@@ -345,6 +345,9 @@ func genEvents(r *rand.Rand, sites []string, domains map[string]string, now time
 
 func TestStore_Model(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
+		// The engine's run and DynamoDB Local's share nothing: the first
+		// works the CPU, the second mostly waits on the server.
+		t.Parallel()
 		ctx := context.Background()
 		now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
 		clk := &clock{t: now}

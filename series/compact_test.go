@@ -209,11 +209,15 @@ func compactStore(t *testing.T, b backend, shards int) (*Store, *Kind, *clock) {
 }
 
 // eachCompactStore runs fn on each backend with 1 and 3 shards, on a
-// compactStore holding the flushes of compactReadings as series s1.
+// compactStore holding the flushes of compactReadings as series s1; on
+// DynamoDB Local the two run in parallel, as eachLayout's layouts.
 func eachCompactStore(t *testing.T, fn func(t *testing.T, st *Store, k *Kind, clk *clock, batches [][]Reading)) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		for _, shards := range []int{1, 3} {
 			t.Run(fmt.Sprint("shards=", shards), func(t *testing.T) {
+				if onDynamo(b) {
+					t.Parallel()
+				}
 				st, k, clk := compactStore(t, b, shards)
 				batches := compactReadings()
 				writeFlushes(t, st, k, "s1", batches)

@@ -233,12 +233,16 @@ type layoutEnv struct {
 
 // eachLayout runs fn as a subtest per backend (eachBackend) and layout
 // (allLayouts), with a store opened with testOptions on a clock set to now,
-// holding the one kind schema(l) describes.
+// holding the one kind schema(l) describes. On DynamoDB Local the layouts
+// run in parallel (onDynamo), so fn must touch nothing outside e.
 func eachLayout(t *testing.T, now time.Time, schema func(Layout) Schema, fn func(t *testing.T, e layoutEnv)) {
 	t.Helper()
 	eachBackend(t, func(t *testing.T, b backend) {
 		for _, l := range allLayouts {
 			t.Run(l.String(), func(t *testing.T) {
+				if onDynamo(b) {
+					t.Parallel()
+				}
 				clk := newClock(now)
 				sc := schema(l)
 				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)

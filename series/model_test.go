@@ -39,13 +39,14 @@ import (
 // catches a planted error.
 //
 //	go test -run TestModel ./series/                                  # CI size, seed 1
+//	go test -race -run TestModel ./series/                            # a quarter of it, same paths
 //	go test -run TestModel ./series/ -series.model.seed=0 -series.model.ops=20000 -timeout 2h
 //
 // With TIMETABLE_DYNAMODB_ENDPOINT set it runs on DynamoDB Local too.
 
 var (
 	modelSeed    = flag.Int64("series.model.seed", 1, "seed of TestModel (0: a random seed, logged)")
-	modelOps     = flag.Int("series.model.ops", 0, "operations of each TestModel run on the embedded engine (0: the CI size, 320); DynamoDB Local runs a seventh as many")
+	modelOps     = flag.Int("series.model.ops", 0, "operations of each TestModel run on the embedded engine (0: the CI size, 320, a quarter of it under -race); DynamoDB Local runs a seventh as many")
 	modelVerbose = flag.Bool("series.model.v", false, "TestModel logs every operation")
 )
 
@@ -54,6 +55,15 @@ const (
 	modelCIOps = 320
 	// modelMinChecks is the fewest checks a CI run must make.
 	modelMinChecks = 20_000
+	// modelRaceDivisor divides modelCIOps under the race detector, which
+	// makes the engine's checks about three times slower. The smaller run
+	// has the same kinds of operations, kills and checks, in fewer
+	// phases; the race detector needs the Store's concurrent paths run,
+	// not run often, and `go test` without -race runs the full size.
+	modelRaceDivisor = 4
+	// modelRaceMinChecks is modelMinChecks under the race detector: the
+	// engine's 80 operations in 2 phases make about 3,800 checks.
+	modelRaceMinChecks = 3_000
 	// modelLateWindow is Options.LateWindow.
 	modelLateWindow = 5 * time.Minute
 )
@@ -254,6 +264,9 @@ func TestModel(t *testing.T) {
 		ops := *modelOps
 		if ops == 0 {
 			ops = modelCIOps
+			if raceEnabled {
+				ops /= modelRaceDivisor
+			}
 			if testing.Short() {
 				ops /= 4
 			}
@@ -295,8 +308,12 @@ func TestModel(t *testing.T) {
 		w.report()
 	})
 	t.Logf("%d checks in all", total)
-	if *modelOps == 0 && !testing.Short() && !stuck && total < modelMinChecks {
-		t.Errorf("%d checks, want at least %d in a CI run", total, modelMinChecks)
+	minChecks := modelMinChecks
+	if raceEnabled {
+		minChecks = modelRaceMinChecks
+	}
+	if *modelOps == 0 && !testing.Short() && !stuck && total < minChecks {
+		t.Errorf("%d checks, want at least %d in a CI run", total, minChecks)
 	}
 }
 

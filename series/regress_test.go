@@ -405,7 +405,8 @@ func reopen(t *testing.T, api timetable.API, opts *Options, schemas ...Schema) *
 }
 
 // onDynamo reports whether b is DynamoDB Local (requests cost
-// milliseconds there).
+// milliseconds there, waiting on the server: the subtests that share
+// nothing run in parallel on it).
 func onDynamo(b backend) bool { return b.name != "engine" }
 
 // Finding 1: a Range page of a read merging streams (the buffer and the
@@ -1636,6 +1637,9 @@ func TestDuplicates_Rules(t *testing.T) {
 			for _, l := range allLayouts {
 				for _, shards := range []int{1, 2} {
 					t.Run(fmt.Sprintf("%s/%s/shards=%d", rule, l, shards), func(t *testing.T) {
+						if onDynamo(b) {
+							t.Parallel()
+						}
 						testRule(t, b, rule, l, shards)
 					})
 				}
