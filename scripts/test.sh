@@ -75,6 +75,12 @@ if [[ $mode == all || $mode == go ]]; then
 		go test "${flags[@]}" "${pkgs[@]}" || failed+=("go test")
 		tt_log "go test -timeout 10m ./internal/difftest"
 		go test -timeout 10m ./internal/difftest || failed+=("go test ./internal/difftest")
+		# Under -race the series model test runs a quarter of its
+		# operations (series/race_test.go); the full size runs here.
+		if [[ ${RACE:-0} == 1 ]]; then
+			tt_log "go test -run '^TestModel' ./series (full size, without -race)"
+			go test -timeout 10m -run '^TestModel' ./series || failed+=("go test -run TestModel ./series")
+		fi
 	fi
 	# The bench module: its workloads against the engine and DynamoDB Local,
 	# so that it keeps building and its answers stay checked.
