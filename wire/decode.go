@@ -452,7 +452,38 @@ func fieldDecoder(sf reflect.StructField) decFunc {
 	if sf.Type == reflect.TypeFor[map[string]string]() {
 		return stringMapDecoder(sf.Name)
 	}
+	if sf.Name == "ExpressionAttributeValues" && sf.Type == reflect.TypeFor[map[string]types.AttributeValue]() {
+		return setter((*decoder).valuesMap, store[map[string]types.AttributeValue])
+	}
 	return nil
+}
+
+// valuesMap reads ExpressionAttributeValues: avMap, with DynamoDB's words
+// for a value without a type or with several, at any depth, which name the
+// member it is in: "ExpressionAttributeValues contains invalid value: ...
+// for key :v".
+func (d *decoder) valuesMap() (m map[string]types.AttributeValue, set bool, err error) {
+	ok, err := d.openMap(wantMap)
+	if !ok {
+		return nil, false, err
+	}
+	m = map[string]types.AttributeValue{}
+	for name, err := range d.members() {
+		if err != nil {
+			return nil, false, err
+		}
+		k := d.intern(name)
+		before := d.verr
+		v, err := d.av()
+		if err != nil {
+			return nil, false, err
+		}
+		if before == nil && (d.verr == errAVEmpty || d.verr == errAVMultiple) {
+			d.verr = validationError("ExpressionAttributeValues contains invalid value: " + d.verr.Message + " for key " + k)
+		}
+		m[k] = v
+	}
+	return m, true, nil
 }
 
 func decStruct(d *decoder, c *codec, v reflect.Value) error {
