@@ -219,6 +219,13 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	// connection is served by hs.
 	frontSrv := &front.Server{Handler: srv, Fallback: hs, MaxBodyBytes: wire.DefaultMaxBodyBytes,
 		HeaderTimeout: headerTimeout, IdleTimeout: hs.IdleTimeout, ReadTimeout: hs.ReadTimeout, Logger: logger}
+	reg.MustRegister(
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "timetable_http_fast_requests_total",
+			Help: "DynamoDB requests answered on the listener's fast path."},
+			func() float64 { return float64(frontSrv.Stats().FastRequests) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "timetable_http_handed_off_connections_total",
+			Help: "Connections the listener handed to net/http: every one whose first request is not a plain DynamoDB request, or that later sends one that is not."},
+			func() float64 { return float64(frontSrv.Stats().HandedOff) }))
 	if f.pprofAt != "" {
 		psrv, err := startProfiles(f.pprofAt, listen, logger)
 		if err != nil {

@@ -170,6 +170,7 @@ func (c *conn) handOff() bool {
 	pending, _ := c.br.Peek(c.br.Buffered())
 	_ = c.nc.SetReadDeadline(time.Time{})
 	c.state.Store(stateClosed) // no longer ours to close
+	c.s.handedOff.Add(1)
 	return c.s.handoff.give(&handoffConn{Conn: c.nc, pending: bytes.Clone(pending)})
 }
 
@@ -193,6 +194,7 @@ func (c *conn) serveRequest() (keep bool) {
 		RequestURI:    "/",
 	}).WithContext(c.ctx)
 	c.w.reset()
+	c.s.fast.Add(1)
 	if !c.call(r) {
 		return false
 	}

@@ -56,12 +56,27 @@ type Server struct {
 	// Logger receives handler panics. Default: discard.
 	Logger *slog.Logger
 
+	fast, handedOff atomic.Uint64 // see Stats
+
 	mu      sync.Mutex
 	ln      net.Listener
 	handoff *handoffListener
 	conns   map[*conn]struct{}
 	closing atomic.Bool
 	active  sync.WaitGroup // connections being served on the fast path
+}
+
+// Stats counts what the server did since it started.
+type Stats struct {
+	// FastRequests is the number of requests answered on the fast path.
+	FastRequests uint64
+	// HandedOff is the number of connections handed to Fallback.
+	HandedOff uint64
+}
+
+// Stats returns the server's counts so far.
+func (s *Server) Stats() Stats {
+	return Stats{FastRequests: s.fast.Load(), HandedOff: s.handedOff.Load()}
 }
 
 // ErrServerClosed is returned by Serve after Shutdown.

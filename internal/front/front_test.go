@@ -147,7 +147,7 @@ func bodyOf(r *http.Response) string {
 // TestFront_WhoServes checks which requests take the fast path, and that
 // a connection, once handed to net/http, stays there.
 func TestFront_WhoServes(t *testing.T) {
-	addr, _ := start(t, viaNetHTTP(wire.New(engine(t), nil)), nil)
+	addr, s := start(t, viaNetHTTP(wire.New(engine(t), nil)), nil)
 	list := dynamoRequest("ListTables", "{}")
 	health := "GET / HTTP/1.1\r\nHost: h\r\n\r\n"
 	cases := []struct {
@@ -166,7 +166,21 @@ func TestFront_WhoServes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			before := s.Stats()
 			answers := exchange(t, addr, c.raw, len(c.want))
+			fast, handedOff := uint64(0), uint64(0)
+			for _, w := range c.want {
+				switch {
+				case w == "fast":
+					fast++
+				case handedOff == 0:
+					handedOff = 1 // a connection is handed over once
+				}
+			}
+			after := s.Stats()
+			if got := (front.Stats{FastRequests: after.FastRequests - before.FastRequests, HandedOff: after.HandedOff - before.HandedOff}); got != (front.Stats{FastRequests: fast, HandedOff: handedOff}) {
+				t.Errorf("Stats moved by %+v, want %d fast requests and %d connections handed over", got, fast, handedOff)
+			}
 			for i, a := range answers {
 				if got := a.Header.Get("X-Served-By"); got != c.want[i] {
 					t.Errorf("answer %d served by %q, want %q", i, got, c.want[i])
