@@ -28,6 +28,39 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dyn
 }
 
 func (db *DB) query(t *table, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+	q, err := planQuery(t, in)
+	if err != nil {
+		return nil, err
+	}
+	r, err := db.runScan(q.s)
+	if err != nil {
+		return nil, err
+	}
+	q.trimLastKey(r)
+	out := &dynamodb.QueryOutput{
+		Items:            r.items,
+		Count:            int32(r.count),
+		ScannedCount:     int32(r.scanned),
+		LastEvaluatedKey: r.lastKey,
+		ConsumedCapacity: q.s.usage(r).consumed(in.ReturnConsumedCapacity),
+	}
+	return out, nil
+}
+
+// queryPlan is a validated Query: the page to read, and what decides
+// whether its LastEvaluatedKey is kept.
+type queryPlan struct {
+	s *scan
+	// noLastKey: the table has no sort key, so nothing is ever left.
+	noLastKey bool
+	// end is the inclusive bound of the sort key condition in the
+	// direction read, for a table Query (nil: none).
+	end []byte
+}
+
+// planQuery validates a Query of table t, in DynamoDB Local's order, and
+// returns the page it reads.
+func planQuery(t *table, in *dynamodb.QueryInput) (*queryPlan, error) {
 	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
 		return nil, err
 	}
@@ -190,35 +223,30 @@ func (db *DB) query(t *table, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, e
 	if err := sp.checkProjectionProjected(); err != nil {
 		return nil, err
 	}
-	s := sp.scan(lower, upper, reverse)
-	r, err := db.runScan(s)
-	if err != nil {
-		return nil, err
+	q := &queryPlan{s: sp.scan(lower, upper, reverse), noLastKey: sp.ix == nil && m.Range == ""}
+	if sp.ix == nil {
+		q.end = fwdEnd
+		if reverse {
+			q.end = revEnd
+		}
 	}
-	if sp.ix == nil && m.Range == "" {
+	return q, nil
+}
+
+// trimLastKey drops the LastEvaluatedKey of a page read by q when nothing
+// can follow it.
+func (q *queryPlan) trimLastKey(r *scanResult) {
+	if q.noLastKey {
 		// One item per partition: nothing is ever left.
 		r.lastKey = nil
 	}
 	// DynamoDB Local leaves LastEvaluatedKey out when a table (not index)
-	// page ends on the
-	// inclusive bound of the sort key condition in the direction read
-	// (<= or BETWEEN's upper bound forwards, >= or BETWEEN's lower bound
-	// backwards): nothing can follow.
-	end := fwdEnd
-	if reverse {
-		end = revEnd
-	}
-	if sp.ix == nil && end != nil && r.lastRaw != nil && bytes.HasPrefix(r.lastRaw, end) {
+	// page ends on the inclusive bound of the sort key condition in the
+	// direction read (<= or BETWEEN's upper bound forwards, >= or
+	// BETWEEN's lower bound backwards): nothing can follow.
+	if q.end != nil && r.lastRaw != nil && bytes.HasPrefix(r.lastRaw, q.end) {
 		r.lastKey = nil
 	}
-	out := &dynamodb.QueryOutput{
-		Items:            r.items,
-		Count:            int32(r.count),
-		ScannedCount:     int32(r.scanned),
-		LastEvaluatedKey: r.lastKey,
-		ConsumedCapacity: s.usage(r).consumed(in.ReturnConsumedCapacity),
-	}
-	return out, nil
 }
 
 // keyRange validates a resolved key condition against the key schema

@@ -66,6 +66,7 @@ func operations(api timetable.API) map[string]*operation {
 	add(typedOp(api, "BatchWriteItem", timetable.API.BatchWriteItem))
 	add(typedOp(api, "TransactGetItems", timetable.API.TransactGetItems))
 	add(typedOp(api, "TransactWriteItems", timetable.API.TransactWriteItems))
+	itemJSONOps(api, ops)
 
 	rv := reflect.ValueOf(api)
 	rt := rv.Type()

@@ -1,0 +1,97 @@
+package wire
+
+import (
+	"context"
+	"reflect"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"github.com/timetable-db/timetable"
+)
+
+// ItemJSONReader is an optional capability of an API: answering GetItem
+// and Query with the items already written as DynamoDB JSON, so that a
+// backend that stores items in some encoding of its own can transcode
+// them to the answer without building attribute values that the Handler
+// would only encode again. The embedded engine implements it.
+//
+// Each method appends to dst the JSON of the answer's items (GetItem: the
+// item's object, nothing when it is absent; Query: the array of the page's
+// items) and returns the output without them, with dst extended. A nil
+// output with a nil error means the backend does not serve this request
+// that way (a projection, a filter, ...): the Handler then calls the
+// ordinary method, and dst must be returned unchanged. On error the
+// returned slice is discarded.
+type ItemJSONReader interface {
+	GetItemJSON(ctx context.Context, in *dynamodb.GetItemInput, dst []byte) (*dynamodb.GetItemOutput, []byte, error)
+	QueryJSON(ctx context.Context, in *dynamodb.QueryInput, dst []byte) (*dynamodb.QueryOutput, []byte, error)
+}
+
+// itemJSONOps replaces GetItem and Query in ops by operations that ask
+// api's ItemJSONReader for the items' JSON, when api has one.
+func itemJSONOps(api timetable.API, ops map[string]*operation) {
+	r, ok := api.(ItemJSONReader)
+	if !ok {
+		return
+	}
+	ops["GetItem"] = jsonOp("GetItem", "Item", r.GetItemJSON, func(ctx context.Context, in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {
+		return api.GetItem(ctx, in)
+	})
+	ops["Query"] = jsonOp("Query", "Items", r.QueryJSON, func(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
+		return api.Query(ctx, in)
+	})
+}
+
+// jsonOp builds an operation whose output member member (left nil in the
+// output) is written by call, falling back to plain when call declines.
+func jsonOp[I, O any](name, member string,
+	call func(context.Context, *I, []byte) (*O, []byte, error),
+	plain func(context.Context, *I) (*O, error),
+) *operation {
+	in := mustCodec(reflect.TypeFor[I]())
+	out := mustCodec(reflect.TypeFor[O]())
+	head := `{"` + member + `":`
+	return &operation{name: name, serve: func(ctx context.Context, body []byte, e *encoder) error {
+		input := new(I)
+		if err := decodeDocument(body, in, reflect.ValueOf(input).Elem(), maxDepth); err != nil {
+			return err
+		}
+		start := len(e.buf)
+		e.buf = append(e.buf, head...)
+		mark := len(e.buf)
+		output, buf, err := call(ctx, input, e.buf)
+		if err != nil {
+			e.buf = e.buf[:start]
+			return err
+		}
+		if output == nil {
+			e.buf = e.buf[:start]
+			if output, err = plain(ctx, input); err != nil {
+				return err
+			}
+			if output == nil {
+				e.buf = append(e.buf, "{}"...)
+				return nil
+			}
+			out.enc(e, reflect.ValueOf(output).Elem())
+			return nil
+		}
+		e.buf = buf
+		if len(e.buf) == mark {
+			// Nothing written (GetItem of an absent item): the output alone.
+			e.buf = e.buf[:start]
+			out.enc(e, reflect.ValueOf(output).Elem())
+			return nil
+		}
+		// The rest of the output follows the member: its object's opening
+		// brace becomes a comma, or an empty object only closes ours.
+		pos := len(e.buf)
+		out.enc(e, reflect.ValueOf(output).Elem())
+		if len(e.buf) == pos+2 {
+			e.buf = append(e.buf[:pos], '}')
+		} else {
+			e.buf[pos] = ','
+		}
+		return nil
+	}}
+}
