@@ -98,7 +98,7 @@ func TestAppendItemJSON(t *testing.T) {
 	f(map[string]types.AttributeValue{})
 	f(sampleItem())
 	f(map[string]types.AttributeValue{
-		"q\"uote\\":  &types.AttributeValueMemberS{Value: "a\"b\\c\n\r\t\x00\x1f\x7f é 日本 🎉 \u2028"},
+		"q\"uote\\": &types.AttributeValueMemberS{Value: "a\"b\\c\n\r\t\x00\x1f\x7f é 日本 🎉 \u2028"},
 		"bad utf-8": &types.AttributeValueMemberS{Value: "a\xffb\xc3"},
 		"ünïcode":   &types.AttributeValueMemberSS{Value: []string{"é", "<>&", ""}},
 		"n":         &types.AttributeValueMemberNS{Value: []string{"-1.5E+10", "0", "123456789012345678901234567890123456.78"}},
