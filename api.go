@@ -51,6 +51,26 @@ type PartiQLAPI interface {
 
 var _ PartiQLAPI = (*dynamodb.Client)(nil)
 
+// ItemJSONReader is an optional capability of an API: answering GetItem
+// and Query with the items already written as DynamoDB JSON (the
+// awsJson1_0 protocol's attribute values), so that a backend that stores
+// items in an encoding of its own transcodes them to the answer without
+// building attribute values that a server would only encode again. The
+// embedded engine implements it; package wire uses it when the API it
+// serves does.
+//
+// Each method appends to dst the JSON of the answer's items (GetItem: the
+// item's object, nothing when it is absent; Query: the array of the page's
+// items) and returns the output without them, and dst extended. A nil
+// output with a nil error means the backend does not answer this request
+// that way (a projection, a filter, ...), and dst is returned unchanged:
+// the caller then calls the ordinary method. On error the returned slice
+// is dst as given.
+type ItemJSONReader interface {
+	GetItemJSON(ctx context.Context, in *dynamodb.GetItemInput, dst []byte) (*dynamodb.GetItemOutput, []byte, error)
+	QueryJSON(ctx context.Context, in *dynamodb.QueryInput, dst []byte) (*dynamodb.QueryOutput, []byte, error)
+}
+
 // Backend is an API that may hold resources: Close releases them. For the
 // embedded engine it flushes and closes the data folder; for a remote
 // endpoint it does nothing. Package backend's Open returns one.

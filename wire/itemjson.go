@@ -9,28 +9,10 @@ import (
 	"github.com/timetable-db/timetable"
 )
 
-// ItemJSONReader is an optional capability of an API: answering GetItem
-// and Query with the items already written as DynamoDB JSON, so that a
-// backend that stores items in some encoding of its own can transcode
-// them to the answer without building attribute values that the Handler
-// would only encode again. The embedded engine implements it.
-//
-// Each method appends to dst the JSON of the answer's items (GetItem: the
-// item's object, nothing when it is absent; Query: the array of the page's
-// items) and returns the output without them, with dst extended. A nil
-// output with a nil error means the backend does not serve this request
-// that way (a projection, a filter, ...): the Handler then calls the
-// ordinary method, and dst must be returned unchanged. On error the
-// returned slice is discarded.
-type ItemJSONReader interface {
-	GetItemJSON(ctx context.Context, in *dynamodb.GetItemInput, dst []byte) (*dynamodb.GetItemOutput, []byte, error)
-	QueryJSON(ctx context.Context, in *dynamodb.QueryInput, dst []byte) (*dynamodb.QueryOutput, []byte, error)
-}
-
 // itemJSONOps replaces GetItem and Query in ops by operations that ask
-// api's ItemJSONReader for the items' JSON, when api has one.
+// api's timetable.ItemJSONReader for the items' JSON, when api has one.
 func itemJSONOps(api timetable.API, ops map[string]*operation) {
-	r, ok := api.(ItemJSONReader)
+	r, ok := api.(timetable.ItemJSONReader)
 	if !ok {
 		return
 	}

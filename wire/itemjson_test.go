@@ -21,7 +21,7 @@ import (
 	"github.com/timetable-db/timetable/wire"
 )
 
-var _ wire.ItemJSONReader = (*local.DB)(nil)
+var _ timetable.ItemJSONReader = (*local.DB)(nil)
 
 // plainAPI hides the engine's ItemJSONReader, so a Handler over it takes
 // the ordinary path: attribute values decoded, then encoded.
