@@ -7,6 +7,7 @@ import (
 	"errors"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -131,8 +132,12 @@ func FuzzAppendItemJSON(f *testing.F) {
 			return
 		}
 		// encoding/json keeps the last of repeated names, as DecodeItem
-		// does: the JSON of b decodes to the item's reference.
-		if got, want := unmarshal(t, out), refJSON(t, item); !reflect.DeepEqual(got, want) {
+		// does: the JSON of b decodes to the item's reference. Names that
+		// are not UTF-8 (which the engine never stores) are skipped: two
+		// of them can become the same name once their bad bytes are
+		// written as U+FFFD, and which one JSON keeps then depends on the
+		// order each side writes them in.
+		if got, want := unmarshal(t, out), refJSON(t, item); utf8Names(item) && !reflect.DeepEqual(got, want) {
 			t.Fatalf("got %s\nwant %v", out, want)
 		}
 		// Without repeated names, as AppendItem writes them, the size is
@@ -145,4 +150,29 @@ func FuzzAppendItemJSON(f *testing.F) {
 			t.Fatalf("size %d, ItemSize %d of %s", size, want, out)
 		}
 	})
+}
+
+// utf8Names reports whether every attribute name in item, at any depth,
+// is valid UTF-8.
+func utf8Names(item map[string]types.AttributeValue) bool {
+	for name, v := range item {
+		if !utf8.ValidString(name) || !utf8NamesIn(v) {
+			return false
+		}
+	}
+	return true
+}
+
+func utf8NamesIn(v types.AttributeValue) bool {
+	switch v := v.(type) {
+	case *types.AttributeValueMemberM:
+		return utf8Names(v.Value)
+	case *types.AttributeValueMemberL:
+		for _, e := range v.Value {
+			if !utf8NamesIn(e) {
+				return false
+			}
+		}
+	}
+	return true
 }
