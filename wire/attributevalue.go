@@ -6,6 +6,7 @@ import (
 	"reflect"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/timetable-db/timetable/internal/jsonstr"
 )
 
 // Hand-written paths for types.AttributeValue and the maps and lists of
@@ -167,6 +168,13 @@ func (d *decoder) av() (types.AttributeValue, error) {
 // avMap reads a map of attribute values (an item, a key, the values of an
 // expression); set is false for null.
 func (d *decoder) avMap() (m map[string]types.AttributeValue, set bool, err error) {
+	return d.avMapOf(nil)
+}
+
+// avMapOf is avMap; when reword is set, the first validation error a
+// member's value records is replaced by reword's answer for the member's
+// name and that error.
+func (d *decoder) avMapOf(reword func(name string, verr *Error) *Error) (m map[string]types.AttributeValue, set bool, err error) {
 	ok, err := d.openMap(wantMap)
 	if !ok {
 		return nil, false, err
@@ -177,9 +185,13 @@ func (d *decoder) avMap() (m map[string]types.AttributeValue, set bool, err erro
 			return nil, false, err
 		}
 		k := d.intern(name)
+		before := d.verr
 		v, err := d.av()
 		if err != nil {
 			return nil, false, err
+		}
+		if reword != nil && before == nil && d.verr != nil {
+			d.verr = reword(k, d.verr)
 		}
 		m[k] = v
 	}
@@ -229,13 +241,13 @@ func appendAV(buf []byte, av types.AttributeValue) []byte {
 	case *types.AttributeValueMemberS:
 		if v != nil {
 			buf = append(buf, `{"S":`...)
-			buf = appendString(buf, v.Value)
+			buf = jsonstr.Append(buf, v.Value)
 			return append(buf, '}')
 		}
 	case *types.AttributeValueMemberN:
 		if v != nil {
 			buf = append(buf, `{"N":`...)
-			buf = appendString(buf, v.Value)
+			buf = jsonstr.Append(buf, v.Value)
 			return append(buf, '}')
 		}
 	case *types.AttributeValueMemberB:
@@ -314,7 +326,7 @@ func appendAVMap(buf []byte, m map[string]types.AttributeValue) []byte {
 			buf = append(buf, ',')
 		}
 		first = false
-		buf = appendString(buf, k)
+		buf = jsonstr.Append(buf, k)
 		buf = append(buf, ':')
 		buf = appendAV(buf, v)
 	}
@@ -338,7 +350,7 @@ func appendStringList(buf []byte, list []string) []byte {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = appendString(buf, s)
+		buf = jsonstr.Append(buf, s)
 	}
 	return append(buf, ']')
 }

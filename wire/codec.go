@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+	"github.com/timetable-db/timetable/internal/jsonstr"
 )
 
 // Marshal returns the awsJson1_0 encoding of v, a pointer to (or value of)
@@ -299,7 +300,7 @@ func (b *builder) fillStruct(c *codec, t reflect.Type) error {
 		}
 		f := field{
 			name:   name,
-			quoted: append(appendString(nil, name), ':'),
+			quoted: append(jsonstr.Append(nil, name), ':'),
 			index:  i,
 			// Late-bound: fc may still be under construction when t is recursive.
 			dec:  func(d *decoder, v reflect.Value) error { return fc.dec(d, v) },

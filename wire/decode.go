@@ -462,28 +462,13 @@ func fieldDecoder(sf reflect.StructField) decFunc {
 // for a value without a type or with several, at any depth, which name the
 // member it is in: "ExpressionAttributeValues contains invalid value: ...
 // for key :v".
-func (d *decoder) valuesMap() (m map[string]types.AttributeValue, set bool, err error) {
-	ok, err := d.openMap(wantMap)
-	if !ok {
-		return nil, false, err
-	}
-	m = map[string]types.AttributeValue{}
-	for name, err := range d.members() {
-		if err != nil {
-			return nil, false, err
+func (d *decoder) valuesMap() (map[string]types.AttributeValue, bool, error) {
+	return d.avMapOf(func(k string, verr *Error) *Error {
+		if verr != errAVEmpty && verr != errAVMultiple {
+			return verr
 		}
-		k := d.intern(name)
-		before := d.verr
-		v, err := d.av()
-		if err != nil {
-			return nil, false, err
-		}
-		if before == nil && (d.verr == errAVEmpty || d.verr == errAVMultiple) {
-			d.verr = validationError("ExpressionAttributeValues contains invalid value: " + d.verr.Message + " for key " + k)
-		}
-		m[k] = v
-	}
-	return m, true, nil
+		return validationError("ExpressionAttributeValues contains invalid value: " + verr.Message + " for key " + k)
+	})
 }
 
 func decStruct(d *decoder, c *codec, v reflect.Value) error {

@@ -5,9 +5,9 @@ import (
 	"reflect"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/timetable-db/timetable/internal/jsonstr"
 )
 
 // encoder appends JSON to buf. Values handed to it are addressable, so the
@@ -35,7 +35,7 @@ func encStruct(e *encoder, c *codec, v reflect.Value) {
 	e.buf = append(e.buf, '}')
 }
 
-func encString(e *encoder, v reflect.Value) { e.buf = appendString(e.buf, v.String()) }
+func encString(e *encoder, v reflect.Value) { e.buf = jsonstr.Append(e.buf, v.String()) }
 
 func encBool(e *encoder, v reflect.Value) { e.buf = strconv.AppendBool(e.buf, v.Bool()) }
 
@@ -136,9 +136,9 @@ func mapEncoder(t reflect.Type, elem *codec) encFunc {
 					e.buf = append(e.buf, ',')
 				}
 				first = false
-				e.buf = appendString(e.buf, k)
+				e.buf = jsonstr.Append(e.buf, k)
 				e.buf = append(e.buf, ':')
-				e.buf = appendString(e.buf, s)
+				e.buf = jsonstr.Append(e.buf, s)
 			}
 			e.buf = append(e.buf, '}')
 		}
@@ -154,64 +154,11 @@ func mapEncoder(t reflect.Type, elem *codec) encFunc {
 				e.buf = append(e.buf, ',')
 			}
 			first = false
-			e.buf = appendString(e.buf, it.Key().String())
+			e.buf = jsonstr.Append(e.buf, it.Key().String())
 			e.buf = append(e.buf, ':')
 			tmp.SetIterValue(it)
 			elem.enc(e, tmp)
 		}
 		e.buf = append(e.buf, '}')
 	}
-}
-
-// safe[c] is true for the ASCII bytes that need no escaping in a JSON string.
-var safe = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s as a JSON string. Invalid UTF-8 is written as
-// U+FFFD, as encoding/json does.
-func appendString(buf []byte, s string) []byte {
-	buf = append(buf, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if safe[c] {
-				i++
-				continue
-			}
-			buf = append(buf, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				buf = append(buf, '\\', c)
-			case '\n':
-				buf = append(buf, '\\', 'n')
-			case '\r':
-				buf = append(buf, '\\', 'r')
-			case '\t':
-				buf = append(buf, '\\', 't')
-			default:
-				buf = append(buf, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	buf = append(buf, s[start:]...)
-	return append(buf, '"')
 }

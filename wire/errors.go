@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/aws/smithy-go"
+	"github.com/timetable-db/timetable/internal/jsonstr"
 )
 
 // Error is a DynamoDB protocol error that the endpoint answers by itself,
@@ -142,7 +143,7 @@ func appendError(buf []byte, err error) ([]byte, int) {
 		code = "InternalServerError"
 	}
 	buf = append(buf, `{"__type":`...)
-	buf = appendString(buf, errorNamespace(code)+code)
+	buf = jsonstr.Append(buf, errorNamespace(code)+code)
 	extra := exceptionFields(ae)
 	// DynamoDB Local writes CancellationReasons before the message.
 	if extra != nil && code == "TransactionCanceledException" {
@@ -150,7 +151,7 @@ func appendError(buf []byte, err error) ([]byte, int) {
 		extra = nil
 	}
 	buf = append(buf, `,"Message":`...)
-	buf = appendString(buf, ae.ErrorMessage())
+	buf = jsonstr.Append(buf, ae.ErrorMessage())
 	if extra != nil {
 		buf = extra(buf)
 	}

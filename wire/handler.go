@@ -335,6 +335,8 @@ func writeAnswer(w http.ResponseWriter, status int, body []byte) {
 	_, _ = w.Write(body)
 }
 
+const hexDigits = "0123456789abcdef"
+
 // appendRequestID appends a random version 4 UUID, the form of DynamoDB
 // Local's request ids.
 func appendRequestID(b []byte) []byte {

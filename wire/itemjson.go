@@ -51,11 +51,7 @@ func jsonOp[I, O any](name, member string,
 			if output, err = plain(ctx, input); err != nil {
 				return err
 			}
-			if output == nil {
-				e.buf = append(e.buf, "{}"...)
-				return nil
-			}
-			out.enc(e, reflect.ValueOf(output).Elem())
+			writeOutput(e, out, output)
 			return nil
 		}
 		e.buf = buf

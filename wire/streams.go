@@ -47,13 +47,19 @@ func codecOp[I, O any](name string, call func(context.Context, *I) (*O, error)) 
 		if err != nil {
 			return err
 		}
-		if output == nil {
-			e.buf = append(e.buf, "{}"...)
-			return nil
-		}
-		out.enc(e, reflect.ValueOf(output).Elem())
+		writeOutput(e, out, output)
 		return nil
 	}}
+}
+
+// writeOutput encodes an operation's output with its codec out; a nil
+// output is the empty object.
+func writeOutput[O any](e *encoder, out *codec, output *O) {
+	if output == nil {
+		e.buf = append(e.buf, "{}"...)
+		return
+	}
+	out.enc(e, reflect.ValueOf(output).Elem())
 }
 
 // streamsOperations returns the DynamoDB Streams operations served over

@@ -3,8 +3,9 @@ package codec
 import (
 	"encoding/base64"
 	"fmt"
-	"unicode/utf8"
 	"unsafe"
+
+	"github.com/timetable-db/timetable/internal/jsonstr"
 )
 
 // AppendItemJSON appends to dst the item encoded in b (by AppendItem) as
@@ -52,7 +53,7 @@ func (d *decoder) jsonMembers(dst []byte, overhead, depth int) ([]byte, int, err
 		if err != nil {
 			return dst, 0, err
 		}
-		dst = appendJSONString(dst, name)
+		dst = jsonstr.Append(dst, name)
 		dst = append(dst, ':')
 		var vs int
 		if dst, vs, err = d.jsonValue(dst, depth+1); err != nil {
@@ -78,11 +79,11 @@ func (d *decoder) jsonValue(dst []byte, depth int) ([]byte, int, error) {
 		}
 		if tag == tagS {
 			dst = append(dst, `{"S":`...)
-			dst = appendJSONString(dst, s)
+			dst = jsonstr.Append(dst, s)
 			return append(dst, '}'), len(s), nil
 		}
 		dst = append(dst, `{"N":`...)
-		dst = appendJSONString(dst, s)
+		dst = jsonstr.Append(dst, s)
 		return append(dst, '}'), NumberSize(s), nil
 	case tagB:
 		s, err := d.str()
@@ -153,10 +154,10 @@ func (d *decoder) jsonValue(dst []byte, depth int) ([]byte, int, error) {
 			}
 			switch tag {
 			case tagSS:
-				dst = appendJSONString(dst, s)
+				dst = jsonstr.Append(dst, s)
 				size += len(s)
 			case tagNS:
-				dst = appendJSONString(dst, s)
+				dst = jsonstr.Append(dst, s)
 				size += NumberSize(s)
 			default:
 				dst = appendJSONBlob(dst, s)
@@ -173,60 +174,5 @@ func (d *decoder) jsonValue(dst []byte, depth int) ([]byte, int, error) {
 func appendJSONBlob(dst []byte, b string) []byte {
 	dst = append(dst, '"')
 	dst = base64.StdEncoding.AppendEncode(dst, unsafe.Slice(unsafe.StringData(b), len(b)))
-	return append(dst, '"')
-}
-
-// jsonSafe[c] is true for the ASCII bytes that need no escaping in a JSON
-// string.
-var jsonSafe = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as a JSON string, escaped as package wire
-// escapes the strings of its answers: quote, backslash and control
-// characters; invalid UTF-8 becomes U+FFFD.
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if jsonSafe[c] {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				dst = append(dst, '\\', c)
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }

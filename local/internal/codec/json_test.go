@@ -120,7 +120,7 @@ func FuzzAppendItemJSON(f *testing.F) {
 	f.Add([]byte{itemVersion, 1, 1, 'a', tagL, 2, tagNULL, tagTrue})
 	f.Add([]byte{itemVersion, 1, 1, 'a', tagS, 2, 0xff, '"'})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		out, size, err := AppendItemJSON(nil, b)
+		out, _, err := AppendItemJSON(nil, b)
 		item, derr := DecodeItem(b)
 		if (err == nil) != (derr == nil) {
 			t.Fatalf("AppendItemJSON error %v, DecodeItem error %v", err, derr)
@@ -142,7 +142,7 @@ func FuzzAppendItemJSON(f *testing.F) {
 		}
 		// Without repeated names, as AppendItem writes them, the size is
 		// ItemSize's.
-		out, size, err = AppendItemJSON(out[:0], mustItem(t, item))
+		out, size, err := AppendItemJSON(out[:0], mustItem(t, item))
 		if err != nil {
 			t.Fatal(err)
 		}
