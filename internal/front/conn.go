@@ -146,8 +146,7 @@ func (c *conn) closeIfIdle() {
 // request line, or its head does not fit the buffer; nil and false when
 // the connection failed or the head timed out.
 func (c *conn) readHead() (raw []byte, handOff bool) {
-	_ = c.nc.SetReadDeadline(time.Now().Add(c.s.HeaderTimeout))
-	for {
+	for deadline := false; ; {
 		buf, _ := c.br.Peek(c.br.Buffered())
 		if n := min(len(buf), len(requestLine)); !bytes.Equal(buf[:n], requestLine[:n]) {
 			return nil, true
@@ -157,6 +156,12 @@ func (c *conn) readHead() (raw []byte, handOff bool) {
 		}
 		if len(buf) == c.br.Size() {
 			return nil, true
+		}
+		// The head timeout matters only when the head is not all here:
+		// setting a deadline costs a timer update.
+		if !deadline {
+			_ = c.nc.SetReadDeadline(time.Now().Add(c.s.HeaderTimeout))
+			deadline = true
 		}
 		if _, err := c.br.Peek(len(buf) + 1); err != nil {
 			return nil, false
@@ -177,7 +182,10 @@ func (c *conn) handOff() bool {
 // serveRequest answers the request whose head is in c.head and reports
 // whether the connection may serve another.
 func (c *conn) serveRequest() (keep bool) {
-	_ = c.nc.SetReadDeadline(time.Now().Add(c.s.ReadTimeout))
+	if int64(c.br.Buffered()) < c.head.contentLength {
+		// Reading the body will wait for the client: bound it.
+		_ = c.nc.SetReadDeadline(time.Now().Add(c.s.ReadTimeout))
+	}
 	c.body = body{br: c.br, n: c.head.contentLength}
 	c.url = url.URL{Path: "/"}
 	r := (&http.Request{

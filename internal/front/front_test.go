@@ -291,6 +291,23 @@ func TestFront_Timeouts(t *testing.T) {
 	t.Run("silent connection", func(t *testing.T) { closed(t, dial(t, ""), 0) })
 	t.Run("unfinished head", func(t *testing.T) { closed(t, dial(t, "POST / HTTP/1.1\r\nHost: h\r\n"), 0) })
 	t.Run("idle after an answer", func(t *testing.T) { closed(t, dial(t, dynamoRequest("ListTables", "{}")), 1) })
+	t.Run("unfinished second head", func(t *testing.T) {
+		// The idle timeout is long here: only the head timeout, set
+		// once a head has begun, can end the connection in time.
+		addr, _ := start(t, h, func(s *front.Server) {
+			s.HeaderTimeout = 200 * time.Millisecond
+			s.IdleTimeout = time.Hour
+		})
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = c.Close() })
+		if _, err := io.WriteString(c, dynamoRequest("ListTables", "{}")+"POST / HTTP/1.1\r\nHost: h\r\n"); err != nil {
+			t.Fatal(err)
+		}
+		closed(t, c, 1)
+	})
 	t.Run("unfinished body", func(t *testing.T) {
 		raw := dynamoRequest("ListTables", "{}")
 		raw = strings.Replace(raw, "Content-Length: 2", "Content-Length: 20", 1)
