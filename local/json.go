@@ -123,39 +123,31 @@ func (db *DB) QueryJSON(_ context.Context, in *dynamodb.QueryInput, dst []byte) 
 // DynamoDB JSON items, and decodes only the last one, when the page ends
 // early, for its LastEvaluatedKey.
 func (db *DB) runScanJSON(s *scan, dst []byte) (*scanResult, []byte, error) {
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: s.lower, UpperBound: s.upper})
-	if err != nil {
-		return nil, dst, err
-	}
-	defer it.Close()
 	r := &scanResult{}
-	valid := it.First()
-	if s.reverse {
-		valid = it.Last()
-	}
 	dst = append(dst, '[')
-	for ; valid; valid = step(it, s.reverse) {
+	err := db.walk(s, func(it *pebble.Iterator) (bool, error) {
 		if r.count > 0 {
 			dst = append(dst, ',')
 		}
 		v := it.Value()
 		var size int
+		var err error
 		if dst, size, err = codec.AppendItemJSON(dst, v); err != nil {
-			return nil, dst, fmt.Errorf("local: cannot read %x: local: cannot decode stored item: %w", it.Key(), err)
+			return false, fmt.Errorf("local: cannot read %x: local: cannot decode stored item: %w", it.Key(), err)
 		}
 		r.indexBytes += size
 		r.pageBytes += size
 		r.scanned++
 		r.count++
-		if (s.limit > 0 && r.scanned >= s.limit) || r.pageBytes >= maxPage {
+		if s.pageEnds(r) {
 			item, err := decodeItem(v)
 			if err != nil {
-				return nil, dst, fmt.Errorf("local: cannot read %x: %w", it.Key(), err)
+				return false, fmt.Errorf("local: cannot read %x: %w", it.Key(), err)
 			}
-			r.lastKey = s.m.lastKey(s.ix, item)
-			r.lastRaw = append([]byte(nil), it.Key()...)
-			break
+			r.endPage(s, item, it.Key())
+			return true, nil
 		}
-	}
-	return r, append(dst, ']'), it.Error()
+		return false, nil
+	})
+	return r, append(dst, ']'), err
 }

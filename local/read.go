@@ -47,26 +47,17 @@ type scanResult struct {
 }
 
 func (db *DB) runScan(s *scan) (*scanResult, error) {
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: s.lower, UpperBound: s.upper})
-	if err != nil {
-		return nil, err
-	}
-	defer it.Close()
 	r := &scanResult{}
 	if !s.count {
 		r.items = []Item{}
 	}
-	valid := it.First()
-	if s.reverse {
-		valid = it.Last()
-	}
 	// The page's items take their string and number values from shared
 	// blocks: one allocation per 32 values rather than one each.
 	var dec codec.Decoder
-	for ; valid; valid = step(it, s.reverse) {
+	err := db.walk(s, func(it *pebble.Iterator) (bool, error) {
 		item, err := decodeItemWith(&dec, it.Value())
 		if err != nil {
-			return nil, fmt.Errorf("local: cannot read %x: %w", it.Key(), err)
+			return false, fmt.Errorf("local: cannot read %x: %w", it.Key(), err)
 		}
 		size := itemSize(item)
 		r.indexBytes += size
@@ -76,11 +67,11 @@ func (db *DB) runScan(s *scan) (*scanResult, error) {
 		if s.fetch || s.filterFetch {
 			bk, err := s.m.baseKeyOfEntry(s.ix, it.Key())
 			if err != nil {
-				return nil, err
+				return false, err
 			}
 			full, err := db.getRaw(bk)
 			if err != nil {
-				return nil, err
+				return false, err
 			}
 			if full != nil && s.fetch {
 				size = itemSize(full)
@@ -98,15 +89,56 @@ func (db *DB) runScan(s *scan) (*scanResult, error) {
 				r.items = append(r.items, s.proj.apply(item))
 			}
 		}
-		// DynamoDB Local counts only the items that pass the filter toward
-		// the 1 MB page; DynamoDB counts every item read.
-		if (s.limit > 0 && r.scanned >= s.limit) || r.pageBytes >= maxPage {
-			r.lastKey = s.m.lastKey(s.ix, keyItem)
-			r.lastRaw = append([]byte(nil), it.Key()...)
+		if s.pageEnds(r) {
+			r.endPage(s, keyItem, it.Key())
+			return true, nil
+		}
+		return false, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// walk calls visit with the iterator at each entry of s's key range, in
+// s's order, until visit reports the page done or fails, or the range
+// ends. It returns visit's error, else the iterator's.
+func (db *DB) walk(s *scan, visit func(it *pebble.Iterator) (done bool, err error)) error {
+	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: s.lower, UpperBound: s.upper})
+	if err != nil {
+		return err
+	}
+	defer it.Close()
+	valid := it.First()
+	if s.reverse {
+		valid = it.Last()
+	}
+	for ; valid; valid = step(it, s.reverse) {
+		done, err := visit(it)
+		if err != nil {
+			return err
+		}
+		if done {
 			break
 		}
 	}
-	return r, it.Error()
+	return it.Error()
+}
+
+// pageEnds reports whether the page ends with the entry just counted in
+// r: at the scan's Limit of entries read, or at 1 MB of items. DynamoDB
+// Local counts only the items that pass the filter toward the 1 MB page;
+// DynamoDB counts every item read.
+func (s *scan) pageEnds(r *scanResult) bool {
+	return (s.limit > 0 && r.scanned >= s.limit) || r.pageBytes >= maxPage
+}
+
+// endPage makes the entry at storage key key, whose attributes item holds,
+// the page's last: its LastEvaluatedKey.
+func (r *scanResult) endPage(s *scan, item Item, key []byte) {
+	r.lastKey = s.m.lastKey(s.ix, item)
+	r.lastRaw = append([]byte(nil), key...)
 }
 
 func step(it *pebble.Iterator, reverse bool) bool {
