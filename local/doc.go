@@ -89,7 +89,11 @@
 //
 // docs/format/engine.md describes the keys and values in Pebble. Writes are
 // synced to Pebble's write-ahead log before they are acknowledged unless
-// Options.NoSync is set; concurrent writers share syncs. In memory
+// Options.NoSync is set; concurrent writers share syncs. A write (with its
+// index entries and stream record, in one batch) is visible to readers
+// from the moment it is in the memtable, just before its sync, as every
+// Pebble write is: a crash between the two can lose a write that a reader
+// saw, but never one that was acknowledged, and never part of one. In memory
 // (Options.InMemory) Pebble keeps no write-ahead log and nothing is synced:
 // there is nothing to recover.
 package local
