@@ -637,3 +637,22 @@ func BenchmarkQuery_Overwritten(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDescribeTable describes a table of 100,000 items: ItemCount and
+// TableSizeBytes are exact, so each call reads every item.
+func BenchmarkDescribeTable(b *testing.B) {
+	db := benchDBWith(b, Options{InMemory: true})
+	ctx := context.Background()
+	for i := range 4000 {
+		if _, err := db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: batchOf25(i)}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("bench")})
+		if err != nil || aws.ToInt64(out.Table.ItemCount) != 100000 {
+			b.Fatal(err, out)
+		}
+	}
+}

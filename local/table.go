@@ -8,6 +8,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/timetable-db/timetable/local/internal/codec"
 )
 
 const (
@@ -263,11 +265,11 @@ func (db *DB) stats(m *tableMeta) (*tableStats, error) {
 		}
 		id := binary.BigEndian.Uint32(k[5:9])
 		st.count[id]++
-		item, err := decodeItem(it.Value())
+		size, err := codec.EncodedItemSize(it.Value())
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("local: cannot read %x: %w", k, err)
 		}
-		st.bytes[id] += int64(itemSize(item))
+		st.bytes[id] += int64(size)
 	}
 	return st, it.Error()
 }

@@ -114,6 +114,9 @@ func TestAppendItemJSON(t *testing.T) {
 	})
 }
 
+// FuzzAppendItemJSON checks AppendItemJSON, and EncodedItemSize beside
+// it, against DecodeItem: the same inputs fail, the JSON decodes to the
+// decoded item, and both sizes are its ItemSize.
 func FuzzAppendItemJSON(f *testing.F) {
 	f.Add(mustItem(f, sampleItem()))
 	f.Add(mustItem(f, map[string]types.AttributeValue{}))
@@ -124,6 +127,9 @@ func FuzzAppendItemJSON(f *testing.F) {
 		item, derr := DecodeItem(b)
 		if (err == nil) != (derr == nil) {
 			t.Fatalf("AppendItemJSON error %v, DecodeItem error %v", err, derr)
+		}
+		if _, serr := EncodedItemSize(b); (serr == nil) != (derr == nil) || (serr != nil && !errors.Is(serr, ErrCorrupt)) {
+			t.Fatalf("EncodedItemSize error %v, DecodeItem error %v", serr, derr)
 		}
 		if err != nil {
 			if !errors.Is(err, ErrCorrupt) {
@@ -148,6 +154,9 @@ func FuzzAppendItemJSON(f *testing.F) {
 		}
 		if want := ItemSize(item); size != want {
 			t.Fatalf("size %d, ItemSize %d of %s", size, want, out)
+		}
+		if got, err := EncodedItemSize(mustItem(t, item)); err != nil || got != ItemSize(item) {
+			t.Fatalf("EncodedItemSize %d, %v; ItemSize %d of %s", got, err, ItemSize(item), out)
 		}
 	})
 }
