@@ -23,6 +23,10 @@ const maxBatchStatements = 25
 // request order, each statement's item (reads) or its Error, whose Code is
 // DynamoDB's (ConditionalCheckFailed, DuplicateItem, ResourceNotFound,
 // ValidationError); a write's Item is what its RETURNING clause asks for.
+// ConsumedCapacity, when asked for, has one entry per table in the order
+// of first use, as BatchGetItem's and BatchWriteItem's: a read is charged
+// for the item it found (by its ConsistentRead), a write as the single
+// write it is; a statement that failed is not charged.
 func (db *DB) BatchExecuteStatement(ctx context.Context, in *dynamodb.BatchExecuteStatementInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchExecuteStatementOutput, error) {
 	return operation(db, "BatchExecuteStatement", func() (*dynamodb.BatchExecuteStatementOutput, error) {
 		return db.batchExecute(ctx, in)
@@ -81,6 +85,14 @@ func (db *DB) batchExecute(ctx context.Context, in *dynamodb.BatchExecuteStateme
 		return nil, validationError("Too many items requested for the BatchWriteItem call")
 	}
 	out := &dynamodb.BatchExecuteStatementOutput{Responses: make([]types.BatchStatementResponse, n)}
+	// Capacity is reported per table, in the order of first use, as by
+	// BatchGetItem and BatchWriteItem: a read is charged for the item it
+	// found (none for an absent one), a write as the single write it is.
+	var us usageSet
+	writeMode := in.ReturnConsumedCapacity
+	if writeMode == types.ReturnConsumedCapacityTotal {
+		writeMode = types.ReturnConsumedCapacityIndexes // summed per index, rendered as asked below
+	}
 	if reads > 0 {
 		// Every key is read before any item, as BatchGetItem: two
 		// statements on one item fail the whole batch.
@@ -100,8 +112,16 @@ func (db *DB) batchExecute(ctx context.Context, in *dynamodb.BatchExecuteStateme
 			seen[k] = true
 		}
 		for i, get := range gets {
-			if errs[i] == nil {
-				out.Responses[i], errs[i] = db.pqBatchGet(get)
+			if errs[i] != nil {
+				continue
+			}
+			var size int
+			if out.Responses[i], size, errs[i] = db.pqBatchGet(get); errs[i] == nil {
+				u := us.get(get.table)
+				u.read = true
+				if size > 0 {
+					u.units += readUnits(size, aws.ToBool(in.Statements[i].ConsistentRead))
+				}
 			}
 		}
 	} else {
@@ -125,9 +145,12 @@ func (db *DB) batchExecute(ctx context.Context, in *dynamodb.BatchExecuteStateme
 			if errs[i] != nil {
 				continue
 			}
-			attrs, _, err := db.pqWrite(ctx, op, "")
+			attrs, consumed, err := db.pqWrite(ctx, op, writeMode)
 			if err != nil {
 				errs[i] = err
+			}
+			if consumed != nil {
+				us.get(*op.table).add(consumed)
 			}
 			// A write that ran names its table, also with its error; one
 			// refused before it ran does not, as in DynamoDB Local.
@@ -145,6 +168,7 @@ func (db *DB) batchExecute(ctx context.Context, in *dynamodb.BatchExecuteStateme
 		}
 		out.Responses[i].Error = be
 	}
+	out.ConsumedCapacity = consumedList(us.order, in.ReturnConsumedCapacity)
 	return out, nil
 }
 
@@ -222,18 +246,19 @@ func (db *DB) pqBatchKey(st *partiql.Select, params []types.AttributeValue) (*pq
 	return &pqGet{table: m.Name, key: k, proj: proj}, nil
 }
 
-// pqBatchGet reads the item of get.
-func (db *DB) pqBatchGet(get *pqGet) (types.BatchStatementResponse, error) {
-	var r types.BatchStatementResponse
+// pqBatchGet reads the item of get; size is the whole item's, 0 when it
+// is absent.
+func (db *DB) pqBatchGet(get *pqGet) (r types.BatchStatementResponse, size int, err error) {
 	item, err := db.getRaw(get.key.key)
 	if err != nil {
-		return r, err
+		return r, 0, err
 	}
 	r.TableName = aws.String(get.table)
 	if item != nil {
+		size = itemSize(item)
 		r.Item = get.proj.applyDoc(item)
 	}
-	return r, nil
+	return r, size, nil
 }
 
 // batchStatementError turns the error of one statement into its

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -134,4 +135,139 @@ func ExampleDB_ExecuteStatement() {
 		Statement: aws.String(`SELECT n FROM tbl WHERE pk = ?`), Parameters: []types.AttributeValue{&types.AttributeValueMemberS{Value: "a"}}})
 	fmt.Println(out.Items[0]["n"].(*types.AttributeValueMemberN).Value)
 	// Output: 1
+}
+
+// BatchExecuteStatement reports per table, in first-use order, what the
+// same reads cost through BatchGetItem and the same writes through single
+// writes (a global index's share included), in both capacity modes.
+func TestBatchExecuteStatement_Capacity(t *testing.T) {
+	withIndex := func(in *dynamodb.CreateTableInput) {
+		in.AttributeDefinitions = append(in.AttributeDefinitions, types.AttributeDefinition{AttributeName: aws.String("g"), AttributeType: types.ScalarAttributeTypeS})
+		in.GlobalSecondaryIndexes = []types.GlobalSecondaryIndex{{IndexName: aws.String("gsi"),
+			KeySchema:  []types.KeySchemaElement{{AttributeName: aws.String("g"), KeyType: types.KeyTypeHash}},
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll}}}
+	}
+	open := func() *local.DB {
+		db := openMem(t, &local.Options{NoSync: true})
+		createTable(t, db, "one", "N", withIndex)
+		createTable(t, db, "two", "")
+		big := strings.Repeat("x", 5000)
+		put(t, db, "one", attrs("pk", s("a"), "sk", n("1"), "g", s("old"), "v", s(big)))
+		put(t, db, "one", attrs("pk", s("a"), "sk", n("2"), "v", s("small")))
+		put(t, db, "two", attrs("pk", s("p"), "v", s(big+big)))
+		return db
+	}
+	for _, mode := range []types.ReturnConsumedCapacity{types.ReturnConsumedCapacityIndexes, types.ReturnConsumedCapacityTotal} {
+		t.Run(string(mode), func(t *testing.T) {
+			db, twin := open(), open()
+			out, err := db.BatchExecuteStatement(ctx, &dynamodb.BatchExecuteStatementInput{ReturnConsumedCapacity: mode, Statements: []types.BatchStatementRequest{
+				{Statement: aws.String(`SELECT * FROM two WHERE pk = 'p'`)},
+				{Statement: aws.String(`SELECT v FROM one WHERE pk = 'a' AND sk = 1`), ConsistentRead: aws.Bool(true)},
+				{Statement: aws.String(`SELECT * FROM one WHERE pk = 'a' AND sk = 9`)},
+				{Statement: aws.String(`SELECT * FROM one WHERE pk = 'a' AND sk = 2`)},
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := twin.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{ReturnConsumedCapacity: mode, RequestItems: map[string]types.KeysAndAttributes{
+				"two": {Keys: []map[string]types.AttributeValue{attrs("pk", s("p"))}},
+				"one": {Keys: []map[string]types.AttributeValue{attrs("pk", s("a"), "sk", n("1"))}, ConsistentRead: aws.Bool(true)},
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// In first-use order; the eventually consistent read of a/2
+			// costs half a unit more.
+			var wantList []types.ConsumedCapacity
+			for _, name := range []string{"two", "one"} {
+				for _, c := range want.ConsumedCapacity {
+					if aws.ToString(c.TableName) == name {
+						wantList = append(wantList, c)
+					}
+				}
+			}
+			half := *wantList[1].CapacityUnits + 0.5
+			wantList[1].CapacityUnits = &half
+			if mode == types.ReturnConsumedCapacityIndexes {
+				wantList[1].Table.CapacityUnits = &half
+			}
+			if got, w := fmt.Sprintf("%+v", capacities(out.ConsumedCapacity)), fmt.Sprintf("%+v", capacities(wantList)); got != w || len(wantList) != 2 {
+				t.Fatalf("reads:\n got %s\nwant %s", got, w)
+			}
+
+			out, err = db.BatchExecuteStatement(ctx, &dynamodb.BatchExecuteStatementInput{ReturnConsumedCapacity: mode, Statements: []types.BatchStatementRequest{
+				{Statement: aws.String(`UPDATE one SET g = 'new' WHERE pk = 'a' AND sk = 1`)},
+				{Statement: aws.String(`DELETE FROM two WHERE pk = 'p'`)},
+				{Statement: aws.String(`INSERT INTO one VALUE {'pk': 'a', 'sk': 2}`)}, // exists: DuplicateItem
+				{Statement: aws.String(`INSERT INTO one VALUE {'pk': 'b', 'sk': 1, 'g': 'x'}`)},
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e := out.Responses[2].Error; e == nil || e.Code != types.BatchStatementErrorCodeEnumDuplicateItem {
+				t.Fatalf("INSERT of an existing item: %+v", e)
+			}
+			var sums [2]float64
+			var gsi float64
+			for i, w := range []func() (*types.ConsumedCapacity, error){
+				func() (*types.ConsumedCapacity, error) {
+					o, err := twin.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("one"), Key: attrs("pk", s("a"), "sk", n("1")),
+						UpdateExpression: aws.String("SET g = :g"), ExpressionAttributeValues: attrs(":g", s("new")), ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes})
+					return o.ConsumedCapacity, err
+				},
+				func() (*types.ConsumedCapacity, error) {
+					o, err := twin.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("two"), Key: attrs("pk", s("p")), ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes})
+					return o.ConsumedCapacity, err
+				},
+				func() (*types.ConsumedCapacity, error) {
+					o, err := twin.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("one"), Item: attrs("pk", s("b"), "sk", n("1"), "g", s("x")), ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes})
+					return o.ConsumedCapacity, err
+				},
+			} {
+				cc, err := w()
+				if err != nil {
+					t.Fatal(err)
+				}
+				sums[[]int{0, 1, 0}[i]] += *cc.CapacityUnits
+				if g, ok := cc.GlobalSecondaryIndexes["gsi"]; ok {
+					gsi += *g.CapacityUnits
+				}
+			}
+			if gsi != 11 { // the update moves a 5 KB entry (delete and put, 5 units each), the insert puts a small one
+				t.Fatalf("twin's index units %v, want 11", gsi)
+			}
+			cc := out.ConsumedCapacity
+			if len(cc) != 2 || aws.ToString(cc[0].TableName) != "one" || aws.ToString(cc[1].TableName) != "two" ||
+				*cc[0].CapacityUnits != sums[0] || *cc[1].CapacityUnits != sums[1] {
+				t.Fatalf("writes: %+v, want one %v and two %v units", capacities(cc), sums[0], sums[1])
+			}
+			if mode == types.ReturnConsumedCapacityIndexes && (cc[0].GlobalSecondaryIndexes["gsi"].CapacityUnits == nil || *cc[0].GlobalSecondaryIndexes["gsi"].CapacityUnits != gsi) {
+				t.Fatalf("one's index units: %+v, want %v", cc[0].GlobalSecondaryIndexes, gsi)
+			}
+			if mode == types.ReturnConsumedCapacityTotal && cc[0].GlobalSecondaryIndexes != nil {
+				t.Fatalf("TOTAL has index parts: %+v", cc[0])
+			}
+		})
+	}
+	out, err := open().BatchExecuteStatement(ctx, &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
+		{Statement: aws.String(`SELECT * FROM two WHERE pk = 'p'`)}}})
+	if err != nil || out.ConsumedCapacity != nil {
+		t.Fatalf("not asked for: %+v, %v", out.ConsumedCapacity, err)
+	}
+}
+
+// capacities renders a list of ConsumedCapacity for comparison.
+func capacities(list []types.ConsumedCapacity) []string {
+	var out []string
+	for _, c := range list {
+		r := fmt.Sprintf("%s=%v", aws.ToString(c.TableName), aws.ToFloat64(c.CapacityUnits))
+		if c.Table != nil {
+			r += fmt.Sprintf(" table=%v", aws.ToFloat64(c.Table.CapacityUnits))
+		}
+		for name, x := range c.GlobalSecondaryIndexes {
+			r += fmt.Sprintf(" %s=%v", name, aws.ToFloat64(x.CapacityUnits))
+		}
+		out = append(out, r)
+	}
+	return out
 }
