@@ -46,6 +46,14 @@ type Options struct {
 	// value disables the sweeper (SweepExpired can still be called).
 	TTLInterval time.Duration
 
+	// StreamShardLifetime is how long a shard of a stream takes new
+	// records before it is closed and a child shard follows it, as
+	// DynamoDB rolls shards over about every four hours; a shard is
+	// rolled over only once it holds a record. Stream consumers must
+	// follow a closed shard's child: a short lifetime tests that they do.
+	// Default: 4 hours. A negative value never rolls shards over.
+	StreamShardLifetime time.Duration
+
 	// Logger receives the engine's own messages (sweeper errors, and
 	// Pebble's log at warning level). Default: discard.
 	Logger *slog.Logger
@@ -117,6 +125,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if r.TTLInterval == 0 {
 		r.TTLInterval = time.Second
+	}
+	if r.StreamShardLifetime == 0 {
+		r.StreamShardLifetime = defaultShardLifetime
 	}
 	if r.Logger == nil {
 		r.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -111,10 +111,16 @@ func errorsIs(err, target error) bool     { return errors.Is(err, target) }
 // ends: a restart between a write and a read.
 func reopen(t *testing.T, db *local.DB, dir string) *local.DB {
 	t.Helper()
+	return reopenWith(t, db, dir, nil)
+}
+
+// reopenWith is reopen with opts for the new DB.
+func reopenWith(t *testing.T, db *local.DB, dir string, opts *local.Options) *local.DB {
+	t.Helper()
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := local.Open(dir, nil)
+	db, err := local.Open(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

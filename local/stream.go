@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,16 +25,29 @@ import (
 // none, as in DynamoDB). The record is staged with the change in the same
 // Pebble batch (stage), under a sequence number that the batch takes when
 // it commits (commitBatch), so a change and its record are durable together
-// and records appear in sequence order. Each stream has one shard. A
-// stream's description lives in the catalog, apart from its table's:
-// disabling the stream (UpdateTable) or deleting the table closes it, and it
-// stays readable, DISABLED, for streamRetention; re-enabling makes a new
-// stream with a new ARN. Records older than streamRetention are trimmed by
-// the sweeper and before every read of the stream.
+// and records appear in sequence order. A stream's description lives in the
+// catalog, apart from its table's: disabling the stream (UpdateTable) or
+// deleting the table closes it, and it stays readable, DISABLED, for
+// streamRetention; re-enabling makes a new stream with a new ARN. Records
+// older than streamRetention are trimmed by the sweeper and before every
+// read of the stream.
+//
+// A stream's records are split into shards by sequence number, one after
+// the other. As DynamoDB rolls a shard over about every four hours, the
+// open shard is closed once it is older than Options.StreamShardLifetime
+// and holds a record, and a child shard takes the records that follow
+// (rollShard, before every read of the stream and by the sweeper). A
+// closed shard stays listed while its records are kept, and a reader of it
+// gets no NextShardIterator past its last record: it goes on with the
+// child, which names the closed shard its parent.
 
 // streamRetention is how long stream records, and disabled streams, are
 // kept: 24 hours, as in DynamoDB.
 const streamRetention = 24 * time.Hour
+
+// defaultShardLifetime is how long a shard takes records before it is
+// rolled over, by default: DynamoDB's about four hours.
+const defaultShardLifetime = 4 * time.Hour
 
 // iteratorLifetime is how long a shard iterator is valid: 15 minutes.
 const iteratorLifetime = 15 * time.Minute
@@ -56,21 +70,73 @@ type streamMeta struct {
 	Hash     string    `json:"hash"`
 	Range    string    `json:"range,omitempty"`
 	Created  time.Time `json:"created"`
-	Start    uint64    `json:"start"`             // first sequence number of the shard
+	Start    uint64    `json:"start"`             // first sequence number of the first shard
 	Disabled time.Time `json:"disabled,omitzero"` // when the stream was closed
 	End      uint64    `json:"end,omitempty"`     // last sequence number, once closed
 	Trimmed  uint64    `json:"trimmed,omitempty"` // records up to this one are trimmed
+	// Shards are the stream's shards still listed, oldest first; the last
+	// takes the new records while the stream is enabled. A description
+	// written before shards rolled over has none: its one shard is
+	// made from Created and Start when it is loaded (withShards).
+	Shards []shardMeta `json:"shards,omitempty"`
+}
+
+// shardMeta describes a shard of a stream.
+type shardMeta struct {
+	ID      string    `json:"id"`
+	Parent  string    `json:"parent,omitempty"`
+	Created time.Time `json:"created"`
+	Start   uint64    `json:"start"`         // first sequence number it may hold
+	End     uint64    `json:"end,omitempty"` // its last record's, once rolled over
 }
 
 func (s *streamMeta) arn() string { return arnPrefix + s.Table + "/stream/" + s.Label }
 
 func (s *streamMeta) enabled() bool { return s.Disabled.IsZero() }
 
-// shardID returns the id of the stream's shard, in DynamoDB's form:
-// "shardId-", the creation time in milliseconds in 20 digits, a dash and
-// eight hexadecimal digits.
-func (s *streamMeta) shardID() string {
-	return fmt.Sprintf("shardId-%020d-%08x", s.Created.UnixMilli(), crc32.ChecksumIEEE([]byte(s.arn())))
+// newShardID returns the id of a shard of the stream made at created, in
+// DynamoDB's form: "shardId-", the creation time in milliseconds in 20
+// digits, a dash and eight hexadecimal digits. The first shard's digits
+// are a checksum of the stream's ARN, a later one's of the ARN and the time.
+func (s *streamMeta) newShardID(created time.Time, first bool) string {
+	sum := s.arn()
+	if !first {
+		sum += "/" + strconv.FormatInt(created.UnixMilli(), 10)
+	}
+	return fmt.Sprintf("shardId-%020d-%08x", created.UnixMilli(), crc32.ChecksumIEEE([]byte(sum)))
+}
+
+// withShards returns s with its first shard when its description has none.
+func (s *streamMeta) withShards() *streamMeta {
+	if len(s.Shards) > 0 {
+		return s
+	}
+	c := *s
+	c.Shards = []shardMeta{{ID: s.newShardID(s.Created, true), Created: s.Created, Start: s.Start}}
+	return &c
+}
+
+// shard returns the shard of the stream whose id is id, and whether it
+// is listed.
+func (s *streamMeta) shard(id string) (shardMeta, bool) {
+	for _, sh := range s.Shards {
+		if sh.ID == id {
+			return sh, true
+		}
+	}
+	return shardMeta{}, false
+}
+
+// shardEnd returns the last sequence number sh may hold and true once it is
+// closed (rolled over, or its stream disabled); false while it is open.
+func (s *streamMeta) shardEnd(sh shardMeta) (uint64, bool) {
+	if sh.ID != s.Shards[len(s.Shards)-1].ID {
+		return sh.End, true
+	}
+	if !s.enabled() {
+		return s.End, true
+	}
+	return 0, false
 }
 
 // expired reports whether a disabled stream has passed its retention.
@@ -78,8 +144,13 @@ func (s *streamMeta) expired(now time.Time) bool {
 	return !s.enabled() && now.Sub(s.Disabled) > streamRetention
 }
 
-// horizon is the first sequence number a reader may still read.
-func (s *streamMeta) horizon() uint64 { return max(s.Start, s.Trimmed+1) }
+// horizon is the first sequence number of shard sh a reader may still read.
+func (s *streamMeta) horizon(sh shardMeta) uint64 { return max(sh.Start, s.Trimmed+1) }
+
+// trimmed reports whether the record at seq of shard sh has been trimmed.
+func (s *streamMeta) trimmed(sh shardMeta, seq uint64) bool {
+	return s.Trimmed != 0 && seq <= s.Trimmed && seq >= sh.Start
+}
 
 // stream is the in-memory handle of a stream.
 type stream struct {
@@ -154,6 +225,7 @@ func (db *DB) loadStreams() error {
 			return fmt.Errorf("local: cannot decode stream description %q: %w", it.Key(), err)
 		}
 		s := &stream{}
+		sm = sm.withShards()
 		s.meta.Store(sm)
 		db.streams.byID[sm.ID] = s
 		db.streams.byARN[sm.arn()] = s
@@ -229,6 +301,7 @@ func (db *DB) newStream(nm *tableMeta, view string) *streamMeta {
 	db.seqMu.Lock()
 	sm.Start = db.nextSeq
 	db.seqMu.Unlock()
+	sm = sm.withShards()
 	nm.Stream = &tableStream{ID: id, Label: sm.Label, View: view}
 	return sm
 }
@@ -329,7 +402,10 @@ func (db *DB) tableGone(m *tableMeta) (*streamMeta, error) {
 }
 
 // trimStream removes the records of a stream older than streamRetention,
-// and the stream itself once it has been disabled for that long.
+// and the stream itself once it has been disabled for that long. A closed
+// shard whose records are all trimmed leaves the list once it has been
+// closed for streamRetention. Then the open shard is rolled over if it is
+// due (rollShard).
 func (db *DB) trimStream(s *stream) error {
 	db.streams.metaMu.Lock()
 	defer db.streams.metaMu.Unlock()
@@ -340,28 +416,80 @@ func (db *DB) trimStream(s *stream) error {
 	}
 	cutoff := now.Add(-streamRetention).UnixMilli()
 	var last uint64
-	err := db.scanRecords(sm, sm.horizon(), func(r *storedRecord) bool {
+	err := db.scanRecords(sm.ID, sm.horizon(sm.Shards[0]), func(r *storedRecord) bool {
 		if r.ms >= cutoff {
 			return false
 		}
 		last = r.seq
 		return true
 	})
-	if err != nil || last == 0 {
+	if err != nil {
 		return err
 	}
 	c := *sm
-	c.Trimmed = last
+	if last != 0 {
+		c.Trimmed = last
+	}
+	for len(c.Shards) > 1 && c.Shards[0].End <= c.Trimmed && now.Sub(c.Shards[1].Created) > streamRetention {
+		c.Shards = c.Shards[1:]
+	}
+	if last != 0 || len(c.Shards) != len(sm.Shards) {
+		b := db.pdb.NewBatch()
+		defer b.Close()
+		if last != 0 {
+			if err := b.DeleteRange(recordKey(sm.ID, 0), recordKey(sm.ID, last+1), nil); err != nil {
+				return err
+			}
+		}
+		if err := putStreamMeta(b, &c); err != nil {
+			return err
+		}
+		// A lost trim is redone by the next one: no need to sync.
+		if err := b.Commit(pebble.NoSync); err != nil {
+			return err
+		}
+		s.meta.Store(&c)
+	}
+	return db.rollShard(s, now)
+}
+
+// rollShard closes the open shard of the enabled stream s once it is older
+// than Options.StreamShardLifetime and holds a record, and opens its child,
+// which takes the records numbered after. The caller holds metaMu.
+func (db *DB) rollShard(s *stream, now time.Time) error {
+	sm := s.m()
+	open := sm.Shards[len(sm.Shards)-1]
+	life := db.opts.StreamShardLifetime
+	if !sm.enabled() || life < 0 || now.Sub(open.Created) < life {
+		return nil
+	}
+	// Under seqMu every record numbered is committed, and none is numbered
+	// until the child is published: a record belongs to the last shard of
+	// the description published before it was numbered. A reader that
+	// loads the description after opening its Pebble iterator (getRecords)
+	// sees the rollover of every record the iterator holds.
+	db.seqMu.Lock()
+	defer db.seqMu.Unlock()
+	last, err := db.lastRecord(sm.ID)
+	if err != nil || last < open.Start {
+		return err // an empty shard stays open
+	}
+	c := *sm
+	c.Shards = slices.Clone(sm.Shards)
+	c.Shards[len(c.Shards)-1].End = last
+	created := now.UTC().Truncate(time.Millisecond)
+	if !created.After(open.Created) {
+		created = open.Created.Add(time.Millisecond)
+	}
+	c.Shards = append(c.Shards, shardMeta{ID: c.newShardID(created, false), Parent: open.ID, Created: created, Start: db.nextSeq})
 	b := db.pdb.NewBatch()
 	defer b.Close()
-	if err := b.DeleteRange(recordKey(sm.ID, 0), recordKey(sm.ID, last+1), nil); err != nil {
-		return err
-	}
 	if err := putStreamMeta(b, &c); err != nil {
 		return err
 	}
-	// A lost trim is redone by the next one: no need to sync.
-	if err := b.Commit(pebble.NoSync); err != nil {
+	// Synced (unless writes are not): a reader may move on to the child
+	// as soon as it is published, and it must still be there after a crash.
+	if err := b.Commit(db.wo); err != nil {
 		return err
 	}
 	s.meta.Store(&c)

@@ -1,30 +1,40 @@
 package local
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
+	st "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 )
 
 func testStreamMeta() *streamMeta {
 	created := time.Date(2026, 11, 28, 6, 19, 10, 94e6, time.UTC)
-	return &streamMeta{ID: 3, Table: "tbl", Label: created.Format("2006-01-02T15:04:05.000"), View: "KEYS_ONLY", Hash: "pk", Created: created, Start: 7}
+	sm := &streamMeta{ID: 3, Table: "tbl", Label: created.Format("2006-01-02T15:04:05.000"), View: "KEYS_ONLY", Hash: "pk", Created: created, Start: 7}
+	return sm.withShards()
 }
 
 func TestIterator_RoundTrip(t *testing.T) {
 	sm := testStreamMeta()
 	now := time.UnixMilli(1_795_846_750_104)
-	s := encodeIterator(sm, 42, now)
+	shard := sm.Shards[0].ID
+	s := encodeIterator(sm, shard, 42, now)
 	it, ok := parseIterator(s)
-	if !ok || it.arn != sm.arn() || it.shard != sm.shardID() || it.seq != 42 || !it.issued.Equal(now) {
+	if !ok || it.arn != sm.arn() || it.shard != shard || it.seq != 42 || !it.issued.Equal(now) {
 		t.Fatalf("parseIterator(%q) = %+v, %v", s, it, ok)
 	}
-	if len(sm.shardID()) != 37 || !validShardID(sm.shardID()) {
-		t.Fatalf("shard id %q", sm.shardID())
+	for _, id := range []string{shard, sm.newShardID(sm.Created.Add(4*time.Hour), false)} {
+		if len(id) != 37 || !validShardID(id) {
+			t.Fatalf("shard id %q", id)
+		}
 	}
 	// Every damage is refused.
 	inner, _ := base64.StdEncoding.DecodeString(s[strings.Index(s, iteratorVersion)+len(iteratorVersion):])
@@ -43,8 +53,8 @@ func TestIterator_RoundTrip(t *testing.T) {
 
 func FuzzParseIterator(f *testing.F) {
 	sm := testStreamMeta()
-	f.Add(encodeIterator(sm, 1, time.UnixMilli(0)))
-	f.Add(encodeIterator(sm, 1<<40, time.UnixMilli(1_795_846_750_104)))
+	f.Add(encodeIterator(sm, sm.Shards[0].ID, 1, time.UnixMilli(0)))
+	f.Add(encodeIterator(sm, sm.Shards[0].ID, 1<<40, time.UnixMilli(1_795_846_750_104)))
 	f.Add("arn:x|001|c2hhcmRJZC0wMDAwMDAwMTc5NTg0Njc1MDEwNC1lMTllYjRmMnwwMDAwMDAwMDAwMDAwMDAwMDAwMDF8MDAwMDAwMDAwMDAwMDAwMDAxNzk1ODQ2NzU4NTY2")
 	f.Add("garbage")
 	f.Fuzz(func(t *testing.T, s string) {
@@ -99,4 +109,68 @@ func FuzzDecodeRecord(f *testing.F) {
 			t.Fatalf("decoded %+v", r)
 		}
 	})
+}
+
+// A rollover between GetRecords' first look at the description and the
+// opening of its iterator, with a record written to the child meanwhile:
+// the closed shard's read ends at its last record, and the child's record
+// is read once, from the child.
+func TestGetRecords_RolloverWhileReading(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Unix(1_700_000_000, 0)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	db, err := Open("", &Options{InMemory: true, Now: clock, TTLInterval: -1, StreamShardLifetime: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	if _, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String("tbl"), BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		StreamSpecification:  &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: types.StreamViewTypeKeysOnly}}); err != nil {
+		t.Fatal(err)
+	}
+	put := func(pk string) {
+		if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl"), Item: Item{"pk": &types.AttributeValueMemberS{Value: pk}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put("a")
+	var s *stream
+	for _, x := range db.streams.byID {
+		s = x
+	}
+	first := s.m().Shards[0]
+	it := encodeIterator(s.m(), first.ID, first.Start, now)
+	testHookGetRecords = func() {
+		testHookGetRecords = nil
+		mu.Lock()
+		now = now.Add(2 * time.Hour)
+		mu.Unlock()
+		if err := db.trimStream(s); err != nil {
+			t.Error(err)
+		}
+		put("b")
+	}
+	t.Cleanup(func() { testHookGetRecords = nil })
+	out, err := db.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String(it)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Records) != 1 || out.NextShardIterator != nil {
+		t.Fatalf("closed shard: %d records, next %v; want a alone, and no next", len(out.Records), out.NextShardIterator)
+	}
+	sm := s.m()
+	if len(sm.Shards) != 2 {
+		t.Fatalf("%d shards after the rollover", len(sm.Shards))
+	}
+	child := sm.Shards[1]
+	out, err = db.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: aws.String(encodeIterator(sm, child.ID, child.Start, clock()))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Records) != 1 || out.Records[0].Dynamodb.Keys["pk"].(*st.AttributeValueMemberS).Value != "b" {
+		t.Fatalf("child shard: %+v", out.Records)
+	}
 }

@@ -27,10 +27,10 @@ type shardIterator struct {
 	issued time.Time
 }
 
-// encodeIterator returns the shard iterator that reads the shard of the
-// stream sm from sequence number seq, issued at now.
-func encodeIterator(sm *streamMeta, seq uint64, now time.Time) string {
-	inner := fmt.Sprintf("%s|%021d|%030d", sm.shardID(), seq, max(now.UnixMilli(), 0))
+// encodeIterator returns the shard iterator that reads shard of the stream
+// sm from sequence number seq, issued at now.
+func encodeIterator(sm *streamMeta, shard string, seq uint64, now time.Time) string {
+	inner := fmt.Sprintf("%s|%021d|%030d", shard, seq, max(now.UnixMilli(), 0))
 	return sm.arn() + iteratorVersion + base64.StdEncoding.EncodeToString([]byte(inner))
 }
 

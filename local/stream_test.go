@@ -27,25 +27,41 @@ func withStream(view types.StreamViewType) func(*dynamodb.CreateTableInput) {
 	}
 }
 
-// streamOf returns the ARN and shard id of the latest stream of a table.
+// streamOf returns the ARN and first shard's id of the latest stream of a
+// table.
 func streamOf(t testing.TB, db *local.DB, table string) (arn, shard string) {
+	t.Helper()
+	arn, shards := shardsOf(t, db, table)
+	return arn, aws.ToString(shards[0].ShardId)
+}
+
+// shardsOf returns the ARN and the shards of the latest stream of a table.
+func shardsOf(t testing.TB, db *local.DB, table string) (string, []st.Shard) {
 	t.Helper()
 	d, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(table)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	arn = aws.ToString(d.Table.LatestStreamArn)
+	arn := aws.ToString(d.Table.LatestStreamArn)
 	if arn == "" {
 		t.Fatalf("table %s has no stream", table)
 	}
-	sd, err := db.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn)})
-	if err != nil {
-		t.Fatal(err)
+	var shards []st.Shard
+	var start *string
+	for {
+		sd, err := db.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: aws.String(arn), ExclusiveStartShardId: start})
+		if err != nil {
+			t.Fatal(err)
+		}
+		shards = append(shards, sd.StreamDescription.Shards...)
+		if start = sd.StreamDescription.LastEvaluatedShardId; start == nil {
+			break
+		}
 	}
-	if len(sd.StreamDescription.Shards) != 1 {
-		t.Fatalf("shards = %d, want 1", len(sd.StreamDescription.Shards))
+	if len(shards) == 0 {
+		t.Fatalf("stream %s has no shard", arn)
 	}
-	return arn, aws.ToString(sd.StreamDescription.Shards[0].ShardId)
+	return arn, shards
 }
 
 func iterator(t testing.TB, db *local.DB, arn, shard string, typ st.ShardIteratorType, seq string) string {
@@ -61,11 +77,16 @@ func iterator(t testing.TB, db *local.DB, arn, shard string, typ st.ShardIterato
 	return aws.ToString(out.ShardIterator)
 }
 
-// readAll reads a shard from TRIM_HORIZON to its current end.
+// readAll reads the shards of a table's stream, oldest first, each from
+// TRIM_HORIZON to its current end.
 func readAll(t testing.TB, db *local.DB, table string) []st.Record {
 	t.Helper()
-	arn, shard := streamOf(t, db, table)
-	return readFrom(t, db, iterator(t, db, arn, shard, st.ShardIteratorTypeTrimHorizon, ""))
+	arn, shards := shardsOf(t, db, table)
+	var all []st.Record
+	for _, sh := range shards {
+		all = append(all, readFrom(t, db, iterator(t, db, arn, aws.ToString(sh.ShardId), st.ShardIteratorTypeTrimHorizon, ""))...)
+	}
+	return all
 }
 
 func readFrom(t testing.TB, db *local.DB, it string) []st.Record {

@@ -97,9 +97,11 @@ func (db *DB) listStreams(in *dynamodbstreams.ListStreamsInput) (*dynamodbstream
 
 // DescribeStream describes a stream: its status (ENABLED, or DISABLED once
 // its table's stream is disabled or the table deleted), view type, key
-// schema and its one shard with the range of sequence numbers it holds
-// (EndingSequenceNumber once the stream is disabled). A stream disabled
-// more than 24 hours ago is a ResourceNotFoundException.
+// schema and its shards, oldest first, each with its parent and the range
+// of sequence numbers it holds (EndingSequenceNumber once it is closed):
+// at most Limit (1 to 100, default 100) of those after
+// ExclusiveStartShardId, with LastEvaluatedShardId when more follow. A
+// stream disabled more than 24 hours ago is a ResourceNotFoundException.
 func (db *DB) DescribeStream(ctx context.Context, in *dynamodbstreams.DescribeStreamInput, _ ...func(*dynamodbstreams.Options)) (*dynamodbstreams.DescribeStreamOutput, error) {
 	return streamsOperation(db, "DescribeStream", func() (*dynamodbstreams.DescribeStreamOutput, error) {
 		return db.describeStream(in)
@@ -111,7 +113,8 @@ func (db *DB) describeStream(in *dynamodbstreams.DescribeStreamInput) (*dynamodb
 	if arn == "" {
 		return nil, validationError("Invalid StreamArn")
 	}
-	if _, err := streamsLimit(in.Limit, 100, "One or more parameter values were invalid: Limit cannot be greater than the maximum: 100"); err != nil {
+	limit, err := streamsLimit(in.Limit, 100, "One or more parameter values were invalid: Limit cannot be greater than the maximum: 100")
+	if err != nil {
 		return nil, err
 	}
 	if in.ExclusiveStartShardId != nil && len(*in.ExclusiveStartShardId) < 28 {
@@ -120,6 +123,9 @@ func (db *DB) describeStream(in *dynamodbstreams.DescribeStreamInput) (*dynamodb
 	s := db.streamByARN(arn)
 	if s == nil {
 		return nil, streamNotFound(arn)
+	}
+	if err := db.trimStream(s); err != nil {
+		return nil, err
 	}
 	sm := s.m()
 	status := st.StreamStatusEnabled
@@ -140,20 +146,32 @@ func (db *DB) describeStream(in *dynamodbstreams.DescribeStreamInput) (*dynamodb
 	if sm.Range != "" {
 		d.KeySchema = append(d.KeySchema, st.KeySchemaElement{AttributeName: aws.String(sm.Range), KeyType: st.KeyTypeRange})
 	}
-	// The one shard is listed unless the start is at or past it.
-	if in.ExclusiveStartShardId == nil || *in.ExclusiveStartShardId < sm.shardID() {
-		r := &st.SequenceNumberRange{StartingSequenceNumber: aws.String(formatSeq(sm.Start))}
-		if !sm.enabled() {
-			r.EndingSequenceNumber = aws.String(formatSeq(max(sm.End, sm.Start)))
+	// Shard ids begin with their creation time: they sort in the order
+	// of the list.
+	for _, sh := range sm.Shards {
+		if in.ExclusiveStartShardId != nil && sh.ID <= *in.ExclusiveStartShardId {
+			continue
 		}
-		d.Shards = append(d.Shards, st.Shard{ShardId: aws.String(sm.shardID()), SequenceNumberRange: r})
+		if len(d.Shards) == limit {
+			d.LastEvaluatedShardId = d.Shards[limit-1].ShardId
+			break
+		}
+		r := &st.SequenceNumberRange{StartingSequenceNumber: aws.String(formatSeq(sh.Start))}
+		if end, closed := sm.shardEnd(sh); closed {
+			r.EndingSequenceNumber = aws.String(formatSeq(max(end, sh.Start)))
+		}
+		shard := st.Shard{ShardId: aws.String(sh.ID), SequenceNumberRange: r}
+		if sh.Parent != "" {
+			shard.ParentShardId = aws.String(sh.Parent)
+		}
+		d.Shards = append(d.Shards, shard)
 	}
 	return &dynamodbstreams.DescribeStreamOutput{StreamDescription: d}, nil
 }
 
-// GetShardIterator returns an iterator on a stream's shard, valid for 15
+// GetShardIterator returns an iterator on a shard of a stream, valid for 15
 // minutes: at its oldest record still kept (TRIM_HORIZON), after its
-// newest (LATEST), at or after a sequence number (AT_SEQUENCE_NUMBER,
+// newest (LATEST; the end of a closed shard), at or after a sequence number (AT_SEQUENCE_NUMBER,
 // AFTER_SEQUENCE_NUMBER) or at the first record made at or after
 // Timestamp (AT_TIMESTAMP). A sequence number of a record already trimmed
 // is a TrimmedDataAccessException.
@@ -210,17 +228,18 @@ func (db *DB) getShardIterator(in *dynamodbstreams.GetShardIteratorInput) (*dyna
 		return nil, err
 	}
 	sm := s.m()
-	if *in.ShardId != sm.shardID() {
+	sh, ok := sm.shard(*in.ShardId)
+	if !ok {
 		return nil, &st.ResourceNotFoundException{Message: aws.String("Shard does not exist")}
 	}
 	var pos uint64
 	switch typ {
 	case st.ShardIteratorTypeTrimHorizon:
-		pos = sm.horizon()
+		pos = sm.horizon(sh)
 	case st.ShardIteratorTypeLatest:
-		pos = db.latest(sm)
+		pos = db.latest(sm, sh)
 	case st.ShardIteratorTypeAtSequenceNumber, st.ShardIteratorTypeAfterSequenceNumber:
-		if sm.Trimmed != 0 && seq <= sm.Trimmed && seq >= sm.Start {
+		if sm.trimmed(sh, seq) {
 			return nil, trimmedError()
 		}
 		pos = seq
@@ -232,11 +251,11 @@ func (db *DB) getShardIterator(in *dynamodbstreams.GetShardIteratorInput) (*dyna
 			return nil, validationError("One or more parameter values were invalid: Timestamp cannot be in the future")
 		}
 		var err error
-		if pos, err = db.seqAtTime(sm, *in.Timestamp); err != nil {
+		if pos, err = db.seqAtTime(sm, sh, *in.Timestamp); err != nil {
 			return nil, err
 		}
 	}
-	return &dynamodbstreams.GetShardIteratorOutput{ShardIterator: aws.String(encodeIterator(sm, pos, db.now()))}, nil
+	return &dynamodbstreams.GetShardIteratorOutput{ShardIterator: aws.String(encodeIterator(sm, sh.ID, pos, db.now()))}, nil
 }
 
 // streamsLimit checks the Limit parameter of a streams operation: 1 to
@@ -266,22 +285,27 @@ func trimmedError() error {
 	return &st.TrimmedDataAccessException{Message: aws.String("The operation attempted to read past the oldest stream record in a shard.")}
 }
 
-// latest returns the sequence number after the newest record of a stream.
-func (db *DB) latest(sm *streamMeta) uint64 {
-	if !sm.enabled() {
-		return max(sm.End+1, sm.Start)
+// latest returns the sequence number after the newest record of shard sh
+// of stream sm.
+func (db *DB) latest(sm *streamMeta, sh shardMeta) uint64 {
+	if end, closed := sm.shardEnd(sh); closed {
+		return max(end+1, sh.Start)
 	}
 	db.seqMu.Lock()
 	defer db.seqMu.Unlock()
 	return db.nextSeq
 }
 
-// seqAtTime returns the sequence number of the first record of a stream
-// made at or after t, or after its newest record.
-func (db *DB) seqAtTime(sm *streamMeta, t time.Time) (uint64, error) {
+// seqAtTime returns the sequence number of the first record of shard sh
+// of stream sm made at or after t, or after its newest record.
+func (db *DB) seqAtTime(sm *streamMeta, sh shardMeta, t time.Time) (uint64, error) {
 	ms := t.UnixMilli()
-	found := db.latest(sm)
-	err := db.scanRecords(sm, sm.horizon(), func(r *storedRecord) bool {
+	found := db.latest(sm, sh)
+	end, closed := sm.shardEnd(sh)
+	err := db.scanRecords(sm.ID, sm.horizon(sh), func(r *storedRecord) bool {
+		if closed && r.seq > end {
+			return false
+		}
 		if r.ms >= ms {
 			found = r.seq
 			return false
@@ -294,8 +318,8 @@ func (db *DB) seqAtTime(sm *streamMeta, t time.Time) (uint64, error) {
 // GetRecords returns the records of a shard from the position of
 // ShardIterator: at most Limit (1 to 1000, default 1000), and no more than
 // 1 MB of them, with NextShardIterator to read on from. NextShardIterator is
-// absent once a closed shard (of a disabled stream) has been read to its
-// end. An iterator older than 15 minutes is an ExpiredIteratorException;
+// absent once a closed shard (rolled over, or of a disabled stream) has
+// been read to its end; its child shard, if any, holds the records after. An iterator older than 15 minutes is an ExpiredIteratorException;
 // one whose position has been trimmed (records are kept 24 hours) is a
 // TrimmedDataAccessException.
 func (db *DB) GetRecords(ctx context.Context, in *dynamodbstreams.GetRecordsInput, _ ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error) {
@@ -325,16 +349,37 @@ func (db *DB) getRecords(in *dynamodbstreams.GetRecordsInput) (*dynamodbstreams.
 	if err := db.trimStream(s); err != nil {
 		return nil, err
 	}
+	badShard := &st.ResourceNotFoundException{Message: aws.String("Invalid ShardId in ShardIterator")}
 	sm := s.m()
-	if it.shard != sm.shardID() {
-		return nil, &st.ResourceNotFoundException{Message: aws.String("Invalid ShardId in ShardIterator")}
+	sh, ok := sm.shard(it.shard)
+	if !ok {
+		return nil, badShard
 	}
-	if sm.Trimmed != 0 && it.seq <= sm.Trimmed && it.seq >= sm.Start {
+	if sm.trimmed(sh, it.seq) {
 		return nil, trimmedError()
 	}
+	if testHookGetRecords != nil {
+		testHookGetRecords()
+	}
+	iter, err := db.recordIter(sm.ID, it.seq)
+	if err != nil {
+		return nil, err
+	}
+	defer iter.Close()
+	// The description is loaded again after the iterator is open: if a
+	// record the iterator holds went to a later shard, the rollover is
+	// in it (see rollShard).
+	sm = s.m()
+	if sh, ok = sm.shard(it.shard); !ok {
+		return nil, badShard
+	}
+	end, closed := sm.shardEnd(sh)
 	out := &dynamodbstreams.GetRecordsOutput{Records: []st.Record{}}
 	next, bytes := it.seq, 0
-	err = db.scanRecords(sm, it.seq, func(r *storedRecord) bool {
+	err = eachRecord(iter, func(r *storedRecord) bool {
+		if closed && r.seq > end {
+			return false
+		}
 		rec := sm.record(r)
 		size := int(*rec.Dynamodb.SizeBytes)
 		if len(out.Records) > 0 && bytes+size > maxRecordsBytes {
@@ -348,21 +393,36 @@ func (db *DB) getRecords(in *dynamodbstreams.GetRecordsInput) (*dynamodbstreams.
 	if err != nil {
 		return nil, err
 	}
-	if sm.enabled() || next <= sm.End {
-		out.NextShardIterator = aws.String(encodeIterator(sm, next, now))
+	if !closed || next <= end {
+		out.NextShardIterator = aws.String(encodeIterator(sm, sh.ID, next, now))
 	}
 	return out, nil
 }
 
-// scanRecords calls fn with the records of stream sm from sequence number
+// testHookGetRecords, when set by a test, runs in GetRecords between its
+// first look at the stream's description and the opening of its iterator.
+var testHookGetRecords func()
+
+// scanRecords calls fn with the records of stream id from sequence number
 // from on, in order, until fn returns false.
-func (db *DB) scanRecords(sm *streamMeta, from uint64, fn func(*storedRecord) bool) error {
-	p := streamPrefix(sm.ID)
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: recordKey(sm.ID, from), UpperBound: keyEnd(p)})
+func (db *DB) scanRecords(id uint32, from uint64, fn func(*storedRecord) bool) error {
+	it, err := db.recordIter(id, from)
 	if err != nil {
 		return err
 	}
 	defer it.Close()
+	return eachRecord(it, fn)
+}
+
+// recordIter opens an iterator over the records of stream id from
+// sequence number from on.
+func (db *DB) recordIter(id uint32, from uint64) (*pebble.Iterator, error) {
+	return db.pdb.NewIter(&pebble.IterOptions{LowerBound: recordKey(id, from), UpperBound: keyEnd(streamPrefix(id))})
+}
+
+// eachRecord calls fn with the records of it, in order, until fn returns
+// false.
+func eachRecord(it *pebble.Iterator, fn func(*storedRecord) bool) error {
 	for it.First(); it.Valid(); it.Next() {
 		r, err := decodeRecord(binary.BigEndian.Uint64(it.Key()[5:]), it.Value())
 		if err != nil {

@@ -20,9 +20,11 @@ import (
 
 // engineOptions say how to open a data folder.
 type engineOptions struct {
-	dir           string
-	inMemory      bool
-	noSync        bool
+	dir      string
+	inMemory bool
+	noSync   bool
+	// shardLifetime is local.Options.StreamShardLifetime; 0 is its default.
+	shardLifetime time.Duration
 	table         string
 	flushInterval time.Duration
 	// analyticsTable is the web analytics' table; "" opens no analytics
@@ -70,7 +72,7 @@ func openEngine(ctx context.Context, o engineOptions) (*engine, error) {
 	// memory, the engine's defaults: a flush costs no disk, and a smaller
 	// memtable and fewer L0 tables leave reads fewer overwritten versions
 	// and tables to step over.
-	lopts := &local.Options{InMemory: o.inMemory, NoSync: o.noSync, Logger: o.logger}
+	lopts := &local.Options{InMemory: o.inMemory, NoSync: o.noSync, StreamShardLifetime: o.shardLifetime, Logger: o.logger}
 	if !o.inMemory {
 		lopts.MemTableSize, lopts.L0CompactionThreshold, lopts.L0CompactionFileThreshold = 16<<20, 12, 48
 	}

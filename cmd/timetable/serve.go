@@ -78,6 +78,7 @@ type serveFlags struct {
 	burst                                                    int
 	maxBody                                                  int64
 	flushInterval                                            time.Duration
+	shardLifetime                                            time.Duration
 	analyticsTable                                           string
 	aggregateEvery                                           time.Duration
 	// The collect endpoint's (POST /api/event).
@@ -111,6 +112,7 @@ func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
 	fs.StringVar(&f.botIPRanges, "bot-ip-ranges", "", "comma-separated addresses and CIDR prefixes whose hits are dropped as bots' (web analytics)")
 	fs.Float64Var(&f.collectRate, "collect-rate-limit", collect.DefaultRateLimit, "events per second accepted per site and visitor address on /api/event (negative: no limit)")
 	fs.DurationVar(&f.flushInterval, "flush-interval", time.Minute, "how often buffered readings are written to the table (they are in the series log at once)")
+	fs.DurationVar(&f.shardLifetime, "stream-shard-lifetime", 4*time.Hour, "how long a shard of a DynamoDB stream takes records before a child shard follows it, as DynamoDB rolls shards over about every 4 hours (shorter, e.g. 1m, to test that consumers follow closed shards; negative: never)")
 	return f
 }
 
@@ -146,7 +148,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	}
 	defer closeGeoIP()
 
-	eng, err := openEngine(ctx, engineOptions{dir: f.dataDir, inMemory: f.inMemory, noSync: f.noSync,
+	eng, err := openEngine(ctx, engineOptions{dir: f.dataDir, inMemory: f.inMemory, noSync: f.noSync, shardLifetime: f.shardLifetime,
 		table: f.table, flushInterval: f.flushInterval, analyticsTable: f.analyticsTable, auth: !f.noAuth, logger: logger})
 	if err != nil {
 		return err

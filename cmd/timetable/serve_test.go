@@ -57,7 +57,7 @@ func TestServe_InProcess(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		cmd := &ServeCommand{Stdout: &stdout, Stderr: &stderr}
-		done <- cmd.Run(ctx, []string{"--data", data, "--dynamodb-addr", "127.0.0.1:0", "--addr-file", addrFile})
+		done <- cmd.Run(ctx, []string{"--data", data, "--dynamodb-addr", "127.0.0.1:0", "--addr-file", addrFile, "--stream-shard-lifetime", "50ms"})
 	}()
 
 	var addr string
@@ -133,6 +133,35 @@ func TestServe_InProcess(t *testing.T) {
 	}
 	if n, ok := recs.Records[0].Dynamodb.NewImage["n"].(*streamstypes.AttributeValueMemberN); !ok || n.Value != "42" {
 		t.Fatalf("record's NewImage: %v", recs.Records[0].Dynamodb.NewImage)
+	}
+	// --stream-shard-lifetime 50ms: the shard holding a is rolled over,
+	// and a child that names it its parent takes the next record.
+	var shards []streamstypes.Shard
+	for deadline := time.Now().Add(30 * time.Second); len(shards) < 2; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no rollover in 30 s: %d shards", len(shards))
+		}
+		sd, err := streams.DescribeStream(bg, &dynamodbstreams.DescribeStreamInput{StreamArn: ls.Streams[0].StreamArn})
+		if err != nil {
+			t.Fatalf("DescribeStream: %v", err)
+		}
+		shards = sd.StreamDescription.Shards
+	}
+	if aws.ToString(shards[1].ParentShardId) != aws.ToString(shards[0].ShardId) || shards[0].SequenceNumberRange.EndingSequenceNumber == nil {
+		t.Fatalf("shards after the rollover: %+v %+v", shards[0], shards[1])
+	}
+	item["pk"] = &types.AttributeValueMemberS{Value: "b"}
+	if _, err := client.PutItem(bg, &dynamodb.PutItemInput{TableName: aws.String("serve_test"), Item: item}); err != nil {
+		t.Fatalf("PutItem: %v", err)
+	}
+	it, err = streams.GetShardIterator(bg, &dynamodbstreams.GetShardIteratorInput{StreamArn: ls.Streams[0].StreamArn,
+		ShardId: shards[1].ShardId, ShardIteratorType: streamstypes.ShardIteratorTypeTrimHorizon})
+	if err != nil {
+		t.Fatalf("GetShardIterator on the child: %v", err)
+	}
+	recs, err = streams.GetRecords(bg, &dynamodbstreams.GetRecordsInput{ShardIterator: it.ShardIterator})
+	if err != nil || len(recs.Records) != 1 || recs.Records[0].Dynamodb.Keys["pk"].(*streamstypes.AttributeValueMemberS).Value != "b" {
+		t.Fatalf("GetRecords on the child: %+v %v", recs, err)
 	}
 
 	cancel()
