@@ -112,6 +112,33 @@ func BenchmarkRange_Day(b *testing.B) {
 					}
 				}
 			})
+			// The day in pages, each resumed from the cursor of the one
+			// before, as the HTTP API's clients read it.
+			for _, size := range []int{1000, 100} {
+				b.Run(fmt.Sprintf("Range-pages-of-%d", size), func(b *testing.B) {
+					st.Table().ResetStats()
+					b.ReportAllocs()
+					for b.Loop() {
+						pq, n := q, 0
+						pq.PageSize = size
+						for {
+							p, err := k.Range(ctx, "s", pq)
+							if err != nil {
+								b.Fatal(err)
+							}
+							n += len(p.Readings)
+							if p.Cursor == "" {
+								break
+							}
+							pq.Cursor = p.Cursor
+						}
+						if n != len(rs) {
+							b.Fatal(n)
+						}
+					}
+					b.ReportMetric(st.Table().Stats().ReadUnits/float64(b.N), "RCU/op")
+				})
+			}
 		})
 	}
 }
