@@ -50,7 +50,8 @@ const (
 // all acknowledged items of all cycles, and that every item present (even
 // unacknowledged) is intact and each writer's overwritten "latest" item is
 // no older than its last acknowledged version; and the table's stream holds
-// a record for exactly the writes that are there (checkStream).
+// a record for exactly the writes that are there, in shards rolled over
+// while the child wrote (checkStream).
 func TestCrash_KillDuringWrites(t *testing.T) {
 	if dir := os.Getenv(crashDirEnv); dir != "" {
 		crashChild(dir, os.Getenv(crashCycleEnv))
@@ -185,7 +186,10 @@ func crashChild(dir, cycle string) {
 		fmt.Fprintf(os.Stderr, "crash child: "+format+"\n", args...)
 		os.Exit(3)
 	}
-	db, err := local.Open(dir, nil)
+	// The stream's shard rolls over every few tens of milliseconds (at
+	// the sweeper's passes), so that kills land before, during and after
+	// rollovers.
+	db, err := local.Open(dir, &local.Options{StreamShardLifetime: 30 * time.Millisecond, TTLInterval: 10 * time.Millisecond})
 	if err != nil {
 		fail("open: %v", err)
 	}
@@ -376,6 +380,8 @@ func checkAll(t *testing.T, dir string, acked map[string]bool, latest map[string
 // item present has a record whose image is the item's version, and each
 // record's key is an item present. As every write is a put that changes its
 // item, a record for a lost write, or a write without its record, fails.
+// The shards, read oldest first, must each name the one before as parent,
+// and hold records within their sequence ranges, in increasing order.
 func checkStream(t *testing.T, db *local.DB, items map[string]int) {
 	t.Helper()
 	ctx := context.Background()
@@ -384,38 +390,56 @@ func checkStream(t *testing.T, db *local.DB, items map[string]int) {
 		t.Fatal(err)
 	}
 	arn := d.Table.LatestStreamArn
-	sd, err := db.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: arn})
-	if err != nil {
-		t.Fatal(err)
-	}
-	it, err := db.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: arn,
-		ShardId: sd.StreamDescription.Shards[0].ShardId, ShardIteratorType: streamstypes.ShardIteratorTypeTrimHorizon})
-	if err != nil {
-		t.Fatal(err)
-	}
-	last := map[string]int{} // key -> version of its last record
-	n := 0
-	for next := it.ShardIterator; ; {
-		out, err := db.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: next})
+	var shards []streamstypes.Shard
+	for start := (*string)(nil); ; {
+		sd, err := db.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: arn, ExclusiveStartShardId: start})
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, r := range out.Records {
-			img, err := attributevalue.FromDynamoDBStreamsMap(r.Dynamodb.NewImage)
+		shards = append(shards, sd.StreamDescription.Shards...)
+		if start = sd.StreamDescription.LastEvaluatedShardId; start == nil {
+			break
+		}
+	}
+	last := map[string]int{} // key -> version of its last record
+	n, prevSeq := 0, ""
+	for i, sh := range shards {
+		if i > 0 && aws.ToString(sh.ParentShardId) != aws.ToString(shards[i-1].ShardId) {
+			t.Fatalf("shard %d (%s) names %s its parent, not %s", i, aws.ToString(sh.ShardId), aws.ToString(sh.ParentShardId), aws.ToString(shards[i-1].ShardId))
+		}
+		lo, hi := aws.ToString(sh.SequenceNumberRange.StartingSequenceNumber), sh.SequenceNumberRange.EndingSequenceNumber
+		it, err := db.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: arn,
+			ShardId: sh.ShardId, ShardIteratorType: streamstypes.ShardIteratorTypeTrimHorizon})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for next := it.ShardIterator; next != nil; {
+			out, err := db.GetRecords(ctx, &dynamodbstreams.GetRecordsInput{ShardIterator: next})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if msg := checkItem(img); msg != "" {
-				t.Fatalf("stream record %s: %s", aws.ToString(r.Dynamodb.SequenceNumber), msg)
+			for _, r := range out.Records {
+				rs := aws.ToString(r.Dynamodb.SequenceNumber)
+				if rs <= prevSeq || rs < lo || (hi != nil && rs > *hi) {
+					t.Fatalf("record %s in shard %d [%s, %s] after record %s", rs, i, lo, aws.ToString(hi), prevSeq)
+				}
+				prevSeq = rs
+				img, err := attributevalue.FromDynamoDBStreamsMap(r.Dynamodb.NewImage)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if msg := checkItem(img); msg != "" {
+					t.Fatalf("stream record %s: %s", rs, msg)
+				}
+				seq, _ := strconv.Atoi(img["seq"].(*types.AttributeValueMemberN).Value)
+				last[img["pk"].(*types.AttributeValueMemberS).Value] = seq
+				n++
 			}
-			seq, _ := strconv.Atoi(img["seq"].(*types.AttributeValueMemberN).Value)
-			last[img["pk"].(*types.AttributeValueMemberS).Value] = seq
-			n++
+			if len(out.Records) == 0 && hi == nil {
+				break // the open shard, read to its end
+			}
+			next = out.NextShardIterator
 		}
-		if len(out.Records) == 0 {
-			break
-		}
-		next = out.NextShardIterator
 	}
 	for key, v := range items {
 		if rv, ok := last[key]; !ok || rv != v {
@@ -427,5 +451,5 @@ func checkStream(t *testing.T, db *local.DB, items map[string]int) {
 			t.Fatalf("stream record of %s, which is not in the table", key)
 		}
 	}
-	t.Logf("stream: %d records, one for each write of the %d items", n, len(items))
+	t.Logf("stream: %d records in %d shards, one for each write of the %d items", n, len(shards), len(items))
 }
