@@ -51,8 +51,8 @@ type PartiQLAPI interface {
 
 var _ PartiQLAPI = (*dynamodb.Client)(nil)
 
-// ItemJSONReader is an optional capability of an API: answering GetItem
-// and Query with the items already written as DynamoDB JSON (the
+// ItemJSONReader is an optional capability of an API: answering GetItem,
+// Query and Scan with the items already written as DynamoDB JSON (the
 // awsJson1_0 protocol's attribute values), so that a backend that stores
 // items in an encoding of its own transcodes them to the answer without
 // building attribute values that a server would only encode again. The
@@ -60,8 +60,8 @@ var _ PartiQLAPI = (*dynamodb.Client)(nil)
 // serves does.
 //
 // Each method appends to dst the JSON of the answer's items (GetItem: the
-// item's object, nothing when it is absent; Query: the array of the page's
-// items) and returns the output without them, and dst extended. A nil
+// item's object, nothing when it is absent; Query and Scan: the array of
+// the page's items) and returns the output without them, and dst extended. A nil
 // output with a nil error means the backend does not answer this request
 // that way (a projection, a filter, ...), and dst is returned unchanged:
 // the caller then calls the ordinary method. On error the returned slice
@@ -69,6 +69,7 @@ var _ PartiQLAPI = (*dynamodb.Client)(nil)
 type ItemJSONReader interface {
 	GetItemJSON(ctx context.Context, in *dynamodb.GetItemInput, dst []byte) (*dynamodb.GetItemOutput, []byte, error)
 	QueryJSON(ctx context.Context, in *dynamodb.QueryInput, dst []byte) (*dynamodb.QueryOutput, []byte, error)
+	ScanJSON(ctx context.Context, in *dynamodb.ScanInput, dst []byte) (*dynamodb.ScanOutput, []byte, error)
 }
 
 // Backend is an API that may hold resources: Close releases them. For the

@@ -8,6 +8,7 @@ var (
 	_ timetable.Syncer  = (*DB)(nil)
 	_ timetable.Backend = (*DB)(nil)
 
-	_ timetable.PartiQLAPI = (*DB)(nil)
-	_ timetable.StreamsAPI = (*DB)(nil)
+	_ timetable.PartiQLAPI     = (*DB)(nil)
+	_ timetable.StreamsAPI     = (*DB)(nil)
+	_ timetable.ItemJSONReader = (*DB)(nil)
 )

@@ -85,18 +85,71 @@ func (db *DB) getItemJSON(t *table, in *dynamodb.GetItemInput, dst []byte) (*dyn
 // local index whose items are read from the table, QueryJSON returns a nil
 // output, no error and dst unchanged, and the caller calls Query.
 func (db *DB) QueryJSON(_ context.Context, in *dynamodb.QueryInput, dst []byte) (*dynamodb.QueryOutput, []byte, error) {
-	if in.ProjectionExpression != nil || len(in.AttributesToGet) > 0 ||
-		in.FilterExpression != nil || len(in.QueryFilter) > 0 ||
-		(in.Select != "" && in.Select != types.SelectAllAttributes && in.Select != types.SelectAllProjectedAttributes) {
+	if !wholeItems(in.ProjectionExpression, in.AttributesToGet, in.FilterExpression, len(in.QueryFilter), in.Select) {
 		return nil, dst, nil
 	}
+	var q *queryPlan
+	return scanJSON(db, "Query", in.TableName, dst, func(t *table) (*scan, error) {
+		var err error
+		if q, err = planQuery(t, in); err != nil {
+			return nil, err
+		}
+		return q.s, nil
+	}, func(s *scan, r *scanResult) *dynamodb.QueryOutput {
+		q.trimLastKey(r)
+		return &dynamodb.QueryOutput{
+			Count:            int32(r.count),
+			ScannedCount:     int32(r.scanned),
+			LastEvaluatedKey: r.lastKey,
+			ConsumedCapacity: s.usage(r).consumed(in.ReturnConsumedCapacity),
+		}
+	})
+}
+
+// ScanJSON is Scan with the page's items appended to dst as the JSON array
+// of the answer's Items (timetable.ItemJSONReader). On error the returned
+// slice is dst as given.
+//
+// Only a Scan that returns its items whole is served this way: with a
+// ProjectionExpression, AttributesToGet, a FilterExpression or ScanFilter,
+// or a Select other than ALL_ATTRIBUTES or ALL_PROJECTED_ATTRIBUTES,
+// ScanJSON returns a nil output, no error and dst unchanged, and the
+// caller calls Scan.
+func (db *DB) ScanJSON(_ context.Context, in *dynamodb.ScanInput, dst []byte) (*dynamodb.ScanOutput, []byte, error) {
+	if !wholeItems(in.ProjectionExpression, in.AttributesToGet, in.FilterExpression, len(in.ScanFilter), in.Select) {
+		return nil, dst, nil
+	}
+	return scanJSON(db, "Scan", in.TableName, dst, func(t *table) (*scan, error) {
+		return planScan(t, in)
+	}, func(s *scan, r *scanResult) *dynamodb.ScanOutput {
+		return &dynamodb.ScanOutput{
+			Count:            int32(r.count),
+			ScannedCount:     int32(r.scanned),
+			LastEvaluatedKey: r.lastKey,
+			ConsumedCapacity: s.usage(r).consumed(in.ReturnConsumedCapacity),
+		}
+	})
+}
+
+// wholeItems reports whether a Query's or Scan's parameters leave its
+// items whole: no projection, no filter, and a Select that returns items.
+func wholeItems(proj *string, attrs []string, filter *string, legacyFilters int, sel types.Select) bool {
+	return proj == nil && len(attrs) == 0 && filter == nil && legacyFilters == 0 &&
+		(sel == "" || sel == types.SelectAllAttributes || sel == types.SelectAllProjectedAttributes)
+}
+
+// scanJSON runs, as operation op on the table named name, the scan that
+// plan checks and makes, appending its items' JSON to dst, and returns
+// the output that out builds from its result. A scan that does not return
+// its items whole (an index read that fetches from the table, say) is not
+// run: the output is nil, and dst as given, as on error.
+func scanJSON[O any](db *DB, op string, name *string, dst []byte, plan func(*table) (*scan, error), out func(*scan, *scanResult) *O) (*O, []byte, error) {
 	n := len(dst)
-	out, err := tableOperation(db, "Query", in.TableName, func(t *table) (*dynamodb.QueryOutput, error) {
-		q, err := planQuery(t, in)
+	o, err := tableOperation(db, op, name, func(t *table) (*O, error) {
+		s, err := plan(t)
 		if err != nil {
 			return nil, err
 		}
-		s := q.s
 		if s.filter != nil || s.proj.set() || s.count || s.fetch || s.filterFetch {
 			return nil, nil
 		}
@@ -104,18 +157,12 @@ func (db *DB) QueryJSON(_ context.Context, in *dynamodb.QueryInput, dst []byte) 
 		if r, dst, err = db.runScanJSON(s, dst); err != nil {
 			return nil, err
 		}
-		q.trimLastKey(r)
-		return &dynamodb.QueryOutput{
-			Count:            int32(r.count),
-			ScannedCount:     int32(r.scanned),
-			LastEvaluatedKey: r.lastKey,
-			ConsumedCapacity: s.usage(r).consumed(in.ReturnConsumedCapacity),
-		}, nil
+		return out(s, r), nil
 	})
-	if err != nil || out == nil {
+	if err != nil || o == nil {
 		return nil, dst[:n], err
 	}
-	return out, dst, nil
+	return o, dst, nil
 }
 
 // runScanJSON is runScan for a scan without filter, projection, Select

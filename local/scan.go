@@ -20,6 +20,26 @@ func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynam
 }
 
 func (db *DB) scanOp(t *table, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
+	s, err := planScan(t, in)
+	if err != nil {
+		return nil, err
+	}
+	r, err := db.runScan(s)
+	if err != nil {
+		return nil, err
+	}
+	return &dynamodb.ScanOutput{
+		Items:            r.items,
+		Count:            int32(r.count),
+		ScannedCount:     int32(r.scanned),
+		LastEvaluatedKey: r.lastKey,
+		ConsumedCapacity: s.usage(r).consumed(in.ReturnConsumedCapacity),
+	}, nil
+}
+
+// planScan checks a Scan of table t, in DynamoDB Local's order, and returns
+// the scan that serves it.
+func planScan(t *table, in *dynamodb.ScanInput) (*scan, error) {
 	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
 		return nil, err
 	}
@@ -164,18 +184,7 @@ func (db *DB) scanOp(t *table, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, er
 			sp.filterFetch = true
 		}
 	}
-	s := sp.scan(lower, upper, false)
-	r, err := db.runScan(s)
-	if err != nil {
-		return nil, err
-	}
-	return &dynamodb.ScanOutput{
-		Items:            r.items,
-		Count:            int32(r.count),
-		ScannedCount:     int32(r.scanned),
-		LastEvaluatedKey: r.lastKey,
-		ConsumedCapacity: s.usage(r).consumed(in.ReturnConsumedCapacity),
-	}, nil
+	return sp.scan(lower, upper, false), nil
 }
 
 func be64(v uint64) []byte {

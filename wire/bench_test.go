@@ -108,6 +108,37 @@ func BenchmarkHandler_Load(b *testing.B) {
 	b.ReportMetric(float64(cpuTime()-cpu0)/float64(i), "cpu-ns/op")
 }
 
+// BenchmarkHandler_Scan serves a Scan of 100 items (of
+// BenchmarkHandler_Load's table) without the network, side by side:
+// transcoded from the stored items to JSON (the engine's ItemJSONReader),
+// and decoded into attribute values and encoded again (the same engine
+// without it).
+func BenchmarkHandler_Scan(b *testing.B) {
+	db, _ := loadRequests(b)
+	auth := "AWS4-HMAC-SHA256 Credential=test/20240101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=00"
+	body := []byte(`{"TableName":"bench_load","Limit":100}`)
+	for _, c := range []struct {
+		name string
+		h    http.Handler
+	}{{"transcoded", wire.New(db, nil)}, {"decoded", wire.New(plainAPI{db}, nil)}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			w := &bufWriter{h: http.Header{}}
+			for b.Loop() {
+				hr, _ := http.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
+				hr.Header.Set("X-Amz-Target", "DynamoDB_20120810.Scan")
+				hr.Header.Set("Authorization", auth)
+				clear(w.h)
+				w.code, w.n = 0, 0
+				c.h.ServeHTTP(w, hr)
+				if w.code != http.StatusOK || w.n < 100*100 {
+					b.Fatalf("status %d, %d bytes", w.code, w.n)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkServer_Load sends the requests of BenchmarkHandler_Load over
 // TCP on 127.0.0.1, from 8 goroutines with a kept-alive connection each
 // (hand-written requests, answers read with net/http's parser), to the

@@ -9,7 +9,7 @@ import (
 	"github.com/timetable-db/timetable"
 )
 
-// itemJSONOps replaces GetItem and Query in ops by operations that ask
+// itemJSONOps replaces GetItem, Query and Scan in ops by operations that ask
 // api's timetable.ItemJSONReader for the items' JSON, when api has one.
 func itemJSONOps(api timetable.API, ops map[string]*operation) {
 	r, ok := api.(timetable.ItemJSONReader)
@@ -21,6 +21,9 @@ func itemJSONOps(api timetable.API, ops map[string]*operation) {
 	})
 	ops["Query"] = jsonOp("Query", "Items", r.QueryJSON, func(ctx context.Context, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
 		return api.Query(ctx, in)
+	})
+	ops["Scan"] = jsonOp("Scan", "Items", r.ScanJSON, func(ctx context.Context, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
+		return api.Scan(ctx, in)
 	})
 }
 

@@ -27,9 +27,9 @@ var _ timetable.ItemJSONReader = (*local.DB)(nil)
 // the ordinary path: attribute values decoded, then encoded.
 type plainAPI struct{ timetable.API }
 
-// TestItemJSON_SameAnswers serves random items through GetItem and Query
-// (table, global and local indexes, both directions, pages, capacity, and
-// the requests the engine declines) by a Handler over the engine, which
+// TestItemJSON_SameAnswers serves random items through GetItem, Query and
+// Scan (table, global and local indexes, both directions, pages, segments,
+// capacity, and the requests the engine declines) by a Handler over the engine, which
 // transcodes stored items to JSON, and by one over the same engine without
 // that capability, and compares the answers as decoded JSON.
 func TestItemJSON_SameAnswers(t *testing.T) {
@@ -128,6 +128,41 @@ func TestItemJSON_SameAnswers(t *testing.T) {
 			}
 		}
 	}
+	// Scans of the table and of each index: pages, segments, start keys.
+	for _, ix := range []string{"", "gall", "gkeys", "linc"} {
+		index := ""
+		if ix != "" {
+			index = fmt.Sprintf(`,"IndexName":%q`, ix)
+		}
+		for _, opts := range []string{
+			``, `,"Limit":7`, `,"Limit":200`, `,"Segment":1,"TotalSegments":3`, `,"Segment":0,"TotalSegments":2,"Limit":5`,
+			`,"Select":"ALL_ATTRIBUTES"`, `,"Select":"ALL_PROJECTED_ATTRIBUTES"`, `,"Select":"COUNT"`, `,"ProjectionExpression":"a0"`,
+			`,"FilterExpression":"attribute_exists(a0)"`, `,"ConsistentRead":true`,
+		} {
+			for _, c := range capacity {
+				check("Scan", fmt.Sprintf(`{"TableName":%q%s%s%s}`, table, index, opts, c))
+			}
+		}
+		// Every page of a paged scan, each from the last one's key.
+		start := ""
+		for page := 0; ; page++ {
+			body := fmt.Sprintf(`{"TableName":%q%s,"Limit":11%s}`, table, index, start)
+			check("Scan", body)
+			a, _ := postTo(fast, "Scan", body)
+			var out struct{ LastEvaluatedKey json.RawMessage }
+			if err := json.Unmarshal(a, &out); err != nil {
+				t.Fatal(err)
+			}
+			if out.LastEvaluatedKey == nil {
+				break
+			}
+			if page > parts*perPart {
+				t.Fatalf("scan of %q does not end", ix)
+			}
+			start = `,"ExclusiveStartKey":` + string(out.LastEvaluatedKey)
+		}
+	}
+
 	// Errors: the same answers.
 	check("GetItem", `{"TableName":"missing","Key":{"pk":{"S":"p"},"sk":{"N":"1"}}}`)
 	check("GetItem", fmt.Sprintf(`{"TableName":%q,"Key":{"pk":{"S":"p"}}}`, table))
@@ -136,6 +171,11 @@ func TestItemJSON_SameAnswers(t *testing.T) {
 	check("Query", fmt.Sprintf(`{"TableName":%q,"KeyConditionExpression":"sk = :p","ExpressionAttributeValues":{":p":{"N":"1"}}}`, table))
 	check("Query", fmt.Sprintf(`{"TableName":%q,"IndexName":"nope","KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p"}}}`, table))
 	check("Query", fmt.Sprintf(`{"TableName":%q,"KeyConditionExpression":"pk = :p","ExpressionAttributeValues":{":p":{"S":"p0"}},"Limit":0}`, table))
+	check("Scan", `{"TableName":"missing"}`)
+	check("Scan", fmt.Sprintf(`{"TableName":%q,"IndexName":"nope"}`, table))
+	check("Scan", fmt.Sprintf(`{"TableName":%q,"Segment":3,"TotalSegments":2}`, table))
+	check("Scan", fmt.Sprintf(`{"TableName":%q,"IndexName":"gall","ConsistentRead":true}`, table))
+	check("Scan", fmt.Sprintf(`{"TableName":%q,"ExclusiveStartKey":{"pk":{"S":"p0"}}}`, table))
 }
 
 func postTo(h http.Handler, op, body string) ([]byte, int) {
