@@ -499,6 +499,35 @@ func init() {
 			_, err := h.partiql().BatchExecuteStatement(h.Ctx, &dynamodb.BatchExecuteStatementInput{Statements: ss})
 			h.WantError(err, "ValidationException", "BatchGetItem cannot fetch more than 25 items")
 		}),
+		// A WHERE clause without an equality on each key attribute, with an
+		// operand of the wrong type in its other conditions: the operand is
+		// reported, in each API.
+		pqCase("Error/OperandTypeBeforeKeyEquality", func(h *H, tbl string) {
+			const msg = "Incorrect operand type for operator or function; operator or function: <=, operand type: BOOL"
+			_, err := h.partiql().ExecuteStatement(h.Ctx, &dynamodb.ExecuteStatementInput{
+				Statement: aws.String(fmt.Sprintf(`DELETE FROM "%s" WHERE pk = 'a' AND x <= true`, tbl))})
+			h.WantError(err, "ValidationException", msg)
+			_, err = h.partiql().ExecuteTransaction(h.Ctx, &dynamodb.ExecuteTransactionInput{TransactStatements: []types.ParameterizedStatement{
+				{Statement: aws.String(fmt.Sprintf(`EXISTS(SELECT * FROM "%s" WHERE pk = 'a' AND x <= true)`, tbl))}}})
+			h.WantError(err, "ValidationException", "Validation failed in TransactStatements[0]: "+msg)
+			for _, stmt := range []string{`SELECT * FROM "%s" WHERE pk = 'a' AND x <= true`, `UPDATE "%s" SET y = 1 WHERE pk = 'a' AND x <= true`} {
+				out, err := h.partiql().BatchExecuteStatement(h.Ctx, &dynamodb.BatchExecuteStatementInput{Statements: []types.BatchStatementRequest{
+					{Statement: aws.String(fmt.Sprintf(stmt, tbl))}}})
+				h.Must(err)
+				if r := out.Responses[0]; r.Error == nil || r.Error.Code != types.BatchStatementErrorCodeEnumValidationError || aws.ToString(r.Error.Message) != msg {
+					h.t.Fatalf("batch of %s: %+v, want ValidationError %q", stmt, r.Error, msg)
+				}
+			}
+		}),
+		pqCase("Batch/TooManyWrites", func(h *H, tbl string) {
+			var ss []types.BatchStatementRequest
+			for i := range 26 {
+				ss = append(ss, types.BatchStatementRequest{Statement: aws.String(fmt.Sprintf(`INSERT INTO "%s" VALUE {'pk': 'w', 'sk': %d}`, tbl, i))})
+			}
+			_, err := h.partiql().BatchExecuteStatement(h.Ctx, &dynamodb.BatchExecuteStatementInput{Statements: ss})
+			h.WantError(err, "ValidationException", "BatchWriteItem cannot write more than 25 items")
+			h.WantItem(h.Get(tbl, pqKey("w", "0")), nil)
+		}),
 
 		pqCase("Transaction/Writes", func(h *H, tbl string) {
 			_, err := h.partiql().ExecuteTransaction(h.Ctx, &dynamodb.ExecuteTransactionInput{TransactStatements: []types.ParameterizedStatement{

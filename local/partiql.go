@@ -213,15 +213,8 @@ func (db *DB) pqWriteOp(st partiql.Statement, params []types.AttributeValue, onF
 	}
 	// DynamoDB Local checks the conditions, then an update's paths, before
 	// the key's types.
-	if len(rest) > 0 {
-		cb := newPQExprs(params)
-		c, err := cb.andAll(rest, "")
-		if err != nil {
-			return nil, err
-		}
-		if _, err := cb.compiler().Condition(c); err != nil {
-			return nil, stripExprKind(err)
-		}
+	if err := checkPQConditions(params, rest); err != nil {
+		return nil, err
 	}
 	if u, ok := st.(*partiql.Update); ok {
 		ub := newPQExprs(params)

@@ -82,7 +82,7 @@ func (db *DB) batchExecute(ctx context.Context, in *dynamodb.BatchExecuteStateme
 		if reads > 0 {
 			return nil, validationError("BatchGetItem cannot fetch more than 25 items")
 		}
-		return nil, validationError("Too many items requested for the BatchWriteItem call")
+		return nil, validationError("BatchWriteItem cannot write more than 25 items")
 	}
 	out := &dynamodb.BatchExecuteStatementOutput{Responses: make([]types.BatchStatementResponse, n)}
 	// Capacity is reported per table, in the order of first use, as by

@@ -454,9 +454,32 @@ func (b *pqExprs) itemKey(m *tableMeta, where partiql.Expr) (Item, []partiql.Exp
 		rest = append(rest, c)
 	}
 	if key[m.Hash] == nil || (m.Range != "" && key[m.Range] == nil) {
+		// DynamoDB Local reports an operand of the wrong type in the
+		// other conditions first.
+		if err := checkPQConditions(b.params, rest); err != nil {
+			return nil, nil, err
+		}
 		return nil, nil, validationError(msgPQKeyEquality)
 	}
 	return key, rest, nil
+}
+
+// checkPQConditions compiles the conditions rest of a WHERE clause (with
+// the statement's params) and returns the error DynamoDB's expression
+// rules find in them, if any.
+func checkPQConditions(params []types.AttributeValue, rest []partiql.Expr) error {
+	if len(rest) == 0 {
+		return nil
+	}
+	cb := newPQExprs(params)
+	c, err := cb.andAll(rest, "")
+	if err != nil {
+		return err
+	}
+	if _, err := cb.compiler().Condition(c); err != nil {
+		return stripExprKind(err)
+	}
+	return nil
 }
 
 // checkPQKey checks the types of the key attributes of item against the
