@@ -21,6 +21,9 @@ type Expression struct {
 	// Key maps each key attribute compared with "=" to its value: the
 	// primary key of a GetItem or BatchGetItem.
 	Key map[string]string
+	// Attrs maps each value placeholder to the key attribute it is
+	// compared with, whose type (Table.KeySchema) the value takes.
+	Attrs map[string]string
 }
 
 // Expression fills the pattern's key condition with values (one for each
@@ -82,7 +85,7 @@ func (d *Design) Expression(pattern string, values map[string]string) (*Expressi
 
 // expression fills terms with values and joins them by AND.
 func (p *AccessPattern) expression(terms []Term, values map[string]string) (*Expression, error) {
-	x := &Expression{Names: map[string]string{}, Values: map[string]string{}, Key: map[string]string{}}
+	x := &Expression{Names: map[string]string{}, Values: map[string]string{}, Key: map[string]string{}, Attrs: map[string]string{}}
 	var parts []string
 	for i, t := range terms {
 		name := "#k" + strconv.Itoa(i)
@@ -95,6 +98,7 @@ func (p *AccessPattern) expression(terms []Term, values map[string]string) (*Exp
 			}
 			ph := ":v" + strconv.Itoa(len(x.Values))
 			x.Values[ph] = v
+			x.Attrs[ph] = t.Attr
 			vals[j] = ph
 			if t.Op == OpEq {
 				x.Key[t.Attr] = v

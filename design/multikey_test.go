@@ -1,6 +1,7 @@
 package design
 
 import (
+	"bytes"
 	"maps"
 	"slices"
 	"strings"
@@ -279,6 +280,9 @@ func TestDesign_Expression_MultiKey(t *testing.T) {
 	if want := map[string]string{"siteId": "s1", "kind": "day", "day": "2024-01-15"}; !maps.Equal(x.Key, want) {
 		t.Errorf("Key = %v", x.Key)
 	}
+	if want := map[string]string{":v0": "siteId", ":v1": "kind", ":v2": "day", ":v3": "path"}; !maps.Equal(x.Attrs, want) {
+		t.Errorf("Attrs = %v", x.Attrs)
+	}
 
 	x, err = d.Expression("Days of a site", map[string]string{"siteId": "s1", "from": "2024-01-01", "to": "2024-01-31"})
 	if err != nil || x.KeyCondition != "#k0 = :v0 AND #k1 = :v1 AND #k2 BETWEEN :v2 AND :v3" || x.Values[":v3"] != "2024-01-31" {
@@ -313,4 +317,23 @@ func TestDesign_Expression_MultiKey(t *testing.T) {
 	if _, err := d.Expression("nope", vals); err == nil {
 		t.Error("no error for an unknown pattern")
 	}
+}
+
+func TestMarkdown_MultiKey(t *testing.T) {
+	d := siteStats()
+	if err := d.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	// Another partition of byDay: the same site, another kind.
+	d.Entities = append(d.Entities, Entity{
+		Name:       "DayTotal",
+		Keys:       map[string]Template{"pk": "SITE#{siteId}", "sk": "TOTAL#{day}", "siteId": "{siteId}", "kind": "total", "day": "{day}", "path": "*"},
+		Attributes: []Attribute{{Name: "siteId"}, {Name: "day", Format: LayoutDay}, {Name: "views", Type: "N"}},
+		Example:    map[string]string{"siteId": "s1", "day": "2024-01-14", "views": "49"},
+	})
+	d.AccessPattern("Items of a site").Returns = append(d.AccessPattern("Items of a site").Returns, "DayTotal")
+	if err := d.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "sitestats.md", render(t, func(b *bytes.Buffer) error { return d.Markdown(b) }))
 }
