@@ -134,7 +134,7 @@ type Entity struct {
 	// Keys maps each key attribute the item sets (the table's keys and the
 	// keys of the indexes it appears in) to the template of its value,
 	// such as "pk": "SITE#{siteId}". An item appears in a secondary index
-	// only if it sets that index's keys (a sparse index).
+	// only if it sets all that index's key attributes (a sparse index).
 	Keys map[string]Template
 	// Attributes lists the values the key templates are built from and the
 	// other attributes the item stores. Every placeholder of Keys must name
@@ -199,6 +199,12 @@ type AccessPattern struct {
 	//	pk = SENSOR#{id} AND sk BETWEEN {from} AND {to}
 	//	pk = SENSOR#{id} AND sk >= {from}       (also >, <, <=)
 	//	gsi1pk = SITE#{siteId} AND begins_with(gsi1sk, PERIOD#day#)
+	//
+	// On an index with a multi-attribute key, an equality on each partition
+	// attribute and conditions on sort attributes from the left, in any
+	// order (see Index.MorePartitionKeys):
+	//
+	//	siteId = {siteId} AND kind = day AND day BETWEEN {from} AND {to}
 	//
 	// GetItem and BatchGetItem give the full primary key with "=". Scan
 	// has no key condition.

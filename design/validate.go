@@ -30,7 +30,8 @@ const (
 	// of its entity (or parameter of its access pattern).
 	CodeUnknownAttribute Code = "unknown-attribute"
 	// CodeKeySchema: an entity's keys do not fit the key schema: a missing
-	// table key, an attribute that is no key, one index key of two, a key
+	// table key, an attribute that is no key, some of a global index's key
+	// attributes but not all (when one it sets serves no other key), a key
 	// of type N or B built from text.
 	CodeKeySchema Code = "key-schema"
 	// CodeKeyMismatch: an access pattern's condition names other keys than
