@@ -3,6 +3,7 @@ package design
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -48,27 +49,51 @@ func (t Term) String() string {
 }
 
 // KeyCondition is a parsed key condition template: an equality on the
-// partition key and at most one condition on the sort key.
+// partition key and at most one condition on the sort key or, on an index
+// with a multi-attribute key, an equality on each partition key attribute
+// and conditions on sort key attributes.
 type KeyCondition struct {
+	// Partition is the equality on the partition key: of two terms, the
+	// first equality; of more, the first term that is an equality. Only the
+	// key schema tells which terms of a longer condition are on the
+	// partition key (Table.KeySchema).
 	Partition Term
-	// Sort is nil when the condition names only the partition key.
+	// Sort is the other term of a condition of two terms, nil for one term
+	// or for more than two.
 	Sort *Term
+	// Terms are all the terms, in the order written.
+	Terms []Term
 }
 
-// String returns the condition in key condition syntax.
+// String returns the condition in key condition syntax: the partition
+// term first, or the terms of a longer condition in the order written.
 func (k *KeyCondition) String() string {
+	if len(k.Terms) > 2 {
+		parts := make([]string, len(k.Terms))
+		for i, t := range k.Terms {
+			parts[i] = t.String()
+		}
+		return strings.Join(parts, " AND ")
+	}
 	if k.Sort == nil {
 		return k.Partition.String()
 	}
 	return k.Partition.String() + " AND " + k.Sort.String()
 }
 
+// maxTerms is the most terms a key condition can have: one for each of
+// four partition and four sort key attributes.
+const maxTerms = 8
+
 // ParseKeyCondition parses a key condition template (see
 // AccessPattern.Key). The partition term is the equality: with two
-// equalities it is the first one. Values are templates; they must not
-// contain spaces, parentheses or commas. IN, OR, NOT, <> and functions other
-// than begins_with are refused with the reason, as DynamoDB refuses them in
-// a KeyConditionExpression.
+// equalities it is the first one. A condition on a multi-attribute key has
+// up to eight terms (see Index.MorePartitionKeys), at least one of them an
+// equality; whether they fit the key schema is Validate's and
+// Design.Expression's to check. Values are templates; they must not contain
+// spaces, parentheses or commas. IN, OR, NOT, <> and functions other than
+// begins_with are refused with the reason, as DynamoDB refuses them in a
+// KeyConditionExpression. Two conditions on one attribute are refused.
 func ParseKeyCondition(s string) (*KeyCondition, error) {
 	toks := lexCondition(s)
 	p := &condParser{src: s, toks: toks}
@@ -95,7 +120,7 @@ func ParseKeyCondition(s string) (*KeyCondition, error) {
 		if terms[0].Op != OpEq {
 			return nil, p.errorf("the partition key needs an equality (=), found %s", terms[0])
 		}
-		return &KeyCondition{Partition: terms[0]}, nil
+		return &KeyCondition{Partition: terms[0], Terms: terms}, nil
 	case 2:
 		a, b := terms[0], terms[1]
 		if a.Op != OpEq {
@@ -107,9 +132,23 @@ func ParseKeyCondition(s string) (*KeyCondition, error) {
 		if a.Attr == b.Attr {
 			return nil, p.errorf("two conditions on %s", a.Attr)
 		}
-		return &KeyCondition{Partition: a, Sort: &b}, nil
+		return &KeyCondition{Partition: a, Sort: &b, Terms: terms}, nil
 	}
-	return nil, p.errorf("a key condition has at most two terms, found %d", len(terms))
+	if len(terms) > maxTerms {
+		return nil, p.errorf("a key condition has at most %d terms (four partition and four sort key attributes), found %d", maxTerms, len(terms))
+	}
+	seen := map[string]bool{}
+	for _, t := range terms {
+		if seen[t.Attr] {
+			return nil, p.errorf("two conditions on %s", t.Attr)
+		}
+		seen[t.Attr] = true
+	}
+	i := slices.IndexFunc(terms, func(t Term) bool { return t.Op == OpEq })
+	if i < 0 {
+		return nil, p.errorf("the partition key needs an equality (=); no term of %d is one", len(terms))
+	}
+	return &KeyCondition{Partition: terms[i], Terms: terms}, nil
 }
 
 // lexCondition splits s into words and the punctuation ( ) , = < > <= >= <>.

@@ -78,6 +78,22 @@ type Index struct {
 	// SortKey is the index's sort key; a zero Key means none (global
 	// indexes only).
 	SortKey Key
+	// MorePartitionKeys and MoreSortKeys make a global index's key
+	// multi-attribute: the partition key attributes after PartitionKey and
+	// the sort key attributes after SortKey, in key schema order. DynamoDB
+	// allows up to four of each (so up to three more), on global indexes
+	// only; MoreSortKeys needs a SortKey. Nil means a single attribute, as
+	// before. An item appears in such an index only if it has every one of
+	// its key attributes, and a query gives an equality on each partition
+	// attribute and conditions on the sort attributes from the left:
+	// equalities on the first ones, then at most one range condition
+	// (<, <=, >, >=, BETWEEN, begins_with), and nothing after it:
+	//
+	//	siteId = {siteId} AND kind = day AND day BETWEEN {from} AND {to}
+	//
+	// Table.KeySchema returns all of an index's key attributes in order.
+	MorePartitionKeys []Key
+	MoreSortKeys      []Key
 	// Projection lists the attributes copied into the index.
 	Projection Projection
 	// Description says what the index is for.
@@ -118,7 +134,7 @@ type Entity struct {
 	// Keys maps each key attribute the item sets (the table's keys and the
 	// keys of the indexes it appears in) to the template of its value,
 	// such as "pk": "SITE#{siteId}". An item appears in a secondary index
-	// only if it sets that index's keys (a sparse index).
+	// only if it sets all that index's key attributes (a sparse index).
 	Keys map[string]Template
 	// Attributes lists the values the key templates are built from and the
 	// other attributes the item stores. Every placeholder of Keys must name
@@ -184,6 +200,12 @@ type AccessPattern struct {
 	//	pk = SENSOR#{id} AND sk >= {from}       (also >, <, <=)
 	//	gsi1pk = SITE#{siteId} AND begins_with(gsi1sk, PERIOD#day#)
 	//
+	// On an index with a multi-attribute key, an equality on each partition
+	// attribute and conditions on sort attributes from the left, in any
+	// order (see Index.MorePartitionKeys):
+	//
+	//	siteId = {siteId} AND kind = day AND day BETWEEN {from} AND {to}
+	//
 	// GetItem and BatchGetItem give the full primary key with "=". Scan
 	// has no key condition.
 	Key string
@@ -234,9 +256,36 @@ func (t *Table) Index(name string) *Index {
 	return nil
 }
 
-// keysOf returns the key schema of the table (index "") or of the named
-// index, and false if there is no such index. An LSI's zero partition key is
-// the table's.
+// KeySchema returns the key attributes of the table (index "") or of the
+// named index in key schema order: the partition key attributes, then the
+// sort key attributes (none if it has no sort key). A local index's zero
+// partition key is the table's. ok is false if there is no such index. The
+// slices are the caller's.
+func (t *Table) KeySchema(index string) (partition, sort []Key, ok bool) {
+	pk, sk, ok := t.keysOf(index)
+	if !ok {
+		return nil, nil, false
+	}
+	partition = []Key{pk}
+	if !sk.IsZero() {
+		sort = []Key{sk}
+	}
+	if ix := t.Index(index); ix != nil && index != "" {
+		partition = append(partition, ix.MorePartitionKeys...)
+		sort = append(sort, ix.MoreSortKeys...)
+	}
+	return partition, sort, true
+}
+
+// multiKey reports whether the named index has a multi-attribute key.
+func (t *Table) multiKey(index string) bool {
+	ix := t.Index(index)
+	return index != "" && ix != nil && len(ix.MorePartitionKeys)+len(ix.MoreSortKeys) > 0
+}
+
+// keysOf returns the first partition and sort key attributes of the table
+// (index "") or of the named index, and false if there is no such index. An
+// LSI's zero partition key is the table's.
 func (t *Table) keysOf(index string) (pk, sk Key, ok bool) {
 	if index == "" {
 		return t.PartitionKey, t.SortKey, true
@@ -283,20 +332,21 @@ func (e *Entity) Attribute(name string) *Attribute {
 }
 
 // InIndex reports whether items of e appear in the index of the table t
-// named index ("" for the table itself): whether e sets the index's keys.
+// named index ("" for the table itself): whether e sets every key attribute
+// of the index, all of a multi-attribute key's. An entity that sets only
+// some of them is not in the index (Validate reports it when an attribute it
+// sets serves no other key).
 func (e *Entity) InIndex(t *Table, index string) bool {
-	pk, sk, ok := t.keysOf(index)
+	pks, sks, ok := t.KeySchema(index)
 	if !ok {
 		return false
 	}
-	if _, ok := e.Keys[pk.Name]; !ok {
-		return false
+	for _, k := range append(pks, sks...) {
+		if _, ok := e.Keys[k.Name]; !ok {
+			return false
+		}
 	}
-	if sk.IsZero() {
-		return true
-	}
-	_, ok = e.Keys[sk.Name]
-	return ok
+	return true
 }
 
 // KeyValues fills e's key templates with values and returns each key

@@ -11,9 +11,36 @@
 //	pk = SITE#{siteId} AND sk BETWEEN REALTIME#{start} AND REALTIME#{end}
 //
 // Code that builds keys and queries can take them from the same Design
-// (Entity.KeyValues, AccessPattern.Expression, Template.Fill and
-// Template.Match), so the documents cannot drift from the code. Analytics returns the design of the web-analytics table; other
+// (Entity.KeyValues, AccessPattern.Expression, Design.Expression,
+// Template.Fill and Template.Match), so the documents cannot drift from the
+// code. Analytics returns the design of the web-analytics table; other
 // packages declare their own Designs as literals.
+//
+// # Multi-attribute keys
+//
+// A global index's key may have up to four partition and four sort key
+// attributes (Index.MorePartitionKeys, Index.MoreSortKeys), often
+// attributes the items store anyway rather than built strings:
+//
+//	Index{Name: "byDay",
+//		PartitionKey: Key{Name: "siteId"}, MorePartitionKeys: []Key{{Name: "kind"}},
+//		SortKey: Key{Name: "day"}, MoreSortKeys: []Key{{Name: "path"}}}
+//
+// An item is in such an index only if it has every key attribute; an
+// entity that sets some of them is not in it (Entity.InIndex), which
+// Validate reports only when an attribute it sets serves no other key. A
+// query gives an equality on every partition attribute and conditions on
+// the sort attributes from the left, at most one of them a range, the
+// last:
+//
+//	siteId = {siteId} AND kind = day AND day = {day} AND begins_with(path, {prefix})
+//
+// Validate reports a condition that does not (CodePartitionKeys,
+// CodeSortKeyGap, CodeAfterRange), too many attributes, such a key on a
+// local index, an attribute twice in one key schema, and an attribute whose
+// type differs from its key's. Design.Expression builds the condition with
+// its terms in key schema order; the documents list every key attribute
+// and chart an index's items sorted by all of them.
 //
 // # Validation
 //

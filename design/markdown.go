@@ -108,6 +108,18 @@ func keyCell(k Key) string {
 	return code(k.Name) + " (" + string(k.typ()) + ")"
 }
 
+// keysCell shows the attributes of a key, a multi-attribute key's joined
+// by "+" in key schema order: "`siteId` (S) + `kind` (S)".
+func keysCell(ks []Key) string {
+	cells := make([]string, 0, len(ks))
+	for _, k := range ks {
+		if c := keyCell(k); c != "" {
+			cells = append(cells, c)
+		}
+	}
+	return strings.Join(cells, " + ")
+}
+
 func (d *Design) writeTable(b *strings.Builder) {
 	t := &d.Table
 	b.WriteString("## Table\n\n")
@@ -132,7 +144,7 @@ func (d *Design) writeIndexes(b *strings.Builder) {
 		if ix.Local {
 			kind = "local"
 		}
-		pk, sk, _ := t.keysOf(ix.Name)
+		pks, sks, _ := t.KeySchema(ix.Name)
 		proj := string(ix.Projection.typ())
 		if len(ix.Projection.NonKeyAttributes) > 0 {
 			proj += ": " + strings.Join(ix.Projection.NonKeyAttributes, ", ")
@@ -143,7 +155,7 @@ func (d *Design) writeIndexes(b *strings.Builder) {
 				ents = append(ents, d.Entities[i].Name)
 			}
 		}
-		row(b, code(ix.Name), kind, keyCell(pk), keyCell(sk), cell(proj), cell(strings.Join(ents, ", ")), cell(ix.Description))
+		row(b, code(ix.Name), kind, keysCell(pks), keysCell(sks), cell(proj), cell(strings.Join(ents, ", ")), cell(ix.Description))
 	}
 	b.WriteString("\n")
 }
@@ -161,9 +173,10 @@ func (d *Design) keyColumns() []string {
 	add(t.PartitionKey)
 	add(t.SortKey)
 	for _, ix := range t.Indexes {
-		pk, sk, _ := t.keysOf(ix.Name)
-		add(pk)
-		add(sk)
+		pks, sks, _ := t.KeySchema(ix.Name)
+		for _, k := range append(pks, sks...) {
+			add(k)
+		}
 	}
 	return cols
 }
@@ -354,19 +367,34 @@ func (d *Design) writeChart(b *strings.Builder, level int) {
 	}
 	hashes := strings.Repeat("#", level)
 	for _, index := range append([]string{""}, indexNamesOf(t)...) {
-		pk, sk, _ := t.keysOf(index)
+		pks, sks, _ := t.KeySchema(index)
+		keys := append(slices.Clone(pks), sks...)
+		isKey := func(name string) bool {
+			return slices.ContainsFunc(keys, func(k Key) bool { return k.Name == name })
+		}
 		var in []chartItem
 		for _, it := range items {
 			if it.e.InIndex(t, index) {
 				in = append(in, it)
 			}
 		}
+		// By partition, then by sort key: a multi-attribute key's
+		// attributes compare in key schema order.
 		slices.SortStableFunc(in, func(a, c chartItem) int {
-			if x := strings.Compare(a.keys[pk.Name], c.keys[pk.Name]); x != 0 {
-				return x
+			for _, k := range keys {
+				if x := strings.Compare(a.keys[k.Name], c.keys[k.Name]); x != 0 {
+					return x
+				}
 			}
-			return strings.Compare(a.keys[sk.Name], c.keys[sk.Name])
+			return 0
 		})
+		partition := func(it chartItem) string {
+			var parts []string
+			for _, k := range pks {
+				parts = append(parts, it.keys[k.Name])
+			}
+			return strings.Join(parts, "\x00")
+		}
 		if index == "" {
 			fmt.Fprintf(b, "%s Table %s\n\n", hashes, code(t.Name))
 		} else {
@@ -380,7 +408,7 @@ func (d *Design) writeChart(b *strings.Builder, level int) {
 		// table's keys, which every index holds.
 		var cols []string
 		for _, c := range d.keyColumns() {
-			if c == pk.Name || c == sk.Name {
+			if isKey(c) {
 				continue
 			}
 			if index != "" && c != t.PartitionKey.Name && c != t.SortKey.Name {
@@ -392,9 +420,9 @@ func (d *Design) writeChart(b *strings.Builder, level int) {
 		if ix := t.Index(index); ix != nil {
 			proj = &ix.Projection
 		}
-		head := []string{code(pk.Name)}
-		if !sk.IsZero() {
-			head = append(head, code(sk.Name))
+		var head []string
+		for _, k := range keys {
+			head = append(head, code(k.Name))
 		}
 		head = append(head, "Entity")
 		for _, c := range cols {
@@ -404,15 +432,18 @@ func (d *Design) writeChart(b *strings.Builder, level int) {
 		header(b, head...)
 		prev := ""
 		for i, it := range in {
-			pv := it.keys[pk.Name]
-			first := code(pv)
-			if i > 0 && pv == prev {
-				first = ""
+			pv := partition(it)
+			var cells []string
+			for _, k := range pks {
+				if i > 0 && pv == prev {
+					cells = append(cells, "")
+				} else {
+					cells = append(cells, code(it.keys[k.Name]))
+				}
 			}
 			prev = pv
-			cells := []string{first}
-			if !sk.IsZero() {
-				cells = append(cells, code(it.keys[sk.Name]))
+			for _, k := range sks {
+				cells = append(cells, code(it.keys[k.Name]))
 			}
 			cells = append(cells, cell(it.e.Name))
 			for _, c := range cols {

@@ -30,7 +30,8 @@ const (
 	// of its entity (or parameter of its access pattern).
 	CodeUnknownAttribute Code = "unknown-attribute"
 	// CodeKeySchema: an entity's keys do not fit the key schema: a missing
-	// table key, an attribute that is no key, one index key of two, a key
+	// table key, an attribute that is no key, some of a global index's key
+	// attributes but not all (when one it sets serves no other key), a key
 	// of type N or B built from text.
 	CodeKeySchema Code = "key-schema"
 	// CodeKeyMismatch: an access pattern's condition names other keys than
@@ -65,6 +66,29 @@ const (
 	// CodeTTL: an entity's TTL attribute is not the table's, or not a
 	// number.
 	CodeTTL Code = "ttl"
+	// CodeKeyCount: an index with more than four partition key attributes
+	// or more than four sort key attributes (see Index.MorePartitionKeys).
+	CodeKeyCount Code = "key-count"
+	// CodeLocalKeys: a local index with a multi-attribute key; only global
+	// indexes can have one.
+	CodeLocalKeys Code = "local-keys"
+	// CodeRepeatedKey: an attribute named twice in one index's key schema.
+	CodeRepeatedKey Code = "repeated-key"
+	// CodeKeyType: an entity attribute of one type that is also a key
+	// attribute of another type; an item has one type per attribute, and
+	// DynamoDB refuses a write whose key attribute has the wrong type.
+	CodeKeyType Code = "key-type"
+	// CodePartitionKeys: a condition on a multi-attribute index without an
+	// equality on each of its partition key attributes.
+	CodePartitionKeys Code = "partition-keys"
+	// CodeSortKeyGap: a condition on a multi-attribute index's sort key
+	// attributes that leaves one out before a later one; conditions go
+	// from the left.
+	CodeSortKeyGap Code = "sort-key-gap"
+	// CodeAfterRange: a condition on a multi-attribute index's sort key
+	// attribute after the one with a range condition (<, <=, >, >=,
+	// BETWEEN, begins_with); the range must be on the last one given.
+	CodeAfterRange Code = "after-range"
 )
 
 // Problem is one mistake in a Design.
@@ -95,10 +119,12 @@ func (ps Problems) Has(code Code) bool {
 	return slices.ContainsFunc(ps, func(p *Problem) bool { return p.Code == code })
 }
 
-// DynamoDB's limits on secondary indexes per table.
+// DynamoDB's limits on secondary indexes per table, and on the key
+// attributes of a global index's partition and sort keys.
 const (
-	maxGSIs = 20
-	maxLSIs = 5
+	maxGSIs     = 20
+	maxLSIs     = 5
+	maxKeyAttrs = 4
 )
 
 // Validate checks the design and returns nil, or Problems listing every
@@ -213,6 +239,7 @@ func (v *validator) table() {
 		}
 		checkKey(where, pk)
 		checkKey(where, sk)
+		v.multiKey(where, ix, checkKey)
 		switch ix.Projection.typ() {
 		case ProjectInclude:
 			if len(ix.Projection.NonKeyAttributes) == 0 {
@@ -237,6 +264,73 @@ func (v *validator) table() {
 	}
 }
 
+// multiKey checks the key schema of an index beyond its first partition
+// and sort key attributes: the number of attributes, their names and
+// types, and that only a global index has more than one of each.
+func (v *validator) multiKey(where string, ix *Index, checkKey func(string, Key)) {
+	pks, sks, _ := v.d.Table.KeySchema(ix.Name)
+	if ix.Local && len(ix.MorePartitionKeys)+len(ix.MoreSortKeys) > 0 {
+		v.add(CodeLocalKeys, where, "a local index has one partition and one sort key attribute, not %s; only a global index can have more", keyList(pks, sks))
+	}
+	if len(pks) > maxKeyAttrs {
+		v.add(CodeKeyCount, where, "%d partition key attributes; DynamoDB allows %d", len(pks), maxKeyAttrs)
+	}
+	if len(sks) > maxKeyAttrs {
+		v.add(CodeKeyCount, where, "%d sort key attributes; DynamoDB allows %d", len(sks), maxKeyAttrs)
+	}
+	if ix.SortKey.IsZero() && len(ix.MoreSortKeys) > 0 {
+		v.add(CodeInvalid, where, "more sort key attributes but no sort key")
+	}
+	if slices.ContainsFunc(ix.MorePartitionKeys, Key.IsZero) {
+		v.add(CodeInvalid, where, "a further partition key attribute has no name")
+	}
+	if slices.ContainsFunc(ix.MoreSortKeys, Key.IsZero) {
+		v.add(CodeInvalid, where, "a further sort key attribute has no name")
+	}
+	seen := map[string]bool{}
+	for _, k := range append(pks, sks...) {
+		if k.IsZero() {
+			continue
+		}
+		if seen[k.Name] {
+			v.add(CodeRepeatedKey, where, "%s is twice in the key schema %s; each key attribute appears once", k.Name, keyList(pks, sks))
+		}
+		seen[k.Name] = true
+	}
+	for _, k := range ix.MorePartitionKeys {
+		checkKey(where, k)
+	}
+	for _, k := range ix.MoreSortKeys {
+		checkKey(where, k)
+	}
+}
+
+// keyList writes a key schema as its partition key attributes joined by
+// "+", then "/" and its sort key attributes: "siteId + kind / day".
+func keyList(pks, sks []Key) string {
+	s := keyNamesJoin(pks, " + ")
+	if len(sks) > 0 {
+		s += " / " + keyNamesJoin(sks, " + ")
+	}
+	return s
+}
+
+func keyNamesJoin(ks []Key, sep string) string {
+	names := make([]string, len(ks))
+	for i, k := range ks {
+		names[i] = k.Name
+	}
+	return strings.Join(names, sep)
+}
+
+// andList joins names as "a", "a and b", "a, b and c".
+func andList(names []string) string {
+	if len(names) <= 1 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
 // keyType returns the type of the key attribute named name, and whether
 // the table or an index has one.
 func (t *Table) keyType(name string) (ScalarType, bool) {
@@ -246,14 +340,29 @@ func (t *Table) keyType(name string) (ScalarType, bool) {
 		}
 	}
 	for _, ix := range t.Indexes {
-		pk, sk, _ := t.keysOf(ix.Name)
-		for _, k := range []Key{pk, sk} {
+		pks, sks, _ := t.KeySchema(ix.Name)
+		for _, k := range append(pks, sks...) {
 			if k.Name == name && name != "" {
 				return k.typ(), true
 			}
 		}
 	}
 	return "", false
+}
+
+// servesKey reports whether the key attribute name, which e sets, is a key
+// of the table or of an index other than except that e's items are in.
+func (e *Entity) servesKey(t *Table, name, except string) bool {
+	for _, index := range append([]string{""}, indexNamesOf(t)...) {
+		if index == except || !e.InIndex(t, index) {
+			continue
+		}
+		pks, sks, _ := t.KeySchema(index)
+		if slices.ContainsFunc(append(pks, sks...), func(k Key) bool { return k.Name == name }) {
+			return true
+		}
+	}
+	return false
 }
 
 func (v *validator) entity(e *Entity) {
@@ -318,27 +427,42 @@ func (v *validator) entity(e *Entity) {
 				v.add(CodeUnknownAttribute, where, "key %s = %s uses {%s}, which is not an attribute of %s", name, tmpl, s.name, e.Name)
 			}
 		}
+		reported := false
 		if typ != String {
 			if len(segs) != 1 || !segs[0].placeholder() {
 				v.add(CodeKeySchema, where, "key %s is of type %s; its template must be one placeholder, not %q", name, typ, tmpl)
 			} else if a := e.Attribute(segs[0].name); a != nil && a.typ() != string(typ) {
 				v.add(CodeKeySchema, where, "key %s is of type %s but {%s} is of type %s", name, typ, a.Name, a.typ())
+				reported = a.Name == name
 			}
+		}
+		if a := e.Attribute(name); a != nil && a.typ() != string(typ) && !reported {
+			v.add(CodeKeyType, where, "attribute %s is of type %s, but the key attribute %s is of type %s; an item has one type per attribute", name, a.typ(), name, typ)
 		}
 	}
+	// An entity that sets some of a global index's key attributes but not
+	// all is not in the index. That is a mistake when an attribute it sets
+	// serves no other key: the table's, or an index's it is in.
 	for _, ix := range t.Indexes {
-		pk, sk, _ := t.keysOf(ix.Name)
-		if pk.IsZero() || sk.IsZero() || ix.Local {
+		if ix.Local {
 			continue
 		}
-		_, hasPK := e.Keys[pk.Name]
-		_, hasSK := e.Keys[sk.Name]
-		if hasPK != hasSK {
-			have, lack := pk.Name, sk.Name
-			if hasSK {
-				have, lack = sk.Name, pk.Name
+		pks, sks, _ := t.KeySchema(ix.Name)
+		var have, lack []string
+		for _, k := range append(pks, sks...) {
+			if k.IsZero() {
+				continue
 			}
-			v.add(CodeKeySchema, where, "sets %s but not %s, so its items never appear in %s", have, lack, ix.Name)
+			if _, ok := e.Keys[k.Name]; ok {
+				if !e.servesKey(t, k.Name, ix.Name) {
+					have = append(have, k.Name)
+				}
+			} else {
+				lack = append(lack, k.Name)
+			}
+		}
+		if len(have) > 0 && len(lack) > 0 {
+			v.add(CodeKeySchema, where, "sets %s but not %s, so its items never appear in %s", andList(have), andList(lack), ix.Name)
 		}
 	}
 	for _, name := range sortedKeys(e.Example) {
@@ -391,32 +515,73 @@ func sortedKeys[V any](m map[string]V) []string {
 func (v *validator) partitions() {
 	t := &v.d.Table
 	for _, index := range v.indexNames() {
-		pk, sk, _ := t.keysOf(index)
+		pks, sks, _ := t.KeySchema(index)
 		var in []*Entity
+	entities:
 		for i := range v.d.Entities {
 			e := &v.d.Entities[i]
-			if e.InIndex(t, index) && e.Keys[pk.Name].Check() == nil {
-				in = append(in, e)
+			if !e.InIndex(t, index) {
+				continue
 			}
+			for _, k := range pks {
+				if e.Keys[k.Name].Check() != nil {
+					continue entities
+				}
+			}
+			in = append(in, e)
 		}
 		for i, a := range in {
 			for _, b := range in[i+1:] {
-				if a.Name == b.Name || !samePartition(a.Keys[pk.Name], b.Keys[pk.Name]) {
+				if a.Name == b.Name || !samePartitions(a, b, pks) {
 					continue
 				}
-				if index == "" && (sk.IsZero() || sameKeys(a, b, a.Keys[sk.Name], b.Keys[sk.Name])) {
+				if index == "" && (len(sks) == 0 || sameKeys(a, b, a.Keys[sks[0].Name], b.Keys[sks[0].Name])) {
 					v.add(CodeDuplicateKey, "entity "+b.Name, "has the primary key of %s (%s), so one overwrites the other", a.Name, keyString(t, a))
 					continue
 				}
-				if sk.IsZero() || sk.typ() != String {
-					continue
-				}
-				if msg := interleave(a, b, a.Keys[sk.Name], b.Keys[sk.Name]); msg != "" {
-					v.add(CodeSortOrder, "entity "+b.Name, "in %s, partition %s: %s; keep one sort-key format per partition, or put each behind its own prefix (H#, R#)", indexWhere(index), a.Keys[pk.Name], msg)
+				// Items sort by the first sort key attribute, then by the
+				// next: compare the first whose templates are not one
+				// literal value.
+				for _, sk := range sks {
+					ta, tb := a.Keys[sk.Name], b.Keys[sk.Name]
+					if ta == tb && ta.Literal() {
+						continue
+					}
+					if sk.typ() != String {
+						break
+					}
+					if msg := interleave(a, b, ta, tb); msg != "" {
+						v.add(CodeSortOrder, "entity "+b.Name, "in %s, partition %s: %s; keep one sort-key format per partition, or put each behind its own prefix (H#, R#)", indexWhere(index), partitionString(a, pks), msg)
+					}
+					break
 				}
 			}
 		}
 	}
+}
+
+// samePartitions reports whether entities a and b can have items in one
+// partition of a key schema whose partition key attributes are pks.
+func samePartitions(a, b *Entity, pks []Key) bool {
+	for _, k := range pks {
+		if !samePartition(a.Keys[k.Name], b.Keys[k.Name]) {
+			return false
+		}
+	}
+	return true
+}
+
+// partitionString shows e's partition key: its template, or for a
+// multi-attribute key each attribute's.
+func partitionString(e *Entity, pks []Key) string {
+	if len(pks) == 1 {
+		return string(e.Keys[pks[0].Name])
+	}
+	parts := make([]string, len(pks))
+	for i, k := range pks {
+		parts[i] = k.Name + " = " + string(e.Keys[k.Name])
+	}
+	return strings.Join(parts, ", ")
 }
 
 func keyString(t *Table, e *Entity) string {
@@ -630,7 +795,7 @@ func (v *validator) pattern(p *AccessPattern) {
 			continue
 		}
 		if !e.InIndex(t, p.Index) {
-			v.add(CodeKeyMismatch, where, "returns %s, whose items are not in %s (it does not set %s)", name, indexWhere(p.Index), keyNames(pk, sk))
+			v.add(CodeKeyMismatch, where, "returns %s, whose items are not in %s (it does not set %s)", name, indexWhere(p.Index), keyNames(t, p.Index))
 			continue
 		}
 		returns = append(returns, e)
@@ -658,6 +823,10 @@ func (v *validator) pattern(p *AccessPattern) {
 	kc, err := ParseKeyCondition(p.Key)
 	if err != nil {
 		v.add(CodeKeyCondition, where, "%v", strings.TrimPrefix(err.Error(), "design: "))
+		return
+	}
+	if t.multiKey(p.Index) || len(kc.Terms) > 2 {
+		v.multiPattern(where, p, kc, returns)
 		return
 	}
 	if kc.Sort != nil && kc.Sort.Op == OpEq && kc.Partition.Attr == sk.Name && kc.Sort.Attr == pk.Name {
@@ -744,37 +913,180 @@ func (v *validator) pattern(p *AccessPattern) {
 		}
 		others = append(others, e.Name)
 	}
+	v.selectsOthers(where, p, kc, kc.Sort, kc.Sort != nil, others)
+}
+
+// selectsOthers reports the other entities a key condition kc selects: rng
+// is its range term (nil if none), sorted whether it has a sort condition.
+func (v *validator) selectsOthers(where string, p *AccessPattern, kc *KeyCondition, rng *Term, sorted bool, others []string) {
 	if len(others) == 0 {
 		return
 	}
 	list := strings.Join(others, ", ")
 	switch {
-	case kc.Sort != nil && (kc.Sort.Op == OpGt || kc.Sort.Op == OpGe):
+	case rng != nil && (rng.Op == OpGt || rng.Op == OpGe):
 		first := ""
 		if p.Reverse {
 			first = " (and, read in reverse, come first)"
 		}
-		v.add(CodeUnboundedRange, where, "%s has no upper bound, so it runs on into the %s items of the partition, which sort after it%s; bound it on both sides with BETWEEN, or use begins_with", kc.Sort, list, first)
-	case kc.Sort != nil && (kc.Sort.Op == OpLt || kc.Sort.Op == OpLe):
+		v.add(CodeUnboundedRange, where, "%s has no upper bound, so it runs on into the %s items of the partition, which sort after it%s; bound it on both sides with BETWEEN, or use begins_with", rng, list, first)
+	case rng != nil && (rng.Op == OpLt || rng.Op == OpLe):
 		first := ""
 		if !p.Reverse {
 			first = " (and come first)"
 		}
-		v.add(CodeUnboundedRange, where, "%s has no lower bound, so it runs back into the %s items of the partition, which sort before it%s; bound it on both sides with BETWEEN, or use begins_with", kc.Sort, list, first)
+		v.add(CodeUnboundedRange, where, "%s has no lower bound, so it runs back into the %s items of the partition, which sort before it%s; bound it on both sides with BETWEEN, or use begins_with", rng, list, first)
 	case p.Filter != "":
 		// The pattern filters the others out; they still cost read units.
-	case kc.Sort == nil:
+	case !sorted:
 		v.add(CodeSelectsOthers, where, "%s reads the whole partition, which also holds %s items; add a sort key condition, or say in Filter how they are dropped", kc, list)
 	default:
 		v.add(CodeSelectsOthers, where, "%s also selects %s items; give each entity its own sort-key prefix, or say in Filter how they are dropped", kc, list)
 	}
 }
 
-func keyNames(pk, sk Key) string {
-	if sk.IsZero() {
-		return pk.Name
+// schemaTerms matches the terms of kc to the key schema pks, sks and
+// returns the partition terms and the sort terms in key schema order,
+// which are the terms of kc in the order DynamoDB applies them. It fails,
+// with the code of the problem, if a term names no key attribute, a
+// partition attribute has no equality, or the sort conditions do not go
+// from the left with at most one range condition, the last.
+func schemaTerms(kc *KeyCondition, pks, sks []Key, where string) (part, sort []Term, code Code, err error) {
+	byAttr := map[string]Term{}
+	for _, term := range kc.Terms {
+		if !slices.ContainsFunc(append(pks, sks...), func(k Key) bool { return k.Name == term.Attr }) {
+			return nil, nil, CodeKeyMismatch, fmt.Errorf("the condition names %s, which is not a key attribute of %s (%s)", term.Attr, where, keyList(pks, sks))
+		}
+		byAttr[term.Attr] = term
 	}
-	return pk.Name + " and " + sk.Name
+	for _, k := range pks {
+		term, ok := byAttr[k.Name]
+		if !ok {
+			return nil, nil, CodePartitionKeys, fmt.Errorf("the condition has no equality on the partition key attribute %s; a query of %s gives one on each of %s", k.Name, where, keyNamesJoin(pks, ", "))
+		}
+		if term.Op != OpEq {
+			return nil, nil, CodePartitionKeys, fmt.Errorf("%s: the partition key attribute %s needs an equality (=)", term, k.Name)
+		}
+		part = append(part, term)
+	}
+	var rng *Term
+	skipped := ""
+	for _, k := range sks {
+		term, ok := byAttr[k.Name]
+		if !ok {
+			if skipped == "" {
+				skipped = k.Name
+			}
+			continue
+		}
+		switch {
+		case rng != nil:
+			return nil, nil, CodeAfterRange, fmt.Errorf("%s comes after the range condition %s; a range condition is on the last sort key attribute the condition gives", term, rng)
+		case skipped != "":
+			return nil, nil, CodeSortKeyGap, fmt.Errorf("%s skips the sort key attribute %s; conditions on %s go from the left, equalities first, with none left out", term, skipped, keyNamesJoin(sks, ", "))
+		}
+		sort = append(sort, term)
+		if term.Op != OpEq {
+			rng = &sort[len(sort)-1]
+		}
+	}
+	return part, sort, "", nil
+}
+
+// multiPattern checks a Query on an index with a multi-attribute key, or a
+// condition of more than two terms: the terms against the key schema, then
+// as pattern does for one attribute each, the entities each selects.
+func (v *validator) multiPattern(where string, p *AccessPattern, kc *KeyCondition, returns []*Entity) {
+	t := &v.d.Table
+	if op := p.op(); op == GetItem || op == BatchGetItem {
+		if p.Index != "" {
+			v.add(CodeOperation, where, "%s reads the table only; use Query on %s", op, p.Index)
+			return
+		}
+	}
+	pks, sks, _ := t.KeySchema(p.Index)
+	part, sort, code, err := schemaTerms(kc, pks, sks, indexWhere(p.Index))
+	if err != nil {
+		v.add(code, where, "%v", err)
+		return
+	}
+	var lists [][]Attribute
+	lists = append(lists, p.Params)
+	for _, e := range returns {
+		lists = append(lists, e.Attributes)
+	}
+	for _, term := range kc.Terms {
+		for _, val := range term.Values {
+			for _, name := range val.Placeholders() {
+				if !declared(name, lists) {
+					v.add(CodeUnknownAttribute, where, "{%s} is neither a parameter of the pattern nor an attribute of %s", name, strings.Join(p.Returns, ", "))
+				}
+			}
+		}
+	}
+	inPartition := func(e *Entity) bool {
+		for _, term := range part {
+			if !samePartition(term.Values[0], e.Keys[term.Attr]) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, e := range returns {
+		for _, term := range part {
+			if !samePartition(term.Values[0], e.Keys[term.Attr]) {
+				v.add(CodeKeyMismatch, where, "queries %s = %s, but %s's items have %s = %s", term.Attr, term.Values[0], e.Name, term.Attr, e.Keys[term.Attr])
+			}
+		}
+	}
+	// The sort terms select an entity's items if each overlaps the span of
+	// its template; terms on N and B attributes are not analysed.
+	selects := func(e *Entity) (bool, Term) {
+		for _, term := range sort {
+			if typ, _ := t.keyType(term.Attr); typ != String {
+				continue
+			}
+			lo, hi := condRange(&term)
+			elo, ehi := span(e.Keys[term.Attr])
+			if !overlaps(lo, hi, elo, ehi) {
+				return false, term
+			}
+		}
+		return true, Term{}
+	}
+	for _, e := range returns {
+		if ok, term := selects(e); !ok {
+			v.add(CodeKeyMismatch, where, "%s never selects %s's items (%s = %s)", term, e.Name, term.Attr, e.Keys[term.Attr])
+		}
+	}
+	var rng *Term
+	if len(sort) > 0 && sort[len(sort)-1].Op != OpEq {
+		rng = &sort[len(sort)-1]
+		if typ, _ := t.keyType(rng.Attr); typ == String {
+			v.coarseBound(where, rng, p.Params, returns, rng.Attr)
+		}
+	}
+	var others []string
+	for i := range v.d.Entities {
+		e := &v.d.Entities[i]
+		if slices.Contains(p.Returns, e.Name) || !e.InIndex(t, p.Index) || !inPartition(e) {
+			continue
+		}
+		if ok, _ := selects(e); ok {
+			others = append(others, e.Name)
+		}
+	}
+	v.selectsOthers(where, p, kc, rng, len(sort) > 0, others)
+}
+
+// keyNames lists the key attributes of the table or an index: "pk and sk".
+func keyNames(t *Table, index string) string {
+	pks, sks, _ := t.KeySchema(index)
+	var names []string
+	for _, k := range append(pks, sks...) {
+		names = append(names, k.Name)
+	}
+	return andList(names)
 }
 
 func declared(name string, lists [][]Attribute) bool {
