@@ -247,14 +247,7 @@ func TestValidate_MultiKey(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			d := siteStats()
 			c.mutate(d)
-			ps := problems(t, d)
-			slices.Sort(c.want)
-			if got := codes(ps); !slices.Equal(got, c.want) {
-				t.Fatalf("codes %v, want %v:\n%v", got, c.want, ps)
-			}
-			if c.msg != "" && !strings.Contains(ps.Error(), c.msg) {
-				t.Errorf("no problem says %q:\n%v", c.msg, ps)
-			}
+			wantProblems(t, d, c.want, c.msg)
 		})
 	}
 }

@@ -368,14 +368,7 @@ func TestValidate(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			d := sensors()
 			c.mutate(d)
-			ps := problems(t, d)
-			slices.Sort(c.want)
-			if got := codes(ps); !slices.Equal(got, c.want) {
-				t.Fatalf("codes %v, want %v:\n%v", got, c.want, ps)
-			}
-			if c.msg != "" && !strings.Contains(ps.Error(), c.msg) {
-				t.Errorf("no problem says %q:\n%v", c.msg, ps)
-			}
+			wantProblems(t, d, c.want, c.msg)
 		})
 	}
 }
@@ -569,5 +562,19 @@ func TestValidate_ParamFormat(t *testing.T) {
 	d.AccessPattern("Readings in a range").Params[0].Format = "2006-1-2"
 	if ps := problems(t, d); !slices.Equal(codes(ps), []Code{CodeFormat}) {
 		t.Errorf("problems: %v", ps)
+	}
+}
+
+// wantProblems checks that Validate finds in d problems of exactly the
+// codes want and, if msg is set, that one of them says msg.
+func wantProblems(t *testing.T, d *Design, want []Code, msg string) {
+	t.Helper()
+	ps := problems(t, d)
+	slices.Sort(want)
+	if got := codes(ps); !slices.Equal(got, want) {
+		t.Fatalf("codes %v, want %v:\n%v", got, want, ps)
+	}
+	if msg != "" && !strings.Contains(ps.Error(), msg) {
+		t.Errorf("no problem says %q:\n%v", msg, ps)
 	}
 }
