@@ -99,19 +99,6 @@ func (u *usage) consumed(mode types.ReturnConsumedCapacity) *types.ConsumedCapac
 	return nil
 }
 
-// add adds c, as consumed renders a usage in INDEXES mode, to u.
-func (u *usage) add(c *types.ConsumedCapacity) {
-	if c.Table != nil {
-		u.units += aws.ToFloat64(c.Table.CapacityUnits)
-	}
-	for name, x := range c.GlobalSecondaryIndexes {
-		u.addIndex(name, true, aws.ToFloat64(x.CapacityUnits))
-	}
-	for name, x := range c.LocalSecondaryIndexes {
-		u.addIndex(name, false, aws.ToFloat64(x.CapacityUnits))
-	}
-}
-
 // scale multiplies all units by f (transactions cost double).
 func (u *usage) scale(f float64) {
 	u.units *= f

@@ -385,22 +385,8 @@ func checkAll(t *testing.T, dir string, acked map[string]bool, latest map[string
 func checkStream(t *testing.T, db *local.DB, items map[string]int) {
 	t.Helper()
 	ctx := context.Background()
-	d, err := db.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(crashTable)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	arn := d.Table.LatestStreamArn
-	var shards []streamstypes.Shard
-	for start := (*string)(nil); ; {
-		sd, err := db.DescribeStream(ctx, &dynamodbstreams.DescribeStreamInput{StreamArn: arn, ExclusiveStartShardId: start})
-		if err != nil {
-			t.Fatal(err)
-		}
-		shards = append(shards, sd.StreamDescription.Shards...)
-		if start = sd.StreamDescription.LastEvaluatedShardId; start == nil {
-			break
-		}
-	}
+	arnString, shards := shardsOf(t, db, crashTable)
+	arn := aws.String(arnString)
 	last := map[string]int{} // key -> version of its last record
 	n, prevSeq := 0, ""
 	for i, sh := range shards {

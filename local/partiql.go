@@ -73,11 +73,11 @@ func (db *DB) executeStatement(ctx context.Context, in *dynamodb.ExecuteStatemen
 	if err != nil {
 		return nil, err
 	}
-	attrs, consumed, err := db.pqWrite(ctx, op, in.ReturnConsumedCapacity)
+	attrs, u, err := db.pqWrite(ctx, op, in.ReturnConsumedCapacity)
 	if err != nil {
 		return nil, err
 	}
-	out := &dynamodb.ExecuteStatementOutput{Items: []map[string]types.AttributeValue{}, ConsumedCapacity: consumed}
+	out := &dynamodb.ExecuteStatementOutput{Items: []map[string]types.AttributeValue{}, ConsumedCapacity: u.consumed(in.ReturnConsumedCapacity)}
 	if attrs != nil {
 		out.Items = append(out.Items, attrs)
 	}
@@ -272,15 +272,16 @@ func returnValue(r partiql.Returning) types.ReturnValue {
 }
 
 // pqWrite runs a single write of a statement through the write pipeline.
-// It returns the attributes RETURNING asked for.
-func (db *DB) pqWrite(ctx context.Context, op *txOp, rcc types.ReturnConsumedCapacity) (Item, *types.ConsumedCapacity, error) {
-	attrs, consumed, err := db.writeOne(ctx, op.table, op.req.rv, rcc, func(m *tableMeta) (*itemWrite, error) {
+// It returns the attributes RETURNING asked for and the capacity used
+// (counted in full when rcc asks for capacity).
+func (db *DB) pqWrite(ctx context.Context, op *txOp, rcc types.ReturnConsumedCapacity) (Item, *usage, error) {
+	attrs, u, err := db.writeUsage(ctx, op.table, op.req.rv, rcc, func(m *tableMeta) (*itemWrite, error) {
 		return op.prepare(db, m)
 	})
 	if err != nil {
 		return nil, nil, pqWriteError(op, stripExprKind(err))
 	}
-	return attrs, consumed, nil
+	return attrs, u, nil
 }
 
 // pqWriteError turns the failed condition of an INSERT into
@@ -513,6 +514,7 @@ func (db *DB) pqSelect(st *partiql.Select, in *dynamodb.ExecuteStatementInput, l
 	return out, nil
 }
 
+// addUsage adds the units of src, table's and indexes', to dst.
 func addUsage(dst, src *usage) {
 	dst.units += src.units
 	for name, units := range src.indexes {

@@ -89,10 +89,6 @@ func (db *DB) batchExecute(ctx context.Context, in *dynamodb.BatchExecuteStateme
 	// BatchGetItem and BatchWriteItem: a read is charged for the item it
 	// found (none for an absent one), a write as the single write it is.
 	var us usageSet
-	writeMode := in.ReturnConsumedCapacity
-	if writeMode == types.ReturnConsumedCapacityTotal {
-		writeMode = types.ReturnConsumedCapacityIndexes // summed per index, rendered as asked below
-	}
 	if reads > 0 {
 		// Every key is read before any item, as BatchGetItem: two
 		// statements on one item fail the whole batch.
@@ -145,12 +141,11 @@ func (db *DB) batchExecute(ctx context.Context, in *dynamodb.BatchExecuteStateme
 			if errs[i] != nil {
 				continue
 			}
-			attrs, consumed, err := db.pqWrite(ctx, op, writeMode)
+			attrs, u, err := db.pqWrite(ctx, op, in.ReturnConsumedCapacity)
 			if err != nil {
 				errs[i] = err
-			}
-			if consumed != nil {
-				us.get(*op.table).add(consumed)
+			} else {
+				addUsage(us.get(*op.table), u)
 			}
 			// A write that ran names its table, also with its error; one
 			// refused before it ran does not, as in DynamoDB Local.

@@ -171,9 +171,9 @@ func (db *DB) describeStream(in *dynamodbstreams.DescribeStreamInput) (*dynamodb
 
 // GetShardIterator returns an iterator on a shard of a stream, valid for 15
 // minutes: at its oldest record still kept (TRIM_HORIZON), after its
-// newest (LATEST; the end of a closed shard), at or after a sequence number (AT_SEQUENCE_NUMBER,
-// AFTER_SEQUENCE_NUMBER) or at the first record made at or after
-// Timestamp (AT_TIMESTAMP). A sequence number of a record already trimmed
+// newest (LATEST; the end of a closed shard), at or after a sequence
+// number (AT_SEQUENCE_NUMBER, AFTER_SEQUENCE_NUMBER) or at the first
+// record made at or after Timestamp (AT_TIMESTAMP). A sequence number of a record already trimmed
 // is a TrimmedDataAccessException.
 func (db *DB) GetShardIterator(ctx context.Context, in *dynamodbstreams.GetShardIteratorInput, _ ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetShardIteratorOutput, error) {
 	return streamsOperation(db, "GetShardIterator", func() (*dynamodbstreams.GetShardIteratorOutput, error) {
@@ -319,8 +319,9 @@ func (db *DB) seqAtTime(sm *streamMeta, sh shardMeta, t time.Time) (uint64, erro
 // ShardIterator: at most Limit (1 to 1000, default 1000), and no more than
 // 1 MB of them, with NextShardIterator to read on from. NextShardIterator is
 // absent once a closed shard (rolled over, or of a disabled stream) has
-// been read to its end; its child shard, if any, holds the records after. An iterator older than 15 minutes is an ExpiredIteratorException;
-// one whose position has been trimmed (records are kept 24 hours) is a
+// been read to its end; its child shard, if any, holds the records after.
+// An iterator older than 15 minutes is an ExpiredIteratorException; one
+// whose position has been trimmed (records are kept 24 hours) is a
 // TrimmedDataAccessException.
 func (db *DB) GetRecords(ctx context.Context, in *dynamodbstreams.GetRecordsInput, _ ...func(*dynamodbstreams.Options)) (*dynamodbstreams.GetRecordsOutput, error) {
 	return streamsOperation(db, "GetRecords", func() (*dynamodbstreams.GetRecordsOutput, error) {

@@ -45,6 +45,17 @@ type itemWrite struct {
 // the capacity asked for by rcc.
 func (db *DB) writeOne(ctx context.Context, table *string, rv types.ReturnValue, rcc types.ReturnConsumedCapacity,
 	prepare func(m *tableMeta) (*itemWrite, error)) (Item, *types.ConsumedCapacity, error) {
+	attrs, u, err := db.writeUsage(ctx, table, rv, rcc, prepare)
+	if err != nil {
+		return nil, nil, err
+	}
+	return attrs, u.consumed(rcc), nil
+}
+
+// writeUsage is writeOne returning the capacity the write consumed as a
+// usage (counted in full only when rcc asks for capacity).
+func (db *DB) writeUsage(ctx context.Context, table *string, rv types.ReturnValue, rcc types.ReturnConsumedCapacity,
+	prepare func(m *tableMeta) (*itemWrite, error)) (Item, *usage, error) {
 	if err := checkCapacityMode(rcc); err != nil {
 		return nil, nil, err
 	}
@@ -68,7 +79,7 @@ func (db *DB) writeOne(ctx context.Context, table *string, rv types.ReturnValue,
 	if err != nil {
 		return nil, nil, err
 	}
-	return returnedAttributes(rv, w.exprs.update, old, w.item), u.consumed(rcc), nil
+	return returnedAttributes(rv, w.exprs.update, old, w.item), u, nil
 }
 
 // commitOne performs a single-item write with the item's stripe locked by
