@@ -154,3 +154,23 @@ func TestServe_DynamoDBRefusesUnsignedFromTheFirstStart(t *testing.T) {
 		t.Errorf("the admin key reads the salt: %v %v", out, err)
 	}
 }
+
+// TestCLI_AccessKeys: token create --dynamodb takes scopes and tables,
+// token list shows them, and an access key takes no kinds or sites.
+func TestCLI_AccessKeys(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	out := mustCLI(t, "token", "create", "--data", data, "--dynamodb", "--name", "app", "--scopes", "read,write", "--tables", "orders,carts")
+	if !strings.Contains(out, "AWS_ACCESS_KEY_ID=TTAK") {
+		t.Fatalf("create --dynamodb:\n%s", out)
+	}
+	list := mustCLI(t, "token", "list", "--data", data)
+	if !strings.Contains(list, "dynamodb:read,write") || !strings.Contains(list, "orders,carts") {
+		t.Fatalf("token list:\n%s", list)
+	}
+	if code, _, errs := runCLI(t, "token", "create", "--data", data, "--dynamodb", "--name", "x", "--kinds", "SENSOR"); code != 2 || !strings.Contains(errs, "--tables") {
+		t.Fatalf("--dynamodb --kinds: exit %d %s", code, errs)
+	}
+	if code, _, errs := runCLI(t, "token", "create", "--data", data, "--name", "x", "--tables", "orders"); code != 2 || !strings.Contains(errs, "--tables") {
+		t.Fatalf("a token with --tables: exit %d %s", code, errs)
+	}
+}
