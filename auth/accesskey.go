@@ -21,6 +21,13 @@ type AccessKey struct {
 	Secret string
 	// Name says what the key is for.
 	Name string
+	// Scopes are what the key may do on the DynamoDB endpoint (see
+	// Store.DynamoDB): read reads items and describes tables, write
+	// writes items, admin does everything, tables included. A key stored
+	// before keys had scopes has none here and acts as an admin.
+	Scopes []Scope
+	// Tables limits the key to these tables; empty means every table.
+	Tables []string
 	// Created is when the key was made.
 	Created time.Time
 }
@@ -35,23 +42,30 @@ var b32Upper = base32.StdEncoding.WithPadding(base32.NoPadding)
 
 // accessKeyItem is an access key as the auth table stores it.
 type accessKeyItem struct {
-	PK      string `dynamodbav:"pk"`
-	SK      string `dynamodbav:"sk"`
-	Name    string `dynamodbav:"name"`
-	Secret  string `dynamodbav:"secret"`
-	Created int64  `dynamodbav:"created"`
+	PK      string   `dynamodbav:"pk"`
+	SK      string   `dynamodbav:"sk"`
+	Name    string   `dynamodbav:"name"`
+	Secret  string   `dynamodbav:"secret"`
+	Scopes  []string `dynamodbav:"scopes,omitempty"`
+	Tables  []string `dynamodbav:"tables,omitempty"`
+	Created int64    `dynamodbav:"created"`
 }
 
 func (it *accessKeyItem) key() AccessKey {
-	return AccessKey{ID: it.SK, Secret: it.Secret, Name: it.Name, Created: fromMillis(it.Created)}
+	k := AccessKey{ID: it.SK, Secret: it.Secret, Name: it.Name, Tables: it.Tables, Created: fromMillis(it.Created)}
+	if len(it.Scopes) > 0 {
+		k.Scopes = scopesOf(it.Scopes)
+	}
+	return k
 }
 
-// CreateAccessKey makes an access key for the DynamoDB endpoint and returns
-// it with its secret. The secret is stored as it is in the auth table, as
-// any SigV4 server must hold it to compute signatures: whoever can read the
-// table can use the key. Once a key exists, SigV4 checks every DynamoDB
-// request.
-func (s *Store) CreateAccessKey(ctx context.Context, name string) (AccessKey, error) {
+// CreateAccessKey makes an access key for the DynamoDB endpoint with the
+// given scopes (at least one), limited to tables unless tables is empty,
+// and returns it with its secret. The secret is stored as it is in the
+// auth table, as any SigV4 server must hold it to compute signatures:
+// whoever can read the table can use the key. Repeated scopes and tables
+// are kept once.
+func (s *Store) CreateAccessKey(ctx context.Context, name string, scopes []Scope, tables []string) (AccessKey, error) {
 	if err := checkName(name); err != nil {
 		return AccessKey{}, err
 	}
@@ -61,6 +75,13 @@ func (s *Store) CreateAccessKey(ctx context.Context, name string) (AccessKey, er
 		Name:    name,
 		Secret:  randomString(base64.StdEncoding, secretKeyBytes),
 		Created: millis(s.opts.Now()),
+	}
+	var err error
+	if it.Scopes, err = cleanScopes(scopes); err != nil {
+		return AccessKey{}, err
+	}
+	if it.Tables, err = cleanLimits("table", tables); err != nil {
+		return AccessKey{}, err
 	}
 	if _, err := s.t.Put(ctx, it, &table.PutOptions{If: table.Attr(attrPK).NotExists()}); err != nil {
 		return AccessKey{}, fmt.Errorf("auth: cannot store access key %q: %w", name, err)

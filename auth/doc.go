@@ -1,6 +1,8 @@
-// Package auth authenticates the requests of timetable serve: API tokens
-// for the series API and the InfluxDB endpoints, access keys and SigV4
-// signatures for the DynamoDB endpoint, and per-token rate limits.
+// Package auth authenticates the requests of timetable serve and holds its
+// one access rule: API tokens for the series API, the InfluxDB endpoints
+// and the analytics routes, access keys and SigV4 signatures for the
+// DynamoDB endpoint, shared links of web-analytics sites, and per-token
+// rate limits.
 //
 // A Store keeps tokens and access keys in a table of their own
 // (DefaultTable, "timetable_auth", created by Open if missing) on any
@@ -12,7 +14,29 @@
 //	...
 //	secret, ok := auth.TokenFromRequest(r)
 //	p, err := store.Authenticate(ctx, secret) // ErrUnauthenticated: 401
-//	if !p.Allows(auth.ScopeWrite, "SENSOR") { ... } // 403
+//	if !p.Allows(auth.ScopeWrite, auth.Kind("SENSOR")) { ... } // 403
+//
+// # Principals and the access rule
+//
+// A Principal is who makes a request: a token (Store.Authenticate), an
+// access key (Store.SigV4, which puts it in the request's context:
+// FromContext) or a shared link (SharedLink). It carries scopes and the
+// kinds, sites and tables it is limited to. Principal.Allows(need,
+// resource) is the one decision every face of the server asks:
+//
+//   - the principal needs the scope, or ScopeAdmin, which implies the
+//     others; ScopeWrite does not imply ScopeRead;
+//   - an unlimited principal reaches every Kind, Site, Table and
+//     Everything;
+//   - a limited one reaches only what its limits name: a token limited to
+//     kinds reaches no site, one limited to sites no kind, a key limited
+//     to tables those tables; Kind(""), Site("") and Table("") (listings)
+//     need one of them; Everything (tokens, access keys, new kinds and
+//     sites, metrics) is never reached.
+//
+// Principal.Covers says whether a principal may mint a credential: one
+// that can do nothing it cannot. docs/security.md states the rules route by
+// route.
 //
 // # Tokens
 //
@@ -26,8 +50,8 @@
 // (crypto/subtle).
 //
 // Scopes are read, write and admin; admin implies the other two, write does
-// not imply read. A token may be limited to kinds (Principal.Allows says
-// how a request about no one kind is judged). Tokens are sent as
+// not imply read. A token may be limited to kinds and to sites. Tokens are
+// sent as
 // "Authorization: Bearer <token>", "Authorization: Token <token>" (InfluxDB
 // v2 clients), HTTP Basic with the token as password, or the query
 // parameter p (InfluxDB v1); see TokenFromRequest.
@@ -53,18 +77,23 @@
 // must hold the key, as AWS itself does. Whoever can read the auth table
 // can use every access key.
 //
-// Store.SigV4 wraps the DynamoDB endpoint (a wire.Handler). While no access
-// key exists it lets every request through, as DynamoDB Local does; once
-// one exists, every request must carry a valid signature, and a failure is
+// Store.SigV4 wraps the DynamoDB endpoint (a wire.Handler). Every request
+// must carry a valid signature by a known key, from the first start (with
+// no key, every request is refused, unlike DynamoDB Local); a failure is
 // answered with DynamoDB's own error (UnrecognizedClientException,
 // InvalidSignatureException, IncompleteSignatureException,
 // MissingAuthenticationTokenException; status 400). The signed request is
 // rebuilt from the request itself (no library verifies SigV4 on the server
 // side); the tests check it against aws-sdk-go-v2's signer and client.
 //
-// An access key grants everything DynamoDB's API can do on the backend
-// behind the endpoint, the auth table included: treat it as an admin
-// credential.
+// An access key has scopes and may be limited to tables
+// (CreateAccessKey). Store.DynamoDB builds the endpoint with SigV4 and,
+// through wire.Options.Authorize, asks the key's Principal for the scope
+// each operation needs (read, write, or admin for table administration)
+// on each table its body names; the auth table and the tables given as
+// protected (the web analytics') need an admin key. A refusal is
+// AccessDeniedException. A key stored before keys had scopes acts as an
+// unlimited admin.
 //
 // # Rate limits
 //

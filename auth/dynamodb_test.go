@@ -32,7 +32,7 @@ func TestStore_DynamoDB(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.Allows(ScopeAdmin, "") {
+	if !p.Allows(ScopeAdmin, Everything) {
 		t.Fatal("an admin token of every kind does not allow admin")
 	}
 	ts, err := s.Tokens(ctx)
@@ -49,7 +49,7 @@ func TestStore_DynamoDB(t *testing.T) {
 		t.Fatalf("after revoke: %v", err)
 	}
 
-	k, err := s.CreateAccessKey(ctx, "k")
+	k, err := s.CreateAccessKey(ctx, "k", []Scope{ScopeAdmin}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

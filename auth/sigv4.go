@@ -59,8 +59,9 @@ func AccessKeyID(ctx context.Context) (string, bool) {
 // SigV4 returns a handler that verifies the AWS Signature Version 4 of each
 // request (AWS4-HMAC-SHA256 in the Authorization header, as the AWS SDKs
 // and the AWS CLI send it) before handing it to next, the DynamoDB
-// endpoint. While no access key exists it passes every request through
-// unchecked; once one exists every request must be signed with one.
+// endpoint. Every request must be signed with an access key, from the
+// first one on: with no key, every request is refused
+// (UnrecognizedClientException), as DynamoDB refuses an unknown key.
 //
 // It rebuilds the canonical request from the request itself and the headers
 // its signature names, hashes the body (which stays readable for next;
@@ -74,7 +75,8 @@ func AccessKeyID(ctx context.Context) (string, bool) {
 // UnrecognizedClientException for an unknown key, InvalidSignatureException
 // for a wrong scope, a stale date or a wrong signature. X-Amz-Security-Token
 // is not checked (this server issues no session tokens) and presigned URLs
-// are not accepted. AccessKeyID tells next which key signed.
+// are not accepted. AccessKeyID tells next which key signed, and
+// FromContext gives its Principal.
 func (s *Store) SigV4(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if wire.IsPreflight(r) {
@@ -88,16 +90,13 @@ func (s *Store) SigV4(next http.Handler) http.Handler {
 			wire.WriteError(w, errInternal)
 			return
 		}
-		if len(keys) == 0 {
-			next.ServeHTTP(w, r)
-			return
-		}
 		id, werr := s.verify(r, keys)
 		if werr != nil {
 			wire.WriteError(w, werr)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), accessKeyIDKey{}, id)))
+		ctx := context.WithValue(r.Context(), accessKeyIDKey{}, id)
+		next.ServeHTTP(w, r.WithContext(NewContext(ctx, newKeyPrincipal(keys[id]))))
 	})
 }
 

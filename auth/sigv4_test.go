@@ -62,7 +62,7 @@ func sigv4Store(t testing.TB) (*Store, AccessKey, http.Handler, *recorder, *cloc
 	t.Helper()
 	clk := newClock()
 	s := openStore(t, memDB(t), clk, &Options{MaxBodyBytes: 1 << 10})
-	k, err := s.CreateAccessKey(context.Background(), "test")
+	k, err := s.CreateAccessKey(context.Background(), "test", []Scope{ScopeAdmin}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,9 +243,10 @@ func TestSigV4_Errors(t *testing.T) {
 	}
 }
 
-// TestSigV4_NoKeys: without access keys everything passes; a key created by
-// another Store is seen within CacheTTL, a key created or revoked through
-// this Store at once.
+// TestSigV4_NoKeys: without access keys nothing passes, as DynamoDB
+// refuses an unknown key (finding 1: the endpoint served anyone until a
+// key existed); a key created by another Store is known within CacheTTL,
+// a key created or revoked through this Store at once.
 func TestSigV4_NoKeys(t *testing.T) {
 	ctx := context.Background()
 	db := memDB(t)
@@ -254,39 +255,50 @@ func TestSigV4_NoKeys(t *testing.T) {
 	other := openStore(t, db, clk, nil)
 	rec := &recorder{}
 	h := s.SigV4(rec)
-	unsigned := func() int {
+	send := func(k *AccessKey) int {
 		w := httptest.NewRecorder()
-		h.ServeHTTP(w, httptest.NewRequest("POST", "/", strings.NewReader("{}")))
+		r := httptest.NewRequest("POST", "/", strings.NewReader("{}"))
+		if k != nil {
+			sign(t, r, *k, "us-east-1", clk.Now())
+		} else {
+			r.Header.Set("Authorization", "anything")
+		}
+		h.ServeHTTP(w, r)
 		return w.Code
 	}
-	if c := unsigned(); c != http.StatusNoContent {
-		t.Fatalf("without keys: %d, want passed", c)
+	ghost := AccessKey{ID: "TTAKAAAAAAAAAAAAAAAA", Secret: "x"}
+	if c := send(nil); c != http.StatusBadRequest {
+		t.Fatalf("without keys, any Authorization: %d, want 400", c)
 	}
-	k, err := other.CreateAccessKey(ctx, "elsewhere")
+	if c := send(&ghost); c != http.StatusBadRequest {
+		t.Fatalf("without keys, a signed request: %d, want 400", c)
+	}
+	k, err := other.CreateAccessKey(ctx, "elsewhere", []Scope{ScopeRead}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := unsigned(); c != http.StatusNoContent {
-		t.Fatalf("a key made elsewhere, within CacheTTL: %d, want passed", c)
+	if c := send(&k); c != http.StatusBadRequest {
+		t.Fatalf("a key made elsewhere, within CacheTTL: %d, want 400", c)
 	}
 	clk.Advance(DefaultCacheTTL)
-	if c := unsigned(); c != http.StatusBadRequest {
-		t.Fatalf("a key made elsewhere, after CacheTTL: %d, want 400", c)
+	if c := send(&k); c != http.StatusNoContent {
+		t.Fatalf("a key made elsewhere, after CacheTTL: %d, want passed", c)
 	}
 	if err := s.RevokeAccessKey(ctx, k.ID); err != nil {
 		t.Fatal(err)
 	}
-	if c := unsigned(); c != http.StatusNoContent {
-		t.Fatalf("after revoking the only key here: %d, want passed", c)
+	if c := send(&k); c != http.StatusBadRequest {
+		t.Fatalf("after revoking the only key here: %d, want 400 at once", c)
 	}
 	if err := s.RevokeAccessKey(ctx, k.ID); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("revoking it again: %v, want ErrNotFound", err)
 	}
-	if _, err := s.CreateAccessKey(ctx, "here"); err != nil {
+	here, err := s.CreateAccessKey(ctx, "here", []Scope{ScopeRead}, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if c := unsigned(); c != http.StatusBadRequest {
-		t.Fatalf("a key made here: %d, want 400 at once", c)
+	if c := send(&here); c != http.StatusNoContent {
+		t.Fatalf("a key made here: %d, want passed at once", c)
 	}
 }
 
@@ -294,12 +306,12 @@ func TestStore_AccessKeys(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock()
 	s := openStore(t, memDB(t), clk, nil)
-	a, err := s.CreateAccessKey(ctx, "a")
+	a, err := s.CreateAccessKey(ctx, "a", []Scope{ScopeAdmin}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	clk.Advance(time.Second)
-	b, err := s.CreateAccessKey(ctx, "b")
+	b, err := s.CreateAccessKey(ctx, "b", []Scope{ScopeAdmin}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +335,7 @@ func TestStore_AccessKeys(t *testing.T) {
 			t.Fatalf("AccessKeys returned the secret of %s", k.ID)
 		}
 	}
-	if _, err := s.CreateAccessKey(ctx, ""); err == nil {
+	if _, err := s.CreateAccessKey(ctx, "", []Scope{ScopeAdmin}, nil); err == nil {
 		t.Fatal("an access key without a name was made")
 	}
 }
@@ -337,7 +349,7 @@ func sigv4Engine(t *testing.T) (*local.DB, *Store, *clock, AccessKey, *httptest.
 	clk := newClock()
 	clk.t = time.Now().UTC()
 	s := openStore(t, db, clk, nil)
-	k, err := s.CreateAccessKey(context.Background(), "sdk")
+	k, err := s.CreateAccessKey(context.Background(), "sdk", []Scope{ScopeAdmin}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,7 +422,7 @@ func TestSigV4_Client(t *testing.T) {
 	if err := s.RevokeAccessKey(ctx, k.ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.CreateAccessKey(ctx, "another"); err != nil { // keys still exist
+	if _, err := s.CreateAccessKey(ctx, "another", []Scope{ScopeAdmin}, nil); err != nil { // keys still exist
 		t.Fatal(err)
 	}
 	wantErr("revoked", good, "UnrecognizedClientException", errUnknownKey.Message)

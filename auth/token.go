@@ -8,7 +8,6 @@ import (
 	"encoding/base32"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -62,12 +61,9 @@ type Token struct {
 // Token secrets: "tt_" + id + "_" + random, in lower-case base32 without
 // padding. The id carries 80 random bits, the rest 256.
 const (
-	tokenPrefix   = "tt_"
-	tokenIDBytes  = 10
-	tokenRandom   = 32
-	maxNameBytes  = 256
-	maxKindBytes  = 256
-	maxTokenKinds = 1000
+	tokenPrefix  = "tt_"
+	tokenIDBytes = 10
+	tokenRandom  = 32
 )
 
 var b32 = base32.NewEncoding("abcdefghijklmnopqrstuvwxyz234567").WithPadding(base32.NoPadding)
@@ -123,11 +119,8 @@ type tokenItem struct {
 }
 
 func (it *tokenItem) token() Token {
-	t := Token{ID: it.SK, Name: it.Name, Kinds: it.Kinds, Sites: it.Sites, Created: fromMillis(it.Created), LastUsed: fromMillis(it.LastUsed)}
-	for _, s := range it.Scopes {
-		t.Scopes = append(t.Scopes, Scope(s))
-	}
-	return t
+	return Token{ID: it.SK, Name: it.Name, Scopes: scopesOf(it.Scopes), Kinds: it.Kinds, Sites: it.Sites,
+		Created: fromMillis(it.Created), LastUsed: fromMillis(it.LastUsed)}
 }
 
 func millis(t time.Time) int64 { return t.UnixMilli() }
@@ -163,39 +156,15 @@ func (s *Store) CreateTokenForSites(ctx context.Context, name string, scopes []S
 	if err := checkName(name); err != nil {
 		return "", Token{}, err
 	}
-	if len(scopes) == 0 {
-		return "", Token{}, errors.New("auth: a token needs at least one scope")
-	}
 	it := tokenItem{PK: pkToken, Name: name}
-	for _, sc := range scopes {
-		if _, err := ParseScope(string(sc)); err != nil {
-			return "", Token{}, err
-		}
-		if !slices.Contains(it.Scopes, string(sc)) {
-			it.Scopes = append(it.Scopes, string(sc))
-		}
+	var err1, err2 error
+	if it.Scopes, err = cleanScopes(scopes); err != nil {
+		return "", Token{}, err
 	}
-	if len(kinds) > maxTokenKinds {
-		return "", Token{}, fmt.Errorf("auth: a token may be limited to at most %d kinds, not %d", maxTokenKinds, len(kinds))
-	}
-	for _, k := range kinds {
-		if k == "" || len(k) > maxKindBytes || !utf8.ValidString(k) {
-			return "", Token{}, fmt.Errorf("auth: a kind must be 1 to %d bytes of UTF-8, not %q", maxKindBytes, k)
-		}
-		if !slices.Contains(it.Kinds, k) {
-			it.Kinds = append(it.Kinds, k)
-		}
-	}
-	if len(sites) > maxTokenKinds {
-		return "", Token{}, fmt.Errorf("auth: a token may be limited to at most %d sites, not %d", maxTokenKinds, len(sites))
-	}
-	for _, site := range sites {
-		if site == "" || len(site) > maxKindBytes || !utf8.ValidString(site) {
-			return "", Token{}, fmt.Errorf("auth: a site must be 1 to %d bytes of UTF-8, not %q", maxKindBytes, site)
-		}
-		if !slices.Contains(it.Sites, site) {
-			it.Sites = append(it.Sites, site)
-		}
+	it.Kinds, err1 = cleanLimits("kind", kinds)
+	it.Sites, err2 = cleanLimits("site", sites)
+	if err := errors.Join(err1, err2); err != nil {
+		return "", Token{}, err
 	}
 	it.SK = randomString(b32, tokenIDBytes)
 	secret = tokenPrefix + it.SK + "_" + randomString(b32, tokenRandom)
@@ -303,7 +272,7 @@ func (s *Store) Authenticate(ctx context.Context, secret string) (*Principal, er
 		return nil, ErrUnauthenticated
 	}
 	s.touch(ctx, c, now)
-	return &Principal{token: c.token}, nil
+	return newTokenPrincipal(c.token), nil
 }
 
 // touch records now as c's last use if the last record is a minute old.
@@ -321,71 +290,4 @@ func (s *Store) touch(ctx context.Context, c *cachedToken, now time.Time) {
 	if err != nil && !table.IsConditionFailed(err) {
 		s.opts.Logger.Warn("auth: cannot record the last use of a token", "token", c.token.ID, "err", err)
 	}
-}
-
-// Principal is an authenticated token: what a request may do.
-type Principal struct {
-	token Token
-}
-
-// ID returns the token's id, the key for rate limits and logs.
-func (p *Principal) ID() string { return p.token.ID }
-
-// Token returns the token's description (LastUsed as last read). The
-// slices are the caller's.
-func (p *Principal) Token() Token {
-	t := p.token
-	t.Scopes = slices.Clone(t.Scopes)
-	t.Kinds = slices.Clone(t.Kinds)
-	t.Sites = slices.Clone(t.Sites)
-	return t
-}
-
-// Allows reports whether the token may act with scope on kind.
-//
-// The token needs scope, or ScopeAdmin (which implies the others). A token
-// limited to kinds allows only those; kind "" is a request about no one
-// kind (listing kinds, say), which such a token allows for ScopeRead and
-// ScopeWrite, the server narrowing the answer to the token's kinds. For
-// ScopeAdmin, kind "" (tokens, access keys, anything that governs every
-// kind) needs a token of every kind: an admin of some kinds cannot mint a
-// token for others.
-func (p *Principal) Allows(scope Scope, kind string) bool {
-	if p == nil {
-		return false
-	}
-	if !slices.Contains(p.token.Scopes, scope) && !slices.Contains(p.token.Scopes, ScopeAdmin) {
-		return false
-	}
-	if len(p.token.Kinds) == 0 {
-		return true
-	}
-	if kind == "" {
-		return scope != ScopeAdmin
-	}
-	return slices.Contains(p.token.Kinds, kind)
-}
-
-// AllowsSite reports whether the token may act with scope on the
-// web-analytics site site.
-//
-// The token needs scope, or ScopeAdmin (which implies the others). A token
-// limited to sites allows only those; site "" is a request about no one
-// site (listing sites), which such a token allows for ScopeRead, the
-// server narrowing the answer to its sites. For ScopeAdmin and
-// ScopeWrite, site "" (creating a site) needs a token of every site.
-func (p *Principal) AllowsSite(scope Scope, site string) bool {
-	if p == nil {
-		return false
-	}
-	if !slices.Contains(p.token.Scopes, scope) && !slices.Contains(p.token.Scopes, ScopeAdmin) {
-		return false
-	}
-	if len(p.token.Sites) == 0 {
-		return true
-	}
-	if site == "" {
-		return scope == ScopeRead
-	}
-	return slices.Contains(p.token.Sites, site)
 }

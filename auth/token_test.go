@@ -39,7 +39,7 @@ func TestStore_CreateToken_Authenticate(t *testing.T) {
 	if p.ID() != tok.ID || p.Token().Name != "sensors" {
 		t.Fatalf("principal %+v, want token %s", p.Token(), tok.ID)
 	}
-	if !p.Allows(ScopeWrite, "SENSOR") || p.Allows(ScopeWrite, "OTHER") || p.Allows(ScopeAdmin, "SENSOR") {
+	if !p.Allows(ScopeWrite, Kind("SENSOR")) || p.Allows(ScopeWrite, Kind("OTHER")) || p.Allows(ScopeAdmin, Kind("SENSOR")) {
 		t.Fatalf("principal of %+v allows the wrong things", tok)
 	}
 
@@ -98,66 +98,90 @@ func TestStore_CreateToken_Invalid(t *testing.T) {
 }
 
 func TestPrincipal_Allows(t *testing.T) {
-	f := func(scopes []Scope, kinds []string, scope Scope, kind string, want bool) {
+	f := func(scopes []Scope, kinds, sites []string, scope Scope, res Resource, want bool) {
 		t.Helper()
-		p := &Principal{token: Token{Scopes: scopes, Kinds: kinds}}
-		if got := p.Allows(scope, kind); got != want {
-			t.Errorf("token %v kinds %q: Allows(%s, %q) = %v, want %v", scopes, kinds, scope, kind, got, want)
+		p := newTokenPrincipal(Token{Scopes: scopes, Kinds: kinds, Sites: sites})
+		if got := p.Allows(scope, res); got != want {
+			t.Errorf("token %v kinds %q sites %q: Allows(%s, %s) = %v, want %v", scopes, kinds, sites, scope, res, got, want)
 		}
 	}
 	all := []Scope{ScopeRead, ScopeWrite, ScopeAdmin}
-	// Every kind.
-	f([]Scope{ScopeRead}, nil, ScopeRead, "A", true)
-	f([]Scope{ScopeRead}, nil, ScopeRead, "", true)
-	f([]Scope{ScopeRead}, nil, ScopeWrite, "A", false)
-	f([]Scope{ScopeRead}, nil, ScopeAdmin, "", false)
-	f([]Scope{ScopeWrite}, nil, ScopeWrite, "A", true)
-	f([]Scope{ScopeWrite}, nil, ScopeRead, "A", false) // write does not imply read
+	// Unlimited.
+	f([]Scope{ScopeRead}, nil, nil, ScopeRead, Kind("A"), true)
+	f([]Scope{ScopeRead}, nil, nil, ScopeRead, Kind(""), true)
+	f([]Scope{ScopeRead}, nil, nil, ScopeRead, Site("a"), true)
+	f([]Scope{ScopeRead}, nil, nil, ScopeRead, Everything, true)
+	f([]Scope{ScopeRead}, nil, nil, ScopeWrite, Kind("A"), false)
+	f([]Scope{ScopeRead}, nil, nil, ScopeAdmin, Everything, false)
+	f([]Scope{ScopeWrite}, nil, nil, ScopeWrite, Kind("A"), true)
+	f([]Scope{ScopeWrite}, nil, nil, ScopeRead, Kind("A"), false) // write does not imply read
 	for _, sc := range all {
-		f([]Scope{ScopeAdmin}, nil, sc, "A", true) // admin implies all
-		f([]Scope{ScopeAdmin}, nil, sc, "", true)
+		f([]Scope{ScopeAdmin}, nil, nil, sc, Kind("A"), true) // admin implies all
+		f([]Scope{ScopeAdmin}, nil, nil, sc, Everything, true)
+		f([]Scope{ScopeAdmin}, nil, nil, sc, Table("t"), true)
 	}
-	// Limited to kind A.
-	f([]Scope{ScopeRead}, []string{"A"}, ScopeRead, "A", true)
-	f([]Scope{ScopeRead}, []string{"A"}, ScopeRead, "B", false)
-	f([]Scope{ScopeRead}, []string{"A"}, ScopeRead, "", true) // list kinds, narrowed by the server
-	f([]Scope{ScopeRead, ScopeWrite}, []string{"A", "B"}, ScopeWrite, "B", true)
-	f([]Scope{ScopeAdmin}, []string{"A"}, ScopeWrite, "A", true)
-	f([]Scope{ScopeAdmin}, []string{"A"}, ScopeAdmin, "A", true)
-	f([]Scope{ScopeAdmin}, []string{"A"}, ScopeAdmin, "B", false)
-	f([]Scope{ScopeAdmin}, []string{"A"}, ScopeAdmin, "", false) // cannot mint tokens for other kinds
-	f([]Scope{ScopeAdmin}, []string{"A"}, ScopeRead, "", true)
+	// Limited to kind A: no site, no table, not everything.
+	f([]Scope{ScopeRead}, []string{"A"}, nil, ScopeRead, Kind("A"), true)
+	f([]Scope{ScopeRead}, []string{"A"}, nil, ScopeRead, Kind("B"), false)
+	f([]Scope{ScopeRead}, []string{"A"}, nil, ScopeRead, Kind(""), true) // list kinds, narrowed by the server
+	f([]Scope{ScopeRead}, []string{"A"}, nil, ScopeRead, Site("a"), false)
+	f([]Scope{ScopeRead}, []string{"A"}, nil, ScopeRead, Site(""), false)
+	f([]Scope{ScopeWrite}, []string{"A"}, nil, ScopeWrite, Site("a"), false) // finding 3
+	f([]Scope{ScopeAdmin}, []string{"A"}, nil, ScopeAdmin, Kind("A"), true)
+	f([]Scope{ScopeAdmin}, []string{"A"}, nil, ScopeAdmin, Kind("B"), false)
+	f([]Scope{ScopeAdmin}, []string{"A"}, nil, ScopeAdmin, Everything, false)
+	f([]Scope{ScopeAdmin}, []string{"A"}, nil, ScopeRead, Table("t"), false)
+	// Limited to site a: no kind (finding 2).
+	f([]Scope{ScopeRead}, nil, []string{"a"}, ScopeRead, Site("a"), true)
+	f([]Scope{ScopeRead}, nil, []string{"a"}, ScopeRead, Site("b"), false)
+	f([]Scope{ScopeRead}, nil, []string{"a"}, ScopeRead, Site(""), true)
+	f([]Scope{ScopeRead}, nil, []string{"a"}, ScopeRead, Kind("A"), false)
+	f([]Scope{ScopeRead}, nil, []string{"a"}, ScopeRead, Kind(""), false)
+	f([]Scope{ScopeAdmin}, nil, []string{"a"}, ScopeAdmin, Site("a"), true)
+	f([]Scope{ScopeAdmin}, nil, []string{"a"}, ScopeAdmin, Everything, false)
+	f([]Scope{ScopeAdmin}, nil, []string{"a"}, ScopeWrite, Kind("A"), false)
+	// Limited to both.
+	f([]Scope{ScopeRead}, []string{"A"}, []string{"a"}, ScopeRead, Site("a"), true)
+	f([]Scope{ScopeRead}, []string{"A"}, []string{"a"}, ScopeRead, Kind("A"), true)
 	// Nothing.
-	f(nil, nil, ScopeRead, "", false)
-	if (*Principal)(nil).Allows(ScopeRead, "") {
+	f(nil, nil, nil, ScopeRead, Kind(""), false)
+	if (*Principal)(nil).Allows(ScopeRead, Kind("")) {
 		t.Error("a nil Principal allows reading")
+	}
+	// A shared link reads its site only.
+	l := SharedLink("a", "01")
+	if !l.Allows(ScopeRead, Site("a")) || l.Allows(ScopeRead, Site("b")) || l.Allows(ScopeWrite, Site("a")) || l.Allows(ScopeRead, Kind("")) {
+		t.Error("a shared link reaches more than its site")
+	}
+	// A key stored without scopes is an admin.
+	if k := newKeyPrincipal(AccessKey{ID: "K"}); !k.Allows(ScopeAdmin, Table("t")) || !k.Allows(ScopeAdmin, Everything) {
+		t.Error("a key without scopes is not an admin")
+	}
+	if k := newKeyPrincipal(AccessKey{ID: "K", Scopes: []Scope{ScopeRead}, Tables: []string{"t"}}); !k.Allows(ScopeRead, Table("t")) ||
+		k.Allows(ScopeRead, Table("u")) || k.Allows(ScopeWrite, Table("t")) || !k.Allows(ScopeRead, Table("")) {
+		t.Error("a read key of table t")
 	}
 }
 
-func TestPrincipal_AllowsSite(t *testing.T) {
-	f := func(scopes []Scope, sites []string, scope Scope, site string, want bool) {
+func TestPrincipal_Covers(t *testing.T) {
+	f := func(p *Principal, scopes []Scope, l Limits, want bool) {
 		t.Helper()
-		p := &Principal{token: Token{Scopes: scopes, Sites: sites}}
-		if got := p.AllowsSite(scope, site); got != want {
-			t.Errorf("token %v sites %q: AllowsSite(%s, %q) = %v, want %v", scopes, sites, scope, site, got, want)
+		if got := p.Covers(scopes, l); got != want {
+			t.Errorf("%s: Covers(%v, %+v) = %v, want %v", p, scopes, l, got, want)
 		}
 	}
-	f([]Scope{ScopeRead}, nil, ScopeRead, "a", true)
-	f([]Scope{ScopeRead}, nil, ScopeWrite, "a", false)
-	f([]Scope{ScopeWrite}, nil, ScopeRead, "a", false)
-	f([]Scope{ScopeAdmin}, nil, ScopeAdmin, "", true)
-	f([]Scope{ScopeRead}, []string{"a"}, ScopeRead, "a", true)
-	f([]Scope{ScopeRead}, []string{"a"}, ScopeRead, "b", false)
-	f([]Scope{ScopeRead}, []string{"a"}, ScopeRead, "", true) // list sites, narrowed by the server
-	f([]Scope{ScopeWrite}, []string{"a"}, ScopeWrite, "a", true)
-	f([]Scope{ScopeWrite}, []string{"a"}, ScopeWrite, "b", false)
-	f([]Scope{ScopeAdmin}, []string{"a"}, ScopeAdmin, "a", true)
-	f([]Scope{ScopeAdmin}, []string{"a"}, ScopeAdmin, "", false) // cannot create other sites
-	f([]Scope{ScopeAdmin}, []string{"a"}, ScopeRead, "b", false)
-	f(nil, nil, ScopeRead, "a", false)
-	if (*Principal)(nil).AllowsSite(ScopeRead, "a") {
-		t.Error("a nil Principal allows reading a site")
-	}
+	admin := newTokenPrincipal(Token{ID: "admin", Scopes: []Scope{ScopeAdmin}})
+	blog := newTokenPrincipal(Token{ID: "blog", Scopes: []Scope{ScopeAdmin}, Sites: []string{"blog"}})
+	reader := newTokenPrincipal(Token{ID: "reader", Scopes: []Scope{ScopeRead}})
+	f(admin, []Scope{ScopeAdmin}, Limits{}, true)
+	f(admin, []Scope{ScopeRead}, Limits{Tables: []string{"t"}}, true)
+	f(blog, []Scope{ScopeRead}, Limits{Sites: []string{"blog"}}, true)
+	f(blog, []Scope{ScopeRead}, Limits{}, false)                                // unlimited
+	f(blog, []Scope{ScopeRead}, Limits{Sites: []string{"blog", "shop"}}, false) // another site
+	f(blog, []Scope{ScopeRead}, Limits{Tables: []string{"analytics"}}, false)   // a table
+	f(blog, []Scope{ScopeRead}, Limits{Sites: []string{"blog"}, Kinds: []string{"A"}}, false)
+	f(reader, []Scope{ScopeWrite}, Limits{}, false)
+	f(nil, []Scope{ScopeRead}, Limits{}, false)
 }
 
 func TestStore_CreateTokenForSites(t *testing.T) {
@@ -174,7 +198,7 @@ func TestStore_CreateTokenForSites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.AllowsSite(ScopeRead, "b") || p.AllowsSite(ScopeRead, "c") || !slices.Equal(p.Token().Sites, []string{"a", "b"}) {
+	if !p.Allows(ScopeRead, Site("b")) || p.Allows(ScopeRead, Site("c")) || !slices.Equal(p.Token().Sites, []string{"a", "b"}) {
 		t.Fatalf("principal %+v: sites not kept", p.Token())
 	}
 	if _, _, err := s.CreateTokenForSites(ctx, "x", []Scope{ScopeRead}, nil, []string{""}); err == nil {

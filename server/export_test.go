@@ -17,3 +17,13 @@ func Routes() []string {
 	}
 	return out
 }
+
+// RoutePatterns lists the pattern of every route, the catch-all included,
+// for the access matrix test.
+func RoutePatterns() []string {
+	var out []string
+	for _, rt := range (&Server{}).routes() {
+		out = append(out, rt.pattern)
+	}
+	return out
+}

@@ -76,6 +76,15 @@ func newEnv(t *testing.T, o envOptions) *env {
 		}
 		cfg.Analytics, cfg.Now = e.analytics, o.analytics
 	}
+	if e.auth != nil {
+		// As serve wires it: SigV4 and the keys' access checks, the
+		// analytics table reached by admin keys only.
+		var protected []string
+		if e.analytics != nil {
+			protected = append(protected, e.analytics.Table().Name())
+		}
+		cfg.DynamoDB = e.auth.DynamoDB(db, &auth.DynamoDBOptions{Protected: protected})
+	}
 	if o.config != nil {
 		o.config(&cfg)
 	}

@@ -3,6 +3,8 @@ package server
 import (
 	"net/http"
 
+	"github.com/timetable-db/timetable/auth"
+
 	"github.com/timetable-db/timetable/series"
 )
 
@@ -15,7 +17,7 @@ func (s *Server) listKinds(w http.ResponseWriter, r *http.Request) error {
 		Kinds []series.Schema `json:"kinds"`
 	}{Kinds: []series.Schema{}}
 	for _, k := range s.store.Kinds() {
-		if allow(r.Context(), read, k.Name()) == nil {
+		if s.allow(r.Context(), r, auth.ScopeRead, auth.Kind(k.Name())) == nil {
 			out.Kinds = append(out.Kinds, k.Schema())
 		}
 	}

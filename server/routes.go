@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"net/http"
 	"time"
 
@@ -9,21 +8,9 @@ import (
 	"github.com/timetable-db/timetable/auth"
 )
 
-// access is what a route needs of the caller's token.
-type access uint8
-
-const (
-	public access = iota // no token
-	read                 // auth.ScopeRead
-	write                // auth.ScopeWrite
-	admin                // auth.ScopeAdmin
-	// siteRead: a token if there is one (authenticated, no scope checked),
-	// else none; the handler checks the site (token, shared link, public).
-	siteRead
-)
-
-// route is one pattern of the mux and what answers it. The OpenAPI
-// document lists the same patterns (a test keeps them in step).
+// route is one pattern of the mux, who may call it and what answers it.
+// The OpenAPI document lists the same patterns (a test keeps them in
+// step), and the access matrix test has a row for each.
 type route struct {
 	pattern string // a net/http pattern: "GET /api/v1/kinds/{kind}"
 	access  access
@@ -43,98 +30,56 @@ func (s *Server) routes() []route {
 		{"GET /metrics", s.metricsAccess(), s.serveMetrics},
 		{"GET /js/script.js", public, s.trackerScript},
 
-		{"GET /api/v1/kinds", read, s.listKinds},
-		{"POST /api/v1/kinds", admin, s.createKind},
-		{"GET /api/v1/kinds/{kind}", read, s.getKind},
-		{"PUT /api/v1/kinds/{kind}", admin, s.changeKind},
+		{"GET /api/v1/kinds", need(auth.ScopeRead, someKind), s.listKinds},
+		{"POST /api/v1/kinds", need(auth.ScopeAdmin, everything), s.createKind},
+		{"GET /api/v1/kinds/{kind}", need(auth.ScopeRead, kindOfPath), s.getKind},
+		{"PUT /api/v1/kinds/{kind}", need(auth.ScopeAdmin, kindOfPath), s.changeKind},
 
-		{"POST /api/v1/kinds/{kind}/readings", write, s.writeReadings},
-		{"POST /api/v1/write", write, s.lineProtocol},
-		{"POST /write", write, s.lineProtocol},
-		{"POST /api/v2/write", write, s.lineProtocol},
+		{"POST /api/v1/kinds/{kind}/readings", need(auth.ScopeWrite, kindOfPath), s.writeReadings},
+		{"POST /api/v1/write", need(auth.ScopeWrite, someKind), s.lineProtocol},
+		{"POST /write", need(auth.ScopeWrite, someKind), s.lineProtocol},
+		{"POST /api/v2/write", need(auth.ScopeWrite, someKind), s.lineProtocol},
 
-		{"GET /api/v1/kinds/{kind}/series", read, s.listSeries},
-		{"GET /api/v1/kinds/{kind}/latest", read, s.latestMany},
-		{"GET /api/v1/kinds/{kind}/series/{id}/latest", read, s.latest},
-		{"GET /api/v1/kinds/{kind}/series/{id}/readings", read, s.readings},
-		{"GET /api/v1/kinds/{kind}/series/{id}/aggregate", read, s.aggregate},
-		{"GET /api/v1/kinds/{kind}/metric/{field}", read, s.metricRange},
-		{"DELETE /api/v1/kinds/{kind}/series/{id}", write, s.deleteSeries},
-		{"DELETE /api/v1/kinds/{kind}/series/{id}/readings", write, s.deleteReadings},
+		{"GET /api/v1/kinds/{kind}/series", need(auth.ScopeRead, kindOfPath), s.listSeries},
+		{"GET /api/v1/kinds/{kind}/latest", need(auth.ScopeRead, kindOfPath), s.latestMany},
+		{"GET /api/v1/kinds/{kind}/series/{id}/latest", need(auth.ScopeRead, kindOfPath), s.latest},
+		{"GET /api/v1/kinds/{kind}/series/{id}/readings", need(auth.ScopeRead, kindOfPath), s.readings},
+		{"GET /api/v1/kinds/{kind}/series/{id}/aggregate", need(auth.ScopeRead, kindOfPath), s.aggregate},
+		{"GET /api/v1/kinds/{kind}/metric/{field}", need(auth.ScopeRead, kindOfPath), s.metricRange},
+		{"DELETE /api/v1/kinds/{kind}/series/{id}", need(auth.ScopeWrite, kindOfPath), s.deleteSeries},
+		{"DELETE /api/v1/kinds/{kind}/series/{id}/readings", need(auth.ScopeWrite, kindOfPath), s.deleteReadings},
 
-		{"GET /api/v1/tokens", admin, s.listTokens},
-		{"POST /api/v1/tokens", admin, s.createToken},
-		{"DELETE /api/v1/tokens/{id}", admin, s.revokeToken},
-		{"GET /api/v1/access-keys", admin, s.listAccessKeys},
-		{"POST /api/v1/access-keys", admin, s.createAccessKey},
-		{"DELETE /api/v1/access-keys/{id}", admin, s.revokeAccessKey},
+		{"GET /api/v1/tokens", need(auth.ScopeAdmin, everything), s.listTokens},
+		{"POST /api/v1/tokens", need(auth.ScopeAdmin, everything), s.createToken},
+		{"DELETE /api/v1/tokens/{id}", need(auth.ScopeAdmin, everything), s.revokeToken},
+		{"GET /api/v1/access-keys", need(auth.ScopeAdmin, everything), s.listAccessKeys},
+		{"POST /api/v1/access-keys", need(auth.ScopeAdmin, everything), s.createAccessKey},
+		{"DELETE /api/v1/access-keys/{id}", need(auth.ScopeAdmin, everything), s.revokeAccessKey},
 
 		{"POST /api/event", public, s.collectEvent},
 		{"OPTIONS /api/event", public, s.collectPreflight},
-		{"POST /api/v1/sites/{site}/events", write, s.collectBatch},
-		{"GET /api/v1/sites", read, s.listSites},
-		{"POST /api/v1/sites", admin, s.createSite},
-		{"GET /api/v1/sites/{site}", siteRead, s.getSite},
-		{"PUT /api/v1/sites/{site}", admin, s.updateSite},
-		{"DELETE /api/v1/sites/{site}", admin, s.deleteSite()},
-		{"GET /api/v1/sites/{site}/shared-links", admin, s.listSharedLinks},
-		{"POST /api/v1/sites/{site}/shared-links", admin, s.createSharedLink},
-		{"DELETE /api/v1/sites/{site}/shared-links/{id}", admin, s.deleteOf((*analytics.Store).DeleteSharedLink)},
-		{"GET /api/v1/sites/{site}/goals", siteRead, s.listGoals()},
-		{"POST /api/v1/sites/{site}/goals", admin, s.putGoal()},
-		{"DELETE /api/v1/sites/{site}/goals/{id}", admin, s.deleteOf((*analytics.Store).DeleteGoal)},
-		{"GET /api/v1/sites/{site}/funnels", siteRead, s.listFunnels()},
-		{"POST /api/v1/sites/{site}/funnels", admin, s.putFunnel()},
-		{"DELETE /api/v1/sites/{site}/funnels/{id}", admin, s.deleteOf((*analytics.Store).DeleteFunnel)},
-		{"GET /api/v1/sites/{site}/funnels/{id}/steps", siteRead, s.funnelSteps},
-		{"GET /api/v1/sites/{site}/realtime", siteRead, s.realtime},
-		{"POST /api/v2/query", siteRead, s.query},
+		{"POST /api/v1/sites/{site}/events", need(auth.ScopeWrite, siteOfPath), s.collectBatch},
+		{"GET /api/v1/sites", need(auth.ScopeRead, someSite), s.listSites},
+		{"POST /api/v1/sites", need(auth.ScopeAdmin, everything), s.createSite},
+		{"GET /api/v1/sites/{site}", need(auth.ScopeRead, siteOfPath), s.getSite},
+		{"PUT /api/v1/sites/{site}", need(auth.ScopeAdmin, siteOfPath), s.updateSite},
+		{"DELETE /api/v1/sites/{site}", need(auth.ScopeAdmin, siteOfPath), s.deleteSite()},
+		{"GET /api/v1/sites/{site}/shared-links", need(auth.ScopeAdmin, siteOfPath), s.listSharedLinks},
+		{"POST /api/v1/sites/{site}/shared-links", need(auth.ScopeAdmin, siteOfPath), s.createSharedLink},
+		{"DELETE /api/v1/sites/{site}/shared-links/{id}", need(auth.ScopeAdmin, siteOfPath), s.deleteOf((*analytics.Store).DeleteSharedLink)},
+		{"GET /api/v1/sites/{site}/goals", need(auth.ScopeRead, siteOfPath), s.listGoals()},
+		{"POST /api/v1/sites/{site}/goals", need(auth.ScopeAdmin, siteOfPath), s.putGoal()},
+		{"DELETE /api/v1/sites/{site}/goals/{id}", need(auth.ScopeAdmin, siteOfPath), s.deleteOf((*analytics.Store).DeleteGoal)},
+		{"GET /api/v1/sites/{site}/funnels", need(auth.ScopeRead, siteOfPath), s.listFunnels()},
+		{"POST /api/v1/sites/{site}/funnels", need(auth.ScopeAdmin, siteOfPath), s.putFunnel()},
+		{"DELETE /api/v1/sites/{site}/funnels/{id}", need(auth.ScopeAdmin, siteOfPath), s.deleteOf((*analytics.Store).DeleteFunnel)},
+		{"GET /api/v1/sites/{site}/funnels/{id}/steps", need(auth.ScopeRead, siteOfPath), s.funnelSteps},
+		{"GET /api/v1/sites/{site}/realtime", need(auth.ScopeRead, siteOfPath), s.realtime},
+		{"POST /api/v2/query", inBody(auth.ScopeRead), s.query},
 
 		// Every other path: JSON 404 (and 405 where the path exists).
 		{"/", public, s.notFound},
 	}
-}
-
-func (s *Server) metricsAccess() access {
-	if s.cfg.MetricsPublic {
-		return public
-	}
-	return read
-}
-
-type principalKey struct{}
-
-// principal returns the caller's token, nil when the server runs without
-// authentication.
-func principal(ctx context.Context) *auth.Principal {
-	p, _ := ctx.Value(principalKey{}).(*auth.Principal)
-	return p
-}
-
-// allow checks that the caller may act on kind with scope ("" for a
-// request not about one kind).
-func allow(ctx context.Context, need access, kind string) error {
-	p := principal(ctx)
-	if p == nil || need == public {
-		return nil
-	}
-	if p.Allows(scopeOf(need), kind) {
-		return nil
-	}
-	if kind != "" {
-		return errorf(http.StatusForbidden, codeDenied, "token %s may not %s kind %s", p.ID(), scopeOf(need), kind)
-	}
-	return errorf(http.StatusForbidden, codeDenied, "token %s lacks the %s scope", p.ID(), scopeOf(need))
-}
-
-func scopeOf(a access) auth.Scope {
-	switch a {
-	case write:
-		return auth.ScopeWrite
-	case admin:
-		return auth.ScopeAdmin
-	}
-	return auth.ScopeRead
 }
 
 // instrument wraps a route's handler with authentication, the rate limit,
@@ -157,38 +102,6 @@ func (s *Server) instrument(rt route) http.Handler {
 		s.metrics.observe(rt.pattern, sw.status, took)
 		s.log.Debug("request", "method", r.Method, "path", r.URL.Path, "route", rt.pattern, "status", sw.status, "took", took)
 	})
-}
-
-// authorize authenticates the request's token for a route that needs one,
-// checks its scope (kind-specific checks are the handler's) and its rate,
-// and returns the request's context with the principal.
-func (s *Server) authorize(r *http.Request, rt route) (context.Context, error) {
-	ctx := r.Context()
-	if s.cfg.Auth == nil || s.cfg.Trusted || rt.access == public {
-		return ctx, nil
-	}
-	secret, ok := auth.TokenFromRequest(r)
-	if !ok && rt.access == siteRead {
-		return ctx, nil
-	}
-	if !ok {
-		return ctx, errorf(http.StatusUnauthorized, codeUnauth, "a token is needed: Authorization: Bearer <token> (make one with `timetable token create`)")
-	}
-	p, err := s.cfg.Auth.Authenticate(ctx, secret)
-	if err != nil {
-		return ctx, err
-	}
-	if s.cfg.Limiter != nil {
-		if ok, wait := s.cfg.Limiter.Allow(p.ID()); !ok {
-			return ctx, &apiError{status: http.StatusTooManyRequests, code: codeRateLimited,
-				message: "token " + p.ID() + " is over its rate limit", retryAfter: wait}
-		}
-	}
-	ctx = context.WithValue(ctx, principalKey{}, p)
-	if rt.access == siteRead {
-		return ctx, nil
-	}
-	return ctx, allow(ctx, rt.access, r.PathValue("kind"))
 }
 
 // statusWriter records the status of an answer for the metrics.

@@ -65,37 +65,6 @@ func (s *Server) analytics() (*analytics.Store, error) {
 	return s.cfg.Analytics, nil
 }
 
-// mayReadSite checks that the request may read the stats and settings of
-// site: a token allowed to read it, a live shared link of it (?auth= or
-// the X-Timetable-Share header), or the site being public. A site-read
-// route authenticates a token when there is one but needs none (siteRead).
-func (s *Server) mayReadSite(ctx context.Context, r *http.Request, a *analytics.Store, site string) error {
-	if s.cfg.Auth == nil || s.cfg.Trusted {
-		return nil
-	}
-	if p := principal(ctx); p != nil {
-		if p.AllowsSite(auth.ScopeRead, site) {
-			return nil
-		}
-		return errorf(http.StatusForbidden, codeDenied, "token %s may not read site %s", p.ID(), site)
-	}
-	slug := shareSlug(r)
-	if slug != "" {
-		ok, err := a.CheckSharedLink(ctx, site, slug)
-		if err != nil || ok {
-			return err
-		}
-	}
-	st, err := a.Site(ctx, site)
-	if err == nil && st.Public {
-		return nil
-	}
-	if slug != "" {
-		return errorf(http.StatusUnauthorized, codeUnauth, "the shared link is not one of site %s, or was revoked", site)
-	}
-	return errorf(http.StatusUnauthorized, codeUnauth, "reading site %s needs a token (Authorization: Bearer), a shared link (?auth=) or a public site", site)
-}
-
 func shareSlug(r *http.Request) string {
 	if v := r.URL.Query().Get("auth"); v != "" {
 		return v
@@ -103,39 +72,14 @@ func shareSlug(r *http.Request) string {
 	return r.Header.Get(shareHeader)
 }
 
-// mayManageSite checks that the caller's token may act with scope on
-// site ("" for a new site); the route has checked the scope itself.
-func mayManageSite(ctx context.Context, scope auth.Scope, site string) error {
-	p := principal(ctx)
-	if p == nil || p.AllowsSite(scope, site) {
-		return nil
-	}
-	if site == "" {
-		return errorf(http.StatusForbidden, codeDenied, "token %s is limited to some sites: it may not add one", p.ID())
-	}
-	return errorf(http.StatusForbidden, codeDenied, "token %s may not %s site %s", p.ID(), scope, site)
-}
-
-// siteFor returns the store and the site of the path, after checking the
-// caller may manage it (admin scope for the site).
-func (s *Server) managedSite(r *http.Request) (*analytics.Store, string, error) {
+// pathSite returns the store and the site of the path. The route has
+// checked the caller's access to the site (allow).
+func (s *Server) pathSite(r *http.Request) (*analytics.Store, string, error) {
 	a, err := s.analytics()
 	if err != nil {
 		return nil, "", err
 	}
-	site := r.PathValue("site")
-	return a, site, mayManageSite(r.Context(), auth.ScopeAdmin, site)
-}
-
-// readableSite returns the store and the site of the path, after checking
-// the request may read it.
-func (s *Server) readableSite(r *http.Request) (*analytics.Store, string, error) {
-	a, err := s.analytics()
-	if err != nil {
-		return nil, "", err
-	}
-	site := r.PathValue("site")
-	return a, site, s.mayReadSite(r.Context(), r, a, site)
+	return a, r.PathValue("site"), nil
 }
 
 // listSites answers GET /api/v1/sites with the sites the token may read.
@@ -151,9 +95,8 @@ func (s *Server) listSites(w http.ResponseWriter, r *http.Request) error {
 	out := struct {
 		Sites []siteJSON `json:"sites"`
 	}{Sites: []siteJSON{}}
-	p := principal(r.Context())
 	for i := range sites {
-		if p == nil || p.AllowsSite(auth.ScopeRead, sites[i].ID) {
+		if s.allow(r.Context(), r, auth.ScopeRead, auth.Site(sites[i].ID)) == nil {
 			out.Sites = append(out.Sites, siteOut(&sites[i]))
 		}
 	}
@@ -176,9 +119,6 @@ func (s *Server) siteBody(w http.ResponseWriter, r *http.Request) (analytics.Sit
 func (s *Server) createSite(w http.ResponseWriter, r *http.Request) error {
 	a, err := s.analytics()
 	if err != nil {
-		return err
-	}
-	if err := mayManageSite(r.Context(), auth.ScopeAdmin, ""); err != nil {
 		return err
 	}
 	st, err := s.siteBody(w, r)
@@ -205,7 +145,7 @@ func (s *Server) writeSite(w http.ResponseWriter, r *http.Request, a *analytics.
 
 // getSite answers GET /api/v1/sites/{site}.
 func (s *Server) getSite(w http.ResponseWriter, r *http.Request) error {
-	a, site, err := s.readableSite(r)
+	a, site, err := s.pathSite(r)
 	if err != nil {
 		return err
 	}
@@ -214,7 +154,7 @@ func (s *Server) getSite(w http.ResponseWriter, r *http.Request) error {
 
 // updateSite answers PUT /api/v1/sites/{site}: the settings replaced.
 func (s *Server) updateSite(w http.ResponseWriter, r *http.Request) error {
-	a, site, err := s.managedSite(r)
+	a, site, err := s.pathSite(r)
 	if err != nil {
 		return err
 	}
@@ -235,7 +175,7 @@ func (s *Server) updateSite(w http.ResponseWriter, r *http.Request) error {
 
 // listSharedLinks answers GET /api/v1/sites/{site}/shared-links.
 func (s *Server) listSharedLinks(w http.ResponseWriter, r *http.Request) error {
-	a, site, err := s.managedSite(r)
+	a, site, err := s.pathSite(r)
 	if err != nil {
 		return err
 	}
@@ -259,8 +199,11 @@ func (s *Server) listSharedLinks(w http.ResponseWriter, r *http.Request) error {
 // createSharedLink answers POST /api/v1/sites/{site}/shared-links: 201
 // with the slug, shown once.
 func (s *Server) createSharedLink(w http.ResponseWriter, r *http.Request) error {
-	a, site, err := s.managedSite(r)
+	a, site, err := s.pathSite(r)
 	if err != nil {
+		return err
+	}
+	if err := mayMint(r.Context(), "shared link", []auth.Scope{auth.ScopeRead}, auth.Limits{Sites: []string{site}}); err != nil {
 		return err
 	}
 	var in struct {
@@ -283,7 +226,7 @@ func (s *Server) createSharedLink(w http.ResponseWriter, r *http.Request) error 
 // creates or replaces it with put: 201 with what was sent.
 func putOf[J, T any](s *Server, what string, put func(a *analytics.Store, ctx context.Context, site string, x T) error, conv func(J) T) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		a, site, err := s.managedSite(r)
+		a, site, err := s.pathSite(r)
 		if err != nil {
 			return err
 		}
@@ -303,7 +246,7 @@ func putOf[J, T any](s *Server, what string, put func(a *analytics.Store, ctx co
 // (admin of the site) that deletes with del.
 func (s *Server) deleteOf(del func(a *analytics.Store, ctx context.Context, site, id string) error) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		a, site, err := s.managedSite(r)
+		a, site, err := s.pathSite(r)
 		if err != nil {
 			return err
 		}
@@ -320,7 +263,7 @@ func (s *Server) deleteOf(del func(a *analytics.Store, ctx context.Context, site
 // returns, each made JSON by out.
 func listOf[T, J any](s *Server, name string, list func(a *analytics.Store, ctx context.Context, site string) ([]T, error), out func(T) J) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		a, site, err := s.readableSite(r)
+		a, site, err := s.pathSite(r)
 		if err != nil {
 			return err
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/timetable-db/timetable/analytics/statsapi"
+	"github.com/timetable-db/timetable/auth"
 )
 
 // query answers POST /api/v2/query, Plausible's Stats API v2: the query
@@ -30,7 +31,7 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) error {
 	}
 	q, err := statsapi.Parse(b)
 	if err == nil {
-		if err = s.mayReadSite(r.Context(), r, a, q.SiteID); err != nil {
+		if err = s.allow(r.Context(), r, auth.ScopeRead, auth.Site(q.SiteID)); err != nil {
 			return err
 		}
 		var resp *statsapi.Response
@@ -52,7 +53,7 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) error {
 // funnelSteps answers GET /api/v1/sites/{site}/funnels/{id}/steps with
 // the visitors reaching each step over ?date_range= (default 30d).
 func (s *Server) funnelSteps(w http.ResponseWriter, r *http.Request) error {
-	a, site, err := s.readableSite(r)
+	a, site, err := s.pathSite(r)
 	if err != nil {
 		return err
 	}
@@ -111,7 +112,7 @@ func percent(x float64) float64 { return float64(int64(x*10000+0.5)) / 100 }
 // realtime answers GET /api/v1/sites/{site}/realtime: the visitors, page
 // views and pages of the last 5 minutes and the live feed of their hits.
 func (s *Server) realtime(w http.ResponseWriter, r *http.Request) error {
-	a, site, err := s.readableSite(r)
+	a, site, err := s.pathSite(r)
 	if err != nil {
 		return err
 	}

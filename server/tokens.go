@@ -72,13 +72,8 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) error {
 	if len(in.Scopes) == 0 {
 		return invalid("scopes: name at least one of read, write, admin")
 	}
-	if err := mayManageSite(r.Context(), auth.ScopeAdmin, ""); err != nil && len(in.Sites) == 0 {
+	if err := mayMint(r.Context(), "token", in.Scopes, auth.Limits{Kinds: in.Kinds, Sites: in.Sites}); err != nil {
 		return err
-	}
-	for _, site := range in.Sites {
-		if err := mayManageSite(r.Context(), auth.ScopeAdmin, site); err != nil {
-			return err
-		}
 	}
 	secret, t, err := a.CreateTokenForSites(r.Context(), in.Name, in.Scopes, in.Kinds, in.Sites)
 	if err != nil {
@@ -104,12 +99,23 @@ func (s *Server) revokeToken(w http.ResponseWriter, r *http.Request) error {
 }
 
 // accessKeyJSON is a DynamoDB access key as the API lists it; Secret only
-// when created.
+// when created. A key made before keys had scopes lists ["admin"], what it
+// may do.
 type accessKeyJSON struct {
-	ID      string `json:"id"`
-	Name    string `json:"name"`
-	Created string `json:"created"`
-	Secret  string `json:"secret,omitempty"`
+	ID      string       `json:"id"`
+	Name    string       `json:"name"`
+	Scopes  []auth.Scope `json:"scopes"`
+	Tables  []string     `json:"tables,omitempty"`
+	Created string       `json:"created"`
+	Secret  string       `json:"secret,omitempty"`
+}
+
+func accessKeyOut(k auth.AccessKey) accessKeyJSON {
+	out := accessKeyJSON{ID: k.ID, Name: k.Name, Scopes: k.Scopes, Tables: k.Tables, Created: k.Created.UTC().Format(time.RFC3339), Secret: k.Secret}
+	if len(out.Scopes) == 0 {
+		out.Scopes = []auth.Scope{auth.ScopeAdmin}
+	}
+	return out
 }
 
 // listAccessKeys answers GET /api/v1/access-keys.
@@ -126,30 +132,38 @@ func (s *Server) listAccessKeys(w http.ResponseWriter, r *http.Request) error {
 		AccessKeys []accessKeyJSON `json:"access_keys"`
 	}{AccessKeys: make([]accessKeyJSON, len(ks))}
 	for i, k := range ks {
-		out.AccessKeys[i] = accessKeyJSON{ID: k.ID, Name: k.Name, Created: k.Created.UTC().Format(time.RFC3339)}
+		out.AccessKeys[i] = accessKeyOut(k)
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
 // createAccessKey answers POST /api/v1/access-keys: 201 with the secret,
-// shown once. From then on the DynamoDB endpoint checks signatures.
+// shown once.
 func (s *Server) createAccessKey(w http.ResponseWriter, r *http.Request) error {
 	a, err := s.tokens()
 	if err != nil {
 		return err
 	}
 	var in struct {
-		Name string `json:"name"`
+		Name   string       `json:"name"`
+		Scopes []auth.Scope `json:"scopes"`
+		Tables []string     `json:"tables"`
 	}
-	if err := s.decodeJSON(w, r, &in, 64<<10, "the access key request", true); err != nil {
+	if err := s.decodeJSON(w, r, &in, 64<<10, "the access key request", false); err != nil {
 		return err
 	}
-	k, err := a.CreateAccessKey(r.Context(), in.Name)
+	if len(in.Scopes) == 0 {
+		return invalid("scopes: name at least one of read, write, admin")
+	}
+	if err := mayMint(r.Context(), "access key", in.Scopes, auth.Limits{Tables: in.Tables}); err != nil {
+		return err
+	}
+	k, err := a.CreateAccessKey(r.Context(), in.Name, in.Scopes, in.Tables)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, accessKeyJSON{ID: k.ID, Name: k.Name, Created: k.Created.UTC().Format(time.RFC3339), Secret: k.Secret})
+	writeJSON(w, http.StatusCreated, accessKeyOut(k))
 	return nil
 }
 

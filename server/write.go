@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/timetable-db/timetable/auth"
 	"github.com/timetable-db/timetable/ingest"
 	"github.com/timetable-db/timetable/series"
 )
@@ -94,7 +95,7 @@ func (s *Server) writeBatch(w http.ResponseWriter, r *http.Request, b *ingest.Ba
 	}
 	batch := make([]series.KindReadings, len(b.Kinds))
 	for i, kb := range b.Kinds {
-		if err := allow(ctx, write, kb.Kind); err != nil {
+		if err := s.allow(ctx, r, auth.ScopeWrite, auth.Kind(kb.Kind)); err != nil {
 			s.metrics.refused.WithLabelValues("denied").Inc()
 			return err
 		}

@@ -46,6 +46,12 @@ type Options struct {
 	// Logger receives a record for each request answered with a server
 	// error (500), with the operation and the cause. Default: discard.
 	Logger *slog.Logger
+
+	// Authorize, if set, is asked before each operation runs, with the
+	// request's context, its X-Amz-Target and its body as read (inflated);
+	// an error (a *Error such as AccessDeniedException) is the answer
+	// instead. The body is the handler's: not to be kept.
+	Authorize func(ctx context.Context, target string, body []byte) error
 }
 
 // Handler is an http.Handler that speaks DynamoDB's JSON protocol
@@ -74,6 +80,7 @@ type Handler struct {
 	inFlight    *semaphore.Weighted
 	bodyTimeout time.Duration
 	log         *slog.Logger
+	authorize   func(ctx context.Context, target string, body []byte) error
 }
 
 // New returns a Handler serving api. Besides the methods of timetable.API it
@@ -89,6 +96,7 @@ func New(api timetable.API, opts *Options) *Handler {
 		streamOps: streamsOperations(api),
 		maxBody:   opts.MaxBodyBytes,
 		log:       opts.Logger,
+		authorize: opts.Authorize,
 	}
 	if h.maxBody <= 0 {
 		h.maxBody = DefaultMaxBodyBytes
@@ -190,10 +198,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	ctx := r.Context()
+	if h.authorize != nil {
+		if err := h.authorize(ctx, target, body); err != nil {
+			h.fail(w, err)
+			return
+		}
+	}
 	out := getBuf()
 	defer putBuf(out)
 	e := encoder{buf: *out}
-	ctx := r.Context()
 	if op.needsHost {
 		ctx = context.WithValue(ctx, hostKey{}, r.Host)
 	}

@@ -59,10 +59,11 @@ Opens a data folder (or memory) and serves, on one address:
   /metrics /healthz /readyz /openapi.json, and a page at /
 
 Tokens are needed unless --no-auth: the first start prints an admin token
-once; make more with "timetable token create". The DynamoDB endpoint checks
-SigV4 signatures once an access key exists ("timetable token create
---dynamodb"); until then it accepts any credentials. SIGINT or SIGTERM stop
-it cleanly: writes acknowledged are flushed and synced.
+and an admin access key for the DynamoDB endpoint, once; make more with
+"timetable token create" (--dynamodb for an access key). The DynamoDB
+endpoint refuses every request not signed (SigV4) by a known access key.
+See docs/security.md. SIGINT or SIGTERM stop it cleanly: writes
+acknowledged are flushed and synced.
 
 Example:
   timetable serve --data ./timetable-data --addr 127.0.0.1:8000
@@ -161,7 +162,8 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	if eng.db != nil {
 		reg.MustRegister(newPebbleCollector(eng.db.Metrics))
 	}
-	dynamo := http.Handler(wire.New(eng.api, &wire.Options{Logger: logger}))
+	wireOpts := &wire.Options{Logger: logger}
+	dynamo := http.Handler(wire.New(eng.api, wireOpts))
 	cfg := server.Config{
 		Store: eng.store, Analytics: eng.analytics, DynamoDB: dynamo, Registry: reg, Gatherer: reg,
 		MetricsPublic: f.metricsPublic, MaxBodyBytes: f.maxBody, MaxInflatedBytes: 8 * f.maxBody,
@@ -172,7 +174,11 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	}
 	if eng.auth != nil {
 		cfg.Auth = eng.auth
-		cfg.DynamoDB = eng.auth.SigV4(dynamo)
+		var protected []string
+		if eng.analytics != nil {
+			protected = append(protected, eng.analytics.Table().Name())
+		}
+		cfg.DynamoDB = eng.auth.DynamoDB(eng.api, &auth.DynamoDBOptions{Wire: wireOpts, Protected: protected})
 		if f.rate > 0 {
 			burst := f.burst
 			if burst <= 0 {
@@ -252,7 +258,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	go func() { served <- frontSrv.Serve(ln) }()
 
 	logger.Info("serving", "endpoint", endpoint, "data", eng.where, "auth", eng.auth != nil, "sync", !f.noSync && !f.inMemory)
-	if err := c.greet(ctx, eng, endpoint, logger); err != nil {
+	if err := c.greet(ctx, eng, endpoint); err != nil {
 		logger.Error("cannot make the first token", "err", err)
 	}
 
@@ -287,32 +293,41 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	return nil
 }
 
-// greet prints the banner, and on a first start with authentication the
-// first admin token, once.
-func (c *ServeCommand) greet(ctx context.Context, eng *engine, endpoint string, logger *slog.Logger) error {
-	first := ""
+// greet prints the banner and, with authentication, the credentials
+// made on a first start, once: an admin token when there is no token, an
+// admin access key for the DynamoDB endpoint when there is no key.
+func (c *ServeCommand) greet(ctx context.Context, eng *engine, endpoint string) error {
+	var first firstCredentials
 	if eng.auth != nil {
 		ts, err := eng.auth.Tokens(ctx)
 		if err != nil {
 			return err
 		}
+		admin := []auth.Scope{auth.ScopeAdmin}
 		if len(ts) == 0 {
-			secret, _, err := eng.auth.CreateToken(ctx, "first admin", []auth.Scope{auth.ScopeAdmin}, nil)
-			if err != nil {
+			if first.token, _, err = eng.auth.CreateToken(ctx, "first admin", admin, nil); err != nil {
 				return err
 			}
-			first = secret
 		}
 		keys, err := eng.auth.AccessKeys(ctx)
 		if err != nil {
 			return err
 		}
 		if len(keys) == 0 {
-			logger.Warn("the DynamoDB endpoint accepts any credentials until an access key exists (timetable token create --dynamodb)")
+			if first.key, err = eng.auth.CreateAccessKey(ctx, "first admin", admin, nil); err != nil {
+				return err
+			}
 		}
 	}
 	printBanner(c.Stdout, endpoint, eng.where, eng.auth != nil, first)
 	return nil
+}
+
+// firstCredentials are those a first start makes: an admin token's secret
+// and an admin access key, each zero when not made.
+type firstCredentials struct {
+	token string
+	key   auth.AccessKey
 }
 
 // dialable returns an address a client can dial for a listener's address:
@@ -355,14 +370,28 @@ func writeFileAtomic(path string, data []byte) error {
 	return os.Rename(tmp, path)
 }
 
-func printBanner(w io.Writer, endpoint, where string, authOn bool, firstToken string) {
+func printBanner(w io.Writer, endpoint, where string, authOn bool, first firstCredentials) {
 	fmt.Fprintf(w, "timetable is serving on %s (data: %s)\n\n", endpoint, where)
-	if firstToken != "" {
+	if first.token != "" {
 		fmt.Fprintf(w, `First start: an admin token was made. It is shown this once; keep it:
 
   export TIMETABLE_TOKEN=%s
 
-`, firstToken)
+`, first.token)
+	}
+	if first.key.ID != "" {
+		fmt.Fprintf(w, `First start: an admin access key for the DynamoDB endpoint was made. It is
+shown this once; keep it (make narrower ones with timetable token create --dynamodb):
+
+  export AWS_ACCESS_KEY_ID=%s AWS_SECRET_ACCESS_KEY=%s
+
+`, first.key.ID, first.key.Secret)
+	}
+	creds := `(signed with an access key: timetable token create --dynamodb)
+  export AWS_DEFAULT_REGION=us-east-1`
+	if !authOn {
+		creds = `(--no-auth: any credentials)
+  export AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1`
 	}
 	token := ""
 	if authOn {
@@ -373,14 +402,12 @@ func printBanner(w io.Writer, endpoint, where string, authOn bool, firstToken st
   curl%[2]s --data-binary 'SENSOR,series=s1 temperature=21.5' %[1]s/api/v1/write
   curl%[2]s %[1]s/api/v1/kinds/SENSOR/series/s1/latest
 
-DynamoDB's API, for the AWS SDKs and CLI (any credentials until an access key
-exists: timetable token create --dynamodb):
-  export AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local AWS_DEFAULT_REGION=us-east-1
+DynamoDB's API, for the AWS SDKs and CLI %[3]s
   aws dynamodb list-tables --endpoint-url %[1]s
   Go: dynamodb.New(dynamodb.Options{BaseEndpoint: aws.String(%[1]q), Region: "us-east-1", ...})
 
 Stop with Ctrl-C (SIGINT) or SIGTERM.
-`, endpoint, token)
+`, endpoint, token, creds)
 }
 
 // startProfiles serves net/http/pprof's handlers on their own listener at

@@ -77,11 +77,22 @@ func TestServe_InProcess(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 
+	// The first start prints an admin access key, without which the
+	// DynamoDB endpoint refuses every request.
+	keyID, secret := firstAccessKey(t, &stdout)
 	client := dynamodb.New(dynamodb.Options{
+		Region:       "us-east-1",
+		BaseEndpoint: aws.String("http://" + addr),
+		Credentials:  credentials.NewStaticCredentialsProvider(keyID, secret, ""),
+	})
+	unsigned := dynamodb.New(dynamodb.Options{
 		Region:       "us-east-1",
 		BaseEndpoint: aws.String("http://" + addr),
 		Credentials:  credentials.NewStaticCredentialsProvider("local", "local", ""),
 	})
+	if _, err := unsigned.ListTables(context.Background(), &dynamodb.ListTablesInput{}); err == nil || !strings.Contains(err.Error(), "UnrecognizedClientException") {
+		t.Fatalf("ListTables with an unknown key: %v, want UnrecognizedClientException", err)
+	}
 	bg := context.Background()
 	if _, err := client.CreateTable(bg, &dynamodb.CreateTableInput{
 		TableName:            aws.String("serve_test"),
@@ -112,7 +123,7 @@ func TestServe_InProcess(t *testing.T) {
 	streams := dynamodbstreams.New(dynamodbstreams.Options{
 		Region:       "us-east-1",
 		BaseEndpoint: aws.String("http://" + addr),
-		Credentials:  credentials.NewStaticCredentialsProvider("local", "local", ""),
+		Credentials:  credentials.NewStaticCredentialsProvider(keyID, secret, ""),
 	})
 	ls, err := streams.ListStreams(bg, &dynamodbstreams.ListStreamsInput{TableName: aws.String("serve_test")})
 	if err != nil || len(ls.Streams) != 1 {
@@ -193,6 +204,23 @@ func TestServe_InProcess(t *testing.T) {
 	if err != nil || again.Item == nil {
 		t.Fatalf("item after restart: %v %v", again, err)
 	}
+}
+
+// firstAccessKey waits for the banner's access key and returns it.
+func firstAccessKey(t *testing.T, stdout *syncBuffer) (id, secret string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		for line := range strings.Lines(stdout.String()) {
+			if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "export AWS_ACCESS_KEY_ID="); ok {
+				id, rest, _ = strings.Cut(rest, " ")
+				if secret, ok = strings.CutPrefix(rest, "AWS_SECRET_ACCESS_KEY="); ok && id != "local" {
+					return id, secret
+				}
+			}
+		}
+	}
+	t.Fatalf("no access key in the banner:\n%s", stdout.String())
+	return "", ""
 }
 
 func TestServe_BadFlags(t *testing.T) {

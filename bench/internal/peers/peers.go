@@ -359,9 +359,11 @@ func BuildTimetable(ctx context.Context, root, dir string) (string, error) {
 	return bin, nil
 }
 
-// StartTimetable starts `bin serve --data dataDir --dynamodb-addr
+// StartTimetable starts `bin serve --data dataDir --no-auth --dynamodb-addr
 // 127.0.0.1:0` plus extra arguments; the server picks a free port and
-// reports it through --addr-file.
+// reports it through --addr-file. Without tokens its DynamoDB endpoint
+// takes any credentials, as DynamoDB Local and the other peers do (with
+// tokens it refuses requests not signed by one of its access keys).
 func StartTimetable(ctx context.Context, bin, dataDir, logDir string, extra ...string) (*Server, error) {
 	f, err := os.CreateTemp(logDir, "serve-addr-")
 	if err != nil {
@@ -369,6 +371,6 @@ func StartTimetable(ctx context.Context, bin, dataDir, logDir string, extra ...s
 	}
 	f.Close()
 	os.Remove(f.Name())
-	args := append([]string{"serve", "--data", dataDir, "--dynamodb-addr", "127.0.0.1:0", "--addr-file", f.Name()}, extra...)
+	args := append([]string{"serve", "--data", dataDir, "--no-auth", "--dynamodb-addr", "127.0.0.1:0", "--addr-file", f.Name()}, extra...)
 	return start(ctx, "timetable serve", exec.Command(bin, args...), 0, f.Name(), logDir)
 }
