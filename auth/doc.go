@@ -29,8 +29,9 @@
 // not imply read. A token may be limited to kinds (Principal.Allows says
 // how a request about no one kind is judged). Tokens are sent as
 // "Authorization: Bearer <token>", "Authorization: Token <token>" (InfluxDB
-// v2 clients), HTTP Basic with the token as password, or the query
-// parameter p (InfluxDB v1); see TokenFromRequest.
+// v2 clients) or HTTP Basic with the token as password (TokenFromRequest);
+// InfluxDB v1 clients may send it as the query parameter p, which a server
+// accepts on their write route only (TokenFromQuery).
 //
 // # Caching and revocation
 //

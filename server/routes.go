@@ -167,7 +167,7 @@ func (s *Server) authorize(r *http.Request, rt route) (context.Context, error) {
 	if s.cfg.Auth == nil || s.cfg.Trusted || rt.access == public {
 		return ctx, nil
 	}
-	secret, ok := auth.TokenFromRequest(r)
+	secret, ok := token(r, rt)
 	if !ok && rt.access == siteRead {
 		return ctx, nil
 	}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -46,6 +47,12 @@ type Options struct {
 	// Logger receives a record for each request answered with a server
 	// error (500), with the operation and the cause. Default: discard.
 	Logger *slog.Logger
+
+	// CORSOrigins are the origins whose pages may call the endpoint from a
+	// browser ("*" for any, as DynamoDB allows); see OriginAllowed.
+	// Default none: a preflight from any origin is answered 403 and no
+	// answer carries Access-Control-Allow-Origin, as DynamoDB Local does.
+	CORSOrigins []string
 }
 
 // Handler is an http.Handler that speaks DynamoDB's JSON protocol
@@ -74,6 +81,7 @@ type Handler struct {
 	inFlight    *semaphore.Weighted
 	bodyTimeout time.Duration
 	log         *slog.Logger
+	corsOrigins []string
 }
 
 // New returns a Handler serving api. Besides the methods of timetable.API it
@@ -85,10 +93,11 @@ func New(api timetable.API, opts *Options) *Handler {
 		opts = &Options{}
 	}
 	h := &Handler{
-		ops:       operations(api),
-		streamOps: streamsOperations(api),
-		maxBody:   opts.MaxBodyBytes,
-		log:       opts.Logger,
+		ops:         operations(api),
+		streamOps:   streamsOperations(api),
+		maxBody:     opts.MaxBodyBytes,
+		log:         opts.Logger,
+		corsOrigins: slices.Clone(opts.CORSOrigins),
 	}
 	if h.maxBody <= 0 {
 		h.maxBody = DefaultMaxBodyBytes
@@ -125,10 +134,10 @@ func putBuf(b *[]byte) {
 // ServeHTTP answers one DynamoDB request.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isPreflight(r) {
-		answerPreflight(w, r)
+		h.answerPreflight(w, r)
 		return
 	}
-	allowOrigin(w, r)
+	h.allowOrigin(w, r)
 	target := r.Header.Get("X-Amz-Target")
 	if target == "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
