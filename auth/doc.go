@@ -63,10 +63,9 @@
 // rebuilt from the request itself (no library verifies SigV4 on the server
 // side); the tests check it against aws-sdk-go-v2's signer and client.
 //
-// A signature must cover Host, X-Amz-Date and every X-Amz-* header of the
-// request, X-Amz-Target above all: it names the operation, and a signature
-// that left it out could be replayed, within the clock skew allowed, as
-// another operation on the same body. The body is always covered, by the
+// A signature must cover Host, X-Amz-Date and X-Amz-Target: the target
+// names the operation, and a signature that left it out could be replayed,
+// within the clock skew allowed, as another operation on the same body. The body is always covered, by the
 // hash of the bytes received. The AWS SDKs and the AWS CLI sign every
 // header they send but a few that carry no meaning (User-Agent,
 // X-Amzn-Trace-Id, Expect, Transfer-Encoding).

@@ -67,18 +67,18 @@ func AccessKeyID(ctx context.Context) (string, bool) {
 // bodies over Options.MaxBodyBytes are answered 413), and checks the
 // credential scope (its date that of X-Amz-Date, its service "dynamodb",
 // any region), the date within Options.MaxClockSkew of the clock either
-// way, that the signed headers cover Host, X-Amz-Date and every X-Amz-*
-// header of the request (X-Amz-Target above all, which names the
-// operation) and are all present, and the signature, compared in constant
-// time. Failures get DynamoDB's answers, written with wire.WriteError: 400
-// MissingAuthenticationTokenException without an Authorization header,
-// IncompleteSignatureException for a malformed one or one that leaves a
-// required header unsigned, UnrecognizedClientException for an unknown
-// key, InvalidSignatureException for a wrong scope, a stale date or a wrong
-// signature. X-Amz-Security-Token is only required to be signed (this
-// server issues no session tokens), and presigned URLs (the signature in
-// the query) are not accepted: such a request has no Authorization header.
-// AccessKeyID tells next which key signed.
+// way, that the signed headers cover Host, X-Amz-Date and X-Amz-Target
+// (which names the operation) and are all present, and the signature,
+// compared in constant time. Failures get DynamoDB's answers, written with
+// wire.WriteError: 400 MissingAuthenticationTokenException without an
+// Authorization header, IncompleteSignatureException for a malformed one
+// or one that leaves a required header unsigned,
+// UnrecognizedClientException for an unknown key, InvalidSignatureException
+// for a wrong scope, a stale date or a wrong signature.
+// X-Amz-Security-Token is not checked (this server issues no session
+// tokens), and presigned URLs (the signature in the query) are not
+// accepted: such a request has no Authorization header. AccessKeyID tells
+// next which key signed.
 func (s *Store) SigV4(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if wire.IsPreflight(r) {
@@ -241,22 +241,27 @@ func (s *Store) verify(r *http.Request, keys map[string]AccessKey) (string, *wir
 	return key.ID, nil
 }
 
-// checkSignedHeaders checks that the signature covers what decides a
-// request's meaning: Host, X-Amz-Date, and every X-Amz-* header the request
-// carries (X-Amz-Target names the operation: a signature that leaves it out
-// could be replayed as another operation on the same body), and that each
-// header it names is in the request. The AWS SDKs and the AWS CLI sign every
-// header they send but a few (Authorization, User-Agent, X-Amzn-Trace-Id,
-// Expect, Transfer-Encoding), so their requests pass. The payload is always
+// mustSign are the headers a signature must cover when the request has
+// them, besides Host: the date, and the target, which names the operation
+// (a signature that left it out could be replayed as another operation on
+// the same body). Other headers may go unsigned, as SigV4 allows: a proxy
+// may add its own (CloudFront adds X-Amz-Cf-Id), and none changes what the
+// endpoint does with a body.
+var mustSign = []string{"X-Amz-Date", "X-Amz-Target"}
+
+// checkSignedHeaders checks that the signature covers Host and the headers
+// of mustSign the request has, and that each header it names is in the
+// request. The AWS SDKs and the AWS CLI sign every header they send but a
+// few (Authorization, User-Agent, X-Amzn-Trace-Id, Expect,
+// Transfer-Encoding), so their requests pass. The payload is always
 // covered: the canonical request holds the hash of the body as received,
 // whatever X-Amz-Content-Sha256 says.
 func checkSignedHeaders(r *http.Request, signed []string) *wire.Error {
 	if !slices.Contains(signed, "host") {
 		return incompleteSignature("'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.")
 	}
-	for name := range r.Header {
-		lower := strings.ToLower(name)
-		if strings.HasPrefix(lower, "x-amz-") && !slices.Contains(signed, lower) {
+	for _, name := range mustSign {
+		if r.Header.Values(name) != nil && !slices.Contains(signed, strings.ToLower(name)) {
 			return incompleteSignature(fmt.Sprintf("'%s' must be a 'SignedHeader' in the AWS Authorization.", name))
 		}
 	}
