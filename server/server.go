@@ -155,7 +155,8 @@ func New(cfg Config) (*Server, error) {
 // shutdown: the caller then stops the listener and flushes the store.
 func (s *Server) Drain() { s.draining.Store(true) }
 
-// ServeHTTP answers a request: DynamoDB's protocol if the request carries
+// ServeHTTP answers a request: once it has passed the checks of origin.go
+// (Host, origin, a token in the URL), DynamoDB's protocol if it carries
 // its X-Amz-Target header, the routes otherwise.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.screen(w, r) {
