@@ -142,7 +142,9 @@ func newCrossOrigin(origins []string) (*http.CrossOriginProtection, error) {
 	}
 	c := http.NewCrossOriginProtection()
 	for _, o := range origins {
-		if err := c.AddTrustedOrigin(strings.TrimSuffix(strings.TrimSpace(o), "/")); err != nil {
+		// Browsers send origins in lower case; wire.OriginAllowed, for
+		// CORS, compares without case.
+		if err := c.AddTrustedOrigin(strings.ToLower(strings.TrimSuffix(strings.TrimSpace(o), "/"))); err != nil {
 			return nil, fmt.Errorf("CORS origin %q: %w", o, err)
 		}
 	}

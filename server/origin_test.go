@@ -106,7 +106,7 @@ func TestDynamoDB_OtherOriginRefused(t *testing.T) {
 // an origin of CORSOrigins or from a client that is not a browser is
 // served; POST /api/event takes hits from any origin.
 func TestCrossOriginWrites(t *testing.T) {
-	ce := newCollectEnv(t, collect.Options{}, func(c *server.Config) { c.CORSOrigins = []string{"https://dash.example"} })
+	ce := newCollectEnv(t, collect.Options{}, func(c *server.Config) { c.CORSOrigins = []string{"https://Dash.Example/"} })
 	e := ce.env
 	e.defineSensor()
 	line := func(v string, header ...string) answer {
@@ -219,6 +219,9 @@ func TestHost_Loopback(t *testing.T) {
 	}
 	if _, err := server.New(server.Config{Store: e.store, AllowedHosts: []string{"a b"}}); err == nil {
 		t.Error("an allowed host with a space was accepted")
+	}
+	if _, err := server.New(server.Config{Store: e.store, CORSOrigins: []string{"dash.example/app"}}); err == nil {
+		t.Error("a CORS origin that is not scheme://host was accepted")
 	}
 }
 
