@@ -53,8 +53,9 @@
 // not imply read. A token may be limited to kinds and to sites. Tokens are
 // sent as
 // "Authorization: Bearer <token>", "Authorization: Token <token>" (InfluxDB
-// v2 clients), HTTP Basic with the token as password, or the query
-// parameter p (InfluxDB v1); see TokenFromRequest.
+// v2 clients) or HTTP Basic with the token as password (TokenFromRequest);
+// InfluxDB v1 clients may send it as the query parameter p, which a server
+// accepts on their write route only (TokenFromQuery).
 //
 // # Caching and revocation
 //
@@ -85,6 +86,13 @@
 // MissingAuthenticationTokenException; status 400). The signed request is
 // rebuilt from the request itself (no library verifies SigV4 on the server
 // side); the tests check it against aws-sdk-go-v2's signer and client.
+//
+// A signature must cover Host, X-Amz-Date and X-Amz-Target: the target
+// names the operation, and a signature that left it out could be replayed,
+// within the clock skew allowed, as another operation on the same body. The body is always covered, by the
+// hash of the bytes received. The AWS SDKs and the AWS CLI sign every
+// header they send but a few that carry no meaning (User-Agent,
+// X-Amzn-Trace-Id, Expect, Transfer-Encoding).
 //
 // An access key has scopes and may be limited to tables
 // (CreateAccessKey). Store.DynamoDB builds the endpoint with SigV4 and,

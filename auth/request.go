@@ -6,22 +6,33 @@ import (
 	"strings"
 )
 
-// TokenFromRequest returns the token a request carries, and whether it
-// carries one, from the first of:
+// TokenFromRequest returns the token of a request's Authorization header,
+// and whether it carries one:
 //
-//   - the Authorization header "Bearer <token>" (the series API) or
-//     "Token <token>" (InfluxDB v2 clients), the scheme in any case;
-//   - the Authorization header "Basic <base64 of user:token>" (InfluxDB v1
-//     clients such as Telegraf send user and password so; the user is
-//     ignored);
-//   - the query parameter p (InfluxDB v1's u and p; u is ignored).
+//   - "Bearer <token>" (the series API) or "Token <token>" (InfluxDB v2
+//     clients), the scheme in any case;
+//   - "Basic <base64 of user:token>" (InfluxDB v1 clients such as Telegraf
+//     send user and password so; the user is ignored).
 //
 // An Authorization header of another scheme, or a malformed one, carries no
-// token (the query is not looked at then). The token is not checked here:
-// see Store.Authenticate.
+// token. The URL is not looked at: a token in a URL lands in access logs,
+// proxies' logs and browser history; see TokenFromQuery for the one
+// protocol that sends it there. The token is not checked here: see
+// Store.Authenticate.
 func TokenFromRequest(r *http.Request) (string, bool) {
 	if h := r.Header.Get("Authorization"); h != "" {
 		return parseAuthorization(h)
+	}
+	return "", false
+}
+
+// TokenFromQuery returns the token of a request's query parameter p, and
+// whether it carries one, as InfluxDB 1.x clients send it (?u=USER&p=TOKEN;
+// u is ignored). A server should accept it only on its InfluxDB 1.x routes,
+// and prefer the Authorization header (TokenFromRequest) when there is one.
+func TokenFromQuery(r *http.Request) (string, bool) {
+	if r.URL == nil || r.URL.RawQuery == "" {
+		return "", false
 	}
 	if p := r.URL.Query().Get("p"); p != "" {
 		return p, true

@@ -26,12 +26,11 @@ func TestTokenFromRequest(t *testing.T) {
 	f("/api/v2/write", "TOKEN tt_a_b", "tt_a_b", true)
 	f("/write", basic("telegraf:tt_a_b"), "tt_a_b", true)
 	f("/write", basic(":tt_a:b"), "tt_a:b", true) // the password may hold a colon
-	f("/write?u=me&p=tt_a_b", "", "tt_a_b", true)
-	f("/write?p=tt_q", "Bearer tt_h", "tt_h", true) // the header wins
-	// No token.
+	f("/write?p=tt_q", "Bearer tt_h", "tt_h", true)
+	// No token: the query is not looked at (TokenFromQuery).
+	f("/write?u=me&p=tt_a_b", "", "", false)
+	f("/api/v1/kinds?p=tt_a_b", "", "", false)
 	f("/api/v1/kinds", "", "", false)
-	f("/write?u=me", "", "", false)
-	f("/write?p=", "", "", false)
 	f("/", "Bearer", "", false)
 	f("/", "Bearer ", "", false)
 	f("/", "Bearer a b", "", false)
@@ -41,6 +40,21 @@ func TestTokenFromRequest(t *testing.T) {
 	f("/", basic("no colon"), "", false)
 	f("/", basic("user:"), "", false)
 	f("/?p=tt_q", "Negotiate x", "", false) // a header of another scheme: the query is not looked at
+}
+
+func TestTokenFromQuery(t *testing.T) {
+	f := func(target, want string, wantOK bool) {
+		t.Helper()
+		got, ok := TokenFromQuery(httptest.NewRequest("POST", target, nil))
+		if got != want || ok != wantOK {
+			t.Errorf("TokenFromQuery(%s) = %q, %v; want %q, %v", target, got, ok, want, wantOK)
+		}
+	}
+	f("/write?u=me&p=tt_a_b", "tt_a_b", true)
+	f("/write?p=tt_a%2Bb", "tt_a+b", true)
+	f("/write", "", false)
+	f("/write?u=me", "", false)
+	f("/write?p=", "", false)
 }
 
 // FuzzParseAuthorization: any header value is parsed without panic, and a

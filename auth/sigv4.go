@@ -68,14 +68,18 @@ func AccessKeyID(ctx context.Context) (string, bool) {
 // bodies over Options.MaxBodyBytes are answered 413), and checks the
 // credential scope (its date that of X-Amz-Date, its service "dynamodb",
 // any region), the date within Options.MaxClockSkew of the clock either
-// way, and the signature, compared in constant time. Failures get
-// DynamoDB's answers, written with wire.WriteError: 400
-// MissingAuthenticationTokenException without an Authorization header,
-// IncompleteSignatureException for a malformed one,
+// way, that the signed headers cover Host, X-Amz-Date and X-Amz-Target
+// (which names the operation) and are all present, and the signature,
+// compared in constant time. Failures get DynamoDB's answers, written with
+// wire.WriteError: 400 MissingAuthenticationTokenException without an
+// Authorization header, IncompleteSignatureException for a malformed one
+// or one that leaves a required header unsigned,
 // UnrecognizedClientException for an unknown key, InvalidSignatureException
-// for a wrong scope, a stale date or a wrong signature. X-Amz-Security-Token
-// is not checked (this server issues no session tokens) and presigned URLs
-// are not accepted. AccessKeyID tells next which key signed, and
+// for a wrong scope, a stale date or a wrong signature.
+// X-Amz-Security-Token is not checked (this server issues no session
+// tokens), and presigned URLs (the signature in the query) are not
+// accepted: such a request has no Authorization header. AccessKeyID tells
+// next which key signed, and
 // FromContext gives its Principal.
 func (s *Store) SigV4(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -206,8 +210,9 @@ func (s *Store) verify(r *http.Request, keys map[string]AccessKey) (string, *wir
 		return "", invalidSignature("Credential should be scoped to a valid region. ")
 	case a.date != amzDate[:8]:
 		return "", invalidSignature("Date in Credential scope does not match YYYYMMDD from ISO-8601 version of date from HTTP: '%s' != '%s', from '%s'.", a.date, amzDate[:8], amzDate)
-	case !slices.Contains(a.signedHeaders, "host"):
-		return "", incompleteSignature("'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.")
+	}
+	if werr := checkSignedHeaders(r, a.signedHeaders); werr != nil {
+		return "", werr
 	}
 	key, ok := keys[a.keyID]
 	if !ok {
@@ -233,6 +238,43 @@ func (s *Store) verify(r *http.Request, keys map[string]AccessKey) (string, *wir
 		return "", errBadSignature
 	}
 	return key.ID, nil
+}
+
+// mustSign are the headers a signature must cover when the request has
+// them, besides Host: the date, and the target, which names the operation
+// (a signature that left it out could be replayed as another operation on
+// the same body). Other headers may go unsigned, as SigV4 allows: a proxy
+// may add its own (CloudFront adds X-Amz-Cf-Id), and none changes what the
+// endpoint does with a body.
+var mustSign = []string{"X-Amz-Date", "X-Amz-Target"}
+
+// checkSignedHeaders checks that the signature covers Host and the headers
+// of mustSign the request has, and that each header it names is in the
+// request. The AWS SDKs and the AWS CLI sign every header they send but a
+// few (Authorization, User-Agent, X-Amzn-Trace-Id, Expect,
+// Transfer-Encoding), so their requests pass. The payload is always
+// covered: the canonical request holds the hash of the body as received,
+// whatever X-Amz-Content-Sha256 says.
+func checkSignedHeaders(r *http.Request, signed []string) *wire.Error {
+	if !slices.Contains(signed, "host") {
+		return incompleteSignature("'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.")
+	}
+	for _, name := range mustSign {
+		if r.Header.Values(name) != nil && !slices.Contains(signed, strings.ToLower(name)) {
+			return incompleteSignature(fmt.Sprintf("'%s' must be a 'SignedHeader' in the AWS Authorization.", name))
+		}
+	}
+	for _, name := range signed {
+		switch name {
+		case "host", "content-length":
+			// net/http keeps them out of r.Header.
+		default:
+			if r.Header.Values(name) == nil {
+				return incompleteSignature(fmt.Sprintf("'%s' is named as a SignedHeader, but it does not exist in the HTTP request.", name))
+			}
+		}
+	}
+	return nil
 }
 
 // hashBody reads r's body, at most MaxBodyBytes, and returns its SHA-256 in

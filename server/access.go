@@ -61,7 +61,7 @@ func (s *Server) authorize(r *http.Request, rt route) (context.Context, error) {
 	if s.open() || rt.access.public {
 		return ctx, nil
 	}
-	if secret, ok := auth.TokenFromRequest(r); ok {
+	if secret, ok := token(r, rt); ok {
 		p, err := s.cfg.Auth.Authenticate(ctx, secret)
 		if err != nil {
 			return ctx, err

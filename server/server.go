@@ -3,7 +3,6 @@ package server
 import (
 	"log/slog"
 	"net/http"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/timetable-db/timetable/analytics/collect"
 	"github.com/timetable-db/timetable/auth"
 	"github.com/timetable-db/timetable/series"
-	"github.com/timetable-db/timetable/wire"
 )
 
 // Defaults of Config's limits.
@@ -57,8 +55,18 @@ type Config struct {
 	// MetricsPublic serves /metrics without a token.
 	MetricsPublic bool
 	// CORSOrigins are the origins allowed to call the API from a browser
-	// ("*" for any); none by default.
+	// ("*" for any); none by default. A browser's request other than GET,
+	// HEAD and OPTIONS from any other origin is refused (origin.go).
 	CORSOrigins []string
+	// Addr is the address the server listens on (host:port, as its
+	// listener reports it). On a loopback address, requests are answered
+	// only when their Host header names an IP address, localhost or one of
+	// AllowedHosts (origin.go); empty: the Host is not checked unless
+	// AllowedHosts is set.
+	Addr string
+	// AllowedHosts are names the Host header may give besides those; given
+	// any, the Host is checked whatever Addr is; "*" turns the check off.
+	AllowedHosts []string
 	// MaxBodyBytes, MaxInflatedBytes and MaxReadings bound a write
 	// request; zero takes the defaults.
 	MaxBodyBytes     int64
@@ -86,6 +94,9 @@ type Server struct {
 	gather    http.Handler
 	// draining is set by Drain: readiness fails and writes are refused.
 	draining atomic.Bool
+	// hosts and crossOrigin screen requests before routing (origin.go).
+	hosts       *hostPolicy
+	crossOrigin *http.CrossOriginProtection
 }
 
 // New returns a Server for cfg.
@@ -105,6 +116,13 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.cfg.Now == nil {
 		s.cfg.Now = time.Now
+	}
+	var err error
+	if s.hosts, err = newHostPolicy(cfg.Addr, cfg.AllowedHosts); err != nil {
+		return nil, err
+	}
+	if s.crossOrigin, err = newCrossOrigin(cfg.CORSOrigins); err != nil {
+		return nil, err
 	}
 	reg, gat := cfg.Registry, cfg.Gatherer
 	if reg == nil || gat == nil {
@@ -137,10 +155,14 @@ func New(cfg Config) (*Server, error) {
 // shutdown: the caller then stops the listener and flushes the store.
 func (s *Server) Drain() { s.draining.Store(true) }
 
-// ServeHTTP answers a request: DynamoDB's protocol if the request carries
+// ServeHTTP answers a request: once it has passed the checks of origin.go
+// (Host, origin, a token in the URL), DynamoDB's protocol if it carries
 // its X-Amz-Target header, the routes otherwise.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.cfg.DynamoDB != nil && (r.Header.Get("X-Amz-Target") != "" || wire.IsPreflight(r)) {
+	if s.screen(w, r) {
+		return
+	}
+	if s.isDynamoDB(r) {
 		s.cfg.DynamoDB.ServeHTTP(w, r)
 		return
 	}
@@ -148,36 +170,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mux.ServeHTTP(w, r)
-}
-
-// cors sets the CORS headers for an allowed origin and answers a
-// preflight request; it reports whether the request was answered.
-func (s *Server) cors(w http.ResponseWriter, r *http.Request) bool {
-	origin := r.Header.Get("Origin")
-	if origin == "" || len(s.cfg.CORSOrigins) == 0 {
-		return false
-	}
-	allowed := false
-	for _, o := range s.cfg.CORSOrigins {
-		if o == "*" || strings.EqualFold(o, origin) {
-			allowed = true
-			break
-		}
-	}
-	if !allowed {
-		return false
-	}
-	h := w.Header()
-	h.Set("Access-Control-Allow-Origin", origin)
-	h.Add("Vary", "Origin")
-	if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
-		h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, DELETE")
-		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Content-Encoding")
-		h.Set("Access-Control-Max-Age", "600")
-		w.WriteHeader(http.StatusNoContent)
-		return true
-	}
-	return false
 }
 
 // ready reports whether the server can take writes: not draining and the

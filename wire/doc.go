@@ -44,6 +44,16 @@
 //     Deeper attribute values within the bound reach the API, which reports
 //     DynamoDB's own nesting errors.
 //
+// # Browsers
+//
+// DynamoDB answers CORS requests from any origin, since it checks every
+// signature. A Handler answers only the origins of Options.CORSOrigins
+// ("*" for DynamoDB's behaviour): by default a preflight is answered 403
+// and no answer carries Access-Control-Allow-Origin, so that a web page
+// cannot use an endpoint on the user's machine that checks no signature.
+// OriginAllowed is the rule, for servers that put the Handler beside other
+// routes.
+//
 // Unknown members are ignored and JSON null means absent, as in DynamoDB. A
 // null attribute value inside an item or a list reaches the API as a nil
 // types.AttributeValue, since DynamoDB's message for it depends on where it

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -52,6 +53,11 @@ type Options struct {
 	// an error (a *Error such as AccessDeniedException) is the answer
 	// instead. The body is the handler's: not to be kept.
 	Authorize func(ctx context.Context, target string, body []byte) error
+	// CORSOrigins are the origins whose pages may call the endpoint from a
+	// browser ("*" for any, as DynamoDB allows); see OriginAllowed.
+	// Default none: a preflight from any origin is answered 403 and no
+	// answer carries Access-Control-Allow-Origin, as DynamoDB Local does.
+	CORSOrigins []string
 }
 
 // Handler is an http.Handler that speaks DynamoDB's JSON protocol
@@ -81,6 +87,7 @@ type Handler struct {
 	bodyTimeout time.Duration
 	log         *slog.Logger
 	authorize   func(ctx context.Context, target string, body []byte) error
+	corsOrigins []string
 }
 
 // New returns a Handler serving api. Besides the methods of timetable.API it
@@ -92,11 +99,12 @@ func New(api timetable.API, opts *Options) *Handler {
 		opts = &Options{}
 	}
 	h := &Handler{
-		ops:       operations(api),
-		streamOps: streamsOperations(api),
-		maxBody:   opts.MaxBodyBytes,
-		log:       opts.Logger,
-		authorize: opts.Authorize,
+		ops:         operations(api),
+		streamOps:   streamsOperations(api),
+		maxBody:     opts.MaxBodyBytes,
+		log:         opts.Logger,
+		authorize:   opts.Authorize,
+		corsOrigins: slices.Clone(opts.CORSOrigins),
 	}
 	if h.maxBody <= 0 {
 		h.maxBody = DefaultMaxBodyBytes
@@ -133,10 +141,10 @@ func putBuf(b *[]byte) {
 // ServeHTTP answers one DynamoDB request.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if isPreflight(r) {
-		answerPreflight(w, r)
+		h.answerPreflight(w, r)
 		return
 	}
-	allowOrigin(w, r)
+	h.allowOrigin(w, r)
 	target := r.Header.Get("X-Amz-Target")
 	if target == "" && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -8,19 +8,39 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 )
 
 // DynamoDB answers browsers (the AWS SDK for JavaScript calls it from a
-// page): a preflight is answered for any origin, since requests are
-// authorized by their signature, and every answer to a request with an
-// Origin allows it and exposes the headers the SDKs read.
+// page) from any origin, since its requests are authorized by their
+// signature. A Handler answers only the origins of Options.CORSOrigins:
+// none by default, so that no web page the user opens can call an endpoint
+// on the user's machine (one that checks no signature, or one that a
+// DNS-rebinding page reaches by another name).
 const (
 	corsMaxAge        = "1728000" // 20 days, DynamoDB's
 	corsExposeHeaders = "x-amzn-RequestId,x-amzn-ErrorType,x-amz-crc32,Date"
 )
+
+// OriginAllowed reports whether a browser's request from origin (its Origin
+// header, "scheme://host[:port]") may be approved by CORS, given the
+// origins allowed: "*" allows any; other entries are compared with origin
+// case-insensitively, a trailing slash ignored. An empty origin or "null"
+// (a sandboxed or local page) is allowed only by "*".
+func OriginAllowed(allowed []string, origin string) bool {
+	if origin == "" {
+		return false
+	}
+	for _, o := range allowed {
+		if o == "*" || origin != "null" && strings.EqualFold(strings.TrimSuffix(strings.TrimSpace(o), "/"), origin) {
+			return true
+		}
+	}
+	return false
+}
 
 // isPreflight reports whether r is a CORS preflight request.
 func isPreflight(r *http.Request) bool {
@@ -42,29 +62,43 @@ func IsPreflight(r *http.Request) bool {
 	return false
 }
 
-// answerPreflight answers a CORS preflight as DynamoDB does: 200, POST
-// allowed with the headers asked for.
-func answerPreflight(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Access-Control-Allow-Methods", "POST")
-	if asked := r.Header.Get("Access-Control-Request-Headers"); asked != "" {
-		h.Set("Access-Control-Allow-Headers", asked)
+// answerPreflight answers a CORS preflight: from an allowed origin as
+// DynamoDB does (200, POST allowed with the headers asked for), from any
+// other 403 without CORS headers, which the browser takes as a refusal.
+func (h *Handler) answerPreflight(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("X-Amzn-Requestid", string(appendRequestID(nil)))
+	if !h.allowOrigin(w, r) {
+		hd.Set("Content-Type", "text/plain; charset=utf-8")
+		w.WriteHeader(http.StatusForbidden)
+		_, _ = io.WriteString(w, "origin not allowed: this endpoint answers browsers only from the origins it is configured with\n")
+		return
 	}
-	h.Set("Access-Control-Max-Age", corsMaxAge)
-	h.Set("X-Amzn-Requestid", string(appendRequestID(nil)))
-	h.Set("Content-Length", "0")
+	hd.Set("Access-Control-Allow-Methods", "POST")
+	if asked := r.Header.Get("Access-Control-Request-Headers"); asked != "" {
+		hd.Set("Access-Control-Allow-Headers", asked)
+	}
+	hd.Set("Access-Control-Max-Age", corsMaxAge)
+	hd.Set("Content-Length", "0")
 	w.WriteHeader(http.StatusOK)
 }
 
-// allowOrigin sets the CORS headers of an answer to a browser's request.
-func allowOrigin(w http.ResponseWriter, r *http.Request) {
-	if r.Header.Get("Origin") == "" {
-		return
+// allowOrigin sets the CORS headers of an answer to a browser's request
+// from an allowed origin, and reports whether the origin is allowed.
+func (h *Handler) allowOrigin(w http.ResponseWriter, r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if !OriginAllowed(h.corsOrigins, origin) {
+		return false
 	}
-	h := w.Header()
-	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+	hd := w.Header()
+	if slices.Contains(h.corsOrigins, "*") {
+		hd.Set("Access-Control-Allow-Origin", "*")
+	} else {
+		hd.Set("Access-Control-Allow-Origin", origin)
+		hd.Add("Vary", "Origin")
+	}
+	hd.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+	return true
 }
 
 // errEncoding answers a request body in an encoding the handler does not

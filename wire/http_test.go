@@ -173,29 +173,51 @@ func TestHandler_GzipWithSDK(t *testing.T) {
 }
 
 // TestHandler_CORS checks a browser's preflight and the CORS headers of an
-// answer, as DynamoDB gives them.
+// answer: as DynamoDB gives them with CORSOrigins "*", for the listed
+// origins only otherwise.
 func TestHandler_CORS(t *testing.T) {
 	st := &stub{}
 	st.set(&dynamodb.ListTablesOutput{}, nil)
-	h := wire.New(st, nil)
-	pre := httptest.NewRequest(http.MethodOptions, "/", nil)
-	pre.Header.Set("Origin", "http://page.test")
-	pre.Header.Set("Access-Control-Request-Method", "POST")
-	pre.Header.Set("Access-Control-Request-Headers", "content-type,x-amz-target,authorization,x-amz-date")
-	if !wire.IsPreflight(pre) {
+	preflight := func(origin string) *http.Request {
+		pre := httptest.NewRequest(http.MethodOptions, "/", nil)
+		pre.Header.Set("Origin", origin)
+		pre.Header.Set("Access-Control-Request-Method", "POST")
+		pre.Header.Set("Access-Control-Request-Headers", "content-type,x-amz-target,authorization,x-amz-date")
+		return pre
+	}
+	if !wire.IsPreflight(preflight("http://page.test")) {
 		t.Fatal("IsPreflight is false for a DynamoDB preflight")
 	}
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, pre)
-	hd := w.Header()
-	if w.Code != 200 || hd.Get("Access-Control-Allow-Origin") != "*" || hd.Get("Access-Control-Allow-Methods") != "POST" ||
-		hd.Get("Access-Control-Allow-Headers") != "content-type,x-amz-target,authorization,x-amz-date" || hd.Get("Access-Control-Max-Age") != "1728000" {
-		t.Errorf("preflight: %d %v", w.Code, hd)
-	}
-	w = httptest.NewRecorder()
-	h.ServeHTTP(w, rawRequest("ListTables", []byte(`{}`), "Origin", "http://page.test"))
-	if w.Code != 200 || w.Header().Get("Access-Control-Allow-Origin") != "*" || !strings.Contains(w.Header().Get("Access-Control-Expose-Headers"), "x-amz-crc32") {
-		t.Errorf("answer to a browser: %d %v", w.Code, w.Header())
+	for _, c := range []struct {
+		allowed []string
+		origin  string
+		acao    string // "" when not approved
+	}{
+		{[]string{"*"}, "http://page.test", "*"},
+		{[]string{"http://page.test", "https://other.test"}, "http://PAGE.test", "http://PAGE.test"},
+		{[]string{"http://page.test/"}, "http://page.test", "http://page.test"},
+		{[]string{"http://page.test"}, "https://evil.example", ""},
+		{[]string{"http://page.test"}, "null", ""},
+		{nil, "https://evil.example", ""},
+	} {
+		h := wire.New(st, &wire.Options{CORSOrigins: c.allowed})
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, preflight(c.origin))
+		hd := w.Header()
+		if c.acao == "" {
+			if w.Code != http.StatusForbidden || hd.Get("Access-Control-Allow-Origin") != "" || hd.Get("Access-Control-Allow-Methods") != "" {
+				t.Errorf("%v: preflight from %s approved: %d %v", c.allowed, c.origin, w.Code, hd)
+			}
+		} else if w.Code != 200 || hd.Get("Access-Control-Allow-Origin") != c.acao || hd.Get("Access-Control-Allow-Methods") != "POST" ||
+			hd.Get("Access-Control-Allow-Headers") != "content-type,x-amz-target,authorization,x-amz-date" || hd.Get("Access-Control-Max-Age") != "1728000" {
+			t.Errorf("%v: preflight from %s: %d %v", c.allowed, c.origin, w.Code, hd)
+		}
+		w = httptest.NewRecorder()
+		h.ServeHTTP(w, rawRequest("ListTables", []byte(`{}`), "Origin", c.origin))
+		if got := w.Header().Get("Access-Control-Allow-Origin"); w.Code != 200 || got != c.acao ||
+			c.acao != "" && !strings.Contains(w.Header().Get("Access-Control-Expose-Headers"), "x-amz-crc32") {
+			t.Errorf("%v: answer to a browser of %s: %d %v", c.allowed, c.origin, w.Code, w.Header())
+		}
 	}
 	other := httptest.NewRequest(http.MethodOptions, "/", nil)
 	other.Header.Set("Access-Control-Request-Method", "GET")

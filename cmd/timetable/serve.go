@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -65,6 +64,11 @@ endpoint refuses every request not signed (SigV4) by a known access key.
 See docs/security.md. SIGINT or SIGTERM stop it cleanly: writes
 acknowledged are flushed and synced.
 
+Web pages the user opens cannot use it: browsers' requests from other
+origins are refused unless --cors-origins lists them, and on a loopback
+--addr requests for host names other than localhost are refused (DNS
+rebinding) unless --allowed-hosts lists them (a reverse proxy's name).
+
 Example:
   timetable serve --data ./timetable-data --addr 127.0.0.1:8000
 
@@ -85,6 +89,8 @@ type serveFlags struct {
 	// The collect endpoint's (POST /api/event).
 	countryHeader, geoipDB, trustedProxies, botIPRanges string
 	collectRate                                         float64
+	// The names the Host header may give besides this machine's.
+	allowedHosts string
 }
 
 func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
@@ -102,7 +108,8 @@ func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
 	fs.BoolVar(&f.metricsPublic, "metrics-public", false, "serve /metrics without a token")
 	fs.Float64Var(&f.rate, "rate-limit", 0, "requests per second each token may make (0: no limit)")
 	fs.IntVar(&f.burst, "rate-burst", 0, "requests a token may make at once above --rate-limit (default: one second's worth)")
-	fs.StringVar(&f.cors, "cors-origins", "", "comma-separated origins allowed to call the API from a browser (* for any)")
+	fs.StringVar(&f.cors, "cors-origins", "", "comma-separated origins (https://app.example) whose pages may call the API and the DynamoDB endpoint from a browser (* for any); pages of other origins can neither read the answers nor change anything")
+	fs.StringVar(&f.allowedHosts, "allowed-hosts", "", "comma-separated host names the server answers to besides its IP addresses and localhost (a name a reverse proxy passes on; * for any). On a loopback --addr other names are refused, against DNS rebinding; on another address any name is answered unless this is set")
 	fs.Int64Var(&f.maxBody, "max-body", server.DefaultMaxBodyBytes, "largest request body in bytes (a gzip body inflates to at most 8 times this)")
 	fs.StringVar(&f.table, "table", series.DefaultTable, "the table of the time series")
 	fs.StringVar(&f.analyticsTable, "analytics-table", analytics.DefaultTable, "the table of the web analytics (sites, page views, aggregates)")
@@ -162,16 +169,23 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	if eng.db != nil {
 		reg.MustRegister(newPebbleCollector(eng.db.Metrics))
 	}
-	wireOpts := &wire.Options{Logger: logger}
+	listen := c.Listen
+	if listen == nil {
+		listen = func(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
+	}
+	ln, err := listen(f.addr)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w", f.addr, err)
+	}
+	cors := splitList(f.cors)
+	wireOpts := &wire.Options{Logger: logger, CORSOrigins: cors}
 	dynamo := http.Handler(wire.New(eng.api, wireOpts))
 	cfg := server.Config{
 		Store: eng.store, Analytics: eng.analytics, DynamoDB: dynamo, Registry: reg, Gatherer: reg,
 		MetricsPublic: f.metricsPublic, MaxBodyBytes: f.maxBody, MaxInflatedBytes: 8 * f.maxBody,
 		Logger: logger, Version: moduleVersion(), Collect: co,
 	}
-	if f.cors != "" {
-		cfg.CORSOrigins = strings.Split(f.cors, ",")
-	}
+	cfg.CORSOrigins, cfg.Addr, cfg.AllowedHosts = cors, ln.Addr().String(), listenHosts(f.addr, ln.Addr(), splitList(f.allowedHosts))
 	if eng.auth != nil {
 		cfg.Auth = eng.auth
 		var protected []string
@@ -191,16 +205,8 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
+		_ = ln.Close()
 		return err
-	}
-
-	listen := c.Listen
-	if listen == nil {
-		listen = func(addr string) (net.Listener, error) { return net.Listen("tcp", addr) }
-	}
-	ln, err := listen(f.addr)
-	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w", f.addr, err)
 	}
 	hostport := dialable(ln.Addr())
 	endpoint := "http://" + hostport
@@ -321,6 +327,26 @@ func (c *ServeCommand) greet(ctx context.Context, eng *engine, endpoint string) 
 	}
 	printBanner(c.Stdout, endpoint, eng.where, eng.auth != nil, first)
 	return nil
+}
+
+// listenHosts returns the host names the server answers to besides its IP
+// addresses and localhost: those of --allowed-hosts, and when --addr names
+// the host (--addr myhost:8000) and the listener is on a loopback address,
+// that name, which the user will browse to.
+func listenHosts(addr string, bound net.Addr, allowed []string) []string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || host == "" || net.ParseIP(host) != nil || len(allowed) == 0 && !isLoopback(bound) {
+		return allowed
+	}
+	return append(allowed, host)
+}
+
+// isLoopback reports whether a listener's address is a loopback one.
+func isLoopback(a net.Addr) bool {
+	if t, ok := a.(*net.TCPAddr); ok {
+		return t.IP.IsLoopback()
+	}
+	return false
 }
 
 // firstCredentials are those a first start makes: an admin token's secret

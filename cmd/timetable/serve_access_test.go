@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,29 +17,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 )
-
-// serveInProcess runs serve with args (and a free port) until the test
-// ends, and returns its base URL and its standard output.
-func serveInProcess(t *testing.T, args ...string) (string, *syncBuffer) {
-	t.Helper()
-	addrFile := filepath.Join(t.TempDir(), "addr")
-	var stdout, stderr syncBuffer
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		cmd := &ServeCommand{Stdout: &stdout, Stderr: &stderr}
-		done <- cmd.Run(ctx, append(args, "--addr", "127.0.0.1:0", "--addr-file", addrFile))
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if b, err := os.ReadFile(addrFile); err == nil && strings.HasSuffix(string(b), "\n") {
-			return "http://" + strings.TrimSpace(string(b)), &stdout
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no address after 30s\n%s", stderr.String())
-		}
-	}
-}
 
 // firstToken waits for the banner's admin token and returns it.
 func firstToken(t *testing.T, stdout *syncBuffer) string {
@@ -78,8 +54,9 @@ func wantRefused(t *testing.T, what string, err error, code string) {
 // key from the first start, whose banner prints an admin key; and a key
 // that is not an admin's does not reach the analytics table.
 func TestServe_DynamoDBRefusesUnsignedFromTheFirstStart(t *testing.T) {
-	base, stdout := serveInProcess(t, "--in-memory")
-	token := firstToken(t, stdout)
+	var stdout syncBuffer
+	base := "http://" + serveInProcess(t, &ServeCommand{Stdout: &stdout}, "--in-memory", "--addr", "127.0.0.1:0")
+	token := firstToken(t, &stdout)
 	ctx := context.Background()
 	api := func(method, path string, body any) *http.Response {
 		t.Helper()
@@ -145,7 +122,7 @@ func TestServe_DynamoDBRefusesUnsignedFromTheFirstStart(t *testing.T) {
 	if err != nil || r.StatusCode != http.StatusUnauthorized {
 		t.Errorf("the site without a token: %v %v, want 401", r.StatusCode, err)
 	}
-	id, secret := firstAccessKey(t, stdout)
+	id, secret := firstAccessKey(t, &stdout)
 	admin := dynamoClient(base, id, secret)
 	if _, err := admin.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String("timetable")}); err != nil {
 		t.Errorf("the series table: %v", err)

@@ -267,24 +267,7 @@ func TestRun_Usage(t *testing.T) {
 // TestServe_SlowHeaders: a client that sends its headers slower than the
 // header timeout has its connection closed, and the server goes on.
 func TestServe_SlowHeaders(t *testing.T) {
-	dir := t.TempDir()
-	addrFile := filepath.Join(dir, "addr")
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	var stderr syncBuffer
-	go func() {
-		cmd := &ServeCommand{Stdout: io.Discard, Stderr: &stderr, ReadHeaderTimeout: 200 * time.Millisecond}
-		done <- cmd.Run(ctx, []string{"--in-memory", "--no-auth", "--addr", "127.0.0.1:0", "--addr-file", addrFile})
-	}()
-	defer func() { cancel(); <-done }()
-	var addr string
-	for deadline := time.Now().Add(30 * time.Second); addr == ""; time.Sleep(10 * time.Millisecond) {
-		if b, err := os.ReadFile(addrFile); err == nil && strings.HasSuffix(string(b), "\n") {
-			addr = strings.TrimSpace(string(b))
-		} else if time.Now().After(deadline) {
-			t.Fatalf("no address\n%s", stderr.String())
-		}
-	}
+	addr := serveInProcess(t, &ServeCommand{ReadHeaderTimeout: 200 * time.Millisecond}, "--in-memory", "--no-auth", "--addr", "127.0.0.1:0")
 	conn, err := net.Dial("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
