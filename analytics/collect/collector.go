@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -222,7 +223,7 @@ func (c *Collector) collect(r *http.Request) error {
 	}
 	if c.limit != nil {
 		for _, st := range sites {
-			if ok, wait := c.limit.allow(limitKey{site: st.ID, ip: ip.As16()}); !ok {
+			if ok, wait := c.limit.allow(limitKey{site: st.ID, ip: clientKey(ip)}); !ok {
 				return &RateLimitError{Site: st.ID, RetryAfter: wait}
 			}
 		}
@@ -292,9 +293,36 @@ func pageURL(s string) (*url.URL, error) {
 	return u, nil
 }
 
-// resolve returns the sites a hit names: those of the comma-separated
-// list domain, else the one of host or its closest parent domain. Every
-// site must exist and count host among its domains.
+// MaxDomains is the most names a hit's domain list (Plausible's d, a
+// comma-separated list for roll-up sites) may hold, repeats included: a
+// longer list is refused with ErrInvalid. Each distinct site the list
+// names is sent the hit once.
+const MaxDomains = 10
+
+// domainNames returns the distinct names of the comma-separated list
+// domain, in order, blanks skipped; ErrInvalid if it holds more than
+// MaxDomains names.
+func domainNames(domain string) ([]string, error) {
+	var names []string
+	n := 0
+	for name := range strings.SplitSeq(domain, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			continue
+		}
+		if n++; n > MaxDomains {
+			return nil, fmt.Errorf("%w domain: more than %d names in the list %.100q", ErrInvalid, MaxDomains, domain)
+		}
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	return names, nil
+}
+
+// resolve returns the sites a hit names: the distinct sites of the
+// comma-separated list domain (at most MaxDomains names), else the one of
+// host or its closest parent domain. Every site must exist and count host
+// among its domains.
 func (c *Collector) resolve(ctx context.Context, domain, host string) ([]*analytics.Site, error) {
 	var sites []*analytics.Site
 	if strings.TrimSpace(domain) == "" {
@@ -316,10 +344,11 @@ func (c *Collector) resolve(ctx context.Context, domain, host string) ([]*analyt
 			return nil, fmt.Errorf("%w: no site has the domain %q", ErrUnknownSite, host)
 		}
 	} else {
-		for name := range strings.SplitSeq(domain, ",") {
-			if name = strings.TrimSpace(name); name == "" {
-				continue
-			}
+		names, err := domainNames(domain)
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range names {
 			st, err := c.sites.site(ctx, name)
 			if err != nil {
 				return nil, err
@@ -327,7 +356,10 @@ func (c *Collector) resolve(ctx context.Context, domain, host string) ([]*analyt
 			if st == nil {
 				return nil, fmt.Errorf("%w %q: no site has that id or domain", ErrUnknownSite, name)
 			}
-			sites = append(sites, st)
+			// A site named twice (by its id and a domain) gets one hit.
+			if !slices.ContainsFunc(sites, func(s *analytics.Site) bool { return s.ID == st.ID }) {
+				sites = append(sites, st)
+			}
 		}
 	}
 	for _, st := range sites {

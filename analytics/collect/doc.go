@@ -20,11 +20,12 @@
 // parameters and ad click ids (gclid, msclkid, fbclid, ...) from its query
 // string; they and the referrer give the source (analytics.Source). The
 // site is d, a site id or one of a site's domains (a comma-separated list
-// records the hit in each), else the URL's host; the URL's host must be
-// one of the site's domains or a subdomain of one. The visitor id is
+// of at most MaxDomains names records the hit once in each distinct site
+// it names), else the URL's host; the URL's host must be one of the
+// site's domains or a subdomain of one. The visitor id is
 // analytics.Store.VisitorID of the client's IP and user agent; the IP is
-// used for that, for the bot ranges, the rate limit and the country, and
-// never stored. The client's IP is the connection's peer, or, when the
+// used for that, for the bot ranges, the rate limit (kept per site and
+// IPv4 address or IPv6 /64) and the country, and never stored. The client's IP is the connection's peer, or, when the
 // peer is a trusted proxy, the first untrusted address of
 // X-Forwarded-For read from the right (else X-Real-IP). Browser, OS and
 // device come from github.com/medama-io/go-useragent; the country from a
