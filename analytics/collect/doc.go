@@ -42,12 +42,14 @@
 //
 // # Durability
 //
-// On the embedded engine, a browser's hit is answered once it is in the
-// engine's log, and the log is synced for all the hits of an interval at
-// once (Options.SyncEvery, 200 ms by default): a crash may lose that last
-// interval's hits, as an analytics buffer would. Batches are synced
-// before they are answered. On DynamoDB every write is durable when
-// acknowledged.
+// A hit, and a batch, is answered only once it is durable, so that no
+// acknowledged hit is lost to a crash, kill -9 included. On the embedded
+// engine its writes are made without a sync each and the engine's log is
+// then synced, one sync serving every request waiting at the time (group
+// commit); on DynamoDB every write is durable when acknowledged. What is
+// derived from the hits is rebuilt from them after a crash: the realtime
+// counters by analytics.Store.RebuildRealtime, sessions and aggregates by
+// the aggregation of the days the hits marked.
 //
 // A Collector is safe for concurrent use.
 package collect
