@@ -23,6 +23,12 @@
 // the hit's time (never from the time of writing), adds the hit to its
 // minute's realtime item (string sets of visitors and "visitor path"
 // pairs, so retries count nothing twice) and marks its day as pending.
+// Those counters are gathered in memory for up to a second, so a crash
+// loses the last second's: Store.RebuildRealtime recounts the recent
+// minutes from the raw hits when a Store opens, and the hits and day marks
+// are durable once the writes of Record are (on the embedded engine, once
+// its log is synced), so the aggregation, which recomputes whole days from
+// the raw hits, neither loses nor double-counts a hit after a crash.
 // Store.VisitorID hashes a random salt of the day (kept in the table, the
 // previous days' salts deleted), the site, the IP and the user agent; the
 // IP is not stored and nothing is stored in the browser.

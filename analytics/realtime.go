@@ -100,9 +100,8 @@ func (s *Store) Realtime(ctx context.Context, site string) (*Live, error) {
 func (s *Store) liveEvents(ctx context.Context, site string, from, now time.Time) ([]LiveEvent, error) {
 	var out []LiveEvent
 	for _, e := range []*design.Entity{entPageView, entEvent} {
-		prefix := skPrefix(e)
-		q := &table.Query{Hash: sitePK(site), Range: table.Between(prefix+timestamp(from), prefix+timestamp(now)+"~"),
-			Reverse: true, Limit: 4 * maxLiveEvents, Consistent: true}
+		q := hitsQuery(site, e, from, now)
+		q.Reverse, q.Limit = true, 4*maxLiveEvents
 		n := 0
 		for it, err := range s.t.QueryAll(ctx, q) {
 			if err != nil {
@@ -127,6 +126,14 @@ func (s *Store) liveEvents(ctx context.Context, site string, from, now time.Time
 	}
 	slices.SortStableFunc(out, func(a, b LiveEvent) int { return b.Time.Compare(a.Time) })
 	return out[:min(len(out), maxLiveEvents)], nil
+}
+
+// hitsQuery returns the query of the items of e (page views or events) of
+// site whose time is in [from, to], in time order: bounded on both sides
+// (PV#{from} to PV#{to}~), so that nothing of another entity comes back.
+func hitsQuery(site string, e *design.Entity, from, to time.Time) *table.Query {
+	prefix := skPrefix(e)
+	return &table.Query{Hash: sitePK(site), Range: table.Between(prefix+timestamp(from), prefix+timestamp(to)+"~"), Consistent: true}
 }
 
 // Count is a value of a breakdown and its count.

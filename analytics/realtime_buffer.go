@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/timetable-db/timetable/design"
 	"github.com/timetable-db/timetable/table"
 )
 
@@ -26,6 +27,15 @@ type rtKey struct {
 type rtAdd struct {
 	visitors, pages map[string]bool
 	pageViews       int64
+}
+
+// add counts the hit named name of visitor on path.
+func (a *rtAdd) add(visitor, name, path string) {
+	a.visitors[visitor] = true
+	if name == PageView {
+		a.pageViews++
+		a.pages[visitor+" "+path] = true
+	}
 }
 
 // rtBuffer gathers realtime additions. Every hit of a site's minute
@@ -59,11 +69,7 @@ func (s *Store) realtime(_ context.Context, e *Event, t, now time.Time) error {
 		a = &rtAdd{visitors: map[string]bool{}, pages: map[string]bool{}}
 		b.adds[k] = a
 	}
-	a.visitors[e.VisitorID] = true
-	if e.Name == PageView {
-		a.pageViews++
-		a.pages[e.VisitorID+" "+e.Path] = true
-	}
+	a.add(e.VisitorID, e.Name, e.Path)
 	if !b.pending {
 		b.pending = true
 		// The flush runs on its own, after the request that scheduled it.
@@ -98,14 +104,71 @@ func (s *Store) flushRealtime(ctx context.Context) error {
 	b.mu.Unlock()
 	var first error
 	for k, a := range adds {
-		if err := s.writeRealtime(ctx, k, a); err != nil && first == nil {
+		if err := s.writeRealtime(ctx, k, a, false); err != nil && first == nil {
 			first = err
 		}
 	}
 	return first
 }
 
-func (s *Store) writeRealtime(ctx context.Context, k rtKey, a *rtAdd) error {
+// RebuildRealtime rewrites the realtime counters of every site's recent
+// minutes (those Realtime reads, and the future ones Options.MaxFuture
+// allows) from the raw hits, replacing what they held. Record gathers the
+// counters in memory for up to a second before writing them, so a crash
+// (kill -9) loses those of the hits of its last second, while the hits
+// themselves are durable once Record returns under a context that is not
+// deferred-sync (or once the engine's log is synced): call RebuildRealtime
+// when a Store opens, before it records hits (timetable serve does), and
+// the counters are again those of the hits stored, none lost and none
+// counted twice. A hit recorded while it runs may be counted twice, for
+// the realtime window. A counter item is never ahead of the raw hits (a
+// hit's item is written before its counters), so minutes without hits
+// are left alone.
+func (s *Store) RebuildRealtime(ctx context.Context) error {
+	sites, err := s.Sites(ctx)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	from := now.Truncate(time.Minute).Add(-realtimeWindow)
+	to := now.Add(s.o.MaxFuture)
+	for _, site := range sites {
+		adds := map[rtKey]*rtAdd{}
+		for _, e := range []*design.Entity{entPageView, entEvent} {
+			q := hitsQuery(site.ID, e, from, to)
+			for it, err := range s.t.QueryAll(ctx, q) {
+				if err != nil {
+					return fmt.Errorf("analytics: cannot read the recent hits of site %q: %w", site.ID, err)
+				}
+				if expired(it, now) {
+					continue
+				}
+				h, err := hitFrom(it)
+				if err != nil {
+					return err
+				}
+				if h.name == Engagement {
+					continue
+				}
+				k := rtKey{site: site.ID, minute: h.t.Truncate(time.Minute)}
+				if adds[k] == nil {
+					adds[k] = &rtAdd{visitors: map[string]bool{}, pages: map[string]bool{}}
+				}
+				adds[k].add(h.visitor, h.name, h.path)
+			}
+		}
+		for k, a := range adds {
+			if err := s.writeRealtime(ctx, k, a, true); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writeRealtime adds a to the realtime counters of k, or with replace sets
+// them to a.
+func (s *Store) writeRealtime(ctx context.Context, k rtKey, a *rtAdd, replace bool) error {
 	minute := k.minute.Format(layoutMinute)
 	key, err := primaryKey(entRealtime, map[string]string{"siteId": k.site, "minute": minute})
 	if err != nil {
@@ -120,12 +183,18 @@ func (s *Store) writeRealtime(ctx context.Context, k rtKey, a *rtAdd) error {
 		return &types.AttributeValueMemberSS{Value: vs}
 	}
 	u := table.NewUpdate().
-		Add("visitors", set(a.visitors)).
 		Set("siteId", k.site).
 		Set("minute", minute).
 		Set(attrTTL, k.minute.Add(realtimeTTL).Unix())
-	if a.pageViews > 0 {
-		u.Increment("pageViews", a.pageViews).Add("pages", set(a.pages))
+	switch {
+	case replace && a.pageViews > 0:
+		u.Set("visitors", set(a.visitors)).Set("pageViews", a.pageViews).Set("pages", set(a.pages))
+	case replace:
+		u.Set("visitors", set(a.visitors)).Remove("pageViews").Remove("pages")
+	case a.pageViews > 0:
+		u.Add("visitors", set(a.visitors)).Increment("pageViews", a.pageViews).Add("pages", set(a.pages))
+	default:
+		u.Add("visitors", set(a.visitors))
 	}
 	if _, err := s.t.Update(ctx, key, u, nil); err != nil {
 		return fmt.Errorf("analytics: cannot update the realtime counters of site %q: %w", k.site, err)

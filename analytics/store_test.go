@@ -227,6 +227,57 @@ func TestStore_Realtime(t *testing.T) {
 	})
 }
 
+// TestStore_RebuildRealtime: a Store that ends without writing the
+// realtime counters it gathered (a kill -9), some of its minutes already
+// written, leaves counters that RebuildRealtime, in the next Store,
+// recounts from the raw hits: each hit once, however often it runs.
+func TestStore_RebuildRealtime(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		now := time.Date(2024, 3, 20, 12, 0, 30, 0, time.UTC)
+		clk := &clock{t: now}
+		s := openStore(t, b, clk, nil)
+		if err := s.CreateSite(ctx, Site{ID: "a"}); err != nil {
+			t.Fatal(err)
+		}
+		pv := func(ago time.Duration, v, path string) {
+			rec(t, s, Event{Site: "a", Time: now.Add(-ago), Name: PageView, VisitorID: v, Path: path})
+		}
+		pv(2*time.Minute, "v1", "/")
+		pv(3*time.Minute, "v2", "/")
+		if err := s.Flush(ctx); err != nil { // these counters are written
+			t.Fatal(err)
+		}
+		pv(10*time.Second, "v1", "/") // these are not: the process ends
+		pv(2*time.Minute, "v3", "/")
+		pv(4*time.Minute, "v3", "/pricing")
+		pv(6*time.Minute, "v4", "/old") // outside the window
+		rec(t, s, Event{Site: "a", Time: now.Add(-time.Minute), Name: "Signup", VisitorID: "v5", Path: "/pricing"})
+		rec(t, s, Event{Site: "a", Time: now.Add(-time.Minute), Name: Engagement, VisitorID: "v6", Path: "/"})
+
+		next, err := Open(ctx, s.Table().API(), &Options{Table: s.o.Table, Now: clk.Now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			if err := next.RebuildRealtime(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		live, err := next.Realtime(ctx, "a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if live.Visitors != 4 || live.PageViews != 5 {
+			t.Errorf("Realtime = %+v, want 4 visitors (v1, v2, v3, v5) and 5 page views", live)
+		}
+		want := []Count{{"/", 3}, {"/pricing", 1}}
+		if !slices.Equal(live.Pages, want) {
+			t.Errorf("Pages = %v, want %v", live.Pages, want)
+		}
+	})
+}
+
 func TestStore_VisitorID(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)

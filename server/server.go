@@ -135,9 +135,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.metrics = m
 	if cfg.Analytics != nil {
-		if s.cfg.Collect.Logger == nil {
-			s.cfg.Collect.Logger = s.log
-		}
 		s.collector = collect.New(cfg.Analytics, &s.cfg.Collect)
 		if err := reg.Register(newCollectMetrics(s.collector)); err != nil {
 			return nil, err

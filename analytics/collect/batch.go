@@ -194,24 +194,18 @@ func (c *Collector) batch(ctx context.Context, site string, body io.Reader) (int
 		}
 		out[i] = e
 	}
-	// On an engine, the events are written without a sync each and synced
-	// once before the answer.
-	wctx := ctx
-	if c.syncer != nil {
-		wctx = timetable.WithDeferredSync(ctx)
-	}
-	for i := range out {
-		if err := c.store.Record(wctx, out[i]); err != nil {
-			return i, &BatchError{Index: i, Err: fmt.Errorf("%d events before it are recorded; %w", i, err)}
+	n := 0
+	err = c.durably(ctx, func(ctx context.Context) error {
+		for i := range out {
+			if err := c.store.Record(ctx, out[i]); err != nil {
+				return &BatchError{Index: i, Err: fmt.Errorf("%d events before it are recorded; %w", i, err)}
+			}
+			n++
+			c.stats.accepted.Add(1)
 		}
-		c.stats.accepted.Add(1)
-	}
-	if c.syncer != nil {
-		if err := c.syncer.Sync(ctx); err != nil {
-			return 0, fmt.Errorf("collect: cannot sync the batch: %w", err)
-		}
-	}
-	return len(out), nil
+		return nil
+	})
+	return n, err
 }
 
 // serverEvent turns ev into the Event of site.

@@ -5,12 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -53,7 +52,6 @@ const (
 	DefaultMaxClients     = 100_000 // rate-limited (site, address) pairs kept
 	DefaultSiteCacheTTL   = time.Minute
 	DefaultUnknownSiteTTL = 10 * time.Second
-	DefaultSyncEvery      = 200 * time.Millisecond
 )
 
 // Options configure a Collector. A nil *Options and the zero value are
@@ -89,19 +87,6 @@ type Options struct {
 	// UnknownSiteTTL how long a name that is no site is remembered as
 	// such. Defaults DefaultSiteCacheTTL and DefaultUnknownSiteTTL.
 	SiteCacheTTL, UnknownSiteTTL time.Duration
-	// SyncEvery applies when the store's backend is an engine that can
-	// defer syncs (a timetable.Syncer, such as the embedded engine): a
-	// browser's hit is answered once it is in the engine's log, and the
-	// log is synced at most SyncEvery later, for all the hits since at
-	// once; a crash may lose the hits of that last interval, as an
-	// analytics buffer would. Waiting for a
-	// sync per hit made the endpoint wait on the disk (1,500 hits/s where
-	// 4,500 were possible). Default DefaultSyncEvery; negative: every hit
-	// is synced before it is answered. Batches are synced before they are
-	// answered either way.
-	SyncEvery time.Duration
-	// Logger receives the errors of deferred syncs. Default: discard.
-	Logger *slog.Logger
 	// Now is the clock of hits and rates. Default time.Now.
 	Now func() time.Time
 }
@@ -126,12 +111,6 @@ func (o *Options) withDefaults() Options {
 	if r.UnknownSiteTTL <= 0 {
 		r.UnknownSiteTTL = DefaultUnknownSiteTTL
 	}
-	if r.SyncEvery == 0 {
-		r.SyncEvery = DefaultSyncEvery
-	}
-	if r.Logger == nil {
-		r.Logger = slog.New(slog.DiscardHandler)
-	}
 	if r.Now == nil {
 		r.Now = time.Now
 	}
@@ -149,9 +128,7 @@ type Collector struct {
 	spam  map[string]bool
 	stats *counters
 	// syncer is the store's backend when it can defer syncs, else nil.
-	syncer      timetable.Syncer
-	syncMu      sync.Mutex
-	syncPending bool
+	syncer timetable.Syncer
 }
 
 // New returns a Collector that records into store.
@@ -177,8 +154,10 @@ func New(store *analytics.Store, o *Options) *Collector {
 const maxPath = 512
 
 // Collect records the hit of r, a browser's POST /api/event: its body
-// (at most MaxPayloadBytes) is Decode's payload. A hit from a bot or with
-// a spam referrer is dropped and Collect returns nil. It fails with
+// (at most MaxPayloadBytes) is Decode's payload. It returns once the hit
+// is durable (see durably), so that an answer sent after it is never lost
+// to a crash. A hit from a bot or with a spam referrer is dropped and
+// Collect returns nil. It fails with
 // ErrTooLarge, ErrInvalid (or analytics.ErrInvalid), ErrUnknownSite,
 // ErrForeignDomain or a *RateLimitError; other errors are the store's.
 func (c *Collector) Collect(r *http.Request) error {
@@ -222,7 +201,7 @@ func (c *Collector) collect(r *http.Request) error {
 	}
 	if c.limit != nil {
 		for _, st := range sites {
-			if ok, wait := c.limit.allow(limitKey{site: st.ID, ip: ip.As16()}); !ok {
+			if ok, wait := c.limit.allow(limitKey{site: st.ID, ip: clientKey(ip)}); !ok {
 				return &RateLimitError{Site: st.ID, RetryAfter: wait}
 			}
 		}
@@ -242,42 +221,40 @@ func (c *Collector) collect(r *http.Request) error {
 		e.EngagementMs, e.ScrollDepth = p.EngagementMs, p.ScrollDepth
 	}
 	fromURL(&e, page, p.Hash)
-	deferred := c.syncer != nil && c.o.SyncEvery > 0
-	if deferred {
-		ctx = timetable.WithDeferredSync(ctx)
-		defer c.scheduleSync()
-	}
-	for _, st := range sites {
-		e.Site = st.ID
-		if e.VisitorID, err = c.store.VisitorID(ctx, st.ID, ip.String(), ua); err != nil {
-			return err
+	return c.durably(ctx, func(ctx context.Context) error {
+		for _, st := range sites {
+			e.Site = st.ID
+			if e.VisitorID, err = c.store.VisitorID(ctx, st.ID, ip.String(), ua); err != nil {
+				return err
+			}
+			if err := c.store.Record(ctx, e); err != nil {
+				return err
+			}
+			c.stats.accepted.Add(1)
 		}
-		if err := c.store.Record(ctx, e); err != nil {
-			return err
-		}
-		c.stats.accepted.Add(1)
-	}
-	return nil
+		return nil
+	})
 }
 
-// scheduleSync makes sure a sync of the engine follows within SyncEvery.
-func (c *Collector) scheduleSync() {
-	c.syncMu.Lock()
-	defer c.syncMu.Unlock()
-	if c.syncPending {
-		return
+// durably runs record, which writes hits with the store under the ctx it
+// is given, and returns once what it wrote is durable. On an engine that
+// can defer syncs (a timetable.Syncer), the writes are made without a
+// sync each and the engine's log is synced once before durably returns;
+// the engine shares one sync among the requests waiting at once, so a
+// hit costs a part of a sync, not one. Elsewhere (DynamoDB) a write is
+// durable when it returns. A hit answered after durably returns nil is
+// never lost to a crash, kill -9 included: what the store derives from it
+// later (realtime counters, sessions, aggregates) is rebuilt from it.
+func (c *Collector) durably(ctx context.Context, record func(context.Context) error) error {
+	if c.syncer == nil {
+		return record(ctx)
 	}
-	c.syncPending = true
-	time.AfterFunc(c.o.SyncEvery, func() {
-		c.syncMu.Lock()
-		c.syncPending = false
-		c.syncMu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		if err := c.syncer.Sync(ctx); err != nil {
-			c.o.Logger.Error("collect: cannot sync the hits recorded", "err", err)
-		}
-	})
+	err := record(timetable.WithDeferredSync(ctx))
+	// Synced even when record failed part-way: what it wrote stays.
+	if serr := c.syncer.Sync(ctx); serr != nil {
+		return errors.Join(err, fmt.Errorf("collect: cannot make the hits recorded durable: %w", serr))
+	}
+	return err
 }
 
 // pageURL parses a hit's URL: absolute, http or https, with a host.
@@ -292,9 +269,36 @@ func pageURL(s string) (*url.URL, error) {
 	return u, nil
 }
 
-// resolve returns the sites a hit names: those of the comma-separated
-// list domain, else the one of host or its closest parent domain. Every
-// site must exist and count host among its domains.
+// MaxDomains is the most names a hit's domain list (Plausible's d, a
+// comma-separated list for roll-up sites) may hold, repeats included: a
+// longer list is refused with ErrInvalid. Each distinct site the list
+// names is sent the hit once.
+const MaxDomains = 10
+
+// domainNames returns the distinct names of the comma-separated list
+// domain, in order, blanks skipped; ErrInvalid if it holds more than
+// MaxDomains names.
+func domainNames(domain string) ([]string, error) {
+	var names []string
+	n := 0
+	for name := range strings.SplitSeq(domain, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			continue
+		}
+		if n++; n > MaxDomains {
+			return nil, fmt.Errorf("%w domain: more than %d names in the list %.100q", ErrInvalid, MaxDomains, domain)
+		}
+		if !slices.Contains(names, name) {
+			names = append(names, name)
+		}
+	}
+	return names, nil
+}
+
+// resolve returns the sites a hit names: the distinct sites of the
+// comma-separated list domain (at most MaxDomains names), else the one of
+// host or its closest parent domain. Every site must exist and count host
+// among its domains.
 func (c *Collector) resolve(ctx context.Context, domain, host string) ([]*analytics.Site, error) {
 	var sites []*analytics.Site
 	if strings.TrimSpace(domain) == "" {
@@ -316,10 +320,11 @@ func (c *Collector) resolve(ctx context.Context, domain, host string) ([]*analyt
 			return nil, fmt.Errorf("%w: no site has the domain %q", ErrUnknownSite, host)
 		}
 	} else {
-		for name := range strings.SplitSeq(domain, ",") {
-			if name = strings.TrimSpace(name); name == "" {
-				continue
-			}
+		names, err := domainNames(domain)
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range names {
 			st, err := c.sites.site(ctx, name)
 			if err != nil {
 				return nil, err
@@ -327,7 +332,10 @@ func (c *Collector) resolve(ctx context.Context, domain, host string) ([]*analyt
 			if st == nil {
 				return nil, fmt.Errorf("%w %q: no site has that id or domain", ErrUnknownSite, name)
 			}
-			sites = append(sites, st)
+			// A site named twice (by its id and a domain) gets one hit.
+			if !slices.ContainsFunc(sites, func(s *analytics.Site) bool { return s.ID == st.ID }) {
+				sites = append(sites, st)
+			}
 		}
 	}
 	for _, st := range sites {

@@ -20,11 +20,12 @@
 // parameters and ad click ids (gclid, msclkid, fbclid, ...) from its query
 // string; they and the referrer give the source (analytics.Source). The
 // site is d, a site id or one of a site's domains (a comma-separated list
-// records the hit in each), else the URL's host; the URL's host must be
-// one of the site's domains or a subdomain of one. The visitor id is
+// of at most MaxDomains names records the hit once in each distinct site
+// it names), else the URL's host; the URL's host must be one of the
+// site's domains or a subdomain of one. The visitor id is
 // analytics.Store.VisitorID of the client's IP and user agent; the IP is
-// used for that, for the bot ranges, the rate limit and the country, and
-// never stored. The client's IP is the connection's peer, or, when the
+// used for that, for the bot ranges, the rate limit (kept per site and
+// IPv4 address or IPv6 /64) and the country, and never stored. The client's IP is the connection's peer, or, when the
 // peer is a trusted proxy, the first untrusted address of
 // X-Forwarded-For read from the right (else X-Real-IP). Browser, OS and
 // device come from github.com/medama-io/go-useragent; the country from a
@@ -41,12 +42,14 @@
 //
 // # Durability
 //
-// On the embedded engine, a browser's hit is answered once it is in the
-// engine's log, and the log is synced for all the hits of an interval at
-// once (Options.SyncEvery, 200 ms by default): a crash may lose that last
-// interval's hits, as an analytics buffer would. Batches are synced
-// before they are answered. On DynamoDB every write is durable when
-// acknowledged.
+// A hit, and a batch, is answered only once it is durable, so that no
+// acknowledged hit is lost to a crash, kill -9 included. On the embedded
+// engine its writes are made without a sync each and the engine's log is
+// then synced, one sync serving every request waiting at the time (group
+// commit); on DynamoDB every write is durable when acknowledged. What is
+// derived from the hits is rebuilt from them after a crash: the realtime
+// counters by analytics.Store.RebuildRealtime, sessions and aggregates by
+// the aggregation of the days the hits marked.
 //
 // A Collector is safe for concurrent use.
 package collect

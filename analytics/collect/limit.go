@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"net/netip"
 	"sync"
 	"time"
 
@@ -22,7 +23,23 @@ type limiter struct {
 
 type limitKey struct {
 	site string
-	ip   [16]byte
+	ip   [16]byte // clientKey's
+}
+
+// clientKey returns the part of a client's address its rate is kept by:
+// an IPv4 address whole, an IPv6 address by its /64 prefix (the rest
+// zeroed), since one host or network is usually given a whole /64 and may
+// send from any address of it; the zero key for an invalid address.
+func clientKey(ip netip.Addr) [16]byte {
+	ip = ip.Unmap()
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return p.Addr().As16()
+	}
+	if ip.IsValid() {
+		return ip.As16()
+	}
+	return [16]byte{}
 }
 
 func newLimiter(perSecond float64, burst, size int, now func() time.Time) *limiter {

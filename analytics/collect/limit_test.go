@@ -20,7 +20,7 @@ func (c *clock) Add(d time.Duration) {
 }
 
 func key(site, ip string) limitKey {
-	return limitKey{site: site, ip: netip.MustParseAddr(ip).As16()}
+	return limitKey{site: site, ip: clientKey(netip.MustParseAddr(ip))}
 }
 
 func TestLimiter(t *testing.T) {

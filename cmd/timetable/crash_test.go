@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -81,19 +82,26 @@ type ackedReading struct {
 }
 
 // TestServe_KillNineKeepsAcknowledgedWrites: serve under sustained HTTP
-// ingest (line protocol and JSON) is killed with SIGKILL at a random
-// moment, restarted, and every reading acknowledged with a 2xx is there,
-// once; the kind keeps every reading of an instant (KeepAll), so a reading
-// stored twice would show. A SIGTERM at the end exits 0.
+// ingest (line protocol and JSON readings, and web-analytics hits on
+// /api/event) is killed with SIGKILL at a random moment, restarted, and
+// every reading and hit acknowledged with a 2xx is there, once; the kind
+// keeps every reading of an instant (KeepAll), so a reading stored twice
+// would show, and each hit has a page of its own (checkHits). At the end
+// the aggregates count each stored hit once. A SIGTERM at the end exits 0.
 func TestServe_KillNineKeepsAcknowledgedWrites(t *testing.T) {
 	cycles := 20
 	if testing.Short() {
 		cycles = 4
 	}
 	dir := filepath.Join(t.TempDir(), "data")
-	srv := startServe(t, dir, "--no-auth", "--flush-interval", "100ms")
+	flags := []string{"--no-auth", "--flush-interval", "100ms", "--collect-rate-limit", "-1", "--aggregate-every", "200ms"}
+	srv := startServe(t, dir, flags...)
 	post(t, srv.url+"/api/v1/kinds", "application/json",
 		`{"name":"CRASH","fields":["v"],"duplicates":"keep_all"}`, http.StatusCreated)
+	post(t, srv.url+"/api/v1/sites", "application/json", `{"id":"crash","domains":["crash.test"]}`, http.StatusCreated)
+	start := time.Now()
+	var hits []string // the pages of the hits acknowledged
+	nextHit := 0
 
 	var mu sync.Mutex
 	var acked []ackedReading
@@ -101,8 +109,9 @@ func TestServe_KillNineKeepsAcknowledgedWrites(t *testing.T) {
 	next := int64(0) // the writers' shared counter of instants
 	for cycle := range cycles {
 		if cycle > 0 {
-			srv = startServe(t, dir, "--no-auth", "--flush-interval", "100ms")
+			srv = startServe(t, dir, flags...)
 			checkAcked(t, srv.url, acked)
+			checkHits(t, srv.url, hits, start, false)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
@@ -125,6 +134,21 @@ func TestServe_KillNineKeepsAcknowledgedWrites(t *testing.T) {
 				}
 			})
 		}
+		for range 2 {
+			wg.Go(func() {
+				for ctx.Err() == nil {
+					mu.Lock()
+					page := fmt.Sprintf("/h/%d", nextHit)
+					nextHit++
+					mu.Unlock()
+					if sendHit(ctx, srv.url, page) {
+						mu.Lock()
+						hits = append(hits, page)
+						mu.Unlock()
+					}
+				}
+			})
+		}
 		time.Sleep(time.Duration(150+rand.IntN(500)) * time.Millisecond)
 		if err := srv.cmd.Process.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
@@ -134,9 +158,10 @@ func TestServe_KillNineKeepsAcknowledgedWrites(t *testing.T) {
 		wg.Wait()
 		srv.done <- nil // for the cleanup
 	}
-	srv = startServe(t, dir, "--no-auth")
+	srv = startServe(t, dir, flags...)
 	checkAcked(t, srv.url, acked)
-	t.Logf("%d cycles, %d readings acknowledged and found once", cycles, len(acked))
+	checkHits(t, srv.url, hits, start, true)
+	t.Logf("%d cycles, %d readings and %d hits acknowledged and found once", cycles, len(acked), len(hits))
 
 	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -171,18 +196,157 @@ func sendBatch(ctx context.Context, url string, rs []ackedReading, lineProtocol 
 		}
 		_ = json.NewEncoder(&body).Encode(out)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+path, &body)
+	return postAcked(ctx, url+path, &body, "Content-Type", ctype)/100 == 2
+}
+
+// postAcked posts body to url with the header's name, value pairs and
+// returns the answer's status, 0 if there is none.
+func postAcked(ctx context.Context, url string, body io.Reader, header ...string) int {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, body)
 	if err != nil {
-		return false
+		return 0
 	}
-	req.Header.Set("Content-Type", ctype)
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return false
+		return 0
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
-	return resp.StatusCode/100 == 2
+	return resp.StatusCode
+}
+
+// crashUA is a browser's user agent: a hit without one is dropped as a
+// bot's.
+const crashUA = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0"
+
+// sendHit posts a page view of page on site crash to /api/event and
+// reports whether the server acknowledged it.
+func sendHit(ctx context.Context, url, page string) bool {
+	body := fmt.Sprintf(`{"n":"pageview","u":"http://crash.test%s","d":"crash"}`, page)
+	return postAcked(ctx, url+"/api/event", strings.NewReader(body), "Content-Type", "text/plain", "User-Agent", crashUA) == http.StatusAccepted
+}
+
+// checkHits checks that every acknowledged hit (each of a page of its
+// own) is stored once: in the raw hits (the Stats API with a filter),
+// and in the realtime counters when it is recent enough for them (all
+// hits sent since start). With aggregated, it also waits for the
+// aggregation to count every stored hit once.
+func checkHits(t *testing.T, url string, hits []string, start time.Time, aggregated bool) {
+	t.Helper()
+	stored := pageViews(t, url, true)
+	total := 0
+	for page, n := range stored {
+		if n != 1 {
+			t.Fatalf("page %s: %d page views stored, want one", page, n)
+		}
+		total++
+	}
+	for _, page := range hits {
+		if stored[page] == 0 {
+			t.Fatalf("the acknowledged hit of %s is lost (%d of %d acknowledged hits stored)", page, countIn(hits, stored), len(hits))
+		}
+	}
+	// Realtime covers the minutes from four before this one's start.
+	now := time.Now()
+	if !start.Before(now.Truncate(time.Minute).Add(-4 * time.Minute)) {
+		var live struct {
+			PageViews int64 `json:"pageviews"`
+			Pages     []struct {
+				Page     string `json:"page"`
+				Visitors int64  `json:"visitors"`
+			} `json:"pages"`
+		}
+		getJSON(t, url+"/api/v1/sites/crash/realtime", &live)
+		if live.PageViews != int64(total) || len(live.Pages) != total {
+			t.Fatalf("realtime: %d page views of %d pages, want the %d stored (%d acknowledged)", live.PageViews, len(live.Pages), total, len(hits))
+		}
+	}
+	if !aggregated {
+		return
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		agg := pageViews(t, url, false)[""]
+		if agg == int64(total) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the aggregates count %d page views, the raw hits %d", agg, total)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// countIn returns the number of pages with a page view in stored.
+func countIn(pages []string, stored map[string]int64) int {
+	n := 0
+	for _, p := range pages {
+		if stored[p] > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// pageViews returns the page views of site crash from yesterday to
+// tomorrow: from the raw hits, those of each page; from the aggregates,
+// their total (keyed "").
+func pageViews(t *testing.T, url string, raw bool) map[string]int64 {
+	t.Helper()
+	q := map[string]any{"site_id": "crash", "metrics": []string{"pageviews"},
+		"date_range": []string{time.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly), time.Now().UTC().AddDate(0, 0, 1).Format(time.DateOnly)}}
+	if !raw {
+		return queryStats(t, url, q, "aggregates")
+	}
+	q["dimensions"] = []string{"event:page"}
+	q["filters"] = []any{[]any{"contains", "event:page", []string{"/h/"}}}
+	m := map[string]int64{}
+	for offset := 0; ; offset += 10000 {
+		q["pagination"] = map[string]int{"limit": 10000, "offset": offset}
+		page := queryStats(t, url, q, "raw_hits")
+		maps.Copy(m, page)
+		if len(page) < 10000 {
+			return m
+		}
+	}
+}
+
+// queryStats runs the Stats API query q and returns its first metric by
+// its dimensions (joined), checking that it was computed from what.
+func queryStats(t *testing.T, url string, q map[string]any, from string) map[string]int64 {
+	t.Helper()
+	body, _ := json.Marshal(q)
+	resp, err := http.Post(url+"/api/v2/query", "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("POST /api/v2/query: %d %s", resp.StatusCode, b)
+	}
+	var out struct {
+		Results []struct {
+			Metrics    []int64  `json:"metrics"`
+			Dimensions []string `json:"dimensions"`
+		} `json:"results"`
+		Meta struct {
+			ComputedFrom string `json:"computed_from"`
+		} `json:"meta"`
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.Meta.ComputedFrom != from {
+		t.Fatalf("stats computed from %q, want %q", out.Meta.ComputedFrom, from)
+	}
+	m := map[string]int64{}
+	for _, r := range out.Results {
+		m[strings.Join(r.Dimensions, "")] = r.Metrics[0]
+	}
+	return m
 }
 
 // checkAcked reads every series back and checks that each acknowledged

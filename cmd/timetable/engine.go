@@ -98,6 +98,11 @@ func openEngine(ctx context.Context, o engineOptions) (*engine, error) {
 		if err == nil {
 			err = e.analytics.EnsureTable(ctx)
 		}
+		if err == nil {
+			// The realtime counters of the hits of a crash's last second
+			// were in memory: count them again from the hits.
+			err = e.analytics.RebuildRealtime(ctx)
+		}
 		if err != nil {
 			_ = e.Close()
 			return nil, fmt.Errorf("cannot open the analytics store: %w", err)

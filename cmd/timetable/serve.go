@@ -118,7 +118,7 @@ func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
 	fs.StringVar(&f.geoipDB, "geoip-db", "", "a MaxMind GeoLite2/GeoIP2 or DB-IP country (or city) .mmdb file giving visitors' countries (web analytics)")
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated addresses and CIDR prefixes of proxies whose X-Forwarded-For and X-Real-IP give the visitor's address (web analytics)")
 	fs.StringVar(&f.botIPRanges, "bot-ip-ranges", "", "comma-separated addresses and CIDR prefixes whose hits are dropped as bots' (web analytics)")
-	fs.Float64Var(&f.collectRate, "collect-rate-limit", collect.DefaultRateLimit, "events per second accepted per site and visitor address on /api/event (negative: no limit)")
+	fs.Float64Var(&f.collectRate, "collect-rate-limit", collect.DefaultRateLimit, "events per second accepted per site and visitor address (an IPv6 address by its /64) on /api/event (negative: no limit)")
 	fs.DurationVar(&f.flushInterval, "flush-interval", time.Minute, "how often buffered readings are written to the table (they are in the series log at once)")
 	fs.DurationVar(&f.shardLifetime, "stream-shard-lifetime", 4*time.Hour, "how long a shard of a DynamoDB stream takes records before a child shard follows it, as DynamoDB rolls shards over about every 4 hours (shorter, e.g. 1m, to test that consumers follow closed shards; negative: never)")
 	return f
