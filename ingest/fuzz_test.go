@@ -64,13 +64,26 @@ func FuzzLineProtocol(f *testing.F) {
 	}
 	f.Add("METER kwh=1\nMETER kwh=1234567890123456789\n", uint8(0), 24)
 	f.Fuzz(func(t *testing.T, in string, prec uint8, max int) {
-		o := Options{Precision: Precision(prec % uint8(Hour+1)), Now: now, MaxLineBytes: max % 4096}
+		var reserved int64
+		o := Options{Precision: Precision(prec % uint8(Hour+1)), Now: now, MaxLineBytes: max % 4096, MaxSeries: max % 5,
+			Reserve: func(n int64) error { reserved += n; return nil }}
 		b, err := LineProtocol(strings.NewReader(in), lookupOf(), o)
 		if err != nil {
 			if _, ok := err.(*Error); !ok {
 				t.Fatalf("error %v (%T), want an *Error", err, err)
 			}
 			return
+		}
+		if reserved < b.Bytes {
+			t.Fatalf("reserved %d bytes for a batch of %d", reserved, b.Bytes)
+		}
+		if n := 0; o.MaxSeries > 0 {
+			for _, k := range b.Kinds {
+				n += len(k.Series)
+			}
+			if n > o.MaxSeries {
+				t.Fatalf("%d series, MaxSeries %d", n, o.MaxSeries)
+			}
 		}
 		reencode(t, b)
 	})
