@@ -220,3 +220,19 @@ func TestWrite_Caps(t *testing.T) {
 		t.Errorf("413 does not name the series cap: %s", a.body)
 	}
 }
+
+// TestKinds_MaxTags: a kind definition is the request that creates
+// fields and tags; one naming more than series.MaxTags tags is refused
+// 400 naming the cap (fields were capped at 1024 already).
+func TestKinds_MaxTags(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	tags := make([]string, 1025)
+	for i := range tags {
+		tags[i] = fmt.Sprintf("t%d", i)
+	}
+	a := e.postJSON("/api/v1/kinds", map[string]any{"name": "MANY", "fields": []string{"x"}, "tags": tags}).must(t, 400)
+	if !strings.Contains(string(a.body), "at most 1024 tags") {
+		t.Errorf("400 does not name the cap: %s", a.body)
+	}
+	e.postJSON("/api/v1/kinds", map[string]any{"name": "MANY", "fields": []string{"x"}, "tags": tags[:1024]}).must(t, 201)
+}
