@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/timetable-db/timetable/analytics/collect"
 	"github.com/timetable-db/timetable/server"
 )
 
@@ -235,4 +236,49 @@ func TestKinds_MaxTags(t *testing.T) {
 		t.Errorf("400 does not name the cap: %s", a.body)
 	}
 	e.postJSON("/api/v1/kinds", map[string]any{"name": "MANY", "fields": []string{"x"}, "tags": tags[:1024]}).must(t, 201)
+}
+
+// TestBudget_AnalyticsFaces: the collect endpoint, the batch of
+// server-side events and the Stats API draw on the budget too: with it
+// spent each is answered 503 with Retry-After, with it free each holds
+// some while it is served and gives it back.
+func TestBudget_AnalyticsFaces(t *testing.T) {
+	const size = 4 << 20
+	faces := []struct {
+		what string
+		send func(ce *collectEnv) answer
+		ok   int
+	}{
+		{"hit", func(ce *collectEnv) answer {
+			return ce.hit(`{"n":"pageview","u":"https://shop.example/","d":"shop.example","r":null}`)
+		}, 202},
+		{"batch", func(ce *collectEnv) answer {
+			return ce.post("/api/v1/sites/shop/events", "application/json", `[{"name":"pageview","url":"/b","visitor_id":"v1"}]`)
+		}, 200},
+		{"stats", func(ce *collectEnv) answer {
+			return ce.post("/api/v2/query", "application/json", `{"site_id":"shop","metrics":["visitors"],"date_range":"7d"}`)
+		}, 200},
+	}
+	for _, f := range faces {
+		b := server.NewBudget(size, -1)
+		ce := newCollectEnv(t, collect.Options{}, func(c *server.Config) { c.Budget = b })
+		// Half the budget held elsewhere: a peak above it is the request's.
+		if err := b.Acquire(context.Background(), size/2); err != nil {
+			t.Fatal(err)
+		}
+		if a := f.send(ce); a.status != f.ok {
+			t.Errorf("%s: %d %s", f.what, a.status, a.body)
+		}
+		if st := b.Stats(); st.Held != size/2 || st.Peak <= size/2 {
+			t.Errorf("%s: held %d after, peak %d", f.what, st.Held-size/2, st.Peak)
+		}
+		// The budget spent.
+		if err := b.Acquire(context.Background(), size/2-1024); err != nil {
+			t.Fatal(err)
+		}
+		if a := f.send(ce); a.status != 503 || a.header.Get("Retry-After") == "" {
+			t.Errorf("%s with the budget spent: %d %s", f.what, a.status, a.body)
+		}
+		b.Release(size - 1024)
+	}
 }
