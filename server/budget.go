@@ -66,6 +66,11 @@ func NewBudget(size int64, wait time.Duration) *Budget {
 // when the bytes are not released within the budget's wait, or with
 // ctx's error when ctx is done first.
 func (b *Budget) Acquire(ctx context.Context, n int64) error {
+	return b.acquire(ctx, n, time.Now().Add(b.wait))
+}
+
+// acquire is Acquire waiting until the time until at the latest.
+func (b *Budget) acquire(ctx context.Context, n int64, until time.Time) error {
 	if n <= 0 {
 		return nil
 	}
@@ -74,7 +79,7 @@ func (b *Budget) Acquire(ctx context.Context, n int64) error {
 			"the request needs %d bytes of memory, more than the server's in-flight budget of %d (--max-inflight-bytes)", n, b.size)
 	}
 	if !b.sem.TryAcquire(n) {
-		wctx, cancel := context.WithTimeout(ctx, b.wait)
+		wctx, cancel := context.WithDeadline(ctx, until)
 		err := b.sem.Acquire(wctx, n)
 		cancel()
 		if err != nil {
@@ -113,10 +118,13 @@ func (b *Budget) Stats() BudgetStats {
 }
 
 // hold is the share of the budget one request holds, released when it
-// is answered (instrument does). It is not safe for concurrent use.
+// is answered (instrument does). A request waits for bytes the budget's
+// wait at most in all, from its first hold. It is not safe for
+// concurrent use.
 type hold struct {
-	b *Budget
-	n int64
+	b     *Budget
+	n     int64
+	until time.Time // the end of the request's wait; zero before it holds
 }
 
 type holdKey struct{}
@@ -136,7 +144,10 @@ func (h *hold) grow(ctx context.Context, n int64) error {
 		return errorf(http.StatusRequestEntityTooLarge, codeTooLarge,
 			"the request needs more than %d bytes of memory, the server's in-flight budget (--max-inflight-bytes)", h.b.size)
 	}
-	if err := h.b.Acquire(ctx, n); err != nil {
+	if h.until.IsZero() {
+		h.until = time.Now().Add(h.b.wait)
+	}
+	if err := h.b.acquire(ctx, n, h.until); err != nil {
 		return err
 	}
 	h.n += n
