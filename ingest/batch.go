@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/timetable-db/timetable/series"
 )
@@ -22,6 +23,10 @@ type Batch struct {
 	Kinds []KindBatch
 	// Readings is the number of readings in all.
 	Readings int
+	// Bytes estimates the memory the batch holds (see Options.Reserve);
+	// the decoder's buffers come on top, about twice
+	// Options.MaxLineBytes at most.
+	Bytes int64
 }
 
 // KindBatch is the readings of one kind: a series.SeriesReadings per
@@ -50,6 +55,20 @@ const (
 	slabReadings = 1024
 )
 
+// What a batch holds, estimated for Options.Reserve (the test
+// TestBatch_Bytes checks the estimate against the heap): a reading in
+// its series' slice, a series in KindBatch.Series, a series' entry in the
+// map of the kind's series (besides its id), a distinct string's entry
+// in the map of interned strings (besides its bytes).
+const (
+	readingBytes   = int64(unsafe.Sizeof(series.Reading{}))
+	seriesBytes    = int64(unsafe.Sizeof(series.SeriesReadings{}))
+	seriesMapBytes = 48
+	stringBytes    = 64
+	// ReserveStep is the least Options.Reserve is asked for at a time.
+	ReserveStep = 256 << 10
+)
+
 // builder accumulates the readings of one call into a Batch and checks
 // what series would refuse without naming the line: the series id, the
 // tags' size and encoding, the time's range, the count.
@@ -61,6 +80,8 @@ type builder struct {
 	kinds  map[string]*kind
 	last   *kind
 	intern map[string]string
+	series int   // distinct series of all kinds
+	held   int64 // reserved through Options.Reserve
 }
 
 // kind is the state of one kind of the batch.
@@ -73,6 +94,7 @@ type kind struct {
 	vals   []float64      // values not yet handed out
 	tagv   []string       // tags not yet handed out
 	nslab  int            // readings of the next slab
+	bytes  int64          // of the slabs, not yet in Batch.Bytes
 }
 
 func newBuilder(lookup Lookup, o *Options, item string) *builder {
@@ -124,6 +146,7 @@ func (k *kind) values() []float64 {
 	}
 	if len(k.vals) < nf {
 		k.vals = make([]float64, nf*k.nslab)
+		k.bytes += int64(8 * len(k.vals))
 		k.nslab = min(2*k.nslab, slabReadings)
 	}
 	v := k.vals[:nf:nf]
@@ -139,6 +162,7 @@ func (k *kind) newTags() []string {
 	nt := len(k.s.Tags)
 	if len(k.tagv) < nt {
 		k.tagv = make([]string, nt*k.nslab)
+		k.bytes += int64(16 * len(k.tagv))
 	}
 	t := k.tagv[:nt:nt]
 	k.tagv = k.tagv[nt:]
@@ -152,6 +176,7 @@ func (b *builder) str(s []byte) string {
 	}
 	v := string(s)
 	b.intern[v] = v
+	b.b.Bytes += int64(len(v)) + stringBytes
 	return v
 }
 
@@ -163,6 +188,7 @@ func (b *builder) strS(s string) string {
 	}
 	v := strings.Clone(s)
 	b.intern[v] = v
+	b.b.Bytes += int64(len(v)) + stringBytes
 	return v
 }
 
@@ -195,13 +221,39 @@ func (b *builder) add(k *kind, id []byte, r series.Reading, line int) error {
 		if reason := badID(id); reason != "" {
 			return b.errf(line, "%s", reason)
 		}
+		if b.o.MaxSeries > 0 && b.series >= b.o.MaxSeries {
+			e := b.errf(line, "more than %d series", b.o.MaxSeries)
+			e.Err = ErrTooManySeries
+			return e
+		}
 		sid := string(id)
 		i = len(kb.Series)
 		k.series[sid] = i
+		c := cap(kb.Series)
 		kb.Series = append(kb.Series, series.SeriesReadings{ID: sid})
+		b.series++
+		b.b.Bytes += int64(len(sid)) + seriesMapBytes + int64(cap(kb.Series)-c)*seriesBytes
 	}
-	kb.Series[i].Readings = append(kb.Series[i].Readings, r)
+	rs := &kb.Series[i].Readings
+	c := cap(*rs)
+	*rs = append(*rs, r)
+	b.b.Bytes += int64(cap(*rs)-c)*readingBytes + k.bytes
+	k.bytes = 0
 	b.b.Readings++
+	return b.reserve(line)
+}
+
+// reserve asks Options.Reserve for the memory the batch holds beyond
+// what it reserved, in steps of at least ReserveStep.
+func (b *builder) reserve(line int) error {
+	if b.o.Reserve == nil || b.b.Bytes <= b.held {
+		return nil
+	}
+	n := max(b.b.Bytes-b.held, ReserveStep)
+	if err := b.o.Reserve(n); err != nil {
+		return &Error{Line: line, Item: b.item, Reason: err.Error(), Err: err}
+	}
+	b.held += n
 	return nil
 }
 

@@ -37,7 +37,7 @@
 // The decoders check what they can name a line for: syntax, unknown
 // kinds, fields and tags, types, non-finite numbers, times outside the
 // years 0000-9999, series ids series refuses, the size of a reading's
-// tags, Options.MaxReadings. What depends on the store (retention,
+// tags, Options.MaxReadings and Options.MaxSeries. What depends on the store (retention,
 // duplicates) is left to series' writes. Read errors of the reader are
 // returned wrapped, not as *Error, so that a server can tell a body over
 // its limit (*http.MaxBytesError) from a bad one.
@@ -47,9 +47,16 @@
 // No decoder panics on any input (each has a fuzz target), and none
 // buffers more than about twice Options.MaxLineBytes (1 MiB by default)
 // beyond the readings it returns: a longer line, line-protocol entry,
-// CSV row or JSON reading is refused (Error.Err is ErrTooLong). Bound the
-// body itself, and so the readings, with http.MaxBytesReader and
-// Options.MaxReadings.
+// CSV row or JSON reading is refused (Error.Err is ErrTooLong). The
+// decoders read their input as it comes, a line or a reading at a time,
+// so a body never sits whole in memory: what a call holds is the Batch
+// it builds, bounded by Options.MaxReadings and Options.MaxSeries and
+// estimated as it grows in Batch.Bytes. A decoded reading holds some 90
+// to 220 bytes (TestBatch_Bytes: one series, a hundred, a series per
+// reading); a caller that shares memory between requests reserves it
+// through Options.Reserve, which may refuse. Bound the body itself with
+// http.MaxBytesReader, and an inflating body by counting what it
+// inflates.
 //
 // # Values and times
 //

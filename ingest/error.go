@@ -22,7 +22,8 @@ type Error struct {
 	// Reason says what is wrong, without the line.
 	Reason string
 	// Err is the cause the caller may match with errors.Is or errors.As:
-	// ErrTooLong, ErrTooManyReadings, the Lookup's error; nil otherwise.
+	// ErrTooLong, ErrTooManyReadings, ErrTooManySeries, the Lookup's
+	// error, the error of Options.Reserve; nil otherwise.
 	Err error
 }
 
@@ -48,4 +49,7 @@ var (
 	// ErrTooManyReadings is the cause (Error.Err) of a body with more
 	// readings than Options.MaxReadings.
 	ErrTooManyReadings = errors.New("ingest: too many readings")
+	// ErrTooManySeries is the cause (Error.Err) of a body with readings of
+	// more series than Options.MaxSeries.
+	ErrTooManySeries = errors.New("ingest: too many series")
 )

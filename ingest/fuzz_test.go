@@ -46,6 +46,26 @@ func reencode(t *testing.T, b *Batch) {
 	}
 }
 
+// bounded returns Options with MaxSeries and a Reserve that counts, and a
+// check that a batch decoded with them keeps to both.
+func bounded(maxSeries int) (Options, func(*testing.T, *Batch)) {
+	var reserved int64
+	o := Options{MaxSeries: maxSeries, Reserve: func(n int64) error { reserved += n; return nil }}
+	return o, func(t *testing.T, b *Batch) {
+		t.Helper()
+		if reserved < b.Bytes {
+			t.Fatalf("reserved %d bytes for a batch of %d", reserved, b.Bytes)
+		}
+		n := 0
+		for _, k := range b.Kinds {
+			n += len(k.Series)
+		}
+		if maxSeries > 0 && n > maxSeries {
+			t.Fatalf("%d series, MaxSeries %d", n, maxSeries)
+		}
+	}
+}
+
 func FuzzLineProtocol(f *testing.F) {
 	for _, s := range []string{
 		"SENSOR,location=lab,series=123 temperature=21.5,humidity=40i 1733063400000000000\n",
@@ -64,7 +84,8 @@ func FuzzLineProtocol(f *testing.F) {
 	}
 	f.Add("METER kwh=1\nMETER kwh=1234567890123456789\n", uint8(0), 24)
 	f.Fuzz(func(t *testing.T, in string, prec uint8, max int) {
-		o := Options{Precision: Precision(prec % uint8(Hour+1)), Now: now, MaxLineBytes: max % 4096}
+		o, check := bounded(max % 5)
+		o.Precision, o.Now, o.MaxLineBytes = Precision(prec%uint8(Hour+1)), now, max%4096
 		b, err := LineProtocol(strings.NewReader(in), lookupOf(), o)
 		if err != nil {
 			if _, ok := err.(*Error); !ok {
@@ -72,6 +93,7 @@ func FuzzLineProtocol(f *testing.F) {
 			}
 			return
 		}
+		check(t, b)
 		reencode(t, b)
 	})
 }
@@ -91,17 +113,19 @@ func FuzzJSON(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		for _, decode := range []func() (*Batch, error){
-			func() (*Batch, error) { return JSON(strings.NewReader(in), "SENSOR", lookupOf(), Options{}) },
-			func() (*Batch, error) { return JSONLines(strings.NewReader(in), "SENSOR", lookupOf(), Options{}) },
+		for _, decode := range []func(Options) (*Batch, error){
+			func(o Options) (*Batch, error) { return JSON(strings.NewReader(in), "SENSOR", lookupOf(), o) },
+			func(o Options) (*Batch, error) { return JSONLines(strings.NewReader(in), "SENSOR", lookupOf(), o) },
 		} {
-			b, err := decode()
+			o, check := bounded(len(in) % 3)
+			b, err := decode(o)
 			if err != nil {
 				if _, ok := err.(*Error); !ok {
 					t.Fatalf("error %v (%T), want an *Error", err, err)
 				}
 				continue
 			}
+			check(t, b)
 			reencode(t, b)
 		}
 	})
@@ -119,13 +143,15 @@ func FuzzCSV(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		b, err := CSV(strings.NewReader(in), "SENSOR", lookupOf(), Options{})
+		o, check := bounded(len(in) % 3)
+		b, err := CSV(strings.NewReader(in), "SENSOR", lookupOf(), o)
 		if err != nil {
 			if _, ok := err.(*Error); !ok {
 				t.Fatalf("error %v (%T), want an *Error", err, err)
 			}
 			return
 		}
+		check(t, b)
 		reencode(t, b)
 	})
 }

@@ -29,6 +29,20 @@ type Options struct {
 	// MaxReadings refuses a body with more readings (an Error wrapping
 	// ErrTooManyReadings, naming the first line over); 0 means no limit.
 	MaxReadings int
+	// MaxSeries refuses a body with readings of more distinct series, of
+	// all its kinds (an Error wrapping ErrTooManySeries, naming the line
+	// of the first series over): it bounds the series one request may
+	// create. 0 means no limit.
+	MaxSeries int
+	// Reserve, if set, is called as the batch grows, before the decoder
+	// keeps the reading that needs it, with the bytes of memory to hold
+	// beyond those reserved by the calls before (an estimate of what the
+	// Batch holds: its readings, values, tags, series and strings, in
+	// steps of at least ReserveStep). An error stops the decoding: it is
+	// returned wrapped in an *Error naming the line. The caller releases
+	// what it reserved (Batch.Bytes at most) once done with the batch,
+	// also when the decoder fails.
+	Reserve func(n int64) error
 	// MaxLineBytes is the most bytes of one line (line protocol, JSON
 	// lines, CSV), one line-protocol entry or CSV row spanning lines
 	// (quoted newlines), or one reading of a JSON body; more is an Error

@@ -138,7 +138,8 @@ type Schema struct {
 	// of Reading.Values.
 	Fields []string
 	// Tags are the names of the string tags of a reading, in the order of
-	// Reading.Tags. Tags are stored and filtered on, never aggregated.
+	// Reading.Tags, at most MaxTags. Tags are stored and filtered on,
+	// never aggregated.
 	Tags []string
 	// Layout is how raw readings are stored; default Chunks.
 	Layout Layout
@@ -213,6 +214,10 @@ const metricIndex = "metric"
 
 var reserved = map[string]bool{attrPK: true, attrSK: true, attrTTL: true, attrMPK: true, attrMSK: true}
 
+// MaxTags is the most tags a schema may name: every reading with a tag
+// holds a slot for each.
+const MaxTags = 1024
+
 // normalize checks s and returns a copy with defaults filled in.
 func (s Schema) normalize() (Schema, error) {
 	bad := func(format string, args ...any) (Schema, error) {
@@ -237,6 +242,9 @@ func (s Schema) normalize() (Schema, error) {
 	}
 	if len(s.Fields) > chunk.MaxFields {
 		return bad("at most %d fields", chunk.MaxFields)
+	}
+	if len(s.Tags) > MaxTags {
+		return bad("at most %d tags", MaxTags)
 	}
 	if s.Layout > Buckets {
 		return bad("unknown layout %d", s.Layout)

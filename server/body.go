@@ -2,6 +2,7 @@ package server
 
 import (
 	"compress/gzip"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,13 +11,48 @@ import (
 	"strings"
 )
 
-// body returns the request's body, bounded: at most MaxBodyBytes as sent
-// and, when it is gzip (Content-Encoding: gzip), at most MaxInflatedBytes
-// once inflated. Reading past a bound fails with a 413 apiError; a body that
-// is not valid gzip with a 400.
+// body returns the request's body as stream does, for a caller that
+// keeps what it reads: every byte read is held in the request's share of
+// the in-flight budget first (past the bodyBase it holds from its
+// start), and a read the budget cannot cover fails with its 503 or 413.
 func (s *Server) body(w http.ResponseWriter, r *http.Request) (io.Reader, error) {
+	body, err := s.stream(w, r)
+	if err != nil {
+		return nil, err
+	}
+	return &heldReader{r: body, ctx: r.Context(), h: holdOf(r.Context()), free: bodyBase}, nil
+}
+
+// heldReader holds the bytes it hands out in the request's hold.
+type heldReader struct {
+	r    io.Reader
+	ctx  context.Context
+	h    *hold
+	free int64 // bytes held and not yet handed out
+}
+
+func (h *heldReader) Read(p []byte) (int, error) {
+	if int64(len(p)) > h.free {
+		more := max(int64(len(p))-h.free, bodyBase)
+		if err := h.h.grow(h.ctx, more); err != nil {
+			return 0, err
+		}
+		h.free += more
+	}
+	n, err := h.r.Read(p)
+	h.free -= int64(n)
+	return n, err
+}
+
+// stream returns the request's body, bounded: at most MaxBodyBytes as
+// sent and, when it is gzip (Content-Encoding: gzip), at most
+// MaxInflatedBytes once inflated, checked as it inflates. Reading past a
+// bound fails with a 413 apiError naming it; a body that is not valid
+// gzip with a 400. What the caller keeps of it is the caller's to hold
+// in the budget.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request) (io.Reader, error) {
 	if r.ContentLength > s.cfg.MaxBodyBytes {
-		return nil, errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "the body is %d bytes, over the limit of %d", r.ContentLength, s.cfg.MaxBodyBytes)
+		return nil, errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "the body is %d bytes, over the limit of %d (--max-body)", r.ContentLength, s.cfg.MaxBodyBytes)
 	}
 	raw := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
 	enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding")))
@@ -55,7 +91,7 @@ func (l *limitErrReader) Read(p []byte) (int, error) {
 func asTooLarge(err error) *apiError {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
-		return errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "the body is over the limit of %d bytes", mbe.Limit)
+		return errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "the body is over the limit of %d bytes (--max-body)", mbe.Limit)
 	}
 	var ae *apiError
 	if errors.As(err, &ae) {
@@ -76,7 +112,7 @@ func (g *gzipBody) Read(p []byte) (int, error) {
 		// One byte more tells a body of exactly the limit from a larger one.
 		var one [1]byte
 		if n, _ := g.zr.Read(one[:]); n > 0 {
-			return 0, errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "the inflated body is over the limit of %d bytes", g.limit)
+			return 0, errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "the inflated body is over the limit of %d bytes (--max-inflated)", g.limit)
 		}
 		return 0, io.EOF
 	}

@@ -65,7 +65,7 @@ func classify(err error) *apiError {
 	switch {
 	case errors.As(err, &ae):
 		return ae
-	case errors.Is(err, ingest.ErrTooLong), errors.Is(err, ingest.ErrTooManyReadings):
+	case errors.Is(err, ingest.ErrTooLong), errors.Is(err, ingest.ErrTooManyReadings), errors.Is(err, ingest.ErrTooManySeries):
 		return &apiError{status: http.StatusRequestEntityTooLarge, code: codeTooLarge, message: err.Error()}
 	case errors.As(err, &le):
 		return &apiError{status: http.StatusBadRequest, code: codeInvalid, message: le.Error()}

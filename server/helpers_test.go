@@ -40,6 +40,8 @@ type envOptions struct {
 	// analytics, if set, opens a web analytics store with this clock,
 	// which is also the server's.
 	analytics func() time.Time
+	// budget, if set, is the server's, shared with its DynamoDB endpoint.
+	budget *server.Budget
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -61,6 +63,9 @@ func newEnv(t *testing.T, o envOptions) *env {
 	}
 	e := &env{t: t, db: db, store: st}
 	cfg := server.Config{Store: st, DynamoDB: wire.New(db, nil)}
+	if o.budget != nil {
+		cfg.Budget, cfg.DynamoDB = o.budget, wire.New(db, &wire.Options{Budget: o.budget})
+	}
 	if o.auth {
 		if e.auth, err = auth.Open(ctx, db, nil); err != nil {
 			t.Fatal(err)

@@ -27,7 +27,7 @@ func newHTTPMetrics(reg prometheus.Registerer) (*httpMetrics, error) {
 		}),
 		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: "timetable", Subsystem: "http", Name: "write_requests_refused_total",
-			Help: "Write requests refused whole, by reason: decode (a bad line, row or reading), store (the store refused a reading), denied (token scope or kind), limit (body or reading count).",
+			Help: "Write requests refused whole, by reason: decode (a bad line, row or reading), store (the store refused a reading), denied (token scope or kind), limit (body, reading or series count), busy (the in-flight budget spent).",
 		}, []string{"reason"}),
 	}
 	for _, c := range []prometheus.Collector{m.requests, m.ingested, m.refused} {
@@ -36,6 +36,26 @@ func newHTTPMetrics(reg prometheus.Registerer) (*httpMetrics, error) {
 		}
 	}
 	return m, nil
+}
+
+// registerBudget registers the figures of the in-flight budget.
+func registerBudget(reg prometheus.Registerer, b *Budget) error {
+	for _, c := range []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "timetable", Subsystem: "http", Name: "inflight_bytes",
+			Help: "Bytes of memory the requests in progress hold (bodies, decoded readings), of the in-flight budget."},
+			func() float64 { return float64(b.Stats().Held) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "timetable", Subsystem: "http", Name: "inflight_bytes_peak",
+			Help: "The most bytes of memory the requests in progress held at once since the start."},
+			func() float64 { return float64(b.Stats().Peak) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Namespace: "timetable", Subsystem: "http", Name: "inflight_bytes_limit",
+			Help: "The in-flight budget: the most bytes of memory the requests in progress may hold (--max-inflight-bytes)."},
+			func() float64 { return float64(b.Stats().Size) }),
+	} {
+		if err := reg.Register(c); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (m *httpMetrics) observe(route string, status int, d time.Duration) {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -88,9 +89,14 @@ func (s *Server) instrument(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
+		h := &hold{b: s.cfg.Budget}
+		defer h.release()
 		ctx, err := s.authorize(r, rt)
+		if err == nil && r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
+			err = h.grow(ctx, bodyBase)
+		}
 		if err == nil {
-			err = rt.handle(sw, r.WithContext(ctx))
+			err = rt.handle(sw, r.WithContext(context.WithValue(ctx, holdKey{}, h)))
 		}
 		if err != nil {
 			s.fail(sw, r, err)

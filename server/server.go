@@ -17,10 +17,14 @@ import (
 
 // Defaults of Config's limits.
 const (
-	DefaultMaxBodyBytes     = 32 << 20  // a request body as sent
-	DefaultMaxInflatedBytes = 256 << 20 // a gzip request body once inflated
-	DefaultMaxReadings      = 1_000_000 // readings in one write request
-	DefaultMaxPageSize      = 10_000    // readings in one page of a range read
+	DefaultMaxBodyBytes     = 32 << 20 // a request body as sent
+	DefaultMaxInflatedBytes = 64 << 20 // a gzip request body once inflated
+	// DefaultMaxReadings bounds the readings of one write request: a
+	// decoded reading holds 90 to 220 bytes (BenchmarkWrite, ingest's
+	// TestBatch_Bytes), so a request holds at most some 10 to 25 MB.
+	DefaultMaxReadings = 100_000
+	DefaultMaxSeries   = 10_000 // series in one write request
+	DefaultMaxPageSize = 10_000 // readings in one page of a range read
 )
 
 // Config is what a Server serves. Store is required; the others are
@@ -67,11 +71,22 @@ type Config struct {
 	// AllowedHosts are names the Host header may give besides those; given
 	// any, the Host is checked whatever Addr is; "*" turns the check off.
 	AllowedHosts []string
-	// MaxBodyBytes, MaxInflatedBytes and MaxReadings bound a write
-	// request; zero takes the defaults.
+	// MaxBodyBytes (as sent) and MaxInflatedBytes (a gzip body once
+	// inflated, checked as it inflates) bound every request body;
+	// MaxReadings and MaxSeries bound the readings and the distinct series
+	// of a write request. Past one the request is refused 413 naming it.
+	// Zero takes the defaults.
 	MaxBodyBytes     int64
 	MaxInflatedBytes int64
 	MaxReadings      int
+	MaxSeries        int
+	// Budget bounds the bytes all requests hold in memory at once; give
+	// the same one to the DynamoDB handler (wire.Options.Budget) so that
+	// every face shares it. Default NewBudget(MaxInFlightBytes, 0).
+	Budget *Budget
+	// MaxInFlightBytes is the size of the default Budget; zero means
+	// DefaultMaxInFlightBytes. Ignored when Budget is set.
+	MaxInFlightBytes int64
 	// Now is the clock of readings sent without a time; default time.Now.
 	Now func() time.Time
 	// Logger receives request errors; default discard.
@@ -114,6 +129,12 @@ func New(cfg Config) (*Server, error) {
 	if s.cfg.MaxReadings <= 0 {
 		s.cfg.MaxReadings = DefaultMaxReadings
 	}
+	if s.cfg.MaxSeries <= 0 {
+		s.cfg.MaxSeries = DefaultMaxSeries
+	}
+	if s.cfg.Budget == nil {
+		s.cfg.Budget = NewBudget(s.cfg.MaxInFlightBytes, 0)
+	}
 	if s.cfg.Now == nil {
 		s.cfg.Now = time.Now
 	}
@@ -134,6 +155,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	s.metrics = m
+	if err := registerBudget(reg, s.cfg.Budget); err != nil {
+		return nil, err
+	}
 	if cfg.Analytics != nil {
 		s.collector = collect.New(cfg.Analytics, &s.cfg.Collect)
 		if err := reg.Register(newCollectMetrics(s.collector)); err != nil {

@@ -30,11 +30,11 @@ func (s *Server) writeReadings(w http.ResponseWriter, r *http.Request) error {
 		return errorf(http.StatusUnsupportedMediaType, codeMediaType,
 			"Content-Type %q is not supported here: send application/json, application/x-ndjson or text/csv (line protocol goes to /api/v1/write)", mt)
 	}
-	body, err := s.body(w, r)
+	body, err := s.stream(w, r)
 	if err != nil {
 		return err
 	}
-	b, err := decode(body, kind, s.lookup, s.ingestOptions(ingest.Millisecond))
+	b, err := decode(body, kind, s.lookup, s.ingestOptions(r.Context(), ingest.Millisecond))
 	if err != nil {
 		return s.refuse(err)
 	}
@@ -54,19 +54,26 @@ func (s *Server) lineProtocol(w http.ResponseWriter, r *http.Request) error {
 			return invalid("precision: %v", err)
 		}
 	}
-	body, err := s.body(w, r)
+	body, err := s.stream(w, r)
 	if err != nil {
 		return err
 	}
-	b, err := ingest.LineProtocol(body, s.lookup, s.ingestOptions(p))
+	b, err := ingest.LineProtocol(body, s.lookup, s.ingestOptions(r.Context(), p))
 	if err != nil {
 		return s.refuse(err)
 	}
 	return s.writeBatch(w, r, b)
 }
 
-func (s *Server) ingestOptions(p ingest.Precision) ingest.Options {
-	return ingest.Options{Now: s.cfg.Now(), Precision: p, MaxReadings: s.cfg.MaxReadings}
+// ingestOptions returns the decoders' options for a write request: its
+// caps, and its readings held in the request's share of the in-flight
+// budget as they are decoded (the body streams through the decoder, which
+// keeps only the readings). The readings stay held until the request is
+// answered, after the store took them.
+func (s *Server) ingestOptions(ctx context.Context, p ingest.Precision) ingest.Options {
+	h := holdOf(ctx)
+	return ingest.Options{Now: s.cfg.Now(), Precision: p, MaxReadings: s.cfg.MaxReadings, MaxSeries: s.cfg.MaxSeries,
+		Reserve: func(n int64) error { return h.grow(ctx, n) }}
 }
 
 // lookup is the decoders' view of the kinds.
@@ -121,8 +128,13 @@ func (s *Server) writeBatch(w http.ResponseWriter, r *http.Request, b *ingest.Ba
 // refuse counts a write request its decoder refused, and returns err.
 func (s *Server) refuse(err error) error {
 	reason := "decode"
-	if ae := classify(err); ae != nil && ae.status == http.StatusRequestEntityTooLarge {
-		reason = "limit"
+	if ae := classify(err); ae != nil {
+		switch ae.status {
+		case http.StatusRequestEntityTooLarge:
+			reason = "limit"
+		case http.StatusServiceUnavailable:
+			reason = "busy"
+		}
 	}
 	s.metrics.refused.WithLabelValues(reason).Inc()
 	return err

@@ -39,6 +39,9 @@
 //     Authorization header: 400 MissingAuthenticationToken (any signature is
 //     accepted, as DynamoDB Local does);
 //   - a body over Options.MaxBodyBytes (16 MB): 413, unread;
+//   - a body whose buffer the in-flight budget (Options.Budget, or one of
+//     Options.MaxInFlightBytes) cannot hold: 400 ThrottlingException,
+//     which the SDKs retry;
 //   - JSON nested beyond a bound far above DynamoDB's 32 levels of attribute
 //     nesting: 400 ValidationException, before it costs memory or stack.
 //     Deeper attribute values within the bound reach the API, which reports

@@ -36,8 +36,15 @@ type Options struct {
 	// MaxInFlightBytes bounds the request bodies held in memory at once,
 	// across requests; a request that would pass it is answered
 	// ThrottlingException (which the SDKs retry) before its body is read
-	// further. Default 4 times MaxBodyBytes.
+	// further. Default 4 times MaxBodyBytes. Ignored when Budget is set.
 	MaxInFlightBytes int64
+
+	// Budget, if set, is the bound on the bytes held in memory that the
+	// handler shares with the other faces of a server: every buffer a
+	// request's body is read into is acquired from it first, and released
+	// when the request is answered. A request whose Acquire fails is
+	// answered ThrottlingException. It must allow more than MaxBodyBytes.
+	Budget Budget
 
 	// BodyTimeout bounds the time to read a request body, from its first
 	// byte to its last; a body sent slower is dropped with its connection.
@@ -59,6 +66,29 @@ type Options struct {
 	// answer carries Access-Control-Allow-Origin, as DynamoDB Local does.
 	CORSOrigins []string
 }
+
+// Budget bounds the bytes that requests hold in memory at once. Its
+// methods are safe for concurrent use.
+type Budget interface {
+	// Acquire holds n bytes more, or fails (without holding any) when
+	// they cannot be had soon enough or ctx is done.
+	Acquire(ctx context.Context, n int64) error
+	// Release gives back n bytes held.
+	Release(n int64)
+}
+
+// tryBudget is the default Budget: Acquire fails at once when the bytes
+// are not free.
+type tryBudget struct{ sem *semaphore.Weighted }
+
+func (b tryBudget) Acquire(_ context.Context, n int64) error {
+	if !b.sem.TryAcquire(n) {
+		return errBusy
+	}
+	return nil
+}
+
+func (b tryBudget) Release(n int64) { b.sem.Release(n) }
 
 // Handler is an http.Handler that speaks DynamoDB's JSON protocol
 // (awsJson1_0) over a timetable.API, so the AWS SDKs and the AWS CLI can use
@@ -83,7 +113,7 @@ type Handler struct {
 	ops         map[string]*operation
 	streamOps   map[string]*operation // DynamoDB Streams (streams.go); nil without
 	maxBody     int64
-	inFlight    *semaphore.Weighted
+	inFlight    Budget
 	bodyTimeout time.Duration
 	log         *slog.Logger
 	authorize   func(ctx context.Context, target string, body []byte) error
@@ -109,11 +139,14 @@ func New(api timetable.API, opts *Options) *Handler {
 	if h.maxBody <= 0 {
 		h.maxBody = DefaultMaxBodyBytes
 	}
-	budget := opts.MaxInFlightBytes
-	if budget <= 0 {
-		budget = 4 * h.maxBody
+	h.inFlight = opts.Budget
+	if h.inFlight == nil {
+		budget := opts.MaxInFlightBytes
+		if budget <= 0 {
+			budget = 4 * h.maxBody
+		}
+		h.inFlight = tryBudget{semaphore.NewWeighted(max(budget, h.maxBody+1))}
 	}
-	h.inFlight = semaphore.NewWeighted(max(budget, h.maxBody+1))
 	h.bodyTimeout = opts.BodyTimeout
 	if h.bodyTimeout <= 0 {
 		h.bodyTimeout = time.Minute
@@ -173,7 +206,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// operation. A body that failed keeps it, so the connection closes.
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(h.bodyTimeout))
-	held := &heldBytes{sem: h.inFlight}
+	held := &heldBytes{ctx: r.Context(), budget: h.inFlight}
 	defer held.release()
 	src, err := bodyReader(r)
 	if err != nil {
@@ -254,17 +287,21 @@ var (
 // heldBytes is the share of the handler's in-flight budget one request
 // holds for its body's buffer.
 type heldBytes struct {
-	sem *semaphore.Weighted
-	n   int64
+	ctx    context.Context
+	budget Budget
+	n      int64
 }
 
-// grow holds n bytes in all, or fails with errBusy without waiting.
+// grow holds n bytes in all, or fails with an error wrapping errBusy.
 func (h *heldBytes) grow(n int64) error {
 	if n <= h.n {
 		return nil
 	}
-	if !h.sem.TryAcquire(n - h.n) {
-		return errBusy
+	if err := h.budget.Acquire(h.ctx, n-h.n); err != nil {
+		if !errors.Is(err, errBusy) {
+			err = fmt.Errorf("%w: %w", errBusy, err)
+		}
+		return err
 	}
 	h.n = n
 	return nil
@@ -272,7 +309,7 @@ func (h *heldBytes) grow(n int64) error {
 
 func (h *heldBytes) release() {
 	if h.n > 0 {
-		h.sem.Release(h.n)
+		h.budget.Release(h.n)
 		h.n = 0
 	}
 }

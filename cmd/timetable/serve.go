@@ -81,7 +81,8 @@ type serveFlags struct {
 	noSync, inMemory, verbose, noAuth, metricsPublic         bool
 	rate                                                     float64
 	burst                                                    int
-	maxBody                                                  int64
+	maxBody, maxInflated, maxInFlight                        int64
+	maxReadings, maxSeries                                   int
 	flushInterval                                            time.Duration
 	shardLifetime                                            time.Duration
 	analyticsTable                                           string
@@ -110,7 +111,11 @@ func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
 	fs.IntVar(&f.burst, "rate-burst", 0, "requests a token may make at once above --rate-limit (default: one second's worth)")
 	fs.StringVar(&f.cors, "cors-origins", "", "comma-separated origins (https://app.example) whose pages may call the API and the DynamoDB endpoint from a browser (* for any); pages of other origins can neither read the answers nor change anything")
 	fs.StringVar(&f.allowedHosts, "allowed-hosts", "", "comma-separated host names the server answers to besides its IP addresses and localhost (a name a reverse proxy passes on; * for any). On a loopback --addr other names are refused, against DNS rebinding; on another address any name is answered unless this is set")
-	fs.Int64Var(&f.maxBody, "max-body", server.DefaultMaxBodyBytes, "largest request body in bytes (a gzip body inflates to at most 8 times this)")
+	fs.Int64Var(&f.maxBody, "max-body", server.DefaultMaxBodyBytes, "largest request body in bytes, as sent (the DynamoDB endpoint's is DynamoDB's 16 MB)")
+	fs.Int64Var(&f.maxInflated, "max-inflated", server.DefaultMaxInflatedBytes, "largest gzip request body in bytes once inflated, checked as it inflates")
+	fs.IntVar(&f.maxReadings, "max-readings", server.DefaultMaxReadings, "most readings in one write request (a decoded reading holds some 90 to 220 bytes until the request is answered)")
+	fs.IntVar(&f.maxSeries, "max-series", server.DefaultMaxSeries, "most distinct series in one write request")
+	fs.Int64Var(&f.maxInFlight, "max-inflight-bytes", server.DefaultMaxInFlightBytes, "bytes of memory all requests in progress may hold at once (bodies, decoded readings), shared by every face; a request that would pass it waits a second, then gets 503 (ThrottlingException on the DynamoDB endpoint)")
 	fs.StringVar(&f.table, "table", series.DefaultTable, "the table of the time series")
 	fs.StringVar(&f.analyticsTable, "analytics-table", analytics.DefaultTable, "the table of the web analytics (sites, page views, aggregates)")
 	fs.DurationVar(&f.aggregateEvery, "aggregate-every", time.Minute, "how often the web analytics' aggregates are brought up to date with the hits recorded since")
@@ -149,6 +154,10 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 
+	if f.maxInFlight <= 2*wire.DefaultMaxBodyBytes {
+		fmt.Fprintf(c.Stderr, "timetable serve: --max-inflight-bytes must be more than %d (two DynamoDB requests of the largest size)\n", 2*wire.DefaultMaxBodyBytes)
+		return errUsage
+	}
 	co, closeGeoIP, err := f.collectOptions()
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "timetable serve: %v\n", err)
@@ -178,11 +187,13 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		return fmt.Errorf("cannot listen on %s: %w", f.addr, err)
 	}
 	cors := splitList(f.cors)
-	wireOpts := &wire.Options{Logger: logger, CORSOrigins: cors}
+	budget := server.NewBudget(f.maxInFlight, 0)
+	wireOpts := &wire.Options{Logger: logger, CORSOrigins: cors, Budget: budget}
 	dynamo := http.Handler(wire.New(eng.api, wireOpts))
 	cfg := server.Config{
 		Store: eng.store, Analytics: eng.analytics, DynamoDB: dynamo, Registry: reg, Gatherer: reg,
-		MetricsPublic: f.metricsPublic, MaxBodyBytes: f.maxBody, MaxInflatedBytes: 8 * f.maxBody,
+		MetricsPublic: f.metricsPublic, MaxBodyBytes: f.maxBody, MaxInflatedBytes: f.maxInflated,
+		MaxReadings: f.maxReadings, MaxSeries: f.maxSeries, Budget: budget,
 		Logger: logger, Version: moduleVersion(), Collect: co,
 	}
 	cfg.CORSOrigins, cfg.Addr, cfg.AllowedHosts = cors, ln.Addr().String(), listenHosts(f.addr, ln.Addr(), splitList(f.allowedHosts))

@@ -232,6 +232,11 @@ func TestServe_BadFlags(t *testing.T) {
 	if code := run(context.Background(), []string{"serve", "extra"}, &out, &out); code != 2 {
 		t.Errorf("extra argument: exit %d", code)
 	}
+	out.Reset()
+	// The in-flight budget must hold two DynamoDB requests of the largest.
+	if code := run(context.Background(), []string{"serve", "--max-inflight-bytes", "1000000"}, &out, &out); code != 2 || !strings.Contains(out.String(), "--max-inflight-bytes") {
+		t.Errorf("--max-inflight-bytes 1000000: exit %d: %s", code, out.String())
+	}
 }
 
 func TestServe_ListenError(t *testing.T) {
