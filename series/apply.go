@@ -27,6 +27,9 @@ import (
 // The readings of each entry are settled (sorted, duplicate rule applied)
 // when their batch is sealed.
 func (s *Store) apply(ctx context.Context, entries []entry) error {
+	if err := s.markSeqs(ctx, entries); err != nil {
+		return err
+	}
 	// Items of the readings, built by tasks of applyGroup entries.
 	tasks := (len(entries) + applyGroup - 1) / applyGroup
 	puts := make([][]table.WriteRequest, tasks)

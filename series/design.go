@@ -291,6 +291,16 @@ func (d *designer) build() (*design.Design, error) {
 		return nil, err
 	}
 	entities = append(entities, dir)
+	mark := design.Entity{
+		Name:        "SequenceMark",
+		Description: "One per table, shared by the kinds: above the sequence number of every reading written, raised before a flush's items (about once a second at most) and read by Open, so that a restarted Store numbers above its predecessors.",
+		Keys:        map[string]design.Template{attrPK: design.Template(seqMarkPK), attrSK: design.Template(seqMarkPK)},
+		Attributes:  []design.Attribute{{Name: attrSeq, Description: "The mark, 16 hex digits."}},
+	}
+	if err := example(&mark, map[string]string{attrPK: seqMarkPK, attrSK: seqMarkPK}); err != nil {
+		return nil, err
+	}
+	entities = append(entities, mark)
 	patterns = append(patterns, design.AccessPattern{Name: "Series of the kind", Description: "Kind.Series: the ids in order, from a prefix or a cursor.",
 		Key: "pk = " + k.dirPK() + " AND sk >= {id}", Returns: []string{dir.Name}, Frequency: "on demand (listing series)"})
 
