@@ -258,6 +258,10 @@ func (d *designer) build() (*design.Design, error) {
 		markers = append(markers, markerKind{name: "RollupMarker", desc: "A period that received readings and must be rolled up; deleted once computed.",
 			pk: k.markerPK(), g: g, period: "The " + g.String() + " that received readings, to roll up, or a coarser period (its key a prefix of the " + g.String() + "'s) whose rollup a pass must recompute.",
 			pattern: design.AccessPattern{Name: "Periods to roll up", Description: "Store.Rollup: the marked periods of the kind (strongly consistent).", Frequency: "every RollupInterval (1 minute)"}})
+	} else {
+		markers = append(markers, markerKind{name: "RollupMarker", desc: "An hour that received readings, written before them: the rollup pass repairs the series' latest reading from it (a write stopped by a crash before its latest reading), then deletes it.",
+			pk: k.markerPK(), g: keys.Hour, period: "The hour that received readings.",
+			pattern: design.AccessPattern{Name: "Hours to check", Description: "Store.Rollup: the marked hours of the kind (strongly consistent).", Frequency: "every RollupInterval (1 minute)"}})
 	}
 	if k.compacts() {
 		markers = append(markers, markerKind{name: "CompactionMarker", desc: "An hour of chunks that received readings and must be compacted, or a day whose compacted hours may be merged into one chunk; deleted once compacted.",

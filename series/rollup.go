@@ -108,7 +108,17 @@ type markSpec struct {
 }
 
 func (k *Kind) rollupMarks() markSpec {
-	return markSpec{g: k.finest(), pk: k.markerPK(), cache: k.s.Name + "\x00"}
+	return markSpec{g: k.markTier(), pk: k.markerPK(), cache: k.s.Name + "\x00"}
+}
+
+// markTier is the period of the kind's rollup markers: its finest tier,
+// or hours for a kind without rollups, whose markers only lead the rollup
+// pass to repair the series' latest readings (see repairLatest).
+func (k *Kind) markTier() keys.Granularity {
+	if g := k.finest(); g != 0 {
+		return g
+	}
+	return keys.Hour
 }
 
 // markersFor returns the markers to write for recs (sorted) of series id,
@@ -258,10 +268,8 @@ func (s *Store) Rollup(ctx context.Context) error {
 	defer s.rollupMu.Unlock()
 	var errs []error
 	for _, k := range s.Kinds() {
-		if k.finest() != 0 {
-			if err := k.rollupPass(ctx); err != nil {
-				errs = append(errs, err)
-			}
+		if err := k.rollupPass(ctx); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
@@ -312,11 +320,21 @@ func (k *Kind) rollupPass(ctx context.Context) error {
 		}
 		ms = next
 	}
-	// Markers of tiers no longer kept.
+	// Markers of a kind without rollups, and of tiers no longer kept.
 	for _, m := range ms {
-		if !k.s.hasTier(m.g) {
-			k.st.tbl.Delete(ctx, table.K(k.markerPK(), m.id+keys.Sep+m.period), &table.DeleteOptions{If: table.Attr(attrVer).Eq(m.ver)})
+		if k.s.hasTier(m.g) {
+			continue
 		}
+		if k.finest() == 0 && m.g == keys.Hour {
+			if now < m.end+late {
+				continue
+			}
+			if err := k.repairLatest(ctx, m.id, m.start, m.end); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
+		k.st.tbl.Delete(ctx, table.K(k.markerPK(), m.id+keys.Sep+m.period), &table.DeleteOptions{If: table.Attr(attrVer).Eq(m.ver)})
 	}
 	return errors.Join(errs...)
 }
