@@ -13,11 +13,24 @@ import (
 	"github.com/timetable-db/timetable/table"
 )
 
-// apply writes entries to the table: raw items, then the latest readings,
-// rollup markers and the directory items of series new to the Store. Every write is idempotent (keys come from sequence
-// numbers; buckets skip readings they hold; latest readings are
-// conditional), so applying the same entries again, after a failure or a
-// crash, changes nothing.
+// apply writes entries to the table: first the rollup and compaction
+// markers of their periods and the directory items of series new to the
+// Store, then the raw items, then the latest readings, then again the
+// markers a pass may have taken meanwhile (remarkersFor). Every write is
+// idempotent (keys come from sequence numbers; buckets skip readings they
+// hold; latest readings are conditional), so applying the same entries
+// again, after a failure or a crash, changes nothing.
+//
+// The order leaves, wherever a crash stops it, a state the next passes
+// repair, whether or not the entries are in the write-ahead log (a
+// WriteSync's are not; without a log a flush's are not): a reading in the
+// table has its period's marker, so the rollup pass computes the period
+// again (and the compaction pass merges its hour), and the rollup pass,
+// computing a period from the raw readings, puts the latest reading the
+// period holds if the stored one is older (repairLatest): a crash before
+// the latest readings are written leaves them stale only until their
+// period is rolled up. A crash before the items leaves markers whose
+// periods are computed again for nothing.
 //
 // The items are built, and written in BatchWriteItem calls of up to 25,
 // by up to FlushConcurrency goroutines at once, so that the calls of a
@@ -27,6 +40,35 @@ import (
 // The readings of each entry are settled (sorted, duplicate rule applied)
 // when their batch is sealed.
 func (s *Store) apply(ctx context.Context, entries []entry) error {
+	if err := s.markSeqs(ctx, entries); err != nil {
+		return err
+	}
+	var marks []table.WriteRequest
+	var merges []*entry // of layouts that are mergers
+	type latestPut struct {
+		k    *Kind
+		item table.Item
+	}
+	var latest []latestPut
+	for i := range entries {
+		e := &entries[i]
+		if len(e.recs) == 0 {
+			continue
+		}
+		k := e.k
+		if _, ok := k.lay.(merger); ok {
+			merges = append(merges, e)
+		}
+		latest = append(latest, latestPut{k, k.latestItem(e.id, &e.recs[len(e.recs)-1])})
+		for _, m := range k.markersFor(e.id, e.recs) {
+			marks = append(marks, table.PutRequest(m))
+		}
+	}
+	dir, added := dirPuts(entries)
+	marks = append(marks, dir...)
+	if err := s.batchWrite(ctx, marks); err != nil {
+		return fmt.Errorf("series: cannot write rollup markers and series directory items: %w", err)
+	}
 	// Items of the readings, built by tasks of applyGroup entries.
 	tasks := (len(entries) + applyGroup - 1) / applyGroup
 	puts := make([][]table.WriteRequest, tasks)
@@ -53,27 +95,6 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 	if err := s.batchWrite(ctx, slices.Concat(puts...)); err != nil {
 		return fmt.Errorf("series: cannot write readings: %w", err)
 	}
-	var marks []table.WriteRequest
-	var merges []*entry // of layouts that are mergers
-	type latestPut struct {
-		k    *Kind
-		item table.Item
-	}
-	var latest []latestPut
-	for i := range entries {
-		e := &entries[i]
-		if len(e.recs) == 0 {
-			continue
-		}
-		k := e.k
-		if _, ok := k.lay.(merger); ok {
-			merges = append(merges, e)
-		}
-		latest = append(latest, latestPut{k, k.latestItem(e.id, &e.recs[len(e.recs)-1])})
-		for _, m := range k.markersFor(e.id, e.recs) {
-			marks = append(marks, table.PutRequest(m))
-		}
-	}
 	if err := s.parallel(ctx, len(merges), func(ctx context.Context, i int) error {
 		e := merges[i]
 		return e.k.lay.(merger).merge(ctx, e.id, e.recs)
@@ -88,10 +109,14 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 	}); err != nil {
 		return err
 	}
-	dir, added := dirPuts(entries)
-	marks = append(marks, dir...)
-	if err := s.batchWrite(ctx, marks); err != nil {
-		return fmt.Errorf("series: cannot write rollup markers and series directory items: %w", err)
+	var remarks []table.WriteRequest
+	for i := range entries {
+		for _, m := range entries[i].k.remarkersFor(entries[i].id, entries[i].recs) {
+			remarks = append(remarks, table.PutRequest(m))
+		}
+	}
+	if err := s.batchWrite(ctx, remarks); err != nil {
+		return fmt.Errorf("series: cannot write rollup markers again: %w", err)
 	}
 	for d, ids := range added {
 		d.add(ids)

@@ -68,8 +68,9 @@ func (s *Store) Kinds() []*Kind { return slices.Clone(s.kinds.Load().order) }
 // table has it. Defining a schema equal to a kind's (once normalised)
 // changes nothing and returns that kind; a kind of that name with another
 // schema is ErrKindExists (use Change). The table must exist
-// (ErrTableNotFound otherwise). A kind with MetricIndex needs the metric
-// index: call EnsureTable after defining it.
+// (ErrTableNotFound otherwise). For a kind with MetricIndex, Define first
+// adds the metric index to the table if it has none, and waits until it is
+// active (or ctx ends: then nothing is defined).
 func (s *Store) Define(ctx context.Context, sc Schema) (*Kind, error) {
 	n, err := sc.normalize()
 	if err != nil {
@@ -86,6 +87,10 @@ func (s *Store) Define(ctx context.Context, sc Schema) (*Kind, error) {
 		}
 		return nil, fmt.Errorf("%w: %s", ErrKindExists, n.Name)
 	}
+	k := newKind(s, n)
+	if err := s.ensureMetricIndex(ctx, append(s.Kinds(), k)); err != nil {
+		return nil, err
+	}
 	err = s.putSchema(ctx, n, table.Attr(attrPK).NotExists())
 	if table.IsConditionFailed(err) {
 		// Another Store defined it meanwhile.
@@ -99,7 +104,6 @@ func (s *Store) Define(ctx context.Context, sc Schema) (*Kind, error) {
 	} else if err != nil {
 		return nil, err
 	}
-	k := newKind(s, n)
 	s.kinds.Store(s.kinds.Load().with(k))
 	return k, nil
 }
@@ -119,8 +123,10 @@ func (s *Store) Define(ctx context.Context, sc Schema) (*Kind, error) {
 // absent), also after a restart. A *Kind obtained before the change
 // forwards every call to the changed kind, except an Iter opened before.
 // Rollups already computed keep their tiers; a new retention applies to
-// what is written from now on (items written before keep their TTL). A
-// kind that gains MetricIndex needs the metric index: call EnsureTable.
+// what is written from now on (items written before keep their TTL). For
+// a kind that gains MetricIndex, Change first adds the metric index to
+// the table if it has none, and waits until it is active (or ctx ends:
+// then nothing is changed).
 func (s *Store) Change(ctx context.Context, sc Schema) (*Kind, error) {
 	n, err := sc.normalize()
 	if err != nil {
@@ -140,6 +146,13 @@ func (s *Store) Change(ctx context.Context, sc Schema) (*Kind, error) {
 	}
 	if err := schemaChange(old.s, n); err != nil {
 		return nil, err
+	}
+	if n.MetricIndex && !old.s.MetricIndex {
+		kinds := s.Kinds()
+		kinds[slices.Index(kinds, old)] = newKind(s, n)
+		if err := s.ensureMetricIndex(ctx, kinds); err != nil {
+			return nil, err
+		}
 	}
 	prev, err := encodeSchema(old.s)
 	if err != nil {

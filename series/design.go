@@ -258,6 +258,10 @@ func (d *designer) build() (*design.Design, error) {
 		markers = append(markers, markerKind{name: "RollupMarker", desc: "A period that received readings and must be rolled up; deleted once computed.",
 			pk: k.markerPK(), g: g, period: "The " + g.String() + " that received readings, to roll up, or a coarser period (its key a prefix of the " + g.String() + "'s) whose rollup a pass must recompute.",
 			pattern: design.AccessPattern{Name: "Periods to roll up", Description: "Store.Rollup: the marked periods of the kind (strongly consistent).", Frequency: "every RollupInterval (1 minute)"}})
+	} else {
+		markers = append(markers, markerKind{name: "RollupMarker", desc: "An hour that received readings, written before them: the rollup pass repairs the series' latest reading from it (a write stopped by a crash before its latest reading), then deletes it.",
+			pk: k.markerPK(), g: keys.Hour, period: "The hour that received readings.",
+			pattern: design.AccessPattern{Name: "Hours to check", Description: "Store.Rollup: the marked hours of the kind (strongly consistent).", Frequency: "every RollupInterval (1 minute)"}})
 	}
 	if k.compacts() {
 		markers = append(markers, markerKind{name: "CompactionMarker", desc: "An hour of chunks that received readings and must be compacted, or a day whose compacted hours may be merged into one chunk; deleted once compacted.",
@@ -291,6 +295,16 @@ func (d *designer) build() (*design.Design, error) {
 		return nil, err
 	}
 	entities = append(entities, dir)
+	mark := design.Entity{
+		Name:        "SequenceMark",
+		Description: "One per table, shared by the kinds: above the sequence number of every reading written, raised before a flush's items (about once a second at most) and read by Open, so that a restarted Store numbers above its predecessors.",
+		Keys:        map[string]design.Template{attrPK: design.Template(seqMarkPK), attrSK: design.Template(seqMarkPK)},
+		Attributes:  []design.Attribute{{Name: attrSeq, Description: "The mark, 16 hex digits."}},
+	}
+	if err := example(&mark, map[string]string{attrPK: seqMarkPK, attrSK: seqMarkPK}); err != nil {
+		return nil, err
+	}
+	entities = append(entities, mark)
 	patterns = append(patterns, design.AccessPattern{Name: "Series of the kind", Description: "Kind.Series: the ids in order, from a prefix or a cursor.",
 		Key: "pk = " + k.dirPK() + " AND sk >= {id}", Returns: []string{dir.Name}, Frequency: "on demand (listing series)"})
 

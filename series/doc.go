@@ -79,6 +79,7 @@
 //	compaction markers  pk ~COMPACT#SENSOR          sk 123#2024-12-01-14, 123#2024-12-01
 //	series directory    pk ~SERIES#SENSOR           sk 123
 //	stored schemas      pk ~SCHEMA                  sk SENSOR
+//	sequence mark       pk ~SEQ                     sk ~SEQ
 //	metric index        GSI "metric": mpk SENSOR#2024-12-01, msk <timestamp>#123#<seq>
 //
 // Every item carries a "ttl" attribute (epoch seconds) computed from event
@@ -148,6 +149,20 @@
 // touch; Store.Rollup (run every Options.RollupInterval) computes the marked
 // periods that ended Options.LateWindow ago, so late readings within the
 // window are in the first computation and later ones cause a recomputation.
+//
+// A flush, or a WriteSync, writes the markers of its periods before its
+// items (and again after them for periods that ended LateWindow/2 ago or
+// more, which a pass may have taken in between), then the items, then the
+// latest readings. So a crash anywhere in it, even of a WriteSync, which
+// is not in the write-ahead log, leaves every reading that reached the
+// table in a marked period: the rollup pass computes it again, and puts
+// the newest reading the period holds as the series' latest reading if
+// the stored one is older (one GetItem per period computed from raw
+// readings). Kinds without rollups keep hourly markers for that repair.
+// The sequence mark, an item raised before the items of a flush whose
+// numbers reach it, keeps the sequence numbers of a Store opened again
+// (even within the same millisecond) above those written before, so
+// readings of one instant keep their write order across restarts.
 //
 // # Compaction
 //

@@ -59,6 +59,11 @@ var (
 	ErrClosed = errors.New("series: store closed")
 	// ErrNoIndex is returned by MetricRange for a kind without MetricIndex.
 	ErrNoIndex = errors.New("series: kind has no metric index")
+	// ErrIndexNotReady is returned by MetricRange while the table has no
+	// metric index, or has one not active yet (DynamoDB builds a new
+	// index over the items already there). Define, Change and
+	// EnsureTable add it.
+	ErrIndexNotReady = errors.New("series: the table's metric index is not ready")
 )
 
 // notFoundError is a sentinel that is also timetable.ErrNotFound for

@@ -18,6 +18,7 @@ import (
 //	rollup markers                         ~DIRTY#SENSOR; sk 123#2024-12-01-14
 //	series directory                       ~SERIES#SENSOR; sk 123
 //	stored schemas                         ~SCHEMA; sk SENSOR
+//	sequence mark                          ~SEQ; sk ~SEQ (seqmark.go)
 //	metric index (GSI)                     mpk SENSOR#2024-12-01 (#S03), msk <timestamp>#123#<seq>
 //
 // Each partition holds keys of one format only.

@@ -300,6 +300,10 @@ func (k *Kind) WriteMany(ctx context.Context, batch []SeriesReadings) (err error
 // each call writes new chunk items for its series and for every series
 // with buffered readings, so batch readings into few calls, or use Write.
 // If it fails, its readings stay buffered and later flushes retry them.
+// Its readings are not in the write-ahead log: if the process dies during
+// the call, the readings that reached the table stay, and the rollup pass
+// brings the rollups and the latest reading in line with them (see
+// Store.apply for the order of the writes).
 func (k *Kind) WriteSync(ctx context.Context, id string, rs ...Reading) (err error) {
 	k = k.current()
 	defer func() { k.st.stats.wrote(len(rs), err) }()

@@ -195,13 +195,23 @@ func (k *Kind) checkProjection(ctx context.Context, field string) error {
 	if !s.projDone {
 		out, err := s.tbl.API().DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(s.tbl.Name())})
 		if err != nil {
-			return fmt.Errorf("series: cannot describe table %s: %w", s.tbl.Name(), err)
+			return fmt.Errorf("series: cannot describe table %s: %w", s.tbl.Name(), s.tableErr(err))
 		}
-		for _, g := range out.Table.GlobalSecondaryIndexes {
+		var ix *types.GlobalSecondaryIndexDescription
+		for i, g := range out.Table.GlobalSecondaryIndexes {
 			if aws.ToString(g.IndexName) == metricIndex {
-				s.proj = g.Projection
+				ix = &out.Table.GlobalSecondaryIndexes[i]
 			}
 		}
+		if ix == nil || !indexActive(ix) {
+			// Asked again by the next call, until the index is there.
+			status := "missing"
+			if ix != nil {
+				status = string(ix.IndexStatus)
+			}
+			return fmt.Errorf("%w: table %s, kind %s (index %s; EnsureTable adds it)", ErrIndexNotReady, s.tbl.Name(), k.s.Name, status)
+		}
+		s.proj = ix.Projection
 		s.projDone = true
 	}
 	p := s.proj

@@ -32,13 +32,17 @@ import (
 //
 // Which periods need computing is kept in marker items, one per series and
 // period of the finest tier, in one partition per kind
-// (pk ~DIRTY#SENSOR, sk 123#2024-12-01-14), written after the raw readings
-// of every flush and direct write. The rollup pass computes the periods of
-// markers that ended LateWindow ago or more, finest tier first, writes a
-// marker for the coarser period each one belongs to, and deletes the
-// marker under the condition that no writer has marked it again meanwhile.
-// A reading that arrives after its period was computed marks it again, and
-// the next pass recomputes it (and the coarser periods holding it).
+// (pk ~DIRTY#SENSOR, sk 123#2024-12-01-14), written before the raw
+// readings of every flush and direct write (and written again after them
+// for a period a pass may have computed meanwhile: remarkersFor), so that
+// a crash between the two leaves the period marked. The rollup pass
+// computes the periods of markers that ended LateWindow ago or more,
+// finest tier first (repairing the series' latest reading from the raw
+// readings of a finest period: repairLatest), writes a marker for the
+// coarser period each one belongs to, and deletes the marker under the
+// condition that no writer has marked it again meanwhile. A reading that
+// arrives after its period was computed marks it again, and the next pass
+// recomputes it (and the coarser periods holding it).
 
 // markCache remembers the markers a Store wrote recently, so that every
 // flush into an open period does not write its marker again. An entry is
@@ -104,15 +108,46 @@ type markSpec struct {
 }
 
 func (k *Kind) rollupMarks() markSpec {
-	return markSpec{g: k.finest(), pk: k.markerPK(), cache: k.s.Name + "\x00"}
+	return markSpec{g: k.markTier(), pk: k.markerPK(), cache: k.s.Name + "\x00"}
 }
 
-// markersFor returns the markers to write for recs (sorted) of series id:
-// rollup markers, and compaction markers for chunks.
+// markTier is the period of the kind's rollup markers: its finest tier,
+// or hours for a kind without rollups, whose markers only lead the rollup
+// pass to repair the series' latest readings (see repairLatest).
+func (k *Kind) markTier() keys.Granularity {
+	if g := k.finest(); g != 0 {
+		return g
+	}
+	return keys.Hour
+}
+
+// markersFor returns the markers to write for recs (sorted) of series id,
+// before their items: rollup markers, and compaction markers for chunks,
+// one per period, unless the cache holds it.
 func (k *Kind) markersFor(id string, recs []rec) []table.Item {
-	out := k.marksFor(k.rollupMarks(), id, recs)
+	now := timeMs(k.st.now())
+	return k.marksWhere(id, recs, func(key string, _ int64) bool { return !k.st.mark.valid(key, now) })
+}
+
+// remarkersFor returns the markers to write again for recs (sorted) of
+// series id once their items are written: those of periods that ended
+// LateWindow/2 ago or more, whose markers a pass may have taken (and
+// deleted) between the first write and the items. (A pass takes a marker
+// LateWindow after its period ends; the cache trusts one until
+// LateWindow/2 after.)
+func (k *Kind) remarkersFor(id string, recs []rec) []table.Item {
+	now := timeMs(k.st.now())
+	half := k.st.opts.LateWindow.Milliseconds() / 2
+	return k.marksWhere(id, recs, func(_ string, end int64) bool { return now >= end+half })
+}
+
+// marksWhere returns the markers of recs (sorted) of series id, rollup
+// and compaction, of the periods for which want(cache key, period end) is
+// true.
+func (k *Kind) marksWhere(id string, recs []rec, want func(key string, end int64) bool) []table.Item {
+	out := k.marksFor(k.rollupMarks(), id, recs, want)
 	if k.compacts() {
-		out = append(out, k.marksFor(k.compactMarks(), id, recs)...)
+		out = append(out, k.marksFor(k.compactMarks(), id, recs, want)...)
 	}
 	return out
 }
@@ -125,22 +160,21 @@ func (k *Kind) markedFor(id string, recs []rec) {
 	}
 }
 
-// marksFor returns the markers of spec m to write for recs (sorted) of
-// series id: one per period, unless the cache holds it.
-func (k *Kind) marksFor(m markSpec, id string, recs []rec) []table.Item {
+// marksFor returns the markers of spec m for recs (sorted) of series id:
+// one per period for which want(cache key, period end) is true.
+func (k *Kind) marksFor(m markSpec, id string, recs []rec, want func(key string, end int64) bool) []table.Item {
 	if m.g == 0 {
 		return nil
 	}
-	now := timeMs(k.st.now())
 	var out []table.Item
 	for i := 0; i < len(recs); {
 		start := periodStart(recs[i].t, m.g)
-		i = skipPeriod(recs, i, periodEnd(start, m.g))
+		end := periodEnd(start, m.g)
+		i = skipPeriod(recs, i, end)
 		p := periodKey(start, m.g)
-		if k.st.mark.valid(m.cache+id+"\x00"+p, now) {
-			continue
+		if want(m.cache+id+"\x00"+p, end) {
+			out = append(out, k.markerItemIn(m.pk, id, p))
 		}
-		out = append(out, k.markerItemIn(m.pk, id, p))
 	}
 	return out
 }
@@ -234,10 +268,8 @@ func (s *Store) Rollup(ctx context.Context) error {
 	defer s.rollupMu.Unlock()
 	var errs []error
 	for _, k := range s.Kinds() {
-		if k.finest() != 0 {
-			if err := k.rollupPass(ctx); err != nil {
-				errs = append(errs, err)
-			}
+		if err := k.rollupPass(ctx); err != nil {
+			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
@@ -288,11 +320,21 @@ func (k *Kind) rollupPass(ctx context.Context) error {
 		}
 		ms = next
 	}
-	// Markers of tiers no longer kept.
+	// Markers of a kind without rollups, and of tiers no longer kept.
 	for _, m := range ms {
-		if !k.s.hasTier(m.g) {
-			k.st.tbl.Delete(ctx, table.K(k.markerPK(), m.id+keys.Sep+m.period), &table.DeleteOptions{If: table.Attr(attrVer).Eq(m.ver)})
+		if k.s.hasTier(m.g) {
+			continue
 		}
+		if k.finest() == 0 && m.g == keys.Hour {
+			if now < m.end+late {
+				continue
+			}
+			if err := k.repairLatest(ctx, m.id, m.start, m.end); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
+		k.st.tbl.Delete(ctx, table.K(k.markerPK(), m.id+keys.Sep+m.period), &table.DeleteOptions{If: table.Attr(attrVer).Eq(m.ver)})
 	}
 	return errors.Join(errs...)
 }
@@ -336,6 +378,11 @@ func (k *Kind) recompute(ctx context.Context, id string, g keys.Granularity, sta
 	if err != nil {
 		return fmt.Errorf("series: cannot compute the %s rollup %s of %s: %w", tierOf(g), periodKey(start, g), k.entity(id), err)
 	}
+	if src == 0 {
+		if err := k.repairLatest(ctx, id, start, end); err != nil {
+			return err
+		}
+	}
 	key := table.K(k.rollupPK(id, g), periodKey(start, g))
 	if u.n == 0 {
 		if _, err := k.st.tbl.Delete(ctx, key, nil); err != nil {
@@ -353,6 +400,35 @@ func (k *Kind) recompute(ctx context.Context, id string, g keys.Granularity, sta
 		return fmt.Errorf("series: cannot write the %s rollup %s of %s: %w", tierOf(g), periodKey(start, g), k.entity(id), err)
 	}
 	return nil
+}
+
+// repairLatest puts the newest reading series id holds in [start, end)
+// as its latest reading if the stored one is older (or missing): a write
+// that a crash stopped after its raw items and before its latest reading
+// left it stale, and the period's marker, written before the items, led
+// the rollup pass here. It costs a GetItem, and a Query of one reading
+// only if the stored latest reading is older than end.
+func (k *Kind) repairLatest(ctx context.Context, id string, start, end int64) error {
+	stored, found, err := k.latestStored(ctx, id)
+	if err != nil {
+		return err
+	}
+	if found && stored.t >= end {
+		return nil
+	}
+	if found {
+		start = max(start, stored.t)
+	}
+	it := k.iter(ctx, id, Query{From: msTime(start), To: msTime(end), Reverse: true, Limit: 1}, nil)
+	defer it.Close()
+	if !it.Next() {
+		return it.Err()
+	}
+	r := it.cur.rec(it.ci)
+	if found && !k.newer(r, stored) {
+		return nil
+	}
+	return k.st.putLatest(ctx, k, k.latestItem(id, &r))
 }
 
 // Recompute recomputes the rollups of series id over [from, to), every

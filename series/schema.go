@@ -160,7 +160,10 @@ type Schema struct {
 	// Rollups are the rollup tiers to maintain, among keys.Hour, keys.Day
 	// and keys.Month. nil means all three; NoRollups turns them off. Each
 	// tier is computed from the next finer one kept (or from the raw
-	// readings). After normalisation they are listed finest first.
+	// readings). After normalisation they are listed finest first. A
+	// kind without rollups still has hourly markers (a write and a
+	// delete per series and hour written), which let the rollup pass
+	// repair a latest reading a crash left stale.
 	Rollups   []keys.Granularity
 	NoRollups bool
 	// Retention is how long each tier keeps data; zero fields take the

@@ -65,3 +65,65 @@ func TestSettle(t *testing.T) {
 		}
 	}
 }
+
+// TestSeq_RestartInOneMillisecond: readings of one instant of a KeepAll
+// kind written by Stores opened one after the other on a clock that
+// stays in one millisecond (restarts within it) come back in write
+// order, whatever the Stores' random salts (a dozen Stores: by luck,
+// one chance in 12!), written through the buffer and Close, or by
+// WriteSync, with a write-ahead log or without.
+func TestSeq_RestartInOneMillisecond(t *testing.T) {
+	ctx := context.Background()
+	sc := Schema{Name: "K", Fields: []string{"v"}, Duplicates: KeepAll}
+	for _, c := range []struct {
+		name string
+		sync bool
+		wal  bool
+	}{{"Write", false, false}, {"Write+WAL", false, true}, {"WriteSync", true, false}, {"WriteSync+WAL", true, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			clk := newClock(t0.Add(time.Hour + 500*time.Microsecond))
+			api := openEngine(t, clk)
+			opts := testOptions(t, clk)
+			if c.wal {
+				opts.WALDir = t.TempDir()
+			}
+			const sessions = 12
+			var want []Reading
+			for i := range sessions {
+				st, err := Open(ctx, api, opts, sc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if i == 0 {
+					if err := st.EnsureTable(ctx); err != nil {
+						t.Fatal(err)
+					}
+				}
+				k := mustKind(t, st, "K")
+				r := Reading{Time: t0, Values: []float64{float64(i)}}
+				want = append(want, r)
+				if c.sync {
+					err = k.WriteSync(ctx, "s", r)
+				} else {
+					err = k.Write(ctx, "s", r)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := st.Close(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			st, err := Open(ctx, api, opts, sc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			page, err := mustKind(t, st, "K").Range(ctx, "s", Query{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantReadings(t, page.Readings, want)
+		})
+	}
+}

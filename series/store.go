@@ -130,6 +130,9 @@ type Store struct {
 	// Store's random offset within a millisecond of the clock.
 	seq     atomic.Uint64
 	seqSalt uint64
+	// seqMark is the table's sequence mark as this Store last wrote or
+	// read it (see seqmark.go).
+	seqMark atomic.Uint64
 
 	buf *buffer
 	wal *wal.Log
@@ -230,6 +233,9 @@ func Open(ctx context.Context, api timetable.API, o *Options, schemas ...Schema)
 		if err := s.putSchema(ctx, sc, table.Cond{}); err != nil {
 			return nil, err
 		}
+	}
+	if err := s.loadSeqMark(ctx); err != nil {
+		return nil, err
 	}
 	var rb [8]byte
 	if _, err := rand.Read(rb[:]); err != nil {
@@ -348,12 +354,15 @@ func (s *Store) every(interval time.Duration, what string, pass func(context.Con
 // in write order, and name the items of readings and chunks. They follow
 // the clock: a number is at least the clock's milliseconds shifted left by
 // seqClockShift, plus the Store's random salt, and above every number the
-// Store gave before (a replayed log's included). So they increase across
+// Store gave before (a replayed log's included) and every number of a
+// reading in the table when it opened (its sequence mark). So they increase across
 // the calls, flushes and restarts of one Store (as long as its clock does
 // not go back by more than it ran ahead), and two Stores writing at once
 // get numbers ordered by their clocks and, within one millisecond, apart
 // by their salts. Numbers run ahead of the clock only past 2^21 readings
-// a millisecond.
+// a millisecond, and after a restart within a second of the last write
+// (the table's sequence mark, seqmark.go, keeps a restarted Store's
+// numbers above those its predecessors wrote).
 const (
 	seqClockShift = 21
 	seqSaltBits   = 20

@@ -80,7 +80,7 @@ func classify(err error) *apiError {
 		errors.Is(err, series.ErrInvalidQuery), errors.Is(err, series.ErrUnbounded),
 		errors.Is(err, timetable.ErrBadCursor), errors.Is(err, series.ErrNoIndex):
 		return &apiError{status: http.StatusBadRequest, code: codeInvalid, message: err.Error()}
-	case errors.Is(err, series.ErrTableNotFound), errors.Is(err, series.ErrClosed):
+	case errors.Is(err, series.ErrTableNotFound), errors.Is(err, series.ErrClosed), errors.Is(err, series.ErrIndexNotReady):
 		return &apiError{status: http.StatusServiceUnavailable, code: codeUnavailable, message: err.Error()}
 	case errors.Is(err, analytics.ErrInvalid), errors.Is(err, analytics.ErrExpired):
 		return &apiError{status: http.StatusBadRequest, code: codeInvalid, message: err.Error()}
