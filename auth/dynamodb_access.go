@@ -16,7 +16,8 @@ import (
 // valid.
 type DynamoDBOptions struct {
 	// Wire are the options of the wire.Handler; its Authorize is set by
-	// Store.DynamoDB.
+	// Store.DynamoDB. Its Budget, if set, also holds the copy of each body
+	// the signature check makes, from before it is read until the answer.
 	Wire *wire.Options
 	// Protected are the tables only an admin key reaches, beside the auth
 	// table: the web analytics' table (visitor salts, site settings).
@@ -60,7 +61,7 @@ func (s *Store) DynamoDB(api timetable.API, o *DynamoDBOptions) http.Handler {
 	wo.Authorize = func(ctx context.Context, target string, body []byte) error {
 		return authorizeDynamoDB(FromContext(ctx), target, body, protected)
 	}
-	return s.SigV4(wire.New(api, &wo))
+	return s.sigV4(wire.New(api, &wo), wo.Budget)
 }
 
 // The X-Amz-Target prefixes of DynamoDB and DynamoDB Streams.

@@ -81,7 +81,12 @@ func AccessKeyID(ctx context.Context) (string, bool) {
 // accepted: such a request has no Authorization header. AccessKeyID tells
 // next which key signed, and
 // FromContext gives its Principal.
-func (s *Store) SigV4(next http.Handler) http.Handler {
+func (s *Store) SigV4(next http.Handler) http.Handler { return s.sigV4(next, nil) }
+
+// sigV4 is SigV4 whose copy of each body is held in budget, when not nil,
+// from before it is read until next has answered; a request the budget
+// cannot hold is answered ThrottlingException, its body unread.
+func (s *Store) sigV4(next http.Handler, budget wire.Budget) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if wire.IsPreflight(r) {
 			// A browser's preflight carries no credentials, by design.
@@ -93,6 +98,17 @@ func (s *Store) SigV4(next http.Handler) http.Handler {
 			s.opts.Logger.Error("auth: cannot read access keys", "err", err)
 			wire.WriteError(w, errInternal)
 			return
+		}
+		if budget != nil && r.Body != nil && r.Body != http.NoBody {
+			n := s.opts.MaxBodyBytes + 1
+			if r.ContentLength >= 0 && r.ContentLength < n {
+				n = r.ContentLength + 1
+			}
+			if err := budget.Acquire(r.Context(), n); err != nil {
+				wire.WriteError(w, wire.Throttled())
+				return
+			}
+			defer budget.Release(n)
 		}
 		id, werr := s.verify(r, keys)
 		if werr != nil {

@@ -68,6 +68,13 @@ func TooLarge(limit int64) *Error {
 	}
 }
 
+// Throttled returns the error for a request refused because the bytes
+// in flight are spent: ThrottlingException, which the SDKs retry.
+func Throttled() *Error {
+	e := *errThrottled
+	return &e
+}
+
 func serializationError(msg string) *Error {
 	return &Error{Code: "SerializationException", Message: msg, Status: http.StatusBadRequest}
 }

@@ -1,0 +1,111 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/timetable-db/timetable/wire"
+)
+
+// recordingBudget is a wire.Budget that refuses once full and records the
+// most it held and what it holds.
+type recordingBudget struct {
+	mu         sync.Mutex
+	size, held int64
+	peak       int64
+}
+
+func (b *recordingBudget) Acquire(_ context.Context, n int64) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.held+n > b.size {
+		return errors.New("spent")
+	}
+	b.held += n
+	b.peak = max(b.peak, b.held)
+	return nil
+}
+
+func (b *recordingBudget) Release(n int64) {
+	b.mu.Lock()
+	b.held -= n
+	b.mu.Unlock()
+}
+
+func (b *recordingBudget) state() (held, peak int64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.held, b.peak
+}
+
+// TestDynamoDB_SignatureCopyInBudget: the copy of a body the signature
+// check makes is held in the endpoint's in-flight budget, besides wire's
+// own buffer, and given back after the answer; a budget that cannot hold
+// both gets ThrottlingException.
+func TestDynamoDB_SignatureCopyInBudget(t *testing.T) {
+	ctx := context.Background()
+	db := memDB(t)
+	clk := newClock()
+	clk.t = time.Now().UTC() // the signer's clock is the real one
+	s := openStore(t, db, clk, nil)
+	k, err := s.CreateAccessKey(ctx, "sdk", []Scope{ScopeAdmin}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const big = 300 << 10 // a PutItem body of a little more
+	client := func(b wire.Budget) *dynamodb.Client {
+		srv := httptest.NewServer(s.DynamoDB(db, &DynamoDBOptions{Wire: &wire.Options{Budget: b}}))
+		t.Cleanup(srv.Close)
+		return dynamodb.New(dynamodb.Options{Region: "us-east-1", BaseEndpoint: aws.String(srv.URL),
+			Credentials: credentials.NewStaticCredentialsProvider(k.ID, k.Secret, ""), RetryMaxAttempts: 1})
+	}
+	put := func(c *dynamodb.Client) error {
+		_, err := c.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("budget"), Item: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: "a"},
+			"v":  &types.AttributeValueMemberS{Value: strings.Repeat("x", big)},
+		}})
+		return err
+	}
+
+	roomy := &recordingBudget{size: 64 << 20}
+	c := client(roomy)
+	if _, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
+		TableName:            aws.String("budget"),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := put(c); err != nil {
+		t.Fatal(err)
+	}
+	if held, peak := roomy.state(); held != 0 || peak < 2*big {
+		t.Fatalf("after a PutItem of %d bytes: %d bytes held, at most %d, want 0 and at least both copies (%d)", big, held, peak, 2*big)
+	}
+
+	// Room for one copy of the body, not for two.
+	tight := &recordingBudget{size: big * 3 / 2}
+	err = put(client(tight))
+	var ae smithy.APIError
+	if !errors.As(err, &ae) || ae.ErrorCode() != "ThrottlingException" {
+		t.Fatalf("PutItem of %d bytes in a budget of %d: %v, want ThrottlingException", big, tight.size, err)
+	}
+	if held, _ := tight.state(); held != 0 {
+		t.Fatalf("after the refusal: %d bytes held", held)
+	}
+	if _, err := client(tight).ListTables(ctx, &dynamodb.ListTablesInput{}); err != nil {
+		t.Fatalf("a small request in the tight budget: %v", err)
+	}
+}
