@@ -214,6 +214,7 @@ func (s *Server) aggregate(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return invalid("tier: %q is none of hour, day, month (or auto)", t)
 	}
+	aq.MaxPeriods = s.cfg.MaxPeriods
 	agg, err := k.Aggregate(r.Context(), r.PathValue("id"), aq)
 	if err != nil {
 		return err

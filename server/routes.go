@@ -143,9 +143,11 @@ func (s *Server) instrument(rt route) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		sw := &statusWriter{ResponseWriter: w}
+		r, cancel := s.withDeadline(rt, r)
+		defer cancel()
 		ctx, err := s.authorize(r, rt)
 		if err == nil {
-			err = rt.handle(sw, r.WithContext(ctx))
+			err = s.timedOut(r, rt.handle(sw, r.WithContext(ctx)))
 		}
 		if err != nil {
 			s.fail(sw, r, err)

@@ -79,6 +79,8 @@ type serveFlags struct {
 	maxBody                                                  int64
 	flushInterval                                            time.Duration
 	shardLifetime                                            time.Duration
+	maxPeriods                                               int
+	requestTimeout, maxFuture                                time.Duration
 	analyticsTable                                           string
 	aggregateEvery                                           time.Duration
 	// The collect endpoint's (POST /api/event).
@@ -103,6 +105,9 @@ func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
 	fs.IntVar(&f.burst, "rate-burst", 0, "requests a token may make at once above --rate-limit (default: one second's worth)")
 	fs.StringVar(&f.cors, "cors-origins", "", "comma-separated origins allowed to call the API from a browser (* for any)")
 	fs.Int64Var(&f.maxBody, "max-body", server.DefaultMaxBodyBytes, "largest request body in bytes (a gzip body inflates to at most 8 times this)")
+	fs.IntVar(&f.maxPeriods, "max-periods", series.DefaultMaxPeriods, "most periods one aggregate, or time buckets one Stats API query, may produce (more is refused 400)")
+	fs.DurationVar(&f.requestTimeout, "request-timeout", server.DefaultRequestTimeout, "longest time a read (series API, Stats API, analytics) may take before it is answered 504 (negative: no limit)")
+	fs.DurationVar(&f.maxFuture, "max-future", series.DefaultMaxFuture, "how far ahead of the server's clock a reading's time may be (later is refused 400; negative: no bound)")
 	fs.StringVar(&f.table, "table", series.DefaultTable, "the table of the time series")
 	fs.StringVar(&f.analyticsTable, "analytics-table", analytics.DefaultTable, "the table of the web analytics (sites, page views, aggregates)")
 	fs.DurationVar(&f.aggregateEvery, "aggregate-every", time.Minute, "how often the web analytics' aggregates are brought up to date with the hits recorded since")
@@ -149,7 +154,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	defer closeGeoIP()
 
 	eng, err := openEngine(ctx, engineOptions{dir: f.dataDir, inMemory: f.inMemory, noSync: f.noSync, shardLifetime: f.shardLifetime,
-		table: f.table, flushInterval: f.flushInterval, analyticsTable: f.analyticsTable, auth: !f.noAuth, logger: logger})
+		table: f.table, flushInterval: f.flushInterval, maxFuture: f.maxFuture, analyticsTable: f.analyticsTable, auth: !f.noAuth, logger: logger})
 	if err != nil {
 		return err
 	}
@@ -165,6 +170,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	cfg := server.Config{
 		Store: eng.store, Analytics: eng.analytics, DynamoDB: dynamo, Registry: reg, Gatherer: reg,
 		MetricsPublic: f.metricsPublic, MaxBodyBytes: f.maxBody, MaxInflatedBytes: 8 * f.maxBody,
+		MaxPeriods: f.maxPeriods, RequestTimeout: f.requestTimeout,
 		Logger: logger, Version: moduleVersion(), Collect: co,
 	}
 	if f.cors != "" {
