@@ -117,3 +117,31 @@ func TestAggregate_MaxPeriods(t *testing.T) {
 		t.Fatalf("no bound: %v", err)
 	}
 }
+
+// TestMetricRange_DayCap checks that MetricRange, which reads the metric
+// index a day partition at a time, refuses a range of more days than
+// DefaultMaxPeriods before reading any (years 0001-9999 made some 3.6
+// million queries), and answers a range within it.
+func TestMetricRange_DayCap(t *testing.T) {
+	clk := newClock(t0.Add(48 * time.Hour))
+	api := &queryCounter{API: openEngine(t, clk)}
+	sc := Schema{Name: "M", Fields: []string{"x"}, Layout: ItemPerReading, MetricIndex: true, Retention: Retention{Raw: Forever}}
+	st := openStore(t, api, testOptions(t, clk), sc)
+	k := mustKind(t, st, "M")
+	ctx := context.Background()
+	if err := k.WriteSync(ctx, "s1", Reading{Time: t0, Values: []float64{1}}); err != nil {
+		t.Fatal(err)
+	}
+	api.calls.Store(0)
+	_, err := k.MetricRange(ctx, "x", time.Date(1, 1, 2, 0, 0, 0, 0, time.UTC), time.Time{}, 0)
+	if !errors.Is(err, ErrInvalidQuery) || !strings.Contains(err.Error(), "more than the 10000") {
+		t.Errorf("years 0001-2099: %v, want ErrInvalidQuery naming the bound", err)
+	}
+	if n := api.calls.Load(); n > 2 {
+		t.Errorf("%d table calls before the refusal", n)
+	}
+	pts, err := k.MetricRange(ctx, "x", t0.AddDate(-20, 0, 0), time.Time{}, 0)
+	if err != nil || len(pts) != 1 {
+		t.Errorf("20 years: %v, %v", pts, err)
+	}
+}
