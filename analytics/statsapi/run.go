@@ -251,7 +251,7 @@ func (q *Query) compute(ctx context.Context, s *analytics.Store, loc *time.Locat
 		var ok bool
 		g := granularityOf(q.Dimensions[ti], from, to)
 		if bs, ok = buckets(g, from, to, loc, maxBuckets); !ok {
-			return nil, errorf("#/dimensions/%d: %s over the date range makes more than %d time buckets of a %s, the most one query may make: narrow the date range or take a coarser time dimension",
+			return nil, errorf("#/dimensions/%d: %s over the date range makes more than %d time buckets (%ss), the most one query may make: narrow the date range or take a coarser time dimension",
 				ti, q.Dimensions[ti], maxBuckets, g)
 		}
 	}
