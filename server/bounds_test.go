@@ -149,4 +149,17 @@ func TestRequestTimeout(t *testing.T) {
 	if a.status != http.StatusGatewayTimeout || !strings.Contains(a.message(t), "took longer than 1ns") {
 		t.Errorf("aggregate past the limit: %d %s", a.status, a.body)
 	}
+	// The analytics' reads and the Stats API: their table calls are not
+	// sent past the deadline.
+	now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
+	ae := newEnv(t, envOptions{analytics: func() time.Time { return now }, config: func(c *server.Config) { c.RequestTimeout = time.Nanosecond }})
+	ae.post("/api/v1/sites", "application/json", `{"id":"blog","public":true}`).must(t, http.StatusCreated)
+	for name, a := range map[string]answer{
+		"realtime":  ae.get("/api/v1/sites/blog/realtime"),
+		"Stats API": ae.post("/api/v2/query", "application/json", `{"site_id":"blog","metrics":["visitors"],"date_range":"7d","dimensions":["time:day"]}`),
+	} {
+		if a.status != http.StatusGatewayTimeout || !strings.Contains(a.message(t), "took longer than 1ns") {
+			t.Errorf("%s past the limit: %d %s", name, a.status, a.body)
+		}
+	}
 }
