@@ -149,8 +149,12 @@ func TestRequestTimeout(t *testing.T) {
 	if a.status != http.StatusGatewayTimeout || !strings.Contains(a.message(t), "took longer than 1ns") {
 		t.Errorf("aggregate past the limit: %d %s", a.status, a.body)
 	}
-	// The analytics' reads and the Stats API: their table calls are not
-	// sent past the deadline.
+	// A range read: its table pages check the context.
+	a = e.get("/api/v1/kinds/SENSOR/series/s1/readings?limit=10")
+	if a.status != http.StatusGatewayTimeout || !strings.Contains(a.message(t), "took longer than 1ns") {
+		t.Errorf("readings past the limit: %d %s", a.status, a.body)
+	}
+	// The analytics' reads and the Stats API.
 	now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
 	ae := newEnv(t, envOptions{analytics: func() time.Time { return now }, config: func(c *server.Config) { c.RequestTimeout = time.Nanosecond }})
 	ae.post("/api/v1/sites", "application/json", `{"id":"blog","public":true}`).must(t, http.StatusCreated)

@@ -2,7 +2,6 @@ package table
 
 import (
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"time"
 
@@ -61,14 +60,8 @@ func send[In, Out any](ctx context.Context, t *Table, op string, call func(conte
 // call runs fn, a single API call of operation op, retrying it on
 // throttling and 5xx errors with backoff, at most MaxAttempts times and
 // until RetryTimeout. It records each attempt's outcome in the stats; fn
-// records consumed capacity itself. A call whose ctx has ended is not
-// sent (an API that does not check its context, as the embedded engine,
-// would run it anyway): a request past its deadline stops at its next
-// table call.
+// records consumed capacity itself.
 func (t *Table) call(ctx context.Context, op string, fn func() error) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("table: %s not sent: %w", op, context.Cause(ctx))
-	}
 	b := t.newBackoff()
 	for attempt := 1; ; attempt++ {
 		err := fn()
