@@ -43,9 +43,10 @@ func JSON(r io.Reader, kind string, lookup Lookup, o Options) (*Batch, error) {
 	}
 	cr := &budgetReader{r: r}
 	cr.mark(o.maxLine())
-	dec := json.NewDecoder(cr)
+	u := newUTF8Reader(cr)
+	dec := json.NewDecoder(u)
 	dec.UseNumber()
-	jd := &jsonDec{b: b, k: k, dec: dec, cr: cr, max: o.maxLine()}
+	jd := &jsonDec{b: b, k: k, dec: dec, cr: cr, u: u, max: o.maxLine()}
 	if err := jd.body(); err != nil {
 		if cr.err != nil && cr.err != errBudget {
 			return nil, fmt.Errorf("ingest: cannot read JSON: %w", cr.err)
@@ -78,7 +79,8 @@ func JSONLines(r io.Reader, kind string, lookup Lookup, o Options) (*Batch, erro
 		if len(text) == 0 {
 			continue
 		}
-		jd.dec = json.NewDecoder(bytes.NewReader(text))
+		jd.u = newUTF8Reader(bytes.NewReader(text))
+		jd.dec = json.NewDecoder(jd.u)
 		jd.dec.UseNumber()
 		if err := jd.reading(line); err != nil {
 			return nil, err
@@ -100,20 +102,34 @@ func JSONLines(r io.Reader, kind string, lookup Lookup, o Options) (*Batch, erro
 // encoding/json's struct decoding lets through (repeated keys, keys
 // matched without case, nesting).
 type jsonDec struct {
-	b    *builder
-	k    *kind
-	dec  *json.Decoder
-	cr   *budgetReader // JSON's reader; nil for JSON lines
-	max  int
-	n    int    // readings decoded (JSON)
-	seen []bool // fields, then tags, given by the reading
+	b   *builder
+	k   *kind
+	dec *json.Decoder
+	cr  *budgetReader // JSON's reader; nil for JSON lines
+	u   *utf8Reader   // what dec reads
+	// at names what the next token is, for an error: "a key", "series
+	// id", "field", "tag" (then name is its name).
+	at, name string
+	max      int
+	n        int    // readings decoded (JSON)
+	seen     []bool // fields, then tags, given by the reading
 }
 
-// token returns the next token; an error is an *Error at line.
+// jsonKeyAt names the value of a Reading's key, for an error.
+var jsonKeyAt = map[string]string{"series": "series id", "time": `"time"`, "values": `a key of "values"`, "tags": `a key of "tags"`}
+
+// token returns the next token; an error is an *Error at line. A string
+// token that is not UTF-8 is refused, naming j.at.
 func (j *jsonDec) token(line int) (json.Token, error) {
 	t, err := j.dec.Token()
 	if err != nil {
 		return nil, j.tokenErr(line, err)
+	}
+	if j.u.notUTF8(j.dec.InputOffset()) {
+		if j.name != "" {
+			return nil, j.b.errf(line, "%s %s is not UTF-8", j.at, clip(j.name))
+		}
+		return nil, j.b.errf(line, "%s is not UTF-8", j.at)
 	}
 	return t, nil
 }
@@ -229,11 +245,13 @@ func (j *jsonDec) reading(line int) error {
 	var id string
 	var hasID, hasTime, hasValues, hasTags bool
 	for j.dec.More() {
+		j.at, j.name = "a key", ""
 		t, err := j.token(line)
 		if err != nil {
 			return err
 		}
 		key, _ := t.(string)
+		j.at = jsonKeyAt[key]
 		var dup *bool
 		switch key {
 		case "series":
@@ -341,11 +359,16 @@ func (j *jsonDec) object(line int, t json.Token, what string, f func(string, jso
 		return j.b.errf(line, "%q is %s, not an object", what, describe(t))
 	}
 	for j.dec.More() {
+		j.at, j.name = jsonKeyAt[what], ""
 		t, err := j.token(line)
 		if err != nil {
 			return err
 		}
 		name, _ := t.(string)
+		j.at, j.name = "field", name
+		if what == "tags" {
+			j.at = "tag"
+		}
 		v, err := j.token(line)
 		if err != nil {
 			return err

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/influxdata/line-protocol/v2/lineprotocol"
@@ -88,10 +89,16 @@ type tagSpan struct{ k, v, end int }
 func (e *lpEntry) key(t tagSpan) []byte { return e.buf[t.k:t.v] }
 func (e *lpEntry) val(t tagSpan) []byte { return e.buf[t.v:t.end] }
 
-func (e *lpEntry) syntax(line int, err error) error {
+// syntax returns the *Error of a decoding error in what ("kind", "tag",
+// "field", "time") at line: one of bytes that are not UTF-8 names what
+// holds them, as JSON and CSV do.
+func (e *lpEntry) syntax(line int, what string, err error) error {
 	var de *lineprotocol.DecodeError
 	if errors.As(err, &de) {
 		err = de.Err
+	}
+	if strings.Contains(err.Error(), "invalid utf-8") {
+		return e.b.errf(line, "%s is not UTF-8: %v", what, err)
 	}
 	return e.b.errf(line, "%v", err)
 }
@@ -101,7 +108,7 @@ func (e *lpEntry) decode(line int) error {
 	b, d := e.b, e.d
 	m, err := d.Measurement()
 	if err != nil {
-		return e.syntax(line, err)
+		return e.syntax(line, "kind", err)
 	}
 	k, err := b.kind(m)
 	if err != nil {
@@ -121,7 +128,7 @@ func (e *lpEntry) decode(line int) error {
 	for {
 		key, val, err := d.NextTag()
 		if err != nil {
-			return e.syntax(line, err)
+			return e.syntax(line, "tag", err)
 		}
 		if key == nil {
 			break
@@ -162,7 +169,7 @@ func (e *lpEntry) decode(line int) error {
 	for {
 		key, val, err := d.NextField()
 		if err != nil {
-			return e.syntax(line, err)
+			return e.syntax(line, "field", err)
 		}
 		if key == nil {
 			break
@@ -212,7 +219,7 @@ func (e *lpEntry) decode(line int) error {
 
 	tb, err := d.TimeBytes()
 	if err != nil {
-		return e.syntax(line, err)
+		return e.syntax(line, "time", err)
 	}
 	if tb == nil {
 		if e.now.IsZero() {

@@ -1,6 +1,7 @@
 package series
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -32,7 +33,22 @@ type AggregateQuery struct {
 	// coarsest tier kept that divides the step. Every tier gives the same
 	// figures; a coarser one reads less.
 	Tier Tier
+	// MaxPeriods bounds the periods of the range: Aggregate refuses with
+	// ErrInvalidQuery, before reading its periods, a range that spans more
+	// periods of its step than this (from From to To, or to the
+	// series' newest reading when To is zero), whether they hold
+	// readings or not. 0 takes DefaultMaxPeriods; a negative value
+	// sets no bound.
+	MaxPeriods int
 }
+
+// DefaultMaxPeriods is the default of AggregateQuery.MaxPeriods: a year of
+// hours (8,784) fits.
+const DefaultMaxPeriods = 10_000
+
+// MaxMonths is the widest step of months an AggregateQuery may have: the
+// years 0000-9999.
+const MaxMonths = 12 * 10_000
 
 // Aggregation is the result of Aggregate.
 type Aggregation struct {
@@ -74,6 +90,9 @@ func (k *Kind) Aggregate(ctx context.Context, id string, q AggregateQuery) (*Agg
 	// The tier and an explicit step are checked before the range, so
 	// that an invalid query fails whether the range is empty or not.
 	step, months := q.Step, q.Months
+	if months > MaxMonths {
+		return nil, fmt.Errorf("%w: a step of %d months, at most %d (the years 0000-9999)", ErrInvalidQuery, months, MaxMonths)
+	}
 	if months > 0 {
 		step = 0
 	} else if step > 0 && step%time.Millisecond != 0 {
@@ -120,18 +139,29 @@ func (k *Kind) Aggregate(ctx context.Context, id string, q AggregateQuery) (*Agg
 		}
 	}
 	var bucket, bucketEnd func(int64) int64
+	var index func(int64) int64 // the period holding a time, numbered
 	if months > 0 {
-		bucket = func(ms int64) int64 {
+		index = func(ms int64) int64 {
 			t := msTime(ms)
 			idx := int64(t.Year())*12 + int64(t.Month()) - 1
-			idx -= floorMod(idx, int64(months))
+			return (idx - floorMod(idx, int64(months))) / int64(months)
+		}
+		bucket = func(ms int64) int64 {
+			idx := index(ms) * int64(months)
 			return timeMs(time.Date(int(idx/12), time.Month(idx%12+1), 1, 0, 0, 0, 0, time.UTC))
 		}
 		bucketEnd = func(start int64) int64 { return timeMs(msTime(start).AddDate(0, months, 0)) }
 	} else {
 		sm := step.Milliseconds()
+		index = func(ms int64) int64 { return (ms - floorMod(ms, sm)) / sm }
 		bucket = func(ms int64) int64 { return ms - floorMod(ms, sm) }
 		bucketEnd = func(start int64) int64 { return start + sm }
+	}
+	if maxP := cmp.Or(q.MaxPeriods, DefaultMaxPeriods); maxP > 0 {
+		if n := index(hi-1) - index(lo) + 1; n > int64(maxP) {
+			return nil, fmt.Errorf("%w: the range spans %d periods of %s, more than the %d one aggregate may produce (MaxPeriods): narrow the range or widen the step",
+				ErrInvalidQuery, n, stepName(step, months), maxP)
+		}
 	}
 	if q.Tier == Raw {
 		// The coarsest tier kept that divides the step.
@@ -166,6 +196,17 @@ func (k *Kind) Aggregate(ctx context.Context, id string, q AggregateQuery) (*Agg
 		out.Periods[i] = units[st].period(msTime(st), msTime(bucketEnd(st)))
 	}
 	return out, nil
+}
+
+// stepName names a step for an error: "1h0m0s" or "3 months".
+func stepName(step time.Duration, months int) string {
+	switch {
+	case months == 1:
+		return "1 month"
+	case months > 1:
+		return fmt.Sprintf("%d months", months)
+	}
+	return step.String()
 }
 
 func floorMod(a, b int64) int64 {
@@ -227,8 +268,14 @@ func (c *collector) collect(ctx context.Context, g keys.Granularity, lo, hi int6
 	if err := c.collect(ctx, finer, lo, innerLo); err != nil {
 		return err
 	}
-	// Periods expired at tier g hold nothing.
+	// Periods expired at tier g hold nothing: those that end at or
+	// before now - ret. The first that may not is the one holding that
+	// instant, skipped to at once (walking the periods of a range that
+	// starts in year 1 would take millions of steps).
 	if ret := k.s.retentionOf(g); ret != Forever {
+		if first := periodStart(timeMs(k.st.now().Add(-ret)), g); first > innerLo {
+			innerLo = min(first, innerHi)
+		}
 		for innerLo < innerHi && !msTime(periodEnd(innerLo, g)).Add(ret).After(k.st.now()) {
 			innerLo = periodEnd(innerLo, g)
 		}
@@ -256,16 +303,11 @@ func (c *collector) collect(ctx context.Context, g keys.Granularity, lo, hi int6
 			}
 		}
 	}
+	// Periods from fresh on are not rolled up yet: those that end after
+	// now - LateWindow, from the one holding that instant on.
 	now := timeMs(k.st.now())
 	late := k.st.opts.LateWindow.Milliseconds()
-	fresh := innerHi // periods from fresh on are not rolled up yet
-	for fresh > innerLo {
-		p := periodStart(fresh-1, g)
-		if now >= periodEnd(p, g)+late {
-			break
-		}
-		fresh = p
-	}
+	fresh := min(innerHi, max(innerLo, periodStart(now-late, g)))
 	err := k.readRollups(ctx, c.id, g, innerLo, fresh, func(start int64, u unit) {
 		if !stale[start] {
 			c.fn(c.bucket(start), u)

@@ -193,6 +193,7 @@ func writtenItems(t *testing.T, s Schema) []map[string]types.AttributeValue {
 	clk := newClock(time.Date(2024, 12, 1, 14, 0, 0, 0, time.UTC))
 	api := openEngine(t, clk)
 	opts := testOptions(t, clk)
+	opts.MaxFuture = -1 // it writes a day ahead
 	st := openStore(t, api, opts, s)
 	k := mustKind(t, st, s.Name)
 	seen := map[string]map[string]types.AttributeValue{}

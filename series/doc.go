@@ -115,7 +115,10 @@
 // never changes once written. Every read applies the rule the same way:
 // Range and Iter give the readings the rule keeps, Latest the last of
 // them, Aggregate, rollups, Buckets and MetricRange count them. -0 is
-// stored as 0 (DynamoDB's numbers have no sign of zero).
+// stored as 0 (DynamoDB's numbers have no sign of zero). A reading more
+// than Options.MaxFuture (DefaultMaxFuture, an hour) ahead of the clock
+// is refused with ErrInvalidReading by every write path: it would stay the
+// series' Latest and hide the readings that follow it.
 //
 // # Reads
 //
@@ -140,6 +143,12 @@
 // Kind.MetricRange reads one field of every series of a kind over a time
 // range from the metric index. No read returns expired data, although the
 // backend deletes it late.
+//
+// The work of a read depends on the data it returns, not on the length of
+// its range, and its loops check its context: an Aggregate refuses a range
+// of more than AggregateQuery.MaxPeriods periods (DefaultMaxPeriods) and a
+// MetricRange one of more than DefaultMaxPeriods days, with
+// ErrInvalidQuery, before reading them.
 //
 // # Rollups
 //

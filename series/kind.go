@@ -124,6 +124,10 @@ func (k *Kind) appendPrepared(dst []rec, id string, rs []Reading) ([]rec, error)
 		return nil, fmt.Errorf("%w: %q", ErrInvalidID, id)
 	}
 	now := timeMs(k.st.now())
+	latest := int64(maxMs) // the latest time a reading may have, excluded
+	if mf := k.st.opts.MaxFuture; mf >= 0 {
+		latest = min(latest, now+mf.Milliseconds()+1)
+	}
 	dst = slices.Grow(dst, len(rs))
 	out := dst[len(dst) : len(dst)+len(rs)]
 	nf, nt := len(k.s.Fields), len(k.s.Tags)
@@ -132,6 +136,10 @@ func (k *Kind) appendPrepared(dst []rec, id string, rs []Reading) ([]rec, error)
 		t := timeMs(r.Time)
 		if t < minMs || t >= maxMs {
 			return nil, fmt.Errorf("%w: time %v outside the years 0000-9999", ErrInvalidReading, r.Time)
+		}
+		if t >= latest {
+			return nil, fmt.Errorf("%w: time %s is more than %v ahead of the clock (%s), the bound on future readings (MaxFuture)",
+				ErrInvalidReading, ts(t), k.st.opts.MaxFuture, ts(now))
 		}
 		if len(r.Values) > nf || len(r.Tags) > nt {
 			return nil, fmt.Errorf("%w: %d values and %d tags, kind %s has %d fields and %d tags",

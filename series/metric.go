@@ -35,7 +35,8 @@ type MetricPoint struct {
 // keeps those Range returns.
 // A zero from reads from the oldest reading not expired; a zero to is the
 // day after now. limit, if positive, bounds the points returned (the
-// earliest ones).
+// earliest ones). A range of more than DefaultMaxPeriods days is refused
+// with ErrInvalidQuery: the index is read a day at a time.
 func (k *Kind) MetricRange(ctx context.Context, field string, from, to time.Time, limit int) ([]MetricPoint, error) {
 	k = k.current()
 	if !k.s.MetricIndex {
@@ -60,6 +61,12 @@ func (k *Kind) MetricRange(ctx context.Context, field string, from, to time.Time
 	}
 	// Items whose data starts before lo may hold readings from lo on.
 	start := k.lay.indexFrom(lo)
+	// The index is read a day partition at a time: the days are bounded
+	// as an aggregate's periods are.
+	if days := (periodStart(hi-1, keys.Day)-periodStart(start, keys.Day))/86_400_000 + 1; days > DefaultMaxPeriods {
+		return nil, fmt.Errorf("%w: the range spans %d days of the metric index, more than the %d one read may cover: narrow the range",
+			ErrInvalidQuery, days, DefaultMaxPeriods)
+	}
 	type part struct{ day, shard int64 }
 	var parts []part
 	for d := periodStart(start, keys.Day); d < hi; d = periodEnd(d, keys.Day) {
@@ -79,6 +86,9 @@ func (k *Kind) MetricRange(ctx context.Context, field string, from, to time.Time
 		all []point
 	)
 	err := k.st.parallel(ctx, len(parts), func(ctx context.Context, i int) error {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("series: reading the metric index of %s stopped: %w", k.s.Name, context.Cause(ctx))
+		}
 		p := parts[i]
 		q := &table.Query{Index: metricIndex, Hash: k.metricPK(periodKey(p.day, keys.Day), int(p.shard)),
 			Range: table.Between(ts(max(start, p.day)), ts(min(hi, periodEnd(p.day, keys.Day))-1)+"#~")}

@@ -746,7 +746,7 @@ func (w *modelWorld) genAgg(rng *rand.Rand, m *naiveModel) mAggCase {
 			from = cutoff.Truncate(time.Hour).Add(time.Hour)
 		}
 	}
-	a := mAggCase{q: AggregateQuery{From: from}}
+	a := mAggCase{q: AggregateQuery{From: from, MaxPeriods: -1}}
 	if rng.IntN(100) < 70 {
 		a.q.To = from.Add(time.Duration(1+rng.Int64N(int64(12*24*time.Hour)/1e6)) * time.Millisecond)
 		if rng.IntN(2) == 0 {

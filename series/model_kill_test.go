@@ -318,7 +318,7 @@ func TestModelKillChild(t *testing.T) {
 		api = dynamoLocal(os.Getenv(endpointEnv))
 	}
 	opts := Options{Table: plan.Table, TableOptions: testTableOptions, Now: clk.Now, WALDir: plan.WALDir, WALNoSync: plan.NoSync,
-		LateWindow: modelLateWindow, FlushInterval: 2 * time.Millisecond, FlushSize: plan.FlushSize,
+		LateWindow: modelLateWindow, MaxFuture: -1, FlushInterval: 2 * time.Millisecond, FlushSize: plan.FlushSize,
 		RollupInterval: 20 * time.Millisecond, CompactInterval: 20 * time.Millisecond}
 	ctx := context.Background()
 	st, err := Open(ctx, api, &opts, plan.Schemas...)

@@ -345,6 +345,7 @@ func newWorld(t testing.TB, b backend, seed int64, cfg modelConfig) *modelWorld 
 	w.opts.WALDir = filepath.Join(w.dir, "wal")
 	w.opts.WALNoSync = true
 	w.opts.LateWindow = modelLateWindow
+	w.opts.MaxFuture = -1 // the model writes readings days ahead of its clock
 	w.bg = &modelLogHandler{}
 	w.opts.Logger = slog.New(w.bg)
 	w.opts.FlushSize = 40 + w.rng.IntN(200)

@@ -1338,7 +1338,9 @@ func TestBounds_ZeroUpperBound(t *testing.T) {
 			t.Run(l.String(), func(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(at(1, 0)))
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "U", Fields: []string{"v"}, Layout: l})
+				opts := testOptions(t, clk)
+				opts.MaxFuture = -1 // readings days and years ahead
+				st := openStore(t, b.open(t, clk), opts, Schema{Name: "U", Fields: []string{"v"}, Layout: l})
 				k := mustKind(t, st, "U")
 				past := Reading{Time: t0.Add(at(0, 30)), Values: []float64{1}}
 				future := Reading{Time: t0.Add(72*time.Hour + at(1, 0)), Values: []float64{2}} // 3 days after the clock
@@ -1385,7 +1387,7 @@ func TestBounds_ZeroUpperBound(t *testing.T) {
 				if d := diffReadings(got, want); d != "" {
 					t.Errorf("Iter, zero To: %s", d)
 				}
-				a, err := k.Aggregate(ctx, "s", AggregateQuery{From: t0, Step: time.Hour})
+				a, err := k.Aggregate(ctx, "s", AggregateQuery{From: t0, Step: time.Hour, MaxPeriods: -1}) // 2 years of hours
 				if err != nil {
 					t.Errorf("Aggregate, zero To: %v", err)
 				} else if d := diffPeriods(a.Periods, stepPeriods(want, 1, time.Hour)); d != "" {

@@ -542,6 +542,11 @@ func (k *Kind) readRollups(ctx context.Context, id string, g keys.Granularity, l
 	return nil
 }
 
+// ctxCheckEvery is how many readings a loop over readings folds between
+// checks of its context: often enough to stop within milliseconds, seldom
+// enough to cost nothing.
+const ctxCheckEvery = 4096
+
 // rawUnits folds the raw readings of series id in [lo, hi) into units
 // keyed by bucket(t), calling fn once per reading (or, for a layout that
 // is a unitReader, per stored aggregate it can use), the duplicate rule
@@ -558,7 +563,10 @@ func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, pending []
 	}
 	it := k.iter(ctx, id, Query{From: msTime(lo), To: msTime(hi)}, pending)
 	defer it.Close()
-	for it.Next() {
+	for n := 1; it.Next(); n++ {
+		if n%ctxCheckEvery == 0 && ctx.Err() != nil {
+			return fmt.Errorf("series: aggregating %s stopped: %w", k.entity(id), context.Cause(ctx))
+		}
 		u := newUnit(len(k.s.Fields))
 		r := it.cur.rec(it.ci)
 		u.addReading(r.t, apos{r.seq, it.cur.idx[it.ci]}, r.vals)

@@ -29,7 +29,16 @@ type scenarioEnv struct {
 // open opens a store on the scenario's table with the given kinds; the
 // background passes are off, so the output depends on the clock only.
 func (e *scenarioEnv) open(ctx context.Context, schemas ...Schema) (*Store, error) {
-	st, err := Open(ctx, e.api, &Options{Table: e.table, Now: e.clk.Now, FlushInterval: -1, RollupInterval: -1}, schemas...)
+	return e.openWith(ctx, nil, schemas...)
+}
+
+// openWith is open with the options set by opt too.
+func (e *scenarioEnv) openWith(ctx context.Context, opt func(*Options), schemas ...Schema) (*Store, error) {
+	o := &Options{Table: e.table, Now: e.clk.Now, FlushInterval: -1, RollupInterval: -1}
+	if opt != nil {
+		opt(o)
+	}
+	st, err := Open(ctx, e.api, o, schemas...)
 	if err != nil {
 		return nil, err
 	}
@@ -296,7 +305,8 @@ func scenarioTransactions(ctx context.Context, e *scenarioEnv) error {
 // (pk CALENDAR#team#2024-12-02, sk 09:30:00.000#...).
 func scenarioCalendar(ctx context.Context, e *scenarioEnv) error {
 	e.clk.Set(e.base.Add(8 * time.Hour))
-	st, err := e.open(ctx, Schema{
+	// A calendar holds events to come: no bound on future readings.
+	st, err := e.openWith(ctx, func(o *Options) { o.MaxFuture = -1 }, Schema{
 		Name:      "CALENDAR",
 		Fields:    []string{"minutes"},
 		Tags:      []string{"title"},

@@ -22,6 +22,11 @@ import (
 // DefaultTable is the table name a Store uses when Options.Table is empty.
 const DefaultTable = "timetable"
 
+// DefaultMaxFuture is the default of Options.MaxFuture: an hour covers the
+// drift of a device's clock that is not kept in time, not a reading
+// stamped in another time zone or a wrong year.
+const DefaultMaxFuture = time.Hour
+
 // Options configure a Store. A nil *Options and the zero value are valid;
 // each field documents its default.
 type Options struct {
@@ -100,6 +105,15 @@ type Options struct {
 	// lagging by as much, could miss readings; it must also exceed the
 	// clock difference between processes that compact one table.
 	CompactGrace time.Duration
+
+	// MaxFuture bounds how far ahead of Now a reading's time may be:
+	// Write, WriteMany, WriteSync and WriteKinds refuse a reading later
+	// than Now + MaxFuture with ErrInvalidReading, naming the bound.
+	// Default DefaultMaxFuture; a negative value sets no bound (for kinds
+	// that hold forecasts or schedules). A reading far in the future would
+	// otherwise stay the series' Latest and hide the real readings that
+	// follow it.
+	MaxFuture time.Duration
 
 	// Now returns the current time, for retention, rollups and tests.
 	// Default time.Now.
@@ -197,6 +211,9 @@ func Open(ctx context.Context, api timetable.API, o *Options, schemas ...Schema)
 	}
 	if opts.CompactGrace <= 0 {
 		opts.CompactGrace = 10 * time.Minute
+	}
+	if opts.MaxFuture == 0 {
+		opts.MaxFuture = DefaultMaxFuture
 	}
 	s := &Store{opts: opts, now: opts.Now, log: opts.Logger, stop: make(chan struct{})}
 	if s.now == nil {

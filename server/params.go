@@ -27,13 +27,14 @@ func parseTime(v string) (time.Time, error) {
 }
 
 // parseDuration reads a Go duration, with "d" for days of 24 hours
-// ("30d", "1d12h").
+// ("30d", "1d12h"). It refuses a duration that does not fit a
+// time.Duration (about 292 years), rather than letting it wrap.
 func parseDuration(v string) (time.Duration, error) {
-	days, rest := 0, v
+	days, rest := int64(0), v
 	if i := strings.IndexByte(v, 'd'); i > 0 {
-		n, err := strconv.Atoi(v[:i])
-		if err != nil || n < 0 || n > 1_000_000 {
-			return 0, fmt.Errorf("%q is not a duration", v)
+		n, err := strconv.ParseInt(v[:i], 10, 64)
+		if err != nil || n < 0 || n > maxDays {
+			return 0, fmt.Errorf("%q is not a duration of at most %d days", v, maxDays)
 		}
 		days, rest = n, v[i+1:]
 	}
@@ -44,7 +45,35 @@ func parseDuration(v string) (time.Duration, error) {
 			return 0, fmt.Errorf("%q is not a duration", v)
 		}
 	}
-	return time.Duration(days)*24*time.Hour + d, nil
+	sum := time.Duration(days) * 24 * time.Hour
+	if d > 0 && sum > math.MaxInt64-d || d < 0 && sum < math.MinInt64-d {
+		return 0, fmt.Errorf("%q is not a duration of at most %d days", v, maxDays)
+	}
+	return sum + d, nil
+}
+
+// maxDays is the most days a time.Duration holds.
+const maxDays = int64(math.MaxInt64 / (24 * time.Hour))
+
+// maxStepMonths is the widest step of months: the years 0000-9999.
+const maxStepMonths = 12 * 10_000
+
+// parseStep reads the step of an aggregate: a positive number of months
+// ("3mo", at most maxStepMonths) or a positive duration (parseDuration:
+// "1m", "1h", "1d"). Exactly one of step and months is positive when err
+// is nil.
+func parseStep(v string) (step time.Duration, months int, err error) {
+	if ms, ok := strings.CutSuffix(v, "mo"); ok {
+		n, err := strconv.Atoi(ms)
+		if err != nil || n <= 0 || n > maxStepMonths {
+			return 0, 0, fmt.Errorf("%q is not a number of months from 1 to %d (3mo)", v, maxStepMonths)
+		}
+		return 0, n, nil
+	}
+	if step, err = parseDuration(v); err != nil || step <= 0 {
+		return 0, 0, fmt.Errorf("%q is not a positive duration of at most %d days (1m, 1h, 1d) or a number of months (1mo)", v, maxDays)
+	}
+	return step, 0, nil
 }
 
 // filterOps are the operators of a filter parameter, longest first so

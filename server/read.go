@@ -199,12 +199,8 @@ func (s *Server) aggregate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if v := q.Get("step"); v != "" {
-		if months, ok := strings.CutSuffix(v, "mo"); ok {
-			if aq.Months, err = strconv.Atoi(months); err != nil || aq.Months <= 0 {
-				return invalid("step: %q is not a number of months (3mo)", v)
-			}
-		} else if aq.Step, err = parseDuration(v); err != nil || aq.Step <= 0 {
-			return invalid("step: %q is not a positive duration (1m, 1h, 1d, 1mo)", v)
+		if aq.Step, aq.Months, err = parseStep(v); err != nil {
+			return invalid("step: %v", err)
 		}
 	}
 	switch t := q.Get("tier"); t {
@@ -218,6 +214,7 @@ func (s *Server) aggregate(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return invalid("tier: %q is none of hour, day, month (or auto)", t)
 	}
+	aq.MaxPeriods = s.cfg.MaxPeriods
 	agg, err := k.Aggregate(r.Context(), r.PathValue("id"), aq)
 	if err != nil {
 		return err
@@ -339,7 +336,8 @@ func (s *Server) metricRange(w http.ResponseWriter, r *http.Request) error {
 }
 
 // timeParam parses an RFC 3339 time or integer milliseconds since the
-// epoch; a missing parameter is the zero time.
+// epoch; a missing parameter is the zero time, and a given time is never
+// the zero time (see given).
 func timeParam(q url.Values, name string) (time.Time, error) {
 	v := q.Get(name)
 	if v == "" {
@@ -349,7 +347,19 @@ func timeParam(q url.Values, name string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, invalid("%s: %v", name, err)
 	}
-	return t, nil
+	return given(t), nil
+}
+
+// given returns t as a bound that package series does not take for a
+// missing one: series reads a zero time as no bound, so the zero time
+// (0001-01-01T00:00:00Z, a real time when a client sends it) becomes the
+// instant a nanosecond before, which series rounds up to the same
+// millisecond (bounds are rounded up to the millisecond).
+func given(t time.Time) time.Time {
+	if t.IsZero() {
+		return t.Add(-time.Nanosecond)
+	}
+	return t
 }
 
 func intParam(q url.Values, name string, lo, hi int) (int, error) {

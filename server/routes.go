@@ -91,12 +91,14 @@ func (s *Server) instrument(rt route) http.Handler {
 		sw := &statusWriter{ResponseWriter: w}
 		h := &hold{b: s.cfg.Budget}
 		defer h.release()
+		r, cancel := s.withDeadline(rt, r)
+		defer cancel()
 		ctx, err := s.authorize(r, rt)
 		if err == nil && r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
 			err = h.grow(ctx, bodyBase)
 		}
 		if err == nil {
-			err = rt.handle(sw, r.WithContext(context.WithValue(ctx, holdKey{}, h)))
+			err = s.timedOut(r, rt.handle(sw, r.WithContext(context.WithValue(ctx, holdKey{}, h))))
 		}
 		if err != nil {
 			s.fail(sw, r, err)

@@ -25,6 +25,9 @@ const (
 	DefaultMaxReadings = 100_000
 	DefaultMaxSeries   = 10_000 // series in one write request
 	DefaultMaxPageSize = 10_000 // readings in one page of a range read
+	// DefaultRequestTimeout bounds the time of a read: a series read or
+	// aggregate, a Stats API query, an analytics read.
+	DefaultRequestTimeout = 30 * time.Second
 )
 
 // Config is what a Server serves. Store is required; the others are
@@ -87,6 +90,17 @@ type Config struct {
 	// MaxInFlightBytes is the size of the default Budget; zero means
 	// DefaultMaxInFlightBytes. Ignored when Budget is set.
 	MaxInFlightBytes int64
+	// MaxPeriods bounds the periods of one aggregate (?step over
+	// [from, to)) and the time buckets of one Stats API query: more is
+	// refused 400, naming the bound. Zero takes series.DefaultMaxPeriods
+	// and statsapi.DefaultMaxBuckets (10,000: a year of hours fits).
+	MaxPeriods int
+	// RequestTimeout bounds the time of each request that reads (the
+	// series API's GET routes, the Stats API, the analytics' reads):
+	// past it the request's context ends and it is answered 504 with the
+	// reason. Zero takes DefaultRequestTimeout; a negative value sets no
+	// bound. Writes are bounded by their size instead (MaxBodyBytes).
+	RequestTimeout time.Duration
 	// Now is the clock of readings sent without a time; default time.Now.
 	Now func() time.Time
 	// Logger receives request errors; default discard.
@@ -137,6 +151,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.cfg.Now == nil {
 		s.cfg.Now = time.Now
+	}
+	if s.cfg.RequestTimeout == 0 {
+		s.cfg.RequestTimeout = DefaultRequestTimeout
 	}
 	var err error
 	if s.hosts, err = newHostPolicy(cfg.Addr, cfg.AllowedHosts); err != nil {

@@ -35,7 +35,7 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		var resp *statsapi.Response
-		if resp, err = q.Run(r.Context(), a, s.cfg.Now()); err == nil {
+		if resp, err = q.Run(r.Context(), a, s.cfg.Now(), &statsapi.Options{MaxBuckets: s.cfg.MaxPeriods}); err == nil {
 			writeJSON(w, http.StatusOK, resp)
 			return nil
 		}

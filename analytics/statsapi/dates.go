@@ -18,14 +18,24 @@ type siteTime struct {
 	created time.Time
 }
 
-// For checking a range's dates while parsing, before the site is known.
-var (
-	utcSite  = siteTime{loc: time.UTC}
-	fixedNow = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
-)
-
 // earliest bounds the dates of a range: before it there is nothing.
 var earliest = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// For checking a range's dates while parsing, before the site and the
+// clock are known: a now late enough that only the fixed bounds apply
+// (dataEnd(fixedNow) is earliest plus 200 years).
+var (
+	utcSite  = siteTime{loc: time.UTC}
+	fixedNow = earliest.AddDate(198, 0, 0)
+)
+
+// dataEnd is the end of the dates a range may reach at now, in loc: the
+// end of next year. Hits are stamped with the server's clock, so there is
+// nothing after now; next year's end leaves room for the presets that end
+// in the future ("year", "month") and for a range chosen a little ahead.
+func dataEnd(now time.Time, loc *time.Location) time.Time {
+	return time.Date(now.In(loc).Year()+2, 1, 1, 0, 0, 0, 0, loc)
+}
 
 // resolve returns the range [from, to) that dr names for a site at now.
 func (dr DateRange) resolve(st siteTime, now time.Time) (from, to time.Time, err error) {
@@ -69,8 +79,13 @@ func (dr DateRange) resolve(st siteTime, now time.Time) (from, to time.Time, err
 	if !from.Before(to) {
 		return from, to, errorf("#/date_range: Invalid date range [%q, %q]: the end is before the start", dr.From, dr.To)
 	}
-	if from.Before(earliest) || to.After(earliest.AddDate(200, 0, 0)) {
-		return from, to, errorf("#/date_range: Invalid date range [%q, %q]: out of bounds", dr.From, dr.To)
+	end := dataEnd(now, st.loc)
+	if last := earliest.AddDate(200, 0, 0); end.After(last) {
+		end = last
+	}
+	if from.Before(earliest) || to.After(end) {
+		return from, to, errorf("#/date_range: Invalid date range [%q, %q]: out of bounds: dates run from %s to %s (the end of next year)",
+			dr.From, dr.To, earliest.Format(time.DateOnly), end.AddDate(0, 0, -1).Format(time.DateOnly))
 	}
 	return from, to, nil
 }
@@ -127,12 +142,15 @@ type bucket struct {
 
 // buckets cuts [from, to) into buckets of g in loc; the first and last
 // are cut to the range (a week or month that starts before from is
-// labelled by from, as Plausible does).
-func buckets(g granularity, from, to time.Time, loc *time.Location) []bucket {
+// labelled by from, as Plausible does). It stops after max+1 buckets:
+// ok is false when [from, to) makes more than max.
+func buckets(g granularity, from, to time.Time, loc *time.Location, max int) (out []bucket, ok bool) {
 	from, to = from.In(loc), to.In(loc)
-	var out []bucket
 	start := from
 	for start.Before(to) {
+		if len(out) == max {
+			return out, false
+		}
 		var next time.Time
 		switch g {
 		case byHour:
@@ -155,7 +173,7 @@ func buckets(g granularity, from, to time.Time, loc *time.Location) []bucket {
 		out = append(out, bucket{start: start, end: next, label: label})
 		start = next
 	}
-	return out
+	return out, true
 }
 
 // Range returns the range [from, to) that spec names for site at now, as

@@ -57,4 +57,13 @@
 // the hour). Hourly aggregates are kept 90 days: beyond them, the edge
 // hours of a non-UTC day are gone and such a range counts its whole UTC
 // days only. The raw path is exact to the millisecond.
+//
+// # Bounds
+//
+// A query's work is bounded whatever it asks: dates run from 2000-01-01 to
+// the end of next year (hits are stamped with the server's clock, so
+// there are none after now), the time buckets of a range are at most
+// Options.MaxBuckets (DefaultMaxBuckets, 10,000: a year of hours fits),
+// more being an *Error naming the bound, and Run checks its context as it
+// goes through the buckets and the raw visits.
 package statsapi

@@ -133,11 +133,14 @@ func TestRange_Presets(t *testing.T) {
 func TestBuckets(t *testing.T) {
 	paris, _ := time.LoadLocation("Europe/Paris")
 	from := time.Date(2024, 3, 30, 0, 0, 0, 0, paris)
-	bs := buckets(byHour, from, from.AddDate(0, 0, 2), paris)
-	if len(bs) != 47 { // the night of the 31st has 23 hours
+	bs, ok := buckets(byHour, from, from.AddDate(0, 0, 2), paris, 47)
+	if len(bs) != 47 || !ok { // the night of the 31st has 23 hours
 		t.Errorf("%d hours over the change to summer time, want 47", len(bs))
 	}
-	ws := buckets(byWeek, time.Date(2024, 3, 6, 0, 0, 0, 0, time.UTC), time.Date(2024, 3, 20, 0, 0, 0, 0, time.UTC), time.UTC)
+	if bs, ok := buckets(byHour, from, from.AddDate(0, 0, 2), paris, 46); len(bs) != 46 || ok {
+		t.Errorf("at most 46 hours: %d, %v", len(bs), ok)
+	}
+	ws, _ := buckets(byWeek, time.Date(2024, 3, 6, 0, 0, 0, 0, time.UTC), time.Date(2024, 3, 20, 0, 0, 0, 0, time.UTC), time.UTC, 10)
 	var labels []string
 	for _, b := range ws {
 		labels = append(labels, b.label)

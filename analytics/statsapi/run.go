@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -94,12 +95,27 @@ type table struct {
 	total  figures
 }
 
+// DefaultMaxBuckets is the default of Options.MaxBuckets: a year of hours
+// (8,784) fits.
+const DefaultMaxBuckets = 10_000
+
+// Options bound the work of Run. The zero value takes the defaults.
+type Options struct {
+	// MaxBuckets bounds the time buckets of a range; default
+	// DefaultMaxBuckets.
+	MaxBuckets int
+}
+
 // Run computes q for its site at now: from the aggregates when they can
 // answer it, else from the raw hits (see the package documentation). It
 // fails with an *Error for a query the data cannot answer (a range beyond
 // the raw retention when it needs raw hits), with an error matching
 // timetable.ErrNotFound for an unknown site, and with the store's errors.
-func (q *Query) Run(ctx context.Context, s *analytics.Store, now time.Time) (*Response, error) {
+//
+// The time buckets of each range it computes (the query's and its
+// comparison's) are bounded by o.MaxBuckets: more is an *Error naming the
+// bound. A nil o takes the defaults.
+func (q *Query) Run(ctx context.Context, s *analytics.Store, now time.Time, o *Options) (*Response, error) {
 	site, err := s.Site(ctx, q.SiteID)
 	if err != nil {
 		return nil, err
@@ -113,7 +129,11 @@ func (q *Query) Run(ctx context.Context, s *analytics.Store, now time.Time) (*Re
 	if q.aggregatable() {
 		source = fromAggregates
 	}
-	main, err := q.compute(ctx, s, st.loc, from, to, source)
+	maxB := DefaultMaxBuckets
+	if o != nil && o.MaxBuckets > 0 {
+		maxB = o.MaxBuckets
+	}
+	main, err := q.compute(ctx, s, st.loc, from, to, source, maxB)
 	if err != nil {
 		return nil, err
 	}
@@ -124,7 +144,7 @@ func (q *Query) Run(ctx context.Context, s *analytics.Store, now time.Time) (*Re
 		if q.Include.Comparison == "year_over_year" {
 			cf, ct = from.AddDate(-1, 0, 0), to.AddDate(-1, 0, 0)
 		}
-		if cmpTable, err = q.compute(ctx, s, st.loc, cf, ct, source); err != nil {
+		if cmpTable, err = q.compute(ctx, s, st.loc, cf, ct, source, maxB); err != nil {
 			return nil, err
 		}
 		resp.Meta.ComparisonDateRange = []string{cf.In(st.loc).Format(time.RFC3339), ct.Add(-time.Second).In(st.loc).Format(time.RFC3339)}
@@ -222,12 +242,18 @@ func (q *Query) aggregatable() bool {
 	return false
 }
 
-// compute returns the rows of q over [from, to).
-func (q *Query) compute(ctx context.Context, s *analytics.Store, loc *time.Location, from, to time.Time, source string) (*table, error) {
+// compute returns the rows of q over [from, to), in at most maxBuckets
+// time buckets.
+func (q *Query) compute(ctx context.Context, s *analytics.Store, loc *time.Location, from, to time.Time, source string, maxBuckets int) (*table, error) {
 	var bs []bucket
 	ti := q.timeIndex()
 	if ti >= 0 {
-		bs = buckets(granularityOf(q.Dimensions[ti], from, to), from, to, loc)
+		var ok bool
+		g := granularityOf(q.Dimensions[ti], from, to)
+		if bs, ok = buckets(g, from, to, loc, maxBuckets); !ok {
+			return nil, errorf("#/dimensions/%d: %s over the date range makes more than %d time buckets (%ss), the most one query may make: narrow the date range or take a coarser time dimension",
+				ti, q.Dimensions[ti], maxBuckets, g)
+		}
 	}
 	t := &table{rows: map[string]*figures{}}
 	for _, b := range bs {
@@ -244,8 +270,7 @@ func (q *Query) compute(ctx context.Context, s *analytics.Store, loc *time.Locat
 	if err != nil {
 		return nil, err
 	}
-	q.fromRaw(t, visits, bs, from, to)
-	return t, nil
+	return t, q.fromRaw(ctx, t, visits, bs, from, to)
 }
 
 // fromAggregates fills t from the stored aggregates: a Summary or a
@@ -273,6 +298,9 @@ func (q *Query) fromAggregates(ctx context.Context, s *analytics.Store, t *table
 		}
 	}
 	for _, b := range bs {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("statsapi: query stopped: %w", context.Cause(ctx))
+		}
 		dims := make([]string, len(q.Dimensions))
 		if ti >= 0 {
 			dims[ti] = b.label
@@ -358,7 +386,10 @@ func setSummary(f *figures, sm analytics.Summary) {
 // time, for the hit figures of its rows; each visit with a selected hit
 // counts, by its start, for the visit figures of the rows of its selected
 // hits.
-func (q *Query) fromRaw(t *table, visits []analytics.Visit, bs []bucket, from, to time.Time) {
+//
+// It checks ctx every ctxCheckEvery visits, and returns its error when it
+// ends.
+func (q *Query) fromRaw(ctx context.Context, t *table, visits []analytics.Visit, bs []bucket, from, to time.Time) error {
 	in := func(x time.Time) bool { return !x.Before(from) && x.Before(to) }
 	goalDim := slices.Index(q.Dimensions, "event:goal")
 	t.total.visitorSet = map[string]struct{}{}
@@ -373,6 +404,9 @@ func (q *Query) fromRaw(t *table, visits []analytics.Visit, bs []bucket, from, t
 	}
 	denoms := map[string]int64{}
 	for i := range visits {
+		if i%ctxCheckEvery == ctxCheckEvery-1 && ctx.Err() != nil {
+			return fmt.Errorf("statsapi: query stopped: %w", context.Cause(ctx))
+		}
 		v := &visits[i]
 		started := in(v.Start)
 		seen := map[string]bool{}  // rows this visit counted in
@@ -435,7 +469,12 @@ func (q *Query) fromRaw(t *table, visits []analytics.Visit, bs []bucket, from, t
 		}
 		f.denom = denoms[key(dims)]
 	}
+	return nil
 }
+
+// ctxCheckEvery is how many visits fromRaw counts between checks of its
+// context.
+const ctxCheckEvery = 1024
 
 // rowsOf returns the dimension values of hit h of visit v, with time
 // dimensions at t: none when t is outside the buckets or h has no goal

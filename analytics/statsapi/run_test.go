@@ -130,7 +130,7 @@ func run(t *testing.T, s *analytics.Store, now time.Time, query string) result {
 	if err != nil {
 		t.Fatalf("Parse(%s): %v", query, err)
 	}
-	resp, err := q.Run(context.Background(), s, now)
+	resp, err := q.Run(context.Background(), s, now, nil)
 	if err != nil {
 		t.Fatalf("Run(%s): %v", query, err)
 	}
@@ -274,7 +274,7 @@ func TestRun_Filters(t *testing.T) {
 	}
 	// Beyond the raw retention, a raw query is refused with the reason.
 	qq, _ := statsapi.Parse([]byte(`{"site_id":"a","metrics":["visitors"],"date_range":"91d","filters":[["is","visit:country",["FR"]]]}`))
-	_, err := qq.Run(context.Background(), s, clk.Now())
+	_, err := qq.Run(context.Background(), s, clk.Now(), nil)
 	var se *statsapi.Error
 	if !errorAs(err, &se) || !strings.Contains(se.Message, "raw hits") || !strings.Contains(se.Message, "kept 30 days, so a range computed from them must start on 2024-02-20") {
 		t.Errorf("91d with a filter: %v", err)
@@ -317,5 +317,40 @@ func TestRun_ComparisonsAndTimeLabels(t *testing.T) {
 	r = run(t, s, clk.Now(), `{"site_id":"a","metrics":["pageviews"],"date_range":"day","include":{"comparisons":{"mode":"year_over_year"}}}`)
 	if r.Results[0].Comparison.Metrics[0] != 0 || r.Results[0].Comparison.Change[0] != 100 {
 		t.Errorf("year over year: %+v", r.Results[0].Comparison)
+	}
+}
+
+// TestStats_DateRangeCap checks that a query's work is bounded whatever
+// its date range: the range ends at the latest at the end of next year
+// (there are no hits after now), and a time dimension of more buckets
+// than Options.MaxBuckets (DefaultMaxBuckets by default) is refused
+// with an *Error naming the bound, before any is read.
+func TestStats_DateRangeCap(t *testing.T) {
+	now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
+	s, clk := fixture(t, now)
+	refused := func(query string, o *statsapi.Options, want string) {
+		t.Helper()
+		q, err := statsapi.Parse([]byte(query))
+		if err == nil {
+			_, err = q.Run(context.Background(), s, clk.Now(), o)
+		}
+		var se *statsapi.Error
+		if !errorAs(err, &se) || !strings.Contains(se.Message, want) {
+			t.Errorf("%s: %v, want an *Error naming %q", query, err, want)
+		}
+	}
+	// The query of the finding: 200 years of hours.
+	refused(`{"site_id":"a","metrics":["visitors"],"date_range":["2000-01-01","2199-12-31"],"dimensions":["time:hour"]}`, nil,
+		"out of bounds: dates run from 2000-01-01 to 2025-12-31")
+	refused(`{"site_id":"a","metrics":["visitors"],"date_range":["2000-01-01","2025-12-31"],"dimensions":["time:hour"]}`, nil,
+		"more than 10000 time buckets")
+	refused(`{"site_id":"a","metrics":["visitors"],"date_range":"7d","dimensions":["time:day"],"include":{"comparisons":{"mode":"previous_period"}}}`,
+		&statsapi.Options{MaxBuckets: 6}, "#/dimensions/0: time:day over the date range makes more than 6 time buckets")
+	// Within the bounds: a year of hours, and all of next year by month.
+	run(t, s, clk.Now(), `{"site_id":"a","metrics":["visitors"],"date_range":"12mo","dimensions":["time:hour"]}`)
+	run(t, s, clk.Now(), `{"site_id":"a","metrics":["visitors"],"date_range":["2000-01-01","2025-12-31"],"dimensions":["time:month"]}`)
+	q, _ := statsapi.Parse([]byte(`{"site_id":"a","metrics":["visitors"],"date_range":"7d","dimensions":["time:day"]}`))
+	if _, err := q.Run(context.Background(), s, clk.Now(), &statsapi.Options{MaxBuckets: 7}); err != nil {
+		t.Errorf("7 days, at most 7 buckets: %v", err)
 	}
 }

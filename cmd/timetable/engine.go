@@ -27,6 +27,8 @@ type engineOptions struct {
 	shardLifetime time.Duration
 	table         string
 	flushInterval time.Duration
+	// maxFuture is series.Options.MaxFuture; 0 is its default.
+	maxFuture time.Duration
 	// analyticsTable is the web analytics' table; "" opens no analytics
 	// store.
 	analyticsTable string
@@ -81,7 +83,7 @@ func openEngine(ctx context.Context, o engineOptions) (*engine, error) {
 		return nil, err
 	}
 	e.db, e.api = db, db
-	sopts := &series.Options{Table: o.table, FlushInterval: o.flushInterval, Logger: o.logger}
+	sopts := &series.Options{Table: o.table, FlushInterval: o.flushInterval, MaxFuture: o.maxFuture, Logger: o.logger}
 	if !o.inMemory {
 		sopts.WALDir = filepath.Join(o.dir, walDir)
 	}

@@ -85,6 +85,8 @@ type serveFlags struct {
 	maxReadings, maxSeries                                   int
 	flushInterval                                            time.Duration
 	shardLifetime                                            time.Duration
+	maxPeriods                                               int
+	requestTimeout, maxFuture                                time.Duration
 	analyticsTable                                           string
 	aggregateEvery                                           time.Duration
 	// The collect endpoint's (POST /api/event).
@@ -116,6 +118,9 @@ func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
 	fs.IntVar(&f.maxReadings, "max-readings", server.DefaultMaxReadings, "most readings in one write request (a decoded reading holds some 90 to 220 bytes until the request is answered)")
 	fs.IntVar(&f.maxSeries, "max-series", server.DefaultMaxSeries, "most distinct series in one write request")
 	fs.Int64Var(&f.maxInFlight, "max-inflight-bytes", server.DefaultMaxInFlightBytes, "bytes of memory all requests in progress may hold at once (bodies, decoded readings), shared by every face; a request that would pass it waits a second, then gets 503 (ThrottlingException on the DynamoDB endpoint)")
+	fs.IntVar(&f.maxPeriods, "max-periods", series.DefaultMaxPeriods, "most periods one aggregate, or time buckets one Stats API query, may produce (more is refused 400)")
+	fs.DurationVar(&f.requestTimeout, "request-timeout", server.DefaultRequestTimeout, "longest time a read (series API, Stats API, analytics) may take before it is answered 504 (negative: no limit)")
+	fs.DurationVar(&f.maxFuture, "max-future", series.DefaultMaxFuture, "how far ahead of the server's clock a reading's time may be (later is refused 400; negative: no bound)")
 	fs.StringVar(&f.table, "table", series.DefaultTable, "the table of the time series")
 	fs.StringVar(&f.analyticsTable, "analytics-table", analytics.DefaultTable, "the table of the web analytics (sites, page views, aggregates)")
 	fs.DurationVar(&f.aggregateEvery, "aggregate-every", time.Minute, "how often the web analytics' aggregates are brought up to date with the hits recorded since")
@@ -166,7 +171,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	defer closeGeoIP()
 
 	eng, err := openEngine(ctx, engineOptions{dir: f.dataDir, inMemory: f.inMemory, noSync: f.noSync, shardLifetime: f.shardLifetime,
-		table: f.table, flushInterval: f.flushInterval, analyticsTable: f.analyticsTable, auth: !f.noAuth, logger: logger})
+		table: f.table, flushInterval: f.flushInterval, maxFuture: f.maxFuture, analyticsTable: f.analyticsTable, auth: !f.noAuth, logger: logger})
 	if err != nil {
 		return err
 	}
@@ -194,6 +199,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		Store: eng.store, Analytics: eng.analytics, DynamoDB: dynamo, Registry: reg, Gatherer: reg,
 		MetricsPublic: f.metricsPublic, MaxBodyBytes: f.maxBody, MaxInflatedBytes: f.maxInflated,
 		MaxReadings: f.maxReadings, MaxSeries: f.maxSeries, Budget: budget,
+		MaxPeriods: f.maxPeriods, RequestTimeout: f.requestTimeout,
 		Logger: logger, Version: moduleVersion(), Collect: co,
 	}
 	cfg.CORSOrigins, cfg.Addr, cfg.AllowedHosts = cors, ln.Addr().String(), listenHosts(f.addr, ln.Addr(), splitList(f.allowedHosts))
