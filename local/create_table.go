@@ -53,7 +53,7 @@ func (db *DB) createTable(_ context.Context, in *dynamodb.CreateTableInput) (*dy
 	if err := putMeta(b, m); err != nil {
 		return nil, err
 	}
-	if err := b.Commit(db.wo); err != nil {
+	if err := db.commit(b, db.wo); err != nil {
 		return nil, err
 	}
 	db.nextID++

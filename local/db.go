@@ -168,6 +168,7 @@ type DB struct {
 	// Close, so that Close waits for operations in flight.
 	closeMu sync.RWMutex
 	closed  bool
+	closing atomic.Bool // set when Close starts
 
 	catMu  sync.RWMutex // guards tables and nextID
 	tables map[string]*table
@@ -180,6 +181,10 @@ type DB struct {
 	streams streamSet
 	seqMu   sync.Mutex // held to give stream records sequence numbers and commit them
 	nextSeq uint64     // the next sequence number of a stream record; guarded by seqMu
+
+	// failure is the fatal failure of Pebble's storage, if any (see
+	// failure.go).
+	failure *failure
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -197,8 +202,9 @@ func Open(dir string, opts *Options) (*DB, error) {
 		}
 	}
 	o := opts.withDefaults()
+	fail := newFailure()
 	popts := &pebble.Options{
-		Logger:                    pebbleLogger{o.Logger},
+		Logger:                    pebbleLogger{o.Logger, fail},
 		MemTableSize:              uint64(o.MemTableSize),
 		L0CompactionThreshold:     o.L0CompactionThreshold,
 		L0CompactionFileThreshold: o.L0CompactionFileThreshold,
@@ -239,12 +245,13 @@ func Open(dir string, opts *Options) (*DB, error) {
 		return nil, fmt.Errorf("local: cannot open pebble in %q: %w", dir, err)
 	}
 	db := &DB{
-		opts:   o,
-		pdb:    pdb,
-		wo:     pebble.Sync,
-		noWAL:  popts.DisableWAL,
-		tables: map[string]*table{},
-		stop:   make(chan struct{}),
+		opts:    o,
+		pdb:     pdb,
+		wo:      pebble.Sync,
+		noWAL:   popts.DisableWAL,
+		tables:  map[string]*table{},
+		failure: fail,
+		stop:    make(chan struct{}),
 	}
 	if o.NoSync || db.noWAL {
 		db.wo = pebble.NoSync
@@ -267,8 +274,24 @@ func Open(dir string, opts *Options) (*DB, error) {
 // Close stops the TTL sweeper, waits for operations in flight and closes
 // the database. Operations after Close return ErrClosed. Close is
 // idempotent.
+//
+// After a failure of the storage (see Failed), writes in flight may be
+// stuck in Pebble for good: Close then stops waiting for them, leaves
+// Pebble open and returns the failure; every write acknowledged before it
+// is in Pebble's log, which the next Open (in a new process: the data
+// folder stays locked until this one exits) recovers.
 func (db *DB) Close() error {
-	db.closeMu.Lock()
+	db.closing.Store(true)
+	locked := make(chan struct{})
+	go func() {
+		db.closeMu.Lock()
+		close(locked)
+	}()
+	select {
+	case <-locked:
+	case <-db.failure.done:
+		return db.failure.get()
+	}
 	if db.closed {
 		db.closeMu.Unlock()
 		return nil
@@ -277,12 +300,19 @@ func (db *DB) Close() error {
 	close(db.stop)
 	db.closeMu.Unlock()
 	db.wg.Wait()
+	if err := db.failure.get(); err != nil {
+		return err
+	}
 	return db.pdb.Close()
 }
 
 // begin marks the start of an operation. It returns ErrClosed after Close;
 // otherwise the caller must call db.end when done.
 func (db *DB) begin() error {
+	if db.closing.Load() {
+		// Not waiting for the lock: Close may never get it (see Close).
+		return ErrClosed
+	}
 	db.closeMu.RLock()
 	if db.closed {
 		db.closeMu.RUnlock()
@@ -294,13 +324,16 @@ func (db *DB) begin() error {
 func (db *DB) end() { db.closeMu.RUnlock() }
 
 // guard runs fn while the database is held open: after Close it returns
-// ErrClosed without calling fn, and Close waits until fn has returned.
-func guard[T any](db *DB, fn func() (T, error)) (T, error) {
+// ErrClosed without calling fn, and Close waits until fn has returned. A
+// fatal failure of Pebble's storage in fn is returned as its error (see
+// failure.go).
+func guard[T any](db *DB, fn func() (out T, err error)) (out T, err error) {
 	if err := db.begin(); err != nil {
 		var zero T
 		return zero, err
 	}
 	defer db.end()
+	defer recoverFatal(&err)
 	return fn()
 }
 
@@ -327,8 +360,12 @@ func tableOperation[Out any](db *DB, op string, name *string, fn func(t *table) 
 
 func (db *DB) now() time.Time { return db.opts.Now() }
 
-// pebbleLogger forwards Pebble's messages to slog.
-type pebbleLogger struct{ l *slog.Logger }
+// pebbleLogger forwards Pebble's messages to slog, and its fatal errors
+// to f (see failure.go).
+type pebbleLogger struct {
+	l *slog.Logger
+	f *failure
+}
 
 func (p pebbleLogger) Infof(format string, args ...any) {
 	p.l.Debug(fmt.Sprintf(format, args...))
@@ -340,8 +377,8 @@ func (p pebbleLogger) Errorf(format string, args ...any) {
 
 func (p pebbleLogger) Fatalf(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	p.l.Error(msg)
-	panic(msg)
+	p.l.Error("local: the storage failed; writes are refused until a restart", "err", msg)
+	p.f.fatal(msg, args)
 }
 
 // heldElsewhere reports whether Pebble could not open a folder because
@@ -353,5 +390,12 @@ func heldElsewhere(err error) bool {
 }
 
 // Metrics returns Pebble's metrics of the data folder: LSM levels,
-// compactions, caches, write-ahead log and disk space.
-func (db *DB) Metrics() *pebble.Metrics { return db.pdb.Metrics() }
+// compactions, caches, write-ahead log and disk space; nil after a failure
+// of the storage (see Failed), when Pebble's lock for them may be held for
+// good.
+func (db *DB) Metrics() *pebble.Metrics {
+	if db.writable() != nil {
+		return nil
+	}
+	return db.pdb.Metrics()
+}

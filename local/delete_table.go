@@ -51,7 +51,7 @@ func (db *DB) deleteTable(t *table, in *dynamodb.DeleteTableInput) (*dynamodb.De
 			return nil, err
 		}
 	}
-	if err := b.Commit(db.wo); err != nil {
+	if err := db.commit(b, db.wo); err != nil {
 		return nil, err
 	}
 	if closed != nil {

@@ -41,5 +41,5 @@ func (db *DB) Sync(ctx context.Context) error {
 	if db.noWAL {
 		return nil // in memory: nothing to make durable
 	}
-	return db.pdb.LogData(nil, pebble.Sync)
+	return db.syncLog()
 }

@@ -138,7 +138,7 @@ func (db *DB) expire(t *table, qk []byte, nowSec int64) (bool, error) {
 		if err := b.Delete(qk, nil); err != nil {
 			return false, err
 		}
-		return false, b.Commit(pebble.NoSync)
+		return false, db.commit(b, pebble.NoSync)
 	}
 	if cur > nowSec {
 		return false, nil

@@ -318,7 +318,7 @@ func (db *DB) backfill(m *tableMeta, ix *indexMeta) error {
 			return err
 		}
 		if b.Len() >= backfillBatchSize {
-			if err := b.Commit(pebble.NoSync); err != nil {
+			if err := db.commit(b, pebble.NoSync); err != nil {
 				return err
 			}
 			b.Close()
@@ -329,7 +329,7 @@ func (db *DB) backfill(m *tableMeta, ix *indexMeta) error {
 	if err != nil {
 		return err
 	}
-	return b.Commit(pebble.NoSync)
+	return db.commit(b, pebble.NoSync)
 }
 
 func hasKeyTypes(item Item, ix *indexMeta) bool {

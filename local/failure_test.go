@@ -1,0 +1,147 @@
+package local_test
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
+
+	timetable "github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/local"
+)
+
+// diskFullFS is the operating system's file system, whose writes (file
+// creations, writes and syncs) fail with ENOSPC while full is set.
+func diskFullFS(full *atomic.Bool) vfs.FS {
+	return errorfs.Wrap(vfs.Default, errorfs.InjectorFunc(func(op errorfs.Op) error {
+		if !full.Load() {
+			return nil
+		}
+		switch op.Kind {
+		case errorfs.OpCreate, errorfs.OpFileWrite, errorfs.OpFileWriteAt, errorfs.OpFileSync,
+			errorfs.OpFileSyncData, errorfs.OpFileSyncTo, errorfs.OpFileFlush, errorfs.OpFilePreallocate:
+			return &os.PathError{Op: "write", Path: op.Path, Err: syscall.ENOSPC}
+		}
+		return nil
+	}))
+}
+
+// copyDir copies the files of dir into a new folder: what a new process
+// finds on disk.
+func copyDir(t *testing.T, dir string) string {
+	t.Helper()
+	to := t.TempDir()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if e.IsDir() {
+			continue
+		}
+		src, err := os.Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst, err := os.Create(filepath.Join(to, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(dst, src); err != nil {
+			t.Fatal(err)
+		}
+		src.Close()
+		dst.Close()
+	}
+	return to
+}
+
+// TestDB_DiskFull_RefusesWrites: when Pebble's log cannot be written (a
+// full disk), the writes in flight and every later one fail with an error
+// that is a DynamoDB ServiceUnavailable and matches timetable.ErrDiskFull,
+// without a panic or a hang, even once space is back (the engine needs a
+// restart); reads go on; Close returns the failure at once; and a new
+// process finds every write acknowledged before the failure and writes
+// again.
+func TestDB_DiskFull_RefusesWrites(t *testing.T) {
+	dir := t.TempDir()
+	var full atomic.Bool
+	db, err := local.Open(dir, &local.Options{FS: diskFullFS(&full), TTLInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	createTable(t, db, "tbl", "")
+	const acked = 50
+	for i := range acked {
+		put(t, db, "tbl", attrs("pk", s(fmt.Sprint("k", i)), "v", n("1")))
+	}
+	if err := db.Failed(); err != nil {
+		t.Fatalf("Failed before the disk is full = %v", err)
+	}
+
+	full.Store(true)
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			var err error
+			if i%2 == 0 {
+				_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl"),
+					Item: attrs("pk", s(fmt.Sprint("new", i)))})
+			} else {
+				_, err = db.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String("tbl"),
+					Key: attrs("pk", s(fmt.Sprint("k", i))), UpdateExpression: aws.String("ADD v :one"),
+					ExpressionAttributeValues: attrs(":one", n("1"))})
+			}
+			checkDiskFull(t, "a write with the disk full", err)
+		})
+	}
+	wg.Wait()
+	checkDiskFull(t, "Failed", db.Failed())
+	if got := get(t, db, "tbl", attrs("pk", s("k3"))); got == nil {
+		t.Fatal("GetItem after the failure: item missing")
+	}
+
+	full.Store(false)
+	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl"), Item: attrs("pk", s("later"))})
+	checkDiskFull(t, "PutItem once space is back, before a restart", err)
+	if err := db.Sync(ctx); !errors.Is(err, timetable.ErrStorageFailed) {
+		t.Fatalf("Sync after the failure = %v, want ErrStorageFailed", err)
+	}
+	checkDiskFull(t, "Close", db.Close())
+
+	db2, err := local.Open(copyDir(t, dir), &local.Options{TTLInterval: -1})
+	if err != nil {
+		t.Fatalf("Open after the failure: %v", err)
+	}
+	defer db2.Close()
+	for i := range acked {
+		it := get(t, db2, "tbl", attrs("pk", s(fmt.Sprint("k", i))))
+		if it == nil {
+			t.Fatalf("acknowledged item k%d lost", i)
+		}
+	}
+	put(t, db2, "tbl", attrs("pk", s("after restart")))
+}
+
+func checkDiskFull(t *testing.T, what string, err error) {
+	t.Helper()
+	var ae smithy.APIError
+	switch {
+	case !errors.Is(err, timetable.ErrDiskFull) || !timetable.IsDiskFull(err):
+		t.Errorf("%s = %v, want ErrDiskFull", what, err)
+	case !errors.As(err, &ae) || ae.ErrorCode() != "ServiceUnavailable":
+		t.Errorf("%s = %v (%T), want a ServiceUnavailable API error", what, err, err)
+	}
+}
+
