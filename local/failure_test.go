@@ -144,4 +144,3 @@ func checkDiskFull(t *testing.T, what string, err error) {
 		t.Errorf("%s = %v (%T), want a ServiceUnavailable API error", what, err, err)
 	}
 }
-
