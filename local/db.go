@@ -58,6 +58,16 @@ type Options struct {
 	// Pebble's log at warning level). Default: discard.
 	Logger *slog.Logger
 
+	// MinFreeBytes is the space the data folder's disk must have
+	// available for a write to be taken: below it, writes are refused
+	// with an error matching timetable.ErrDiskFull (a DynamoDB
+	// ServiceUnavailable) and resume once space is freed. Pebble's failed
+	// writes are fatal to it (see DB.Writable), so this reserve keeps room
+	// for the memtables' flushes, compactions and the manifest. Default:
+	// 4 × MemTableSize + 16 MiB (32 MiB by default). Negative: no check.
+	// In memory there is none.
+	MinFreeBytes int64
+
 	// FS, when non-nil, is the file system Pebble uses (for tests that
 	// inject faults). It takes precedence over InMemory.
 	FS vfs.FS
@@ -141,6 +151,9 @@ func (o *Options) withDefaults() Options {
 			r.MemTableSize = inMemoryMemTableSize
 		}
 	}
+	if r.MinFreeBytes == 0 {
+		r.MinFreeBytes = 4*r.MemTableSize + 16<<20
+	}
 	if r.L0CompactionThreshold == 0 {
 		r.L0CompactionThreshold = 4
 	}
@@ -185,6 +198,8 @@ type DB struct {
 	// failure is the fatal failure of Pebble's storage, if any (see
 	// failure.go).
 	failure *failure
+	// space refuses writes while the disk is nearly full.
+	space spaceGuard
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -252,6 +267,9 @@ func Open(dir string, opts *Options) (*DB, error) {
 		tables:  map[string]*table{},
 		failure: fail,
 		stop:    make(chan struct{}),
+	}
+	if !db.noWAL && o.MinFreeBytes > 0 {
+		db.space = spaceGuard{fs: popts.FS, dir: dir, min: uint64(o.MinFreeBytes)}
 	}
 	if o.NoSync || db.noWAL {
 		db.wo = pebble.NoSync

@@ -156,13 +156,13 @@ func recoverFatal(err *error) {
 	}
 }
 
-// writable returns the engine's storage failure, if any: a write must not
-// reach Pebble after it.
+// writable returns the engine's storage failure, if any, after which a
+// write must not reach Pebble, or the refusal of the space guard.
 func (db *DB) writable() error {
 	if err := db.failure.get(); err != nil {
 		return err
 	}
-	return nil
+	return db.space.check()
 }
 
 // committer is a batch to commit: a *pebble.Batch or a *writeBatch.
@@ -186,9 +186,15 @@ func (db *DB) syncLog() error {
 	return db.pdb.LogData(nil, pebble.Sync)
 }
 
-// Failed returns the engine's storage failure, or nil: after a failed
-// write of Pebble's log or manifest (a full disk), the engine refuses
-// every write with it until the process restarts. It matches
-// timetable.ErrStorageFailed, and timetable.ErrDiskFull for a full disk.
+// Writable returns nil when the engine takes writes, else the error every
+// write is refused with, which matches timetable.ErrDiskFull when the disk
+// is full:
+//
+//   - while the data folder's disk has less than Options.MinFreeBytes
+//     available (writes resume once space is freed);
+//   - after a failed write of Pebble's log or manifest (a full disk, an
+//     I/O error), until the process restarts: the error then also matches
+//     timetable.ErrStorageFailed.
+//
 // A server fails its readiness with it.
-func (db *DB) Failed() error { return db.writable() }
+func (db *DB) Writable() error { return db.writable() }

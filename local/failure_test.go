@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -86,8 +87,8 @@ func TestDB_DiskFull_RefusesWrites(t *testing.T) {
 	for i := range acked {
 		put(t, db, "tbl", attrs("pk", s(fmt.Sprint("k", i)), "v", n("1")))
 	}
-	if err := db.Failed(); err != nil {
-		t.Fatalf("Failed before the disk is full = %v", err)
+	if err := db.Writable(); err != nil {
+		t.Fatalf("Writable before the disk is full = %v", err)
 	}
 
 	full.Store(true)
@@ -107,7 +108,7 @@ func TestDB_DiskFull_RefusesWrites(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	checkDiskFull(t, "Failed", db.Failed())
+	checkDiskFull(t, "Writable", db.Writable())
 	if got := get(t, db, "tbl", attrs("pk", s("k3"))); got == nil {
 		t.Fatal("GetItem after the failure: item missing")
 	}
@@ -142,5 +143,71 @@ func checkDiskFull(t *testing.T, what string, err error) {
 		t.Errorf("%s = %v, want ErrDiskFull", what, err)
 	case !errors.As(err, &ae) || ae.ErrorCode() != "ServiceUnavailable":
 		t.Errorf("%s = %v (%T), want a ServiceUnavailable API error", what, err, err)
+	}
+}
+
+// lowSpaceFS reports avail bytes available on its disk.
+type lowSpaceFS struct {
+	vfs.FS
+	avail *atomic.Uint64
+}
+
+func (fs lowSpaceFS) GetDiskUsage(path string) (vfs.DiskUsage, error) {
+	u, err := fs.FS.GetDiskUsage(path)
+	u.AvailBytes = fs.avail.Load()
+	return u, err
+}
+
+// TestDB_DiskFull_SpaceGuard: while the disk has less than MinFreeBytes
+// available, writes are refused before they reach Pebble, with an error
+// matching ErrDiskFull but not ErrStorageFailed, and Writable says so;
+// once space is back, writes resume without a restart.
+func TestDB_DiskFull_SpaceGuard(t *testing.T) {
+	var avail atomic.Uint64
+	avail.Store(1 << 40)
+	db, err := local.Open(t.TempDir(), &local.Options{FS: lowSpaceFS{vfs.Default, &avail}, MinFreeBytes: 64 << 20, TTLInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	createTable(t, db, "tbl", "")
+	put(t, db, "tbl", attrs("pk", s("before")))
+
+	avail.Store(1 << 20)
+	waitWritable(t, db, false)
+	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl"), Item: attrs("pk", s("refused"))})
+	checkDiskFull(t, "PutItem with 1 MiB available", err)
+	if errors.Is(err, timetable.ErrStorageFailed) {
+		t.Fatalf("PutItem with 1 MiB available = %v: not a failure of the storage", err)
+	}
+	if got := get(t, db, "tbl", attrs("pk", s("before"))); got == nil {
+		t.Fatal("GetItem with the disk full: item missing")
+	}
+
+	avail.Store(1 << 40)
+	waitWritable(t, db, true)
+	put(t, db, "tbl", attrs("pk", s("after")))
+	if err := db.Close(); err != nil {
+		t.Fatalf("Close = %v", err)
+	}
+}
+
+// waitWritable waits until db.Writable says writable or not (the free
+// space is measured a few times a second).
+func waitWritable(t *testing.T, db *local.DB, want bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := db.Writable()
+		if (err == nil) == want {
+			if !want {
+				checkDiskFull(t, "Writable", err)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("Writable = %v after 10 s, want writable %v", err, want)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

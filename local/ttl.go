@@ -32,6 +32,9 @@ func (db *DB) sweeper() {
 		case <-db.stop:
 			return
 		case <-tick.C:
+			if db.writable() != nil {
+				continue // its deletes would be refused too
+			}
 			if _, err := db.SweepExpired(); err != nil && !errors.Is(err, ErrClosed) {
 				db.opts.Logger.Error("local: TTL sweep failed", "err", err)
 			}
