@@ -46,13 +46,16 @@ type storageError struct {
 	cause string // Pebble's message
 }
 
-func (e *storageError) Error() string { return e.ErrorMessage() }
+// Error is the message with Pebble's, for the log.
+func (e *storageError) Error() string { return e.ErrorMessage() + " (" + e.cause + ")" }
 
+// ErrorMessage is the message a client gets: without Pebble's, which
+// names files.
 func (e *storageError) ErrorMessage() string {
 	if e.full {
-		return "no space left on the data folder's disk; the engine stopped taking writes: free space and restart the server (" + e.cause + ")"
+		return "no space left on the data folder's disk; the engine stopped taking writes: free space and restart the server"
 	}
-	return "the storage engine failed and stopped taking writes: restart the server (" + e.cause + ")"
+	return "the storage engine failed and stopped taking writes: restart the server"
 }
 
 func (e *storageError) ErrorCode() string             { return "ServiceUnavailable" }

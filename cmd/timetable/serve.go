@@ -40,8 +40,10 @@ type ServeCommand struct {
 	// Listen opens the listener for addr. Default net.Listen("tcp", addr).
 	Listen func(addr string) (net.Listener, error)
 
-	// ShutdownTimeout bounds how long requests in flight may take to finish
-	// after cancellation. Default 10 seconds.
+	// ShutdownTimeout bounds the shutdown after cancellation: requests in
+	// flight finishing, then the data folder closing (the buffered
+	// readings flushed). Past it the command returns without waiting for
+	// them; the next start recovers from the logs. Default 10 seconds.
 	ShutdownTimeout time.Duration
 
 	// ReadHeaderTimeout bounds how long a client may take to send a
@@ -167,6 +169,9 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		MetricsPublic: f.metricsPublic, MaxBodyBytes: f.maxBody, MaxInflatedBytes: 8 * f.maxBody,
 		Logger: logger, Version: moduleVersion(), Collect: co,
 	}
+	if eng.db != nil {
+		cfg.Writable = eng.db.Writable
+	}
 	if f.cors != "" {
 		cfg.CORSOrigins = strings.Split(f.cors, ",")
 	}
@@ -276,7 +281,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		logger.Warn("requests still running at shutdown deadline", "err", err)
 		_ = frontSrv.Close()
 	}
-	closeErr := eng.Close()
+	closeErr := closeBy(sctx, eng)
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return fmt.Errorf("serving on %s: %w", endpoint, serveErr)
 	}
@@ -285,6 +290,21 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// closeBy closes eng, or gives up when ctx ends first: the caller then
+// exits with the data folder not closed, which the next start recovers
+// from its logs as after a crash (every acknowledged write is in them).
+// A write stuck on a failed disk must not keep the process alive.
+func closeBy(ctx context.Context, eng *engine) error {
+	closed := make(chan error, 1)
+	go func() { closed <- eng.Close() }()
+	select {
+	case err := <-closed:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("not closed by the shutdown deadline (the next start recovers from the logs): %w", ctx.Err())
+	}
 }
 
 // greet prints the banner, and on a first start with authentication the

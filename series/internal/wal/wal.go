@@ -324,6 +324,31 @@ func (l *Log) Release(lsn uint64) error {
 	return nil
 }
 
+// Check returns nil if the last commit succeeded. Otherwise it waits for a
+// commit that repairs the log (see Append) and returns that commit's
+// error: nil once the segment is cut back and synced. It writes no record,
+// so a nil answer does not promise that the disk has room for the next
+// one. A caller that refused writes while the log failed calls it to know
+// when to take them again.
+func (l *Log) Check(ctx context.Context) error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return ErrClosed
+	}
+	if l.err == nil {
+		l.mu.Unlock()
+		return nil
+	}
+	if l.pend == nil {
+		l.pend = l.newBatch()
+	}
+	w := l.pend
+	l.mu.Unlock()
+	l.wake()
+	return wait(ctx, w)
+}
+
 // Stats returns the log's counters and positions.
 func (l *Log) Stats() Stats {
 	l.mu.Lock()
@@ -519,8 +544,10 @@ func (l *Log) commit(b *batch) error {
 			return err
 		}
 	}
-	if _, err := l.f.Write(b.buf); err != nil {
-		return fmt.Errorf("wal: cannot write segment: %w", err)
+	if len(b.buf) > 0 {
+		if _, err := l.f.Write(b.buf); err != nil {
+			return fmt.Errorf("wal: cannot write segment: %w", err)
+		}
 	}
 	if !l.opts.NoSync {
 		if err := l.f.Sync(); err != nil {
