@@ -155,7 +155,12 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer eng.Close()
+	closing := false // closeBy closes eng on the way out of serving
+	defer func() {
+		if !closing {
+			eng.Close()
+		}
+	}()
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -281,6 +286,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		logger.Warn("requests still running at shutdown deadline", "err", err)
 		_ = frontSrv.Close()
 	}
+	closing = true
 	closeErr := closeBy(sctx, eng)
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return fmt.Errorf("serving on %s: %w", endpoint, serveErr)
