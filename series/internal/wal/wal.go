@@ -109,6 +109,7 @@ type Log struct {
 	closed     bool
 	err        error  // failure of the last commit; the next one repairs the segment first
 	releaseReq uint64 // highest LSN Release was called with
+	probe      bool   // Check asks the next commit for a marker
 	marked     uint64 // highest release written in a marker
 	durable    uint64
 	released   uint64   // durable release
@@ -325,11 +326,12 @@ func (l *Log) Release(lsn uint64) error {
 }
 
 // Check returns nil if the last commit succeeded. Otherwise it waits for a
-// commit that repairs the log (see Append) and returns that commit's
-// error: nil once the segment is cut back and synced. It writes no record,
-// so a nil answer does not promise that the disk has room for the next
-// one. A caller that refused writes while the log failed calls it to know
-// when to take them again.
+// commit that repairs the log (see Append) and writes a release marker
+// (the current release again) as a probe, and returns that commit's error:
+// nil once the segment is cut back, the marker written and synced. A
+// marker is a few bytes, so a nil answer does not promise room for larger
+// records. A caller that refused writes while the log failed calls it to
+// know when to take them again.
 func (l *Log) Check(ctx context.Context) error {
 	l.mu.Lock()
 	if l.closed {
@@ -343,6 +345,7 @@ func (l *Log) Check(ctx context.Context) error {
 	if l.pend == nil {
 		l.pend = l.newBatch()
 	}
+	l.probe = true
 	w := l.pend
 	l.mu.Unlock()
 	l.wake()
@@ -400,7 +403,8 @@ func (l *Log) committer() {
 	for {
 		l.mu.Lock()
 		b := l.pend
-		needMarker := l.releaseReq > l.marked
+		needMarker := l.releaseReq > l.marked || l.probe
+		l.probe = false
 		if b == nil && !needMarker {
 			closed := l.closed
 			l.mu.Unlock()
