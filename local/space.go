@@ -3,6 +3,7 @@ package local
 import (
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/smithy-go"
@@ -26,30 +27,33 @@ type spaceGuard struct {
 	dir string
 	min uint64
 
-	mu     sync.Mutex
-	at     time.Time // of the last measure; zero: never
-	refuse *diskFullError
+	next   atomic.Int64                  // when to measure again, in Unix nanoseconds
+	refuse atomic.Pointer[diskFullError] // the last measure's refusal, nil if none
+	mu     sync.Mutex                    // held by the one goroutine measuring
 }
 
 // check returns a *diskFullError while the disk has less than g.min bytes
-// available, nil otherwise (and when it cannot be measured).
+// available, nil otherwise (and when it cannot be measured). Writers do
+// not wait for a measure in progress: they take the last one.
 func (g *spaceGuard) check() error {
 	if g.fs == nil {
 		return nil
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if now := time.Now(); g.at.IsZero() || now.Sub(g.at) >= spaceCheckInterval {
-		g.at = now
-		g.refuse = nil
-		if u, err := g.fs.GetDiskUsage(g.dir); err == nil && u.AvailBytes < g.min {
-			g.refuse = &diskFullError{avail: u.AvailBytes, min: g.min}
+	if now := time.Now().UnixNano(); now >= g.next.Load() && g.mu.TryLock() {
+		if now >= g.next.Load() {
+			var refuse *diskFullError
+			if u, err := g.fs.GetDiskUsage(g.dir); err == nil && u.AvailBytes < g.min {
+				refuse = &diskFullError{avail: u.AvailBytes, min: g.min}
+			}
+			g.refuse.Store(refuse)
+			g.next.Store(now + int64(spaceCheckInterval))
 		}
+		g.mu.Unlock()
 	}
-	if g.refuse == nil {
-		return nil
+	if e := g.refuse.Load(); e != nil {
+		return e
 	}
-	return g.refuse
+	return nil
 }
 
 // diskFullError refuses a write while the disk is nearly full. It is a

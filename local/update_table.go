@@ -28,6 +28,9 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, _ 
 }
 
 func (db *DB) updateTable(t *table, in *dynamodb.UpdateTableInput) (*dynamodb.UpdateTableOutput, error) {
+	if err := db.writable(); err != nil {
+		return nil, err
+	}
 	m, err := t.lock()
 	if err != nil {
 		return nil, err
