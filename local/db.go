@@ -224,6 +224,16 @@ func Open(dir string, opts *Options) (*DB, error) {
 		L0CompactionThreshold:     o.L0CompactionThreshold,
 		L0CompactionFileThreshold: o.L0CompactionFileThreshold,
 		L0StopWritesThreshold:     max(12, 2*o.L0CompactionThreshold),
+		// A failed flush or compaction (ENOSPC: Pebble retries it) and a
+		// stalled disk write, which Pebble does not log itself.
+		EventListener: &pebble.EventListener{
+			BackgroundError: func(err error) {
+				o.Logger.Error("local: pebble background work failed; it is retried", "err", err)
+			},
+			DiskSlow: func(info pebble.DiskSlowInfo) {
+				o.Logger.Warn("local: disk write slow", "op", info.OpType.String(), "path", info.Path, "took", info.Duration)
+			},
+		},
 	}
 	cache := pebble.NewCache(o.CacheSize)
 	defer cache.Unref()
