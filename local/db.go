@@ -210,7 +210,8 @@ type DB struct {
 // Open opens (creating if needed) the database in directory dir, or an
 // in-memory database if opts.InMemory is set. It starts the TTL sweeper.
 // The caller must Close the DB.
-func Open(dir string, opts *Options) (*DB, error) {
+func Open(dir string, opts *Options) (_ *DB, err error) {
+	defer recoverFatal(&err) // a failed write while loading the catalog
 	if opts != nil {
 		if err := opts.validate(); err != nil {
 			return nil, err

@@ -211,3 +211,27 @@ func waitWritable(t *testing.T, db *local.DB, want bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestDB_DiskFull_DeferredSync: writes acknowledged unsynced (under
+// timetable.WithDeferredSync, as the series store flushes) and then a Sync
+// that cannot write the log: Sync returns the disk-full error, without a
+// panic, and the engine refuses writes from then on.
+func TestDB_DiskFull_DeferredSync(t *testing.T) {
+	var full atomic.Bool
+	db, err := local.Open(t.TempDir(), &local.Options{FS: diskFullFS(&full), TTLInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	createTable(t, db, "tbl", "")
+	full.Store(true)
+	dctx := timetable.WithDeferredSync(ctx)
+	for i := range 10 {
+		_, err := db.PutItem(dctx, &dynamodb.PutItemInput{TableName: aws.String("tbl"), Item: attrs("pk", s(fmt.Sprint("k", i)))})
+		if err != nil {
+			checkDiskFull(t, "a deferred-sync write with the disk full", err)
+		}
+	}
+	checkDiskFull(t, "Sync with the disk full", db.Sync(ctx))
+	checkDiskFull(t, "Writable after a failed Sync", db.Writable())
+	checkDiskFull(t, "Close", db.Close())
+}
