@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -234,4 +235,58 @@ func TestDB_DiskFull_DeferredSync(t *testing.T) {
 	checkDiskFull(t, "Sync with the disk full", db.Sync(ctx))
 	checkDiskFull(t, "Writable after a failed Sync", db.Writable())
 	checkDiskFull(t, "Close", db.Close())
+}
+
+// TestDB_DiskFull_BackgroundFatal: a flush whose manifest write fails
+// (ENOSPC) is fatal to Pebble on a goroutine of its own: the process goes
+// on (that goroutine is parked), writes are refused with the disk-full
+// error, reads go on, Close returns, and a new process finds every
+// acknowledged write.
+func TestDB_DiskFull_BackgroundFatal(t *testing.T) {
+	dir := t.TempDir()
+	var full atomic.Bool
+	fs := errorfs.Wrap(vfs.Default, errorfs.InjectorFunc(func(op errorfs.Op) error {
+		if full.Load() && strings.Contains(op.Path, "MANIFEST") && op.Kind.ReadOrWrite() == errorfs.OpIsWrite {
+			return &os.PathError{Op: "write", Path: op.Path, Err: syscall.ENOSPC}
+		}
+		return nil
+	}))
+	db, err := local.Open(dir, &local.Options{FS: fs, MemTableSize: 64 << 10, TTLInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	createTable(t, db, "tbl", "")
+	full.Store(true)
+	pad := strings.Repeat("x", 1000)
+	acked := 0
+	for i := 0; i < 2000 && db.Writable() == nil; i++ {
+		_, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl"), Item: attrs("pk", s(fmt.Sprint("k", i)), "pad", s(pad))})
+		if err != nil {
+			checkDiskFull(t, "PutItem once a flush failed", err)
+			break
+		}
+		acked++
+	}
+	waitWritable(t, db, false)
+	if !errors.Is(db.Writable(), timetable.ErrStorageFailed) {
+		t.Fatalf("Writable = %v, want ErrStorageFailed", db.Writable())
+	}
+	_, err = db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("tbl"), Item: attrs("pk", s("refused"))})
+	checkDiskFull(t, "PutItem after the failure", err)
+	if acked > 0 && get(t, db, "tbl", attrs("pk", s("k0"))) == nil {
+		t.Fatal("GetItem after the failure: k0 missing")
+	}
+	checkDiskFull(t, "Close", db.Close())
+
+	db2, err := local.Open(copyDir(t, dir), &local.Options{TTLInterval: -1})
+	if err != nil {
+		t.Fatalf("Open after the failure: %v", err)
+	}
+	defer db2.Close()
+	for i := range acked {
+		if get(t, db2, "tbl", attrs("pk", s(fmt.Sprint("k", i)))) == nil {
+			t.Fatalf("acknowledged item k%d of %d lost", i, acked)
+		}
+	}
+	t.Logf("%d writes acknowledged before the flush failed", acked)
 }
