@@ -419,11 +419,11 @@ func heldElsewhere(err error) bool {
 }
 
 // Metrics returns Pebble's metrics of the data folder: LSM levels,
-// compactions, caches, write-ahead log and disk space; nil after a failure
-// of the storage (see Failed), when Pebble's lock for them may be held for
-// good.
+// compactions, caches, write-ahead log and disk space; nil after a fatal
+// failure of the storage (see Writable), when Pebble's lock for them may
+// be held for good.
 func (db *DB) Metrics() *pebble.Metrics {
-	if db.writable() != nil {
+	if db.failure.get() != nil {
 		return nil
 	}
 	return db.pdb.Metrics()
