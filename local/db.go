@@ -304,7 +304,7 @@ func Open(dir string, opts *Options) (_ *DB, err error) {
 // the database. Operations after Close return ErrClosed. Close is
 // idempotent.
 //
-// After a failure of the storage (see Failed), writes in flight may be
+// After a failure of the storage (see Writable), writes in flight may be
 // stuck in Pebble for good: Close then stops waiting for them, leaves
 // Pebble open and returns the failure; every write acknowledged before it
 // is in Pebble's log, which the next Open (in a new process: the data
