@@ -17,7 +17,7 @@ ONLY ?=
 SOAK ?=
 
 .DEFAULT_GOAL := help
-.PHONY: help test unit race integration e2e lint fuzz bench bench-compare serve clean
+.PHONY: help test unit race integration e2e diskfull lint fuzz bench bench-compare serve clean
 
 help: ## print this list
 	@echo "usage: make TARGET"
@@ -38,6 +38,9 @@ race: ## go test -race with DynamoDB Local, without the client tests
 
 integration: ## the real-client tests only (Node SDK, AWS CLI) against timetable serve and DynamoDB Local
 	scripts/test.sh clients
+
+diskfull: ## timetable serve on a small tmpfs filled up: 507, /readyz, recovery, SIGTERM (skips where a tmpfs cannot be mounted)
+	scripts/diskfull.sh
 
 e2e: ## the browser tests (headless Chromium, installed with apt-get when missing; Plausible's npm tracker), screenshots in e2e-screenshots/
 	RACE=$(RACE) scripts/e2e.sh

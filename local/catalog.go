@@ -227,7 +227,7 @@ func (db *DB) commitMeta(b *pebble.Batch, t *table, nm *tableMeta) error {
 	if err := putMeta(b, nm); err != nil {
 		return err
 	}
-	if err := b.Commit(db.wo); err != nil {
+	if err := db.commit(b, db.wo); err != nil {
 		return err
 	}
 	t.meta.Store(nm)

@@ -28,6 +28,9 @@ func (db *DB) createTable(_ context.Context, in *dynamodb.CreateTableInput) (*dy
 			return nil, err
 		}
 	}
+	if err := db.writable(); err != nil {
+		return nil, err
+	}
 	db.catMu.Lock()
 	defer db.catMu.Unlock()
 	if _, ok := db.tables[m.Name]; ok {
@@ -53,7 +56,7 @@ func (db *DB) createTable(_ context.Context, in *dynamodb.CreateTableInput) (*dy
 	if err := putMeta(b, m); err != nil {
 		return nil, err
 	}
-	if err := b.Commit(db.wo); err != nil {
+	if err := db.commit(b, db.wo); err != nil {
 		return nil, err
 	}
 	db.nextID++

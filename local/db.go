@@ -58,6 +58,16 @@ type Options struct {
 	// Pebble's log at warning level). Default: discard.
 	Logger *slog.Logger
 
+	// MinFreeBytes is the space the data folder's disk must have
+	// available for a write to be taken: below it, writes are refused
+	// with an error matching timetable.ErrDiskFull (a DynamoDB
+	// ServiceUnavailable) and resume once space is freed. Pebble's failed
+	// writes are fatal to it (see DB.Writable), so this reserve keeps room
+	// for the memtables' flushes, compactions and the manifest. Default:
+	// 4 × MemTableSize + 16 MiB (32 MiB by default). Negative: no check.
+	// In memory there is none.
+	MinFreeBytes int64
+
 	// FS, when non-nil, is the file system Pebble uses (for tests that
 	// inject faults). It takes precedence over InMemory.
 	FS vfs.FS
@@ -141,6 +151,9 @@ func (o *Options) withDefaults() Options {
 			r.MemTableSize = inMemoryMemTableSize
 		}
 	}
+	if r.MinFreeBytes == 0 {
+		r.MinFreeBytes = 4*r.MemTableSize + 16<<20
+	}
 	if r.L0CompactionThreshold == 0 {
 		r.L0CompactionThreshold = 4
 	}
@@ -168,6 +181,7 @@ type DB struct {
 	// Close, so that Close waits for operations in flight.
 	closeMu sync.RWMutex
 	closed  bool
+	closing atomic.Bool // set when Close starts
 
 	catMu  sync.RWMutex // guards tables and nextID
 	tables map[string]*table
@@ -181,6 +195,12 @@ type DB struct {
 	seqMu   sync.Mutex // held to give stream records sequence numbers and commit them
 	nextSeq uint64     // the next sequence number of a stream record; guarded by seqMu
 
+	// failure is the fatal failure of Pebble's storage, if any (see
+	// failure.go).
+	failure *failure
+	// space refuses writes while the disk is nearly full.
+	space spaceGuard
+
 	stop chan struct{}
 	wg   sync.WaitGroup
 
@@ -190,19 +210,31 @@ type DB struct {
 // Open opens (creating if needed) the database in directory dir, or an
 // in-memory database if opts.InMemory is set. It starts the TTL sweeper.
 // The caller must Close the DB.
-func Open(dir string, opts *Options) (*DB, error) {
+func Open(dir string, opts *Options) (_ *DB, err error) {
+	defer recoverFatal(&err) // a failed write while loading the catalog
 	if opts != nil {
 		if err := opts.validate(); err != nil {
 			return nil, err
 		}
 	}
 	o := opts.withDefaults()
+	fail := newFailure()
 	popts := &pebble.Options{
-		Logger:                    pebbleLogger{o.Logger},
+		Logger:                    pebbleLogger{o.Logger, fail},
 		MemTableSize:              uint64(o.MemTableSize),
 		L0CompactionThreshold:     o.L0CompactionThreshold,
 		L0CompactionFileThreshold: o.L0CompactionFileThreshold,
 		L0StopWritesThreshold:     max(12, 2*o.L0CompactionThreshold),
+		// A failed flush or compaction (ENOSPC: Pebble retries it) and a
+		// stalled disk write, which Pebble does not log itself.
+		EventListener: &pebble.EventListener{
+			BackgroundError: func(err error) {
+				o.Logger.Error("local: pebble background work failed; it is retried", "err", err)
+			},
+			DiskSlow: func(info pebble.DiskSlowInfo) {
+				o.Logger.Warn("local: disk write slow", "op", info.OpType.String(), "path", info.Path, "took", info.Duration)
+			},
+		},
 	}
 	cache := pebble.NewCache(o.CacheSize)
 	defer cache.Unref()
@@ -239,12 +271,16 @@ func Open(dir string, opts *Options) (*DB, error) {
 		return nil, fmt.Errorf("local: cannot open pebble in %q: %w", dir, err)
 	}
 	db := &DB{
-		opts:   o,
-		pdb:    pdb,
-		wo:     pebble.Sync,
-		noWAL:  popts.DisableWAL,
-		tables: map[string]*table{},
-		stop:   make(chan struct{}),
+		opts:    o,
+		pdb:     pdb,
+		wo:      pebble.Sync,
+		noWAL:   popts.DisableWAL,
+		tables:  map[string]*table{},
+		failure: fail,
+		stop:    make(chan struct{}),
+	}
+	if !db.noWAL && o.MinFreeBytes > 0 {
+		db.space = spaceGuard{fs: popts.FS, dir: dir, min: uint64(o.MinFreeBytes)}
 	}
 	if o.NoSync || db.noWAL {
 		db.wo = pebble.NoSync
@@ -267,8 +303,24 @@ func Open(dir string, opts *Options) (*DB, error) {
 // Close stops the TTL sweeper, waits for operations in flight and closes
 // the database. Operations after Close return ErrClosed. Close is
 // idempotent.
+//
+// After a failure of the storage (see Writable), writes in flight may be
+// stuck in Pebble for good: Close then stops waiting for them, leaves
+// Pebble open and returns the failure; every write acknowledged before it
+// is in Pebble's log, which the next Open (in a new process: the data
+// folder stays locked until this one exits) recovers.
 func (db *DB) Close() error {
-	db.closeMu.Lock()
+	db.closing.Store(true)
+	locked := make(chan struct{})
+	go func() {
+		db.closeMu.Lock()
+		close(locked)
+	}()
+	select {
+	case <-locked:
+	case <-db.failure.done:
+		return db.failure.get()
+	}
 	if db.closed {
 		db.closeMu.Unlock()
 		return nil
@@ -277,12 +329,19 @@ func (db *DB) Close() error {
 	close(db.stop)
 	db.closeMu.Unlock()
 	db.wg.Wait()
+	if err := db.failure.get(); err != nil {
+		return err
+	}
 	return db.pdb.Close()
 }
 
 // begin marks the start of an operation. It returns ErrClosed after Close;
 // otherwise the caller must call db.end when done.
 func (db *DB) begin() error {
+	if db.closing.Load() {
+		// Not waiting for the lock: Close may never get it (see Close).
+		return ErrClosed
+	}
 	db.closeMu.RLock()
 	if db.closed {
 		db.closeMu.RUnlock()
@@ -294,13 +353,16 @@ func (db *DB) begin() error {
 func (db *DB) end() { db.closeMu.RUnlock() }
 
 // guard runs fn while the database is held open: after Close it returns
-// ErrClosed without calling fn, and Close waits until fn has returned.
-func guard[T any](db *DB, fn func() (T, error)) (T, error) {
+// ErrClosed without calling fn, and Close waits until fn has returned. A
+// fatal failure of Pebble's storage in fn is returned as its error (see
+// failure.go).
+func guard[T any](db *DB, fn func() (out T, err error)) (out T, err error) {
 	if err := db.begin(); err != nil {
 		var zero T
 		return zero, err
 	}
 	defer db.end()
+	defer recoverFatal(&err)
 	return fn()
 }
 
@@ -327,8 +389,12 @@ func tableOperation[Out any](db *DB, op string, name *string, fn func(t *table) 
 
 func (db *DB) now() time.Time { return db.opts.Now() }
 
-// pebbleLogger forwards Pebble's messages to slog.
-type pebbleLogger struct{ l *slog.Logger }
+// pebbleLogger forwards Pebble's messages to slog, and its fatal errors
+// to f (see failure.go).
+type pebbleLogger struct {
+	l *slog.Logger
+	f *failure
+}
 
 func (p pebbleLogger) Infof(format string, args ...any) {
 	p.l.Debug(fmt.Sprintf(format, args...))
@@ -340,8 +406,8 @@ func (p pebbleLogger) Errorf(format string, args ...any) {
 
 func (p pebbleLogger) Fatalf(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
-	p.l.Error(msg)
-	panic(msg)
+	p.l.Error("local: the storage failed; writes are refused until a restart", "err", msg)
+	p.f.fatal(msg, args)
 }
 
 // heldElsewhere reports whether Pebble could not open a folder because
@@ -353,5 +419,12 @@ func heldElsewhere(err error) bool {
 }
 
 // Metrics returns Pebble's metrics of the data folder: LSM levels,
-// compactions, caches, write-ahead log and disk space.
-func (db *DB) Metrics() *pebble.Metrics { return db.pdb.Metrics() }
+// compactions, caches, write-ahead log and disk space; nil after a fatal
+// failure of the storage (see Writable), when Pebble's lock for them may
+// be held for good.
+func (db *DB) Metrics() *pebble.Metrics {
+	if db.failure.get() != nil {
+		return nil
+	}
+	return db.pdb.Metrics()
+}

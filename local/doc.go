@@ -96,4 +96,17 @@
 // saw, but never one that was acknowledged, and never part of one. In memory
 // (Options.InMemory) Pebble keeps no write-ahead log and nothing is synced:
 // there is nothing to recover.
+//
+// # A full disk
+//
+// Pebble treats a failed write of its log or manifest as fatal. Writes are
+// therefore refused while the data folder's disk has less than
+// Options.MinFreeBytes available, with a ServiceUnavailable error that
+// matches timetable.ErrDiskFull, and resume once space is freed. If a
+// write of Pebble's still fails (the disk filled faster, or an I/O error),
+// the write gets that error (it was not acknowledged), the engine refuses
+// every write from then on (timetable.ErrStorageFailed; reads go on), and
+// Close returns at once without closing Pebble: the process must exit, and
+// the next Open recovers every acknowledged write from the log. DB.Writable
+// reports either state, for a server's readiness. See failure.go.
 package local

@@ -445,7 +445,7 @@ func (db *DB) trimStream(s *stream) error {
 			return err
 		}
 		// A lost trim is redone by the next one: no need to sync.
-		if err := b.Commit(pebble.NoSync); err != nil {
+		if err := db.commit(b, pebble.NoSync); err != nil {
 			return err
 		}
 		s.meta.Store(&c)
@@ -489,7 +489,7 @@ func (db *DB) rollShard(s *stream, now time.Time) error {
 	}
 	// Synced (unless writes are not): a reader may move on to the child
 	// as soon as it is published, and it must still be there after a crash.
-	if err := b.Commit(db.wo); err != nil {
+	if err := db.commit(b, db.wo); err != nil {
 		return err
 	}
 	s.meta.Store(&c)
@@ -507,7 +507,7 @@ func (db *DB) dropStream(sm *streamMeta) error {
 	if err := b.Delete(streamCatalogKey(sm.ID), nil); err != nil {
 		return err
 	}
-	if err := b.Commit(pebble.NoSync); err != nil {
+	if err := db.commit(b, pebble.NoSync); err != nil {
 		return err
 	}
 	db.streams.mu.Lock()

@@ -86,13 +86,13 @@ func (b *writeBatch) stageChange(m *tableMeta, k *primaryKey, old, new Item) {
 // afterwards, outside seqMu, so that concurrent writers share it.
 func (db *DB) commitBatch(b *writeBatch, wo *pebble.WriteOptions) error {
 	if len(b.changes) == 0 {
-		return b.Commit(wo)
+		return db.commit(b, wo)
 	}
 	if err := db.commitNumbered(b); err != nil {
 		return err
 	}
 	if wo.Sync {
-		return db.pdb.LogData(nil, pebble.Sync)
+		return db.syncLog()
 	}
 	return nil
 }
@@ -121,7 +121,7 @@ func (db *DB) commitNumbered(b *writeBatch) error {
 	if err := b.Set(keyNextSeq, binary.BigEndian.AppendUint64(nil, seq), nil); err != nil {
 		return err
 	}
-	if err := b.Commit(pebble.NoSync); err != nil {
+	if err := db.commit(b, pebble.NoSync); err != nil {
 		return err
 	}
 	db.nextSeq = seq

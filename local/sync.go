@@ -30,7 +30,7 @@ func (db *DB) writeOptions(ctx context.Context) *pebble.WriteOptions {
 // operating system, which it does in the background). They are durable
 // once Sync returns nil. Writes under other contexts keep the DB's
 // durability (Options.NoSync).
-func (db *DB) Sync(ctx context.Context) error {
+func (db *DB) Sync(ctx context.Context) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -38,8 +38,9 @@ func (db *DB) Sync(ctx context.Context) error {
 		return err
 	}
 	defer db.end()
+	defer recoverFatal(&err)
 	if db.noWAL {
 		return nil // in memory: nothing to make durable
 	}
-	return db.pdb.LogData(nil, pebble.Sync)
+	return db.syncLog()
 }

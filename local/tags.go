@@ -163,6 +163,9 @@ func (db *DB) changeTags(name, arn string, change func(old []tag) ([]tag, error)
 	if err != nil {
 		return resourceArnNotFound(arn)
 	}
+	if err := db.writable(); err != nil {
+		return err
+	}
 	m, err := t.lock()
 	if err != nil {
 		return resourceArnNotFound(arn)

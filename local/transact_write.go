@@ -111,6 +111,9 @@ func (db *DB) transactWrite(ctx context.Context, in *dynamodb.TransactWriteItems
 			return &dynamodb.TransactWriteItemsOutput{ConsumedCapacity: consumedList(us.order, in.ReturnConsumedCapacity)}, nil
 		}
 	}
+	if err := db.writable(); err != nil {
+		return nil, err
+	}
 	ms, unlockTables := db.lockExisting(names)
 	defer unlockTables()
 	unlockItems := db.locks.lockAll(txKeys(ops, names, ms))

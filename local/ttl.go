@@ -32,6 +32,9 @@ func (db *DB) sweeper() {
 		case <-db.stop:
 			return
 		case <-tick.C:
+			if db.writable() != nil {
+				continue // its deletes would be refused too
+			}
 			if _, err := db.SweepExpired(); err != nil && !errors.Is(err, ErrClosed) {
 				db.opts.Logger.Error("local: TTL sweep failed", "err", err)
 			}
@@ -138,7 +141,7 @@ func (db *DB) expire(t *table, qk []byte, nowSec int64) (bool, error) {
 		if err := b.Delete(qk, nil); err != nil {
 			return false, err
 		}
-		return false, b.Commit(pebble.NoSync)
+		return false, db.commit(b, pebble.NoSync)
 	}
 	if cur > nowSec {
 		return false, nil

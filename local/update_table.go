@@ -28,6 +28,9 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, _ 
 }
 
 func (db *DB) updateTable(t *table, in *dynamodb.UpdateTableInput) (*dynamodb.UpdateTableOutput, error) {
+	if err := db.writable(); err != nil {
+		return nil, err
+	}
 	m, err := t.lock()
 	if err != nil {
 		return nil, err
@@ -318,7 +321,7 @@ func (db *DB) backfill(m *tableMeta, ix *indexMeta) error {
 			return err
 		}
 		if b.Len() >= backfillBatchSize {
-			if err := b.Commit(pebble.NoSync); err != nil {
+			if err := db.commit(b, pebble.NoSync); err != nil {
 				return err
 			}
 			b.Close()
@@ -329,7 +332,7 @@ func (db *DB) backfill(m *tableMeta, ix *indexMeta) error {
 	if err != nil {
 		return err
 	}
-	return b.Commit(pebble.NoSync)
+	return db.commit(b, pebble.NoSync)
 }
 
 func hasKeyTypes(item Item, ix *indexMeta) bool {

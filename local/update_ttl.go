@@ -37,6 +37,9 @@ func (db *DB) updateTTL(_ context.Context, in *dynamodb.UpdateTimeToLiveInput) (
 	if err != nil {
 		return nil, err
 	}
+	if err := db.writable(); err != nil {
+		return nil, err
+	}
 	m, err := t.lock()
 	if err != nil {
 		return nil, err

@@ -62,6 +62,11 @@ func (db *DB) writeUsage(ctx context.Context, table *string, rv types.ReturnValu
 	if err := checkTableName(table); err != nil {
 		return nil, nil, err
 	}
+	// Refused before any lock: a write stuck in Pebble after a failure
+	// of its storage may hold them for good.
+	if err := db.writable(); err != nil {
+		return nil, nil, err
+	}
 	t, m, err := db.tableForWrite(*table)
 	if err != nil {
 		return nil, nil, err
@@ -227,6 +232,9 @@ func (db *DB) commitMany(writes []*tableWrite, us *usageSet, wo *pebble.WriteOpt
 	keys := make([][]byte, len(writes))
 	for i, tw := range writes {
 		keys[i] = tw.w.key.key
+	}
+	if err := db.writable(); err != nil {
+		return nil, err
 	}
 	unlock := db.locks.lockAll(keys)
 	defer unlock()

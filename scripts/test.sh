@@ -11,12 +11,14 @@
 #     the real-client tests (clients/node with the AWS SDK for JavaScript,
 #     clients/awscli with the AWS CLI) against it, and against DynamoDB Local
 #     as the reference that proves the client scripts themselves right;
-#  4. runs the browser tests (scripts/e2e.sh: installs Chromium and
+#  4. runs the full-disk test (scripts/diskfull.sh: `timetable serve` on a
+#     small tmpfs filled up; it skips where a tmpfs cannot be mounted);
+#  5. runs the browser tests (scripts/e2e.sh: installs Chromium and
 #     Plausible's tracker when missing; none may skip).
 #
 # Every server is stopped when the script exits, however it exits.
 #
-# Usage: scripts/test.sh [all|go|clients]   (default all; only all runs step 4,
+# Usage: scripts/test.sh [all|go|clients]   (default all; only all runs step 5,
 # which is also `make e2e`)
 # Environment:
 #   RACE=1|0        go test with -race (default: 1 in `make test`; see Makefile)
@@ -180,6 +182,13 @@ if [[ $mode == all || $mode == clients ]]; then
 		failed+=("client tests: timetable serve could not be built or started")
 	fi
 	tt_log "client tests took $((SECONDS - t)) s"
+fi
+
+if [[ $mode == all || $mode == clients ]]; then
+	# A real full disk (a tmpfs); it skips, passing, where it cannot mount.
+	if ! "$TT_ROOT/scripts/diskfull.sh"; then
+		failed+=("full-disk test (scripts/diskfull.sh)")
+	fi
 fi
 
 if [[ $mode == all ]]; then

@@ -53,6 +53,9 @@ type Options struct {
 	// sync an API that is a timetable.Syncer (the embedded engine) once
 	// each before the log lets their readings go.
 	WALNoSync bool
+	// walFS, set by this package's tests, is the log's file system, to
+	// inject faults; nil is the operating system's.
+	walFS wal.FS
 
 	// FlushInterval is the period at which buffered readings are written to
 	// the table; default 5 minutes. Longer intervals make fewer, larger
@@ -261,7 +264,7 @@ func Open(ctx context.Context, api timetable.API, o *Options, schemas ...Schema)
 	s.seqSalt = binary.LittleEndian.Uint64(rb[:]) & (1<<seqSaltBits - 1)
 	s.buf = newBuffer(s)
 	if opts.WALDir != "" {
-		l, err := wal.Open(opts.WALDir, &wal.Options{NoSync: opts.WALNoSync, Logger: opts.Logger})
+		l, err := wal.Open(opts.WALDir, &wal.Options{NoSync: opts.WALNoSync, Logger: opts.Logger, FS: opts.walFS})
 		if err != nil {
 			return nil, fmt.Errorf("series: cannot open the write-ahead log: %w", err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -41,14 +42,26 @@ func (s *Store) errTableNotFound() error {
 // missing.
 // Ready reports whether the Store takes writes: nil, or ErrClosed, or
 // ErrTableNotFound while its table is known to be missing (checked at Open,
-// set by EnsureTable, and reset by any call answered ResourceNotFound). It
-// makes no request.
+// set by EnsureTable, and reset by any call answered ResourceNotFound), or
+// the error of the write-ahead log's last commit while it failed (a full
+// disk: it matches syscall.ENOSPC, see timetable.IsDiskFull). It makes no
+// request; while the log failed it waits for a commit that repairs it.
 func (s *Store) Ready() error {
 	if s.closed.Load() {
 		return ErrClosed
 	}
+	if s.wal != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), readyWALWait)
+		defer cancel()
+		if err := s.wal.Check(ctx); err != nil {
+			return fmt.Errorf("series: the write-ahead log cannot take writes: %w", err)
+		}
+	}
 	return s.checkTable()
 }
+
+// readyWALWait bounds Ready's wait for a commit of a failed log.
+const readyWALWait = 5 * time.Second
 
 func (s *Store) checkTable() error {
 	if s.tableMissing.Load() {

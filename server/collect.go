@@ -29,6 +29,9 @@ func (s *Server) collectEvent(w http.ResponseWriter, r *http.Request) error {
 	if s.collector == nil {
 		return analyticsOff
 	}
+	if err := s.writable(); err != nil {
+		return err
+	}
 	if err := s.collector.Collect(r); err != nil {
 		return collectError(err)
 	}

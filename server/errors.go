@@ -30,6 +30,7 @@ const (
 	codeUnavailable = "unavailable"
 	codeInternal    = "internal"
 	codeTimeout     = "timeout"
+	codeNoSpace     = "insufficient_storage"
 )
 
 // apiError is an error with the status and code it is answered with.
@@ -65,6 +66,8 @@ func classify(err error) *apiError {
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case errors.Is(err, timetable.ErrStorageFailed), timetable.IsDiskFull(err):
+		return storageFault(err)
 	case errors.Is(err, ingest.ErrTooLong), errors.Is(err, ingest.ErrTooManyReadings), errors.Is(err, ingest.ErrTooManySeries):
 		return &apiError{status: http.StatusRequestEntityTooLarge, code: codeTooLarge, message: err.Error()}
 	case errors.As(err, &le):
@@ -99,10 +102,35 @@ func classify(err error) *apiError {
 	return nil
 }
 
+// storageFault is the answer to a write the storage refused or failed: 507
+// Insufficient Storage for a full disk, 503 for another failure. A failure
+// that needs a restart says so; otherwise the write may be retried once
+// space is freed. The message never holds the storage's own text (file
+// paths): the server logs that.
+func storageFault(err error) *apiError {
+	restart := errors.Is(err, timetable.ErrStorageFailed)
+	switch {
+	case timetable.IsDiskFull(err) && restart:
+		return &apiError{status: http.StatusInsufficientStorage, code: codeNoSpace,
+			message: "no space left on the data folder's disk: the storage engine stopped taking writes; free space and restart the server"}
+	case timetable.IsDiskFull(err):
+		return &apiError{status: http.StatusInsufficientStorage, code: codeNoSpace, retryAfter: storageRetryAfter,
+			message: "no space left on the data folder's disk: writes are refused until space is freed"}
+	}
+	return &apiError{status: http.StatusServiceUnavailable, code: codeUnavailable,
+		message: "the storage failed: writes are refused until the server restarts"}
+}
+
+// storageRetryAfter is the Retry-After of a write refused for a full disk.
+const storageRetryAfter = 10 * time.Second
+
 // fail answers err as JSON. Errors classify does not know are logged with
 // the request and answered 500 without their text.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	ae := classify(err)
+	if ae != nil && ae.code == codeNoSpace || errors.Is(err, timetable.ErrStorageFailed) {
+		s.log.Warn("write refused: storage", "method", r.Method, "path", r.URL.Path, "err", err)
+	}
 	if ae == nil {
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		ae = &apiError{status: http.StatusInternalServerError, code: codeInternal, message: "internal error (logged by the server)"}

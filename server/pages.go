@@ -14,10 +14,16 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 }
 
 // readyz answers GET /readyz: 200 when the server takes reads and writes,
-// 503 with the reason otherwise (shutting down, table missing).
+// 503 with the reason otherwise (shutting down, table missing, disk full,
+// storage failed).
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	if err := s.ready(); err != nil {
-		return err
+		ae := classify(err)
+		if ae == nil {
+			s.log.Error("not ready", "err", err)
+			ae = &apiError{message: "not ready (logged by the server)"}
+		}
+		return &apiError{status: http.StatusServiceUnavailable, code: codeUnavailable, message: ae.message, retryAfter: ae.retryAfter}
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	return nil

@@ -101,6 +101,12 @@ type Config struct {
 	// reason. Zero takes DefaultRequestTimeout; a negative value sets no
 	// bound. Writes are bounded by their size instead (MaxBodyBytes).
 	RequestTimeout time.Duration
+	// Writable, if set, reports whether the storage under Store (and
+	// Analytics) takes writes: the embedded engine's DB.Writable, nil or
+	// the error writes are refused with (a full disk). While it fails,
+	// /readyz answers 503 and writes are refused with its answer (507 for
+	// a full disk) before they reach the store.
+	Writable func() error
 	// Now is the clock of readings sent without a time; default time.Now.
 	Now func() time.Time
 	// Logger receives request errors; default discard.
@@ -210,11 +216,22 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mux.ServeHTTP(w, r)
 }
 
-// ready reports whether the server can take writes: not draining and the
-// store's table exists.
+// ready reports whether the server can take writes: not draining, the
+// storage takes writes and the store's table exists.
 func (s *Server) ready() error {
 	if s.draining.Load() {
 		return errorf(http.StatusServiceUnavailable, codeUnavailable, "shutting down")
 	}
+	if err := s.writable(); err != nil {
+		return err
+	}
 	return s.store.Ready()
+}
+
+// writable returns Config.Writable's error, if any.
+func (s *Server) writable() error {
+	if s.cfg.Writable == nil {
+		return nil
+	}
+	return s.cfg.Writable()
 }

@@ -93,6 +93,9 @@ func (s *Server) writeBatch(w http.ResponseWriter, r *http.Request, b *ingest.Ba
 	if s.draining.Load() {
 		return errorf(http.StatusServiceUnavailable, codeUnavailable, "shutting down: writes are not taken")
 	}
+	if err := s.writable(); err != nil {
+		return err
+	}
 	sync := false
 	if q := r.URL.Query().Get("sync"); q != "" {
 		var err error

@@ -99,9 +99,11 @@ func IsThrottled(err error) bool {
 
 // retryable reports whether a call that failed with err may succeed if
 // sent again: throttling, a transaction conflict, or a server-side (5xx)
-// failure.
+// failure. A write an embedded engine refused for a full disk or a failed
+// storage (timetable.ErrDiskFull, ErrStorageFailed) is not retried.
 func retryable(err error) bool {
-	if err == nil {
+	if err == nil || errors.Is(err, timetable.ErrDiskFull) || errors.Is(err, timetable.ErrStorageFailed) {
+		// An embedded engine out of space, or failed: not for seconds.
 		return false
 	}
 	if IsThrottled(err) {

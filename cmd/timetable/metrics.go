@@ -50,6 +50,9 @@ func (c *pebbleCollector) Describe(ch chan<- *prometheus.Desc) {
 
 func (c *pebbleCollector) Collect(ch chan<- prometheus.Metric) {
 	m := c.metrics()
+	if m == nil {
+		return // the engine's storage failed: no metrics of it
+	}
 	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
 		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
 	}

@@ -39,8 +39,10 @@ type ServeCommand struct {
 	// Listen opens the listener for addr. Default net.Listen("tcp", addr).
 	Listen func(addr string) (net.Listener, error)
 
-	// ShutdownTimeout bounds how long requests in flight may take to finish
-	// after cancellation. Default 10 seconds.
+	// ShutdownTimeout bounds the shutdown after cancellation: requests in
+	// flight finishing, then the data folder closing (the buffered
+	// readings flushed). Past it the command returns without waiting for
+	// them; the next start recovers from the logs. Default 10 seconds.
 	ShutdownTimeout time.Duration
 
 	// ReadHeaderTimeout bounds how long a client may take to send a
@@ -175,7 +177,12 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer eng.Close()
+	closing := false // closeBy closes eng on the way out of serving
+	defer func() {
+		if !closing {
+			eng.Close()
+		}
+	}()
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
@@ -203,6 +210,9 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		Logger: logger, Version: moduleVersion(), Collect: co,
 	}
 	cfg.CORSOrigins, cfg.Addr, cfg.AllowedHosts = cors, ln.Addr().String(), listenHosts(f.addr, ln.Addr(), splitList(f.allowedHosts))
+	if eng.db != nil {
+		cfg.Writable = eng.db.Writable
+	}
 	if eng.auth != nil {
 		cfg.Auth = eng.auth
 		var protected []string
@@ -305,7 +315,8 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		logger.Warn("requests still running at shutdown deadline", "err", err)
 		_ = frontSrv.Close()
 	}
-	closeErr := eng.Close()
+	closing = true
+	closeErr := closeBy(sctx, eng)
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return fmt.Errorf("serving on %s: %w", endpoint, serveErr)
 	}
@@ -314,6 +325,21 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	}
 	logger.Info("stopped")
 	return nil
+}
+
+// closeBy closes eng, or gives up when ctx ends first: the caller then
+// exits with the data folder not closed, which the next start recovers
+// from its logs as after a crash (every acknowledged write is in them).
+// A write stuck on a failed disk must not keep the process alive.
+func closeBy(ctx context.Context, eng *engine) error {
+	closed := make(chan error, 1)
+	go func() { closed <- eng.Close() }()
+	select {
+	case err := <-closed:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("not closed by the shutdown deadline (the next start recovers from the logs): %w", ctx.Err())
+	}
 }
 
 // greet prints the banner and, with authentication, the credentials

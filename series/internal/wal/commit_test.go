@@ -3,8 +3,13 @@ package wal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 )
 
@@ -86,6 +91,9 @@ func TestLog_GroupCommit_ManyWriters(t *testing.T) {
 	}
 }
 
+// TestLog_SyncFailure: a failed fsync fails the Appends of its commit, and
+// the next commit cuts their frames off and works again: the log need not
+// be reopened.
 func TestLog_SyncFailure(t *testing.T) {
 	dir := t.TempDir()
 	boom := errors.New("disk on fire")
@@ -105,20 +113,82 @@ func TestLog_SyncFailure(t *testing.T) {
 	if _, err := l.Append(context.Background(), []byte("lost")); !errors.Is(err, boom) {
 		t.Fatalf("Append with failing sync = %v, want %v", err, boom)
 	}
+	if _, err := l.Append(context.Background(), []byte("lost too")); !errors.Is(err, boom) {
+		t.Fatalf("Append while syncs fail = %v, want %v", err, boom)
+	}
 	fail = false
-	if _, err := l.Append(context.Background(), []byte("after")); !errors.Is(err, boom) {
-		t.Fatalf("Append after a failed sync = %v, want the sticky %v", err, boom)
+	if lsn := appendT(t, l, "after"); lsn != 2 {
+		t.Fatalf("Append after the failure got LSN %d, want 2 (the failed ones given again)", lsn)
 	}
-	if err := l.Release(1); !errors.Is(err, boom) {
-		t.Fatalf("Release after a failed sync = %v", err)
-	}
-	if err := l.Close(); !errors.Is(err, boom) {
-		t.Fatalf("Close = %v, want %v", err, boom)
+	if err := l.Close(); err != nil {
+		t.Fatalf("Close = %v", err)
 	}
 	l = openT(t, dir, nil)
-	got := recs(replayT(t, l))
-	if len(got) == 0 || got[0] != "kept" {
-		t.Fatalf("after reopen = %v, want kept first", got)
+	if got := recs(replayT(t, l)); !slices.Equal(got, []string{"kept", "after"}) {
+		t.Fatalf("after reopen = %q, want kept, after", got)
+	}
+}
+
+// TestLog_DiskFull_Recovers: with the disk full (writes fail with ENOSPC
+// after writing part of the commit), Appends fail with ENOSPC, a Release
+// is kept, and once space is back the log takes Appends again without a
+// reopen; after a restart exactly the acknowledged records are replayed,
+// the released ones excepted.
+func TestLog_DiskFull_Recovers(t *testing.T) {
+	dir := t.TempDir()
+	var full atomic.Bool
+	fs := &hookFS{onWrite: func(p []byte) (int, error) {
+		if full.Load() {
+			return len(p) / 2, syscall.ENOSPC
+		}
+		return 0, nil
+	}}
+	l, err := Open(dir, &Options{FS: fs, SegmentSize: 256})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var acked []string
+	for i := range 5 {
+		r := fmt.Sprintf("before %d %s", i, strings.Repeat("x", 40))
+		appendT(t, l, r)
+		acked = append(acked, r)
+	}
+	full.Store(true)
+	if err := l.Release(2); err != nil {
+		t.Fatalf("Release with the disk full = %v", err)
+	}
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			_, err := l.Append(context.Background(), []byte(fmt.Sprintf("refused %d %s", i, strings.Repeat("y", 60))))
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Errorf("Append with the disk full = %v, want ENOSPC", err)
+			}
+		})
+	}
+	wg.Wait()
+	// Check's commit writes the release marker still owed: it fails too.
+	if err := l.Check(context.Background()); !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("Check with the disk full = %v, want ENOSPC", err)
+	}
+	full.Store(false)
+	if err := l.Check(context.Background()); err != nil {
+		t.Fatalf("Check once space is back = %v", err)
+	}
+	for i := range 5 {
+		r := fmt.Sprintf("after %d %s", i, strings.Repeat("z", 40))
+		appendT(t, l, r)
+		acked = append(acked, r)
+	}
+	if _, err := l.Append(context.Background()); err != nil {
+		t.Fatalf("barrier after the disk full = %v", err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatalf("Close = %v", err)
+	}
+	l = openT(t, dir, nil)
+	if got, want := recs(replayT(t, l)), acked[2:]; !slices.Equal(got, want) {
+		t.Fatalf("replayed after the disk full:\n%q\nwant\n%q", got, want)
 	}
 }
 

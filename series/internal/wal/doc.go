@@ -29,6 +29,15 @@
 // segment, or followed by records that were acknowledged) fails Open with a
 // *CorruptError, or with Options.RepairCorruption is cut off and logged.
 //
+// # Failed commits
+//
+// A commit whose write or fsync fails (ENOSPC on a full disk, EIO) fails
+// its Appends and those of the batch filled meanwhile; none of them is
+// acknowledged, and their LSNs are given again. The log stays open: the
+// next commit first truncates the active segment to the end of the last
+// durable commit and syncs it, so a failed commit leaves nothing behind,
+// then writes. Once space is back, Appends succeed again without a reopen.
+//
 // # Release
 //
 // Release writes a marker frame with the next commit; Open takes the

@@ -7,13 +7,15 @@ import (
 	"sync"
 )
 
-// hookFS is OSFS with a hook called before every file Sync; the hook's
-// error, if any, is returned instead of syncing.
+// hookFS is OSFS with a hook called before every file Sync, and one
+// before every file Write; a hook's error, if any, is returned instead of
+// syncing or writing (onWrite also says how many bytes to write first).
 type hookFS struct {
 	OSFS
-	mu     sync.Mutex
-	syncs  int
-	onSync func(n int) error // n counts syncs from 1
+	mu      sync.Mutex
+	syncs   int
+	onSync  func(n int) error                    // n counts syncs from 1
+	onWrite func(p []byte) (keep int, err error) // writes p[:keep], then fails with err
 }
 
 type hookFile struct {
@@ -40,6 +42,19 @@ func (f hookFile) Sync() error {
 		}
 	}
 	return f.File.Sync()
+}
+
+func (f hookFile) Write(p []byte) (int, error) {
+	f.fs.mu.Lock()
+	hook := f.fs.onWrite
+	f.fs.mu.Unlock()
+	if hook != nil {
+		if keep, err := hook(p); err != nil {
+			n, _ := f.File.Write(p[:keep])
+			return n, err
+		}
+	}
+	return f.File.Write(p)
 }
 
 // memFS is an in-memory FS for fuzzing: no disk, no directories beyond

@@ -107,8 +107,9 @@ type Log struct {
 	inflight   *batch    // the commit in progress
 	free       [2][]byte // batch buffers for reuse
 	closed     bool
-	err        error  // sticky failure of a write or sync
+	err        error  // failure of the last commit; the next one repairs the segment first
 	releaseReq uint64 // highest LSN Release was called with
+	probe      bool   // Check asks the next commit for a marker
 	marked     uint64 // highest release written in a marker
 	durable    uint64
 	released   uint64   // durable release
@@ -174,8 +175,12 @@ func Open(dir string, opts *Options) (*Log, error) {
 //
 // If ctx ends first, Append returns its error; the records may still become
 // durable and be replayed later, so the caller must treat them as not
-// acknowledged, not as discarded. After a write or fsync fails, that error
-// is returned by this and every later call: the log must be reopened.
+// acknowledged, not as discarded. If the write or fsync of its commit
+// fails (a full disk), Append returns that error and so do the Appends
+// waiting for the next commit: none of their records is acknowledged, and
+// their LSNs are given again. The next commit first cuts the active
+// segment back to its last durable end and syncs it; the log works again
+// as soon as that and its own write succeed (once space is freed).
 // With no records, Append waits until every record appended and every
 // Release called before it is durable, and returns the last LSN assigned.
 func (l *Log) Append(ctx context.Context, recs ...[]byte) (uint64, error) {
@@ -191,11 +196,6 @@ func (l *Log) Append(ctx context.Context, recs ...[]byte) (uint64, error) {
 		if l.closed {
 			l.mu.Unlock()
 			return 0, ErrClosed
-		}
-		if l.err != nil {
-			err := l.err
-			l.mu.Unlock()
-			return 0, err
 		}
 		if len(recs) == 0 {
 			if l.pend == nil && l.releaseReq > l.marked {
@@ -316,9 +316,6 @@ func (l *Log) Release(lsn uint64) error {
 	if l.closed {
 		return ErrClosed
 	}
-	if l.err != nil {
-		return l.err
-	}
 	lsn = min(lsn, l.next-1)
 	if lsn <= l.releaseReq {
 		return nil
@@ -326,6 +323,33 @@ func (l *Log) Release(lsn uint64) error {
 	l.releaseReq = lsn
 	l.wake()
 	return nil
+}
+
+// Check returns nil if the last commit succeeded. Otherwise it waits for a
+// commit that repairs the log (see Append) and writes a release marker
+// (the current release again) as a probe, and returns that commit's error:
+// nil once the segment is cut back, the marker written and synced. A
+// marker is a few bytes, so a nil answer does not promise room for larger
+// records. A caller that refused writes while the log failed calls it to
+// know when to take them again.
+func (l *Log) Check(ctx context.Context) error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return ErrClosed
+	}
+	if l.err == nil {
+		l.mu.Unlock()
+		return nil
+	}
+	if l.pend == nil {
+		l.pend = l.newBatch()
+	}
+	l.probe = true
+	w := l.pend
+	l.mu.Unlock()
+	l.wake()
+	return wait(ctx, w)
 }
 
 // Stats returns the log's counters and positions.
@@ -342,7 +366,7 @@ func (l *Log) Stats() Stats {
 
 // Close commits what is pending (including the last release), then closes
 // the log. Appends waiting at the time complete; later calls return
-// ErrClosed. Close returns the log's failure, if it had one.
+// ErrClosed. Close returns the failure of the last commit, if it failed.
 func (l *Log) Close() error {
 	l.mu.Lock()
 	if l.closed {
@@ -379,7 +403,8 @@ func (l *Log) committer() {
 	for {
 		l.mu.Lock()
 		b := l.pend
-		needMarker := l.releaseReq > l.marked && l.err == nil
+		needMarker := l.releaseReq > l.marked || l.probe
+		l.probe = false
 		if b == nil && !needMarker {
 			closed := l.closed
 			l.mu.Unlock()
@@ -402,9 +427,13 @@ func (l *Log) committer() {
 			b.n++
 		}
 		l.pend, l.inflight = nil, b
-		err := l.err
+		broken := l.err != nil
 		l.mu.Unlock()
 
+		var err error
+		if broken {
+			err = l.cutFailed()
+		}
 		if err == nil {
 			err = l.commit(b)
 		}
@@ -413,10 +442,15 @@ func (l *Log) committer() {
 		var drop []uint64
 		if err != nil {
 			if l.err == nil {
-				l.err = err
-				l.log.Error("wal: log failed; reopen it to recover", "err", err)
+				l.log.Error("wal: commit failed; the next commit repairs the log first", "err", err)
 			}
+			l.err = err
+			l.undo(b, err)
 		} else {
+			if broken {
+				l.log.Info("wal: log repaired")
+			}
+			l.err = nil
 			l.durable = b.first + uint64(b.n) - 1
 			l.stats.Syncs++
 			l.stats.Bytes += uint64(len(b.buf))
@@ -435,6 +469,39 @@ func (l *Log) committer() {
 		l.remove(drop)
 		close(b.done)
 	}
+}
+
+// undo forgets a batch whose commit failed, and the batch filled
+// meanwhile, which fail with err: their LSNs are given again and the
+// release they carried is written again with the next commit. Called with
+// l.mu held, b being the commit in progress.
+func (l *Log) undo(b *batch, err error) {
+	if p := l.pend; p != nil {
+		l.pend = nil
+		p.err = err
+		l.putBuffer(p.buf)
+		p.buf = nil
+		close(p.done)
+	}
+	l.next = b.first
+	l.marked = l.released
+}
+
+// cutFailed cuts the active segment back to the end of its last durable
+// commit, dropping whatever part of a failed commit reached it, and syncs
+// it, so that the next commit follows durable frames only. After a failed
+// fsync the kernel may have dropped the failed pages, so it is the sync
+// after the truncation that makes the segment's state known again.
+func (l *Log) cutFailed() error {
+	if err := l.f.Truncate(l.fsize); err != nil {
+		return fmt.Errorf("wal: cannot cut a failed commit off the segment: %w", err)
+	}
+	if !l.opts.NoSync {
+		if err := l.f.Sync(); err != nil {
+			return fmt.Errorf("wal: cannot sync the segment after a failed commit: %w", err)
+		}
+	}
+	return nil
 }
 
 // releasable removes from l.segs and returns the segments (never the active
@@ -481,15 +548,18 @@ func (l *Log) commit(b *batch) error {
 			return err
 		}
 	}
-	if _, err := l.f.Write(b.buf); err != nil {
-		return fmt.Errorf("wal: cannot write segment: %w", err)
+	if len(b.buf) > 0 {
+		if _, err := l.f.Write(b.buf); err != nil {
+			return fmt.Errorf("wal: cannot write segment: %w", err)
+		}
 	}
-	l.fsize += int64(len(b.buf))
 	if !l.opts.NoSync {
 		if err := l.f.Sync(); err != nil {
 			return fmt.Errorf("wal: cannot sync segment: %w", err)
 		}
 	}
+	// Only now: a failed commit is cut off at the size before it.
+	l.fsize += int64(len(b.buf))
 	return nil
 }
 
@@ -527,6 +597,10 @@ func (l *Log) createSegment(base uint64) (File, error) {
 	}
 	if err != nil {
 		f.Close()
+		// A later commit tries this name again.
+		if rerr := l.fs.Remove(l.path(base)); rerr != nil {
+			l.log.Warn("wal: cannot remove a segment that failed to be made", "segment", segName(base), "err", rerr)
+		}
 		return nil, fmt.Errorf("wal: cannot create segment %s: %w", segName(base), err)
 	}
 	return f, nil
