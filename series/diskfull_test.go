@@ -57,7 +57,7 @@ func TestStore_DiskFull_WALRecovers(t *testing.T) {
 	walDir := t.TempDir()
 	var full atomic.Bool
 	open := func() *Store {
-		st, err := Open(ctx, db, &Options{WALDir: walDir, walFS: fullFS{full: &full}, FlushInterval: -1, RollupInterval: -1, CompactInterval: -1},
+		st, err := Open(ctx, db, &Options{WALDir: walDir, walFS: fullFS{full: &full}, MaxFuture: -1, FlushInterval: -1, RollupInterval: -1, CompactInterval: -1},
 			Schema{Name: "DEV", Fields: []string{"v"}})
 		if err != nil {
 			t.Fatal(err)
