@@ -27,6 +27,10 @@ import (
 // The readings of each entry are settled (sorted, duplicate rule applied)
 // when their batch is sealed.
 func (s *Store) apply(ctx context.Context, entries []entry) error {
+	// Each loop over entries below visits each once (see storeStats.steps):
+	// the items, the latest readings and markers, the directory, the
+	// marker cache.
+	s.stats.visited(4 * len(entries))
 	// Items of the readings, built by tasks of applyGroup entries.
 	tasks := (len(entries) + applyGroup - 1) / applyGroup
 	puts := make([][]table.WriteRequest, tasks)
@@ -159,7 +163,13 @@ func (s *Store) parallelN(ctx context.Context, n, workers int, fn func(ctx conte
 				if i >= n || stop {
 					return
 				}
-				if err := fn(ctx, i); err != nil {
+				// An ended ctx stops the work between calls, whether or
+				// not fn heeds it.
+				err := ctx.Err()
+				if err == nil {
+					err = fn(ctx, i)
+				}
+				if err != nil {
 					mu.Lock()
 					if first == nil {
 						first = err

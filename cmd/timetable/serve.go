@@ -32,7 +32,9 @@ import (
 // cancelled (SIGINT or SIGTERM in the binary): the series API, InfluxDB's
 // write endpoints and DynamoDB's protocol on one address. At cancellation
 // it stops taking requests, lets those in flight finish, flushes the
-// series store, syncs and closes the folder.
+// series store, syncs and closes the folder. Each of the two waits is
+// bounded by ShutdownTimeout: the readings a flush cut short did not
+// write stay in the write-ahead log, and the next start writes them.
 type ServeCommand struct {
 	Stdout io.Writer // the banner: where the endpoint is and how to use it
 	Stderr io.Writer // the log
@@ -41,7 +43,8 @@ type ServeCommand struct {
 	Listen func(addr string) (net.Listener, error)
 
 	// ShutdownTimeout bounds how long requests in flight may take to finish
-	// after cancellation. Default 10 seconds.
+	// after cancellation, and then how long the flush of the series store
+	// may take. Default 10 seconds.
 	ShutdownTimeout time.Duration
 
 	// ReadHeaderTimeout bounds how long a client may take to send a
@@ -62,7 +65,8 @@ Tokens are needed unless --no-auth: the first start prints an admin token
 once; make more with "timetable token create". The DynamoDB endpoint checks
 SigV4 signatures once an access key exists ("timetable token create
 --dynamodb"); until then it accepts any credentials. SIGINT or SIGTERM stop
-it cleanly: writes acknowledged are flushed and synced.
+it cleanly: writes acknowledged are flushed and synced; what the flush has
+not written 10 seconds on stays in the write-ahead log for the next start.
 
 Example:
   timetable serve --data ./timetable-data --addr 127.0.0.1:8000
@@ -276,7 +280,15 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		logger.Warn("requests still running at shutdown deadline", "err", err)
 		_ = frontSrv.Close()
 	}
-	closeErr := eng.Close()
+	// The flush of what is buffered is bounded too: on a folder, what it
+	// leaves is in the write-ahead log, and the next start writes it.
+	fctx, cancelFlush := context.WithTimeout(context.Background(), timeout)
+	defer cancelFlush()
+	closeErr := eng.Shutdown(fctx)
+	if closeErr != nil && errors.Is(closeErr, context.DeadlineExceeded) && !f.inMemory {
+		logger.Warn("flush not done at the shutdown deadline: the readings not flushed stay in the write-ahead log for the next start", "err", closeErr)
+		closeErr = nil
+	}
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return fmt.Errorf("serving on %s: %w", endpoint, serveErr)
 	}
