@@ -147,9 +147,13 @@ func TestMarkCache_WorkLinear(t *testing.T) {
 		}
 		return st.steps.Load()
 	}
-	small, large := visits(100_000), visits(400_000)
+	n := 100_000
+	if raceEnabled || testing.Short() {
+		n = 25_000
+	}
+	small, large := visits(n), visits(4*n)
 	if r := float64(large) / float64(small); r < 3 || r > 5 {
-		t.Errorf("entries visited: %d for 100,000 series, %d for 400,000: ratio %.1f, want about 4 (linear)", small, large, r)
+		t.Errorf("entries visited: %d for %d series, %d for %d: ratio %.1f, want about 4 (linear)", small, n, large, 4*n, r)
 	}
 
 	var st storeStats
@@ -191,7 +195,7 @@ func TestMarkCache_WorkLinear(t *testing.T) {
 func TestFlush_100kNewSeries(t *testing.T) {
 	n := 100_000
 	if raceEnabled || testing.Short() {
-		n = 20_000
+		n = 10_000
 	}
 	clk := newClock(t0.Add(time.Hour))
 	opts := testOptions(t, clk)
