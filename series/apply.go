@@ -40,6 +40,10 @@ import (
 // The readings of each entry are settled (sorted, duplicate rule applied)
 // when their batch is sealed.
 func (s *Store) apply(ctx context.Context, entries []entry) error {
+	// Each loop over entries below visits each once (see storeStats.steps):
+	// the markers, latest readings and mergers; the directory; the items;
+	// the markers again; the marker cache.
+	s.stats.visited(5 * len(entries))
 	if err := s.markSeqs(ctx, entries); err != nil {
 		return err
 	}
@@ -184,7 +188,13 @@ func (s *Store) parallelN(ctx context.Context, n, workers int, fn func(ctx conte
 				if i >= n || stop {
 					return
 				}
-				if err := fn(ctx, i); err != nil {
+				// An ended ctx stops the work between calls, whether or
+				// not fn heeds it.
+				err := ctx.Err()
+				if err == nil {
+					err = fn(ctx, i)
+				}
+				if err != nil {
 					mu.Lock()
 					if first == nil {
 						first = err

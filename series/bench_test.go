@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -284,4 +285,59 @@ func BenchmarkBufferAdd(b *testing.B) {
 			st.buf.mu.Unlock()
 		}
 	}
+}
+
+// BenchmarkFlush_ManySeries flushes one reading of each of 1M series
+// (10,000 with -short), as a fleet of devices reporting once a minute
+// sends: each iteration writes the next minute of every series, in
+// WriteMany calls of 5,000 (as line-protocol requests), and flushes them
+// in one flush through the embedded engine in memory. The first minute's
+// series are new to the Store (directory items, marker cache entries),
+// the later ones are not. It reports the flush's time per series
+// (flush-ns/series) and the heap in use after it per series
+// (heap-B/series: the Store's bookkeeping and the engine's in-memory
+// table).
+func BenchmarkFlush_ManySeries(b *testing.B) {
+	n := 1_000_000
+	if testing.Short() {
+		n = 10_000
+	}
+	ctx := context.Background()
+	clk := newClock(t0.Add(48 * time.Hour))
+	opts := testOptions(b, clk)
+	opts.FlushSize, opts.MaxBuffered = 2*n, 4*n
+	st := openStore(b, openEngine(b, clk), opts, Schema{Name: "DEV", Fields: []string{"v"}})
+	k := mustKind(b, st, "DEV")
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("dev%07d", i)
+	}
+	const perCall = 5000
+	batch := make([]SeriesReadings, perCall)
+	var flushed time.Duration
+	minute := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		at := t0.Add(47*time.Hour + time.Duration(minute)*time.Minute)
+		for i := 0; i < n; i += perCall {
+			m := min(perCall, n-i)
+			for j := range m {
+				batch[j] = SeriesReadings{ID: ids[i+j], Readings: []Reading{{Time: at, Values: []float64{float64(minute)}}}}
+			}
+			if err := k.WriteMany(ctx, batch[:m]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		start := time.Now()
+		if err := st.Flush(ctx); err != nil {
+			b.Fatal(err)
+		}
+		flushed += time.Since(start)
+		minute++
+	}
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(flushed.Nanoseconds())/float64(minute*n), "flush-ns/series")
+	b.ReportMetric(float64(ms.HeapInuse)/float64(n), "heap-B/series")
 }

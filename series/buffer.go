@@ -45,8 +45,37 @@ type buffer struct {
 	// sealed batch (see add).
 	perSeries int
 
-	flushMu sync.Mutex
+	// flushMu is held by a flush (and by what must not run with one);
+	// a flush waits for it only until its context ends.
+	flushMu ctxMutex
 }
+
+// ctxMutex is a mutex whose LockContext gives up when a context ends. Its
+// zero value is not usable: make it with newCtxMutex.
+type ctxMutex struct{ ch chan struct{} }
+
+func newCtxMutex() ctxMutex { return ctxMutex{ch: make(chan struct{}, 1)} }
+
+// Lock locks m, waiting as long as it takes.
+func (m ctxMutex) Lock() { m.ch <- struct{}{} }
+
+// LockContext locks m, or returns ctx's error if ctx ends first.
+func (m ctxMutex) LockContext(ctx context.Context) error {
+	select {
+	case m.ch <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case m.ch <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Unlock unlocks m, which must be locked.
+func (m ctxMutex) Unlock() { <-m.ch }
 
 type seriesKey struct {
 	k  *Kind
@@ -69,7 +98,7 @@ var walBufs = sync.Pool{New: func() any { return new([]byte) }}
 const maxPooledWALBuf = 4 << 20
 
 func newBuffer(s *Store) *buffer {
-	return &buffer{s: s, open: map[seriesKey]*entry{}, space: make(chan struct{}), kick: make(chan struct{}, 1)}
+	return &buffer{s: s, open: map[seriesKey]*entry{}, space: make(chan struct{}), kick: make(chan struct{}, 1), flushMu: newCtxMutex()}
 }
 
 func (b *buffer) wake() {
@@ -216,8 +245,9 @@ func (b *buffer) sealLocked() {
 	if b.openN == 0 {
 		return
 	}
-	bt := &batch{n: b.openN, lsn: b.maxLSN, index: map[seriesKey]int{}}
+	bt := &batch{n: b.openN, lsn: b.maxLSN, index: make(map[seriesKey]int, len(b.keys))}
 	bt.entries = make([]entry, 0, len(b.keys))
+	b.s.stats.visited(len(b.keys))
 	for _, k := range b.keys {
 		e := *b.open[k]
 		e.recs = e.k.settle(e.recs)
@@ -266,9 +296,14 @@ func (b *buffer) writeSync(ctx context.Context, es []entry) error {
 
 // flush seals the open batch and writes every queued batch, in order.
 // A batch that fails stays queued (with its successors) and is retried by
-// the next flush; its writes are idempotent.
+// the next flush; its writes are idempotent. When ctx ends, flush stops
+// at once, waiting for another flush or writing a batch: the batch
+// stays queued (and, with a log, logged, for the next Open if the Store
+// closes first), and flush returns an error wrapping ctx's.
 func (b *buffer) flush(ctx context.Context) (err error) {
-	b.flushMu.Lock()
+	if err := b.flushMu.LockContext(ctx); err != nil {
+		return fmt.Errorf("series: waiting for the flush in progress: %w", err)
+	}
 	defer b.flushMu.Unlock()
 	return b.flushLocked(ctx)
 }
@@ -301,6 +336,9 @@ func (b *buffer) flushLocked(ctx context.Context) (err error) {
 		}
 		bt := b.queue[0]
 		b.mu.Unlock()
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("series: flush stopped: %w", err)
+		}
 		wrote = true
 		l := b.s.wal
 		if l != nil && !bt.marked {

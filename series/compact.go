@@ -85,7 +85,7 @@ func (k *Kind) compacts() bool {
 }
 
 func (k *Kind) compactMarks() markSpec {
-	return markSpec{g: keys.Hour, pk: k.compactPK(), cache: "~c\x00" + k.s.Name + "\x00"}
+	return markSpec{g: keys.Hour, pk: k.compactPK(), slot: compactSlot}
 }
 
 // fullChunkBytes is the size from which a merged chunk is left as it is

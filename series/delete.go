@@ -146,8 +146,7 @@ func (k *Kind) DeleteSeries(ctx context.Context, id string) error {
 			}
 		}
 		// The Store no longer trusts that the markers it wrote exist.
-		k.st.mark.forget(k.rollupMarks().cache + id + "\x00")
-		k.st.mark.forget(k.compactMarks().cache + id + "\x00")
+		k.st.mark.forget(k.s.Name, id)
 		return nil
 	})
 }
@@ -300,17 +299,6 @@ func (k *Kind) fixLatest(ctx context.Context, id string, lo, hi int64) error {
 		return fmt.Errorf("series: cannot rewrite the latest reading of %s: %w", k.entity(id), err)
 	}
 	return nil
-}
-
-// forget drops the entries whose keys start with prefix.
-func (c *markCache) forget(prefix string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for key := range c.m {
-		if strings.HasPrefix(key, prefix) {
-			delete(c.m, key)
-		}
-	}
 }
 
 func (l readingLayout) remove(ctx context.Context, id string, lo, hi int64) error {

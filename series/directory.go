@@ -62,8 +62,15 @@ func (d *seriesDir) add(ids []string) {
 func (k *Kind) dirPK() string { return dirPrefix + k.s.Name }
 
 // dirPuts returns the directory items of the series of entries that the
-// Store has not put yet, and their ids (to note once written).
+// Store has not put yet, and their ids (to note once written). Its work
+// is linear in the number of entries: a series met twice (kinds that
+// replace one another share a directory) is found in a set.
 func dirPuts(entries []entry) (ws []table.WriteRequest, added map[*seriesDir][]string) {
+	type dirID struct {
+		d  *seriesDir
+		id string
+	}
+	var met map[dirID]struct{}
 	for i := range entries {
 		e := &entries[i]
 		if len(e.recs) == 0 || e.k.dir.has(e.id) {
@@ -71,10 +78,13 @@ func dirPuts(entries []entry) (ws []table.WriteRequest, added map[*seriesDir][]s
 		}
 		if added == nil {
 			added = map[*seriesDir][]string{}
+			met = map[dirID]struct{}{}
 		}
-		if slices.Contains(added[e.k.dir], e.id) {
+		key := dirID{e.k.dir, e.id}
+		if _, ok := met[key]; ok {
 			continue
 		}
+		met[key] = struct{}{}
 		added[e.k.dir] = append(added[e.k.dir], e.id)
 		ws = append(ws, table.PutRequest(table.Item{attrPK: strAV(e.k.dirPK()), attrSK: strAV(e.id)}))
 	}

@@ -44,6 +44,16 @@
 // its cost. Series written only by versions before the directory have no
 // entry until they are written again.
 //
+// # Many series
+//
+// A flush's work is linear in the number of series it holds, new or not:
+// the directory's new ids, the latest readings and the markers are found
+// in sets and maps (the marker cache keeps one period per series and
+// kind of marker, swept each time it doubles), and a rollup pass groups
+// its markers by series once. A flush stops between two table calls
+// when its context ends; Store.Shutdown bounds Close's flush that way,
+// and with Options.WALDir what it did not write stays in the log.
+//
 // # A missing table
 //
 // Open works on a table that does not exist (it has no stored schemas

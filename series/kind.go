@@ -377,19 +377,29 @@ func (k *Kind) admit(ctx context.Context, es []entry) ([]entry, error) {
 	if k.s.Duplicates != RejectDifferent {
 		return es, nil
 	}
+	// The span of each series' readings in the call (a series may have
+	// several entries), found in one pass.
+	spans := make(map[string][2]int64, len(es))
+	for _, e := range es {
+		if len(e.recs) == 0 {
+			continue
+		}
+		lo, hi := int64(maxMs), int64(minMs)
+		if sp, ok := spans[e.id]; ok {
+			lo, hi = sp[0], sp[1]
+		}
+		for i := range e.recs {
+			lo, hi = min(lo, e.recs[i].t), max(hi, e.recs[i].t)
+		}
+		spans[e.id] = [2]int64{lo, hi}
+	}
+	k.st.stats.visited(len(es))
 	held := map[string]map[int64]rec{}
 	for _, e := range es {
 		if held[e.id] != nil || len(e.recs) == 0 {
 			continue
 		}
-		lo, hi := int64(maxMs), int64(minMs)
-		for _, x := range es {
-			if x.id == e.id {
-				for i := range x.recs {
-					lo, hi = min(lo, x.recs[i].t), max(hi, x.recs[i].t)
-				}
-			}
-		}
+		lo, hi := spans[e.id][0], spans[e.id][1]
 		m := map[int64]rec{}
 		it := k.Iter(ctx, e.id, Query{From: msTime(lo), To: msTime(hi + 1)})
 		for it.Next() {

@@ -45,35 +45,97 @@ import (
 // recomputes it (and the coarser periods holding it).
 
 // markCache remembers the markers a Store wrote recently, so that every
-// flush into an open period does not write its marker again. An entry is
-// trusted only until LateWindow/2 after its period ends, before the rollup
-// pass may delete the marker.
+// flush into an open period does not write its marker again: per kind
+// and series, the last period of each kind of marker (markSlots) it
+// wrote. An entry is trusted only until LateWindow/2 after its period
+// ends, before the rollup pass may delete the marker. A miss costs one
+// idempotent marker put, so the cache keeps one period per series and
+// slot (readings mostly arrive in time order), and drops entries that
+// are no longer trusted in sweeps made each time it has doubled since
+// the last one: its work is constant per lookup, amortized, however many
+// series it holds. Past maxMarkCache series it starts again, as the
+// directory's set does.
 type markCache struct {
-	mu sync.Mutex
-	m  map[string]int64 // key -> trusted until (ms)
+	mu    sync.Mutex
+	m     map[markKey]*[markSlots]markedPeriod
+	sweep int         // size at which set sweeps
+	stats *storeStats // counts the entries sweeps visit; may be nil
 }
 
-func (c *markCache) valid(key string, now int64) bool {
+// markKey names a series of a kind in the markCache.
+type markKey struct{ kind, id string }
+
+// markedPeriod is a period whose marker was written, trusted until until
+// (ms); the zero value is no period.
+type markedPeriod struct{ start, until int64 }
+
+// The slots of a markCache entry: the kinds of markers (markSpec.slot).
+const (
+	rollupSlot = iota
+	compactSlot
+	markSlots
+)
+
+// maxMarkCache is the most series the markCache remembers, and
+// minMarkSweep the size of its first sweep.
+const (
+	maxMarkCache = 1 << 21
+	minMarkSweep = 1 << 12
+)
+
+// valid reports whether the marker of the period starting at start, of
+// slot slot of series id of kind, was written and is trusted at now.
+func (c *markCache) valid(kind, id string, slot int, start, now int64) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	until, ok := c.m[key]
-	return ok && now < until
+	e := c.m[markKey{kind, id}]
+	return e != nil && e[slot].start == start && now < e[slot].until
 }
 
-func (c *markCache) set(key string, until, now int64) {
+// set records that the marker of the period starting at start, of slot
+// slot of series id of kind, was written and is trusted until until.
+func (c *markCache) set(kind, id string, slot int, start, until, now int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = map[string]int64{}
+	key := markKey{kind, id}
+	e := c.m[key]
+	if e == nil {
+		if len(c.m) >= c.sweep {
+			c.sweepLocked(now)
+		}
+		e = new([markSlots]markedPeriod)
+		c.m[key] = e
 	}
-	if len(c.m) > 100_000 {
-		for k, u := range c.m {
-			if u <= now {
-				delete(c.m, k)
-			}
+	e[slot] = markedPeriod{start, until}
+}
+
+// sweepLocked drops the entries no longer trusted at now (every one if
+// maxMarkCache remain) and sets the size of the next sweep to twice what
+// remains; the caller holds mu.
+func (c *markCache) sweepLocked(now int64) {
+	if c.stats != nil {
+		c.stats.visited(len(c.m))
+	}
+	for key, e := range c.m {
+		stale := true
+		for _, p := range e {
+			stale = stale && now >= p.until
+		}
+		if stale {
+			delete(c.m, key)
 		}
 	}
-	c.m[key] = until
+	if c.m == nil || len(c.m) >= maxMarkCache {
+		c.m = map[markKey]*[markSlots]markedPeriod{}
+	}
+	c.sweep = max(2*len(c.m), minMarkSweep)
+}
+
+// forget drops what the cache holds of series id of kind.
+func (c *markCache) forget(kind, id string) {
+	c.mu.Lock()
+	delete(c.m, markKey{kind, id})
+	c.mu.Unlock()
 }
 
 // finest returns the finest rollup tier kept, 0 if none.
@@ -102,13 +164,13 @@ func (k *Kind) markerItemIn(pk, id, period string) table.Item {
 // markSpec is a kind of marker the writes leave: rollup markers for the
 // finest tier, compaction markers for hours of chunks.
 type markSpec struct {
-	g     keys.Granularity // 0: none
-	pk    string
-	cache string // prefix of the markCache keys
+	g    keys.Granularity // 0: none
+	pk   string
+	slot int // in the markCache
 }
 
 func (k *Kind) rollupMarks() markSpec {
-	return markSpec{g: k.markTier(), pk: k.markerPK(), cache: k.s.Name + "\x00"}
+	return markSpec{g: k.markTier(), pk: k.markerPK(), slot: rollupSlot}
 }
 
 // markTier is the period of the kind's rollup markers: its finest tier,
@@ -126,7 +188,7 @@ func (k *Kind) markTier() keys.Granularity {
 // one per period, unless the cache holds it.
 func (k *Kind) markersFor(id string, recs []rec) []table.Item {
 	now := timeMs(k.st.now())
-	return k.marksWhere(id, recs, func(key string, _ int64) bool { return !k.st.mark.valid(key, now) })
+	return k.marksWhere(id, recs, func(slot int, start, _ int64) bool { return !k.st.mark.valid(k.s.Name, id, slot, start, now) })
 }
 
 // remarkersFor returns the markers to write again for recs (sorted) of
@@ -138,13 +200,13 @@ func (k *Kind) markersFor(id string, recs []rec) []table.Item {
 func (k *Kind) remarkersFor(id string, recs []rec) []table.Item {
 	now := timeMs(k.st.now())
 	half := k.st.opts.LateWindow.Milliseconds() / 2
-	return k.marksWhere(id, recs, func(_ string, end int64) bool { return now >= end+half })
+	return k.marksWhere(id, recs, func(_ int, _, end int64) bool { return now >= end+half })
 }
 
 // marksWhere returns the markers of recs (sorted) of series id, rollup
-// and compaction, of the periods for which want(cache key, period end) is
-// true.
-func (k *Kind) marksWhere(id string, recs []rec, want func(key string, end int64) bool) []table.Item {
+// and compaction, of the periods for which want(cache slot, period start,
+// period end) is true.
+func (k *Kind) marksWhere(id string, recs []rec, want func(slot int, start, end int64) bool) []table.Item {
 	out := k.marksFor(k.rollupMarks(), id, recs, want)
 	if k.compacts() {
 		out = append(out, k.marksFor(k.compactMarks(), id, recs, want)...)
@@ -161,8 +223,8 @@ func (k *Kind) markedFor(id string, recs []rec) {
 }
 
 // marksFor returns the markers of spec m for recs (sorted) of series id:
-// one per period for which want(cache key, period end) is true.
-func (k *Kind) marksFor(m markSpec, id string, recs []rec, want func(key string, end int64) bool) []table.Item {
+// one per period for which want(m.slot, period start, period end) is true.
+func (k *Kind) marksFor(m markSpec, id string, recs []rec, want func(slot int, start, end int64) bool) []table.Item {
 	if m.g == 0 {
 		return nil
 	}
@@ -171,9 +233,8 @@ func (k *Kind) marksFor(m markSpec, id string, recs []rec, want func(key string,
 		start := periodStart(recs[i].t, m.g)
 		end := periodEnd(start, m.g)
 		i = skipPeriod(recs, i, end)
-		p := periodKey(start, m.g)
-		if want(m.cache+id+"\x00"+p, end) {
-			out = append(out, k.markerItemIn(m.pk, id, p))
+		if want(m.slot, start, end) {
+			out = append(out, k.markerItemIn(m.pk, id, periodKey(start, m.g)))
 		}
 	}
 	return out
@@ -201,7 +262,7 @@ func (k *Kind) markedIn(m markSpec, id string, recs []rec) {
 		i = skipPeriod(recs, i, end)
 		until := end + k.st.opts.LateWindow.Milliseconds()/2
 		if now < until {
-			k.st.mark.set(m.cache+id+"\x00"+periodKey(start, m.g), until, now)
+			k.st.mark.set(k.s.Name, id, m.slot, start, until, now)
 		}
 	}
 }
@@ -286,6 +347,13 @@ func (k *Kind) rollupPass(ctx context.Context) error {
 	for _, g := range k.s.Rollups {
 		coarser := k.s.coarser(g)
 		written := map[string]bool{} // coarser markers written in this pass
+		// The markers of each series, which its recomputations need:
+		// grouped once, as the pass may hold those of many series.
+		byID := make(map[string][]marker)
+		for _, m := range ms {
+			byID[m.id] = append(byID[m.id], m)
+		}
+		k.st.stats.visited(len(ms))
 		var next []marker
 		for _, m := range ms {
 			if m.g != g {
@@ -295,7 +363,10 @@ func (k *Kind) rollupPass(ctx context.Context) error {
 			if now < m.end+late {
 				continue
 			}
-			if err := k.recompute(ctx, m.id, g, m.start, ms); err != nil {
+			if err := ctx.Err(); err != nil {
+				return errors.Join(append(errs, fmt.Errorf("series: rollup pass stopped: %w", err))...)
+			}
+			if err := k.recompute(ctx, m.id, g, m.start, byID[m.id]); err != nil {
 				errs = append(errs, err)
 				continue
 			}
@@ -357,8 +428,8 @@ func tierOf(g keys.Granularity) Tier {
 // source has (partly) expired is left as it is: its source can no longer
 // tell the whole truth.
 //
-// ms are the markers known (of any series): finer periods still marked
-// are computed from their own sources.
+// ms are the markers known of series id (those of other series are left
+// out): finer periods still marked are computed from their own sources.
 func (k *Kind) recompute(ctx context.Context, id string, g keys.Granularity, start int64, ms []marker) error {
 	end := periodEnd(start, g)
 	src := k.s.finer(g)
@@ -372,6 +443,7 @@ func (k *Kind) recompute(ctx context.Context, id string, g keys.Granularity, sta
 			mine = append(mine, m)
 		}
 	}
+	k.st.stats.visited(len(ms))
 	c := &collector{k: k, id: id, markers: mine, haveMarkers: true, bucket: func(int64) int64 { return start },
 		fn: func(_ int64, v unit) { u.merge(v) }}
 	err := c.collect(ctx, src, start, end)

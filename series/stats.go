@@ -63,7 +63,19 @@ type storeStats struct {
 	flushes, flushErrors               atomic.Uint64
 	flushNanos, lastFlush              atomic.Int64
 	rollups, compactions               atomic.Uint64
+	// steps counts the elements that the per-series bookkeeping of
+	// flushes and rollup passes visits: entries sealed and applied,
+	// series looked up in the directory and marker sets, entries a sweep
+	// of the marker cache scans, markers grouped and handed to a
+	// recomputation. Every loop of those paths over a collection that
+	// grows with the number of series adds its iterations, so that tests
+	// can check that the work of a flush of n new series grows as n, not
+	// as n squared (see TestFlush_WorkLinearInSeries).
+	steps atomic.Uint64
 }
+
+// visited counts n elements visited by per-series bookkeeping.
+func (st *storeStats) visited(n int) { st.steps.Add(uint64(n)) }
 
 // wrote counts the n readings of a write that returned err.
 func (st *storeStats) wrote(n int, err error) {

@@ -169,8 +169,12 @@ type Store struct {
 	closeOnce sync.Once
 	closed    atomic.Bool
 	stop      chan struct{}
-	bg        sync.WaitGroup
-	closeErr  error
+	// bgCtx is the context of the background flushes, cancelled when
+	// the context of Shutdown ends before they do.
+	bgCtx    context.Context
+	cancelBG context.CancelFunc
+	bg       sync.WaitGroup
+	closeErr error
 }
 
 // Open returns a Store over api, with one Kind per schema given and one
@@ -219,6 +223,8 @@ func Open(ctx context.Context, api timetable.API, o *Options, schemas ...Schema)
 		opts.MaxFuture = DefaultMaxFuture
 	}
 	s := &Store{opts: opts, now: opts.Now, log: opts.Logger, stop: make(chan struct{})}
+	s.mark.stats = &s.stats
+	s.bgCtx, s.cancelBG = context.WithCancel(context.Background())
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -294,13 +300,27 @@ func (s *Store) Flush(ctx context.Context) error {
 // Close flushes the buffer, stops the background flush and rollup passes
 // and closes the write-ahead log. Readings it cannot flush stay in the log
 // (with Options.WALDir) for the next Open; without a log they are lost and
-// Close returns the error. Calls after Close return ErrClosed.
-func (s *Store) Close() error {
+// Close returns the error. Calls after Close return ErrClosed. Close
+// waits for the flush however long it takes: Shutdown bounds the wait.
+func (s *Store) Close() error { return s.Shutdown(context.Background()) }
+
+// Shutdown is Close with its wait bounded by ctx: when ctx ends, the
+// flush in progress (a background one, or Shutdown's own) stops between
+// two calls to the table and Shutdown returns at once, with an error
+// wrapping ctx's. With Options.WALDir nothing acknowledged is lost: the
+// readings not written stay in the log, and the next Open queues them
+// again (the writes a stopped flush made are idempotent); without a log
+// they are lost. Only the first call of Close or Shutdown closes the
+// Store; later ones wait for it and return its error.
+func (s *Store) Shutdown(ctx context.Context) error {
 	s.closeOnce.Do(func() {
 		s.closed.Store(true)
+		stopBG := context.AfterFunc(ctx, s.cancelBG)
 		close(s.stop)
 		s.bg.Wait()
-		err := s.buf.flush(context.Background())
+		stopBG()
+		s.cancelBG()
+		err := s.buf.flush(ctx)
 		if s.wal != nil {
 			err = errors.Join(err, s.wal.Close())
 		}
@@ -330,7 +350,10 @@ func (s *Store) startBackground() {
 			case <-tick:
 			case <-s.buf.kick:
 			}
-			if err := s.buf.flush(context.Background()); err != nil {
+			if err := s.buf.flush(s.bgCtx); err != nil {
+				if s.bgCtx.Err() != nil {
+					return // stopped by Shutdown
+				}
 				s.log.Warn("series: flush failed; the readings stay buffered and are retried", "err", err)
 				select {
 				case <-s.stop:

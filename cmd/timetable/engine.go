@@ -125,7 +125,13 @@ func openEngine(ctx context.Context, o engineOptions) (*engine, error) {
 
 // Close flushes the series store, syncs and closes the folder. It may be
 // called more than once.
-func (e *engine) Close() error {
+func (e *engine) Close() error { return e.Shutdown(context.Background()) }
+
+// Shutdown is Close with the series store's flush bounded by ctx (see
+// series.Store.Shutdown): when ctx ends first, the readings not flushed
+// stay in the store's write-ahead log for the next start, and the error
+// wraps ctx's.
+func (e *engine) Shutdown(ctx context.Context) error {
 	var errs []error
 	if e.analytics != nil {
 		// Realtime counters of the last second are gathered in memory.
@@ -133,7 +139,7 @@ func (e *engine) Close() error {
 		e.analytics = nil
 	}
 	if e.store != nil {
-		errs = append(errs, e.store.Close())
+		errs = append(errs, e.store.Shutdown(ctx))
 		e.store = nil
 	}
 	if e.db != nil {

@@ -31,7 +31,9 @@ import (
 // cancelled (SIGINT or SIGTERM in the binary): the series API, InfluxDB's
 // write endpoints and DynamoDB's protocol on one address. At cancellation
 // it stops taking requests, lets those in flight finish, flushes the
-// series store, syncs and closes the folder.
+// series store, syncs and closes the folder. Each of the two waits is
+// bounded by ShutdownTimeout: the readings a flush cut short did not
+// write stay in the write-ahead log, and the next start writes them.
 type ServeCommand struct {
 	Stdout io.Writer // the banner: where the endpoint is and how to use it
 	Stderr io.Writer // the log
@@ -39,10 +41,12 @@ type ServeCommand struct {
 	// Listen opens the listener for addr. Default net.Listen("tcp", addr).
 	Listen func(addr string) (net.Listener, error)
 
-	// ShutdownTimeout bounds the shutdown after cancellation: requests in
-	// flight finishing, then the data folder closing (the buffered
-	// readings flushed). Past it the command returns without waiting for
-	// them; the next start recovers from the logs. Default 10 seconds.
+	// ShutdownTimeout bounds each step of the shutdown after cancellation:
+	// requests in flight finishing, then the flush of the buffered
+	// readings (what it leaves stays in the write-ahead log for the next
+	// start), then, with closeGrace more, the data folder closing; past
+	// that the command returns without waiting, and the next start
+	// recovers from the logs. Default 10 seconds.
 	ShutdownTimeout time.Duration
 
 	// ReadHeaderTimeout bounds how long a client may take to send a
@@ -64,7 +68,8 @@ and an admin access key for the DynamoDB endpoint, once; make more with
 "timetable token create" (--dynamodb for an access key). The DynamoDB
 endpoint refuses every request not signed (SigV4) by a known access key.
 See docs/security.md. SIGINT or SIGTERM stop it cleanly: writes
-acknowledged are flushed and synced.
+acknowledged are flushed and synced; what the flush has not written 10
+seconds on stays in the write-ahead log for the next start.
 
 Web pages the user opens cannot use it: browsers' requests from other
 origins are refused unless --cors-origins lists them, and on a loopback
@@ -315,8 +320,19 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		logger.Warn("requests still running at shutdown deadline", "err", err)
 		_ = frontSrv.Close()
 	}
+	// The flush of what is buffered is bounded too: on a folder, what it
+	// leaves is in the write-ahead log, and the next start writes it. The
+	// folder's closing after it has closeGrace more.
 	closing = true
-	closeErr := closeBy(sctx, eng)
+	fctx, cancelFlush := context.WithTimeout(context.Background(), timeout)
+	defer cancelFlush()
+	wctx, cancelWait := context.WithTimeout(context.Background(), timeout+closeGrace)
+	defer cancelWait()
+	closeErr := closeBy(wctx, func() error { return eng.Shutdown(fctx) })
+	if closeErr != nil && errors.Is(closeErr, context.DeadlineExceeded) && !f.inMemory {
+		logger.Warn("flush not done at the shutdown deadline: the readings not flushed stay in the write-ahead log for the next start", "err", closeErr)
+		closeErr = nil
+	}
 	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
 		return fmt.Errorf("serving on %s: %w", endpoint, serveErr)
 	}
@@ -327,18 +343,23 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	return nil
 }
 
-// closeBy closes eng, or gives up when ctx ends first: the caller then
-// exits with the data folder not closed, which the next start recovers
-// from its logs as after a crash (every acknowledged write is in them).
-// A write stuck on a failed disk must not keep the process alive.
-func closeBy(ctx context.Context, eng *engine) error {
+// closeGrace is how long closing the data folder may take after the
+// shutdown's flush before serve gives up on it.
+const closeGrace = 5 * time.Second
+
+// closeBy runs shut (the data folder's closing), or gives up when ctx ends
+// first: the caller then exits with the folder not closed, which the next
+// start recovers from its logs as after a crash (every acknowledged write
+// is in them). A write stuck on a failed disk must not keep the process
+// alive. The error of giving up does not wrap ctx's.
+func closeBy(ctx context.Context, shut func() error) error {
 	closed := make(chan error, 1)
-	go func() { closed <- eng.Close() }()
+	go func() { closed <- shut() }()
 	select {
 	case err := <-closed:
 		return err
 	case <-ctx.Done():
-		return fmt.Errorf("not closed by the shutdown deadline (the next start recovers from the logs): %w", ctx.Err())
+		return fmt.Errorf("not closed by the shutdown deadline (the next start recovers from the logs): %v", ctx.Err())
 	}
 }
 

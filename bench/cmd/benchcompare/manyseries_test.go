@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestManySeriesFigures checks the direction of the ratios: above 1 when
+// timetable is better (a higher rate, a shorter flush and stop, less
+// memory), below 1 when it is worse.
+func TestManySeriesFigures(t *testing.T) {
+	better := manyRun{name: "timetable serve", readings: 1000, ingest: time.Second, flush: time.Second, peakRSS: 10 << 20, stop: time.Second}
+	worse := manyRun{name: "VictoriaMetrics", readings: 1000, ingest: 2 * time.Second, flush: 3 * time.Second, peakRSS: 20 << 20, stop: 2 * time.Second}
+	c := manySeriesConfig{ids: 1000, minutes: 1, batch: 10, senders: 1}
+	for _, tc := range []struct {
+		ours, peer manyRun
+		above      bool
+	}{{better, worse, true}, {worse, better, false}} {
+		figs := manySeriesFigures(c, tc.ours, tc.peer)
+		if len(figs) != 5 {
+			t.Fatalf("%d figures, want 5", len(figs))
+		}
+		for _, f := range figs {
+			if f.Ratio == nil || (*f.Ratio > 1) != tc.above || *f.Ratio == 1 {
+				t.Errorf("%s: ours %v, peer %v, ratio %v; want above 1: %v", f.Name, f.Ours, *f.Peer, *f.Ratio, tc.above)
+			}
+		}
+	}
+}
+
+// TestManySeries_VictoriaMetricsTiny runs the part against
+// VictoriaMetrics at a tiny size (it needs the binary make bench-compare
+// builds into .tools) and checks its section.
+func TestManySeries_VictoriaMetricsTiny(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts VictoriaMetrics")
+	}
+	bin, err := filepath.Abs(filepath.Join("..", "..", "..", ".tools", "victoria-metrics"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Skip("VictoriaMetrics is not built in .tools (make bench-compare ONLY=many-series builds it)")
+	}
+	var stdout, stderr bytes.Buffer
+	out := filepath.Join(t.TempDir(), "BENCHMARKS.md")
+	err = run([]string{"-only", "many-series", "-out", out, "-victoriametrics", bin, "-series-http-targets", "victoriametrics",
+		"-many-series-ids", "2000", "-many-series-minutes", "2", "-many-series-batch", "500"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	md, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Many devices", "| VictoriaMetrics | 4000 |", "/internal/force_flush"} {
+		if !bytes.Contains(md, []byte(want)) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+}
