@@ -28,13 +28,15 @@ func (db *DB) createTable(_ context.Context, in *dynamodb.CreateTableInput) (*dy
 			return nil, err
 		}
 	}
-	if err := db.writable(); err != nil {
-		return nil, err
-	}
 	db.catMu.Lock()
 	defer db.catMu.Unlock()
 	if _, ok := db.tables[m.Name]; ok {
 		return nil, inUse("Cannot create preexisting table")
+	}
+	// After the check above: a table that exists is told so, whatever the
+	// disk, so that a start on a full disk finds its tables.
+	if err := db.writable(); err != nil {
+		return nil, err
 	}
 	m.ID = db.nextID
 	b := db.pdb.NewBatch()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
@@ -183,6 +184,15 @@ func TestDB_DiskFull_SpaceGuard(t *testing.T) {
 	}
 	if got := get(t, db, "tbl", attrs("pk", s("before"))); got == nil {
 		t.Fatal("GetItem with the disk full: item missing")
+	}
+	// A start on a full disk creates its tables if missing: one that exists
+	// is told so, as when there is room.
+	_, err = db.CreateTable(ctx, &dynamodb.CreateTableInput{TableName: aws.String("tbl"),
+		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
+		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
+		BillingMode:          types.BillingModePayPerRequest})
+	if !errors.As(err, new(*types.ResourceInUseException)) {
+		t.Fatalf("CreateTable of an existing table with the disk full = %v, want ResourceInUseException", err)
 	}
 
 	avail.Store(1 << 40)

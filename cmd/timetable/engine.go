@@ -29,6 +29,8 @@ type engineOptions struct {
 	flushInterval time.Duration
 	// maxFuture is series.Options.MaxFuture; 0 is its default.
 	maxFuture time.Duration
+	// minFreeBytes is local.Options.MinFreeBytes; 0 is its default.
+	minFreeBytes int64
 	// analyticsTable is the web analytics' table; "" opens no analytics
 	// store.
 	analyticsTable string
@@ -74,7 +76,7 @@ func openEngine(ctx context.Context, o engineOptions) (*engine, error) {
 	// memory, the engine's defaults: a flush costs no disk, and a smaller
 	// memtable and fewer L0 tables leave reads fewer overwritten versions
 	// and tables to step over.
-	lopts := &local.Options{InMemory: o.inMemory, NoSync: o.noSync, StreamShardLifetime: o.shardLifetime, Logger: o.logger}
+	lopts := &local.Options{InMemory: o.inMemory, NoSync: o.noSync, StreamShardLifetime: o.shardLifetime, MinFreeBytes: o.minFreeBytes, Logger: o.logger}
 	if !o.inMemory {
 		lopts.MemTableSize, lopts.L0CompactionThreshold, lopts.L0CompactionFileThreshold = 16<<20, 12, 48
 	}

@@ -88,7 +88,7 @@ type serveFlags struct {
 	noSync, inMemory, verbose, noAuth, metricsPublic         bool
 	rate                                                     float64
 	burst                                                    int
-	maxBody, maxInflated, maxInFlight                        int64
+	maxBody, maxInflated, maxInFlight, minFree               int64
 	maxReadings, maxSeries                                   int
 	flushInterval                                            time.Duration
 	shardLifetime                                            time.Duration
@@ -125,6 +125,7 @@ func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
 	fs.IntVar(&f.maxReadings, "max-readings", server.DefaultMaxReadings, "most readings in one write request (a decoded reading holds some 90 to 220 bytes until the request is answered)")
 	fs.IntVar(&f.maxSeries, "max-series", server.DefaultMaxSeries, "most distinct series in one write request")
 	fs.Int64Var(&f.maxInFlight, "max-inflight-bytes", server.DefaultMaxInFlightBytes, "bytes of memory all requests in progress may hold at once (bodies, decoded readings), shared by every face; a request that would pass it waits a second, then gets 503 (ThrottlingException on the DynamoDB endpoint)")
+	fs.Int64Var(&f.minFree, "min-free-bytes", 0, "bytes the data folder's disk must keep free: below them writes are refused 507 (and /readyz fails) until space is freed, so the engine never meets a full disk (0: four memtables and 16 MiB, 80 MiB; negative: no check)")
 	fs.IntVar(&f.maxPeriods, "max-periods", series.DefaultMaxPeriods, "most periods one aggregate, or time buckets one Stats API query, may produce (more is refused 400)")
 	fs.DurationVar(&f.requestTimeout, "request-timeout", server.DefaultRequestTimeout, "longest time a read (series API, Stats API, analytics) may take before it is answered 504 (negative: no limit)")
 	fs.DurationVar(&f.maxFuture, "max-future", series.DefaultMaxFuture, "how far ahead of the server's clock a reading's time may be (later is refused 400; negative: no bound)")
@@ -178,7 +179,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	defer closeGeoIP()
 
 	eng, err := openEngine(ctx, engineOptions{dir: f.dataDir, inMemory: f.inMemory, noSync: f.noSync, shardLifetime: f.shardLifetime,
-		table: f.table, flushInterval: f.flushInterval, maxFuture: f.maxFuture, analyticsTable: f.analyticsTable, auth: !f.noAuth, logger: logger})
+		table: f.table, flushInterval: f.flushInterval, maxFuture: f.maxFuture, minFreeBytes: f.minFree, analyticsTable: f.analyticsTable, auth: !f.noAuth, logger: logger})
 	if err != nil {
 		return err
 	}
