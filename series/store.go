@@ -61,8 +61,8 @@ type Options struct {
 	// the table; default 5 minutes. Longer intervals make fewer, larger
 	// chunk items: a 1 Hz series flushed every 5 minutes costs about 0.012
 	// write units per reading, compaction included (flushed every minute,
-	// about 0.034, plus 0.018 for compaction: 0.052, over the 0.05 that
-	// DESIGN.md targets), and some 20-40 read units per day read until
+	// about 0.034, plus 0.018 for compaction: 0.052, over a target of
+	// 0.05), and some 20-40 read units per day read until
 	// compaction merges each hour (then 5-10 read units); flushed every hour, about 0.002 write
 	// units per reading and 5-10 read units per day without compaction
 	// (Schema.NoCompaction). The Store's own reads see buffered readings,

@@ -38,8 +38,6 @@ func (s *Store) errTableNotFound() error {
 	return fmt.Errorf("%w: %q does not exist (EnsureTable creates it)", ErrTableNotFound, s.opts.Table)
 }
 
-// checkTable returns ErrTableNotFound while the table is known to be
-// missing.
 // Ready reports whether the Store takes writes: nil, or ErrClosed, or
 // ErrTableNotFound while its table is known to be missing (checked at Open,
 // set by EnsureTable, and reset by any call answered ResourceNotFound), or
@@ -63,6 +61,8 @@ func (s *Store) Ready() error {
 // readyWALWait bounds Ready's wait for a commit of a failed log.
 const readyWALWait = 5 * time.Second
 
+// checkTable returns ErrTableNotFound while the table is known to be
+// missing.
 func (s *Store) checkTable() error {
 	if s.tableMissing.Load() {
 		return s.errTableNotFound()

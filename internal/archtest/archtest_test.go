@@ -23,6 +23,8 @@ const (
 // pkg is a package of the module as go list describes it.
 type pkg struct {
 	ImportPath string
+	Dir        string   // its folder
+	GoFiles    []string // its non-test Go files, in Dir
 	Imports    []string // direct imports, non-test
 	Deps       []string // all dependencies, non-test
 }
@@ -36,7 +38,7 @@ var goList = sync.OnceValues(func() ([]byte, error) {
 	if err := readSources(); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command("go", "list", "-deps", "-json=ImportPath,Imports,Deps", "./...")
+	cmd := exec.Command("go", "list", "-deps", "-json=ImportPath,Dir,GoFiles,Imports,Deps", "./...")
 	cmd.Dir = root
 	return cmd.Output()
 })
