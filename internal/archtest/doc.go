@@ -10,7 +10,10 @@
 // rewrites it there; TestArchitectureDoc_Arrows fails while it differs),
 // and its package map and "Imports flow downwards" line are checked
 // against the table (TestArchitectureDoc_PackageMap,
-// TestArchitectureDoc_ImportsFlowDownwards).
+// TestArchitectureDoc_ImportsFlowDownwards); every file it names by its
+// path is in the repository (TestArchitectureDoc_Paths).
+// TestDocComments_InPlace finds a doc comment left above the wrong
+// function.
 //
 // Two rules hold for packages to come too: the root package imports no
 // other package of the module, and no package above the API links Pebble:

@@ -299,3 +299,28 @@ func TestArchitectureDoc_PackageMap(t *testing.T) {
 		}
 	}
 }
+
+// docPath is a code span of docFile naming a file of the repository by
+// its path: a folder, a slash, a name with an extension.
+var docPath = regexp.MustCompile("`([a-z][A-Za-z0-9_./-]*/[A-Za-z0-9_.-]+\\.[a-z]+)`")
+
+// TestArchitectureDoc_Paths: every file that docs/architecture.md names
+// by its path is in the repository, so a file moved or removed without
+// the page following fails here.
+func TestArchitectureDoc_Paths(t *testing.T) {
+	doc := readDoc(t)
+	seen := map[string]bool{}
+	for _, m := range docPath.FindAllSubmatch(doc, -1) {
+		path := string(m[1])
+		if seen[path] {
+			continue
+		}
+		seen[path] = true
+		if _, err := os.Stat(filepath.Join(root, path)); err != nil {
+			t.Errorf("%s names %s, which is not in the repository (moved or removed?): name its new home, or drop it", docFile, path)
+		}
+	}
+	if len(seen) == 0 {
+		t.Fatalf("%s names no file by its path: this test finds nothing to check", docFile)
+	}
+}
