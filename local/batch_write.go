@@ -9,7 +9,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// maxBatchWrite is the most puts and deletes a BatchWriteItem call may hold.
+// maxBatchWrite is the most puts and deletes a BatchWriteItem call may
+// hold: DynamoDB's rule, which the engine enforces on its side. Clients
+// cut their writes into calls with table.MaxBatchWrite; the engine keeps
+// its own constant, as it imports nothing above the root package.
 const maxBatchWrite = 25
 
 // BatchWriteItem puts and deletes up to 25 items in one or more tables. The

@@ -32,8 +32,8 @@ import (
 // period is rolled up. A crash before the items leaves markers whose
 // periods are computed again for nothing.
 //
-// The items are built, and written in BatchWriteItem calls of up to 25,
-// by up to FlushConcurrency goroutines at once, so that the calls of a
+// The items are built, and written in BatchWriteItem calls of up to
+// table.MaxBatchWrite, by up to FlushConcurrency goroutines at once, so that the calls of a
 // large flush share the engine's syncs (or DynamoDB's latency) instead of
 // waiting for each other.
 //
@@ -135,17 +135,11 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 // builds.
 const applyGroup = 16
 
-// batchWriteSize is the most writes of one BatchWriteItem call.
-const batchWriteSize = 25
-
-// batchWrite writes ws in calls of up to batchWriteSize writes, up to
-// FlushConcurrency calls at once. Two writes of one key must be the same
-// write, as the calls run in any order.
+// batchWrite writes ws with up to FlushConcurrency BatchWriteItem calls
+// at once (table.BatchWriteOptions). Two writes of one key must be the
+// same write, as the calls run in any order.
 func (s *Store) batchWrite(ctx context.Context, ws []table.WriteRequest) error {
-	n := (len(ws) + batchWriteSize - 1) / batchWriteSize
-	return s.parallel(ctx, n, func(ctx context.Context, i int) error {
-		return s.tbl.BatchWrite(ctx, ws[i*batchWriteSize:min(len(ws), (i+1)*batchWriteSize)])
-	})
+	return s.tbl.BatchWriteWith(ctx, ws, &table.BatchWriteOptions{Concurrency: s.opts.FlushConcurrency})
 }
 
 // latestConcurrency is how many times FlushConcurrency the puts of latest

@@ -289,7 +289,7 @@ func (s *Store) storedSchemas(ctx context.Context) ([]Schema, error) {
 	var out []Schema
 	for it, err := range s.tbl.QueryAll(ctx, &table.Query{Hash: schemaPK, Consistent: true}) {
 		if err != nil {
-			if isTableMissing(err) {
+			if table.IsTableMissing(err) {
 				s.tableMissing.Store(true)
 				return nil, nil
 			}

@@ -44,7 +44,7 @@ var seqMarkCondNames = map[string]string{"#q": attrSeq}
 // at least as large. A missing table, or mark, changes nothing.
 func (s *Store) loadSeqMark(ctx context.Context) error {
 	item, err := s.tbl.Get(ctx, table.K(strAV(seqMarkPK), strAV(seqMarkPK)), &table.GetOptions{Consistent: true})
-	if errors.Is(err, table.ErrNotFound) || isTableMissing(err) {
+	if errors.Is(err, table.ErrNotFound) || table.IsTableMissing(err) {
 		return nil
 	}
 	if err != nil {

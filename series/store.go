@@ -238,15 +238,12 @@ func Open(ctx context.Context, api timetable.API, o *Options, schemas ...Schema)
 	if api == nil {
 		return nil, errors.New("series: Open needs an API")
 	}
-	if w, ok := api.(*watchedAPI); ok {
-		api = w.API // another Store's
-	}
 	// The table client always knows the metric index, which a kind
 	// defined later may need; EnsureTable creates it only for kinds that
 	// ask for it.
 	ts := table.Schema{Name: opts.Table, HashKey: attrPK, RangeKey: attrSK,
 		Indexes: []table.Index{{Name: metricIndex, HashKey: attrMPK, RangeKey: attrMSK}}}
-	tbl, err := table.New(&watchedAPI{API: api, missing: &s.tableMissing}, ts, opts.TableOptions)
+	tbl, err := table.New(api, ts, s.tableOptions(opts.TableOptions))
 	if err != nil {
 		return nil, err
 	}

@@ -2,32 +2,40 @@ package series
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
-	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/table"
 )
 
 // A Store knows whether its table exists, so that a write to a missing
 // table fails at once (ErrTableNotFound) instead of being buffered and
 // failing at every flush: Open finds out (reading the stored schemas),
 // EnsureTable sets it, and any item operation answered with
-// ResourceNotFoundException (a table deleted meanwhile) resets it.
+// ResourceNotFoundException (a table deleted meanwhile) resets it, through
+// the table client's hook (tableOptions).
 
-// isTableMissing reports whether err is DynamoDB's ResourceNotFoundException.
-func isTableMissing(err error) bool {
-	var rnf *types.ResourceNotFoundException
-	return errors.As(err, &rnf)
+// tableOptions returns the Store's table options, opts with the hook that
+// notes a missing table; a hook of opts is called too.
+func (s *Store) tableOptions(opts *table.Options) *table.Options {
+	var o table.Options
+	if opts != nil {
+		o = *opts
+	}
+	theirs := o.OnTableMissing
+	o.OnTableMissing = func(op string, err error) {
+		s.tableMissing.Store(true)
+		if theirs != nil {
+			theirs(op, err)
+		}
+	}
+	return &o
 }
 
 // tableErr returns err, wrapped with ErrTableNotFound if it says the table
 // is missing.
 func (s *Store) tableErr(err error) error {
-	if err != nil && isTableMissing(err) {
+	if err != nil && table.IsTableMissing(err) {
 		return fmt.Errorf("%w: %w", s.errTableNotFound(), err)
 	}
 	return err
@@ -68,63 +76,4 @@ func (s *Store) checkTable() error {
 		return s.errTableNotFound()
 	}
 	return nil
-}
-
-// watchedAPI is the Store's API: it notes a ResourceNotFoundException of
-// an item operation in missing. Other operations pass through.
-type watchedAPI struct {
-	timetable.API
-	missing interface{ Store(bool) }
-}
-
-func watch[T any](w *watchedAPI, out T, err error) (T, error) {
-	if err != nil && isTableMissing(err) {
-		w.missing.Store(true)
-	}
-	return out, err
-}
-
-func (w *watchedAPI) GetItem(ctx context.Context, in *dynamodb.GetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	out, err := w.API.GetItem(ctx, in, o...)
-	return watch(w, out, err)
-}
-
-func (w *watchedAPI) PutItem(ctx context.Context, in *dynamodb.PutItemInput, o ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	out, err := w.API.PutItem(ctx, in, o...)
-	return watch(w, out, err)
-}
-
-func (w *watchedAPI) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, o ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	out, err := w.API.UpdateItem(ctx, in, o...)
-	return watch(w, out, err)
-}
-
-func (w *watchedAPI) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, o ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	out, err := w.API.DeleteItem(ctx, in, o...)
-	return watch(w, out, err)
-}
-
-func (w *watchedAPI) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	out, err := w.API.Query(ctx, in, o...)
-	return watch(w, out, err)
-}
-
-func (w *watchedAPI) Scan(ctx context.Context, in *dynamodb.ScanInput, o ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	out, err := w.API.Scan(ctx, in, o...)
-	return watch(w, out, err)
-}
-
-func (w *watchedAPI) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	out, err := w.API.BatchGetItem(ctx, in, o...)
-	return watch(w, out, err)
-}
-
-func (w *watchedAPI) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	out, err := w.API.BatchWriteItem(ctx, in, o...)
-	return watch(w, out, err)
-}
-
-func (w *watchedAPI) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	out, err := w.API.TransactWriteItems(ctx, in, o...)
-	return watch(w, out, err)
 }

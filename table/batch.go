@@ -3,7 +3,11 @@ package table
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -11,8 +15,11 @@ import (
 
 // DynamoDB's limits per batch call.
 const (
-	maxBatchGet   = 100
-	maxBatchWrite = 25
+	maxBatchGet = 100
+	// MaxBatchWrite is the most writes of one BatchWriteItem call.
+	// BatchWrite cuts any number of writes into calls of up to this many,
+	// so callers pass whole lists.
+	MaxBatchWrite = 25
 )
 
 // BatchGetOptions are the options of BatchGet. The zero value is valid.
@@ -96,7 +103,7 @@ func (t *Table) BatchGet(ctx context.Context, ks []Key, o *BatchGetOptions) ([]I
 				ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 			}
 			out, err := t.api.BatchGetItem(ctx, in)
-			t.stats.call("BatchGetItem", err)
+			t.called("BatchGetItem", err)
 			if err == nil {
 				t.stats.consumedList("BatchGetItem", out.ConsumedCapacity)
 				for _, it := range out.Responses[t.schema.Name] {
@@ -177,8 +184,26 @@ func PutRequest(item any) WriteRequest { return WriteRequest{Put: item} }
 // DeleteRequest returns the WriteRequest that deletes the item with key k.
 func DeleteRequest(k Key) WriteRequest { return WriteRequest{Delete: k} }
 
-// BatchWrite applies ws with BatchWriteItem calls of up to 25 writes, in
-// order: a call holds no two writes of one key (a later write of a key
+// BatchWriteOptions are the options of BatchWriteWith. A nil
+// *BatchWriteOptions and the zero value are valid.
+type BatchWriteOptions struct {
+	// Concurrency is the most BatchWriteItem calls made at once. 0 or 1
+	// makes them one after another, in order, as BatchWrite does. With
+	// more, the writes are cut into runs of MaxBatchWrite, each applied as
+	// BatchWrite applies its writes, on up to Concurrency goroutines and
+	// in any order, so that the calls share the backend's syncs (or
+	// DynamoDB's latency): two writes of one key must then be the same
+	// write. A failed run stops the runs not started.
+	Concurrency int
+	// Applied, if set, is called with the number of writes of each call
+	// once they are all applied (its unprocessed writes retried). With a
+	// Concurrency above 1 it may be called from several goroutines at
+	// once.
+	Applied func(n int)
+}
+
+// BatchWrite applies ws, any number of writes, with BatchWriteItem calls
+// of up to MaxBatchWrite writes, in order: a call holds no two writes of one key (a later write of a key
 // goes to a later call), and each call's unprocessed writes are retried,
 // with exponential backoff and jitter, before the next call starts, so
 // the last write of a key wins. Writes are not atomic and have no
@@ -189,6 +214,71 @@ func DeleteRequest(k Key) WriteRequest { return WriteRequest{Delete: k} }
 // write not applied, in input order; the others were applied. Nothing is
 // dropped silently.
 func (t *Table) BatchWrite(ctx context.Context, ws []WriteRequest) error {
+	return t.batchWrite(ctx, ws, nil)
+}
+
+// BatchWriteWith is BatchWrite with options: its calls at once, and a
+// callback after each call. On failure it returns a *BatchError holding
+// every write not applied, in input order, and the first failure's cause.
+func (t *Table) BatchWriteWith(ctx context.Context, ws []WriteRequest, o *BatchWriteOptions) error {
+	var opts BatchWriteOptions
+	if o != nil {
+		opts = *o
+	}
+	runs := (len(ws) + MaxBatchWrite - 1) / MaxBatchWrite
+	if opts.Concurrency <= 1 || runs <= 1 {
+		return t.batchWrite(ctx, ws, opts.Applied)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		next  atomic.Int64
+		mu    sync.Mutex
+		first error
+		left  = make([][]WriteRequest, runs) // of each run, if it failed
+	)
+	for range min(runs, opts.Concurrency) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				r := int(next.Add(1) - 1)
+				if r >= runs {
+					return
+				}
+				run := ws[r*MaxBatchWrite : min(len(ws), (r+1)*MaxBatchWrite)]
+				// An ended ctx (or a failed run) stops the runs not started.
+				err := ctx.Err()
+				if err == nil {
+					err = t.batchWrite(ctx, run, opts.Applied)
+				}
+				if err == nil {
+					continue
+				}
+				left[r] = run
+				var be *BatchError
+				if errors.As(err, &be) {
+					left[r], err = be.Writes, be.Err
+				}
+				mu.Lock()
+				if first == nil {
+					first = err
+					cancel()
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if first == nil {
+		return nil
+	}
+	return &BatchError{Op: "BatchWriteItem", Writes: slices.Concat(left...), Err: first}
+}
+
+// batchWrite is BatchWrite, calling applied (if set) after each call.
+func (t *Table) batchWrite(ctx context.Context, ws []WriteRequest, applied func(n int)) error {
 	names, _ := t.keyNames("")
 	reqs := make([]types.WriteRequest, len(ws))
 	ids := make([]string, len(ws))
@@ -214,10 +304,11 @@ func (t *Table) BatchWrite(ctx context.Context, ws []WriteRequest) error {
 		}
 	}
 	for from := 0; from < len(ws); {
-		// The next call: up to 25 writes with distinct keys, in order.
+		// The next call: up to MaxBatchWrite writes with distinct keys,
+		// in order.
 		seen := map[string]int{} // id -> index in ws
 		end := from
-		for end < len(ws) && end-from < maxBatchWrite {
+		for end < len(ws) && end-from < MaxBatchWrite {
 			if _, dup := seen[ids[end]]; dup {
 				break
 			}
@@ -232,7 +323,7 @@ func (t *Table) BatchWrite(ctx context.Context, ws []WriteRequest) error {
 				RequestItems:           map[string][]types.WriteRequest{t.schema.Name: chunk},
 				ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 			})
-			t.stats.call("BatchWriteItem", err)
+			t.called("BatchWriteItem", err)
 			if err == nil {
 				t.stats.consumedList("BatchWriteItem", out.ConsumedCapacity)
 				chunk = out.UnprocessedItems[t.schema.Name]
@@ -258,6 +349,9 @@ func (t *Table) BatchWrite(ctx context.Context, ws []WriteRequest) error {
 				return t.writeFailure(ws, pending, end, errLast(err))
 			}
 			t.stats.retry("BatchWriteItem")
+		}
+		if applied != nil {
+			applied(end - from)
 		}
 		from = end
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -198,6 +199,27 @@ func TestBatchWrite_Retry(t *testing.T) {
 	})
 }
 
+// checkGivenBack fails the test unless the items of hash "A" in tbl and
+// the writes be gives back make the n puts of r000 on exactly once, some
+// given back, in input order. It returns the number that landed.
+func checkGivenBack(t *testing.T, tbl *Table, be *BatchError, n int) int {
+	t.Helper()
+	landed := sks(collect(t, tbl.QueryAll(ctxT(t), &Query{Hash: "A", Consistent: true})), "S")
+	var back []string
+	for _, w := range be.Writes {
+		back = append(back, str(w.Put.(Item), "S"))
+	}
+	all := append(slices.Clone(landed), back...)
+	slices.Sort(all)
+	if !slices.Equal(all, rs(0, n, 1)) || len(back) == 0 {
+		t.Fatalf("landed %d + given back %d do not make the %d writes exactly once:\nlanded %v\nback %v", len(landed), len(back), n, landed, back)
+	}
+	if !slices.IsSorted(back) {
+		t.Fatalf("given back out of input order: %v", back)
+	}
+	return len(landed)
+}
+
 // TestBatchWrite_GivesBack: when retries run out, every write not applied
 // comes back in the error, and exactly those.
 func TestBatchWrite_GivesBack(t *testing.T) {
@@ -215,18 +237,8 @@ func TestBatchWrite_GivesBack(t *testing.T) {
 		if !errors.As(err, &be) || !errors.Is(err, ErrRetriesExhausted) {
 			t.Fatalf("BatchWrite = %v, want a BatchError with ErrRetriesExhausted", err)
 		}
-		landed := sks(collect(t, tbl.QueryAll(ctx, &Query{Hash: "A", Consistent: true})), "S")
-		var back []string
-		for _, w := range be.Writes {
-			back = append(back, str(w.Put.(Item), "S"))
-		}
-		all := append(slices.Clone(landed), back...)
-		slices.Sort(all)
-		if !slices.Equal(all, rs(0, 80, 1)) || len(landed) == 0 || len(back) == 0 {
-			t.Fatalf("landed %d + given back %d do not make the 80 writes exactly once:\nlanded %v\nback %v", len(landed), len(back), landed, back)
-		}
-		if !slices.IsSorted(back) {
-			t.Fatalf("given back out of input order: %v", back)
+		if landed := checkGivenBack(t, tbl, be, 80); landed == 0 {
+			t.Fatal("nothing landed")
 		}
 		// Cancelling the context gives everything back too.
 		cctx, cancel := context.WithCancel(ctx)
@@ -342,5 +354,43 @@ func TestRetry_ThrottlingAnd5xx(t *testing.T) {
 		if _, err := few.Put(ctx, Item{"P": S("a"), "S": S("b")}, nil); !IsThrottled(err) || f.calls != 3 {
 			t.Fatalf("after MaxAttempts: %v after %d calls", err, f.calls)
 		}
+	})
+}
+
+// TestBatchWriteWith_Concurrency: with several calls at once, every write
+// lands, Applied hears of each exactly once, and when retries run out
+// every write not applied comes back, in input order.
+func TestBatchWriteWith_Concurrency(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := ctxT(t)
+		tbl := newTable(t, newFlaky(b.api, 3, 0.3, 6), pkSk, nil)
+		var ws []WriteRequest
+		for i := range 130 {
+			ws = append(ws, PutRequest(Item{"P": S("A"), "S": S(fmt.Sprintf("r%03d", i))}))
+		}
+		var applied atomic.Int64
+		o := &BatchWriteOptions{Concurrency: 4, Applied: func(n int) {
+			if n < 1 || n > MaxBatchWrite {
+				t.Errorf("Applied(%d)", n)
+			}
+			applied.Add(int64(n))
+		}}
+		if err := tbl.BatchWriteWith(ctx, ws, o); err != nil {
+			t.Fatal(err)
+		}
+		got := collect(t, tbl.QueryAll(ctx, &Query{Hash: "A", Consistent: true}))
+		if !slices.Equal(sks(got, "S"), rs(0, 130, 1)) || applied.Load() != 130 {
+			t.Fatalf("%d items landed, %d applied", len(got), applied.Load())
+		}
+
+		f := newFlaky(b.api, 4, 0.2, 5)
+		f.stuckAfter = 6
+		tbl = newTable(t, f, pkSk, &Options{BaseDelay: time.Millisecond, MaxDelay: 5 * time.Millisecond, RetryTimeout: 200 * time.Millisecond})
+		err := tbl.BatchWriteWith(ctx, ws, &BatchWriteOptions{Concurrency: 4})
+		var be *BatchError
+		if !errors.As(err, &be) || !errors.Is(err, ErrRetriesExhausted) {
+			t.Fatalf("BatchWriteWith = %v, want a BatchError with ErrRetriesExhausted", err)
+		}
+		checkGivenBack(t, tbl, be, 130)
 	})
 }

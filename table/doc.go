@@ -34,15 +34,21 @@
 //
 // # Batches and retries
 //
-// BatchGet and BatchWrite split their input into DynamoDB's 100 keys and
-// 25 writes per call and retry unprocessed items with exponential backoff
+// BatchGet and BatchWrite take any number of keys or writes, split them
+// into DynamoDB's 100 keys and 25 writes (MaxBatchWrite) per call, and
+// retry unprocessed items with exponential backoff
 // and full jitter until Options.RetryTimeout or the context ends. Items they
 // could not read or write come back in a *BatchError; they are never
 // dropped. Every call is retried on throttling and 5xx errors the same way.
 // As with any DynamoDB client, a conditional write whose first attempt
 // succeeded but whose answer was lost (a 5xx after the fact) fails its
 // condition when retried; transactions avoid this with a client request
-// token.
+// token. BatchWriteWith runs a batch's calls on several goroutines at
+// once when the order of its writes does not matter.
+//
+// A missing table is noticed without wrapping the API: Options.OnTableMissing
+// is called when an item operation fails with ResourceNotFoundException
+// (IsTableMissing).
 //
 // # Consumed capacity
 //

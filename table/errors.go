@@ -48,6 +48,14 @@ func (e *BatchError) Error() string {
 // Unwrap returns Err.
 func (e *BatchError) Unwrap() error { return e.Err }
 
+// IsTableMissing reports whether err says the table does not exist:
+// DynamoDB's ResourceNotFoundException (a table never created, or deleted
+// meanwhile).
+func IsTableMissing(err error) bool {
+	var rnf *types.ResourceNotFoundException
+	return errors.As(err, &rnf)
+}
+
 // IsConditionFailed reports whether err is a failed condition: a
 // ConditionalCheckFailedException, or a transaction cancelled because a
 // condition failed.

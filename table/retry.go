@@ -65,7 +65,7 @@ func (t *Table) call(ctx context.Context, op string, fn func() error) error {
 	b := t.newBackoff()
 	for attempt := 1; ; attempt++ {
 		err := fn()
-		t.stats.call(op, err)
+		t.called(op, err)
 		if err == nil || !retryable(err) || attempt >= t.opts.MaxAttempts || ctx.Err() != nil {
 			return err
 		}

@@ -92,6 +92,15 @@ type Options struct {
 	// MaxConflicts bounds the conditional retries of an Update with Min or
 	// Max when other writers keep changing the attribute. Default 100.
 	MaxConflicts int
+	// OnTableMissing, if set, is called when a call of an item operation
+	// (GetItem, PutItem, UpdateItem, DeleteItem, Query, Scan, the batch
+	// and transaction calls: not CreateTable, DescribeTable, DeleteTable
+	// nor the TTL calls) fails because the table does not exist
+	// (IsTableMissing), with the operation's name and the error, before
+	// the operation returns. It is called from the goroutine that made
+	// the call, so it must be safe for concurrent use, and quick. Default
+	// nil.
+	OnTableMissing func(op string, err error)
 }
 
 func (o *Options) withDefaults() Options {
@@ -127,6 +136,20 @@ type Table struct {
 	schema Schema
 	opts   Options
 	stats  stats
+}
+
+// tableOps are the operations on the table itself, which
+// Options.OnTableMissing does not watch.
+var tableOps = map[string]bool{"CreateTable": true, "DescribeTable": true, "DeleteTable": true,
+	"DescribeTimeToLive": true, "UpdateTimeToLive": true}
+
+// called records the outcome of one call of operation op in the stats and
+// tells Options.OnTableMissing of a missing table.
+func (t *Table) called(op string, err error) {
+	t.stats.call(op, err)
+	if err != nil && t.opts.OnTableMissing != nil && !tableOps[op] && IsTableMissing(err) {
+		t.opts.OnTableMissing(op, err)
+	}
 }
 
 // New returns a Table for the table that s describes, over api. It checks

@@ -15,6 +15,7 @@ import (
 
 	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/internal/dynamotest"
+	"github.com/timetable-db/timetable/table"
 )
 
 const items = 1500 // per table
@@ -52,7 +53,7 @@ func TestCopy_Engines(t *testing.T) {
 			t.Errorf("report: %+v", tr)
 		}
 	}
-	if last.Copied != 2*items || last.Total != 2*items || calls < 2*items/batchSize {
+	if last.Copied != 2*items || last.Total != 2*items || calls < 2*items/table.MaxBatchWrite {
 		t.Errorf("last progress %+v after %d calls", last, calls)
 	}
 	if s := rep.String(); !strings.Contains(s, names[0]+": created, 1500 items copied, TTL on exp, verified: 1500 items on both sides\n") {

@@ -12,8 +12,8 @@
 // auto scaling and replicas are not copied.
 //
 // Then every item, with a parallel Scan of the source (Options.Segments
-// segments at once, eventually consistent) and BatchWriteItem calls of 25
-// puts on the destination, whose unprocessed items are retried with
+// segments at once, eventually consistent) and BatchWriteItem calls of up
+// to 25 puts (table.MaxBatchWrite) on the destination, whose unprocessed items are retried with
 // exponential backoff. Items are put as they are: an item the destination
 // already holds under the same key is replaced. Copy does not stop writers
 // of the source; items written during a copy may or may not be copied.

@@ -14,10 +14,6 @@ import (
 	"github.com/timetable-db/timetable/table"
 )
 
-// batchSize is the number of puts of one BatchWriteItem call, DynamoDB's
-// limit.
-const batchSize = 25
-
 // schema returns the package table schema of the table, for its scan
 // cursors and batch writes.
 func (tc *tableCopy) schema() table.Schema {
@@ -64,16 +60,20 @@ func (c *copier) copySegment(ctx context.Context, tc *tableCopy, src, dst *table
 		if err != nil {
 			return wrapf(err, "cannot scan segment %d of %d of source table %s", seg, n, tc.name)
 		}
-		for i := 0; i < len(page.Items); i += batchSize {
-			batch := page.Items[i:min(i+batchSize, len(page.Items))]
-			if err := dst.BatchPut(ctx, batch); err != nil {
-				return wrapf(err, "cannot write to destination table %s", tc.name)
-			}
+		puts := make([]table.WriteRequest, len(page.Items))
+		for i, it := range page.Items {
+			puts[i] = table.PutRequest(it)
+		}
+		// Progress is reported after each BatchWriteItem call.
+		err = dst.BatchWriteWith(ctx, puts, &table.BatchWriteOptions{Applied: func(n int) {
 			c.mu.Lock()
-			c.copied += int64(len(batch))
-			tc.rep.Copied += int64(len(batch))
+			c.copied += int64(n)
+			tc.rep.Copied += int64(n)
 			c.report(tc.name)
 			c.mu.Unlock()
+		}})
+		if err != nil {
+			return wrapf(err, "cannot write to destination table %s", tc.name)
 		}
 		cursor = page.Cursor
 		c.mu.Lock()
