@@ -299,3 +299,60 @@ func describeReadings(r *rawDesign, day bool) ([]design.Entity, error) {
 	}
 	return raws, nil
 }
+
+func (l readingLayout) remove(ctx context.Context, id string, lo, hi int64) error {
+	k := l.k
+	for sh := 0; sh < k.s.Shards; sh++ {
+		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(ts(lo), ts(hi-1)+"#~", hi)}
+		if err := k.removeItems(ctx, q, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// remove removes the readings of the days of [lo, hi) that the day
+// directory lists, then the directory's entries of the days left empty.
+func (l dayLayout) remove(ctx context.Context, id string, lo, hi int64) error {
+	k := l.k
+	first, last := periodStart(lo, keys.Day), periodStart(hi-1, keys.Day)
+	dir := &table.Query{Hash: k.daysPK(id), Range: table.Between(periodKey(first, keys.Day), periodKey(last, keys.Day)), Consistent: true}
+	var empty []table.WriteRequest
+	for d, err := range k.st.tbl.QueryAll(ctx, dir) {
+		if err != nil {
+			return err
+		}
+		dk, _ := getS(d, attrSK)
+		t, g, err := keys.ParseTimeSeries(dk)
+		if err != nil || g != keys.Day {
+			return fmt.Errorf("series: bad day directory key %q of %s", dk, k.entity(id))
+		}
+		day := timeMs(t)
+		loK, hiK := "00:00:00.000", "23:59:59.999#~"
+		whole := true
+		if day < lo {
+			loK, whole = keys.TimeOfDay(msTime(lo)), false
+		}
+		if periodEnd(day, keys.Day) > hi {
+			hiK, whole = keys.TimeOfDay(msTime(hi-1))+"#~", false
+		}
+		left := false
+		for sh := 0; sh < k.s.Shards; sh++ {
+			pk := k.dayPK(id, sh, dk)
+			if err := k.removeItems(ctx, &table.Query{Hash: pk, Range: table.Between(loK, hiK)}, nil); err != nil {
+				return err
+			}
+			if !whole && !left {
+				p, err := k.st.tbl.Query(ctx, &table.Query{Hash: pk, Limit: 1, Consistent: true})
+				if err != nil {
+					return err
+				}
+				left = len(p.Items) > 0
+			}
+		}
+		if !left {
+			empty = append(empty, table.DeleteRequest(table.K(k.daysPK(id), dk)))
+		}
+	}
+	return k.st.batchWrite(ctx, empty)
+}
