@@ -10,9 +10,9 @@ import (
 )
 
 // layout is how a kind keeps its raw readings: one type per Layout, each
-// from a seed pattern (chunkLayout in chunks.go, readingLayout and
-// dayLayout in items.go, bucketLayout in bucket.go), made by the
-// registry below. The store's write path (Store.apply), read paths
+// from a seed pattern (chunkLayout in chunks.go, readingLayout in
+// items.go with what the layouts of an item per reading share, dayLayout
+// in day.go, bucketLayout in bucket.go), made by the registry below. The store's write path (Store.apply), read paths
 // (Kind.Iter, Aggregate's raw units, MetricRange, the design) and Delete
 // call it without asking which one it is. What only some layouts do is a
 // capability below (merger, unitReader, compactor), found once, when the
