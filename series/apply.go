@@ -60,7 +60,7 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 			continue
 		}
 		k := e.k
-		if _, ok := k.lay.(merger); ok {
+		if k.lay.merger != nil {
 			merges = append(merges, e)
 		}
 		latest = append(latest, latestPut{k, k.latestItem(e.id, &e.recs[len(e.recs)-1])})
@@ -101,7 +101,7 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 	}
 	if err := s.parallel(ctx, len(merges), func(ctx context.Context, i int) error {
 		e := merges[i]
-		return e.k.lay.(merger).merge(ctx, e.id, e.recs)
+		return e.k.lay.merger.merge(ctx, e.id, e.recs)
 	}); err != nil {
 		return err
 	}

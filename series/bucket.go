@@ -405,3 +405,108 @@ func (l bucketLayout) describe(r *rawDesign) ([]design.Entity, error) {
 	r.newest.Returns, r.newest.Limit = []string{"Bucket", "BucketPart"}, 4
 	return []design.Entity{e, part}, nil
 }
+
+// remove removes the readings of [lo, hi) from the buckets of the
+// periods of the range, every shard: a bucket's parts are rewritten
+// (under the condition that their versions did not change) with the
+// readings left, renumbered from 0 if some part is left empty, and the
+// parts no longer needed deleted after.
+func (l bucketLayout) remove(ctx context.Context, id string, lo, hi int64) error {
+	k := l.k
+	g := k.s.BucketPeriod
+	for sh := 0; sh < k.s.Shards; sh++ {
+		pk := k.rawPK(id, sh)
+		loKey, hiKey := periodKey(periodStart(lo, g), g), periodKey(hi-1, g)+"#~"
+		if hi >= maxMs {
+			hiKey = ""
+		}
+		q := &table.Query{Hash: pk, Range: skRange(loKey, hiKey, hi), Consistent: true, Projection: []string{attrSK}}
+		var periods []string
+		for item, err := range k.st.tbl.QueryAll(ctx, q) {
+			if err != nil {
+				return err
+			}
+			sk, _ := getS(item, attrSK)
+			p, _, _ := strings.Cut(sk, "#")
+			if len(periods) == 0 || periods[len(periods)-1] != p {
+				periods = append(periods, p)
+			}
+		}
+		for _, p := range periods {
+			if err := k.removeFromBucket(ctx, id, sh, p, lo, hi); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// removeFromBucket removes the readings of [lo, hi) from the bucket of
+// period p of shard sh of series id, retrying when another writer
+// changed it meanwhile.
+func (k *Kind) removeFromBucket(ctx context.Context, id string, sh int, p string, lo, hi int64) error {
+	pk := k.rawPK(id, sh)
+	st, _, err := keys.ParseTimeSeries(p)
+	if err != nil {
+		return fmt.Errorf("series: bad bucket key %q: %w", p, err)
+	}
+	op := &bucketOp{k: k, id: id, shard: sh, period: p, start: timeMs(st)}
+	for attempt := 0; ; attempt++ {
+		parts, err := k.loadBucket(ctx, pk, p, true)
+		if err != nil {
+			return err
+		}
+		var left [][]rec // the parts' readings left, empty parts out
+		removed := false
+		seen := map[uint64]bool{} // a retry may have copied a reading to an earlier part
+		for _, pt := range parts {
+			var kept []rec
+			for _, r := range pt.recs {
+				switch {
+				case r.t >= lo && r.t < hi:
+					removed = true
+				case !seen[r.seq]:
+					seen[r.seq] = true
+					kept = append(kept, r)
+				}
+			}
+			if len(kept) > 0 {
+				left = append(left, kept)
+			}
+		}
+		if !removed {
+			return nil
+		}
+		var puts []table.WriteRequest
+		var conflict error
+		for i, recs := range left {
+			ver := int64(1)
+			cond := table.Attr(attrPK).NotExists()
+			if i < len(parts) {
+				ver, cond = parts[i].ver+1, table.Attr(attrVer).Eq(parts[i].ver)
+			}
+			item, _ := k.bucketItem(op, partSK(p, i), ver, recs)
+			if _, err := k.st.tbl.Put(ctx, item, &table.PutOptions{If: cond}); err != nil {
+				if !table.IsConditionFailed(err) {
+					return fmt.Errorf("series: cannot write bucket %s %s: %w", pk, p, err)
+				}
+				conflict = err
+				break
+			}
+		}
+		if conflict == nil {
+			for i := len(left); i < len(parts); i++ {
+				puts = append(puts, table.DeleteRequest(table.K(pk, parts[i].sk)))
+			}
+			return k.st.batchWrite(ctx, puts)
+		}
+		if attempt >= maxBucketConflicts {
+			return fmt.Errorf("series: bucket %s %s: other writers won %d times: %w", pk, p, attempt+1, conflict)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Duration(attempt+1) * time.Millisecond):
+		}
+	}
+}

@@ -38,6 +38,11 @@ func (l chunkLayout) indexFrom(lo int64) int64 { return periodStart(lo, keys.Day
 
 func (l chunkLayout) indexed(string) []string { return []string{attrData, attrSrc, attrBase} }
 
+// compact merges the chunk items of a period (compact.go).
+func (l chunkLayout) compact(ctx context.Context, id string, g keys.Granularity, start int64) (bool, error) {
+	return l.k.compactPeriod(ctx, id, g, start)
+}
+
 // maxChunkBytes bounds the encoded data and tags of one chunk item, well
 // under DynamoDB's 400 KB per item.
 const maxChunkBytes = 300 << 10
@@ -481,4 +486,116 @@ func (l chunkLayout) units(ctx context.Context, id string, lo, hi int64, pending
 		}
 	}
 	return nil
+}
+
+// remove removes the readings of [lo, hi) from the chunk items that may
+// hold some (those of the hours of the range, and the day pieces of its
+// first day): an item with readings of the range only is deleted, one
+// with others too rewritten in place as a merged chunk that keeps each
+// remaining reading's position in its source map (see mergedItem), its
+// sort key and metric index keys unchanged. Its key's time may then be
+// before its first reading, within its hour (or, for a day piece, at the
+// start of its day): readers and compaction read the key as a lower
+// bound.
+func (l chunkLayout) remove(ctx context.Context, id string, lo, hi int64) error {
+	k := l.k
+	now := timeMs(k.st.now())
+	for sh := 0; sh < k.s.Shards; sh++ {
+		pk := k.rawPK(id, sh)
+		_, hiKey := k.chunkKeyRange(lo, hi)
+		q := &table.Query{Hash: pk, Range: skRange(ts(periodStart(lo, keys.Day)), hiKey, hi), Consistent: true}
+		var puts, dels []table.WriteRequest
+		for item, err := range k.st.tbl.QueryAll(ctx, q) {
+			if err != nil {
+				return err
+			}
+			sk, _ := getS(item, attrSK)
+			start, _, err := keys.ParseUnique(sk)
+			if err != nil {
+				return fmt.Errorf("series: bad chunk key %q: %w", sk, err)
+			}
+			end, ok := getInt(item, attrEnd)
+			if !ok {
+				end = maxMs
+			}
+			switch {
+			case end < lo || timeMs(start) >= hi:
+				continue
+			case timeMs(start) >= lo && end < hi:
+				dels = append(dels, table.DeleteRequest(table.K(pk, sk)))
+				continue
+			}
+			it, err := k.withoutRange(id, sh, item, lo, hi, now)
+			if err != nil {
+				return err
+			}
+			switch {
+			case it == nil:
+				dels = append(dels, table.DeleteRequest(table.K(pk, sk)))
+			case it[attrSK] != nil:
+				puts = append(puts, table.PutRequest(it))
+			}
+		}
+		// Rewritten items first: a crash before the deletes leaves items
+		// that are removed by a second Delete.
+		if err := k.st.batchWrite(ctx, puts); err != nil {
+			return err
+		}
+		if err := k.st.batchWrite(ctx, dels); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// withoutRange returns chunk item item (of shard sh of series id) less
+// its readings in [lo, hi), as a merged chunk under the same keys: nil if
+// none is left, an empty item if none was in the range.
+func (k *Kind) withoutRange(id string, sh int, item table.Item, lo, hi, now int64) (table.Item, error) {
+	fields, nt, err := k.chunkColumns([]table.Item{item})
+	if err != nil {
+		return nil, err
+	}
+	b, sm, err := decodeChunk(item, fields, nt)
+	if err != nil {
+		return nil, err
+	}
+	kept := filterBatch(b, func(i int) bool { return b.t[i] < lo || b.t[i] >= hi })
+	switch {
+	case kept.len() == 0:
+		return nil, nil
+	case kept.len() == b.len():
+		return table.Item{}, nil
+	}
+	created := now
+	if sm != nil {
+		created = sm.created
+	}
+	it, _, err := k.mergedItem(id, sh, fields, nt, kept, 0, kept.len(), created)
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range []string{attrSK, attrMPK, attrMSK} {
+		delete(it, a)
+		if v, ok := item[a]; ok {
+			it[a] = v
+		}
+	}
+	return it, nil
+}
+
+// filterBatch returns the readings i of b that keep(i) selects, in order,
+// with their positions.
+func filterBatch(b *rbatch, keep func(i int) bool) *rbatch {
+	out := &rbatch{nf: b.nf}
+	if b.tags != nil {
+		out.tags = [][]string{}
+	}
+	for i := range b.t {
+		if keep(i) {
+			r := b.rec(i)
+			out.add(&r, b.idx[i])
+		}
+	}
+	return out
 }

@@ -80,8 +80,7 @@ func (k *Kind) compactPK() string { return compactPrefix + k.s.Name }
 
 // compacts reports whether the kind's writes leave compaction markers.
 func (k *Kind) compacts() bool {
-	_, chunks := k.lay.(chunkLayout)
-	return chunks && !k.s.NoCompaction
+	return k.lay.compactor != nil && !k.s.NoCompaction
 }
 
 func (k *Kind) compactMarks() markSpec {
@@ -178,7 +177,7 @@ func (k *Kind) compactPass(ctx context.Context) error {
 		done := true
 		if periodEnd(u.start, u.g) > k.rawCutoff() {
 			var err error
-			if done, err = k.compactPeriod(ctx, u.id, u.g, u.start); err != nil {
+			if done, err = k.lay.compactor.compact(ctx, u.id, u.g, u.start); err != nil {
 				fail(err)
 				return nil
 			}
@@ -220,7 +219,7 @@ func (k *Kind) Compact(ctx context.Context, id string, from, to time.Time) error
 	if !validID(id) {
 		return fmt.Errorf("%w: %q", ErrInvalidID, id)
 	}
-	if _, chunks := k.lay.(chunkLayout); !chunks {
+	if k.lay.compactor == nil {
 		return nil
 	}
 	k.st.compactMu.Lock()
@@ -236,13 +235,13 @@ func (k *Kind) Compact(ctx context.Context, id string, from, to time.Time) error
 	now, late := timeMs(k.st.now()), k.st.opts.LateWindow.Milliseconds()
 	for p := periodStart(lo, keys.Hour); p < hi && now >= periodEnd(p, keys.Hour)+late; {
 		if d := periodStart(p, keys.Day); now >= periodEnd(d, keys.Day)+late {
-			if _, err := k.compactPeriod(ctx, id, keys.Day, d); err != nil {
+			if _, err := k.lay.compactor.compact(ctx, id, keys.Day, d); err != nil {
 				return err
 			}
 			p = periodEnd(d, keys.Day)
 			continue
 		}
-		if _, err := k.compactPeriod(ctx, id, keys.Hour, p); err != nil {
+		if _, err := k.lay.compactor.compact(ctx, id, keys.Hour, p); err != nil {
 			return err
 		}
 		p = periodEnd(p, keys.Hour)

@@ -3,7 +3,6 @@ package series
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -15,7 +14,7 @@ import (
 // Deleting
 //
 // Delete removes the readings of a series in a time range from its raw
-// items, layout by layout (a remover), and then brings what is derived
+// items, layout by layout (layout.remove), and then brings what is derived
 // from them back in line: the latest-reading item, the rollups, and (by
 // the items themselves) the metric index. It runs with the Store's
 // flushes held, after a flush, so that it never races with a write of
@@ -31,21 +30,6 @@ import (
 // readings of the range removed and others not, rollups of periods
 // inside the range possibly removed with readings still there, and
 // nothing outside the range lost: Delete again finishes the work.
-
-// A remover is a layout's way of removing readings.
-type remover interface {
-	// remove removes the readings of series id in [lo, hi), every
-	// shard, from the table. Items that hold readings outside the range
-	// too are rewritten without those of the range, in place.
-	remove(ctx context.Context, id string, lo, hi int64) error
-}
-
-var (
-	_ remover = chunkLayout{}
-	_ remover = readingLayout{}
-	_ remover = dayLayout{}
-	_ remover = bucketLayout{}
-)
 
 // Delete removes the readings of series id in [from, to) (bounds as
 // Range's: half-open, rounded up to the millisecond; a zero from has no
@@ -98,7 +82,7 @@ func (k *Kind) Delete(ctx context.Context, id string, from, to time.Time) error 
 				return err
 			}
 		}
-		if err := k.lay.(remover).remove(ctx, id, lo, hi); err != nil {
+		if err := k.lay.remove(ctx, id, lo, hi); err != nil {
 			return fmt.Errorf("series: cannot delete readings of %s: %w", k.entity(id), err)
 		}
 		if err := k.fixLatest(ctx, id, lo, hi); err != nil {
@@ -129,7 +113,7 @@ func (k *Kind) DeleteSeries(ctx context.Context, id string) error {
 	return k.exclusive(ctx, func() error {
 		// Raw items first and the markers last: a crash in between
 		// leaves markers whose passes find nothing.
-		if err := k.lay.(remover).remove(ctx, id, minMs, maxMs); err != nil {
+		if err := k.lay.remove(ctx, id, minMs, maxMs); err != nil {
 			return fmt.Errorf("series: cannot delete readings of %s: %w", k.entity(id), err)
 		}
 		for _, g := range []keys.Granularity{keys.Hour, keys.Day, keys.Month} {
@@ -299,278 +283,4 @@ func (k *Kind) fixLatest(ctx context.Context, id string, lo, hi int64) error {
 		return fmt.Errorf("series: cannot rewrite the latest reading of %s: %w", k.entity(id), err)
 	}
 	return nil
-}
-
-func (l readingLayout) remove(ctx context.Context, id string, lo, hi int64) error {
-	k := l.k
-	for sh := 0; sh < k.s.Shards; sh++ {
-		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(ts(lo), ts(hi-1)+"#~", hi)}
-		if err := k.removeItems(ctx, q, nil); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// remove removes the readings of the days of [lo, hi) that the day
-// directory lists, then the directory's entries of the days left empty.
-func (l dayLayout) remove(ctx context.Context, id string, lo, hi int64) error {
-	k := l.k
-	first, last := periodStart(lo, keys.Day), periodStart(hi-1, keys.Day)
-	dir := &table.Query{Hash: k.daysPK(id), Range: table.Between(periodKey(first, keys.Day), periodKey(last, keys.Day)), Consistent: true}
-	var empty []table.WriteRequest
-	for d, err := range k.st.tbl.QueryAll(ctx, dir) {
-		if err != nil {
-			return err
-		}
-		dk, _ := getS(d, attrSK)
-		t, g, err := keys.ParseTimeSeries(dk)
-		if err != nil || g != keys.Day {
-			return fmt.Errorf("series: bad day directory key %q of %s", dk, k.entity(id))
-		}
-		day := timeMs(t)
-		loK, hiK := "00:00:00.000", "23:59:59.999#~"
-		whole := true
-		if day < lo {
-			loK, whole = keys.TimeOfDay(msTime(lo)), false
-		}
-		if periodEnd(day, keys.Day) > hi {
-			hiK, whole = keys.TimeOfDay(msTime(hi-1))+"#~", false
-		}
-		left := false
-		for sh := 0; sh < k.s.Shards; sh++ {
-			pk := k.dayPK(id, sh, dk)
-			if err := k.removeItems(ctx, &table.Query{Hash: pk, Range: table.Between(loK, hiK)}, nil); err != nil {
-				return err
-			}
-			if !whole && !left {
-				p, err := k.st.tbl.Query(ctx, &table.Query{Hash: pk, Limit: 1, Consistent: true})
-				if err != nil {
-					return err
-				}
-				left = len(p.Items) > 0
-			}
-		}
-		if !left {
-			empty = append(empty, table.DeleteRequest(table.K(k.daysPK(id), dk)))
-		}
-	}
-	return k.st.batchWrite(ctx, empty)
-}
-
-// remove removes the readings of [lo, hi) from the chunk items that may
-// hold some (those of the hours of the range, and the day pieces of its
-// first day): an item with readings of the range only is deleted, one
-// with others too rewritten in place as a merged chunk that keeps each
-// remaining reading's position in its source map (see mergedItem), its
-// sort key and metric index keys unchanged. Its key's time may then be
-// before its first reading, within its hour (or, for a day piece, at the
-// start of its day): readers and compaction read the key as a lower
-// bound.
-func (l chunkLayout) remove(ctx context.Context, id string, lo, hi int64) error {
-	k := l.k
-	now := timeMs(k.st.now())
-	for sh := 0; sh < k.s.Shards; sh++ {
-		pk := k.rawPK(id, sh)
-		_, hiKey := k.chunkKeyRange(lo, hi)
-		q := &table.Query{Hash: pk, Range: skRange(ts(periodStart(lo, keys.Day)), hiKey, hi), Consistent: true}
-		var puts, dels []table.WriteRequest
-		for item, err := range k.st.tbl.QueryAll(ctx, q) {
-			if err != nil {
-				return err
-			}
-			sk, _ := getS(item, attrSK)
-			start, _, err := keys.ParseUnique(sk)
-			if err != nil {
-				return fmt.Errorf("series: bad chunk key %q: %w", sk, err)
-			}
-			end, ok := getInt(item, attrEnd)
-			if !ok {
-				end = maxMs
-			}
-			switch {
-			case end < lo || timeMs(start) >= hi:
-				continue
-			case timeMs(start) >= lo && end < hi:
-				dels = append(dels, table.DeleteRequest(table.K(pk, sk)))
-				continue
-			}
-			it, err := k.withoutRange(id, sh, item, lo, hi, now)
-			if err != nil {
-				return err
-			}
-			switch {
-			case it == nil:
-				dels = append(dels, table.DeleteRequest(table.K(pk, sk)))
-			case it[attrSK] != nil:
-				puts = append(puts, table.PutRequest(it))
-			}
-		}
-		// Rewritten items first: a crash before the deletes leaves items
-		// that are removed by a second Delete.
-		if err := k.st.batchWrite(ctx, puts); err != nil {
-			return err
-		}
-		if err := k.st.batchWrite(ctx, dels); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// withoutRange returns chunk item item (of shard sh of series id) less
-// its readings in [lo, hi), as a merged chunk under the same keys: nil if
-// none is left, an empty item if none was in the range.
-func (k *Kind) withoutRange(id string, sh int, item table.Item, lo, hi, now int64) (table.Item, error) {
-	fields, nt, err := k.chunkColumns([]table.Item{item})
-	if err != nil {
-		return nil, err
-	}
-	b, sm, err := decodeChunk(item, fields, nt)
-	if err != nil {
-		return nil, err
-	}
-	kept := filterBatch(b, func(i int) bool { return b.t[i] < lo || b.t[i] >= hi })
-	switch {
-	case kept.len() == 0:
-		return nil, nil
-	case kept.len() == b.len():
-		return table.Item{}, nil
-	}
-	created := now
-	if sm != nil {
-		created = sm.created
-	}
-	it, _, err := k.mergedItem(id, sh, fields, nt, kept, 0, kept.len(), created)
-	if err != nil {
-		return nil, err
-	}
-	for _, a := range []string{attrSK, attrMPK, attrMSK} {
-		delete(it, a)
-		if v, ok := item[a]; ok {
-			it[a] = v
-		}
-	}
-	return it, nil
-}
-
-// filterBatch returns the readings i of b that keep(i) selects, in order,
-// with their positions.
-func filterBatch(b *rbatch, keep func(i int) bool) *rbatch {
-	out := &rbatch{nf: b.nf}
-	if b.tags != nil {
-		out.tags = [][]string{}
-	}
-	for i := range b.t {
-		if keep(i) {
-			r := b.rec(i)
-			out.add(&r, b.idx[i])
-		}
-	}
-	return out
-}
-
-// remove removes the readings of [lo, hi) from the buckets of the
-// periods of the range, every shard: a bucket's parts are rewritten
-// (under the condition that their versions did not change) with the
-// readings left, renumbered from 0 if some part is left empty, and the
-// parts no longer needed deleted after.
-func (l bucketLayout) remove(ctx context.Context, id string, lo, hi int64) error {
-	k := l.k
-	g := k.s.BucketPeriod
-	for sh := 0; sh < k.s.Shards; sh++ {
-		pk := k.rawPK(id, sh)
-		loKey, hiKey := periodKey(periodStart(lo, g), g), periodKey(hi-1, g)+"#~"
-		if hi >= maxMs {
-			hiKey = ""
-		}
-		q := &table.Query{Hash: pk, Range: skRange(loKey, hiKey, hi), Consistent: true, Projection: []string{attrSK}}
-		var periods []string
-		for item, err := range k.st.tbl.QueryAll(ctx, q) {
-			if err != nil {
-				return err
-			}
-			sk, _ := getS(item, attrSK)
-			p, _, _ := strings.Cut(sk, "#")
-			if len(periods) == 0 || periods[len(periods)-1] != p {
-				periods = append(periods, p)
-			}
-		}
-		for _, p := range periods {
-			if err := k.removeFromBucket(ctx, id, sh, p, lo, hi); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// removeFromBucket removes the readings of [lo, hi) from the bucket of
-// period p of shard sh of series id, retrying when another writer
-// changed it meanwhile.
-func (k *Kind) removeFromBucket(ctx context.Context, id string, sh int, p string, lo, hi int64) error {
-	pk := k.rawPK(id, sh)
-	st, _, err := keys.ParseTimeSeries(p)
-	if err != nil {
-		return fmt.Errorf("series: bad bucket key %q: %w", p, err)
-	}
-	op := &bucketOp{k: k, id: id, shard: sh, period: p, start: timeMs(st)}
-	for attempt := 0; ; attempt++ {
-		parts, err := k.loadBucket(ctx, pk, p, true)
-		if err != nil {
-			return err
-		}
-		var left [][]rec // the parts' readings left, empty parts out
-		removed := false
-		seen := map[uint64]bool{} // a retry may have copied a reading to an earlier part
-		for _, pt := range parts {
-			var kept []rec
-			for _, r := range pt.recs {
-				switch {
-				case r.t >= lo && r.t < hi:
-					removed = true
-				case !seen[r.seq]:
-					seen[r.seq] = true
-					kept = append(kept, r)
-				}
-			}
-			if len(kept) > 0 {
-				left = append(left, kept)
-			}
-		}
-		if !removed {
-			return nil
-		}
-		var puts []table.WriteRequest
-		var conflict error
-		for i, recs := range left {
-			ver := int64(1)
-			cond := table.Attr(attrPK).NotExists()
-			if i < len(parts) {
-				ver, cond = parts[i].ver+1, table.Attr(attrVer).Eq(parts[i].ver)
-			}
-			item, _ := k.bucketItem(op, partSK(p, i), ver, recs)
-			if _, err := k.st.tbl.Put(ctx, item, &table.PutOptions{If: cond}); err != nil {
-				if !table.IsConditionFailed(err) {
-					return fmt.Errorf("series: cannot write bucket %s %s: %w", pk, p, err)
-				}
-				conflict = err
-				break
-			}
-		}
-		if conflict == nil {
-			for i := len(left); i < len(parts); i++ {
-				puts = append(puts, table.DeleteRequest(table.K(pk, parts[i].sk)))
-			}
-			return k.st.batchWrite(ctx, puts)
-		}
-		if attempt >= maxBucketConflicts {
-			return fmt.Errorf("series: bucket %s %s: other writers won %d times: %w", pk, p, attempt+1, conflict)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Duration(attempt+1) * time.Millisecond):
-		}
-	}
 }

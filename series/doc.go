@@ -95,6 +95,10 @@
 // Every item carries a "ttl" attribute (epoch seconds) computed from event
 // time, except where the retention is Forever.
 //
+// Layouts lists them; Design returns the table design of a kind in any of
+// them, and Fleet.Workload what a fleet of series writes, reads and
+// stores in each (the cost model that `timetable cost` prices).
+//
 // # Writes
 //
 // Kind.Write goes through a buffer that coalesces the readings of each

@@ -197,7 +197,7 @@ func brief(rs []Reading) string {
 	return b.String()
 }
 
-var allLayouts = []Layout{Chunks, ItemPerReading, DayPartitioned, Buckets}
+var allLayouts = Layouts()
 
 // prepareNumbered is prepare with the sequence numbers a Write would
 // give, for tests that build items without the buffer.

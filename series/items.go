@@ -3,8 +3,6 @@ package series
 import (
 	"context"
 	"fmt"
-	"strings"
-	"time"
 
 	"github.com/timetable-db/timetable/design"
 	"github.com/timetable-db/timetable/keys"
@@ -12,7 +10,9 @@ import (
 )
 
 // readingLayout is the ItemPerReading layout: one item per reading,
-// pk = SENSOR#id (#S07), sk = 2024-12-01T14:30:00.000Z#<seq>.
+// pk = SENSOR#id (#S07), sk = 2024-12-01T14:30:00.000Z#<seq>. This file
+// also holds what it shares with dayLayout (day.go): the reading item,
+// its stream and its design.
 type readingLayout struct{ k *Kind }
 
 func (l readingLayout) puts(id string, recs []rec) ([]table.Item, error) {
@@ -48,103 +48,6 @@ func (l readingLayout) decodeRec(item table.Item) (rec, error) {
 func (l readingLayout) indexFrom(lo int64) int64 { return lo }
 
 func (l readingLayout) indexed(field string) []string { return []string{field} }
-
-// dayLayout is the DayPartitioned layout: one item per reading in a
-// partition per day, pk = SENSOR#id (#S07) #2024-12-01,
-// sk = 14:30:00.000#<seq>, and a day directory, an item per day that
-// holds readings (pk = SENSOR#id#P, sk = 2024-12-01), written with the
-// readings. A read queries the directory once, then the partitions of
-// the days it lists, so that days without readings cost nothing, however
-// far apart the readings are.
-type dayLayout struct{ k *Kind }
-
-func (l dayLayout) puts(id string, recs []rec) ([]table.Item, error) {
-	k := l.k
-	items := make([]table.Item, 0, len(recs)+1)
-	for i := range recs {
-		r := &recs[i]
-		day := periodStart(r.t, keys.Day)
-		if i == 0 || day != periodStart(recs[i-1].t, keys.Day) {
-			// recs are sorted: a directory item per day.
-			d := table.Item{attrPK: strAV(k.daysPK(id)), attrSK: strAV(periodKey(day, keys.Day))}
-			k.putTTL(d, periodEnd(day, keys.Day)-1, k.s.Retention.Raw)
-			items = append(items, d)
-		}
-		pk := k.dayPK(id, k.shardOf(r.t), periodKey(r.t, keys.Day))
-		items = append(items, k.readingItem(pk, keys.TimeOfDay(msTime(r.t))+keys.Sep+hex16(r.seq), id, r))
-	}
-	return items, nil
-}
-
-func (l dayLayout) stream(id string, sh int, lo, hi int64, reverse bool, pageSize int) *stream {
-	k := l.k
-	// The days of [lo, hi) that hold readings, from the directory, in
-	// the order of the read.
-	first, last := periodStart(lo, keys.Day), periodStart(hi-1, keys.Day)
-	dir := &pager{tbl: k.st.tbl, q: table.Query{Hash: k.daysPK(id), Range: table.Between(periodKey(first, keys.Day), periodKey(last, keys.Day)), Reverse: reverse}}
-	var p *pager
-	next := func(ctx context.Context) (table.Item, error) {
-		for {
-			if p == nil {
-				d, err := dir.next(ctx)
-				if d == nil || err != nil {
-					return nil, err
-				}
-				dk, _ := getS(d, attrSK)
-				t, g, err := keys.ParseTimeSeries(dk)
-				if err != nil || g != keys.Day {
-					return nil, fmt.Errorf("series: bad day directory key %q of %s", dk, k.entity(id))
-				}
-				day := timeMs(t)
-				loK, hiK := "00:00:00.000", "23:59:59.999#~"
-				if day == first {
-					loK = keys.TimeOfDay(msTime(lo))
-				}
-				if day == last {
-					hiK = keys.TimeOfDay(msTime(hi-1)) + "#~"
-				}
-				p = &pager{tbl: k.st.tbl, q: table.Query{Hash: k.dayPK(id, sh, dk), Range: table.Between(loK, hiK), Reverse: reverse, PageSize: pageSize}}
-			}
-			item, err := p.next(ctx)
-			if item != nil || err != nil {
-				return item, err
-			}
-			p = nil
-		}
-	}
-	return k.itemStream(next, l.decodeRec)
-}
-
-func (l dayLayout) decode(item table.Item) (*rbatch, error) {
-	return l.k.singleBatch(item, l.decodeRec)
-}
-
-// decodeRec decodes the reading of an item: its day from the partition
-// key, its time of day and sequence number from the sort key.
-func (l dayLayout) decodeRec(item table.Item) (rec, error) {
-	sk, _ := getS(item, attrSK)
-	pk, _ := getS(item, attrPK)
-	i := strings.LastIndexByte(pk, '#')
-	tod, sq, ok := strings.Cut(sk, keys.Sep)
-	var day time.Time
-	var off time.Duration
-	var err error
-	if i >= 0 {
-		day, _, err = keys.ParseTimeSeries(pk[i+1:])
-	}
-	if err == nil && ok {
-		off, err = keys.ParseTimeOfDay(tod)
-	}
-	seq, ok2 := parseHex16(sq)
-	if i < 0 || !ok || !ok2 || err != nil {
-		return rec{}, fmt.Errorf("series: bad day-partitioned key %q %q", pk, sk)
-	}
-	return l.k.readingOf(item, sk, timeMs(day.Add(off)), seq)
-}
-
-func (l dayLayout) indexFrom(lo int64) int64 { return lo }
-
-func (l dayLayout) indexed(field string) []string { return []string{field} }
 
 // readingItem is the item of one reading of series id under keys pk and
 // sk (ItemPerReading, DayPartitioned).
@@ -223,8 +126,6 @@ func (l readingLayout) describe(r *rawDesign) ([]design.Entity, error) {
 	return describeReadings(r, false)
 }
 
-func (l dayLayout) describe(r *rawDesign) ([]design.Entity, error) { return describeReadings(r, true) }
-
 // describeReadings is the design of the items of one reading, in
 // partitions of a day if day.
 func describeReadings(r *rawDesign, day bool) ([]design.Entity, error) {
@@ -298,4 +199,15 @@ func describeReadings(r *rawDesign, day bool) ([]design.Entity, error) {
 		})
 	}
 	return raws, nil
+}
+
+func (l readingLayout) remove(ctx context.Context, id string, lo, hi int64) error {
+	k := l.k
+	for sh := 0; sh < k.s.Shards; sh++ {
+		q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(ts(lo), ts(hi-1)+"#~", hi)}
+		if err := k.removeItems(ctx, q, nil); err != nil {
+			return err
+		}
+	}
+	return nil
 }

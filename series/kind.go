@@ -17,7 +17,7 @@ import (
 type Kind struct {
 	st  *Store
 	s   Schema
-	lay layout
+	lay kindLayout
 
 	// admitting serializes, per stripe of series ids, the writes of a
 	// RejectDifferent kind from the check of what a series holds to the

@@ -5,15 +5,18 @@ import (
 	"sync"
 
 	"github.com/timetable-db/timetable/design"
+	"github.com/timetable-db/timetable/keys"
 	"github.com/timetable-db/timetable/table"
 )
 
 // layout is how a kind keeps its raw readings: one type per Layout, each
-// from a seed pattern (readingLayout, dayLayout, chunkLayout,
-// bucketLayout). The store's write path (Store.apply) and read paths
-// (Kind.Iter, Aggregate's raw units, MetricRange, the design) call it
-// without asking which one it is; what only some layouts do is an extra
-// interface below, found by type assertion.
+// from a seed pattern (chunkLayout in chunks.go, readingLayout in
+// items.go with what the layouts of an item per reading share, dayLayout
+// in day.go, bucketLayout in bucket.go), made by the registry below. The store's write path (Store.apply), read paths
+// (Kind.Iter, Aggregate's raw units, MetricRange, the design) and Delete
+// call it without asking which one it is. What only some layouts do is a
+// capability below (merger, unitReader, compactor), found once, when the
+// kind is made (newLayout), and recorded in its kindLayout.
 type layout interface {
 	// puts returns the items holding readings recs of series id (one
 	// batch entry: sorted, the duplicate rule applied), which the store
@@ -36,6 +39,11 @@ type layout interface {
 	// describe returns the design entities of its raw items, and sets the
 	// keys of the range and newest-readings access patterns of d.
 	describe(d *rawDesign) ([]design.Entity, error)
+	// remove removes the readings of series id in [lo, hi), every
+	// shard, from the table (Delete and DeleteSeries). Items that hold
+	// readings outside the range too are rewritten without those of the
+	// range, in place.
+	remove(ctx context.Context, id string, lo, hi int64) error
 }
 
 // A merger is a layout that adds readings to the items holding them in
@@ -52,17 +60,104 @@ type unitReader interface {
 	units(ctx context.Context, id string, lo, hi int64, pending []rec, bucket func(int64) int64, fn func(start int64, u unit)) error
 }
 
-// newLayout returns the layout of kind k, after its schema.
-func newLayout(k *Kind) layout {
-	switch k.s.Layout {
-	case ItemPerReading:
-		return readingLayout{k}
-	case DayPartitioned:
-		return dayLayout{k}
-	case Buckets:
-		return bucketLayout{k}
+// A compactor is a layout whose raw items of a period are merged after
+// the fact (Chunks: see compact.go). Its kinds' writes leave compaction
+// markers unless Schema.NoCompaction, and Kind.Compact does nothing for
+// the others.
+type compactor interface {
+	// compact compacts the hour or day (g) starting at start of series
+	// id, every shard, and reports whether it is done (see
+	// Kind.compactPeriod).
+	compact(ctx context.Context, id string, g keys.Granularity, start int64) (bool, error)
+}
+
+// kindLayout is the layout of a kind with its capabilities, each nil if
+// the layout lacks it.
+type kindLayout struct {
+	layout
+	merger    merger
+	units     unitReader
+	compactor compactor
+}
+
+// layoutSpec is the registry's entry of a Layout: everything about it
+// that is not the code of its items.
+type layoutSpec struct {
+	name string // String's, and the name the commands take
+	json string // MarshalText's (schemajson.go)
+	// new returns the layout of kind k.
+	new func(k *Kind) layout
+	// merges, unitReader and compacts are the capabilities the layout
+	// has (TestLayouts_Registry checks them).
+	merges, unitReader, compacts bool
+	// cost adds the writes, reads and storage of the layout's raw items
+	// to the cost model's workload c (cost.go), and returns what one
+	// series' raw data of one hour weighs (the hourly rollup reads it).
+	cost func(c *costSheet) (hourBytes float64)
+}
+
+// layouts is the registry of layouts, by Layout, in the order of
+// Layouts. A new layout is a constant in schema.go, a type implementing
+// layout (and the capabilities it declares) in its own file, and an
+// entry here.
+var layouts = [...]layoutSpec{
+	Chunks: {
+		name: "chunks", json: "chunks",
+		new:        func(k *Kind) layout { return chunkLayout{k} },
+		unitReader: true, compacts: true,
+		cost: chunkCost,
+	},
+	ItemPerReading: {
+		name: "item-per-reading", json: "item_per_reading",
+		new:  func(k *Kind) layout { return readingLayout{k} },
+		cost: readingCost,
+	},
+	DayPartitioned: {
+		name: "day-partitioned", json: "day_partitioned",
+		new:  func(k *Kind) layout { return dayLayout{k} },
+		cost: dayCost,
+	},
+	Buckets: {
+		name: "buckets", json: "buckets",
+		new:    func(k *Kind) layout { return bucketLayout{k} },
+		merges: true,
+		cost:   bucketCost,
+	},
+}
+
+// Layouts returns every layout, in the order documents and estimates
+// list them: Chunks, ItemPerReading, DayPartitioned, Buckets.
+func Layouts() []Layout {
+	out := make([]Layout, len(layouts))
+	for i := range layouts {
+		out[i] = Layout(i)
 	}
-	return chunkLayout{k}
+	return out
+}
+
+// LayoutNamed returns the layout whose String is name, and whether there
+// is one.
+func LayoutNamed(name string) (Layout, bool) {
+	for i := range layouts {
+		if layouts[i].name == name {
+			return Layout(i), true
+		}
+	}
+	return 0, false
+}
+
+// known reports whether l is a registered layout.
+func (l Layout) known() bool { return int(l) < len(layouts) }
+
+// newLayout returns the layout of kind k, after its (normalized) schema,
+// with its capabilities.
+func newLayout(k *Kind) kindLayout {
+	l := layouts[k.s.Layout].new(k)
+	kl := kindLayout{layout: l}
+	kl.merger, _ = l.(merger)
+	kl.units, _ = l.(unitReader)
+	kl.compactor, _ = l.(compactor)
+	return kl
 }
 
 // newKind returns the kind of schema s (normalized) in store st (nil for

@@ -630,8 +630,8 @@ func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, pending []
 	if lo >= hi {
 		return nil
 	}
-	if r, ok := k.lay.(unitReader); ok {
-		return r.units(ctx, id, lo, hi, pending, bucket, fn)
+	if k.lay.units != nil {
+		return k.lay.units.units(ctx, id, lo, hi, pending, bucket, fn)
 	}
 	it := k.iter(ctx, id, Query{From: msTime(lo), To: msTime(hi)}, pending)
 	defer it.Close()

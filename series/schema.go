@@ -45,17 +45,10 @@ const (
 )
 
 // String returns the layout's name, "chunks", "item-per-reading",
-// "day-partitioned" or "buckets".
+// "day-partitioned" or "buckets" (the registry's, layout.go).
 func (l Layout) String() string {
-	switch l {
-	case Chunks:
-		return "chunks"
-	case ItemPerReading:
-		return "item-per-reading"
-	case DayPartitioned:
-		return "day-partitioned"
-	case Buckets:
-		return "buckets"
+	if l.known() {
+		return layouts[l].name
 	}
 	return fmt.Sprintf("Layout(%d)", uint8(l))
 }
@@ -249,7 +242,7 @@ func (s Schema) normalize() (Schema, error) {
 	if len(s.Tags) > MaxTags {
 		return bad("at most %d tags", MaxTags)
 	}
-	if s.Layout > Buckets {
+	if !s.Layout.known() {
 		return bad("unknown layout %d", s.Layout)
 	}
 	if s.Duplicates > RejectDifferent {

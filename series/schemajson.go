@@ -165,21 +165,23 @@ func jsonKind(k string) string {
 	return "a " + k
 }
 
-var layoutNames = []string{Chunks: "chunks", ItemPerReading: "item_per_reading", DayPartitioned: "day_partitioned", Buckets: "buckets"}
-
 // MarshalText returns the layout's JSON name: "chunks",
 // "item_per_reading", "day_partitioned" or "buckets".
 func (l Layout) MarshalText() ([]byte, error) {
-	if int(l) >= len(layoutNames) {
+	if !l.known() {
 		return nil, fmt.Errorf("%w: unknown layout %d", ErrInvalidSchema, l)
 	}
-	return []byte(layoutNames[l]), nil
+	return []byte(layouts[l].json), nil
 }
 
 // UnmarshalText parses a layout's JSON name (or its String, with '-'
 // for '_').
 func (l *Layout) UnmarshalText(b []byte) error {
-	i, err := parseName(string(b), "layout", layoutNames)
+	names := make([]string, len(layouts))
+	for i := range layouts {
+		names[i] = layouts[i].json
+	}
+	i, err := parseName(string(b), "layout", names)
 	*l = Layout(i)
 	return err
 }

@@ -23,11 +23,15 @@ type CostCommand struct {
 	Stdout, Stderr io.Writer
 }
 
-const costUsage = `Usage: timetable cost [flags]
+// costUsage is the help of `timetable cost`; the layouts are the
+// registry's (series.Layouts).
+var costUsage = strings.Replace(costUsageText, "LAYOUTS", layoutNames(", "), 1)
+
+const costUsageText = `Usage: timetable cost [flags]
        timetable cost analytics [flags]   (web analytics: timetable cost analytics -h)
 
 Estimates what a time-series workload costs on Amazon DynamoDB in each
-series layout (chunks, item-per-reading, day-partitioned, buckets): write
+series layout (LAYOUTS): write
 and read units a month, storage, and the monthly bill on demand and
 provisioned, at the us-east-1 prices of package design's cost model.
 
@@ -58,7 +62,7 @@ func (c *CostCommand) Run(ctx context.Context, args []string) error {
 		fmt.Fprint(fs.Output(), costUsage)
 		fs.PrintDefaults()
 	}
-	l := seriesLoad{Rate: 1.0 / 60, DashboardRange: day, DashboardRefresh: time.Minute, Retention: series.DefaultRawRetention, Flush: 5 * time.Minute}
+	l := series.Fleet{Rate: 1.0 / 60, DashboardRange: day, DashboardRefresh: time.Minute, Retention: series.DefaultRawRetention, Flush: 5 * time.Minute}
 	fs.Float64Var(&l.Devices, "devices", 10000, "number of series (devices)")
 	fs.Func("rate", "readings per series: N/UNIT, UNIT s, min, h, d or a duration (default 1/min)", func(s string) (err error) {
 		l.Rate, err = parseRate(s)
@@ -85,13 +89,14 @@ func (c *CostCommand) Run(ctx context.Context, args []string) error {
 		fmt.Fprintf(c.Stderr, "timetable cost: unexpected argument %q\n", fs.Arg(0))
 		return errUsage
 	}
-	if err := l.check(); err != nil {
+	if err := l.Check(); err != nil {
 		fmt.Fprintf(c.Stderr, "timetable cost: %v\n", err)
 		return errUsage
 	}
+	lays := series.Layouts()
 	var ests []*design.Estimate
-	for _, lay := range seriesLayouts {
-		w, err := l.workload(lay)
+	for _, lay := range lays {
+		w, err := l.Workload(lay)
 		if err != nil {
 			return err
 		}
@@ -101,7 +106,7 @@ func (c *CostCommand) Run(ctx context.Context, args []string) error {
 		}
 		ests = append(ests, e)
 	}
-	return costMarkdown(c.Stdout, &l, ests, *detail)
+	return costMarkdown(c.Stdout, &l, lays, ests, *detail)
 }
 
 // durationFlag defines a flag of a duration or a number of days.
@@ -112,9 +117,10 @@ func durationFlag(fs *flag.FlagSet, d *time.Duration, name, usage string) {
 	})
 }
 
-// costMarkdown writes the table of the estimates, one row per layout, the
-// cheapest, and with detail each estimate's own markdown.
-func costMarkdown(w io.Writer, l *seriesLoad, ests []*design.Estimate, detail bool) error {
+// costMarkdown writes the table of the estimates (ests[i] of layout
+// lays[i]), one row per layout, the cheapest, and with detail each
+// estimate's own markdown.
+func costMarkdown(w io.Writer, l *series.Fleet, lays []series.Layout, ests []*design.Estimate, detail bool) error {
 	p := ests[0].Prices
 	fmt.Fprintf(w, "# Cost of %s series at %s readings/s each, %d fields\n\n", num(l.Devices), num(l.Rate), l.Fields)
 	rollups := "hourly, daily and monthly rollups"
@@ -127,7 +133,7 @@ func costMarkdown(w io.Writer, l *seriesLoad, ests []*design.Estimate, detail bo
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
 	best, bestCost, bestMode := 0, 0.0, ""
 	for i, e := range ests {
-		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %.2f | %.2f |\n", seriesLayouts[i],
+		fmt.Fprintf(w, "| %s | %s | %s | %.2f | %.2f | %.2f |\n", lays[i],
 			num(math.Round((e.WriteUnits+e.GSIWriteUnits)*design.SecondsPerMonth)), num(math.Round(e.ReadUnits*design.SecondsPerMonth)),
 			e.StorageBytes/design.BytesPerGB, e.OnDemand.Total, e.Provisioned.Total)
 		mode, cost := "on-demand", e.OnDemand.Total
@@ -138,11 +144,11 @@ func costMarkdown(w io.Writer, l *seriesLoad, ests []*design.Estimate, detail bo
 			best, bestCost, bestMode = i, cost, mode
 		}
 	}
-	fmt.Fprintf(w, "\nCheapest: %s, %s, $%.2f a month.\n", seriesLayouts[best], bestMode, bestCost)
+	fmt.Fprintf(w, "\nCheapest: %s, %s, $%.2f a month.\n", lays[best], bestMode, bestCost)
 	if detail {
 		for i, e := range ests {
 			fmt.Fprintf(w, "\n---\n\n")
-			e.Name = seriesLayouts[i].String() + " layout"
+			e.Name = lays[i].String() + " layout"
 			if err := e.Markdown(w); err != nil {
 				return err
 			}
@@ -178,4 +184,64 @@ func num(x float64) string {
 		b.WriteRune(ch)
 	}
 	return b.String()
+}
+
+// day is a day, as --rate and durations in days count it.
+const day = 24 * time.Hour
+
+// parseRate parses a rate of readings, "N/UNIT": N a positive number, UNIT
+// s, min, h or d (or second, minute, hour, day), or a Go duration ("1/30s",
+// "5/1m"); it returns readings per second.
+func parseRate(s string) (float64, error) {
+	num, unit, ok := strings.Cut(strings.TrimSpace(s), "/")
+	if !ok {
+		return 0, fmt.Errorf("rate %q: want N/UNIT, such as 1/min or 2/s", s)
+	}
+	n, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || !(n > 0) || math.IsInf(n, 0) {
+		return 0, fmt.Errorf("rate %q: %q is not a positive number", s, num)
+	}
+	var per time.Duration
+	switch strings.TrimSpace(unit) {
+	case "s", "sec", "second":
+		per = time.Second
+	case "m", "min", "minute":
+		per = time.Minute
+	case "h", "hour":
+		per = time.Hour
+	case "d", "day":
+		per = day
+	default:
+		if per, err = parseDuration(unit); err != nil {
+			return 0, fmt.Errorf("rate %q: unknown unit %q (s, min, h, d or a duration)", s, unit)
+		}
+	}
+	r := n / per.Seconds()
+	if !(r > 0) || math.IsInf(r, 0) {
+		return 0, fmt.Errorf("rate %q is out of range", s)
+	}
+	return r, nil
+}
+
+// parseDuration parses a Go duration, or a number of days "30d"; it must
+// be positive.
+func parseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	var d time.Duration
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.ParseFloat(days, 64)
+		if err != nil || !(n > 0) || n > 100*365 {
+			return 0, fmt.Errorf("duration %q: want a positive number of days, at most 36500", s)
+		}
+		d = time.Duration(n * float64(day))
+	} else {
+		var err error
+		if d, err = time.ParseDuration(s); err != nil {
+			return 0, fmt.Errorf("duration %q: want a Go duration (90s, 5m, 24h) or days (30d)", s)
+		}
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("duration %q is not positive", s)
+	}
+	return d, nil
 }

@@ -6,7 +6,6 @@ import (
 	"math"
 	"strings"
 	"testing"
-	"time"
 )
 
 func runCost(t *testing.T, args ...string) string {
@@ -47,32 +46,10 @@ func TestCost_HandComputed(t *testing.T) {
 	}
 }
 
-// TestCost_Layouts checks what the model must show whatever its
-// constants: chunks write and store less than one item per reading at 1
-// reading a second, dashboards and rollups add reads, and the cheapest
-// layout is the one with the lowest bill.
+// TestCost_Layouts checks that the cheapest layout is named, and the
+// detail of every layout printed (the model's own checks are series'
+// TestFleet_Layouts).
 func TestCost_Layouts(t *testing.T) {
-	l := seriesLoad{Devices: 100, Rate: 1, Fields: 2, Dashboards: 2, DashboardSeries: 5, DashboardRange: 6 * time.Hour,
-		DashboardRefresh: time.Minute, Retention: 7 * day, Flush: 5 * time.Minute, Rollups: true, Peak: 1}
-	est := map[string][3]float64{} // write units/s, read units/s, bytes
-	for _, lay := range seriesLayouts {
-		w, err := l.workload(lay)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e, err := w.Estimate()
-		if err != nil {
-			t.Fatal(err)
-		}
-		est[lay.String()] = [3]float64{e.WriteUnits, e.ReadUnits, e.StorageBytes}
-	}
-	c, ipr := est["chunks"], est["item-per-reading"]
-	if !(c[0] < ipr[0]/10 && c[1] < ipr[1]/10 && c[2] < ipr[2]/10) {
-		t.Errorf("chunks %v, item-per-reading %v", c, ipr)
-	}
-	if w := ipr[0]; math.Abs(w-(100+100.0/300+2*100/3600.0+100/3600.0+100/86400.0+100/(30*86400.0))) > 1e-9 {
-		t.Errorf("item-per-reading writes %v/s", w)
-	}
 	out := runCost(t, "--devices", "100", "--rate", "1/s", "--detail")
 	if !strings.Contains(out, "Cheapest: chunks, ") || !strings.Contains(out, "# Capacity and cost: buckets layout") {
 		t.Errorf("output:\n%s", out)

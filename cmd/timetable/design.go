@@ -28,7 +28,7 @@ type DesignCommand struct {
 func (c *DesignCommand) Run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("design", flag.ContinueOnError)
 	fs.SetOutput(c.Stderr)
-	layout := fs.String("layout", "all", "series: the layout to print: chunks, item-per-reading, day-partitioned, buckets, or all")
+	layout := fs.String("layout", "all", "series: the layout to print: "+layoutNames(", ")+", or all")
 	kind := fs.String("kind", "SENSOR", "series: the kind of series, the entity prefix of its keys")
 	fields := fs.String("fields", "temperature,humidity", "series: the float fields, comma-separated")
 	tags := fs.String("tags", "location", "series: the string tags, comma-separated")
@@ -93,17 +93,22 @@ func splitList(s string) []string {
 	return out
 }
 
-// seriesLayouts are the layouts in the order the documents list them.
-var seriesLayouts = []series.Layout{series.Chunks, series.ItemPerReading, series.DayPartitioned, series.Buckets}
-
+// parseLayouts returns the layouts -layout names: one, or all of them.
 func parseLayouts(s string) ([]series.Layout, error) {
 	if s == "all" {
-		return seriesLayouts, nil
+		return series.Layouts(), nil
 	}
-	for _, l := range seriesLayouts {
-		if l.String() == s {
-			return []series.Layout{l}, nil
-		}
+	if l, ok := series.LayoutNamed(s); ok {
+		return []series.Layout{l}, nil
 	}
-	return nil, errors.New("unknown layout " + s + " (chunks, item-per-reading, day-partitioned, buckets or all)")
+	return nil, errors.New("unknown layout " + s + " (" + layoutNames(", ") + " or all)")
+}
+
+// layoutNames returns the names of the layouts, joined by sep.
+func layoutNames(sep string) string {
+	var names []string
+	for _, l := range series.Layouts() {
+		names = append(names, l.String())
+	}
+	return strings.Join(names, sep)
 }

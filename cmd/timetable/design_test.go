@@ -10,7 +10,7 @@ import (
 )
 
 func TestDesign_SeriesValid(t *testing.T) {
-	for _, l := range seriesLayouts {
+	for _, l := range series.Layouts() {
 		for _, metric := range []bool{false, true} {
 			d, err := series.Design(series.Schema{Name: "SENSOR", Fields: []string{"temperature"}, Tags: []string{"location"}, Layout: l, MetricIndex: metric})
 			if err != nil {
