@@ -61,7 +61,11 @@
 // Summary and Breakdown cover a range with the fewest months, days and
 // hours and merge their stats; Breakdown of one whole day or month reads
 // its Top items in sort-key order. TimeSeries gives a metric per hour, day
-// or month. Realtime reads the last five minutes with queries bounded on
+// or month. ReadAggregates reads once the aggregates that many ranges need
+// (an AggregateReads lists them: the time buckets of a series), one query
+// per run of periods of a tier, and the Aggregates it returns give each
+// range's Summary, Summaries and Breakdown in memory, merged as the Store's
+// own methods merge them (which use it too). Realtime reads the last five minutes with queries bounded on
 // both sides: the per-minute counters and, for its live feed, the raw
 // hits. RawVisits forms the visits of a range from the raw hits by the
 // aggregation's own rules, for the questions the aggregates cannot answer

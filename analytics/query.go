@@ -84,19 +84,13 @@ func isAll(dims []Dimension) bool { return len(dims) == 1 && dims[0] == "*" }
 // with the breakdowns dims only (each item's other breakdowns are not
 // read, let alone decoded).
 func (s *Store) merged(ctx context.Context, site string, from, to time.Time, dims []Dimension) (*stats, error) {
-	st := newStats()
-	for _, sg := range cover(from, to) {
-		ps, err := s.readStats(ctx, site, sg.p, sg.from, sg.to, false, dims)
-		if err != nil {
-			return nil, err
-		}
-		for _, x := range ps {
-			if err := st.merge(x.st); err != nil {
-				return nil, err
-			}
-		}
+	r := AggregateReads{dims: dims}
+	r.Range(from, to)
+	a, err := s.ReadAggregates(ctx, site, &r)
+	if err != nil {
+		return nil, err
 	}
-	return st, nil
+	return a.merged(from, to, false)
 }
 
 // Summary returns the figures of site over [from, to), to the hour, from
@@ -233,25 +227,11 @@ func (s *Store) Summaries(ctx context.Context, site string, p Period, from, to t
 	if !p.valid() {
 		return nil, fmt.Errorf("%w period %q", ErrInvalid, p)
 	}
-	first := p.start(from)
-	if first.Before(from) {
-		first = p.next(first)
-	}
-	ps, err := s.readStats(ctx, site, p, first, to, false, nil)
+	var r AggregateReads
+	r.Periods(p, from, to)
+	a, err := s.ReadAggregates(ctx, site, &r)
 	if err != nil {
 		return nil, err
 	}
-	byStart := map[time.Time]*stats{}
-	for _, x := range ps {
-		byStart[x.start] = x.st
-	}
-	var out []PeriodSummary
-	for t := first; t.Before(to); t = p.next(t) {
-		x := PeriodSummary{Start: t}
-		if st := byStart[t]; st != nil {
-			x.Summary = summaryOf(st)
-		}
-		out = append(out, x)
-	}
-	return out, nil
+	return a.Summaries(p, from, to), nil
 }

@@ -24,7 +24,12 @@
 //
 // A query without filters, with at most one dimension besides time, whose
 // metrics the aggregates hold, is answered from the aggregates: fast, and
-// over any range the aggregates still cover. A breakdown from the
+// over any range the aggregates still cover. Run reads the aggregates that
+// a range and all its time buckets need once
+// (analytics.Store.ReadAggregates: at most a query per tier for hours and
+// days, and for weeks and months of a UTC site; weeks and months of a zone
+// off UTC add a query per bucket for the hours around its start) and
+// computes each bucket in memory. A breakdown from the
 // aggregates has the one count they keep per value: page views for
 // event:page, custom events for event:name and event:props:NAME,
 // converted visits for event:goal and visits for the visit: dimensions

@@ -273,27 +273,43 @@ func (q *Query) compute(ctx context.Context, s *analytics.Store, loc *time.Locat
 	return t, q.fromRaw(ctx, t, visits, bs, from, to)
 }
 
-// fromAggregates fills t from the stored aggregates: a Summary or a
-// Breakdown per time bucket (or over the range).
+// fromAggregates fills t from the stored aggregates, read once for the
+// range and all its time buckets (analytics.Store.ReadAggregates): the
+// Summary or Breakdown of each time bucket (or of the range) is computed
+// from them in memory.
 func (q *Query) fromAggregates(ctx context.Context, s *analytics.Store, t *table, bs []bucket, from, to time.Time) error {
 	ti := q.timeIndex()
 	if ti < 0 {
 		bs = []bucket{{start: from, end: to}}
 	}
 	nt := q.nonTime()
-	total, err := s.Summary(ctx, q.SiteID, from, to)
+	var reads analytics.AggregateReads
+	reads.Range(from, to)
+	// Buckets that are UTC periods are read as such.
+	p, byPeriod := utcPeriod(bs)
+	byPeriod = byPeriod && len(nt) == 0
+	if byPeriod {
+		reads.Periods(p, bs[0].start, bs[len(bs)-1].end)
+	} else {
+		for _, b := range bs {
+			reads.Range(b.start, b.end)
+		}
+	}
+	if len(nt) > 0 {
+		reads.Dimension(aggDimension(nt[0]))
+	}
+	ag, err := s.ReadAggregates(ctx, q.SiteID, &reads)
+	if err != nil {
+		return err
+	}
+	total, err := ag.Summary(from, to)
 	if err != nil {
 		return err
 	}
 	setSummary(&t.total, total)
-	// Buckets that are UTC periods are read with one query.
 	byStart := map[time.Time]analytics.Summary{}
-	if p, ok := utcPeriod(bs); ok && len(nt) == 0 {
-		ss, err := s.Summaries(ctx, q.SiteID, p, bs[0].start, bs[len(bs)-1].end)
-		if err != nil {
-			return err
-		}
-		for _, x := range ss {
+	if byPeriod {
+		for _, x := range ag.Summaries(p, bs[0].start, bs[len(bs)-1].end) {
 			byStart[x.Start] = x.Summary
 		}
 	}
@@ -308,7 +324,7 @@ func (q *Query) fromAggregates(ctx context.Context, s *analytics.Store, t *table
 		if len(nt) == 0 {
 			sm, ok := byStart[b.start.UTC()]
 			if !ok {
-				if sm, err = s.Summary(ctx, q.SiteID, b.start, b.end); err != nil {
+				if sm, err = ag.Summary(b.start, b.end); err != nil {
 					return err
 				}
 			}
@@ -322,13 +338,13 @@ func (q *Query) fromAggregates(ctx context.Context, s *analytics.Store, t *table
 		}
 		d := nt[0]
 		di := slices.Index(q.Dimensions, d)
-		cs, err := s.Breakdown(ctx, q.SiteID, aggDimension(d), b.start, b.end, 1<<30)
+		cs, err := ag.Breakdown(aggDimension(d), b.start, b.end)
 		if err != nil {
 			return err
 		}
 		denom := total.Visits
 		if ti >= 0 && slices.Contains(q.Metrics, "conversion_rate") {
-			sm, err := s.Summary(ctx, q.SiteID, b.start, b.end)
+			sm, err := ag.Summary(b.start, b.end)
 			if err != nil {
 				return err
 			}

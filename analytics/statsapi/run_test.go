@@ -35,7 +35,7 @@ func (c *clock) Add(d time.Duration) {
 }
 
 // fixture is a store on the embedded engine with site "a" and its goals.
-func fixture(t *testing.T, now time.Time) (*analytics.Store, *clock) {
+func fixture(t testing.TB, now time.Time) (*analytics.Store, *clock) {
 	t.Helper()
 	clk := &clock{t: now}
 	db, err := local.Open("", &local.Options{InMemory: true, Now: clk.Now, CacheSize: 4 << 20})
@@ -62,7 +62,7 @@ func fixture(t *testing.T, now time.Time) (*analytics.Store, *clock) {
 	return s, clk
 }
 
-func record(t *testing.T, s *analytics.Store, clk *clock, es []analytics.Event) {
+func record(t testing.TB, s *analytics.Store, clk *clock, es []analytics.Event) {
 	t.Helper()
 	ctx := context.Background()
 	for _, e := range es {
