@@ -6,7 +6,7 @@
 //
 // # Keys
 //
-// The table's design is design.Analytics (`timetable design analytics`
+// The table's design is Design (`timetable design analytics`
 // prints it). Every key this package writes is one of that design's
 // templates filled in, so the document and the code cannot drift: site
 // SITE#{id}/METADATA; page views PV#{timestamp}#{id} with GSI1
