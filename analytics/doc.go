@@ -45,8 +45,9 @@
 // Store.AggregateDay recomputes a day whole: 24 hourly stats, the daily
 // stats and Top items, the day's session items, then the month by merging
 // its days. Writing replaces what was there, so a re-run never
-// double-counts. Store.AggregatePending does the days Record marked; run
-// it periodically. Page views, events and visitors belong to the period
+// double-counts. Store.AggregatePending does the days Record marked; the
+// Store runs it in the background every Options.AggregateEvery (a minute
+// by default) from Open to Close. Page views, events and visitors belong to the period
 // of the hit; visits, bounces, durations, entry and exit pages, sources,
 // UTM, country, browser, OS, device and goal conversions to the period the
 // visit started in. All counts are additive; unique visitors are a
