@@ -1,7 +1,11 @@
 package analytics
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -9,8 +13,9 @@ import (
 )
 
 // openLoopStore opens a Store on an in-memory engine whose clock stands at
-// now, with the background aggregation every interval, and a site "s".
-func openLoopStore(t *testing.T, now time.Time, every time.Duration) *Store {
+// now, with the background aggregation every interval, logging to logger
+// (nil discards), and a site "s".
+func openLoopStore(t *testing.T, now time.Time, every time.Duration, logger *slog.Logger) *Store {
 	t.Helper()
 	ctx := context.Background()
 	clk := func() time.Time { return now }
@@ -19,7 +24,7 @@ func openLoopStore(t *testing.T, now time.Time, every time.Duration) *Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	s, err := Open(ctx, db, &Options{Now: clk, AggregateEvery: every})
+	s, err := Open(ctx, db, &Options{Now: clk, AggregateEvery: every, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +43,7 @@ func openLoopStore(t *testing.T, now time.Time, every time.Duration) *Store {
 func TestStore_AggregateEvery(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2024, 1, 15, 10, 30, 0, 0, time.UTC)
-	s := openLoopStore(t, now, time.Millisecond)
+	s := openLoopStore(t, now, time.Millisecond, nil)
 	if err := s.Record(ctx, Event{Site: "s", Time: now.Add(-time.Minute), Name: PageView, VisitorID: "v1", Path: "/"}); err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +77,7 @@ func TestStore_AggregateEvery(t *testing.T) {
 func TestStore_AggregateEvery_Off(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2024, 1, 15, 10, 30, 0, 0, time.UTC)
-	s := openLoopStore(t, now, -1)
+	s := openLoopStore(t, now, -1, nil)
 	select {
 	case <-s.bg.done:
 	case <-time.After(30 * time.Second):
@@ -100,5 +105,43 @@ func TestOptions_AggregateEvery_Default(t *testing.T) {
 	}
 	if got := (&Options{AggregateEvery: -1}).withDefaults().AggregateEvery; got != -1 {
 		t.Errorf("AggregateEvery -1 became %v", got)
+	}
+}
+
+// lockedBuffer is a log destination safe for the loop's goroutine.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A pass that fails is logged, and the loop goes on until Close.
+func TestStore_AggregateEvery_LogsFailure(t *testing.T) {
+	var logs lockedBuffer
+	now := time.Date(2024, 1, 15, 10, 30, 0, 0, time.UTC)
+	s := openLoopStore(t, now, time.Millisecond, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err := s.Table().Drop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	const msg = "cannot aggregate the web analytics"
+	for deadline := time.Now().Add(30 * time.Second); strings.Count(logs.String(), msg) < 2 && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n := strings.Count(logs.String(), msg); n < 2 {
+		t.Fatalf("%d failed passes logged after 30 s, want 2 or more:\n%s", n, logs.String())
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
 	}
 }
