@@ -500,7 +500,9 @@ func (s *Store) mark(ctx context.Context, site, day string) error {
 // process) for every site, and returns the number of days done. A mark
 // made while its day was being aggregated survives, so a hit recorded
 // during an aggregation is counted by the next. Days whose raw hits have
-// expired are skipped and unmarked (and logged). Run it periodically.
+// expired are skipped and unmarked (and logged). The Store's background
+// loop runs it every Options.AggregateEvery; call it directly when that
+// is off.
 func (s *Store) AggregatePending(ctx context.Context) (int, error) {
 	sites, err := s.Sites(ctx)
 	if err != nil {

@@ -6,7 +6,7 @@
 //
 // # Keys
 //
-// The table's design is design.Analytics (`timetable design analytics`
+// The table's design is Design (`timetable design analytics`
 // prints it). Every key this package writes is one of that design's
 // templates filled in, so the document and the code cannot drift: site
 // SITE#{id}/METADATA; page views PV#{timestamp}#{id} with GSI1
@@ -45,8 +45,9 @@
 // Store.AggregateDay recomputes a day whole: 24 hourly stats, the daily
 // stats and Top items, the day's session items, then the month by merging
 // its days. Writing replaces what was there, so a re-run never
-// double-counts. Store.AggregatePending does the days Record marked; run
-// it periodically. Page views, events and visitors belong to the period
+// double-counts. Store.AggregatePending does the days Record marked; the
+// Store runs it in the background every Options.AggregateEvery (a minute
+// by default) from Open to Close. Page views, events and visitors belong to the period
 // of the hit; visits, bounces, durations, entry and exit pages, sources,
 // UTM, country, browser, OS, device and goal conversions to the period the
 // visit started in. All counts are additive; unique visitors are a

@@ -11,11 +11,11 @@ import (
 	"github.com/timetable-db/timetable/table"
 )
 
-// spec is the table design of package design (design.Analytics): the one
-// definition of the keys this package writes and of the document that
+// spec is the table design of the Store (Design): the one definition of
+// the keys this package writes and of the document that
 // `timetable design analytics` prints. Every key below is one of its
 // templates filled in, so the two cannot drift.
-var spec = design.Analytics()
+var spec = Design()
 
 // The entities of spec this package writes.
 var (

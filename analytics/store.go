@@ -75,11 +75,17 @@ type Options struct {
 	MaxRawHits int
 	// MaxFuture is how far ahead of Now an event may be. Default 5 minutes.
 	MaxFuture time.Duration
+	// AggregateEvery is how often the Store's background loop, started by
+	// Open and stopped by Close, runs AggregatePending (on the real clock,
+	// not Now). Default 1 minute; negative runs none, and the caller calls
+	// AggregatePending itself.
+	AggregateEvery time.Duration
 	// Now returns the current time. Default time.Now.
 	Now func() time.Time
 	// Rand is the source of salts and item ids. Default crypto/rand.
 	Rand io.Reader
-	// Logger receives what the aggregation skips. Default: discard.
+	// Logger receives what the aggregation skips and the failures of the
+	// background loop. Default: discard.
 	Logger *slog.Logger
 }
 
@@ -103,6 +109,7 @@ func (o *Options) withDefaults() Options {
 	def(&r.MarkEvery, time.Minute)
 	def(&r.SiteCacheTTL, time.Minute)
 	def(&r.MaxFuture, 5*time.Minute)
+	def(&r.AggregateEvery, time.Minute)
 	if r.TopN <= 0 {
 		r.TopN = 100
 	}
@@ -127,8 +134,9 @@ func (o *Options) withDefaults() Options {
 // Store is the web-analytics store over one table. It is safe for
 // concurrent use.
 type Store struct {
-	t *table.Table
-	o Options
+	t  *table.Table
+	o  Options
+	bg background // the aggregation loop
 
 	mu     sync.Mutex
 	sites  map[string]cachedSite // by id, for Record
@@ -144,15 +152,22 @@ type cachedSite struct {
 
 type pendingDay struct{ site, day string }
 
-// Open returns a Store over api. It does not contact the backend; call
-// EnsureTable to create the table.
+// Open returns a Store over api and starts its background aggregation
+// (Options.AggregateEvery); Close stops it. Open does not contact the
+// backend; call EnsureTable to create the table. If ctx is done, Open
+// returns its error and no Store.
 func Open(ctx context.Context, api timetable.API, o *Options) (*Store, error) {
 	opts := o.withDefaults()
 	t, err := table.New(api, schema(opts.Table), opts.TableOptions)
 	if err != nil {
 		return nil, fmt.Errorf("analytics: %w", err)
 	}
-	return &Store{t: t, o: opts, sites: map[string]cachedSite{}, marked: map[pendingDay]time.Time{}}, ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s := &Store{t: t, o: opts, sites: map[string]cachedSite{}, marked: map[pendingDay]time.Time{}}
+	s.startBackground()
+	return s, nil
 }
 
 // Table returns the table client, for its consumed-capacity Stats.

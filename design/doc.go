@@ -13,8 +13,9 @@
 // Code that builds keys and queries can take them from the same Design
 // (Entity.KeyValues, AccessPattern.Expression, Design.Expression,
 // Template.Fill and Template.Match), so the documents cannot drift from the
-// code. Analytics returns the design of the web-analytics table; other
-// packages declare their own Designs as literals.
+// code. Package design holds no product's design: each product declares
+// its own next to the code that writes with it (analytics.Design,
+// series.Design).
 //
 // # Multi-attribute keys
 //

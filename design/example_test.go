@@ -2,7 +2,6 @@ package design_test
 
 import (
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/timetable-db/timetable/design"
@@ -32,29 +31,6 @@ func ExampleDesign_Validate() {
 	}
 	// Output:
 	// sort-order
-}
-
-func ExampleDesign_Matrix() {
-	d := design.Analytics()
-	d.AccessPatterns = d.AccessPatterns[len(d.AccessPatterns)-1:]
-	d.Matrix(os.Stdout)
-	// Output:
-	// | # | Access pattern | Operation | Table `analytics` | `GSI1` | `GSI2` | Order | Limit | Frequency |
-	// |---|---|---|---|---|---|---|---|---|
-	// | 1 | Realtime visitors | Query | `pk = SITE#{siteId} AND sk BETWEEN REALTIME#{start} AND REALTIME#{end}` | | | descending | 5 | realtime view, every 10 s |
-}
-
-func ExampleEntity_KeyValues() {
-	pv := design.Analytics().Entity("PageView")
-	k, err := pv.KeyValues(map[string]string{
-		"siteId": "my-site", "timestamp": "2024-01-15T10:30:00.000Z", "id": "pv-1", "date": "2024-01-15",
-	})
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(k["pk"], k["sk"], k["gsi1sk"])
-	// Output:
-	// SITE#my-site PV#2024-01-15T10:30:00.000Z#pv-1 DATE#2024-01-15
 }
 
 func ExampleTemplate_Match() {

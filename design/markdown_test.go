@@ -40,13 +40,6 @@ func render(t *testing.T, f func(*bytes.Buffer) error) []byte {
 	return b.Bytes()
 }
 
-func TestMarkdown_Analytics(t *testing.T) {
-	d := Analytics()
-	golden(t, "analytics.md", render(t, func(b *bytes.Buffer) error { return d.Markdown(b) }))
-	golden(t, "analytics_matrix.md", render(t, func(b *bytes.Buffer) error { return d.Matrix(b) }))
-	golden(t, "analytics_chart.md", render(t, func(b *bytes.Buffer) error { return d.Chart(b) }))
-}
-
 func TestMarkdown_Sensors(t *testing.T) {
 	d := sensors()
 	d.Table.Indexes = append(d.Table.Indexes, Index{

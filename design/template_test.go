@@ -97,26 +97,6 @@ func TestTemplate_Match(t *testing.T) {
 	}
 }
 
-func TestKeyValues(t *testing.T) {
-	d := Analytics()
-	got, err := d.Entity("PageView").KeyValues(map[string]string{
-		"siteId": "s1", "timestamp": "2024-01-15T10:30:00.000Z", "id": "v1", "date": "2024-01-15",
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{
-		"pk": "SITE#s1", "sk": "PV#2024-01-15T10:30:00.000Z#v1",
-		"gsi1pk": "SITE#s1", "gsi1sk": "DATE#2024-01-15",
-	}
-	if !maps.Equal(got, want) {
-		t.Errorf("KeyValues = %v, want %v", got, want)
-	}
-	if _, err := d.Entity("PageView").KeyValues(map[string]string{"siteId": "s1"}); err == nil {
-		t.Error("KeyValues without timestamp: no error")
-	}
-}
-
 func TestParseKeyCondition(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"pk = SENSOR#{id}", "pk = SENSOR#{id}"},

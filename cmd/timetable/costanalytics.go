@@ -182,7 +182,7 @@ func measureAnalytics(ctx context.Context, visits float64) (*analyticsUnits, err
 		if r.db, err = local.Open("", &local.Options{InMemory: true, Now: r.clk.Now, TTLInterval: -1}); err != nil {
 			return nil, err
 		}
-		if r.st, err = analytics.Open(ctx, r.db, &analytics.Options{Now: r.clk.Now}); err != nil {
+		if r.st, err = analytics.Open(ctx, r.db, &analytics.Options{Now: r.clk.Now, AggregateEvery: -1}); err != nil {
 			return nil, err
 		}
 		if err := r.st.EnsureTable(ctx); err != nil {

@@ -112,7 +112,7 @@ func (c *DemoCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer closeAPI()
-	st, err := analytics.Open(ctx, api, &analytics.Options{Table: f.table, Now: clk.Now})
+	st, err := analytics.Open(ctx, api, &analytics.Options{Table: f.table, Now: clk.Now, AggregateEvery: -1})
 	if err != nil {
 		return err
 	}

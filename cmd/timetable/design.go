@@ -8,7 +8,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/timetable-db/timetable/design"
+	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/series"
 )
 
@@ -19,7 +19,8 @@ import (
 //	timetable design analytics
 //
 // The series designs are series.Design's, built from the functions that
-// make the keys of the items a series Store writes.
+// make the keys of the items a series Store writes; the analytics design
+// is analytics.Design, whose templates the analytics Store fills in.
 type DesignCommand struct {
 	Stdout, Stderr io.Writer
 }
@@ -54,7 +55,7 @@ func (c *DesignCommand) Run(ctx context.Context, args []string) error {
 	}
 	switch what {
 	case "analytics":
-		return design.Analytics().Markdown(c.Stdout)
+		return analytics.Design().Markdown(c.Stdout)
 	case "series":
 	default:
 		fmt.Fprintf(c.Stderr, "timetable design: unknown design %q (series or analytics)\n", what)

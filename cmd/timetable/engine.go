@@ -34,6 +34,9 @@ type engineOptions struct {
 	// analyticsTable is the web analytics' table; "" opens no analytics
 	// store.
 	analyticsTable string
+	// aggregateEvery is analytics.Options.AggregateEvery, except that 0
+	// (or less) runs no background aggregation.
+	aggregateEvery time.Duration
 	auth           bool // open the token store
 	logger         *slog.Logger
 }
@@ -98,7 +101,11 @@ func openEngine(ctx context.Context, o engineOptions) (*engine, error) {
 		return nil, fmt.Errorf("cannot create the series table: %w", err)
 	}
 	if o.analyticsTable != "" {
-		e.analytics, err = analytics.Open(ctx, db, &analytics.Options{Table: o.analyticsTable, Logger: o.logger})
+		every := o.aggregateEvery
+		if every <= 0 {
+			every = -1
+		}
+		e.analytics, err = analytics.Open(ctx, db, &analytics.Options{Table: o.analyticsTable, AggregateEvery: every, Logger: o.logger})
 		if err == nil {
 			err = e.analytics.EnsureTable(ctx)
 		}
@@ -136,8 +143,9 @@ func (e *engine) Close() error { return e.Shutdown(context.Background()) }
 func (e *engine) Shutdown(ctx context.Context) error {
 	var errs []error
 	if e.analytics != nil {
-		// Realtime counters of the last second are gathered in memory.
-		errs = append(errs, e.analytics.Flush(context.Background()))
+		// Stops the aggregation and writes the realtime counters of the
+		// last second, gathered in memory.
+		errs = append(errs, e.analytics.Close())
 		e.analytics = nil
 	}
 	if e.store != nil {

@@ -179,7 +179,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	defer closeGeoIP()
 
 	eng, err := openEngine(ctx, engineOptions{dir: f.dataDir, inMemory: f.inMemory, noSync: f.noSync, shardLifetime: f.shardLifetime,
-		table: f.table, flushInterval: f.flushInterval, maxFuture: f.maxFuture, minFreeBytes: f.minFree, analyticsTable: f.analyticsTable, auth: !f.noAuth, logger: logger})
+		table: f.table, flushInterval: f.flushInterval, maxFuture: f.maxFuture, minFreeBytes: f.minFree, analyticsTable: f.analyticsTable, aggregateEvery: f.aggregateEvery, auth: !f.noAuth, logger: logger})
 	if err != nil {
 		return err
 	}
@@ -286,13 +286,6 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		defer stopGC()
 		go keepGCHeadroom(gctx, gcHeadroom)
 	}
-	actx, stopAggregating := context.WithCancel(ctx)
-	aggregated := make(chan struct{})
-	go func() {
-		defer close(aggregated)
-		aggregateEvery(actx, eng.analytics, f.aggregateEvery, logger)
-	}()
-	defer func() { stopAggregating(); <-aggregated }()
 	served := make(chan error, 1)
 	go func() { served <- frontSrv.Serve(ln) }()
 
@@ -309,8 +302,6 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		// Serve returned before cancellation: the listener failed.
 	}
 	srv.Drain()
-	stopAggregating()
-	<-aggregated
 	timeout := c.ShutdownTimeout
 	if timeout <= 0 {
 		timeout = 10 * time.Second
@@ -561,31 +552,6 @@ func keepGCHeadroom(ctx context.Context, headroom uint64) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-		}
-	}
-}
-
-// aggregateEvery brings the web analytics' aggregates up to date with the
-// days marked pending, every interval, until ctx is done.
-func aggregateEvery(ctx context.Context, st *analytics.Store, interval time.Duration, logger *slog.Logger) {
-	if st == nil || interval <= 0 {
-		return
-	}
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		start := time.Now()
-		n, err := st.AggregatePending(ctx)
-		switch {
-		case err != nil && ctx.Err() == nil:
-			logger.Error("cannot aggregate the web analytics", "err", err, "days", n)
-		case n > 0:
-			logger.Debug("aggregated the web analytics", "days", n, "took", time.Since(start))
 		}
 	}
 }

@@ -46,7 +46,7 @@ func runAnalytics(ctx context.Context, e *env) ([]Figure, section, error) {
 		return nil, section{}, err
 	}
 	defer db.Close()
-	st, err := analytics.Open(ctx, db, &analytics.Options{Now: clk.Now})
+	st, err := analytics.Open(ctx, db, &analytics.Options{Now: clk.Now, AggregateEvery: -1})
 	if err != nil {
 		return nil, section{}, err
 	}

@@ -132,7 +132,7 @@ func runCollect(ctx context.Context, e *env) ([]Figure, section, error) {
 		return nil, section{}, err
 	}
 	defer db.Close()
-	a, err := analytics.Open(ctx, db, nil)
+	a, err := analytics.Open(ctx, db, &analytics.Options{AggregateEvery: -1})
 	if err != nil {
 		return nil, section{}, err
 	}

@@ -1,28 +1,31 @@
-package design
+package analytics
 
-// Analytics returns the design of the web-analytics table: sites, page
-// views, sessions, custom events, goals, aggregated stats per hour, day and
-// month, and realtime counters, in one table with two global indexes (GSI1:
-// site and date or period; GSI2: visitor and time).
+import "github.com/timetable-db/timetable/design"
+
+// Design returns the table design (package design) of the web-analytics
+// table: sites, page views, sessions, custom events, goals, aggregated
+// stats per hour, day and month, and realtime counters, in one table with
+// two global indexes (GSI1: site and date or period; GSI2: visitor and
+// time).
 //
 // It is the single-table analytics design with its traps fixed: the
 // realtime read is bounded on both sides (an unbounded sk >= REALTIME#...
 // runs on into the SESSION# and STATS# items), no key condition uses IN
 // (DynamoDB refuses it), only page views carry GSI1's DATE# keys (so a read
 // of page views by date returns page views only), and unique visitors are
-// kept as mergeable sketches, never sums. Package analytics builds every
-// key it writes by filling these templates, so this document is the
-// code's own. Each call returns a new Design, which the caller may change
-// (such as Table.Name).
-func Analytics() *Design {
-	site := Attribute{Name: "siteId", Description: "Site identifier, chosen when the site is added."}
-	ts := func(name, desc string) Attribute {
-		return Attribute{Name: name, Format: LayoutTimestamp, Description: desc}
+// kept as mergeable sketches, never sums. The Store builds every key it
+// writes by filling these templates, so this document is the code's own
+// (`timetable design analytics` prints it). Each call returns a new
+// design.Design, which the caller may change (such as Table.Name).
+func Design() *design.Design {
+	site := design.Attribute{Name: "siteId", Description: "Site identifier, chosen when the site is added."}
+	ts := func(name, desc string) design.Attribute {
+		return design.Attribute{Name: name, Format: design.LayoutTimestamp, Description: desc}
 	}
-	ttl := Attribute{Name: "ttl", Type: "N", Description: "Expiry in epoch seconds, computed from the item's event time (not from when it was written)."}
-	visitor := Attribute{Name: "visitorId", Description: "Hash of a random salt rotated daily, the site, the IP address and the user agent; nothing is stored in the browser."}
+	ttl := design.Attribute{Name: "ttl", Type: "N", Description: "Expiry in epoch seconds, computed from the item's event time (not from when it was written)."}
+	visitor := design.Attribute{Name: "visitorId", Description: "Hash of a random salt rotated daily, the site, the IP address and the user agent; nothing is stored in the browser."}
 	// hit are the attributes page views and events share.
-	hit := []Attribute{
+	hit := []design.Attribute{
 		{Name: "path", Description: "Page path, without query string."},
 		{Name: "referrer", Description: "Referring URL, if another site."},
 		{Name: "source", Description: "Referrer source: utm_source, else the referrer's known name or host, else empty (direct)."},
@@ -35,41 +38,41 @@ func Analytics() *Design {
 		{Name: "props", Type: "M", Description: "String properties sent with the hit."},
 		ttl,
 	}
-	return &Design{
+	return &design.Design{
 		Name: "Web analytics",
 		Description: "One table holds every site's page views, sessions, events, goals, aggregated stats and realtime counters. " +
 			"Items of a site share the partition `SITE#{siteId}`; their sort keys start with a prefix per entity, so that each " +
 			"read selects one kind of item. Raw items expire 30 days after their event, hourly stats after 90 days, daily stats " +
 			"after 2 years; monthly stats are kept.",
-		Table: Table{
+		Table: design.Table{
 			Name:         "analytics",
-			PartitionKey: Key{Name: "pk", Type: String},
-			SortKey:      Key{Name: "sk", Type: String},
+			PartitionKey: design.Key{Name: "pk", Type: design.String},
+			SortKey:      design.Key{Name: "sk", Type: design.String},
 			TTL:          "ttl",
-			Indexes: []Index{
+			Indexes: []design.Index{
 				{
 					Name:         "GSI1",
-					PartitionKey: Key{Name: "gsi1pk", Type: String},
-					SortKey:      Key{Name: "gsi1sk", Type: String},
+					PartitionKey: design.Key{Name: "gsi1pk", Type: design.String},
+					SortKey:      design.Key{Name: "gsi1sk", Type: design.String},
 					Description:  "Site and date: page views by day, stats by period.",
 				},
 				{
 					Name:         "GSI2",
-					PartitionKey: Key{Name: "gsi2pk", Type: String},
-					SortKey:      Key{Name: "gsi2sk", Type: String},
+					PartitionKey: design.Key{Name: "gsi2pk", Type: design.String},
+					SortKey:      design.Key{Name: "gsi2sk", Type: design.String},
 					Description:  "Visitor and time: the sessions of a visitor.",
 				},
 			},
 		},
-		Entities: []Entity{
+		Entities: []design.Entity{
 			{
 				Name:        "Site",
 				Description: "A tracked site and its settings.",
-				Keys: map[string]Template{
+				Keys: map[string]design.Template{
 					"pk": "SITE#{siteId}", "sk": "METADATA",
 					"gsi1pk": "SITES", "gsi1sk": "SITE#{siteId}",
 				},
-				Attributes: []Attribute{
+				Attributes: []design.Attribute{
 					site,
 					{Name: "name", Description: "Display name."},
 					{Name: "domains", Type: "SS", Description: "Domains whose hits are accepted; a referrer from one of them is internal."},
@@ -83,15 +86,15 @@ func Analytics() *Design {
 			{
 				Name:        "PageView",
 				Description: "One page view, written by the collect endpoint.",
-				Keys: map[string]Template{
+				Keys: map[string]design.Template{
 					"pk": "SITE#{siteId}", "sk": "PV#{timestamp}#{id}",
 					"gsi1pk": "SITE#{siteId}", "gsi1sk": "DATE#{date}",
 				},
-				Attributes: append([]Attribute{
+				Attributes: append([]design.Attribute{
 					site,
 					ts("timestamp", "Time of the view, UTC."),
 					{Name: "id", Description: "Random id that keeps two views of one millisecond apart."},
-					{Name: "date", Format: LayoutDay, Derived: "the UTC date of timestamp"},
+					{Name: "date", Format: design.LayoutDay, Derived: "the UTC date of timestamp"},
 				}, hit...),
 				Example: map[string]string{
 					"siteId": "my-site", "timestamp": "2024-01-15T10:30:00.000Z", "id": "pv-abc123",
@@ -103,11 +106,11 @@ func Analytics() *Design {
 			{
 				Name:        "Session",
 				Description: "A visit: consecutive hits of one visitor, 30 minutes apart at most, within one UTC day (visitor ids change daily). Written by the aggregation from the raw hits, and rewritten whole when it runs again.",
-				Keys: map[string]Template{
+				Keys: map[string]design.Template{
 					"pk": "SITE#{siteId}", "sk": "SESSION#{sessionId}",
 					"gsi2pk": "VISITOR#{visitorId}", "gsi2sk": "{startedAt}",
 				},
-				Attributes: []Attribute{
+				Attributes: []design.Attribute{
 					site,
 					{Name: "sessionId", Description: "The start time (UTC, as timestamp) and the visitor id, joined by '.': sessions sort by start time."},
 					visitor,
@@ -130,8 +133,8 @@ func Analytics() *Design {
 			{
 				Name:        "Event",
 				Description: "A custom event sent by the site's script (signup, download, ...).",
-				Keys:        map[string]Template{"pk": "SITE#{siteId}", "sk": "EVENT#{timestamp}#{id}"},
-				Attributes: append([]Attribute{
+				Keys:        map[string]design.Template{"pk": "SITE#{siteId}", "sk": "EVENT#{timestamp}#{id}"},
+				Attributes: append([]design.Attribute{
 					site,
 					ts("timestamp", "Time of the event, UTC."),
 					{Name: "id", Description: "Random id that keeps two events of one millisecond apart."},
@@ -149,8 +152,8 @@ func Analytics() *Design {
 			{
 				Name:        "Goal",
 				Description: "A conversion goal: a page path or an event name to count.",
-				Keys:        map[string]Template{"pk": "SITE#{siteId}", "sk": "GOAL#{goalId}"},
-				Attributes: []Attribute{
+				Keys:        map[string]design.Template{"pk": "SITE#{siteId}", "sk": "GOAL#{goalId}"},
+				Attributes: []design.Attribute{
 					site,
 					{Name: "goalId", Description: "Goal identifier."},
 					{Name: "name", Description: "Display name."},
@@ -163,11 +166,11 @@ func Analytics() *Design {
 			{
 				Name:        "Stats",
 				Description: "Aggregates of one period, recomputed whole from the raw hits (hours and days) or the days (months); recomputing a period replaces it, so re-runs never double-count.",
-				Keys: map[string]Template{
+				Keys: map[string]design.Template{
 					"pk": "SITE#{siteId}", "sk": "STATS#{period}#{periodStart}",
 					"gsi1pk": "SITE#{siteId}", "gsi1sk": "PERIOD#{period}#{periodStart}",
 				},
-				Attributes: []Attribute{
+				Attributes: []design.Attribute{
 					site,
 					{Name: "period", Description: "hour, day or month."},
 					{Name: "periodStart", Format: "2006-01-02T15", Description: "Start of the period, UTC, cut to the period: 2024-01-15T10 (hour), 2024-01-15 (day), 2024-01 (month)."},
@@ -202,8 +205,8 @@ func Analytics() *Design {
 			{
 				Name:        "Realtime",
 				Description: "Counters of one minute for the realtime view.",
-				Keys:        map[string]Template{"pk": "SITE#{siteId}", "sk": "REALTIME#{minute}"},
-				Attributes: []Attribute{
+				Keys:        map[string]design.Template{"pk": "SITE#{siteId}", "sk": "REALTIME#{minute}"},
+				Attributes: []design.Attribute{
 					site,
 					{Name: "minute", Format: "2006-01-02T15:04", Description: "The minute, UTC."},
 					{Name: "pageViews", Type: "N", Description: "Page views in the minute."},
@@ -218,11 +221,11 @@ func Analytics() *Design {
 			{
 				Name:        "Top",
 				Description: "One value of a breakdown of a daily or monthly period, ranked by its count in the sort key, so that the top N are the first N items of a query.",
-				Keys:        map[string]Template{"pk": "SITE#{siteId}", "sk": "TOP#{period}#{periodStart}#{dimension}#{rank}#{value}"},
-				Attributes: []Attribute{
+				Keys:        map[string]design.Template{"pk": "SITE#{siteId}", "sk": "TOP#{period}#{periodStart}#{dimension}#{rank}#{value}"},
+				Attributes: []design.Attribute{
 					site,
 					{Name: "period", Description: "day or month."},
-					{Name: "periodStart", Format: LayoutDay, Description: "Start of the period, UTC: 2024-01-15 (day), 2024-01 (month)."},
+					{Name: "periodStart", Format: design.LayoutDay, Description: "Start of the period, UTC: 2024-01-15 (day), 2024-01 (month)."},
 					{Name: "dimension", Description: "page, entry_page, exit_page, source, utm_source, utm_medium, utm_campaign, country, browser, os, device, event, goal or prop:{name} (a custom event property; names holding '#' have no Top items)."},
 					{Name: "rank", Description: "999999999999 minus the count, 12 digits: higher counts sort first."},
 					{Name: "value", Description: "The value (a path, a source, ...)."},
@@ -236,10 +239,10 @@ func Analytics() *Design {
 			{
 				Name:        "Pending",
 				Description: "A day of a site whose raw hits changed since it was last aggregated; the aggregation deletes it once done.",
-				Keys:        map[string]Template{"pk": "SITE#{siteId}", "sk": "DIRTY#{date}"},
-				Attributes: []Attribute{
+				Keys:        map[string]design.Template{"pk": "SITE#{siteId}", "sk": "DIRTY#{date}"},
+				Attributes: []design.Attribute{
 					site,
-					{Name: "date", Format: LayoutDay, Description: "The UTC day."},
+					{Name: "date", Format: design.LayoutDay, Description: "The UTC day."},
 					{Name: "at", Type: "N", Description: "When it was last marked, Unix milliseconds: the aggregation deletes it only if it is older than the aggregation's start by the marking interval, so a mark made during an aggregation survives it."},
 				},
 				Example: map[string]string{"siteId": "my-site", "date": "2024-01-15"},
@@ -247,8 +250,8 @@ func Analytics() *Design {
 			{
 				Name:        "SharedLink",
 				Description: "A secret link to a site's dashboard, read-only: the slug is shown once when it is made; only its SHA-256 is kept.",
-				Keys:        map[string]Template{"pk": "SITE#{siteId}", "sk": "SHARE#{linkId}"},
-				Attributes: []Attribute{
+				Keys:        map[string]design.Template{"pk": "SITE#{siteId}", "sk": "SHARE#{linkId}"},
+				Attributes: []design.Attribute{
 					site,
 					{Name: "linkId", Description: "Public id of the link, the first part of its slug."},
 					{Name: "name", Description: "What the link is for."},
@@ -260,8 +263,8 @@ func Analytics() *Design {
 			{
 				Name:        "Funnel",
 				Description: "An ordered list of goals that a visit reaches one after the other (sign-up page, then the Signup event, ...).",
-				Keys:        map[string]Template{"pk": "SITE#{siteId}", "sk": "FUNNEL#{funnelId}"},
-				Attributes: []Attribute{
+				Keys:        map[string]design.Template{"pk": "SITE#{siteId}", "sk": "FUNNEL#{funnelId}"},
+				Attributes: []design.Attribute{
 					site,
 					{Name: "funnelId", Description: "Funnel identifier."},
 					{Name: "name", Description: "Display name."},
@@ -272,9 +275,9 @@ func Analytics() *Design {
 			{
 				Name:        "Salt",
 				Description: "The random salt of a day's visitor ids; the previous day's salt is deleted when a new one is made.",
-				Keys:        map[string]Template{"pk": "SALT", "sk": "{date}"},
-				Attributes: []Attribute{
-					{Name: "date", Format: LayoutDay, Description: "The UTC day."},
+				Keys:        map[string]design.Template{"pk": "SALT", "sk": "{date}"},
+				Attributes: []design.Attribute{
+					{Name: "date", Format: design.LayoutDay, Description: "The UTC day."},
 					{Name: "salt", Type: "B", Description: "32 random bytes."},
 					ttl,
 				},
@@ -283,7 +286,7 @@ func Analytics() *Design {
 				Retention: "Deleted the next day; its ttl (2 days) is the safety net.",
 			},
 		},
-		AccessPatterns: []AccessPattern{
+		AccessPatterns: []design.AccessPattern{
 			{
 				Name:        "All sites",
 				Description: "List the sites.",
@@ -295,7 +298,7 @@ func Analytics() *Design {
 			{
 				Name:        "Site by id",
 				Description: "Load a site's settings to accept or refuse a hit.",
-				Op:          GetItem,
+				Op:          design.GetItem,
 				Key:         "pk = SITE#{siteId} AND sk = METADATA",
 				Returns:     []string{"Site"},
 				Frequency:   "each collect request (cached)",
@@ -311,9 +314,9 @@ func Analytics() *Design {
 				Name:        "Page views in a time range",
 				Description: "Raw views for the hourly rollup and for drill-downs.",
 				Key:         "pk = SITE#{siteId} AND sk BETWEEN PV#{from} AND PV#{to}~",
-				Params: []Attribute{
-					{Name: "from", Format: LayoutTimestamp, Description: "First instant, inclusive."},
-					{Name: "to", Format: LayoutTimestamp, Description: "Last instant, inclusive: at full precision, and followed by ~ (which sorts after #) so that every view of that millisecond is in."},
+				Params: []design.Attribute{
+					{Name: "from", Format: design.LayoutTimestamp, Description: "First instant, inclusive."},
+					{Name: "to", Format: design.LayoutTimestamp, Description: "Last instant, inclusive: at full precision, and followed by ~ (which sorts after #) so that every view of that millisecond is in."},
 				},
 				Returns:   []string{"PageView"},
 				Frequency: "hourly rollup, per site",
@@ -323,9 +326,9 @@ func Analytics() *Design {
 				Description: "Views of whole days through GSI1.",
 				Index:       "GSI1",
 				Key:         "gsi1pk = SITE#{siteId} AND gsi1sk BETWEEN DATE#{fromDate} AND DATE#{toDate}",
-				Params: []Attribute{
-					{Name: "fromDate", Format: LayoutDay, Description: "First day, inclusive."},
-					{Name: "toDate", Format: LayoutDay, Description: "Last day, inclusive."},
+				Params: []design.Attribute{
+					{Name: "fromDate", Format: design.LayoutDay, Description: "First day, inclusive."},
+					{Name: "toDate", Format: design.LayoutDay, Description: "Last day, inclusive."},
 				},
 				Returns:   []string{"PageView"},
 				Frequency: "daily rollup, per site",
@@ -334,9 +337,9 @@ func Analytics() *Design {
 				Name:        "Events in a time range",
 				Description: "Custom events for the events report and goal conversions.",
 				Key:         "pk = SITE#{siteId} AND sk BETWEEN EVENT#{from} AND EVENT#{to}~",
-				Params: []Attribute{
-					{Name: "from", Format: LayoutTimestamp, Description: "First instant, inclusive."},
-					{Name: "to", Format: LayoutTimestamp, Description: "Last instant, inclusive (followed by ~, as for page views)."},
+				Params: []design.Attribute{
+					{Name: "from", Format: design.LayoutTimestamp, Description: "First instant, inclusive."},
+					{Name: "to", Format: design.LayoutTimestamp, Description: "Last instant, inclusive (followed by ~, as for page views)."},
 				},
 				Returns:   []string{"Event"},
 				Frequency: "hourly rollup, per site",
@@ -345,7 +348,7 @@ func Analytics() *Design {
 				Name:        "Sessions of a day",
 				Description: "The sessions an aggregation wrote for a day, to replace them.",
 				Key:         "pk = SITE#{siteId} AND begins_with(sk, SESSION#{date})",
-				Params:      []Attribute{{Name: "date", Format: LayoutDay, Description: "The UTC day."}},
+				Params:      []design.Attribute{{Name: "date", Format: design.LayoutDay, Description: "The UTC day."}},
 				Returns:     []string{"Session"},
 				Frequency:   "each aggregation of a day",
 			},
@@ -363,7 +366,7 @@ func Analytics() *Design {
 				Description: "Aggregates for the dashboard's charts: hourly for a day, daily for a month, monthly for a year.",
 				Index:       "GSI1",
 				Key:         "gsi1pk = SITE#{siteId} AND gsi1sk BETWEEN PERIOD#{period}#{from} AND PERIOD#{period}#{to}",
-				Params: []Attribute{
+				Params: []design.Attribute{
 					{Name: "from", Format: "2006-01-02T15", Description: "First period start, cut to the period."},
 					{Name: "to", Format: "2006-01-02T15", Description: "Last period start, cut to the period."},
 				},
@@ -402,7 +405,7 @@ func Analytics() *Design {
 			{
 				Name:        "Salt of a day",
 				Description: "The salt of today's visitor ids.",
-				Op:          GetItem,
+				Op:          design.GetItem,
 				Key:         "pk = SALT AND sk = {date}",
 				Returns:     []string{"Salt"},
 				Frequency:   "once a day per process (cached)",
@@ -419,7 +422,7 @@ func Analytics() *Design {
 				Name:        "Realtime visitors",
 				Description: "The last minutes' counters, newest first, bounded on both sides so that SESSION# and STATS# items (which sort after REALTIME#) never come back.",
 				Key:         "pk = SITE#{siteId} AND sk BETWEEN REALTIME#{start} AND REALTIME#{end}",
-				Params: []Attribute{
+				Params: []design.Attribute{
 					{Name: "start", Format: "2006-01-02T15:04", Description: "Oldest minute, inclusive (now minus 5 minutes)."},
 					{Name: "end", Format: "2006-01-02T15:04", Description: "Newest minute, inclusive (now)."},
 				},
