@@ -4,51 +4,22 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/internal/dynamotest"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 	"github.com/timetable-db/timetable/table"
 )
 
-// endpointEnv names the DynamoDB-compatible endpoint the tests also run
-// against; without it they run on the embedded engine only.
-const endpointEnv = "TIMETABLE_DYNAMODB_ENDPOINT"
+// clock is the tests' settable clock.
+type clock = testenv.Clock
 
-// clock is a fake clock, safe for concurrent use.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock(t time.Time) *clock { return &clock{t: t} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	c.t = t
-	c.mu.Unlock()
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+var newClock = testenv.NewClock
 
 // backend opens the API a test runs on, given the test's clock.
 type backend struct {
@@ -61,44 +32,45 @@ var (
 	runID    = fmt.Sprintf("%x", time.Now().UnixNano()&0xffffff)
 )
 
+// engineOptions are the embedded engine's options for a test on clk.
+func engineOptions(clk *clock) *local.Options {
+	return &local.Options{Now: clk.Now, CacheSize: 4 << 20}
+}
+
 // openEngine opens an in-memory embedded engine whose TTL clock is clk.
 func openEngine(t testing.TB, clk *clock) timetable.API {
-	db, err := local.Open("", &local.Options{InMemory: true, Now: clk.Now, CacheSize: 4 << 20})
-	if err != nil {
-		t.Fatalf("cannot open the embedded engine: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
+	return testenv.MemDB(t, engineOptions(clk))
 }
 
-func dynamoLocal(endpoint string) timetable.API {
-	return dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(endpoint),
-		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-	})
+// toBackend gives b the shape of this package's tests.
+func toBackend(b testenv.Backend) backend {
+	return backend{name: b.Name, open: func(t testing.TB, clk *clock) timetable.API { return b.Open(t, engineOptions(clk)) }}
 }
 
+// backends returns the backends of testenv.Backends.
 func backends() []backend {
-	bs := []backend{{name: "engine", open: openEngine}}
-	if ep := os.Getenv(endpointEnv); ep != "" {
-		api := dynamoLocal(ep)
-		bs = append(bs, backend{name: "dynamodb", open: func(testing.TB, *clock) timetable.API { return api }})
+	var bs []backend
+	for _, b := range testenv.Backends() {
+		bs = append(bs, toBackend(b))
 	}
 	return bs
 }
 
+// endpointEnv names the DynamoDB-compatible endpoint the tests also run
+// against; a child process of a test reads it to reach the server its
+// parent checked.
+const endpointEnv = dynamotest.EndpointEnv
+
+// dynamoLocal returns a client for the server at endpoint.
+func dynamoLocal(endpoint string) timetable.API { return dynamotest.NewClient(endpoint) }
+
 // eachBackend runs fn as a subtest on the embedded engine and, when
-// TIMETABLE_DYNAMODB_ENDPOINT is set, on that endpoint.
+// TIMETABLE_DYNAMODB_ENDPOINT is set, on that endpoint (testenv.EachBackend).
 func eachBackend(t *testing.T, fn func(t *testing.T, b backend)) {
 	t.Helper()
-	bs := backends()
-	for _, b := range bs {
-		t.Run(b.name, func(t *testing.T) { fn(t, b) })
-	}
-	if len(bs) == 1 {
-		t.Logf("%s not set: ran on the embedded engine only", endpointEnv)
-	}
+	testenv.EachBackend(t, func(t *testing.T, b testenv.Backend) {
+		fn(t, toBackend(b))
+	})
 }
 
 var testTableOptions = &table.Options{BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond, RetryTimeout: 20 * time.Second}
