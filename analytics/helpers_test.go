@@ -8,7 +8,6 @@ import (
 	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/internal/dynamotest"
 	"github.com/timetable-db/timetable/internal/testenv"
-	"github.com/timetable-db/timetable/local"
 	"github.com/timetable-db/timetable/table"
 )
 
@@ -23,11 +22,7 @@ type backend struct {
 }
 
 // toBackend gives b the shape of this package's tests.
-func toBackend(b testenv.Backend) backend {
-	return backend{name: b.Name, open: func(t testing.TB, clk *clock) timetable.API {
-		return b.Open(t, &local.Options{Now: clk.Now, CacheSize: 4 << 20})
-	}}
-}
+func toBackend(b testenv.Backend) backend { return backend{name: b.Name, open: b.OpenOn} }
 
 // backends returns the backends of testenv.Backends, the engine first.
 func backends() []backend {

@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/internal/dynamotest"
 	"github.com/timetable-db/timetable/internal/testenv"
-	"github.com/timetable-db/timetable/local"
 	"github.com/timetable-db/timetable/table"
 )
 
@@ -27,25 +25,11 @@ type backend struct {
 	open func(t testing.TB, clk *clock) timetable.API
 }
 
-var (
-	tableSeq atomic.Int64
-	runID    = fmt.Sprintf("%x", time.Now().UnixNano()&0xffffff)
-)
-
-// engineOptions are the embedded engine's options for a test on clk.
-func engineOptions(clk *clock) *local.Options {
-	return &local.Options{Now: clk.Now, CacheSize: 4 << 20}
-}
-
 // openEngine opens an in-memory embedded engine whose TTL clock is clk.
-func openEngine(t testing.TB, clk *clock) timetable.API {
-	return testenv.MemDB(t, engineOptions(clk))
-}
+func openEngine(t testing.TB, clk *clock) timetable.API { return testenv.Backends()[0].OpenOn(t, clk) }
 
 // toBackend gives b the shape of this package's tests.
-func toBackend(b testenv.Backend) backend {
-	return backend{name: b.Name, open: func(t testing.TB, clk *clock) timetable.API { return b.Open(t, engineOptions(clk)) }}
-}
+func toBackend(b testenv.Backend) backend { return backend{name: b.Name, open: b.OpenOn} }
 
 // backends returns the backends of testenv.Backends.
 func backends() []backend {
@@ -68,26 +52,13 @@ func dynamoLocal(endpoint string) timetable.API { return dynamotest.NewClient(en
 // TIMETABLE_DYNAMODB_ENDPOINT is set, on that endpoint (testenv.EachBackend).
 func eachBackend(t *testing.T, fn func(t *testing.T, b backend)) {
 	t.Helper()
-	testenv.EachBackend(t, func(t *testing.T, b testenv.Backend) {
-		fn(t, toBackend(b))
-	})
+	testenv.EachBackend(t, func(t *testing.T, b testenv.Backend) { fn(t, toBackend(b)) })
 }
 
 var testTableOptions = &table.Options{BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond, RetryTimeout: 20 * time.Second}
 
 // tableName returns a table name unique to the test.
-func tableName(t testing.TB) string {
-	base := strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
-			return r
-		}
-		return '_'
-	}, t.Name())
-	if len(base) > 150 {
-		base = base[:150]
-	}
-	return fmt.Sprintf("series_%s_%s_%d", base, runID, tableSeq.Add(1))
-}
+func tableName(t testing.TB) string { return dynamotest.TableName(t, "series") }
 
 // testOptions are store options for tests: no timers, the fake clock.
 func testOptions(t testing.TB, clk *clock) *Options {

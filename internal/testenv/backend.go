@@ -48,3 +48,10 @@ func EachBackend(t *testing.T, fn func(t *testing.T, b Backend)) {
 		t.Logf("%s not set: ran on the embedded engine only", dynamotest.EndpointEnv)
 	}
 }
+
+// OpenOn is Open for a test on clk: the engine's TTL sweeper reads clk,
+// and its block cache is 4 MiB (a test's engine holds little).
+func (b Backend) OpenOn(tb testing.TB, clk *Clock) timetable.API {
+	tb.Helper()
+	return b.Open(tb, &local.Options{Now: clk.Now, CacheSize: 4 << 20})
+}
