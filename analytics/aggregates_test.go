@@ -15,7 +15,7 @@ import (
 // range by range.
 func TestAggregates_AsStore(t *testing.T) {
 	now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
-	clk := &clock{t: now}
+	clk := newClock(now)
 	s := openStore(t, backends()[0], clk, nil)
 	ctx := context.Background()
 	if err := s.CreateSite(ctx, Site{ID: "a"}); err != nil {

@@ -25,7 +25,7 @@ func TestStore_RecordMany_SameItemsAsRecord(t *testing.T) {
 		ctx := context.Background()
 		now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
 		open := func() *Store {
-			clk := &clock{t: now}
+			clk := newClock(now)
 			s := openStore(t, b, clk, &Options{Rand: rand.NewChaCha8([32]byte{1})})
 			if err := s.CreateSite(ctx, Site{ID: "a", Domains: []string{"a.example"}}); err != nil {
 				t.Fatal(err)
@@ -75,7 +75,7 @@ func TestStore_RecordMany_SameItemsAsRecord(t *testing.T) {
 func TestStore_RecordMany_BadInputWritesNothing(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
-		clk := &clock{t: time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)}
+		clk := newClock(time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC))
 		s := openStore(t, b, clk, nil)
 		if err := s.CreateSite(ctx, Site{ID: "a"}); err != nil {
 			t.Fatal(err)
@@ -136,7 +136,7 @@ func TestStore_RawStats(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		day := time.Date(2024, 3, 19, 0, 0, 0, 0, time.UTC)
-		clk := &clock{t: day.Add(36 * time.Hour)}
+		clk := newClock(day.Add(36 * time.Hour))
 		s := openStore(t, b, clk, nil)
 		if err := s.CreateSite(ctx, Site{ID: "a"}); err != nil {
 			t.Fatal(err)

@@ -13,7 +13,7 @@ func TestStore_Funnels(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
-		clk := &clock{t: now}
+		clk := newClock(now)
 		s := openStore(t, b, clk, nil)
 		if err := s.CreateSite(ctx, Site{ID: "a"}); err != nil {
 			t.Fatal(err)
@@ -88,7 +88,7 @@ func TestStore_Funnels(t *testing.T) {
 func TestStore_SharedLinksAndPublic(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
-		clk := &clock{t: time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)}
+		clk := newClock(time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC))
 		s := openStore(t, b, clk, nil)
 		for _, id := range []string{"a", "b"} {
 			if err := s.CreateSite(ctx, Site{ID: id, Public: id == "b"}); err != nil {
@@ -137,7 +137,7 @@ func TestStore_SharedLinksAndPublic(t *testing.T) {
 }
 
 func FuzzCheckSharedLink(f *testing.F) {
-	clk := &clock{t: time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)}
+	clk := newClock(time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC))
 	s := openStore(f, backends()[0], clk, nil)
 	ctx := context.Background()
 	if err := s.CreateSite(ctx, Site{ID: "a"}); err != nil {

@@ -2,65 +2,42 @@ package analytics
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/internal/dynamotest"
-	"github.com/timetable-db/timetable/local"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/table"
 )
 
-// clock is a settable clock for tests.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+// clock is the tests' settable clock.
+type clock = testenv.Clock
 
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	c.t = t
-	c.mu.Unlock()
-}
+var newClock = testenv.NewClock
 
 type backend struct {
 	name string
 	open func(t testing.TB, clk *clock) timetable.API
 }
 
+// toBackend gives b the shape of this package's tests.
+func toBackend(b testenv.Backend) backend { return backend{name: b.Name, open: b.OpenOn} }
+
+// backends returns the backends of testenv.Backends, the engine first.
 func backends() []backend {
-	bs := []backend{{name: "engine", open: func(t testing.TB, clk *clock) timetable.API {
-		db, err := local.Open("", &local.Options{InMemory: true, Now: clk.Now, CacheSize: 4 << 20})
-		if err != nil {
-			t.Fatalf("cannot open the embedded engine: %v", err)
-		}
-		t.Cleanup(func() { db.Close() })
-		return db
-	}}}
-	if dynamotest.Endpoint() != "" {
-		bs = append(bs, backend{name: "dynamodb", open: func(t testing.TB, _ *clock) timetable.API { return dynamotest.Client(t) }})
+	var bs []backend
+	for _, b := range testenv.Backends() {
+		bs = append(bs, toBackend(b))
 	}
 	return bs
 }
 
 // eachBackend runs fn on the embedded engine and, when
-// TIMETABLE_DYNAMODB_ENDPOINT is set, on that server.
+// TIMETABLE_DYNAMODB_ENDPOINT is set, on that server (testenv.EachBackend).
 func eachBackend(t *testing.T, fn func(t *testing.T, b backend)) {
 	t.Helper()
-	bs := backends()
-	for _, b := range bs {
-		t.Run(b.name, func(t *testing.T) { fn(t, b) })
-	}
-	if len(bs) == 1 {
-		t.Logf("%s not set: ran on the embedded engine only", dynamotest.EndpointEnv)
-	}
+	testenv.EachBackend(t, func(t *testing.T, b testenv.Backend) { fn(t, toBackend(b)) })
 }
 
 // openStore opens a Store on a new table of backend b, with the clock clk.
@@ -82,5 +59,6 @@ func openStore(t testing.TB, b backend, clk *clock, o *Options) *Store {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Table().Drop(context.Background()) })
+	t.Cleanup(func() { _ = s.Close() }) // before the drop: stops the aggregation loop
 	return s
 }

@@ -350,7 +350,7 @@ func TestStore_Model(t *testing.T) {
 		t.Parallel()
 		ctx := context.Background()
 		now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
-		clk := &clock{t: now}
+		clk := newClock(now)
 		s := openStore(t, b, clk, nil)
 		r := rand.New(rand.NewPCG(1, 2))
 		m := &model{domains: map[string]string{"alpha": "alpha.example", "beta": "beta.example"}, goals: map[string][]Goal{}}

@@ -14,7 +14,7 @@ import (
 func TestStore_SitesAndGoals(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
-		clk := &clock{t: time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)}
+		clk := newClock(time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC))
 		s := openStore(t, b, clk, nil)
 		if err := s.CreateSite(ctx, Site{ID: "a", Name: "A", Domains: []string{"A.example"}, TimeZone: "UTC"}); err != nil {
 			t.Fatal(err)
@@ -86,7 +86,7 @@ func rec(t *testing.T, s *Store, e Event) {
 func TestStore_Record_Invalid(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
-	clk := &clock{t: now}
+	clk := newClock(now)
 	s := openStore(t, backends()[0], clk, nil)
 	if err := s.CreateSite(ctx, Site{ID: "a"}); err != nil {
 		t.Fatal(err)
@@ -121,7 +121,7 @@ func TestStore_TTL(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
-		clk := &clock{t: now}
+		clk := newClock(now)
 		s := openStore(t, b, clk, nil)
 		if err := s.CreateSite(ctx, Site{ID: "a"}); err != nil {
 			t.Fatal(err)
@@ -178,7 +178,7 @@ func TestStore_Realtime(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		now := time.Date(2024, 3, 20, 12, 0, 30, 0, time.UTC)
-		clk := &clock{t: now}
+		clk := newClock(now)
 		s := openStore(t, b, clk, nil)
 		if err := s.CreateSite(ctx, Site{ID: "a"}); err != nil {
 			t.Fatal(err)
@@ -235,7 +235,7 @@ func TestStore_RebuildRealtime(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		now := time.Date(2024, 3, 20, 12, 0, 30, 0, time.UTC)
-		clk := &clock{t: now}
+		clk := newClock(now)
 		s := openStore(t, b, clk, nil)
 		if err := s.CreateSite(ctx, Site{ID: "a"}); err != nil {
 			t.Fatal(err)
@@ -281,7 +281,7 @@ func TestStore_RebuildRealtime(t *testing.T) {
 func TestStore_VisitorID(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
-	clk := &clock{t: now}
+	clk := newClock(now)
 	b := backends()[0]
 	s := openStore(t, b, clk, nil)
 	id := func(s *Store, site, ip, ua string) string {

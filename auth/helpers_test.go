@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -10,28 +9,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 )
 
-// clock is a settable clock for Options.Now.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+// clock is the tests' settable clock.
+type clock = testenv.Clock
 
-func newClock() *clock { return &clock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+// newClock returns a clock that reads 2026-03-01 12:00 UTC.
+func newClock() *clock { return testenv.NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)) }
 
 // countingAPI counts the item reads and writes that reach the backend.
 type countingAPI struct {
@@ -57,12 +43,7 @@ func (c *countingAPI) Query(ctx context.Context, in *dynamodb.QueryInput, o ...f
 // memDB returns an in-memory engine, closed when the test ends.
 func memDB(t testing.TB) *local.DB {
 	t.Helper()
-	db, err := local.Open("", &local.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
-	return db
+	return testenv.MemDB(t, nil)
 }
 
 // openStore opens a Store over api with the clock clk (and o's other

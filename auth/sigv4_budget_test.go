@@ -57,7 +57,7 @@ func TestDynamoDB_SignatureCopyInBudget(t *testing.T) {
 	ctx := context.Background()
 	db := memDB(t)
 	clk := newClock()
-	clk.t = time.Now().UTC() // the signer's clock is the real one
+	clk.Set(time.Now().UTC()) // the signer's clock is the real one
 	s := openStore(t, db, clk, nil)
 	k, err := s.CreateAccessKey(ctx, "sdk", []Scope{ScopeAdmin}, nil)
 	if err != nil {

@@ -364,7 +364,7 @@ func sigv4Engine(t *testing.T) (*local.DB, *Store, *clock, AccessKey, *httptest.
 	t.Helper()
 	db := memDB(t)
 	clk := newClock()
-	clk.t = time.Now().UTC()
+	clk.Set(time.Now().UTC())
 	s := openStore(t, db, clk, nil)
 	k, err := s.CreateAccessKey(context.Background(), "sdk", []Scope{ScopeAdmin}, nil)
 	if err != nil {

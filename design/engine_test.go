@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"github.com/timetable-db/timetable/local"
+	"github.com/timetable-db/timetable/internal/testenv"
 )
 
 // createTableInput builds the CreateTableInput of a design's table: its key
@@ -64,11 +64,7 @@ func TestDesign_Expression_Engine(t *testing.T) {
 	if err := d.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	db, err := local.Open("", &local.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := testenv.MemDB(t, nil)
 	if _, err := db.CreateTable(ctx, createTableInput(t, &d.Table)); err != nil {
 		t.Fatal(err)
 	}

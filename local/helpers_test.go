@@ -12,6 +12,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	timetable "github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 )
 
@@ -20,20 +21,7 @@ var _ timetable.API = (*local.DB)(nil)
 var ctx = context.Background()
 
 // openMem opens an in-memory DB closed at the end of the test.
-func openMem(t testing.TB, opts *local.Options) *local.DB {
-	t.Helper()
-	o := local.Options{}
-	if opts != nil {
-		o = *opts
-	}
-	o.InMemory = true
-	db, err := local.Open("", &o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
+var openMem = testenv.MemDB
 
 func s(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
 func n(v string) types.AttributeValue { return &types.AttributeValueMemberN{Value: v} }

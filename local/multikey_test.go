@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 )
 
@@ -16,8 +17,8 @@ import (
 // entries of an expired item from an index with a multi-attribute key, and
 // that DescribeTable's index counts and sizes follow.
 func TestTTL_SweepMultiKeyIndex(t *testing.T) {
-	clk := &clock{t: time.Unix(1_700_000_000, 0)}
-	db := openMem(t, &local.Options{Now: clk.now, TTLInterval: -1})
+	clk := testenv.NewClock(time.Unix(1_700_000_000, 0))
+	db := openMem(t, &local.Options{Now: clk.Now, TTLInterval: -1})
 	createTable(t, db, "tbl", "", func(in *dynamodb.CreateTableInput) {
 		in.AttributeDefinitions = append(in.AttributeDefinitions,
 			types.AttributeDefinition{AttributeName: aws.String("a"), AttributeType: types.ScalarAttributeTypeS},
@@ -34,7 +35,7 @@ func TestTTL_SweepMultiKeyIndex(t *testing.T) {
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("exp"), Enabled: aws.Bool(true)}}); err != nil {
 		t.Fatal(err)
 	}
-	now := clk.now().Unix()
+	now := clk.Now().Unix()
 	for i := range 6 {
 		exp := now + 100
 		if i%2 == 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodbstreams"
 	st "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 )
 
@@ -43,15 +44,15 @@ func renderShards(shards []st.Shard) string {
 // NextShardIterator past its end, and closed shards leave the list once
 // their records are trimmed; all of it survives a restart.
 func TestStreams_ShardRollover(t *testing.T) {
-	clk := &clock{t: time.Unix(1_700_000_000, 0)}
-	opts := &local.Options{Now: clk.now, TTLInterval: -1, StreamShardLifetime: time.Hour}
+	clk := testenv.NewClock(time.Unix(1_700_000_000, 0))
+	opts := &local.Options{Now: clk.Now, TTLInterval: -1, StreamShardLifetime: time.Hour}
 	dir := t.TempDir()
 	db, err := local.Open(dir, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	advance := func(d time.Duration) { clk.set(clk.now().Add(d)) }
+	advance := clk.Advance
 	createTable(t, db, "tbl", "", withStream(types.StreamViewTypeKeysOnly))
 	put(t, db, "tbl", attrs("pk", s("a")))
 	advance(30 * time.Minute)
@@ -99,7 +100,7 @@ func TestStreams_ShardRollover(t *testing.T) {
 	}
 	// AT_TIMESTAMP stays in its shard.
 	at, err := db.GetShardIterator(ctx, &dynamodbstreams.GetShardIteratorInput{StreamArn: aws.String(arn), ShardId: aws.String(first),
-		ShardIteratorType: st.ShardIteratorTypeAtTimestamp, Timestamp: aws.Time(clk.now().Add(-time.Minute))})
+		ShardIteratorType: st.ShardIteratorTypeAtTimestamp, Timestamp: aws.Time(clk.Now().Add(-time.Minute))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ func TestStreams_ShardRollover(t *testing.T) {
 	}
 
 	// A negative lifetime never rolls over.
-	never := openMem(t, &local.Options{Now: clk.now, TTLInterval: -1, StreamShardLifetime: -1})
+	never := openMem(t, &local.Options{Now: clk.Now, TTLInterval: -1, StreamShardLifetime: -1})
 	createTable(t, never, "tbl", "", withStream(types.StreamViewTypeKeysOnly))
 	put(t, never, "tbl", attrs("pk", s("a")))
 	advance(10 * time.Hour)

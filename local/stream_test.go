@@ -18,6 +18,7 @@ import (
 	st "github.com/aws/aws-sdk-go-v2/service/dynamodbstreams/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 )
 
@@ -296,8 +297,8 @@ func apiCode(err error) string {
 }
 
 func TestStreams_Errors(t *testing.T) {
-	clk := &clock{t: time.Unix(1_700_000_000, 0)}
-	db := openMem(t, &local.Options{Now: clk.now, TTLInterval: -1})
+	clk := testenv.NewClock(time.Unix(1_700_000_000, 0))
+	db := openMem(t, &local.Options{Now: clk.Now, TTLInterval: -1})
 	createTable(t, db, "tbl", "", withStream(types.StreamViewTypeKeysOnly))
 	arn, shard := streamOf(t, db, "tbl")
 	it := iterator(t, db, arn, shard, st.ShardIteratorTypeTrimHorizon, "")
@@ -313,7 +314,7 @@ func TestStreams_Errors(t *testing.T) {
 	if err := get(strings.Replace(it, "tbl/stream", "tbx/stream", 1)); apiCode(err) != "ResourceNotFoundException" {
 		t.Errorf("iterator of another stream: %v", err)
 	}
-	clk.set(clk.now().Add(16 * time.Minute))
+	clk.Advance(16 * time.Minute)
 	var exp *st.ExpiredIteratorException
 	if err := get(it); !errors.As(err, &exp) {
 		t.Errorf("expired iterator: %v", err)
@@ -333,7 +334,7 @@ func TestStreams_Errors(t *testing.T) {
 	}
 	// After the largest sequence number there is nothing (no wrap to 0).
 	put(t, db, "tbl", attrs("pk", s("a")))
-	clk.set(clk.now().Add(-16 * time.Minute))
+	clk.Advance(-16 * time.Minute)
 	if recs := readFrom(t, db, iterator(t, db, arn, shard, st.ShardIteratorTypeAfterSequenceNumber, "018446744073709551615")); len(recs) != 0 {
 		t.Errorf("after the largest sequence number: %d records", len(recs))
 	}
@@ -406,8 +407,8 @@ func TestStreams_DisableReenableDelete(t *testing.T) {
 }
 
 func TestStreams_Retention(t *testing.T) {
-	clk := &clock{t: time.Unix(1_700_000_000, 0)}
-	db := openMem(t, &local.Options{Now: clk.now, TTLInterval: -1})
+	clk := testenv.NewClock(time.Unix(1_700_000_000, 0))
+	db := openMem(t, &local.Options{Now: clk.Now, TTLInterval: -1})
 	createTable(t, db, "tbl", "", withStream(types.StreamViewTypeKeysOnly))
 	createTable(t, db, "off", "", withStream(types.StreamViewTypeKeysOnly))
 	arn, shard := streamOf(t, db, "tbl")
@@ -418,12 +419,12 @@ func TestStreams_Retention(t *testing.T) {
 		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(false)}}); err != nil {
 		t.Fatal(err)
 	}
-	clk.set(clk.now().Add(23 * time.Hour))
+	clk.Advance(23 * time.Hour)
 	put(t, db, "tbl", attrs("pk", s("new")))
 	if got := len(readAll(t, db, "tbl")); got != 2 {
 		t.Fatalf("after 23 h: %d records", got)
 	}
-	clk.set(clk.now().Add(2 * time.Hour))
+	clk.Advance(2 * time.Hour)
 	if got := summary(t, readAll(t, db, "tbl")); got != "INSERT {pk: \"new\"} new=- old=-\n" {
 		t.Fatalf("after 25 h: %s", got)
 	}
@@ -442,14 +443,14 @@ func TestStreams_Retention(t *testing.T) {
 }
 
 func TestStreams_TTLDeletionIdentity(t *testing.T) {
-	clk := &clock{t: time.Unix(1_700_000_000, 0)}
-	db := openMem(t, &local.Options{Now: clk.now, TTLInterval: -1})
+	clk := testenv.NewClock(time.Unix(1_700_000_000, 0))
+	db := openMem(t, &local.Options{Now: clk.Now, TTLInterval: -1})
 	createTable(t, db, "tbl", "", withStream(types.StreamViewTypeOldImage))
 	if _, err := db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String("tbl"),
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{AttributeName: aws.String("exp"), Enabled: aws.Bool(true)}}); err != nil {
 		t.Fatal(err)
 	}
-	put(t, db, "tbl", attrs("pk", s("a"), "exp", n(fmt.Sprint(clk.now().Unix()-1))))
+	put(t, db, "tbl", attrs("pk", s("a"), "exp", n(fmt.Sprint(clk.Now().Unix()-1))))
 	if _, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("tbl"), Key: attrs("pk", s("b"))}); err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package local_test
 
 import (
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -10,23 +9,15 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 )
 
-// clock is a settable time source for Options.Now.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
-
 func TestTTL_Sweep(t *testing.T) {
-	clk := &clock{t: time.Unix(1_700_000_000, 0)}
-	db := openMem(t, &local.Options{Now: clk.now, TTLInterval: -1})
+	clk := testenv.NewClock(time.Unix(1_700_000_000, 0))
+	db := openMem(t, &local.Options{Now: clk.Now, TTLInterval: -1})
 	createTable(t, db, "tbl", "", withGSIOn("g"))
-	now := clk.now().Unix()
+	now := clk.Now().Unix()
 	// Items that exist before TTL is enabled enter the queue when it is.
 	put(t, db, "tbl", attrs("pk", s("early"), "exp", n(fmt.Sprint(now-10)), "g", n("1")))
 	_, err := db.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String("tbl"),
@@ -73,7 +64,7 @@ func TestTTL_Sweep(t *testing.T) {
 	if out.Count != 1 {
 		t.Errorf("index still has %d entries, want 1", out.Count)
 	}
-	clk.set(clk.now().Add(200 * time.Second))
+	clk.Advance(200 * time.Second)
 	if deleted, _ := db.SweepExpired(); deleted != 2 {
 		t.Errorf("second sweep deleted %d, want 2 (future, moved)", deleted)
 	}

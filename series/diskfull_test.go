@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/timetable-db/timetable"
-	"github.com/timetable-db/timetable/local"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/series/internal/wal"
 )
 
@@ -49,11 +49,7 @@ func (f fullFile) Write(p []byte) (int, error) {
 // refused one is not.
 func TestStore_DiskFull_WALRecovers(t *testing.T) {
 	ctx := context.Background()
-	db, err := local.Open("", &local.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := testenv.MemDB(t, nil)
 	walDir := t.TempDir()
 	var full atomic.Bool
 	open := func() *Store {
@@ -77,7 +73,7 @@ func TestStore_DiskFull_WALRecovers(t *testing.T) {
 	}
 
 	full.Store(true)
-	err = k.Write(ctx, "d", at(2))
+	err := k.Write(ctx, "d", at(2))
 	if !timetable.IsDiskFull(err) {
 		t.Fatalf("Write with the disk full = %v, want a disk-full error", err)
 	}

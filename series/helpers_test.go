@@ -4,51 +4,20 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-
 	"github.com/timetable-db/timetable"
-	"github.com/timetable-db/timetable/local"
+	"github.com/timetable-db/timetable/internal/dynamotest"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/table"
 )
 
-// endpointEnv names the DynamoDB-compatible endpoint the tests also run
-// against; without it they run on the embedded engine only.
-const endpointEnv = "TIMETABLE_DYNAMODB_ENDPOINT"
+// clock is the tests' settable clock.
+type clock = testenv.Clock
 
-// clock is a fake clock, safe for concurrent use.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock(t time.Time) *clock { return &clock{t: t} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Set(t time.Time) {
-	c.mu.Lock()
-	c.t = t
-	c.mu.Unlock()
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+var newClock = testenv.NewClock
 
 // backend opens the API a test runs on, given the test's clock.
 type backend struct {
@@ -56,66 +25,40 @@ type backend struct {
 	open func(t testing.TB, clk *clock) timetable.API
 }
 
-var (
-	tableSeq atomic.Int64
-	runID    = fmt.Sprintf("%x", time.Now().UnixNano()&0xffffff)
-)
-
 // openEngine opens an in-memory embedded engine whose TTL clock is clk.
-func openEngine(t testing.TB, clk *clock) timetable.API {
-	db, err := local.Open("", &local.Options{InMemory: true, Now: clk.Now, CacheSize: 4 << 20})
-	if err != nil {
-		t.Fatalf("cannot open the embedded engine: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
+func openEngine(t testing.TB, clk *clock) timetable.API { return testenv.Backends()[0].OpenOn(t, clk) }
 
-func dynamoLocal(endpoint string) timetable.API {
-	return dynamodb.New(dynamodb.Options{
-		Region:       "us-east-1",
-		BaseEndpoint: aws.String(endpoint),
-		Credentials:  credentials.NewStaticCredentialsProvider("test", "test", ""),
-	})
-}
+// toBackend gives b the shape of this package's tests.
+func toBackend(b testenv.Backend) backend { return backend{name: b.Name, open: b.OpenOn} }
 
+// backends returns the backends of testenv.Backends.
 func backends() []backend {
-	bs := []backend{{name: "engine", open: openEngine}}
-	if ep := os.Getenv(endpointEnv); ep != "" {
-		api := dynamoLocal(ep)
-		bs = append(bs, backend{name: "dynamodb", open: func(testing.TB, *clock) timetable.API { return api }})
+	var bs []backend
+	for _, b := range testenv.Backends() {
+		bs = append(bs, toBackend(b))
 	}
 	return bs
 }
 
+// endpointEnv names the DynamoDB-compatible endpoint the tests also run
+// against; a child process of a test reads it to reach the server its
+// parent checked.
+const endpointEnv = dynamotest.EndpointEnv
+
+// dynamoLocal returns a client for the server at endpoint.
+func dynamoLocal(endpoint string) timetable.API { return dynamotest.NewClient(endpoint) }
+
 // eachBackend runs fn as a subtest on the embedded engine and, when
-// TIMETABLE_DYNAMODB_ENDPOINT is set, on that endpoint.
+// TIMETABLE_DYNAMODB_ENDPOINT is set, on that endpoint (testenv.EachBackend).
 func eachBackend(t *testing.T, fn func(t *testing.T, b backend)) {
 	t.Helper()
-	bs := backends()
-	for _, b := range bs {
-		t.Run(b.name, func(t *testing.T) { fn(t, b) })
-	}
-	if len(bs) == 1 {
-		t.Logf("%s not set: ran on the embedded engine only", endpointEnv)
-	}
+	testenv.EachBackend(t, func(t *testing.T, b testenv.Backend) { fn(t, toBackend(b)) })
 }
 
 var testTableOptions = &table.Options{BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond, RetryTimeout: 20 * time.Second}
 
 // tableName returns a table name unique to the test.
-func tableName(t testing.TB) string {
-	base := strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
-			return r
-		}
-		return '_'
-	}, t.Name())
-	if len(base) > 150 {
-		base = base[:150]
-	}
-	return fmt.Sprintf("series_%s_%s_%d", base, runID, tableSeq.Add(1))
-}
+func tableName(t testing.TB) string { return dynamotest.TableName(t, "series") }
 
 // testOptions are store options for tests: no timers, the fake clock.
 func testOptions(t testing.TB, clk *clock) *Options {

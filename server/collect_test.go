@@ -7,7 +7,6 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 	"github.com/timetable-db/timetable/analytics/collect"
 	"github.com/timetable-db/timetable/auth"
 	"github.com/timetable-db/timetable/internal/geoiptest"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/server"
 	"github.com/timetable-db/timetable/table"
 )
@@ -148,19 +148,6 @@ func mapsEqual(a, b map[string]string) bool {
 		}
 	}
 	return true
-}
-
-// clock is a settable clock for the collector's rate limit.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
 }
 
 // metric returns the value of the sample of /metrics whose line starts
@@ -315,7 +302,7 @@ func TestCollect_BotsAndSpamDropped(t *testing.T) {
 }
 
 func TestCollect_RateLimit(t *testing.T) {
-	clk := &clock{t: time.Now()}
+	clk := testenv.NewClock(time.Now())
 	ce := newCollectEnv(t, collect.Options{RateLimit: 1, RateBurst: 2, Now: clk.Now})
 	pv := `{"n":"pageview","u":"https://shop.example/","d":"shop.example"}`
 	ce.hit(pv).must(t, http.StatusAccepted)
@@ -324,7 +311,7 @@ func TestCollect_RateLimit(t *testing.T) {
 	if a.errorCode(t) != "rate_limited" || a.header.Get("Retry-After") != "1" {
 		t.Errorf("429 with %s, Retry-After %q", a.body, a.header.Get("Retry-After"))
 	}
-	clk.Add(time.Second)
+	clk.Advance(time.Second)
 	ce.hit(pv).must(t, http.StatusAccepted)
 	if hs := ce.hits("shop"); len(hs) != 3 {
 		t.Errorf("%d hits stored, want 3", len(hs))

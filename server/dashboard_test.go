@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/timetable-db/timetable/analytics"
-	"github.com/timetable-db/timetable/local"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/server"
 	"github.com/timetable-db/timetable/web"
 )
@@ -20,11 +20,7 @@ import (
 func newAnalytics(t *testing.T) *analytics.Store {
 	t.Helper()
 	ctx := context.Background()
-	db, err := local.Open("", &local.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := testenv.MemDB(t, nil)
 	st, err := analytics.Open(ctx, db, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/auth"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 	"github.com/timetable-db/timetable/series"
 	"github.com/timetable-db/timetable/server"
@@ -50,10 +51,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	// The engine expires items by the analytics clock when there is
 	// one: on the real clock its sweeper would delete the test's hits and
 	// aggregates, dated in the past, while the test reads them.
-	db, err := local.Open("", &local.Options{InMemory: true, Now: o.analytics})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testenv.MemDB(t, &local.Options{Now: o.analytics})
 	st, err := series.Open(ctx, db, &series.Options{WALDir: t.TempDir(), FlushInterval: -1, RollupInterval: -1, CompactInterval: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +74,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		if e.analytics, err = analytics.Open(ctx, db, &analytics.Options{Now: o.analytics}); err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { _ = e.analytics.Close() })
 		if err := e.analytics.EnsureTable(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +99,6 @@ func newEnv(t *testing.T, o envOptions) *env {
 	t.Cleanup(func() {
 		e.http.Close()
 		_ = st.Close()
-		_ = db.Close()
 	})
 	return e
 }

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timetable-db/timetable/local"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/series"
 	"github.com/timetable-db/timetable/server"
 )
@@ -23,11 +23,7 @@ import (
 // readings, the body's buffers).
 func BenchmarkWrite(b *testing.B) {
 	ctx := context.Background()
-	db, err := local.Open("", &local.Options{InMemory: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer db.Close()
+	db := testenv.MemDB(b, nil)
 	st, err := series.Open(ctx, db, &series.Options{WALDir: b.TempDir(), FlushInterval: -1, RollupInterval: -1, CompactInterval: -1})
 	if err != nil {
 		b.Fatal(err)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/internal/dynamotest"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 )
 
@@ -46,20 +47,20 @@ func engine(t testing.TB) timetable.API {
 	return engineDB
 }
 
-// eachBackend runs fn as a subtest on the embedded engine and, when
-// TIMETABLE_DYNAMODB_ENDPOINT is set, on that endpoint.
+// eachBackend runs fn as a subtest on the embedded engine (the one the
+// package's tests share) and, when TIMETABLE_DYNAMODB_ENDPOINT is set, on
+// that endpoint (testenv.EachBackend).
 func eachBackend(t *testing.T, fn func(t *testing.T, b backend)) {
 	t.Helper()
-	bs := []backend{{name: "engine", api: engine(t)}}
-	if dynamotest.Endpoint() != "" {
-		bs = append(bs, backend{name: "dynamodb", api: dynamotest.Client(t)})
-	}
-	for _, b := range bs {
-		t.Run(b.name, func(t *testing.T) { fn(t, b) })
-	}
-	if len(bs) == 1 {
-		t.Logf("%s not set: ran on the embedded engine only", dynamotest.EndpointEnv)
-	}
+	testenv.EachBackend(t, func(t *testing.T, b testenv.Backend) {
+		var api timetable.API
+		if b.Name == "engine" {
+			api = engine(t)
+		} else {
+			api = b.Open(t, nil)
+		}
+		fn(t, backend{name: b.Name, api: api})
+	})
 }
 
 // testOptions keep retries short so that failure paths finish quickly.

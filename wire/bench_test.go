@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/timetable-db/timetable/internal/front"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 	"github.com/timetable-db/timetable/wire"
 )
@@ -33,14 +34,10 @@ type loadRequest struct {
 // generator's table and items, and returns it with a cycle of requests of
 // its mix.
 func loadRequests(b *testing.B) (*local.DB, []loadRequest) {
-	db, err := local.Open("", &local.Options{InMemory: true, TTLInterval: -1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { db.Close() })
+	db := testenv.MemDB(b, &local.Options{TTLInterval: -1})
 	ctx := context.Background()
 	const table, parts, items = "bench_load", 64, 20
-	_, err = db.CreateTable(ctx, &dynamodb.CreateTableInput{
+	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:   aws.String(table),
 		BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{

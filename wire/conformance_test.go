@@ -8,18 +8,14 @@ import (
 
 	"github.com/timetable-db/timetable/conformance"
 	"github.com/timetable-db/timetable/internal/dynamotest"
-	"github.com/timetable-db/timetable/local"
+	"github.com/timetable-db/timetable/internal/testenv"
 )
 
 // TestConformance_Wire runs the conformance cases through aws-sdk-go-v2
 // over HTTP against the handler serving the embedded engine: the third way
 // the cases run, after the engine in process and DynamoDB Local.
 func TestConformance_Wire(t *testing.T) {
-	db, err := local.Open("", &local.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := testenv.MemDB(t, nil)
 	client, srv := serve(t, db)
 	conformance.RunWithStreams(t, client, dynamotest.NewStreamsClient(srv.URL, "wire"))
 }

@@ -8,16 +8,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
-	"github.com/timetable-db/timetable/local"
+	"github.com/timetable-db/timetable/internal/testenv"
 )
 
 // DescribeEndpoints names the address the client reached, cached a day.
 func TestDescribeEndpoints_AnswersTheRequestHost(t *testing.T) {
-	db, err := local.Open("", &local.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := testenv.MemDB(t, nil)
 	client, srv := serve(t, db)
 	out, err := client.DescribeEndpoints(context.Background(), &dynamodb.DescribeEndpointsInput{})
 	if err != nil {

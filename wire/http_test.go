@@ -19,7 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/timetable-db/timetable/internal/dynamotest"
-	"github.com/timetable-db/timetable/local"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/wire"
 )
 
@@ -136,11 +136,7 @@ func TestHandler_CompressedAnswers(t *testing.T) {
 // TestHandler_GzipWithSDK reads a large Scan with aws-sdk-go-v2 asking for
 // gzip: the SDK checks the checksum of the compressed answer and inflates it.
 func TestHandler_GzipWithSDK(t *testing.T) {
-	db, err := local.Open("", &local.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := testenv.MemDB(t, nil)
 	h := wire.New(db, nil)
 	var gzipped atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

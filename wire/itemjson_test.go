@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 	"github.com/timetable-db/timetable/wire"
 )
@@ -33,11 +34,7 @@ type plainAPI struct{ timetable.API }
 // transcodes stored items to JSON, and by one over the same engine without
 // that capability, and compares the answers as decoded JSON.
 func TestItemJSON_SameAnswers(t *testing.T) {
-	db, err := local.Open("", &local.Options{InMemory: true, TTLInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := testenv.MemDB(t, &local.Options{TTLInterval: -1})
 	ctx := context.Background()
 	const table = "itemjson"
 	str := func(n string) types.AttributeDefinition {
@@ -50,7 +47,7 @@ func TestItemJSON_SameAnswers(t *testing.T) {
 		}
 		return k
 	}
-	_, err = db.CreateTable(ctx, &dynamodb.CreateTableInput{
+	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:   aws.String(table),
 		BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{str("pk"), {AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeN},

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/timetable-db/timetable/internal/dynamotest"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 	"github.com/timetable-db/timetable/wire"
 )
@@ -34,11 +35,7 @@ import (
 // index "gsi" on g (S) and gs (N); {X} names no table.
 func TestMessages_MatchDynamoDBLocal(t *testing.T) {
 	ref := dynamotest.Require(t)
-	db, err := local.Open("", &local.Options{InMemory: true, NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := testenv.MemDB(t, &local.Options{NoSync: true})
 	srv := httptest.NewServer(wire.New(db, nil))
 	t.Cleanup(srv.Close)
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/timetable-db/timetable"
-	"github.com/timetable-db/timetable/local"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/wire"
 )
 
@@ -26,11 +26,7 @@ func streamsRequest(h http.Handler, op string, body []byte) *httptest.ResponseRe
 // TestStreams_NotServedWithoutStreamsAPI: an API that is no StreamsAPI
 // answers the streams target as an unknown operation.
 func TestStreams_NotServedWithoutStreamsAPI(t *testing.T) {
-	db, err := local.Open("", &local.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := testenv.MemDB(t, nil)
 	w := streamsRequest(wire.New(struct{ timetable.API }{db}, nil), "ListStreams", []byte(`{}`))
 	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "UnknownOperationException") {
 		t.Fatalf("%d %s", w.Code, w.Body)
@@ -45,11 +41,7 @@ func TestStreams_NotServedWithoutStreamsAPI(t *testing.T) {
 // handler over the engine (with a table whose stream has records): no
 // answer is a server error.
 func FuzzStreamsRequest(f *testing.F) {
-	db, err := local.Open("", &local.Options{InMemory: true})
-	if err != nil {
-		f.Fatal(err)
-	}
-	defer db.Close()
+	db := testenv.MemDB(f, nil)
 	h := wire.New(db, nil)
 	dynamo := func(op, body string) string {
 		r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))

@@ -2,29 +2,18 @@ package collect
 
 import (
 	"net/netip"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/timetable-db/timetable/internal/testenv"
 )
-
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 func key(site, ip string) limitKey {
 	return limitKey{site: site, ip: clientKey(netip.MustParseAddr(ip))}
 }
 
 func TestLimiter(t *testing.T) {
-	clk := &clock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	clk := testenv.NewClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	l := newLimiter(2, 3, 2, clk.Now) // 2/s, bursts of 3, 2 keys kept
 	a := key("s", "127.0.0.1")
 	for i := range 3 {
@@ -40,7 +29,7 @@ func TestLimiter(t *testing.T) {
 	if ok, _ := l.allow(key("t", "127.0.0.1")); !ok {
 		t.Error("another site refused")
 	}
-	clk.Add(500 * time.Millisecond)
+	clk.Advance(500 * time.Millisecond)
 	if ok, _ := l.allow(a); !ok {
 		t.Error("refused after a token came back")
 	}

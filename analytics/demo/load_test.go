@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/timetable-db/timetable/analytics"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 	"github.com/timetable-db/timetable/table"
 )
@@ -16,11 +17,7 @@ import (
 func open(t *testing.T, clk *Clock) *analytics.Store {
 	t.Helper()
 	ctx := context.Background()
-	db, err := local.Open("", &local.Options{InMemory: true, Now: clk.Now, TTLInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	db := testenv.MemDB(t, &local.Options{Now: clk.Now, TTLInterval: -1})
 	st, err := analytics.Open(ctx, db, &analytics.Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)

@@ -8,46 +8,26 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/analytics/statsapi"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 )
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // fixture is a store on the embedded engine with site "a" and its goals.
-func fixture(t testing.TB, now time.Time) (*analytics.Store, *clock) {
+func fixture(t testing.TB, now time.Time) (*analytics.Store, *testenv.Clock) {
 	t.Helper()
-	clk := &clock{t: now}
-	db, err := local.Open("", &local.Options{InMemory: true, Now: clk.Now, CacheSize: 4 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
+	clk := testenv.NewClock(now)
+	db := testenv.MemDB(t, &local.Options{Now: clk.Now, CacheSize: 4 << 20})
 	ctx := context.Background()
 	s, err := analytics.Open(ctx, db, &analytics.Options{Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = s.Close() })
 	if err := s.EnsureTable(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +42,7 @@ func fixture(t testing.TB, now time.Time) (*analytics.Store, *clock) {
 	return s, clk
 }
 
-func record(t testing.TB, s *analytics.Store, clk *clock, es []analytics.Event) {
+func record(t testing.TB, s *analytics.Store, clk *testenv.Clock, es []analytics.Event) {
 	t.Helper()
 	ctx := context.Background()
 	for _, e := range es {
@@ -71,7 +51,7 @@ func record(t testing.TB, s *analytics.Store, clk *clock, es []analytics.Event) 
 			t.Fatal(err)
 		}
 	}
-	clk.Add(2 * time.Minute)
+	clk.Advance(2 * time.Minute)
 	if _, err := s.AggregatePending(ctx); err != nil {
 		t.Fatal(err)
 	}

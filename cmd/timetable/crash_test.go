@@ -57,21 +57,12 @@ func startServe(t *testing.T, dir string, extra ...string) *child {
 	}
 	go func() { c.done <- cmd.Wait() }()
 	t.Cleanup(func() { _ = cmd.Process.Kill(); <-c.done })
-	for deadline := time.Now().Add(60 * time.Second); ; {
-		if b, err := os.ReadFile(addrFile); err == nil && strings.HasSuffix(string(b), "\n") {
-			c.url = "http://" + strings.TrimSpace(string(b))
-			return c
-		}
-		select {
-		case err := <-c.done:
-			t.Fatalf("serve ended early: %v\n%s", err, c.stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve has no address after 60s\n%s", c.stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	addr, err := waitForAddr(addrFile, c.done, 60*time.Second)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, c.stderr.String())
 	}
+	c.url = "http://" + addr
+	return c
 }
 
 // ackedReading is a reading a server acknowledged with a 2xx.

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -28,20 +27,11 @@ func serveInProcess(t *testing.T, cmd *ServeCommand, args ...string) string {
 	}
 	go func() { done <- cmd.Run(ctx, append(args, "--addr-file", addrFile)) }()
 	t.Cleanup(func() { cancel(); <-done })
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if b, err := os.ReadFile(addrFile); err == nil && strings.HasSuffix(string(b), "\n") {
-			return strings.TrimSpace(string(b))
-		}
-		select {
-		case err := <-done:
-			done <- err // for the cleanup
-			t.Fatalf("serve ended early: %v\n%s", err, stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no address\n%s", stderr.String())
-		}
+	addr, err := waitForAddr(addrFile, done, 30*time.Second)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
 	}
+	return addr
 }
 
 // rawDynamoDB sends a DynamoDB request exactly as the SDKs do, so that it

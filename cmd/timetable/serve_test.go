@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -61,21 +60,9 @@ func TestServe_InProcess(t *testing.T) {
 		done <- cmd.Run(ctx, []string{"--data", data, "--dynamodb-addr", "127.0.0.1:0", "--addr-file", addrFile, "--stream-shard-lifetime", "50ms"})
 	}()
 
-	var addr string
-	for deadline := time.Now().Add(30 * time.Second); addr == ""; {
-		select {
-		case err := <-done:
-			t.Fatalf("serve ended early: %v\n%s", err, stderr.String())
-		default:
-		}
-		if b, err := os.ReadFile(addrFile); err == nil && strings.HasSuffix(string(b), "\n") {
-			addr = strings.TrimSpace(string(b))
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no address after 30s\n%s", stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
+	addr, err := waitForAddr(addrFile, done, 30*time.Second)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 
 	// The first start prints an admin access key, without which the
@@ -313,20 +300,12 @@ func startServeInProcess(t *testing.T, timeout time.Duration, args ...string) (s
 		done <- cmd.Run(ctx, append([]string{"--addr-file", addrFile, "--dynamodb-addr", "127.0.0.1:0"}, args...))
 	}()
 	stop := func() error { cancel(); return <-done }
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		select {
-		case err := <-done:
-			t.Fatalf("serve ended early: %v\n%s", err, stderr.String())
-		default:
-		}
-		if b, err := os.ReadFile(addrFile); err == nil && strings.HasSuffix(string(b), "\n") {
-			return "http://" + strings.TrimSpace(string(b)), stderr, stop
-		}
-		if time.Now().After(deadline) {
-			stop()
-			t.Fatalf("no address after 30s\n%s", stderr.String())
-		}
+	addr, err := waitForAddr(addrFile, done, 30*time.Second)
+	if err != nil {
+		stop()
+		t.Fatalf("%v\n%s", err, stderr.String())
 	}
+	return "http://" + addr, stderr, stop
 }
 
 // TestServe_ShutdownBoundsTheFlush stops serve with many series buffered

@@ -32,6 +32,7 @@ var arrows = map[string][]string{
 	"internal/front":         {},
 	"internal/geoiptest":     {},
 	"internal/jsonstr":       {},
+	"internal/testenv":       {"internal/dynamotest", "local", "timetable"},
 	"keys":                   {},
 	"local":                  {"local/internal/codec", "local/internal/expr", "local/internal/partiql", "local/internal/value", "timetable"},
 	"local/internal/codec":   {"internal/jsonstr", "local/internal/number"},

@@ -19,7 +19,7 @@ import (
 
 	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/internal/browsertest"
-	"github.com/timetable-db/timetable/local"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/series"
 	"github.com/timetable-db/timetable/server"
 	"github.com/timetable-db/timetable/table"
@@ -81,10 +81,7 @@ func newEnv(t *testing.T, pages func(*env) http.Handler) *env {
 	t.Helper()
 	b := browsertest.Start(t, &browsertest.Options{Hosts: []string{hostPattern}})
 	ctx := context.Background()
-	db, err := local.Open("", &local.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := testenv.MemDB(t, nil)
 	st, err := series.Open(ctx, db, &series.Options{WALDir: t.TempDir(), FlushInterval: -1, RollupInterval: -1, CompactInterval: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +107,6 @@ func newEnv(t *testing.T, pages func(*env) http.Handler) *env {
 	t.Cleanup(func() {
 		api.Close()
 		_ = st.Close()
-		_ = db.Close()
 	})
 	e.api = api.URL
 	site := httptest.NewUnstartedServer(nil)

@@ -24,6 +24,7 @@ import (
 	"github.com/timetable-db/timetable/conformance"
 	"github.com/timetable-db/timetable/internal/dynamotest"
 	"github.com/timetable-db/timetable/internal/front"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 	"github.com/timetable-db/timetable/wire"
 )
@@ -58,11 +59,7 @@ func start(t testing.TB, h http.Handler, edit func(*front.Server)) (string, *fro
 
 func engine(t testing.TB) *local.DB {
 	t.Helper()
-	db, err := local.Open("", &local.Options{InMemory: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = db.Close() })
+	db := testenv.MemDB(t, nil)
 	return db
 }
 

@@ -1,0 +1,15 @@
+// Package testenv is the ground the module's tests share: a settable
+// clock, the in-memory embedded engine, and the backends a test runs on.
+// Only tests import it.
+//
+// The contract:
+//
+//   - [Clock] is a settable clock, safe for concurrent use; give its Now to
+//     an Options.Now.
+//   - [MemDB] opens the embedded engine in memory and closes it when the
+//     test ends.
+//   - [EachBackend] runs a test on the embedded engine and, when
+//     [dynamotest.EndpointEnv] is set, on that DynamoDB-compatible server,
+//     with internal/dynamotest's rule: a server named but down fails the
+//     test, never skips it.
+package testenv
