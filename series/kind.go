@@ -225,7 +225,7 @@ func (k *Kind) settle(recs []rec) []rec {
 // the duplicate rule (ErrConflict). A failed write-ahead log is reported
 // when the readings are logged.
 func (k *Kind) Write(ctx context.Context, id string, rs ...Reading) error {
-	return k.st.write(ctx, &writeReq{kinds: []kindReadings{{k: k, series: []SeriesReadings{{ID: id, Readings: rs}}}}})
+	return k.st.write(ctx, k, id, rs, &writeReq{})
 }
 
 // WriteMany adds the readings of several series, as Write does for each
@@ -235,7 +235,7 @@ func (k *Kind) Write(ctx context.Context, id string, rs ...Reading) error {
 // appear more than once. WriteMany checks every reading of every series
 // first and writes none if one is invalid; the error names the series.
 func (k *Kind) WriteMany(ctx context.Context, batch []SeriesReadings) error {
-	return k.st.write(ctx, &writeReq{kinds: []kindReadings{{k: k, series: batch}}, names: nameSeries})
+	return k.st.write(ctx, k, "", nil, &writeReq{many: batch, names: nameSeries})
 }
 
 // WriteSync writes readings to series id and returns once the table has
@@ -250,7 +250,7 @@ func (k *Kind) WriteMany(ctx context.Context, batch []SeriesReadings) error {
 // brings the rollups and the latest reading in line with them (see
 // Store.apply for the order of the writes).
 func (k *Kind) WriteSync(ctx context.Context, id string, rs ...Reading) error {
-	return k.st.write(ctx, &writeReq{kinds: []kindReadings{{k: k, series: []SeriesReadings{{ID: id, Readings: rs}}}}, sync: true})
+	return k.st.write(ctx, k, id, rs, &writeReq{sync: true})
 }
 
 // admitStripes is the number of locks a RejectDifferent kind spreads its

@@ -8,27 +8,22 @@ import (
 	"sync"
 )
 
-// writeReq is one call of a write entry point (Kind.Write, WriteMany,
-// WriteSync, Store.WriteKinds): the readings of series of one or more
-// kinds, buffered or written synchronously. Every entry point builds one
-// and passes it to Store.write, so that they check, prepare, admit and
-// write the same way.
+// writeReq is how one call of a write entry point (Kind.Write,
+// WriteMany, WriteSync, Store.WriteKinds) writes: buffered or
+// synchronously, what its errors name, and its readings beyond those of
+// one series (the readings of series of one or more kinds). Every entry
+// point builds one and passes it to Store.write, so that they check,
+// prepare, admit and write the same way. It holds the caller's slices as
+// they are, so that building one allocates nothing.
 type writeReq struct {
-	kinds []kindReadings
+	many  []SeriesReadings // of the call's kind (WriteMany)
+	kinds []KindReadings   // of the kinds named (WriteKinds)
 	// sync writes the readings to the table before returning (WriteSync)
 	// instead of adding them to the write buffer (and its log).
 	sync bool
 	// names says what an error about a reading names: nothing (a call of
 	// one series), its series, or its kind and series.
 	names naming
-}
-
-// kindReadings is the readings of one kind in a writeReq: k, or the kind
-// named name when k is nil.
-type kindReadings struct {
-	k      *Kind
-	name   string
-	series []SeriesReadings
 }
 
 // naming is what an error about a reading of a writeReq names.
@@ -42,11 +37,17 @@ const (
 
 // readings returns the number of readings of r.
 func (r *writeReq) readings() int {
+	n := countReadings(r.many)
+	for _, kb := range r.kinds {
+		n += countReadings(kb.Series)
+	}
+	return n
+}
+
+func countReadings(srs []SeriesReadings) int {
 	n := 0
-	for _, kr := range r.kinds {
-		for _, sr := range kr.series {
-			n += len(sr.Readings)
-		}
+	for _, sr := range srs {
+		n += len(sr.Readings)
 	}
 	return n
 }
@@ -67,8 +68,13 @@ func (r *writeReq) readings() int {
 // with Options.WALDir: a failed log is reported then, by the log) or,
 // for a sync request, written to the table. Every reading is accepted or
 // none is. The Store's counters count the call's readings and its error.
-func (s *Store) write(ctx context.Context, req *writeReq) (err error) {
-	n := req.readings()
+//
+// The call writes readings rs of series id of kind k (none if k is nil)
+// and those of req. The one series is passed beside req, not in it, so
+// that escape analysis keeps the caller's readings off the heap (it does
+// not tell a struct's fields apart, and a series id is kept).
+func (s *Store) write(ctx context.Context, k *Kind, id string, rs []Reading, req *writeReq) (err error) {
+	n := len(rs) + req.readings()
 	defer func() { s.stats.wrote(n, err) }()
 	if s.closed.Load() {
 		return ErrClosed
@@ -81,7 +87,8 @@ func (s *Store) write(ctx context.Context, req *writeReq) (err error) {
 	}
 	sp := getScratch()
 	defer putScratch(sp)
-	groups, err := s.prepareReq(req, sp)
+	var one [1]kindEntries
+	groups, err := s.prepareReq(k, id, rs, req, sp, one[:0])
 	if err != nil {
 		return err
 	}
@@ -89,7 +96,7 @@ func (s *Store) write(ctx context.Context, req *writeReq) (err error) {
 	if req.sync {
 		do = s.buf.writeSync
 	}
-	if len(groups) == 1 {
+	if len(groups) == 1 { // one kind: no chain
 		return groups[0].k.admitted(ctx, groups[0].es, do)
 	}
 	// Kinds are admitted in name order, so that two calls take the
@@ -104,47 +111,69 @@ type kindEntries struct {
 	es []entry
 }
 
-// prepareReq resolves the kinds of req (to the kinds they are now, see
-// Kind.current) and checks and converts its readings into *sp's array,
-// an entry per series with readings, grouped by kind (a kind named
-// twice is one group). The error names what req.names says.
-func (s *Store) prepareReq(req *writeReq, sp *[]rec) ([]kindEntries, error) {
-	all := (*sp)[:0]
-	var groups []kindEntries
-	for _, kr := range req.kinds {
-		k := kr.k
-		if k == nil {
-			if k = s.lookup(kr.name); k == nil {
-				return nil, fmt.Errorf("%w: %q", ErrUnknownKind, kr.name)
-			}
+// prepareReq resolves the kinds of a write (to the kinds they are now,
+// see Kind.current) and checks and converts its readings into *sp's
+// array, an entry per series with readings, grouped by kind (a kind
+// named twice is one group), appended to groups. The error names what
+// req.names says.
+func (s *Store) prepareReq(k *Kind, id string, rs []Reading, req *writeReq, sp *[]rec, groups []kindEntries) ([]kindEntries, error) {
+	if k != nil {
+		n := len(req.many)
+		if len(rs) > 0 {
+			n++
 		}
-		k = k.current()
-		g := slices.IndexFunc(groups, func(g kindEntries) bool { return g.k == k })
-		for _, sr := range kr.series {
-			if len(sr.Readings) == 0 {
-				continue
-			}
-			from := len(all)
-			prepared, err := k.appendPrepared(all, sr.ID, sr.Readings)
-			if err != nil {
-				switch req.names {
-				case nameSeries:
-					err = fmt.Errorf("series %q: %w", sr.ID, err)
-				case nameKindSeries:
-					err = fmt.Errorf("kind %s, series %q: %w", k.s.Name, sr.ID, err)
-				}
+		g := kindEntries{k: k.current(), es: make([]entry, 0, n)}
+		if err := g.prepare(sp, id, rs, req.names); err != nil {
+			return nil, err
+		}
+		for _, sr := range req.many {
+			if err := g.prepare(sp, sr.ID, sr.Readings, req.names); err != nil {
 				return nil, err
 			}
-			all = prepared
-			*sp = all
-			if g < 0 {
-				g = len(groups)
-				groups = append(groups, kindEntries{k: k})
+		}
+		return append(groups, g), nil
+	}
+	for _, kb := range req.kinds {
+		k := s.lookup(kb.Kind)
+		if k == nil {
+			return nil, fmt.Errorf("%w: %q", ErrUnknownKind, kb.Kind)
+		}
+		k = k.current()
+		i := slices.IndexFunc(groups, func(g kindEntries) bool { return g.k == k })
+		if i < 0 {
+			i = len(groups)
+			groups = append(groups, kindEntries{k: k})
+		}
+		for _, sr := range kb.Series {
+			if err := groups[i].prepare(sp, sr.ID, sr.Readings, req.names); err != nil {
+				return nil, err
 			}
-			groups[g].es = append(groups[g].es, entry{k: k, id: sr.ID, recs: all[from:len(all):len(all)]})
 		}
 	}
-	return groups, nil
+	return slices.DeleteFunc(groups, func(g kindEntries) bool { return len(g.es) == 0 }), nil
+}
+
+// prepare checks and converts readings rs of series id (none: nothing)
+// into *sp's array and adds their entry to g.
+func (g *kindEntries) prepare(sp *[]rec, id string, rs []Reading, names naming) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	all := *sp
+	from := len(all)
+	all, err := g.k.appendPrepared(all, id, rs)
+	if err != nil {
+		switch names {
+		case nameSeries:
+			err = fmt.Errorf("series %q: %w", id, err)
+		case nameKindSeries:
+			err = fmt.Errorf("kind %s, series %q: %w", g.k.s.Name, id, err)
+		}
+		return err
+	}
+	*sp = all
+	g.es = append(g.es, entry{k: g.k, id: id, recs: all[from:len(all):len(all)]})
+	return nil
 }
 
 // admitKinds has each kind of groups admit its entries (a RejectDifferent

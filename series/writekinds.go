@@ -16,9 +16,5 @@ type KindReadings struct {
 // how a request that mixes kinds (InfluxDB line protocol, whose
 // measurements are kinds) is written whole or not at all.
 func (s *Store) WriteKinds(ctx context.Context, batch []KindReadings) error {
-	req := writeReq{kinds: make([]kindReadings, len(batch)), names: nameKindSeries}
-	for i, kb := range batch {
-		req.kinds[i] = kindReadings{name: kb.Kind, series: kb.Series}
-	}
-	return s.write(ctx, &req)
+	return s.write(ctx, nil, "", nil, &writeReq{kinds: batch, names: nameKindSeries})
 }
