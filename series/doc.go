@@ -58,9 +58,10 @@
 //
 // Open works on a table that does not exist (it has no stored schemas
 // then). While the table is known to be missing (found by Open, or by a
-// flush or read since), Write, WriteMany and WriteSync fail at once with
-// ErrTableNotFound instead of buffering readings that could not be
-// flushed; EnsureTable creates the table and lets writes through.
+// flush or read since), Write, WriteMany, WriteSync and Store.WriteKinds
+// fail at once with ErrTableNotFound instead of buffering readings that
+// could not be flushed (a call with no readings succeeds, writing
+// nothing); EnsureTable creates the table and lets writes through.
 //
 // # Layouts
 //

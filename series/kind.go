@@ -217,50 +217,15 @@ func (k *Kind) settle(recs []rec) []rec {
 // wait to be flushed, until ctx ends.
 //
 // Write checks every reading first and writes none if one is invalid
-// (ErrInvalidReading, ErrInvalidID, ErrExpired). While the table is known
-// to be missing it fails at once with ErrTableNotFound, as WriteMany and
-// WriteSync do.
-func (k *Kind) Write(ctx context.Context, id string, rs ...Reading) (err error) {
-	k = k.current()
-	defer func() { k.st.stats.wrote(len(rs), err) }()
-	if k.st.closed.Load() {
-		return ErrClosed
-	}
-	if len(rs) == 0 {
-		return nil
-	}
-	if err := k.st.checkTable(); err != nil {
-		return err
-	}
-	sp := getScratch()
-	defer putScratch(sp)
-	recs, err := k.appendPrepared((*sp)[:0], id, rs)
-	if err != nil {
-		return err
-	}
-	*sp = recs
-	return k.admitted(ctx, []entry{{k: k, id: id, recs: recs}}, k.st.buf.add)
-}
-
-// scratch holds the readings of Write and WriteMany until the buffer has
-// copied them.
-var scratch = sync.Pool{New: func() any { return new([]rec) }}
-
-// maxPooledScratch is the most readings of a scratch slice kept.
-const maxPooledScratch = 1 << 16
-
-func getScratch() *[]rec { return scratch.Get().(*[]rec) }
-
-// putScratch returns sp's slice to the pool, cleared (up to its capacity:
-// a Write that failed may have filled more) so that it keeps no values
-// alive.
-func putScratch(sp *[]rec) {
-	if cap(*sp) > maxPooledScratch {
-		return
-	}
-	*sp = (*sp)[:0]
-	clear((*sp)[:cap(*sp)])
-	scratch.Put(sp)
+// (ErrInvalidReading, ErrInvalidID, ErrExpired). Every write method
+// (Write, WriteMany, WriteSync, Store.WriteKinds) checks in one order:
+// ErrClosed once the Store is closed; then a call with no readings
+// succeeds, writing nothing; then ErrTableNotFound while the table is
+// known to be missing; then the readings (and the kinds they name); then
+// the duplicate rule (ErrConflict). A failed write-ahead log is reported
+// when the readings are logged.
+func (k *Kind) Write(ctx context.Context, id string, rs ...Reading) error {
+	return k.st.write(ctx, k, id, rs, &writeReq{})
 }
 
 // WriteMany adds the readings of several series, as Write does for each
@@ -269,36 +234,8 @@ func putScratch(sp *[]rec) {
 // all of them are durable, and they share the log's sync. A series may
 // appear more than once. WriteMany checks every reading of every series
 // first and writes none if one is invalid; the error names the series.
-func (k *Kind) WriteMany(ctx context.Context, batch []SeriesReadings) (err error) {
-	k = k.current()
-	defer func() {
-		n := 0
-		for _, sr := range batch {
-			n += len(sr.Readings)
-		}
-		k.st.stats.wrote(n, err)
-	}()
-	if err := k.st.Ready(); err != nil {
-		return err
-	}
-	sp := getScratch()
-	defer putScratch(sp)
-	all := (*sp)[:0]
-	es := make([]entry, 0, len(batch))
-	for _, sr := range batch {
-		if len(sr.Readings) == 0 {
-			continue
-		}
-		from := len(all)
-		var err error
-		if all, err = k.appendPrepared(all, sr.ID, sr.Readings); err != nil {
-			*sp = all
-			return fmt.Errorf("series %q: %w", sr.ID, err)
-		}
-		es = append(es, entry{k: k, id: sr.ID, recs: all[from:len(all):len(all)]})
-	}
-	*sp = all
-	return k.admitted(ctx, es, k.st.buf.add)
+func (k *Kind) WriteMany(ctx context.Context, batch []SeriesReadings) error {
+	return k.st.write(ctx, k, "", nil, &writeReq{many: batch, names: nameSeries})
 }
 
 // WriteSync writes readings to series id and returns once the table has
@@ -312,23 +249,8 @@ func (k *Kind) WriteMany(ctx context.Context, batch []SeriesReadings) (err error
 // the call, the readings that reached the table stay, and the rollup pass
 // brings the rollups and the latest reading in line with them (see
 // Store.apply for the order of the writes).
-func (k *Kind) WriteSync(ctx context.Context, id string, rs ...Reading) (err error) {
-	k = k.current()
-	defer func() { k.st.stats.wrote(len(rs), err) }()
-	if k.st.closed.Load() {
-		return ErrClosed
-	}
-	if len(rs) == 0 {
-		return nil
-	}
-	if err := k.st.checkTable(); err != nil {
-		return err
-	}
-	recs, err := k.prepare(id, rs)
-	if err != nil {
-		return err
-	}
-	return k.admitted(ctx, []entry{{k: k, id: id, recs: recs}}, k.st.buf.writeSync)
+func (k *Kind) WriteSync(ctx context.Context, id string, rs ...Reading) error {
+	return k.st.write(ctx, k, id, rs, &writeReq{sync: true})
 }
 
 // admitStripes is the number of locks a RejectDifferent kind spreads its
