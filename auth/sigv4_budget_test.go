@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,39 +14,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/wire"
 )
-
-// recordingBudget is a wire.Budget that refuses once full and records the
-// most it held and what it holds.
-type recordingBudget struct {
-	mu         sync.Mutex
-	size, held int64
-	peak       int64
-}
-
-func (b *recordingBudget) Acquire(_ context.Context, n int64) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.held+n > b.size {
-		return errors.New("spent")
-	}
-	b.held += n
-	b.peak = max(b.peak, b.held)
-	return nil
-}
-
-func (b *recordingBudget) Release(n int64) {
-	b.mu.Lock()
-	b.held -= n
-	b.mu.Unlock()
-}
-
-func (b *recordingBudget) state() (held, peak int64) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.held, b.peak
-}
 
 // TestDynamoDB_SignatureCopyInBudget: the copy of a body the signature
 // check makes is held in the endpoint's in-flight budget, besides wire's
@@ -78,7 +47,7 @@ func TestDynamoDB_SignatureCopyInBudget(t *testing.T) {
 		return err
 	}
 
-	roomy := &recordingBudget{size: 64 << 20}
+	roomy := testenv.NewBudget(64 << 20)
 	c := client(roomy)
 	if _, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            aws.String("budget"),
@@ -91,18 +60,18 @@ func TestDynamoDB_SignatureCopyInBudget(t *testing.T) {
 	if err := put(c); err != nil {
 		t.Fatal(err)
 	}
-	if held, peak := roomy.state(); held != 0 || peak < 2*big {
+	if held, peak := roomy.State(); held != 0 || peak < 2*big {
 		t.Fatalf("after a PutItem of %d bytes: %d bytes held, at most %d, want 0 and at least both copies (%d)", big, held, peak, 2*big)
 	}
 
 	// Room for one copy of the body, not for two.
-	tight := &recordingBudget{size: big * 3 / 2}
+	tight := testenv.NewBudget(big * 3 / 2)
 	err = put(client(tight))
 	var ae smithy.APIError
 	if !errors.As(err, &ae) || ae.ErrorCode() != "ThrottlingException" {
-		t.Fatalf("PutItem of %d bytes in a budget of %d: %v, want ThrottlingException", big, tight.size, err)
+		t.Fatalf("PutItem of %d bytes in a budget of %d: %v, want ThrottlingException", big, big*3/2, err)
 	}
-	if held, _ := tight.state(); held != 0 {
+	if held, _ := tight.State(); held != 0 {
 		t.Fatalf("after the refusal: %d bytes held", held)
 	}
 	if _, err := client(tight).ListTables(ctx, &dynamodb.ListTablesInput{}); err != nil {

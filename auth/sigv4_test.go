@@ -1,7 +1,6 @@
 package auth
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -15,13 +14,13 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 	"github.com/timetable-db/timetable/wire"
 )
@@ -41,19 +40,10 @@ func (h *recorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// sign signs r as aws-sdk-go-v2 does, at t.
+// sign signs r with k as aws-sdk-go-v2 does, at t.
 func sign(t testing.TB, r *http.Request, k AccessKey, region string, at time.Time) {
 	t.Helper()
-	var body []byte
-	if r.Body != nil {
-		body, _ = io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-	}
-	sum := sha256.Sum256(body)
-	creds := aws.Credentials{AccessKeyID: k.ID, SecretAccessKey: k.Secret}
-	if err := v4.NewSigner().SignHTTP(context.Background(), creds, r, hex.EncodeToString(sum[:]), "dynamodb", region, at); err != nil {
-		t.Fatal(err)
-	}
+	testenv.SignV4(t, r, k.ID, k.Secret, region, at)
 }
 
 // sigv4Store returns a Store with one access key, its SigV4 handler in front

@@ -2,10 +2,7 @@ package server_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -19,11 +16,11 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/timetable-db/timetable/auth"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/server"
 )
 
@@ -214,16 +211,7 @@ func (m *matrixEnv) sendDynamoDB(op, body, column string) string {
 // signRequest signs r with k as the AWS SDKs do.
 func signRequest(t testing.TB, r *http.Request, k auth.AccessKey) {
 	t.Helper()
-	var body []byte
-	if r.Body != nil {
-		body, _ = io.ReadAll(r.Body)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-	}
-	sum := sha256.Sum256(body)
-	creds := aws.Credentials{AccessKeyID: k.ID, SecretAccessKey: k.Secret}
-	if err := v4.NewSigner().SignHTTP(context.Background(), creds, r, hex.EncodeToString(sum[:]), "dynamodb", "us-east-1", time.Now()); err != nil {
-		t.Fatal(err)
-	}
+	testenv.SignV4(t, r, k.ID, k.Secret, "us-east-1", time.Now())
 }
 
 // matrixRow is a row of a matrix file: what it names, the request, and

@@ -2,18 +2,17 @@ package wire_test
 
 import (
 	"bufio"
-	"context"
-	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/wire"
 )
 
@@ -72,33 +71,12 @@ func TestHandler_InFlightBytesBounded(t *testing.T) {
 	}
 }
 
-// budget is a wire.Budget that counts what is held and refuses while
-// full is set.
-type budget struct {
-	mu         sync.Mutex
-	held, peak int64
-	full       bool
-}
-
-func (b *budget) Acquire(_ context.Context, n int64) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.full {
-		return errors.New("budget spent")
-	}
-	b.held += n
-	b.peak = max(b.peak, b.held)
-	return nil
-}
-
-func (b *budget) Release(n int64) { b.mu.Lock(); b.held -= n; b.mu.Unlock() }
-
 // TestHandler_SharedBudget: with Options.Budget, a request's body buffer
 // is held in that budget while it is served and given back after; a
 // request the budget refuses is answered ThrottlingException, its body
 // unread.
 func TestHandler_SharedBudget(t *testing.T) {
-	b := &budget{}
+	b := testenv.NewBudget(math.MaxInt64)
 	h := wire.New(&stub{}, &wire.Options{Budget: b})
 	item := `{"TableName":"t","Item":{"k":{"S":"` + strings.Repeat("x", 100_000) + `"}}}`
 	w := httptest.NewRecorder()
@@ -106,10 +84,10 @@ func TestHandler_SharedBudget(t *testing.T) {
 	if w.Code != http.StatusOK {
 		t.Fatalf("%d %s", w.Code, w.Body)
 	}
-	if b.held != 0 || b.peak <= int64(len(item)) {
-		t.Errorf("held %d after, peak %d for a body of %d", b.held, b.peak, len(item))
+	if held, peak := b.State(); held != 0 || peak <= int64(len(item)) {
+		t.Errorf("held %d after, peak %d for a body of %d", held, peak, len(item))
 	}
-	b.full = true
+	b.SetSize(0)
 	body := &countingReader{r: strings.NewReader(item)}
 	w = httptest.NewRecorder()
 	h.ServeHTTP(w, putRequest(body, int64(len(item))))
