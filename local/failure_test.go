@@ -21,6 +21,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 
 	timetable "github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 )
 
@@ -148,18 +149,6 @@ func checkDiskFull(t *testing.T, what string, err error) {
 	}
 }
 
-// lowSpaceFS reports avail bytes available on its disk.
-type lowSpaceFS struct {
-	vfs.FS
-	avail *atomic.Uint64
-}
-
-func (fs lowSpaceFS) GetDiskUsage(path string) (vfs.DiskUsage, error) {
-	u, err := fs.FS.GetDiskUsage(path)
-	u.AvailBytes = fs.avail.Load()
-	return u, err
-}
-
 // TestDB_DiskFull_SpaceGuard: while the disk has less than MinFreeBytes
 // available, writes are refused before they reach Pebble, with an error
 // matching ErrDiskFull but not ErrStorageFailed, and Writable says so;
@@ -167,7 +156,7 @@ func (fs lowSpaceFS) GetDiskUsage(path string) (vfs.DiskUsage, error) {
 func TestDB_DiskFull_SpaceGuard(t *testing.T) {
 	var avail atomic.Uint64
 	avail.Store(1 << 40)
-	db, err := local.Open(t.TempDir(), &local.Options{FS: lowSpaceFS{vfs.Default, &avail}, MinFreeBytes: 64 << 20, TTLInterval: -1})
+	db, err := local.Open(t.TempDir(), &local.Options{FS: testenv.LowSpaceFS{FS: vfs.Default, Avail: &avail}, MinFreeBytes: 64 << 20, TTLInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

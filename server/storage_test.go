@@ -17,6 +17,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs/errorfs"
 
 	"github.com/timetable-db/timetable/analytics"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 	"github.com/timetable-db/timetable/series"
 	"github.com/timetable-db/timetable/server"
@@ -63,18 +64,6 @@ func newDiskEnv(t *testing.T, fs vfs.FS) *env {
 	return e
 }
 
-// lowSpaceFS reports avail bytes available on its disk.
-type lowSpaceFS struct {
-	vfs.FS
-	avail *atomic.Uint64
-}
-
-func (fs lowSpaceFS) GetDiskUsage(path string) (vfs.DiskUsage, error) {
-	u, err := fs.FS.GetDiskUsage(path)
-	u.AvailBytes = fs.avail.Load()
-	return u, err
-}
-
 // checkRefused checks that every face refuses a write for lack of space:
 // the series API and InfluxDB's write with 507 and the given words in the
 // message, /api/event likewise, the DynamoDB endpoint with a 503
@@ -114,7 +103,7 @@ func checkRefused(t *testing.T, e *env, words string) {
 func TestServer_DiskFull_Recovers(t *testing.T) {
 	var avail atomic.Uint64
 	avail.Store(1 << 40)
-	e := newDiskEnv(t, lowSpaceFS{vfs.Default, &avail})
+	e := newDiskEnv(t, testenv.LowSpaceFS{FS: vfs.Default, Avail: &avail})
 	e.defineSensor()
 	e.get("/readyz").must(t, 200)
 
