@@ -89,15 +89,8 @@ func TestAccess_SiteLimitedTokensReachNoKind(t *testing.T) {
 // site's settings, goals, funnels and stats.
 func TestAccess_KindLimitedTokensReachNoSite(t *testing.T) {
 	e, _, _ := findingsEnv(t)
-	ctx := context.Background()
-	device, _, err := e.auth.CreateToken(ctx, "devices", []auth.Scope{auth.ScopeWrite}, []string{"SENSOR"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reader, _, err := e.auth.CreateToken(ctx, "sensor dashboards", []auth.Scope{auth.ScopeRead}, []string{"SENSOR"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	device := e.mintToken("devices", auth.ScopeWrite, []string{"SENSOR"})
+	reader := e.mintToken("sensor dashboards", auth.ScopeRead, []string{"SENSOR"})
 	for _, site := range []string{"blog", "shop"} {
 		e.as(device, "POST", "/api/v1/sites/"+site+"/events", `[{"time":"2024-03-20T11:00:00Z","name":"pageview","url":"/a","visitor_id":"v1"}]`).must(t, http.StatusForbidden)
 		e.as(reader, "GET", "/api/v1/sites/"+site, "").must(t, http.StatusForbidden)

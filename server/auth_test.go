@@ -19,11 +19,7 @@ import (
 
 func TestTokens(t *testing.T) {
 	e := newEnv(t, envOptions{auth: true})
-	ctx := context.Background()
-	admin, _, err := e.auth.CreateToken(ctx, "admin", []auth.Scope{auth.ScopeAdmin}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin := e.mintToken("admin", auth.ScopeAdmin, nil)
 	// No token, a malformed one, an unknown one: 401.
 	if c := e.get("/api/v1/kinds").must(t, 401).errorCode(t); c != "unauthenticated" {
 		t.Fatal(c)
@@ -91,10 +87,7 @@ func TestTokens(t *testing.T) {
 
 func TestRateLimit(t *testing.T) {
 	e := newEnv(t, envOptions{auth: true, config: func(c *server.Config) { c.Limiter = auth.NewLimiter(0.001, 3) }})
-	tok, _, err := e.auth.CreateToken(context.Background(), "r", []auth.Scope{auth.ScopeRead}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tok := e.mintToken("r", auth.ScopeRead, nil)
 	e.token = tok
 	for range 3 {
 		e.get("/api/v1/kinds").must(t, 200)

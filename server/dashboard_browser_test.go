@@ -132,10 +132,7 @@ func TestDashboard_Browser(t *testing.T) {
 	st := newAnalytics(t)
 	seedDashboard(t, st)
 	e := newEnv(t, envOptions{auth: true, config: withAnalytics(t, st)})
-	secret, _, err := e.auth.CreateToken(context.Background(), "dashboard", []auth.Scope{auth.ScopeRead}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	secret := e.mintToken("dashboard", auth.ScopeRead, nil)
 	slug, _, err := st.CreateSharedLink(context.Background(), "demo", "browser test")
 	if err != nil {
 		t.Fatal(err)

@@ -52,14 +52,9 @@ func newEnv(t *testing.T, o envOptions) *env {
 	// one: on the real clock its sweeper would delete the test's hits and
 	// aggregates, dated in the past, while the test reads them.
 	db := testenv.MemDB(t, &local.Options{Now: o.analytics})
-	st, err := series.Open(ctx, db, &series.Options{WALDir: t.TempDir(), FlushInterval: -1, RollupInterval: -1, CompactInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.EnsureTable(ctx); err != nil {
-		t.Fatal(err)
-	}
+	st := openSeries(t, db)
 	e := &env{t: t, db: db, store: st}
+	var err error
 	cfg := server.Config{Store: st, DynamoDB: wire.New(db, nil)}
 	if o.budget != nil {
 		cfg.Budget, cfg.DynamoDB = o.budget, wire.New(db, &wire.Options{Budget: o.budget})
@@ -92,15 +87,49 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if o.config != nil {
 		o.config(&cfg)
 	}
-	if e.srv, err = server.New(cfg); err != nil {
+	e.serve(cfg)
+	return e
+}
+
+// mintToken makes a token named name with the one scope and limited to
+// kinds (nil: every kind), and returns its secret.
+func (e *env) mintToken(name string, scope auth.Scope, kinds []string) string {
+	e.t.Helper()
+	secret, _, err := e.auth.CreateToken(context.Background(), name, []auth.Scope{scope}, kinds)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return secret
+}
+
+// openSeries opens a series store on db, its table made and its
+// background loops off; the caller closes it.
+func openSeries(t *testing.T, db *local.DB) *series.Store {
+	t.Helper()
+	ctx := context.Background()
+	st, err := series.Open(ctx, db, &series.Options{WALDir: t.TempDir(), FlushInterval: -1, RollupInterval: -1, CompactInterval: -1})
+	if err != nil {
 		t.Fatal(err)
 	}
+	if err := st.EnsureTable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// serve makes e's server from cfg and serves it over HTTP until the test
+// ends, when it closes the HTTP server and then e's store.
+func (e *env) serve(cfg server.Config) {
+	e.t.Helper()
+	var err error
+	if e.srv, err = server.New(cfg); err != nil {
+		e.t.Fatal(err)
+	}
 	e.http = httptest.NewServer(e.srv)
-	t.Cleanup(func() {
+	e.t.Cleanup(func() {
 		e.http.Close()
-		_ = st.Close()
+		_ = e.store.Close()
 	})
-	return e
 }
 
 // answer is a response read whole.

@@ -18,16 +18,10 @@ import (
 func TestInfluxDBClient(t *testing.T) {
 	e := newEnv(t, envOptions{auth: true})
 	ctx := context.Background()
-	admin, _, err := e.auth.CreateToken(ctx, "admin", []auth.Scope{auth.ScopeAdmin}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin := e.mintToken("admin", auth.ScopeAdmin, nil)
 	e.token = admin
 	e.defineSensor()
-	writer, _, err := e.auth.CreateToken(ctx, "devices", []auth.Scope{auth.ScopeWrite}, []string{"SENSOR"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	writer := e.mintToken("devices", auth.ScopeWrite, []string{"SENSOR"})
 
 	client := influxdb2.NewClientWithOptions(e.http.URL, writer, influxdb2.DefaultOptions().SetBatchSize(50).SetPrecision(time.Millisecond))
 	defer client.Close()

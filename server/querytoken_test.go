@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -14,10 +13,7 @@ import (
 // 401 and the reason on every other route, whatever the token may do.
 func TestQueryToken_OnlyOnInfluxV1Write(t *testing.T) {
 	e := newEnv(t, envOptions{auth: true})
-	admin, _, err := e.auth.CreateToken(context.Background(), "admin", []auth.Scope{auth.ScopeAdmin}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	admin := e.mintToken("admin", auth.ScopeAdmin, nil)
 	e.token = admin
 	e.defineSensor()
 	e.token = ""

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -19,7 +18,6 @@ import (
 	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
-	"github.com/timetable-db/timetable/series"
 	"github.com/timetable-db/timetable/server"
 	"github.com/timetable-db/timetable/wire"
 )
@@ -33,13 +31,8 @@ func newDiskEnv(t *testing.T, fs vfs.FS) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := series.Open(ctx, db, &series.Options{WALDir: t.TempDir(), FlushInterval: -1, RollupInterval: -1, CompactInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.EnsureTable(ctx); err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { _ = db.Close() })
+	st := openSeries(t, db)
 	a, err := analytics.Open(ctx, db, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -52,15 +45,7 @@ func newDiskEnv(t *testing.T, fs vfs.FS) *env {
 	}
 	e := &env{t: t, db: db, store: st, analytics: a}
 	cfg := server.Config{Store: st, Analytics: a, DynamoDB: wire.New(db, nil), Writable: db.Writable}
-	if e.srv, err = server.New(cfg); err != nil {
-		t.Fatal(err)
-	}
-	e.http = httptest.NewServer(e.srv)
-	t.Cleanup(func() {
-		e.http.Close()
-		_ = st.Close()
-		_ = db.Close()
-	})
+	e.serve(cfg)
 	return e
 }
 
