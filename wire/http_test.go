@@ -34,17 +34,21 @@ func rawRequest(target string, body []byte, header ...string) *http.Request {
 	return req
 }
 
+// gzipped returns b compressed as gzip.
 func gzipped(b []byte) []byte {
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	_, _ = zw.Write(b)
-	_ = zw.Close()
-	return buf.Bytes()
+	return compressed(b, func(w io.Writer) io.WriteCloser { return gzip.NewWriter(w) })
 }
 
+// deflated returns b compressed as zlib (HTTP's deflate).
 func deflated(b []byte) []byte {
+	return compressed(b, func(w io.Writer) io.WriteCloser { return zlib.NewWriter(w) })
+}
+
+// compressed returns b written and closed through the writer that
+// newWriter puts in front of a buffer.
+func compressed(b []byte, newWriter func(io.Writer) io.WriteCloser) []byte {
 	var buf bytes.Buffer
-	zw := zlib.NewWriter(&buf)
+	zw := newWriter(&buf)
 	_, _ = zw.Write(b)
 	_ = zw.Close()
 	return buf.Bytes()

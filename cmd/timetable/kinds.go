@@ -58,25 +58,9 @@ func newKindsCommand(stdout, stderr io.Writer) command {
 				}
 				return printJSON(stdout, sc)
 			case verb == "create" && len(args) == 1:
-				sc, err := f.schema(true)
-				if err != nil {
-					return err
-				}
-				var out json.RawMessage
-				if err := c.sendJSON(ctx, http.MethodPost, "/api/v1/kinds", sc, &out); err != nil {
-					return err
-				}
-				return printJSON(stdout, out)
+				return f.send(ctx, c, stdout, http.MethodPost, "/api/v1/kinds")
 			case verb == "change" && len(args) == 2:
-				sc, err := f.schema(false)
-				if err != nil {
-					return err
-				}
-				var out json.RawMessage
-				if err := c.sendJSON(ctx, http.MethodPut, "/api/v1/kinds/"+pathEscape(args[1]), sc, &out); err != nil {
-					return err
-				}
-				return printJSON(stdout, out)
+				return f.send(ctx, c, stdout, http.MethodPut, "/api/v1/kinds/"+pathEscape(args[1]))
 			}
 			fmt.Fprint(stderr, kindsUsage)
 			return errUsage
@@ -86,6 +70,21 @@ func newKindsCommand(stdout, stderr io.Writer) command {
 
 // schema returns the schema of --file, or for create one made of the
 // other flags.
+// send sends the schema the flags describe (a whole one for POST, a
+// change for any other method) to path and prints the kind the server
+// answers with.
+func (f *kindsFlags) send(ctx context.Context, c *client, stdout io.Writer, method, path string) error {
+	sc, err := f.schema(method == http.MethodPost)
+	if err != nil {
+		return err
+	}
+	var out json.RawMessage
+	if err := c.sendJSON(ctx, method, path, sc, &out); err != nil {
+		return err
+	}
+	return printJSON(stdout, out)
+}
+
 func (f *kindsFlags) schema(create bool) (json.RawMessage, error) {
 	if f.file != "" {
 		b, err := readInput(f.file)
