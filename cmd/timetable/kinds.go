@@ -68,8 +68,6 @@ func newKindsCommand(stdout, stderr io.Writer) command {
 	}
 }
 
-// schema returns the schema of --file, or for create one made of the
-// other flags.
 // send sends the schema the flags describe (a whole one for POST, a
 // change for any other method) to path and prints the kind the server
 // answers with.
@@ -85,6 +83,8 @@ func (f *kindsFlags) send(ctx context.Context, c *client, stdout io.Writer, meth
 	return printJSON(stdout, out)
 }
 
+// schema returns the schema of --file, or for create one made of the
+// other flags.
 func (f *kindsFlags) schema(create bool) (json.RawMessage, error) {
 	if f.file != "" {
 		b, err := readInput(f.file)
