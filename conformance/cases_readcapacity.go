@@ -124,9 +124,7 @@ func init() {
 		Case{Name: "ReadCapacity/QueryIndexes", Run: func(t *testing.T, h *H) {
 			tbl := capFixture(h)
 			in := queryIn(tbl, "pk = :p", Item{":p": S("p")})
-			in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
-			out := h.MustQuery(in)
-			h.WantReadCapacity(out.ConsumedCapacity, tbl, 1.5, 1.5, nil, nil)
+			h.WantReadCapacity(queryCapacity(h, in, types.ReturnConsumedCapacityIndexes), tbl, 1.5, 1.5, nil, nil)
 		}},
 		Case{Name: "ReadCapacity/Query1MBPage", Run: func(t *testing.T, h *H) {
 			// 11 items of 100,000 bytes: 269 units of 4 KB, halved.
@@ -140,22 +138,16 @@ func init() {
 		Case{Name: "ReadCapacity/ScanSumsSizes", Run: func(t *testing.T, h *H) {
 			tbl := capFixture(h)
 			in := scanIn(tbl)
-			in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
-			out := h.MustScan(in)
-			h.WantReadCapacity(out.ConsumedCapacity, tbl, 1.5, -1, nil, nil)
+			h.WantReadCapacity(scanCapacity(h, in, types.ReturnConsumedCapacityTotal), tbl, 1.5, -1, nil, nil)
 			in.ConsistentRead = aws.Bool(true)
-			in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
 			in.FilterExpression = aws.String("attribute_not_exists(d)")
-			out = h.MustScan(in)
-			h.WantReadCapacity(out.ConsumedCapacity, tbl, 3, 3, nil, nil)
+			h.WantReadCapacity(scanCapacity(h, in, types.ReturnConsumedCapacityIndexes), tbl, 3, 3, nil, nil)
 		}},
 		Case{Name: "ReadCapacity/ScanEmptyTable", Run: func(t *testing.T, h *H) {
 			// DynamoDB Local charges nothing for a scan that reads nothing.
 			tbl := h.HashTable()
 			in := scanIn(tbl)
-			in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
-			out := h.MustScan(in)
-			h.WantReadCapacity(out.ConsumedCapacity, tbl, 0, -1, nil, nil)
+			h.WantReadCapacity(scanCapacity(h, in, types.ReturnConsumedCapacityTotal), tbl, 0, -1, nil, nil)
 		}},
 	)
 
@@ -164,16 +156,12 @@ func init() {
 		Case{Name: "ReadCapacity/QueryGSIIndexes", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := gQuery(tbl, "keys", "G")
-			in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
-			out := h.MustQuery(in)
-			h.WantReadCapacity(out.ConsumedCapacity, tbl, 0.5, 0, map[string]float64{"keys": 0.5}, nil)
+			h.WantReadCapacity(queryCapacity(h, in, types.ReturnConsumedCapacityIndexes), tbl, 0.5, 0, map[string]float64{"keys": 0.5}, nil)
 		}},
 		Case{Name: "ReadCapacity/QueryGSITotal", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := gQuery(tbl, "keys", "G")
-			in.ReturnConsumedCapacity = types.ReturnConsumedCapacityTotal
-			out := h.MustQuery(in)
-			h.WantReadCapacity(out.ConsumedCapacity, tbl, 0.5, -1, nil, nil)
+			h.WantReadCapacity(queryCapacity(h, in, types.ReturnConsumedCapacityTotal), tbl, 0.5, -1, nil, nil)
 		}},
 		Case{Name: "ReadCapacity/QueryGSIProjectedSize", Run: func(t *testing.T, h *H) {
 			tbl := h.CreateTable(&dynamodb.CreateTableInput{
@@ -189,25 +177,19 @@ func init() {
 			}
 			for ix, want := range map[string]float64{"gall": 1.5, "gkeys": 0.5} {
 				in := gQuery(tbl, ix, "G")
-				in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
-				out := h.MustQuery(in)
-				h.WantReadCapacity(out.ConsumedCapacity, tbl, want, 0, map[string]float64{ix: want}, nil)
+				h.WantReadCapacity(queryCapacity(h, in, types.ReturnConsumedCapacityIndexes), tbl, want, 0, map[string]float64{ix: want}, nil)
 			}
 		}},
 		Case{Name: "ReadCapacity/ScanGSIIndexes", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := scanIn(tbl)
 			in.IndexName = aws.String("incl")
-			in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
-			out := h.MustScan(in)
-			h.WantReadCapacity(out.ConsumedCapacity, tbl, 0.5, 0, map[string]float64{"incl": 0.5}, nil)
+			h.WantReadCapacity(scanCapacity(h, in, types.ReturnConsumedCapacityIndexes), tbl, 0.5, 0, map[string]float64{"incl": 0.5}, nil)
 		}},
 		Case{Name: "ReadCapacity/QueryLSIIndexes", Run: func(t *testing.T, h *H) {
 			tbl := ixFixture(h)
 			in := lQuery(tbl, "lsik", "p0")
-			in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
-			out := h.MustQuery(in)
-			h.WantReadCapacity(out.ConsumedCapacity, tbl, 0.5, 0, nil, map[string]float64{"lsik": 0.5})
+			h.WantReadCapacity(queryCapacity(h, in, types.ReturnConsumedCapacityIndexes), tbl, 0.5, 0, nil, map[string]float64{"lsik": 0.5})
 		}},
 		Case{Name: "ReadCapacity/QueryLSIFetchesCharged", Run: func(t *testing.T, h *H) {
 			// Each item fetched from the table for attributes the LSI does not
@@ -215,12 +197,9 @@ func init() {
 			tbl := ixFixture(h)
 			in := lQuery(tbl, "lsik", "p0")
 			in.Select = types.SelectAllAttributes
-			in.ReturnConsumedCapacity = types.ReturnConsumedCapacityIndexes
-			out := h.MustQuery(in)
-			h.WantReadCapacity(out.ConsumedCapacity, tbl, 1.5, 1, nil, map[string]float64{"lsik": 0.5})
+			h.WantReadCapacity(queryCapacity(h, in, types.ReturnConsumedCapacityIndexes), tbl, 1.5, 1, nil, map[string]float64{"lsik": 0.5})
 			in.ConsistentRead = aws.Bool(true)
-			out = h.MustQuery(in)
-			h.WantReadCapacity(out.ConsumedCapacity, tbl, 3, 2, nil, map[string]float64{"lsik": 1})
+			h.WantReadCapacity(queryCapacity(h, in, types.ReturnConsumedCapacityIndexes), tbl, 3, 2, nil, map[string]float64{"lsik": 1})
 		}},
 	)
 
@@ -311,4 +290,19 @@ func init() {
 			h.WantReadCapacity(h.capOf(out.ConsumedCapacity, t2), t2, 2, -1, nil, nil)
 		}},
 	)
+}
+
+// queryCapacity runs the query in, asking for the consumed capacity rc,
+// and returns the capacity the answer reports; an error fails the case.
+func queryCapacity(h *H, in *dynamodb.QueryInput, rc types.ReturnConsumedCapacity) *types.ConsumedCapacity {
+	h.t.Helper()
+	in.ReturnConsumedCapacity = rc
+	return h.MustQuery(in).ConsumedCapacity
+}
+
+// scanCapacity is queryCapacity for a scan.
+func scanCapacity(h *H, in *dynamodb.ScanInput, rc types.ReturnConsumedCapacity) *types.ConsumedCapacity {
+	h.t.Helper()
+	in.ReturnConsumedCapacity = rc
+	return h.MustScan(in).ConsumedCapacity
 }

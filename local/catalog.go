@@ -221,6 +221,17 @@ func (t *table) lock() (*tableMeta, error) {
 	return t.m(), nil
 }
 
+// lockForWrite checks that the database takes writes and then locks t
+// exclusively, as lock does: on success the caller unlocks t.mu; on an
+// error (the database's own, or the table's being dropped) t is not
+// locked.
+func (db *DB) lockForWrite(t *table) (*tableMeta, error) {
+	if err := db.writable(); err != nil {
+		return nil, err
+	}
+	return t.lock()
+}
+
 // commitMeta adds the new description nm of table t to b, commits b and
 // makes nm the table's description. t must be locked exclusively.
 func (db *DB) commitMeta(b *pebble.Batch, t *table, nm *tableMeta) error {

@@ -15,12 +15,9 @@ func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ 
 }
 
 func (db *DB) deleteTable(t *table, in *dynamodb.DeleteTableInput) (*dynamodb.DeleteTableOutput, error) {
-	if err := db.writable(); err != nil {
-		return nil, err
-	}
 	// Lock order: a table's mu before catMu (writers to several tables
 	// hold table locks while they look tables up).
-	m, err := t.lock()
+	m, err := db.lockForWrite(t)
 	if err != nil {
 		return nil, err
 	}

@@ -28,10 +28,7 @@ func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, _ 
 }
 
 func (db *DB) updateTable(t *table, in *dynamodb.UpdateTableInput) (*dynamodb.UpdateTableOutput, error) {
-	if err := db.writable(); err != nil {
-		return nil, err
-	}
-	m, err := t.lock()
+	m, err := db.lockForWrite(t)
 	if err != nil {
 		return nil, err
 	}

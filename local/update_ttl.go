@@ -37,10 +37,7 @@ func (db *DB) updateTTL(_ context.Context, in *dynamodb.UpdateTimeToLiveInput) (
 	if err != nil {
 		return nil, err
 	}
-	if err := db.writable(); err != nil {
-		return nil, err
-	}
-	m, err := t.lock()
+	m, err := db.lockForWrite(t)
 	if err != nil {
 		return nil, err
 	}

@@ -149,9 +149,12 @@ func Load(ctx context.Context, c Client, cfg LoadConfig) (LoadResult, error) {
 
 func loadPK(p int) string { return fmt.Sprintf("P#%04d", p) }
 
-func loadSetup(ctx context.Context, c Client, cfg LoadConfig) error {
-	_, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:   aws.String(cfg.Table),
+// LoadTableInput is the creation of the table Load writes to, named
+// table: on demand, a string partition key pk and a number sort key sk,
+// no index. Other benchmarks that write such items use it too.
+func LoadTableInput(table string) *dynamodb.CreateTableInput {
+	return &dynamodb.CreateTableInput{
+		TableName:   aws.String(table),
 		BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{
 			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
@@ -161,7 +164,11 @@ func loadSetup(ctx context.Context, c Client, cfg LoadConfig) error {
 			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
 			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange},
 		},
-	})
+	}
+}
+
+func loadSetup(ctx context.Context, c Client, cfg LoadConfig) error {
+	_, err := c.CreateTable(ctx, LoadTableInput(cfg.Table))
 	if err != nil {
 		return fmt.Errorf("cannot create table %s: %w", cfg.Table, err)
 	}

@@ -71,24 +71,16 @@ func runManySeries(ctx context.Context, e *env) ([]Figure, section, error) {
 // on a fresh data folder, and checks the latest reading of a few series.
 func runManyTarget(ctx context.Context, e *env, t tsTarget, c manySeriesConfig) (manyRun, error) {
 	r := manyRun{name: t.Name()}
-	dir, err := os.MkdirTemp(e.work, "many-series-data-")
-	if err != nil {
-		return r, err
-	}
-	defer os.RemoveAll(dir)
-	e.logf("many-series: starting %s", t.Name())
-	srv, err := t.Start(ctx, dir)
-	if err != nil {
-		return r, err
-	}
-	e.track(srv)
 	hc := newTSClient(c.senders)
 	// A flush of many series may take long: the client waits.
 	hc.Timeout = 30 * time.Minute
 	defer hc.CloseIdleConnections()
-	if err := t.Prepare(ctx, hc, srv.Endpoint); err != nil {
+	e.logf("many-series: starting %s", t.Name())
+	dir, srv, err := startFresh(ctx, e, t, "many-series-data-", hc)
+	if err != nil {
 		return r, err
 	}
+	defer os.RemoveAll(dir)
 	start := time.Now().Truncate(time.Minute).Unix() - int64(c.minutes)*tsStep
 	g := newLineGen(c.ids, start, tsStep, -1)
 	total := int64(c.ids) * int64(c.minutes)

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 )
@@ -35,30 +32,7 @@ func TestManySeriesFigures(t *testing.T) {
 // VictoriaMetrics at a tiny size (it needs the binary make bench-compare
 // builds into .tools) and checks its section.
 func TestManySeries_VictoriaMetricsTiny(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts VictoriaMetrics")
-	}
-	bin, err := filepath.Abs(filepath.Join("..", "..", "..", ".tools", "victoria-metrics"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Skip("VictoriaMetrics is not built in .tools (make bench-compare ONLY=many-series builds it)")
-	}
-	var stdout, stderr bytes.Buffer
-	out := filepath.Join(t.TempDir(), "BENCHMARKS.md")
-	err = run([]string{"-only", "many-series", "-out", out, "-victoriametrics", bin, "-series-http-targets", "victoriametrics",
-		"-many-series-ids", "2000", "-many-series-minutes", "2", "-many-series-batch", "500"}, &stdout, &stderr)
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr.String())
-	}
-	md, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"## Many devices", "| VictoriaMetrics | 4000 |", "/internal/force_flush"} {
-		if !bytes.Contains(md, []byte(want)) {
-			t.Errorf("report lacks %q", want)
-		}
-	}
+	runVictoriaMetricsTiny(t, "many-series",
+		[]string{"-many-series-ids", "2000", "-many-series-minutes", "2", "-many-series-batch", "500"},
+		[]string{"## Many devices", "| VictoriaMetrics | 4000 |", "/internal/force_flush"})
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -159,22 +160,14 @@ func tsDay(readings int) [2]int64 {
 // ingest filled), and a clean stop.
 func runTSTarget(ctx context.Context, e *env, t tsTarget, c seriesHTTPConfig) (tsRun, error) {
 	r := tsRun{name: t.Name()}
-	dir, err := os.MkdirTemp(e.work, "series-http-data-")
+	hc := newTSClient(c.senders)
+	defer hc.CloseIdleConnections()
+	e.logf("series-http: starting %s", t.Name())
+	dir, srv, err := startFresh(ctx, e, t, "series-http-data-", hc)
 	if err != nil {
 		return r, err
 	}
 	defer os.RemoveAll(dir)
-	e.logf("series-http: starting %s", t.Name())
-	srv, err := t.Start(ctx, dir)
-	if err != nil {
-		return r, err
-	}
-	e.track(srv)
-	hc := newTSClient(c.senders)
-	defer hc.CloseIdleConnections()
-	if err := t.Prepare(ctx, hc, srv.Endpoint); err != nil {
-		return r, err
-	}
 
 	// The readings end a minute before now: both servers take them as
 	// recent (VictoriaMetrics refuses samples older than its retention,
@@ -237,23 +230,40 @@ func runTSTarget(ctx context.Context, e *env, t tsTarget, c seriesHTTPConfig) (t
 	return r, e.shutdown(srv)
 }
 
+// startFresh starts t on a new data folder under e's work folder, named
+// by pattern as os.MkdirTemp names it, has e track the server, and
+// prepares it through hc. On success the caller removes dir when done; on
+// an error the folder is already removed, and a server that started stays
+// tracked by e, which stops it.
+func startFresh(ctx context.Context, e *env, t tsTarget, pattern string, hc *http.Client) (dir string, srv *peers.Server, err error) {
+	dir, err = os.MkdirTemp(e.work, pattern)
+	if err != nil {
+		return "", nil, err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(dir)
+		}
+	}()
+	if srv, err = t.Start(ctx, dir); err != nil {
+		return "", nil, err
+	}
+	e.track(srv)
+	if err = t.Prepare(ctx, hc, srv.Endpoint); err != nil {
+		return "", nil, err
+	}
+	return dir, srv, nil
+}
+
 // runTSSoak runs a soak of t on a fresh data folder.
 func runTSSoak(ctx context.Context, e *env, t tsTarget, sc soakConfig) (soakRun, error) {
-	dir, err := os.MkdirTemp(e.work, "series-http-soak-")
+	hc := newTSClient(sc.senders + 1)
+	defer hc.CloseIdleConnections()
+	dir, srv, err := startFresh(ctx, e, t, "series-http-soak-", hc)
 	if err != nil {
 		return soakRun{}, err
 	}
 	defer os.RemoveAll(dir)
-	srv, err := t.Start(ctx, dir)
-	if err != nil {
-		return soakRun{}, err
-	}
-	e.track(srv)
-	hc := newTSClient(sc.senders + 1)
-	defer hc.CloseIdleConnections()
-	if err := t.Prepare(ctx, hc, srv.Endpoint); err != nil {
-		return soakRun{}, err
-	}
 	e.logf("series-http: soak of %s for %v: %d readings/s of %d series, %.0f queries/s", t.Name(), sc.duration, sc.rate, sc.ids, sc.qps)
 	r, err := soak(ctx, t, srv, hc, sc)
 	if err != nil {

@@ -304,6 +304,22 @@ func TestSendLines_StopsAtFirstError(t *testing.T) {
 // VictoriaMetrics at a tiny size (it needs the binary make bench-compare
 // builds into .tools) and checks its section.
 func TestSeriesHTTP_VictoriaMetricsTiny(t *testing.T) {
+	stdout := runVictoriaMetricsTiny(t, "series-http",
+		[]string{"-series-http-ids", "10", "-series-http-readings", "1500", "-series-http-batch", "1000", "-series-http-queries", "20", "-series-http-warmup", "2",
+			"-series-http-soak", "6s", "-series-http-soak-rate", "2000", "-series-http-soak-ids", "10", "-series-http-soak-sample", "1s"},
+		[]string{"## Series over HTTP", "| VictoriaMetrics | latest |", "| VictoriaMetrics | one day (1440 readings) |", "RSS over the soak", "vm_active_force_merges"})
+	if stdout != "" {
+		t.Errorf("figures printed with one server only: %s", stdout)
+	}
+}
+
+// runVictoriaMetricsTiny runs the part only against VictoriaMetrics alone,
+// with the further flags args, and fails t unless the report holds each
+// of want. It skips t in -short mode and when the binary make
+// bench-compare builds into .tools is missing. It returns what the run
+// printed on its standard output.
+func runVictoriaMetricsTiny(t *testing.T, only string, args, want []string) string {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("starts VictoriaMetrics")
 	}
@@ -312,28 +328,24 @@ func TestSeriesHTTP_VictoriaMetricsTiny(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(bin); err != nil {
-		t.Skip("VictoriaMetrics is not built in .tools (make bench-compare ONLY=series-http builds it)")
+		t.Skipf("VictoriaMetrics is not built in .tools (make bench-compare ONLY=%s builds it)", only)
 	}
 	var stdout, stderr bytes.Buffer
 	out := filepath.Join(t.TempDir(), "BENCHMARKS.md")
-	err = run([]string{"-only", "series-http", "-out", out, "-victoriametrics", bin, "-series-http-targets", "victoriametrics",
-		"-series-http-ids", "10", "-series-http-readings", "1500", "-series-http-batch", "1000", "-series-http-queries", "20", "-series-http-warmup", "2",
-		"-series-http-soak", "6s", "-series-http-soak-rate", "2000", "-series-http-soak-ids", "10", "-series-http-soak-sample", "1s"}, &stdout, &stderr)
-	if err != nil {
+	flags := append([]string{"-only", only, "-out", out, "-victoriametrics", bin, "-series-http-targets", "victoriametrics"}, args...)
+	if err := run(flags, &stdout, &stderr); err != nil {
 		t.Fatalf("%v\n%s", err, stderr.String())
 	}
 	md, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"## Series over HTTP", "| VictoriaMetrics | latest |", "| VictoriaMetrics | one day (1440 readings) |", "RSS over the soak", "vm_active_force_merges"} {
-		if !bytes.Contains(md, []byte(want)) {
-			t.Errorf("report lacks %q", want)
+	for _, w := range want {
+		if !bytes.Contains(md, []byte(w)) {
+			t.Errorf("report lacks %q", w)
 		}
 	}
-	if stdout.Len() != 0 {
-		t.Errorf("figures printed with one server only: %s", stdout.String())
-	}
+	return stdout.String()
 }
 
 // TestSeriesHTTPFigures checks the direction of the ratios: above 1 when

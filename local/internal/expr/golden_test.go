@@ -217,19 +217,31 @@ func runLocal(t testing.TB, c *goldenCase) string {
 		if err != nil {
 			return "error: " + err.Error()
 		}
-		// The engine checks the value types against the schema (pk S, sk N).
-		bad := typeOf(r.HashValue) != tyS
-		for _, v := range r.Values {
-			bad = bad || typeOf(v) != tyN
-		}
-		if bad {
-			return "error: One or more parameter values were invalid: Condition parameter type does not match schema type"
-		}
-		return "ok"
+		return keyAnswer(r)
 	case "projection":
 		return canonical(proj.Apply(item))
 	}
-	out, err := upd.Apply(item)
+	return updateAnswer(upd, item)
+}
+
+// keyAnswer is the answer to a key condition resolved to r: "ok", or the
+// error the engine gives when a value's type is not the schema's (pk S,
+// sk N), which it checks after resolving.
+func keyAnswer(r *KeyRange) string {
+	bad := typeOf(r.HashValue) != tyS
+	for _, v := range r.Values {
+		bad = bad || typeOf(v) != tyN
+	}
+	if bad {
+		return "error: One or more parameter values were invalid: Condition parameter type does not match schema type"
+	}
+	return "ok"
+}
+
+// updateAnswer is the answer of u applied to item: the item after it,
+// with the partition key "golden" where it has none, or the error.
+func updateAnswer(u *Update, item Item) string {
+	out, err := u.Apply(item)
 	if err != nil {
 		return "error: " + err.Error()
 	}
@@ -323,28 +335,14 @@ func runLegacy(t testing.TB, c *goldenCase) string {
 			var r *KeyRange
 			r, err = kc.Resolve("pk", "sk")
 			if err == nil {
-				bad := typeOf(r.HashValue) != tyS
-				for _, v := range r.Values {
-					bad = bad || typeOf(v) != tyN
-				}
-				if bad {
-					return "error: One or more parameter values were invalid: Condition parameter type does not match schema type"
-				}
-				return "ok"
+				return keyAnswer(r)
 			}
 		}
 	case "attributeupdates":
 		var u *Update
 		u, err = AttributeUpdates(p.updates(t))
 		if err == nil {
-			var out Item
-			out, err = u.Apply(item)
-			if err == nil {
-				if out["pk"] == nil {
-					out["pk"] = &types.AttributeValueMemberS{Value: "golden"}
-				}
-				return canonical(out)
-			}
+			return updateAnswer(u, item)
 		}
 	}
 	if err != nil {
@@ -412,6 +410,18 @@ func (r *recorder) run(t testing.TB, c *goldenCase) string {
 	defer func() {
 		_, _ = r.client.DeleteItem(r.ctx, &dynamodb.DeleteItemInput{TableName: table, Key: key})
 	}()
+	// result formats an item the engine returned, as the golden file has
+	// it: an absent one as an empty item when empty says so, and this
+	// case's partition key named "golden" as every case's is.
+	result := func(it Item, empty bool) string {
+		if it == nil && empty {
+			it = Item{}
+		}
+		if p, ok := it["pk"].(*types.AttributeValueMemberS); ok && p.Value == id {
+			it["pk"] = &types.AttributeValueMemberS{Value: "golden"}
+		}
+		return canonical(it)
+	}
 	var err error
 	switch c.kind {
 	case "expected", "scanfilter", "keyconditions", "attributeupdates":
@@ -446,14 +456,7 @@ func (r *recorder) run(t testing.TB, c *goldenCase) string {
 			out, err = r.client.UpdateItem(r.ctx, &dynamodb.UpdateItemInput{TableName: table, Key: key,
 				AttributeUpdates: p.updates(t), ReturnValues: types.ReturnValueAllNew})
 			if err == nil {
-				it := out.Attributes
-				if it == nil {
-					it = Item{}
-				}
-				if p, ok := it["pk"].(*types.AttributeValueMemberS); ok && p.Value == id {
-					it["pk"] = &types.AttributeValueMemberS{Value: "golden"}
-				}
-				return canonical(it)
+				return result(out.Attributes, true)
 			}
 		}
 	case "condition":
@@ -491,14 +494,7 @@ func (r *recorder) run(t testing.TB, c *goldenCase) string {
 		out, err = r.client.GetItem(r.ctx, &dynamodb.GetItemInput{TableName: table, Key: key,
 			ProjectionExpression: aws.String(c.expr), ExpressionAttributeNames: names})
 		if err == nil {
-			it := out.Item
-			if it == nil && item != nil {
-				it = Item{}
-			}
-			if p, ok := it["pk"].(*types.AttributeValueMemberS); ok && p.Value == id {
-				it["pk"] = &types.AttributeValueMemberS{Value: "golden"}
-			}
-			return canonical(it)
+			return result(out.Item, item != nil)
 		}
 	case "update":
 		put()
@@ -507,14 +503,7 @@ func (r *recorder) run(t testing.TB, c *goldenCase) string {
 			UpdateExpression: aws.String(c.expr), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 			ReturnValues: types.ReturnValueAllNew})
 		if err == nil {
-			it := out.Attributes
-			if it == nil {
-				it = Item{}
-			}
-			if p, ok := it["pk"].(*types.AttributeValueMemberS); ok && p.Value == id {
-				it["pk"] = &types.AttributeValueMemberS{Value: "golden"}
-			}
-			return canonical(it)
+			return result(out.Attributes, true)
 		}
 	}
 	var apiErr smithy.APIError

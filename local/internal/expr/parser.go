@@ -283,6 +283,14 @@ func (p *parser) parseFunc(update bool) *node {
 		p.issue(n.tok, "Invalid function name; function: "+p.text(n.tok))
 	}
 	p.next() // (
+	return p.parseArgs(n, update)
+}
+
+// parseArgs parses operands separated by commas, up to and with the
+// closing parenthesis, and appends them to n's args (update says whether
+// they are update operands, as parseOperand takes it). It returns n, or
+// nil once the parser has an error.
+func (p *parser) parseArgs(n *node, update bool) *node {
 	for {
 		a := p.parseOperand(update)
 		if p.err != nil {
@@ -425,22 +433,7 @@ func (p *parser) afterOperand(op *node, allowBare bool) *node {
 		if !p.expect(tLParen) {
 			return nil
 		}
-		n := &node{kind: nIn, tok: t, args: []*node{op}}
-		for {
-			a := p.parseOperand(false)
-			if p.err != nil {
-				return nil
-			}
-			n.args = append(n.args, a)
-			if p.peek() == tComma {
-				p.next()
-				continue
-			}
-			if !p.expect(tRParen) {
-				return nil
-			}
-			return n
-		}
+		return p.parseArgs(&node{kind: nIn, tok: t, args: []*node{op}}, false)
 	}
 	if allowBare && k == tRParen {
 		op.bare = true
