@@ -122,10 +122,7 @@ func TestStore_TTL(t *testing.T) {
 		ctx := context.Background()
 		now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
 		clk := newClock(now)
-		s := openStore(t, b, clk, nil)
-		if err := s.CreateSite(ctx, Site{ID: "a"}); err != nil {
-			t.Fatal(err)
-		}
+		s := openWithSite(t, b, clk, "a")
 		old := time.Date(2024, 3, 1, 10, 30, 0, 0, time.UTC) // backfilled, 19 days old
 		rec(t, s, Event{Site: "a", Time: old, Name: PageView, VisitorID: "v", Path: "/"})
 		rec(t, s, Event{Site: "a", Time: old.Add(time.Minute), Name: "Signup", VisitorID: "v", Path: "/"})
@@ -179,10 +176,7 @@ func TestStore_Realtime(t *testing.T) {
 		ctx := context.Background()
 		now := time.Date(2024, 3, 20, 12, 0, 30, 0, time.UTC)
 		clk := newClock(now)
-		s := openStore(t, b, clk, nil)
-		if err := s.CreateSite(ctx, Site{ID: "a"}); err != nil {
-			t.Fatal(err)
-		}
+		s := openWithSite(t, b, clk, "a")
 		pv := func(ago time.Duration, v, path string) {
 			rec(t, s, Event{Site: "a", Time: now.Add(-ago), Name: PageView, VisitorID: v, Path: path})
 		}
@@ -236,10 +230,7 @@ func TestStore_RebuildRealtime(t *testing.T) {
 		ctx := context.Background()
 		now := time.Date(2024, 3, 20, 12, 0, 30, 0, time.UTC)
 		clk := newClock(now)
-		s := openStore(t, b, clk, nil)
-		if err := s.CreateSite(ctx, Site{ID: "a"}); err != nil {
-			t.Fatal(err)
-		}
+		s := openWithSite(t, b, clk, "a")
 		pv := func(ago time.Duration, v, path string) {
 			rec(t, s, Event{Site: "a", Time: now.Add(-ago), Name: PageView, VisitorID: v, Path: path})
 		}
