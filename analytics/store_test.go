@@ -87,10 +87,7 @@ func TestStore_Record_Invalid(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
 	clk := newClock(now)
-	s := openStore(t, backends()[0], clk, nil)
-	if err := s.CreateSite(ctx, Site{ID: "a"}); err != nil {
-		t.Fatal(err)
-	}
+	s := openWithSite(t, backends()[0], clk, "a")
 	ok := Event{Site: "a", Time: now, Name: PageView, VisitorID: "v", Path: "/"}
 	for name, mut := range map[string]func(*Event){
 		"no time":      func(e *Event) { e.Time = time.Time{} },
