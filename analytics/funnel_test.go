@@ -14,10 +14,7 @@ func TestStore_Funnels(t *testing.T) {
 		ctx := context.Background()
 		now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
 		clk := newClock(now)
-		s := openStore(t, b, clk, nil)
-		if err := s.CreateSite(ctx, Site{ID: "a"}); err != nil {
-			t.Fatal(err)
-		}
+		s := openWithSite(t, b, clk, "a")
 		for _, g := range []Goal{{ID: "signup", Kind: GoalPage, Match: "/signup/*"}, {ID: "purchase", Kind: GoalEvent, Match: "Purchase"}} {
 			if err := s.PutGoal(ctx, "a", g); err != nil {
 				t.Fatal(err)

@@ -62,3 +62,14 @@ func openStore(t testing.TB, b backend, clk *clock, o *Options) *Store {
 	t.Cleanup(func() { _ = s.Close() }) // before the drop: stops the aggregation loop
 	return s
 }
+
+// openWithSite is openStore with default options and a site id (no
+// domains, time zone UTC) already created in it. It fails t on an error.
+func openWithSite(t testing.TB, b backend, clk *clock, id string) *Store {
+	t.Helper()
+	s := openStore(t, b, clk, nil)
+	if err := s.CreateSite(context.Background(), Site{ID: id}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -87,10 +87,7 @@ func TestStore_Record_Invalid(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
 	clk := newClock(now)
-	s := openStore(t, backends()[0], clk, nil)
-	if err := s.CreateSite(ctx, Site{ID: "a"}); err != nil {
-		t.Fatal(err)
-	}
+	s := openWithSite(t, backends()[0], clk, "a")
 	ok := Event{Site: "a", Time: now, Name: PageView, VisitorID: "v", Path: "/"}
 	for name, mut := range map[string]func(*Event){
 		"no time":      func(e *Event) { e.Time = time.Time{} },
@@ -122,10 +119,7 @@ func TestStore_TTL(t *testing.T) {
 		ctx := context.Background()
 		now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
 		clk := newClock(now)
-		s := openStore(t, b, clk, nil)
-		if err := s.CreateSite(ctx, Site{ID: "a"}); err != nil {
-			t.Fatal(err)
-		}
+		s := openWithSite(t, b, clk, "a")
 		old := time.Date(2024, 3, 1, 10, 30, 0, 0, time.UTC) // backfilled, 19 days old
 		rec(t, s, Event{Site: "a", Time: old, Name: PageView, VisitorID: "v", Path: "/"})
 		rec(t, s, Event{Site: "a", Time: old.Add(time.Minute), Name: "Signup", VisitorID: "v", Path: "/"})
@@ -179,10 +173,7 @@ func TestStore_Realtime(t *testing.T) {
 		ctx := context.Background()
 		now := time.Date(2024, 3, 20, 12, 0, 30, 0, time.UTC)
 		clk := newClock(now)
-		s := openStore(t, b, clk, nil)
-		if err := s.CreateSite(ctx, Site{ID: "a"}); err != nil {
-			t.Fatal(err)
-		}
+		s := openWithSite(t, b, clk, "a")
 		pv := func(ago time.Duration, v, path string) {
 			rec(t, s, Event{Site: "a", Time: now.Add(-ago), Name: PageView, VisitorID: v, Path: path})
 		}
@@ -236,10 +227,7 @@ func TestStore_RebuildRealtime(t *testing.T) {
 		ctx := context.Background()
 		now := time.Date(2024, 3, 20, 12, 0, 30, 0, time.UTC)
 		clk := newClock(now)
-		s := openStore(t, b, clk, nil)
-		if err := s.CreateSite(ctx, Site{ID: "a"}); err != nil {
-			t.Fatal(err)
-		}
+		s := openWithSite(t, b, clk, "a")
 		pv := func(ago time.Duration, v, path string) {
 			rec(t, s, Event{Site: "a", Time: now.Add(-ago), Name: PageView, VisitorID: v, Path: path})
 		}

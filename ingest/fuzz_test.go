@@ -46,6 +46,21 @@ func reencode(t *testing.T, b *Batch) {
 	}
 }
 
+// checkDecoded holds a fuzzed decode to its contract: an error must be
+// an *Error (t fails otherwise); a batch b must pass check and survive
+// reencode.
+func checkDecoded(t *testing.T, b *Batch, err error, check func(*testing.T, *Batch)) {
+	t.Helper()
+	if err != nil {
+		if _, ok := err.(*Error); !ok {
+			t.Fatalf("error %v (%T), want an *Error", err, err)
+		}
+		return
+	}
+	check(t, b)
+	reencode(t, b)
+}
+
 // bounded returns Options with MaxSeries and a Reserve that counts, and a
 // check that a batch decoded with them keeps to both.
 func bounded(maxSeries int) (Options, func(*testing.T, *Batch)) {
@@ -87,14 +102,7 @@ func FuzzLineProtocol(f *testing.F) {
 		o, check := bounded(max % 5)
 		o.Precision, o.Now, o.MaxLineBytes = Precision(prec%uint8(Hour+1)), now, max%4096
 		b, err := LineProtocol(strings.NewReader(in), lookupOf(), o)
-		if err != nil {
-			if _, ok := err.(*Error); !ok {
-				t.Fatalf("error %v (%T), want an *Error", err, err)
-			}
-			return
-		}
-		check(t, b)
-		reencode(t, b)
+		checkDecoded(t, b, err, check)
 	})
 }
 
@@ -119,14 +127,7 @@ func FuzzJSON(f *testing.F) {
 		} {
 			o, check := bounded(len(in) % 3)
 			b, err := decode(o)
-			if err != nil {
-				if _, ok := err.(*Error); !ok {
-					t.Fatalf("error %v (%T), want an *Error", err, err)
-				}
-				continue
-			}
-			check(t, b)
-			reencode(t, b)
+			checkDecoded(t, b, err, check)
 		}
 	})
 }
@@ -145,13 +146,6 @@ func FuzzCSV(f *testing.F) {
 	f.Fuzz(func(t *testing.T, in string) {
 		o, check := bounded(len(in) % 3)
 		b, err := CSV(strings.NewReader(in), "SENSOR", lookupOf(), o)
-		if err != nil {
-			if _, ok := err.(*Error); !ok {
-				t.Fatalf("error %v (%T), want an *Error", err, err)
-			}
-			return
-		}
-		check(t, b)
-		reencode(t, b)
+		checkDecoded(t, b, err, check)
 	})
 }

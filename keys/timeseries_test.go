@@ -2,6 +2,7 @@ package keys
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -112,9 +113,9 @@ func TestTimeSeries_OrderIsTimeOrder(t *testing.T) {
 		for g := Year; g <= Minute; g++ {
 			ka, kb := MustTimeSeries(a, g), MustTimeSeries(b, g)
 			pa, pb := g.Truncate(a), g.Truncate(b)
-			if cmpString(ka, kb) != pa.Compare(pb) {
+			if strings.Compare(ka, kb) != pa.Compare(pb) {
 				t.Fatalf("%v: keys %q, %q compare %d; periods %v, %v compare %d",
-					g, ka, kb, cmpString(ka, kb), pa, pb, pa.Compare(pb))
+					g, ka, kb, strings.Compare(ka, kb), pa, pb, pa.Compare(pb))
 			}
 			for _, k := range []string{ka, kb} {
 				if k[:Year.Len()] != MustTimeSeries(a, Year) && k == ka {
@@ -126,16 +127,6 @@ func TestTimeSeries_OrderIsTimeOrder(t *testing.T) {
 			}
 		}
 	}
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func FuzzParseTimeSeries(f *testing.F) {

@@ -64,8 +64,8 @@ func TestTimestamp_OrderIsTimeOrder(t *testing.T) {
 		a, b := randPair(r, 3, 2*time.Millisecond)
 		ka, kb := MustTimestamp(a), MustTimestamp(b)
 		ta, tb := a.Truncate(time.Millisecond), b.Truncate(time.Millisecond)
-		if cmpString(ka, kb) != ta.Compare(tb) {
-			t.Fatalf("keys %q, %q compare %d; times %v, %v", ka, kb, cmpString(ka, kb), ta, tb)
+		if strings.Compare(ka, kb) != ta.Compare(tb) {
+			t.Fatalf("keys %q, %q compare %d; times %v, %v", ka, kb, strings.Compare(ka, kb), ta, tb)
 		}
 		back, err := ParseTimestamp(ka)
 		if err != nil || !back.Equal(ta) {
@@ -73,7 +73,7 @@ func TestTimestamp_OrderIsTimeOrder(t *testing.T) {
 		}
 		ua, _ := UniqueSeq(a, r.Uint64())
 		ub, _ := UniqueSeq(b, r.Uint64())
-		if c := ta.Compare(tb); c != 0 && cmpString(ua, ub) != c {
+		if c := ta.Compare(tb); c != 0 && strings.Compare(ua, ub) != c {
 			t.Fatalf("unique keys %q, %q do not sort by time", ua, ub)
 		}
 		day := MustTimeSeries(a, Day)

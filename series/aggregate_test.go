@@ -11,19 +11,10 @@ import (
 // up yet, in periods whose rollups are computed (a late reading), and
 // while a flush is writing them (in the buffer and the table at once).
 func TestAggregate_SeesBufferedReadings(t *testing.T) {
-	eachLayout(t, t0.Add(30*time.Hour), func(l Layout) Schema {
-		sc := sensorSchema(l)
-		sc.Shards = 2
-		return sc
-	}, func(t *testing.T, e layoutEnv) {
+	eachLayout(t, t0.Add(30*time.Hour), shardedSensors, func(t *testing.T, e layoutEnv) {
 		ctx, st, k := e.ctx, e.st, e.k
 		rs := sensorReadings(t0, 5*time.Minute, 100)
-		if err := k.Write(ctx, "s1", rs[:60]...); err != nil {
-			t.Fatal(err)
-		}
-		if err := st.Flush(ctx); err != nil {
-			t.Fatal(err)
-		}
+		writeFlush(t, ctx, st, k, "s1", rs[:60])
 		if err := st.Rollup(ctx); err != nil {
 			t.Fatal(err)
 		}

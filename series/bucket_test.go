@@ -15,11 +15,7 @@ import (
 func TestApply_Idempotent(t *testing.T) {
 	// Writing the same readings again (a retried flush, a replayed log)
 	// stores nothing twice, in every layout.
-	eachLayout(t, t0.Add(30*time.Hour), func(l Layout) Schema {
-		sc := sensorSchema(l)
-		sc.Shards = 2
-		return sc
-	}, func(t *testing.T, e layoutEnv) {
+	eachLayout(t, t0.Add(30*time.Hour), shardedSensors, func(t *testing.T, e layoutEnv) {
 		ctx, st, k := e.ctx, e.st, e.k
 		rs := sensorReadings(t0, 5*time.Minute, 100)
 		recs, err := k.prepareNumbered("s1", rs)
@@ -31,11 +27,7 @@ func TestApply_Idempotent(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		p, err := k.Range(ctx, "s1", Query{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantReadings(t, p.Readings, rs)
+		wantRange(t, ctx, k, "s1", Query{}, rs)
 	})
 }
 

@@ -36,11 +36,7 @@ func TestBuffer_CoalescesAndFlushes(t *testing.T) {
 			}
 		}
 		// Not flushed yet: read from the buffer.
-		p, err := k.Range(ctx, "s1", Query{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantReadings(t, p.Readings, rs)
+		wantRange(t, ctx, k, "s1", Query{}, rs)
 		if n, err := st.Table().Count(ctx, &table.Query{Hash: "SENSOR#s1"}); err != nil || n != 0 {
 			t.Fatalf("%d items before the flush (%v)", n, err)
 		}
@@ -64,11 +60,7 @@ func TestBuffer_CoalescesAndFlushes(t *testing.T) {
 		if chunks != 1 {
 			t.Errorf("%d chunk items, want 1", chunks)
 		}
-		p, err = k.Range(ctx, "s1", Query{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantReadings(t, p.Readings, rs)
+		wantRange(t, ctx, k, "s1", Query{}, rs)
 		t.Logf("flush of 600 readings: %.2f write units (%.4f per reading)", stats.WriteUnits, stats.WriteUnits/600)
 	})
 }
@@ -87,19 +79,10 @@ func (s *slowAPI) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteIte
 func TestBuffer_ReadsWhileFlushing(t *testing.T) {
 	// Readings being flushed are in the buffer and in the table at once:
 	// reads return each one once.
-	eachLayout(t, t0.Add(30*time.Hour), func(l Layout) Schema {
-		sc := sensorSchema(l)
-		sc.Shards = 2
-		return sc
-	}, func(t *testing.T, e layoutEnv) {
+	eachLayout(t, t0.Add(30*time.Hour), shardedSensors, func(t *testing.T, e layoutEnv) {
 		ctx, st, k := e.ctx, e.st, e.k
 		rs := sensorReadings(t0, 5*time.Minute, 100)
-		if err := k.Write(ctx, "s1", rs[:60]...); err != nil {
-			t.Fatal(err)
-		}
-		if err := st.Flush(ctx); err != nil {
-			t.Fatal(err)
-		}
+		writeFlush(t, ctx, st, k, "s1", rs[:60])
 		if err := k.Write(ctx, "s1", rs[60:]...); err != nil {
 			t.Fatal(err)
 		}
@@ -128,11 +111,7 @@ func TestBuffer_ReadsWhileFlushing(t *testing.T) {
 		if err := st.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
-		p, err := k.Range(ctx, "s1", Query{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantReadings(t, p.Readings, rs)
+		wantRange(t, ctx, k, "s1", Query{}, rs)
 	})
 }
 
@@ -165,11 +144,7 @@ func TestBuffer_Backpressure(t *testing.T) {
 	if err := st.Flush(ctx); err != nil {
 		t.Fatal(err)
 	}
-	p, err := k.Range(ctx, "s1", Query{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantReadings(t, p.Readings, rs)
+	wantRange(t, ctx, k, "s1", Query{}, rs)
 }
 
 func TestBuffer_WALReplay(t *testing.T) {
@@ -185,12 +160,7 @@ func TestBuffer_WALReplay(t *testing.T) {
 	st := openStore(t, api, opts, sensorSchema(Chunks))
 	k := mustKind(t, st, "SENSOR")
 	rs := sensorReadings(t0, time.Second, 300)
-	if err := k.Write(ctx, "s1", rs[:100]...); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Flush(ctx); err != nil {
-		t.Fatal(err)
-	}
+	writeFlush(t, ctx, st, k, "s1", rs[:100])
 	if err := k.Write(ctx, "s1", rs[100:]...); err != nil {
 		t.Fatal(err)
 	}

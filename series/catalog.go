@@ -63,6 +63,23 @@ func (s *Store) Kind(name string) (*Kind, error) {
 // is the caller's.
 func (s *Store) Kinds() []*Kind { return slices.Clone(s.kinds.Load().order) }
 
+// lockSchema normalises and checks sc as Open does, then takes the lock
+// that orders Define and Change. On a nil error the caller holds the lock
+// and must call unlock; on an error (an invalid schema, or ErrClosed) the
+// lock is not held.
+func (s *Store) lockSchema(sc Schema) (n Schema, unlock func(), err error) {
+	n, err = sc.normalize()
+	if err != nil {
+		return Schema{}, nil, err
+	}
+	s.defineMu.Lock()
+	if s.closed.Load() {
+		s.defineMu.Unlock()
+		return Schema{}, nil, ErrClosed
+	}
+	return n, s.defineMu.Unlock, nil
+}
+
 // Define adds a kind of schema sc, normalised and checked as Open does,
 // and stores the schema in the table so that every later Open of the
 // table has it. Defining a schema equal to a kind's (once normalised)
@@ -72,15 +89,11 @@ func (s *Store) Kinds() []*Kind { return slices.Clone(s.kinds.Load().order) }
 // adds the metric index to the table if it has none, and waits until it is
 // active (or ctx ends: then nothing is defined).
 func (s *Store) Define(ctx context.Context, sc Schema) (*Kind, error) {
-	n, err := sc.normalize()
+	n, unlock, err := s.lockSchema(sc)
 	if err != nil {
 		return nil, err
 	}
-	s.defineMu.Lock()
-	defer s.defineMu.Unlock()
-	if s.closed.Load() {
-		return nil, ErrClosed
-	}
+	defer unlock()
 	if k := s.lookup(n.Name); k != nil {
 		if sameSchema(k.s, n) {
 			return k, nil
@@ -128,15 +141,11 @@ func (s *Store) Define(ctx context.Context, sc Schema) (*Kind, error) {
 // the table if it has none, and waits until it is active (or ctx ends:
 // then nothing is changed).
 func (s *Store) Change(ctx context.Context, sc Schema) (*Kind, error) {
-	n, err := sc.normalize()
+	n, unlock, err := s.lockSchema(sc)
 	if err != nil {
 		return nil, err
 	}
-	s.defineMu.Lock()
-	defer s.defineMu.Unlock()
-	if s.closed.Load() {
-		return nil, ErrClosed
-	}
+	defer unlock()
 	old := s.lookup(n.Name)
 	if old == nil {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownKind, n.Name)

@@ -401,12 +401,7 @@ func TestCompact_LateReadings(t *testing.T) {
 		ctx := context.Background()
 		st, k, clk := compactStore(t, b, 1)
 		writeFlushes(t, st, k, "s1", compactReadings())
-		for range 2 {
-			if err := st.Compact(ctx); err != nil {
-				t.Fatal(err)
-			}
-			clk.Advance(st.opts.CompactGrace + time.Second)
-		}
+		compactRounds(t, ctx, st, clk, 2)
 		if n, m := chunkItemCount(t, k, "s1"); n != 3 || m != 3 {
 			t.Fatalf("%d items, %d merged; want 3 merged", n, m)
 		}
@@ -467,12 +462,7 @@ func TestCompact_CursorAcrossCompaction(t *testing.T) {
 			}
 			q.Cursor = ""
 		}
-		for range 2 {
-			if err := st.Compact(ctx); err != nil {
-				t.Fatal(err)
-			}
-			clk.Advance(st.opts.CompactGrace + time.Second)
-		}
+		compactRounds(t, ctx, st, clk, 2)
 		if n, m := chunkItemCount(t, k, "s1"); n != m {
 			t.Fatalf("%d items, %d merged", n, m)
 		}
@@ -536,12 +526,7 @@ func TestCompact_ConcurrentReaders(t *testing.T) {
 				}
 			}()
 		}
-		for range 3 {
-			if err := st.Compact(ctx); err != nil {
-				t.Fatal(err)
-			}
-			clk.Advance(st.opts.CompactGrace + time.Second)
-		}
+		compactRounds(t, ctx, st, clk, 3)
 		// Let the readers see the final state too.
 		for n := reads.Load(); reads.Load() < n+4 && len(errc) == 0; {
 			time.Sleep(time.Millisecond)
@@ -653,12 +638,7 @@ func TestCompact_PausedIter(t *testing.T) {
 				for len(got) < 10 && it.Next() {
 					got = append(got, it.Reading())
 				}
-				for range 2 {
-					if err := st.Compact(ctx); err != nil {
-						t.Fatal(err)
-					}
-					clk.Advance(st.opts.CompactGrace + time.Second)
-				}
+				compactRounds(t, ctx, st, clk, 2)
 				if n, m := chunkItemCount(t, k, "s1"); n != m {
 					t.Fatalf("%d items, %d merged", n, m)
 				}
@@ -791,12 +771,7 @@ func TestCompact_Split(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := fmtReadings(p.Readings)
-		for range 2 {
-			if err := st.Compact(ctx); err != nil {
-				t.Fatal(err)
-			}
-			clk.Advance(st.opts.CompactGrace + time.Second)
-		}
+		compactRounds(t, ctx, st, clk, 2)
 		n, m := chunkItemCount(t, k, "w")
 		if n != m || m < 4 {
 			t.Fatalf("%d items, %d merged; want several merged only", n, m)
@@ -998,4 +973,17 @@ func FuzzSrcMap(f *testing.F) {
 			}
 		}
 	})
+}
+
+// compactRounds runs st.Compact n times, each time then moving clk past
+// the store's CompactGrace, so that each round may delete the items the
+// round before superseded. It fails t on an error.
+func compactRounds(t *testing.T, ctx context.Context, st *Store, clk *clock, n int) {
+	t.Helper()
+	for range n {
+		if err := st.Compact(ctx); err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(st.opts.CompactGrace + time.Second)
+	}
 }

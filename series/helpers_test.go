@@ -194,3 +194,73 @@ func eachLayout(t *testing.T, now time.Time, schema func(Layout) Schema, fn func
 		}
 	})
 }
+
+// shardedSensors is sensorSchema(l) over two shards, for the tests whose
+// readings must cross shards.
+func shardedSensors(l Layout) Schema {
+	sc := sensorSchema(l)
+	sc.Shards = 2
+	return sc
+}
+
+// writeFlush writes rs to series id of k, then flushes st: on return the
+// readings are in the table. It fails t on either error.
+func writeFlush(t *testing.T, ctx context.Context, st *Store, k *Kind, id string, rs []Reading) {
+	t.Helper()
+	if err := k.Write(ctx, id, rs...); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wantRange fails t unless k's Range of series id over q returns exactly
+// want, in order.
+func wantRange(t *testing.T, ctx context.Context, k *Kind, id string, q Query, want []Reading) {
+	t.Helper()
+	p, err := k.Range(ctx, id, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantReadings(t, p.Readings, want)
+}
+
+// rangePages reads series id of k one Range page at a time, starting at
+// q and following each page's Cursor until a page has none. It returns
+// the readings of all pages in order and the number of readings on each
+// page. It fails t on an error, and when max pages are read and the last
+// still has a cursor.
+func rangePages(t *testing.T, ctx context.Context, k *Kind, id string, q Query, max int) (got []Reading, sizes []int) {
+	t.Helper()
+	for {
+		if len(sizes) == max {
+			t.Fatalf("more than %d pages", max)
+		}
+		p, err := k.Range(ctx, id, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, p.Readings...)
+		sizes = append(sizes, len(p.Readings))
+		if p.Cursor == "" {
+			return got, sizes
+		}
+		q.Cursor = p.Cursor
+	}
+}
+
+// addSample adds the value v read at time tm to a's Count, Sum, Min and
+// Max. When v is a's first value it also sets First and Last to v at tm
+// and returns true; otherwise it returns false and leaves First and Last
+// to the caller, whose rule (read order or time order) decides them.
+func addSample(a *Aggregate, v float64, tm time.Time) (first bool) {
+	if a.Count == 0 {
+		*a = Aggregate{Count: 1, Sum: v, Min: v, Max: v, First: v, Last: v, FirstTime: tm, LastTime: tm}
+		return true
+	}
+	a.Count++
+	a.Sum += v
+	a.Min, a.Max = min(a.Min, v), max(a.Max, v)
+	return false
+}

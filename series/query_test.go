@@ -111,22 +111,8 @@ func TestRange_Layouts(t *testing.T) {
 
 		// Pages with a cursor, forward and reverse, with a filter.
 		for _, rev := range []bool{false, true} {
-			var got []Reading
 			q := Query{PageSize: 7, Reverse: rev, Filter: []Filter{Tag("location").In("room-0", "room-2")}}
-			for pages := 0; ; pages++ {
-				if pages > 100 {
-					t.Fatal("too many pages")
-				}
-				p, err := k.Range(ctx, "s1", q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got = append(got, p.Readings...)
-				if p.Cursor == "" {
-					break
-				}
-				q.Cursor = p.Cursor
-			}
+			got, _ := rangePages(t, ctx, k, "s1", q, 101)
 			want = nil
 			for _, r := range rs {
 				if r.Tags[0] != "room-1" {

@@ -231,16 +231,9 @@ func rgPeriods(rs []Reading, nf int, start func(time.Time) time.Time, end func(t
 			if math.IsNaN(v) {
 				continue
 			}
-			a := &p.Fields[i]
-			if a.Count == 0 {
-				*a = Aggregate{Count: 1, Sum: v, Min: v, Max: v, First: v, Last: v, FirstTime: r.Time, LastTime: r.Time}
-				continue
+			if a := &p.Fields[i]; !addSample(a, v, r.Time) {
+				a.Last, a.LastTime = v, r.Time
 			}
-			a.Count++
-			a.Sum += v
-			a.Min = min(a.Min, v)
-			a.Max = max(a.Max, v)
-			a.Last, a.LastTime = v, r.Time
 		}
 	}
 	return out
@@ -982,35 +975,9 @@ func TestDuplicates_TieOrderStable(t *testing.T) {
 			want := []Reading{y, a, bb}
 			checkReads(t, ctx, k, "s", want, "buffered", readsOpts{buffered: true, pages: true})
 			// A cursor at a before the flush, resumed after it.
-			q := paged(Query{From: a.Time}, 1)
-			p, err := k.Range(ctx, "s", q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			qr := paged(Query{Reverse: true}, 1)
-			pr, err := k.Range(ctx, "s", qr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := st.Flush(ctx); err != nil {
-				t.Fatal(err)
-			}
-			q.Cursor = p.Cursor
-			rest, err := rangeAll(ctx, k, "s", q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := diffReadings(append(p.Readings, rest...), want[1:]); d != "" {
-				t.Errorf("forward cursor across the flush: %s", d)
-			}
-			qr.Cursor = pr.Cursor
-			rest, err = rangeAll(ctx, k, "s", qr)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := diffReadings(append(pr.Readings, rest...), reversed(want)); d != "" {
-				t.Errorf("reverse cursor across the flush: %s", d)
-			}
+			cursorsAcrossFlush(t, ctx, st, k, "s",
+				flushCursor{"forward", paged(Query{From: a.Time}, 1), want[1:]},
+				flushCursor{"reverse", paged(Query{Reverse: true}, 1), reversed(want)})
 			checkReads(t, ctx, k, "s", want, "flushed", readsOpts{pages: true})
 		})
 		for _, rule := range []DuplicateRule{KeepAll, LastWins} {
@@ -1039,22 +1006,7 @@ func TestDuplicates_TieOrderStable(t *testing.T) {
 				}
 				want := m.want()
 				checkReads(t, ctx, k, "s", want, "buffered", readsOpts{buffered: true})
-				q := paged(Query{}, len(want)/2+1)
-				p, err := k.Range(ctx, "s", q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if err := st.Flush(ctx); err != nil {
-					t.Fatal(err)
-				}
-				q.Cursor = p.Cursor
-				rest, err := rangeAll(ctx, k, "s", q)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := diffReadings(append(p.Readings, rest...), want); d != "" {
-					t.Errorf("cursor across the flush: %s", d)
-				}
+				cursorsAcrossFlush(t, ctx, st, k, "s", flushCursor{"forward", paged(Query{}, len(want)/2+1), want})
 				checkReads(t, ctx, k, "s", want, "flushed", readsOpts{})
 			})
 		}
@@ -1514,20 +1466,7 @@ func TestRange_LimitIsTotal(t *testing.T) {
 						}
 						// Limit 5 in pages of 2: 2, 2, 1, the last without a cursor.
 						q := paged(Query{Reverse: rev, Limit: 5}, 2)
-						var got []Reading
-						var sizes []int
-						for len(sizes) < 10 {
-							p, err := k.Range(ctx, "s", q)
-							if err != nil {
-								t.Fatal(err)
-							}
-							got = append(got, p.Readings...)
-							sizes = append(sizes, len(p.Readings))
-							if p.Cursor == "" {
-								break
-							}
-							q.Cursor = p.Cursor
-						}
+						got, sizes := rangePages(t, ctx, k, "s", q, 10)
 						if d := diffReadings(got, all[:5]); d != "" {
 							t.Errorf("reverse %v, Limit 5, pages of 2 (%v): %s", rev, sizes, d)
 						}
@@ -1559,19 +1498,7 @@ func TestRange_LimitIsTotal(t *testing.T) {
 								fall = append(fall, r)
 							}
 						}
-						got, sizes = nil, nil
-						for len(sizes) < 10 {
-							p, err := k.Range(ctx, "s", fq)
-							if err != nil {
-								t.Fatal(err)
-							}
-							got = append(got, p.Readings...)
-							sizes = append(sizes, len(p.Readings))
-							if p.Cursor == "" {
-								break
-							}
-							fq.Cursor = p.Cursor
-						}
+						got, sizes = rangePages(t, ctx, k, "s", fq, 10)
 						if d := diffReadings(got, fall[:5]); d != "" {
 							t.Errorf("reverse %v, filtered, Limit 5, pages of 2 (%v): %s", rev, sizes, d)
 						}
@@ -1984,5 +1911,43 @@ func TestAggregate_InvalidTierOnEmptyRange(t *testing.T) {
 	// A valid query on an empty range is empty, not an error.
 	if a, err := k.Aggregate(ctx, "empty", AggregateQuery{From: t0, To: t0, Step: time.Hour, Tier: Hourly}); err != nil || len(a.Periods) != 0 {
 		t.Errorf("valid query on an empty range: %v, %v", a, err)
+	}
+}
+
+// flushCursor is a read that cursorsAcrossFlush starts before a flush and
+// resumes after it: q's first page, then the rest from its cursor, must
+// be want.
+type flushCursor struct {
+	what string
+	q    Query
+	want []Reading
+}
+
+// cursorsAcrossFlush reads the first page of each read of series id of k,
+// flushes st, then resumes each read from its page's cursor and reports
+// (t.Errorf) any read whose pages together are not its want. Read or
+// flush errors fail t.
+func cursorsAcrossFlush(t *testing.T, ctx context.Context, st *Store, k *Kind, id string, reads ...flushCursor) {
+	t.Helper()
+	first := make([]*Page, len(reads))
+	for i, r := range reads {
+		p, err := k.Range(ctx, id, r.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first[i] = p
+	}
+	if err := st.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range reads {
+		r.q.Cursor = first[i].Cursor
+		rest, err := rangeAll(ctx, k, id, r.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := diffReadings(append(first[i].Readings, rest...), r.want); d != "" {
+			t.Errorf("%s cursor across the flush: %s", r.what, d)
+		}
 	}
 }

@@ -27,13 +27,9 @@ func expect(rs []Reading, nf int, bucket func(time.Time) (time.Time, time.Time))
 				continue
 			}
 			a := &p.Fields[i]
-			if a.Count == 0 {
-				*a = Aggregate{Count: 1, Sum: v, Min: v, Max: v, First: v, Last: v, FirstTime: r.Time, LastTime: r.Time}
+			if addSample(a, v, r.Time) {
 				continue
 			}
-			a.Count++
-			a.Sum += v
-			a.Min, a.Max = min(a.Min, v), max(a.Max, v)
 			if r.Time.Before(a.FirstTime) {
 				a.First, a.FirstTime = v, r.Time
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,19 +53,7 @@ func TestShards_ScatterGather(t *testing.T) {
 		}
 		wantReadings(t, p.Readings, rs)
 		// Pages in reverse, merged over the shards.
-		var got []Reading
-		q := Query{Reverse: true, PageSize: 33, From: rs[50].Time}
-		for {
-			p, err := k.Range(ctx, "hot", q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, p.Readings...)
-			if p.Cursor == "" {
-				break
-			}
-			q.Cursor = p.Cursor
-		}
+		got, _ := rangePages(t, ctx, k, "hot", Query{Reverse: true, PageSize: 33, From: rs[50].Time}, 1000)
 		want := slices.Clone(rs[50:])
 		slices.Reverse(want)
 		wantReadings(t, got, want)
@@ -124,7 +113,7 @@ func TestMetricIndex_AllSeriesOneField(t *testing.T) {
 					if c := a.Time.Compare(b.Time); c != 0 {
 						return c
 					}
-					return compareStrings(a.ID, b.ID)
+					return strings.Compare(a.ID, b.ID)
 				})
 				got, err := k.MetricRange(ctx, "humidity", t0.Add(10*time.Hour), t0.Add(30*time.Hour), 0)
 				if err != nil {
@@ -147,13 +136,3 @@ func TestMetricIndex_AllSeriesOneField(t *testing.T) {
 }
 
 func isNaN(f float64) bool { return f != f }
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}

@@ -4,36 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/timetable-db/timetable/analytics"
+	"github.com/timetable-db/timetable/internal/clock"
 )
 
-// Clock is a settable clock: give its Now to analytics.Options.Now (and to
-// the embedded engine's local.Options.Now, whose TTL sweeper then expires
-// items on the same clock). It is safe for concurrent use.
-type Clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+// Clock is a settable clock (internal/clock.Settable): give its Now to
+// analytics.Options.Now (and to the embedded engine's local.Options.Now,
+// whose TTL sweeper then expires items on the same clock). It is safe for
+// concurrent use.
+type Clock = clock.Settable
 
 // NewClock returns a Clock that reads t.
-func NewClock(t time.Time) *Clock { return &Clock{t: t} }
-
-// Now returns the time last set.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-// Set makes Now return t.
-func (c *Clock) Set(t time.Time) {
-	c.mu.Lock()
-	c.t = t
-	c.mu.Unlock()
-}
+func NewClock(t time.Time) *Clock { return clock.New(t) }
 
 // CreateSite creates the demonstration site id (domain Domain, time zone
 // UTC), its Goals and the funnel FunnelID of FunnelSteps. It fails with analytics.ErrExists if the site

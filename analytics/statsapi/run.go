@@ -535,6 +535,20 @@ func (q *Query) rowsOf(v *analytics.Visit, h *analytics.Hit, t time.Time, bs []b
 	return out
 }
 
+// visitFields maps each visit:* dimension to the visit's value of it.
+var visitFields = map[string]func(*analytics.Visit) string{
+	"visit:entry_page":   func(v *analytics.Visit) string { return v.EntryPage },
+	"visit:exit_page":    func(v *analytics.Visit) string { return v.ExitPage },
+	"visit:source":       func(v *analytics.Visit) string { return v.Source },
+	"visit:utm_source":   func(v *analytics.Visit) string { return v.UTM.Source },
+	"visit:utm_medium":   func(v *analytics.Visit) string { return v.UTM.Medium },
+	"visit:utm_campaign": func(v *analytics.Visit) string { return v.UTM.Campaign },
+	"visit:country":      func(v *analytics.Visit) string { return v.Country },
+	"visit:browser":      func(v *analytics.Visit) string { return v.Browser },
+	"visit:os":           func(v *analytics.Visit) string { return v.OS },
+	"visit:device":       func(v *analytics.Visit) string { return v.Device },
+}
+
 // values returns the values of dimension d for hit h of visit v: none for
 // event:goal without a goal and for event:props:NAME on a hit that is no
 // custom event or lacks the property; analytics.None for an empty value.
@@ -559,26 +573,9 @@ func values(d string, v *analytics.Visit, h *analytics.Hit) []string {
 		return one(h.Name)
 	case "event:goal":
 		return h.Goals
-	case "visit:entry_page":
-		return one(v.EntryPage)
-	case "visit:exit_page":
-		return one(v.ExitPage)
-	case "visit:source":
-		return one(v.Source)
-	case "visit:utm_source":
-		return one(v.UTM.Source)
-	case "visit:utm_medium":
-		return one(v.UTM.Medium)
-	case "visit:utm_campaign":
-		return one(v.UTM.Campaign)
-	case "visit:country":
-		return one(v.Country)
-	case "visit:browser":
-		return one(v.Browser)
-	case "visit:os":
-		return one(v.OS)
-	case "visit:device":
-		return one(v.Device)
+	}
+	if field, ok := visitFields[d]; ok {
+		return one(field(v))
 	}
 	return nil
 }
