@@ -188,17 +188,7 @@ func TestStore_Realtime(t *testing.T) {
 		if err := s.AggregateDay(ctx, "a", now); err != nil {
 			t.Fatal(err)
 		}
-		live, err := s.Realtime(ctx, "a")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if live.Visitors != 4 || live.PageViews != 4 {
-			t.Errorf("Realtime = %+v, want 4 visitors (v1, v2, v3, v5) and 4 page views", live)
-		}
-		want := []Count{{"/", 2}, {"/pricing", 1}}
-		if len(live.Pages) != 2 || live.Pages[0] != want[0] || live.Pages[1] != want[1] {
-			t.Errorf("Pages = %v, want %v", live.Pages, want)
-		}
+		live := wantRealtime(t, s, 4, 4, []Count{{"/", 2}, {"/pricing", 1}}) // visitors v1, v2, v3, v5
 		// The feed: the hits of the last 5 minutes, newest first, without
 		// the engagement event or the hit of 6 minutes ago.
 		var feed []string
@@ -252,18 +242,25 @@ func TestStore_RebuildRealtime(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		live, err := next.Realtime(ctx, "a")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if live.Visitors != 4 || live.PageViews != 5 {
-			t.Errorf("Realtime = %+v, want 4 visitors (v1, v2, v3, v5) and 5 page views", live)
-		}
-		want := []Count{{"/", 3}, {"/pricing", 1}}
-		if !slices.Equal(live.Pages, want) {
-			t.Errorf("Pages = %v, want %v", live.Pages, want)
-		}
+		wantRealtime(t, next, 4, 5, []Count{{"/", 3}, {"/pricing", 1}}) // visitors v1, v2, v3, v5
 	})
+}
+
+// wantRealtime checks site a's realtime visitors, page views and pages in
+// s, and returns what Realtime gave.
+func wantRealtime(t *testing.T, s *Store, visitors int, views int64, pages []Count) *Live {
+	t.Helper()
+	live, err := s.Realtime(context.Background(), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if live.Visitors != visitors || live.PageViews != views {
+		t.Errorf("Realtime = %+v, want %d visitors and %d page views", live, visitors, views)
+	}
+	if !slices.Equal(live.Pages, pages) {
+		t.Errorf("Pages = %v, want %v", live.Pages, pages)
+	}
+	return live
 }
 
 func TestStore_VisitorID(t *testing.T) {
