@@ -50,6 +50,13 @@
 // is called when an item operation fails with ResourceNotFoundException
 // (IsTableMissing).
 //
+// # Leases
+//
+// TakeLease, ReleaseLease and LeaseHolder keep a lease in an item of the
+// table (a conditional put with an expiry), so that processes sharing the
+// table do a unit of background work once and take it over when its
+// holder dies (lease.go).
+//
 // # Consumed capacity
 //
 // Every call asks for ReturnConsumedCapacity TOTAL, and Stats reports the
