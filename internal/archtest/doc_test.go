@@ -307,8 +307,19 @@ var docPath = regexp.MustCompile("`([a-z][A-Za-z0-9_./-]*/[A-Za-z0-9_.-]+\\.[a-z
 // TestArchitectureDoc_Paths: every file that docs/architecture.md names
 // by its path is in the repository, so a file moved or removed without
 // the page following fails here.
-func TestArchitectureDoc_Paths(t *testing.T) {
-	doc := readDoc(t)
+func TestArchitectureDoc_Paths(t *testing.T) { checkDocPaths(t, docFile) }
+
+// TestScaleOutDoc_Paths: the same for docs/scale-out.md.
+func TestScaleOutDoc_Paths(t *testing.T) { checkDocPaths(t, "docs/scale-out.md") }
+
+// checkDocPaths fails if file, a page of the module's folder, names by
+// its path (docPath) a file that is not in the repository, or names none.
+func checkDocPaths(t *testing.T, file string) {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join(root, file))
+	if err != nil {
+		t.Fatal(err)
+	}
 	seen := map[string]bool{}
 	for _, m := range docPath.FindAllSubmatch(doc, -1) {
 		path := string(m[1])
@@ -317,10 +328,10 @@ func TestArchitectureDoc_Paths(t *testing.T) {
 		}
 		seen[path] = true
 		if _, err := os.Stat(filepath.Join(root, path)); err != nil {
-			t.Errorf("%s names %s, which is not in the repository (moved or removed?): name its new home, or drop it", docFile, path)
+			t.Errorf("%s names %s, which is not in the repository (moved or removed?): name its new home, or drop it", file, path)
 		}
 	}
 	if len(seen) == 0 {
-		t.Fatalf("%s names no file by its path: this test finds nothing to check", docFile)
+		t.Fatalf("%s names no file by its path: this test finds nothing to check", file)
 	}
 }
