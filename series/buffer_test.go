@@ -27,7 +27,7 @@ func TestBuffer_CoalescesAndFlushes(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(time.Hour))
-		st := openStore(t, b.open(t, clk), testOptions(t, clk), sensorSchema(Chunks))
+		st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), sensorSchema(Chunks))
 		k := mustKind(t, st, "SENSOR")
 		rs := sensorReadings(t0, time.Second, 600) // 10 minutes, one hour
 		for i := 0; i < len(rs); i += 10 {
@@ -187,10 +187,10 @@ func TestWriteMany(t *testing.T) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(time.Hour))
 		opts := testOptions(t, clk)
-		if b.name == "engine" {
+		if b.Name == "engine" {
 			opts.WALDir = t.TempDir()
 		}
-		st := openStore(t, b.open(t, clk), opts, sensorSchema(Chunks))
+		st := openStore(t, b.OpenOn(t, clk), opts, sensorSchema(Chunks))
 		k := mustKind(t, st, "SENSOR")
 		rs := sensorReadings(t0, time.Second, 300)
 		// s1 twice in one call, s2 once, s3 with nothing.
@@ -219,7 +219,7 @@ func TestWriteMany(t *testing.T) {
 			}
 		}
 		check(st) // from the buffer
-		if b.name != "engine" {
+		if b.Name != "engine" {
 			if err := st.Flush(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -275,14 +275,14 @@ func killTest(t *testing.T, b backend, l Layout, noSync bool) {
 	name := tableName(t)
 	clk := newClock(t0.Add(time.Hour))
 	openAPI := func() (timetable.API, func()) {
-		if b.name == "engine" {
+		if b.Name == "engine" {
 			db, err := local.Open(dataDir, &local.Options{Now: clk.Now})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return db, func() { db.Close() }
 		}
-		return b.open(t, clk), func() {}
+		return b.OpenOn(t, clk), func() {}
 	}
 	api, closeAPI := openAPI()
 	st, err := Open(ctx, api, &Options{Table: name, Now: clk.Now, RollupInterval: -1}, killSchema(l))
@@ -300,7 +300,7 @@ func killTest(t *testing.T, b backend, l Layout, noSync bool) {
 	acked := map[int]bool{}
 	for round := 0; round < 2; round++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestKill9Child$", "-test.count=1")
-		cmd.Env = append(os.Environ(), childEnv+"="+strings.Join([]string{b.name, walDir, dataDir, name, strconv.Itoa(int(l)), strconv.Itoa(round * 1_000_000), strconv.FormatBool(noSync)}, "|"))
+		cmd.Env = append(os.Environ(), childEnv+"="+strings.Join([]string{b.Name, walDir, dataDir, name, strconv.Itoa(int(l)), strconv.Itoa(round * 1_000_000), strconv.FormatBool(noSync)}, "|"))
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -345,7 +345,7 @@ func killTest(t *testing.T, b backend, l Layout, noSync bool) {
 	}
 	defer func() {
 		st.Close()
-		if b.name != "engine" {
+		if b.Name != "engine" {
 			st.Table().Drop(ctx)
 		}
 	}()

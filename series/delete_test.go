@@ -97,7 +97,7 @@ func testDelete(t *testing.T, b backend, l Layout, shards int, c deleteCase) {
 	ctx := context.Background()
 	clk := newClock(t0.Add(50 * time.Hour))
 	sc := rgSchema(l, shards, KeepAll)
-	api := b.open(t, clk)
+	api := b.OpenOn(t, clk)
 	opts := testOptions(t, clk)
 	opts.WALDir = t.TempDir()
 	st := openStore(t, api, opts, sc)
@@ -194,7 +194,7 @@ func TestDelete_ChunkPositions(t *testing.T) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(50 * time.Hour))
 		sc := rgSchema(Chunks, 1, KeepAll)
-		st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
+		st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
 		k := mustKind(t, st, "RG")
 		m := newModel(KeepAll, sc)
 		for i := 0; i < 3; i++ {
@@ -255,7 +255,7 @@ func testDeleteSeries(t *testing.T, b backend, l Layout, shards int) {
 	clk := newClock(t0.Add(50 * time.Hour))
 	sc := rgSchema(l, shards, LastWins)
 	sc.MetricIndex = true
-	api := b.open(t, clk)
+	api := b.OpenOn(t, clk)
 	opts := testOptions(t, clk)
 	opts.WALDir = t.TempDir()
 	st := openStore(t, api, opts, sc)

@@ -38,7 +38,7 @@ func TestKind_Series(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(time.Hour))
-		api := b.open(t, clk)
+		api := b.OpenOn(t, clk)
 		opts := testOptions(t, clk)
 		st := openStore(t, api, opts, sensorSchema(Chunks), Schema{Name: "OTHER", Fields: []string{"v"}})
 		k := mustKind(t, st, "SENSOR")

@@ -19,26 +19,14 @@ type clock = testenv.Clock
 
 var newClock = testenv.NewClock
 
-// backend opens the API a test runs on, given the test's clock.
-type backend struct {
-	name string
-	open func(t testing.TB, clk *clock) timetable.API
-}
+// backend is a backend a test runs on.
+type backend = testenv.Backend
 
 // openEngine opens an in-memory embedded engine whose TTL clock is clk.
 func openEngine(t testing.TB, clk *clock) timetable.API { return testenv.Backends()[0].OpenOn(t, clk) }
 
-// toBackend gives b the shape of this package's tests.
-func toBackend(b testenv.Backend) backend { return backend{name: b.Name, open: b.OpenOn} }
-
 // backends returns the backends of testenv.Backends.
-func backends() []backend {
-	var bs []backend
-	for _, b := range testenv.Backends() {
-		bs = append(bs, toBackend(b))
-	}
-	return bs
-}
+var backends = testenv.Backends
 
 // endpointEnv names the DynamoDB-compatible endpoint the tests also run
 // against; a child process of a test reads it to reach the server its
@@ -50,10 +38,7 @@ func dynamoLocal(endpoint string) timetable.API { return dynamotest.NewClient(en
 
 // eachBackend runs fn as a subtest on the embedded engine and, when
 // TIMETABLE_DYNAMODB_ENDPOINT is set, on that endpoint (testenv.EachBackend).
-func eachBackend(t *testing.T, fn func(t *testing.T, b backend)) {
-	t.Helper()
-	testenv.EachBackend(t, func(t *testing.T, b testenv.Backend) { fn(t, toBackend(b)) })
-}
+var eachBackend = testenv.EachBackend
 
 var testTableOptions = &table.Options{BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond, RetryTimeout: 20 * time.Second}
 
@@ -188,7 +173,7 @@ func eachLayout(t *testing.T, now time.Time, schema func(Layout) Schema, fn func
 				}
 				clk := newClock(now)
 				sc := schema(l)
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
+				st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
 				fn(t, layoutEnv{ctx: context.Background(), b: b, l: l, clk: clk, st: st, k: mustKind(t, st, sc.Name)})
 			})
 		}

@@ -400,7 +400,7 @@ func reopen(t *testing.T, api timetable.API, opts *Options, schemas ...Schema) *
 // onDynamo reports whether b is DynamoDB Local (requests cost
 // milliseconds there, waiting on the server: the subtests that share
 // nothing run in parallel on it).
-func onDynamo(b backend) bool { return b.name != "engine" }
+func onDynamo(b backend) bool { return b.Name != "engine" }
 
 // Finding 1: a Range page of a read merging streams (the buffer and the
 // table, or shards) left the backend iterators on a cancelled context:
@@ -411,7 +411,7 @@ func TestRange_PagesMergingStreams(t *testing.T) {
 			t.Run(l.String()+"/buffered", func(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(time.Hour))
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "P", Fields: []string{"v"}, Layout: l})
+				st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), Schema{Name: "P", Fields: []string{"v"}, Layout: l})
 				k := mustKind(t, st, "P")
 				var want []Reading
 				for i := 0; i < 10; i++ {
@@ -455,7 +455,7 @@ func TestRange_PagesMergingStreams(t *testing.T) {
 			t.Run(l.String()+"/shards", func(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(time.Hour))
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "P", Fields: []string{"v"}, Layout: l, Shards: 2})
+				st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), Schema{Name: "P", Fields: []string{"v"}, Layout: l, Shards: 2})
 				k := mustKind(t, st, "P")
 				for i := 0; i < 12; i++ {
 					for _, id := range []string{"x", "y"} {
@@ -498,7 +498,7 @@ func TestRange_CursorAcrossFlush_Chunks(t *testing.T) {
 		mins := []int{30, 10, 50}
 		setup := func(t *testing.T, sync bool) (*Store, *Kind, *clock, []Reading) {
 			clk := newClock(t0.Add(11 * time.Hour))
-			st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "C", Fields: []string{"v"}})
+			st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), Schema{Name: "C", Fields: []string{"v"}})
 			k := mustKind(t, st, "C")
 			var want []Reading
 			for _, m := range mins {
@@ -618,7 +618,7 @@ func testCursorSurvives(t *testing.T, b backend, rule DuplicateRule, l Layout, s
 	ctx := context.Background()
 	clk := newClock(t0.Add(at(12, 0)))
 	sc := withRule(Schema{Name: "K", Fields: []string{"v"}, Layout: l, Shards: shards}, rule)
-	api := b.open(t, clk)
+	api := b.OpenOn(t, clk)
 	opts := testOptions(t, clk)
 	st := openStore(t, api, opts, sc)
 	k := mustKind(t, st, "K")
@@ -695,7 +695,7 @@ func TestIter_AcrossFlushAndCompact(t *testing.T) {
 						ctx := context.Background()
 						clk := newClock(t0.Add(at(13, 0)))
 						sc := withRule(Schema{Name: "I", Fields: []string{"v"}, Layout: l, Shards: 2}, rule)
-						st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
+						st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
 						k := mustKind(t, st, "I")
 						m := newModel(rule, sc)
 						var stored []Reading
@@ -871,7 +871,7 @@ func TestLatest_NeverStale(t *testing.T) {
 				clk := newClock(t0.Add(24 * time.Hour))
 				opts := testOptions(t, clk)
 				opts.FlushSize = 1 // FlushInterval -1 turns off the timer only
-				api := newRaceLatest(b.open(t, clk))
+				api := newRaceLatest(b.OpenOn(t, clk))
 				st := openStore(t, api, opts, Schema{Name: "L", Fields: []string{"v"}, Layout: l})
 				api.st.Store(st)
 				k := mustKind(t, st, "L")
@@ -957,7 +957,7 @@ func TestDuplicates_TieOrderStable(t *testing.T) {
 		t.Run("chunks/sync-between-buffered", func(t *testing.T) {
 			clk := newClock(t0.Add(12 * time.Hour))
 			sc := withRule(Schema{Name: "T", Fields: []string{"v"}}, KeepAll)
-			st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
+			st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
 			k := mustKind(t, st, "T")
 			// y and bb are flushed in one chunk, a is written before bb.
 			y := Reading{Time: t0.Add(at(10, 10)), Values: []float64{9}}
@@ -984,7 +984,7 @@ func TestDuplicates_TieOrderStable(t *testing.T) {
 			t.Run("chunks/shards/"+rule.String(), func(t *testing.T) {
 				clk := newClock(t0.Add(12 * time.Hour))
 				sc := withRule(Schema{Name: "T", Fields: []string{"v"}, Shards: 2}, rule)
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
+				st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
 				k := mustKind(t, st, "T")
 				m := newModel(rule, sc)
 				// 40 instants, each written twice in a row, every other
@@ -1015,7 +1015,7 @@ func TestDuplicates_TieOrderStable(t *testing.T) {
 				t.Run("restarts/"+l.String()+"/"+rule.String(), func(t *testing.T) {
 					clk := newClock(t0.Add(12 * time.Hour))
 					sc := withRule(Schema{Name: "T", Fields: []string{"v"}, Layout: l}, rule)
-					api := b.open(t, clk)
+					api := b.OpenOn(t, clk)
 					opts := testOptions(t, clk)
 					st := openStore(t, api, opts, sc)
 					m := newModel(rule, sc)
@@ -1069,7 +1069,7 @@ func TestBuckets_FirstLastOfTies(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(25 * time.Hour))
 				sc := withRule(Schema{Name: "B", Fields: []string{"v"}, Layout: Buckets, BucketPeriod: keys.Hour, Shards: 2}, rule)
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
+				st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
 				k := mustKind(t, st, "B")
 				m := newModel(rule, sc)
 				// Each hour of a day: a pair of readings at its first
@@ -1124,7 +1124,7 @@ func TestNegativeZero(t *testing.T) {
 			t.Run(l.String(), func(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(12 * time.Hour))
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "Z", Fields: []string{"v", "w"}, Layout: l})
+				st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), Schema{Name: "Z", Fields: []string{"v", "w"}, Layout: l})
 				k := mustKind(t, st, "Z")
 				if err := k.WriteSync(ctx, "s", Reading{Time: t0.Add(at(10, 0)), Values: []float64{negz, 1}}); err != nil {
 					t.Fatal(err)
@@ -1201,7 +1201,7 @@ func TestNegativeZero(t *testing.T) {
 			ctx := context.Background()
 			clk := newClock(t0.Add(12 * time.Hour))
 			sc := withRule(Schema{Name: "Z", Fields: []string{"v"}}, RejectDifferent)
-			st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
+			st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
 			k := mustKind(t, st, "Z")
 			for i, c := range []struct {
 				first, second float64
@@ -1239,7 +1239,7 @@ func TestAggregate_TierIsTheTierRead(t *testing.T) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(12 * time.Hour))
 		sc := Schema{Name: "A", Fields: []string{"v"}}
-		st := openStore(t, b.open(t, clk), testOptions(t, clk), sc, Schema{Name: "D", Fields: []string{"v"}, Rollups: []keys.Granularity{keys.Day}})
+		st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), sc, Schema{Name: "D", Fields: []string{"v"}, Rollups: []keys.Granularity{keys.Day}})
 		k := mustKind(t, st, "A")
 		var rs []Reading
 		for i := 0; i < 20; i++ {
@@ -1292,7 +1292,7 @@ func TestBounds_ZeroUpperBound(t *testing.T) {
 				clk := newClock(t0.Add(at(1, 0)))
 				opts := testOptions(t, clk)
 				opts.MaxFuture = -1 // readings days and years ahead
-				st := openStore(t, b.open(t, clk), opts, Schema{Name: "U", Fields: []string{"v"}, Layout: l})
+				st := openStore(t, b.OpenOn(t, clk), opts, Schema{Name: "U", Fields: []string{"v"}, Layout: l})
 				k := mustKind(t, st, "U")
 				past := Reading{Time: t0.Add(at(0, 30)), Values: []float64{1}}
 				future := Reading{Time: t0.Add(72*time.Hour + at(1, 0)), Values: []float64{2}} // 3 days after the clock
@@ -1379,7 +1379,7 @@ func TestBounds_SubMillisecond(t *testing.T) {
 			t.Run(l.String(), func(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(at(12, 0)))
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "M", Fields: []string{"v"}, Layout: l})
+				st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), Schema{Name: "M", Fields: []string{"v"}, Layout: l})
 				k := mustKind(t, st, "M")
 				tm := t0.Add(at(10, 0))
 				rs := []Reading{
@@ -1436,7 +1436,7 @@ func TestRange_LimitIsTotal(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/shards=%d", l, shards), func(t *testing.T) {
 					ctx := context.Background()
 					clk := newClock(t0.Add(at(12, 0)))
-					st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "N", Fields: []string{"v"}, Layout: l, Shards: shards})
+					st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), Schema{Name: "N", Fields: []string{"v"}, Layout: l, Shards: shards})
 					k := mustKind(t, st, "N")
 					var rs []Reading
 					for i := 0; i < 10; i++ {
@@ -1581,7 +1581,7 @@ func testRule(t *testing.T, b backend, rule DuplicateRule, l Layout, shards int)
 	ctx := context.Background()
 	clk := newClock(t0.Add(at(12, 0)))
 	sc := rgSchema(l, shards, rule)
-	api := b.open(t, clk)
+	api := b.OpenOn(t, clk)
 	opts := testOptions(t, clk)
 	st := openStore(t, api, opts, sc)
 	k := mustKind(t, st, "RG")
@@ -1666,7 +1666,7 @@ func TestDuplicates_RejectDifferent(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(at(12, 0)))
 				sc := rgSchema(l, 1, RejectDifferent)
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
+				st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
 				k := mustKind(t, st, "RG")
 				stored := rd(at(10, 0), 1, "a")
 				buffered := rd(at(10, 10), 2, "a")
@@ -1749,7 +1749,7 @@ func TestDuplicates_ConcurrentWrites(t *testing.T) {
 						ctx := context.Background()
 						clk := newClock(t0.Add(at(12, 0)))
 						sc := withRule(Schema{Name: "W", Fields: []string{"v"}, Layout: l}, rule)
-						st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
+						st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
 						k := mustKind(t, st, "W")
 						k.WriteSync(ctx, "s", Reading{Time: t0.Add(at(9, 0)), Values: []float64{-1}})
 						var wg sync.WaitGroup
@@ -1846,7 +1846,7 @@ func TestDuplicates_AcrossCrashReplay(t *testing.T) {
 					ctx := context.Background()
 					clk := newClock(t0.Add(at(12, 0)))
 					sc := withRule(Schema{Name: "R", Fields: []string{"v"}, Layout: l}, rule)
-					api := b.open(t, clk)
+					api := b.OpenOn(t, clk)
 					opts := testOptions(t, clk)
 					opts.WALDir = t.TempDir()
 					st := openStore(t, api, opts, sc)
