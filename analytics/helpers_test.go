@@ -48,13 +48,15 @@ func openStore(t testing.TB, b backend, clk *clock, o *Options) *Store {
 	return s
 }
 
-// openWithSite is openStore with default options and a site id (no
-// domains, time zone UTC) already created in it. It fails t on an error.
-func openWithSite(t testing.TB, b backend, clk *clock, id string) *Store {
+// openWithSite is openStore with default options, on a new clock that
+// reads now, and a site id (no domains, time zone UTC) already created in
+// it. It returns the clock and the Store, and fails t on an error.
+func openWithSite(t testing.TB, b backend, now time.Time, id string) (*clock, *Store) {
 	t.Helper()
+	clk := newClock(now)
 	s := openStore(t, b, clk, nil)
 	if err := s.CreateSite(context.Background(), Site{ID: id}); err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return clk, s
 }
