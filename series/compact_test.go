@@ -550,8 +550,7 @@ func TestCompact_TwoCompactors(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(4 * time.Hour))
-		api := b.OpenOn(t, clk)
-		opts := testOptions(t, clk)
+		api, opts := openOn(t, b, clk)
 		st := openStore(t, api, opts, compactSchema(2))
 		k := mustKind(t, st, "C")
 		other, err := Open(ctx, api, opts, compactSchema(2))
@@ -681,8 +680,7 @@ func TestCompact_Crash(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(4 * time.Hour))
-		api := b.OpenOn(t, clk)
-		opts := testOptions(t, clk)
+		api, opts := openOn(t, b, clk)
 		st := openStore(t, api, opts, compactSchema(1))
 		k := mustKind(t, st, "C")
 		writeFlushes(t, st, k, "s1", compactReadings())

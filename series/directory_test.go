@@ -38,8 +38,7 @@ func TestKind_Series(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(time.Hour))
-		api := b.OpenOn(t, clk)
-		opts := testOptions(t, clk)
+		api, opts := openOn(t, b, clk)
 		st := openStore(t, api, opts, sensorSchema(Chunks), Schema{Name: "OTHER", Fields: []string{"v"}})
 		k := mustKind(t, st, "SENSOR")
 		var want []string

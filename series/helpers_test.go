@@ -25,6 +25,12 @@ type backend = testenv.Backend
 // openEngine opens an in-memory embedded engine whose TTL clock is clk.
 func openEngine(t testing.TB, clk *clock) timetable.API { return testenv.Backends()[0].OpenOn(t, clk) }
 
+// openOn opens b on clk, and returns its API and testOptions on clk.
+func openOn(t testing.TB, b backend, clk *clock) (timetable.API, *Options) {
+	t.Helper()
+	return b.OpenOn(t, clk), testOptions(t, clk)
+}
+
 // backends returns the backends of testenv.Backends.
 var backends = testenv.Backends
 

@@ -79,8 +79,7 @@ func TestMetricIndex_AllSeriesOneField(t *testing.T) {
 			t.Run(l.String(), func(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(72 * time.Hour))
-				api := b.OpenOn(t, clk)
-				opts := testOptions(t, clk)
+				api, opts := openOn(t, b, clk)
 				// A table made without the index gets it from EnsureTable.
 				plain := openStore(t, api, opts, Schema{Name: "OTHER", Fields: []string{"x"}})
 				_ = plain
