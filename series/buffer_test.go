@@ -27,8 +27,7 @@ func TestBuffer_CoalescesAndFlushes(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(time.Hour))
-		st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), sensorSchema(Chunks))
-		k := mustKind(t, st, "SENSOR")
+		st, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), sensorSchema(Chunks))
 		rs := sensorReadings(t0, time.Second, 600) // 10 minutes, one hour
 		for i := 0; i < len(rs); i += 10 {
 			if err := k.Write(ctx, "s1", rs[i:i+10]...); err != nil {
@@ -121,8 +120,7 @@ func TestBuffer_Backpressure(t *testing.T) {
 	opts := testOptions(t, clk)
 	opts.MaxBuffered = 100
 	api := &slowAPI{API: openEngine(t, clk), release: make(chan struct{})}
-	st := openStore(t, api, opts, sensorSchema(Chunks))
-	k := mustKind(t, st, "SENSOR")
+	st, k := openKind(t, api, opts, sensorSchema(Chunks))
 	rs := sensorReadings(t0, time.Second, 150)
 	if err := k.Write(ctx, "s1", rs[:100]...); err != nil {
 		t.Fatal(err)
@@ -157,8 +155,7 @@ func TestBuffer_WALReplay(t *testing.T) {
 	walDir := t.TempDir()
 	opts := testOptions(t, clk)
 	opts.WALDir = walDir
-	st := openStore(t, api, opts, sensorSchema(Chunks))
-	k := mustKind(t, st, "SENSOR")
+	st, k := openKind(t, api, opts, sensorSchema(Chunks))
 	rs := sensorReadings(t0, time.Second, 300)
 	writeFlush(t, ctx, st, k, "s1", rs[:100])
 	if err := k.Write(ctx, "s1", rs[100:]...); err != nil {
@@ -190,8 +187,7 @@ func TestWriteMany(t *testing.T) {
 		if b.Name == "engine" {
 			opts.WALDir = t.TempDir()
 		}
-		st := openStore(t, b.OpenOn(t, clk), opts, sensorSchema(Chunks))
-		k := mustKind(t, st, "SENSOR")
+		st, k := openKind(t, b.OpenOn(t, clk), opts, sensorSchema(Chunks))
 		rs := sensorReadings(t0, time.Second, 300)
 		// s1 twice in one call, s2 once, s3 with nothing.
 		err := k.WriteMany(ctx, []SeriesReadings{

@@ -143,6 +143,14 @@ func (k *Kind) prepareNumbered(id string, rs []Reading) ([]rec, error) {
 	return recs, err
 }
 
+// openKind is openStore with the one schema sc, and returns the Store and
+// the kind of sc.
+func openKind(t testing.TB, api timetable.API, opts *Options, sc Schema) (*Store, *Kind) {
+	t.Helper()
+	st := openStore(t, api, opts, sc)
+	return st, mustKind(t, st, sc.Name)
+}
+
 // mustKind returns the kind of st named name, failing the test if there
 // is none.
 func mustKind(t testing.TB, st *Store, name string) *Kind {
@@ -152,6 +160,17 @@ func mustKind(t testing.TB, st *Store, name string) *Kind {
 		t.Fatal(err)
 	}
 	return k
+}
+
+// eachBackendLayout runs fn as a subtest per backend (eachBackend) and
+// layout (allLayouts), one after the other.
+func eachBackendLayout(t *testing.T, fn func(t *testing.T, b backend, l Layout)) {
+	t.Helper()
+	eachBackend(t, func(t *testing.T, b backend) {
+		for _, l := range allLayouts {
+			t.Run(l.String(), func(t *testing.T) { fn(t, b, l) })
+		}
+	})
 }
 
 // layoutEnv is one subtest of eachLayout: a store on one backend whose
@@ -171,18 +190,14 @@ type layoutEnv struct {
 // run in parallel (onDynamo), so fn must touch nothing outside e.
 func eachLayout(t *testing.T, now time.Time, schema func(Layout) Schema, fn func(t *testing.T, e layoutEnv)) {
 	t.Helper()
-	eachBackend(t, func(t *testing.T, b backend) {
-		for _, l := range allLayouts {
-			t.Run(l.String(), func(t *testing.T) {
-				if onDynamo(b) {
-					t.Parallel()
-				}
-				clk := newClock(now)
-				sc := schema(l)
-				st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
-				fn(t, layoutEnv{ctx: context.Background(), b: b, l: l, clk: clk, st: st, k: mustKind(t, st, sc.Name)})
-			})
+	eachBackendLayout(t, func(t *testing.T, b backend, l Layout) {
+		if onDynamo(b) {
+			t.Parallel()
 		}
+		clk := newClock(now)
+		sc := schema(l)
+		st, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
+		fn(t, layoutEnv{ctx: context.Background(), b: b, l: l, clk: clk, st: st, k: k})
 	})
 }
 
