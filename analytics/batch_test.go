@@ -75,8 +75,7 @@ func TestStore_RecordMany_SameItemsAsRecord(t *testing.T) {
 func TestStore_RecordMany_BadInputWritesNothing(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
-		clk := newClock(time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC))
-		s := openWithSite(t, b, clk, "a")
+		clk, s := openWithSite(t, b, time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC), "a")
 		before := len(items(t, s))
 		good := Event{Site: "a", Time: clk.Now(), Name: PageView, VisitorID: "v", Path: "/"}
 		bad := good
@@ -133,8 +132,7 @@ func TestStore_RawStats(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		day := time.Date(2024, 3, 19, 0, 0, 0, 0, time.UTC)
-		clk := newClock(day.Add(36 * time.Hour))
-		s := openWithSite(t, b, clk, "a")
+		_, s := openWithSite(t, b, day.Add(36*time.Hour), "a")
 		for i := range 40 {
 			rec(t, s, Event{Site: "a", Time: day.Add(time.Duration(i) * 47 * time.Minute), Name: PageView, VisitorID: "v" + string(rune('a'+i%6)),
 				Path: "/p" + string(rune('a'+i%4)), Referrer: "https://www.bing.com/"})

@@ -13,8 +13,7 @@ func TestStore_Funnels(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
-		clk := newClock(now)
-		s := openWithSite(t, b, clk, "a")
+		clk, s := openWithSite(t, b, now, "a")
 		for _, g := range []Goal{{ID: "signup", Kind: GoalPage, Match: "/signup/*"}, {ID: "purchase", Kind: GoalEvent, Match: "Purchase"}} {
 			if err := s.PutGoal(ctx, "a", g); err != nil {
 				t.Fatal(err)

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/internal/dynamotest"
 	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/table"
@@ -16,29 +15,15 @@ type clock = testenv.Clock
 
 var newClock = testenv.NewClock
 
-type backend struct {
-	name string
-	open func(t testing.TB, clk *clock) timetable.API
-}
-
-// toBackend gives b the shape of this package's tests.
-func toBackend(b testenv.Backend) backend { return backend{name: b.Name, open: b.OpenOn} }
+// backend is a backend a test runs on.
+type backend = testenv.Backend
 
 // backends returns the backends of testenv.Backends, the engine first.
-func backends() []backend {
-	var bs []backend
-	for _, b := range testenv.Backends() {
-		bs = append(bs, toBackend(b))
-	}
-	return bs
-}
+var backends = testenv.Backends
 
 // eachBackend runs fn on the embedded engine and, when
 // TIMETABLE_DYNAMODB_ENDPOINT is set, on that server (testenv.EachBackend).
-func eachBackend(t *testing.T, fn func(t *testing.T, b backend)) {
-	t.Helper()
-	testenv.EachBackend(t, func(t *testing.T, b testenv.Backend) { fn(t, toBackend(b)) })
-}
+var eachBackend = testenv.EachBackend
 
 // openStore opens a Store on a new table of backend b, with the clock clk.
 func openStore(t testing.TB, b backend, clk *clock, o *Options) *Store {
@@ -51,7 +36,7 @@ func openStore(t testing.TB, b backend, clk *clock, o *Options) *Store {
 	opts.Table = dynamotest.TableName(t, "analytics")
 	opts.TableOptions = &table.Options{BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond, RetryTimeout: 20 * time.Second}
 	ctx := context.Background()
-	s, err := Open(ctx, b.open(t, clk), &opts)
+	s, err := Open(ctx, b.OpenOn(t, clk), &opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,13 +48,15 @@ func openStore(t testing.TB, b backend, clk *clock, o *Options) *Store {
 	return s
 }
 
-// openWithSite is openStore with default options and a site id (no
-// domains, time zone UTC) already created in it. It fails t on an error.
-func openWithSite(t testing.TB, b backend, clk *clock, id string) *Store {
+// openWithSite is openStore with default options, on a new clock that
+// reads now, and a site id (no domains, time zone UTC) already created in
+// it. It returns the clock and the Store, and fails t on an error.
+func openWithSite(t testing.TB, b backend, now time.Time, id string) (*clock, *Store) {
 	t.Helper()
+	clk := newClock(now)
 	s := openStore(t, b, clk, nil)
 	if err := s.CreateSite(context.Background(), Site{ID: id}); err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return clk, s
 }

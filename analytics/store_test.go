@@ -83,11 +83,18 @@ func rec(t *testing.T, s *Store, e Event) {
 	}
 }
 
+// pageViews returns a function that records in s a page view of site "a"
+// by visitor v of path, ago before now.
+func pageViews(t *testing.T, s *Store, now time.Time) func(ago time.Duration, v, path string) {
+	return func(ago time.Duration, v, path string) {
+		rec(t, s, Event{Site: "a", Time: now.Add(-ago), Name: PageView, VisitorID: v, Path: path})
+	}
+}
+
 func TestStore_Record_Invalid(t *testing.T) {
 	ctx := context.Background()
 	now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
-	clk := newClock(now)
-	s := openWithSite(t, backends()[0], clk, "a")
+	_, s := openWithSite(t, backends()[0], now, "a")
 	ok := Event{Site: "a", Time: now, Name: PageView, VisitorID: "v", Path: "/"}
 	for name, mut := range map[string]func(*Event){
 		"no time":      func(e *Event) { e.Time = time.Time{} },
@@ -118,8 +125,7 @@ func TestStore_TTL(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
-		clk := newClock(now)
-		s := openWithSite(t, b, clk, "a")
+		clk, s := openWithSite(t, b, now, "a")
 		old := time.Date(2024, 3, 1, 10, 30, 0, 0, time.UTC) // backfilled, 19 days old
 		rec(t, s, Event{Site: "a", Time: old, Name: PageView, VisitorID: "v", Path: "/"})
 		rec(t, s, Event{Site: "a", Time: old.Add(time.Minute), Name: "Signup", VisitorID: "v", Path: "/"})
@@ -172,11 +178,8 @@ func TestStore_Realtime(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		now := time.Date(2024, 3, 20, 12, 0, 30, 0, time.UTC)
-		clk := newClock(now)
-		s := openWithSite(t, b, clk, "a")
-		pv := func(ago time.Duration, v, path string) {
-			rec(t, s, Event{Site: "a", Time: now.Add(-ago), Name: PageView, VisitorID: v, Path: path})
-		}
+		clk, s := openWithSite(t, b, now, "a")
+		pv := pageViews(t, s, now)
 		pv(10*time.Second, "v1", "/")
 		pv(2*time.Minute, "v1", "/") // same visitor, same page: one visitor
 		pv(3*time.Minute, "v2", "/") // a second visitor of /
@@ -216,11 +219,8 @@ func TestStore_RebuildRealtime(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		now := time.Date(2024, 3, 20, 12, 0, 30, 0, time.UTC)
-		clk := newClock(now)
-		s := openWithSite(t, b, clk, "a")
-		pv := func(ago time.Duration, v, path string) {
-			rec(t, s, Event{Site: "a", Time: now.Add(-ago), Name: PageView, VisitorID: v, Path: path})
-		}
+		clk, s := openWithSite(t, b, now, "a")
+		pv := pageViews(t, s, now)
 		pv(2*time.Minute, "v1", "/")
 		pv(3*time.Minute, "v2", "/")
 		if err := s.Flush(ctx); err != nil { // these counters are written

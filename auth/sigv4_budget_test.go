@@ -49,14 +49,7 @@ func TestDynamoDB_SignatureCopyInBudget(t *testing.T) {
 
 	roomy := testenv.NewBudget(64 << 20)
 	c := client(roomy)
-	if _, err := c.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String("budget"),
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		BillingMode:          types.BillingModePayPerRequest,
-	}); err != nil {
-		t.Fatal(err)
-	}
+	testenv.CreateTable(t, c, "budget", "")
 	if err := put(c); err != nil {
 		t.Fatal(err)
 	}

@@ -380,15 +380,7 @@ func TestSigV4_Client(t *testing.T) {
 		})
 	}
 	good := client(k.ID, k.Secret)
-	_, err := good.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String("auth_t"),
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		BillingMode:          types.BillingModePayPerRequest,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testenv.CreateTable(t, good, "auth_t", "")
 	item := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}, "v": &types.AttributeValueMemberS{Value: strings.Repeat("é ", 1000)}}
 	if _, err := good.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("auth_t"), Item: item}); err != nil {
 		t.Fatal(err)
@@ -477,15 +469,7 @@ func FuzzParseSigV4(f *testing.F) {
 func TestSigV4_ReplayAsOtherOperation(t *testing.T) {
 	ctx := context.Background()
 	db, _, clk, k, srv := sigv4Engine(t)
-	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:            aws.String("replay"),
-		AttributeDefinitions: []types.AttributeDefinition{{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS}},
-		KeySchema:            []types.KeySchemaElement{{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash}},
-		BillingMode:          types.BillingModePayPerRequest,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testenv.CreateTable(t, db, "replay", "")
 	key := map[string]types.AttributeValue{"pk": &types.AttributeValueMemberS{Value: "a"}}
 	if _, err := db.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String("replay"), Item: key}); err != nil {
 		t.Fatal(err)

@@ -46,8 +46,7 @@ func TestAggregate_HugeRangeOnMissingSeries(t *testing.T) {
 			opts.Now = func() time.Time { clockReads.Add(1); return clk.Now() }
 			api := &queryCounter{API: openEngine(t, clk)}
 			sc := sensorSchema(l)
-			st := openStore(t, api, opts, sc)
-			k := mustKind(t, st, sc.Name)
+			st, k := openKind(t, api, opts, sc)
 			ctx := context.Background()
 			rs := sensorReadings(t0, 7*time.Minute, 50)
 			if err := k.WriteSync(ctx, "s1", rs...); err != nil {
@@ -89,8 +88,7 @@ func TestAggregate_HugeRangeOnMissingSeries(t *testing.T) {
 func TestAggregate_MaxPeriods(t *testing.T) {
 	clk := newClock(t0.Add(72 * time.Hour))
 	sc := sensorSchema(Chunks)
-	st := openStore(t, openEngine(t, clk), testOptions(t, clk), sc)
-	k := mustKind(t, st, sc.Name)
+	_, k := openKind(t, openEngine(t, clk), testOptions(t, clk), sc)
 	ctx := context.Background()
 	if err := k.Write(ctx, "s1", sensorReadings(t0, time.Minute, 10)...); err != nil {
 		t.Fatal(err)
@@ -126,8 +124,7 @@ func TestMetricRange_DayCap(t *testing.T) {
 	clk := newClock(t0.Add(48 * time.Hour))
 	api := &queryCounter{API: openEngine(t, clk)}
 	sc := Schema{Name: "M", Fields: []string{"x"}, Layout: ItemPerReading, MetricIndex: true, Retention: Retention{Raw: Forever}}
-	st := openStore(t, api, testOptions(t, clk), sc)
-	k := mustKind(t, st, "M")
+	_, k := openKind(t, api, testOptions(t, clk), sc)
 	ctx := context.Background()
 	if err := k.WriteSync(ctx, "s1", Reading{Time: t0, Values: []float64{1}}); err != nil {
 		t.Fatal(err)

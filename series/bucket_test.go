@@ -36,8 +36,7 @@ func TestBuckets_OverflowAndConcurrentWriters(t *testing.T) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(30 * time.Hour))
 		sc := Schema{Name: "HR", Fields: []string{"heart_rate"}, Tags: []string{"note"}, Layout: Buckets, NoRollups: true}
-		st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-		k := mustKind(t, st, "HR")
+		st, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
 		// 4 writers at once into one daily bucket, with notes large enough
 		// to need overflow parts (300 KB each).
 		note := strings.Repeat("x", 2000)

@@ -27,8 +27,7 @@ func TestBuffer_CoalescesAndFlushes(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(time.Hour))
-		st := openStore(t, b.open(t, clk), testOptions(t, clk), sensorSchema(Chunks))
-		k := mustKind(t, st, "SENSOR")
+		st, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), sensorSchema(Chunks))
 		rs := sensorReadings(t0, time.Second, 600) // 10 minutes, one hour
 		for i := 0; i < len(rs); i += 10 {
 			if err := k.Write(ctx, "s1", rs[i:i+10]...); err != nil {
@@ -121,8 +120,7 @@ func TestBuffer_Backpressure(t *testing.T) {
 	opts := testOptions(t, clk)
 	opts.MaxBuffered = 100
 	api := &slowAPI{API: openEngine(t, clk), release: make(chan struct{})}
-	st := openStore(t, api, opts, sensorSchema(Chunks))
-	k := mustKind(t, st, "SENSOR")
+	st, k := openKind(t, api, opts, sensorSchema(Chunks))
 	rs := sensorReadings(t0, time.Second, 150)
 	if err := k.Write(ctx, "s1", rs[:100]...); err != nil {
 		t.Fatal(err)
@@ -157,8 +155,7 @@ func TestBuffer_WALReplay(t *testing.T) {
 	walDir := t.TempDir()
 	opts := testOptions(t, clk)
 	opts.WALDir = walDir
-	st := openStore(t, api, opts, sensorSchema(Chunks))
-	k := mustKind(t, st, "SENSOR")
+	st, k := openKind(t, api, opts, sensorSchema(Chunks))
 	rs := sensorReadings(t0, time.Second, 300)
 	writeFlush(t, ctx, st, k, "s1", rs[:100])
 	if err := k.Write(ctx, "s1", rs[100:]...); err != nil {
@@ -187,11 +184,10 @@ func TestWriteMany(t *testing.T) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(time.Hour))
 		opts := testOptions(t, clk)
-		if b.name == "engine" {
+		if b.Name == "engine" {
 			opts.WALDir = t.TempDir()
 		}
-		st := openStore(t, b.open(t, clk), opts, sensorSchema(Chunks))
-		k := mustKind(t, st, "SENSOR")
+		st, k := openKind(t, b.OpenOn(t, clk), opts, sensorSchema(Chunks))
 		rs := sensorReadings(t0, time.Second, 300)
 		// s1 twice in one call, s2 once, s3 with nothing.
 		err := k.WriteMany(ctx, []SeriesReadings{
@@ -219,7 +215,7 @@ func TestWriteMany(t *testing.T) {
 			}
 		}
 		check(st) // from the buffer
-		if b.name != "engine" {
+		if b.Name != "engine" {
 			if err := st.Flush(ctx); err != nil {
 				t.Fatal(err)
 			}
@@ -275,14 +271,14 @@ func killTest(t *testing.T, b backend, l Layout, noSync bool) {
 	name := tableName(t)
 	clk := newClock(t0.Add(time.Hour))
 	openAPI := func() (timetable.API, func()) {
-		if b.name == "engine" {
+		if b.Name == "engine" {
 			db, err := local.Open(dataDir, &local.Options{Now: clk.Now})
 			if err != nil {
 				t.Fatal(err)
 			}
 			return db, func() { db.Close() }
 		}
-		return b.open(t, clk), func() {}
+		return b.OpenOn(t, clk), func() {}
 	}
 	api, closeAPI := openAPI()
 	st, err := Open(ctx, api, &Options{Table: name, Now: clk.Now, RollupInterval: -1}, killSchema(l))
@@ -300,7 +296,7 @@ func killTest(t *testing.T, b backend, l Layout, noSync bool) {
 	acked := map[int]bool{}
 	for round := 0; round < 2; round++ {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestKill9Child$", "-test.count=1")
-		cmd.Env = append(os.Environ(), childEnv+"="+strings.Join([]string{b.name, walDir, dataDir, name, strconv.Itoa(int(l)), strconv.Itoa(round * 1_000_000), strconv.FormatBool(noSync)}, "|"))
+		cmd.Env = append(os.Environ(), childEnv+"="+strings.Join([]string{b.Name, walDir, dataDir, name, strconv.Itoa(int(l)), strconv.Itoa(round * 1_000_000), strconv.FormatBool(noSync)}, "|"))
 		out, err := cmd.StdoutPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -345,7 +341,7 @@ func killTest(t *testing.T, b backend, l Layout, noSync bool) {
 	}
 	defer func() {
 		st.Close()
-		if b.name != "engine" {
+		if b.Name != "engine" {
 			st.Table().Drop(ctx)
 		}
 	}()

@@ -32,8 +32,7 @@ func TestStore_Define(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(time.Hour))
-		api := b.open(t, clk)
-		opts := testOptions(t, clk)
+		api, opts := openOn(t, b, clk)
 		st := openStore(t, api, opts, sensorSchema(Chunks))
 		sc := Schema{Name: "METER", Fields: []string{"kwh"}, Layout: Buckets, Duplicates: RejectDifferent,
 			Retention: Retention{Raw: Forever}, Rollups: []keys.Granularity{keys.Day}}

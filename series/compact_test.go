@@ -204,7 +204,7 @@ func hourMarkers(t testing.TB, k *Kind) []marker {
 // starts after the readings of compactReadings and their late window.
 func compactStore(t *testing.T, b backend, shards int) (*Store, *Kind, *clock) {
 	clk := newClock(t0.Add(4 * time.Hour))
-	st := openStore(t, b.open(t, clk), testOptions(t, clk), compactSchema(shards))
+	st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), compactSchema(shards))
 	return st, mustKind(t, st, "C"), clk
 }
 
@@ -550,10 +550,8 @@ func TestCompact_TwoCompactors(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(4 * time.Hour))
-		api := b.open(t, clk)
-		opts := testOptions(t, clk)
-		st := openStore(t, api, opts, compactSchema(2))
-		k := mustKind(t, st, "C")
+		api, opts := openOn(t, b, clk)
+		st, k := openKind(t, api, opts, compactSchema(2))
 		other, err := Open(ctx, api, opts, compactSchema(2))
 		if err != nil {
 			t.Fatal(err)
@@ -681,10 +679,8 @@ func TestCompact_Crash(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(4 * time.Hour))
-		api := b.open(t, clk)
-		opts := testOptions(t, clk)
-		st := openStore(t, api, opts, compactSchema(1))
-		k := mustKind(t, st, "C")
+		api, opts := openOn(t, b, clk)
+		st, k := openKind(t, api, opts, compactSchema(1))
 		writeFlushes(t, st, k, "s1", compactReadings())
 		want := snapshot(t, k, "s1")
 		items0, _ := chunkItemCount(t, k, "s1")
@@ -746,8 +742,7 @@ func TestCompact_Split(t *testing.T) {
 			fields[i] = fmt.Sprint("f", i)
 		}
 		clk := newClock(t0.Add(4 * time.Hour))
-		st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "W", Fields: fields, NoRollups: true})
-		k := mustKind(t, st, "W")
+		st, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), Schema{Name: "W", Fields: fields, NoRollups: true})
 		// 1 Hz for an hour, 40 fields of noise: some 1 MB of chunks.
 		var batches [][]Reading
 		x := uint64(1)
@@ -818,8 +813,7 @@ func TestCompact_DayReadUnits(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(25 * time.Hour))
-		st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "S", Fields: []string{"v"}, NoRollups: true})
-		k := mustKind(t, st, "S")
+		st, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), Schema{Name: "S", Fields: []string{"v"}, NoRollups: true})
 		rs := walkDay(10)
 		var batches [][]Reading
 		for i := 0; i < len(rs); i += 60 {

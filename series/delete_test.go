@@ -97,11 +97,9 @@ func testDelete(t *testing.T, b backend, l Layout, shards int, c deleteCase) {
 	ctx := context.Background()
 	clk := newClock(t0.Add(50 * time.Hour))
 	sc := rgSchema(l, shards, KeepAll)
-	api := b.open(t, clk)
-	opts := testOptions(t, clk)
+	api, opts := openOn(t, b, clk)
 	opts.WALDir = t.TempDir()
-	st := openStore(t, api, opts, sc)
-	k := mustKind(t, st, "RG")
+	st, k := openKind(t, api, opts, sc)
 	m := newModel(KeepAll, sc)
 	// Written, rolled up, compacted.
 	m.apply(t, ctx, k.WriteSync, "s", deleteReadings(0)...)
@@ -194,8 +192,7 @@ func TestDelete_ChunkPositions(t *testing.T) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(50 * time.Hour))
 		sc := rgSchema(Chunks, 1, KeepAll)
-		st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-		k := mustKind(t, st, "RG")
+		_, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
 		m := newModel(KeepAll, sc)
 		for i := 0; i < 3; i++ {
 			// Three flushes at the same instants: ties across chunks.
@@ -255,11 +252,9 @@ func testDeleteSeries(t *testing.T, b backend, l Layout, shards int) {
 	clk := newClock(t0.Add(50 * time.Hour))
 	sc := rgSchema(l, shards, LastWins)
 	sc.MetricIndex = true
-	api := b.open(t, clk)
-	opts := testOptions(t, clk)
+	api, opts := openOn(t, b, clk)
 	opts.WALDir = t.TempDir()
-	st := openStore(t, api, opts, sc)
-	k := mustKind(t, st, "RG")
+	st, k := openKind(t, api, opts, sc)
 	if err := k.WriteSync(ctx, "s", deleteReadings(0)...); err != nil {
 		t.Fatal(err)
 	}
@@ -346,8 +341,7 @@ func seriesItems(t *testing.T, ctx context.Context, st *Store, id string) []stri
 func TestDelete_Invalid(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock(t0)
-	st := openStore(t, openEngine(t, clk), testOptions(t, clk), rgSchema(Chunks, 1, LastWins))
-	k := mustKind(t, st, "RG")
+	st, k := openKind(t, openEngine(t, clk), testOptions(t, clk), rgSchema(Chunks, 1, LastWins))
 	for _, id := range []string{"", "a#b"} {
 		if err := k.Delete(ctx, id, time.Time{}, time.Time{}); err == nil {
 			t.Errorf("Delete(%q): no error", id)

@@ -194,8 +194,7 @@ func writtenItems(t *testing.T, s Schema) []map[string]types.AttributeValue {
 	api := openEngine(t, clk)
 	opts := testOptions(t, clk)
 	opts.MaxFuture = -1 // it writes a day ahead
-	st := openStore(t, api, opts, s)
-	k := mustKind(t, st, s.Name)
+	st, k := openKind(t, api, opts, s)
 	seen := map[string]map[string]types.AttributeValue{}
 	snapshot := func() {
 		t.Helper()

@@ -38,8 +38,7 @@ func TestKind_Series(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(time.Hour))
-		api := b.open(t, clk)
-		opts := testOptions(t, clk)
+		api, opts := openOn(t, b, clk)
 		st := openStore(t, api, opts, sensorSchema(Chunks), Schema{Name: "OTHER", Fields: []string{"v"}})
 		k := mustKind(t, st, "SENSOR")
 		var want []string
@@ -112,8 +111,7 @@ func TestKind_Series(t *testing.T) {
 func TestKind_Series_OnePutPerSeries(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock(t0.Add(time.Hour))
-	st := openStore(t, openEngine(t, clk), testOptions(t, clk), Schema{Name: "V", Fields: []string{"v"}, NoRollups: true, NoCompaction: true})
-	k := mustKind(t, st, "V")
+	st, k := openKind(t, openEngine(t, clk), testOptions(t, clk), Schema{Name: "V", Fields: []string{"v"}, NoRollups: true, NoCompaction: true})
 	batchWrites := func() int64 {
 		return st.Table().Stats().Ops["BatchWriteItem"].Calls
 	}

@@ -140,7 +140,7 @@ func TestScenarios(t *testing.T) {
 			eachBackend(t, func(t *testing.T, b backend) {
 				clk := newClock(t0)
 				var got bytes.Buffer
-				e := &scenarioEnv{api: b.open(t, clk), table: tableName(t), clk: clk, base: t0, w: &got}
+				e := &scenarioEnv{api: b.OpenOn(t, clk), table: tableName(t), clk: clk, base: t0, w: &got}
 				defer func() {
 					st, err := Open(ctx, e.api, &Options{Table: e.table, RollupInterval: -1})
 					if err == nil {

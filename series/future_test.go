@@ -20,8 +20,7 @@ func TestWrite_FarFutureRefused(t *testing.T) {
 	for _, far := range []time.Time{now.Add(time.Hour + time.Millisecond), time.Date(2100, 6, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)} {
 		clk := newClock(now)
 		sc := sensorSchema(Chunks)
-		st := openStore(t, openEngine(t, clk), testOptions(t, clk), sc)
-		k := mustKind(t, st, sc.Name)
+		st, k := openKind(t, openEngine(t, clk), testOptions(t, clk), sc)
 		ctx := context.Background()
 		bad := Reading{Time: far, Values: []float64{9, 9}}
 		paths := map[string]func() error{

@@ -19,26 +19,20 @@ type clock = testenv.Clock
 
 var newClock = testenv.NewClock
 
-// backend opens the API a test runs on, given the test's clock.
-type backend struct {
-	name string
-	open func(t testing.TB, clk *clock) timetable.API
-}
+// backend is a backend a test runs on.
+type backend = testenv.Backend
 
 // openEngine opens an in-memory embedded engine whose TTL clock is clk.
 func openEngine(t testing.TB, clk *clock) timetable.API { return testenv.Backends()[0].OpenOn(t, clk) }
 
-// toBackend gives b the shape of this package's tests.
-func toBackend(b testenv.Backend) backend { return backend{name: b.Name, open: b.OpenOn} }
+// openOn opens b on clk, and returns its API and testOptions on clk.
+func openOn(t testing.TB, b backend, clk *clock) (timetable.API, *Options) {
+	t.Helper()
+	return b.OpenOn(t, clk), testOptions(t, clk)
+}
 
 // backends returns the backends of testenv.Backends.
-func backends() []backend {
-	var bs []backend
-	for _, b := range testenv.Backends() {
-		bs = append(bs, toBackend(b))
-	}
-	return bs
-}
+var backends = testenv.Backends
 
 // endpointEnv names the DynamoDB-compatible endpoint the tests also run
 // against; a child process of a test reads it to reach the server its
@@ -50,10 +44,7 @@ func dynamoLocal(endpoint string) timetable.API { return dynamotest.NewClient(en
 
 // eachBackend runs fn as a subtest on the embedded engine and, when
 // TIMETABLE_DYNAMODB_ENDPOINT is set, on that endpoint (testenv.EachBackend).
-func eachBackend(t *testing.T, fn func(t *testing.T, b backend)) {
-	t.Helper()
-	testenv.EachBackend(t, func(t *testing.T, b testenv.Backend) { fn(t, toBackend(b)) })
-}
+var eachBackend = testenv.EachBackend
 
 var testTableOptions = &table.Options{BaseDelay: time.Millisecond, MaxDelay: 20 * time.Millisecond, RetryTimeout: 20 * time.Second}
 
@@ -152,6 +143,14 @@ func (k *Kind) prepareNumbered(id string, rs []Reading) ([]rec, error) {
 	return recs, err
 }
 
+// openKind is openStore with the one schema sc, and returns the Store and
+// the kind of sc.
+func openKind(t testing.TB, api timetable.API, opts *Options, sc Schema) (*Store, *Kind) {
+	t.Helper()
+	st := openStore(t, api, opts, sc)
+	return st, mustKind(t, st, sc.Name)
+}
+
 // mustKind returns the kind of st named name, failing the test if there
 // is none.
 func mustKind(t testing.TB, st *Store, name string) *Kind {
@@ -161,6 +160,17 @@ func mustKind(t testing.TB, st *Store, name string) *Kind {
 		t.Fatal(err)
 	}
 	return k
+}
+
+// eachBackendLayout runs fn as a subtest per backend (eachBackend) and
+// layout (allLayouts), one after the other.
+func eachBackendLayout(t *testing.T, fn func(t *testing.T, b backend, l Layout)) {
+	t.Helper()
+	eachBackend(t, func(t *testing.T, b backend) {
+		for _, l := range allLayouts {
+			t.Run(l.String(), func(t *testing.T) { fn(t, b, l) })
+		}
+	})
 }
 
 // layoutEnv is one subtest of eachLayout: a store on one backend whose
@@ -180,18 +190,14 @@ type layoutEnv struct {
 // run in parallel (onDynamo), so fn must touch nothing outside e.
 func eachLayout(t *testing.T, now time.Time, schema func(Layout) Schema, fn func(t *testing.T, e layoutEnv)) {
 	t.Helper()
-	eachBackend(t, func(t *testing.T, b backend) {
-		for _, l := range allLayouts {
-			t.Run(l.String(), func(t *testing.T) {
-				if onDynamo(b) {
-					t.Parallel()
-				}
-				clk := newClock(now)
-				sc := schema(l)
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-				fn(t, layoutEnv{ctx: context.Background(), b: b, l: l, clk: clk, st: st, k: mustKind(t, st, sc.Name)})
-			})
+	eachBackendLayout(t, func(t *testing.T, b backend, l Layout) {
+		if onDynamo(b) {
+			t.Parallel()
 		}
+		clk := newClock(now)
+		sc := schema(l)
+		st, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
+		fn(t, layoutEnv{ctx: context.Background(), b: b, l: l, clk: clk, st: st, k: k})
 	})
 }
 

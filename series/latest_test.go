@@ -62,9 +62,8 @@ func TestLatestMany_Fleet(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(time.Hour))
-		api := &stingyAPI{API: b.open(t, clk)}
-		st := openStore(t, api, testOptions(t, clk), Schema{Name: "DEVICE", Fields: []string{"battery"}, NoRollups: true})
-		k := mustKind(t, st, "DEVICE")
+		api := &stingyAPI{API: b.OpenOn(t, clk)}
+		st, k := openKind(t, api, testOptions(t, clk), Schema{Name: "DEVICE", Fields: []string{"battery"}, NoRollups: true})
 		const n = 500
 		ids := make([]string, n)
 		for i := range ids {

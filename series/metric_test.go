@@ -20,8 +20,7 @@ func TestMetricIndex_Projection(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(48 * time.Hour))
-		api := b.open(t, clk)
-		opts := testOptions(t, clk)
+		api, opts := openOn(t, b, clk)
 		a := Schema{Name: "A", Fields: []string{"x"}, Tags: []string{"tag"}, Layout: ItemPerReading, MetricIndex: true}
 		st := openStore(t, api, opts, a)
 		out, err := api.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(opts.Table)})
@@ -83,8 +82,7 @@ func TestMetricIndex_DefineAddsIndex(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(48 * time.Hour))
-		api := b.open(t, clk)
-		opts := testOptions(t, clk)
+		api, opts := openOn(t, b, clk)
 		st := openStore(t, api, opts)
 		r := Reading{Time: t0, Values: []float64{1.5}}
 		var sc Schema

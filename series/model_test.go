@@ -272,7 +272,7 @@ func TestModel(t *testing.T) {
 			}
 		}
 		cfg := modelConfig{opsPerPhase: 40, queries: 2, aggs: 3, between: 0.2, rules: []int{0, 1, 2}, kills: 2}
-		if b.name != "engine" {
+		if b.Name != "engine" {
 			// DynamoDB Local costs a few milliseconds a request: fewer
 			// operations, two rules (keep-all's reads are those of the
 			// others), one kill.
@@ -296,7 +296,7 @@ func TestModel(t *testing.T) {
 		w := newWorld(t, b, seed, cfg)
 		start := time.Now()
 		w.run()
-		t.Logf("%s: %d operations, %d phases, %d kinds, %d checks in %v", b.name, w.nops, cfg.phases, len(w.kinds), w.checks, time.Since(start).Round(time.Millisecond))
+		t.Logf("%s: %d operations, %d phases, %d kinds, %d checks in %v", b.Name, w.nops, cfg.phases, len(w.kinds), w.checks, time.Since(start).Round(time.Millisecond))
 		total += w.checks
 		stuck = stuck || w.stuck
 		var sb strings.Builder
@@ -318,7 +318,7 @@ func TestModel(t *testing.T) {
 }
 
 func newWorld(t testing.TB, b backend, seed int64, cfg modelConfig) *modelWorld {
-	w := &modelWorld{t: t, ctx: context.Background(), bname: b.name, seed: seed, cfg: cfg, dir: t.TempDir()}
+	w := &modelWorld{t: t, ctx: context.Background(), bname: b.Name, seed: seed, cfg: cfg, dir: t.TempDir()}
 	w.rng = rand.New(rand.NewPCG(uint64(seed), 0x6d6f64656c))
 	w.start = modelBase.Add(-72*time.Hour + 500*time.Microsecond)
 	w.end = modelBase.Add(48*time.Hour + 500*time.Microsecond)

@@ -203,8 +203,7 @@ func TestRange_DayPageOneAllocation(t *testing.T) {
 		ctx := context.Background()
 		now := t0.Add(25 * time.Hour)
 		clk := newClock(now)
-		st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "S", Fields: []string{"v"}, NoRollups: true})
-		k := mustKind(t, st, "S")
+		st, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), Schema{Name: "S", Fields: []string{"v"}, NoRollups: true})
 		rs := walkDay(10)
 		putFlushes(t, k, "s", rs, 300)
 		q := Query{From: t0, To: t0.Add(24 * time.Hour)}

@@ -45,8 +45,7 @@ func TestReadUnits_ShortReads(t *testing.T) {
 		ctx := context.Background()
 		now := t0.Add(23*time.Hour + 30*time.Minute)
 		clk := newClock(now)
-		st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "S", Fields: []string{"v"}, NoRollups: true})
-		k := mustKind(t, st, "S")
+		st, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), Schema{Name: "S", Fields: []string{"v"}, NoRollups: true})
 		all := walkDay(10)
 		rs := all[:int(now.Sub(t0)/time.Second)]
 		putFlushes(t, k, "s", rs, 300)
@@ -125,8 +124,7 @@ func TestCompact_PausedIterDayPiece(t *testing.T) {
 			t.Run(fmt.Sprint("reverse=", rev), func(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(25 * time.Hour))
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "S", Fields: []string{"v"}, NoRollups: true})
-				k := mustKind(t, st, "S")
+				st, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), Schema{Name: "S", Fields: []string{"v"}, NoRollups: true})
 				var rs []Reading
 				for i, r := range walkDay(10) {
 					if i%60 == 0 {

@@ -400,7 +400,7 @@ func reopen(t *testing.T, api timetable.API, opts *Options, schemas ...Schema) *
 // onDynamo reports whether b is DynamoDB Local (requests cost
 // milliseconds there, waiting on the server: the subtests that share
 // nothing run in parallel on it).
-func onDynamo(b backend) bool { return b.name != "engine" }
+func onDynamo(b backend) bool { return b.Name != "engine" }
 
 // Finding 1: a Range page of a read merging streams (the buffer and the
 // table, or shards) left the backend iterators on a cancelled context:
@@ -411,8 +411,7 @@ func TestRange_PagesMergingStreams(t *testing.T) {
 			t.Run(l.String()+"/buffered", func(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(time.Hour))
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "P", Fields: []string{"v"}, Layout: l})
-				k := mustKind(t, st, "P")
+				_, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), Schema{Name: "P", Fields: []string{"v"}, Layout: l})
 				var want []Reading
 				for i := 0; i < 10; i++ {
 					want = append(want, Reading{Time: t0.Add(time.Duration(i) * time.Minute), Values: []float64{float64(i)}})
@@ -455,8 +454,7 @@ func TestRange_PagesMergingStreams(t *testing.T) {
 			t.Run(l.String()+"/shards", func(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(time.Hour))
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "P", Fields: []string{"v"}, Layout: l, Shards: 2})
-				k := mustKind(t, st, "P")
+				_, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), Schema{Name: "P", Fields: []string{"v"}, Layout: l, Shards: 2})
 				for i := 0; i < 12; i++ {
 					for _, id := range []string{"x", "y"} {
 						r := Reading{Time: t0.Add(time.Duration(i) * time.Minute), Values: []float64{float64(i)}}
@@ -498,8 +496,7 @@ func TestRange_CursorAcrossFlush_Chunks(t *testing.T) {
 		mins := []int{30, 10, 50}
 		setup := func(t *testing.T, sync bool) (*Store, *Kind, *clock, []Reading) {
 			clk := newClock(t0.Add(11 * time.Hour))
-			st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "C", Fields: []string{"v"}})
-			k := mustKind(t, st, "C")
+			st, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), Schema{Name: "C", Fields: []string{"v"}})
 			var want []Reading
 			for _, m := range mins {
 				r := Reading{Time: t0.Add(at(10, m)), Values: []float64{float64(m)}}
@@ -618,10 +615,8 @@ func testCursorSurvives(t *testing.T, b backend, rule DuplicateRule, l Layout, s
 	ctx := context.Background()
 	clk := newClock(t0.Add(at(12, 0)))
 	sc := withRule(Schema{Name: "K", Fields: []string{"v"}, Layout: l, Shards: shards}, rule)
-	api := b.open(t, clk)
-	opts := testOptions(t, clk)
-	st := openStore(t, api, opts, sc)
-	k := mustKind(t, st, "K")
+	api, opts := openOn(t, b, clk)
+	st, k := openKind(t, api, opts, sc)
 	m := newModel(rule, sc)
 	r := func(d time.Duration, v float64) Reading { return Reading{Time: t0.Add(d), Values: []float64{v}} }
 	m.apply(t, ctx, k.WriteSync, "s", r(at(10, 1), 1), r(at(10, 2), 2), r(at(10, 3), 3))
@@ -695,8 +690,7 @@ func TestIter_AcrossFlushAndCompact(t *testing.T) {
 						ctx := context.Background()
 						clk := newClock(t0.Add(at(13, 0)))
 						sc := withRule(Schema{Name: "I", Fields: []string{"v"}, Layout: l, Shards: 2}, rule)
-						st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-						k := mustKind(t, st, "I")
+						st, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
 						m := newModel(rule, sc)
 						var stored []Reading
 						for h := 10; h < 12; h++ {
@@ -871,7 +865,7 @@ func TestLatest_NeverStale(t *testing.T) {
 				clk := newClock(t0.Add(24 * time.Hour))
 				opts := testOptions(t, clk)
 				opts.FlushSize = 1 // FlushInterval -1 turns off the timer only
-				api := newRaceLatest(b.open(t, clk))
+				api := newRaceLatest(b.OpenOn(t, clk))
 				st := openStore(t, api, opts, Schema{Name: "L", Fields: []string{"v"}, Layout: l})
 				api.st.Store(st)
 				k := mustKind(t, st, "L")
@@ -957,8 +951,7 @@ func TestDuplicates_TieOrderStable(t *testing.T) {
 		t.Run("chunks/sync-between-buffered", func(t *testing.T) {
 			clk := newClock(t0.Add(12 * time.Hour))
 			sc := withRule(Schema{Name: "T", Fields: []string{"v"}}, KeepAll)
-			st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-			k := mustKind(t, st, "T")
+			st, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
 			// y and bb are flushed in one chunk, a is written before bb.
 			y := Reading{Time: t0.Add(at(10, 10)), Values: []float64{9}}
 			a := Reading{Time: t0.Add(at(10, 30)), Values: []float64{1}}
@@ -984,8 +977,7 @@ func TestDuplicates_TieOrderStable(t *testing.T) {
 			t.Run("chunks/shards/"+rule.String(), func(t *testing.T) {
 				clk := newClock(t0.Add(12 * time.Hour))
 				sc := withRule(Schema{Name: "T", Fields: []string{"v"}, Shards: 2}, rule)
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-				k := mustKind(t, st, "T")
+				st, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
 				m := newModel(rule, sc)
 				// 40 instants, each written twice in a row, every other
 				// pair after a write to another series: whether shards
@@ -1015,8 +1007,7 @@ func TestDuplicates_TieOrderStable(t *testing.T) {
 				t.Run("restarts/"+l.String()+"/"+rule.String(), func(t *testing.T) {
 					clk := newClock(t0.Add(12 * time.Hour))
 					sc := withRule(Schema{Name: "T", Fields: []string{"v"}, Layout: l}, rule)
-					api := b.open(t, clk)
-					opts := testOptions(t, clk)
+					api, opts := openOn(t, b, clk)
 					st := openStore(t, api, opts, sc)
 					m := newModel(rule, sc)
 					at10 := t0.Add(at(10, 0))
@@ -1069,8 +1060,7 @@ func TestBuckets_FirstLastOfTies(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(25 * time.Hour))
 				sc := withRule(Schema{Name: "B", Fields: []string{"v"}, Layout: Buckets, BucketPeriod: keys.Hour, Shards: 2}, rule)
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-				k := mustKind(t, st, "B")
+				st, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
 				m := newModel(rule, sc)
 				// Each hour of a day: a pair of readings at its first
 				// instant and a pair at its last, each reading its own
@@ -1124,8 +1114,7 @@ func TestNegativeZero(t *testing.T) {
 			t.Run(l.String(), func(t *testing.T) {
 				ctx := context.Background()
 				clk := newClock(t0.Add(12 * time.Hour))
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "Z", Fields: []string{"v", "w"}, Layout: l})
-				k := mustKind(t, st, "Z")
+				st, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), Schema{Name: "Z", Fields: []string{"v", "w"}, Layout: l})
 				if err := k.WriteSync(ctx, "s", Reading{Time: t0.Add(at(10, 0)), Values: []float64{negz, 1}}); err != nil {
 					t.Fatal(err)
 				}
@@ -1201,8 +1190,7 @@ func TestNegativeZero(t *testing.T) {
 			ctx := context.Background()
 			clk := newClock(t0.Add(12 * time.Hour))
 			sc := withRule(Schema{Name: "Z", Fields: []string{"v"}}, RejectDifferent)
-			st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-			k := mustKind(t, st, "Z")
+			st, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
 			for i, c := range []struct {
 				first, second float64
 				fn            writeFn
@@ -1239,7 +1227,7 @@ func TestAggregate_TierIsTheTierRead(t *testing.T) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(12 * time.Hour))
 		sc := Schema{Name: "A", Fields: []string{"v"}}
-		st := openStore(t, b.open(t, clk), testOptions(t, clk), sc, Schema{Name: "D", Fields: []string{"v"}, Rollups: []keys.Granularity{keys.Day}})
+		st := openStore(t, b.OpenOn(t, clk), testOptions(t, clk), sc, Schema{Name: "D", Fields: []string{"v"}, Rollups: []keys.Granularity{keys.Day}})
 		k := mustKind(t, st, "A")
 		var rs []Reading
 		for i := 0; i < 20; i++ {
@@ -1285,88 +1273,83 @@ func TestAggregate_TierIsTheTierRead(t *testing.T) {
 // DayPartitioned too, which stopped at the day after now), Aggregate
 // (which stopped at now), Rollups (which returned nothing) and Buckets.
 func TestBounds_ZeroUpperBound(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		for _, l := range allLayouts {
-			t.Run(l.String(), func(t *testing.T) {
-				ctx := context.Background()
-				clk := newClock(t0.Add(at(1, 0)))
-				opts := testOptions(t, clk)
-				opts.MaxFuture = -1 // readings days and years ahead
-				st := openStore(t, b.open(t, clk), opts, Schema{Name: "U", Fields: []string{"v"}, Layout: l})
-				k := mustKind(t, st, "U")
-				past := Reading{Time: t0.Add(at(0, 30)), Values: []float64{1}}
-				future := Reading{Time: t0.Add(72*time.Hour + at(1, 0)), Values: []float64{2}} // 3 days after the clock
-				// Buffered, 2 years after (10 days for DayPartitioned, which
-				// reads a day a query).
-				far := Reading{Time: t0.AddDate(2, 0, 0), Values: []float64{3}}
-				if l == DayPartitioned {
-					far.Time = t0.AddDate(0, 0, 10)
-				}
-				if err := k.WriteSync(ctx, "s", past, future); err != nil {
-					t.Fatal(err)
-				}
-				if err := k.Write(ctx, "s", far); err != nil {
-					t.Fatal(err)
-				}
-				want := []Reading{past, future, far}
-				p, err := k.Range(ctx, "s", Query{From: t0, Reverse: true, Limit: 1})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := diffReadings(p.Readings, want[2:]); d != "" {
-					t.Errorf("Range newest, zero To: %s", d)
-				}
-				if err := st.Flush(ctx); err != nil {
-					t.Fatal(err)
-				}
-				for _, rev := range []bool{false, true} {
-					p, err := k.Range(ctx, "s", Query{From: t0, Reverse: rev})
-					if err != nil {
-						t.Fatal(err)
-					}
-					w := want
-					if rev {
-						w = reversed(want)
-					}
-					if d := diffReadings(p.Readings, w); d != "" {
-						t.Errorf("Range, reverse %v, zero To: %s", rev, d)
-					}
-				}
-				got, err := iterAll(ctx, k, "s", Query{From: t0})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := diffReadings(got, want); d != "" {
-					t.Errorf("Iter, zero To: %s", d)
-				}
-				a, err := k.Aggregate(ctx, "s", AggregateQuery{From: t0, Step: time.Hour, MaxPeriods: -1}) // 2 years of hours
-				if err != nil {
-					t.Errorf("Aggregate, zero To: %v", err)
-				} else if d := diffPeriods(a.Periods, stepPeriods(want, 1, time.Hour)); d != "" {
-					t.Errorf("Aggregate, zero To: %s", d)
-				}
-				if l == Buckets {
-					bs, err := k.Buckets(ctx, "s", t0, time.Time{})
-					if err != nil {
-						t.Fatal(err)
-					}
-					if d := diffPeriods(bs, stepPeriods(want, 1, 24*time.Hour)); d != "" {
-						t.Errorf("Buckets, zero to: %s", d)
-					}
-				}
-				// The past hour rolled up.
-				clk.Set(t0.Add(at(2, 0)))
-				if err := st.Rollup(ctx); err != nil {
-					t.Fatal(err)
-				}
-				ps, err := k.Rollups(ctx, "s", Hourly, t0, time.Time{})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if d := diffPeriods(ps, stepPeriods(want[:1], 1, time.Hour)); d != "" {
-					t.Errorf("Rollups, zero to: %s", d)
-				}
-			})
+	eachBackendLayout(t, func(t *testing.T, b backend, l Layout) {
+		ctx := context.Background()
+		clk := newClock(t0.Add(at(1, 0)))
+		opts := testOptions(t, clk)
+		opts.MaxFuture = -1 // readings days and years ahead
+		st, k := openKind(t, b.OpenOn(t, clk), opts, Schema{Name: "U", Fields: []string{"v"}, Layout: l})
+		past := Reading{Time: t0.Add(at(0, 30)), Values: []float64{1}}
+		future := Reading{Time: t0.Add(72*time.Hour + at(1, 0)), Values: []float64{2}} // 3 days after the clock
+		// Buffered, 2 years after (10 days for DayPartitioned, which
+		// reads a day a query).
+		far := Reading{Time: t0.AddDate(2, 0, 0), Values: []float64{3}}
+		if l == DayPartitioned {
+			far.Time = t0.AddDate(0, 0, 10)
+		}
+		if err := k.WriteSync(ctx, "s", past, future); err != nil {
+			t.Fatal(err)
+		}
+		if err := k.Write(ctx, "s", far); err != nil {
+			t.Fatal(err)
+		}
+		want := []Reading{past, future, far}
+		p, err := k.Range(ctx, "s", Query{From: t0, Reverse: true, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := diffReadings(p.Readings, want[2:]); d != "" {
+			t.Errorf("Range newest, zero To: %s", d)
+		}
+		if err := st.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		for _, rev := range []bool{false, true} {
+			p, err := k.Range(ctx, "s", Query{From: t0, Reverse: rev})
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := want
+			if rev {
+				w = reversed(want)
+			}
+			if d := diffReadings(p.Readings, w); d != "" {
+				t.Errorf("Range, reverse %v, zero To: %s", rev, d)
+			}
+		}
+		got, err := iterAll(ctx, k, "s", Query{From: t0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := diffReadings(got, want); d != "" {
+			t.Errorf("Iter, zero To: %s", d)
+		}
+		a, err := k.Aggregate(ctx, "s", AggregateQuery{From: t0, Step: time.Hour, MaxPeriods: -1}) // 2 years of hours
+		if err != nil {
+			t.Errorf("Aggregate, zero To: %v", err)
+		} else if d := diffPeriods(a.Periods, stepPeriods(want, 1, time.Hour)); d != "" {
+			t.Errorf("Aggregate, zero To: %s", d)
+		}
+		if l == Buckets {
+			bs, err := k.Buckets(ctx, "s", t0, time.Time{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := diffPeriods(bs, stepPeriods(want, 1, 24*time.Hour)); d != "" {
+				t.Errorf("Buckets, zero to: %s", d)
+			}
+		}
+		// The past hour rolled up.
+		clk.Set(t0.Add(at(2, 0)))
+		if err := st.Rollup(ctx); err != nil {
+			t.Fatal(err)
+		}
+		ps, err := k.Rollups(ctx, "s", Hourly, t0, time.Time{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := diffPeriods(ps, stepPeriods(want[:1], 1, time.Hour)); d != "" {
+			t.Errorf("Rollups, zero to: %s", d)
 		}
 	})
 }
@@ -1374,55 +1357,50 @@ func TestBounds_ZeroUpperBound(t *testing.T) {
 // Finding 7: bounds finer than a millisecond round up: From = t + 0.5 ms
 // starts after a reading at t, To = t + 0.5 ms includes it.
 func TestBounds_SubMillisecond(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		for _, l := range allLayouts {
-			t.Run(l.String(), func(t *testing.T) {
-				ctx := context.Background()
-				clk := newClock(t0.Add(at(12, 0)))
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "M", Fields: []string{"v"}, Layout: l})
-				k := mustKind(t, st, "M")
-				tm := t0.Add(at(10, 0))
-				rs := []Reading{
-					{Time: tm.Add(-time.Millisecond), Values: []float64{1}},
-					{Time: tm, Values: []float64{2}},
-					{Time: tm.Add(time.Millisecond), Values: []float64{3}},
-				}
-				if err := k.WriteSync(ctx, "s", rs...); err != nil {
+	eachBackendLayout(t, func(t *testing.T, b backend, l Layout) {
+		ctx := context.Background()
+		clk := newClock(t0.Add(at(12, 0)))
+		_, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), Schema{Name: "M", Fields: []string{"v"}, Layout: l})
+		tm := t0.Add(at(10, 0))
+		rs := []Reading{
+			{Time: tm.Add(-time.Millisecond), Values: []float64{1}},
+			{Time: tm, Values: []float64{2}},
+			{Time: tm.Add(time.Millisecond), Values: []float64{3}},
+		}
+		if err := k.WriteSync(ctx, "s", rs...); err != nil {
+			t.Fatal(err)
+		}
+		half := 500 * time.Microsecond
+		for _, c := range []struct {
+			name     string
+			from, to time.Time
+			want     []Reading
+		}{
+			{"From t+0.5ms", tm.Add(half), t0.Add(24 * time.Hour), rs[2:]},
+			{"To t+0.5ms", t0, tm.Add(half), rs[:2]},
+			{"From t-0.5ms", tm.Add(-half), t0.Add(24 * time.Hour), rs[1:]},
+			{"To t-0.5ms", t0, tm.Add(-half), rs[:1]},
+		} {
+			for _, rev := range []bool{false, true} {
+				p, err := k.Range(ctx, "s", Query{From: c.from, To: c.to, Reverse: rev})
+				if err != nil {
 					t.Fatal(err)
 				}
-				half := 500 * time.Microsecond
-				for _, c := range []struct {
-					name     string
-					from, to time.Time
-					want     []Reading
-				}{
-					{"From t+0.5ms", tm.Add(half), t0.Add(24 * time.Hour), rs[2:]},
-					{"To t+0.5ms", t0, tm.Add(half), rs[:2]},
-					{"From t-0.5ms", tm.Add(-half), t0.Add(24 * time.Hour), rs[1:]},
-					{"To t-0.5ms", t0, tm.Add(-half), rs[:1]},
-				} {
-					for _, rev := range []bool{false, true} {
-						p, err := k.Range(ctx, "s", Query{From: c.from, To: c.to, Reverse: rev})
-						if err != nil {
-							t.Fatal(err)
-						}
-						w := c.want
-						if rev {
-							w = reversed(w)
-						}
-						if d := diffReadings(p.Readings, w); d != "" {
-							t.Errorf("Range %s, reverse %v: %s", c.name, rev, d)
-						}
-					}
-					a, err := k.Aggregate(ctx, "s", AggregateQuery{From: c.from, To: c.to, Step: time.Hour})
-					if err != nil {
-						t.Fatal(err)
-					}
-					if d := diffPeriods(a.Periods, stepPeriods(c.want, 1, time.Hour)); d != "" {
-						t.Errorf("Aggregate %s: %s", c.name, d)
-					}
+				w := c.want
+				if rev {
+					w = reversed(w)
 				}
-			})
+				if d := diffReadings(p.Readings, w); d != "" {
+					t.Errorf("Range %s, reverse %v: %s", c.name, rev, d)
+				}
+			}
+			a, err := k.Aggregate(ctx, "s", AggregateQuery{From: c.from, To: c.to, Step: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := diffPeriods(a.Periods, stepPeriods(c.want, 1, time.Hour)); d != "" {
+				t.Errorf("Aggregate %s: %s", c.name, d)
+			}
 		}
 	})
 }
@@ -1436,8 +1414,7 @@ func TestRange_LimitIsTotal(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/shards=%d", l, shards), func(t *testing.T) {
 					ctx := context.Background()
 					clk := newClock(t0.Add(at(12, 0)))
-					st := openStore(t, b.open(t, clk), testOptions(t, clk), Schema{Name: "N", Fields: []string{"v"}, Layout: l, Shards: shards})
-					k := mustKind(t, st, "N")
+					_, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), Schema{Name: "N", Fields: []string{"v"}, Layout: l, Shards: shards})
 					var rs []Reading
 					for i := 0; i < 10; i++ {
 						rs = append(rs, Reading{Time: t0.Add(at(10, i)), Values: []float64{float64(i)}})
@@ -1581,10 +1558,8 @@ func testRule(t *testing.T, b backend, rule DuplicateRule, l Layout, shards int)
 	ctx := context.Background()
 	clk := newClock(t0.Add(at(12, 0)))
 	sc := rgSchema(l, shards, rule)
-	api := b.open(t, clk)
-	opts := testOptions(t, clk)
-	st := openStore(t, api, opts, sc)
-	k := mustKind(t, st, "RG")
+	api, opts := openOn(t, b, clk)
+	st, k := openKind(t, api, opts, sc)
 	m := newModel(rule, sc)
 	pages := !onDynamo(b)
 	// Stored, then buffered over it.
@@ -1660,74 +1635,69 @@ func testRule(t *testing.T, b backend, rule DuplicateRule, l Layout, shards int)
 // else it holds, and writes nothing of it; the call with the same values
 // is accepted and changes nothing.
 func TestDuplicates_RejectDifferent(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		for _, l := range allLayouts {
-			t.Run(l.String(), func(t *testing.T) {
-				ctx := context.Background()
-				clk := newClock(t0.Add(at(12, 0)))
-				sc := rgSchema(l, 1, RejectDifferent)
-				st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-				k := mustKind(t, st, "RG")
-				stored := rd(at(10, 0), 1, "a")
-				buffered := rd(at(10, 10), 2, "a")
-				if err := k.WriteSync(ctx, "s", stored); err != nil {
-					t.Fatal(err)
-				}
-				if err := k.Write(ctx, "s", buffered); err != nil {
-					t.Fatal(err)
-				}
-				fresh := rd(at(10, 20), 3, "a")
-				for _, c := range []struct {
-					name string
-					rs   []Reading
-				}{
-					{"stored, other value", []Reading{fresh, rd(at(10, 0), 9, "a")}},
-					{"stored, other tag", []Reading{fresh, rd(at(10, 0), 1, "b")}},
-					{"buffered, other value", []Reading{rd(at(10, 10), 9, "a"), fresh}},
-					{"buffered, field absent", []Reading{fresh, {Time: t0.Add(at(10, 10)), Tags: []string{"a"}}}},
-					{"in the call", []Reading{fresh, rd(at(10, 30), 4, "a"), rd(at(10, 30), 5, "a")}},
-				} {
-					for _, w := range []struct {
-						name string
-						fn   writeFn
-					}{{"Write", k.Write}, {"WriteSync", k.WriteSync}} {
-						if err := w.fn(ctx, "s", c.rs...); !errors.Is(err, ErrConflict) {
-							t.Errorf("%s, %s: got %v, want ErrConflict", w.name, c.name, err)
-						}
-					}
-				}
-				// WriteMany: a conflict in one series writes nothing of
-				// the others.
-				err := k.WriteMany(ctx, []SeriesReadings{{ID: "t", Readings: []Reading{fresh}}, {ID: "s", Readings: []Reading{fresh, rd(at(10, 0), 9, "a")}}})
-				if !errors.Is(err, ErrConflict) {
-					t.Errorf("WriteMany, stored, other value: got %v, want ErrConflict", err)
-				}
-				err = k.WriteMany(ctx, []SeriesReadings{{ID: "t", Readings: []Reading{fresh}}, {ID: "t", Readings: []Reading{rd(at(10, 20), 4, "a")}}})
-				if !errors.Is(err, ErrConflict) {
-					t.Errorf("WriteMany, the series twice, other value: got %v, want ErrConflict", err)
-				}
-				if _, err := k.Latest(ctx, "t"); !errors.Is(err, ErrNotFound) {
-					t.Errorf("series t after refused WriteMany calls: Latest: %v, want ErrNotFound", err)
-				}
-				want := []Reading{stored, buffered}
-				checkReads(t, ctx, k, "s", newModelOf(sc, want), "after the refusals", readsOpts{buffered: true})
-				// The same readings again: accepted, nothing changes.
-				if err := k.Write(ctx, "s", stored, buffered); err != nil {
-					t.Errorf("Write of the same readings: %v", err)
-				}
-				if err := k.WriteSync(ctx, "s", buffered, stored); err != nil {
-					t.Errorf("WriteSync of the same readings: %v", err)
-				}
-				checkReads(t, ctx, k, "s", newModelOf(sc, want), "after the same readings", readsOpts{buffered: true})
-				if err := st.Flush(ctx); err != nil {
-					t.Fatal(err)
-				}
-				if err := k.Write(ctx, "s", rd(at(10, 10), 7, "a")); !errors.Is(err, ErrConflict) {
-					t.Errorf("Write over a flushed reading: got %v, want ErrConflict", err)
-				}
-				checkReads(t, ctx, k, "s", newModelOf(sc, want), "flushed", readsOpts{})
-			})
+	eachBackendLayout(t, func(t *testing.T, b backend, l Layout) {
+		ctx := context.Background()
+		clk := newClock(t0.Add(at(12, 0)))
+		sc := rgSchema(l, 1, RejectDifferent)
+		st, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
+		stored := rd(at(10, 0), 1, "a")
+		buffered := rd(at(10, 10), 2, "a")
+		if err := k.WriteSync(ctx, "s", stored); err != nil {
+			t.Fatal(err)
 		}
+		if err := k.Write(ctx, "s", buffered); err != nil {
+			t.Fatal(err)
+		}
+		fresh := rd(at(10, 20), 3, "a")
+		for _, c := range []struct {
+			name string
+			rs   []Reading
+		}{
+			{"stored, other value", []Reading{fresh, rd(at(10, 0), 9, "a")}},
+			{"stored, other tag", []Reading{fresh, rd(at(10, 0), 1, "b")}},
+			{"buffered, other value", []Reading{rd(at(10, 10), 9, "a"), fresh}},
+			{"buffered, field absent", []Reading{fresh, {Time: t0.Add(at(10, 10)), Tags: []string{"a"}}}},
+			{"in the call", []Reading{fresh, rd(at(10, 30), 4, "a"), rd(at(10, 30), 5, "a")}},
+		} {
+			for _, w := range []struct {
+				name string
+				fn   writeFn
+			}{{"Write", k.Write}, {"WriteSync", k.WriteSync}} {
+				if err := w.fn(ctx, "s", c.rs...); !errors.Is(err, ErrConflict) {
+					t.Errorf("%s, %s: got %v, want ErrConflict", w.name, c.name, err)
+				}
+			}
+		}
+		// WriteMany: a conflict in one series writes nothing of
+		// the others.
+		err := k.WriteMany(ctx, []SeriesReadings{{ID: "t", Readings: []Reading{fresh}}, {ID: "s", Readings: []Reading{fresh, rd(at(10, 0), 9, "a")}}})
+		if !errors.Is(err, ErrConflict) {
+			t.Errorf("WriteMany, stored, other value: got %v, want ErrConflict", err)
+		}
+		err = k.WriteMany(ctx, []SeriesReadings{{ID: "t", Readings: []Reading{fresh}}, {ID: "t", Readings: []Reading{rd(at(10, 20), 4, "a")}}})
+		if !errors.Is(err, ErrConflict) {
+			t.Errorf("WriteMany, the series twice, other value: got %v, want ErrConflict", err)
+		}
+		if _, err := k.Latest(ctx, "t"); !errors.Is(err, ErrNotFound) {
+			t.Errorf("series t after refused WriteMany calls: Latest: %v, want ErrNotFound", err)
+		}
+		want := []Reading{stored, buffered}
+		checkReads(t, ctx, k, "s", newModelOf(sc, want), "after the refusals", readsOpts{buffered: true})
+		// The same readings again: accepted, nothing changes.
+		if err := k.Write(ctx, "s", stored, buffered); err != nil {
+			t.Errorf("Write of the same readings: %v", err)
+		}
+		if err := k.WriteSync(ctx, "s", buffered, stored); err != nil {
+			t.Errorf("WriteSync of the same readings: %v", err)
+		}
+		checkReads(t, ctx, k, "s", newModelOf(sc, want), "after the same readings", readsOpts{buffered: true})
+		if err := st.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := k.Write(ctx, "s", rd(at(10, 10), 7, "a")); !errors.Is(err, ErrConflict) {
+			t.Errorf("Write over a flushed reading: got %v, want ErrConflict", err)
+		}
+		checkReads(t, ctx, k, "s", newModelOf(sc, want), "flushed", readsOpts{})
 	})
 }
 
@@ -1749,8 +1719,7 @@ func TestDuplicates_ConcurrentWrites(t *testing.T) {
 						ctx := context.Background()
 						clk := newClock(t0.Add(at(12, 0)))
 						sc := withRule(Schema{Name: "W", Fields: []string{"v"}, Layout: l}, rule)
-						st := openStore(t, b.open(t, clk), testOptions(t, clk), sc)
-						k := mustKind(t, st, "W")
+						st, k := openKind(t, b.OpenOn(t, clk), testOptions(t, clk), sc)
 						k.WriteSync(ctx, "s", Reading{Time: t0.Add(at(9, 0)), Values: []float64{-1}})
 						var wg sync.WaitGroup
 						start := make(chan struct{})
@@ -1846,11 +1815,9 @@ func TestDuplicates_AcrossCrashReplay(t *testing.T) {
 					ctx := context.Background()
 					clk := newClock(t0.Add(at(12, 0)))
 					sc := withRule(Schema{Name: "R", Fields: []string{"v"}, Layout: l}, rule)
-					api := b.open(t, clk)
-					opts := testOptions(t, clk)
+					api, opts := openOn(t, b, clk)
 					opts.WALDir = t.TempDir()
-					st := openStore(t, api, opts, sc)
-					k := mustKind(t, st, "R")
+					st, k := openKind(t, api, opts, sc)
 					m := newModel(rule, sc)
 					r := func(d time.Duration, v float64) Reading { return Reading{Time: t0.Add(d), Values: []float64{v}} }
 					m.apply(t, ctx, k.WriteSync, "s", r(at(10, 1), 1), r(at(10, 3), 3))
@@ -1896,8 +1863,7 @@ func newModelOf(s Schema, rs []Reading) []Reading {
 func TestAggregate_InvalidTierOnEmptyRange(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock(t0.Add(12 * time.Hour))
-	st := openStore(t, openEngine(t, clk), testOptions(t, clk), Schema{Name: "A", Fields: []string{"v"}})
-	k := mustKind(t, st, "A")
+	_, k := openKind(t, openEngine(t, clk), testOptions(t, clk), Schema{Name: "A", Fields: []string{"v"}})
 	for _, q := range []AggregateQuery{
 		{From: t0, To: t0, Step: 30 * time.Minute, Tier: Hourly},
 		{From: t0.Add(time.Hour), To: t0, Step: time.Hour, Tier: Daily},

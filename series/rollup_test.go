@@ -208,8 +208,7 @@ func TestAggregate_StepFromRangeLength(t *testing.T) {
 	clk := newClock(t0.AddDate(2, 0, 0))
 	sc := sensorSchema(Chunks)
 	sc.Retention = Retention{Raw: Forever, Hourly: Forever, Daily: Forever}
-	st := openStore(t, openEngine(t, clk), testOptions(t, clk), sc)
-	k := mustKind(t, st, "SENSOR")
+	st, k := openKind(t, openEngine(t, clk), testOptions(t, clk), sc)
 	rs := sensorReadings(t0, 6*time.Hour, 4*365) // two years
 	if err := k.WriteSync(ctx, "s1", rs...); err != nil {
 		t.Fatal(err)

@@ -49,8 +49,7 @@ func TestSchema_Validation(t *testing.T) {
 func TestWrite_InvalidReadings(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock(t0)
-	st := openStore(t, openEngine(t, clk), testOptions(t, clk), sensorSchema(Chunks))
-	k := mustKind(t, st, "SENSOR")
+	st, k := openKind(t, openEngine(t, clk), testOptions(t, clk), sensorSchema(Chunks))
 	cases := []struct {
 		id   string
 		r    Reading

@@ -74,63 +74,58 @@ func TestShards_ScatterGather(t *testing.T) {
 }
 
 func TestMetricIndex_AllSeriesOneField(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		for _, l := range allLayouts {
-			t.Run(l.String(), func(t *testing.T) {
-				ctx := context.Background()
-				clk := newClock(t0.Add(72 * time.Hour))
-				api := b.open(t, clk)
-				opts := testOptions(t, clk)
-				// A table made without the index gets it from EnsureTable.
-				plain := openStore(t, api, opts, Schema{Name: "OTHER", Fields: []string{"x"}})
-				_ = plain
-				sc := sensorSchema(l)
-				sc.MetricIndex = true
-				sc.IndexShards = 2
-				st, err := Open(ctx, api, opts, sc)
-				if err != nil {
-					t.Fatal(err)
+	eachBackendLayout(t, func(t *testing.T, b backend, l Layout) {
+		ctx := context.Background()
+		clk := newClock(t0.Add(72 * time.Hour))
+		api, opts := openOn(t, b, clk)
+		// A table made without the index gets it from EnsureTable.
+		plain := openStore(t, api, opts, Schema{Name: "OTHER", Fields: []string{"x"}})
+		_ = plain
+		sc := sensorSchema(l)
+		sc.MetricIndex = true
+		sc.IndexShards = 2
+		st, err := Open(ctx, api, opts, sc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		if err := st.EnsureTable(ctx); err != nil {
+			t.Fatal(err)
+		}
+		k := mustKind(t, st, "SENSOR")
+		var want []MetricPoint
+		for d := 0; d < 5; d++ {
+			id := fmt.Sprintf("dev-%d", d)
+			rs := sensorReadings(t0.Add(time.Duration(d)*time.Minute), 20*time.Minute, 120) // 40 hours
+			if err := k.WriteSync(ctx, id, rs...); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rs {
+				if !r.Time.Before(t0.Add(10*time.Hour)) && r.Time.Before(t0.Add(30*time.Hour)) && !isNaN(r.Values[1]) {
+					want = append(want, MetricPoint{ID: id, Time: r.Time, Value: r.Values[1]})
 				}
-				defer st.Close()
-				if err := st.EnsureTable(ctx); err != nil {
-					t.Fatal(err)
-				}
-				k := mustKind(t, st, "SENSOR")
-				var want []MetricPoint
-				for d := 0; d < 5; d++ {
-					id := fmt.Sprintf("dev-%d", d)
-					rs := sensorReadings(t0.Add(time.Duration(d)*time.Minute), 20*time.Minute, 120) // 40 hours
-					if err := k.WriteSync(ctx, id, rs...); err != nil {
-						t.Fatal(err)
-					}
-					for _, r := range rs {
-						if !r.Time.Before(t0.Add(10*time.Hour)) && r.Time.Before(t0.Add(30*time.Hour)) && !isNaN(r.Values[1]) {
-							want = append(want, MetricPoint{ID: id, Time: r.Time, Value: r.Values[1]})
-						}
-					}
-				}
-				slices.SortFunc(want, func(a, b MetricPoint) int {
-					if c := a.Time.Compare(b.Time); c != 0 {
-						return c
-					}
-					return strings.Compare(a.ID, b.ID)
-				})
-				got, err := k.MetricRange(ctx, "humidity", t0.Add(10*time.Hour), t0.Add(30*time.Hour), 0)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(got) != len(want) {
-					t.Fatalf("%d points, want %d", len(got), len(want))
-				}
-				for i := range got {
-					if got[i].ID != want[i].ID || !got[i].Time.Equal(want[i].Time) || got[i].Value != want[i].Value {
-						t.Fatalf("point %d: %+v, want %+v", i, got[i], want[i])
-					}
-				}
-				if _, err := mustKind(t, plain, "OTHER").MetricRange(ctx, "x", t0, t0.Add(time.Hour), 0); err == nil {
-					t.Error("MetricRange on a kind without the index")
-				}
-			})
+			}
+		}
+		slices.SortFunc(want, func(a, b MetricPoint) int {
+			if c := a.Time.Compare(b.Time); c != 0 {
+				return c
+			}
+			return strings.Compare(a.ID, b.ID)
+		})
+		got, err := k.MetricRange(ctx, "humidity", t0.Add(10*time.Hour), t0.Add(30*time.Hour), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d points, want %d", len(got), len(want))
+		}
+		for i := range got {
+			if got[i].ID != want[i].ID || !got[i].Time.Equal(want[i].Time) || got[i].Value != want[i].Value {
+				t.Fatalf("point %d: %+v, want %+v", i, got[i], want[i])
+			}
+		}
+		if _, err := mustKind(t, plain, "OTHER").MetricRange(ctx, "x", t0, t0.Add(time.Hour), 0); err == nil {
+			t.Error("MetricRange on a kind without the index")
 		}
 	})
 }

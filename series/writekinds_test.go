@@ -13,8 +13,7 @@ func TestStore_WriteKinds(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		clk := newClock(t0.Add(time.Hour))
-		api := b.open(t, clk)
-		opts := testOptions(t, clk)
+		api, opts := openOn(t, b, clk)
 		opts.WALDir = t.TempDir()
 		schemas := []Schema{
 			{Name: "A", Fields: []string{"v"}},

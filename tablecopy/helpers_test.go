@@ -16,6 +16,7 @@ import (
 
 	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/conformance"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 	"github.com/timetable-db/timetable/table"
 )
@@ -40,16 +41,7 @@ func createTables(t testing.TB, api timetable.API, name string) []string {
 	t.Helper()
 	ctx := context.Background()
 	a, b := name+"_a", name+"_b"
-	def := func(n string, typ types.ScalarAttributeType) types.AttributeDefinition {
-		return types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: typ}
-	}
-	key := func(h, r string) []types.KeySchemaElement {
-		ks := []types.KeySchemaElement{{AttributeName: aws.String(h), KeyType: types.KeyTypeHash}}
-		if r != "" {
-			ks = append(ks, types.KeySchemaElement{AttributeName: aws.String(r), KeyType: types.KeyTypeRange})
-		}
-		return ks
-	}
+	def, key := testenv.AttributeDef, testenv.KeySchema
 	_, err := api.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:            aws.String(a),
 		AttributeDefinitions: []types.AttributeDefinition{def("pk", "S"), def("sk", "B"), def("g", "S"), def("l", "N")},

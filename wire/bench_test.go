@@ -37,19 +37,7 @@ func loadRequests(b *testing.B) (*local.DB, []loadRequest) {
 	db := testenv.MemDB(b, &local.Options{TTLInterval: -1})
 	ctx := context.Background()
 	const table, parts, items = "bench_load", 64, 20
-	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
-		TableName:   aws.String(table),
-		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{
-			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
-			{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeN}},
-		KeySchema: []types.KeySchemaElement{
-			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
+	testenv.CreateTable(b, db, table, types.ScalarAttributeTypeN)
 	payload := strings.Repeat("p", 100)
 	for p := range parts {
 		for s := range items {

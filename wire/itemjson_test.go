@@ -37,20 +37,12 @@ func TestItemJSON_SameAnswers(t *testing.T) {
 	db := testenv.MemDB(t, &local.Options{TTLInterval: -1})
 	ctx := context.Background()
 	const table = "itemjson"
-	str := func(n string) types.AttributeDefinition {
-		return types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: types.ScalarAttributeTypeS}
-	}
-	key := func(h, r string) []types.KeySchemaElement {
-		k := []types.KeySchemaElement{{AttributeName: aws.String(h), KeyType: types.KeyTypeHash}}
-		if r != "" {
-			k = append(k, types.KeySchemaElement{AttributeName: aws.String(r), KeyType: types.KeyTypeRange})
-		}
-		return k
-	}
+	str := func(n string) types.AttributeDefinition { return testenv.AttributeDef(n, types.ScalarAttributeTypeS) }
+	key := testenv.KeySchema
 	_, err := db.CreateTable(ctx, &dynamodb.CreateTableInput{
 		TableName:   aws.String(table),
 		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{str("pk"), {AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeN},
+		AttributeDefinitions: []types.AttributeDefinition{str("pk"), testenv.AttributeDef("sk", types.ScalarAttributeTypeN),
 			str("gp"), str("gs"), str("ls")},
 		KeySchema: key("pk", "sk"),
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{

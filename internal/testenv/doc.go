@@ -1,5 +1,6 @@
 // Package testenv is the ground the module's tests share: a settable
-// clock, the in-memory embedded engine, and the backends a test runs on.
+// clock, the in-memory embedded engine, the backends a test runs on, and
+// the tables it creates.
 // Only tests import it.
 //
 // The contract:
@@ -12,4 +13,6 @@
 //     [dynamotest.EndpointEnv] is set, on that DynamoDB-compatible server,
 //     with internal/dynamotest's rule: a server named but down fails the
 //     test, never skips it.
+//   - [CreateTable] creates an on-demand table keyed by pk (and sk), and
+//     [KeySchema] and [AttributeDef] write the parts of other tables.
 package testenv

@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/timetable-db/timetable/local"
 )
@@ -53,5 +55,28 @@ func TestEachBackend_EngineFirst(t *testing.T) {
 	})
 	if len(names) == 0 || names[0] != "engine" {
 		t.Fatalf("ran on %v, want the engine first", names)
+	}
+}
+
+func TestCreateTable_Keys(t *testing.T) {
+	db := MemDB(t, nil)
+	for _, c := range []struct {
+		table  string
+		skType types.ScalarAttributeType
+		want   int
+	}{{"hash_only", "", 1}, {"hash_range", types.ScalarAttributeTypeN, 2}} {
+		CreateTable(t, db, c.table, c.skType)
+		out, err := db.DescribeTable(context.Background(), &dynamodb.DescribeTableInput{TableName: aws.String(c.table)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		td := out.Table
+		if len(td.KeySchema) != c.want || len(td.AttributeDefinitions) != c.want || *td.KeySchema[0].AttributeName != "pk" ||
+			td.BillingModeSummary == nil || td.BillingModeSummary.BillingMode != types.BillingModePayPerRequest {
+			t.Errorf("%s: keys %+v, attributes %+v, billing %+v", c.table, td.KeySchema, td.AttributeDefinitions, td.BillingModeSummary)
+		}
+		if c.want == 2 && (*td.KeySchema[1].AttributeName != "sk" || td.KeySchema[1].KeyType != types.KeyTypeRange) {
+			t.Errorf("%s: range key %+v, want sk", c.table, td.KeySchema[1])
+		}
 	}
 }

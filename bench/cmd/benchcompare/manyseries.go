@@ -48,17 +48,9 @@ func (r manyRun) writtenRate() float64 { return float64(r.readings) / (r.ingest 
 // runManySeries measures each server of -series-http-targets in turn.
 func runManySeries(ctx context.Context, e *env) ([]Figure, section, error) {
 	c := e.cfg.manySeries
-	targets, err := seriesHTTPTargets(ctx, e)
+	runs, err := eachTarget(ctx, e, func(t tsTarget) (manyRun, error) { return runManyTarget(ctx, e, t, c) })
 	if err != nil {
 		return nil, section{}, err
-	}
-	var runs []manyRun
-	for _, t := range targets {
-		r, err := runManyTarget(ctx, e, t, c)
-		if err != nil {
-			return nil, section{}, fmt.Errorf("%s: %w", t.Name(), err)
-		}
-		runs = append(runs, r)
 	}
 	var figs []Figure
 	if len(runs) == 2 && runs[0].name == "timetable serve" {
@@ -81,19 +73,12 @@ func runManyTarget(ctx context.Context, e *env, t tsTarget, c manySeriesConfig) 
 		return r, err
 	}
 	defer os.RemoveAll(dir)
-	start := time.Now().Truncate(time.Minute).Unix() - int64(c.minutes)*tsStep
-	g := newLineGen(c.ids, start, tsStep, -1)
+	g := recentLines(c.ids, c.minutes, -1)
 	total := int64(c.ids) * int64(c.minutes)
 	e.logf("many-series: ingest into %s: %d series x %d one-minute readings, %d per request, %d senders", t.Name(), c.ids, c.minutes, c.batch, c.senders)
-	cpu0, err := srv.CPU()
-	if err != nil {
+	var cpu0 time.Duration
+	if r.readings, r.ingest, cpu0, err = timedIngest(ctx, hc, t, srv, g, sendConfig{batch: c.batch, senders: c.senders, limit: total}); err != nil {
 		return r, err
-	}
-	t0 := time.Now()
-	r.readings, err = sendLines(ctx, hc, t.WriteURL(srv.Endpoint), g, sendConfig{batch: c.batch, senders: c.senders, limit: total}, nil)
-	r.ingest = time.Since(t0)
-	if err != nil {
-		return r, fmt.Errorf("ingest: %w", err)
 	}
 	e.logf("many-series: %s: %.0f readings/s; flushing", t.Name(), r.rate())
 	t1 := time.Now()
@@ -101,12 +86,7 @@ func runManyTarget(ctx context.Context, e *env, t tsTarget, c manySeriesConfig) 
 		return r, fmt.Errorf("flush: %w", err)
 	}
 	r.flush = time.Since(t1)
-	cpu1, err := srv.CPU()
-	if err != nil {
-		return r, err
-	}
-	r.ingestCPU = cpu1 - cpu0
-	if r.peakRSS, err = srv.PeakRSS(); err != nil {
+	if r.ingestCPU, r.peakRSS, err = serverUse(srv, cpu0); err != nil {
 		return r, err
 	}
 	e.logf("many-series: %s: flush %v, peak RSS %s", t.Name(), r.flush.Round(time.Millisecond), fmtBytes(r.peakRSS))

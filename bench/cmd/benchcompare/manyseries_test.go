@@ -16,14 +16,20 @@ func TestManySeriesFigures(t *testing.T) {
 		ours, peer manyRun
 		above      bool
 	}{{better, worse, true}, {worse, better, false}} {
-		figs := manySeriesFigures(c, tc.ours, tc.peer)
-		if len(figs) != 5 {
-			t.Fatalf("%d figures, want 5", len(figs))
-		}
-		for _, f := range figs {
-			if f.Ratio == nil || (*f.Ratio > 1) != tc.above || *f.Ratio == 1 {
-				t.Errorf("%s: ours %v, peer %v, ratio %v; want above 1: %v", f.Name, f.Ours, *f.Peer, *f.Ratio, tc.above)
-			}
+		checkRatios(t, manySeriesFigures(c, tc.ours, tc.peer), 5, tc.above)
+	}
+}
+
+// checkRatios fails t unless figs are n figures, each with a ratio above
+// 1 if above, below 1 if not.
+func checkRatios(t *testing.T, figs []Figure, n int, above bool) {
+	t.Helper()
+	if len(figs) != n {
+		t.Fatalf("%d figures, want %d", len(figs), n)
+	}
+	for _, f := range figs {
+		if f.Ratio == nil || (*f.Ratio > 1) != above || *f.Ratio == 1 {
+			t.Errorf("%s: ours %v, peer %v, ratio %v; want above 1: %v", f.Name, f.Ours, *f.Peer, *f.Ratio, above)
 		}
 	}
 }

@@ -113,24 +113,20 @@ func preflightSeriesHTTP(ctx context.Context, e *env) error {
 // the latest and one-day reads, and a soak.
 func runSeriesHTTP(ctx context.Context, e *env) ([]Figure, section, error) {
 	c := e.cfg.seriesHTTP
-	targets, err := seriesHTTPTargets(ctx, e)
+	runs, err := eachTarget(ctx, e, func(t tsTarget) (tsRun, error) {
+		r, err := runTSTarget(ctx, e, t, c)
+		if err != nil || c.soak.duration <= 0 {
+			return r, err
+		}
+		s, err := runTSSoak(ctx, e, t, c.soak)
+		if err != nil {
+			return r, fmt.Errorf("soak: %w", err)
+		}
+		r.soak = &s
+		return r, nil
+	})
 	if err != nil {
 		return nil, section{}, err
-	}
-	var runs []tsRun
-	for _, t := range targets {
-		r, err := runTSTarget(ctx, e, t, c)
-		if err != nil {
-			return nil, section{}, fmt.Errorf("%s: %w", t.Name(), err)
-		}
-		if c.soak.duration > 0 {
-			s, err := runTSSoak(ctx, e, t, c.soak)
-			if err != nil {
-				return nil, section{}, fmt.Errorf("%s, soak: %w", t.Name(), err)
-			}
-			r.soak = &s
-		}
-		runs = append(runs, r)
 	}
 	var figs []Figure
 	if len(runs) == 2 && runs[0].name == "timetable serve" {
@@ -139,8 +135,61 @@ func runSeriesHTTP(ctx context.Context, e *env) ([]Figure, section, error) {
 	return figs, section{title: "Series over HTTP: timetable serve vs VictoriaMetrics", body: seriesHTTPSection(c, runs, vmVersion(c.vmBin))}, nil
 }
 
+// eachTarget runs run on each server of -series-http-targets in turn,
+// and returns what it did on each, in the order of the servers.
+func eachTarget[R any](ctx context.Context, e *env, run func(tsTarget) (R, error)) ([]R, error) {
+	targets, err := seriesHTTPTargets(ctx, e)
+	if err != nil {
+		return nil, err
+	}
+	var runs []R
+	for _, t := range targets {
+		r, err := run(t)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", t.Name(), err)
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
 // tsStep is the time between two readings of a series in the ingest.
 const tsStep = 60 // seconds
+
+// recentLines returns the lines of ids series of readings readings each,
+// tsStep apart, the last a minute before now (both servers take them as
+// recent: VictoriaMetrics refuses samples older than its retention, a
+// month by default), keeping the values of step watch (-1 for none).
+func recentLines(ids, readings int, watch int64) *lineGen {
+	start := time.Now().Truncate(time.Minute).Unix() - int64(readings)*tsStep
+	return newLineGen(ids, start, tsStep, watch)
+}
+
+// timedIngest sends g's lines to t on srv as sc says, and returns the
+// readings sent, the time from the first request to the last answer, and
+// the server's CPU time before the first request (for serverUse).
+func timedIngest(ctx context.Context, hc *http.Client, t tsTarget, srv *peers.Server, g *lineGen, sc sendConfig) (n int64, took, cpu0 time.Duration, err error) {
+	if cpu0, err = srv.CPU(); err != nil {
+		return 0, 0, 0, err
+	}
+	t0 := time.Now()
+	n, err = sendLines(ctx, hc, t.WriteURL(srv.Endpoint), g, sc, nil)
+	took = time.Since(t0)
+	if err != nil {
+		return n, took, cpu0, fmt.Errorf("ingest: %w", err)
+	}
+	return n, took, cpu0, nil
+}
+
+// serverUse returns the server's CPU time since cpu0 and its peak RSS.
+func serverUse(srv *peers.Server, cpu0 time.Duration) (time.Duration, int64, error) {
+	cpu1, err := srv.CPU()
+	if err != nil {
+		return 0, 0, err
+	}
+	rss, err := srv.PeakRSS()
+	return cpu1 - cpu0, rss, err
+}
 
 // tsDay returns the steps of the one-day range the reads ask for (from
 // and to, both included) in an ingest of readings steps: the day in the
@@ -169,30 +218,15 @@ func runTSTarget(ctx context.Context, e *env, t tsTarget, c seriesHTTPConfig) (t
 	}
 	defer os.RemoveAll(dir)
 
-	// The readings end a minute before now: both servers take them as
-	// recent (VictoriaMetrics refuses samples older than its retention,
-	// a month by default).
 	day := tsDay(c.readings)
-	start := time.Now().Truncate(time.Minute).Unix() - int64(c.readings)*tsStep
-	g := newLineGen(c.ids, start, tsStep, day[0])
+	g := recentLines(c.ids, c.readings, day[0])
 	total := int64(c.ids) * int64(c.readings)
 	e.logf("series-http: ingest into %s: %d series x %d readings, %d per request, %d senders", t.Name(), c.ids, c.readings, c.batch, c.senders)
-	cpu0, err := srv.CPU()
-	if err != nil {
+	var cpu0 time.Duration
+	if r.readings, r.ingest, cpu0, err = timedIngest(ctx, hc, t, srv, g, sendConfig{batch: c.batch, senders: c.senders, limit: total}); err != nil {
 		return r, err
 	}
-	t0 := time.Now()
-	r.readings, err = sendLines(ctx, hc, t.WriteURL(srv.Endpoint), g, sendConfig{batch: c.batch, senders: c.senders, limit: total}, nil)
-	r.ingest = time.Since(t0)
-	if err != nil {
-		return r, fmt.Errorf("ingest: %w", err)
-	}
-	cpu1, err := srv.CPU()
-	if err != nil {
-		return r, err
-	}
-	r.ingestCPU = cpu1 - cpu0
-	if r.peakRSS, err = srv.PeakRSS(); err != nil {
+	if r.ingestCPU, r.peakRSS, err = serverUse(srv, cpu0); err != nil {
 		return r, err
 	}
 	e.logf("series-http: %s: %.0f readings/s, server CPU %.2f µs/reading", t.Name(), r.rate(), r.cpuPerReading(r.ingestCPU))

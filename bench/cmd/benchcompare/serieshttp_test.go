@@ -377,14 +377,7 @@ func TestSeriesHTTPFigures(t *testing.T) {
 	}{{better, worse, true}, {worse, better, false}} {
 		tc.ours.name, tc.peer.name = "timetable serve", "VictoriaMetrics"
 		figs := seriesHTTPFigures(c, tc.ours, tc.peer)
-		if len(figs) != 10 {
-			t.Fatalf("%d figures, want 10", len(figs))
-		}
-		for _, f := range figs {
-			if f.Ratio == nil || (*f.Ratio > 1) != tc.above || *f.Ratio == 1 {
-				t.Errorf("%s: ours %v, peer %v, ratio %v; want above 1: %v", f.Name, f.Ours, *f.Peer, *f.Ratio, tc.above)
-			}
-		}
+		checkRatios(t, figs, 10, tc.above)
 		last := figs[len(figs)-1]
 		if last.met == nil || *last.met != tc.above {
 			t.Errorf("soak figure: levels off %v, want %v", last.met, tc.above)
