@@ -433,7 +433,7 @@ func TestFleet_SameSeqIDsCollide(t *testing.T) {
 			top := max(sts[0].seq.Load(), sts[1].seq.Load())
 			sts[0].seq.Store(top)
 			sts[1].seq.Store(top)
-			acks = write(sts)
+			acks = append(acks, write(sts)...)
 			if err := checkFleetRead(fleetRange(t, ctx, mustKind(t, sts[0], sc.Name), "s"), acks, KeepAll); err == nil {
 				t.Fatal("two Stores of one sequence id kept both readings: the check cannot see a collision")
 			} else {
