@@ -141,6 +141,7 @@ func (b *buffer) add(ctx context.Context, es []entry) error {
 			return fmt.Errorf("series: write buffer full: %w", ctx.Err())
 		}
 	}
+	b.s.ensureSeqID(ctx)
 	// The readings get their sequence numbers under the gate, so that
 	// those of a batch are all above those of the batches sealed before
 	// it: the order of a chunk's readings among those of one instant is
@@ -226,7 +227,7 @@ func (b *buffer) number(es []entry) {
 	for i := range es {
 		seq := b.s.nextSeqs(len(es[i].recs))
 		for j := range es[i].recs {
-			es[i].recs[j].seq = seq + uint64(j)
+			es[i].recs[j].seq = seq + uint64(j)*seqStride
 		}
 	}
 }
@@ -268,6 +269,7 @@ func (b *buffer) sealLocked() {
 // that es follow every buffered reading, then flushes. The batch is not
 // logged: WriteSync acknowledges only what the table has.
 func (b *buffer) writeSync(ctx context.Context, es []entry) error {
+	b.s.ensureSeqID(ctx)
 	b.gate.Lock()
 	b.sealLocked()
 	current(es)

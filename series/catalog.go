@@ -49,9 +49,11 @@ func (ks *kindSet) with(k *Kind) *kindSet {
 func (s *Store) lookup(name string) *Kind { return s.kinds.Load().byName[name] }
 
 // Kind returns the kind named name. An unknown name is an error wrapping
-// ErrUnknownKind (and so ErrNotFound). It takes no lock.
+// ErrUnknownKind (and so ErrNotFound), once the Store has read the stored
+// schemas again for kinds other Stores defined (at most once a second;
+// see fleet.go). A known name takes no lock.
 func (s *Store) Kind(name string) (*Kind, error) {
-	if k := s.lookup(name); k != nil {
+	if k := s.kindOrRefresh(name); k != nil {
 		return k, nil
 	}
 	return nil, fmt.Errorf("%w: %q", ErrUnknownKind, name)

@@ -55,6 +55,15 @@ const maxChunkBytes = 300 << 10
 // number, base + i). Its sort key is its first reading's timestamp and
 // that sequence number plus the base, unique in the partition, so writing
 // the same entry again writes the same items.
+//
+// The bases are multiples of seqStride (the numbering skips to the next
+// one after each chunk), so that a key has the low bits of the Store's
+// sequence numbers, its id: the keys of two Stores never meet. A key is
+// also at most the largest number of the shard's n readings (base is at
+// most seqStride times the readings before the chunk, and n numbers of
+// one Store are (n-1)*seqStride apart at least), so it is below the
+// numbers of the series' next batch: a Store's keys never meet either.
+// (Chunks written before ids had consecutive bases; they read the same.)
 func (k *Kind) chunkItems(id string, recs []rec) ([]table.Item, error) {
 	app, _ := k.apps.Get().(*chunk.Appender)
 	if app == nil {
@@ -87,10 +96,9 @@ func (k *Kind) chunkItems(id string, recs []rec) ([]table.Item, error) {
 			end := periodEnd(rs[0].t, keys.Hour)
 			n := skipPeriod(rs, 0, end)
 			var err error
-			if items, err = k.chunkGroup(app, id, sh, rs[:n], cseq, base, items); err != nil {
+			if items, base, err = k.chunkGroup(app, id, sh, rs[:n], cseq, base, items); err != nil {
 				return nil, err
 			}
-			base += n
 			rs = rs[n:]
 		}
 	}
@@ -99,12 +107,13 @@ func (k *Kind) chunkItems(id string, recs []rec) ([]table.Item, error) {
 
 // chunkGroup appends to items the chunk item(s) of recs, all in one hour
 // and shard, at positions (cseq, base + i), encoded with app (an appender
-// of the kind's fields, which it resets first).
-func (k *Kind) chunkGroup(app *chunk.Appender, id string, sh int, recs []rec, cseq uint64, base int, items []table.Item) ([]table.Item, error) {
+// of the kind's fields, which it resets first). base is a multiple of
+// seqStride; it returns the next one after the positions it used.
+func (k *Kind) chunkGroup(app *chunk.Appender, id string, sh int, recs []rec, cseq uint64, base int, items []table.Item) ([]table.Item, int, error) {
 	app.Reset()
 	for i := range recs {
 		if err := app.Append(recs[i].t, recs[i].vals); err != nil {
-			return nil, fmt.Errorf("series: cannot encode a chunk: %w", err)
+			return nil, 0, fmt.Errorf("series: cannot encode a chunk: %w", err)
 		}
 	}
 	data := app.Bytes()
@@ -114,11 +123,11 @@ func (k *Kind) chunkGroup(app *chunk.Appender, id string, sh int, recs []rec, cs
 	}
 	if len(data)+len(tagCol) > maxChunkBytes && len(recs) > 1 {
 		half := len(recs) / 2
-		items, err := k.chunkGroup(app, id, sh, recs[:half], cseq, base, items)
+		items, next, err := k.chunkGroup(app, id, sh, recs[:half], cseq, base, items)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
-		return k.chunkGroup(app, id, sh, recs[half:], cseq, base+half, items)
+		return k.chunkGroup(app, id, sh, recs[half:], cseq, next, items)
 	}
 	first, last := recs[0].t, recs[len(recs)-1].t
 	key := cseq + uint64(base)
@@ -142,7 +151,7 @@ func (k *Kind) chunkGroup(app *chunk.Appender, id string, sh int, recs []rec, cs
 	putUnit(it, &k.s, u)
 	k.putTTL(it, last, k.s.Retention.Raw)
 	k.putMetric(it, id, first, key)
-	return append(items, it), nil
+	return append(items, it), int(alignSeq(uint64(base+len(recs)), 0)), nil
 }
 
 func fromChunkAgg(a chunk.Aggregate) agg {

@@ -305,6 +305,23 @@ func (d *designer) build() (*design.Design, error) {
 		return nil, err
 	}
 	entities = append(entities, mark)
+	lease := design.Entity{
+		Name:        "Lease",
+		Description: "One per unit of background work shared by the Stores of the table (the rollup and the compaction pass of each kind) and per sequence-number id: the Store holding it and until when (see fleet.go), taken and renewed by a conditional put, released by a delete.",
+		Keys:        map[string]design.Template{attrPK: design.Template(leasePK), attrSK: "{lease}"},
+		Attributes: []design.Attribute{
+			{Name: "lease", Description: "The unit: rollup#KIND, compact#KIND or seq#NNNN (an id of 4 decimal digits)."},
+			{Name: "lease_owner", Description: "The Store holding it (Options.LeaseOwner)."},
+			{Name: "lease_until", Type: "N", Description: "When the claim ends, Unix milliseconds of the holder's clock."},
+			{Name: attrTTL, Type: "N", Description: "Expiry in epoch seconds, an hour after the claim ends."},
+		},
+	}
+	if err := example(&lease, map[string]string{attrPK: leasePK, attrSK: "rollup" + keys.Sep + k.s.Name}); err != nil {
+		return nil, err
+	}
+	entities = append(entities, lease)
+	patterns = append(patterns, design.AccessPattern{Name: "Lease holder", Description: "table.LeaseHolder: which Store holds a unit of background work (monitoring). The Stores take and renew leases with conditional puts, per kind and pass every RollupInterval and CompactInterval and per Store every 10 minutes, and delete them at Close.",
+		Op: design.GetItem, Key: "pk = " + leasePK + " AND sk = {lease}", Returns: []string{lease.Name}, Frequency: "on demand"})
 	patterns = append(patterns, design.AccessPattern{Name: "Series of the kind", Description: "Kind.Series: the ids in order, from a prefix or a cursor.",
 		Key: "pk = " + k.dirPK() + " AND sk >= {id}", Returns: []string{dir.Name}, Frequency: "on demand (listing series)"})
 

@@ -91,6 +91,7 @@
 //	series directory    pk ~SERIES#SENSOR           sk 123
 //	stored schemas      pk ~SCHEMA                  sk SENSOR
 //	sequence mark       pk ~SEQ                     sk ~SEQ
+//	leases              pk ~LEASE                   sk rollup#SENSOR, compact#SENSOR, seq#0042
 //	metric index        GSI "metric": mpk SENSOR#2024-12-01, msk <timestamp>#123#<seq>
 //
 // Every item carries a "ttl" attribute (epoch seconds) computed from event
@@ -236,6 +237,47 @@
 //     reading at 1 Hz with 1-minute flushes. A merged item of more than
 //     150 KB is not rewritten for late readings; they are merged
 //     among themselves.
+//
+// # Several Stores on one table
+//
+// Any number of Stores (processes, servers) may share a table and give
+// the same answers as one; fleet.go has the details.
+//
+//   - Background passes run once across them: the rollup and the
+//     compaction pass of each kind run under a lease in the table (pk
+//     ~LEASE, sk rollup#KIND and compact#KIND) that a Store takes or
+//     renews at each tick of its timer and holds for three intervals
+//     (renewed every interval while a pass runs). A Store that closes
+//     releases its leases; one that dies keeps them until they end, and
+//     the next Store to tick takes them over: a kind's pass waits at most
+//     three intervals. Store.Rollup and Store.Compact called directly take
+//     no lease (they run at once; the passes are idempotent), nor does
+//     Kind.Compact.
+//   - Kinds defined or changed on one Store reach the others within
+//     Options.RefreshInterval (DefaultRefreshInterval, 10 seconds), when
+//     each reads the stored schemas again and applies them as Open does;
+//     a write or Store.Kind naming a kind the Store does not know reads
+//     them at once (at most once a second), so a kind defined elsewhere is
+//     writable at once. Kinds cannot be deleted.
+//   - Nothing one Store writes is overwritten by another's flush: each
+//     Store holds a sequence id (a lease, sk seq#NNNN, of an hour renewed
+//     every ten minutes, one of 1,024) that is the low bits of its
+//     sequence numbers and of its chunk keys, so the items and positions
+//     of two Stores never meet, on any layout. (A Store that could not take
+//     an id at Open, the table missing or failing, uses a random one until
+//     it takes one, at EnsureTable or its next writes.) The latest-reading
+//     item, markers, directory and sequence mark are written with
+//     conditions or versions, and rollups recomputed whole, so they take
+//     writes from several Stores.
+//   - Readings of one instant of one series written through several
+//     Stores are kept by the duplicate rule in the order of their
+//     sequence numbers, which follow each Store's clock; in the Chunks
+//     layout a flush's readings take their rank among another Store's
+//     from the flush's first number (within a Store, write order as
+//     always). Known gap: the latest-reading item ranks such readings by
+//     their own numbers, so when two Stores wrote the newest instant of a
+//     Chunks series, Latest may return another of its readings than the
+//     last that Range keeps.
 //
 // # Deleting
 //

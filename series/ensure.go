@@ -36,6 +36,9 @@ func (s *Store) EnsureTable(ctx context.Context) error {
 		return err
 	}
 	s.tableMissing.Store(false)
+	if err := s.takeSeqID(ctx, true); err != nil {
+		s.log.Warn("series: cannot take a sequence id; retried at the next writes", "err", err)
+	}
 	if len(ts.Indexes) == 0 {
 		return nil
 	}

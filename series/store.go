@@ -2,8 +2,6 @@ package series
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -109,6 +107,18 @@ type Options struct {
 	// clock difference between processes that compact one table.
 	CompactGrace time.Duration
 
+	// LeaseOwner names this Store in the leases it takes in the table
+	// (see fleet.go): the background rollup and compaction passes of each
+	// kind, and its sequence-number id. Default table.NewOwner("series"),
+	// unique to the Store; two Stores must never share one.
+	LeaseOwner string
+	// RefreshInterval is the period at which the Store reads the stored
+	// schemas again and applies the kinds that other Stores of the table
+	// defined or changed, as Open does; default 10 seconds. A negative
+	// value turns it off. A write or Store.Kind naming a kind the Store
+	// does not know reads them at once (at most once a second).
+	RefreshInterval time.Duration
+
 	// MaxFuture bounds how far ahead of Now a reading's time may be:
 	// Write, WriteMany, WriteSync and WriteKinds refuse a reading later
 	// than Now + MaxFuture with ErrInvalidReading, naming the bound.
@@ -143,10 +153,12 @@ type Store struct {
 	tableMissing atomic.Bool
 	stats        storeStats
 
-	// seq is the next sequence number (see nextSeqs); seqSalt is this
-	// Store's random offset within a millisecond of the clock.
-	seq     atomic.Uint64
-	seqSalt uint64
+	// seq is the next sequence number (see nextSeqs); seqID is this
+	// Store's id among those that share the table, the low bits of its
+	// numbers (see fleet.go).
+	seq   atomic.Uint64
+	seqID atomic.Uint64
+	fleet fleetState
 	// seqMark is the table's sequence mark as this Store last wrote or
 	// read it (see seqmark.go).
 	seqMark atomic.Uint64
@@ -222,6 +234,12 @@ func Open(ctx context.Context, api timetable.API, o *Options, schemas ...Schema)
 	if opts.MaxFuture == 0 {
 		opts.MaxFuture = DefaultMaxFuture
 	}
+	if opts.LeaseOwner == "" {
+		opts.LeaseOwner = table.NewOwner("series")
+	}
+	if opts.RefreshInterval == 0 {
+		opts.RefreshInterval = DefaultRefreshInterval
+	}
 	s := &Store{opts: opts, now: opts.Now, log: opts.Logger, stop: make(chan struct{})}
 	s.mark.stats = &s.stats
 	s.bgCtx, s.cancelBG = context.WithCancel(context.Background())
@@ -260,11 +278,9 @@ func Open(ctx context.Context, api timetable.API, o *Options, schemas ...Schema)
 	if err := s.loadSeqMark(ctx); err != nil {
 		return nil, err
 	}
-	var rb [8]byte
-	if _, err := rand.Read(rb[:]); err != nil {
-		return nil, fmt.Errorf("series: cannot seed sequence numbers: %w", err)
+	if err := s.claimSeqID(ctx); err != nil {
+		return nil, err
 	}
-	s.seqSalt = binary.LittleEndian.Uint64(rb[:]) & (1<<seqSaltBits - 1)
 	s.buf = newBuffer(s)
 	if opts.WALDir != "" {
 		l, err := wal.Open(opts.WALDir, &wal.Options{NoSync: opts.WALNoSync, Logger: opts.Logger, FS: opts.walFS})
@@ -318,6 +334,7 @@ func (s *Store) Shutdown(ctx context.Context) error {
 		stopBG()
 		s.cancelBG()
 		err := s.buf.flush(ctx)
+		s.releaseLeases(ctx, err == nil)
 		if s.wal != nil {
 			err = errors.Join(err, s.wal.Close())
 		}
@@ -326,12 +343,15 @@ func (s *Store) Shutdown(ctx context.Context) error {
 	return s.closeErr
 }
 
-// startBackground starts the flush timer, the rollup pass and the
-// compaction pass.
+// startBackground starts the flush timer, the rollup and compaction
+// passes (each kind's under its lease), the schema refresh and the
+// renewal of the sequence-number id.
 func (s *Store) startBackground() {
-	s.bg.Add(3)
-	go s.every(s.opts.RollupInterval, "rollup", s.Rollup)
-	go s.every(s.opts.CompactInterval, "compaction", s.Compact)
+	s.bg.Add(5)
+	go s.every(s.opts.RollupInterval, "rollup", s.leasedRollup)
+	go s.every(s.opts.CompactInterval, "compaction", s.leasedCompact)
+	go s.every(s.opts.RefreshInterval, "schema refresh", s.refreshKinds)
+	go s.every(seqIDRenew, "sequence id renewal", s.renewSeqID)
 	go func() {
 		defer s.bg.Done()
 		var tick <-chan time.Time
@@ -393,28 +413,47 @@ func (s *Store) every(interval time.Duration, what string, pass func(context.Con
 // Sequence numbers order the readings of a series that share an instant,
 // in write order, and name the items of readings and chunks. They follow
 // the clock: a number is at least the clock's milliseconds shifted left by
-// seqClockShift, plus the Store's random salt, and above every number the
-// Store gave before (a replayed log's included) and every number of a
-// reading in the table when it opened (its sequence mark). So they increase across
-// the calls, flushes and restarts of one Store (as long as its clock does
-// not go back by more than it ran ahead), and two Stores writing at once
-// get numbers ordered by their clocks and, within one millisecond, apart
-// by their salts. Numbers run ahead of the clock only past 2^21 readings
-// a millisecond, and after a restart within a second of the last write
-// (the table's sequence mark, seqmark.go, keeps a restarted Store's
-// numbers above those its predecessors wrote).
+// seqClockShift, its low seqIDBits bits are the Store's id (seqID, held
+// under a lease in the table while the Store runs: see fleet.go), and it
+// is above every number the Store gave before (a replayed log's included)
+// and every number of a reading in the table when it opened (its sequence
+// mark). So they increase across the calls, flushes and restarts of one
+// Store (as long as its clock does not go back by more than it ran
+// ahead), two Stores writing at once get numbers ordered by their clocks,
+// and never the same number: their ids differ. A Store's consecutive
+// numbers are seqStride apart; they run ahead of the clock only past
+// 2^(seqClockShift-seqIDBits) readings a millisecond (2,048), and after a
+// restart within a second of the last write (the table's sequence mark,
+// seqmark.go, keeps a restarted Store's numbers above those its
+// predecessors wrote).
+//
+// Numbers written before ids (a random 20-bit salt in the low bits and
+// consecutive numbers) keep their meaning: a number is only compared
+// with others, and new ones are above them.
 const (
 	seqClockShift = 21
-	seqSaltBits   = 20
+	seqIDBits     = 10
+	seqStride     = 1 << seqIDBits
 )
 
-// nextSeqs reserves n sequence numbers and returns the first.
+// alignSeq returns the smallest number at least x whose low bits are id.
+func alignSeq(x, id uint64) uint64 {
+	y := x&^(seqStride-1) | id
+	if y < x {
+		y += seqStride
+	}
+	return y
+}
+
+// nextSeqs reserves n sequence numbers and returns the first; the i-th is
+// first + i*seqStride.
 func (s *Store) nextSeqs(n int) uint64 {
-	floor := uint64(max(timeMs(s.now()), 0))<<seqClockShift | s.seqSalt
+	id := s.seqID.Load()
+	floor := uint64(max(timeMs(s.now()), 0)) << seqClockShift
 	for {
 		old := s.seq.Load()
-		start := max(old, floor)
-		if s.seq.CompareAndSwap(old, start+uint64(n)) {
+		start := alignSeq(max(old, floor), id)
+		if s.seq.CompareAndSwap(old, start+uint64(n)*seqStride) {
 			return start
 		}
 	}

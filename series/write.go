@@ -134,7 +134,7 @@ func (s *Store) prepareReq(k *Kind, id string, rs []Reading, req *writeReq, sp *
 		return append(groups, g), nil
 	}
 	for _, kb := range req.kinds {
-		k := s.lookup(kb.Kind)
+		k := s.kindOrRefresh(kb.Kind)
 		if k == nil {
 			return nil, fmt.Errorf("%w: %q", ErrUnknownKind, kb.Kind)
 		}
