@@ -430,3 +430,149 @@ func TestFleet_Aggregates(t *testing.T) {
 		}
 	})
 }
+
+// The realtime counters of two Stores on one table add up: each adds its
+// hits to the minute's item, neither overwrites the other's.
+func TestFleet_RealtimeAddsUp(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		clk := newClock(time.Date(2024, 3, 20, 12, 0, 30, 0, time.UTC))
+		f := newFleet(t, b, clk)
+		a, bb := f.open(t, "A", nil), f.open(t, "B", nil)
+		if err := a.CreateSite(ctx, Site{ID: "a"}); err != nil {
+			t.Fatal(err)
+		}
+		// 40 page views through each Store at once: v0..v9 on / through
+		// A, v5..v14 on /b through B, in the same minutes.
+		var wg sync.WaitGroup
+		for i, s := range []*Store{a, bb} {
+			for k := range 4 {
+				wg.Go(func() {
+					for j := range 10 {
+						v := fmt.Sprintf("v%d", 5*i+j)
+						e := Event{Site: "a", Time: clk.Now().Add(-time.Duration(k*20) * time.Second), Name: PageView, VisitorID: v, Path: []string{"/", "/b"}[i]}
+						if err := s.Record(ctx, e); err != nil {
+							t.Error(err)
+						}
+					}
+				})
+			}
+		}
+		wg.Wait()
+		for _, s := range []*Store{a, bb} {
+			if err := s.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, s := range []*Store{a, bb} {
+			wantRealtime(t, s, 15, 80, []Count{{"/", 10}, {"/b", 10}})
+		}
+	})
+}
+
+// Two Stores on one table give one visitor one id a day, also when both
+// ask first at once, and at each day change.
+func TestFleet_OneVisitorIDADay(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		day := time.Date(2024, 3, 20, 0, 0, 0, 0, time.UTC)
+		clk := newClock(day)
+		f := newFleet(t, b, clk)
+		stores := []*Store{f.open(t, "A", nil), f.open(t, "B", nil), f.open(t, "C", nil)}
+		ids := map[string]string{} // id -> the day that gave it
+		for d := range 5 {
+			// Late in the day before the change, then at its first instant.
+			for _, at := range []time.Duration{0, 23*time.Hour + 59*time.Minute} {
+				clk.Set(day.AddDate(0, 0, d).Add(at))
+				got := make([]string, len(stores))
+				var wg sync.WaitGroup
+				for i, s := range stores {
+					wg.Go(func() {
+						v, err := s.VisitorID(ctx, "a", "127.0.0.1", "UA")
+						if err != nil {
+							t.Error(err)
+						}
+						got[i] = v
+					})
+				}
+				wg.Wait()
+				if got[0] != got[1] || got[1] != got[2] {
+					t.Fatalf("%s: the Stores give one visitor the ids %v", clk.Now(), got)
+				}
+				today := dayOf(clk.Now())
+				if other, ok := ids[got[0]]; ok && other != today {
+					t.Fatalf("%s: id %s was also the id of %s", today, got[0], other)
+				}
+				ids[got[0]] = today
+			}
+		}
+		if len(ids) != 5 {
+			t.Fatalf("%d ids over 5 days, want 5", len(ids))
+		}
+	})
+}
+
+// Changes made through one Store reach another within the stated bounds:
+// a site's settings, read by Record, within SiteCacheTTL; whether it is
+// public, its shared links and its goals at once (they are not cached).
+func TestFleet_ChangesReachOtherStores(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		ctx := context.Background()
+		now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
+		clk := newClock(now)
+		f := newFleet(t, b, clk)
+		a, bb := f.open(t, "A", &Options{AggregateEvery: -1}), f.open(t, "B", &Options{AggregateEvery: -1})
+		if bb.o.SiteCacheTTL != 10*time.Second {
+			t.Fatalf("SiteCacheTTL defaults to %s, want 10s", bb.o.SiteCacheTTL)
+		}
+		if err := a.CreateSite(ctx, Site{ID: "a", Domains: []string{"a.example"}, Public: true}); err != nil {
+			t.Fatal(err)
+		}
+		slug, link, err := a.CreateSharedLink(ctx, "a", "wiki")
+		if err != nil {
+			t.Fatal(err)
+		}
+		hit := func(s *Store, path, ref string) error {
+			return s.Record(ctx, Event{Site: "a", Time: clk.Now(), Name: PageView, VisitorID: "v", Path: path, Referrer: ref})
+		}
+		// Made private, shared link deleted, goal added through A.
+		if err := a.UpdateSite(ctx, Site{ID: "a", Domains: []string{"a.example"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.DeleteSharedLink(ctx, "a", link.ID); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.PutGoal(ctx, "a", Goal{ID: "pricing", Kind: GoalPage, Match: "/pricing"}); err != nil {
+			t.Fatal(err)
+		}
+		if st, err := bb.Site(ctx, "a"); err != nil || st.Public {
+			t.Errorf("B reads site a as %+v, %v right after A made it private", st, err)
+		}
+		if ok, err := bb.CheckSharedLink(ctx, "a", slug); err != nil || ok {
+			t.Errorf("B accepts a shared link A deleted: %v, %v", ok, err)
+		}
+		if err := hit(bb, "/pricing", ""); err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(2 * time.Minute) // past MarkEvery
+		if _, err := bb.AggregatePending(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if sum, err := a.Summary(ctx, "a", now.Truncate(24*time.Hour), now.Add(24*time.Hour)); err != nil || sum.Conversions != 1 {
+			t.Errorf("conversions aggregated by B after A added the goal: %+v, %v; want 1", sum, err)
+		}
+
+		// A site deleted through A is refused by Record in B once
+		// SiteCacheTTL has passed since B read it.
+		if err := hit(bb, "/", ""); err != nil { // B reads and caches the site
+			t.Fatal(err)
+		}
+		if err := a.DeleteSite(ctx, "a"); err != nil {
+			t.Fatal(err)
+		}
+		clk.Advance(bb.o.SiteCacheTTL)
+		if err := hit(bb, "/", ""); !errors.Is(err, timetable.ErrNotFound) {
+			t.Errorf("B records a hit on a site deleted through A SiteCacheTTL ago: %v", err)
+		}
+	})
+}
