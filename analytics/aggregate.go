@@ -222,7 +222,9 @@ func (s *Store) loadHits(ctx context.Context, site string, from, to time.Time) (
 // What it writes replaces what an earlier run wrote, so running it again
 // never double-counts. Sessions end at midnight UTC (visitor ids change
 // then). It fails with ErrExpired once the day's first raw hits may have
-// expired (Retention.Raw after the day's start).
+// expired (Retention.Raw after the day's start). It takes no lease: of
+// Stores sharing a table, call AggregatePending, which aggregates a site
+// in one Store at a time.
 func (s *Store) AggregateDay(ctx context.Context, site string, day time.Time) error {
 	now := s.now()
 	from := Day.start(day)
@@ -503,6 +505,13 @@ func (s *Store) mark(ctx context.Context, site, day string) error {
 // expired are skipped and unmarked (and logged). The Store's background
 // loop runs it every Options.AggregateEvery; call it directly when that
 // is off.
+//
+// A site with pending days is aggregated under its lease (LeaseDuration,
+// LeaseHolder): of the Stores sharing the table, one at a time aggregates
+// a site, and a site whose lease another Store holds is skipped, to be
+// done by that Store (or, once its claim ends, by whichever Store's pass
+// comes first). The lease is released when the site is done, or when the
+// pass stops on an error or a done ctx.
 func (s *Store) AggregatePending(ctx context.Context) (int, error) {
 	sites, err := s.Sites(ctx)
 	if err != nil {
@@ -510,33 +519,84 @@ func (s *Store) AggregatePending(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for _, site := range sites {
-		pk := sitePK(site.ID)
-		var marks []table.Item
-		for it, err := range s.t.QueryAll(ctx, &table.Query{Hash: pk, Range: table.BeginsWith(skPrefix(entPending)), Consistent: true}) {
-			if err != nil {
-				return n, fmt.Errorf("analytics: cannot read the pending days of site %q: %w", site.ID, err)
-			}
-			marks = append(marks, it)
+		marks, err := s.pendingMarks(ctx, site.ID)
+		if err != nil {
+			return n, err
 		}
-		for _, m := range marks {
-			start := s.now()
-			day, err := time.Parse(layoutDay, getS(m, "date"))
-			if err != nil {
-				return n, fmt.Errorf("analytics: pending item %s: %w", getS(m, attrSK), err)
+		if len(marks) == 0 {
+			continue // no lease taken: a pass over idle sites writes nothing
+		}
+		done, err := s.aggregateSite(ctx, site.ID)
+		n += done
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// pendingMarks reads the Pending items of site (strongly consistent).
+func (s *Store) pendingMarks(ctx context.Context, site string) ([]table.Item, error) {
+	var marks []table.Item
+	for it, err := range s.t.QueryAll(ctx, &table.Query{Hash: sitePK(site), Range: table.BeginsWith(skPrefix(entPending)), Consistent: true}) {
+		if err != nil {
+			return nil, fmt.Errorf("analytics: cannot read the pending days of site %q: %w", site, err)
+		}
+		marks = append(marks, it)
+	}
+	return marks, nil
+}
+
+// aggregateSite aggregates the pending days of site under its lease and
+// returns the number of days done: none when another Store holds the
+// lease. It stops, without error, if the lease is lost mid-pass (its claim
+// ended and another Store took it).
+func (s *Store) aggregateSite(ctx context.Context, site string) (int, error) {
+	l, err := s.takeLease(ctx, site)
+	if err != nil || l == nil {
+		return 0, err
+	}
+	defer l.release()
+	// Read the marks again under the lease: the last holder may have done
+	// them since the first read.
+	marks, err := s.pendingMarks(ctx, site)
+	if err != nil {
+		return 0, err
+	}
+	pk := sitePK(site)
+	n := 0
+	for _, m := range marks {
+		if held, err := l.keep(ctx); err != nil || !held {
+			if err == nil {
+				s.o.Logger.Warn("analytics: aggregation lease lost mid-pass; another process goes on", "site", site)
 			}
-			if err := s.AggregateDay(ctx, site.ID, day); errors.Is(err, ErrExpired) {
-				s.o.Logger.Warn("analytics: pending day has expired raw hits; not aggregated again", "site", site.ID, "day", getS(m, "date"))
-			} else if err != nil {
-				return n, err
-			}
-			n++
-			// Unmark unless marked after start - MarkEvery: a hit stored
-			// after the read began was marked no earlier than that.
-			cutoff := start.Add(-s.o.MarkEvery).UnixMilli()
-			_, err = s.t.Delete(ctx, table.K(pk, getS(m, attrSK)), &table.DeleteOptions{If: table.Attr("at").Lt(cutoff)})
-			if err != nil && !table.IsConditionFailed(err) {
-				return n, fmt.Errorf("analytics: cannot unmark %s of site %q: %w", getS(m, "date"), site.ID, err)
-			}
+			return n, err
+		}
+		start := s.now()
+		day, err := time.Parse(layoutDay, getS(m, "date"))
+		if err != nil {
+			return n, fmt.Errorf("analytics: pending item %s: %w", getS(m, attrSK), err)
+		}
+		var done func()
+		if s.o.onDay != nil {
+			done = s.o.onDay(s.o.LeaseOwner, site, day)
+		}
+		err = s.AggregateDay(ctx, site, day)
+		if done != nil {
+			done()
+		}
+		if errors.Is(err, ErrExpired) {
+			s.o.Logger.Warn("analytics: pending day has expired raw hits; not aggregated again", "site", site, "day", getS(m, "date"))
+		} else if err != nil {
+			return n, err
+		}
+		n++
+		// Unmark unless marked after start - MarkEvery: a hit stored
+		// after the read began was marked no earlier than that.
+		cutoff := start.Add(-s.o.MarkEvery).UnixMilli()
+		_, err = s.t.Delete(ctx, table.K(pk, getS(m, attrSK)), &table.DeleteOptions{If: table.Attr("at").Lt(cutoff)})
+		if err != nil && !table.IsConditionFailed(err) {
+			return n, fmt.Errorf("analytics: cannot unmark %s of site %q: %w", getS(m, "date"), site, err)
 		}
 	}
 	return n, nil

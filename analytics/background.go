@@ -54,8 +54,9 @@ func (s *Store) aggregateEvery(ctx context.Context, interval time.Duration) {
 
 // Close stops the background aggregation, waiting for it (a pass in
 // progress stops between two calls to the table; the days it leaves stay
-// pending for the next), then writes the realtime counters gathered in
-// memory (Flush) and returns the error of that. Only the first call does
+// pending for the next, and it releases the site's lease, so that another
+// Store may take the site over at once), then writes the realtime
+// counters gathered in memory (Flush) and returns the error of that. Only the first call does
 // so; later ones return its error. The Store's methods still work after
 // Close, but nothing aggregates in the background any more: call
 // AggregatePending.

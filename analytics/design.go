@@ -248,6 +248,21 @@ func Design() *design.Design {
 				Example: map[string]string{"siteId": "my-site", "date": "2024-01-15"},
 			},
 			{
+				Name:        "Lease",
+				Description: "The claim of one Store (one server) on a site's aggregation, so that the Stores sharing the table aggregate each site once at a time: taken with a conditional put (no holder, the claim ended, or the holder is the taker) before a pass over the site's pending days, renewed during a long pass, deleted when the pass ends. A holder that dies keeps it until its claim ends (three times the aggregation interval, at least 30 seconds); then another Store takes the site over.",
+				Keys:        map[string]design.Template{"pk": "SITE#{siteId}", "sk": "LEASE#{work}"},
+				Attributes: []design.Attribute{
+					site,
+					{Name: "work", Description: "The unit of work: aggregate (the site's pending days)."},
+					{Name: "lease_owner", Description: "The holder: an id unique to the Store (Options.LeaseOwner)."},
+					{Name: "lease_until", Type: "N", Description: "When the claim ends, Unix milliseconds of the holder's clock."},
+					ttl,
+				},
+				Example:   map[string]string{"siteId": "my-site", "work": "aggregate"},
+				TTL:       "ttl",
+				Retention: "Deleted at the end of the pass; its ttl (an hour after the claim ends) is the safety net for a holder that died.",
+			},
+			{
 				Name:        "SharedLink",
 				Description: "A secret link to a site's dashboard, read-only: the slug is shown once when it is made; only its SHA-256 is kept.",
 				Keys:        map[string]design.Template{"pk": "SITE#{siteId}", "sk": "SHARE#{linkId}"},
@@ -401,6 +416,14 @@ func Design() *design.Design {
 				Key:         "pk = SITE#{siteId} AND begins_with(sk, DIRTY#)",
 				Returns:     []string{"Pending"},
 				Frequency:   "each aggregation round",
+			},
+			{
+				Name:        "Aggregation lease of a site",
+				Description: "Take, renew or release the claim on a site's aggregation (a put or delete conditional on the holder and lease_until).",
+				Op:          design.GetItem,
+				Key:         "pk = SITE#{siteId} AND sk = LEASE#aggregate",
+				Returns:     []string{"Lease"},
+				Frequency:   "each aggregation round, per site with pending days",
 			},
 			{
 				Name:        "Salt of a day",

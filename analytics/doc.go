@@ -80,6 +80,46 @@
 // whoever holds its slug, of which only a SHA-256 is stored
 // (CheckSharedLink). Enforcing them is the server's job.
 //
+// # Servers sharing a table
+//
+// Any number of Stores (servers) may share one table and give the answers
+// one Store gives:
+//
+//   - Hits are items with random ids and day marks are upserts, so
+//     whichever Store records a hit, the aggregation sees it.
+//   - AggregatePending aggregates a site under the site's lease, the item
+//     SITE#{siteId}/LEASE#aggregate (entity Lease), taken with a
+//     conditional put (table.TakeLease) by Options.LeaseOwner, so that one
+//     Store at a time aggregates a site. A claim lasts LeaseDuration (three
+//     times AggregateEvery, at least 30 seconds: 3 minutes by default),
+//     is renewed before each day once a third of it has passed, and is
+//     released when the site is done and by Close; a Store that dies
+//     mid-pass holds the site until its claim ends, and the next pass of
+//     any Store then does the days it left (they are still marked). The
+//     Stores' clocks must agree to well within a claim. Aggregating a day
+//     again replaces its aggregates, so a claim that ends mid-pass (a
+//     stalled holder) costs work twice, never a count twice.
+//   - The day's salt is made once, by a conditional put: every Store
+//     gives a visitor the same id that day, and another id the next. Not
+//     covered: a Store whose clock lags the others' at midnight, and that
+//     has not yet read the old day's salt, makes that salt again once a
+//     Store ahead has deleted it, so its ids differ for the lag.
+//   - Realtime counters are added to (ADD to a number and to string
+//     sets), never overwritten: the counters of a minute are the sum of
+//     every Store's hits. RebuildRealtime replaces them, so a Store that
+//     opens while others record may count twice, in the realtime view only,
+//     the hits the others gather in memory during that second.
+//   - Changes made through one Store reach the others within these
+//     bounds: whether a site is public, its shared links, goals and funnels
+//     at once (they are read from the table on each use, strongly
+//     consistent; a goal counts from the next aggregation of a day); a site
+//     added, changed or deleted reaches Record within
+//     Options.SiteCacheTTL (10 seconds by default), and package collect's
+//     Collector within its own SiteCacheTTL (10 seconds); the site list
+//     (Sites) is read from GSI1, eventually consistent, so a site just
+//     added may be missed by a pass that starts within DynamoDB's index
+//     lag.
+//
 // # Retention
 //
 // Raw hits and sessions 30 days, hourly stats 90 days, daily stats and Top

@@ -31,6 +31,7 @@ var (
 	entSalt     = entity("Salt")
 	entShare    = entity("SharedLink")
 	entFunnel   = entity("Funnel")
+	entLease    = entity("Lease")
 )
 
 func entity(name string) *design.Entity {

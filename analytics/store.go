@@ -67,8 +67,10 @@ type Options struct {
 	// for aggregation again (once per site and day per interval). Default
 	// 1 minute.
 	MarkEvery time.Duration
-	// SiteCacheTTL is how long Record trusts a site it has read. Default
-	// 1 minute; negative reads the site on every Record.
+	// SiteCacheTTL is how long Record trusts a site it has read (that it
+	// exists, its domains): a change made through another Store reaches
+	// this one's Record within it. Default 10 seconds; negative reads the
+	// site on every Record.
 	SiteCacheTTL time.Duration
 	// MaxRawHits bounds the raw hits RawVisits (and so FunnelSteps and the
 	// Stats API's raw path) holds in memory at once. Default 2,000,000.
@@ -80,6 +82,12 @@ type Options struct {
 	// not Now). Default 1 minute; negative runs none, and the caller calls
 	// AggregatePending itself.
 	AggregateEvery time.Duration
+	// LeaseOwner names this Store among the Stores (servers) that share
+	// the table: AggregatePending aggregates a site only under the site's
+	// lease, an item of the table held by one owner at a time (see
+	// "Servers sharing a table" in the package documentation). Every
+	// Store needs its own. Default table.NewOwner("analytics"), random.
+	LeaseOwner string
 	// Now returns the current time. Default time.Now.
 	Now func() time.Time
 	// Rand is the source of salts and item ids. Default crypto/rand.
@@ -87,6 +95,11 @@ type Options struct {
 	// Logger receives what the aggregation skips and the failures of the
 	// background loop. Default: discard.
 	Logger *slog.Logger
+
+	// onDay, when set (by tests), is called by AggregatePending before it
+	// aggregates a day of a site under the site's lease; the func it
+	// returns, if not nil, is called when that day is done.
+	onDay func(owner, site string, day time.Time) (done func())
 }
 
 func (o *Options) withDefaults() Options {
@@ -107,7 +120,7 @@ func (o *Options) withDefaults() Options {
 	def(&r.Retention.Daily, 730*24*time.Hour)
 	def(&r.SessionTimeout, 30*time.Minute)
 	def(&r.MarkEvery, time.Minute)
-	def(&r.SiteCacheTTL, time.Minute)
+	def(&r.SiteCacheTTL, 10*time.Second)
 	def(&r.MaxFuture, 5*time.Minute)
 	def(&r.AggregateEvery, time.Minute)
 	if r.TopN <= 0 {
@@ -121,6 +134,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if r.Now == nil {
 		r.Now = time.Now
+	}
+	if r.LeaseOwner == "" {
+		r.LeaseOwner = table.NewOwner("analytics")
 	}
 	if r.Rand == nil {
 		r.Rand = rand.Reader

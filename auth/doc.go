@@ -67,6 +67,15 @@
 // The same holds for access keys: the set of keys is read at most once per
 // CacheTTL.
 //
+// So any number of servers may share one auth table, each with its own
+// Store, within these bounds (CacheTTL, 10 s by default): a token made
+// through one server is accepted by every server at once (a token not in
+// a cache is read from the table); a token revoked through one is refused
+// by that one at once and by the others within CacheTTL; an access key
+// made through one is accepted by the others within CacheTTL (each holds
+// the set of keys it last read), and one revoked is refused by the others
+// within CacheTTL.
+//
 // # Access keys and SigV4
 //
 // The DynamoDB endpoint speaks DynamoDB's protocol, whose clients (the AWS

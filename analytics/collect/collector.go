@@ -50,7 +50,7 @@ type CountryDB interface {
 const (
 	DefaultRateLimit      = 20      // events per second per site and address
 	DefaultMaxClients     = 100_000 // rate-limited (site, address) pairs kept
-	DefaultSiteCacheTTL   = time.Minute
+	DefaultSiteCacheTTL   = 10 * time.Second
 	DefaultUnknownSiteTTL = 10 * time.Second
 )
 
@@ -85,7 +85,10 @@ type Options struct {
 	MaxClients int
 	// SiteCacheTTL is how long a site read is trusted (its domains);
 	// UnknownSiteTTL how long a name that is no site is remembered as
-	// such. Defaults DefaultSiteCacheTTL and DefaultUnknownSiteTTL.
+	// such. They bound how long a site added, changed or deleted through
+	// another server (another Store on the same table) takes to reach
+	// this Collector. Defaults DefaultSiteCacheTTL and
+	// DefaultUnknownSiteTTL, 10 seconds each.
 	SiteCacheTTL, UnknownSiteTTL time.Duration
 	// Now is the clock of hits and rates. Default time.Now.
 	Now func() time.Time
