@@ -93,7 +93,7 @@ type fleet struct {
 // newFleet returns an empty fleet on a new table of b.
 func newFleet(t *testing.T, b backend, clk *clock) *fleet {
 	t.Helper()
-	f := &fleet{api: b.open(t, clk), name: dynamotest.TableName(t, "fleet"), clk: clk, apis: map[*Store]*killable{}}
+	f := &fleet{api: b.OpenOn(t, clk), name: dynamotest.TableName(t, "fleet"), clk: clk, apis: map[*Store]*killable{}}
 	t.Cleanup(func() {
 		for _, s := range f.close {
 			_ = s.Close()
@@ -201,8 +201,7 @@ func (h *holders) take() (errs []string, done map[string][]string) {
 // Positive control of the holders check: two owners on one site at once,
 // and an owner without the lease, are reported.
 func TestFleet_HoldersCatchesOverlap(t *testing.T) {
-	clk := newClock(time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC))
-	s := openWithSite(t, backends()[0], clk, "a")
+	clk, s := openWithSite(t, backends()[0], time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC), "a")
 	h := newHolders(s.t, clk)
 	l, err := s.takeLease(context.Background(), "a")
 	if err != nil || l == nil {

@@ -207,7 +207,7 @@ func fleetWrites(t *testing.T, b backend, l Layout, rule DuplicateRule) {
 	ctx := context.Background()
 	base := t0.Add(-3 * time.Hour) // readings in two hours, rolled up and compacted
 	clk := newClock(t0)
-	api := b.open(t, clk)
+	api := b.OpenOn(t, clk)
 	dirs := []string{t.TempDir(), t.TempDir(), t.TempDir()}
 	sc := fleetSchema(l, rule)
 	sts, optsOf := openFleet(t, api, clk, dirs, fleetSize, sc)
@@ -496,7 +496,7 @@ func TestFleet_Leases(t *testing.T) {
 			schemas = append(schemas, Schema{Name: n, Fields: []string{"v"}})
 			units = append(units, "rollup#"+n, "compact#"+n)
 		}
-		sts, _ := openFleet(t, b.open(t, clk), clk, nil, fleetSize, schemas...)
+		sts, _ := openFleet(t, b.OpenOn(t, clk), clk, nil, fleetSize, schemas...)
 		var rec fleetRuns
 		for _, st := range sts {
 			rec.hook(st)
@@ -563,7 +563,7 @@ func TestFleet_Leases(t *testing.T) {
 		}
 		// The positive control: without the lease check every Store runs
 		// every unit, and the check sees it.
-		fresh, _ := openFleet(t, b.open(t, clk), clk, nil, fleetSize, schemas...)
+		fresh, _ := openFleet(t, b.OpenOn(t, clk), clk, nil, fleetSize, schemas...)
 		for _, st := range fresh {
 			rec.hook(st)
 			st.fleet.noLeases.Store(true)
@@ -582,7 +582,7 @@ func TestFleet_Schemas(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
 		clk := newClock(t0)
-		sts, _ := openFleet(t, b.open(t, clk), clk, nil, fleetSize, Schema{Name: "OLD", Fields: []string{"v"}})
+		sts, _ := openFleet(t, b.OpenOn(t, clk), clk, nil, fleetSize, Schema{Name: "OLD", Fields: []string{"v"}})
 		if _, err := sts[0].Define(ctx, Schema{Name: "NEW", Fields: []string{"a"}}); err != nil {
 			t.Fatal(err)
 		}
