@@ -197,6 +197,14 @@ func LegacyFilter(filter map[string]types.Condition, op types.ConditionalOperato
 	return combine(conds, op)
 }
 
+// legacyKeyOps are the legacy ComparisonOperators a key condition can use,
+// with the RangeOp each stands for.
+var legacyKeyOps = map[types.ComparisonOperator]RangeOp{
+	types.ComparisonOperatorEq: EQ, types.ComparisonOperatorLt: LT, types.ComparisonOperatorLe: LE,
+	types.ComparisonOperatorGt: GT, types.ComparisonOperatorGe: GE,
+	types.ComparisonOperatorBetween: Between, types.ComparisonOperatorBeginsWith: BeginsWith,
+}
+
 // KeyConditions converts the legacy KeyConditions parameter of Query into a
 // KeyCondition; Resolve makes the checks that need the key schema.
 func KeyConditions(conds map[string]types.Condition) (*KeyCondition, error) {
@@ -211,25 +219,14 @@ func KeyConditions(conds map[string]types.Condition) (*KeyCondition, error) {
 			return nil, err
 		}
 		t := keyTerm{attr: name, values: c.AttributeValueList}
-		switch c.ComparisonOperator {
-		case types.ComparisonOperatorEq:
-			t.op = EQ
-		case types.ComparisonOperatorLt:
-			t.op = LT
-		case types.ComparisonOperatorLe:
-			t.op = LE
-		case types.ComparisonOperatorGt:
-			t.op = GT
-		case types.ComparisonOperatorGe:
-			t.op = GE
-		case types.ComparisonOperatorBetween:
-			t.op = Between
-		case types.ComparisonOperatorBeginsWith:
-			t.op = BeginsWith
-		case types.ComparisonOperatorNull, types.ComparisonOperatorNotNull:
+		op, ok := legacyKeyOps[c.ComparisonOperator]
+		switch {
+		case ok:
+			t.op = op
+		case c.ComparisonOperator == types.ComparisonOperatorNull, c.ComparisonOperator == types.ComparisonOperatorNotNull:
 			t.op, t.unusable = -1, "Only scalar types can be used as Hash Key values"
 		default:
-			t.op, t.unusable = -1, ""
+			t.op = -1
 		}
 		k.legacy = append(k.legacy, t)
 	}
