@@ -31,6 +31,14 @@ var legacyArgs = map[types.ComparisonOperator]struct {
 	types.ComparisonOperatorNotNull: {0, false},
 }
 
+// legacyCompare are the legacy ComparisonOperators that are comparisons,
+// with the comparison each stands for.
+var legacyCompare = map[types.ComparisonOperator]tokKind{
+	types.ComparisonOperatorEq: tEQ, types.ComparisonOperatorNe: tNE,
+	types.ComparisonOperatorLt: tLT, types.ComparisonOperatorLe: tLE,
+	types.ComparisonOperatorGt: tGT, types.ComparisonOperatorGe: tGE,
+}
+
 // legacyCond converts one legacy condition on attribute name.
 func legacyCond(name string, op types.ComparisonOperator, list []types.AttributeValue) (*cond, error) {
 	spec, ok := legacyArgs[op]
@@ -75,20 +83,10 @@ func legacyCond(name string, op types.ComparisonOperator, list []types.Attribute
 	for _, v := range list {
 		args = append(args, operand{kind: oValue, val: v})
 	}
-	cmp := func(k tokKind) *cond { return &cond{op: cCompare, cmp: k, args: args} }
+	if k, ok := legacyCompare[op]; ok {
+		return &cond{op: cCompare, cmp: k, args: args}, nil
+	}
 	switch op {
-	case types.ComparisonOperatorEq:
-		return cmp(tEQ), nil
-	case types.ComparisonOperatorNe:
-		return cmp(tNE), nil
-	case types.ComparisonOperatorLt:
-		return cmp(tLT), nil
-	case types.ComparisonOperatorLe:
-		return cmp(tLE), nil
-	case types.ComparisonOperatorGt:
-		return cmp(tGT), nil
-	case types.ComparisonOperatorGe:
-		return cmp(tGE), nil
 	case types.ComparisonOperatorContains:
 		return &cond{op: cContains, args: args}, nil
 	case types.ComparisonOperatorNotContains:

@@ -327,11 +327,7 @@ func (e *uexpr) value(item Item) (types.AttributeValue, error) {
 		}
 		return b, nil
 	case uListAppend:
-		la, err := operandOf[*types.AttributeValueMemberL](a)
-		if err != nil {
-			return nil, err
-		}
-		lb, err := operandOf[*types.AttributeValueMemberL](b)
+		la, lb, err := operandsOf[*types.AttributeValueMemberL](a, b)
 		if err != nil {
 			return nil, err
 		}
@@ -339,15 +335,22 @@ func (e *uexpr) value(item Item) (types.AttributeValue, error) {
 		out = append(append(out, la.Value...), lb.Value...)
 		return &types.AttributeValueMemberL{Value: out}, nil
 	}
-	na, err := operandOf[*types.AttributeValueMemberN](a)
-	if err != nil {
-		return nil, err
-	}
-	nb, err := operandOf[*types.AttributeValueMemberN](b)
+	na, nb, err := operandsOf[*types.AttributeValueMemberN](a, b)
 	if err != nil {
 		return nil, err
 	}
 	return arith(na.Value, nb.Value, e.kind == uMinus)
+}
+
+// operandsOf returns a and b as operands of type T, or DynamoDB's error
+// for the first that is absent or of another type.
+func operandsOf[T types.AttributeValue](a, b types.AttributeValue) (T, T, error) {
+	x, err := operandOf[T](a)
+	if err != nil {
+		return x, x, err
+	}
+	y, err := operandOf[T](b)
+	return x, y, err
 }
 
 // operandOf returns v as an operand of type T, or DynamoDB's error when it
