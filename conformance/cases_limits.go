@@ -57,6 +57,32 @@ func capTable(h *H) string {
 	})
 }
 
+// largeItemTable creates a hash table holding item "a" of some 2.5 KB,
+// three write units.
+func largeItemTable(h *H) string {
+	h.t.Helper()
+	table := h.HashTable()
+	h.Put(table, Item{"pk": S("a"), "v": S(Str(2500))})
+	return table
+}
+
+// putCapacity puts item into table, asking for the consumed capacity rc,
+// and returns the capacity the answer reports; an error fails the case.
+func putCapacity(h *H, table string, item Item, rc types.ReturnConsumedCapacity) *types.ConsumedCapacity {
+	h.t.Helper()
+	out, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: item, ReturnConsumedCapacity: rc})
+	h.Must(err)
+	return out.ConsumedCapacity
+}
+
+// deleteCapacity is putCapacity for a delete of the item at key.
+func deleteCapacity(h *H, table string, key Item, rc types.ReturnConsumedCapacity) *types.ConsumedCapacity {
+	h.t.Helper()
+	out, err := h.API.DeleteItem(h.Ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: key, ReturnConsumedCapacity: rc})
+	h.Must(err)
+	return out.ConsumedCapacity
+}
+
 func init() {
 	register(
 		// Item size
@@ -221,19 +247,17 @@ func init() {
 		// Write capacity
 		Case{"WriteCapacity/NotRequested", func(t *testing.T, h *H) {
 			table := h.HashTable()
-			out, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: Item{"pk": S("a")}, ReturnConsumedCapacity: types.ReturnConsumedCapacityNone})
-			h.Must(err)
-			if out.ConsumedCapacity != nil {
-				t.Fatalf("ConsumedCapacity = %+v, want none", out.ConsumedCapacity)
+			cc := putCapacity(h, table, Item{"pk": S("a")}, types.ReturnConsumedCapacityNone)
+			if cc != nil {
+				t.Fatalf("ConsumedCapacity = %+v, want none", cc)
 			}
 		}},
 		Case{"WriteCapacity/PutTotal", func(t *testing.T, h *H) {
 			table := h.HashTable()
-			out, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: Item{"pk": S("a"), "n": N("1")}, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-			h.Must(err)
-			h.WantCapacity(out.ConsumedCapacity, table, 1)
-			if out.ConsumedCapacity.Table != nil {
-				t.Fatalf("TOTAL reports a Table part: %+v", out.ConsumedCapacity.Table)
+			cc := putCapacity(h, table, Item{"pk": S("a"), "n": N("1")}, types.ReturnConsumedCapacityTotal)
+			h.WantCapacity(cc, table, 1)
+			if cc.Table != nil {
+				t.Fatalf("TOTAL reports a Table part: %+v", cc.Table)
 			}
 		}},
 		Case{"WriteCapacity/PutRoundsUpPerKB", func(t *testing.T, h *H) {
@@ -242,21 +266,17 @@ func init() {
 			for size, units := range map[int]float64{1024: 1, 1025: 2, 2048: 2, 2049: 3, 10240: 10, 10241: 11} {
 				key := fmt.Sprint(size)
 				it := Item{"pk": S(key), "v": S(Str(size - (2 + len(key)) - 1))}
-				out, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: it, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-				h.Must(err)
-				h.WantCapacity(out.ConsumedCapacity, table, units)
+				cc := putCapacity(h, table, it, types.ReturnConsumedCapacityTotal)
+				h.WantCapacity(cc, table, units)
 			}
 		}},
 		Case{"WriteCapacity/PutLargerOfOldAndNew", func(t *testing.T, h *H) {
-			table := h.HashTable()
-			h.Put(table, Item{"pk": S("a"), "v": S(Str(2500))})
-			out, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: Item{"pk": S("a")}, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-			h.Must(err)
-			h.WantCapacity(out.ConsumedCapacity, table, 3)
+			table := largeItemTable(h)
+			cc := putCapacity(h, table, Item{"pk": S("a")}, types.ReturnConsumedCapacityTotal)
+			h.WantCapacity(cc, table, 3)
 		}},
 		Case{"WriteCapacity/UpdateLargerOfOldAndNew", func(t *testing.T, h *H) {
-			table := h.HashTable()
-			h.Put(table, Item{"pk": S("a"), "v": S(Str(2500))})
+			table := largeItemTable(h)
 			for _, expr := range []string{"REMOVE v", "SET v = :v"} {
 				in := &dynamodb.UpdateItemInput{TableName: aws.String(table), Key: Item{"pk": S("a")}, UpdateExpression: aws.String(expr), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}
 				if strings.Contains(expr, ":v") {
@@ -275,56 +295,44 @@ func init() {
 			h.WantCapacity(out.ConsumedCapacity, table, 2)
 		}},
 		Case{"WriteCapacity/DeleteItemSize", func(t *testing.T, h *H) {
-			table := h.HashTable()
-			h.Put(table, Item{"pk": S("a"), "v": S(Str(2500))})
-			out, err := h.API.DeleteItem(h.Ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: Item{"pk": S("a")}, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-			h.Must(err)
-			h.WantCapacity(out.ConsumedCapacity, table, 3)
+			table := largeItemTable(h)
+			cc := deleteCapacity(h, table, Item{"pk": S("a")}, types.ReturnConsumedCapacityTotal)
+			h.WantCapacity(cc, table, 3)
 		}},
 		Case{"WriteCapacity/DeleteMissing", func(t *testing.T, h *H) {
 			table := h.HashTable()
-			out, err := h.API.DeleteItem(h.Ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: Item{"pk": S("a")}, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-			h.Must(err)
-			h.WantCapacity(out.ConsumedCapacity, table, 1)
+			cc := deleteCapacity(h, table, Item{"pk": S("a")}, types.ReturnConsumedCapacityTotal)
+			h.WantCapacity(cc, table, 1)
 		}},
 		Case{"WriteCapacity/IndexesNewItem", func(t *testing.T, h *H) {
 			table := capTable(h)
-			out, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: Item{"pk": S("p"), "sk": S("a"), "g": S("x"), "l": S("y")},
-				ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes})
-			h.Must(err)
-			h.WantCapacity(out.ConsumedCapacity, table, 4)
-			wantIndexCapacity(h, out.ConsumedCapacity, 1, map[string]float64{"all": 1, "keys": 1, "local": 1})
+			cc := putCapacity(h, table, Item{"pk": S("p"), "sk": S("a"), "g": S("x"), "l": S("y")}, types.ReturnConsumedCapacityIndexes)
+			h.WantCapacity(cc, table, 4)
+			wantIndexCapacity(h, cc, 1, map[string]float64{"all": 1, "keys": 1, "local": 1})
 		}},
 		Case{"WriteCapacity/IndexesSparse", func(t *testing.T, h *H) {
 			table := capTable(h)
-			out, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: Item{"pk": S("p"), "sk": S("a"), "v": N("1")},
-				ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes})
-			h.Must(err)
-			wantIndexCapacity(h, out.ConsumedCapacity, 1, map[string]float64{})
+			cc := putCapacity(h, table, Item{"pk": S("p"), "sk": S("a"), "v": N("1")}, types.ReturnConsumedCapacityIndexes)
+			wantIndexCapacity(h, cc, 1, map[string]float64{})
 		}},
 		Case{"WriteCapacity/IndexesTotal", func(t *testing.T, h *H) {
 			table := capTable(h)
-			out, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: Item{"pk": S("p"), "sk": S("a"), "g": S("x")},
-				ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-			h.Must(err)
-			h.WantCapacity(out.ConsumedCapacity, table, 3)
+			cc := putCapacity(h, table, Item{"pk": S("p"), "sk": S("a"), "g": S("x")}, types.ReturnConsumedCapacityTotal)
+			h.WantCapacity(cc, table, 3)
 		}},
 		Case{"WriteCapacity/IndexKeyChanged", func(t *testing.T, h *H) {
 			table := capTable(h)
 			h.Put(table, Item{"pk": S("p"), "sk": S("a"), "g": S("x")})
 			// A changed index key deletes the old entry and writes a new one.
-			out, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: Item{"pk": S("p"), "sk": S("a"), "g": S("y")},
-				ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes})
-			h.Must(err)
-			wantIndexCapacity(h, out.ConsumedCapacity, 1, map[string]float64{"all": 2, "keys": 2})
+			cc := putCapacity(h, table, Item{"pk": S("p"), "sk": S("a"), "g": S("y")}, types.ReturnConsumedCapacityIndexes)
+			wantIndexCapacity(h, cc, 1, map[string]float64{"all": 2, "keys": 2})
 		}},
 		Case{"WriteCapacity/IndexUnchanged", func(t *testing.T, h *H) {
 			table := capTable(h)
 			it := Item{"pk": S("p"), "sk": S("a"), "g": S("x"), "l": S("y")}
 			h.Put(table, it)
-			out, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: it, ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes})
-			h.Must(err)
-			wantIndexCapacity(h, out.ConsumedCapacity, 1, map[string]float64{})
+			cc := putCapacity(h, table, it, types.ReturnConsumedCapacityIndexes)
+			wantIndexCapacity(h, cc, 1, map[string]float64{})
 		}},
 		Case{"WriteCapacity/IndexProjectionChanged", func(t *testing.T, h *H) {
 			table := capTable(h)
@@ -346,19 +354,15 @@ func init() {
 		}},
 		Case{"WriteCapacity/IndexEntrySize", func(t *testing.T, h *H) {
 			table := capTable(h)
-			out, err := h.API.PutItem(h.Ctx, &dynamodb.PutItemInput{TableName: aws.String(table), Item: Item{"pk": S("p"), "sk": S("a"), "g": S("x"), "v": S(Str(2500))},
-				ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes})
-			h.Must(err)
+			cc := putCapacity(h, table, Item{"pk": S("p"), "sk": S("a"), "g": S("x"), "v": S(Str(2500))}, types.ReturnConsumedCapacityIndexes)
 			// "all" holds the whole item (3 units); "keys" only the keys (1).
-			wantIndexCapacity(h, out.ConsumedCapacity, 3, map[string]float64{"all": 3, "keys": 1})
+			wantIndexCapacity(h, cc, 3, map[string]float64{"all": 3, "keys": 1})
 		}},
 		Case{"WriteCapacity/DeleteWithIndexes", func(t *testing.T, h *H) {
 			table := capTable(h)
 			h.Put(table, Item{"pk": S("p"), "sk": S("a"), "g": S("x")})
-			out, err := h.API.DeleteItem(h.Ctx, &dynamodb.DeleteItemInput{TableName: aws.String(table), Key: Item{"pk": S("p"), "sk": S("a")},
-				ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes})
-			h.Must(err)
-			wantIndexCapacity(h, out.ConsumedCapacity, 1, map[string]float64{"all": 1, "keys": 1})
+			cc := deleteCapacity(h, table, Item{"pk": S("p"), "sk": S("a")}, types.ReturnConsumedCapacityIndexes)
+			wantIndexCapacity(h, cc, 1, map[string]float64{"all": 1, "keys": 1})
 		}},
 	)
 }

@@ -207,53 +207,37 @@ func init() {
 	register(
 		Case{Name: "ReadCapacity/BatchGetItemPerItemRounding", Run: func(t *testing.T, h *H) {
 			tbl := capFixture(h)
-			out, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{
-				RequestItems:           map[string]types.KeysAndAttributes{tbl: keysAndAttrs(capKey(0), capKey(1), capKey(2))},
-				ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-			})
-			h.Must(err)
-			if len(out.ConsumedCapacity) != 1 {
-				t.Fatalf("%d ConsumedCapacity entries, want 1", len(out.ConsumedCapacity))
+			ccs := batchGetCapacity(h, map[string]types.KeysAndAttributes{tbl: keysAndAttrs(capKey(0), capKey(1), capKey(2))}, types.ReturnConsumedCapacityTotal)
+			if len(ccs) != 1 {
+				t.Fatalf("%d ConsumedCapacity entries, want 1", len(ccs))
 			}
-			h.WantReadCapacity(&out.ConsumedCapacity[0], tbl, 2, -1, nil, nil)
+			h.WantReadCapacity(&ccs[0], tbl, 2, -1, nil, nil)
 		}},
 		Case{Name: "ReadCapacity/BatchGetItemConsistentIndexes", Run: func(t *testing.T, h *H) {
 			tbl := capFixture(h)
 			ka := keysAndAttrs(capKey(0), capKey(1), capKey(2))
 			ka.ConsistentRead = aws.Bool(true)
-			out, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{
-				RequestItems:           map[string]types.KeysAndAttributes{tbl: ka},
-				ReturnConsumedCapacity: types.ReturnConsumedCapacityIndexes,
-			})
-			h.Must(err)
-			h.WantReadCapacity(h.capOf(out.ConsumedCapacity, tbl), tbl, 4, 4, nil, nil)
+			ccs := batchGetCapacity(h, map[string]types.KeysAndAttributes{tbl: ka}, types.ReturnConsumedCapacityIndexes)
+			h.WantReadCapacity(h.capOf(ccs, tbl), tbl, 4, 4, nil, nil)
 		}},
 		Case{Name: "ReadCapacity/BatchGetItemPerTable", Run: func(t *testing.T, h *H) {
 			t1, t2 := capFixture(h), capFixture(h)
-			out, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{
-				RequestItems: map[string]types.KeysAndAttributes{
-					t1: keysAndAttrs(capKey(1)),
-					t2: keysAndAttrs(capKey(0), capKey(2)),
-				},
-				ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-			})
-			h.Must(err)
-			if len(out.ConsumedCapacity) != 2 {
-				t.Fatalf("%d ConsumedCapacity entries, want 2", len(out.ConsumedCapacity))
+			ccs := batchGetCapacity(h, map[string]types.KeysAndAttributes{
+				t1: keysAndAttrs(capKey(1)),
+				t2: keysAndAttrs(capKey(0), capKey(2)),
+			}, types.ReturnConsumedCapacityTotal)
+			if len(ccs) != 2 {
+				t.Fatalf("%d ConsumedCapacity entries, want 2", len(ccs))
 			}
-			h.WantReadCapacity(h.capOf(out.ConsumedCapacity, t1), t1, 1, -1, nil, nil)
-			h.WantReadCapacity(h.capOf(out.ConsumedCapacity, t2), t2, 1, -1, nil, nil)
+			h.WantReadCapacity(h.capOf(ccs, t1), t1, 1, -1, nil, nil)
+			h.WantReadCapacity(h.capOf(ccs, t2), t2, 1, -1, nil, nil)
 		}},
 		Case{Name: "ReadCapacity/BatchGetItemMissingItems", Run: func(t *testing.T, h *H) {
 			// DynamoDB Local charges nothing for keys that find no item in a
 			// BatchGetItem (GetItem is charged for them).
 			tbl := capFixture(h)
-			out, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{
-				RequestItems:           map[string]types.KeysAndAttributes{tbl: keysAndAttrs(capKey(2), capKey(7), capKey(8))},
-				ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-			})
-			h.Must(err)
-			h.WantReadCapacity(h.capOf(out.ConsumedCapacity, tbl), tbl, 0.5, -1, nil, nil)
+			ccs := batchGetCapacity(h, map[string]types.KeysAndAttributes{tbl: keysAndAttrs(capKey(2), capKey(7), capKey(8))}, types.ReturnConsumedCapacityTotal)
+			h.WantReadCapacity(h.capOf(ccs, tbl), tbl, 0.5, -1, nil, nil)
 		}},
 	)
 
@@ -298,6 +282,16 @@ func queryCapacity(h *H, in *dynamodb.QueryInput, rc types.ReturnConsumedCapacit
 	h.t.Helper()
 	in.ReturnConsumedCapacity = rc
 	return h.MustQuery(in).ConsumedCapacity
+}
+
+// batchGetCapacity runs a BatchGetItem of req, asking for the consumed
+// capacity rc, and returns the capacities the answer reports; an error fails
+// the case.
+func batchGetCapacity(h *H, req map[string]types.KeysAndAttributes, rc types.ReturnConsumedCapacity) []types.ConsumedCapacity {
+	h.t.Helper()
+	out, err := h.API.BatchGetItem(h.Ctx, &dynamodb.BatchGetItemInput{RequestItems: req, ReturnConsumedCapacity: rc})
+	h.Must(err)
+	return out.ConsumedCapacity
 }
 
 // scanCapacity is queryCapacity for a scan.

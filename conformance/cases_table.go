@@ -48,6 +48,16 @@ func createError(name string, in dynamodb.CreateTableInput, msg string) Case {
 	}}
 }
 
+// updateTableError is an UpdateTable case that must fail with an error of
+// code and msg: in, on the table that create makes.
+func updateTableError(name string, create func(*H) string, in dynamodb.UpdateTableInput, code, msg string) Case {
+	return Case{Name: "UpdateTable/" + name, Run: func(t *testing.T, h *H) {
+		in.TableName = aws.String(create(h))
+		_, err := h.UpdateTable(&in)
+		h.WantError(err, code, msg)
+	}}
+}
+
 func init() {
 	register(
 		// CreateTable
@@ -406,35 +416,16 @@ func init() {
 			h.WaitIndexGone(name, "by_g")
 			h.Put(name, Item{"pk": S("a"), "g": S("x")})
 		}},
-		Case{"UpdateTable/CreateExistingIndex", func(t *testing.T, h *H) {
-			name := h.HashTableByG()
-			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
-				TableName:                   aws.String(name),
-				AttributeDefinitions:        attrDefs("g", "S"),
-				GlobalSecondaryIndexUpdates: createGSI("by_g", "g", "", types.ProjectionTypeAll),
-			})
-			h.WantError(err, "ValidationException", "Attempting to create an index which already exists")
-		}},
-		Case{"UpdateTable/CreateIndexWithoutDefinition", func(t *testing.T, h *H) {
-			name := h.HashTable()
-			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
-				TableName:                   aws.String(name),
-				GlobalSecondaryIndexUpdates: createGSI("by_g", "g", "", types.ProjectionTypeAll),
-			})
-			h.WantError(err, "ValidationException", "No Attribute Schema Defined")
-		}},
-		Case{"UpdateTable/DeleteMissingIndex", func(t *testing.T, h *H) {
-			name := h.HashTable()
-			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
-				TableName:                   aws.String(name),
-				GlobalSecondaryIndexUpdates: deleteGSI("nope"),
-			})
-			h.WantError(err, "ResourceNotFoundException", "Requested resource not found")
-		}},
-		Case{"UpdateTable/NothingToUpdate", func(t *testing.T, h *H) {
-			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{TableName: aws.String(h.HashTable())})
-			h.WantError(err, "ValidationException", "Nothing to update")
-		}},
+		updateTableError("CreateExistingIndex", (*H).HashTableByG, dynamodb.UpdateTableInput{
+			AttributeDefinitions:        attrDefs("g", "S"),
+			GlobalSecondaryIndexUpdates: createGSI("by_g", "g", "", types.ProjectionTypeAll),
+		}, "ValidationException", "Attempting to create an index which already exists"),
+		updateTableError("CreateIndexWithoutDefinition", (*H).HashTable, dynamodb.UpdateTableInput{
+			GlobalSecondaryIndexUpdates: createGSI("by_g", "g", "", types.ProjectionTypeAll),
+		}, "ValidationException", "No Attribute Schema Defined"),
+		updateTableError("DeleteMissingIndex", (*H).HashTable, dynamodb.UpdateTableInput{GlobalSecondaryIndexUpdates: deleteGSI("nope")},
+			"ResourceNotFoundException", "Requested resource not found"),
+		updateTableError("NothingToUpdate", (*H).HashTable, dynamodb.UpdateTableInput{}, "ValidationException", "Nothing to update"),
 		Case{"UpdateTable/ProvisionedThroughput", func(t *testing.T, h *H) {
 			name := h.HashTable()
 			_, err := h.UpdateTable(&dynamodb.UpdateTableInput{
@@ -464,10 +455,9 @@ func init() {
 		}},
 		Case{"TimeToLive/Enable", func(t *testing.T, h *H) {
 			name := h.HashTable()
-			out, err := h.API.UpdateTimeToLive(h.Ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(name),
-				TimeToLiveSpecification: &types.TimeToLiveSpecification{Enabled: aws.Bool(true), AttributeName: aws.String("expires")}})
+			spec, err := updateTTL(h, name, true, "expires")
 			h.Must(err)
-			if s := out.TimeToLiveSpecification; s == nil || !aws.ToBool(s.Enabled) || aws.ToString(s.AttributeName) != "expires" {
+			if s := spec; s == nil || !aws.ToBool(s.Enabled) || aws.ToString(s.AttributeName) != "expires" {
 				t.Fatalf("TimeToLiveSpecification = %+v", s)
 			}
 			d, err := h.API.DescribeTimeToLive(h.Ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(name)})
@@ -479,31 +469,18 @@ func init() {
 			}
 		}},
 		Case{"TimeToLive/AlreadyEnabled", func(t *testing.T, h *H) {
-			name := h.HashTable()
-			spec := &types.TimeToLiveSpecification{Enabled: aws.Bool(true), AttributeName: aws.String("expires")}
-			_, err := h.API.UpdateTimeToLive(h.Ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(name), TimeToLiveSpecification: spec})
-			h.Must(err)
-			_, err = h.API.UpdateTimeToLive(h.Ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(name), TimeToLiveSpecification: spec})
+			_, err := updateTTL(h, ttlTable(h), true, "expires")
 			h.WantError(err, "ValidationException", "TimeToLive is already enabled")
 		}},
 		Case{"TimeToLive/OtherAttribute", func(t *testing.T, h *H) {
-			name := h.HashTable()
-			_, err := h.API.UpdateTimeToLive(h.Ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(name),
-				TimeToLiveSpecification: &types.TimeToLiveSpecification{Enabled: aws.Bool(true), AttributeName: aws.String("expires")}})
-			h.Must(err)
-			_, err = h.API.UpdateTimeToLive(h.Ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(name),
-				TimeToLiveSpecification: &types.TimeToLiveSpecification{Enabled: aws.Bool(true), AttributeName: aws.String("other")}})
+			_, err := updateTTL(h, ttlTable(h), true, "other")
 			h.WantError(err, "ValidationException", "TimeToLive is active on a different AttributeName")
 		}},
 		Case{"TimeToLive/Disable", func(t *testing.T, h *H) {
-			name := h.HashTable()
-			_, err := h.API.UpdateTimeToLive(h.Ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(name),
-				TimeToLiveSpecification: &types.TimeToLiveSpecification{Enabled: aws.Bool(true), AttributeName: aws.String("expires")}})
+			name := ttlTable(h)
+			spec, err := updateTTL(h, name, false, "expires")
 			h.Must(err)
-			out, err := h.API.UpdateTimeToLive(h.Ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(name),
-				TimeToLiveSpecification: &types.TimeToLiveSpecification{Enabled: aws.Bool(false), AttributeName: aws.String("expires")}})
-			h.Must(err)
-			if aws.ToBool(out.TimeToLiveSpecification.Enabled) {
+			if aws.ToBool(spec.Enabled) {
 				t.Fatalf("TimeToLiveSpecification.Enabled = true")
 			}
 			d, err := h.API.DescribeTimeToLive(h.Ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(name)})
@@ -513,24 +490,41 @@ func init() {
 			}
 		}},
 		Case{"TimeToLive/AlreadyDisabled", func(t *testing.T, h *H) {
-			_, err := h.API.UpdateTimeToLive(h.Ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(h.HashTable()),
-				TimeToLiveSpecification: &types.TimeToLiveSpecification{Enabled: aws.Bool(false), AttributeName: aws.String("expires")}})
+			_, err := updateTTL(h, h.HashTable(), false, "expires")
 			h.WantError(err, "ValidationException", "TimeToLive is already disabled")
 		}},
 		Case{"TimeToLive/EmptyAttributeName", func(t *testing.T, h *H) {
-			_, err := h.API.UpdateTimeToLive(h.Ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(h.HashTable()),
-				TimeToLiveSpecification: &types.TimeToLiveSpecification{Enabled: aws.Bool(true), AttributeName: aws.String("")}})
+			_, err := updateTTL(h, h.HashTable(), true, "")
 			h.WantError(err, "ValidationException", "Names of key attributes and attributes projected into an index must be between 1 and 255 characters, inclusive")
 		}},
 		Case{"TimeToLive/TableNotFound", func(t *testing.T, h *H) {
 			name := h.TableName()
 			_, err := h.API.DescribeTimeToLive(h.Ctx, &dynamodb.DescribeTimeToLiveInput{TableName: aws.String(name)})
 			h.WantError(err, "ResourceNotFoundException", msgNoTable)
-			_, err = h.API.UpdateTimeToLive(h.Ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(name),
-				TimeToLiveSpecification: &types.TimeToLiveSpecification{Enabled: aws.Bool(true), AttributeName: aws.String("expires")}})
+			_, err = updateTTL(h, name, true, "expires")
 			h.WantError(err, "ResourceNotFoundException", msgNoTable)
 		}},
 	)
+}
+
+// ttlTable creates a hash table with TimeToLive enabled on "expires".
+func ttlTable(h *H) string {
+	h.t.Helper()
+	name := h.HashTable()
+	_, err := updateTTL(h, name, true, "expires")
+	h.Must(err)
+	return name
+}
+
+// updateTTL enables or disables TimeToLive on attribute attr of table and
+// returns the specification the answer reports.
+func updateTTL(h *H, table string, enabled bool, attr string) (*types.TimeToLiveSpecification, error) {
+	out, err := h.API.UpdateTimeToLive(h.Ctx, &dynamodb.UpdateTimeToLiveInput{TableName: aws.String(table),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{Enabled: aws.Bool(enabled), AttributeName: aws.String(attr)}})
+	if err != nil {
+		return nil, err
+	}
+	return out.TimeToLiveSpecification, nil
 }
 
 // waitGone waits until DescribeTable reports the table missing.

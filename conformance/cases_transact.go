@@ -16,9 +16,21 @@ import (
 // txFixture creates a hash table holding items "a".."d" with v = 1.
 func txFixture(h *H) string {
 	h.t.Helper()
-	tbl := h.HashTable()
+	return txItemsIn(h, h.HashTable())
+}
+
+// txIndexFixture creates txFixture's table with a global index "by_g" on g
+// (S) and returns it.
+func txIndexFixture(h *H) string {
+	h.t.Helper()
+	return txItemsIn(h, h.HashTableByG())
+}
+
+// txItemsIn puts items "a".."d" with v = 1 into tbl and returns it.
+func txItemsIn(h *H, tbl string) string {
+	h.t.Helper()
 	for _, k := range []string{"a", "b", "c", "d"} {
-		h.Put(tbl, Item{"pk": S(k), "v": N("1")})
+		h.Put(tbl, txItem(k, "1"))
 	}
 	return tbl
 }

@@ -16,17 +16,6 @@ import (
 // ItemCollectionSizeLimitExceeded (10 GB item collections); docs/compat.md
 // says so.
 
-// txIndexFixture creates txFixture's table with a global index "by_g" on g
-// (S) and returns it.
-func txIndexFixture(h *H) string {
-	h.t.Helper()
-	tbl := h.HashTableByG()
-	for _, k := range []string{"a", "b", "c", "d"} {
-		h.Put(tbl, txItem(k, "1"))
-	}
-	return tbl
-}
-
 func init() {
 	const typeMismatch = "One or more parameter values were invalid: Type mismatch for key"
 	register(

@@ -124,18 +124,26 @@ func TestDB_DiskFull_RefusesWrites(t *testing.T) {
 	}
 	checkDiskFull(t, "Close", db.Close())
 
-	db2, err := local.Open(copyDir(t, dir), &local.Options{TTLInterval: -1})
+	db2 := reopenAcked(t, dir, acked)
+	put(t, db2, "tbl", attrs("pk", s("after restart")))
+}
+
+// reopenAcked opens a copy of the store in dir, as a new process would
+// after a failure, and fails the test unless items k0 to k(acked-1) of
+// table "tbl" are all there. The copy is closed when the test ends.
+func reopenAcked(t *testing.T, dir string, acked int) *local.DB {
+	t.Helper()
+	db, err := local.Open(copyDir(t, dir), &local.Options{TTLInterval: -1})
 	if err != nil {
 		t.Fatalf("Open after the failure: %v", err)
 	}
-	defer db2.Close()
+	t.Cleanup(func() { db.Close() })
 	for i := range acked {
-		it := get(t, db2, "tbl", attrs("pk", s(fmt.Sprint("k", i))))
-		if it == nil {
-			t.Fatalf("acknowledged item k%d lost", i)
+		if get(t, db, "tbl", attrs("pk", s(fmt.Sprint("k", i)))) == nil {
+			t.Fatalf("acknowledged item k%d of %d lost", i, acked)
 		}
 	}
-	put(t, db2, "tbl", attrs("pk", s("after restart")))
+	return db
 }
 
 func checkDiskFull(t *testing.T, what string, err error) {
@@ -277,15 +285,6 @@ func TestDB_DiskFull_BackgroundFatal(t *testing.T) {
 	}
 	checkDiskFull(t, "Close", db.Close())
 
-	db2, err := local.Open(copyDir(t, dir), &local.Options{TTLInterval: -1})
-	if err != nil {
-		t.Fatalf("Open after the failure: %v", err)
-	}
-	defer db2.Close()
-	for i := range acked {
-		if get(t, db2, "tbl", attrs("pk", s(fmt.Sprint("k", i)))) == nil {
-			t.Fatalf("acknowledged item k%d of %d lost", i, acked)
-		}
-	}
+	reopenAcked(t, dir, acked)
 	t.Logf("%d writes acknowledged before the flush failed", acked)
 }

@@ -49,18 +49,9 @@ const (
 // and account are accepted). The request is applied whole or not at all.
 func (db *DB) TagResource(ctx context.Context, in *dynamodb.TagResourceInput, _ ...func(*dynamodb.Options)) (*dynamodb.TagResourceOutput, error) {
 	return operation(db, "TagResource", func() (*dynamodb.TagResourceOutput, error) {
-		if in.ResourceArn == nil {
-			return nil, validationError(msgNoArn)
-		}
-		if in.Tags == nil {
-			return nil, validationError("1 validation error detected: Value null at 'tags' failed to satisfy constraint: Member must not be null")
-		}
-		name, err := tableOfARN(*in.ResourceArn)
+		name, err := tagRequest(in.ResourceArn, in.Tags == nil, len(in.Tags), "tags", "Atleast one Tag needs to be provided as Input.")
 		if err != nil {
 			return nil, err
-		}
-		if len(in.Tags) == 0 {
-			return nil, validationError("Atleast one Tag needs to be provided as Input.")
 		}
 		add, err := checkTags(in.Tags)
 		if err != nil {
@@ -80,18 +71,9 @@ func (db *DB) TagResource(ctx context.Context, in *dynamodb.TagResourceInput, _ 
 // have are ignored.
 func (db *DB) UntagResource(ctx context.Context, in *dynamodb.UntagResourceInput, _ ...func(*dynamodb.Options)) (*dynamodb.UntagResourceOutput, error) {
 	return operation(db, "UntagResource", func() (*dynamodb.UntagResourceOutput, error) {
-		if in.ResourceArn == nil {
-			return nil, validationError(msgNoArn)
-		}
-		if in.TagKeys == nil {
-			return nil, validationError("1 validation error detected: Value null at 'tagKeys' failed to satisfy constraint: Member must not be null")
-		}
-		name, err := tableOfARN(*in.ResourceArn)
+		name, err := tagRequest(in.ResourceArn, in.TagKeys == nil, len(in.TagKeys), "tagKeys", "Atleast one Tag Key needs to be provided as Input.")
 		if err != nil {
 			return nil, err
-		}
-		if len(in.TagKeys) == 0 {
-			return nil, validationError("Atleast one Tag Key needs to be provided as Input.")
 		}
 		for _, k := range in.TagKeys {
 			if err := checkTagKey(&k); err != nil {
@@ -109,6 +91,27 @@ func (db *DB) UntagResource(ctx context.Context, in *dynamodb.UntagResourceInput
 		}
 		return &dynamodb.UntagResourceOutput{}, nil
 	})
+}
+
+// tagRequest checks the ResourceArn of a TagResource or UntagResource
+// request and its list (member, absent when missing, of n entries), in
+// DynamoDB Local's order, and returns the table's name; empty is the error
+// for an empty list.
+func tagRequest(arn *string, missing bool, n int, member, empty string) (string, error) {
+	if arn == nil {
+		return "", validationError(msgNoArn)
+	}
+	if missing {
+		return "", validationError("1 validation error detected: Value null at '" + member + "' failed to satisfy constraint: Member must not be null")
+	}
+	name, err := tableOfARN(*arn)
+	if err != nil {
+		return "", err
+	}
+	if n == 0 {
+		return "", validationError(empty)
+	}
+	return name, nil
 }
 
 // ListTagsOfResource returns all the tags of a table, sorted by key, in one

@@ -88,15 +88,10 @@ func (tx *Tx) Update(k Key, u *Update, c Cond) *Tx {
 
 // Delete adds a delete of the item with key k, under condition c.
 func (tx *Tx) Delete(k Key, c Cond) *Tx {
-	key, x, err := tx.keyCond(k, c)
-	if err != nil {
-		return tx.fail(err)
-	}
-	tx.items = append(tx.items, types.TransactWriteItem{Delete: &types.Delete{
-		TableName: aws.String(tx.t.schema.Name), Key: key, ConditionExpression: x.cond,
-		ExpressionAttributeNames: x.names, ExpressionAttributeValues: x.values,
-	}})
-	return tx
+	return tx.onKey(k, c, func(name *string, key map[string]types.AttributeValue, x built) types.TransactWriteItem {
+		return types.TransactWriteItem{Delete: &types.Delete{TableName: name, Key: key,
+			ConditionExpression: x.cond, ExpressionAttributeNames: x.names, ExpressionAttributeValues: x.values}}
+	})
 }
 
 // Check adds a condition c on the item with key k, which the transaction
@@ -105,26 +100,25 @@ func (tx *Tx) Check(k Key, c Cond) *Tx {
 	if c.IsZero() {
 		return tx.fail(errors.New("table: a transaction's check needs a condition"))
 	}
-	key, x, err := tx.keyCond(k, c)
+	return tx.onKey(k, c, func(name *string, key map[string]types.AttributeValue, x built) types.TransactWriteItem {
+		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{TableName: name, Key: key,
+			ConditionExpression: x.cond, ExpressionAttributeNames: x.names, ExpressionAttributeValues: x.values}}
+	})
+}
+
+// onKey adds the action that item makes of the table's name, the key item
+// of k and the built condition c.
+func (tx *Tx) onKey(k Key, c Cond, item func(name *string, key map[string]types.AttributeValue, x built) types.TransactWriteItem) *Tx {
+	key, err := tx.t.keyItem(k)
 	if err != nil {
 		return tx.fail(err)
 	}
-	tx.items = append(tx.items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName: aws.String(tx.t.schema.Name), Key: key, ConditionExpression: x.cond,
-		ExpressionAttributeNames: x.names, ExpressionAttributeValues: x.values,
-	}})
-	return tx
-}
-
-// keyCond gives the key item of k and the built condition c, for the
-// actions on one item under a condition.
-func (tx *Tx) keyCond(k Key, c Cond) (map[string]types.AttributeValue, built, error) {
-	key, err := tx.t.keyItem(k)
-	if err != nil {
-		return nil, built{}, err
-	}
 	x, err := buildCond(c)
-	return key, x, err
+	if err != nil {
+		return tx.fail(err)
+	}
+	tx.items = append(tx.items, item(aws.String(tx.t.schema.Name), key, x))
+	return tx
 }
 
 // buildCond builds the condition c alone (none for the zero Cond).

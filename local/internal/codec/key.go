@@ -45,18 +45,15 @@ var ErrCorrupt = errors.New("codec: corrupt encoding")
 // unchanged. Empty strings and binaries are encoded (DynamoDB rejects them as
 // keys, which is for the caller to check).
 func AppendKey(dst []byte, av types.AttributeValue) ([]byte, error) {
-	switch v := av.(type) {
-	case *types.AttributeValueMemberS:
-		dst = append(dst, keyString)
-		return appendEscaped(dst, v.Value), nil
-	case *types.AttributeValueMemberB:
-		dst = append(dst, keyBinary)
-		return appendEscaped(dst, v.Value), nil
-	case *types.AttributeValueMemberN:
+	if v, ok := av.(*types.AttributeValueMemberN); ok {
 		return appendKeyNumber(dst, v.Value)
-	default:
-		return dst, ErrKeyType
 	}
+	// An S or B key is its prefix encoding and the terminator.
+	out, err := AppendKeyPrefix(dst, av)
+	if err != nil {
+		return dst, err
+	}
+	return append(out, escByte, escEnd), nil
 }
 
 // AppendKeyPrefix appends the encoding of the S or B value av without its
@@ -89,11 +86,6 @@ func PrefixEnd(prefix []byte) []byte {
 		}
 	}
 	return nil
-}
-
-func appendEscaped[T string | []byte](dst []byte, s T) []byte {
-	dst = appendEscapedBody(dst, s)
-	return append(dst, escByte, escEnd)
 }
 
 func appendEscapedBody[T string | []byte](dst []byte, s T) []byte {

@@ -31,6 +31,14 @@ var legacyArgs = map[types.ComparisonOperator]struct {
 	types.ComparisonOperatorNotNull: {0, false},
 }
 
+// legacyCompare are the legacy ComparisonOperators that are comparisons,
+// with the comparison each stands for.
+var legacyCompare = map[types.ComparisonOperator]tokKind{
+	types.ComparisonOperatorEq: tEQ, types.ComparisonOperatorNe: tNE,
+	types.ComparisonOperatorLt: tLT, types.ComparisonOperatorLe: tLE,
+	types.ComparisonOperatorGt: tGT, types.ComparisonOperatorGe: tGE,
+}
+
 // legacyCond converts one legacy condition on attribute name.
 func legacyCond(name string, op types.ComparisonOperator, list []types.AttributeValue) (*cond, error) {
 	spec, ok := legacyArgs[op]
@@ -75,20 +83,10 @@ func legacyCond(name string, op types.ComparisonOperator, list []types.Attribute
 	for _, v := range list {
 		args = append(args, operand{kind: oValue, val: v})
 	}
-	cmp := func(k tokKind) *cond { return &cond{op: cCompare, cmp: k, args: args} }
+	if k, ok := legacyCompare[op]; ok {
+		return &cond{op: cCompare, cmp: k, args: args}, nil
+	}
 	switch op {
-	case types.ComparisonOperatorEq:
-		return cmp(tEQ), nil
-	case types.ComparisonOperatorNe:
-		return cmp(tNE), nil
-	case types.ComparisonOperatorLt:
-		return cmp(tLT), nil
-	case types.ComparisonOperatorLe:
-		return cmp(tLE), nil
-	case types.ComparisonOperatorGt:
-		return cmp(tGT), nil
-	case types.ComparisonOperatorGe:
-		return cmp(tGE), nil
 	case types.ComparisonOperatorContains:
 		return &cond{op: cContains, args: args}, nil
 	case types.ComparisonOperatorNotContains:
@@ -197,6 +195,14 @@ func LegacyFilter(filter map[string]types.Condition, op types.ConditionalOperato
 	return combine(conds, op)
 }
 
+// legacyKeyOps are the legacy ComparisonOperators a key condition can use,
+// with the RangeOp each stands for.
+var legacyKeyOps = map[types.ComparisonOperator]RangeOp{
+	types.ComparisonOperatorEq: EQ, types.ComparisonOperatorLt: LT, types.ComparisonOperatorLe: LE,
+	types.ComparisonOperatorGt: GT, types.ComparisonOperatorGe: GE,
+	types.ComparisonOperatorBetween: Between, types.ComparisonOperatorBeginsWith: BeginsWith,
+}
+
 // KeyConditions converts the legacy KeyConditions parameter of Query into a
 // KeyCondition; Resolve makes the checks that need the key schema.
 func KeyConditions(conds map[string]types.Condition) (*KeyCondition, error) {
@@ -211,25 +217,14 @@ func KeyConditions(conds map[string]types.Condition) (*KeyCondition, error) {
 			return nil, err
 		}
 		t := keyTerm{attr: name, values: c.AttributeValueList}
-		switch c.ComparisonOperator {
-		case types.ComparisonOperatorEq:
-			t.op = EQ
-		case types.ComparisonOperatorLt:
-			t.op = LT
-		case types.ComparisonOperatorLe:
-			t.op = LE
-		case types.ComparisonOperatorGt:
-			t.op = GT
-		case types.ComparisonOperatorGe:
-			t.op = GE
-		case types.ComparisonOperatorBetween:
-			t.op = Between
-		case types.ComparisonOperatorBeginsWith:
-			t.op = BeginsWith
-		case types.ComparisonOperatorNull, types.ComparisonOperatorNotNull:
+		op, ok := legacyKeyOps[c.ComparisonOperator]
+		switch {
+		case ok:
+			t.op = op
+		case c.ComparisonOperator == types.ComparisonOperatorNull, c.ComparisonOperator == types.ComparisonOperatorNotNull:
 			t.op, t.unusable = -1, "Only scalar types can be used as Hash Key values"
 		default:
-			t.op, t.unusable = -1, ""
+			t.op = -1
 		}
 		k.legacy = append(k.legacy, t)
 	}

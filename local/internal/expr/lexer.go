@@ -126,19 +126,18 @@ func lex(s string, toks []token) []token {
 			kind = tInt
 		case c == '<':
 			i++
-			kind = tLT
-			if i < len(s) && s[i] == '=' {
-				i++
+			switch {
+			case skip(s, &i, '='):
 				kind = tLE
-			} else if i < len(s) && s[i] == '>' {
-				i++
+			case skip(s, &i, '>'):
 				kind = tNE
+			default:
+				kind = tLT
 			}
 		case c == '>':
 			i++
 			kind = tGT
-			if i < len(s) && s[i] == '=' {
-				i++
+			if skip(s, &i, '=') {
 				kind = tGE
 			}
 		default:
@@ -171,4 +170,14 @@ func lex(s string, toks []token) []token {
 		}
 		toks = append(toks, token{kind: kind, start: start, end: i})
 	}
+}
+
+// skip moves *i past the byte c if it is the one at *i in s, for the
+// operators of two characters.
+func skip(s string, i *int, c byte) bool {
+	if *i < len(s) && s[*i] == c {
+		*i++
+		return true
+	}
+	return false
 }

@@ -327,11 +327,7 @@ func (e *uexpr) value(item Item) (types.AttributeValue, error) {
 		}
 		return b, nil
 	case uListAppend:
-		la, err := operandOf[*types.AttributeValueMemberL](a)
-		if err != nil {
-			return nil, err
-		}
-		lb, err := operandOf[*types.AttributeValueMemberL](b)
+		la, lb, err := operandsOf[*types.AttributeValueMemberL](a, b)
 		if err != nil {
 			return nil, err
 		}
@@ -339,15 +335,22 @@ func (e *uexpr) value(item Item) (types.AttributeValue, error) {
 		out = append(append(out, la.Value...), lb.Value...)
 		return &types.AttributeValueMemberL{Value: out}, nil
 	}
-	na, err := operandOf[*types.AttributeValueMemberN](a)
-	if err != nil {
-		return nil, err
-	}
-	nb, err := operandOf[*types.AttributeValueMemberN](b)
+	na, nb, err := operandsOf[*types.AttributeValueMemberN](a, b)
 	if err != nil {
 		return nil, err
 	}
 	return arith(na.Value, nb.Value, e.kind == uMinus)
+}
+
+// operandsOf returns a and b as operands of type T, or DynamoDB's error
+// for the first that is absent or of another type.
+func operandsOf[T types.AttributeValue](a, b types.AttributeValue) (T, T, error) {
+	x, err := operandOf[T](a)
+	if err != nil {
+		return x, x, err
+	}
+	y, err := operandOf[T](b)
+	return x, y, err
 }
 
 // operandOf returns v as an operand of type T, or DynamoDB's error when it
@@ -546,47 +549,42 @@ func lookupForUpdate(out Item, p path) (types.AttributeValue, error) {
 }
 
 func put(out Item, p path, v types.AttributeValue, edit func(*types.AttributeValueMemberL) *listEdit) error {
-	if len(p) == 1 {
-		out[p[0].name] = v
-		return nil
-	}
-	parent, err := parentOf(out, p)
-	if err != nil {
-		return err
-	}
-	last := p[len(p)-1]
-	if last.index < 0 {
-		parent.(*types.AttributeValueMemberM).Value[last.name] = v
-		return nil
-	}
-	l := parent.(*types.AttributeValueMemberL)
-	e := edit(l)
-	if last.index < e.origLen {
-		l.Value[last.index] = v
-		return nil
-	}
-	e.appends = append(e.appends, listAppend{index: last.index, val: v})
-	return nil
+	return atLast(out, p, func(m Item, name string) { m[name] = v }, func(l *types.AttributeValueMemberL, i int) {
+		e := edit(l)
+		if i < e.origLen {
+			l.Value[i] = v
+			return
+		}
+		e.appends = append(e.appends, listAppend{index: i, val: v})
+	})
 }
 
 func remove(out Item, p path, edit func(*types.AttributeValueMemberL) *listEdit) error {
+	return atLast(out, p, func(m Item, name string) { delete(m, name) }, func(l *types.AttributeValueMemberL, i int) {
+		if e := edit(l); i < e.origLen {
+			e.removes = append(e.removes, i)
+		}
+	})
+}
+
+// atLast finds where the last step of p is in out: it calls inMap with the
+// map that holds it (out itself for a top-level attribute) and its name, or
+// inList with the list and its index; an error when the parent is absent or
+// of the wrong kind.
+func atLast(out Item, p path, inMap func(Item, string), inList func(*types.AttributeValueMemberL, int)) error {
+	last := p[len(p)-1]
 	if len(p) == 1 {
-		delete(out, p[0].name)
+		inMap(out, last.name)
 		return nil
 	}
 	parent, err := parentOf(out, p)
 	if err != nil {
 		return err
 	}
-	last := p[len(p)-1]
 	if last.index < 0 {
-		delete(parent.(*types.AttributeValueMemberM).Value, last.name)
-		return nil
-	}
-	l := parent.(*types.AttributeValueMemberL)
-	e := edit(l)
-	if last.index < e.origLen {
-		e.removes = append(e.removes, last.index)
+		inMap(parent.(*types.AttributeValueMemberM).Value, last.name)
+	} else {
+		inList(parent.(*types.AttributeValueMemberL), last.index)
 	}
 	return nil
 }
@@ -597,38 +595,22 @@ func add(cur, arg types.AttributeValue) (types.AttributeValue, error) {
 	if cur == nil {
 		return arg, nil
 	}
+	if value.TypeOf(cur) != value.TypeOf(arg) {
+		return nil, errorf(msgBadType)
+	}
 	switch a := arg.(type) {
 	case *types.AttributeValueMemberN:
-		c, ok := cur.(*types.AttributeValueMemberN)
-		if !ok {
-			return nil, errorf(msgBadType)
-		}
-		return arith(c.Value, a.Value, false)
+		return arith(cur.(*types.AttributeValueMemberN).Value, a.Value, false)
 	case *types.AttributeValueMemberL: // AttributeUpdates only
-		c, ok := cur.(*types.AttributeValueMemberL)
-		if !ok {
-			return nil, errorf(msgBadType)
-		}
+		c := cur.(*types.AttributeValueMemberL)
 		out := make([]types.AttributeValue, 0, len(c.Value)+len(a.Value))
 		return &types.AttributeValueMemberL{Value: append(append(out, c.Value...), a.Value...)}, nil
 	case *types.AttributeValueMemberSS:
-		c, ok := cur.(*types.AttributeValueMemberSS)
-		if !ok {
-			return nil, errorf(msgBadType)
-		}
-		return &types.AttributeValueMemberSS{Value: unionStrings(c.Value, a.Value)}, nil
+		return &types.AttributeValueMemberSS{Value: unionStrings(cur.(*types.AttributeValueMemberSS).Value, a.Value)}, nil
 	case *types.AttributeValueMemberNS:
-		c, ok := cur.(*types.AttributeValueMemberNS)
-		if !ok {
-			return nil, errorf(msgBadType)
-		}
-		return &types.AttributeValueMemberNS{Value: union(c.Value, a.Value, value.HasNumber)}, nil
+		return &types.AttributeValueMemberNS{Value: union(cur.(*types.AttributeValueMemberNS).Value, a.Value, value.HasNumber)}, nil
 	case *types.AttributeValueMemberBS:
-		c, ok := cur.(*types.AttributeValueMemberBS)
-		if !ok {
-			return nil, errorf(msgBadType)
-		}
-		return &types.AttributeValueMemberBS{Value: union(c.Value, a.Value, value.HasBinary)}, nil
+		return &types.AttributeValueMemberBS{Value: union(cur.(*types.AttributeValueMemberBS).Value, a.Value, value.HasBinary)}, nil
 	}
 	return nil, errorf(msgBadType)
 }
@@ -639,31 +621,22 @@ func del(cur, arg types.AttributeValue) (types.AttributeValue, error) {
 	if cur == nil {
 		return nil, nil
 	}
+	if value.TypeOf(cur) != value.TypeOf(arg) {
+		return nil, errorf(msgBadType)
+	}
 	var (
 		left types.AttributeValue
 		n    int // elements left
 	)
 	switch a := arg.(type) {
 	case *types.AttributeValueMemberSS:
-		c, ok := cur.(*types.AttributeValueMemberSS)
-		if !ok {
-			return nil, errorf(msgBadType)
-		}
-		out := difference(c.Value, a.Value, value.HasString)
+		out := difference(cur.(*types.AttributeValueMemberSS).Value, a.Value, value.HasString)
 		left, n = &types.AttributeValueMemberSS{Value: out}, len(out)
 	case *types.AttributeValueMemberNS:
-		c, ok := cur.(*types.AttributeValueMemberNS)
-		if !ok {
-			return nil, errorf(msgBadType)
-		}
-		out := difference(c.Value, a.Value, value.HasNumber)
+		out := difference(cur.(*types.AttributeValueMemberNS).Value, a.Value, value.HasNumber)
 		left, n = &types.AttributeValueMemberNS{Value: out}, len(out)
 	case *types.AttributeValueMemberBS:
-		c, ok := cur.(*types.AttributeValueMemberBS)
-		if !ok {
-			return nil, errorf(msgBadType)
-		}
-		out := difference(c.Value, a.Value, value.HasBinary)
+		out := difference(cur.(*types.AttributeValueMemberBS).Value, a.Value, value.HasBinary)
 		left, n = &types.AttributeValueMemberBS{Value: out}, len(out)
 	default:
 		return nil, errorf(msgBadType)

@@ -41,12 +41,8 @@ func ValidateValue(v types.AttributeValue) string {
 		if len(v.Value) == 0 {
 			return "One or more parameter values were invalid: An string set  may not be empty"
 		}
-		seen := make(map[string]bool, len(v.Value))
-		for _, s := range v.Value {
-			if seen[s] {
-				return "One or more parameter values were invalid: Input collection [" + strings.Join(v.Value, ", ") + "] contains duplicates"
-			}
-			seen[s] = true
+		if hasDuplicates(v.Value) {
+			return "One or more parameter values were invalid: Input collection [" + strings.Join(v.Value, ", ") + "] contains duplicates"
 		}
 		return ""
 	case *types.AttributeValueMemberNS:
@@ -66,12 +62,8 @@ func ValidateValue(v types.AttributeValue) string {
 		if len(v.Value) == 0 {
 			return "One or more parameter values were invalid: Binary sets should not be empty"
 		}
-		seen := make(map[string]bool, len(v.Value))
-		for _, b := range v.Value {
-			if seen[string(b)] {
-				return "One or more parameter values were invalid: Input collection of type BS contains duplicates."
-			}
-			seen[string(b)] = true
+		if hasDuplicates(v.Value) {
+			return "One or more parameter values were invalid: Input collection of type BS contains duplicates."
 		}
 		return ""
 	case *types.AttributeValueMemberL:
@@ -102,4 +94,17 @@ func ValidateValue(v types.AttributeValue) string {
 func numberProblem(s string) string {
 	_, problem := value.CheckNumber(s)
 	return problem
+}
+
+// hasDuplicates reports whether a string or binary set holds an element
+// twice.
+func hasDuplicates[T string | []byte](set []T) bool {
+	seen := make(map[string]bool, len(set))
+	for _, e := range set {
+		if seen[string(e)] {
+			return true
+		}
+		seen[string(e)] = true
+	}
+	return false
 }
