@@ -113,7 +113,7 @@ func claimLocalDir(dir, url, table string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("cannot create the local folder: %w", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "CURRENT")); err == nil {
+	if isEngineFolder(dir) {
 		return fmt.Errorf("--data %s is a data folder of the embedded engine; on a remote backend --data is the folder of the server's own write-ahead log: give it a folder of its own", dir)
 	}
 	want := "backend " + url + "\ntable " + table + "\n"
@@ -128,4 +128,15 @@ func claimLocalDir(dir, url, table string) error {
 		return fmt.Errorf("cannot read %s: %w", marker, err)
 	}
 	return writeFileAtomic(marker, []byte(want))
+}
+
+// isEngineFolder reports whether dir holds the files of the embedded
+// engine (Pebble's manifest, or an older store's CURRENT).
+func isEngineFolder(dir string) bool {
+	for _, pattern := range []string{"MANIFEST-*", "marker.manifest.*", "CURRENT"} {
+		if m, _ := filepath.Glob(filepath.Join(dir, pattern)); len(m) > 0 {
+			return true
+		}
+	}
+	return false
 }
