@@ -58,7 +58,8 @@ type ServeCommand struct {
 
 const serveUsage = `Usage: timetable serve [flags]
 
-Opens a data folder (or memory) and serves, on one address:
+Opens a data folder (or memory, or a remote backend with --backend) and
+serves, on one address:
   /api/v1/...          the series API: kinds, readings, latest, ranges, aggregates
   /write, /api/v2/write  InfluxDB line protocol (v1 and v2 clients)
   POST / (X-Amz-Target)  DynamoDB's API, for the AWS SDKs and CLI
@@ -77,8 +78,19 @@ origins are refused unless --cors-origins lists them, and on a loopback
 --addr requests for host names other than localhost are refused (DNS
 rebinding) unless --allowed-hosts lists them (a reverse proxy's name).
 
-Example:
+On a remote backend (--backend http(s)://HOST:PORT or dynamodb://REGION)
+several servers may share the tables behind a load balancer. Each keeps
+locally, in --data, only the series write-ahead log (readings acknowledged
+and not yet flushed: kill -9 keeps them, a lost disk loses them; nothing
+with --sync-writes). Tokens and access keys are in the backend's
+--auth-table; the DynamoDB endpoint is a proxy to the backend, behind this
+server's access check, with this server's AWS credentials; the auth and
+analytics tables are served to admin keys only. A change made through one
+server reaches the others within --cache-ttl.
+
+Examples:
   timetable serve --data ./timetable-data --addr 127.0.0.1:8000
+  timetable serve --backend dynamodb://eu-west-1 --data ./timetable-local
 
 Flags:
 `
