@@ -64,8 +64,7 @@ type client struct {
 // in-process server answers a write once its readings are in the backend:
 // the command keeps nothing locally.
 func (t *target) connect(ctx context.Context) (*client, error) {
-	set := map[string]bool{}
-	t.fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	set := flagsGiven(t.fs)
 	if t.backend != "" && set["server"] {
 		return nil, errors.New("--server and --backend both name where the data is: give one")
 	}

@@ -86,8 +86,7 @@ func (c *DemoCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	set := flagsGiven(fs)
 	bad := ""
 	if f.storage, err = parseStorage(f.data, set["data"], f.backend, false); err != nil {
 		bad = err.Error()

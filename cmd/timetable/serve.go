@@ -634,8 +634,7 @@ const authCacheDefault = 10 * time.Second
 // log of an earlier start (whose readings are written, not stranded);
 // otherwise the server keeps nothing locally.
 func (f *serveFlags) storage(fs *flag.FlagSet) (storage, error) {
-	set := map[string]bool{}
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	set := flagsGiven(fs)
 	if f.inMemory && f.backendURL != "" {
 		return storage{}, errors.New("--in-memory and --backend both name the data: give one (--backend mem: is --in-memory)")
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -139,4 +140,12 @@ func isEngineFolder(dir string) bool {
 		}
 	}
 	return false
+}
+
+// flagsGiven returns the names of the flags of fs given on the command
+// line (not left at their defaults).
+func flagsGiven(fs *flag.FlagSet) map[string]bool {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return set
 }
