@@ -85,7 +85,7 @@ func (t *target) connect(ctx context.Context) (*client, error) {
 		return nil, err
 	}
 	eng, err := openEngine(ctx, engineOptions{storage: st, table: t.table, flushInterval: -1, auth: st.remote == "" || t.tokens, authTable: t.authTable,
-		analyticsTable: t.analyticsTable, logger: slog.New(slog.DiscardHandler)})
+		analyticsTable: t.analyticsTable, rebuildRealtime: st.remote == "", logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return nil, err
 	}

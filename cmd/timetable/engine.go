@@ -39,7 +39,14 @@ type engineOptions struct {
 	// aggregateEvery is analytics.Options.AggregateEvery, except that 0
 	// (or less) runs no background aggregation.
 	aggregateEvery time.Duration
-	auth           bool // open the token store
+	// rebuildRealtime recounts the analytics' realtime counters from the
+	// hits when the store opens (see analytics.Store.RebuildRealtime): a
+	// process that records hits does, after a crash lost the counters of
+	// its last second. On a backend shared with servers recording hits it
+	// may count a hit of the moment twice, so a client command there
+	// does not.
+	rebuildRealtime bool
+	auth            bool // open the token store
 	// authTable is auth.Options.Table; "" is its default.
 	authTable string
 	// cacheTTL, on a remote backend, bounds how long this process trusts
@@ -117,7 +124,7 @@ func openEngine(ctx context.Context, o engineOptions) (*engine, error) {
 		if err == nil {
 			err = e.analytics.EnsureTable(ctx)
 		}
-		if err == nil {
+		if err == nil && o.rebuildRealtime {
 			// The realtime counters of the hits of a crash's last second
 			// were in memory: count them again from the hits.
 			err = e.analytics.RebuildRealtime(ctx)
