@@ -175,6 +175,20 @@ func TestCLI_Backend(t *testing.T) {
 			t.Errorf("token list --backend:\n%s", out)
 		}
 
+		// A site made by the CLI in the backend's analytics table takes
+		// hits on C, and B's dashboard API lists it.
+		mustCLI(t, append([]string{"sites", "create", "blog", "--domains", "blog.example", "--backend", url}, tb.flags(true)...)...)
+		hit, _ := http.NewRequest("POST", c+"/api/event", strings.NewReader(`{"n":"pageview","u":"https://blog.example/","d":"blog.example"}`))
+		hit.Header.Set("User-Agent", "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0")
+		if r, err := http.DefaultClient.Do(hit); err != nil || r.StatusCode != http.StatusAccepted {
+			t.Errorf("a hit on C for the CLI's site: %v %v", r, err)
+		} else {
+			r.Body.Close()
+		}
+		if code, body := call(t, "GET", b+"/api/v1/sites", admin, "", ""); code != http.StatusOK || !strings.Contains(body, "blog.example") {
+			t.Errorf("sites through B: %d %s", code, body)
+		}
+
 		// B's DynamoDB endpoint proxies the backend behind B's access
 		// check: a read key scans the series table, not the auth table.
 		keyOut := cli("token", "create", "--dynamodb", "--name", "reader", "--scopes", "read")
