@@ -107,6 +107,10 @@ type Config struct {
 	// /readyz answers 503 and writes are refused with its answer (507 for
 	// a full disk) before they reach the store.
 	Writable func() error
+	// SyncWrites answers every write request (the series API, InfluxDB
+	// writes) once the table has its readings, as ?sync=true does, not
+	// once they are in the store's buffer and log.
+	SyncWrites bool
 	// Now is the clock of readings sent without a time; default time.Now.
 	Now func() time.Time
 	// Logger receives request errors; default discard.

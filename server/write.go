@@ -86,8 +86,8 @@ func (s *Server) lookup(name string) (series.Schema, error) {
 }
 
 // writeBatch checks that the caller may write every kind of b, writes it
-// and answers 204 once the store has it in its log (with ?sync=true, once
-// the table has it).
+// and answers 204 once the store has it in its log (with ?sync=true or
+// Config.SyncWrites, once the table has it).
 func (s *Server) writeBatch(w http.ResponseWriter, r *http.Request, b *ingest.Batch) error {
 	ctx := r.Context()
 	if s.draining.Load() {
@@ -103,6 +103,7 @@ func (s *Server) writeBatch(w http.ResponseWriter, r *http.Request, b *ingest.Ba
 			return invalid("sync: %q is not a boolean", q)
 		}
 	}
+	sync = sync || s.cfg.SyncWrites // ?sync=false does not undo SyncWrites
 	batch := make([]series.KindReadings, len(b.Kinds))
 	for i, kb := range b.Kinds {
 		if err := s.allow(ctx, r, auth.ScopeWrite, auth.Kind(kb.Kind)); err != nil {

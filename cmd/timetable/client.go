@@ -17,26 +17,37 @@ import (
 	"time"
 
 	"github.com/timetable-db/timetable/analytics"
+	"github.com/timetable-db/timetable/auth"
 	"github.com/timetable-db/timetable/series"
 	"github.com/timetable-db/timetable/server"
 )
 
 // target is where a client command sends its requests: a server (--server
-// with a token) or a data folder opened in this process (--data), served
-// by the same handler in memory, so both ways behave alike.
+// with a token), or a data folder (--data) or backend (--backend) opened in
+// this process, served by the same handler in memory, so all ways behave
+// alike.
 type target struct {
-	server, token, data, table string
-	// analyticsTable, if set, opens the web analytics of --data too.
+	server, token, data, backend, table, authTable string
+	// analyticsTable, if set, opens the web analytics of the data too.
 	analyticsTable string
+	// tokens opens the token store on a remote backend (its auth table,
+	// created if missing); on a data folder it is always open.
+	tokens bool
+	// fs is the command's flag set, to tell the flags given from their
+	// defaults.
+	fs *flag.FlagSet
 }
 
-// addTargetFlags registers --server, --token, --data and --table.
+// addTargetFlags registers --server, --token, --data, --backend, --table
+// and --auth-table.
 func addTargetFlags(fs *flag.FlagSet) *target {
-	t := &target{}
-	fs.StringVar(&t.server, "server", os.Getenv("TIMETABLE_SERVER"), "URL of a timetable server (default $TIMETABLE_SERVER); without it, --data is opened")
+	t := &target{fs: fs}
+	fs.StringVar(&t.server, "server", os.Getenv("TIMETABLE_SERVER"), "URL of a timetable server (default $TIMETABLE_SERVER); without it, --backend or --data is opened")
 	fs.StringVar(&t.token, "token", "", "API token for --server (default $TIMETABLE_TOKEN)")
-	fs.StringVar(&t.data, "data", "./timetable-data", "data folder to open when no --server is given (not while a server holds it)")
-	fs.StringVar(&t.table, "table", series.DefaultTable, "the table of the time series (with --data)")
+	fs.StringVar(&t.data, "data", defaultDataDir, "data folder to open when no --server or --backend is given (not while a server holds it)")
+	fs.StringVar(&t.backend, "backend", "", "the backend to open instead of --data: file:DIR, mem:, http(s)://HOST:PORT (DynamoDB Local, ScyllaDB Alternator, a timetable serve's DynamoDB endpoint) or dynamodb://REGION; credentials and region from the AWS default chain (AWS_ACCESS_KEY_ID, AWS_PROFILE, ...). Writes are acknowledged once in the backend")
+	fs.StringVar(&t.table, "table", series.DefaultTable, "the table of the time series (with --data or --backend)")
+	fs.StringVar(&t.authTable, "auth-table", auth.DefaultTable, "the table of tokens and access keys (with --data: in the folder's auth engine; with --backend: in the backend)")
 	return t
 }
 
@@ -48,10 +59,16 @@ type client struct {
 	close func() error
 }
 
-// connect opens the target: for --data, the folder and an in-process
-// server without authentication.
+// connect opens the target: for --data or --backend, the data and an
+// in-process server without authentication. On a remote backend the
+// in-process server answers a write once its readings are in the backend:
+// the command keeps nothing locally.
 func (t *target) connect(ctx context.Context) (*client, error) {
-	if t.server != "" {
+	set := flagsGiven(t.fs)
+	if t.backend != "" && set["server"] {
+		return nil, errors.New("--server and --backend both name where the data is: give one")
+	}
+	if t.server != "" && t.backend == "" {
 		u, err := url.Parse(t.server)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return nil, fmt.Errorf("--server %q: want a URL such as http://127.0.0.1:8000", t.server)
@@ -63,12 +80,17 @@ func (t *target) connect(ctx context.Context) (*client, error) {
 		return &client{base: strings.TrimRight(t.server, "/"), token: token,
 			http: &http.Client{Timeout: 10 * time.Minute}, close: func() error { return nil }}, nil
 	}
-	eng, err := openEngine(ctx, engineOptions{dir: t.data, table: t.table, flushInterval: -1, auth: true,
-		analyticsTable: t.analyticsTable, logger: slog.New(slog.DiscardHandler)})
+	st, err := parseStorage(t.data, set["data"], t.backend, false)
 	if err != nil {
 		return nil, err
 	}
-	srv, err := server.New(server.Config{Store: eng.store, Analytics: eng.analytics, Auth: eng.auth, Trusted: true})
+	eng, err := openEngine(ctx, engineOptions{storage: st, table: t.table, flushInterval: -1, auth: st.remote == "" || t.tokens, authTable: t.authTable,
+		analyticsTable: t.analyticsTable, rebuildRealtime: st.remote == "", logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		return nil, err
+	}
+	srv, err := server.New(server.Config{Store: eng.store, Analytics: eng.analytics, Auth: eng.auth, Trusted: true,
+		SyncWrites: st.remote != ""})
 	if err != nil {
 		_ = eng.Close()
 		return nil, err
@@ -188,7 +210,10 @@ type clientCommand struct {
 	// analytics adds --analytics-table: the command reads the web
 	// analytics (of --data, that table).
 	analytics bool
-	run       func(ctx context.Context, c *client, args []string) error
+	// tokens: the command makes, lists or revokes tokens and keys (on a
+	// remote backend, only such a command opens its auth table).
+	tokens bool
+	run    func(ctx context.Context, c *client, args []string) error
 }
 
 func (cc *clientCommand) Run(ctx context.Context, args []string) error {
@@ -200,8 +225,9 @@ func (cc *clientCommand) Run(ctx context.Context, args []string) error {
 		fs.PrintDefaults()
 	}
 	t := addTargetFlags(fs)
+	t.tokens = cc.tokens
 	if cc.analytics {
-		fs.StringVar(&t.analyticsTable, "analytics-table", analytics.DefaultTable, "the table of the web analytics (with --data)")
+		fs.StringVar(&t.analyticsTable, "analytics-table", analytics.DefaultTable, "the table of the web analytics (with --data or --backend)")
 	}
 	if cc.flags != nil {
 		cc.flags(fs)

@@ -26,7 +26,7 @@ type DemoCommand struct {
 	Now func() time.Time
 }
 
-const demoUsage = `Usage: timetable demo [--data DIR | --server URL] [flags]
+const demoUsage = `Usage: timetable demo [--data DIR | --backend URL] [flags]
 
 Creates the web-analytics site --site (domain demo.timetable.local) with
 goals, records --days of realistic traffic ending now (weekly and daily
@@ -39,10 +39,10 @@ recorded in order on a clock that the store and the engine share, each
 while it is recent; days more than 30 days old keep their aggregates and
 their raw hits expire, as in real life.
 
-With --server, the site is written through the DynamoDB API at URL (a
-timetable serve, DynamoDB Local, or dynamodb://REGION for Amazon DynamoDB;
-credentials from the AWS default chain). Such a server expires hits on its
-own clock, so it takes at most 30 days.
+With --backend http(s)://HOST:PORT or dynamodb://REGION, the site is
+written through the DynamoDB API at that URL (a timetable serve, DynamoDB
+Local, or Amazon DynamoDB; credentials from the AWS default chain). Such a
+backend expires hits on its own clock, so it takes at most 30 days.
 
 Example: a demo site in a data folder, then its dashboard.
 
@@ -55,11 +55,13 @@ Flags:
 
 // demoFlags are demo's settings.
 type demoFlags struct {
-	data, server, site, table string
-	days                      int
-	visits                    float64
-	seed                      uint64
-	replace                   bool
+	data, backend, site, table string
+	// storage is where the site is written, from --data and --backend.
+	storage storage
+	days    int
+	visits  float64
+	seed    uint64
+	replace bool
 }
 
 // Run parses args and records the demonstration site.
@@ -71,8 +73,9 @@ func (c *DemoCommand) Run(ctx context.Context, args []string) error {
 		fs.PrintDefaults()
 	}
 	var f demoFlags
-	fs.StringVar(&f.data, "data", "./timetable-data", "data folder to write to when no --server is given (not while a server holds it)")
-	fs.StringVar(&f.server, "server", "", "a DynamoDB endpoint to write to instead: http://HOST:PORT or dynamodb://REGION")
+	fs.StringVar(&f.data, "data", defaultDataDir, "data folder to write to when no --backend is given (not while a server holds it)")
+	fs.StringVar(&f.backend, "backend", "", "the backend to write to instead of --data: file:DIR, or a DynamoDB endpoint: http(s)://HOST:PORT or dynamodb://REGION")
+	fs.StringVar(&f.backend, "server", "", "the same as --backend (older name)")
 	fs.StringVar(&f.site, "site", "demo", "the site id")
 	fs.StringVar(&f.table, "table", analytics.DefaultTable, "the table of the web analytics (serve's --analytics-table)")
 	fs.IntVar(&f.days, "days", 90, "days of traffic, ending today (1 to 3660)")
@@ -83,16 +86,21 @@ func (c *DemoCommand) Run(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	set := flagsGiven(fs)
 	bad := ""
+	if f.storage, err = parseStorage(f.data, set["data"], f.backend, false); err != nil {
+		bad = err.Error()
+	}
 	switch {
+	case bad != "":
 	case len(pos) > 0:
 		bad = fmt.Sprintf("unexpected argument %q", pos[0])
 	case f.days < 1 || f.days > 3660:
 		bad = fmt.Sprintf("--days %d is not in 1 to 3660", f.days)
 	case !(f.visits >= 1 && f.visits <= 1e7):
 		bad = fmt.Sprintf("--visits-per-day %v is not in 1 to 10000000", f.visits)
-	case f.server != "" && f.days > 30:
-		bad = fmt.Sprintf("--days %d with --server: a server expires hits older than 30 days on its own clock, before they can be aggregated; use --days 30 or less, or --data", f.days)
+	case f.storage.remote != "" && f.days > 30:
+		bad = fmt.Sprintf("--days %d with --backend %s: a remote backend expires hits older than 30 days on its own clock, before they can be aggregated; use --days 30 or less, or --data", f.days, f.storage.remote)
 	}
 	if bad != "" {
 		fmt.Fprintf(c.Stderr, "timetable demo: %s\n\n", bad)
@@ -151,27 +159,27 @@ func (c *DemoCommand) Run(ctx context.Context, args []string) error {
 		f.site, demo.Domain, num(float64(ls.Events)), num(float64(ls.PageViews)), ls.Days, took.Round(time.Second/10), num(math.Round(float64(ls.Events)/took.Seconds())))
 	fmt.Fprintf(c.Stdout, "DynamoDB would have billed %s write units and %s read units for it (`timetable cost analytics` prices a month).\n",
 		num(math.Round(u.WriteUnits)), num(math.Round(u.ReadUnits)))
-	if f.server != "" {
-		fmt.Fprintf(c.Stdout, "\nThe dashboard of the server at %s shows site %q.\n", f.server, f.site)
+	if f.storage.remote != "" {
+		fmt.Fprintf(c.Stdout, "\nThe dashboard of a server on %s shows site %q.\n", f.storage.remote, f.site)
 		return nil
 	}
-	fmt.Fprintf(c.Stdout, "\nSee the dashboard:\n\n  timetable serve --data %s\n  # then open http://127.0.0.1:8000/ and sign in with the admin token serve prints at its first start\n", f.data)
+	fmt.Fprintf(c.Stdout, "\nSee the dashboard:\n\n  timetable serve --data %s\n  # then open http://127.0.0.1:8000/ and sign in with the admin token serve prints at its first start\n", f.storage.where())
 	return nil
 }
 
 // open opens the backend of f: the data folder on clk (so that its TTL
 // expires hits on the demo's clock, not the wall clock's), or the server.
 func (f *demoFlags) open(ctx context.Context, clk *demo.Clock) (timetable.API, func(), error) {
-	if f.server != "" {
-		b, err := backend.Open(ctx, f.server)
+	if f.storage.remote != "" {
+		b, err := backend.Open(ctx, f.storage.remote)
 		if err != nil {
 			return nil, nil, err
 		}
 		return b, func() { _ = b.Close() }, nil
 	}
-	db, err := local.Open(f.data, &local.Options{Now: clk.Now, NoSync: true})
+	db, err := local.Open(f.storage.dir, &local.Options{Now: clk.Now, NoSync: true, InMemory: f.storage.inMemory})
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot open the data folder %s: %w", f.data, err)
+		return nil, nil, fmt.Errorf("cannot open the data folder %s: %w", f.storage.dir, err)
 	}
 	return db, func() { _ = db.Close() }, nil
 }

@@ -14,15 +14,17 @@ import (
 	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/auth"
+	"github.com/timetable-db/timetable/backend"
 	"github.com/timetable-db/timetable/local"
 	"github.com/timetable-db/timetable/series"
 )
 
-// engineOptions say how to open a data folder.
+// engineOptions say how to open a data folder or a remote backend.
 type engineOptions struct {
-	dir      string
-	inMemory bool
-	noSync   bool
+	// storage is the data folder, memory, or a remote backend with the
+	// local folder of the series write-ahead log ("" for none).
+	storage storage
+	noSync  bool
 	// shardLifetime is local.Options.StreamShardLifetime; 0 is its default.
 	shardLifetime time.Duration
 	table         string
@@ -37,24 +39,44 @@ type engineOptions struct {
 	// aggregateEvery is analytics.Options.AggregateEvery, except that 0
 	// (or less) runs no background aggregation.
 	aggregateEvery time.Duration
-	auth           bool // open the token store
-	logger         *slog.Logger
+	// rebuildRealtime recounts the analytics' realtime counters from the
+	// hits when the store opens (see analytics.Store.RebuildRealtime): a
+	// process that records hits does, after a crash lost the counters of
+	// its last second. On a backend shared with servers recording hits it
+	// may count a hit of the moment twice, so a client command there
+	// does not.
+	rebuildRealtime bool
+	auth            bool // open the token store
+	// authTable is auth.Options.Table; "" is its default.
+	authTable string
+	// cacheTTL, on a remote backend, bounds how long this process trusts
+	// what it read of the tokens, access keys and sites, so that a change
+	// made through another server reaches this one within it; 0 leaves
+	// the stores' defaults.
+	cacheTTL time.Duration
+	logger   *slog.Logger
 }
 
-// engine is an opened data folder: the engine, the series store over it
-// and the token store.
+// engine is an opened data folder or remote backend: the API, the series
+// store over it and the token store.
 type engine struct {
-	db  *local.DB
-	api timetable.API
-	// authDB holds the tokens and access keys, in an engine of its own
-	// (the folder's "auth" subfolder) that the DynamoDB endpoint does not
-	// serve: access key secrets must not be readable through it.
+	// db is the embedded engine; nil on a remote backend, which is
+	// remote. What only the engine has (disk space, Sync, its metrics)
+	// is asked of db and skipped without it.
+	db     *local.DB
+	remote timetable.Backend
+	api    timetable.API
+	// authDB, on a data folder, holds the tokens and access keys, in an
+	// engine of its own (the folder's "auth" subfolder) that the DynamoDB
+	// endpoint does not serve: access key secrets must not be readable
+	// through it. On a remote backend they are in the backend's auth
+	// table, which the DynamoDB endpoint serves to admin keys only.
 	authDB *local.DB
 	store  *series.Store
 	// analytics is the web analytics store; nil unless asked for.
 	analytics *analytics.Store
 	auth      *auth.Store // nil without authentication
-	where     string      // the folder, or "memory"
+	where     string      // the folder, "memory" or the backend's URL
 }
 
 // walDir is the series store's write-ahead log, and authDir the token
@@ -64,36 +86,25 @@ const (
 	authDir = "auth"
 )
 
-// openEngine opens the data folder of o, the series store of its table
-// (created if missing) and, if asked, its token store.
+// openEngine opens the data folder or remote backend of o, the series
+// store of its table (created if missing), the analytics store if asked,
+// and, if asked, its token store.
 func openEngine(ctx context.Context, o engineOptions) (*engine, error) {
-	e := &engine{where: o.dir}
-	if o.inMemory {
-		e.where = "memory"
-	} else if err := os.MkdirAll(o.dir, 0o755); err != nil {
-		return nil, fmt.Errorf("cannot create the data folder: %w", err)
-	}
-	// On disk, the settings README.md gives for an ingest-heavy series
-	// store: new chunk items land all over the key space, and with Pebble's
-	// defaults each L0 compaction rewrites most of the data below it. In
-	// memory, the engine's defaults: a flush costs no disk, and a smaller
-	// memtable and fewer L0 tables leave reads fewer overwritten versions
-	// and tables to step over.
-	lopts := &local.Options{InMemory: o.inMemory, NoSync: o.noSync, StreamShardLifetime: o.shardLifetime, MinFreeBytes: o.minFreeBytes, Logger: o.logger}
-	if !o.inMemory {
-		lopts.MemTableSize, lopts.L0CompactionThreshold, lopts.L0CompactionFileThreshold = 16<<20, 12, 48
-	}
-	db, err := local.Open(o.dir, lopts)
-	if err != nil {
+	e := &engine{where: o.storage.where()}
+	sopts := &series.Options{Table: o.table, FlushInterval: o.flushInterval, MaxFuture: o.maxFuture, Logger: o.logger}
+	if o.storage.remote != "" {
+		if err := e.openRemote(ctx, o, sopts); err != nil {
+			return nil, err
+		}
+	} else if err := e.openLocal(o, sopts); err != nil {
 		return nil, err
 	}
-	e.db, e.api = db, db
-	sopts := &series.Options{Table: o.table, FlushInterval: o.flushInterval, MaxFuture: o.maxFuture, Logger: o.logger}
-	if !o.inMemory {
-		sopts.WALDir = filepath.Join(o.dir, walDir)
-	}
-	if e.store, err = series.Open(ctx, db, sopts); err != nil {
-		_ = db.Close()
+	// Wired after the series package has it: on a remote backend,
+	// sopts.RefreshInterval = o.cacheTTL, so that kinds defined or
+	// changed through another server reach this one within --cache-ttl.
+	var err error
+	if e.store, err = series.Open(ctx, e.api, sopts); err != nil {
+		_ = e.Close()
 		return nil, fmt.Errorf("cannot open the series store: %w", err)
 	}
 	if err := e.store.EnsureTable(ctx); err != nil {
@@ -105,11 +116,15 @@ func openEngine(ctx context.Context, o engineOptions) (*engine, error) {
 		if every <= 0 {
 			every = -1
 		}
-		e.analytics, err = analytics.Open(ctx, db, &analytics.Options{Table: o.analyticsTable, AggregateEvery: every, Logger: o.logger})
+		aopts := &analytics.Options{Table: o.analyticsTable, AggregateEvery: every, Logger: o.logger}
+		if e.remote != nil {
+			aopts.SiteCacheTTL = o.cacheTTL
+		}
+		e.analytics, err = analytics.Open(ctx, e.api, aopts)
 		if err == nil {
 			err = e.analytics.EnsureTable(ctx)
 		}
-		if err == nil {
+		if err == nil && o.rebuildRealtime {
 			// The realtime counters of the hits of a crash's last second
 			// were in memory: count them again from the hits.
 			err = e.analytics.RebuildRealtime(ctx)
@@ -120,16 +135,76 @@ func openEngine(ctx context.Context, o engineOptions) (*engine, error) {
 		}
 	}
 	if o.auth {
-		if e.authDB, err = local.Open(filepath.Join(o.dir, authDir), &local.Options{InMemory: o.inMemory, Logger: o.logger}); err != nil {
-			_ = e.Close()
-			return nil, fmt.Errorf("cannot open the token store: %w", err)
-		}
-		if e.auth, err = auth.Open(ctx, e.authDB, nil); err != nil {
+		if err := e.openAuth(ctx, o); err != nil {
 			_ = e.Close()
 			return nil, fmt.Errorf("cannot open the token store: %w", err)
 		}
 	}
 	return e, nil
+}
+
+// openLocal opens the embedded engine of o's data folder (or memory) and
+// sets the series write-ahead log's folder in sopts.
+func (e *engine) openLocal(o engineOptions, sopts *series.Options) error {
+	if !o.storage.inMemory {
+		if err := os.MkdirAll(o.storage.dir, 0o755); err != nil {
+			return fmt.Errorf("cannot create the data folder: %w", err)
+		}
+		sopts.WALDir = filepath.Join(o.storage.dir, walDir)
+	}
+	// On disk, the settings README.md gives for an ingest-heavy series
+	// store: new chunk items land all over the key space, and with Pebble's
+	// defaults each L0 compaction rewrites most of the data below it. In
+	// memory, the engine's defaults: a flush costs no disk, and a smaller
+	// memtable and fewer L0 tables leave reads fewer overwritten versions
+	// and tables to step over.
+	lopts := &local.Options{InMemory: o.storage.inMemory, NoSync: o.noSync, StreamShardLifetime: o.shardLifetime, MinFreeBytes: o.minFreeBytes, Logger: o.logger}
+	if !o.storage.inMemory {
+		lopts.MemTableSize, lopts.L0CompactionThreshold, lopts.L0CompactionFileThreshold = 16<<20, 12, 48
+	}
+	db, err := local.Open(o.storage.dir, lopts)
+	if err != nil {
+		return err
+	}
+	e.db, e.api = db, db
+	return nil
+}
+
+// openRemote opens o's remote backend and, with a local folder, sets the
+// series write-ahead log's folder in sopts: the readings a write
+// acknowledged before they are flushed to the backend.
+func (e *engine) openRemote(ctx context.Context, o engineOptions, sopts *series.Options) error {
+	if dir := o.storage.dir; dir != "" {
+		if err := claimLocalDir(dir, o.storage.remote, sopts.Table); err != nil {
+			return err
+		}
+		sopts.WALDir = filepath.Join(dir, walDir)
+	}
+	b, err := backend.Open(ctx, o.storage.remote)
+	if err != nil {
+		return err
+	}
+	e.remote, e.api = b, b
+	return nil
+}
+
+// openAuth opens the token store: on a data folder, in its own engine in
+// the "auth" subfolder; on a remote backend, in the backend's auth table.
+func (e *engine) openAuth(ctx context.Context, o engineOptions) error {
+	aopts := &auth.Options{Table: o.authTable, Logger: o.logger}
+	api := e.api
+	if e.remote != nil {
+		aopts.CacheTTL = o.cacheTTL
+	} else {
+		var err error
+		if e.authDB, err = local.Open(filepath.Join(o.storage.dir, authDir), &local.Options{InMemory: o.storage.inMemory, Logger: o.logger}); err != nil {
+			return err
+		}
+		api = e.authDB
+	}
+	var err error
+	e.auth, err = auth.Open(ctx, api, aopts)
+	return err
 }
 
 // Close flushes the series store, syncs and closes the folder. It may be
@@ -159,6 +234,10 @@ func (e *engine) Shutdown(ctx context.Context) error {
 	if e.authDB != nil {
 		errs = append(errs, e.authDB.Close())
 		e.authDB = nil
+	}
+	if e.remote != nil {
+		errs = append(errs, e.remote.Close())
+		e.remote = nil
 	}
 	return errors.Join(errs...)
 }

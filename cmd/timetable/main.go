@@ -6,7 +6,7 @@
 //
 // Commands:
 //
-//	serve   serve a data folder: the series API, InfluxDB writes, DynamoDB's API
+//	serve   serve a data folder or backend: the series API, InfluxDB writes, DynamoDB's API
 //	kinds   list, show, define and change kinds of series
 //	write   write readings (line protocol, CSV, JSON) from files or stdin
 //	import  write readings from files, with a progress bar
@@ -21,8 +21,10 @@
 //	version print the module version, VCS revision and Go version
 //	help    print usage, or a command's flags
 //
-// The client commands (kinds to token) talk to a server (--server URL,
-// token from --token or TIMETABLE_TOKEN) or open a data folder (--data).
+// The client commands (kinds to stats) talk to a server (--server URL,
+// token from --token or TIMETABLE_TOKEN) or open a data folder (--data DIR)
+// or a backend (--backend URL: file:DIR, mem:, http(s)://HOST:PORT,
+// dynamodb://REGION).
 // `timetable help serve` lists serve's flags.
 package main
 
@@ -51,7 +53,7 @@ type commandInfo struct {
 }
 
 var commands = []commandInfo{
-	{"serve", "serve a data folder: the series API, InfluxDB writes and DynamoDB's API on one address",
+	{"serve", "serve a data folder or backend: the series API, InfluxDB writes and DynamoDB's API on one address",
 		func(stdout, stderr io.Writer) command { return &ServeCommand{Stdout: stdout, Stderr: stderr} }},
 	{"design", "print a table design as markdown (design series, design analytics)", func(stdout, stderr io.Writer) command { return &DesignCommand{Stdout: stdout, Stderr: stderr} }},
 	{"kinds", "list, show, define and change kinds of series", newKindsCommand},

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
@@ -57,7 +58,8 @@ type ServeCommand struct {
 
 const serveUsage = `Usage: timetable serve [flags]
 
-Opens a data folder (or memory) and serves, on one address:
+Opens a data folder (or memory, or a remote backend with --backend) and
+serves, on one address:
   /api/v1/...          the series API: kinds, readings, latest, ranges, aggregates
   /write, /api/v2/write  InfluxDB line protocol (v1 and v2 clients)
   POST / (X-Amz-Target)  DynamoDB's API, for the AWS SDKs and CLI
@@ -76,8 +78,19 @@ origins are refused unless --cors-origins lists them, and on a loopback
 --addr requests for host names other than localhost are refused (DNS
 rebinding) unless --allowed-hosts lists them (a reverse proxy's name).
 
-Example:
+On a remote backend (--backend http(s)://HOST:PORT or dynamodb://REGION)
+several servers may share the tables behind a load balancer. Each keeps
+locally, in --data, only the series write-ahead log (readings acknowledged
+and not yet flushed: kill -9 keeps them, a lost disk loses them; nothing
+with --sync-writes). Tokens and access keys are in the backend's
+--auth-table; the DynamoDB endpoint is a proxy to the backend, behind this
+server's access check, with this server's AWS credentials; the auth and
+analytics tables are served to admin keys only. A change made through one
+server reaches the others within --cache-ttl.
+
+Examples:
   timetable serve --data ./timetable-data --addr 127.0.0.1:8000
+  timetable serve --backend dynamodb://eu-west-1 --data ./timetable-local
 
 Flags:
 `
@@ -85,7 +98,10 @@ Flags:
 // serveFlags are serve's settings.
 type serveFlags struct {
 	dataDir, addr, addrFile, pprofAt, logFormat, table, cors string
+	backendURL, authTable                                    string
 	noSync, inMemory, verbose, noAuth, metricsPublic         bool
+	syncWrites                                               bool
+	cacheTTL                                                 time.Duration
 	rate                                                     float64
 	burst                                                    int
 	maxBody, maxInflated, maxInFlight, minFree               int64
@@ -105,7 +121,11 @@ type serveFlags struct {
 
 func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
 	f := &serveFlags{}
-	fs.StringVar(&f.dataDir, "data", "./timetable-data", "data folder (created if missing)")
+	fs.StringVar(&f.dataDir, "data", defaultDataDir, "data folder (created if missing); with a remote --backend, the folder of what this server keeps locally: the series write-ahead log (readings acknowledged, not yet flushed to the backend)")
+	fs.StringVar(&f.backendURL, "backend", "", "where the data is: file:DIR (the same as --data DIR), mem: (as --in-memory), or a remote backend: http(s)://HOST:PORT (DynamoDB Local, ScyllaDB Alternator, another timetable serve) or dynamodb://REGION (Amazon DynamoDB); credentials and region from the AWS default chain (AWS_ACCESS_KEY_ID, AWS_PROFILE, ...). On a remote backend tokens and access keys are in its --auth-table, the DynamoDB endpoint is a proxy to the backend behind this server's access check, and several servers may share the tables")
+	fs.BoolVar(&f.syncWrites, "sync-writes", false, "answer each write once its readings are in the table (the backend), not once they are in the local write-ahead log: slower, but a server whose disk is lost loses nothing acknowledged. Without it, on a remote backend, readings acknowledged in the last --flush-interval live only in this server's --data folder until flushed; kill -9 keeps them (the next start writes them), losing the disk loses them. With it and a fresh --data folder, the server keeps nothing locally")
+	fs.DurationVar(&f.cacheTTL, "cache-ttl", authCacheDefault, "on a remote backend: how long this server trusts what it read of tokens, access keys and sites, so the longest a change made through another server (a token revoked, a site made private) takes to reach this one (at most 10s is advised for a fleet; on a data folder the stores' own caches apply: tokens 10s, sites 1m)")
+	fs.StringVar(&f.authTable, "auth-table", auth.DefaultTable, "the table of tokens and access keys (in the backend on a remote --backend; in the data folder's own auth engine otherwise)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8000", "listen address (host:port; port 0 picks a free one)")
 	fs.StringVar(&f.addr, "dynamodb-addr", "127.0.0.1:8000", "the same as --addr (older name)")
 	fs.BoolVar(&f.noSync, "no-sync", false, "acknowledge writes before the engine's write-ahead log is synced to disk (faster; a machine crash may lose the latest writes)")
@@ -178,8 +198,18 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	}
 	defer closeGeoIP()
 
-	eng, err := openEngine(ctx, engineOptions{dir: f.dataDir, inMemory: f.inMemory, noSync: f.noSync, shardLifetime: f.shardLifetime,
-		table: f.table, flushInterval: f.flushInterval, maxFuture: f.maxFuture, minFreeBytes: f.minFree, analyticsTable: f.analyticsTable, aggregateEvery: f.aggregateEvery, auth: !f.noAuth, logger: logger})
+	st, err := f.storage(fs)
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "timetable serve: %v\n", err)
+		return errUsage
+	}
+	if st.remote != "" {
+		// The sites of the collect endpoint are read by its own cache.
+		co.SiteCacheTTL, co.UnknownSiteTTL = f.cacheTTL, min(f.cacheTTL, collect.DefaultUnknownSiteTTL)
+	}
+	eng, err := openEngine(ctx, engineOptions{storage: st, noSync: f.noSync, shardLifetime: f.shardLifetime,
+		table: f.table, flushInterval: f.flushInterval, maxFuture: f.maxFuture, minFreeBytes: f.minFree, analyticsTable: f.analyticsTable, aggregateEvery: f.aggregateEvery, rebuildRealtime: true,
+		auth: !f.noAuth, authTable: f.authTable, cacheTTL: f.cacheTTL, logger: logger})
 	if err != nil {
 		return err
 	}
@@ -212,7 +242,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		Store: eng.store, Analytics: eng.analytics, DynamoDB: dynamo, Registry: reg, Gatherer: reg,
 		MetricsPublic: f.metricsPublic, MaxBodyBytes: f.maxBody, MaxInflatedBytes: f.maxInflated,
 		MaxReadings: f.maxReadings, MaxSeries: f.maxSeries, Budget: budget,
-		MaxPeriods: f.maxPeriods, RequestTimeout: f.requestTimeout,
+		MaxPeriods: f.maxPeriods, RequestTimeout: f.requestTimeout, SyncWrites: f.syncWrites,
 		Logger: logger, Version: moduleVersion(), Collect: co,
 	}
 	cfg.CORSOrigins, cfg.Addr, cfg.AllowedHosts = cors, ln.Addr().String(), listenHosts(f.addr, ln.Addr(), splitList(f.allowedHosts))
@@ -235,6 +265,9 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		}
 	} else {
 		logger.Warn("AUTHENTICATION IS OFF (--no-auth): anyone who can connect can read, write and delete everything, and the DynamoDB endpoint accepts any credentials")
+		if eng.remote != nil {
+			logger.Warn("the DynamoDB endpoint is a proxy to the backend with this server's credentials: with --no-auth anyone who can connect uses them", "backend", eng.where)
+		}
 	}
 	srv, err := server.New(cfg)
 	if err != nil {
@@ -289,7 +322,10 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	served := make(chan error, 1)
 	go func() { served <- frontSrv.Serve(ln) }()
 
-	logger.Info("serving", "endpoint", endpoint, "data", eng.where, "auth", eng.auth != nil, "sync", !f.noSync && !f.inMemory)
+	logger.Info("serving", "endpoint", endpoint, "data", eng.where, "auth", eng.auth != nil, "sync", !f.noSync && !st.inMemory, "sync_writes", f.syncWrites)
+	if st.remote != "" {
+		logger.Info("on a remote backend", "local", localKept(st, f.syncWrites), "cache_ttl", f.cacheTTL)
+	}
 	if err := c.greet(ctx, eng, endpoint); err != nil {
 		logger.Error("cannot make the first token", "err", err)
 	}
@@ -321,7 +357,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	wctx, cancelWait := context.WithTimeout(context.Background(), timeout+closeGrace)
 	defer cancelWait()
 	closeErr := closeBy(wctx, func() error { return eng.Shutdown(fctx) })
-	if closeErr != nil && errors.Is(closeErr, context.DeadlineExceeded) && !f.inMemory {
+	if closeErr != nil && errors.Is(closeErr, context.DeadlineExceeded) && !st.inMemory {
 		logger.Warn("flush not done at the shutdown deadline: the readings not flushed stay in the write-ahead log for the next start", "err", closeErr)
 		closeErr = nil
 	}
@@ -579,4 +615,59 @@ func (f *serveFlags) collectOptions() (collect.Options, func(), error) {
 	}
 	o.GeoIP = g
 	return o, func() { _ = g.Close() }, nil
+}
+
+// defaultDataDir is --data's default: the data folder, or on a remote
+// backend the folder of what a server keeps locally.
+const defaultDataDir = "./timetable-data"
+
+// authCacheDefault is --cache-ttl's default: the bound of a change made
+// through one server reaching the others of a fleet.
+const authCacheDefault = 10 * time.Second
+
+// storage returns where serve's data is, from --data, --backend and
+// --in-memory, after checking that the flags fit it: the engine's own
+// flags (--in-memory, --no-sync, --min-free-bytes,
+// --stream-shard-lifetime) are refused on a remote backend, which has no
+// disk, Sync or streams of this process to set. With --sync-writes on a
+// remote backend the local folder is used only if it holds a write-ahead
+// log of an earlier start (whose readings are written, not stranded);
+// otherwise the server keeps nothing locally.
+func (f *serveFlags) storage(fs *flag.FlagSet) (storage, error) {
+	set := flagsGiven(fs)
+	if f.inMemory && f.backendURL != "" {
+		return storage{}, errors.New("--in-memory and --backend both name the data: give one (--backend mem: is --in-memory)")
+	}
+	if f.inMemory {
+		return storage{dir: f.dataDir, inMemory: true}, nil
+	}
+	st, err := parseStorage(f.dataDir, set["data"], f.backendURL, true)
+	if err != nil || st.remote == "" {
+		return st, err
+	}
+	for _, name := range []string{"no-sync", "min-free-bytes", "stream-shard-lifetime"} {
+		if set[name] {
+			return storage{}, fmt.Errorf("--%s applies to a data folder (the embedded engine), not to a remote --backend", name)
+		}
+	}
+	if f.cacheTTL <= 0 {
+		return storage{}, fmt.Errorf("--cache-ttl %v: want a positive duration such as 10s", f.cacheTTL)
+	}
+	if f.syncWrites {
+		if _, err := os.Stat(filepath.Join(st.dir, walDir)); errors.Is(err, os.ErrNotExist) {
+			st.dir = ""
+		}
+	}
+	return st, nil
+}
+
+// localKept says what a server on a remote backend keeps locally.
+func localKept(st storage, syncWrites bool) string {
+	switch {
+	case st.dir == "":
+		return "nothing (--sync-writes: each write is acknowledged once in the backend)"
+	case syncWrites:
+		return "the series write-ahead log of an earlier start in " + filepath.Join(st.dir, walDir) + " (each write is acknowledged once in the backend)"
+	}
+	return "the series write-ahead log in " + filepath.Join(st.dir, walDir) + " (readings acknowledged, not yet flushed)"
 }

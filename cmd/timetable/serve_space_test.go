@@ -1,7 +1,6 @@
 package main
 
 import (
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -15,17 +14,7 @@ func TestServe_MinFreeBytes(t *testing.T) {
 	var addr string
 	get := func(method, path, body string) (int, string) {
 		t.Helper()
-		req, err := http.NewRequest(method, "http://"+addr+path, strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return call(t, method, "http://"+addr+path, "", "", body)
 	}
 	t.Run("first start", func(t *testing.T) { // makes the tables and a kind; stops at its end
 		addr = serveInProcess(t, &ServeCommand{}, "--data", dir, "--no-auth", "--addr", "127.0.0.1:0")

@@ -36,7 +36,7 @@ func TestCLI_SitesGoalsStats(t *testing.T) {
 
 	// Hits, recorded and aggregated in this process.
 	ctx := context.Background()
-	eng, err := openEngine(ctx, engineOptions{dir: data, table: series.DefaultTable, flushInterval: -1, analyticsTable: analytics.DefaultTable,
+	eng, err := openEngine(ctx, engineOptions{storage: storage{dir: data}, table: series.DefaultTable, flushInterval: -1, analyticsTable: analytics.DefaultTable,
 		logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)

@@ -21,8 +21,10 @@ kinds with --kinds, to web-analytics sites with --site) and, with
 --dynamodb, access keys for the DynamoDB endpoint (SigV4; scopes read,
 write, admin; limited to tables with --tables). A token limited to kinds
 reaches no site, one limited to sites no kind. A secret is printed once,
-when made. On a data folder (--data) no token is needed; on a server, an
-admin token limited to nothing. See docs/security.md.
+when made. On a data folder (--data) or a backend (--backend) no token is
+needed; on a server, an admin token limited to nothing. On a remote
+backend the tokens and keys are in its auth table (--auth-table), which
+every server on that backend reads. See docs/security.md.
 
 Examples:
   timetable token create --name dashboards --scopes read
@@ -36,7 +38,7 @@ func newTokenCommand(stdout, stderr io.Writer) command {
 	var sites listFlag
 	var dynamo bool
 	return &clientCommand{
-		name: "token", usage: tokenUsage, stdout: stdout, stderr: stderr, minArgs: 1, maxArgs: 2,
+		name: "token", usage: tokenUsage, stdout: stdout, stderr: stderr, minArgs: 1, maxArgs: 2, tokens: true,
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&name, "name", "", "create: what the token or key is for")
 			fs.StringVar(&scopes, "scopes", "read", "create: read, write and admin, comma-separated")
