@@ -99,9 +99,12 @@ func openEngine(ctx context.Context, o engineOptions) (*engine, error) {
 	} else if err := e.openLocal(o, sopts); err != nil {
 		return nil, err
 	}
-	// Wired after the series package has it: on a remote backend,
-	// sopts.RefreshInterval = o.cacheTTL, so that kinds defined or
-	// changed through another server reach this one within --cache-ttl.
+	if o.storage.remote != "" && o.cacheTTL > 0 {
+		// Kinds defined or changed through another server reach this one
+		// within --cache-ttl (and are writable at once: a write naming an
+		// unknown kind reads the stored schemas again).
+		sopts.RefreshInterval = o.cacheTTL
+	}
 	var err error
 	if e.store, err = series.Open(ctx, e.api, sopts); err != nil {
 		_ = e.Close()
