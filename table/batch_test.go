@@ -130,9 +130,7 @@ func (f *flaky) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput
 }
 
 func TestBatchWrite_Order(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		ctx := ctxT(t)
-		tbl := newTable(t, b.api, pkSk, nil)
+	eachTable(t, pkSk, func(t *testing.T, ctx context.Context, tbl *Table) {
 		var ws []WriteRequest
 		for i := range 60 {
 			ws = append(ws, PutRequest(Item{"P": S("A"), "S": S(fmt.Sprintf("r%03d", i%40)), "v": N(fmt.Sprint(i))}))

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"strconv"
@@ -10,9 +11,7 @@ import (
 )
 
 func TestCond_Filters(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		ctx := ctxT(t)
-		tbl := newTable(t, b.api, pkSk, nil)
+	eachTable(t, pkSk, func(t *testing.T, ctx context.Context, tbl *Table) {
 		items := []Item{
 			{"P": S("A"), "S": S("1"), "n": N("5"), "lo": N("1"), "name": S("alpha"), "tags": &types.AttributeValueMemberSS{Value: []string{"x", "y"}}, "doc": &types.AttributeValueMemberM{Value: Item{"k": N("3")}}},
 			{"P": S("A"), "S": S("2"), "n": N("10"), "lo": N("20"), "name": S("beta"), "tags": &types.AttributeValueMemberSS{Value: []string{"y"}}},
@@ -69,9 +68,7 @@ func TestCond_Filters(t *testing.T) {
 }
 
 func TestCond_Expr(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		ctx := ctxT(t)
-		tbl := newTable(t, b.api, pkSk, nil)
+	eachTable(t, pkSk, func(t *testing.T, ctx context.Context, tbl *Table) {
 		names := map[string]string{"#v": "v"}
 		newer := func(v int) Cond {
 			return Expr("attribute_not_exists(#v) OR #v < :v", names, map[string]types.AttributeValue{":v": N(strconv.Itoa(v))})

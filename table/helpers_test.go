@@ -159,3 +159,12 @@ func num(it Item, name string) float64 {
 	}
 	return f
 }
+
+// eachTable runs fn as a subtest on each backend (eachBackend), with a
+// new table of schema s on it and a context that ends with the test.
+func eachTable(t *testing.T, s Schema, fn func(t *testing.T, ctx context.Context, tbl *Table)) {
+	t.Helper()
+	eachBackend(t, func(t *testing.T, b backend) {
+		fn(t, ctxT(t), newTable(t, b.api, s, nil))
+	})
+}

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -35,9 +36,7 @@ func TestNew_Validates(t *testing.T) {
 }
 
 func TestItem_PutGetDelete(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		ctx := ctxT(t)
-		tbl := newTable(t, b.api, pkSk, nil)
+	eachTable(t, pkSk, func(t *testing.T, ctx context.Context, tbl *Table) {
 		k := K("SENSOR#1", "2024-12-01T14:30:00.000Z")
 
 		if _, err := tbl.Get(ctx, k, nil); !errors.Is(err, ErrNotFound) {

@@ -1,15 +1,14 @@
 package table
 
 import (
+	"context"
 	"sync"
 	"testing"
 	"time"
 )
 
 func TestLease_OneHolderAtATime(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		ctx := ctxT(t)
-		tbl := newTable(t, b.api, pkSk, nil)
+	eachTable(t, pkSk, func(t *testing.T, ctx context.Context, tbl *Table) {
 		k := K("~LEASE", "rollup")
 		t0 := time.UnixMilli(1_700_000_000_000)
 		got, err := tbl.TakeLease(ctx, k, "a", t0, time.Minute, &LeaseOptions{TTLAttr: "ttl"})
@@ -52,9 +51,7 @@ func TestLease_OneHolderAtATime(t *testing.T) {
 
 // Of many owners asking at one instant, exactly one holds the lease.
 func TestLease_RaceHasOneWinner(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		ctx := ctxT(t)
-		tbl := newTable(t, b.api, pkSk, nil)
+	eachTable(t, pkSk, func(t *testing.T, ctx context.Context, tbl *Table) {
 		now := time.Now()
 		for round := range 5 {
 			k := K("~LEASE", string(rune('a'+round)))

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -21,10 +22,8 @@ var byTenantRegion = Schema{
 }
 
 func TestQuery_MultiAttributeIndex(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		ctx := ctxT(t)
-		tbl := newTable(t, b.api, byTenantRegion, nil)
-		d, err := b.api.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(tbl.Name())})
+	eachTable(t, byTenantRegion, func(t *testing.T, ctx context.Context, tbl *Table) {
+		d, err := tbl.API().DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(tbl.Name())})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -33,9 +34,7 @@ func rs(from, to, step int) []string {
 }
 
 func TestQuery_KeyConditions(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		ctx := ctxT(t)
-		tbl := newTable(t, b.api, pkSk, nil)
+	eachTable(t, pkSk, func(t *testing.T, ctx context.Context, tbl *Table) {
 		fill(t, tbl, "A", 20, nil)
 		fill(t, tbl, "B", 3, nil)
 		for _, c := range []struct {
@@ -61,9 +60,7 @@ func TestQuery_KeyConditions(t *testing.T) {
 }
 
 func TestQuery_ReverseLimitFilterProjection(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		ctx := ctxT(t)
-		tbl := newTable(t, b.api, pkSk, nil)
+	eachTable(t, pkSk, func(t *testing.T, ctx context.Context, tbl *Table) {
 		fill(t, tbl, "A", 30, nil)
 
 		// Latest reading: reverse, limit 1.
@@ -192,9 +189,7 @@ func seqInts(n int) []int {
 // table keys, so items sharing an index key are neither skipped nor
 // repeated.
 func TestQuery_CursorIndex(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		ctx := ctxT(t)
-		tbl := newTable(t, b.api, withGSI, nil)
+	eachTable(t, withGSI, func(t *testing.T, ctx context.Context, tbl *Table) {
 		var items []Item
 		for dev := range 4 {
 			for i := range 5 {
@@ -252,9 +247,7 @@ func TestQuery_CursorIndex(t *testing.T) {
 }
 
 func TestQuery_Iter(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		ctx := ctxT(t)
-		tbl := newTable(t, b.api, pkSk, nil)
+	eachTable(t, pkSk, func(t *testing.T, ctx context.Context, tbl *Table) {
 		fill(t, tbl, "A", 12, nil)
 		it := tbl.QueryIter(ctx, &Query{Hash: "A", PageSize: 5})
 		var cursor string

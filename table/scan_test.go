@@ -1,6 +1,7 @@
 package table
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,9 +11,7 @@ import (
 )
 
 func TestScan(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		ctx := ctxT(t)
-		tbl := newTable(t, b.api, pkSk, nil)
+	eachTable(t, pkSk, func(t *testing.T, ctx context.Context, tbl *Table) {
 		for p := range 5 {
 			fill(t, tbl, fmt.Sprintf("P%d", p), 40, nil)
 		}
@@ -86,9 +85,7 @@ func TestScan(t *testing.T) {
 }
 
 func TestScan_Index(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		ctx := ctxT(t)
-		tbl := newTable(t, b.api, withGSI, nil)
+	eachTable(t, withGSI, func(t *testing.T, ctx context.Context, tbl *Table) {
 		var items []Item
 		for i := range 30 {
 			it := Item{"id": S(fmt.Sprintf("d%d", i%4)), "at": N(fmt.Sprint(i)), "v": N("1")}

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -9,9 +10,7 @@ import (
 // TestStats: consumed units per operation, as DynamoDB computes them: 1 KB
 // write units, 4 KB read units, eventually consistent reads at half.
 func TestStats(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		ctx := ctxT(t)
-		tbl := newTable(t, b.api, pkSk, nil)
+	eachTable(t, pkSk, func(t *testing.T, ctx context.Context, tbl *Table) {
 		tbl.ResetStats()
 		big := strings.Repeat("x", 2500) // a ~2.5 KB item: 3 write units
 		for i := range 4 {
@@ -54,9 +53,7 @@ func TestStats(t *testing.T) {
 }
 
 func TestCreate_Idempotent(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		ctx := ctxT(t)
-		tbl := newTable(t, b.api, withGSI, nil)
+	eachTable(t, withGSI, func(t *testing.T, ctx context.Context, tbl *Table) {
 		if err := tbl.Create(ctx, &CreateOptions{TTLAttribute: "expires"}); err != nil {
 			t.Fatalf("second Create: %v", err)
 		}

@@ -1,14 +1,13 @@
 package table
 
 import (
+	"context"
 	"slices"
 	"testing"
 )
 
 func TestTx(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		ctx := ctxT(t)
-		tbl := newTable(t, b.api, pkSk, nil)
+	eachTable(t, pkSk, func(t *testing.T, ctx context.Context, tbl *Table) {
 		if _, err := tbl.Put(ctx, Item{"P": S("ACCOUNT#1"), "S": S("BALANCE"), "amount": N("100")}, nil); err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package table
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -14,9 +15,7 @@ import (
 )
 
 func TestUpdate_Operations(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		ctx := ctxT(t)
-		tbl := newTable(t, b.api, pkSk, nil)
+	eachTable(t, pkSk, func(t *testing.T, ctx context.Context, tbl *Table) {
 		k := K("SENSOR#1#HOURLY", "2024-12-01-14")
 		u := NewUpdate().
 			Set("name", "probe").
@@ -73,9 +72,7 @@ func TestUpdate_Operations(t *testing.T) {
 }
 
 func TestUpdate_MinMax(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		ctx := ctxT(t)
-		tbl := newTable(t, b.api, pkSk, nil)
+	eachTable(t, pkSk, func(t *testing.T, ctx context.Context, tbl *Table) {
 		k := K("SENSOR#1#HOURLY", "2024-12-01-14")
 		apply := func(v float64) Item {
 			t.Helper()
@@ -157,9 +154,7 @@ func TestUpdate_MinMax(t *testing.T) {
 // TestUpdate_MinMaxConcurrent: writers race on one item; no extreme and no
 // count is lost.
 func TestUpdate_MinMaxConcurrent(t *testing.T) {
-	eachBackend(t, func(t *testing.T, b backend) {
-		ctx := ctxT(t)
-		tbl := newTable(t, b.api, pkSk, nil)
+	eachTable(t, pkSk, func(t *testing.T, ctx context.Context, tbl *Table) {
 		k := K("SENSOR#hot", "2024-12-01-14")
 		const writers, each = 6, 15
 		var (
@@ -203,7 +198,7 @@ func TestUpdate_MinMaxConcurrent(t *testing.T) {
 		if gotMin != min || gotMax != max || str(it, "count") != fmt.Sprint(writers*each) {
 			t.Fatalf("item %v; want min %v max %v count %d", it, min, max, writers*each)
 		}
-		t.Logf("%s: UpdateItem stats %+v", b.name, tbl.Stats().Ops["UpdateItem"])
+		t.Logf("UpdateItem stats %+v", tbl.Stats().Ops["UpdateItem"])
 	})
 }
 
