@@ -390,15 +390,7 @@ func TestFleet_Aggregates(t *testing.T) {
 		check := func(plant func(*modelFigures)) []string {
 			var diffs []string
 			for _, site := range sites {
-				ranges := [][2]time.Time{{time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 4, 1, 0, 0, 0, 0, time.UTC)}}
-				for day := time.Date(2024, 3, 18, 0, 0, 0, 0, time.UTC); day.Before(now); day = day.Add(24 * time.Hour) {
-					ranges = append(ranges, [2]time.Time{day, day.Add(24 * time.Hour)})
-				}
-				for hr := 0; hr < 24; hr += 7 {
-					hs := time.Date(2024, 3, 19, hr, 0, 0, 0, time.UTC)
-					ranges = append(ranges, [2]time.Time{hs, hs.Add(time.Hour)})
-				}
-				for _, rg := range ranges {
+				for _, rg := range modelRanges(time.Date(2024, 3, 18, 0, 0, 0, 0, time.UTC), now, 7) {
 					fig := m.figures(site, rg[0], rg[1])
 					if plant != nil {
 						plant(fig)

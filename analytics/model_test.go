@@ -382,19 +382,10 @@ func TestStore_Model(t *testing.T) {
 		check := func(phase string, f func(*modelFigures)) []string {
 			var diffs []string
 			for _, site := range sites {
-				ranges := [][2]time.Time{
-					{time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 4, 1, 0, 0, 0, 0, time.UTC)}, // the month
-					{time.Date(2024, 3, 17, 0, 0, 0, 0, time.UTC), time.Date(2024, 3, 21, 0, 0, 0, 0, time.UTC)},
-					{time.Date(2024, 3, 18, 5, 0, 0, 0, time.UTC), time.Date(2024, 3, 19, 7, 0, 0, 0, time.UTC)}, // hours and a day
-				}
-				for d := start.Truncate(24 * time.Hour); d.Before(now); d = d.Add(24 * time.Hour) {
-					ranges = append(ranges, [2]time.Time{d, d.Add(24 * time.Hour)})
-				}
-				for h := 0; h < 24; h += 5 {
-					hs := time.Date(2024, 3, 19, h, 0, 0, 0, time.UTC)
-					ranges = append(ranges, [2]time.Time{hs, hs.Add(time.Hour)})
-				}
-				for _, rg := range ranges {
+				for _, rg := range modelRanges(start.Truncate(24*time.Hour), now, 5,
+					[2]time.Time{time.Date(2024, 3, 17, 0, 0, 0, 0, time.UTC), time.Date(2024, 3, 21, 0, 0, 0, 0, time.UTC)},
+					[2]time.Time{time.Date(2024, 3, 18, 5, 0, 0, 0, time.UTC), time.Date(2024, 3, 19, 7, 0, 0, 0, time.UTC)}, // hours and a day
+				) {
 					fig := m.figures(site, rg[0], rg[1])
 					if f != nil {
 						f(fig)
@@ -619,4 +610,19 @@ func countKeys(it table.Item) int {
 		}
 	}
 	return n
+}
+
+// modelRanges returns the ranges a check against the model compares: the
+// month of March 2024, the extra ranges, each day from first to now, and
+// every hourStep-th hour of 2024-03-19.
+func modelRanges(first, now time.Time, hourStep int, extra ...[2]time.Time) [][2]time.Time {
+	ranges := append([][2]time.Time{{time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(2024, 4, 1, 0, 0, 0, 0, time.UTC)}}, extra...)
+	for d := first; d.Before(now); d = d.Add(24 * time.Hour) {
+		ranges = append(ranges, [2]time.Time{d, d.Add(24 * time.Hour)})
+	}
+	for h := 0; h < 24; h += hourStep {
+		hs := time.Date(2024, 3, 19, h, 0, 0, 0, time.UTC)
+		ranges = append(ranges, [2]time.Time{hs, hs.Add(time.Hour)})
+	}
+	return ranges
 }
