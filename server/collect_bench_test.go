@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -74,22 +73,12 @@ func BenchmarkCollectHandler(b *testing.B) {
 // benchCollectServer returns a server with web analytics over an engine
 // on disk opened with lo, and the site "shop" (shop.example).
 func benchCollectServer(b *testing.B, lo *local.Options, co collect.Options) *server.Server {
-	ctx := context.Background()
 	db, err := local.Open(b.TempDir(), lo)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	a, err := analytics.Open(ctx, db, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := a.EnsureTable(ctx); err != nil {
-		b.Fatal(err)
-	}
-	if err := a.CreateSite(ctx, analytics.Site{ID: "shop", Domains: []string{"shop.example"}}); err != nil {
-		b.Fatal(err)
-	}
+	a := openAnalytics(b, db, analytics.Site{ID: "shop", Domains: []string{"shop.example"}})
 	srv, err := server.New(server.Config{Analytics: a, Collect: co})
 	if err != nil {
 		b.Fatal(err)

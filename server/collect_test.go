@@ -36,13 +36,7 @@ func newCollectEnv(t *testing.T, o collect.Options, more ...func(*server.Config)
 	t.Helper()
 	ce := &collectEnv{}
 	ce.env = newEnv(t, envOptions{config: func(c *server.Config) {
-		a, err := analytics.Open(context.Background(), ce.dbOf(c), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := a.EnsureTable(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		a := openAnalytics(t, ce.dbOf(c))
 		ce.analytics = a
 		c.Analytics = a
 		c.Collect = o
@@ -456,13 +450,7 @@ func TestCollect_Batch(t *testing.T) {
 func TestCollect_BatchNeedsWriteScope(t *testing.T) {
 	ce := &collectEnv{}
 	ce.env = newEnv(t, envOptions{auth: true, config: func(c *server.Config) {
-		a, err := analytics.Open(context.Background(), c.Store.Table().API(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := a.EnsureTable(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		a := openAnalytics(t, ce.dbOf(c))
 		ce.analytics, c.Analytics = a, a
 	}})
 	if err := ce.analytics.CreateSite(context.Background(), analytics.Site{ID: "shop", Domains: []string{"shop.example"}}); err != nil {

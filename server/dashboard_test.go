@@ -19,19 +19,7 @@ import (
 // with a site "demo".
 func newAnalytics(t *testing.T) *analytics.Store {
 	t.Helper()
-	ctx := context.Background()
-	db := testenv.MemDB(t, nil)
-	st, err := analytics.Open(ctx, db, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.EnsureTable(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.CreateSite(ctx, analytics.Site{ID: "demo", Domains: []string{"demo.test"}}); err != nil {
-		t.Fatal(err)
-	}
-	return st
+	return openAnalytics(t, testenv.MemDB(t, nil), analytics.Site{ID: "demo", Domains: []string{"demo.test"}})
 }
 
 // withAnalytics returns a Config hook that gives the server st, or a new

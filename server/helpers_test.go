@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/auth"
 	"github.com/timetable-db/timetable/internal/testenv"
@@ -43,6 +44,26 @@ type envOptions struct {
 	analytics func() time.Time
 	// budget, if set, is the server's, shared with its DynamoDB endpoint.
 	budget *server.Budget
+}
+
+// openAnalytics opens a web analytics store on db, makes its table and
+// creates sites in it.
+func openAnalytics(t testing.TB, db timetable.API, sites ...analytics.Site) *analytics.Store {
+	t.Helper()
+	ctx := context.Background()
+	a, err := analytics.Open(ctx, db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.EnsureTable(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sites {
+		if err := a.CreateSite(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return a
 }
 
 func newEnv(t *testing.T, o envOptions) *env {

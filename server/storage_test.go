@@ -26,23 +26,13 @@ import (
 // full disk does: fs wraps the operating system's.
 func newDiskEnv(t *testing.T, fs vfs.FS) *env {
 	t.Helper()
-	ctx := context.Background()
 	db, err := local.Open(t.TempDir(), &local.Options{FS: fs, TTLInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = db.Close() })
 	st := openSeries(t, db)
-	a, err := analytics.Open(ctx, db, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := a.EnsureTable(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.CreateSite(ctx, analytics.Site{ID: "shop", Domains: []string{"shop.example"}}); err != nil {
-		t.Fatal(err)
-	}
+	a := openAnalytics(t, db, analytics.Site{ID: "shop", Domains: []string{"shop.example"}})
 	e := &env{t: t, db: db, store: st, analytics: a}
 	cfg := server.Config{Store: st, Analytics: a, DynamoDB: wire.New(db, nil), Writable: db.Writable}
 	e.serve(cfg)
