@@ -212,12 +212,9 @@ func (k *Kind) compactPass(ctx context.Context) error {
 // nothing for others). The markers of the hours are left to
 // Store.Compact.
 func (k *Kind) Compact(ctx context.Context, id string, from, to time.Time) error {
-	k = k.current()
-	if k.st.closed.Load() {
-		return ErrClosed
-	}
-	if !validID(id) {
-		return fmt.Errorf("%w: %q", ErrInvalidID, id)
+	k, err := k.removing(id)
+	if err != nil {
+		return err
 	}
 	if k.lay.compactor == nil {
 		return nil

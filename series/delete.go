@@ -59,12 +59,9 @@ import (
 // On a crash or an error, part of the range may be removed: see the top
 // of delete.go; calling Delete again completes it. Delete is idempotent.
 func (k *Kind) Delete(ctx context.Context, id string, from, to time.Time) error {
-	k = k.current()
-	if k.st.closed.Load() {
-		return ErrClosed
-	}
-	if !validID(id) {
-		return fmt.Errorf("%w: %q", ErrInvalidID, id)
+	k, err := k.removing(id)
+	if err != nil {
+		return err
 	}
 	lo, hi := span(from, to)
 	if lo >= hi {
@@ -103,12 +100,9 @@ func (k *Kind) Delete(ctx context.Context, id string, from, to time.Time) error 
 // directory does not list (a crash of a writer between the two, before
 // its write-ahead log replayed) are not found.
 func (k *Kind) DeleteSeries(ctx context.Context, id string) error {
-	k = k.current()
-	if k.st.closed.Load() {
-		return ErrClosed
-	}
-	if !validID(id) {
-		return fmt.Errorf("%w: %q", ErrInvalidID, id)
+	k, err := k.removing(id)
+	if err != nil {
+		return err
 	}
 	return k.exclusive(ctx, func() error {
 		// Raw items first and the markers last: a crash in between

@@ -46,6 +46,20 @@ func (k *Kind) current() *Kind {
 	}
 }
 
+// removing returns the kind that k is now, for a call that removes items
+// of series id: ErrClosed once the Store is closed, ErrInvalidID for an id
+// that cannot be one.
+func (k *Kind) removing(id string) (*Kind, error) {
+	k = k.current()
+	if k.st.closed.Load() {
+		return nil, ErrClosed
+	}
+	if !validID(id) {
+		return nil, fmt.Errorf("%w: %q", ErrInvalidID, id)
+	}
+	return k, nil
+}
+
 // widen pads readings written with an earlier schema of the kind (fewer
 // fields and tags) to its fields and tags: absent values and tags. It
 // reports false, changing nothing, if one has more than the kind.
