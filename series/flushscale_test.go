@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,11 +13,9 @@ import (
 	"github.com/timetable-db/timetable"
 )
 
-// callCountingAPI counts the calls a Store makes to the table.
-type callCountingAPI struct {
-	timetable.API
-	calls atomic.Int64
-}
+// callCountingAPI counts the calls a Store makes to the table: the reads
+// a queryCounter counts, and the writes.
+type callCountingAPI struct{ queryCounter }
 
 func (a *callCountingAPI) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
 	a.calls.Add(1)
@@ -33,16 +30,6 @@ func (a *callCountingAPI) PutItem(ctx context.Context, in *dynamodb.PutItemInput
 func (a *callCountingAPI) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
 	a.calls.Add(1)
 	return a.API.DeleteItem(ctx, in, opts...)
-}
-
-func (a *callCountingAPI) Query(ctx context.Context, in *dynamodb.QueryInput, opts ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	a.calls.Add(1)
-	return a.API.Query(ctx, in, opts...)
-}
-
-func (a *callCountingAPI) GetItem(ctx context.Context, in *dynamodb.GetItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	a.calls.Add(1)
-	return a.API.GetItem(ctx, in, opts...)
 }
 
 // manySeries returns one reading at t of each of n series named
@@ -76,7 +63,7 @@ func TestFlush_WorkLinearInSeries(t *testing.T) {
 	type work struct{ flushSteps, flushCalls, rollupSteps, rollupCalls int64 }
 	measure := func(n int) work {
 		clk := newClock(t0.Add(time.Hour))
-		api := &callCountingAPI{API: openEngine(t, clk)}
+		api := &callCountingAPI{queryCounter{API: openEngine(t, clk)}}
 		// One flush for the whole write, whatever its size.
 		opts := testOptions(t, clk)
 		opts.FlushSize, opts.MaxBuffered = 10*n, 10*n
