@@ -164,10 +164,7 @@ func TestBuffer_WALReplay(t *testing.T) {
 	// Crash: close the log without flushing.
 	st.closeOnce.Do(func() { close(st.stop); st.bg.Wait(); st.closed.Store(true); st.wal.Close() })
 
-	st2, err := Open(ctx, api, opts, sensorSchema(Chunks))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st2 := mustOpen(t, ctx, api, opts, sensorSchema(Chunks))
 	defer st2.Close()
 	if err := st2.Flush(ctx); err != nil {
 		t.Fatal(err)
@@ -224,10 +221,7 @@ func TestWriteMany(t *testing.T) {
 		}
 		// Crash before any flush: the log has every reading.
 		st.closeOnce.Do(func() { close(st.stop); st.bg.Wait(); st.closed.Store(true); st.wal.Close() })
-		st2, err := Open(ctx, st.tbl.API(), opts, sensorSchema(Chunks))
-		if err != nil {
-			t.Fatal(err)
-		}
+		st2 := mustOpen(t, ctx, st.tbl.API(), opts, sensorSchema(Chunks))
 		defer st2.Close()
 		if err := st2.Flush(ctx); err != nil {
 			t.Fatal(err)
@@ -281,10 +275,7 @@ func killTest(t *testing.T, b backend, l Layout, noSync bool) {
 		return b.OpenOn(t, clk), func() {}
 	}
 	api, closeAPI := openAPI()
-	st, err := Open(ctx, api, &Options{Table: name, Now: clk.Now, RollupInterval: -1}, killSchema(l))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := mustOpen(t, ctx, api, &Options{Table: name, Now: clk.Now, RollupInterval: -1}, killSchema(l))
 	if err := st.EnsureTable(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -335,10 +326,7 @@ func killTest(t *testing.T, b backend, l Layout, noSync bool) {
 
 	api, closeAPI = openAPI()
 	defer closeAPI()
-	st, err = Open(ctx, api, &Options{Table: name, Now: clk.Now, WALDir: walDir, RollupInterval: -1, FlushInterval: -1}, killSchema(l))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st = mustOpen(t, ctx, api, &Options{Table: name, Now: clk.Now, WALDir: walDir, RollupInterval: -1, FlushInterval: -1}, killSchema(l))
 	defer func() {
 		st.Close()
 		if b.Name != "engine" {

@@ -223,10 +223,7 @@ func changeTest(t *testing.T, l Layout) {
 	// Crash: close the log without flushing; the next Open loads the
 	// stored schema and replays the log with it.
 	st.closeOnce.Do(func() { close(st.stop); st.bg.Wait(); st.closed.Store(true); st.wal.Close() })
-	st2, err := Open(ctx, api, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st2 := mustOpen(t, ctx, api, opts)
 	defer st2.Close()
 	check(st2, "after the restart")
 	if err := st2.Flush(ctx); err != nil {
@@ -262,15 +259,9 @@ func TestOpen_AppliesAllowedChange(t *testing.T) {
 	st.Close()
 	more := sensorSchema(Chunks)
 	more.Fields = append(more.Fields, "pressure")
-	st2, err := Open(ctx, api, opts, more)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st2 := mustOpen(t, ctx, api, opts, more)
 	st2.Close()
-	st3, err := Open(ctx, api, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st3 := mustOpen(t, ctx, api, opts)
 	defer st3.Close()
 	if f := mustKind(t, st3, "SENSOR").Schema().Fields; len(f) != 3 {
 		t.Fatalf("stored fields %v, want Open's change stored", f)
@@ -336,10 +327,7 @@ func TestWrite_TableMissing(t *testing.T) {
 	clk := newClock(t0.Add(time.Hour))
 	api := openEngine(t, clk)
 	opts := testOptions(t, clk)
-	st, err := Open(ctx, api, opts, sensorSchema(Chunks))
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := mustOpen(t, ctx, api, opts, sensorSchema(Chunks))
 	defer st.Close()
 	k := mustKind(t, st, "SENSOR")
 	r := Reading{Time: t0, Values: []float64{1, 2}}

@@ -552,10 +552,7 @@ func TestCompact_TwoCompactors(t *testing.T) {
 		clk := newClock(t0.Add(4 * time.Hour))
 		api, opts := openOn(t, b, clk)
 		st, k := openKind(t, api, opts, compactSchema(2))
-		other, err := Open(ctx, api, opts, compactSchema(2))
-		if err != nil {
-			t.Fatal(err)
-		}
+		other := mustOpen(t, ctx, api, opts, compactSchema(2))
 		defer other.Close()
 		batches := compactReadings()
 		writeFlushes(t, st, k, "s1", batches)
@@ -691,10 +688,7 @@ func TestCompact_Crash(t *testing.T) {
 		bad.allowed.Store(30)
 		bo := *opts
 		bo.TableOptions = &table.Options{RetryTimeout: time.Millisecond}
-		cs, err := Open(ctx, bad, &bo, compactSchema(1))
-		if err != nil {
-			t.Fatal(err)
-		}
+		cs := mustOpen(t, ctx, bad, &bo, compactSchema(1))
 		defer cs.Close()
 		if err := cs.Compact(ctx); err != nil {
 			t.Fatal(err) // merged chunks written; nothing deleted yet
@@ -705,7 +699,7 @@ func TestCompact_Crash(t *testing.T) {
 		}
 		wantSnapshot(t, "after the merged chunks were written", snapshot(t, k, "s1"), want)
 		clk.Advance(st.opts.CompactGrace + time.Second)
-		err = cs.Compact(ctx)
+		err := cs.Compact(ctx)
 		if !errors.Is(err, errInjected) {
 			t.Fatalf("compaction: %v, want the injected failure", err)
 		}

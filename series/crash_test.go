@@ -214,11 +214,8 @@ func crashWriteSync(t *testing.T, ctx context.Context, sc Schema, wal bool, n, p
 	dying := &killAPI{API: api, n: n, prefix: prefix}
 	dopts := *opts
 	dopts.TableOptions = testTableOptions
-	ds, err := Open(ctx, dying, &dopts, sc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = mustKind(t, ds, "K").WriteSync(ctx, "s", one(20*time.Minute, 2), one(time.Hour+5*time.Minute, 3))
+	ds := mustOpen(t, ctx, dying, &dopts, sc)
+	err := mustKind(t, ds, "K").WriteSync(ctx, "s", one(20*time.Minute, 2), one(time.Hour+5*time.Minute, 3))
 	killed = errors.Is(err, errKilled)
 	if err != nil && !killed {
 		t.Fatalf("kill at write %d (+%d): WriteSync: %v", n, prefix, err)
@@ -230,10 +227,7 @@ func crashWriteSync(t *testing.T, ctx context.Context, sc Schema, wal bool, n, p
 
 	// The restart, once both hours are due.
 	clk.Set(t0.Add(2*time.Hour + 6*time.Minute))
-	st, err := Open(ctx, api, opts, sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := mustOpen(t, ctx, api, opts, sc)
 	defer st.Close()
 	if err := st.Rollup(ctx); err != nil {
 		t.Fatal(err)
@@ -312,10 +306,7 @@ func TestWriteSync_PassBetweenWrites(t *testing.T) {
 						t.Error(err)
 					}
 				}}
-				ws, err := Open(ctx, hooked, e.opts, e.sc)
-				if err != nil {
-					t.Fatal(err)
-				}
+				ws := mustOpen(t, ctx, hooked, e.opts, e.sc)
 				if err := mustKind(t, ws, "K").WriteSync(ctx, "s", one(20*time.Minute, 2)); err != nil {
 					t.Fatal(err)
 				}

@@ -52,10 +52,7 @@ func openFleet(t *testing.T, api timetable.API, clk *clock, walDirs []string, n 
 	}
 	sts := make([]*Store, n)
 	for i := range sts {
-		st, err := Open(ctx, api, optsOf(i), schemas...)
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := mustOpen(t, ctx, api, optsOf(i), schemas...)
 		if err := st.EnsureTable(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -265,10 +262,7 @@ func fleetWrites(t *testing.T, b backend, l Layout, rule DuplicateRule) {
 			return
 		}
 		if round == killAt {
-			st, err := Open(ctx, api, optsOf(2), sc)
-			if err != nil {
-				t.Fatal(err)
-			}
+			st := mustOpen(t, ctx, api, optsOf(2), sc)
 			sts[2] = st
 			t.Cleanup(func() { st.Close() })
 		}
@@ -633,10 +627,7 @@ func TestFleet_Schemas(t *testing.T) {
 		o := testOptions(t, clk)
 		o.Table = sts[0].Table().Name()
 		o.RefreshInterval = 5 * time.Millisecond
-		timed, err := Open(ctx, sts[0].Table().API(), o)
-		if err != nil {
-			t.Fatal(err)
-		}
+		timed := mustOpen(t, ctx, sts[0].Table().API(), o)
 		defer timed.Close()
 		if _, err := sts[0].Define(ctx, Schema{Name: "FOURTH", Fields: []string{"a"}}); err != nil {
 			t.Fatal(err)

@@ -272,10 +272,7 @@ func TestShutdown_StopsALongFlush(t *testing.T) {
 	// The next Store, on a table that answers, writes them all.
 	close(api.open)
 	opts.Table = st.opts.Table
-	st2, err := Open(ctx, db, opts, sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st2 := mustOpen(t, ctx, db, opts, sc)
 	defer st2.Close()
 	if err := st2.Flush(ctx); err != nil {
 		t.Fatal(err)

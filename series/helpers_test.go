@@ -63,15 +63,23 @@ func testOptions(t testing.TB, clk *clock) *Options {
 	}
 }
 
+// mustOpen opens a store over api with opts, failing t on an error. The
+// caller closes it.
+func mustOpen(t testing.TB, ctx context.Context, api timetable.API, opts *Options, schemas ...Schema) *Store {
+	t.Helper()
+	st, err := Open(ctx, api, opts, schemas...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
 // openStore opens a store over api with opts, creates its table and drops
 // it (and closes the store) when the test ends.
 func openStore(t testing.TB, api timetable.API, opts *Options, schemas ...Schema) *Store {
 	t.Helper()
 	ctx := context.Background()
-	st, err := Open(ctx, api, opts, schemas...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := mustOpen(t, ctx, api, opts, schemas...)
 	if err := st.EnsureTable(ctx); err != nil {
 		t.Fatal(err)
 	}

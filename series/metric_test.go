@@ -52,10 +52,7 @@ func TestMetricIndex_Projection(t *testing.T) {
 		// Another process registers more kinds on the same table.
 		bs := Schema{Name: "B", Fields: []string{"y"}, Layout: DayPartitioned, MetricIndex: true}
 		cs := Schema{Name: "C", Fields: []string{"z"}, MetricIndex: true}
-		st2, err := Open(ctx, api, opts, a, bs, cs)
-		if err != nil {
-			t.Fatal(err)
-		}
+		st2 := mustOpen(t, ctx, api, opts, a, bs, cs)
 		defer st2.Close()
 		if err := st2.EnsureTable(ctx); err != nil {
 			t.Fatal(err)
@@ -122,12 +119,9 @@ func TestMetricIndex_DefineAddsIndex(t *testing.T) {
 			waitNoIndex(t, api, opts.Table)
 		}
 		// Another Store opened with the kind finds no index.
-		st2, err := Open(ctx, api, opts, sc)
-		if err != nil {
-			t.Fatal(err)
-		}
+		st2 := mustOpen(t, ctx, api, opts, sc)
 		defer st2.Close()
-		_, err = mustKind(t, st2, "D").MetricRange(ctx, "x", t0, t0.Add(time.Hour), 0)
+		_, err := mustKind(t, st2, "D").MetricRange(ctx, "x", t0, t0.Add(time.Hour), 0)
 		if !errors.Is(err, ErrIndexNotReady) {
 			t.Fatalf("MetricRange without the index: %v, want ErrIndexNotReady", err)
 		}

@@ -321,10 +321,7 @@ func TestModelKillChild(t *testing.T) {
 		LateWindow: modelLateWindow, MaxFuture: -1, FlushInterval: 2 * time.Millisecond, FlushSize: plan.FlushSize,
 		RollupInterval: 20 * time.Millisecond, CompactInterval: 20 * time.Millisecond}
 	ctx := context.Background()
-	st, err := Open(ctx, api, &opts, plan.Schemas...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := mustOpen(t, ctx, api, &opts, plan.Schemas...)
 	fmt.Println("ready")
 	for i, c := range plan.Calls {
 		k := mustKind(t, st, c.Kind)

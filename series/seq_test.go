@@ -15,10 +15,7 @@ func TestNextSeqs_FollowTheClock(t *testing.T) {
 	api := openEngine(t, clk)
 	var last uint64
 	for round := range 20 {
-		st, err := Open(ctx, api, testOptions(t, clk), Schema{Name: "S", Fields: []string{"v"}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := mustOpen(t, ctx, api, testOptions(t, clk), Schema{Name: "S", Fields: []string{"v"}})
 		for range 3 {
 			s := st.nextSeqs(1 + round)
 			if s <= last {
@@ -90,10 +87,7 @@ func TestSeq_RestartInOneMillisecond(t *testing.T) {
 			const sessions = 12
 			var want []Reading
 			for i := range sessions {
-				st, err := Open(ctx, api, opts, sc)
-				if err != nil {
-					t.Fatal(err)
-				}
+				st := mustOpen(t, ctx, api, opts, sc)
 				if i == 0 {
 					if err := st.EnsureTable(ctx); err != nil {
 						t.Fatal(err)
@@ -102,6 +96,7 @@ func TestSeq_RestartInOneMillisecond(t *testing.T) {
 				k := mustKind(t, st, "K")
 				r := Reading{Time: t0, Values: []float64{float64(i)}}
 				want = append(want, r)
+				var err error
 				if c.sync {
 					err = k.WriteSync(ctx, "s", r)
 				} else {
@@ -114,10 +109,7 @@ func TestSeq_RestartInOneMillisecond(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			st, err := Open(ctx, api, opts, sc)
-			if err != nil {
-				t.Fatal(err)
-			}
+			st := mustOpen(t, ctx, api, opts, sc)
 			defer st.Close()
 			page, err := mustKind(t, st, "K").Range(ctx, "s", Query{})
 			if err != nil {

@@ -84,10 +84,7 @@ func TestMetricIndex_AllSeriesOneField(t *testing.T) {
 		sc := sensorSchema(l)
 		sc.MetricIndex = true
 		sc.IndexShards = 2
-		st, err := Open(ctx, api, opts, sc)
-		if err != nil {
-			t.Fatal(err)
-		}
+		st := mustOpen(t, ctx, api, opts, sc)
 		defer st.Close()
 		if err := st.EnsureTable(ctx); err != nil {
 			t.Fatal(err)

@@ -19,10 +19,7 @@ func TestWrite_EntryPointsAgree(t *testing.T) {
 
 	// A store with its table, one without, and one closed.
 	withTable := openStore(t, openEngine(t, clk), testOptions(t, clk), sc)
-	noTable, err := Open(ctx, openEngine(t, clk), testOptions(t, clk), sc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	noTable := mustOpen(t, ctx, openEngine(t, clk), testOptions(t, clk), sc)
 	t.Cleanup(func() { noTable.Close() })
 	closed := openStore(t, openEngine(t, clk), testOptions(t, clk), sc)
 	if err := closed.Close(); err != nil {

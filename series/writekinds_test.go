@@ -64,10 +64,7 @@ func TestStore_WriteKinds(t *testing.T) {
 		if err := st.Close(); err != nil {
 			t.Fatal(err)
 		}
-		st2, err := Open(ctx, api, opts, schemas...)
-		if err != nil {
-			t.Fatal(err)
-		}
+		st2 := mustOpen(t, ctx, api, opts, schemas...)
 		defer st2.Close()
 		check(st2)
 	})
