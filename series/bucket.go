@@ -3,6 +3,7 @@ package series
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -320,11 +321,7 @@ func (k *Kind) Buckets(ctx context.Context, id string, from, to time.Time) ([]Pe
 			}
 		}
 	}
-	starts := make([]int64, 0, len(byStart))
-	for st := range byStart {
-		starts = append(starts, st)
-	}
-	slices.Sort(starts)
+	starts := slices.Sorted(maps.Keys(byStart))
 	out := make([]Period, 0, len(starts))
 	for _, st := range starts {
 		recs := byStart[st]

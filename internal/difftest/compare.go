@@ -3,7 +3,8 @@ package difftest
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -80,12 +81,7 @@ func (d *differ) firstDiff(x, y any, path string) (string, bool) {
 		for k := range b {
 			keys[k] = true
 		}
-		sorted := make([]string, 0, len(keys))
-		for k := range keys {
-			sorted = append(sorted, k)
-		}
-		sort.Strings(sorted)
-		for _, k := range sorted {
+		for _, k := range slices.Sorted(maps.Keys(keys)) {
 			va, oka := a[k]
 			vb, okb := b[k]
 			if oka != okb {

@@ -3,7 +3,8 @@ package difftest
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -227,11 +228,7 @@ func pqPath(p string) string {
 func (g *Generator) pqInsert(s *pqStmt, t *Table) {
 	it := g.item(t)
 	delete(it, "x.y")
-	names := make([]string, 0, len(it))
-	for n := range it {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(it))
 	s.item(t, it)
 	s.writes = true
 	s.w("INSERT INTO ", quoted(t.Name), " VALUE {")

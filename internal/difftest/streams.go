@@ -3,7 +3,8 @@ package difftest
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -147,11 +148,7 @@ func canonRecords(c *canonizer, recs []st.Record, local bool) any {
 		k := toJSON(keys)
 		byKey[k] = append(byKey[k], rec)
 	}
-	keys := make([]string, 0, len(byKey))
-	for k := range byKey {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(byKey))
 	out := make([]any, 0, len(keys))
 	for _, k := range keys {
 		out = append(out, map[string]any{"key": k, "records": byKey[k]})
