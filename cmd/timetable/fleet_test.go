@@ -37,6 +37,11 @@ const (
 	fleetUAs      = 5 // the visitors: hits come from this many user agents
 )
 
+// analyticsLease is the least lease of a site's aggregation (analytics
+// minLease): when the killed server held it, the aggregation of the site
+// waits for it to end.
+const analyticsLease = 30 * time.Second
+
 // fleetSpan is the range the readings' times are spread over, ending an
 // hour before the current hour, so that the rollup pass computes every
 // hour they fall in (their hours ended more than the late window ago).
@@ -199,14 +204,24 @@ func (f *fleet) dynamo(i int) *dynamodb.Client { return dynamoClient(f.url(i), f
 // it returns how long it took.
 func (f *fleet) await(what string, ok func() bool) time.Duration {
 	f.t.Helper()
+	d, done := poll(fleetPatience, ok)
+	if !done {
+		f.t.Fatalf("%s: not after %v", what, fleetPatience)
+	}
+	return d
+}
+
+// poll polls ok until it holds or patience has passed, and returns how
+// long it took and whether it held.
+func poll(patience time.Duration, ok func() bool) (time.Duration, bool) {
 	start := time.Now()
 	for !ok() {
-		if time.Since(start) > fleetPatience {
-			f.t.Fatalf("%s: not after %v", what, fleetPatience)
+		if time.Since(start) > patience {
+			return time.Since(start), false
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	return time.Since(start)
+	return time.Since(start), true
 }
 
 // write runs the clients, kills server 1 with SIGKILL in the middle and
@@ -642,7 +657,7 @@ func (f *fleet) checkHits() {
 	start := time.Now()
 	for i := range f.servers {
 		var last string
-		f.await(fmt.Sprintf("the aggregates on server %d", i), func() bool {
+		_, done := poll(analyticsLease+fleetPatience, func() bool {
 			pv, vis := queryStats(t, f.url(i), q("pageviews"), "aggregates"), queryStats(t, f.url(i), q("visitors"), "aggregates")
 			var sum int64
 			for _, n := range pv {
@@ -657,6 +672,10 @@ func (f *fleet) checkHits() {
 			}
 			return pv[today] == int64(len(stored)) && vis[today] == int64(len(visitors))
 		})
+		if !done {
+			t.Fatalf("server %d: the aggregates do not count the %d hits stored from %d visitors after %v: %s",
+				i, len(stored), len(visitors), analyticsLease+fleetPatience, last)
+		}
 		t.Logf("analytics on server %d: %s", i, last)
 	}
 	t.Logf("analytics: %d hits stored (%d acknowledged, %d sent) from %d visitors, each once through every server; the aggregates equal them %v after the rollups",
