@@ -64,6 +64,20 @@ func (r remoteTables) flags(analytics bool) []string {
 	return f
 }
 
+// accessKeyOf returns the access key that `timetable token create
+// --dynamodb` printed.
+func accessKeyOf(out string) (id, secret string) {
+	for line := range strings.Lines(out) {
+		if v, ok := strings.CutPrefix(line, "access key id:"); ok {
+			id = strings.TrimSpace(v)
+		}
+		if v, ok := strings.CutPrefix(line, "secret access key:"); ok {
+			secret = strings.TrimSpace(v)
+		}
+	}
+	return id, secret
+}
+
 // call sends a request with a bearer token (none if "") and returns the
 // answer's status and body.
 func call(t *testing.T, method, url, token, ctype, body string) (int, string) {
@@ -191,16 +205,7 @@ func TestCLI_Backend(t *testing.T) {
 
 		// B's DynamoDB endpoint proxies the backend behind B's access
 		// check: a read key scans the series table, not the auth table.
-		keyOut := cli("token", "create", "--dynamodb", "--name", "reader", "--scopes", "read")
-		var keyID, secret string
-		for line := range strings.Lines(keyOut) {
-			if v, ok := strings.CutPrefix(line, "access key id:"); ok {
-				keyID = strings.TrimSpace(v)
-			}
-			if v, ok := strings.CutPrefix(line, "secret access key:"); ok {
-				secret = strings.TrimSpace(v)
-			}
-		}
+		keyID, secret := accessKeyOf(cli("token", "create", "--dynamodb", "--name", "reader", "--scopes", "read"))
 		ddb := dynamoClient(b, keyID, secret)
 		ctx := context.Background()
 		if _, err := ddb.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(tb.series), Limit: aws.Int32(1)}); err != nil {

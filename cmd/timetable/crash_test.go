@@ -117,7 +117,7 @@ func TestServe_KillNineKeepsAcknowledgedWrites(t *testing.T) {
 					for i := range batch {
 						batch[i] = ackedReading{series: fmt.Sprintf("w%d", w), ms: base + first + int64(i), value: float64(first + int64(i))}
 					}
-					if sendBatch(ctx, srv.url, batch, w%2 == 0) {
+					if sendBatch(ctx, srv.url, "CRASH", batch, w%2 == 0) {
 						mu.Lock()
 						acked = append(acked, batch...)
 						mu.Unlock()
@@ -163,17 +163,18 @@ func TestServe_KillNineKeepsAcknowledgedWrites(t *testing.T) {
 	srv.done <- nil
 }
 
-// sendBatch writes readings as line protocol or JSON and reports whether
-// the server acknowledged them.
-func sendBatch(ctx context.Context, url string, rs []ackedReading, lineProtocol bool) bool {
+// sendBatch writes readings of kind (field v) as line protocol or JSON,
+// with the header's name, value pairs, and reports whether the server
+// acknowledged them.
+func sendBatch(ctx context.Context, url, kind string, rs []ackedReading, lineProtocol bool, header ...string) bool {
 	var body bytes.Buffer
 	path, ctype := "/api/v1/write?precision=ms", "text/plain"
 	if lineProtocol {
 		for _, r := range rs {
-			fmt.Fprintf(&body, "CRASH,series=%s v=%g %d\n", r.series, r.value, r.ms)
+			fmt.Fprintf(&body, "%s,series=%s v=%g %d\n", kind, r.series, r.value, r.ms)
 		}
 	} else {
-		path, ctype = "/api/v1/kinds/CRASH/readings", "application/json"
+		path, ctype = "/api/v1/kinds/"+kind+"/readings", "application/json"
 		type rd struct {
 			Series string             `json:"series"`
 			Time   int64              `json:"time"`
@@ -187,7 +188,7 @@ func sendBatch(ctx context.Context, url string, rs []ackedReading, lineProtocol 
 		}
 		_ = json.NewEncoder(&body).Encode(out)
 	}
-	return postAcked(ctx, url+path, &body, "Content-Type", ctype)/100 == 2
+	return postAcked(ctx, url+path, &body, append([]string{"Content-Type", ctype}, header...)...)/100 == 2
 }
 
 // postAcked posts body to url with the header's name, value pairs and
@@ -227,7 +228,7 @@ func sendHit(ctx context.Context, url, page string) bool {
 // aggregation to count every stored hit once.
 func checkHits(t *testing.T, url string, hits []string, start time.Time, aggregated bool) {
 	t.Helper()
-	stored := pageViews(t, url, true)
+	stored := pageViews(t, url, "crash", "/h/", true)
 	total := 0
 	for page, n := range stored {
 		if n != 1 {
@@ -259,7 +260,7 @@ func checkHits(t *testing.T, url string, hits []string, start time.Time, aggrega
 		return
 	}
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		agg := pageViews(t, url, false)[""]
+		agg := pageViews(t, url, "crash", "/h/", false)[""]
 		if agg == int64(total) {
 			return
 		}
@@ -281,18 +282,18 @@ func countIn(pages []string, stored map[string]int64) int {
 	return n
 }
 
-// pageViews returns the page views of site crash from yesterday to
-// tomorrow: from the raw hits, those of each page; from the aggregates,
-// their total (keyed "").
-func pageViews(t *testing.T, url string, raw bool) map[string]int64 {
+// pageViews returns the page views of site from yesterday to tomorrow:
+// from the raw hits, those of each page whose path holds prefix; from the
+// aggregates, their total (keyed "").
+func pageViews(t *testing.T, url, site, prefix string, raw bool) map[string]int64 {
 	t.Helper()
-	q := map[string]any{"site_id": "crash", "metrics": []string{"pageviews"},
+	q := map[string]any{"site_id": site, "metrics": []string{"pageviews"},
 		"date_range": []string{time.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly), time.Now().UTC().AddDate(0, 0, 1).Format(time.DateOnly)}}
 	if !raw {
 		return queryStats(t, url, q, "aggregates")
 	}
 	q["dimensions"] = []string{"event:page"}
-	q["filters"] = []any{[]any{"contains", "event:page", []string{"/h/"}}}
+	q["filters"] = []any{[]any{"contains", "event:page", []string{prefix}}}
 	m := map[string]int64{}
 	for offset := 0; ; offset += 10000 {
 		q["pagination"] = map[string]int{"limit": 10000, "offset": offset}

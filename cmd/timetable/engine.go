@@ -29,6 +29,9 @@ type engineOptions struct {
 	shardLifetime time.Duration
 	table         string
 	flushInterval time.Duration
+	// rollupInterval and compactInterval are series.Options'
+	// RollupInterval and CompactInterval; 0 is their default.
+	rollupInterval, compactInterval time.Duration
 	// maxFuture is series.Options.MaxFuture; 0 is its default.
 	maxFuture time.Duration
 	// minFreeBytes is local.Options.MinFreeBytes; 0 is its default.
@@ -91,7 +94,7 @@ const (
 // and, if asked, its token store.
 func openEngine(ctx context.Context, o engineOptions) (*engine, error) {
 	e := &engine{where: o.storage.where()}
-	sopts := &series.Options{Table: o.table, FlushInterval: o.flushInterval, MaxFuture: o.maxFuture, Logger: o.logger}
+	sopts := &series.Options{Table: o.table, FlushInterval: o.flushInterval, RollupInterval: o.rollupInterval, CompactInterval: o.compactInterval, MaxFuture: o.maxFuture, Logger: o.logger}
 	if o.storage.remote != "" {
 		if err := e.openRemote(ctx, o, sopts); err != nil {
 			return nil, err
