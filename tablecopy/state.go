@@ -24,9 +24,9 @@ const stateVersion = 1
 // the last page written; a segment with neither done nor cursor starts at
 // the beginning.
 type state struct {
-	Version     int                    `json:"version"`
-	Source      string                 `json:"source,omitempty"`
-	Destination string                 `json:"destination,omitempty"`
+	Version     int    `json:"version"`
+	Source      string `json:"source,omitempty"`
+	Destination string `json:"destination,omitempty"`
 	// Names are the tables the copy was asked for, in order.
 	Names  []string               `json:"names,omitempty"`
 	Tables map[string]*tableState `json:"tables"`
