@@ -12,10 +12,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/logging"
 	"golang.org/x/term"
 
+	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/backend"
 	"github.com/timetable-db/timetable/tablecopy"
 )
@@ -159,12 +163,16 @@ func (c *CopyCommand) Run(ctx context.Context, args []string) error {
 		every = 10 * time.Second
 	}
 	pr := &copyProgress{w: c.Stderr, terminal: terminal(c.Stderr), every: every, now: now}
+	// The SDK's warnings (connections closed by the server, retried)
+	// would break the progress lines: they are counted, and shown in one
+	// line per table.
+	from2, to2 := sdkQuiet{src, &pr.warnings}, sdkQuiet{dst, &pr.warnings}
 	o := &tablecopy.Options{
 		Tables: splitList(*tables), Segments: *segments, PageItems: *page, StateFile: statePath, Resume: *resume,
 		Source: *from, Destination: *to, Progress: pr.update,
 	}
 	start := now()
-	rep, err := tablecopy.Copy(ctx, src, dst, o)
+	rep, err := tablecopy.Copy(ctx, from2, to2, o)
 	switch {
 	case errors.Is(err, tablecopy.ErrStateExists):
 		return fmt.Errorf("an earlier copy from %s to %s did not finish; its progress is in %s: add --resume to continue it, or --restart to start again", *from, *to, statePath)
@@ -228,6 +236,7 @@ type copyProgress struct {
 
 	table       string    // the table shown
 	start, last time.Time // of the table, and of the last line or bar
+	warnings    sdkWarnings
 }
 
 // update is the tablecopy.Options.Progress callback.
@@ -249,15 +258,25 @@ func (p *copyProgress) update(pr tablecopy.Progress) {
 	switch {
 	case pr.Done && p.terminal:
 		fmt.Fprintf(p.w, "\r%s\x1b[K\n", p.line(pr, now))
+		p.warned(pr.Table)
 	case pr.Done:
 		done := pr.Copied - pr.Resumed
 		fmt.Fprintf(p.w, "%s: %s items in %v (%s items/s)\n", pr.Table, num(float64(done)), now.Sub(p.start).Round(time.Second), num(rate(done, now.Sub(p.start))))
+		p.warned(pr.Table)
 	case p.terminal && now.Sub(p.last) >= 100*time.Millisecond:
 		p.last = now
 		fmt.Fprintf(p.w, "\r%s\x1b[K", p.line(pr, now))
 	case !p.terminal && now.Sub(p.last) >= p.every:
 		p.last = now
 		fmt.Fprintln(p.w, p.line(pr, now))
+	}
+}
+
+// warned prints a line that counts the SDK's warnings since the last
+// such line, if there were any, with the last of them.
+func (p *copyProgress) warned(table string) {
+	if n, last := p.warnings.take(); n > 0 {
+		fmt.Fprintf(p.w, "%s: %d warnings of the AWS SDK, the copy went on; the last: %s\n", table, n, last)
 	}
 }
 
@@ -297,4 +316,72 @@ func rate(n int64, d time.Duration) float64 {
 		return 0
 	}
 	return float64(int64(float64(n)/d.Seconds() + 0.5))
+}
+
+// sdkWarnings counts the log lines of the AWS SDK and keeps the last. It
+// is safe for concurrent use.
+type sdkWarnings struct {
+	mu   sync.Mutex
+	n    int
+	last string
+}
+
+// Logf is logging.Logger's.
+func (w *sdkWarnings) Logf(_ logging.Classification, format string, v ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.n++
+	w.last = strings.ReplaceAll(fmt.Sprintf(format, v...), "\n", " ")
+}
+
+// take returns the count and the last line, and starts counting again.
+func (w *sdkWarnings) take() (int, string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, last := w.n, w.last
+	w.n, w.last = 0, ""
+	return n, last
+}
+
+// sdkQuiet gives the AWS SDK the logger log on each call that a copy
+// makes (a backend that is no SDK client ignores it).
+type sdkQuiet struct {
+	timetable.API
+	log logging.Logger
+}
+
+func (q sdkQuiet) opts(optFns []func(*dynamodb.Options)) []func(*dynamodb.Options) {
+	return append(optFns, func(o *dynamodb.Options) { o.Logger = q.log })
+}
+
+func (q sdkQuiet) ListTables(ctx context.Context, in *dynamodb.ListTablesInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ListTablesOutput, error) {
+	return q.API.ListTables(ctx, in, q.opts(optFns)...)
+}
+
+func (q sdkQuiet) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
+	return q.API.DescribeTable(ctx, in, q.opts(optFns)...)
+}
+
+func (q sdkQuiet) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
+	return q.API.CreateTable(ctx, in, q.opts(optFns)...)
+}
+
+func (q sdkQuiet) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
+	return q.API.DescribeTimeToLive(ctx, in, q.opts(optFns)...)
+}
+
+func (q sdkQuiet) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
+	return q.API.UpdateTimeToLive(ctx, in, q.opts(optFns)...)
+}
+
+func (q sdkQuiet) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
+	return q.API.Scan(ctx, in, q.opts(optFns)...)
+}
+
+func (q sdkQuiet) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
+	return q.API.BatchGetItem(ctx, in, q.opts(optFns)...)
+}
+
+func (q sdkQuiet) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	return q.API.BatchWriteItem(ctx, in, q.opts(optFns)...)
 }

@@ -16,10 +16,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/internal/dynamotest"
 	"github.com/timetable-db/timetable/local"
+	"github.com/timetable-db/timetable/tablecopy"
 )
 
 const copyItems = 600
@@ -348,5 +350,46 @@ func TestCopy_BadArgs(t *testing.T) {
 	}
 	if code := run(context.Background(), []string{"help", "copy"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "Example:") {
 		t.Errorf("help: exit %d, %s", code, out.String())
+	}
+}
+
+// warning is an API whose BatchWriteItem logs a warning through the
+// SDK's logger of its call options, as the SDK client does when a server
+// closes a connection.
+type warning struct{ timetable.API }
+
+func (w warning) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	var o dynamodb.Options
+	for _, f := range optFns {
+		f(&o)
+	}
+	if o.Logger == nil {
+		return nil, fmt.Errorf("no logger in the call options")
+	}
+	o.Logger.Logf(logging.Warn, "failed to close HTTP response body:\n%s", "use of closed network connection")
+	return &dynamodb.BatchWriteItemOutput{}, nil
+}
+
+// TestCopy_SDKWarnings: the SDK's warnings during a table's copy become
+// one line when the table is done.
+func TestCopy_SDKWarnings(t *testing.T) {
+	var errb bytes.Buffer
+	p := &copyProgress{w: &errb, every: time.Hour, now: time.Now}
+	api := sdkQuiet{warning{}, &p.warnings}
+	p.update(tablecopy.Progress{Table: "events", Total: 10})
+	for range 3 {
+		if _, err := api.BatchWriteItem(context.Background(), &dynamodb.BatchWriteItemInput{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.update(tablecopy.Progress{Table: "events", Copied: 10, Total: 10, Done: true})
+	lines := strings.Split(errb.String(), "\n")
+	if len(lines) != 4 || lines[2] != "events: 3 warnings of the AWS SDK, the copy went on; the last: failed to close HTTP response body: use of closed network connection" {
+		t.Errorf("stderr:\n%s", errb.String())
+	}
+	p.update(tablecopy.Progress{Table: "next", Total: 10})
+	p.update(tablecopy.Progress{Table: "next", Done: true})
+	if strings.Count(errb.String(), "warnings") != 1 {
+		t.Errorf("warnings counted twice:\n%s", errb.String())
 	}
 }
