@@ -38,7 +38,9 @@ type CopyCommand struct {
 	Terminal func(w io.Writer) bool
 	// Every is the period of the plain progress lines; 0 means 10 seconds.
 	Every time.Duration
-	// Now returns the present, for rates and durations. Default time.Now.
+	// Now returns the present, for rates and durations. Default time.Now,
+	// which also redraws the progress on a timer while a page is slow; with
+	// another Now, progress is shown only as the copy reports it.
 	Now func() time.Time
 }
 
@@ -172,7 +174,12 @@ func (c *CopyCommand) Run(ctx context.Context, args []string) error {
 		Source: *from, Destination: *to, Progress: pr.update,
 	}
 	start := now()
+	stop := func() {}
+	if c.Now == nil {
+		stop = pr.ticking(min(every, time.Second))
+	}
 	rep, err := tablecopy.Copy(ctx, from2, to2, o)
+	stop()
 	switch {
 	case errors.Is(err, tablecopy.ErrStateExists):
 		return fmt.Errorf("an earlier copy from %s to %s did not finish; its progress is in %s: add --resume to continue it, or --restart to start again", *from, *to, statePath)
@@ -226,22 +233,71 @@ func copyIsTerminal(w io.Writer) bool {
 }
 
 // copyProgress shows the progress of a copy, table by table: on a
-// terminal a bar redrawn in place at most ten times a second, elsewhere a
-// line when a table starts, every every, and when it is done.
+// terminal a bar redrawn in place at most ten times a second (and at least
+// once a second), elsewhere a line when a table starts, every every, and
+// when it is done. It is safe for concurrent use.
 type copyProgress struct {
 	w        io.Writer
 	terminal bool
 	every    time.Duration
 	now      func() time.Time
 
-	table       string    // the table shown
-	start, last time.Time // of the table, and of the last line or bar
-	warnings    sdkWarnings
+	warnings sdkWarnings
+
+	mu          sync.Mutex         // guards what follows, and the writes to w
+	table       string             // the table shown
+	cur         tablecopy.Progress // its last progress
+	start, last time.Time          // of the table, and of the last line or bar
 }
 
 // update is the tablecopy.Options.Progress callback.
 func (p *copyProgress) update(pr tablecopy.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cur = pr
+	p.show(pr, p.now())
+}
+
+// tick shows the progress of the table being copied again, if it is due,
+// so that a slow page does not freeze the display: every second on a
+// terminal, every p.every otherwise.
+func (p *copyProgress) tick() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	now := p.now()
+	switch {
+	case p.table == "" || p.cur.Done:
+	case p.terminal && now.Sub(p.last) >= time.Second:
+		p.last = now
+		fmt.Fprintf(p.w, "\r%s\x1b[K", p.line(p.cur, now))
+	case !p.terminal && now.Sub(p.last) >= p.every:
+		p.last = now
+		fmt.Fprintln(p.w, p.line(p.cur, now))
+	}
+}
+
+// ticking calls tick every period until the returned function is called.
+func (p *copyProgress) ticking(period time.Duration) (stop func()) {
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(period)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				p.tick()
+			}
+		}
+	}()
+	return func() { close(done); <-stopped }
+}
+
+// show shows pr at now. The caller holds p.mu.
+func (p *copyProgress) show(pr tablecopy.Progress, now time.Time) {
 	if pr.Table != p.table {
 		p.table, p.start, p.last = pr.Table, now, now
 		if p.terminal {
