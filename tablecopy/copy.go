@@ -93,8 +93,9 @@ type Progress struct {
 	// scan's if ItemCount is 0. Copied may pass it.
 	Total int64
 	// Done reports the table's last call: its items are copied and
-	// checked, or it failed (its TableReport says which).
-	Done bool
+	// checked, or it failed (then Failed is set too; its TableReport says
+	// why).
+	Done, Failed bool
 }
 
 // Report says what a Copy did, table by table.
@@ -157,6 +158,13 @@ func (r *Report) String() string {
 // String returns a line that says what was done with the table.
 func (t TableReport) String() string {
 	var b strings.Builder
+	if errors.Is(t.Err, context.Canceled) {
+		fmt.Fprintf(&b, "%s: interrupted", t.Name)
+		if t.Copied > 0 {
+			fmt.Fprintf(&b, " (%d items copied)", t.Copied)
+		}
+		return b.String()
+	}
 	if t.Err != nil {
 		fmt.Fprintf(&b, "%s: FAILED: %v", t.Name, t.Err)
 		if t.Copied > 0 {
@@ -330,7 +338,7 @@ func listTables(ctx context.Context, api timetable.API, side string) ([]string, 
 // report calls the progress callback, if any, under c.mu.
 func (c *copier) report(tc *tableCopy, done bool) {
 	if c.o.Progress != nil {
-		c.o.Progress(Progress{Table: tc.name, Copied: tc.before + tc.rep.Copied, Resumed: tc.before, Total: tc.total, Done: done})
+		c.o.Progress(Progress{Table: tc.name, Copied: tc.before + tc.rep.Copied, Resumed: tc.before, Total: tc.total, Done: done, Failed: done && tc.rep.Err != nil})
 	}
 }
 

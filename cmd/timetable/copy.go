@@ -315,6 +315,9 @@ func (p *copyProgress) show(pr tablecopy.Progress, now time.Time) {
 	case pr.Done && p.terminal:
 		fmt.Fprintf(p.w, "\r%s\x1b[K\n", p.line(pr, now))
 		p.warned(pr.Table)
+	case pr.Failed:
+		fmt.Fprintln(p.w, p.line(pr, now))
+		p.warned(pr.Table)
 	case pr.Done:
 		done := pr.Copied - pr.Resumed
 		fmt.Fprintf(p.w, "%s: %s items in %v (%s items/s)\n", pr.Table, num(float64(done)), now.Sub(p.start).Round(time.Second), num(rate(done, now.Sub(p.start))))
@@ -341,7 +344,7 @@ func (p *copyProgress) warned(table string) {
 func (p *copyProgress) line(pr tablecopy.Progress, now time.Time) string {
 	total := max(pr.Total, pr.Copied, 1)
 	frac := float64(pr.Copied) / float64(total)
-	if pr.Done {
+	if pr.Done && !pr.Failed {
 		frac = 1
 	}
 	var b strings.Builder
@@ -355,6 +358,8 @@ func (p *copyProgress) line(pr tablecopy.Progress, now time.Time) string {
 	r := rate(pr.Copied-pr.Resumed, elapsed)
 	fmt.Fprintf(&b, "%3.0f%% %s/%s items, %s items/s", 100*frac, num(float64(pr.Copied)), num(float64(total)), num(r))
 	switch {
+	case pr.Failed:
+		fmt.Fprintf(&b, ", stopped after %v", elapsed.Round(time.Second))
 	case pr.Done:
 		fmt.Fprintf(&b, ", done in %v", elapsed.Round(time.Second))
 	case r > 0 && total > pr.Copied:

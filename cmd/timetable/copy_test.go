@@ -261,13 +261,14 @@ func addTable(t *testing.T, dir, name string) {
 type cancelling struct {
 	n      int
 	cancel context.CancelFunc
+	bytes.Buffer
 }
 
 func (c *cancelling) Write(p []byte) (int, error) {
 	if c.n--; c.n == 0 {
 		c.cancel()
 	}
-	return len(p), nil
+	return c.Buffer.Write(p)
 }
 
 // TestCopy_InterruptResume interrupts a copy mid-way (as Ctrl-C does) and
@@ -279,10 +280,14 @@ func TestCopy_InterruptResume(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var out bytes.Buffer
-	c := &CopyCommand{Stdout: &out, Stderr: &cancelling{n: 4, cancel: cancel}, Every: time.Nanosecond}
+	errb := &cancelling{n: 4, cancel: cancel}
+	c := &CopyCommand{Stdout: &out, Stderr: errb, Every: time.Nanosecond}
 	err := c.Run(ctx, []string{"--from", "file:" + src, "--to", "file:" + dst, "--segments", "2", "--page-items", "50"})
 	if err == nil || !strings.Contains(err.Error(), "interrupted; progress is in ") || !strings.Contains(err.Error(), "run the same command with --resume") {
 		t.Fatalf("err = %v", err)
+	}
+	if !strings.HasPrefix(out.String(), "events: interrupted (") || !strings.Contains(errb.String(), " items/s, stopped after ") {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", out.String(), errb.String())
 	}
 	out2, _ := runCopy(t, "--from", "file:"+src, "--to", "file:"+dst, "--resume")
 	var n int
