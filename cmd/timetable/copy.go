@@ -165,6 +165,9 @@ func (c *CopyCommand) Run(ctx context.Context, args []string) error {
 		every = 10 * time.Second
 	}
 	pr := &copyProgress{w: c.Stderr, terminal: terminal(c.Stderr), every: every, now: now}
+	if f, ok := c.Stderr.(*os.File); ok && pr.terminal {
+		pr.cols, _, _ = term.GetSize(int(f.Fd()))
+	}
 	// The SDK's warnings (connections closed by the server, retried)
 	// would break the progress lines: they are counted, and shown in one
 	// line per table.
@@ -242,6 +245,7 @@ type copyProgress struct {
 	every    time.Duration
 	now      func() time.Time
 
+	cols     int // the terminal's width, 0 if unknown
 	warnings sdkWarnings
 
 	mu          sync.Mutex         // guards what follows, and the writes to w
@@ -347,15 +351,9 @@ func (p *copyProgress) line(pr tablecopy.Progress, now time.Time) string {
 	if pr.Done && !pr.Failed {
 		frac = 1
 	}
-	var b strings.Builder
-	b.WriteString(pr.Table + ": ")
-	if p.terminal {
-		const width = 30
-		n := int(frac * width)
-		b.WriteString("[" + strings.Repeat("=", n) + strings.Repeat(" ", width-n) + "] ")
-	}
 	elapsed := now.Sub(p.start)
 	r := rate(pr.Copied-pr.Resumed, elapsed)
+	var b strings.Builder
 	fmt.Fprintf(&b, "%3.0f%% %s/%s items, %s items/s", 100*frac, num(float64(pr.Copied)), num(float64(total)), num(r))
 	switch {
 	case pr.Failed:
@@ -367,7 +365,20 @@ func (p *copyProgress) line(pr tablecopy.Progress, now time.Time) string {
 	default:
 		b.WriteString(", ETA ?")
 	}
-	return b.String()
+	bar := ""
+	if p.terminal {
+		// A bar of 30 characters, shorter on a narrow terminal (none
+		// below 5), so that the line does not wrap.
+		width := 30
+		if p.cols > 0 {
+			width = min(width, p.cols-1-len(pr.Table)-2-3-b.Len())
+		}
+		if width >= 5 {
+			n := int(frac * float64(width))
+			bar = "[" + strings.Repeat("=", n) + strings.Repeat(" ", width-n) + "] "
+		}
+	}
+	return pr.Table + ": " + bar + b.String()
 }
 
 // rate returns n items over d, per second, rounded; 0 if d is not

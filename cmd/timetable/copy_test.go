@@ -398,3 +398,27 @@ func TestCopy_SDKWarnings(t *testing.T) {
 		t.Errorf("warnings counted twice:\n%s", errb.String())
 	}
 }
+
+// TestCopy_BarWidth: on a narrow terminal the bar shrinks so that the
+// line does not wrap, and is left out where it would be under 5
+// characters.
+func TestCopy_BarWidth(t *testing.T) {
+	start := time.Unix(100, 0)
+	pr := tablecopy.Progress{Table: "analytics", Copied: 50000, Total: 150000}
+	for _, c := range []struct {
+		cols    int
+		bar     string
+		longest int
+	}{
+		{0, "[==========                    ]", 200},
+		{200, "[==========                    ]", 199},
+		{80, "[====", 79},
+		{50, "", 79},
+	} {
+		p := &copyProgress{terminal: true, cols: c.cols, start: start}
+		line := p.line(pr, start.Add(10*time.Second))
+		if !strings.HasPrefix(line, "analytics: "+c.bar) || len(line) > c.longest || !strings.HasSuffix(line, "33% 50,000/150,000 items, 5,000 items/s, ETA 20s") {
+			t.Errorf("%d columns: %q (%d characters)", c.cols, line, len(line))
+		}
+	}
+}
