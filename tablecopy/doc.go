@@ -37,8 +37,10 @@
 // embedded engine may delete such an item at any time, so it counts as
 // expired, not missing. A table with missing items fails with a
 // *MismatchError; the TableReport counts the items read, found, expired
-// and missing. Reading back costs the destination read units, about an
-// eighth of the write units of the copy for items under 1 KB.
+// and missing. Reading back costs the destination a read unit per item of
+// up to 4 KB (BatchGetItem rounds each item up), beside the copy's write
+// unit per KB: on demand, a read unit is priced at a fifth of a write
+// unit.
 //
 // The check cannot see items that the destination holds and the source
 // lacks: those of a reused destination table, or deleted from the
