@@ -17,32 +17,44 @@ import (
 // Options are the options of Copy. A nil *Options is valid; the zero
 // value of each field means its default.
 type Options struct {
-	// Tables names the tables to copy; empty means every table of the
-	// source (ListTables).
+	// Tables names the tables to copy; empty means the tables of the
+	// resumed state file (with Resume), else every table of the source
+	// (ListTables).
 	Tables []string
 	// Segments is the number of segments of each table's parallel Scan,
 	// read and written at once: 1 to 1,000,000; 0 means 4. A table found in
 	// the state file keeps the segment count it was started with.
 	Segments int
 	// PageItems bounds the items of one Scan page, which is also how often
-	// progress is saved; 0 means DynamoDB's 1 MB pages.
+	// progress is saved and items checked; 0 means DynamoDB's 1 MB pages.
 	PageItems int
-	// StateFile is the path of the JSON file that records progress, read
-	// at the start if it exists; "" keeps no state and an interrupted copy
-	// starts again from the beginning.
+	// StateFile is the path of the JSON file that records progress; ""
+	// keeps no state and an interrupted copy starts again from the
+	// beginning. The file is removed once every table is copied and
+	// checked.
 	StateFile string
+	// Resume continues the copy that StateFile records; the file must
+	// exist (else ErrNoState). Without Resume, a StateFile that exists is
+	// ErrStateExists: an interrupted copy is resumed or discarded on
+	// purpose, never by accident.
+	Resume bool
 	// Source and Destination describe the two sides (URLs, say). They are
 	// written to a new state file, and a state file that records others
 	// is refused, so that a state file is not resumed against other
 	// tables. "" matches anything.
 	Source, Destination string
-	// Progress, if set, is called after each BatchWriteItem call and once
-	// before the first, one call at a time (from the segments' goroutines).
+	// Progress, if set, is called for each table once before its first
+	// write, after each BatchWriteItem call, and once when the table is
+	// done (copied and checked, or failed), one call at a time (from the
+	// segments' goroutines).
 	Progress func(Progress)
+	// Now returns the present, against which items' TTL attributes are
+	// compared by the check. Default time.Now.
+	Now func() time.Time
 	// ActiveTimeout bounds the wait for a created table to become active;
 	// 0 means 10 minutes.
 	ActiveTimeout time.Duration
-	// Logger receives a line per table created, reused or verified; nil
+	// Logger receives a line per table created, reused or checked; nil
 	// discards them.
 	Logger *slog.Logger
 }
@@ -58,29 +70,48 @@ func (o *Options) withDefaults() Options {
 	if r.ActiveTimeout <= 0 {
 		r.ActiveTimeout = 10 * time.Minute
 	}
+	if r.Now == nil {
+		r.Now = time.Now
+	}
 	if r.Logger == nil {
 		r.Logger = slog.New(slog.DiscardHandler)
 	}
 	return r
 }
 
-// Progress is how far a Copy has got, over all its tables.
+// Progress is how far a Copy has got with one table.
 type Progress struct {
 	// Table is the table being copied.
 	Table string
-	// Copied is the number of items written, those of earlier runs with
-	// the same state file included.
+	// Copied is the number of items of the table written, those of
+	// earlier runs with the same state file included.
 	Copied int64
-	// Total is the estimated number of items to copy: the sum of the
-	// source tables' ItemCount (which DynamoDB updates about every six
-	// hours), or of a count scan for a table whose ItemCount is 0. Copied
-	// may pass it.
+	// Resumed is the part of Copied that earlier runs wrote.
+	Resumed int64
+	// Total is the estimated number of items of the table: the source's
+	// ItemCount (which DynamoDB updates about every six hours), or a count
+	// scan's if ItemCount is 0. Copied may pass it.
 	Total int64
+	// Done reports the table's last call: its items are copied and
+	// checked, or it failed (then Failed is set too; its TableReport says
+	// why).
+	Done, Failed bool
 }
 
 // Report says what a Copy did, table by table.
 type Report struct {
 	Tables []TableReport
+}
+
+// Failed returns the names of the tables that failed.
+func (r *Report) Failed() []string {
+	var names []string
+	for _, t := range r.Tables {
+		if t.Err != nil {
+			names = append(names, t.Name)
+		}
+	}
+	return names
 }
 
 // TableReport says what a Copy did with one table.
@@ -100,104 +131,165 @@ type TableReport struct {
 	Resumed int
 	// Copied is the number of items this Copy wrote.
 	Copied int64
-	// SourceItems and DestinationItems are the verified counts, set once
-	// the table's items are copied.
-	SourceItems, DestinationItems int64
-	// Verified reports that the counts were taken and are equal.
-	Verified bool
+	// Read is the number of items this Copy read from the source pages
+	// that were written and checked; Found of them were in the
+	// destination when checked, Expired were not but their TTL had
+	// passed (the destination may delete them at any time), Missing were
+	// not although their TTL had not passed.
+	Read, Found, Expired, Missing int64
+	// Checked reports that every page of the table was written and
+	// checked, and no item was missing.
+	Checked bool
+	// Err is why the table failed (nil if it did not): a *MismatchError
+	// if items are missing, the error of the step that failed otherwise.
+	Err error
 }
 
 // String returns a line per table.
 func (r *Report) String() string {
 	var b strings.Builder
 	for _, t := range r.Tables {
-		how := "reused existing table"
-		if t.Created {
-			how = "created"
-		}
-		fmt.Fprintf(&b, "%s: %s, %d items copied", t.Name, how, t.Copied)
-		if t.Resumed > 0 {
-			fmt.Fprintf(&b, " (resumed %d of %d segments)", t.Resumed, t.Segments)
-		}
-		if t.TTL != "" {
-			fmt.Fprintf(&b, ", TTL on %s", t.TTL)
-		}
-		if t.Verified {
-			fmt.Fprintf(&b, ", verified: %d items on both sides", t.SourceItems)
-		}
+		b.WriteString(t.String())
 		b.WriteByte('\n')
 	}
 	return b.String()
 }
 
-// MismatchError reports a table whose item counts differ after the copy.
+// String returns a line that says what was done with the table.
+func (t TableReport) String() string {
+	var b strings.Builder
+	if errors.Is(t.Err, context.Canceled) {
+		fmt.Fprintf(&b, "%s: interrupted", t.Name)
+		if t.Copied > 0 {
+			fmt.Fprintf(&b, " (%d items copied)", t.Copied)
+		}
+		return b.String()
+	}
+	if t.Err != nil {
+		fmt.Fprintf(&b, "%s: FAILED: %v", t.Name, t.Err)
+		if t.Copied > 0 {
+			fmt.Fprintf(&b, " (%d items copied)", t.Copied)
+		}
+		return b.String()
+	}
+	how := "reused existing table"
+	if t.Created {
+		how = "created"
+	}
+	fmt.Fprintf(&b, "%s: %s, %d items copied", t.Name, how, t.Copied)
+	if t.Resumed > 0 {
+		fmt.Fprintf(&b, " (resumed %d of %d segments)", t.Resumed, t.Segments)
+	}
+	if t.TTL != "" {
+		fmt.Fprintf(&b, ", TTL on %s", t.TTL)
+	}
+	if t.Checked {
+		fmt.Fprintf(&b, ", checked: %d of %d items read are in the destination", t.Found, t.Read)
+		if t.Expired > 0 {
+			fmt.Fprintf(&b, ", %d expired on the way", t.Expired)
+		}
+	}
+	return b.String()
+}
+
+// MismatchError reports a table some of whose items, read from the source
+// and written, were not in the destination when checked, although their
+// TTL had not passed.
 type MismatchError struct {
-	Table                         string
-	SourceItems, DestinationItems int64
+	Table string
+	// Missing is the number of such items, Read the number of items read.
+	Missing, Read int64
+	// Key is the key of one of them, as "hash=value range=value".
+	Key string
 }
 
 func (e *MismatchError) Error() string {
-	return fmt.Sprintf("tablecopy: table %s: the source holds %d items, the destination %d", e.Table, e.SourceItems, e.DestinationItems)
+	return fmt.Sprintf("tablecopy: table %s: %d of the %d items read from the source are not in the destination (one: %s)", e.Table, e.Missing, e.Read, e.Key)
 }
 
-// Copy copies the tables of o.Tables (all of from's if none), schema and
-// items, from from to to, resuming from o.StateFile if it records an
-// earlier run, and verifies each table's item count at the end. A
-// destination table that exists with the same key schema is reused (its
-// indexes and settings are left as they are, TTL set if it has none); one
-// with another key schema is an error before any item is copied.
+// ErrStateExists is the error of a Copy without Options.Resume whose state
+// file exists: the record of an earlier copy, to resume or remove.
+var ErrStateExists = errors.New("tablecopy: the state file exists")
+
+// ErrNoState is the error of a Copy with Options.Resume whose state file
+// does not exist.
+var ErrNoState = errors.New("tablecopy: no state file to resume from")
+
+// Copy copies the tables of o.Tables, schema and items, from from to to,
+// resuming from o.StateFile with o.Resume, and checks each page of items
+// it writes (see the package documentation). A destination table that
+// exists with the same key schema is reused (its indexes and settings are
+// left as they are, TTL set if it has none); one with another key schema
+// fails that table before any of its items is copied.
 //
-// It returns the report of what it did, also when it fails part way (the
-// tables done so far), and the first error: a *MismatchError if counts
-// differ, ctx.Err() (wrapped) if ctx ends. Errors begin "tablecopy: ".
+// A table that fails does not stop the others: every table is prepared
+// first (created, or its schema compared), then copied and checked in
+// turn, each with its TableReport, Err set if it failed. Only the end of
+// ctx stops the copy (the tables not done then fail with ctx's error).
+// Copy returns the report, of every table asked for, and nil if none
+// failed, else the tables' errors joined (errors.Is and errors.As see
+// through: a *MismatchError, or ctx.Err()). Errors of the whole copy (the
+// state file, the list of tables) come with a report of no tables.
+// Errors begin "tablecopy: ".
 func Copy(ctx context.Context, from, to timetable.API, o *Options) (*Report, error) {
 	opts := o.withDefaults()
+	rep := &Report{}
 	if opts.Segments > 1000000 {
-		return nil, fmt.Errorf("tablecopy: %d segments: at most 1,000,000", opts.Segments)
+		return rep, fmt.Errorf("tablecopy: %d segments: at most 1,000,000", opts.Segments)
 	}
-	st, err := loadState(opts.StateFile, opts.Source, opts.Destination)
+	st, err := loadState(opts.StateFile, opts.Resume, opts.Source, opts.Destination)
 	if err != nil {
-		return nil, err
+		return rep, err
 	}
 	names := opts.Tables
+	if len(names) == 0 && opts.Resume {
+		names = st.Names
+	}
 	if len(names) == 0 {
-		if names, err = listTables(ctx, from); err != nil {
-			return nil, err
+		if names, err = listTables(ctx, from, "source"); err != nil {
+			return rep, err
 		}
 	}
+	st.Names = names
 	c := &copier{from: from, to: to, o: opts, st: st}
-	rep := &Report{}
-	// First every schema, so that a destination that does not fit fails
-	// the copy before any item is written.
-	var tables []*tableCopy
-	for _, name := range names {
+	// First every schema, so that a destination that does not fit is
+	// known before any item is written.
+	tables := make([]*tableCopy, len(names))
+	rep.Tables = make([]TableReport, len(names))
+	for i, name := range names {
 		tc, err := c.prepare(ctx, name)
-		if err != nil {
-			return rep, err
-		}
-		tables = append(tables, tc)
-		rep.Tables = append(rep.Tables, tc.rep)
-	}
-	for _, tc := range tables {
-		n, err := c.estimate(ctx, tc)
-		if err != nil {
-			return rep, wrapf(err, "cannot count the items of source table %s", tc.name)
-		}
-		c.total += n
-		c.copied += tc.state.copied()
-	}
-	c.report("")
-	for i, tc := range tables {
-		err := c.copyItems(ctx, tc)
 		if err == nil {
-			err = c.verify(ctx, tc)
+			tc.total, err = c.estimate(ctx, tc)
+			err = wrapf(err, "cannot count the items of source table %s", name)
 		}
-		rep.Tables[i] = tc.rep
 		if err != nil {
-			return rep, err
+			rep.Tables[i] = TableReport{Name: name, Err: err}
+			continue
+		}
+		tables[i] = tc
+	}
+	var errs []error
+	for i, tc := range tables {
+		if tc == nil {
+			errs = append(errs, rep.Tables[i].Err)
+			continue
+		}
+		err := ctx.Err()
+		if err == nil {
+			err = c.copyItems(ctx, tc)
+		} else {
+			err = wrapf(err, "table %s not copied", tc.name)
+		}
+		c.finish(tc, err)
+		rep.Tables[i] = tc.rep
+		if tc.rep.Err != nil {
+			errs = append(errs, tc.rep.Err)
 		}
 	}
-	return rep, nil
+	if len(errs) > 0 {
+		return rep, errors.Join(errs...)
+	}
+	return rep, st.remove()
 }
 
 // copier is one Copy.
@@ -206,8 +298,9 @@ type copier struct {
 	o        Options
 	st       *state
 
-	mu            sync.Mutex // guards the state, its file and the counters
-	copied, total int64
+	mu sync.Mutex // guards the state, its file and the reports
+
+	dstTables map[string]bool // the destination's tables, once listed
 }
 
 // tableCopy is the copy of one table.
@@ -217,17 +310,22 @@ type tableCopy struct {
 	rng       string
 	keyTypes  map[string]string
 	itemCount int64 // the source's ItemCount
+	ttl       string
+	total     int64 // the estimate of its items
+	before    int64 // the items earlier runs wrote
 	state     *tableState
 	rep       TableReport
+	key       string // a missing item's key
 }
 
-func listTables(ctx context.Context, api timetable.API) ([]string, error) {
+// listTables returns the names of the tables of api, the side named.
+func listTables(ctx context.Context, api timetable.API, side string) ([]string, error) {
 	var names []string
 	in := &dynamodb.ListTablesInput{}
 	for {
 		out, err := api.ListTables(ctx, in)
 		if err != nil {
-			return nil, fmt.Errorf("tablecopy: cannot list the source's tables: %w", err)
+			return nil, fmt.Errorf("tablecopy: cannot list the %s's tables: %w", side, err)
 		}
 		names = append(names, out.TableNames...)
 		if out.LastEvaluatedTableName == nil {
@@ -238,9 +336,9 @@ func listTables(ctx context.Context, api timetable.API) ([]string, error) {
 }
 
 // report calls the progress callback, if any, under c.mu.
-func (c *copier) report(table string) {
+func (c *copier) report(tc *tableCopy, done bool) {
 	if c.o.Progress != nil {
-		c.o.Progress(Progress{Table: table, Copied: c.copied, Total: c.total})
+		c.o.Progress(Progress{Table: tc.name, Copied: tc.before + tc.rep.Copied, Resumed: tc.before, Total: tc.total, Done: done, Failed: done && tc.rep.Err != nil})
 	}
 }
 

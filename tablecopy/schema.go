@@ -43,8 +43,17 @@ func (c *copier) prepare(ctx context.Context, name string) (*tableCopy, error) {
 	c.mu.Unlock()
 	tc.state = ts
 	tc.rep = TableReport{Name: name, Segments: len(ts.Segments), Resumed: ts.resumed()}
+	tc.before = ts.copied()
 
-	dst, err := describe(ctx, c.to, name)
+	// The destination's tables are listed rather than described, so that
+	// a missing one is not an error response (which some SDKs log).
+	exists, err := c.destinationHas(ctx, name)
+	var dst *types.TableDescription
+	if err == nil && exists {
+		dst, err = describe(ctx, c.to, name)
+	} else if err == nil {
+		err = &types.ResourceNotFoundException{}
+	}
 	switch {
 	case err == nil:
 		if why := sameKeys(src, dst); why != "" {
@@ -67,10 +76,27 @@ func (c *copier) prepare(ctx context.Context, name string) (*tableCopy, error) {
 	if tc.rep.TTL, err = copyTTL(ctx, c.from, c.to, name); err != nil {
 		return nil, err
 	}
+	tc.ttl = tc.rep.TTL
 	if err := c.save(); err != nil {
 		return nil, err
 	}
 	return tc, nil
+}
+
+// destinationHas reports whether the destination has the table name,
+// from a list of its tables made on the first call.
+func (c *copier) destinationHas(ctx context.Context, name string) (bool, error) {
+	if c.dstTables == nil {
+		names, err := listTables(ctx, c.to, "destination")
+		if err != nil {
+			return false, err
+		}
+		c.dstTables = map[string]bool{}
+		for _, n := range names {
+			c.dstTables[n] = true
+		}
+	}
+	return c.dstTables[name], nil
 }
 
 func describe(ctx context.Context, api timetable.API, name string) (*types.TableDescription, error) {

@@ -24,10 +24,12 @@ const stateVersion = 1
 // the last page written; a segment with neither done nor cursor starts at
 // the beginning.
 type state struct {
-	Version     int                    `json:"version"`
-	Source      string                 `json:"source,omitempty"`
-	Destination string                 `json:"destination,omitempty"`
-	Tables      map[string]*tableState `json:"tables"`
+	Version     int    `json:"version"`
+	Source      string `json:"source,omitempty"`
+	Destination string `json:"destination,omitempty"`
+	// Names are the tables the copy was asked for, in order.
+	Names  []string               `json:"names,omitempty"`
+	Tables map[string]*tableState `json:"tables"`
 
 	path string // "" for no file
 }
@@ -67,20 +69,29 @@ func (t *tableState) resumed() int {
 	return n
 }
 
-// loadState reads the state file at path, or returns a new state if there
-// is none (or path is ""). A state of other sides than source and
-// destination is an error.
-func loadState(path, source, destination string) (*state, error) {
+// loadState reads the state file at path to resume from it, or returns a
+// new state if resume is false (or path is ""). A state file that exists
+// without resume is ErrStateExists, one that does not exist with resume
+// ErrNoState, and a state of other sides than source and destination is
+// an error.
+func loadState(path string, resume bool, source, destination string) (*state, error) {
 	st := &state{Version: stateVersion, Source: source, Destination: destination, Tables: map[string]*tableState{}, path: path}
 	if path == "" {
+		if resume {
+			return nil, fmt.Errorf("%w: no state file given", ErrNoState)
+		}
 		return st, nil
 	}
 	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && resume:
+		return nil, fmt.Errorf("%w: %s does not exist", ErrNoState, path)
+	case errors.Is(err, fs.ErrNotExist):
 		return st, nil
-	}
-	if err != nil {
+	case err != nil:
 		return nil, fmt.Errorf("tablecopy: cannot read state file: %w", err)
+	case !resume:
+		return nil, fmt.Errorf("%w: %s records an earlier copy that did not finish: resume it, or remove the file to start again", ErrStateExists, path)
 	}
 	old, err := decodeState(data)
 	if err != nil {
@@ -157,6 +168,17 @@ func (st *state) save() error {
 	if err != nil {
 		os.Remove(f.Name())
 		return fmt.Errorf("tablecopy: cannot write state file: %w", err)
+	}
+	return nil
+}
+
+// remove removes the state file, if there is one.
+func (st *state) remove() error {
+	if st.path == "" {
+		return nil
+	}
+	if err := os.Remove(st.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("tablecopy: cannot remove the state file of the finished copy: %w", err)
 	}
 	return nil
 }
