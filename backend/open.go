@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/local"
@@ -33,6 +34,23 @@ import (
 //
 // The caller closes the returned Backend. Errors begin "backend: ".
 func Open(ctx context.Context, rawURL string) (timetable.Backend, error) {
+	return OpenWith(ctx, rawURL, nil)
+}
+
+// Options are the options of OpenWith. The zero value is valid.
+type Options struct {
+	// SDKLogger, when set, receives the AWS SDK's log lines (retries,
+	// connections closed by the server) of a DynamoDB endpoint's client
+	// instead of the standard error. The embedded engine ignores it.
+	SDKLogger logging.Logger
+}
+
+// OpenWith is Open with options; o may be nil.
+func OpenWith(ctx context.Context, rawURL string, o *Options) (timetable.Backend, error) {
+	var opts Options
+	if o != nil {
+		opts = *o
+	}
 	scheme, rest, ok := strings.Cut(rawURL, ":")
 	if !ok {
 		return nil, fmt.Errorf("backend: cannot open %q: want file:PATH, mem:, http://HOST:PORT or dynamodb://REGION", rawURL)
@@ -51,18 +69,18 @@ func Open(ctx context.Context, rawURL string) (timetable.Backend, error) {
 		if err != nil || u.Host == "" {
 			return nil, fmt.Errorf("backend: cannot open %q: bad endpoint URL", rawURL)
 		}
-		return openRemote(ctx, "us-east-1", rawURL, true)
+		return openRemote(ctx, "us-east-1", rawURL, true, opts)
 	case "dynamodb":
 		region := strings.Trim(strings.TrimPrefix(rest, "//"), "/")
 		if region == "" {
 			return nil, fmt.Errorf("backend: cannot open %q: want dynamodb://REGION", rawURL)
 		}
-		return openRemote(ctx, region, "", false)
+		return openRemote(ctx, region, "", false, opts)
 	}
 	return nil, fmt.Errorf("backend: cannot open %q: unknown scheme %q", rawURL, scheme)
 }
 
-func openRemote(ctx context.Context, region, endpoint string, fallbackCreds bool) (timetable.Backend, error) {
+func openRemote(ctx context.Context, region, endpoint string, fallbackCreds bool, opts Options) (timetable.Backend, error) {
 	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(region))
 	if err != nil {
 		return nil, fmt.Errorf("backend: cannot load AWS configuration: %w", err)
@@ -75,6 +93,9 @@ func openRemote(ctx context.Context, region, endpoint string, fallbackCreds bool
 	client := dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
 		if endpoint != "" {
 			o.BaseEndpoint = aws.String(endpoint)
+		}
+		if opts.SDKLogger != nil {
+			o.Logger = opts.SDKLogger
 		}
 	})
 	return remote{client}, nil

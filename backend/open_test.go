@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/logging"
 
 	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/backend"
@@ -52,5 +53,27 @@ func TestOpen_BadURLs(t *testing.T) {
 		} else if !strings.HasPrefix(err.Error(), "backend: ") {
 			t.Errorf("Open(%q) error %q lacks the package prefix", u, err)
 		}
+	}
+}
+
+// An SDKLogger given to OpenWith is the logger of the endpoint's client.
+func TestOpenWith_SDKLogger(t *testing.T) {
+	var l logging.Nop
+	db, err := backend.OpenWith(context.Background(), "http://127.0.0.1:1", &backend.Options{SDKLogger: l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	c, ok := db.(interface{ Options() dynamodb.Options })
+	if !ok {
+		t.Fatalf("%T is not an SDK client", db)
+	}
+	if got := c.Options().Logger; got != l {
+		t.Errorf("the client's logger is %T, want the one given", got)
+	}
+	if db, err := backend.OpenWith(context.Background(), "mem:", &backend.Options{SDKLogger: l}); err != nil {
+		t.Errorf("mem: with an SDK logger: %v", err)
+	} else {
+		db.Close()
 	}
 }

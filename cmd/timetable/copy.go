@@ -15,11 +15,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/logging"
 	"golang.org/x/term"
 
-	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/backend"
 	"github.com/timetable-db/timetable/tablecopy"
 )
@@ -141,12 +139,17 @@ func (c *CopyCommand) Run(ctx context.Context, args []string) error {
 		}
 	}
 
-	src, err := backend.Open(ctx, *from)
+	// The SDK's warnings (connections closed by the server, retried)
+	// would break the progress lines: they are counted, and shown in one
+	// line per table.
+	warnings := &sdkWarnings{}
+	bo := &backend.Options{SDKLogger: warnings}
+	src, err := backend.OpenWith(ctx, *from, bo)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	dst, err := backend.Open(ctx, *to)
+	dst, err := backend.OpenWith(ctx, *to, bo)
 	if err != nil {
 		return err
 	}
@@ -164,14 +167,10 @@ func (c *CopyCommand) Run(ctx context.Context, args []string) error {
 	if every <= 0 {
 		every = 10 * time.Second
 	}
-	pr := &copyProgress{w: c.Stderr, terminal: terminal(c.Stderr), every: every, now: now}
+	pr := &copyProgress{w: c.Stderr, terminal: terminal(c.Stderr), every: every, now: now, warnings: warnings}
 	if f, ok := c.Stderr.(*os.File); ok && pr.terminal {
 		pr.cols, _, _ = term.GetSize(int(f.Fd()))
 	}
-	// The SDK's warnings (connections closed by the server, retried)
-	// would break the progress lines: they are counted, and shown in one
-	// line per table.
-	from2, to2 := sdkQuiet{src, &pr.warnings}, sdkQuiet{dst, &pr.warnings}
 	o := &tablecopy.Options{
 		Tables: splitList(*tables), Segments: *segments, PageItems: *page, StateFile: statePath, Resume: *resume,
 		Source: *from, Destination: *to, Progress: pr.update,
@@ -181,7 +180,7 @@ func (c *CopyCommand) Run(ctx context.Context, args []string) error {
 	if c.Now == nil {
 		stop = pr.ticking(min(every, time.Second))
 	}
-	rep, err := tablecopy.Copy(ctx, from2, to2, o)
+	rep, err := tablecopy.Copy(ctx, src, dst, o)
 	stop()
 	switch {
 	case errors.Is(err, tablecopy.ErrStateExists):
@@ -245,8 +244,8 @@ type copyProgress struct {
 	every    time.Duration
 	now      func() time.Time
 
-	cols     int // the terminal's width, 0 if unknown
-	warnings sdkWarnings
+	cols     int          // the terminal's width, 0 if unknown
+	warnings *sdkWarnings // nil: none counted
 
 	mu          sync.Mutex         // guards what follows, and the writes to w
 	table       string             // the table shown
@@ -408,52 +407,12 @@ func (w *sdkWarnings) Logf(_ logging.Classification, format string, v ...any) {
 
 // take returns the count and the last line, and starts counting again.
 func (w *sdkWarnings) take() (int, string) {
+	if w == nil {
+		return 0, ""
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n, last := w.n, w.last
 	w.n, w.last = 0, ""
 	return n, last
-}
-
-// sdkQuiet gives the AWS SDK the logger log on each call that a copy
-// makes (a backend that is no SDK client ignores it).
-type sdkQuiet struct {
-	timetable.API
-	log logging.Logger
-}
-
-func (q sdkQuiet) opts(optFns []func(*dynamodb.Options)) []func(*dynamodb.Options) {
-	return append(optFns, func(o *dynamodb.Options) { o.Logger = q.log })
-}
-
-func (q sdkQuiet) ListTables(ctx context.Context, in *dynamodb.ListTablesInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ListTablesOutput, error) {
-	return q.API.ListTables(ctx, in, q.opts(optFns)...)
-}
-
-func (q sdkQuiet) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-	return q.API.DescribeTable(ctx, in, q.opts(optFns)...)
-}
-
-func (q sdkQuiet) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, optFns ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
-	return q.API.CreateTable(ctx, in, q.opts(optFns)...)
-}
-
-func (q sdkQuiet) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
-	return q.API.DescribeTimeToLive(ctx, in, q.opts(optFns)...)
-}
-
-func (q sdkQuiet) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, optFns ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
-	return q.API.UpdateTimeToLive(ctx, in, q.opts(optFns)...)
-}
-
-func (q sdkQuiet) Scan(ctx context.Context, in *dynamodb.ScanInput, optFns ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	return q.API.Scan(ctx, in, q.opts(optFns)...)
-}
-
-func (q sdkQuiet) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	return q.API.BatchGetItem(ctx, in, q.opts(optFns)...)
-}
-
-func (q sdkQuiet) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, optFns ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	return q.API.BatchWriteItem(ctx, in, q.opts(optFns)...)
 }
