@@ -402,3 +402,45 @@ func TestCopy_BarWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestCopy_DemoToDynamoDBLocalAndBack: a demo folder's web analytics
+// copied to DynamoDB Local and back, and the CLI reading each copy with
+// --backend (or --data) gives the figures it gives on the folder.
+func TestCopy_DemoToDynamoDBLocalAndBack(t *testing.T) {
+	endpoint := dynamotest.Require(t)
+	copyEnv(t)
+	// A key of its own keeps this test's tables apart in DynamoDB Local.
+	t.Setenv("AWS_ACCESS_KEY_ID", "cmddemo")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	ddb := dynamotest.NewClient(endpoint, dynamotest.AccessKey("cmddemo"))
+	table := dynamotest.TableName(t, "demo")
+	t.Cleanup(func() { ddb.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)}) })
+
+	src, back := t.TempDir(), t.TempDir()
+	var out, errb bytes.Buffer
+	if code := run(context.Background(), []string{"demo", "--data", src, "--table", table, "--days", "3", "--visits-per-day", "40"}, &out, &errb); code != 0 {
+		t.Fatalf("demo: exit %d: %s", code, errb.String())
+	}
+	runCopy(t, "--from", "file:"+src, "--to", endpoint, "--tables", table)
+	runCopy(t, "--from", endpoint, "--to", "file:"+back, "--tables", table)
+
+	stats := func(where ...string) string {
+		t.Helper()
+		var out, errb bytes.Buffer
+		args := append([]string{"stats", "--site", "demo", "--analytics-table", table, "--range", "7d", "--dimension", "event:page"}, where...)
+		if code := run(context.Background(), args, &out, &errb); code != 0 {
+			t.Fatalf("stats %q: exit %d: %s", where, code, errb.String())
+		}
+		return out.String()
+	}
+	want := stats("--data", src)
+	if !strings.Contains(want, "/") {
+		t.Fatalf("the demo's stats name no page:\n%s", want)
+	}
+	if got := stats("--backend", endpoint); got != want {
+		t.Errorf("stats on DynamoDB Local:\n%s\nwant, as on the folder:\n%s", got, want)
+	}
+	if got := stats("--backend", "file:"+back); got != want {
+		t.Errorf("stats on the copy back:\n%s\nwant, as on the folder:\n%s", got, want)
+	}
+}
