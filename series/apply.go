@@ -49,11 +49,6 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 	}
 	var marks []table.WriteRequest
 	var merges []*entry // of layouts that are mergers
-	type latestPut struct {
-		k    *Kind
-		item table.Item
-	}
-	var latest []latestPut
 	for i := range entries {
 		e := &entries[i]
 		if len(e.recs) == 0 {
@@ -63,7 +58,6 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 		if k.lay.merger != nil {
 			merges = append(merges, e)
 		}
-		latest = append(latest, latestPut{k, k.latestItem(e.id, &e.recs[len(e.recs)-1])})
 		for _, m := range k.markersFor(e.id, e.recs) {
 			marks = append(marks, table.PutRequest(m))
 		}
@@ -73,9 +67,16 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 	if err := s.batchWrite(ctx, marks); err != nil {
 		return fmt.Errorf("series: cannot write rollup markers and series directory items: %w", err)
 	}
-	// Items of the readings, built by tasks of applyGroup entries.
+	// Items of the readings, built by tasks of applyGroup entries, and
+	// the latest-reading item of each entry, at the rank its items give
+	// its last reading.
 	tasks := (len(entries) + applyGroup - 1) / applyGroup
 	puts := make([][]table.WriteRequest, tasks)
+	type latestPut struct {
+		k    *Kind
+		item table.Item
+	}
+	latest := make([]latestPut, len(entries))
 	if err := s.parallel(ctx, tasks, func(_ context.Context, t int) error {
 		var ws []table.WriteRequest
 		for i := t * applyGroup; i < min(len(entries), (t+1)*applyGroup); i++ {
@@ -83,19 +84,24 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 			if len(e.recs) == 0 {
 				continue
 			}
-			items, err := e.k.lay.puts(e.id, e.recs)
+			items, last, err := e.k.lay.puts(e.id, e.recs)
 			if err != nil {
 				return err
 			}
 			for _, it := range items {
 				ws = append(ws, table.PutRequest(it))
 			}
+			if s.latestOwnSeq {
+				last = apos{seq: e.recs[len(e.recs)-1].seq}
+			}
+			latest[i] = latestPut{e.k, e.k.latestItem(e.id, ranked{e.recs[len(e.recs)-1], last})}
 		}
 		puts[t] = ws
 		return nil
 	}); err != nil {
 		return err
 	}
+	latest = slices.DeleteFunc(latest, func(p latestPut) bool { return p.item == nil })
 	if err := s.batchWrite(ctx, slices.Concat(puts...)); err != nil {
 		return fmt.Errorf("series: cannot write readings: %w", err)
 	}
@@ -109,7 +115,7 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 	// time is mostly the wait for its write to be durable: more of them
 	// share a sync (or a round trip's time).
 	if err := s.parallelN(ctx, len(latest), latestConcurrency*s.opts.FlushConcurrency, func(ctx context.Context, i int) error {
-		return s.putLatest(ctx, latest[i].k, latest[i].item)
+		return latest[i].k.putLatest(ctx, latest[i].item)
 	}); err != nil {
 		return err
 	}
@@ -232,14 +238,15 @@ func (k *Kind) metricPK(day string, sh int) string {
 // so that every item holding one reading fits in DynamoDB's 400 KB.
 const maxReadingTagBytes = 256 << 10
 
-// latestItem is the latest-reading item of series id holding r.
-func (k *Kind) latestItem(id string, r *rec) table.Item {
-	// pk, sk, time, seq, ord, the fields and tags, TTL.
+// latestItem is the latest-reading item of series id holding r, ordered
+// by its rank (see ranked).
+func (k *Kind) latestItem(id string, r ranked) table.Item {
+	// pk, sk, time, rank, ord, the fields and tags, TTL.
 	it := make(table.Item, 6+len(k.s.Fields)+len(k.s.Tags))
 	it[attrPK] = strAV(k.latestPK(id))
 	it[attrSK] = strAV(latestSK)
-	// The time and sequence number are the parts of the order key.
-	ord := orderKey(r.t, r.seq)
+	// The time and rank are the parts of the order key.
+	ord := latestOrd(r.t, r.p)
 	it[attrTime] = strAV(ord[:keys.TimestampLen])
 	it[attrSeq] = strAV(ord[keys.TimestampLen+len(keys.Sep):])
 	it[attrOrd] = strAV(ord)
@@ -255,20 +262,20 @@ var latestCondNames = map[string]string{"#o": attrOrd}
 var firstCondNames = map[string]string{"#t": attrTime, "#q": attrSeq}
 
 // latestCond is the condition of putLatest: the stored item is older than
-// it (k.newer), or there is none.
+// it (k.newer), or there is none. Ranks compare as strings (appendRank).
 func (k *Kind) latestCond(it table.Item) table.Cond {
 	if k.s.Duplicates == RejectDifferent {
-		// Of one instant, the first written stays.
+		// Of one instant, the first ranked stays.
 		return table.Expr("attribute_not_exists(#t) OR #t < :t OR (#t = :t AND #q > :q)", firstCondNames,
 			map[string]types.AttributeValue{":t": it[attrTime], ":q": it[attrSeq]})
 	}
 	return table.Expr("attribute_not_exists(#o) OR #o < :o", latestCondNames, map[string]types.AttributeValue{":o": it[attrOrd]})
 }
 
-// putLatest writes a latest-reading item of kind k unless the stored one
-// is as new or newer.
-func (s *Store) putLatest(ctx context.Context, k *Kind, it table.Item) error {
-	_, err := s.tbl.Put(ctx, it, &table.PutOptions{If: k.latestCond(it)})
+// putLatest writes a latest-reading item (latestItem) of kind k unless
+// the stored one is as new or newer.
+func (k *Kind) putLatest(ctx context.Context, it table.Item) error {
+	_, err := k.st.tbl.Put(ctx, it, &table.PutOptions{If: k.latestCond(it)})
 	if err != nil && !table.IsConditionFailed(err) {
 		return fmt.Errorf("series: cannot write the latest reading: %w", err)
 	}

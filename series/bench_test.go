@@ -210,11 +210,11 @@ func BenchmarkApplyItems(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		items, err := k.chunkItems("100001", recs)
+		items, last, err := k.chunkItems("100001", recs)
 		if err != nil || len(items) == 0 {
 			b.Fatal(err)
 		}
-		_ = k.latestItem("100001", &recs[len(recs)-1])
+		_ = k.latestItem("100001", ranked{recs[len(recs)-1], last})
 		_ = k.markersFor("100001", recs)
 	}
 }

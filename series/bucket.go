@@ -35,7 +35,9 @@ import (
 // bucketLayout is the Buckets layout: see the top of this file.
 type bucketLayout struct{ k *Kind }
 
-func (l bucketLayout) puts(string, []rec) ([]table.Item, error) { return nil, nil }
+func (l bucketLayout) puts(_ string, recs []rec) ([]table.Item, apos, error) {
+	return nil, lastOwnRank(recs), nil
+}
 
 // merge adds recs to their buckets, a bucket (shard and period) at a
 // time, up to FlushConcurrency at once.

@@ -17,7 +17,7 @@ import (
 // number; compaction merges them (compact.go).
 type chunkLayout struct{ k *Kind }
 
-func (l chunkLayout) puts(id string, recs []rec) ([]table.Item, error) {
+func (l chunkLayout) puts(id string, recs []rec) ([]table.Item, apos, error) {
 	return l.k.chunkItems(id, recs)
 }
 
@@ -64,12 +64,15 @@ const maxChunkBytes = 300 << 10
 // one Store are (n-1)*seqStride apart at least), so it is below the
 // numbers of the series' next batch: a Store's keys never meet either.
 // (Chunks written before ids had consecutive bases; they read the same.)
-func (k *Kind) chunkItems(id string, recs []rec) ([]table.Item, error) {
+//
+// It also returns the position of the last of recs, its rank (see
+// ranked): the last of its shard's, so of the shard's last chunk.
+func (k *Kind) chunkItems(id string, recs []rec) ([]table.Item, apos, error) {
 	app, _ := k.apps.Get().(*chunk.Appender)
 	if app == nil {
 		var err error
 		if app, err = chunk.NewAppender(k.s.Fields); err != nil {
-			return nil, err
+			return nil, apos{}, err
 		}
 	}
 	defer k.apps.Put(app)
@@ -82,6 +85,11 @@ func (k *Kind) chunkItems(id string, recs []rec) ([]table.Item, error) {
 		}
 	}
 	var items []table.Item
+	var last apos
+	lastSh := -1 // the shard of the last reading
+	if len(recs) > 0 {
+		lastSh = k.shardOf(recs[len(recs)-1].t)
+	}
 	for sh, rs := range shards {
 		if len(rs) == 0 {
 			continue
@@ -96,24 +104,30 @@ func (k *Kind) chunkItems(id string, recs []rec) ([]table.Item, error) {
 			end := periodEnd(rs[0].t, keys.Hour)
 			n := skipPeriod(rs, 0, end)
 			var err error
-			if items, base, err = k.chunkGroup(app, id, sh, rs[:n], cseq, base, items); err != nil {
-				return nil, err
+			var lastIdx uint32
+			if items, base, lastIdx, err = k.chunkGroup(app, id, sh, rs[:n], cseq, base, items); err != nil {
+				return nil, apos{}, err
+			}
+			if n == len(rs) && sh == lastSh {
+				last = apos{cseq, lastIdx}
 			}
 			rs = rs[n:]
 		}
 	}
-	return items, nil
+	return items, last, nil
 }
 
 // chunkGroup appends to items the chunk item(s) of recs, all in one hour
 // and shard, at positions (cseq, base + i), encoded with app (an appender
 // of the kind's fields, which it resets first). base is a multiple of
-// seqStride; it returns the next one after the positions it used.
-func (k *Kind) chunkGroup(app *chunk.Appender, id string, sh int, recs []rec, cseq uint64, base int, items []table.Item) ([]table.Item, int, error) {
+// seqStride; it returns the next one after the positions it used, and
+// the index of the last of recs (a chunk split in two moves the second
+// half's indexes on).
+func (k *Kind) chunkGroup(app *chunk.Appender, id string, sh int, recs []rec, cseq uint64, base int, items []table.Item) ([]table.Item, int, uint32, error) {
 	app.Reset()
 	for i := range recs {
 		if err := app.Append(recs[i].t, recs[i].vals); err != nil {
-			return nil, 0, fmt.Errorf("series: cannot encode a chunk: %w", err)
+			return nil, 0, 0, fmt.Errorf("series: cannot encode a chunk: %w", err)
 		}
 	}
 	data := app.Bytes()
@@ -123,9 +137,9 @@ func (k *Kind) chunkGroup(app *chunk.Appender, id string, sh int, recs []rec, cs
 	}
 	if len(data)+len(tagCol) > maxChunkBytes && len(recs) > 1 {
 		half := len(recs) / 2
-		items, next, err := k.chunkGroup(app, id, sh, recs[:half], cseq, base, items)
+		items, next, _, err := k.chunkGroup(app, id, sh, recs[:half], cseq, base, items)
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, 0, err
 		}
 		return k.chunkGroup(app, id, sh, recs[half:], cseq, next, items)
 	}
@@ -151,7 +165,7 @@ func (k *Kind) chunkGroup(app *chunk.Appender, id string, sh int, recs []rec, cs
 	putUnit(it, &k.s, u)
 	k.putTTL(it, last, k.s.Retention.Raw)
 	k.putMetric(it, id, first, key)
-	return append(items, it), int(alignSeq(uint64(base+len(recs)), 0)), nil
+	return append(items, it), int(alignSeq(uint64(base+len(recs)), 0)), uint32(base + len(recs) - 1), nil
 }
 
 func fromChunkAgg(a chunk.Aggregate) agg {

@@ -821,7 +821,7 @@ func TestCompact_DayReadUnits(t *testing.T) {
 			t.Fatal(err)
 		}
 		for i := 0; i < len(recs); i += 60 {
-			items, err := k.chunkItems("s", recs[i:i+60])
+			items, _, err := k.chunkItems("s", recs[i:i+60])
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,7 +20,7 @@ import (
 // far apart the readings are.
 type dayLayout struct{ k *Kind }
 
-func (l dayLayout) puts(id string, recs []rec) ([]table.Item, error) {
+func (l dayLayout) puts(id string, recs []rec) ([]table.Item, apos, error) {
 	k := l.k
 	items := make([]table.Item, 0, len(recs)+1)
 	for i := range recs {
@@ -35,7 +35,7 @@ func (l dayLayout) puts(id string, recs []rec) ([]table.Item, error) {
 		pk := k.dayPK(id, k.shardOf(r.t), periodKey(r.t, keys.Day))
 		items = append(items, k.readingItem(pk, keys.TimeOfDay(msTime(r.t))+keys.Sep+hex16(r.seq), id, r))
 	}
-	return items, nil
+	return items, lastOwnRank(recs), nil
 }
 
 func (l dayLayout) stream(id string, sh int, lo, hi int64, reverse bool, pageSize int) *stream {

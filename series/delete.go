@@ -264,12 +264,11 @@ func (k *Kind) fixLatest(ctx context.Context, id string, lo, hi int64) error {
 	if err != nil || !found || old.t < lo || old.t >= hi {
 		return err
 	}
-	cond := table.Expr("#o = :o", latestCondNames, map[string]types.AttributeValue{":o": strAV(orderKey(old.t, old.seq))})
+	cond := table.Expr("#o = :o", latestCondNames, map[string]types.AttributeValue{":o": strAV(latestOrd(old.t, old.p))})
 	it := k.iter(ctx, id, Query{Reverse: true, Limit: 1}, nil)
 	defer it.Close()
 	if it.Next() {
-		r := it.cur.rec(it.ci)
-		_, err = k.st.tbl.Put(ctx, k.latestItem(id, &r), &table.PutOptions{If: cond})
+		_, err = k.st.tbl.Put(ctx, k.latestItem(id, it.ranked()), &table.PutOptions{If: cond})
 	} else if err = it.Err(); err == nil {
 		_, err = k.st.tbl.Delete(ctx, table.K(k.latestPK(id), latestSK), &table.DeleteOptions{If: cond})
 	}

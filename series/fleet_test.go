@@ -310,16 +310,7 @@ func fleetWrites(t *testing.T, b backend, l Layout, rule DuplicateRule) {
 			t.Fatal(err)
 		}
 		if !sameReading(latest, got[len(got)-1]) {
-			// Known gap: in the Chunks layout a flush's readings of one
-			// instant take their position from its first number, while
-			// the latest-reading item is ordered by each reading's own
-			// number; readings of the newest instant from two Stores can
-			// then rank differently in the two (see doc.go).
-			if l == Chunks && rule != RejectDifferent {
-				t.Logf("Store %d: latest %v, last read %v (Chunks, known gap)", w, brief([]Reading{latest}), brief(got[len(got)-1:]))
-			} else {
-				t.Errorf("Store %d: latest %v, last read %v", w, brief([]Reading{latest}), brief(got[len(got)-1:]))
-			}
+			t.Errorf("Store %d: latest %v, last read %v", w, brief([]Reading{latest}), brief(got[len(got)-1:]))
 		}
 	}
 	// The hourly rollups: the readings kept, each counted once.

@@ -15,14 +15,23 @@ import (
 // its stream and its design.
 type readingLayout struct{ k *Kind }
 
-func (l readingLayout) puts(id string, recs []rec) ([]table.Item, error) {
+func (l readingLayout) puts(id string, recs []rec) ([]table.Item, apos, error) {
 	k := l.k
 	items := make([]table.Item, len(recs))
 	for i := range recs {
 		r := &recs[i]
 		items[i] = k.readingItem(k.rawPK(id, k.shardOf(r.t)), orderKey(r.t, r.seq), id, r)
 	}
-	return items, nil
+	return items, lastOwnRank(recs), nil
+}
+
+// lastOwnRank is the rank of the last of recs in every layout but Chunks:
+// its sequence number.
+func lastOwnRank(recs []rec) apos {
+	if len(recs) == 0 {
+		return apos{}
+	}
+	return apos{seq: recs[len(recs)-1].seq}
 }
 
 func (l readingLayout) stream(id string, sh int, lo, hi int64, reverse bool, pageSize int) *stream {

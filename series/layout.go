@@ -20,8 +20,11 @@ import (
 type layout interface {
 	// puts returns the items holding readings recs of series id (one
 	// batch entry: sorted, the duplicate rule applied), which the store
-	// puts with BatchWriteItem; none for a layout that is a merger.
-	puts(id string, recs []rec) ([]table.Item, error)
+	// puts with BatchWriteItem (none for a layout that is a merger), and
+	// the rank of the last of recs (see ranked): the position readers
+	// give it among readings of its instant, which orders the series'
+	// latest-reading item.
+	puts(id string, recs []rec) ([]table.Item, apos, error)
 	// stream returns the readings of shard sh of series id in [lo, hi),
 	// in order (newest first if reverse), a backend page of pageSize
 	// items at a time (0: as many as fit).

@@ -58,7 +58,7 @@ func TestLayouts_Registry(t *testing.T) {
 			}
 		}
 		if k.lay.merger != nil {
-			if items, err := k.lay.puts("1", []rec{{t: 1, vals: []float64{1}}}); len(items) != 0 || err != nil {
+			if items, _, err := k.lay.puts("1", []rec{{t: 1, vals: []float64{1}}}); len(items) != 0 || err != nil {
 				t.Errorf("layout %v is a merger and puts %d items (%v)", l, len(items), err)
 			}
 		}

@@ -515,6 +515,12 @@ func (it *Iter) Reading() Reading {
 	return r.reading()
 }
 
+// ranked returns the current reading with its rank (see ranked); its
+// slices alias the iterator's batch.
+func (it *Iter) ranked() ranked {
+	return ranked{it.cur.rec(it.ci), apos{it.cur.seq[it.ci], it.cur.idx[it.ci]}}
+}
+
 // Cursor returns the cursor that resumes the read just after the current
 // reading (with the limit left), or "" when there is none (no current
 // reading, or the limit reached).

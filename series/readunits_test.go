@@ -19,7 +19,7 @@ func putFlushes(t testing.TB, k *Kind, id string, rs []Reading, n int) {
 	}
 	var puts []table.WriteRequest
 	for i := 0; i < len(recs); i += n {
-		items, err := k.chunkItems(id, recs[i:min(i+n, len(recs))])
+		items, _, err := k.chunkItems(id, recs[i:min(i+n, len(recs))])
 		if err != nil {
 			t.Fatal(err)
 		}

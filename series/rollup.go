@@ -496,11 +496,11 @@ func (k *Kind) repairLatest(ctx context.Context, id string, start, end int64) er
 	if !it.Next() {
 		return it.Err()
 	}
-	r := it.cur.rec(it.ci)
+	r := it.ranked()
 	if found && !k.newer(r, stored) {
 		return nil
 	}
-	return k.st.putLatest(ctx, k, k.latestItem(id, &r))
+	return k.putLatest(ctx, k.latestItem(id, r))
 }
 
 // Recompute recomputes the rollups of series id over [from, to), every

@@ -178,6 +178,12 @@ type Store struct {
 	projDone bool
 	proj     *types.Projection // the metric index's, from DescribeTable
 
+	// latestOwnSeq, a test hook, orders the latest-reading items this
+	// Store's flushes write by their readings' own sequence numbers, not
+	// their ranks: the order before ranks (see ranked), which a test
+	// plants to prove it checks Latest against Range.
+	latestOwnSeq bool
+
 	closeOnce sync.Once
 	closed    atomic.Bool
 	stop      chan struct{}
