@@ -274,10 +274,11 @@
 //     sequence numbers, which follow each Store's clock; in the Chunks
 //     layout a flush's readings take their rank among another Store's
 //     from the flush's first number (within a Store, write order as
-//     always). Known gap: the latest-reading item ranks such readings by
-//     their own numbers, so when two Stores wrote the newest instant of a
-//     Chunks series, Latest may return another of its readings than the
-//     last that Range keeps.
+//     always). The latest-reading item is ordered by that rank, the one
+//     readers use, so Latest returns the reading Range keeps last on
+//     every layout, through any Store (latest.go). An item written before
+//     it held ranks holds its reading's own number, read as that number
+//     at index 0: a reading of a later flush replaces it as before.
 //
 // # Deleting
 //
