@@ -370,3 +370,52 @@ func TestRank_Order(t *testing.T) {
 		t.Errorf("latestOrd at index 0 = %q, want %q", got, orderKey(timeMs(t0), 42))
 	}
 }
+
+// TestChunkItems_LastRank: the rank chunkItems returns for the last
+// reading is the position its items give that reading when decoded, with
+// shards and with a chunk split for its size.
+func TestChunkItems_LastRank(t *testing.T) {
+	for _, shards := range []int{1, 4} {
+		t.Run(fmt.Sprint(shards), func(t *testing.T) {
+			clk := newClock(t0)
+			sc := Schema{Name: "S", Fields: []string{"v"}, Tags: []string{"note"}, Layout: Chunks, Shards: shards, NoRollups: true}
+			_, k := openKind(t, openEngine(t, clk), testOptions(t, clk), sc)
+			big := strings.Repeat("x", 120<<10) // three make a chunk split
+			var rs []Reading
+			for i := range 12 {
+				rs = append(rs, Reading{Time: t0.Add(-time.Hour + time.Duration(i%5)*time.Second), Values: []float64{float64(i)}, Tags: []string{big[:len(big)-i]}})
+			}
+			recs, err := k.prepareNumbered("s", rs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs = k.settle(recs)
+			items, last, err := k.chunkItems("s", recs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if shards == 1 && len(items) < 2 {
+				t.Fatalf("%d chunk items: no chunk was split", len(items))
+			}
+			want := recs[len(recs)-1]
+			found := 0
+			for _, it := range items {
+				b, err := k.decodeChunkItem(it)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range b.t {
+					if (apos{b.seq[i], b.idx[i]}) == last {
+						found++
+						if b.t[i] != want.t || b.vals[i] != want.vals[0] {
+							t.Errorf("rank %v holds the reading at %d valued %v, want the last, at %d valued %v", last, b.t[i], b.vals[i], want.t, want.vals[0])
+						}
+					}
+				}
+			}
+			if found != 1 {
+				t.Errorf("rank %v found %d times in the items", last, found)
+			}
+		})
+	}
+}
