@@ -414,7 +414,9 @@ func TestCopy_DemoToDynamoDBLocalAndBack(t *testing.T) {
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
 	ddb := dynamotest.NewClient(endpoint, dynamotest.AccessKey("cmddemo"))
 	table := dynamotest.TableName(t, "demo")
-	t.Cleanup(func() { ddb.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)}) })
+	t.Cleanup(func() {
+		ddb.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	})
 
 	src, back := t.TempDir(), t.TempDir()
 	var out, errb bytes.Buffer
