@@ -61,8 +61,6 @@ const (
 	phaseCount
 )
 
-var phaseNames = [phaseCount]string{"writes and flushes", "latest polls", "rollups", "compaction"}
-
 // fleetRun is what one layout's run measured.
 type fleetRun struct {
 	layout   series.Layout
