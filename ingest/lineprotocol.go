@@ -109,23 +109,24 @@ func (e *lpEntry) span(key, val []byte) tagSpan {
 // (nil: none) lacks: numbers and booleans are fields, tags and strings
 // are tags; the tag "series" (the series id) is not one.
 func (e *lpEntry) lacking(k *kind) (fields, tags []string) {
-	has := func(names []string, m map[string]int, name []byte) bool {
+	has := func(name []byte) bool { // a field or a tag of k
 		if k == nil {
 			return false
 		}
-		_, ok := index(names, m, name)
-		return ok
+		_, f := index(k.s.Fields, k.fields, name)
+		_, t := index(k.s.Tags, k.tags, name)
+		return f || t
 	}
 	for _, t := range e.tags {
 		key := e.key(t)
-		if string(key) != "series" && !has(k.s.Tags, k.tags, key) && !has(k.s.Fields, k.fields, key) {
+		if string(key) != "series" && !has(key) {
 			tags = append(tags, string(key))
 		}
 	}
 	for _, f := range e.fields {
 		key := e.key(f.tagSpan)
 		switch {
-		case has(k.s.Fields, k.fields, key) || has(k.s.Tags, k.tags, key):
+		case has(key):
 		case f.kind == lineprotocol.String:
 			if !slices.Contains(tags, string(key)) {
 				tags = append(tags, string(key))
