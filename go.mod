@@ -20,6 +20,7 @@ require (
 	github.com/maxmind/mmdbwriter v1.2.0
 	github.com/medama-io/go-useragent v1.2.5
 	github.com/oschwald/maxminddb-golang/v2 v2.9.0
+	github.com/prometheus/client_golang/exp v0.0.0-20261019101427-217707f26b14
 	github.com/tdewolff/minify/v2 v2.24.25
 	golang.org/x/time v0.16.0
 )

@@ -153,7 +153,7 @@ func TestBadBatchIsRefusedWhole(t *testing.T) {
 	// Unknown kinds and media types: line protocol defines a kind
 	// (docs/metrics.md), the series API does not.
 	e.post("/api/v1/write", "text/plain", "NOPE,series=a x=1\n").must(t, 204)
-	e.post("/api/v1/kinds/NOPE/readings", "application/json", `{"readings":[]}`).must(t, 404)
+	e.post("/api/v1/kinds/NONE/readings", "application/json", `{"readings":[]}`).must(t, 404)
 	e.post("/api/v1/kinds/SENSOR/readings", "application/xml", `<x/>`).must(t, 415)
 }
 
