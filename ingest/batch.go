@@ -37,7 +37,11 @@ type Batch struct {
 // order, ready for series.Kind.WriteMany. Each reading has
 // len(Values) == len(Schema.Fields), NaN where the input gave no value,
 // and Tags nil when the input gave no tag of the schema, else
-// len(Tags) == len(Schema.Tags), "" where absent. Times are UTC, truncated
+// len(Tags) == len(Schema.Tags), "" where absent, of the schema when it
+// was decoded: with Options.Grow a kind may grow during the call, and the
+// readings decoded before have fewer values and tags (series pads them).
+// The readings of one series of a remote-write request share one Tags
+// slice. Times are UTC, truncated
 // to the millisecond as series keeps them.
 type KindBatch struct {
 	Kind   string
