@@ -80,8 +80,8 @@ type lpEntry struct {
 	buf    []byte    // the entry's tag keys and values, field keys and strings
 	tags   []tagSpan // into buf
 	fields []lpField
-	id   []byte
-	seen []bool // fields, then tags, given by the entry
+	id     []byte
+	seen   []bool // fields, then tags, given by the entry
 }
 
 // tagSpan is a tag of an entry: key buf[k:v], value buf[v:end].

@@ -206,7 +206,11 @@ func TestRemoteWrite_Refused(t *testing.T) {
 // TestLineProtocol_OpenKinds: Telegraf's line protocol without a kind
 // defined, tags growing, caps named, a dropped tag refused.
 func TestLineProtocol_OpenKinds(t *testing.T) {
-	e := newEnv(t, envOptions{config: func(c *server.Config) { c.KindLimits = server.Config{}.KindLimits; c.KindLimits.MaxFields = 2; c.KindLimits.MaxKinds = 2 }})
+	e := newEnv(t, envOptions{config: func(c *server.Config) {
+		c.KindLimits = server.Config{}.KindLimits
+		c.KindLimits.MaxFields = 2
+		c.KindLimits.MaxKinds = 2
+	}})
 	sec := t0.Unix()
 	e.post("/write?precision=s", "text/plain", fmt.Sprintf("cpu,host=a usage_idle=98.1 %d\n", sec)).must(t, http.StatusNoContent)
 	// A new tag and a new field: the kind grows; a string field is a tag.

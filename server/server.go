@@ -26,9 +26,9 @@ const (
 	DefaultMaxSeries   = 10_000 // series in one write request
 	// Defaults of Config.KindLimits: what the writes of open protocols
 	// may bring the store to.
-	DefaultMaxKinds  = 10_000
-	DefaultMaxFields = 1_000
-	DefaultMaxTags   = 64
+	DefaultMaxKinds    = 10_000
+	DefaultMaxFields   = 1_000
+	DefaultMaxTags     = 64
 	DefaultMaxPageSize = 10_000 // readings in one page of a range read
 	// DefaultRequestTimeout bounds the time of a read: a series read or
 	// aggregate, a Stats API query, an analytics read.
