@@ -21,6 +21,9 @@ import (
 	"github.com/timetable-db/timetable/server"
 )
 
+// staleNaN is Prometheus' staleness marker.
+var staleNaN = math.Float64frombits(0x7ff0000000000002)
+
 // promAPI returns the remote-write client of Prometheus' own library for
 // e's server, without retries.
 func promAPI(t *testing.T, e *env) *remote.API {
@@ -83,7 +86,7 @@ func TestRemoteWrite_V2(t *testing.T) {
 	}{
 		{[]string{"__name__", "http_requests_total", "job", "api", "code", "200"}, []float64{1, 2, 3}},
 		{[]string{"__name__", "http_requests_total", "job", "api", "code", "500", "pk", "x", "__meta", "m"}, []float64{7}},
-		{[]string{"__name__", "job:up:sum"}, []float64{1, 0}},
+		{[]string{"__name__", "job:up:sum"}, []float64{1, 0, staleNaN}},
 	} {
 		ts := &writev2.TimeSeries{LabelsRefs: st.SymbolizeLabels(s.labels, nil),
 			Metadata: &writev2.Metadata{Type: writev2.Metadata_METRIC_TYPE_COUNTER, HelpRef: st.Symbolize("Requests."), UnitRef: st.Symbolize("requests")}}
@@ -98,13 +101,17 @@ func TestRemoteWrite_V2(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if stats.Samples != 6 || stats.Histograms != 0 || stats.Exemplars != 0 || stats.NoDataWritten() {
+		if stats.Samples != 7 || stats.Histograms != 0 || stats.Exemplars != 0 || stats.NoDataWritten() {
 			t.Fatalf("stats %+v, want 6 samples", stats)
 		}
 	}
 	e.wantValues("http_requests_total", "code=200,job=api", []float64{1, 2, 3}, map[string]string{"code": "200", "job": "api"})
 	e.wantValues("http_requests_total", "__meta=m,code=500,job=api,pk=x", []float64{7}, map[string]string{"~__meta": "m", "~pk": "x", "code": "500"})
-	e.wantValues("job.up.sum", "_", []float64{1, 0}, nil)
+	// A staleness marker is a reading whose value is absent.
+	got := e.readings("job.up.sum", "_")
+	if len(got) != 3 || got[2].Values["value"] != nil || !got[2].Time.Equal(t0.Add(2*time.Second)) {
+		t.Fatalf("job.up.sum: %+v", got)
+	}
 	k, err := e.store.Kind("http_requests_total")
 	if err != nil {
 		t.Fatal(err)
