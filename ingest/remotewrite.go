@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"unicode/utf8"
@@ -182,7 +183,7 @@ func (d *rwDecoder) familyMeta() error {
 	if d.b.o.Grow == nil {
 		return nil
 	}
-	for _, fam := range slices.Sorted(mapKeys(d.meta)) {
+	for _, fam := range slices.Sorted(maps.Keys(d.meta)) {
 		meta := d.meta[fam]
 		for _, suf := range metaSuffixes {
 			name, err := KindOfMetric(fam + suf)
@@ -204,16 +205,6 @@ func (d *rwDecoder) familyMeta() error {
 		}
 	}
 	return nil
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // series decodes the n-th series of the request, m.
