@@ -1,6 +1,9 @@
 package ingest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -34,7 +37,11 @@ type Batch struct {
 // order, ready for series.Kind.WriteMany. Each reading has
 // len(Values) == len(Schema.Fields), NaN where the input gave no value,
 // and Tags nil when the input gave no tag of the schema, else
-// len(Tags) == len(Schema.Tags), "" where absent. Times are UTC, truncated
+// len(Tags) == len(Schema.Tags), "" where absent, of the schema when it
+// was decoded: with Options.Grow a kind may grow during the call, and the
+// readings decoded before have fewer values and tags (series pads them).
+// The readings of one series of a remote-write request share one Tags
+// slice. Times are UTC, truncated
 // to the millisecond as series keeps them.
 type KindBatch struct {
 	Kind   string
@@ -123,17 +130,56 @@ func (b *builder) kind(name []byte) (*kind, error) {
 	if err != nil {
 		return nil, err
 	}
-	k := &kind{s: s, i: len(b.b.Kinds), fields: map[string]int{}, tags: map[string]int{}, series: map[string]int{}, nslab: 16}
-	k.s.Name = string(name)
-	for i, f := range s.Fields {
-		k.fields[f] = i
-	}
-	for i, t := range s.Tags {
-		k.tags[t] = i
-	}
+	s.Name = string(name)
+	return b.newKind(s), nil
+}
+
+// newKind adds the state of a kind of schema s.
+func (b *builder) newKind(s series.Schema) *kind {
+	k := &kind{i: len(b.b.Kinds), fields: map[string]int{}, tags: map[string]int{}, series: map[string]int{}, nslab: 16}
+	k.setSchema(s)
 	b.b.Kinds = append(b.b.Kinds, KindBatch{Kind: k.s.Name})
 	b.kinds[k.s.Name] = k
 	b.last = k
+	return k
+}
+
+// setSchema makes s the kind's schema: its own, or one with fields and
+// tags appended (Options.Grow).
+func (k *kind) setSchema(s series.Schema) {
+	for i := len(k.s.Fields); i < len(s.Fields); i++ {
+		k.fields[s.Fields[i]] = i
+	}
+	for i := len(k.s.Tags); i < len(s.Tags); i++ {
+		k.tags[s.Tags[i]] = i
+	}
+	k.s = s
+}
+
+// grow returns the state of kind name (k: its state, or nil if the
+// builder has none) holding the fields and tags given, and meta if not
+// zero, through Options.Grow; line is the entry's.
+func (b *builder) grow(k *kind, name string, fields, tags []string, meta series.Meta, line int) (*kind, error) {
+	if b.o.Grow == nil {
+		return k, nil
+	}
+	s, err := b.o.Grow(series.Schema{Name: name, Fields: fields, Tags: tags, Meta: meta})
+	if err != nil {
+		if errors.Is(err, series.ErrLimit) || errors.Is(err, series.ErrInvalidSchema) {
+			return nil, &Error{Line: line, Item: b.item, Reason: err.Error(), Err: err}
+		}
+		return nil, fmt.Errorf("ingest: cannot add to kind %s: %w", name, err)
+	}
+	if k == nil {
+		s.Name = name
+		return b.newKind(s), nil
+	}
+	if len(s.Fields) < len(k.s.Fields) || len(s.Tags) < len(k.s.Tags) ||
+		!slices.Equal(s.Fields[:len(k.s.Fields)], k.s.Fields) || !slices.Equal(s.Tags[:len(k.s.Tags)], k.s.Tags) {
+		return nil, fmt.Errorf("ingest: kind %s changed under the decoder: fields %v, tags %v", name, s.Fields, s.Tags)
+	}
+	s.Name = name
+	k.setSchema(s)
 	return k, nil
 }
 
@@ -270,6 +316,21 @@ func badID(id []byte) string {
 		return fmt.Sprintf("series id %s holds '#'", clip(string(id)))
 	}
 	return ""
+}
+
+// hashedIDPrefix starts the series id of a tag or label set longer than
+// series takes (see shortID).
+const hashedIDPrefix = "~sha256:"
+
+// shortID returns the series id of a tag or label set written as id: id
+// itself if series takes its length, else "~sha256:" and the hex SHA-256
+// of id, which no tag set written out takes (it has no '=').
+func shortID(id []byte) []byte {
+	if len(id) <= maxIDBytes {
+		return id
+	}
+	sum := sha256.Sum256(id)
+	return hex.AppendEncode(append(id[:0], hashedIDPrefix...), sum[:])
 }
 
 // clip quotes s for an error message, cut to 64 bytes.

@@ -14,6 +14,7 @@
 //	JSON(r, kind, lookup, o)       {"readings": [Reading...]} or [Reading...]
 //	JSONLines(r, kind, lookup, o)  one Reading object per line (application/x-ndjson)
 //	CSV(r, kind, lookup, o)        a header series,time,<field or tag>..., a reading per row
+//	RemoteWrite(data, v, lookup, o) Prometheus remote write 1.0 or 2.0 (protobuf, snappy undone)
 //
 // A Reading object is that of docs/http-api.md:
 //
@@ -22,9 +23,21 @@
 // Line protocol is parsed by github.com/influxdata/line-protocol/v2; the
 // mapping is: measurement -> kind; series id -> the value of the tag
 // "series", else the sorted tag set "k=v,k=v" (',', '=' and '\' escaped
-// with '\'), or "_" without tags; tags and string fields named as schema
-// tags -> the reading's tags; fields -> values (float, integer, unsigned,
-// boolean as 1 or 0); a missing timestamp -> Options.Now.
+// with '\'; hashed as "~sha256:<hex>" past 512 bytes), or "_" without
+// tags; tags and string fields named as schema tags -> the reading's
+// tags; fields -> values (float, integer, unsigned, boolean as 1 or 0); a
+// missing timestamp -> Options.Now. A tag the kind lacks is refused when
+// the id comes from the tag "series" (it would be lost), kept in the id
+// otherwise.
+//
+// # Open kinds
+//
+// With Options.Grow, line protocol and remote write define the kinds,
+// fields and tags they name on first sight instead of refusing them: a
+// number or boolean field becomes a field, a tag or string field a tag
+// (docs/metrics.md). Remote write maps a metric name to a kind and a
+// label name to a tag through KindOfMetric and TagOfLabel, which
+// MetricOfKind and LabelOfTag reverse.
 //
 // # Refusals
 //

@@ -77,14 +77,66 @@ type lpEntry struct {
 	prec Precision
 	now  time.Time // Options.now(), read at the first entry without a time
 
-	buf  []byte    // the entry's tag keys and values
-	tags []tagSpan // into buf
-	id   []byte
-	seen []bool // fields, then tags, given by the entry
+	buf    []byte    // the entry's tag keys and values, field keys and strings
+	tags   []tagSpan // into buf
+	fields []lpField
+	id     []byte
+	seen   []bool // fields, then tags, given by the entry
 }
 
 // tagSpan is a tag of an entry: key buf[k:v], value buf[v:end].
 type tagSpan struct{ k, v, end int }
+
+// lpField is a field of an entry: key buf[k:v], a string buf[v:end],
+// another value num.
+type lpField struct {
+	tagSpan
+	kind lineprotocol.ValueKind
+	num  float64
+}
+
+// span appends key and val to buf and returns where they are.
+func (e *lpEntry) span(key, val []byte) tagSpan {
+	t := tagSpan{k: len(e.buf)}
+	e.buf = append(e.buf, key...)
+	t.v = len(e.buf)
+	e.buf = append(e.buf, val...)
+	t.end = len(e.buf)
+	return t
+}
+
+// lacking returns the names of the entry's fields and tags that kind k
+// (nil: none) lacks: numbers and booleans are fields, tags and strings
+// are tags; the tag "series" (the series id) is not one.
+func (e *lpEntry) lacking(k *kind) (fields, tags []string) {
+	has := func(name []byte) bool { // a field or a tag of k
+		if k == nil {
+			return false
+		}
+		_, f := index(k.s.Fields, k.fields, name)
+		_, t := index(k.s.Tags, k.tags, name)
+		return f || t
+	}
+	for _, t := range e.tags {
+		key := e.key(t)
+		if string(key) != "series" && !has(key) {
+			tags = append(tags, string(key))
+		}
+	}
+	for _, f := range e.fields {
+		key := e.key(f.tagSpan)
+		switch {
+		case has(key):
+		case f.kind == lineprotocol.String:
+			if !slices.Contains(tags, string(key)) {
+				tags = append(tags, string(key))
+			}
+		default:
+			fields = append(fields, string(key))
+		}
+	}
+	return fields, tags
+}
 
 func (e *lpEntry) key(t tagSpan) []byte { return e.buf[t.k:t.v] }
 func (e *lpEntry) val(t tagSpan) []byte { return e.buf[t.v:t.end] }
@@ -111,20 +163,21 @@ func (e *lpEntry) decode(line int) error {
 		return e.syntax(line, "kind", err)
 	}
 	k, err := b.kind(m)
+	open := b.o.Grow != nil
+	name := ""
 	if err != nil {
-		reason := fmt.Sprintf("kind %q: %v", m, err)
-		if errors.Is(err, series.ErrUnknownKind) {
-			reason = fmt.Sprintf("unknown kind %q", m)
+		if !open || !errors.Is(err, series.ErrUnknownKind) {
+			reason := fmt.Sprintf("kind %q: %v", m, err)
+			if errors.Is(err, series.ErrUnknownKind) {
+				reason = fmt.Sprintf("unknown kind %q", m)
+			}
+			return &Error{Line: line, Reason: reason, Err: err}
 		}
-		return &Error{Line: line, Reason: reason, Err: err}
+		name = string(m) // m is the decoder's until the next call
 	}
-	nf := len(k.s.Fields)
-	e.seen = slices.Grow(e.seen[:0], nf+len(k.s.Tags))[:nf+len(k.s.Tags)]
-	clear(e.seen)
-	r := series.Reading{Values: k.values()}
 
-	// Tags: the series id, and the schema's tags.
-	e.buf, e.tags = e.buf[:0], e.tags[:0]
+	// Tags, sorted: the series id, and tags of the kind.
+	e.buf, e.tags, e.fields = e.buf[:0], e.tags[:0], e.fields[:0]
 	for {
 		key, val, err := d.NextTag()
 		if err != nil {
@@ -133,12 +186,7 @@ func (e *lpEntry) decode(line int) error {
 		if key == nil {
 			break
 		}
-		t := tagSpan{k: len(e.buf)}
-		e.buf = append(e.buf, key...)
-		t.v = len(e.buf)
-		e.buf = append(e.buf, val...)
-		t.end = len(e.buf)
-		e.tags = append(e.tags, t)
+		e.tags = append(e.tags, e.span(key, val))
 	}
 	cmpTags := func(a, c tagSpan) int { return bytes.Compare(e.key(a), e.key(c)) }
 	if !slices.IsSortedFunc(e.tags, cmpTags) {
@@ -153,19 +201,13 @@ func (e *lpEntry) decode(line int) error {
 		if string(key) == "series" {
 			id = e.val(t)
 		}
-		if j, ok := index(k.s.Tags, k.tags, key); ok {
-			if r.Tags == nil {
-				r.Tags = k.newTags()
-			}
-			r.Tags[j] = b.str(e.val(t))
-			e.seen[nf+j] = true
-		}
 	}
+	fromTag := id != nil
 	if id == nil {
 		id = e.tagSetID()
 	}
 
-	// Fields: values, and tags given as string fields.
+	// Fields, kept until the kind is known to hold them.
 	for {
 		key, val, err := d.NextField()
 		if err != nil {
@@ -174,43 +216,88 @@ func (e *lpEntry) decode(line int) error {
 		if key == nil {
 			break
 		}
+		f := lpField{kind: val.Kind()}
+		switch f.kind {
+		case lineprotocol.Float:
+			f.num = val.FloatV()
+		case lineprotocol.Int:
+			f.num = float64(val.IntV())
+		case lineprotocol.Uint:
+			f.num = float64(val.UintV())
+		case lineprotocol.Bool:
+			if val.BoolV() {
+				f.num = 1
+			}
+		}
+		var sv []byte
+		if f.kind == lineprotocol.String {
+			sv = val.BytesV()
+		}
+		f.tagSpan = e.span(key, sv)
+		e.fields = append(e.fields, f)
+	}
+	if open {
+		if fields, tags := e.lacking(k); k == nil || len(fields)+len(tags) > 0 {
+			if k == nil {
+				fields, tags = e.lacking(nil)
+			} else {
+				name = k.s.Name
+			}
+			if k, err = b.grow(k, name, fields, tags, series.Meta{}, line); err != nil {
+				return err
+			}
+		}
+	}
+
+	nf := len(k.s.Fields)
+	e.seen = slices.Grow(e.seen[:0], nf+len(k.s.Tags))[:nf+len(k.s.Tags)]
+	clear(e.seen)
+	r := series.Reading{Values: k.values()}
+	for _, t := range e.tags {
+		key := e.key(t)
+		j, ok := index(k.s.Tags, k.tags, key)
+		if !ok {
+			// A tag the kind lacks is kept in the series id when the id
+			// is the tag set; with a "series" tag it would be lost.
+			if string(key) == "series" || !fromTag {
+				continue
+			}
+			return b.errf(line, "tag %q is not a tag of kind %s (and the series id comes from the tag \"series\")", key, k.s.Name)
+		}
+		if r.Tags == nil {
+			r.Tags = k.newTags()
+		}
+		r.Tags[j] = b.str(e.val(t))
+		e.seen[nf+j] = true
+	}
+	for _, f := range e.fields {
+		key := e.key(f.tagSpan)
 		if i, ok := index(k.s.Fields, k.fields, key); ok {
 			if e.seen[i] {
 				return b.errf(line, "field %q appears twice", key)
 			}
 			e.seen[i] = true
-			switch val.Kind() {
-			case lineprotocol.Float:
-				r.Values[i] = val.FloatV()
-			case lineprotocol.Int:
-				r.Values[i] = float64(val.IntV())
-			case lineprotocol.Uint:
-				r.Values[i] = float64(val.UintV())
-			case lineprotocol.Bool:
-				r.Values[i] = 0
-				if val.BoolV() {
-					r.Values[i] = 1
-				}
-			default:
-				return b.errf(line, "field %q of kind %s is a number, not %s", key, k.s.Name, kindName(val.Kind()))
+			if f.kind == lineprotocol.String {
+				return b.errf(line, "field %q of kind %s is a number, not %s", key, k.s.Name, kindName(f.kind))
 			}
+			r.Values[i] = f.num
 			continue
 		}
 		j, ok := index(k.s.Tags, k.tags, key)
 		switch {
-		case ok && val.Kind() != lineprotocol.String:
-			return b.errf(line, "field %q is a tag of kind %s: give it as a tag or a string field, not %s", key, k.s.Name, kindName(val.Kind()))
+		case ok && f.kind != lineprotocol.String:
+			return b.errf(line, "field %q is a tag of kind %s: give it as a tag or a string field, not %s", key, k.s.Name, kindName(f.kind))
 		case ok && e.seen[nf+j]:
 			return b.errf(line, "tag %q is given twice", key)
 		case ok:
 			e.seen[nf+j] = true
-			if s := val.BytesV(); len(s) > 0 {
+			if s := e.val(f.tagSpan); len(s) > 0 {
 				if r.Tags == nil {
 					r.Tags = k.newTags()
 				}
 				r.Tags[j] = b.str(s)
 			}
-		case val.Kind() == lineprotocol.String:
+		case f.kind == lineprotocol.String:
 			return b.errf(line, "string field %q is not a tag of kind %s", key, k.s.Name)
 		default:
 			return b.errf(line, "field %q is not a field of kind %s", key, k.s.Name)
@@ -243,8 +330,9 @@ func (e *lpEntry) decode(line int) error {
 }
 
 // tagSetID returns the series id of an entry without a "series" tag:
-// its tags (sorted) as "k=v,k=v", escaped, or "_" without tags. The
-// result is valid until the next call.
+// its tags (sorted) as "k=v,k=v", escaped, or "_" without tags; a tag set
+// longer than series takes is hashed (shortID). The result is valid until
+// the next call.
 func (e *lpEntry) tagSetID() []byte {
 	if len(e.tags) == 0 {
 		return []byte("_")
@@ -258,6 +346,7 @@ func (e *lpEntry) tagSetID() []byte {
 		e.id = append(e.id, '=')
 		e.id = appendEscaped(e.id, e.val(t))
 	}
+	e.id = shortID(e.id)
 	return e.id
 }
 

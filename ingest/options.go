@@ -49,6 +49,21 @@ type Options struct {
 	// wrapping ErrTooLong. It bounds what a decoder buffers beyond the
 	// readings it returns. Default DefaultMaxLineBytes (1 MiB).
 	MaxLineBytes int
+	// Grow, if set, opens the kinds to line protocol and Prometheus remote
+	// write: for a kind the Lookup does not know, or one that lacks a
+	// field or tag an entry names (or, for remote write, the metric
+	// metadata sent), the decoder calls Grow with a schema of the kind's
+	// name and the fields, tags and Meta to add (in the entry's order),
+	// and goes on with the schema it returns, which must be the kind's as
+	// Lookup knew it (if it did) with those names appended: what
+	// series.Store.Grow does. Its error refuses the entry: a
+	// series.ErrLimit or series.ErrInvalidSchema as an *Error naming the
+	// line, any other returned wrapped (a store that failed). nil
+	// refuses unknown kinds, fields and tags as *Error.
+	//
+	// Grow changes the store as the decoder goes: a body refused at a
+	// later entry leaves the kinds, fields and tags it added.
+	Grow func(sc series.Schema) (series.Schema, error)
 }
 
 func (o *Options) maxLine() int {

@@ -208,7 +208,7 @@ func sameSchema(a, b Schema) bool {
 		a.Layout == b.Layout && a.Duplicates == b.Duplicates && a.NoCompaction == b.NoCompaction &&
 		a.BucketPeriod == b.BucketPeriod && slices.Equal(a.Rollups, b.Rollups) && a.NoRollups == b.NoRollups &&
 		a.Retention == b.Retention && a.Shards == b.Shards && a.MetricIndex == b.MetricIndex &&
-		a.IndexShards == b.IndexShards
+		a.IndexShards == b.IndexShards && a.Meta == b.Meta
 }
 
 // schemaChange returns an ErrSchemaChange naming what a change from old to

@@ -125,7 +125,7 @@ type Retention struct {
 type Schema struct {
 	// Name is the entity prefix of the kind's keys, "SENSOR" in
 	// "SENSOR#123". Required: letters, digits, '_', '-' and '.', starting
-	// with a letter or digit, at most 64 bytes.
+	// with a letter or digit, at most MaxKindName bytes.
 	Name string
 	// Fields are the names of the float64 fields of a reading, in the order
 	// of Reading.Values.
@@ -181,7 +181,31 @@ type Schema struct {
 	// IndexShards spreads each day's partition of the metric index over
 	// that many partitions (by series id); default 1.
 	IndexShards int
+	// Meta is what the kind's writers said about it: Prometheus remote
+	// write keeps a metric's metadata here. Change may set it; it changes
+	// nothing else.
+	Meta Meta
 }
+
+// Meta is what a kind's writers say about it, as Prometheus' metric
+// metadata does; each member is at most MaxMetaBytes bytes of UTF-8.
+type Meta struct {
+	// Type is the metric type: "counter", "gauge", "histogram",
+	// "gaugehistogram", "summary", "info", "stateset" or "unknown", or ""
+	// when not said.
+	Type string
+	// Help is a description of what the kind measures.
+	Help string
+	// Unit is the unit of its values, such as "seconds" or "bytes".
+	Unit string
+}
+
+// MaxMetaBytes bounds each member of a Meta.
+const MaxMetaBytes = 4096
+
+// MaxKindName is the longest kind name, in bytes: Prometheus metric names
+// are seldom longer.
+const MaxKindName = 255
 
 // Attribute names of the items the store writes. Field and tag names may
 // not take these, nor start with '_'.
@@ -220,7 +244,12 @@ func (s Schema) normalize() (Schema, error) {
 		return Schema{}, fmt.Errorf("%w: schema %q: %s", ErrInvalidSchema, s.Name, fmt.Sprintf(format, args...))
 	}
 	if !validKindName(s.Name) {
-		return bad("name must be 1 to 64 letters, digits, '_', '-' or '.', starting with a letter or digit")
+		return bad("name must be 1 to %d letters, digits, '_', '-' or '.', starting with a letter or digit", MaxKindName)
+	}
+	for _, m := range []string{s.Meta.Type, s.Meta.Help, s.Meta.Unit} {
+		if len(m) > MaxMetaBytes || !utf8.ValidString(m) {
+			return bad("meta: each member must be at most %d bytes of UTF-8", MaxMetaBytes)
+		}
 	}
 	seen := map[string]bool{}
 	for _, list := range [][]string{s.Fields, s.Tags} {
@@ -308,7 +337,7 @@ func (s Schema) normalize() (Schema, error) {
 }
 
 func validKindName(s string) bool {
-	if s == "" || len(s) > 64 {
+	if s == "" || len(s) > MaxKindName {
 		return false
 	}
 	for i := 0; i < len(s); i++ {

@@ -16,7 +16,7 @@ func TestSchema_Validation(t *testing.T) {
 		{},
 		{Name: "A#B"},
 		{Name: "~X"},
-		{Name: strings.Repeat("x", 65)},
+		{Name: strings.Repeat("x", MaxKindName+1)},
 		{Name: "S", Fields: []string{"pk"}},
 		{Name: "S", Fields: []string{"_hidden"}},
 		{Name: "S", Fields: []string{"a"}, Tags: []string{"a"}},

@@ -23,7 +23,7 @@ import (
 //	 "rollups": ["hour", "day", "month"], "no_rollups": false,
 //	 "retention": {"raw": "30d", "hour": "90d", "day": "730d", "month": "forever"},
 //	 "shards": 1, "bucket_period": "day", "metric_index": false, "index_shards": 1,
-//	 "no_compaction": false}
+//	 "no_compaction": false, "meta": {"type": "counter", "help": "...", "unit": "seconds"}}
 //
 // Durations are whole days ("30d"), Go durations ("36h", "90m", "1d12h")
 // or "forever". A member left out, or null, takes its zero value (so its
@@ -44,6 +44,14 @@ type schemaJSON struct {
 	MetricIndex  bool           `json:"metric_index"`
 	IndexShards  int            `json:"index_shards,omitempty"`
 	NoCompaction bool           `json:"no_compaction"`
+	Meta         *metaJSON      `json:"meta,omitempty"`
+}
+
+// metaJSON is Meta's JSON form; an empty Meta is left out.
+type metaJSON struct {
+	Type string `json:"type,omitempty"`
+	Help string `json:"help,omitempty"`
+	Unit string `json:"unit,omitempty"`
 }
 
 type retentionJSON struct {
@@ -61,6 +69,9 @@ func (s Schema) MarshalJSON() ([]byte, error) {
 		Name: s.Name, Fields: s.Fields, Tags: s.Tags, Layout: s.Layout, Duplicates: s.Duplicates,
 		NoRollups: s.NoRollups, Shards: s.Shards, MetricIndex: s.MetricIndex, IndexShards: s.IndexShards,
 		NoCompaction: s.NoCompaction,
+	}
+	if s.Meta != (Meta{}) {
+		j.Meta = &metaJSON{s.Meta.Type, s.Meta.Help, s.Meta.Unit}
 	}
 	if j.Fields == nil {
 		j.Fields = []string{}
@@ -118,6 +129,9 @@ func (s *Schema) UnmarshalJSON(b []byte) error {
 	}
 	if r := j.Retention; r != nil {
 		out.Retention = Retention{time.Duration(r.Raw), time.Duration(r.Hour), time.Duration(r.Day), time.Duration(r.Month)}
+	}
+	if m := j.Meta; m != nil {
+		out.Meta = Meta{m.Type, m.Help, m.Unit}
 	}
 	*s = out
 	return nil

@@ -51,16 +51,16 @@ func (h *heldReader) Read(p []byte) (int, error) {
 // gzip with a 400. What the caller keeps of it is the caller's to hold
 // in the budget.
 func (s *Server) stream(w http.ResponseWriter, r *http.Request) (io.Reader, error) {
-	if r.ContentLength > s.cfg.MaxBodyBytes {
-		return nil, errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "the body is %d bytes, over the limit of %d (--max-body)", r.ContentLength, s.cfg.MaxBodyBytes)
+	raw, err := s.raw(w, r)
+	if err != nil {
+		return nil, err
 	}
-	raw := http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes)
 	enc := strings.ToLower(strings.TrimSpace(r.Header.Get("Content-Encoding")))
 	switch enc {
 	case "", "identity":
-		return &limitErrReader{r: raw, limit: s.cfg.MaxBodyBytes}, nil
+		return raw, nil
 	case "gzip", "x-gzip":
-		zr, err := gzip.NewReader(&limitErrReader{r: raw, limit: s.cfg.MaxBodyBytes})
+		zr, err := gzip.NewReader(raw)
 		if err != nil {
 			if ae := asTooLarge(err); ae != nil {
 				return nil, ae
@@ -70,6 +70,15 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) (io.Reader, erro
 		return &gzipBody{zr: zr, rest: s.cfg.MaxInflatedBytes, limit: s.cfg.MaxInflatedBytes}, nil
 	}
 	return nil, errorf(http.StatusUnsupportedMediaType, codeMediaType, "Content-Encoding %q is not supported (use gzip or none)", enc)
+}
+
+// raw returns the request's body as sent, whatever its Content-Encoding,
+// bounded by MaxBodyBytes (past it, reads fail with a 413 apiError).
+func (s *Server) raw(w http.ResponseWriter, r *http.Request) (io.Reader, error) {
+	if r.ContentLength > s.cfg.MaxBodyBytes {
+		return nil, errorf(http.StatusRequestEntityTooLarge, codeTooLarge, "the body is %d bytes, over the limit of %d (--max-body)", r.ContentLength, s.cfg.MaxBodyBytes)
+	}
+	return &limitErrReader{r: http.MaxBytesReader(w, r.Body, s.cfg.MaxBodyBytes), limit: s.cfg.MaxBodyBytes}, nil
 }
 
 // limitErrReader turns http.MaxBytesReader's error into a 413 apiError.

@@ -37,7 +37,7 @@ func (s *Server) routes() []route {
 		{"PUT /api/v1/kinds/{kind}", need(auth.ScopeAdmin, kindOfPath), s.changeKind},
 
 		{"POST /api/v1/kinds/{kind}/readings", need(auth.ScopeWrite, kindOfPath), s.writeReadings},
-		{"POST /api/v1/write", need(auth.ScopeWrite, someKind), s.lineProtocol},
+		{"POST /api/v1/write", need(auth.ScopeWrite, someKind), s.write},
 		{"POST /write", need(auth.ScopeWrite, someKind), s.lineProtocol},
 		{"POST /api/v2/write", need(auth.ScopeWrite, someKind), s.lineProtocol},
 

@@ -24,6 +24,11 @@ const (
 	// TestBatch_Bytes), so a request holds at most some 10 to 25 MB.
 	DefaultMaxReadings = 100_000
 	DefaultMaxSeries   = 10_000 // series in one write request
+	// Defaults of Config.KindLimits: what the writes of open protocols
+	// may bring the store to.
+	DefaultMaxKinds    = 10_000
+	DefaultMaxFields   = 1_000
+	DefaultMaxTags     = 64
 	DefaultMaxPageSize = 10_000 // readings in one page of a range read
 	// DefaultRequestTimeout bounds the time of a read: a series read or
 	// aggregate, a Stats API query, an analytics read.
@@ -83,6 +88,15 @@ type Config struct {
 	MaxInflatedBytes int64
 	MaxReadings      int
 	MaxSeries        int
+	// NoAutoKinds refuses the readings of line protocol and Prometheus
+	// remote write whose kind, fields or tags are not defined; by default
+	// those writes define them (series.Store.Grow, docs/metrics.md).
+	NoAutoKinds bool
+	// KindLimits caps what those writes define: kinds, and fields and
+	// tags per kind. Past a cap a write is refused 400 naming it. Zero
+	// fields take DefaultMaxKinds, DefaultMaxFields and DefaultMaxTags;
+	// a negative one caps nothing.
+	KindLimits series.Limits
 	// Budget bounds the bytes all requests hold in memory at once; give
 	// the same one to the DynamoDB handler (wire.Options.Budget) so that
 	// every face shares it. Default NewBudget(MaxInFlightBytes, 0).
@@ -155,6 +169,17 @@ func New(cfg Config) (*Server, error) {
 	}
 	if s.cfg.MaxSeries <= 0 {
 		s.cfg.MaxSeries = DefaultMaxSeries
+	}
+	for _, l := range []struct {
+		v   *int
+		def int
+	}{{&s.cfg.KindLimits.MaxKinds, DefaultMaxKinds}, {&s.cfg.KindLimits.MaxFields, DefaultMaxFields}, {&s.cfg.KindLimits.MaxTags, DefaultMaxTags}} {
+		switch {
+		case *l.v == 0:
+			*l.v = l.def
+		case *l.v < 0:
+			*l.v = 0
+		}
 	}
 	if s.cfg.Budget == nil {
 		s.cfg.Budget = NewBudget(s.cfg.MaxInFlightBytes, 0)

@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -58,11 +60,48 @@ func (s *Server) lineProtocol(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	b, err := ingest.LineProtocol(body, s.lookup, s.ingestOptions(r.Context(), p))
+	o := s.ingestOptions(r.Context(), p)
+	o.Grow = s.grow(r)
+	b, err := ingest.LineProtocol(body, s.lookup, o)
 	if err != nil {
 		return s.refuse(err)
 	}
 	return s.writeBatch(w, r, b)
+}
+
+// write answers POST /api/v1/write: Prometheus remote write for a
+// protobuf body (Content-Type application/x-protobuf), line protocol
+// otherwise.
+func (s *Server) write(w http.ResponseWriter, r *http.Request) error {
+	if mediaType(r) == "application/x-protobuf" {
+		return s.remoteWrite(w, r)
+	}
+	return s.lineProtocol(w, r)
+}
+
+// grow returns the ingest.Options.Grow of a write request of an open
+// protocol, nil with Config.NoAutoKinds: it checks that the caller may
+// write the kind, then has the store define or extend it under
+// Config.KindLimits.
+func (s *Server) grow(r *http.Request) func(series.Schema) (series.Schema, error) {
+	if s.cfg.NoAutoKinds {
+		return nil
+	}
+	return func(sc series.Schema) (series.Schema, error) {
+		ctx := r.Context()
+		if err := s.allow(ctx, r, auth.ScopeWrite, auth.Kind(sc.Name)); err != nil {
+			return series.Schema{}, err
+		}
+		k, err := s.store.Grow(context.WithoutCancel(ctx), sc, &s.cfg.KindLimits)
+		var le *series.LimitError
+		if errors.As(err, &le) {
+			return series.Schema{}, fmt.Errorf("%w (--max-%s)", err, le.Limit)
+		}
+		if err != nil {
+			return series.Schema{}, err
+		}
+		return k.Schema(), nil
+	}
 }
 
 // ingestOptions returns the decoders' options for a write request: its
@@ -89,6 +128,15 @@ func (s *Server) lookup(name string) (series.Schema, error) {
 // and answers 204 once the store has it in its log (with ?sync=true or
 // Config.SyncWrites, once the table has it).
 func (s *Server) writeBatch(w http.ResponseWriter, r *http.Request, b *ingest.Batch) error {
+	if err := s.storeBatch(r, b); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// storeBatch is writeBatch without the answer.
+func (s *Server) storeBatch(r *http.Request, b *ingest.Batch) error {
 	ctx := r.Context()
 	if s.draining.Load() {
 		return errorf(http.StatusServiceUnavailable, codeUnavailable, "shutting down: writes are not taken")
@@ -125,7 +173,6 @@ func (s *Server) writeBatch(w http.ResponseWriter, r *http.Request, b *ingest.Ba
 		}
 	}
 	s.metrics.ingested.Add(float64(b.Readings))
-	w.WriteHeader(http.StatusNoContent)
 	return nil
 }
 

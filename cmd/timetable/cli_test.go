@@ -89,7 +89,7 @@ func TestCLI_DataFolder(t *testing.T) {
 
 	// A bad line is refused with its number, and nothing of the batch is written.
 	bad := filepath.Join(dir, "bad.lp")
-	if err := os.WriteFile(bad, []byte(fmt.Sprintf("SENSOR,series=new temperature=1 %d\nSENSOR,series=new nosuch=2 %d\n", base.UnixNano(), base.UnixNano())), 0o644); err != nil {
+	if err := os.WriteFile(bad, []byte(fmt.Sprintf("SENSOR,series=new temperature=1 %d\nSENSOR,series=new temperature=\"warm\" %d\n", base.UnixNano(), base.UnixNano())), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, _, errs := runCLI(t, "write", "--data", data, bad)

@@ -106,6 +106,8 @@ type serveFlags struct {
 	burst                                                    int
 	maxBody, maxInflated, maxInFlight, minFree               int64
 	maxReadings, maxSeries                                   int
+	noAutoKinds                                              bool
+	maxKinds, maxFields, maxTags                             int
 	flushInterval, rollupInterval, compactInterval           time.Duration
 	shardLifetime                                            time.Duration
 	maxPeriods                                               int
@@ -144,6 +146,10 @@ func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
 	fs.Int64Var(&f.maxInflated, "max-inflated", server.DefaultMaxInflatedBytes, "largest gzip request body in bytes once inflated, checked as it inflates")
 	fs.IntVar(&f.maxReadings, "max-readings", server.DefaultMaxReadings, "most readings in one write request (a decoded reading holds some 90 to 220 bytes until the request is answered)")
 	fs.IntVar(&f.maxSeries, "max-series", server.DefaultMaxSeries, "most distinct series in one write request")
+	fs.BoolVar(&f.noAutoKinds, "no-auto-kinds", false, "refuse line-protocol and Prometheus remote-write readings of kinds, fields and tags not defined beforehand (by default those writes define them: docs/metrics.md)")
+	fs.IntVar(&f.maxKinds, "max-kinds", server.DefaultMaxKinds, "most kinds the writes of open protocols may bring the store to (0: no limit)")
+	fs.IntVar(&f.maxFields, "max-fields", server.DefaultMaxFields, "most fields those writes may bring a kind to (0: no limit)")
+	fs.IntVar(&f.maxTags, "max-tags", server.DefaultMaxTags, "most tags (labels) those writes may bring a kind to (0: no limit)")
 	fs.Int64Var(&f.maxInFlight, "max-inflight-bytes", server.DefaultMaxInFlightBytes, "bytes of memory all requests in progress may hold at once (bodies, decoded readings), shared by every face; a request that would pass it waits a second, then gets 503 (ThrottlingException on the DynamoDB endpoint)")
 	fs.Int64Var(&f.minFree, "min-free-bytes", 0, "bytes the data folder's disk must keep free: below them writes are refused 507 (and /readyz fails) until space is freed, so the engine never meets a full disk (0: four memtables and 16 MiB, 80 MiB; negative: no check)")
 	fs.IntVar(&f.maxPeriods, "max-periods", series.DefaultMaxPeriods, "most periods one aggregate, or time buckets one Stats API query, may produce (more is refused 400)")
@@ -244,6 +250,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		Store: eng.store, Analytics: eng.analytics, DynamoDB: dynamo, Registry: reg, Gatherer: reg,
 		MetricsPublic: f.metricsPublic, MaxBodyBytes: f.maxBody, MaxInflatedBytes: f.maxInflated,
 		MaxReadings: f.maxReadings, MaxSeries: f.maxSeries, Budget: budget,
+		NoAutoKinds: f.noAutoKinds, KindLimits: series.Limits{MaxKinds: noCap(f.maxKinds), MaxFields: noCap(f.maxFields), MaxTags: noCap(f.maxTags)},
 		MaxPeriods: f.maxPeriods, RequestTimeout: f.requestTimeout, SyncWrites: f.syncWrites,
 		Logger: logger, Version: moduleVersion(), Collect: co,
 	}
@@ -672,4 +679,12 @@ func localKept(st storage, syncWrites bool) string {
 		return "the series write-ahead log of an earlier start in " + filepath.Join(st.dir, walDir) + " (each write is acknowledged once in the backend)"
 	}
 	return "the series write-ahead log in " + filepath.Join(st.dir, walDir) + " (readings acknowledged, not yet flushed)"
+}
+
+// noCap turns a cap flag's 0 (no limit) into server.Config's (negative).
+func noCap(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
