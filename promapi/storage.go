@@ -462,10 +462,10 @@ func (it *sliceIter) Err() error           { return nil }
 // instant as one sample (the last).
 type readIter struct {
 	floatIter
-	it    *series.Iter
-	field int
-	cur   sample
-	next  sample
+	it      *series.Iter
+	field   int
+	cur     sample
+	next    sample
 	has     bool // next holds a sample read ahead
 	started bool // cur holds a sample
 	done    bool
