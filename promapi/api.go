@@ -186,19 +186,11 @@ func (a *API) exec(ctx context.Context, q promql.Query) (any, []string, error) {
 // limit.
 func (a *API) Series(w http.ResponseWriter, r *http.Request) {
 	a.serve(w, r, func(ctx context.Context, f form) (any, []string, error) {
-		sets, err := a.matchers(f, true)
+		l, err := a.lookupOf(f, true)
 		if err != nil {
 			return nil, nil, err
 		}
-		start, end, err := f.rangeOf(false)
-		if err != nil {
-			return nil, nil, err
-		}
-		limit, err := f.limit()
-		if err != nil {
-			return nil, nil, err
-		}
-		qr, _ := a.q.Querier(start.UnixMilli(), end.UnixMilli())
+		sets, start, end, limit, qr := l.sets, l.start, l.end, l.limit, l.q
 		var sel []labels.Labels
 		for _, ms := range sets {
 			ss := qr.Select(ctx, true, &storage.SelectHints{Start: start.UnixMilli(), End: end.UnixMilli(), Func: "series"}, ms...)
@@ -252,23 +244,40 @@ func (a *API) LabelValues(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
+// lookup is the parameters of a series or label lookup.
+type lookup struct {
+	sets       [][]*labels.Matcher
+	start, end time.Time
+	limit      int
+	q          storage.Querier
+}
+
+// lookupOf parses match[] (need: one at least), start, end and limit.
+func (a *API) lookupOf(f form, need bool) (lookup, error) {
+	var l lookup
+	var err error
+	if l.sets, err = a.matchers(f, need); err != nil {
+		return l, err
+	}
+	if l.start, l.end, err = f.rangeOf(false); err != nil {
+		return l, err
+	}
+	if l.limit, err = f.limit(); err != nil {
+		return l, err
+	}
+	l.q, _ = a.q.Querier(l.start.UnixMilli(), l.end.UnixMilli())
+	return l, nil
+}
+
 // labelLookup answers a lookup of label names or values: the union of
 // those of each match[] (every series without one), sorted, at most
 // limit.
 func (a *API) labelLookup(_ context.Context, f form, look func(storage.Querier, []*labels.Matcher) ([]string, error)) (any, []string, error) {
-	sets, err := a.matchers(f, false)
+	l, err := a.lookupOf(f, false)
 	if err != nil {
 		return nil, nil, err
 	}
-	start, end, err := f.rangeOf(false)
-	if err != nil {
-		return nil, nil, err
-	}
-	limit, err := f.limit()
-	if err != nil {
-		return nil, nil, err
-	}
-	qr, _ := a.q.Querier(start.UnixMilli(), end.UnixMilli())
+	sets, limit, qr := l.sets, l.limit, l.q
 	if len(sets) == 0 {
 		sets = [][]*labels.Matcher{nil}
 	}
