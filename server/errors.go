@@ -135,7 +135,7 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		ae = &apiError{status: http.StatusInternalServerError, code: codeInternal, message: "internal error (logged by the server)"}
 	}
-	writeError(w, ae)
+	writeErrorFor(w, r, ae)
 }
 
 func writeError(w http.ResponseWriter, ae *apiError) {

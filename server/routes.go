@@ -20,6 +20,7 @@ type route struct {
 
 // routes lists every route of the server.
 func (s *Server) routes() []route {
+	pq := s.promAPI()
 	return []route{
 		{"GET /{$}", public, s.index},
 		{"GET /about", public, s.about},
@@ -77,6 +78,22 @@ func (s *Server) routes() []route {
 		{"GET /api/v1/sites/{site}/funnels/{id}/steps", need(auth.ScopeRead, siteOfPath), s.funnelSteps},
 		{"GET /api/v1/sites/{site}/realtime", need(auth.ScopeRead, siteOfPath), s.realtime},
 		{"POST /api/v2/query", inBody(auth.ScopeRead), s.query},
+
+		// Prometheus' query API (promapi): the metrics of the kinds the
+		// caller may read.
+		{"GET /api/v1/query", need(auth.ScopeRead, someKind), prom(pq.Query)},
+		{"POST /api/v1/query", need(auth.ScopeRead, someKind), prom(pq.Query)},
+		{"GET /api/v1/query_range", need(auth.ScopeRead, someKind), prom(pq.QueryRange)},
+		{"POST /api/v1/query_range", need(auth.ScopeRead, someKind), prom(pq.QueryRange)},
+		{"GET /api/v1/series", need(auth.ScopeRead, someKind), prom(pq.Series)},
+		{"POST /api/v1/series", need(auth.ScopeRead, someKind), prom(pq.Series)},
+		{"GET /api/v1/labels", need(auth.ScopeRead, someKind), prom(pq.Labels)},
+		{"POST /api/v1/labels", need(auth.ScopeRead, someKind), prom(pq.Labels)},
+		{"GET /api/v1/label/{name}/values", need(auth.ScopeRead, someKind), prom(pq.LabelValues)},
+		{"GET /api/v1/metadata", need(auth.ScopeRead, someKind), prom(pq.Metadata)},
+		{"GET /api/v1/status/buildinfo", need(auth.ScopeRead, someKind), prom(pq.BuildInfo)},
+		{"GET /api/v1/format_query", need(auth.ScopeRead, someKind), prom(pq.FormatQuery)},
+		{"POST /api/v1/format_query", need(auth.ScopeRead, someKind), prom(pq.FormatQuery)},
 
 		// Every other path: JSON 404 (and 405 where the path exists).
 		{"/", public, s.notFound},

@@ -1,0 +1,538 @@
+package promapi
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/prometheus/prometheus/model/histogram"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/storage"
+	"github.com/prometheus/prometheus/tsdb/chunkenc"
+	"github.com/prometheus/prometheus/util/annotations"
+
+	"github.com/timetable-db/timetable/series"
+)
+
+// DefaultMaxSeries is the most series of one kind a selection lists when
+// Queryable.MaxSeries is 0.
+const DefaultMaxSeries = 100_000
+
+// ErrTooManySeries is the error of a selection that would list more
+// series of a kind than Queryable.MaxSeries: the API answers it with 422.
+var ErrTooManySeries = errors.New("too many series")
+
+// seriesPage is the number of ids a selection lists per directory page.
+const seriesPage = 1000
+
+// Queryable is a storage.Queryable over the kinds of a series.Store, as
+// the package doc maps them to metrics. It is safe for concurrent use.
+type Queryable struct {
+	Store *series.Store
+	// Allow reports whether the caller of ctx may read kind; nil allows
+	// every kind. A kind it refuses has no metrics for that caller.
+	Allow func(ctx context.Context, kind string) bool
+	// MaxSeries is the most series of one kind a selection lists (0:
+	// DefaultMaxSeries); one that would list more fails with
+	// ErrTooManySeries.
+	MaxSeries int
+}
+
+// Querier returns a querier over [mint, maxt], in milliseconds.
+func (q *Queryable) Querier(mint, maxt int64) (storage.Querier, error) {
+	return &querier{q: q, mint: mint, maxt: maxt}, nil
+}
+
+type querier struct {
+	q          *Queryable
+	mint, maxt int64
+}
+
+func (q *querier) Close() error { return nil }
+
+// metric is one field of one kind.
+type metric struct {
+	kind  *series.Kind
+	name  string
+	field int
+	tags  []string // the kind's tags
+}
+
+// metrics returns the metrics the caller of ctx may read whose names
+// match every matcher of ms on __name__.
+func (q *querier) metrics(ctx context.Context, ms []*labels.Matcher) []metric {
+	var out []metric
+	for _, k := range q.q.Store.Kinds() {
+		if q.q.Allow != nil && !q.q.Allow(ctx, k.Name()) {
+			continue
+		}
+		sc := k.Schema()
+		for i := range sc.Fields {
+			name := MetricName(sc.Name, sc.Fields, i)
+			if matchesName(ms, name) {
+				out = append(out, metric{kind: k, name: name, field: i, tags: sc.Tags})
+			}
+		}
+	}
+	return out
+}
+
+func matchesName(ms []*labels.Matcher, name string) bool {
+	for _, m := range ms {
+		if m.Name == labels.MetricName && !m.Matches(name) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchesAll reports whether ls matches every matcher of ms.
+func matchesAll(ms []*labels.Matcher, ls labels.Labels) bool {
+	for _, m := range ms {
+		if !m.Matches(ls.Get(m.Name)) {
+			return false
+		}
+	}
+	return true
+}
+
+// idOf is a series id with its labels.
+type idOf struct {
+	id     string
+	labels labels.Labels
+}
+
+// ids lists the series of kind k (at most MaxSeries) with their labels.
+func (q *querier) ids(ctx context.Context, k *series.Kind, cache map[string][]idOf) ([]idOf, error) {
+	if got, ok := cache[k.Name()]; ok {
+		return got, nil
+	}
+	limit := q.q.MaxSeries
+	if limit <= 0 {
+		limit = DefaultMaxSeries
+	}
+	var out []idOf
+	cursor := ""
+	for {
+		ids, next, err := k.Series(ctx, "", seriesPage, cursor)
+		if err != nil {
+			return nil, err
+		}
+		if len(out)+len(ids) > limit {
+			return nil, fmt.Errorf("%w: kind %s has more than %d series, the most one selection lists while no index of label values is kept: select fewer kinds by __name__", ErrTooManySeries, k.Name(), limit)
+		}
+		for _, id := range ids {
+			out = append(out, idOf{id: id, labels: IDLabels(id)})
+		}
+		if next == "" {
+			break
+		}
+		cursor = next
+	}
+	cache[k.Name()] = out
+	return out, nil
+}
+
+// selected is a series a selection found: labels and where its samples
+// come from (a read of the store, or samples read already).
+type selected struct {
+	labels  labels.Labels
+	kind    *series.Kind
+	id      string
+	field   int
+	ctx     context.Context
+	from    int64 // ms, inclusive
+	to      int64 // ms, inclusive
+	samples []sample
+	read    bool // samples holds them all
+}
+
+type sample struct {
+	t int64
+	v float64
+}
+
+func (s *selected) Labels() labels.Labels { return s.labels }
+
+func (s *selected) Iterator(chunkenc.Iterator) chunkenc.Iterator {
+	if s.read {
+		return &sliceIter{s: s.samples, i: -1}
+	}
+	it := s.kind.Iter(s.ctx, s.id, series.Query{From: time.UnixMilli(s.from), To: time.UnixMilli(s.to).Add(time.Millisecond)})
+	return &readIter{it: it, field: s.field}
+}
+
+// collect finds the series that ms select whose samples lie in [from,
+// to]: every series of each matching kind's directory, labelled from its
+// id, and, for series whose id does not name each of the kind's tags,
+// split by the readings' tags (which it reads for that, in the range).
+// Series whose labels the id gives whole are not read here.
+func (q *querier) collect(ctx context.Context, from, to int64, ms []*labels.Matcher) ([]*selected, error) {
+	var out []*selected
+	cache := map[string][]idOf{}
+	for _, m := range q.metrics(ctx, ms) {
+		ids, err := q.ids(ctx, m.kind, cache)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			b := labels.NewBuilder(id.labels)
+			b.Set(labels.MetricName, m.name)
+			extra := extraTags(m.tags, id.labels)
+			if len(extra) == 0 {
+				ls := b.Labels()
+				if matchesAll(ms, ls) {
+					out = append(out, &selected{labels: ls, kind: m.kind, id: id.id, field: m.field, ctx: ctx, from: from, to: to})
+				}
+				continue
+			}
+			if !matchesKnown(ms, id.labels, extra) {
+				continue
+			}
+			split, err := q.readSplit(ctx, m, id.id, b, extra, from, to)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range split {
+				if matchesAll(ms, s.labels) {
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b *selected) int { return labels.Compare(a.labels, b.labels) })
+	return out, nil
+}
+
+// extraTags returns the indexes of the tags of a kind that the id's
+// labels do not name: their values come from the readings.
+func extraTags(tags []string, idl labels.Labels) []int {
+	var out []int
+	for i, t := range tags {
+		if t != labels.MetricName && !idl.Has(t) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// matchesKnown reports whether the labels of the id may match ms: the
+// matchers on labels that readings' tags give are checked later.
+func matchesKnown(ms []*labels.Matcher, idl labels.Labels, _ []int) bool {
+	for _, m := range ms {
+		if m.Name == labels.MetricName || !idl.Has(m.Name) {
+			continue
+		}
+		if !m.Matches(idl.Get(m.Name)) {
+			return false
+		}
+	}
+	return true
+}
+
+// readSplit reads series id of m in [from, to] and returns a series per
+// combination of the values of its extra tags.
+func (q *querier) readSplit(ctx context.Context, m metric, id string, b *labels.Builder, extra []int, from, to int64) ([]*selected, error) {
+	it := m.kind.Iter(ctx, id, series.Query{From: time.UnixMilli(from), To: time.UnixMilli(to).Add(time.Millisecond)})
+	defer it.Close()
+	groups := map[string]*selected{}
+	var order []string
+	var key strings.Builder
+	for it.Next() {
+		r := it.Reading()
+		v := valueOf(r, m.field)
+		if math.IsNaN(v) {
+			continue
+		}
+		key.Reset()
+		for _, ti := range extra {
+			if ti < len(r.Tags) {
+				key.WriteString(r.Tags[ti])
+			}
+			key.WriteByte(0)
+		}
+		g, ok := groups[key.String()]
+		if !ok {
+			for _, ti := range extra {
+				val := ""
+				if ti < len(r.Tags) {
+					val = r.Tags[ti]
+				}
+				b.Set(m.tags[ti], val) // "" deletes
+			}
+			g = &selected{labels: b.Labels(), read: true}
+			groups[key.String()] = g
+			order = append(order, key.String())
+		}
+		g.samples = appendSample(g.samples, r.Time.UnixMilli(), v)
+	}
+	if err := it.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]*selected, 0, len(order))
+	for _, k := range order {
+		out = append(out, groups[k])
+	}
+	return out, nil
+}
+
+// appendSample appends t, v, replacing the last sample if it has time t
+// (readings of one instant kept by KeepAll: the last written wins).
+func appendSample(s []sample, t int64, v float64) []sample {
+	if n := len(s); n > 0 && s[n-1].t == t {
+		s[n-1].v = v
+		return s
+	}
+	return append(s, sample{t, v})
+}
+
+// valueOf returns field i of r, NaN when absent.
+func valueOf(r series.Reading, i int) float64 {
+	if i < len(r.Values) {
+		return r.Values[i]
+	}
+	return math.NaN()
+}
+
+// bounds returns the range of a selection: the hints' if given, else the
+// querier's.
+func (q *querier) bounds(h *storage.SelectHints) (int64, int64) {
+	if h != nil && (h.Start != 0 || h.End != 0) {
+		return h.Start, h.End
+	}
+	return q.mint, q.maxt
+}
+
+// Select returns the series that ms select, sorted by labels; series of
+// one label set (two kinds whose metric names meet) are merged.
+func (q *querier) Select(ctx context.Context, _ bool, h *storage.SelectHints, ms ...*labels.Matcher) storage.SeriesSet {
+	from, to := q.bounds(h)
+	sel, err := q.collect(ctx, from, to, ms)
+	if err != nil {
+		return storage.ErrSeriesSet(err)
+	}
+	var out []storage.Series
+	for i := 0; i < len(sel); {
+		j := i + 1
+		for j < len(sel) && labels.Equal(sel[i].labels, sel[j].labels) {
+			j++
+		}
+		if j == i+1 {
+			out = append(out, sel[i])
+		} else {
+			group := make([]storage.Series, 0, j-i)
+			for _, s := range sel[i:j] {
+				group = append(group, s)
+			}
+			out = append(out, storage.ChainedSeriesMerge(group...))
+		}
+		i = j
+	}
+	if h != nil && h.Limit > 0 && len(out) > h.Limit {
+		out = out[:h.Limit]
+	}
+	return &seriesSet{s: out, i: -1}
+}
+
+// LabelValues returns the values of label name in the series ms select.
+func (q *querier) LabelValues(ctx context.Context, name string, h *storage.LabelHints, ms ...*labels.Matcher) ([]string, annotations.Annotations, error) {
+	sel, err := q.collect(ctx, q.mint, q.maxt, ms)
+	if err != nil {
+		return nil, nil, err
+	}
+	set := map[string]struct{}{}
+	for _, s := range sel {
+		if v := s.labels.Get(name); v != "" {
+			set[v] = struct{}{}
+		}
+	}
+	return limited(set, h), nil, nil
+}
+
+// LabelNames returns the names of the labels of the series ms select.
+func (q *querier) LabelNames(ctx context.Context, h *storage.LabelHints, ms ...*labels.Matcher) ([]string, annotations.Annotations, error) {
+	sel, err := q.collect(ctx, q.mint, q.maxt, ms)
+	if err != nil {
+		return nil, nil, err
+	}
+	set := map[string]struct{}{}
+	for _, s := range sel {
+		s.labels.Range(func(l labels.Label) { set[l.Name] = struct{}{} })
+	}
+	return limited(set, h), nil, nil
+}
+
+// limited returns the sorted members of set, at most h.Limit.
+func limited(set map[string]struct{}, h *storage.LabelHints) []string {
+	out := make([]string, 0, len(set))
+	for v := range set {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	if h != nil && h.Limit > 0 && len(out) > h.Limit {
+		out = out[:h.Limit]
+	}
+	return out
+}
+
+// seriesSet is a storage.SeriesSet over a slice.
+type seriesSet struct {
+	s []storage.Series
+	i int
+}
+
+func (s *seriesSet) Next() bool                        { s.i++; return s.i < len(s.s) }
+func (s *seriesSet) At() storage.Series                { return s.s[s.i] }
+func (s *seriesSet) Err() error                        { return nil }
+func (s *seriesSet) Warnings() annotations.Annotations { return nil }
+
+// millis is a time in Unix milliseconds: the parameter of Seek, named so
+// that go vet does not take the iterators' Seek for io.Seeker's.
+type millis = int64
+
+// floatIter holds what the float-only iterators share.
+type floatIter struct{}
+
+func (floatIter) AtHistogram(*histogram.Histogram) (int64, *histogram.Histogram) {
+	return 0, nil
+}
+
+func (floatIter) AtFloatHistogram(*histogram.FloatHistogram) (int64, *histogram.FloatHistogram) {
+	return 0, nil
+}
+
+func (floatIter) AtST() int64 { return 0 }
+
+// sliceIter iterates samples read already.
+type sliceIter struct {
+	floatIter
+	s []sample
+	i int
+}
+
+func (it *sliceIter) Next() chunkenc.ValueType {
+	if it.i+1 >= len(it.s) {
+		it.i = len(it.s)
+		return chunkenc.ValNone
+	}
+	it.i++
+	return chunkenc.ValFloat
+}
+
+func (it *sliceIter) Seek(t millis) chunkenc.ValueType {
+	if it.i < 0 {
+		it.i = 0
+	}
+	if it.i >= len(it.s) {
+		return chunkenc.ValNone
+	}
+	if it.s[it.i].t >= t {
+		return chunkenc.ValFloat
+	}
+	it.i += sortSearch(it.s[it.i:], t)
+	if it.i >= len(it.s) {
+		return chunkenc.ValNone
+	}
+	return chunkenc.ValFloat
+}
+
+func sortSearch(s []sample, t int64) int {
+	i, _ := slices.BinarySearchFunc(s, t, func(a sample, t int64) int {
+		switch {
+		case a.t < t:
+			return -1
+		case a.t > t:
+			return 1
+		}
+		return 0
+	})
+	return i
+}
+
+func (it *sliceIter) At() (int64, float64) { return it.s[it.i].t, it.s[it.i].v }
+func (it *sliceIter) AtT() int64           { return it.s[it.i].t }
+func (it *sliceIter) Err() error           { return nil }
+
+// readIter is a chunkenc.Iterator over a series.Iter: one field of the
+// readings as they are decoded, absent values skipped, readings of one
+// instant as one sample (the last).
+type readIter struct {
+	floatIter
+	it      *series.Iter
+	field   int
+	cur     sample
+	next    sample
+	has     bool // next holds a sample read ahead
+	started bool // cur holds a sample
+	done    bool
+	err     error
+}
+
+// pull reads the next sample with a value from the store.
+func (r *readIter) pull() (sample, bool) {
+	for r.it.Next() {
+		rd := r.it.Reading()
+		v := valueOf(rd, r.field)
+		if !math.IsNaN(v) {
+			return sample{rd.Time.UnixMilli(), v}, true
+		}
+	}
+	if r.err == nil {
+		r.err = r.it.Err()
+	}
+	r.it.Close()
+	return sample{}, false
+}
+
+func (r *readIter) Next() chunkenc.ValueType {
+	if r.done {
+		return chunkenc.ValNone
+	}
+	s, ok := r.next, r.has
+	if !ok {
+		s, ok = r.pull()
+	}
+	if !ok {
+		r.done = true
+		return chunkenc.ValNone
+	}
+	r.has = false
+	for {
+		n, ok := r.pull()
+		if !ok {
+			break
+		}
+		if n.t != s.t {
+			r.next, r.has = n, true
+			break
+		}
+		s = n
+	}
+	r.cur, r.started = s, true
+	return chunkenc.ValFloat
+}
+
+func (r *readIter) Seek(t millis) chunkenc.ValueType {
+	if r.done {
+		return chunkenc.ValNone
+	}
+	if r.started && r.cur.t >= t {
+		return chunkenc.ValFloat
+	}
+	for {
+		if r.Next() == chunkenc.ValNone {
+			return chunkenc.ValNone
+		}
+		if r.cur.t >= t {
+			return chunkenc.ValFloat
+		}
+	}
+}
+
+func (r *readIter) At() (int64, float64) { return r.cur.t, r.cur.v }
+func (r *readIter) AtT() int64           { return r.cur.t }
+func (r *readIter) Err() error           { return r.err }
