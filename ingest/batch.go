@@ -318,9 +318,10 @@ func badID(id []byte) string {
 	return ""
 }
 
-// hashedIDPrefix starts the series id of a tag or label set longer than
-// series takes (see shortID).
-const hashedIDPrefix = "~sha256:"
+// HashedIDPrefix starts the series id of a tag or label set longer than
+// series takes (see shortID): such a series' labels are its readings'
+// tags only.
+const HashedIDPrefix = "~sha256:"
 
 // shortID returns the series id of a tag or label set written as id: id
 // itself if series takes its length, else "~sha256:" and the hex SHA-256
@@ -330,7 +331,7 @@ func shortID(id []byte) []byte {
 		return id
 	}
 	sum := sha256.Sum256(id)
-	return hex.AppendEncode(append(id[:0], hashedIDPrefix...), sum[:])
+	return hex.AppendEncode(append(id[:0], HashedIDPrefix...), sum[:])
 }
 
 // clip quotes s for an error message, cut to 64 bytes.

@@ -130,7 +130,7 @@ func TestRemoteWrite_Mapping(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id := b.Kinds[0].Series[0].ID; !strings.HasPrefix(id, hashedIDPrefix) || len(id) != len(hashedIDPrefix)+64 {
+	if id := b.Kinds[0].Series[0].ID; !strings.HasPrefix(id, HashedIDPrefix) || len(id) != len(HashedIDPrefix)+64 {
 		t.Fatalf("long id %q", id)
 	}
 }

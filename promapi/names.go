@@ -3,6 +3,8 @@ package promapi
 import (
 	"strings"
 
+	"github.com/timetable-db/timetable/ingest"
+
 	"github.com/prometheus/prometheus/model/labels"
 )
 
@@ -14,13 +16,14 @@ const valueField = "value"
 const seriesLabel = "series"
 
 // MetricName returns the name of the metric that field i of a kind with
-// these fields is: the kind's name when "value" is its only field, else
-// kind_field.
+// these fields is: the kind's metric name (ingest.MetricOfKind, the
+// reverse of the names remote write gives kinds) when "value" is its only
+// field, else that of kind_field.
 func MetricName(kind string, fields []string, i int) string {
 	if len(fields) == 1 && fields[0] == valueField {
-		return kind
+		return ingest.MetricOfKind(kind)
 	}
-	return kind + "_" + fields[i]
+	return ingest.MetricOfKind(kind + "_" + fields[i])
 }
 
 // IDLabels returns the labels a series id stands for, sorted by name:
@@ -30,9 +33,11 @@ func MetricName(kind string, fields []string, i int) string {
 //     sorted by name, each name once, no empty name or value, no
 //     "__name__", with ',', '=' and '\' escaped by a '\' in names and
 //     values: those labels;
+//   - a label set too long to be an id, hashed (ingest.HashedIDPrefix):
+//     none, its readings' tags are its labels;
 //   - any other id: {series="<id>"}.
 func IDLabels(id string) labels.Labels {
-	if id == "_" {
+	if id == "_" || strings.HasPrefix(id, ingest.HashedIDPrefix) {
 		return labels.EmptyLabels()
 	}
 	if ls, ok := parseLabelSet(id); ok {

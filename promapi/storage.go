@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/prometheus/tsdb/chunkenc"
 	"github.com/prometheus/prometheus/util/annotations"
 
+	"github.com/timetable-db/timetable/ingest"
 	"github.com/timetable-db/timetable/series"
 )
 
@@ -213,7 +214,7 @@ func (q *querier) collect(ctx context.Context, from, to int64, ms []*labels.Matc
 func extraTags(tags []string, idl labels.Labels) []int {
 	var out []int
 	for i, t := range tags {
-		if t != labels.MetricName && !idl.Has(t) {
+		if l := ingest.LabelOfTag(t); l != labels.MetricName && !idl.Has(l) {
 			out = append(out, i)
 		}
 	}
@@ -262,7 +263,7 @@ func (q *querier) readSplit(ctx context.Context, m metric, id string, b *labels.
 				if ti < len(r.Tags) {
 					val = r.Tags[ti]
 				}
-				b.Set(m.tags[ti], val) // "" deletes
+				b.Set(ingest.LabelOfTag(m.tags[ti]), val) // "" deletes
 			}
 			g = &selected{labels: b.Labels(), read: true}
 			groups[key.String()] = g

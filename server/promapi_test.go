@@ -1,9 +1,15 @@
 package server_test
 
 import (
+	"context"
+	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/exp/api/remote"
 
 	"github.com/timetable-db/timetable/auth"
 )
@@ -51,5 +57,57 @@ func TestPrometheusAPI_Access(t *testing.T) {
 	body := e.post("/api/v1/query", "application/x-www-form-urlencoded", "query=count(OTHER)%20or%20vector(0)").must(t, 200).body
 	if !strings.Contains(string(body), `"resultType":"vector"`) || !strings.Contains(string(body), `"0"]`) {
 		t.Errorf("a token limited to SENSOR counts OTHER: %s", body)
+	}
+}
+
+// TestPrometheus_WriteThenQuery: what Prometheus remote-writes comes back
+// through the query API under the names and labels it was sent with, also
+// where the kind and tag names differ from them (a ':' in the metric
+// name, labels named "pk" or starting with "__", a label set too long to
+// be the series id).
+func TestPrometheus_WriteThenQuery(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	long := strings.Repeat("x", 600)
+	req := v1Request{series: []v1Series{
+		{labels: []string{"__name__", "job:requests:rate5m", "job", "api", "pk", "p", "__tenant", "t1"}, vals: []float64{1, 2, 3}},
+		{labels: []string{"__name__", "job:requests:rate5m", "job", "web", "path", long}, vals: []float64{10, 20, 30}},
+	}}
+	if _, err := promAPI(t, e).Write(context.Background(), remote.WriteV1MessageType, &req); err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Status string
+		Data   struct {
+			ResultType string
+			Result     []struct {
+				Metric map[string]string
+				Value  [2]any
+			}
+		}
+	}
+	at := t0.Add(2 * time.Second).Unix()
+	e.get(fmt.Sprintf("/api/v1/query?query=%s&time=%d", url.QueryEscape(`job:requests:rate5m`), at)).must(t, 200).json(t, &a)
+	if a.Status != "success" || a.Data.ResultType != "vector" || len(a.Data.Result) != 2 {
+		t.Fatalf("answer %+v", a)
+	}
+	got := map[string]string{}
+	for _, r := range a.Data.Result {
+		if r.Metric["__name__"] != "job:requests:rate5m" {
+			t.Errorf("metric name %q, want the one sent", r.Metric["__name__"])
+		}
+		got[r.Metric["job"]] = fmt.Sprint(r.Value[1])
+		switch r.Metric["job"] {
+		case "api":
+			if r.Metric["pk"] != "p" || r.Metric["__tenant"] != "t1" || len(r.Metric) != 4 {
+				t.Errorf("labels %v, want those sent", r.Metric)
+			}
+		case "web":
+			if r.Metric["path"] != long || len(r.Metric) != 3 {
+				t.Errorf("labels of the long label set: %v", r.Metric)
+			}
+		}
+	}
+	if got["api"] != "3" || got["web"] != "30" {
+		t.Errorf("values %v", got)
 	}
 }

@@ -24,7 +24,7 @@ var arrows = map[string][]string{
 	"conformance":            {"timetable"},
 	"design":                 {},
 	"ingest":                 {"series"},
-	"promapi":                {"series"},
+	"promapi":                {"ingest", "series"},
 	"internal/archtest":      {},
 	"internal/browsertest":   {},
 	"internal/clock":         {},
