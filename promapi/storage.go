@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/prometheus/model/histogram"
 	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/value"
 	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/tsdb/chunkenc"
 	"github.com/prometheus/prometheus/util/annotations"
@@ -61,6 +62,10 @@ type metric struct {
 	name  string
 	field int
 	tags  []string // the kind's tags
+	// marks: the kind is a metric of its own (its only field "value"),
+	// whose readings without a value are staleness markers (as remote
+	// write stores them).
+	marks bool
 }
 
 // metrics returns the metrics the caller of ctx may read whose names
@@ -75,7 +80,7 @@ func (q *querier) metrics(ctx context.Context, ms []*labels.Matcher) []metric {
 		for i := range sc.Fields {
 			name := MetricName(sc.Name, sc.Fields, i)
 			if matchesName(ms, name) {
-				out = append(out, metric{kind: k, name: name, field: i, tags: sc.Tags})
+				out = append(out, metric{kind: k, name: name, field: i, tags: sc.Tags, marks: len(sc.Fields) == 1 && sc.Fields[0] == valueField})
 			}
 		}
 	}
@@ -145,6 +150,7 @@ type selected struct {
 	kind    *series.Kind
 	id      string
 	field   int
+	marks   bool // see metric
 	ctx     context.Context
 	from    int64 // ms, inclusive
 	to      int64 // ms, inclusive
@@ -164,7 +170,7 @@ func (s *selected) Iterator(chunkenc.Iterator) chunkenc.Iterator {
 		return &sliceIter{s: s.samples, i: -1}
 	}
 	it := s.kind.Iter(s.ctx, s.id, series.Query{From: time.UnixMilli(s.from), To: time.UnixMilli(s.to).Add(time.Millisecond)})
-	return &readIter{it: it, field: s.field}
+	return &readIter{it: it, field: s.field, marks: s.marks}
 }
 
 // collect finds the series that ms select whose samples lie in [from,
@@ -187,7 +193,7 @@ func (q *querier) collect(ctx context.Context, from, to int64, ms []*labels.Matc
 			if len(extra) == 0 {
 				ls := b.Labels()
 				if matchesAll(ms, ls) {
-					out = append(out, &selected{labels: ls, kind: m.kind, id: id.id, field: m.field, ctx: ctx, from: from, to: to})
+					out = append(out, &selected{labels: ls, kind: m.kind, id: id.id, field: m.field, marks: m.marks, ctx: ctx, from: from, to: to})
 				}
 				continue
 			}
@@ -245,8 +251,8 @@ func (q *querier) readSplit(ctx context.Context, m metric, id string, b *labels.
 	var key strings.Builder
 	for it.Next() {
 		r := it.Reading()
-		v := valueOf(r, m.field)
-		if math.IsNaN(v) {
+		v, ok := sampleValue(r, m.field, m.marks)
+		if !ok {
 			continue
 		}
 		key.Reset()
@@ -291,12 +297,17 @@ func appendSample(s []sample, t int64, v float64) []sample {
 	return append(s, sample{t, v})
 }
 
-// valueOf returns field i of r, NaN when absent.
-func valueOf(r series.Reading, i int) float64 {
-	if i < len(r.Values) {
-		return r.Values[i]
+// sampleValue returns the sample of field i of r: its value, or, when it
+// is absent, Prometheus' staleness marker if marks is set (see metric)
+// and no sample otherwise.
+func sampleValue(r series.Reading, i int, marks bool) (float64, bool) {
+	if i < len(r.Values) && !math.IsNaN(r.Values[i]) {
+		return r.Values[i], true
 	}
-	return math.NaN()
+	if marks {
+		return math.Float64frombits(value.StaleNaN), true
+	}
+	return 0, false
 }
 
 // bounds returns the range of a selection: the hints' if given, else the
@@ -465,6 +476,7 @@ type readIter struct {
 	floatIter
 	it      *series.Iter
 	field   int
+	marks   bool // see metric
 	cur     sample
 	next    sample
 	has     bool // next holds a sample read ahead
@@ -477,8 +489,7 @@ type readIter struct {
 func (r *readIter) pull() (sample, bool) {
 	for r.it.Next() {
 		rd := r.it.Reading()
-		v := valueOf(rd, r.field)
-		if !math.IsNaN(v) {
+		if v, ok := sampleValue(rd, r.field, r.marks); ok {
 			return sample{rd.Time.UnixMilli(), v}, true
 		}
 	}

@@ -71,6 +71,9 @@ func TestPrometheus_WriteThenQuery(t *testing.T) {
 	req := v1Request{series: []v1Series{
 		{labels: []string{"__name__", "job:requests:rate5m", "job", "api", "pk", "p", "__tenant", "t1"}, vals: []float64{1, 2, 3}},
 		{labels: []string{"__name__", "job:requests:rate5m", "job", "web", "path", long}, vals: []float64{10, 20, 30}},
+		// A series that stopped: its staleness marker ends it at once,
+		// not after the 5 minutes of the lookback.
+		{labels: []string{"__name__", "job:requests:rate5m", "job", "gone"}, vals: []float64{5, staleNaN}},
 	}}
 	if _, err := promAPI(t, e).Write(context.Background(), remote.WriteV1MessageType, &req); err != nil {
 		t.Fatal(err)
@@ -107,7 +110,11 @@ func TestPrometheus_WriteThenQuery(t *testing.T) {
 			}
 		}
 	}
-	if got["api"] != "3" || got["web"] != "30" {
-		t.Errorf("values %v", got)
+	if got["api"] != "3" || got["web"] != "30" || len(got) != 2 {
+		t.Errorf("values %v, want api 3 and web 30 (gone ended by its staleness marker)", got)
+	}
+	e.get(fmt.Sprintf("/api/v1/query?query=%s&time=%d", url.QueryEscape(`job:requests:rate5m{job="gone"}`), t0.Unix())).must(t, 200).json(t, &a)
+	if len(a.Data.Result) != 1 || fmt.Sprint(a.Data.Result[0].Value[1]) != "5" {
+		t.Errorf("gone before its marker: %+v", a.Data.Result)
 	}
 }
