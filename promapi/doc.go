@@ -21,10 +21,11 @@
 // Prometheus series per combination of their values. A tag the id names
 // is the id's value.
 //
-// A reading's absent field (NaN) is no sample; readings of one instant
-// (Schema.Duplicates KeepAll) are one sample, the last written. The store
-// keeps no staleness markers: a series ends where Prometheus' lookback
-// (5 minutes) ends.
+// A reading's absent field (NaN) is no sample, except in a kind whose only
+// field is "value" (a metric of its own, as remote write makes them):
+// there it is the staleness marker remote write stored, given back as
+// Prometheus' marker. Readings of one instant (Schema.Duplicates KeepAll)
+// are one sample, the last written.
 //
 // # Selecting series
 //
