@@ -69,22 +69,11 @@ func demoSource(t testing.TB, present time.Time) (*local.DB, *demo.Clock) {
 func liveItems(t testing.TB, api timetable.API, ttl string, now time.Time) []string {
 	t.Helper()
 	var out []string
-	in := &dynamodb.ScanInput{TableName: aws.String(analytics.DefaultTable), ConsistentRead: aws.Bool(true)}
-	for {
-		page, err := api.Scan(context.Background(), in)
-		if err != nil {
-			t.Fatal(err)
+	scanItems(t, api, analytics.DefaultTable, func(it map[string]types.AttributeValue) {
+		if !expired(it, ttl, now.Unix()) {
+			out = append(out, conformance.FormatItem(it))
 		}
-		for _, it := range page.Items {
-			if !expired(it, ttl, now.Unix()) {
-				out = append(out, conformance.FormatItem(it))
-			}
-		}
-		if len(page.LastEvaluatedKey) == 0 {
-			break
-		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
-	}
+	})
 	return out
 }
 
@@ -93,26 +82,16 @@ func liveItems(t testing.TB, api timetable.API, ttl string, now time.Time) []str
 func ttls(t testing.TB, api timetable.API, ttl string) []int64 {
 	t.Helper()
 	var out []int64
-	in := &dynamodb.ScanInput{TableName: aws.String(analytics.DefaultTable), ConsistentRead: aws.Bool(true)}
-	for {
-		page, err := api.Scan(context.Background(), in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, it := range page.Items {
-			if n, ok := it[ttl].(*types.AttributeValueMemberN); ok {
-				v, err := strconv.ParseInt(n.Value, 10, 64)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out = append(out, v)
+	scanItems(t, api, analytics.DefaultTable, func(it map[string]types.AttributeValue) {
+		if n, ok := it[ttl].(*types.AttributeValueMemberN); ok {
+			v, err := strconv.ParseInt(n.Value, 10, 64)
+			if err != nil {
+				t.Fatal(err)
 			}
+			out = append(out, v)
 		}
-		if len(page.LastEvaluatedKey) == 0 {
-			return out
-		}
-		in.ExclusiveStartKey = page.LastEvaluatedKey
-	}
+	})
+	return out
 }
 
 // TestCopy_DemoExpiring copies a demo site's web analytics while the

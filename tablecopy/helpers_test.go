@@ -161,6 +161,17 @@ func mixed(r *rand.Rand, i int) table.Item {
 func dump(t testing.TB, api timetable.API, name string) []string {
 	t.Helper()
 	var out []string
+	scanItems(t, api, name, func(it map[string]types.AttributeValue) {
+		out = append(out, conformance.FormatItem(it))
+	})
+	sort.Strings(out)
+	return out
+}
+
+// scanItems calls fn with each item of table name, read by a strongly
+// consistent scan.
+func scanItems(t testing.TB, api timetable.API, name string, fn func(map[string]types.AttributeValue)) {
+	t.Helper()
 	in := &dynamodb.ScanInput{TableName: aws.String(name), ConsistentRead: aws.Bool(true)}
 	for {
 		page, err := api.Scan(context.Background(), in)
@@ -168,15 +179,13 @@ func dump(t testing.TB, api timetable.API, name string) []string {
 			t.Fatalf("scan %s: %v", name, err)
 		}
 		for _, it := range page.Items {
-			out = append(out, conformance.FormatItem(it))
+			fn(it)
 		}
 		if len(page.LastEvaluatedKey) == 0 {
-			break
+			return
 		}
 		in.ExclusiveStartKey = page.LastEvaluatedKey
 	}
-	sort.Strings(out)
-	return out
 }
 
 // sameItems fails the test if the tables do not hold the same items.

@@ -320,15 +320,7 @@ func TestCopy_DemoFolder(t *testing.T) {
 // TestCopy_DynamoDBLocal copies a data folder to DynamoDB Local and back
 // to another data folder with the command.
 func TestCopy_DynamoDBLocal(t *testing.T) {
-	endpoint := dynamotest.Require(t)
-	copyEnv(t)
-	// The backend takes credentials from the environment: a key of our
-	// own keeps this test's tables apart in DynamoDB Local.
-	t.Setenv("AWS_ACCESS_KEY_ID", "cmdcopy")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	ddb := dynamotest.NewClient(endpoint, dynamotest.AccessKey("cmdcopy"))
-	name := dynamotest.TableName(t, "cmd")
-	t.Cleanup(func() { ddb.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(name)}) })
+	endpoint, ddb, name := copyToDynamoDB(t, "cmdcopy", "cmd")
 
 	src := copySource(t, name)
 	runCopy(t, "--from", "file:"+src, "--to", endpoint, "--tables", name)
@@ -407,16 +399,7 @@ func TestCopy_BarWidth(t *testing.T) {
 // copied to DynamoDB Local and back, and the CLI reading each copy with
 // --backend (or --data) gives the figures it gives on the folder.
 func TestCopy_DemoToDynamoDBLocalAndBack(t *testing.T) {
-	endpoint := dynamotest.Require(t)
-	copyEnv(t)
-	// A key of its own keeps this test's tables apart in DynamoDB Local.
-	t.Setenv("AWS_ACCESS_KEY_ID", "cmddemo")
-	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
-	ddb := dynamotest.NewClient(endpoint, dynamotest.AccessKey("cmddemo"))
-	table := dynamotest.TableName(t, "demo")
-	t.Cleanup(func() {
-		ddb.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
-	})
+	endpoint, _, table := copyToDynamoDB(t, "cmddemo", "demo")
 
 	src, back := t.TempDir(), t.TempDir()
 	var out, errb bytes.Buffer
@@ -445,4 +428,22 @@ func TestCopy_DemoToDynamoDBLocalAndBack(t *testing.T) {
 	if got := stats("--backend", "file:"+back); got != want {
 		t.Errorf("stats on the copy back:\n%s\nwant, as on the folder:\n%s", got, want)
 	}
+}
+
+// copyToDynamoDB prepares a copy test on DynamoDB Local (or skips it): the
+// backend takes credentials from the environment, and the access key
+// given keeps the test's tables apart there. It returns the endpoint, a
+// client with that key, and a table name dropped when the test ends.
+func copyToDynamoDB(t *testing.T, key, prefix string) (endpoint string, ddb *dynamodb.Client, table string) {
+	t.Helper()
+	endpoint = dynamotest.Require(t)
+	copyEnv(t)
+	t.Setenv("AWS_ACCESS_KEY_ID", key)
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "test")
+	ddb = dynamotest.NewClient(endpoint, dynamotest.AccessKey(key))
+	table = dynamotest.TableName(t, prefix)
+	t.Cleanup(func() {
+		ddb.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	})
+	return endpoint, ddb, table
 }
