@@ -16,7 +16,9 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-func otlpKV(k string, v *commonpb.AnyValue) *commonpb.KeyValue { return &commonpb.KeyValue{Key: k, Value: v} }
+func otlpKV(k string, v *commonpb.AnyValue) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: v}
+}
 
 func otlpStr(s string) *commonpb.AnyValue {
 	return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: s}}
