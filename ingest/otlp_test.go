@@ -264,23 +264,6 @@ func FuzzOTLP(f *testing.F) {
 			}
 			return
 		}
-		n := 0
-		for _, k := range b.Kinds {
-			s := o[k.Kind]
-			for _, sr := range k.Series {
-				if badID([]byte(sr.ID)) != "" {
-					t.Fatalf("series id %q", sr.ID)
-				}
-				for _, r := range sr.Readings {
-					n++
-					if len(r.Values) != len(s.Fields) || r.Tags != nil && len(r.Tags) > len(s.Tags) {
-						t.Fatalf("reading %+v of schema %+v", r, s)
-					}
-				}
-			}
-		}
-		if n != b.Readings {
-			t.Fatalf("%d readings counted, %d in the batch", b.Readings, n)
-		}
+		o.checkBatch(t, b)
 	})
 }
