@@ -269,8 +269,22 @@ func (d *rwDecoder) series(m []byte, n int) error {
 			d.labels = append(d.labels, label{name, val})
 		}
 	}
+	return d.put(n, meta)
+}
+
+// put adds the samples d.samples of the series of labels d.labels (its
+// __name__ among them), the n-th of the request, with the metric
+// metadata meta (zero: none), growing its kind as Options.Grow allows.
+// It takes the labels as they come (empty values dropped, the rest
+// sorted in place) and refuses a label set remote write would. Remote
+// write and OTLP both enter here.
+func (d *rwDecoder) put(n int, meta series.Meta) error {
+	b := d.b
 	if len(d.samples) == 0 {
 		return nil
+	}
+	if len(d.labels) > MaxLabels {
+		return b.errf(n, "more than %d labels", MaxLabels)
 	}
 
 	// The metric name, then the other labels sorted.

@@ -190,6 +190,31 @@ func TestNames_RoundTrip(t *testing.T) {
 	}
 }
 
+// checkBatch fails t unless every reading of b, decoded over o, is of
+// the shape the Batch promises, every series id one series takes, and
+// Batch.Readings their count.
+func (o openLookup) checkBatch(t *testing.T, b *Batch) {
+	t.Helper()
+	n := 0
+	for _, k := range b.Kinds {
+		s := o[k.Kind]
+		for _, sr := range k.Series {
+			if badID([]byte(sr.ID)) != "" {
+				t.Fatalf("series id %q", sr.ID)
+			}
+			for _, r := range sr.Readings {
+				n++
+				if len(r.Values) != len(s.Fields) || r.Tags != nil && len(r.Tags) > len(s.Tags) {
+					t.Fatalf("reading %+v of schema %+v", r, s)
+				}
+			}
+		}
+	}
+	if n != b.Readings {
+		t.Fatalf("%d readings, Batch.Readings %d", n, b.Readings)
+	}
+}
+
 // FuzzRemoteWrite decodes any body as both versions: no panic, every
 // refusal an *Error, every reading of the shape the Batch promises.
 func FuzzRemoteWrite(f *testing.F) {
@@ -207,24 +232,7 @@ func FuzzRemoteWrite(f *testing.F) {
 				}
 				continue
 			}
-			n := 0
-			for _, k := range b.Kinds {
-				s := o[k.Kind]
-				for _, sr := range k.Series {
-					if badID([]byte(sr.ID)) != "" {
-						t.Fatalf("series id %q", sr.ID)
-					}
-					for _, r := range sr.Readings {
-						n++
-						if len(r.Values) != len(s.Fields) || r.Tags != nil && len(r.Tags) > len(s.Tags) {
-							t.Fatalf("reading %+v of schema %+v", r, s)
-						}
-					}
-				}
-			}
-			if n != b.Readings {
-				t.Fatalf("%d readings, Batch.Readings %d", n, b.Readings)
-			}
+			o.checkBatch(t, b)
 		}
 	})
 }

@@ -41,6 +41,7 @@ func (s *Server) routes() []route {
 		{"POST /api/v1/write", need(auth.ScopeWrite, someKind), s.write},
 		{"POST /write", need(auth.ScopeWrite, someKind), s.lineProtocol},
 		{"POST /api/v2/write", need(auth.ScopeWrite, someKind), s.lineProtocol},
+		{"POST /v1/metrics", need(auth.ScopeWrite, someKind), s.otlpMetrics},
 
 		{"GET /api/v1/kinds/{kind}/series", need(auth.ScopeRead, kindOfPath), s.listSeries},
 		{"GET /api/v1/kinds/{kind}/latest", need(auth.ScopeRead, kindOfPath), s.latestMany},

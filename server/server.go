@@ -92,6 +92,11 @@ type Config struct {
 	// remote write whose kind, fields or tags are not defined; by default
 	// those writes define them (series.Store.Grow, docs/metrics.md).
 	NoAutoKinds bool
+	// OTLPPromoteResourceAttributes names the OTLP resource attributes
+	// copied into the labels of every series of their resource (as
+	// Prometheus' otlp.promote_resource_attributes); the others are in
+	// target_info only. nil promotes none.
+	OTLPPromoteResourceAttributes []string
 	// KindLimits caps what those writes define: kinds, and fields and
 	// tags per kind. Past a cap a write is refused 400 naming it. Zero
 	// fields take DefaultMaxKinds, DefaultMaxFields and DefaultMaxTags;

@@ -107,6 +107,7 @@ type serveFlags struct {
 	maxBody, maxInflated, maxInFlight, minFree               int64
 	maxReadings, maxSeries                                   int
 	noAutoKinds                                              bool
+	otlpPromote                                              string
 	maxKinds, maxFields, maxTags                             int
 	flushInterval, rollupInterval, compactInterval           time.Duration
 	shardLifetime                                            time.Duration
@@ -146,7 +147,8 @@ func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
 	fs.Int64Var(&f.maxInflated, "max-inflated", server.DefaultMaxInflatedBytes, "largest gzip request body in bytes once inflated, checked as it inflates")
 	fs.IntVar(&f.maxReadings, "max-readings", server.DefaultMaxReadings, "most readings in one write request (a decoded reading holds some 90 to 220 bytes until the request is answered)")
 	fs.IntVar(&f.maxSeries, "max-series", server.DefaultMaxSeries, "most distinct series in one write request")
-	fs.BoolVar(&f.noAutoKinds, "no-auto-kinds", false, "refuse line-protocol and Prometheus remote-write readings of kinds, fields and tags not defined beforehand (by default those writes define them: docs/metrics.md)")
+	fs.BoolVar(&f.noAutoKinds, "no-auto-kinds", false, "refuse line-protocol, Prometheus remote-write and OTLP readings of kinds, fields and tags not defined beforehand (by default those writes define them: docs/metrics.md)")
+	fs.StringVar(&f.otlpPromote, "otlp-promote-resource-attributes", "", "comma-separated OTLP resource attributes (k8s.namespace.name,...) copied into the labels of every series of their resource, as Prometheus' otlp.promote_resource_attributes; the others are in target_info only (docs/metrics.md)")
 	fs.IntVar(&f.maxKinds, "max-kinds", server.DefaultMaxKinds, "most kinds the writes of open protocols may bring the store to (0: no limit)")
 	fs.IntVar(&f.maxFields, "max-fields", server.DefaultMaxFields, "most fields those writes may bring a kind to (0: no limit)")
 	fs.IntVar(&f.maxTags, "max-tags", server.DefaultMaxTags, "most tags (labels) those writes may bring a kind to (0: no limit)")
@@ -250,7 +252,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		Store: eng.store, Analytics: eng.analytics, DynamoDB: dynamo, Registry: reg, Gatherer: reg,
 		MetricsPublic: f.metricsPublic, MaxBodyBytes: f.maxBody, MaxInflatedBytes: f.maxInflated,
 		MaxReadings: f.maxReadings, MaxSeries: f.maxSeries, Budget: budget,
-		NoAutoKinds: f.noAutoKinds, KindLimits: series.Limits{MaxKinds: noCap(f.maxKinds), MaxFields: noCap(f.maxFields), MaxTags: noCap(f.maxTags)},
+		NoAutoKinds: f.noAutoKinds, OTLPPromoteResourceAttributes: splitList(f.otlpPromote), KindLimits: series.Limits{MaxKinds: noCap(f.maxKinds), MaxFields: noCap(f.maxFields), MaxTags: noCap(f.maxTags)},
 		MaxPeriods: f.maxPeriods, RequestTimeout: f.requestTimeout, SyncWrites: f.syncWrites,
 		Logger: logger, Version: moduleVersion(), Collect: co,
 	}

@@ -1,0 +1,269 @@
+package ingest
+
+import (
+	"errors"
+	"math"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
+	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+)
+
+func otlpKV(k string, v *commonpb.AnyValue) *commonpb.KeyValue {
+	return &commonpb.KeyValue{Key: k, Value: v}
+}
+
+func otlpStr(s string) *commonpb.AnyValue {
+	return &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: s}}
+}
+
+// otlpMetrics is a request of one resource and scope holding metrics.
+func otlpMetrics(res []*commonpb.KeyValue, ms ...*metricspb.Metric) *metricspb.MetricsData {
+	return &metricspb.MetricsData{ResourceMetrics: []*metricspb.ResourceMetrics{{
+		Resource:     &resourcepb.Resource{Attributes: res},
+		ScopeMetrics: []*metricspb.ScopeMetrics{{Metrics: ms}},
+	}}}
+}
+
+func otlpNumber(ms int64, v float64, attrs ...*commonpb.KeyValue) *metricspb.NumberDataPoint {
+	return &metricspb.NumberDataPoint{TimeUnixNano: uint64(ms) * 1e6, Value: &metricspb.NumberDataPoint_AsDouble{AsDouble: v}, Attributes: attrs}
+}
+
+// otlpSeries decodes md in both encodings, checks they give the same
+// batch, and returns its series as "kind id=value@ms" lines, sorted.
+func otlpSeries(t *testing.T, md *metricspb.MetricsData, oo OTLPOptions) ([]string, OTLPResult) {
+	t.Helper()
+	pb, err := proto.Marshal(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := protojson.Marshal(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := openLookup{}
+	b, res, err := OTLP(pb, OTLPProtobuf, o.lookup, Options{Grow: o.grow}, oo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o2 := openLookup{}
+	b2, res2, err := OTLP(js, OTLPJSON, o2.lookup, Options{Grow: o2.grow}, oo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := sameBatch(b, b2); diff != "" || res != res2 {
+		t.Fatalf("protobuf and JSON differ: %s; %+v %+v", diff, res, res2)
+	}
+	var out []string
+	for _, k := range b.Kinds {
+		sc := o[k.Kind]
+		for _, s := range k.Series {
+			for _, r := range s.Readings {
+				v := r.Values[sc.FieldIndex(ValueField)]
+				vs := strconv.FormatFloat(v, 'g', -1, 64)
+				if math.Float64bits(v) == staleNaN {
+					vs = "stale"
+				}
+				out = append(out, k.Kind+" "+s.ID+"="+vs+"@"+strconv.FormatInt(r.Time.UnixMilli(), 10))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out, res
+}
+
+// TestOTLP_Mapping: names, labels and values as Prometheus' translation
+// gives them.
+func TestOTLP_Mapping(t *testing.T) {
+	md := otlpMetrics(
+		[]*commonpb.KeyValue{otlpKV("service.name", otlpStr("api")), otlpKV("service.namespace", otlpStr("shop"))},
+		&metricspb.Metric{Name: "queue.size", Unit: "{item}", Data: &metricspb.Metric_Gauge{Gauge: &metricspb.Gauge{DataPoints: []*metricspb.NumberDataPoint{
+			otlpNumber(1000, 3, otlpKV("a.b", otlpStr("x")), otlpKV("a_b", otlpStr("y")), otlpKV("1st", &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: 7}})),
+			{TimeUnixNano: 2e9, Flags: 1},
+		}}}},
+		&metricspb.Metric{Name: "bytes.sent", Unit: "By", Data: &metricspb.Metric_Sum{Sum: &metricspb.Sum{
+			IsMonotonic: true, AggregationTemporality: metricspb.AggregationTemporality_AGGREGATION_TEMPORALITY_DELTA,
+			DataPoints: []*metricspb.NumberDataPoint{otlpNumber(1000, 5), otlpNumber(2000, 6)},
+		}}},
+		&metricspb.Metric{Name: "x", Data: &metricspb.Metric_Sum{Sum: &metricspb.Sum{
+			DataPoints: []*metricspb.NumberDataPoint{otlpNumber(1000, 5)}, // temporality unspecified
+		}}},
+	)
+	got, res := otlpSeries(t, md, OTLPOptions{})
+	want := []string{
+		"bytes_sent_total job=shop/api=5@1000", // no unit suffix: the name has it
+		"bytes_sent_total job=shop/api=6@2000",
+		"queue_size a_b=x;y,job=shop/api,key_1st=7=3@1000",
+		"queue_size job=shop/api=stale@2000",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if res.Rejected != 1 || !strings.Contains(res.Reason, "data point 5") || !strings.Contains(res.Reason, "temporality") {
+		t.Errorf("result %+v", res)
+	}
+}
+
+// TestOTLP_TargetInfo: target_info from the earliest data point to the
+// latest every 2.5 minutes, the latest included; promoted attributes in
+// each series.
+func TestOTLP_TargetInfo(t *testing.T) {
+	md := otlpMetrics(
+		[]*commonpb.KeyValue{otlpKV("service.name", otlpStr("api")), otlpKV("service.instance.id", otlpStr("i")), otlpKV("region", otlpStr("eu"))},
+		&metricspb.Metric{Name: "g", Data: &metricspb.Metric_Gauge{Gauge: &metricspb.Gauge{DataPoints: []*metricspb.NumberDataPoint{
+			otlpNumber(0, 1), otlpNumber(400_000, 2),
+		}}}},
+	)
+	got, _ := otlpSeries(t, md, OTLPOptions{PromoteResourceAttributes: []string{"region"}})
+	want := []string{
+		"g instance=i,job=api,region=eu=1@0",
+		"g instance=i,job=api,region=eu=2@400000",
+		"target_info instance=i,job=api,region=eu=1@0",
+		"target_info instance=i,job=api,region=eu=1@150000",
+		"target_info instance=i,job=api,region=eu=1@300000",
+		"target_info instance=i,job=api,region=eu=1@400000",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Far apart points: target_info is bounded.
+	md.ResourceMetrics[0].ScopeMetrics[0].Metrics[0].GetGauge().DataPoints[1].TimeUnixNano = 1e9 * 3600 * 24 * 365 * 100
+	o := openLookup{}
+	b, _, err := OTLP(mustMarshal(t, md), OTLPProtobuf, o.lookup, Options{Grow: o.grow}, OTLPOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Readings > targetInfoPoints+4 {
+		t.Errorf("%d readings", b.Readings)
+	}
+}
+
+func mustMarshal(t testing.TB, m proto.Message) []byte {
+	b, err := proto.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestOTLP_Caps: caps refuse the request whole, wrapping their cause.
+func TestOTLP_Caps(t *testing.T) {
+	md := otlpMetrics(nil, &metricspb.Metric{Name: "g", Data: &metricspb.Metric_Gauge{Gauge: &metricspb.Gauge{DataPoints: []*metricspb.NumberDataPoint{
+		otlpNumber(0, 1, otlpKV("a", otlpStr("1"))), otlpNumber(0, 1, otlpKV("a", otlpStr("2"))),
+	}}}})
+	o := openLookup{}
+	_, _, err := OTLP(mustMarshal(t, md), OTLPProtobuf, o.lookup, Options{Grow: o.grow, MaxSeries: 1}, OTLPOptions{})
+	if !errors.Is(err, ErrTooManySeries) {
+		t.Errorf("MaxSeries: %v", err)
+	}
+	errBusy := errors.New("busy")
+	_, _, err = OTLP(mustMarshal(t, md), OTLPProtobuf, o.lookup, Options{Grow: o.grow, Reserve: func(int64) error { return errBusy }}, OTLPOptions{})
+	if !errors.Is(err, errBusy) {
+		t.Errorf("Reserve: %v", err)
+	}
+	_, _, err = OTLP([]byte("{"), OTLPJSON, o.lookup, Options{Grow: o.grow}, OTLPOptions{})
+	if e := (*Error)(nil); !errors.As(err, &e) || !strings.HasPrefix(e.Reason, "not an OTLP metrics request") {
+		t.Errorf("bad JSON: %v", err)
+	}
+	// Nested attribute values deeper than the decoders follow.
+	v := otlpStr("x")
+	for range otlpMaxDepth {
+		v = &commonpb.AnyValue{Value: &commonpb.AnyValue_ArrayValue{ArrayValue: &commonpb.ArrayValue{Values: []*commonpb.AnyValue{v}}}}
+	}
+	md.ResourceMetrics[0].Resource = &resourcepb.Resource{Attributes: []*commonpb.KeyValue{otlpKV("deep", v)}}
+	_, _, err = OTLP(mustMarshal(t, md), OTLPProtobuf, o.lookup, Options{Grow: o.grow}, OTLPOptions{})
+	if e := (*Error)(nil); !errors.As(err, &e) || !strings.HasPrefix(e.Reason, "not an OTLP metrics request") {
+		t.Errorf("nested too deep: %v", err)
+	}
+}
+
+// TestOTLP_Estimate: what OTLP reserves before decoding covers what the
+// decoded messages hold on the heap, for the shapes that hold the most
+// per byte sent: points without values, attributes without keys.
+func TestOTLP_Estimate(t *testing.T) {
+	shapes := map[string]*metricspb.MetricsData{}
+	var empty []*metricspb.NumberDataPoint
+	for range 20000 {
+		empty = append(empty, &metricspb.NumberDataPoint{})
+	}
+	shapes["empty points"] = otlpMetrics(nil, &metricspb.Metric{Data: &metricspb.Metric_Gauge{Gauge: &metricspb.Gauge{DataPoints: empty}}})
+	var attrs []*commonpb.KeyValue
+	for range 20000 {
+		attrs = append(attrs, &commonpb.KeyValue{Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_BoolValue{}}})
+	}
+	shapes["empty attributes"] = otlpMetrics(attrs)
+	var hists []*metricspb.HistogramDataPoint
+	for range 5000 {
+		hists = append(hists, &metricspb.HistogramDataPoint{BucketCounts: []uint64{0, 0}, ExplicitBounds: []float64{0}})
+	}
+	shapes["histograms"] = otlpMetrics(nil, &metricspb.Metric{Data: &metricspb.Metric_Histogram{Histogram: &metricspb.Histogram{DataPoints: hists}}})
+	for name, md := range shapes {
+		for _, enc := range []OTLPEncoding{OTLPProtobuf, OTLPJSON} {
+			var data []byte
+			if enc == OTLPJSON {
+				data, _ = protojson.Marshal(md)
+			} else {
+				data = mustMarshal(t, md)
+			}
+			var reserved int64
+			o := Options{Reserve: func(n int64) error { reserved += n; return errors.New("stop") }}
+			OTLP(data, enc, lookupOf(), o, OTLPOptions{})
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			got, err := decodeOTLP(data, enc, &Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			runtime.GC()
+			runtime.ReadMemStats(&after)
+			held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+			runtime.KeepAlive(got)
+			if held > reserved {
+				t.Errorf("%s, encoding %d: %d bytes on the heap, %d reserved", name, enc, held, reserved)
+			}
+		}
+	}
+}
+
+// FuzzOTLP decodes any body in both encodings: no panic, every refusal
+// an *Error, every reading of the shape the Batch promises, and what the
+// protobuf decoder takes the JSON one takes alike once re-encoded.
+func FuzzOTLP(f *testing.F) {
+	seed := otlpMetrics([]*commonpb.KeyValue{otlpKV("service.name", otlpStr("s")), otlpKV("h", otlpStr("x"))},
+		&metricspb.Metric{Name: "g", Unit: "s", Data: &metricspb.Metric_Gauge{Gauge: &metricspb.Gauge{DataPoints: []*metricspb.NumberDataPoint{otlpNumber(5, 1, otlpKV("a", otlpStr("b")))}}}},
+		&metricspb.Metric{Name: "h", Data: &metricspb.Metric_Histogram{Histogram: &metricspb.Histogram{AggregationTemporality: 2,
+			DataPoints: []*metricspb.HistogramDataPoint{{Count: 2, BucketCounts: []uint64{1, 1}, ExplicitBounds: []float64{1}}}}}},
+		&metricspb.Metric{Name: "s", Data: &metricspb.Metric_Summary{Summary: &metricspb.Summary{
+			DataPoints: []*metricspb.SummaryDataPoint{{Count: 2, QuantileValues: []*metricspb.SummaryDataPoint_ValueAtQuantile{{Quantile: 0.5}}}}}}},
+	)
+	pb := mustMarshal(f, seed)
+	js, _ := protojson.Marshal(seed)
+	f.Add(pb, false)
+	f.Add(js, true)
+	f.Add([]byte(`{"resourceMetrics":[{"scopeMetrics":[{"scope":{"name":"l"},"metrics":[{"name":"x","sum":{"aggregationTemporality":1,"dataPoints":[{"asInt":"3"}]}}]}]}]}`), true)
+	f.Add([]byte{}, false)
+	f.Fuzz(func(t *testing.T, data []byte, isJSON bool) {
+		enc := OTLPProtobuf
+		if isJSON {
+			enc = OTLPJSON
+		}
+		o := openLookup{}
+		b, _, err := OTLP(data, enc, o.lookup, Options{Grow: o.grow, MaxReadings: 1000}, OTLPOptions{PromoteResourceAttributes: []string{"h"}})
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v (%T), want an *Error", err, err)
+			}
+			return
+		}
+		o.checkBatch(t, b)
+	})
+}
