@@ -327,7 +327,10 @@ type metadataEntry struct {
 }
 
 // Metadata answers /api/v1/metadata: metric, limit, limit_per_metric.
-// Each metric is of type unknown, its help naming its kind and field.
+// A metric of its own (a kind whose only field is "value", as remote
+// write and OTLP make them) has the type, help and unit stored with its
+// kind (series.Schema.Meta); any other metric, and a type not stored, is
+// of type unknown, its help naming its kind and field.
 func (a *API) Metadata(w http.ResponseWriter, r *http.Request) {
 	a.serve(w, r, func(ctx context.Context, f form) (any, []string, error) {
 		limit, err := f.intParam("limit")
@@ -344,6 +347,15 @@ func (a *API) Metadata(w http.ResponseWriter, r *http.Request) {
 			}
 			sc := m.kind.Schema()
 			e := metadataEntry{Type: "unknown", Help: "field " + sc.Fields[m.field] + " of kind " + sc.Name}
+			if m.marks {
+				if sc.Meta.Type != "" {
+					e.Type = sc.Meta.Type
+				}
+				if sc.Meta.Help != "" {
+					e.Help = sc.Meta.Help
+				}
+				e.Unit = sc.Meta.Unit
+			}
 			if _, ok := out[m.name]; !ok {
 				names = append(names, m.name)
 			}

@@ -175,6 +175,14 @@ func TestOTLP_WriteThenQuery(t *testing.T) {
 	if k.Meta.Type != "gauge" || k.Meta.Help != "memory in use" || k.Meta.Unit != "bytes" {
 		t.Errorf("metadata of the gauge: %+v", k.Meta)
 	}
+	// And through Prometheus' metadata API, as Grafana's metric browser reads it.
+	var md struct {
+		Data map[string][]struct{ Type, Help, Unit string }
+	}
+	e.get("/api/v1/metadata?metric=process_memory_usage_bytes").must(t, 200).json(t, &md)
+	if m := md.Data["process_memory_usage_bytes"]; len(m) != 1 || m[0].Type != "gauge" || m[0].Help != "memory in use" || m[0].Unit != "bytes" {
+		t.Errorf("/api/v1/metadata: %+v", md.Data)
+	}
 }
 
 // TestOTLP_JSON: the same request in OTLP's JSON encoding writes the
