@@ -86,15 +86,7 @@ func funnelFrom(it table.Item) Funnel {
 // Funnels returns the funnels of site, ordered by id (none for an unknown
 // site).
 func (s *Store) Funnels(ctx context.Context, site string) ([]Funnel, error) {
-	var out []Funnel
-	q := &table.Query{Hash: sitePK(site), Range: table.BeginsWith(skPrefix(entFunnel)), Consistent: true}
-	for it, err := range s.t.QueryAll(ctx, q) {
-		if err != nil {
-			return nil, fmt.Errorf("analytics: cannot read the funnels of site %q: %w", site, err)
-		}
-		out = append(out, funnelFrom(it))
-	}
-	return out, nil
+	return siteItems(ctx, s, site, entFunnel, "funnels", funnelFrom)
 }
 
 // Funnel returns the funnel id of site, or an error matching

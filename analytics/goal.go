@@ -118,13 +118,21 @@ func (s *Store) PutGoal(ctx context.Context, site string, g Goal) error {
 // Goals returns the goals of site, ordered by id (none for an unknown
 // site).
 func (s *Store) Goals(ctx context.Context, site string) ([]Goal, error) {
-	var out []Goal
-	q := &table.Query{Hash: sitePK(site), Range: table.BeginsWith(skPrefix(entGoal)), Consistent: true}
+	return siteItems(ctx, s, site, entGoal, "goals", func(it table.Item) Goal {
+		return Goal{ID: getS(it, "goalId"), Name: getS(it, "name"), Kind: GoalKind(getS(it, "kind")), Match: getS(it, "match")}
+	})
+}
+
+// siteItems returns the items of entity e of site, ordered by id, each
+// as from makes it; what names them in an error.
+func siteItems[T any](ctx context.Context, s *Store, site string, e *design.Entity, what string, from func(table.Item) T) ([]T, error) {
+	var out []T
+	q := &table.Query{Hash: sitePK(site), Range: table.BeginsWith(skPrefix(e)), Consistent: true}
 	for it, err := range s.t.QueryAll(ctx, q) {
 		if err != nil {
-			return nil, fmt.Errorf("analytics: cannot read the goals of site %q: %w", site, err)
+			return nil, fmt.Errorf("analytics: cannot read the %s of site %q: %w", what, site, err)
 		}
-		out = append(out, Goal{ID: getS(it, "goalId"), Name: getS(it, "name"), Kind: GoalKind(getS(it, "kind")), Match: getS(it, "match")})
+		out = append(out, from(it))
 	}
 	return out, nil
 }

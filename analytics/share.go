@@ -73,17 +73,11 @@ func (s *Store) CreateSharedLink(ctx context.Context, site, name string) (slug s
 // SharedLinks returns the shared links of site, ordered by id (none for
 // an unknown site).
 func (s *Store) SharedLinks(ctx context.Context, site string) ([]SharedLink, error) {
-	var out []SharedLink
-	q := &table.Query{Hash: sitePK(site), Range: table.BeginsWith(skPrefix(entShare)), Consistent: true}
-	for it, err := range s.t.QueryAll(ctx, q) {
-		if err != nil {
-			return nil, fmt.Errorf("analytics: cannot read the shared links of site %q: %w", site, err)
-		}
+	return siteItems(ctx, s, site, entShare, "shared links", func(it table.Item) SharedLink {
 		l := SharedLink{ID: getS(it, "linkId"), Name: getS(it, "name")}
 		l.CreatedAt, _ = time.Parse(layoutTimestamp, getS(it, "createdAt"))
-		out = append(out, l)
-	}
-	return out, nil
+		return l
+	})
 }
 
 // DeleteSharedLink revokes the shared link id of site at once;

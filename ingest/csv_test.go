@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 )
@@ -34,14 +35,7 @@ SENSOR
 }
 
 func TestCSV_Errors(t *testing.T) {
-	f := func(in string, o Options, want string) *Error {
-		t.Helper()
-		b, err := CSV(strings.NewReader(in), "SENSOR", lookupOf(), o)
-		if b != nil {
-			t.Errorf("%q: a batch with the error", in)
-		}
-		return wantError(t, err, want)
-	}
+	f := errorsOf(t, func(r io.Reader, o Options) (*Batch, error) { return CSV(r, "SENSOR", lookupOf(), o) })
 	const h = "series,time,temperature,location\n"
 	f("", Options{}, `line 1: no header row: want series,time,<field or tag>...`)
 	f("series,time,colour\n", Options{}, `line 1: column "colour" is not series, time or a field or tag of kind SENSOR`)

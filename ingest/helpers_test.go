@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -166,6 +167,19 @@ func sameBatch(a, b *Batch) string {
 }
 
 // wantError fails unless err is an *Error whose message is want.
+// errorsOf returns a check that decode, given in and o, fails with the
+// *Error want and no batch; the check returns that error.
+func errorsOf(t *testing.T, decode func(r io.Reader, o Options) (*Batch, error)) func(in string, o Options, want string) *Error {
+	return func(in string, o Options, want string) *Error {
+		t.Helper()
+		b, err := decode(strings.NewReader(in), o)
+		if b != nil {
+			t.Errorf("%q: a batch with the error", in)
+		}
+		return wantError(t, err, want)
+	}
+}
+
 func wantError(t testing.TB, err error, want string) *Error {
 	t.Helper()
 	e, ok := err.(*Error)

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -57,14 +58,7 @@ SENSOR
 
 func TestJSON_Errors(t *testing.T) {
 	const r = `{"series": "1", "time": 0`
-	f := func(body string, o Options, want string) *Error {
-		t.Helper()
-		b, err := JSON(strings.NewReader(body), "SENSOR", lookupOf(), o)
-		if b != nil {
-			t.Errorf("%s: a batch with the error", body)
-		}
-		return wantError(t, err, want)
-	}
+	f := errorsOf(t, func(r io.Reader, o Options) (*Batch, error) { return JSON(r, "SENSOR", lookupOf(), o) })
 	f(``, Options{}, `empty body: want {"readings": [...]} or [...]`)
 	e := f(`"`+strings.Repeat("x", 200<<10)+`"`, Options{MaxLineBytes: 100 << 10}, `longer than 102400 bytes`)
 	if !errors.Is(e, ErrTooLong) {
@@ -123,14 +117,7 @@ func TestJSON_Errors(t *testing.T) {
 
 func TestJSONLines_Errors(t *testing.T) {
 	const r = `{"series": "1", "time": 0}`
-	f := func(body string, o Options, want string) *Error {
-		t.Helper()
-		b, err := JSONLines(strings.NewReader(body), "SENSOR", lookupOf(), o)
-		if b != nil {
-			t.Errorf("%s: a batch with the error", body)
-		}
-		return wantError(t, err, want)
-	}
+	f := errorsOf(t, func(r io.Reader, o Options) (*Batch, error) { return JSONLines(r, "SENSOR", lookupOf(), o) })
 	f(r+"\n\n"+r+" "+r+"\n", Options{}, `line 3: text after the reading`)
 	f(r+"\n[]\n", Options{}, `line 2: the reading is an array, not an object`)
 	f(r+"\n{\"series\": \"1\",\n\"time\": 0}\n", Options{}, `line 2: invalid JSON: unexpected end`)

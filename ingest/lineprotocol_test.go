@@ -119,14 +119,7 @@ func TestLineProtocol_TagSetIDs(t *testing.T) {
 }
 
 func TestLineProtocol_Errors(t *testing.T) {
-	f := func(in string, o Options, want string) *Error {
-		t.Helper()
-		b, err := LineProtocol(strings.NewReader(in), lookupOf(), o)
-		if b != nil {
-			t.Errorf("%q: a batch with the error", in)
-		}
-		return wantError(t, err, want)
-	}
+	f := errorsOf(t, func(r io.Reader, o Options) (*Batch, error) { return LineProtocol(r, lookupOf(), o) })
 	e := f("METER kwh=1\nFOO x=1", Options{}, `line 2: unknown kind "FOO"`)
 	if !errors.Is(e, series.ErrUnknownKind) {
 		t.Errorf("%v does not wrap the lookup's error", e)

@@ -458,44 +458,34 @@ func metaText(s []byte) string {
 // parseLabel reads a Label {1: name, 2: value}.
 func parseLabel(m []byte) (label, error) {
 	var l label
-	for len(m) > 0 {
-		f, rest, err := nextField(m)
-		if err != nil {
-			return l, err
-		}
-		m = rest
-		if f.typ != protowire.BytesType {
-			continue
-		}
-		switch f.num {
-		case 1:
+	err := eachField(m, func(f pbField) error {
+		switch {
+		case f.typ != protowire.BytesType:
+		case f.num == 1:
 			l.name = f.b
-		case 2:
+		case f.num == 2:
 			l.value = f.b
 		}
-	}
-	return l, nil
+		return nil
+	})
+	return l, err
 }
 
 // parseSample reads a Sample {1: double value, 2: int64 timestamp}.
 func parseSample(m []byte) (sample, error) {
 	var s sample
-	for len(m) > 0 {
-		f, rest, err := nextField(m)
-		if err != nil {
-			return s, err
-		}
-		m = rest
+	err := eachField(m, func(f pbField) error {
 		switch {
 		case f.num == 1 && f.typ == protowire.Fixed64Type:
 			s.v = math.Float64frombits(f.u)
 		case f.num == 2 && f.typ == protowire.VarintType:
 			s.t = int64(f.u)
 		case f.num <= 2:
-			return s, fmt.Errorf("field %d of wire type %d", f.num, f.typ)
+			return fmt.Errorf("field %d of wire type %d", f.num, f.typ)
 		}
-	}
-	return s, nil
+		return nil
+	})
+	return s, err
 }
 
 // pbField is a field of a protobuf message: bytes in b, a number in u.
@@ -504,6 +494,22 @@ type pbField struct {
 	typ protowire.Type
 	b   []byte
 	u   uint64
+}
+
+// eachField calls fn on each field of the message m in turn, until m
+// ends, a field is malformed or fn returns an error.
+func eachField(m []byte, fn func(pbField) error) error {
+	for len(m) > 0 {
+		f, rest, err := nextField(m)
+		if err != nil {
+			return err
+		}
+		if err := fn(f); err != nil {
+			return err
+		}
+		m = rest
+	}
+	return nil
 }
 
 // nextField reads the field at the start of m and returns it with the

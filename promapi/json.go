@@ -60,12 +60,7 @@ func (r result) MarshalJSON() ([]byte, error) {
 	case promql.Matrix:
 		b = append(b, '[')
 		for i, s := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"metric":`...)
-			b = appendLabels(b, s.Metric)
-			b = append(b, `,"values":[`...)
+			b = appendSeriesStart(b, i, s.Metric, `,"values":[`)
 			for j, p := range s.Floats {
 				if j > 0 {
 					b = append(b, ',')
@@ -78,12 +73,7 @@ func (r result) MarshalJSON() ([]byte, error) {
 	case promql.Vector:
 		b = append(b, '[')
 		for i, s := range v {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"metric":`...)
-			b = appendLabels(b, s.Metric)
-			b = append(b, `,"value":`...)
+			b = appendSeriesStart(b, i, s.Metric, `,"value":`)
 			b = appendPoint(b, s.T, jsonFloat(s.F))
 			b = append(b, '}')
 		}
@@ -94,6 +84,17 @@ func (r result) MarshalJSON() ([]byte, error) {
 		return appendPoint(b, v.T, v.V), nil
 	}
 	return nil, fmt.Errorf("promapi: a result of type %T", r.v)
+}
+
+// appendSeriesStart appends the start of the i-th series of a list: a
+// comma after the first, its metric, then key, which opens its points.
+func appendSeriesStart(b []byte, i int, metric labels.Labels, key string) []byte {
+	if i > 0 {
+		b = append(b, ',')
+	}
+	b = append(b, `{"metric":`...)
+	b = appendLabels(b, metric)
+	return append(b, key...)
 }
 
 // appendPoint appends [seconds, "value"].

@@ -42,14 +42,22 @@ func TestAggregate_HugeRangeRefused(t *testing.T) {
 	}
 }
 
-// TestParseTime_ZeroTime: 0001-01-01T00:00:00Z, Go's zero time, is a real
-// bound when a client gives it, not a missing one.
-func TestParseTime_ZeroTime(t *testing.T) {
+// oneReadingEnv returns a server with kind SENSOR and one reading, of
+// series s1 at t0.
+func oneReadingEnv(t *testing.T) *env {
+	t.Helper()
 	e := newEnv(t, envOptions{})
 	e.defineSensor()
 	e.postJSON("/api/v1/kinds/SENSOR/readings", map[string]any{"readings": []map[string]any{
 		{"series": "s1", "time": t0.Format(time.RFC3339), "values": map[string]float64{"temperature": 20}},
 	}}).must(t, http.StatusNoContent)
+	return e
+}
+
+// TestParseTime_ZeroTime: 0001-01-01T00:00:00Z, Go's zero time, is a real
+// bound when a client gives it, not a missing one.
+func TestParseTime_ZeroTime(t *testing.T) {
+	e := oneReadingEnv(t)
 	for _, zero := range []string{"0001-01-01T00:00:00Z", "-62135596800000"} {
 		var agg struct{ Periods []struct{ Count int } }
 		e.get("/api/v1/kinds/SENSOR/series/s1/aggregate?step=12mo&from="+url.QueryEscape(zero)).must(t, http.StatusOK).json(t, &agg)
@@ -73,11 +81,7 @@ func TestParseTime_ZeroTime(t *testing.T) {
 // ahead of the clock is refused 400 naming the bound, in every format,
 // and the series' latest reading stays the real one.
 func TestWrite_FarFutureRefused(t *testing.T) {
-	e := newEnv(t, envOptions{})
-	e.defineSensor()
-	e.postJSON("/api/v1/kinds/SENSOR/readings", map[string]any{"readings": []map[string]any{
-		{"series": "s1", "time": t0.Format(time.RFC3339), "values": map[string]float64{"temperature": 20}},
-	}}).must(t, http.StatusNoContent)
+	e := oneReadingEnv(t)
 	for _, far := range []time.Time{time.Now().Add(2 * time.Hour), time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)} {
 		for name, a := range map[string]answer{
 			"JSON": e.postJSON("/api/v1/kinds/SENSOR/readings", map[string]any{"readings": []map[string]any{

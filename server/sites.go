@@ -82,6 +82,21 @@ func (s *Server) pathSite(r *http.Request) (*analytics.Store, string, error) {
 	return a, r.PathValue("site"), nil
 }
 
+// existingSite returns the store and the settings of the site of the
+// path, which must exist. The route has checked the caller's access to
+// the site (allow).
+func (s *Server) existingSite(r *http.Request) (*analytics.Store, *analytics.Site, error) {
+	a, site, err := s.pathSite(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := a.Site(r.Context(), site)
+	if err != nil {
+		return nil, nil, err
+	}
+	return a, st, nil
+}
+
 // listSites answers GET /api/v1/sites with the sites the token may read.
 func (s *Server) listSites(w http.ResponseWriter, r *http.Request) error {
 	a, err := s.analytics()
@@ -175,25 +190,9 @@ func (s *Server) updateSite(w http.ResponseWriter, r *http.Request) error {
 
 // listSharedLinks answers GET /api/v1/sites/{site}/shared-links.
 func (s *Server) listSharedLinks(w http.ResponseWriter, r *http.Request) error {
-	a, site, err := s.pathSite(r)
-	if err != nil {
-		return err
-	}
-	if _, err := a.Site(r.Context(), site); err != nil {
-		return err
-	}
-	ls, err := a.SharedLinks(r.Context(), site)
-	if err != nil {
-		return err
-	}
-	out := struct {
-		SharedLinks []sharedLinkJSON `json:"shared_links"`
-	}{SharedLinks: []sharedLinkJSON{}}
-	for _, l := range ls {
-		out.SharedLinks = append(out.SharedLinks, sharedLinkJSON{ID: l.ID, Name: l.Name, CreatedAt: l.CreatedAt.UTC().Format(time.RFC3339)})
-	}
-	writeJSON(w, http.StatusOK, out)
-	return nil
+	return listOf(s, "shared_links", (*analytics.Store).SharedLinks, func(l analytics.SharedLink) sharedLinkJSON {
+		return sharedLinkJSON{ID: l.ID, Name: l.Name, CreatedAt: l.CreatedAt.UTC().Format(time.RFC3339)}
+	})(w, r)
 }
 
 // createSharedLink answers POST /api/v1/sites/{site}/shared-links: 201
@@ -263,14 +262,11 @@ func (s *Server) deleteOf(del func(a *analytics.Store, ctx context.Context, site
 // returns, each made JSON by out.
 func listOf[T, J any](s *Server, name string, list func(a *analytics.Store, ctx context.Context, site string) ([]T, error), out func(T) J) handler {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		a, site, err := s.pathSite(r)
+		a, st, err := s.existingSite(r)
 		if err != nil {
 			return err
 		}
-		if _, err := a.Site(r.Context(), site); err != nil {
-			return err
-		}
-		xs, err := list(a, r.Context(), site)
+		xs, err := list(a, r.Context(), st.ID)
 		if err != nil {
 			return err
 		}

@@ -53,11 +53,7 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) error {
 // funnelSteps answers GET /api/v1/sites/{site}/funnels/{id}/steps with
 // the visitors reaching each step over ?date_range= (default 30d).
 func (s *Server) funnelSteps(w http.ResponseWriter, r *http.Request) error {
-	a, site, err := s.pathSite(r)
-	if err != nil {
-		return err
-	}
-	st, err := a.Site(r.Context(), site)
+	a, st, err := s.existingSite(r)
 	if err != nil {
 		return err
 	}
@@ -69,7 +65,7 @@ func (s *Server) funnelSteps(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return invalid("%v", err)
 	}
-	f, err := a.Funnel(r.Context(), site, r.PathValue("id"))
+	f, err := a.Funnel(r.Context(), st.ID, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -81,7 +77,7 @@ func (s *Server) funnelSteps(w http.ResponseWriter, r *http.Request) error {
 		from = rs
 		warning = "the range starts on " + rs.Format(time.DateOnly) + " (UTC), the first day whose raw hits are all kept; a funnel is computed from the raw hits"
 	}
-	steps, err := a.FunnelSteps(r.Context(), site, f.ID, from, to)
+	steps, err := a.FunnelSteps(r.Context(), st.ID, f.ID, from, to)
 	if err != nil {
 		return err
 	}
@@ -112,14 +108,11 @@ func percent(x float64) float64 { return float64(int64(x*10000+0.5)) / 100 }
 // realtime answers GET /api/v1/sites/{site}/realtime: the visitors, page
 // views and pages of the last 5 minutes and the live feed of their hits.
 func (s *Server) realtime(w http.ResponseWriter, r *http.Request) error {
-	a, site, err := s.pathSite(r)
+	a, st, err := s.existingSite(r)
 	if err != nil {
 		return err
 	}
-	if _, err := a.Site(r.Context(), site); err != nil {
-		return err
-	}
-	live, err := a.Realtime(r.Context(), site)
+	live, err := a.Realtime(r.Context(), st.ID)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	iofs "io/fs"
@@ -84,12 +83,7 @@ Flags:
 
 // Run parses args and copies.
 func (c *CopyCommand) Run(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("copy", flag.ContinueOnError)
-	fs.SetOutput(c.Stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), copyUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("copy", copyUsage, c.Stderr)
 	var (
 		from     = fs.String("from", "", "the source backend's URL (required)")
 		to       = fs.String("to", "", "the destination backend's URL (required)")
@@ -100,11 +94,8 @@ func (c *CopyCommand) Run(ctx context.Context, args []string) error {
 		restart  = fs.Bool("restart", false, "discard the state file of an earlier copy and start again")
 		page     = fs.Int("page-items", 0, "items per scan page, after which progress is saved (default: pages of 1 MB)")
 	)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	bad := ""
 	switch {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -56,12 +55,7 @@ func (c *CostCommand) Run(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "analytics" {
 		return c.runCostAnalytics(ctx, args[1:])
 	}
-	fs := flag.NewFlagSet("cost", flag.ContinueOnError)
-	fs.SetOutput(c.Stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), costUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("cost", costUsage, c.Stderr)
 	l := series.Fleet{Rate: 1.0 / 60, DashboardRange: day, DashboardRefresh: time.Minute, Retention: series.DefaultRawRetention, Flush: 5 * time.Minute}
 	fs.Float64Var(&l.Devices, "devices", 10000, "number of series (devices)")
 	fs.Func("rate", "readings per series: N/UNIT, UNIT s, min, h, d or a duration (default 1/min)", func(s string) (err error) {
@@ -78,11 +72,8 @@ func (c *CostCommand) Run(ctx context.Context, args []string) error {
 	noRollups := fs.Bool("no-rollups", false, "no hourly, daily and monthly rollups")
 	fs.Float64Var(&l.Peak, "peak", 1, "ratio of peak to average rate, for provisioned capacity")
 	detail := fs.Bool("detail", false, "also print each layout's full estimate (every write, read and tier)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	l.Rollups = !*noRollups
 	if fs.NArg() > 0 {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -112,22 +111,14 @@ func (u *analyticsUnits) estimate(l analyticsLoad) (*design.Estimate, error) {
 
 // runCostAnalytics is `timetable cost analytics`.
 func (c *CostCommand) runCostAnalytics(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("cost analytics", flag.ContinueOnError)
-	fs.SetOutput(c.Stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), costAnalyticsUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("cost analytics", costAnalyticsUsage, c.Stderr)
 	l := analyticsLoad{AggregateEvery: time.Hour, ViewsPerDay: 100, ViewDays: 30}
 	durationFlag(fs, &l.AggregateEvery, "aggregate-every", "how often the aggregates are brought up to date: serve's --aggregate-every (default 1h; serve's own default is 1m)")
 	fs.Float64Var(&l.ViewsPerDay, "dashboard-views", 100, "dashboard views a day")
 	fs.Float64Var(&l.ViewDays, "dashboard-days", 30, "days of traffic each dashboard view shows")
 	visits := fs.Float64("measure-visits", 300, "visits a day of the smaller measured run (the larger has twice as many)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	l.EventsPerDay = 1 // checked with the flags; each size sets its own
 	if err := l.check(); fs.NArg() > 0 || !(*visits >= 10 && *visits <= 1e5) || err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -66,12 +65,7 @@ type demoFlags struct {
 
 // Run parses args and records the demonstration site.
 func (c *DemoCommand) Run(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(c.Stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), demoUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("demo", demoUsage, c.Stderr)
 	var f demoFlags
 	fs.StringVar(&f.data, "data", defaultDataDir, "data folder to write to when no --backend is given (not while a server holds it)")
 	fs.StringVar(&f.backend, "backend", "", "the backend to write to instead of --data: file:DIR, or a DynamoDB endpoint: http(s)://HOST:PORT or dynamodb://REGION")

@@ -174,18 +174,10 @@ func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
 
 // Run parses args and serves until ctx is cancelled.
 func (c *ServeCommand) Run(ctx context.Context, args []string) error {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(c.Stderr)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), serveUsage)
-		fs.PrintDefaults()
-	}
+	fs := newFlagSet("serve", serveUsage, c.Stderr)
 	f := c.flags(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(c.Stderr, "timetable serve: unexpected argument %q\n", fs.Arg(0))
