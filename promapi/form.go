@@ -124,8 +124,12 @@ func ParseTime(s string) (time.Time, error) {
 		if math.IsNaN(v) || math.IsInf(v, 0) || v > float64(math.MaxInt64)/1e3 || v < float64(math.MinInt64)/1e3 {
 			return time.Time{}, badDataf("cannot parse %q to a valid timestamp", s)
 		}
+		// As Prometheus does: the fraction rounded to the millisecond
+		// (1796450401.751 is held as .75099...: truncated, it would be
+		// a millisecond early).
 		sec, frac := math.Modf(v)
-		return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC(), nil
+		frac = math.Round(frac*1000) / 1000
+		return time.Unix(int64(sec), int64(frac*float64(time.Second))).UTC(), nil
 	}
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		if t.Before(minTime) || t.After(maxTime) {
