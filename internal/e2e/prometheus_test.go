@@ -153,13 +153,15 @@ func TestPrometheus_RemoteWrite_QueryRange(t *testing.T) {
 	}
 
 	// Every sample Prometheus holds, then the steps of the range queries:
-	// whole seconds plus the offset farthest from every scrape's.
+	// whole seconds plus the eighth of a second farthest from every
+	// scrape's offset (a float64 holds n/8 s exactly, so that the steps
+	// are the same whatever a parser does with the decimal fraction).
 	end := time.Now().Add(-promSettle)
 	all, err := pc.samples(`{__name__=~".+"}`, promStart, end)
 	if err != nil {
 		t.Fatalf("Prometheus: %v", err)
 	}
-	phase := stepPhase(all, promStep)
+	phase := stepPhase(all, promStep, promStep/8)
 	start := firstScrape.Truncate(promStep).Add(promRange + promStep + phase)
 	stop := end.Add(-promStep).Truncate(promStep).Add(phase)
 	checks := []promCheck{{
@@ -170,6 +172,13 @@ func TestPrometheus_RemoteWrite_QueryRange(t *testing.T) {
 		checks = append(checks, promCheck{name: q.q, tolerance: q.tolerance, why: q.why,
 			ask: func(c *promClient) (matrix, error) { return c.queryRange(q.q, start, stop, promStep) }})
 	}
+	// And the steps of a decimal fraction a float64 holds only below
+	// (x.086 is 0.0859999...): Prometheus rounds it to the millisecond.
+	inexact := inexactMillis(start)
+	checks = append(checks, promCheck{name: "up, at steps of " + milliTime(inexact.UnixMilli()) + " (a decimal fraction a float64 holds only below)",
+		ask: func(c *promClient) (matrix, error) {
+			return c.queryRange(`up`, inexact, inexact.Add(stop.Sub(start)), promStep)
+		}})
 	t.Logf("comparing the samples of every series over (%s, %s] and %d range queries over [%s, %s], step %v",
 		clock(promStart), clock(end), len(promQueries), clock(start), clock(stop), promStep)
 	want := make([]matrix, len(checks))
@@ -231,10 +240,10 @@ type promCheck struct {
 	why       string
 }
 
-// stepPhase returns the offset into step (a multiple of a millisecond)
-// farthest from the offsets of the samples of m.
-func stepPhase(m matrix, step time.Duration) time.Duration {
-	n := step.Milliseconds()
+// stepPhase returns the offset into step, a multiple of unit, farthest
+// from the offsets of the samples of m.
+func stepPhase(m matrix, step, unit time.Duration) time.Duration {
+	n, u := step.Milliseconds(), unit.Milliseconds()
 	taken := map[int64]bool{}
 	for _, s := range m {
 		for _, ts := range s.times {
@@ -242,7 +251,7 @@ func stepPhase(m matrix, step time.Duration) time.Duration {
 		}
 	}
 	best, bestGap := int64(0), int64(-1)
-	for p := range n {
+	for p := int64(0); p < n; p += u {
 		gap := n
 		for o := range taken {
 			d := (p - o + n) % n
@@ -253,6 +262,19 @@ func stepPhase(m matrix, step time.Duration) time.Duration {
 		}
 	}
 	return time.Duration(best) * time.Millisecond
+}
+
+// inexactMillis returns the first millisecond after t whose time in Unix
+// seconds, written with three decimals, a float64 holds only below it:
+// its fraction read as a float64 truncates to the millisecond before.
+func inexactMillis(t time.Time) time.Time {
+	for ms := t.UnixMilli() + 1; ; ms++ {
+		v, _ := strconv.ParseFloat(unixSeconds(time.UnixMilli(ms)), 64)
+		_, frac := math.Modf(v)
+		if int64(math.Round(frac*1e9))/1e6 != ms%1000 {
+			return time.UnixMilli(ms)
+		}
+	}
 }
 
 func clock(t time.Time) string { return t.UTC().Format("15:04:05.000") }
