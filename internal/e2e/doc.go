@@ -9,5 +9,12 @@
 // npm package @plausible-analytics/tracker in TIMETABLE_PLAUSIBLE_TRACKER
 // (scripts/e2e.sh installs it). Screenshots go to TIMETABLE_SCREENSHOTS.
 //
+// TestPrometheus_RemoteWrite_QueryRange runs Prometheus (the binary in
+// TIMETABLE_PROMETHEUS, or on PATH) against `timetable serve` (built by
+// the test): Prometheus scrapes both and remote-writes to the server, and
+// the test compares the samples and the range queries of both. It skips
+// without Prometheus unless TIMETABLE_REQUIRE_PROMETHEUS=1, and in -short
+// mode; it takes about a minute and a half.
+//
 // The package has no code of its own: only its tests.
 package e2e
