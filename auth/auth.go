@@ -34,6 +34,9 @@ var (
 	// ErrPermissionDenied is for the server to return when a Principal
 	// does not allow a request. The HTTP answer is 403.
 	ErrPermissionDenied = errors.New("auth: permission denied")
+	// ErrInvalid is matched (errors.Is) by the errors of a credential
+	// asked for with a bad name, scopes or limits. The HTTP answer is 400.
+	ErrInvalid = errors.New("auth: invalid credential")
 	// ErrNotFound is returned when revoking a token or an access key that
 	// does not exist. It is timetable.ErrNotFound.
 	ErrNotFound = timetable.ErrNotFound
@@ -170,4 +173,16 @@ func oldestFirst[T any](xs []T, key func(T) (time.Time, string)) {
 		}
 		return strings.Compare(ia, ib)
 	})
+}
+
+// invalidError is an error of a bad credential request: its message is
+// its own, and it matches ErrInvalid.
+type invalidError struct{ msg string }
+
+func (e *invalidError) Error() string        { return e.msg }
+func (e *invalidError) Is(target error) bool { return target == ErrInvalid }
+
+// invalidf returns an error that matches ErrInvalid.
+func invalidf(format string, args ...any) error {
+	return &invalidError{msg: fmt.Sprintf(format, args...)}
 }

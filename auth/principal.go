@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"unicode/utf8"
 )
@@ -236,12 +235,12 @@ const (
 // stored.
 func cleanScopes(scopes []Scope) ([]string, error) {
 	if len(scopes) == 0 {
-		return nil, fmt.Errorf("auth: a credential needs at least one scope (read, write, admin)")
+		return nil, invalidf("auth: a credential needs at least one scope (read, write, admin)")
 	}
 	var out []string
 	for _, sc := range scopes {
 		if _, err := ParseScope(string(sc)); err != nil {
-			return nil, err
+			return nil, invalidf("%v", err)
 		}
 		if !slices.Contains(out, string(sc)) {
 			out = append(out, string(sc))
@@ -254,12 +253,12 @@ func cleanScopes(scopes []Scope) ([]string, error) {
 // "table") and returns them once each.
 func cleanLimits(what string, xs []string) ([]string, error) {
 	if len(xs) > maxLimits {
-		return nil, fmt.Errorf("auth: a credential may be limited to at most %d %ss, not %d", maxLimits, what, len(xs))
+		return nil, invalidf("auth: a credential may be limited to at most %d %ss, not %d", maxLimits, what, len(xs))
 	}
 	var out []string
 	for _, x := range xs {
 		if x == "" || len(x) > maxLimitBytes || !utf8.ValidString(x) {
-			return nil, fmt.Errorf("auth: a %s must be 1 to %d bytes of UTF-8, not %q", what, maxLimitBytes, x)
+			return nil, invalidf("auth: a %s must be 1 to %d bytes of UTF-8, not %q", what, maxLimitBytes, x)
 		}
 		if !slices.Contains(out, x) {
 			out = append(out, x)

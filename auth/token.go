@@ -135,7 +135,7 @@ func fromMillis(ms int64) time.Time {
 // checkName checks the name of a token or an access key.
 func checkName(name string) error {
 	if name == "" || len(name) > maxNameBytes || !utf8.ValidString(name) {
-		return fmt.Errorf("auth: a name must be 1 to %d bytes of UTF-8, not %q", maxNameBytes, name)
+		return invalidf("auth: a name must be 1 to %d bytes of UTF-8, not %q", maxNameBytes, name)
 	}
 	return nil
 }

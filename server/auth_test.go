@@ -159,3 +159,22 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 		}
 	}
 }
+
+// TestTokens_BadRequests: a credential asked for with a bad name, scopes
+// or limits is refused with 400 and the reason, never a 500.
+func TestTokens_BadRequests(t *testing.T) {
+	e := newEnv(t, envOptions{auth: true})
+	admin := e.mintToken("admin", auth.ScopeAdmin, nil)
+	for _, c := range []struct{ path, body, reason string }{
+		{"/api/v1/tokens", `{"scopes":["read"]}`, "a name must be"},
+		{"/api/v1/tokens", `{"name":"x"}`, "at least one of read"},
+		{"/api/v1/tokens", `{"name":"x","scopes":["root"]}`, "root"},
+		{"/api/v1/tokens", `{"name":"x","scopes":["read"],"kinds":[""]}`, "a kind must be"},
+		{"/api/v1/access-keys", `{"scopes":["read"]}`, "a name must be"},
+	} {
+		a := e.as(admin, "POST", c.path, c.body)
+		if a.status != http.StatusBadRequest || !strings.Contains(string(a.body), c.reason) {
+			t.Errorf("POST %s %s: %d %s, want 400 saying %q", c.path, c.body, a.status, a.body, c.reason)
+		}
+	}
+}

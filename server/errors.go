@@ -85,7 +85,7 @@ func classify(err error) *apiError {
 		return &apiError{status: http.StatusBadRequest, code: codeInvalid, message: err.Error()}
 	case errors.Is(err, series.ErrTableNotFound), errors.Is(err, series.ErrClosed), errors.Is(err, series.ErrIndexNotReady):
 		return &apiError{status: http.StatusServiceUnavailable, code: codeUnavailable, message: err.Error()}
-	case errors.Is(err, analytics.ErrInvalid), errors.Is(err, analytics.ErrExpired):
+	case errors.Is(err, analytics.ErrInvalid), errors.Is(err, analytics.ErrExpired), errors.Is(err, auth.ErrInvalid):
 		return &apiError{status: http.StatusBadRequest, code: codeInvalid, message: err.Error()}
 	case errors.Is(err, analytics.ErrExists):
 		return &apiError{status: http.StatusConflict, code: codeConflict, message: err.Error()}

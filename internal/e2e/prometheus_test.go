@@ -201,7 +201,10 @@ func TestPrometheus_RemoteWrite_QueryRange(t *testing.T) {
 			if err != nil {
 				t.Fatalf("timetable: %s: %v", c.name, err)
 			}
-			d, near := diffMatrix(c, want[i], got)
+			d, near, nanGap := diffMatrix(c, want[i], got)
+			if nanGap > 0 && (len(d) == 0 || time.Now().After(deadline)) {
+				t.Logf("%s: known gap: %d of Prometheus' NaN points are not in timetable's answer (a NaN sample is stored as a staleness marker)", c.name, nanGap)
+			}
 			if len(d) == 0 {
 				series, points := want[i].size()
 				line := fmt.Sprintf("%s: %d series, %d points", c.name, series, points)
@@ -613,18 +616,21 @@ func labelString(ls map[string]string) string {
 // diffMatrix returns the differences of got (timetable's answer to c)
 // from want (Prometheus'), a line each: series only in one, and for each
 // series in both, the steps missing from one and those of different
-// values (the first few, and how many in all); and how many values
-// differ within c's tolerance.
-func diffMatrix(c promCheck, want, got matrix) (diffs []string, near int) {
+// values (the first few, and how many in all); how many values differ
+// within c's tolerance; and how many of Prometheus' NaN points timetable
+// lacks, which are not differences here but a known gap: remote write
+// stores a NaN sample as a reading without a value, which the query API
+// reads as a staleness marker (docs/prometheus.md).
+func diffMatrix(c promCheck, want, got matrix) (diffs []string, near, nanGap int) {
 	for _, k := range slices.Sorted(maps.Keys(want)) {
 		w := want[k]
 		g, ok := got[k]
 		if !ok {
-			line := fmt.Sprintf("%s: series %s (%d points) missing", c.name, k, len(w.values))
 			if !slices.ContainsFunc(w.values, func(v float64) bool { return !math.IsNaN(v) }) {
-				line += ": all its values are NaN"
+				nanGap += len(w.values)
+				continue
 			}
-			diffs = append(diffs, line)
+			diffs = append(diffs, fmt.Sprintf("%s: series %s (%d points) missing", c.name, k, len(w.values)))
 			continue
 		}
 		gotAt := make(map[int64]float64, len(g.times))
@@ -636,6 +642,8 @@ func diffMatrix(c promCheck, want, got matrix) (diffs []string, near int) {
 			v, ok := gotAt[ts]
 			delete(gotAt, ts)
 			switch {
+			case !ok && math.IsNaN(w.values[i]):
+				nanGap++
 			case !ok:
 				missing = append(missing, milliTime(ts))
 			case sameFloat(v, w.values[i]):
@@ -665,7 +673,7 @@ func diffMatrix(c promCheck, want, got matrix) (diffs []string, near int) {
 			diffs = append(diffs, fmt.Sprintf("%s: series %s (%d points) not in Prometheus' answer", c.name, k, len(got[k].values)))
 		}
 	}
-	return diffs, near
+	return diffs, near, nanGap
 }
 
 // sameFloat reports whether a and b are the same float64, NaN being NaN.
