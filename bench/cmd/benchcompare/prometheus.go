@@ -137,22 +137,22 @@ func promTargets(ctx context.Context, e *env) ([]promTarget, error) {
 
 // promRun is what one server did in the prometheus part.
 type promRun struct {
-	name          string
-	samples       int64
-	ingest        time.Duration // first request to last answer
-	flush         time.Duration
-	flushHow      string
-	ingestCPU     time.Duration // the server's, during the ingest and the flush
-	peakRSS       int64
-	ingestBytes   int64 // the data folder after the ingest and the flush
-	ingestParts   []string
-	merge         string
-	settle        time.Duration // from the merge request to quiet
-	quiet         bool
-	mergedBytes   int64 // the data folder once merged and quiet
-	mergedParts   []string
-	lat           [][]time.Duration // per query, sorted
-	answers       []promMatrix      // per query, the last answer
+	name        string
+	samples     int64
+	ingest      time.Duration // first request to last answer
+	flush       time.Duration
+	flushHow    string
+	ingestCPU   time.Duration // the server's, during the ingest and the flush
+	peakRSS     int64
+	ingestBytes int64 // the data folder after the ingest and the flush
+	ingestParts []string
+	merge       string
+	settle      time.Duration // from the merge request to quiet
+	quiet       bool
+	mergedBytes int64 // the data folder once merged and quiet
+	mergedParts []string
+	lat         [][]time.Duration // per query, sorted
+	answers     []promMatrix      // per query, the last answer
 }
 
 func (r promRun) rate() float64 { return float64(r.samples) / r.ingest.Seconds() }
@@ -238,17 +238,26 @@ func runPromTarget(ctx context.Context, e *env, t promTarget, c promConfig, shar
 	}
 	r.ingest = time.Since(t0)
 	t1 := time.Now()
-	if r.flushHow, err = t.Flush(ctx, hc, srv.Endpoint); err != nil {
+	if _, err = t.Flush(ctx, hc, srv.Endpoint); err != nil {
 		return r, fmt.Errorf("flush: %w", err)
 	}
 	r.flush = time.Since(t1)
 	if r.ingestCPU, r.peakRSS, err = serverUse(srv, cpu0); err != nil {
 		return r, err
 	}
+	e.logf("prometheus: %s: %.0f samples/s, server CPU %.2f µs/sample", t.Name(), r.rate(), r.cpuPerSample())
+	// VictoriaMetrics writes its in-memory parts to disk within
+	// -inmemoryDataFlushInterval (5 s): wait for that, then for quiet.
+	if err := sleepCtx(ctx, 6*time.Second); err != nil {
+		return r, err
+	}
+	if _, _, err = settle(ctx, srv, 3*time.Second, c.settleMax); err != nil {
+		return r, err
+	}
 	if r.ingestBytes, r.ingestParts, err = folderParts(dir, t.CacheDirs()); err != nil {
 		return r, err
 	}
-	e.logf("prometheus: %s: %.0f samples/s, server CPU %.2f µs/sample, %.2f bytes/sample after the ingest", t.Name(), r.rate(), r.cpuPerSample(), perSample(r.ingestBytes, r.samples))
+	e.logf("prometheus: %s: %.2f bytes/sample after the ingest", t.Name(), perSample(r.ingestBytes, r.samples))
 
 	mctx, cancel := context.WithTimeout(ctx, c.settleMax)
 	t2 := time.Now()
@@ -261,10 +270,17 @@ func runPromTarget(ctx context.Context, e *env, t promTarget, c promConfig, shar
 		return r, err
 	}
 	r.settle = time.Since(t2)
+	if err := e.shutdown(srv); err != nil {
+		return r, err
+	}
 	if r.mergedBytes, r.mergedParts, err = folderParts(dir, t.CacheDirs()); err != nil {
 		return r, err
 	}
-	e.logf("prometheus: %s: %.2f bytes/sample once merged and quiet", t.Name(), perSample(r.mergedBytes, r.samples))
+	e.logf("prometheus: %s: %.2f bytes/sample once merged, quiet and stopped; restarting it for the queries", t.Name(), perSample(r.mergedBytes, r.samples))
+	if srv, err = t.Start(ctx, dir); err != nil {
+		return r, err
+	}
+	e.track(srv)
 
 	for _, q := range qs {
 		lat, m, err := timeQuery(ctx, hc, srv.Endpoint, q, c.warmup, c.queries)
@@ -308,6 +324,15 @@ func timeQuery(ctx context.Context, c *http.Client, endpoint string, q promQuery
 	return lat, m, nil
 }
 
+// largest joins the first n of parts (folderParts' entries, largest
+// first) and says how many more there are.
+func largest(parts []string, n int) string {
+	if len(parts) <= n {
+		return strings.Join(parts, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(parts[:n], ", "), len(parts)-n)
+}
+
 // promVersion returns what the Prometheus binary of targets says its
 // version is, or "".
 func promVersion(targets []promTarget) string {
@@ -339,8 +364,8 @@ func promFigures(c promConfig, qs []promQuery, ours, peer promRun) []Figure {
 		{Name: "Prometheus remote write 1.0 ingest, " + shape, Ours: round(ours.rate(), 0), Peer: ptr(round(peer.rate(), 0)),
 			Unit: "samples/s", Ratio: ptr(round(ours.rate()/peer.rate(), 2)), peerName: peer.name, target: target},
 		lower("remote write: server CPU per sample during the ingest and the flush", ours.cpuPerSample(), peer.cpuPerSample(), "µs/sample", 3, target),
-		lower("remote write: bytes on disk per sample after the ingest and the flush", perSample(ours.ingestBytes, ours.samples), perSample(peer.ingestBytes, peer.samples), "B/sample", 2, ""),
-		lower("remote write: bytes on disk per sample once merged and quiet", perSample(ours.mergedBytes, ours.samples), perSample(peer.mergedBytes, peer.samples), "B/sample", 2, ""),
+		lower("remote write: bytes on disk per sample after the ingest (flushed, quiet)", perSample(ours.ingestBytes, ours.samples), perSample(peer.ingestBytes, peer.samples), "B/sample", 2, ""),
+		lower("remote write: bytes on disk per sample once merged and stopped", perSample(ours.mergedBytes, ours.samples), perSample(peer.mergedBytes, peer.samples), "B/sample", 2, ""),
 	}
 	for i, q := range qs {
 		figs = append(figs, lower("query_range, "+q.name+": p50", ms(pct(ours.lat[i], 0.5)), ms(pct(peer.lat[i], 0.5)), "ms", 1, target))
@@ -360,8 +385,8 @@ func promSection(c promConfig, qs []promQuery, runs []promRun, vmVer, promVer st
 	fmt.Fprintf(&sb, "What a Prometheus server and a Grafana dashboard ask of a metrics store, to timetable serve (`POST /api/v1/write`, kinds defined by the writes, its defaults), VictoriaMetrics single-node (%s, its defaults) and Prometheus (%s, `--web.enable-remote-write-receiver`, an out-of-order window of 2 d, no scrapes), each alone on the machine, one after the other, on a fresh data folder, listening on 127.0.0.1. Ratios are what matter: same machine, same run, same requests.\n\n", vmVer, promVer)
 	fmt.Fprintf(&sb, "Ingest: %d samples, built once before any server starts, the same bytes sent to each: `%s{instance, job}`, %d counters, one sample every %v over %v; `%s{cpu, instance, job, zone}`, %d gauges (10 per instance, %d zones), one sample every %v over the last %v; the last sample two minutes before the run. Remote write 1.0 as Prometheus' queue manager sends it: snappy-compressed `prometheus.WriteRequest`, one TimeSeries with its labels per sample, %d samples per request, the series split among %d shards (senders), each sending its samples in time order, one request at a time. The rate is the samples over the time from the first request to the last answer. Server CPU is that of the server's process (from /proc) during the ingest and the flush (timetable: `POST /write?sync=true` with no lines, which returns once the table has every reading; VictoriaMetrics: `/internal/force_flush`, which makes its in-memory rows searchable; Prometheus: nothing).\n\n",
 		l.samples(), promCounter, l.counters, l.counterStep, l.counterSpan, promGauge, l.gauges, l.zones, l.gaugeStep, l.gaugeSpan, c.batch, c.senders)
-	fmt.Fprintf(&sb, "On disk: the data folder (regular files, but for VictoriaMetrics' `cache/`), over the samples, after the flush, and again once the server was asked to merge (the Merge column) and then used less than 2%% of a CPU over 3 s (at most %v), while it runs.\n\n", c.settleMax)
-	fmt.Fprintf(&sb, "Queries: then `GET /api/v1/query_range` with `nocache=1` (VictoriaMetrics' result cache off; the others ignore it), %d unmeasured, then %d timed, one at a time; the answer must have the series listed:\n\n", c.warmup, c.queries)
+	fmt.Fprintf(&sb, "On disk: the data folder (regular files, but for VictoriaMetrics' `cache/`; the largest entries listed), over the samples: after the ingest, 6 s after the flush (VictoriaMetrics writes its in-memory parts to disk every 5 s) and once the server then used less than 2%% of a CPU over 3 s (at most %v), while it runs; and merged, once the server was asked to merge (the Merge column), went quiet again and was stopped with SIGTERM (it must exit by itself, with status 0).\n\n", c.settleMax)
+	fmt.Fprintf(&sb, "Queries: each server restarted on its folder, then `GET /api/v1/query_range` with `nocache=1` (VictoriaMetrics' result cache off; the others ignore it), %d unmeasured, then %d timed, one at a time; the answer must have the series listed:\n\n", c.warmup, c.queries)
 	for _, q := range qs {
 		fmt.Fprintf(&sb, "- %s: `%s`, step %v, %d series\n", q.name, q.expr, q.step, q.series)
 	}
@@ -372,7 +397,7 @@ func promSection(c promConfig, qs []promQuery, runs []promRun, vmVer, promVer st
 			quiet += " (never quiet)"
 		}
 		fmt.Fprintf(&sb, "| %s | %.0f | %s | %.2f µs | %s | %.2f | %s | %s | %.2f | %s | %s |\n", r.name, r.rate(), r.flush.Round(time.Millisecond), r.cpuPerSample(), fmtBytes(r.peakRSS),
-			perSample(r.ingestBytes, r.samples), strings.Join(r.ingestParts, ", "), r.merge, perSample(r.mergedBytes, r.samples), strings.Join(r.mergedParts, ", "), quiet)
+			perSample(r.ingestBytes, r.samples), largest(r.ingestParts, 4), r.merge, perSample(r.mergedBytes, r.samples), largest(r.mergedParts, 4), quiet)
 	}
 	sb.WriteString("\n| server | query | p50 | p90 | max | series | points | compared with the first server's answer |\n|---|---|---:|---:|---:|---:|---:|---|\n")
 	for _, r := range runs {
@@ -386,6 +411,6 @@ func promSection(c promConfig, qs []promQuery, runs []promRun, vmVer, promVer st
 				len(r.answers[i]), r.answers[i].points(), cmp)
 		}
 	}
-	sb.WriteString("\nVictoriaMetrics' `rate` does not extrapolate to the window's edges as Prometheus' does (and looks back to the sample before the window), so its rate answers differ from the other two by design; timetable answers with Prometheus' own engine.\n")
+	sb.WriteString("\nThe answers differ where the engines do: VictoriaMetrics' `rate` does not extrapolate to the window's edges as Prometheus' does (and looks back to the sample before the window); Prometheus 2's range selectors hold a sample at the window's start, Prometheus 3's (whose engine timetable runs) do not, so with one sample a minute a 5-minute rate is over 6 samples in one and 5 in the other. The last column says how far apart the answers are.\n")
 	return sb.String()
 }
