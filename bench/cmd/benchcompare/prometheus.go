@@ -102,32 +102,24 @@ func promTargets(ctx context.Context, e *env) ([]promTarget, error) {
 	c := e.cfg.prom
 	var ts []promTarget
 	for _, name := range strings.Split(c.targets, ",") {
-		switch strings.TrimSpace(name) {
-		case "timetable":
-			bin, err := e.timetableBin(ctx)
+		if strings.TrimSpace(name) != "prometheus" {
+			t, err := seriesHTTPTarget(ctx, e, name)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("-prometheus-targets: %w", err)
 			}
-			ts = append(ts, timetableServe{bin: bin, logDir: e.work, args: strings.Fields(e.cfg.seriesHTTP.serveArgs)})
-		case "victoriametrics":
-			vm := e.cfg.seriesHTTP.vmBin
-			if _, err := os.Stat(vm); err != nil {
-				return nil, fmt.Errorf("VictoriaMetrics not found at %s (make bench-compare builds it): %w", vm, err)
+			if t != nil {
+				ts = append(ts, t)
 			}
-			ts = append(ts, victoriaMetrics{bin: vm, logDir: e.work})
-		case "prometheus":
-			bin := c.bin
-			if bin == "" {
-				var err error
-				if bin, err = exec.LookPath("prometheus"); err != nil {
-					return nil, fmt.Errorf("no prometheus on PATH (Debian's package prometheus; or -prometheus-targets without it): %w", err)
-				}
-			}
-			ts = append(ts, promServer{bin: bin, logDir: e.work})
-		case "":
-		default:
-			return nil, fmt.Errorf("-prometheus-targets: unknown target %q", name)
+			continue
 		}
+		bin := c.bin
+		if bin == "" {
+			var err error
+			if bin, err = exec.LookPath("prometheus"); err != nil {
+				return nil, fmt.Errorf("no prometheus on PATH (Debian's package prometheus; or -prometheus-targets without it): %w", err)
+			}
+		}
+		ts = append(ts, promServer{bin: bin, logDir: e.work})
 	}
 	if len(ts) == 0 {
 		return nil, fmt.Errorf("-prometheus-targets: no target")

@@ -291,3 +291,18 @@ func TestProm_PeersTiny(t *testing.T) {
 		}
 	}
 }
+
+func TestPromTargets(t *testing.T) {
+	ctx := t.Context()
+	for _, bad := range []string{"bogus", "", " , ", "victoriametrics"} {
+		e := &env{cfg: config{prom: promConfig{targets: bad}, seriesHTTP: seriesHTTPConfig{vmBin: filepath.Join(t.TempDir(), "none")}}}
+		if _, err := promTargets(ctx, e); err == nil || !strings.Contains(err.Error(), "-prometheus-targets") && !strings.Contains(err.Error(), "not found") {
+			t.Errorf("%q: error %v", bad, err)
+		}
+	}
+	e := &env{cfg: config{prom: promConfig{targets: " prometheus ", bin: "/bin/true"}}}
+	ts, err := promTargets(ctx, e)
+	if err != nil || len(ts) != 1 || ts[0].Name() != "Prometheus" {
+		t.Errorf("targets %v, error %v", ts, err)
+	}
+}
