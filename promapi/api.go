@@ -234,7 +234,7 @@ func (a *API) LabelValues(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(name, "U__") {
 			name = model.UnescapeName(name, model.ValueEncodingEscaping)
 		}
-		if !model.LabelName(name).IsValid() {
+		if !model.UTF8Validation.IsValidLabelName(name) {
 			return nil, nil, badDataf("invalid label name: %q", name)
 		}
 		return a.labelLookup(ctx, f, func(q storage.Querier, ms []*labels.Matcher) ([]string, error) {

@@ -4,8 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/prometheus/model/labels"
-
+	"github.com/prometheus/common/model"
 	"github.com/timetable-db/timetable/promapi"
 )
 
@@ -20,7 +19,7 @@ func FuzzIDLabels(f *testing.F) {
 		if ls.IsEmpty() != (id == "_") {
 			t.Fatalf("%q: labels %v", id, ls)
 		}
-		if ls.Has(labels.MetricName) {
+		if ls.Has(model.MetricNameLabel) {
 			t.Fatalf("%q: a __name__ label", id)
 		}
 		if ls.Get("series") == id && ls.Len() == 1 {

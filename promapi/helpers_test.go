@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 
 	"github.com/timetable-db/timetable/internal/testenv"
@@ -83,7 +84,7 @@ func newFixture(t *testing.T, seed uint64) *fixture {
 			for _, code := range []string{"200", "404", "500"} {
 				ls := labels.FromStrings("code", code, "instance", inst, "job", job)
 				id := promapi.FormatLabelSet(ls)
-				name := labels.NewBuilder(ls).Set(labels.MetricName, "http_requests_total").Labels()
+				name := labels.NewBuilder(ls).Set(model.MetricNameLabel, "http_requests_total").Labels()
 				var rs []series.Reading
 				c := 0.0
 				for i := range steps {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/timetable-db/timetable/ingest"
 
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 )
 
@@ -54,7 +55,7 @@ func parseLabelSet(id string) ([]labels.Label, bool) {
 	var name string
 	inValue := false
 	end := func() bool {
-		if !inValue || name == "" || cur.Len() == 0 || name == labels.MetricName {
+		if !inValue || name == "" || cur.Len() == 0 || name == model.MetricNameLabel {
 			return false
 		}
 		if len(ls) > 0 && ls[len(ls)-1].Name >= name {

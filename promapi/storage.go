@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/histogram"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/value"
@@ -89,7 +90,7 @@ func (q *querier) metrics(ctx context.Context, ms []*labels.Matcher) []metric {
 
 func matchesName(ms []*labels.Matcher, name string) bool {
 	for _, m := range ms {
-		if m.Name == labels.MetricName && !m.Matches(name) {
+		if m.Name == model.MetricNameLabel && !m.Matches(name) {
 			return false
 		}
 	}
@@ -188,7 +189,7 @@ func (q *querier) collect(ctx context.Context, from, to int64, ms []*labels.Matc
 		}
 		for _, id := range ids {
 			b := labels.NewBuilder(id.labels)
-			b.Set(labels.MetricName, m.name)
+			b.Set(model.MetricNameLabel, m.name)
 			extra := extraTags(m.tags, id.labels)
 			if len(extra) == 0 {
 				ls := b.Labels()
@@ -220,7 +221,7 @@ func (q *querier) collect(ctx context.Context, from, to int64, ms []*labels.Matc
 func extraTags(tags []string, idl labels.Labels) []int {
 	var out []int
 	for i, t := range tags {
-		if l := ingest.LabelOfTag(t); l != labels.MetricName && !idl.Has(l) {
+		if l := ingest.LabelOfTag(t); l != model.MetricNameLabel && !idl.Has(l) {
 			out = append(out, i)
 		}
 	}
@@ -231,7 +232,7 @@ func extraTags(tags []string, idl labels.Labels) []int {
 // matchers on labels that readings' tags give are checked later.
 func matchesKnown(ms []*labels.Matcher, idl labels.Labels, _ []int) bool {
 	for _, m := range ms {
-		if m.Name == labels.MetricName || !idl.Has(m.Name) {
+		if m.Name == model.MetricNameLabel || !idl.Has(m.Name) {
 			continue
 		}
 		if !m.Matches(idl.Get(m.Name)) {

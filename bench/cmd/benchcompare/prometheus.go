@@ -133,7 +133,6 @@ type promRun struct {
 	samples     int64
 	ingest      time.Duration // first request to last answer
 	flush       time.Duration
-	flushHow    string
 	ingestCPU   time.Duration // the server's, during the ingest and the flush
 	peakRSS     int64
 	ingestBytes int64 // the data folder after the ingest and the flush
