@@ -39,10 +39,7 @@ fi
 # The prometheus part also runs Prometheus itself: Debian's package.
 if wants prometheus && ! command -v prometheus >/dev/null 2>&1; then
 	command -v apt-get >/dev/null 2>&1 || tt_die "no prometheus, and no apt-get to install it: install Prometheus 2.39 or later"
-	tt_log "installing Prometheus (Debian package prometheus)"
-	tt_as_root apt-get update -qq || tt_die "apt-get update failed"
-	tt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null ||
-		tt_die "apt-get install prometheus failed"
+	tt_apt_install prometheus --no-install-recommends
 fi
 
 out=../BENCHMARKS.md

@@ -34,24 +34,12 @@ cd "$TT_ROOT" || exit 1
 # sudo) when there is none and apt-get is there. Without apt-get it leaves
 # TT_PROMETHEUS empty; it fails when apt-get cannot install it.
 ensure_prometheus() {
-	local c
-	TT_PROMETHEUS=
-	for c in "${TIMETABLE_PROMETHEUS:-}" prometheus; do
-		[[ -n $c ]] || continue
-		c=$(command -v "$c" 2>/dev/null) || continue
-		if "$c" --version >/dev/null 2>&1; then
-			TT_PROMETHEUS=$c
-			return 0
-		fi
-	done
+	TT_PROMETHEUS=$(tt_first_working "${TIMETABLE_PROMETHEUS:-}" prometheus) && return 0
 	if ! command -v apt-get >/dev/null 2>&1; then
 		tt_log "no Prometheus, and no apt-get to install it: the Prometheus test will skip (install Prometheus and set TIMETABLE_PROMETHEUS)"
 		return 0
 	fi
-	tt_log "installing Prometheus (Debian package prometheus)"
-	tt_as_root apt-get update -qq || tt_die "apt-get update failed"
-	tt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus >/dev/null ||
-		tt_die "apt-get install prometheus failed"
+	tt_apt_install prometheus --no-install-recommends
 	TT_PROMETHEUS=$(command -v prometheus) || tt_die "apt-get installed prometheus but there is no prometheus command"
 }
 

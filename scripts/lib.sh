@@ -230,25 +230,41 @@ tt_as_root() {
 	fi
 }
 
+# tt_first_working prints the first of its arguments (commands or paths;
+# empty ones skipped) that is a command answering --version, and fails
+# when none is.
+tt_first_working() {
+	local c
+	for c in "$@"; do
+		[[ -n $c ]] || continue
+		c=$(command -v "$c" 2>/dev/null) || continue
+		if "$c" --version >/dev/null 2>&1; then
+			echo "$c"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# tt_apt_install PKG [OPTION...] installs Debian's package PKG with apt-get
+# (as root or with sudo), the options given to apt-get install, or dies.
+tt_apt_install() {
+	local pkg=$1
+	shift
+	tt_log "installing Debian package $pkg"
+	tt_as_root apt-get update -qq || tt_die "apt-get update failed"
+	tt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" "$pkg" >/dev/null ||
+		tt_die "apt-get install $pkg failed"
+}
+
 # tt_ensure_chromium sets TT_CHROMIUM to a Chromium that starts, installing
 # Debian's chromium package with apt-get (as root or with sudo) when there
 # is none. It fails when none can be had.
 # shellcheck disable=SC2034 # TT_CHROMIUM is for the caller
 tt_ensure_chromium() {
-	local c
-	for c in "${TIMETABLE_CHROMIUM:-}" chromium chromium-browser google-chrome google-chrome-stable; do
-		[[ -n $c ]] || continue
-		c=$(command -v "$c" 2>/dev/null) || continue
-		if "$c" --version >/dev/null 2>&1; then
-			TT_CHROMIUM=$c
-			return 0
-		fi
-	done
+	TT_CHROMIUM=$(tt_first_working "${TIMETABLE_CHROMIUM:-}" chromium chromium-browser google-chrome google-chrome-stable) && return 0
 	command -v apt-get >/dev/null 2>&1 || tt_die "no Chromium, and no apt-get to install it: install Chromium and set TIMETABLE_CHROMIUM"
-	tt_log "installing Chromium (Debian package chromium)"
-	tt_as_root apt-get update -qq || tt_die "apt-get update failed"
-	tt_as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null ||
-		tt_die "apt-get install chromium failed"
+	tt_apt_install chromium
 	TT_CHROMIUM=$(command -v chromium) || tt_die "apt-get installed chromium but there is no chromium command"
 }
 
