@@ -169,7 +169,7 @@ func (c *CopyCommand) Run(ctx context.Context, args []string) error {
 	start := now()
 	stop := func() {}
 	if c.Now == nil {
-		stop = pr.ticking(min(every, time.Second))
+		stop = pr.ticking(min(max(every, 10*time.Millisecond), time.Second))
 	}
 	rep, err := tablecopy.Copy(ctx, src, dst, o)
 	stop()

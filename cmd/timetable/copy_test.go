@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -257,15 +258,19 @@ func addTable(t *testing.T, dir, name string) {
 	}
 }
 
-// cancelling is a writer that cancels a context at its n-th write.
+// cancelling is a writer of progress lines that cancels a context at the
+// first line that counts an item copied, so that the copy is cut off
+// mid-way however slow the machine is.
 type cancelling struct {
-	n      int
 	cancel context.CancelFunc
 	bytes.Buffer
 }
 
+// copiedSome matches a progress line's count of items copied, if not 0.
+var copiedSome = regexp.MustCompile(`[1-9][0-9]*/[0-9]+ items`)
+
 func (c *cancelling) Write(p []byte) (int, error) {
-	if c.n--; c.n == 0 {
+	if copiedSome.Match(p) {
 		c.cancel()
 	}
 	return c.Buffer.Write(p)
@@ -280,7 +285,7 @@ func TestCopy_InterruptResume(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var out bytes.Buffer
-	errb := &cancelling{n: 4, cancel: cancel}
+	errb := &cancelling{cancel: cancel}
 	c := &CopyCommand{Stdout: &out, Stderr: errb, Every: time.Nanosecond}
 	err := c.Run(ctx, []string{"--from", "file:" + src, "--to", "file:" + dst, "--segments", "2", "--page-items", "50"})
 	if err == nil || !strings.Contains(err.Error(), "interrupted; progress is in ") || !strings.Contains(err.Error(), "run the same command with --resume") {
