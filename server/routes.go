@@ -95,6 +95,8 @@ func (s *Server) routes() []route {
 		{"GET /api/v1/status/buildinfo", need(auth.ScopeRead, someKind), prom(pq.BuildInfo)},
 		{"GET /api/v1/format_query", need(auth.ScopeRead, someKind), prom(pq.FormatQuery)},
 		{"POST /api/v1/format_query", need(auth.ScopeRead, someKind), prom(pq.FormatQuery)},
+		{"GET /api/v1/query_exemplars", need(auth.ScopeRead, someKind), prom(pq.QueryExemplars)},
+		{"POST /api/v1/query_exemplars", need(auth.ScopeRead, someKind), prom(pq.QueryExemplars)},
 
 		// Every other path: JSON 404 (and 405 where the path exists).
 		{"/", public, s.notFound},
