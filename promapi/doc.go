@@ -48,8 +48,8 @@
 // # The API
 //
 // API's methods are the handlers of GET /api/v1/query, query_range,
-// series, labels, label/<name>/values, metadata, status/buildinfo and
-// format_query, query_exemplars (always empty: no exemplars are kept)
+// series, labels, label/<name>/values, metadata, status/buildinfo,
+// format_query and query_exemplars (always empty: no exemplars are kept)
 // (and a form POST of query, query_range, series, labels, format_query
 // and query_exemplars), with Prometheus' parameters and answers:
 // {"status": "success", "data": ..., "warnings": [...]} or {"status":
