@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/auth"
 	"github.com/timetable-db/timetable/ingest"
+	"github.com/timetable-db/timetable/internal/httpjson"
 	"github.com/timetable-db/timetable/series"
 )
 
@@ -146,15 +146,5 @@ func writeError(w http.ResponseWriter, ae *apiError) {
 	if status == 499 {
 		status = http.StatusServiceUnavailable
 	}
-	writeJSON(w, status, errorBody{Error: ae.code, Message: ae.message})
-}
-
-// writeJSON answers v as JSON with status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	httpjson.Write(w, status, errorBody{Error: ae.code, Message: ae.message})
 }

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/timetable-db/timetable/ingest"
+	"github.com/timetable-db/timetable/internal/httpjson"
 )
 
 // otlpMetrics answers OTLP/HTTP metrics at POST /v1/metrics: an
@@ -99,7 +100,7 @@ func writeOTLPResponse(w http.ResponseWriter, enc ingest.OTLPEncoding, res inges
 				v.PartialSuccess.RejectedDataPoints = strconv.FormatInt(res.Rejected, 10)
 			}
 		}
-		writeJSON(w, http.StatusOK, v)
+		httpjson.Write(w, http.StatusOK, v)
 		return nil
 	}
 	var b []byte
