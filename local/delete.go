@@ -10,9 +10,7 @@ import (
 // DeleteItem deletes an item, subject to its condition. Deleting an absent
 // item succeeds (unless a condition fails).
 func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	return operation(db, "DeleteItem", func() (*dynamodb.DeleteItemOutput, error) {
-		return db.deleteItem(ctx, in)
-	})
+	return run(ctx, db, "DeleteItem", in, db.deleteItem)
 }
 
 func (db *DB) deleteItem(ctx context.Context, in *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error) {

@@ -22,9 +22,7 @@ import (
 // changes the capacity reported. Expired items not yet swept are returned,
 // as in DynamoDB.
 func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	return tableOperation(db, "Query", in.TableName, func(t *table) (*dynamodb.QueryOutput, error) {
-		return db.query(t, in)
-	})
+	return tableRun(db, "Query", in.TableName, in, db.query)
 }
 
 func (db *DB) query(t *table, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {

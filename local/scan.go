@@ -14,9 +14,7 @@ import (
 // holds the partitions whose hash falls in the i-th N-th of the hash space),
 // in an order that is arbitrary but stable, one page at a time as Query.
 func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	return tableOperation(db, "Scan", in.TableName, func(t *table) (*dynamodb.ScanOutput, error) {
-		return db.scanOp(t, in)
-	})
+	return tableRun(db, "Scan", in.TableName, in, db.scanOp)
 }
 
 func (db *DB) scanOp(t *table, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {

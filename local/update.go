@@ -10,9 +10,7 @@ import (
 // UpdateItem edits an item's attributes, creating the item if it does not
 // exist, subject to its condition.
 func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	return operation(db, "UpdateItem", func() (*dynamodb.UpdateItemOutput, error) {
-		return db.updateItem(ctx, in)
-	})
+	return run(ctx, db, "UpdateItem", in, db.updateItem)
 }
 
 func (db *DB) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
