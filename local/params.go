@@ -205,6 +205,25 @@ func (r *writeRequest) check(allowed ...types.ReturnValue) error {
 	return err
 }
 
+// prepareKeyed validates a write of the item at key on the table m, in
+// DynamoDB's order: the parameters (check, ReturnValues one of allowed),
+// the key, the expressions; it returns the key and the compiled
+// expressions. Delete and update share it; a put's key is in its item.
+func (r *writeRequest) prepareKeyed(m *tableMeta, key Item, allowed ...types.ReturnValue) (*primaryKey, writeExprs, error) {
+	if err := r.check(allowed...); err != nil {
+		return nil, writeExprs{}, err
+	}
+	k, err := m.keyFromMap(key)
+	if err != nil {
+		return nil, writeExprs{}, err
+	}
+	w, err := r.compile()
+	if err != nil {
+		return nil, writeExprs{}, err
+	}
+	return k, w, nil
+}
+
 // usesExprs checks that a write does not mix expression and legacy
 // parameters, nor has placeholders without expressions, and reports
 // whether it uses expressions.
