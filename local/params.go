@@ -145,6 +145,27 @@ func projectionExpression(pe string, names map[string]string) (projector, error)
 	return projector{p: p}, nil
 }
 
+// compileRead compiles with c the FilterExpression and the
+// ProjectionExpression of a Query or Scan, in that order (either may be
+// nil: no filter, items whole). The caller finishes c.
+func compileRead(c *expr.Compiler, filterExpr, projExpr *string) (*expr.Condition, projector, error) {
+	var filter *expr.Condition
+	if filterExpr != nil {
+		var err error
+		if filter, err = c.Filter(*filterExpr); err != nil {
+			return nil, projector{}, err
+		}
+	}
+	if projExpr == nil {
+		return filter, projector{}, nil
+	}
+	p, err := c.Projection(*projExpr)
+	if err != nil {
+		return nil, projector{}, err
+	}
+	return filter, projector{p: p}, nil
+}
+
 // attributesToGet compiles the legacy AttributesToGet; none returns items
 // whole.
 func attributesToGet(atg []string) (projector, error) {

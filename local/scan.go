@@ -92,17 +92,8 @@ func planScan(t *table, in *dynamodb.ScanInput) (*scan, error) {
 	}
 	if useExprs {
 		c := expr.NewCompiler(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
-		if in.FilterExpression != nil {
-			if filter, err = c.Filter(*in.FilterExpression); err != nil {
-				return nil, err
-			}
-		}
-		if in.ProjectionExpression != nil {
-			p, err := c.Projection(*in.ProjectionExpression)
-			if err != nil {
-				return nil, err
-			}
-			proj = projector{p: p}
+		if filter, proj, err = compileRead(c, in.FilterExpression, in.ProjectionExpression); err != nil {
+			return nil, err
 		}
 		if err := c.Finish(); err != nil {
 			return nil, err
