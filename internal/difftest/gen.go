@@ -654,6 +654,17 @@ func (g *Generator) selectFor(ix *Index, proj bool) types.Select {
 	return ""
 }
 
+// readProjection draws, with probability p, the ProjectionExpression of a
+// Query or Scan of ix (nil: the table), nil for none, and then the Select
+// that goes with it.
+func (g *Generator) readProjection(b *exprBuilder, ix *Index, p float64) (*string, types.Select) {
+	var pe *string
+	if chance(g.r, p) {
+		pe = aws.String(b.projection(g.projected(ix, projAttrs)))
+	}
+	return pe, g.selectFor(ix, pe != nil)
+}
+
 func (g *Generator) pickIndex(t *Table, pGSI, pLSI float64) *Index {
 	x := g.r.Float64()
 	if x < pGSI {
@@ -681,11 +692,7 @@ func (g *Generator) query() (*dynamodb.QueryInput, *Index) {
 	if chance(g.r, 0.4) {
 		in.FilterExpression = aws.String(b.cond(g.filterAttrs(t, ix), 2))
 	}
-	proj := chance(g.r, 0.3)
-	if proj {
-		in.ProjectionExpression = aws.String(b.projection(g.projected(ix, projAttrs)))
-	}
-	in.Select = g.selectFor(ix, proj)
+	in.ProjectionExpression, in.Select = g.readProjection(b, ix, 0.3)
 	in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.maps()
 	if chance(g.r, 0.45) {
 		in.Limit = aws.Int32(int32(1 + g.r.IntN(7)))
@@ -725,11 +732,7 @@ func (g *Generator) scan() *dynamodb.ScanInput {
 		}
 		in.FilterExpression = aws.String(b.cond(g.projected(ix, attrs), 2))
 	}
-	proj := chance(g.r, 0.25)
-	if proj {
-		in.ProjectionExpression = aws.String(b.projection(g.projected(ix, projAttrs)))
-	}
-	in.Select = g.selectFor(ix, proj)
+	in.ProjectionExpression, in.Select = g.readProjection(b, ix, 0.25)
 	in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.maps()
 	if chance(g.r, 0.4) {
 		in.Limit = aws.Int32(int32(1 + g.r.IntN(10)))
