@@ -801,6 +801,19 @@ func (g *Generator) batchWrite() *dynamodb.BatchWriteItemInput {
 	return in
 }
 
+// itemProjection draws, with probability p, the ProjectionExpression of
+// the items of a batch or transaction read and its attribute names; nil
+// and nil for none.
+func (g *Generator) itemProjection(p float64) (*string, map[string]string) {
+	if !chance(g.r, p) {
+		return nil, nil
+	}
+	b := g.newExpr()
+	pe := aws.String(b.projection(nil))
+	names, _ := b.maps()
+	return pe, names
+}
+
 func (g *Generator) batchGet() *dynamodb.BatchGetItemInput {
 	in := &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{}}
 	seen := map[string]bool{}
@@ -809,11 +822,7 @@ func (g *Generator) batchGet() *dynamodb.BatchGetItemInput {
 			continue
 		}
 		ka := types.KeysAndAttributes{Keys: g.distinctKeys(t, 1+g.r.IntN(10), seen), ConsistentRead: g.consistent()}
-		if chance(g.r, 0.3) {
-			b := g.newExpr()
-			ka.ProjectionExpression = aws.String(b.projection(nil))
-			ka.ExpressionAttributeNames, _ = b.maps()
-		}
+		ka.ProjectionExpression, ka.ExpressionAttributeNames = g.itemProjection(0.3)
 		in.RequestItems[t.Name] = ka
 	}
 	in.ReturnConsumedCapacity = g.capacity()
@@ -905,11 +914,7 @@ func (g *Generator) transactGet() *dynamodb.TransactGetItemsInput {
 			continue
 		}
 		get := &types.Get{TableName: g.tableName(t), Key: ks[0]}
-		if chance(g.r, 0.3) {
-			b := g.newExpr()
-			get.ProjectionExpression = aws.String(b.projection(nil))
-			get.ExpressionAttributeNames, _ = b.maps()
-		}
+		get.ProjectionExpression, get.ExpressionAttributeNames = g.itemProjection(0.3)
 		in.TransactItems = append(in.TransactItems, types.TransactGetItem{Get: get})
 	}
 	in.ReturnConsumedCapacity = g.capacity()
