@@ -3,6 +3,7 @@ package difftest
 import (
 	"bytes"
 	"fmt"
+	"iter"
 	"math/big"
 	"math/rand/v2"
 	"slices"
@@ -770,6 +771,27 @@ func (g *Generator) distinctKeys(t *Table, n int, seen map[string]bool) []Item {
 	return out
 }
 
+// transactKeys yields the table and key of each item of a transaction, as
+// it draws them: 1 to 5 draws of a table and of a key of it that no other
+// item has (a draw that finds none yields nothing). The draws of an item
+// come before those the loop body makes for it.
+func (g *Generator) transactKeys() iter.Seq2[*Table, Item] {
+	return func(yield func(*Table, Item) bool) {
+		seen := map[string]bool{}
+		n := 1 + g.r.IntN(5)
+		for range n {
+			t := g.table()
+			ks := g.distinctKeys(t, 1, seen)
+			if len(ks) == 0 {
+				continue
+			}
+			if !yield(t, ks[0]) {
+				return
+			}
+		}
+	}
+}
+
 func (g *Generator) batchWrite() *dynamodb.BatchWriteItemInput {
 	in := &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{}}
 	seen := map[string]bool{}
@@ -844,15 +866,7 @@ func (g *Generator) transactWrite() *dynamodb.TransactWriteItemsInput {
 		return in
 	}
 	in := &dynamodb.TransactWriteItemsInput{}
-	seen := map[string]bool{}
-	n := 1 + g.r.IntN(5)
-	for range n {
-		t := g.table()
-		ks := g.distinctKeys(t, 1, seen)
-		if len(ks) == 0 {
-			continue
-		}
-		k := ks[0]
+	for t, k := range g.transactKeys() {
 		b := g.newExpr()
 		var ti types.TransactWriteItem
 		switch g.r.IntN(10) {
@@ -905,15 +919,8 @@ func (g *Generator) transactWrite() *dynamodb.TransactWriteItemsInput {
 
 func (g *Generator) transactGet() *dynamodb.TransactGetItemsInput {
 	in := &dynamodb.TransactGetItemsInput{}
-	seen := map[string]bool{}
-	n := 1 + g.r.IntN(5)
-	for range n {
-		t := g.table()
-		ks := g.distinctKeys(t, 1, seen)
-		if len(ks) == 0 {
-			continue
-		}
-		get := &types.Get{TableName: g.tableName(t), Key: ks[0]}
+	for t, k := range g.transactKeys() {
+		get := &types.Get{TableName: g.tableName(t), Key: k}
 		get.ProjectionExpression, get.ExpressionAttributeNames = g.itemProjection(0.3)
 		in.TransactItems = append(in.TransactItems, types.TransactGetItem{Get: get})
 	}
