@@ -8,6 +8,7 @@ import (
 
 	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/analytics/collect"
+	"github.com/timetable-db/timetable/internal/httpjson"
 )
 
 // analyticsOff is the answer of the analytics routes when the server has
@@ -122,6 +123,6 @@ func (s *Server) collectBatch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return collectError(err)
 	}
-	writeJSON(w, http.StatusOK, map[string]int{"recorded": n})
+	httpjson.Write(w, http.StatusOK, map[string]int{"recorded": n})
 	return nil
 }

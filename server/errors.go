@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/auth"
 	"github.com/timetable-db/timetable/ingest"
+	"github.com/timetable-db/timetable/internal/httpjson"
 	"github.com/timetable-db/timetable/series"
 )
 
@@ -43,6 +43,23 @@ type apiError struct {
 }
 
 func (e *apiError) Error() string { return e.message }
+
+// setRetryAfter sets the Retry-After header of e's answer, in whole
+// seconds rounded up, if e has a retryAfter.
+func (e *apiError) setRetryAfter(w http.ResponseWriter) {
+	if e.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int((e.retryAfter+time.Second-1)/time.Second)))
+	}
+}
+
+// sentStatus is the status e is answered with: its own, but 503 for 499
+// (a client that closed the connection), since no client reads a 499.
+func (e *apiError) sentStatus() int {
+	if e.status == 499 {
+		return http.StatusServiceUnavailable
+	}
+	return e.status
+}
 
 func errorf(status int, code, format string, args ...any) *apiError {
 	return &apiError{status: status, code: code, message: fmt.Sprintf(format, args...)}
@@ -139,22 +156,6 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func writeError(w http.ResponseWriter, ae *apiError) {
-	if ae.retryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int((ae.retryAfter+time.Second-1)/time.Second)))
-	}
-	status := ae.status
-	if status == 499 {
-		status = http.StatusServiceUnavailable
-	}
-	writeJSON(w, status, errorBody{Error: ae.code, Message: ae.message})
-}
-
-// writeJSON answers v as JSON with status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	ae.setRetryAfter(w)
+	httpjson.Write(w, ae.sentStatus(), errorBody{Error: ae.code, Message: ae.message})
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/auth"
+	"github.com/timetable-db/timetable/internal/httpjson"
 )
 
 // maxSiteBytes bounds the JSON of a site, goal, funnel or shared link.
@@ -115,7 +116,7 @@ func (s *Server) listSites(w http.ResponseWriter, r *http.Request) error {
 			out.Sites = append(out.Sites, siteOut(&sites[i]))
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 	return nil
 }
 
@@ -154,7 +155,7 @@ func (s *Server) writeSite(w http.ResponseWriter, r *http.Request, a *analytics.
 	if status == http.StatusCreated {
 		w.Header().Set("Location", "/api/v1/sites/"+id)
 	}
-	writeJSON(w, status, siteOut(st))
+	httpjson.Write(w, status, siteOut(st))
 	return nil
 }
 
@@ -215,7 +216,7 @@ func (s *Server) createSharedLink(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, sharedLinkJSON{ID: l.ID, Name: l.Name, CreatedAt: l.CreatedAt.UTC().Format(time.RFC3339),
+	httpjson.Write(w, http.StatusCreated, sharedLinkJSON{ID: l.ID, Name: l.Name, CreatedAt: l.CreatedAt.UTC().Format(time.RFC3339),
 		Slug: slug, URL: "/share/" + site + "?auth=" + slug})
 	return nil
 }
@@ -236,7 +237,7 @@ func putOf[J, T any](s *Server, what string, put func(a *analytics.Store, ctx co
 		if err := put(a, r.Context(), site, conv(in)); err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusCreated, in)
+		httpjson.Write(w, http.StatusCreated, in)
 		return nil
 	}
 }
@@ -274,7 +275,7 @@ func listOf[T, J any](s *Server, name string, list func(a *analytics.Store, ctx 
 		for _, x := range xs {
 			js = append(js, out(x))
 		}
-		writeJSON(w, http.StatusOK, map[string][]J{name: js})
+		httpjson.Write(w, http.StatusOK, map[string][]J{name: js})
 		return nil
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/timetable-db/timetable/analytics/statsapi"
 	"github.com/timetable-db/timetable/auth"
+	"github.com/timetable-db/timetable/internal/httpjson"
 )
 
 // query answers POST /api/v2/query, Plausible's Stats API v2: the query
@@ -36,13 +37,13 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) error {
 		}
 		var resp *statsapi.Response
 		if resp, err = q.Run(r.Context(), a, s.cfg.Now(), &statsapi.Options{MaxBuckets: s.cfg.MaxPeriods}); err == nil {
-			writeJSON(w, http.StatusOK, resp)
+			httpjson.Write(w, http.StatusOK, resp)
 			return nil
 		}
 	}
 	var qe *statsapi.Error
 	if errors.As(err, &qe) {
-		writeJSON(w, http.StatusBadRequest, struct {
+		httpjson.Write(w, http.StatusBadRequest, struct {
 			Error string `json:"error"`
 		}{qe.Message})
 		return nil
@@ -98,7 +99,7 @@ func (s *Server) funnelSteps(w http.ResponseWriter, r *http.Request) error {
 		out.Steps = append(out.Steps, stepJSON{Goal: x.Goal, Visitors: x.Visitors, DropOff: x.DropOff,
 			ConversionRate: percent(x.ConversionRate), StepConversionRate: percent(x.StepConversionRate)})
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 	return nil
 }
 
@@ -143,6 +144,6 @@ func (s *Server) realtime(w http.ResponseWriter, r *http.Request) error {
 		out.Events = append(out.Events, eventJSON{Time: e.Time.UTC().Format("2006-01-02T15:04:05.000Z"), Name: e.Name, Page: e.Page,
 			Source: e.Source, Country: e.Country, Browser: e.Browser, OS: e.OS, Device: e.Device})
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 	return nil
 }
