@@ -120,7 +120,12 @@ func (s *Store) Breakdown(ctx context.Context, site string, d Dimension, from, t
 	}
 	if sg := cover(from, to); len(sg) == 1 && sg[0].p != Hour && sg[0].p.next(sg[0].from).Equal(sg[0].to) && n <= s.o.TopN &&
 		!strings.Contains(string(d), "#") {
-		return s.top(ctx, site, sg[0].p, sg[0].from, d, n)
+		cs, err := s.top(ctx, site, sg[0].p, sg[0].from, d, n)
+		if err != nil || normalValues(d, cs) {
+			return cs, err
+		}
+		// Top items of values stored before they were normalised: the
+		// aggregate, whose values are normalised as read, merges them.
 	}
 	st, err := s.merged(ctx, site, from, to, []Dimension{d})
 	if err != nil {
