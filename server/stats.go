@@ -102,6 +102,40 @@ func (s *Server) funnelSteps(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// properties answers GET /api/v1/sites/{site}/properties: the names of
+// the custom-event properties over ?date_range= (default 30d), from the
+// aggregates, each with the custom events that carried it, most first.
+func (s *Server) properties(w http.ResponseWriter, r *http.Request) error {
+	a, st, err := s.existingSite(r)
+	if err != nil {
+		return err
+	}
+	spec := r.URL.Query().Get("date_range")
+	if spec == "" {
+		spec = "30d"
+	}
+	from, to, err := statsapi.Range(st, spec, s.cfg.Now())
+	if err != nil {
+		return invalid("%v", err)
+	}
+	props, err := a.Properties(r.Context(), st.ID, from, to)
+	if err != nil {
+		return err
+	}
+	type propJSON struct {
+		Name   string `json:"name"`
+		Events int64  `json:"events"`
+	}
+	out := struct {
+		Properties []propJSON `json:"properties"`
+	}{Properties: []propJSON{}}
+	for _, p := range props {
+		out.Properties = append(out.Properties, propJSON{Name: p.Value, Events: p.Count})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
 // percent returns the fraction x in percent, to two decimals.
 func percent(x float64) float64 { return float64(int64(x*10000+0.5)) / 100 }
 
@@ -135,7 +169,13 @@ func (s *Server) realtime(w http.ResponseWriter, r *http.Request) error {
 		PageViews int64       `json:"pageviews"`
 		Pages     []pageJSON  `json:"pages"`
 		Events    []eventJSON `json:"events"`
+		// LatestPageView, when the window has no page view, is when the
+		// latest one was: why the window is empty.
+		LatestPageView string `json:"latest_pageview,omitempty"`
 	}{Visitors: live.Visitors, PageViews: live.PageViews, Pages: []pageJSON{}, Events: []eventJSON{}}
+	if !live.Latest.IsZero() {
+		out.LatestPageView = live.Latest.UTC().Format("2006-01-02T15:04:05.000Z")
+	}
 	for _, p := range live.Pages {
 		out.Pages = append(out.Pages, pageJSON{Page: p.Value, Visitors: p.Count})
 	}
