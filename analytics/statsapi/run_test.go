@@ -98,7 +98,7 @@ type result struct {
 		}
 	}
 	Meta struct {
-		TimeLabels   []string `json:"time_labels"`
+		TimeLabels          []string `json:"time_labels"`
 		TotalRows           *int     `json:"total_rows"`
 		ComputedFrom        string   `json:"computed_from"`
 		ComparisonDateRange []string `json:"comparison_date_range"`
