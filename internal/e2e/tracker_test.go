@@ -49,10 +49,11 @@ type pageData struct {
 
 // trackerPages answers the test pages: any path on a *.test host (or on
 // 127.0.0.1) is the app page, configured by the query: signal=dnt|gpc,
-// and the attributes data-outbound, data-downloads, data-respect-dnt=false
-// (optout=1), data-allow-local (local=1), data-hash (hash=1) and data-404
-// (notfound=1); /landing is a page without
-// the script, where the outbound link goes.
+// and the attributes data-outbound, data-downloads, data-allow-headless
+// (the browser is an automated one: left out with automated=1),
+// data-respect-dnt=false (optout=1), data-allow-local (local=1), data-hash
+// (hash=1), data-404 (notfound=1) and data-debug (debug=1); /landing is a
+// page without the script, where the outbound link goes.
 func (e *env) trackerPages(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	if r.URL.Path == "/landing" {
@@ -62,6 +63,12 @@ func (e *env) trackerPages(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	d := pageData{Title: r.URL.Path, Domain: q.Get("domain"), API: e.api, Outbound: e.pageURL("elsewhere.test", "/landing"), Signal: q.Get("signal")}
 	attrs := []string{"data-outbound", "data-downloads"}
+	if q.Get("automated") != "1" {
+		attrs = append(attrs, "data-allow-headless")
+	}
+	if q.Get("debug") == "1" {
+		attrs = append(attrs, "data-debug")
+	}
 	if q.Get("optout") == "1" {
 		attrs = append(attrs, `data-respect-dnt="false"`)
 	}
