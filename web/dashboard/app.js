@@ -389,6 +389,7 @@ class Dashboard {
     const chart = h("section", { class: "card", "aria-labelledby": "chart-title" },
       h("h2", { id: "chart-title", class: "sr-only", text: "Chart" }), this.chartBox,
       h("div", { class: "legend" }, h("span", {}, h("span", { class: "swatch" }), "This period"),
+        h("span", { id: "legend-partial", hidden: true }, h("span", { class: "swatch partial" }), "So far (now's bucket)"),
         h("span", { id: "legend-cmp" }, h("span", { class: "swatch cmp" }), h("span", { id: "legend-cmp-text", text: "Previous period" }))),
       this.tip, h("details", { class: "table" }, h("summary", { text: "The chart as a table" }), this.chartTable));
     this.panels = h("div", { class: "panels" });
@@ -412,9 +413,16 @@ class Dashboard {
     return state.period === "custom" ? "30d" : state.period;
   }
 
+  // interval is the chart's time dimension: hours for a day, weeks for
+  // six months, months for a year, days otherwise (a custom range by its
+  // length).
   interval() {
     const r = this.dateRange();
-    return r === "day" || (Array.isArray(r) && r[0] === r[1]) ? "time:hour" : "time:day";
+    if (Array.isArray(r)) {
+      const days = (Date.parse(r[1]) - Date.parse(r[0])) / 86400000 + 1;
+      return days <= 1 ? "time:hour" : days <= 92 ? "time:day" : days <= 366 ? "time:week" : "time:month";
+    }
+    return { day: "time:hour", "6mo": "time:week", "12mo": "time:month" }[r] || "time:day";
   }
 
   base(extra) {
@@ -535,18 +543,19 @@ class Dashboard {
   async loadChart(live) {
     const m = fmt.metric(state.metric);
     const interval = this.interval();
-    const hourly = interval === "time:hour";
+    const grain = interval.slice("time:".length);
+    const hourly = grain === "hour";
     const q = this.base({ metrics: [m.key], dimensions: [interval], include: { time_labels: true } });
     const d = await live(api.query(q));
     // Buckets after now, in the site's time zone, are not drawn.
     const now = fmt.zonedNow(this.site.timeZone);
-    const points = series(d, hourly, hourly ? now.hour : now.day);
+    const points = series(d, grain, hourly ? now.hour : now.day);
     let compare = null;
     if (state.compare) {
       const prev = previousRange(d, this.dateRange());
       if (prev) {
         const c = await live(api.query({ ...q, date_range: prev })).catch(() => null);
-        if (c) compare = series(c, hourly);
+        if (c) compare = series(c, grain);
       }
     }
     // A previous period without data is said, not drawn as a line at 0.
@@ -556,9 +565,10 @@ class Dashboard {
       document.querySelector("#legend-cmp .swatch").hidden = noPrev;
       document.getElementById("legend-cmp-text").textContent = noPrev ? "Previous period: no data" : "Previous period";
     }
+    document.getElementById("legend-partial").hidden = !points.some((p) => p.partial);
     lineChart(this.chartBox, { points, compare, fmt: m.fmt, name: m.label, tip: this.tip });
     this.chartTable.replaceChildren(h("table", { class: "data" },
-      h("thead", {}, h("tr", {}, h("th", { text: hourly ? "Hour" : "Day" }), h("th", { class: "n", text: m.label }), compare ? h("th", { class: "n", text: "Previous period" }) : null)),
+      h("thead", {}, h("tr", {}, h("th", { text: { hour: "Hour", day: "Day", week: "Week of", month: "Month" }[grain] }), h("th", { class: "n", text: m.label }), compare ? h("th", { class: "n", text: "Previous period" }) : null)),
       h("tbody", {}, points.filter((p) => p.value !== null).map((p, i) => h("tr", {}, h("td", { text: p.label }), h("td", { class: "n", text: m.fmt(p.value) }),
         compare ? h("td", { class: "n", text: compare[i] ? m.fmt(compare[i].value) : "" }) : null)))));
   }
@@ -817,17 +827,27 @@ function breakdownMetric(dim) {
 }
 
 // series returns a time series' points from a query's answer, one per
-// time label (buckets without results are 0), each with its key
-// ("2024-01-05" or "2024-01-05 13"). A bucket whose key is after until
-// (a key too) is in the future: its value is null.
-function series(d, hourly, until) {
-  const key = (s) => String(s).replace("T", " ").slice(0, hourly ? 13 : 10);
+// time label of grain ("hour", "day", "week", "month"; buckets without
+// results are 0), each with its key ("2024-01-05 13" for an hour, the
+// first day's date otherwise). With until (now's key), a bucket whose key
+// is after it is in the future: its value is null; and the last bucket
+// begun, when now is in it, is partial.
+function series(d, grain, until) {
+  const key = (s) => String(s).replace("T", " ").slice(0, grain === "hour" ? 13 : 10);
   const byKey = new Map(((d && d.results) || []).map((r) => [key(r.dimensions[0]), Number(r.metrics[0]) || 0]));
   const labels = (d && d.meta && d.meta.time_labels) || [...byKey.keys()];
-  return labels.map((l) => {
+  const points = labels.map((l) => {
     const k = key(l);
-    return { ...fmt.timeLabel(l, hourly), key: k, value: until && k > until ? null : byKey.get(k) || 0 };
+    return { ...fmt.timeLabel(l, grain), key: k, value: until && k > until ? null : byKey.get(k) || 0 };
   });
+  if (until) {
+    const last = points.findLastIndex((p) => p.value !== null);
+    const end = d && d.query && Date.parse(d.query.date_range && d.query.date_range[1]);
+    // Now is in the last bucket begun if a later one is in the future or
+    // the range ends after now.
+    if (last >= 0 && (last < points.length - 1 || end > Date.now())) points[last].partial = true;
+  }
+  return points;
 }
 
 // previousRange returns the dates of the period before the one a query

@@ -83,8 +83,15 @@ function drawChart(container, W, { points, compare, fmt, name, tip }) {
     el("path", { class: "cmp", d: path(cvals.slice(0, Math.max(n, 1))), "vector-effect": "non-scaling-stroke" }, svg);
   }
   if (drawn) {
+    // The bucket now is in is partial: the segment into it is dashed.
+    const partial = drawn > 1 && points[drawn - 1].partial;
+    const solid = partial ? vals.slice(0, drawn - 1) : vals;
     el("path", { class: "area", d: path(vals) + `L${x(drawn - 1)},${y(0)}L${x(0)},${y(0)}Z` }, svg);
-    el("path", { class: "cur", d: path(vals), "vector-effect": "non-scaling-stroke" }, svg);
+    el("path", { class: "cur", d: path(solid), "vector-effect": "non-scaling-stroke" }, svg);
+    if (partial) {
+      const a = drawn - 2, b = drawn - 1;
+      el("path", { class: "cur partial", d: `M${x(a).toFixed(1)},${y(vals[a]).toFixed(1)}L${x(b).toFixed(1)},${y(vals[b]).toFixed(1)}`, "vector-effect": "non-scaling-stroke" }, svg);
+    }
   }
   const guide = el("line", { class: "hover", y1: T, y2: H - B, visibility: "hidden", "vector-effect": "non-scaling-stroke" }, svg);
   const dot = el("circle", { class: "pt", r: 5, visibility: "hidden" }, svg);
@@ -98,7 +105,7 @@ function drawChart(container, W, { points, compare, fmt, name, tip }) {
     dot.setAttribute("cx", x(at));
     dot.setAttribute("cy", y(vals[at] || 0));
     dot.setAttribute("visibility", at < drawn ? "visible" : "hidden");
-    let s = at < drawn ? `${points[at].label}: ${fmt(vals[at])} ${name.toLowerCase()}` : `${points[at].label}: not yet`;
+    let s = at < drawn ? `${points[at].label}: ${fmt(vals[at])} ${name.toLowerCase()}${points[at].partial ? " so far" : ""}` : `${points[at].label}: not yet`;
     if (compare && compare[at]) s += ` (previous period, ${compare[at].label}: ${fmt(cvals[at])})`;
     tip.textContent = s;
   };

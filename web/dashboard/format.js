@@ -77,16 +77,23 @@ export function value(dim, v) {
   return String(v);
 }
 
-// timeLabel returns the long and short labels of a time bucket
-// ("2024-01-05" or "2024-01-05 13:00:00").
-export function timeLabel(s, hourly) {
+// timeLabel returns the long and short labels of a time bucket of grain
+// "hour", "day", "week" or "month" ("2024-01-05 13:00:00", "2024-01-05").
+export function timeLabel(s, grain) {
   const d = String(s).replace("T", " ");
   const [date, time = ""] = d.split(" ");
-  const [, mo, day] = date.split("-").map(Number);
-  const dm = `${MONTHS[(mo || 1) - 1]} ${day}`;
-  if (hourly) {
-    const hm = time.slice(0, 5) || "00:00";
-    return { label: `${dm}, ${hm}`, short: hm };
+  const [year, mo, day] = date.split("-").map(Number);
+  const month = MONTHS[(mo || 1) - 1];
+  const dm = `${month} ${day}`;
+  switch (grain) {
+    case "hour": {
+      const hm = time.slice(0, 5) || "00:00";
+      return { label: `${dm}, ${hm}`, short: hm };
+    }
+    case "week":
+      return { label: `Week of ${dm}`, short: dm };
+    case "month":
+      return { label: `${month} ${year}`, short: month };
   }
   return { label: dm, short: dm };
 }
