@@ -537,7 +537,10 @@ class Dashboard {
           }
         },
       }), status,
-      h("p", { class: "muted" }, "Custom events: ", h("code", { text: "timetable.track('Signup', {props: {plan: 'pro'}})" }), "."));
+      h("p", { class: "muted" }, "Custom events: ", h("code", { text: "timetable.track('Signup', {props: {plan: 'pro'}})" }), "."),
+      h("p", { class: "muted", id: "snippet-local" }, "Testing on your own machine? Add ", h("code", { text: "data-allow-local" }),
+        " to the tag and ", h("code", { text: "localhost" }), " to the site's domains", this.site.canManage && !share ? " (Settings)" : "",
+        ": nothing is sent from local pages otherwise. There, the browser's console says what happens to each hit."));
   }
 
   async loadChart(live) {

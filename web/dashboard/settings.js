@@ -191,12 +191,25 @@ async function funnelsPanel(box, api, site, goals, reload) {
   }
   const name = h("input", { id: "funnel-name", class: "plain", autocomplete: "off", placeholder: "Pricing to signup" });
   const steps = h("ol", { class: "steps" });
+  // Steps are numbered by their place; those beyond the second can go.
+  const renumber = () => {
+    [...steps.children].forEach((li, i) => li.querySelector("select").setAttribute("aria-label", `Step ${i + 1}`));
+    more.hidden = steps.children.length >= 8;
+  };
   const addStep = (value) => {
     const n = steps.children.length + 1;
-    const sel = h("select", { id: `funnel-step-${n}`, class: "plain", "aria-label": `Step ${n}` },
+    const sel = h("select", { id: `funnel-step-${n}`, class: "plain" },
       goals.map((g) => h("option", { value: g.id, selected: g.id === value, text: g.name || g.id })));
-    steps.append(h("li", {}, sel));
-    more.hidden = steps.children.length >= 8;
+    const li = h("li", {}, h("div", {}, sel, n > 2 ? h("button", {
+      class: "btn", type: "button", text: "Remove", "aria-label": "Remove this step",
+      onclick: () => {
+        li.remove();
+        renumber();
+        more.focus();
+      },
+    }) : null));
+    steps.append(li);
+    renumber();
   };
   const more = h("button", { class: "btn", type: "button", text: "Add a step", onclick: () => addStep(goals[Math.min(steps.children.length, goals.length - 1)].id) });
   const form = new Form({ class: "stack", id: "new-funnel" }, [
