@@ -87,7 +87,8 @@ type Options struct {
 	// UnknownSiteTTL how long a name that is no site is remembered as
 	// such. They bound how long a site added, changed or deleted through
 	// another server (another Store on the same table) takes to reach
-	// this Collector. Defaults DefaultSiteCacheTTL and
+	// this Collector; one changed through the Store the Collector records
+	// into reaches it at once. Defaults DefaultSiteCacheTTL and
 	// DefaultUnknownSiteTTL, 10 seconds each.
 	SiteCacheTTL, UnknownSiteTTL time.Duration
 	// Now is the clock of hits and rates. Default time.Now.
