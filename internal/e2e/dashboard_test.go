@@ -305,7 +305,9 @@ func TestDashboard_Manage(t *testing.T) {
 		t.Errorf("listed %+v", got)
 	}
 	// What the API holds.
-	var goals struct{ Goals []struct{ ID, Name, Kind, Match string } }
+	var goals struct {
+		Goals []struct{ ID, Name, Kind, Match string }
+	}
 	e.call(http.MethodGet, "/api/v1/sites/shop.test/goals", nil, &goals)
 	if len(goals.Goals) != 2 || goals.Goals[1].ID != "thanks" || goals.Goals[1].Match != "/thanks" || goals.Goals[0].Kind != "event" {
 		t.Errorf("goals stored: %+v", goals)
