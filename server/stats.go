@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/analytics/statsapi"
 	"github.com/timetable-db/timetable/auth"
 )
@@ -50,20 +51,29 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) error {
 	return err
 }
 
-// funnelSteps answers GET /api/v1/sites/{site}/funnels/{id}/steps with
-// the visitors reaching each step over ?date_range= (default 30d).
-func (s *Server) funnelSteps(w http.ResponseWriter, r *http.Request) error {
-	a, st, err := s.existingSite(r)
-	if err != nil {
-		return err
+// siteRange returns the store, the existing site of the path and the
+// range [from, to) of ?date_range= (a preset or two dates; default 30d);
+// a bad range is a 400.
+func (s *Server) siteRange(r *http.Request) (a *analytics.Store, st *analytics.Site, from, to time.Time, err error) {
+	if a, st, err = s.existingSite(r); err != nil {
+		return nil, nil, from, to, err
 	}
 	spec := r.URL.Query().Get("date_range")
 	if spec == "" {
 		spec = "30d"
 	}
-	from, to, err := statsapi.Range(st, spec, s.cfg.Now())
+	if from, to, err = statsapi.Range(st, spec, s.cfg.Now()); err != nil {
+		return nil, nil, from, to, invalid("%v", err)
+	}
+	return a, st, from, to, nil
+}
+
+// funnelSteps answers GET /api/v1/sites/{site}/funnels/{id}/steps with
+// the visitors reaching each step over ?date_range= (default 30d).
+func (s *Server) funnelSteps(w http.ResponseWriter, r *http.Request) error {
+	a, st, from, to, err := s.siteRange(r)
 	if err != nil {
-		return invalid("%v", err)
+		return err
 	}
 	f, err := a.Funnel(r.Context(), st.ID, r.PathValue("id"))
 	if err != nil {
@@ -106,17 +116,9 @@ func (s *Server) funnelSteps(w http.ResponseWriter, r *http.Request) error {
 // the custom-event properties over ?date_range= (default 30d), from the
 // aggregates, each with the custom events that carried it, most first.
 func (s *Server) properties(w http.ResponseWriter, r *http.Request) error {
-	a, st, err := s.existingSite(r)
+	a, st, from, to, err := s.siteRange(r)
 	if err != nil {
 		return err
-	}
-	spec := r.URL.Query().Get("date_range")
-	if spec == "" {
-		spec = "30d"
-	}
-	from, to, err := statsapi.Range(st, spec, s.cfg.Now())
-	if err != nil {
-		return invalid("%v", err)
 	}
 	props, err := a.Properties(r.Context(), st.ID, from, to)
 	if err != nil {

@@ -587,16 +587,10 @@ class Dashboard {
         tabs.append(h("button", {
           type: "button", role: "tab", class: "tab", id: `tab-${p.id}-${i}`, "data-dimension": dim, "aria-selected": String(selected), "aria-controls": list.id, tabindex: selected ? "0" : "-1", text: label,
           onclick: (ev) => this.selectTab(p, tabs, ev.currentTarget),
-          onkeydown: (ev) => {
-            const all = [...tabs.children];
-            const at = all.indexOf(ev.currentTarget);
-            const next = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: all.length - 1 }[ev.key];
-            if (next === undefined) return;
-            ev.preventDefault();
-            const t = all[(next + all.length) % all.length];
+          onkeydown: tabKeys(tabs, (t) => {
             t.focus();
             this.selectTab(p, tabs, t);
-          },
+          }),
         }));
       });
       head.append(tabs);
@@ -723,14 +717,7 @@ class Dashboard {
           type: "button", role: "tab", class: "tab", id: `tab-props-${i}`, "data-prop": name, "aria-selected": String(selected), "aria-controls": "props-list",
           tabindex: selected ? "0" : "-1", text: name,
           onclick: () => this.selectProp(name),
-          onkeydown: (ev) => {
-            const all = [...tabs.children];
-            const at = all.indexOf(ev.currentTarget);
-            const next = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: all.length - 1 }[ev.key];
-            if (next === undefined) return;
-            ev.preventDefault();
-            this.selectProp(all[(next + all.length) % all.length].dataset.prop, true);
-          },
+          onkeydown: tabKeys(tabs, (t) => this.selectProp(t.dataset.prop, true)),
         }));
       });
       head.append(tabs);
@@ -818,6 +805,19 @@ class Dashboard {
         h("span", { class: "muted", text: [e.country ? fmt.value("visit:country", e.country) : "", e.browser || ""].filter(Boolean).map((x) => " · " + x).join("") })),
       h("time", { datetime: e.time || "", text: fmt.clock(e.time) }))) : [h("li", { class: "empty", text: "Nothing yet." })]));
   }
+}
+
+// tabKeys returns the keydown handler of the tabs of a tablist: the
+// arrow keys, Home and End pick a tab (wrapping around), given to pick.
+function tabKeys(tabs, pick) {
+  return (ev) => {
+    const all = [...tabs.children];
+    const at = all.indexOf(ev.currentTarget);
+    const next = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: all.length - 1 }[ev.key];
+    if (next === undefined) return;
+    ev.preventDefault();
+    pick(all[(next + all.length) % all.length]);
+  };
 }
 
 // breakdownMetric is the count a panel ranks a dimension's values by: the
