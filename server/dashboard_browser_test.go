@@ -289,6 +289,17 @@ func TestDashboard_Browser(t *testing.T) {
 	if !strings.Contains(refused, "not valid") {
 		t.Errorf("a wrong slug shows %q", refused)
 	}
+	// An admin token: the site list offers to add a site, the dashboard
+	// links to the site's settings (a new tab: its own session storage).
+	admin := b.Tab(t)
+	listen(admin)
+	b.Do(t, admin, "sign in as an admin", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(chromedp.CSS("#token")),
+		chromedp.SendKeys(chromedp.CSS("#token"), e.mintToken("admin", auth.ScopeAdmin, nil)+"\r"),
+		chromedp.WaitVisible(chromedp.CSS("#new-site")), // two sites now: the list
+		chromedp.Navigate(base+"/?site=demo"),
+		chromedp.WaitVisible(chromedp.CSS("#settings-link")),
+	)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(foreign) > 0 {
