@@ -243,7 +243,8 @@ func fieldError(form, name string) string {
 // dashboard only: the goals panel's empty state opens the settings at the
 // goal form; a goal refused by the API shows the API's message next to
 // its field; the goal accepted is listed, as are a second goal and a
-// funnel of both; a shared link shows its URL; the dashboard's goals
+// funnel of both (a goal of an id taken is refused, not replaced); a
+// shared link shows its URL; the dashboard's goals
 // panel then knows the goals. A site added from the site list (a bad
 // domain first, its message next to the domains) opens its dashboard,
 // which shows its script tag.
@@ -281,6 +282,11 @@ func TestDashboard_Manage(t *testing.T) {
 		chromedp.Click(chromedp.CSS(`#new-goal button[type="submit"]`)),
 		chromedp.WaitVisible(chromedp.CSS(`#settings-goals .manage li:nth-child(2)`)),
 		chromedp.WaitVisible(chromedp.CSS(`#new-funnel`)),
+	)
+	b.Do(t, tab, "the second goal again",
+		chromedp.SendKeys(chromedp.CSS("#goal-name"), "Signup"),
+		chromedp.Click(chromedp.CSS(`#new-goal button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(fieldError("new-goal", "id"))),
 	)
 	b.Do(t, tab, "a funnel",
 		chromedp.SendKeys(chromedp.CSS("#funnel-name"), "Thanks then signup"),

@@ -165,7 +165,12 @@ function goalsPanel(box, api, site, goals, reload) {
     matchField,
     field("id", "Goal id", id, "How the API names it."),
     h("button", { class: "btn primary", type: "submit", text: "Add the goal" }),
-  ], () => api.putGoal(site.id, { id: id.value.trim(), name: name.value.trim(), kind: kind.value, match: match.value.trim() }), reload);
+  ], () => {
+    // The API replaces a goal of the same id: here, adding never does.
+    const gid = id.value.trim();
+    if (goals.some((g) => g.id === gid)) throw new ApiError(0, `There is a goal of id ${gid}: pick another id, or delete that goal first.`, "", "id");
+    return api.putGoal(site.id, { id: gid, name: name.value.trim(), kind: kind.value, match: match.value.trim() });
+  }, reload);
   box.replaceChildren(box.firstChild,
     goals.length
       ? list(goals, (g) => [g.name || g.id, `${g.kind === "pageview" ? "visit of" : "event"} ${g.match}`], async (g) => { await api.deleteGoal(site.id, g.id); await reload(); }, "goal")
@@ -219,7 +224,9 @@ async function funnelsPanel(box, api, site, goals, reload) {
     h("button", { class: "btn primary", type: "submit", text: "Add the funnel" }),
   ], () => {
     const n = name.value.trim();
-    return api.putFunnel(site.id, { id: slug(n) || "funnel", name: n, steps: [...steps.querySelectorAll("select")].map((s) => s.value) });
+    const fid = slug(n) || "funnel";
+    if (fs.some((f) => f.id === fid)) throw new ApiError(0, `There is a funnel named ${n || fid}: pick another name, or delete that funnel first.`, "", "name");
+    return api.putFunnel(site.id, { id: fid, name: n, steps: [...steps.querySelectorAll("select")].map((s) => s.value) });
   }, reload);
   addStep(goals[0].id);
   addStep(goals[1].id);
