@@ -31,9 +31,10 @@ func hitFrom(it table.Item) (hit, error) {
 	if err != nil {
 		return hit{}, fmt.Errorf("analytics: item %s has a bad timestamp: %w", getS(it, attrSK), err)
 	}
-	h := hit{t: t, name: getS(it, "name"), visitor: getS(it, "visitorId"), path: getS(it, "path"), source: getS(it, "source"),
-		utm: getMap(it, "utm"), country: getS(it, "country"), browser: getS(it, "browser"), os: getS(it, "os"),
-		device: getS(it, "device"), interactive: getBool(it, "interactive"), props: getMap(it, "props")}
+	// Hits stored before Record normalised their names are normalised here.
+	h := hit{t: t, name: getS(it, "name"), visitor: getS(it, "visitorId"), path: getS(it, "path"), source: NormalSource(getS(it, "source")),
+		utm: getMap(it, "utm"), country: getS(it, "country"), browser: NormalBrowser(getS(it, "browser")), os: NormalOS(getS(it, "os")),
+		device: NormalDevice(getS(it, "device")), interactive: getBool(it, "interactive"), props: getMap(it, "props")}
 	if h.name == "" {
 		h.name = PageView
 	}

@@ -109,9 +109,10 @@ func (m *model) figures(site string, from, to time.Time) *modelFigures {
 			f.add(DimUTMMedium, first.UTM.Medium)
 			f.add(DimUTMCampaign, first.UTM.Campaign)
 			f.add(DimCountry, first.Country)
-			f.add(DimBrowser, first.Browser)
-			f.add(DimOS, first.OS)
-			f.add(DimDevice, first.Device)
+			// One name per browser, system and device ("desktop" is "Desktop").
+			f.add(DimBrowser, NormalBrowser(first.Browser))
+			f.add(DimOS, NormalOS(first.OS))
+			f.add(DimDevice, NormalDevice(first.Device))
 			for g := range goals {
 				f.add(DimGoal, g)
 			}

@@ -40,6 +40,8 @@ type apiError struct {
 	message string
 	// retryAfter, if positive, is sent as Retry-After (429, 503).
 	retryAfter time.Duration
+	// field, if set, is the member of the request's JSON at fault.
+	field string
 }
 
 func (e *apiError) Error() string { return e.message }
@@ -69,10 +71,17 @@ func invalid(format string, args ...any) *apiError {
 	return errorf(http.StatusBadRequest, codeInvalid, format, args...)
 }
 
-// errorBody is the JSON of every error answer.
+// errorBody is the JSON of every error answer; Field names the member of
+// the request's JSON body at fault, when the error is one value's.
 type errorBody struct {
 	Error   string `json:"error"`
 	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
+
+// jsonFields are the JSON names of the fields analytics.FieldError names.
+var jsonFields = map[string]string{
+	"ID": "id", "Name": "name", "Domains": "domains", "TimeZone": "time_zone", "Kind": "kind", "Match": "match", "Steps": "steps",
 }
 
 // classify maps an error of the layers below to its answer. Errors it does
@@ -80,9 +89,12 @@ type errorBody struct {
 func classify(err error) *apiError {
 	var ae *apiError
 	var le *ingest.Error
+	var fe *analytics.FieldError
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case errors.As(err, &fe):
+		return &apiError{status: http.StatusBadRequest, code: codeInvalid, message: err.Error(), field: jsonFields[fe.Field]}
 	case errors.Is(err, timetable.ErrStorageFailed), timetable.IsDiskFull(err):
 		return storageFault(err)
 	case errors.Is(err, ingest.ErrTooLong), errors.Is(err, ingest.ErrTooManyReadings), errors.Is(err, ingest.ErrTooManySeries):
@@ -157,5 +169,5 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 
 func writeError(w http.ResponseWriter, ae *apiError) {
 	ae.setRetryAfter(w)
-	httpjson.Write(w, ae.sentStatus(), errorBody{Error: ae.code, Message: ae.message})
+	httpjson.Write(w, ae.sentStatus(), errorBody{Error: ae.code, Message: ae.message, Field: ae.field})
 }

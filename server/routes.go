@@ -78,6 +78,7 @@ func (s *Server) routes() []route {
 		{"DELETE /api/v1/sites/{site}/funnels/{id}", need(auth.ScopeAdmin, siteOfPath), s.deleteOf((*analytics.Store).DeleteFunnel)},
 		{"GET /api/v1/sites/{site}/funnels/{id}/steps", need(auth.ScopeRead, siteOfPath), s.funnelSteps},
 		{"GET /api/v1/sites/{site}/realtime", need(auth.ScopeRead, siteOfPath), s.realtime},
+		{"GET /api/v1/sites/{site}/properties", need(auth.ScopeRead, siteOfPath), s.properties},
 		{"POST /api/v2/query", inBody(auth.ScopeRead), s.query},
 
 		// Prometheus' query API (promapi): the metrics of the kinds the

@@ -24,13 +24,24 @@ type siteJSON struct {
 	UpdatedAt string   `json:"updated_at,omitempty"`
 }
 
-func siteOut(st *analytics.Site) siteJSON {
+// siteOutJSON is a site as the API answers it: with whether the caller
+// may manage it.
+type siteOutJSON struct {
+	siteJSON
+	// CanManage says the caller may change the site and its goals,
+	// funnels and shared links (admin of the site), so that a client
+	// offers those controls to it only.
+	CanManage bool `json:"can_manage"`
+}
+
+// siteOut returns st as the caller of r sees it.
+func (s *Server) siteOut(r *http.Request, st *analytics.Site) siteOutJSON {
 	out := siteJSON{ID: st.ID, Name: st.Name, Domains: st.Domains, TimeZone: st.TimeZone, Public: st.Public,
 		CreatedAt: st.CreatedAt.UTC().Format(time.RFC3339), UpdatedAt: st.UpdatedAt.UTC().Format(time.RFC3339)}
 	if out.Domains == nil {
 		out.Domains = []string{}
 	}
-	return out
+	return siteOutJSON{siteJSON: out, CanManage: s.allow(r.Context(), r, auth.ScopeAdmin, auth.Site(st.ID)) == nil}
 }
 
 type goalJSON struct {
@@ -98,7 +109,8 @@ func (s *Server) existingSite(r *http.Request) (*analytics.Store, *analytics.Sit
 	return a, st, nil
 }
 
-// listSites answers GET /api/v1/sites with the sites the token may read.
+// listSites answers GET /api/v1/sites with the sites the token may read,
+// and whether it may create sites.
 func (s *Server) listSites(w http.ResponseWriter, r *http.Request) error {
 	a, err := s.analytics()
 	if err != nil {
@@ -109,11 +121,12 @@ func (s *Server) listSites(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := struct {
-		Sites []siteJSON `json:"sites"`
-	}{Sites: []siteJSON{}}
+		Sites     []siteOutJSON `json:"sites"`
+		CanCreate bool          `json:"can_create"`
+	}{Sites: []siteOutJSON{}, CanCreate: s.allow(r.Context(), r, auth.ScopeAdmin, auth.Everything) == nil}
 	for i := range sites {
 		if s.allow(r.Context(), r, auth.ScopeRead, auth.Site(sites[i].ID)) == nil {
-			out.Sites = append(out.Sites, siteOut(&sites[i]))
+			out.Sites = append(out.Sites, s.siteOut(r, &sites[i]))
 		}
 	}
 	httpjson.Write(w, http.StatusOK, out)
@@ -155,7 +168,7 @@ func (s *Server) writeSite(w http.ResponseWriter, r *http.Request, a *analytics.
 	if status == http.StatusCreated {
 		w.Header().Set("Location", "/api/v1/sites/"+id)
 	}
-	httpjson.Write(w, status, siteOut(st))
+	httpjson.Write(w, status, s.siteOut(r, st))
 	return nil
 }
 
