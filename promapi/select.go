@@ -324,6 +324,9 @@ func (s *selection) postings(ctx context.Context, k *series.Kind, tags []string,
 		if len(vs) == 0 {
 			return nil // no id has the label
 		}
+		if s.q.q.plant == firstValueOnly {
+			vs = vs[:1]
+		}
 		if len(vs) <= maxDriverValues {
 			ds = append(ds, newDriver(m.Name, vs))
 		} else if fewest < 0 || len(vs) < len(fewestValues) {

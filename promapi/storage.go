@@ -49,7 +49,20 @@ type Queryable struct {
 	// hasSeries holds the names of the kinds known to have a series (a
 	// directory item is never removed).
 	hasSeries sync.Map
+	// plant, set by this package's tests, plants a bug in the selection
+	// that the tests must catch.
+	plant plantedBug
 }
+
+// plantedBug is a bug a test plants in the selection.
+type plantedBug uint8
+
+const (
+	noBug plantedBug = iota
+	// firstValueOnly reads the postings of the first value of a matcher
+	// only (of a regular expression of several).
+	firstValueOnly
+)
 
 // Querier returns a querier over [mint, maxt], in milliseconds.
 func (q *Queryable) Querier(mint, maxt int64) (storage.Querier, error) {
