@@ -289,4 +289,3 @@ func TestSelect_ModelControl(t *testing.T) {
 	}
 	t.Logf("%d differences, the first: %s", len(diffs), diffs[0])
 }
-
