@@ -130,6 +130,9 @@ func (q *querier) indexValues(ctx context.Context, name string, h *storage.Label
 			continue
 		}
 		r := series.IndexRange{Limit: seriesPage}
+		if limit > 0 {
+			r.Limit = min(limit, seriesPage)
+		}
 		for n := 0; limit == 0 || n < limit; {
 			vs, more, err := k.kind.LabelValues(ctx, name, r)
 			if err != nil {
