@@ -273,12 +273,19 @@ func appendSample(s []sample, t int64, v float64) []sample {
 	return append(s, sample{t, v})
 }
 
-// sampleValue returns the sample of field i of r: its value, or, when it
-// is absent, Prometheus' staleness marker if marks is set (see metric)
-// and no sample otherwise.
+// sampleValue returns the sample of field i of r: its value; a NaN for
+// a value stored as a NaN sample (ingest.SampleNaNBits); Prometheus'
+// staleness marker for one stored as such; and, when the value is
+// absent (any other NaN), the staleness marker if marks is set (see
+// metric) and no sample otherwise.
 func sampleValue(r series.Reading, i int, marks bool) (float64, bool) {
-	if i < len(r.Values) && !math.IsNaN(r.Values[i]) {
-		return r.Values[i], true
+	if i < len(r.Values) {
+		switch v := r.Values[i]; {
+		case !math.IsNaN(v), value.IsStaleNaN(v):
+			return v, true
+		case math.Float64bits(v) == ingest.SampleNaNBits:
+			return math.Float64frombits(value.NormalNaN), true
+		}
 	}
 	if marks {
 		return math.Float64frombits(value.StaleNaN), true
