@@ -163,8 +163,9 @@ const defaultSeriesLimit = 1000
 // next is the cursor of the following page, "" when there is none. The
 // ids are those of the kind's directory (see directory.go: series written
 // before this Store version have no entry until written again) and the
-// series with readings buffered in this Store. A negative limit is
-// ErrInvalidQuery, a cursor Series did not make ErrBadCursor.
+// series with readings buffered in this Store. A negative limit or a
+// prefix that is not UTF-8 is ErrInvalidQuery, a cursor Series did not
+// make ErrBadCursor.
 func (k *Kind) Series(ctx context.Context, prefix string, limit int, cursor string) (ids []string, next string, err error) {
 	k = k.current()
 	after := ""

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -222,7 +223,8 @@ func firstOf(m *map[dirLabel]struct{}, key dirLabel) bool {
 // keys (label names, values or series ids) that start with Prefix, are
 // at least From, below To ("": no bound) and after After, in the order
 // of their UTF-8 bytes, at most Limit (0: 1,000). To page, set After to
-// the last key of the previous page.
+// the last key of the previous page. A negative limit or a bound that is
+// not UTF-8 is ErrInvalidQuery.
 type IndexRange struct {
 	Prefix, From, To, After string
 	Limit                   int
@@ -237,10 +239,10 @@ func (r IndexRange) has(key string) bool {
 // (the keys of series this Store has buffered, in no order), and whether
 // more follow. what names the partition in errors.
 func (k *Kind) listKeys(ctx context.Context, pk string, r IndexRange, extra []string, what string) ([]string, bool, error) {
-	limit := r.Limit
-	if limit < 0 {
-		return k.noKeys(r)
+	if err := r.check(); err != nil {
+		return nil, false, err
 	}
+	limit := r.Limit
 	if limit == 0 {
 		limit = defaultSeriesLimit
 	}
@@ -285,12 +287,26 @@ func (k *Kind) listKeys(ctx context.Context, pk string, r IndexRange, extra []st
 }
 
 // noKeys is the answer of a listing that can find nothing: none, or
-// ErrInvalidQuery for a negative limit.
+// ErrInvalidQuery for an invalid range.
 func (k *Kind) noKeys(r IndexRange) ([]string, bool, error) {
-	if r.Limit < 0 {
-		return nil, false, fmt.Errorf("%w: negative limit %d", ErrInvalidQuery, r.Limit)
+	if err := r.check(); err != nil {
+		return nil, false, err
 	}
 	return nil, false, nil
+}
+
+// check returns ErrInvalidQuery for a negative limit or a bound that is
+// not UTF-8 (keys are, and DynamoDB compares their bytes).
+func (r IndexRange) check() error {
+	if r.Limit < 0 {
+		return fmt.Errorf("%w: negative limit %d", ErrInvalidQuery, r.Limit)
+	}
+	for _, b := range []string{r.Prefix, r.From, r.To, r.After} {
+		if !utf8.ValidString(b) {
+			return fmt.Errorf("%w: bound %q is not UTF-8", ErrInvalidQuery, b)
+		}
+	}
+	return nil
 }
 
 // validLabelPart reports whether s can be a label name or value of the
@@ -329,7 +345,7 @@ func (k *Kind) LabelNames(ctx context.Context, r IndexRange) (names []string, mo
 // as LabelNames does. A name that is empty or holds '#' has none.
 func (k *Kind) LabelValues(ctx context.Context, name string, r IndexRange) (values []string, more bool, err error) {
 	k = k.current()
-	if r.Limit < 0 || !validLabelPart(name) {
+	if !validLabelPart(name) {
 		return k.noKeys(r)
 	}
 	var extra []string
@@ -348,7 +364,7 @@ func (k *Kind) LabelValues(ctx context.Context, name string, r IndexRange) (valu
 // LabelNames does. A name or value that is empty or holds '#' has none.
 func (k *Kind) LabelSeries(ctx context.Context, l Label, r IndexRange) (ids []string, more bool, err error) {
 	k = k.current()
-	if r.Limit < 0 || !validLabelPart(l.Name) || !validLabelPart(l.Value) {
+	if !validLabelPart(l.Name) || !validLabelPart(l.Value) {
 		return k.noKeys(r)
 	}
 	var extra []string

@@ -131,7 +131,7 @@ func checkIndex(t *testing.T, k *Kind, m indexModel, rng *rand.Rand, when string
 				pick := func() string { return all[rng.IntN(len(all))] }
 				switch rng.IntN(4) {
 				case 0:
-					r.Prefix = pick()[:1]
+					r.Prefix = string([]rune(pick())[:1])
 				case 1:
 					r.From = pick()
 				case 2:
@@ -227,8 +227,13 @@ func TestLabelIndex(t *testing.T) {
 		other := mustKind(t, reopen(t, api, opts, sc), "LBL")
 		checkIndex(t, other, m, rng, "another store")
 
-		if _, _, err := k.LabelValues(ctx, "a", IndexRange{Limit: -1}); !errors.Is(err, ErrInvalidQuery) {
-			t.Errorf("negative limit: %v", err)
+		for _, r := range []IndexRange{{Limit: -1}, {Prefix: "\xc3"}, {After: "a\xff"}} {
+			if _, _, err := k.LabelValues(ctx, "a", r); !errors.Is(err, ErrInvalidQuery) {
+				t.Errorf("LabelValues %+v: %v", r, err)
+			}
+			if _, _, err := k.LabelSeries(ctx, Label{"a", "1"}, r); !errors.Is(err, ErrInvalidQuery) {
+				t.Errorf("LabelSeries %+v: %v", r, err)
+			}
 		}
 		for _, l := range []Label{{"a#b", "1"}, {"a", "1#2"}, {"", "1"}, {"a", ""}} {
 			if ids, more, err := k.LabelSeries(ctx, l, IndexRange{}); len(ids) > 0 || more || err != nil {
