@@ -501,30 +501,6 @@ func (b *buffer) rekey(old, nw *Kind) {
 	}
 }
 
-// seriesOf returns the ids of the series of kind k with buffered readings,
-// in no order.
-func (b *buffer) seriesOf(k *Kind) []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	seen := map[string]bool{}
-	var out []string
-	note := func(key seriesKey) {
-		if key.k == k && !seen[key.id] {
-			seen[key.id] = true
-			out = append(out, key.id)
-		}
-	}
-	for _, key := range b.keys {
-		note(key)
-	}
-	for _, bt := range b.queue {
-		for key := range bt.index {
-			note(key)
-		}
-	}
-	return out
-}
-
 // pending returns a copy of the readings of series id of kind k that
 // are buffered (not yet known to be written), in order.
 func (b *buffer) pending(k *Kind, id string) []rec {

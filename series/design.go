@@ -338,6 +338,8 @@ func (d *designer) build() (*design.Design, error) {
 			Key: "pk = " + k.valuesPK(phLabel) + " AND sk >= {value}", Returns: []string{index[1].Name}, Frequency: "label lookups, regular-expression matchers"},
 		design.AccessPattern{Name: "Series of a label value", Description: "Kind.LabelSeries: the ids of the series with one label value, in id order: what a selection by labels reads, page by page.",
 			Key: "pk = " + k.postingsPK(Label{phLabel, phValue}) + " AND sk >= {id}", Returns: []string{index[2].Name}, Frequency: "every query selecting series by labels"},
+		design.AccessPattern{Name: "Label index states", Description: "Open and EnsureTable: which kinds' label index is complete (strongly consistent); Kind.LabelIndexReady reads one kind's until it is.",
+			Key: "pk = " + indexStatePK, Returns: []string{index[3].Name}, Frequency: "at Open, and until a kind's index is built"},
 	)
 
 	tbl := design.Table{
