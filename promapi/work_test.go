@@ -4,47 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql/parser"
 	"github.com/prometheus/prometheus/storage"
 
-	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 	"github.com/timetable-db/timetable/series"
 )
-
-// readCounter counts the Query calls made through it and the items they
-// return.
-type readCounter struct {
-	timetable.API
-	mu           sync.Mutex
-	calls, items int
-}
-
-func (c *readCounter) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	out, err := c.API.Query(ctx, in, o...)
-	c.mu.Lock()
-	c.calls++
-	if out != nil {
-		c.items += len(out.Items)
-	}
-	c.mu.Unlock()
-	return out, err
-}
-
-func (c *readCounter) take() (calls, items int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	calls, items = c.calls, c.items
-	c.calls, c.items = 0, 0
-	return calls, items
-}
 
 // workSeries is the size of the kind of TestSelect_Work: more than
 // DefaultMaxSeries.
@@ -63,7 +33,7 @@ func TestSelect_Work(t *testing.T) {
 	at := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
 	clk := testenv.NewClock(at.Add(time.Hour))
 	// A memtable that holds every write: no compaction to wait for.
-	api := &readCounter{API: testenv.MemDB(t, &local.Options{Now: clk.Now, MemTableSize: 1 << 30})}
+	api := &testenv.Counter{API: testenv.MemDB(t, &local.Options{Now: clk.Now, MemTableSize: 1 << 30})}
 	st, err := series.Open(ctx, api, &series.Options{FlushInterval: -1, RollupInterval: -1, CompactInterval: -1, FlushSize: 50_000, Now: clk.Now},
 		series.Schema{Name: "up", Fields: []string{"value"}, Tags: []string{"instance", "job"}, NoRollups: true, NoCompaction: true})
 	if err != nil {
@@ -124,7 +94,7 @@ func TestSelect_Work(t *testing.T) {
 	if _, err := k.LabelIndexReady(ctx); err != nil { // the index state, read once
 		t.Fatal(err)
 	}
-	api.take()
+	api.Reads()
 	// Every selection of the kind also looks for series labelled by
 	// their readings (ids that are not label sets: none here), which
 	// costs two calls that return nothing.
@@ -154,7 +124,7 @@ func TestSelect_Work(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.sel, err)
 		}
-		calls, items := api.take()
+		calls, items := api.Reads()
 		t.Logf("%s: %d series, %d Query calls, %d items", c.sel, n, calls, items)
 		if n != c.want {
 			t.Errorf("%s: %d series, want %d", c.sel, n, c.want)
@@ -169,7 +139,7 @@ func TestSelect_Work(t *testing.T) {
 	if _, err := sel(`up{job!="none"}`); !errors.Is(err, ErrTooManySeries) {
 		t.Errorf("every series: %v, want ErrTooManySeries", err)
 	}
-	calls, items := api.take()
+	calls, items := api.Reads()
 	t.Logf(`up{job!="none"}: refused after %d Query calls, %d items`, calls, items)
 	if items > (DefaultMaxSeries/seriesPage+1)*(seriesPage+1) {
 		t.Errorf("refused after reading %d items, the cap is %d", items, DefaultMaxSeries)
@@ -179,7 +149,7 @@ func TestSelect_Work(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls, items = api.take()
+	calls, items = api.Reads()
 	t.Logf("label values of job: %v, %d Query calls, %d items", vs, calls, items)
 	if len(vs) != 4 || items > 4 {
 		t.Errorf("label values of job: %v after %d items", vs, items)
@@ -188,7 +158,7 @@ func TestSelect_Work(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls, items = api.take()
+	calls, items = api.Reads()
 	t.Logf("5 label values of instance: %v, %d Query calls, %d items", vs, calls, items)
 	if len(vs) != 5 || items > 5+1 {
 		t.Errorf("5 values of instance: %v after %d items", vs, items)

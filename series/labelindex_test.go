@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/table"
 )
 
@@ -248,20 +249,23 @@ func TestLabelIndex(t *testing.T) {
 func TestLabelIndex_OnePutPerLabel(t *testing.T) {
 	ctx := context.Background()
 	clk := newClock(t0.Add(time.Hour))
-	api := &countingAPI{API: openEngine(t, clk)}
+	api := &testenv.Counter{API: openEngine(t, clk)}
 	st, k := openKind(t, api, testOptions(t, clk), Schema{Name: "V", Fields: []string{"v"}, NoRollups: true, NoCompaction: true})
+	at := t0
 	write := func(ids ...string) int {
 		t.Helper()
-		api.reset()
+		api.Reset()
 		for _, id := range ids {
-			if err := k.Write(ctx, id, Reading{Time: t0.Add(time.Duration(api.n()) * time.Second), Values: []float64{1}}); err != nil {
+			at = at.Add(time.Second)
+			if err := k.Write(ctx, id, Reading{Time: at, Values: []float64{1}}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		if err := st.Flush(ctx); err != nil {
 			t.Fatal(err)
 		}
-		return api.puts(func(pk string) bool {
+		return api.Puts(func(it map[string]types.AttributeValue) bool {
+			pk, _ := getS(it, attrPK)
 			return strings.HasPrefix(pk, labelNamesPrefix) || strings.HasPrefix(pk, labelValuesPrefix) || strings.HasPrefix(pk, postingsPrefix)
 		})
 	}
@@ -276,74 +280,6 @@ func TestLabelIndex_OnePutPerLabel(t *testing.T) {
 	if n := write("a=1,b=2", "a=1,b=1"); n != 0 {
 		t.Errorf("known series: %d index puts, want 0", n)
 	}
-}
-
-// countingAPI counts the items put through BatchWriteItem, by partition
-// key, and the items Query returns.
-type countingAPI struct {
-	timetable.API
-	mu    sync.Mutex
-	put   map[string]int
-	read  int
-	calls int
-}
-
-func (c *countingAPI) reset() {
-	c.mu.Lock()
-	c.put, c.read, c.calls = map[string]int{}, 0, 0
-	c.mu.Unlock()
-}
-
-func (c *countingAPI) n() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for _, v := range c.put {
-		n += v
-	}
-	return n
-}
-
-// puts returns the items put in partitions that match.
-func (c *countingAPI) puts(match func(pk string) bool) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := 0
-	for pk, v := range c.put {
-		if match(pk) {
-			n += v
-		}
-	}
-	return n
-}
-
-func (c *countingAPI) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, o ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	c.mu.Lock()
-	if c.put == nil {
-		c.put = map[string]int{}
-	}
-	for _, ws := range in.RequestItems {
-		for _, w := range ws {
-			if w.PutRequest != nil {
-				if pk, ok := w.PutRequest.Item[attrPK].(*types.AttributeValueMemberS); ok {
-					c.put[pk.Value]++
-				}
-			}
-		}
-	}
-	c.mu.Unlock()
-	return c.API.BatchWriteItem(ctx, in, o...)
-}
-
-func (c *countingAPI) Query(ctx context.Context, in *dynamodb.QueryInput, o ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	out, err := c.API.Query(ctx, in, o...)
-	c.mu.Lock()
-	c.calls++
-	if out != nil {
-		c.read += len(out.Items)
-	}
-	c.mu.Unlock()
-	return out, err
 }
 
 // TestLabelIndex_ConcurrentWriters: two Stores of one table write the same
