@@ -94,7 +94,9 @@ func TestCounter(t *testing.T) {
 	if _, err := c.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"counted": {put("a"), put("b"), put("c")}}}); err != nil {
 		t.Fatal(err)
 	}
-	if n := c.Puts(func(it map[string]types.AttributeValue) bool { return it["sk"].(*types.AttributeValueMemberS).Value != "b" }); n != 2 {
+	if n := c.Puts(func(it map[string]types.AttributeValue) bool {
+		return it["sk"].(*types.AttributeValueMemberS).Value != "b"
+	}); n != 2 {
 		t.Errorf("Puts: %d, want 2", n)
 	}
 	for range 2 {
