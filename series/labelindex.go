@@ -406,22 +406,30 @@ func stateOf(it table.Item) indexState {
 	return st
 }
 
-// writeIndexState puts the kind's index state item; a complete index is
-// noted as ready.
-func (k *Kind) writeIndexState(ctx context.Context, st indexState) error {
+// writeIndexState puts the kind's index state item, and reports whether
+// the index is complete: a complete index is noted as ready, and the
+// progress of a pass is recorded only over an index not complete (so
+// that a pass running late never undoes another's end).
+func (k *Kind) writeIndexState(ctx context.Context, st indexState) (done bool, err error) {
 	it := table.Item{attrPK: strAV(indexStatePK), attrSK: strAV(k.s.Name)}
+	var opts *table.PutOptions
 	if st.done {
 		it[attrDone] = &types.AttributeValueMemberBOOL{Value: true}
 	} else {
 		it[attrAfter] = strAV(st.after)
+		opts = &table.PutOptions{If: table.Attr(attrDone).NotExists()}
 	}
-	if _, err := k.st.tbl.Put(ctx, it, nil); err != nil {
-		return fmt.Errorf("series: cannot write the label index state of kind %s: %w", k.s.Name, k.st.tableErr(err))
+	_, err = k.st.tbl.Put(ctx, it, opts)
+	switch {
+	case table.IsConditionFailed(err):
+		st.done = true
+	case err != nil:
+		return false, fmt.Errorf("series: cannot write the label index state of kind %s: %w", k.s.Name, k.st.tableErr(err))
 	}
 	if st.done {
 		k.dir.ready.Store(true)
 	}
-	return nil
+	return st.done, nil
 }
 
 // LabelIndexReady reports whether the kind's label index is complete:
@@ -460,7 +468,7 @@ func (k *Kind) indexIfEmpty(ctx context.Context) (bool, error) {
 	if len(p.Items) > 0 {
 		return false, nil
 	}
-	return true, k.writeIndexState(ctx, indexState{done: true})
+	return k.writeIndexState(ctx, indexState{done: true})
 }
 
 // indexPage is the number of directory ids an index pass indexes per
@@ -505,9 +513,9 @@ func (k *Kind) buildIndex(ctx context.Context) error {
 			return fmt.Errorf("series: cannot write the label index of kind %s: %w", k.s.Name, err)
 		}
 		if p.Cursor == "" {
-			return k.writeIndexState(ctx, indexState{done: true})
+			st.done = true
 		}
-		if err := k.writeIndexState(ctx, st); err != nil {
+		if done, err := k.writeIndexState(ctx, st); err != nil || done {
 			return err
 		}
 	}

@@ -530,6 +530,13 @@ func TestLabelIndex_Build(t *testing.T) {
 		if ready, err := k.LabelIndexReady(ctx); err != nil || !ready {
 			t.Fatalf("built: ready %v, %v", ready, err)
 		}
+		// A pass that records its progress late does not undo the end.
+		if done, err := k.writeIndexState(ctx, indexState{after: "x"}); err != nil || !done {
+			t.Fatalf("late progress: done %v, %v", done, err)
+		}
+		if state, err := k.readIndexState(ctx); err != nil || !state.done {
+			t.Fatalf("after a late progress: %+v %v", state, err)
+		}
 		checkIndex(t, mustKind(t, reopen(t, api, opts, sc, empty), "OLD"), m, rng, "built")
 	})
 }
