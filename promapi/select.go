@@ -34,9 +34,10 @@ import (
 // apart (candidatesRead) and read to be selected.
 
 // maxDriverValues is the most values a positive matcher may have for its
-// postings to be read, when another has fewer: a regular expression of
-// many values is checked against the labels of the series the others
-// find instead.
+// postings to be read; a regular expression of more values is checked
+// against the labels of the series the others find instead, unless it
+// has the fewest values of the positive matchers and none has at most
+// this many.
 const maxDriverValues = 64
 
 // postingsConcurrency bounds the postings pages a selection reads at once.
