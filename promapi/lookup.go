@@ -7,17 +7,17 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/storage"
 
-	"github.com/timetable-db/timetable/ingest"
 	"github.com/timetable-db/timetable/series"
 )
 
 // Label lookups without matchers on labels (only on __name__, or none)
 // read the label index of each kind they match: its names, or the values
-// of one name, up to the hints' limit; the series whose readings' tags
-// give labels (see candidatesRead) are read over the querier's range for
-// theirs. __name__'s values are the metrics of the kinds that have a
-// series. A kind whose index is still being built sends the lookup to
-// the selection of series (collect), as one with matchers on labels goes.
+// of one name, up to the hints' limit, and, for __name__, the metrics of
+// the kinds that have a series. A kind whose index is still being built,
+// or that holds plain series labelled by their readings' tags (whose
+// labels count only where they have readings in the range), is looked up
+// through the selection of its series, as a lookup with matchers on
+// labels is.
 
 // onLabels reports whether ms has a matcher on another label than
 // __name__.
@@ -37,25 +37,34 @@ type kindOf struct {
 	metrics []metric
 }
 
-// kindsOf returns the kinds of metrics ms match, and whether the label
-// index of each is complete.
-func (q *querier) kindsOf(ctx context.Context, ms []*labels.Matcher) ([]*kindOf, bool, error) {
+// kindsOf returns the kinds of the metrics ms match.
+func (q *querier) kindsOf(ctx context.Context, ms []*labels.Matcher) []*kindOf {
 	var out []*kindOf
 	byName := map[string]*kindOf{}
 	for _, m := range q.metrics(ctx, ms) {
 		k := byName[m.kind.Name()]
 		if k == nil {
-			ready, err := m.kind.LabelIndexReady(ctx)
-			if err != nil || !ready {
-				return nil, false, err
-			}
 			k = &kindOf{kind: m.kind, tags: m.tags}
 			byName[m.kind.Name()] = k
 			out = append(out, k)
 		}
 		k.metrics = append(k.metrics, m)
 	}
-	return out, true, nil
+	return out
+}
+
+// indexed reports whether a lookup of kind k can read its label index:
+// the index is complete and no series is labelled by its readings.
+func (q *querier) indexed(ctx context.Context, k *kindOf) (bool, error) {
+	ready, err := k.kind.LabelIndexReady(ctx)
+	if err != nil || !ready {
+		return false, err
+	}
+	if len(readLabels(k.tags)) == 0 {
+		return true, nil
+	}
+	ids, _, err := k.kind.PlainSeries(ctx, series.IndexRange{Limit: 1})
+	return len(ids) == 0, err
 }
 
 // hasSeries reports whether kind k has a series.
@@ -71,29 +80,16 @@ func (q *querier) hasSeries(ctx context.Context, k *series.Kind) (bool, error) {
 	return true, nil
 }
 
-// readLabels returns the series of k whose readings' tags give labels,
-// read over the querier's range, when one of those labels is wanted
-// (name, or any for "").
-func (q *querier) readLabels(ctx context.Context, sel *selection, k *kindOf, name string) ([]*selected, error) {
-	wanted := false
-	for _, t := range k.tags {
-		l := ingest.LabelOfTag(t)
-		wanted = wanted || (l != model.MetricNameLabel && (name == "" || l == name))
-	}
-	if !wanted {
-		return nil, nil
-	}
-	found := map[string]candidate{}
-	if err := sel.candidatesRead(ctx, k.kind, k.tags, nil, found); err != nil {
-		return nil, err
-	}
-	cs := make([]candidate, 0, len(found))
-	for _, c := range found {
-		cs = append(cs, c)
-	}
+// selectKind returns the series of kind k's metrics that ms select, over
+// the querier's range.
+func (q *querier) selectKind(ctx context.Context, sel *selection, k *kindOf, ms []*labels.Matcher) ([]*selected, error) {
 	var out []*selected
 	for _, m := range k.metrics {
-		got, err := q.selectOf(ctx, m, cs, q.mint, q.maxt, nil)
+		cs, err := sel.candidates(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		got, err := q.selectOf(ctx, m, cs, q.mint, q.maxt, ms)
 		if err != nil {
 			return nil, err
 		}
@@ -102,25 +98,37 @@ func (q *querier) readLabels(ctx context.Context, sel *selection, k *kindOf, nam
 	return out, nil
 }
 
-// indexValues returns the values of label name in the kinds ms match,
-// from their label index, at most the hints' limit from each, and
-// whether every kind's index is complete (if not, it returns nothing).
-func (q *querier) indexValues(ctx context.Context, name string, h *storage.LabelHints, ms []*labels.Matcher) (map[string]struct{}, bool, error) {
-	ks, ok, err := q.kindsOf(ctx, ms)
-	if err != nil || !ok {
-		return nil, false, err
-	}
+// indexValues returns the values of label name in the kinds ms (on
+// __name__ only) match: from their label index, at most the hints' limit
+// from each, or from their series selected.
+func (q *querier) indexValues(ctx context.Context, name string, h *storage.LabelHints, ms []*labels.Matcher) (map[string]struct{}, error) {
 	set := map[string]struct{}{}
 	limit := 0
 	if h != nil && h.Limit > 0 {
 		limit = h.Limit
 	}
-	sel := q.newSelection(nil)
-	for _, k := range ks {
+	sel := q.newSelection(ms)
+	for _, k := range q.kindsOf(ctx, ms) {
+		ok, err := q.indexed(ctx, k)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			got, err := q.selectKind(ctx, sel, k, ms)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range got {
+				if v := s.labels.Get(name); v != "" {
+					set[v] = struct{}{}
+				}
+			}
+			continue
+		}
 		if name == model.MetricNameLabel {
 			has, err := q.hasSeries(ctx, k.kind)
 			if err != nil {
-				return nil, false, err
+				return nil, err
 			}
 			for _, m := range k.metrics {
 				if has {
@@ -136,7 +144,7 @@ func (q *querier) indexValues(ctx context.Context, name string, h *storage.Label
 		for n := 0; limit == 0 || n < limit; {
 			vs, more, err := k.kind.LabelValues(ctx, name, r)
 			if err != nil {
-				return nil, false, err
+				return nil, err
 			}
 			for _, v := range vs {
 				set[v] = struct{}{}
@@ -147,35 +155,35 @@ func (q *querier) indexValues(ctx context.Context, name string, h *storage.Label
 			}
 			r.After = vs[len(vs)-1]
 		}
-		read, err := q.readLabels(ctx, sel, k, name)
-		if err != nil {
-			return nil, false, err
-		}
-		for _, s := range read {
-			if v := s.labels.Get(name); v != "" {
-				set[v] = struct{}{}
-			}
-		}
 	}
-	return set, true, nil
+	return set, nil
 }
 
-// indexNames returns the names of the labels of the kinds ms match, from
-// their label index, and whether every kind's index is complete (if not,
-// it returns nothing).
-func (q *querier) indexNames(ctx context.Context, ms []*labels.Matcher) (map[string]struct{}, bool, error) {
-	ks, ok, err := q.kindsOf(ctx, ms)
-	if err != nil || !ok {
-		return nil, false, err
-	}
+// indexNames returns the names of the labels of the kinds ms (on
+// __name__ only) match, from their label index or their series selected.
+func (q *querier) indexNames(ctx context.Context, ms []*labels.Matcher) (map[string]struct{}, error) {
 	set := map[string]struct{}{}
-	sel := q.newSelection(nil)
-	for _, k := range ks {
-		has, err := q.hasSeries(ctx, k.kind)
+	sel := q.newSelection(ms)
+	for _, k := range q.kindsOf(ctx, ms) {
+		ok, err := q.indexed(ctx, k)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
-		if !has {
+		if !ok {
+			got, err := q.selectKind(ctx, sel, k, ms)
+			if err != nil {
+				return nil, err
+			}
+			for _, s := range got {
+				s.labels.Range(func(l labels.Label) { set[l.Name] = struct{}{} })
+			}
+			continue
+		}
+		has, err := q.hasSeries(ctx, k.kind)
+		if err != nil || !has {
+			if err != nil {
+				return nil, err
+			}
 			continue
 		}
 		set[model.MetricNameLabel] = struct{}{}
@@ -183,7 +191,7 @@ func (q *querier) indexNames(ctx context.Context, ms []*labels.Matcher) (map[str
 		for {
 			names, more, err := k.kind.LabelNames(ctx, r)
 			if err != nil {
-				return nil, false, err
+				return nil, err
 			}
 			for _, n := range names {
 				set[n] = struct{}{}
@@ -193,13 +201,6 @@ func (q *querier) indexNames(ctx context.Context, ms []*labels.Matcher) (map[str
 			}
 			r.After = names[len(names)-1]
 		}
-		read, err := q.readLabels(ctx, sel, k, "")
-		if err != nil {
-			return nil, false, err
-		}
-		for _, s := range read {
-			s.labels.Range(func(l labels.Label) { set[l.Name] = struct{}{} })
-		}
 	}
-	return set, true, nil
+	return set, nil
 }

@@ -21,7 +21,7 @@ import (
 
 // indexPartitions start the partition keys of the label index's items
 // (series/labelindex.go), which a table written before the index lacks.
-var indexPartitions = []string{"~LABELS#", "~VALUES#", "~POSTINGS#", "~INDEXED"}
+var indexPartitions = []string{"~LABELS#", "~VALUES#", "~POSTINGS#", "~PLAIN#", "~INDEXED"}
 
 // TestOldTable: a table written before the label index (the fixture less
 // the index's items: what an earlier version leaves) answers every query

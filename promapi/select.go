@@ -390,25 +390,33 @@ func (s *selection) add(found map[string]candidate, ids []string, tags []string,
 	}
 }
 
-// candidatesRead adds to found the candidates of kind k whose readings'
-// tags may give the labels that the positive matchers pos need, which no
-// posting names: the ids that are not label sets, when the kind has tags
-// other than "series". Those of an id that names its series (the label
-// series=<id>) are the values of label series, or of a positive matcher
-// on it, unless a positive matcher needs a label their readings cannot
-// give; those of hashed label sets start with series.HashedIDPrefix in
-// the directory.
-func (s *selection) candidatesRead(ctx context.Context, k *series.Kind, tags []string, pos []*labels.Matcher, found map[string]candidate) error {
-	read := map[string]bool{} // the labels readings give
+// readLabels returns the labels that the readings' tags of kind k (of
+// tags) may give.
+func readLabels(tags []string) map[string]bool {
+	read := map[string]bool{}
 	for _, t := range tags {
 		if l := ingest.LabelOfTag(t); l != model.MetricNameLabel {
 			read[l] = true
 		}
 	}
+	return read
+}
+
+// candidatesRead adds to found the candidates of kind k whose readings'
+// tags may give the labels that the positive matchers pos need, which no
+// posting names: those of its plain series (series.Kind.PlainSeries, ids
+// that are not label sets) that take labels from their readings, unless
+// a positive matcher needs a label their readings cannot give. Of an id
+// that names its series (the label series=<id>), a positive matcher on
+// series of few values gives the ids; hashed label sets start with
+// series.HashedIDPrefix.
+func (s *selection) candidatesRead(ctx context.Context, k *series.Kind, tags []string, pos []*labels.Matcher, found map[string]candidate) error {
+	read := readLabels(tags)
 	if len(read) == 0 {
 		return nil
 	}
-	plain, hashed := true, true
+	plain := len(read) > 1 || !read[series.SeriesLabel]
+	hashed := true
 	var onSeries *labels.Matcher
 	for _, m := range pos {
 		hashed = hashed && read[m.Name]
@@ -420,30 +428,51 @@ func (s *selection) candidatesRead(ctx context.Context, k *series.Kind, tags []s
 		}
 		plain = plain && read[m.Name]
 	}
-	if onSeries == nil {
-		onSeries = labels.MustNewMatcher(labels.MatchNotEqual, series.SeriesLabel, "")
+	keep := func(c *candidate) bool {
+		if len(c.extra) == 0 {
+			return false // its id gives every label: found through the postings
+		}
+		if strings.HasPrefix(c.id, series.HashedIDPrefix) {
+			return hashed
+		}
+		return plain
 	}
-	if plain && (len(read) > 1 || !read[series.SeriesLabel]) {
+	r := series.IndexRange{Limit: seriesPage}
+	switch {
+	case plain && onSeries != nil:
 		ids, err := values(ctx, k, onSeries)
 		if err != nil {
 			return err
 		}
+		if len(ids) > maxDriverValues {
+			break
+		}
 		n := len(found)
-		s.add(found, ids, tags, func(c *candidate) bool {
-			return len(c.extra) > 0 && !strings.HasPrefix(c.id, series.HashedIDPrefix)
-		})
+		s.add(found, ids, tags, keep)
 		if err := s.count(len(found) - n); err != nil {
 			return err
 		}
+		plain = false
+		fallthrough
+	case !plain:
+		if !hashed {
+			return nil
+		}
+		r.Prefix = series.HashedIDPrefix
 	}
-	if hashed {
-		cs, err := s.all(ctx, k, tags, series.HashedIDPrefix)
+	for {
+		ids, more, err := k.PlainSeries(ctx, r)
 		if err != nil {
 			return err
 		}
-		for _, c := range cs {
-			found[c.id] = c
+		n := len(found)
+		s.add(found, ids, tags, keep)
+		if err := s.count(len(found) - n); err != nil {
+			return err
 		}
+		if !more {
+			return nil
+		}
+		r.After = ids[len(ids)-1]
 	}
-	return nil
 }

@@ -335,13 +335,12 @@ func (q *querier) Select(ctx context.Context, _ bool, h *storage.SelectHints, ms
 
 // LabelValues returns the values of label name in the series ms select.
 // Without matchers on other labels than __name__, they are read from the
-// label index (see lookup.go); else from the series selected.
+// label index where it can (see lookup.go); else from the series
+// selected.
 func (q *querier) LabelValues(ctx context.Context, name string, h *storage.LabelHints, ms ...*labels.Matcher) ([]string, annotations.Annotations, error) {
 	if !onLabels(ms) {
-		set, ok, err := q.indexValues(ctx, name, h, ms)
-		if err != nil || ok {
-			return limited(set, h), nil, err
-		}
+		set, err := q.indexValues(ctx, name, h, ms)
+		return limited(set, h), nil, err
 	}
 	sel, err := q.collect(ctx, q.mint, q.maxt, ms)
 	if err != nil {
@@ -360,10 +359,8 @@ func (q *querier) LabelValues(ctx context.Context, name string, h *storage.Label
 // from the label index or the series as LabelValues does.
 func (q *querier) LabelNames(ctx context.Context, h *storage.LabelHints, ms ...*labels.Matcher) ([]string, annotations.Annotations, error) {
 	if !onLabels(ms) {
-		set, ok, err := q.indexNames(ctx, ms)
-		if err != nil || ok {
-			return limited(set, h), nil, err
-		}
+		set, err := q.indexNames(ctx, ms)
+		return limited(set, h), nil, err
 	}
 	sel, err := q.collect(ctx, q.mint, q.maxt, ms)
 	if err != nil {

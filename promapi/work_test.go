@@ -97,8 +97,8 @@ func TestSelect_Work(t *testing.T) {
 	api.Reads()
 	// Every selection of the kind also looks for series labelled by
 	// their readings (ids that are not label sets: none here), which
-	// costs two calls that return nothing.
-	const readLabelled = 2
+	// costs a call that returns nothing.
+	const readLabelled = 1
 	for _, c := range []struct {
 		sel  string
 		want int

@@ -339,7 +339,9 @@ func (d *designer) build() (*design.Design, error) {
 		design.AccessPattern{Name: "Series of a label value", Description: "Kind.LabelSeries: the ids of the series with one label value, in id order: what a selection by labels reads, page by page.",
 			Key: "pk = " + k.postingsPK(Label{phLabel, phValue}) + " AND sk >= {id}", Returns: []string{index[2].Name}, Frequency: "every query selecting series by labels"},
 		design.AccessPattern{Name: "Label index states", Description: "Open and EnsureTable: which kinds' label index is complete (strongly consistent); Kind.LabelIndexReady reads one kind's until it is.",
-			Key: "pk = " + indexStatePK, Returns: []string{index[3].Name}, Frequency: "at Open, and until a kind's index is built"},
+			Key: "pk = " + indexStatePK, Returns: []string{index[4].Name}, Frequency: "at Open, and until a kind's index is built"},
+		design.AccessPattern{Name: "Plain series of the kind", Description: "Kind.PlainSeries: the series whose ids are not label sets, in id order, which a selection reads to learn their labels.",
+			Key: "pk = " + k.plainPK() + " AND sk >= {id}", Returns: []string{index[3].Name}, Frequency: "selections and lookups in kinds with tags"},
 	)
 
 	tbl := design.Table{
@@ -414,7 +416,7 @@ func projectionOf(include []string) design.Projection {
 }
 
 // labelIndex returns the entities of the label index (labelindex.go):
-// names, values, postings, then the index state.
+// names, values, postings, plain series, then the index state.
 func (d *designer) labelIndex() ([]design.Entity, error) {
 	k := d.k
 	labelAttr := design.Attribute{Name: "label", Description: "A label name of a series id (series.IDLabels: a name of a label set, or \"series\" for an id that is not one); no '#'."}
@@ -436,6 +438,11 @@ func (d *designer) labelIndex() ([]design.Entity, error) {
 		Keys:        map[string]design.Template{attrPK: design.Template(k.postingsPK(Label{phLabel, phValue})), attrSK: phID},
 		Attributes:  []design.Attribute{labelAttr, valueAttr, idAttr},
 	}, {
+		Name:        "PlainSeries",
+		Description: "A series of the kind whose id is not a label set (series.IDLabels), whose readings' tags may give it labels, put (idempotently) with its directory item.",
+		Keys:        map[string]design.Template{attrPK: design.Template(k.plainPK()), attrSK: phID},
+		Attributes:  []design.Attribute{idAttr},
+	}, {
 		Name:        "LabelIndexState",
 		Description: "One per kind whose label index is complete or being built from the series directory (a kind written by an earlier version); absent until then.",
 		Keys:        map[string]design.Template{attrPK: indexStatePK, attrSK: "{kind}"},
@@ -449,6 +456,7 @@ func (d *designer) labelIndex() ([]design.Entity, error) {
 		{attrPK: k.namesPK(), attrSK: l.Name},
 		{attrPK: k.valuesPK(l.Name), attrSK: l.Value},
 		{attrPK: k.postingsPK(l), attrSK: designID},
+		{attrPK: k.plainPK(), attrSK: designID},
 		{attrPK: indexStatePK, attrSK: k.s.Name},
 	}
 	for i := range es {

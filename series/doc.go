@@ -51,7 +51,8 @@
 // of a label set "k=v,k=v", or series=<id>), their names and values, and
 // a posting per label, so that Kind.LabelNames, LabelValues and
 // LabelSeries list the names, the values of a name, and the series of a
-// value without listing the kind's series. A kind written by an earlier
+// value without listing the kind's series; and Kind.PlainSeries lists the
+// series whose ids are not label sets. A kind written by an earlier
 // version is indexed from its directory by a background pass
 // (Store.IndexLabels); Kind.LabelIndexReady says when the index is
 // complete. See labelindex.go for the items, their cost and why nothing
@@ -105,6 +106,7 @@
 //	label names         pk ~LABELS#SENSOR           sk host
 //	label values        pk ~VALUES#SENSOR#host      sk a
 //	label postings      pk ~POSTINGS#SENSOR#host#a  sk host=a,job=x (a series id)
+//	plain series        pk ~PLAIN#SENSOR            sk 123 (an id that is not a label set)
 //	label index state   pk ~INDEXED                 sk SENSOR
 //	stored schemas      pk ~SCHEMA                  sk SENSOR
 //	sequence mark       pk ~SEQ                     sk ~SEQ

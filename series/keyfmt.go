@@ -18,6 +18,7 @@ import (
 //	rollup markers                         ~DIRTY#SENSOR; sk 123#2024-12-01-14
 //	series directory                       ~SERIES#SENSOR; sk 123
 //	label names, values, postings          ~LABELS#SENSOR; sk host, ~VALUES#SENSOR#host; sk a, ~POSTINGS#SENSOR#host#a; sk 123 (labelindex.go)
+//	plain series (ids not label sets)      ~PLAIN#SENSOR; sk 123
 //	label index state                      ~INDEXED; sk SENSOR
 //	stored schemas                         ~SCHEMA; sk SENSOR
 //	sequence mark                          ~SEQ; sk ~SEQ (seqmark.go)

@@ -21,14 +21,16 @@ import (
 //	label names   pk ~LABELS#SENSOR            sk host                 a name some series has
 //	label values  pk ~VALUES#SENSOR#host       sk a                    a value of that name some series has
 //	postings      pk ~POSTINGS#SENSOR#host#a   sk host=a,job=x         a series with host=a (its id)
+//	plain series  pk ~PLAIN#SENSOR             sk dev-1                a series whose id is not a label set ("_" is one)
 //	index state   pk ~INDEXED                  sk SENSOR               _d true once the index is complete; _a the last id built
 //
 // Names and values hold no '#', as ids hold none.
 //
 // Writes: the flush that puts a series' directory item (directory.go)
 // puts, in the same first batch of its writes, before any reading, a
-// posting per label of the series, and the value and name items of its
-// labels that the Store has not put yet (it remembers them as it does
+// posting per label of the series (and its plain series item if its id
+// is not a label set), and the value and name items of its labels that
+// the Store has not put yet (it remembers them as it does
 // the directory's ids). Every put is idempotent and unconditional, so
 // Stores writing one new series at once write the same items, and a
 // reading in the table implies the index items of its series: a flush
@@ -36,12 +38,13 @@ import (
 // the write-ahead log by a Store that remembers nothing and puts them
 // again. A new series of n labels costs n to 2n+1 write units once per
 // Store lifetime (its postings, and its values and names new to the
-// Store), a known series nothing. The postings of a value share a
+// Store; one more for a plain series), a known series nothing. The postings of a value share a
 // partition, as the directory's ids do: some 1,000 new series of one
 // label value a second on DynamoDB.
 //
 // Reads: LabelNames and LabelValues read a partition of names or values
-// (with a prefix or range), LabelSeries the postings of one value; each
+// (with a prefix or range), LabelSeries the postings of one value,
+// PlainSeries the series whose ids are not label sets; each
 // reads what it returns, and merges in the series this Store has buffered
 // whose items it has not put (so a Store sees its own writes at once).
 //
@@ -67,6 +70,7 @@ const (
 	labelNamesPrefix  = "~LABELS#"
 	labelValuesPrefix = "~VALUES#"
 	postingsPrefix    = "~POSTINGS#"
+	plainPrefix       = "~PLAIN#"
 	indexStatePK      = "~INDEXED"
 	attrAfter         = "_a" // the index state's last id built
 )
@@ -178,6 +182,8 @@ func (k *Kind) postingsPK(l Label) string {
 	return postingsPrefix + k.s.Name + keys.Sep + l.Name + keys.Sep + l.Value
 }
 
+func (k *Kind) plainPK() string { return plainPrefix + k.s.Name }
+
 // indexPuts gathers the label index items of a flush or an index pass,
 // each value and name item once.
 type indexPuts struct {
@@ -191,10 +197,14 @@ type dirLabel struct {
 }
 
 // add appends to ws the label index items of series id of kind k: its
-// postings, and the value and name items k's Store has not put and ws
-// does not hold.
+// postings, its plain series item, and the value and name items k's Store
+// has not put and ws does not hold.
 func (x *indexPuts) add(ws []table.WriteRequest, k *Kind, id string) []table.WriteRequest {
-	for _, l := range indexLabels(id) {
+	ls, isSet := IDLabels(id)
+	if !isSet {
+		ws = append(ws, table.PutRequest(table.Item{attrPK: strAV(k.plainPK()), attrSK: strAV(id)}))
+	}
+	for _, l := range ls {
 		ws = append(ws, table.PutRequest(table.Item{attrPK: strAV(k.postingsPK(l)), attrSK: strAV(id)}))
 		value, name := k.dir.hasLabel(l)
 		if !value && firstOf(&x.values, dirLabel{k.dir, l}) {
@@ -374,6 +384,21 @@ func (k *Kind) LabelSeries(ctx context.Context, l Label, r IndexRange) (ids []st
 		}
 	}
 	return k.listKeys(ctx, k.postingsPK(l), r, extra, "the series of label "+l.Name)
+}
+
+// PlainSeries returns the ids of the kind's series that are not label
+// sets (IDLabels; "_" is one) in r, in id order, and whether more follow,
+// as LabelNames does: the series that may take labels from their
+// readings' tags.
+func (k *Kind) PlainSeries(ctx context.Context, r IndexRange) (ids []string, more bool, err error) {
+	k = k.current()
+	var extra []string
+	for _, id := range k.dir.pendingIDs() {
+		if _, isSet := IDLabels(id); !isSet {
+			extra = append(extra, id)
+		}
+	}
+	return k.listKeys(ctx, k.plainPK(), r, extra, "the plain series")
 }
 
 // indexState is a kind's index state item.

@@ -73,6 +73,17 @@ func (m indexModel) values(name string) []string {
 	return slices.Sorted(maps.Keys(set))
 }
 
+func (m indexModel) plain() []string {
+	var out []string
+	for id := range m {
+		if _, isSet := IDLabels(id); !isSet {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 func (m indexModel) series(l Label) []string {
 	var out []string
 	for id := range m {
@@ -155,6 +166,7 @@ func checkIndex(t *testing.T, k *Kind, m indexModel, rng *rand.Rand, when string
 		}
 	}
 	check("names", m.names(), func(r IndexRange) ([]string, bool, error) { return k.LabelNames(ctx, r) })
+	check("plain series", m.plain(), func(r IndexRange) ([]string, bool, error) { return k.PlainSeries(ctx, r) })
 	for _, name := range append(m.names(), "nope") {
 		check("values of "+name, m.values(name), func(r IndexRange) ([]string, bool, error) { return k.LabelValues(ctx, name, r) })
 		for _, v := range append(m.values(name), "nope") {
@@ -413,11 +425,20 @@ func TestLabelIndex_Crash(t *testing.T) {
 	}
 }
 
-// indexed reports whether series id is found through each of its labels
-// and in the directory.
+// indexed reports whether series id is found through each of its labels,
+// among the plain series if it is one, and in the directory.
 func indexed(t *testing.T, k *Kind, id string) bool {
 	t.Helper()
 	ctx := context.Background()
+	if _, isSet := IDLabels(id); !isSet {
+		got, _, err := k.PlainSeries(ctx, IndexRange{From: id, Limit: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 0 || got[0] != id {
+			return false
+		}
+	}
 	for _, l := range indexLabels(id) {
 		got, _, err := k.LabelSeries(ctx, l, IndexRange{From: id, Limit: 1})
 		if err != nil {
@@ -556,7 +577,7 @@ func removeIndex(t *testing.T, api timetable.API, tbl string) {
 		}
 		pk, _ := getS(it, attrPK)
 		sk, _ := getS(it, attrSK)
-		for _, p := range []string{labelNamesPrefix, labelValuesPrefix, postingsPrefix, indexStatePK} {
+		for _, p := range []string{labelNamesPrefix, labelValuesPrefix, postingsPrefix, plainPrefix, indexStatePK} {
 			if strings.HasPrefix(pk, p) {
 				dels = append(dels, table.DeleteRequest(table.K(pk, sk)))
 			}

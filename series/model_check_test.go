@@ -996,6 +996,12 @@ func (w *modelWorld) checkIndexed(g *modelGroup) {
 					w.diverge("index", mk.name, id, "LabelSeries(%s=%s): %q, %v", l.Name, mClip(l.Value), ids, err)
 				}
 			}
+			if _, isSet := IDLabels(id); !isSet {
+				ids, _, err := k.PlainSeries(w.rc(), IndexRange{From: id, Limit: 1})
+				if err != nil || len(ids) == 0 || ids[0] != id {
+					w.diverge("index", mk.name, id, "PlainSeries: %q, %v", ids, err)
+				}
+			}
 		}
 	}
 }
