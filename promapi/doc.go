@@ -54,8 +54,8 @@
 // selection without such a matcher takes every series of the kind's
 // directory (series.Kind.Series). Series whose ids are not label sets,
 // in a kind with tags, may take labels from their readings: no posting
-// names those, so they are found apart (the values of label series,
-// series.HashedIDPrefix in the directory) and read to be selected. A
+// names those, so they are found apart (series.Kind.PlainSeries, or the
+// ids a matcher on series names) and read to be selected. A
 // selection that would select more than Queryable.MaxSeries series
 // (DefaultMaxSeries), counting those it must read, is refused with
 // ErrTooManySeries (422), whatever the size of the kinds.
@@ -71,12 +71,13 @@
 // chunkenc.Iterator; the others are read over the range when selected,
 // to know their labels. Label lookups (names, values of one name)
 // without matchers on other labels than __name__ read the label index:
-// its names, or the values of the name, up to the lookup's limit; with
-// other matchers, the series selected. So lookups list the series of the
-// index whatever start and end say (a deleted series too: the index keeps
-// it), except series labelled by their readings, which are listed where
-// they have readings in the range. __name__'s values are the metrics of
-// the kinds that have a series.
+// its names, or the values of the name, up to the lookup's limit, and
+// __name__'s values are the metrics of the kinds that have a series; in
+// a kind that holds series labelled by their readings, and with other
+// matchers, they list the labels of the series selected. So lookups list
+// the series of the index whatever start and end say (a deleted series
+// too: the index keeps it), except series labelled by their readings,
+// which are listed where they have readings in the range.
 //
 // # The API
 //
