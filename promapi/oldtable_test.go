@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/parser"
@@ -140,7 +141,7 @@ func answers(t *testing.T, st *series.Store) string {
 
 // onName returns the matchers of ms on __name__.
 func onName(ms []*labels.Matcher) []*labels.Matcher {
-	return slices.DeleteFunc(slices.Clone(ms), func(m *labels.Matcher) bool { return m.Name != labels.MetricName })
+	return slices.DeleteFunc(slices.Clone(ms), func(m *labels.Matcher) bool { return m.Name != model.MetricNameLabel })
 }
 
 func str(v types.AttributeValue) string {

@@ -54,15 +54,13 @@ type Queryable struct {
 	plant plantedBug
 }
 
-// plantedBug is a bug a test plants in the selection.
+// plantedBug is a bug a test plants in the selection; the zero value is
+// none.
 type plantedBug uint8
 
-const (
-	noBug plantedBug = iota
-	// firstValueOnly reads the postings of the first value of a matcher
-	// only (of a regular expression of several).
-	firstValueOnly
-)
+// firstValueOnly reads the postings of the first value of a matcher only
+// (of a regular expression of several).
+const firstValueOnly plantedBug = 1
 
 // Querier returns a querier over [mint, maxt], in milliseconds.
 func (q *Queryable) Querier(mint, maxt int64) (storage.Querier, error) {
