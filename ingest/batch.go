@@ -321,7 +321,7 @@ func badID(id []byte) string {
 // HashedIDPrefix starts the series id of a tag or label set longer than
 // series takes (see shortID): such a series' labels are its readings'
 // tags only.
-const HashedIDPrefix = "~sha256:"
+const HashedIDPrefix = series.HashedIDPrefix
 
 // shortID returns the series id of a tag or label set written as id: id
 // itself if series takes its length, else "~sha256:" and the hex SHA-256

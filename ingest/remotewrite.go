@@ -28,6 +28,24 @@ const (
 // ValueField is the field a remote-write sample is stored in.
 const ValueField = "value"
 
+// SampleNaNBits are the bits of the NaN a remote-write or OTLP sample
+// whose value is NaN (and not Prometheus' staleness marker, whose own
+// bits, 0x7ff0000000000002, are kept) is stored as. series takes any NaN
+// for an absent value, and gives back the NaN math.NaN() for a value
+// that was never written; the Chunks layout keeps a NaN's bits, so that
+// a reader of such a kind tells the three apart (StoredValue). The other
+// layouts keep no NaN: they give back math.NaN() for either.
+const SampleNaNBits = 0x7ff8_0000_5a4e_614e
+
+// sampleValue returns the value a sample v is stored as: v, or, for a
+// NaN that is not the staleness marker, the NaN of SampleNaNBits.
+func sampleValue(v float64) float64 {
+	if math.IsNaN(v) && math.Float64bits(v) != staleNaN {
+		return math.Float64frombits(SampleNaNBits)
+	}
+	return v
+}
+
 // MaxLabels is the most labels a remote-write series may have (its
 // __name__ included).
 const MaxLabels = series.MaxTags + 1
@@ -39,7 +57,8 @@ var metaSuffixes = []string{"", "_total", "_bucket", "_sum", "_count", "_created
 // RemoteWrite decodes a Prometheus remote-write request (the protobuf
 // message of version v, its snappy compression undone) into a Batch: a
 // reading per sample, of the kind KindOfMetric(__name__), its value in
-// the field "value", its labels other than __name__ (and those with an
+// the field "value" (a NaN that is not a staleness marker as the NaN of
+// SampleNaNBits), its labels other than __name__ (and those with an
 // empty value) as tags named TagOfLabel(name), in the series whose id
 // is the label set (docs/metrics.md). The kind's schema must hold the
 // field and the tags, or Options.Grow adds them; Options.MaxReadings and
@@ -377,7 +396,7 @@ func (d *rwDecoder) put(n int, meta series.Meta) error {
 			return b.errf(n, "timestamp %d ms is outside the years 0000-9999", s.t)
 		}
 		r := series.Reading{Time: t, Values: k.values(), Tags: tags}
-		r.Values[vi] = s.v
+		r.Values[vi] = sampleValue(s.v)
 		if err := b.add(k, d.id, r, n); err != nil {
 			return err
 		}

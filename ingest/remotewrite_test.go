@@ -268,3 +268,22 @@ func TestLineProtocol_Open(t *testing.T) {
 		t.Fatalf("cap: %v", err)
 	}
 }
+
+// TestRemoteWrite_NaN: a NaN sample is stored as the NaN of SampleNaNBits,
+// whatever its bits; the staleness marker keeps its own; a number is
+// itself.
+func TestRemoteWrite_NaN(t *testing.T) {
+	for _, c := range []struct{ in, want uint64 }{
+		{math.Float64bits(math.NaN()), SampleNaNBits},
+		{0x7ff8000000000000, SampleNaNBits},
+		{0xfff8000000000001, SampleNaNBits},
+		{SampleNaNBits, SampleNaNBits},
+		{staleNaN, staleNaN},
+		{math.Float64bits(1.5), math.Float64bits(1.5)},
+		{math.Float64bits(math.Inf(-1)), math.Float64bits(math.Inf(-1))},
+	} {
+		if got := math.Float64bits(sampleValue(math.Float64frombits(c.in))); got != c.want {
+			t.Errorf("sample %#x stored as %#x, want %#x", c.in, got, c.want)
+		}
+	}
+}

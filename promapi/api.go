@@ -46,8 +46,8 @@ type Config struct {
 	// MaxSamples is the most samples a query holds at once (0:
 	// DefaultMaxSamples), Prometheus' --query.max-samples.
 	MaxSamples int
-	// MaxSeries is the most series of one kind a selection lists (0:
-	// DefaultMaxSeries).
+	// MaxSeries is the most series a selection selects (0:
+	// DefaultMaxSeries; see Queryable.MaxSeries).
 	MaxSeries int
 	// Now is the clock of queries without a time (nil: time.Now).
 	Now    func() time.Time

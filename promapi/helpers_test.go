@@ -33,8 +33,10 @@ type point struct {
 // fixture is samples written to a store, and the same as Prometheus
 // samples.
 type fixture struct {
-	st     *series.Store
-	points []point
+	st      *series.Store
+	db      *local.DB
+	schemas []series.Schema
+	points  []point
 }
 
 // newFixture writes three hours of samples, with gaps, to a store of
@@ -50,11 +52,12 @@ func newFixture(t *testing.T, seed uint64) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	db := testenv.MemDB(t, &local.Options{Now: func() time.Time { return now }})
-	st, err := series.Open(ctx, db, &series.Options{Now: func() time.Time { return now }},
-		series.Schema{Name: "http_requests_total", Fields: []string{"value"}, Tags: []string{"code", "instance", "job"}},
-		series.Schema{Name: "cpu", Fields: []string{"usage_idle", "usage_user"}, Tags: []string{"host"}},
-		series.Schema{Name: "temp", Fields: []string{"value"}, Tags: []string{"location"}},
-	)
+	schemas := []series.Schema{
+		{Name: "http_requests_total", Fields: []string{"value"}, Tags: []string{"code", "instance", "job"}},
+		{Name: "cpu", Fields: []string{"usage_idle", "usage_user"}, Tags: []string{"host"}},
+		{Name: "temp", Fields: []string{"value"}, Tags: []string{"location"}},
+	}
+	st, err := series.Open(ctx, db, &series.Options{Now: func() time.Time { return now }}, schemas...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +65,7 @@ func newFixture(t *testing.T, seed uint64) *fixture {
 	if err := st.EnsureTable(ctx); err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{st: st}
+	f := &fixture{st: st, db: db, schemas: schemas}
 	rng := rand.New(rand.NewPCG(seed, 1))
 	write := func(kind, id string, rs []series.Reading) {
 		k, err := st.Kind(kind)

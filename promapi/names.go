@@ -3,18 +3,15 @@ package promapi
 import (
 	"strings"
 
-	"github.com/timetable-db/timetable/ingest"
-
-	"github.com/prometheus/common/model"
 	"github.com/prometheus/prometheus/model/labels"
+
+	"github.com/timetable-db/timetable/ingest"
+	"github.com/timetable-db/timetable/series"
 )
 
 // valueField is the name of the one field of a kind that is a metric of
 // its own name.
 const valueField = "value"
-
-// seriesLabel is the label of a series id that is not a label set.
-const seriesLabel = "series"
 
 // MetricName returns the name of the metric that field i of a kind with
 // these fields is: the kind's metric name (ingest.MetricOfKind, the
@@ -27,77 +24,20 @@ func MetricName(kind string, fields []string, i int) string {
 	return ingest.MetricOfKind(kind + "_" + fields[i])
 }
 
-// IDLabels returns the labels a series id stands for, sorted by name:
+// IDLabels returns the labels a series id stands for, sorted by name,
+// as series.IDLabels reads them:
 //
 //   - "_" (what line protocol makes of an entry without tags): none;
 //   - a label set as line protocol and remote write make it, "k=v,k=v"
 //     sorted by name, each name once, no empty name or value, no
 //     "__name__", with ',', '=' and '\' escaped by a '\' in names and
 //     values: those labels;
-//   - a label set too long to be an id, hashed (ingest.HashedIDPrefix):
+//   - a label set too long to be an id, hashed (series.HashedIDPrefix):
 //     none, its readings' tags are its labels;
 //   - any other id: {series="<id>"}.
 func IDLabels(id string) labels.Labels {
-	if id == "_" || strings.HasPrefix(id, ingest.HashedIDPrefix) {
-		return labels.EmptyLabels()
-	}
-	if ls, ok := parseLabelSet(id); ok {
-		return labels.New(ls...)
-	}
-	return labels.FromStrings(seriesLabel, id)
-}
-
-// parseLabelSet parses "k=v,k=v" as IDLabels describes it, and reports
-// whether id is one.
-func parseLabelSet(id string) ([]labels.Label, bool) {
-	var ls []labels.Label
-	var cur strings.Builder
-	var name string
-	inValue := false
-	end := func() bool {
-		if !inValue || name == "" || cur.Len() == 0 || name == model.MetricNameLabel {
-			return false
-		}
-		if len(ls) > 0 && ls[len(ls)-1].Name >= name {
-			return false
-		}
-		ls = append(ls, labels.Label{Name: name, Value: cur.String()})
-		cur.Reset()
-		inValue = false
-		return true
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		switch c {
-		case '\\':
-			if i+1 == len(id) {
-				return nil, false
-			}
-			n := id[i+1]
-			if n != ',' && n != '=' && n != '\\' {
-				return nil, false
-			}
-			cur.WriteByte(n)
-			i++
-		case '=':
-			if inValue {
-				return nil, false
-			}
-			name = cur.String()
-			cur.Reset()
-			inValue = true
-		case ',':
-			if !end() {
-				return nil, false
-			}
-		default:
-			cur.WriteByte(c)
-		}
-	}
-	if !end() {
-		return nil, false
-	}
-	return ls, true
+	ls, _ := series.IDLabels(id)
+	return labelsOf(ls)
 }
 
 // FormatLabelSet is the id of a label set, as IDLabels reads it back: the

@@ -3,10 +3,10 @@ package promapi
 import (
 	"context"
 	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/common/model"
@@ -21,15 +21,15 @@ import (
 	"github.com/timetable-db/timetable/series"
 )
 
-// DefaultMaxSeries is the most series of one kind a selection lists when
+// DefaultMaxSeries is the most series a selection selects when
 // Queryable.MaxSeries is 0.
 const DefaultMaxSeries = 100_000
 
-// ErrTooManySeries is the error of a selection that would list more
-// series of a kind than Queryable.MaxSeries: the API answers it with 422.
+// ErrTooManySeries is the error of a selection that would select more
+// series than Queryable.MaxSeries: the API answers it with 422.
 var ErrTooManySeries = errors.New("too many series")
 
-// seriesPage is the number of ids a selection lists per directory page.
+// seriesPage is the number of ids or values a selection lists per page.
 const seriesPage = 1000
 
 // Queryable is a storage.Queryable over the kinds of a series.Store, as
@@ -39,11 +39,28 @@ type Queryable struct {
 	// Allow reports whether the caller of ctx may read kind; nil allows
 	// every kind. A kind it refuses has no metrics for that caller.
 	Allow func(ctx context.Context, kind string) bool
-	// MaxSeries is the most series of one kind a selection lists (0:
-	// DefaultMaxSeries); one that would list more fails with
-	// ErrTooManySeries.
+	// MaxSeries is the most series a selection selects (0:
+	// DefaultMaxSeries), counting the series whose labels it must read
+	// to know them, and, in a kind whose label index is still being
+	// built, the most series the kind may hold; one that would select
+	// more fails with ErrTooManySeries.
 	MaxSeries int
+
+	// hasSeries holds the names of the kinds known to have a series (a
+	// directory item is never removed).
+	hasSeries sync.Map
+	// plant, set by this package's tests, plants a bug in the selection
+	// that the tests must catch.
+	plant plantedBug
 }
+
+// plantedBug is a bug a test plants in the selection; the zero value is
+// none.
+type plantedBug uint8
+
+// firstValueOnly reads the postings of the first value of a matcher only
+// (of a regular expression of several).
+const firstValueOnly plantedBug = 1
 
 // Querier returns a querier over [mint, maxt], in milliseconds.
 func (q *Queryable) Querier(mint, maxt int64) (storage.Querier, error) {
@@ -107,43 +124,6 @@ func matchesAll(ms []*labels.Matcher, ls labels.Labels) bool {
 	return true
 }
 
-// idOf is a series id with its labels.
-type idOf struct {
-	id     string
-	labels labels.Labels
-}
-
-// ids lists the series of kind k (at most MaxSeries) with their labels.
-func (q *querier) ids(ctx context.Context, k *series.Kind, cache map[string][]idOf) ([]idOf, error) {
-	if got, ok := cache[k.Name()]; ok {
-		return got, nil
-	}
-	limit := q.q.MaxSeries
-	if limit <= 0 {
-		limit = DefaultMaxSeries
-	}
-	var out []idOf
-	cursor := ""
-	for {
-		ids, next, err := k.Series(ctx, "", seriesPage, cursor)
-		if err != nil {
-			return nil, err
-		}
-		if len(out)+len(ids) > limit {
-			return nil, fmt.Errorf("%w: kind %s has more than %d series, the most one selection lists while no index of label values is kept: select fewer kinds by __name__", ErrTooManySeries, k.Name(), limit)
-		}
-		for _, id := range ids {
-			out = append(out, idOf{id: id, labels: IDLabels(id)})
-		}
-		if next == "" {
-			break
-		}
-		cursor = next
-	}
-	cache[k.Name()] = out
-	return out, nil
-}
-
 // selected is a series a selection found: labels and where its samples
 // come from (a read of the store, or samples read already).
 type selected struct {
@@ -175,44 +155,51 @@ func (s *selected) Iterator(chunkenc.Iterator) chunkenc.Iterator {
 }
 
 // collect finds the series that ms select whose samples lie in [from,
-// to]: every series of each matching kind's directory, labelled from its
-// id, and, for series whose id does not name each of the kind's tags,
-// split by the readings' tags (which it reads for that, in the range).
-// Series whose labels the id gives whole are not read here.
+// to]: the candidates of each matching kind (see select.go), labelled
+// from their ids, and, for those whose readings' tags give labels, split
+// by those tags (which it reads for that, in the range). Series whose
+// labels the id gives whole are not read here.
 func (q *querier) collect(ctx context.Context, from, to int64, ms []*labels.Matcher) ([]*selected, error) {
+	sel := q.newSelection(ms)
 	var out []*selected
-	cache := map[string][]idOf{}
 	for _, m := range q.metrics(ctx, ms) {
-		ids, err := q.ids(ctx, m.kind, cache)
+		cs, err := sel.candidates(ctx, m)
 		if err != nil {
 			return nil, err
 		}
-		for _, id := range ids {
-			b := labels.NewBuilder(id.labels)
-			b.Set(model.MetricNameLabel, m.name)
-			extra := extraTags(m.tags, id.labels)
-			if len(extra) == 0 {
-				ls := b.Labels()
-				if matchesAll(ms, ls) {
-					out = append(out, &selected{labels: ls, kind: m.kind, id: id.id, field: m.field, marks: m.marks, ctx: ctx, from: from, to: to})
-				}
-				continue
+		got, err := q.selectOf(ctx, m, cs, from, to, ms)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+	}
+	slices.SortFunc(out, func(a, b *selected) int { return labels.Compare(a.labels, b.labels) })
+	return out, nil
+}
+
+// selectOf returns the series of metric m among candidates cs that ms
+// select, reading those whose readings give labels over [from, to].
+func (q *querier) selectOf(ctx context.Context, m metric, cs []candidate, from, to int64, ms []*labels.Matcher) ([]*selected, error) {
+	var out []*selected
+	for _, c := range cs {
+		b := labels.NewBuilder(c.labels)
+		b.Set(model.MetricNameLabel, m.name)
+		if len(c.extra) == 0 {
+			if ls := b.Labels(); matchesAll(ms, ls) {
+				out = append(out, &selected{labels: ls, kind: m.kind, id: c.id, field: m.field, marks: m.marks, ctx: ctx, from: from, to: to})
 			}
-			if !matchesKnown(ms, id.labels, extra) {
-				continue
-			}
-			split, err := q.readSplit(ctx, m, id.id, b, extra, from, to)
-			if err != nil {
-				return nil, err
-			}
-			for _, s := range split {
-				if matchesAll(ms, s.labels) {
-					out = append(out, s)
-				}
+			continue
+		}
+		split, err := q.readSplit(ctx, m, c.id, b, c.extra, from, to)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range split {
+			if matchesAll(ms, s.labels) {
+				out = append(out, s)
 			}
 		}
 	}
-	slices.SortFunc(out, func(a, b *selected) int { return labels.Compare(a.labels, b.labels) })
 	return out, nil
 }
 
@@ -226,20 +213,6 @@ func extraTags(tags []string, idl labels.Labels) []int {
 		}
 	}
 	return out
-}
-
-// matchesKnown reports whether the labels of the id may match ms: the
-// matchers on labels that readings' tags give are checked later.
-func matchesKnown(ms []*labels.Matcher, idl labels.Labels, _ []int) bool {
-	for _, m := range ms {
-		if m.Name == model.MetricNameLabel || !idl.Has(m.Name) {
-			continue
-		}
-		if !m.Matches(idl.Get(m.Name)) {
-			return false
-		}
-	}
-	return true
 }
 
 // readSplit reads series id of m in [from, to] and returns a series per
@@ -298,12 +271,19 @@ func appendSample(s []sample, t int64, v float64) []sample {
 	return append(s, sample{t, v})
 }
 
-// sampleValue returns the sample of field i of r: its value, or, when it
-// is absent, Prometheus' staleness marker if marks is set (see metric)
-// and no sample otherwise.
+// sampleValue returns the sample of field i of r: its value; a NaN for
+// a value stored as a NaN sample (ingest.SampleNaNBits); Prometheus'
+// staleness marker for one stored as such; and, when the value is
+// absent (any other NaN), the staleness marker if marks is set (see
+// metric) and no sample otherwise.
 func sampleValue(r series.Reading, i int, marks bool) (float64, bool) {
-	if i < len(r.Values) && !math.IsNaN(r.Values[i]) {
-		return r.Values[i], true
+	if i < len(r.Values) {
+		switch v := r.Values[i]; {
+		case !math.IsNaN(v), value.IsStaleNaN(v):
+			return v, true
+		case math.Float64bits(v) == ingest.SampleNaNBits:
+			return math.Float64frombits(value.NormalNaN), true
+		}
 	}
 	if marks {
 		return math.Float64frombits(value.StaleNaN), true
@@ -352,7 +332,14 @@ func (q *querier) Select(ctx context.Context, _ bool, h *storage.SelectHints, ms
 }
 
 // LabelValues returns the values of label name in the series ms select.
+// Without matchers on other labels than __name__, they are read from the
+// label index where it can (see lookup.go); else from the series
+// selected.
 func (q *querier) LabelValues(ctx context.Context, name string, h *storage.LabelHints, ms ...*labels.Matcher) ([]string, annotations.Annotations, error) {
+	if !onLabels(ms) {
+		set, err := q.indexValues(ctx, name, h, ms)
+		return limited(set, h), nil, err
+	}
 	sel, err := q.collect(ctx, q.mint, q.maxt, ms)
 	if err != nil {
 		return nil, nil, err
@@ -366,8 +353,13 @@ func (q *querier) LabelValues(ctx context.Context, name string, h *storage.Label
 	return limited(set, h), nil, nil
 }
 
-// LabelNames returns the names of the labels of the series ms select.
+// LabelNames returns the names of the labels of the series ms select,
+// from the label index or the series as LabelValues does.
 func (q *querier) LabelNames(ctx context.Context, h *storage.LabelHints, ms ...*labels.Matcher) ([]string, annotations.Annotations, error) {
+	if !onLabels(ms) {
+		set, err := q.indexNames(ctx, ms)
+		return limited(set, h), nil, err
+	}
 	sel, err := q.collect(ctx, q.mint, q.maxt, ms)
 	if err != nil {
 		return nil, nil, err

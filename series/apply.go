@@ -14,8 +14,8 @@ import (
 )
 
 // apply writes entries to the table: first the rollup and compaction
-// markers of their periods and the directory items of series new to the
-// Store, then the raw items, then the latest readings, then again the
+// markers of their periods and the directory and label index items of
+// series new to the Store, then the raw items, then the latest readings, then again the
 // markers a pass may have taken meanwhile (remarkersFor). Every write is
 // idempotent (keys come from sequence numbers; buckets skip readings they
 // hold; latest readings are conditional), so applying the same entries
@@ -65,7 +65,7 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 	dir, added := dirPuts(entries)
 	marks = append(marks, dir...)
 	if err := s.batchWrite(ctx, marks); err != nil {
-		return fmt.Errorf("series: cannot write rollup markers and series directory items: %w", err)
+		return fmt.Errorf("series: cannot write rollup markers and series directory and label index items: %w", err)
 	}
 	// Items of the readings, built by tasks of applyGroup entries, and
 	// the latest-reading item of each entry, at the rank its items give

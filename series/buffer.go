@@ -167,6 +167,7 @@ func (b *buffer) add(ctx context.Context, es []entry) error {
 			e = &entry{k: x.k, id: x.id}
 			b.open[key] = e
 			b.keys = append(b.keys, key)
+			x.k.dir.pend(x.id)
 		}
 		if need := len(e.recs) + len(x.recs); need > cap(e.recs) {
 			c := max(need, min(b.perSeries+b.perSeries/4, 4*need))
@@ -282,6 +283,7 @@ func (b *buffer) writeSync(ctx context.Context, es []entry) error {
 		} else {
 			bt.index[key] = len(bt.entries)
 			bt.entries = append(bt.entries, entry{k: e.k, id: e.id, recs: slices.Clone(e.recs)})
+			e.k.dir.pend(e.id)
 		}
 		bt.n += len(e.recs)
 	}
@@ -406,6 +408,7 @@ func (b *buffer) replay(ctx context.Context) error {
 				i = len(bt.entries)
 				byKey[key] = i
 				bt.entries = append(bt.entries, entry{k: p.e.k, id: p.e.id})
+				p.e.k.dir.pend(p.e.id)
 			}
 			bt.entries[i].recs = append(bt.entries[i].recs, p.e.recs...)
 			bt.n += len(p.e.recs)
@@ -496,30 +499,6 @@ func (b *buffer) rekey(old, nw *Kind) {
 			}
 		}
 	}
-}
-
-// seriesOf returns the ids of the series of kind k with buffered readings,
-// in no order.
-func (b *buffer) seriesOf(k *Kind) []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	seen := map[string]bool{}
-	var out []string
-	note := func(key seriesKey) {
-		if key.k == k && !seen[key.id] {
-			seen[key.id] = true
-			out = append(out, key.id)
-		}
-	}
-	for _, key := range b.keys {
-		note(key)
-	}
-	for _, bt := range b.queue {
-		for key := range bt.index {
-			note(key)
-		}
-	}
-	return out
 }
 
 // pending returns a copy of the readings of series id of kind k that

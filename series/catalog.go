@@ -120,6 +120,7 @@ func (s *Store) Define(ctx context.Context, sc Schema) (*Kind, error) {
 		return nil, err
 	}
 	s.kinds.Store(s.kinds.Load().with(k))
+	s.indexNewKind(ctx, k)
 	return k, nil
 }
 

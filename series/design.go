@@ -67,6 +67,8 @@ type designer struct {
 
 // Placeholders of the key templates.
 const (
+	phLabel = "{label}"
+	phValue = "{value}"
 	phID    = "{id}"
 	phSeq   = "{seq}"
 	phDay   = "{day}"
@@ -295,6 +297,11 @@ func (d *designer) build() (*design.Design, error) {
 		return nil, err
 	}
 	entities = append(entities, dir)
+	index, err := d.labelIndex()
+	if err != nil {
+		return nil, err
+	}
+	entities = append(entities, index...)
 	mark := design.Entity{
 		Name:        "SequenceMark",
 		Description: "One per table, shared by the kinds: above the sequence number of every reading written, raised before a flush's items (about once a second at most) and read by Open, so that a restarted Store numbers above its predecessors.",
@@ -324,6 +331,18 @@ func (d *designer) build() (*design.Design, error) {
 		Op: design.GetItem, Key: "pk = " + leasePK + " AND sk = {lease}", Returns: []string{lease.Name}, Frequency: "on demand"})
 	patterns = append(patterns, design.AccessPattern{Name: "Series of the kind", Description: "Kind.Series: the ids in order, from a prefix or a cursor.",
 		Key: "pk = " + k.dirPK() + " AND sk >= {id}", Returns: []string{dir.Name}, Frequency: "on demand (listing series)"})
+	patterns = append(patterns,
+		design.AccessPattern{Name: "Label names of the kind", Description: "Kind.LabelNames: the names in order, from a prefix or a range.",
+			Key: "pk = " + k.namesPK() + " AND sk >= {label}", Returns: []string{index[0].Name}, Frequency: "label lookups (Prometheus /api/v1/labels)"},
+		design.AccessPattern{Name: "Values of a label", Description: "Kind.LabelValues: the values of one label in order, from a prefix or a range; a regular expression's values are read here, not from the series.",
+			Key: "pk = " + k.valuesPK(phLabel) + " AND sk >= {value}", Returns: []string{index[1].Name}, Frequency: "label lookups, regular-expression matchers"},
+		design.AccessPattern{Name: "Series of a label value", Description: "Kind.LabelSeries: the ids of the series with one label value, in id order: what a selection by labels reads, page by page.",
+			Key: "pk = " + k.postingsPK(Label{phLabel, phValue}) + " AND sk >= {id}", Returns: []string{index[2].Name}, Frequency: "every query selecting series by labels"},
+		design.AccessPattern{Name: "Label index states", Description: "Open and EnsureTable: which kinds' label index is complete (strongly consistent); Kind.LabelIndexReady reads one kind's until it is.",
+			Key: "pk = " + indexStatePK, Returns: []string{index[4].Name}, Frequency: "at Open, and until a kind's index is built"},
+		design.AccessPattern{Name: "Plain series of the kind", Description: "Kind.PlainSeries: the series whose ids are not label sets, in id order, which a selection reads to learn their labels.",
+			Key: "pk = " + k.plainPK() + " AND sk >= {id}", Returns: []string{index[3].Name}, Frequency: "selections and lookups in kinds with tags"},
+	)
 
 	tbl := design.Table{
 		Name:         DefaultTable,
@@ -394,4 +413,56 @@ func projectionOf(include []string) design.Projection {
 		return design.Projection{Type: design.ProjectAll}
 	}
 	return design.Projection{Type: design.ProjectInclude, NonKeyAttributes: include}
+}
+
+// labelIndex returns the entities of the label index (labelindex.go):
+// names, values, postings, plain series, then the index state.
+func (d *designer) labelIndex() ([]design.Entity, error) {
+	k := d.k
+	labelAttr := design.Attribute{Name: "label", Description: "A label name of a series id (series.IDLabels: a name of a label set, or \"series\" for an id that is not one); no '#'."}
+	valueAttr := design.Attribute{Name: "value", Description: "A value of that label; no '#'."}
+	l := indexLabels(designID)[0]
+	es := []design.Entity{{
+		Name:        "LabelName",
+		Description: "A label name some series of the kind has, put (idempotently) with the directory item of the first series that has it that a Store writes.",
+		Keys:        map[string]design.Template{attrPK: design.Template(k.namesPK()), attrSK: phLabel},
+		Attributes:  []design.Attribute{labelAttr},
+	}, {
+		Name:        "LabelValue",
+		Description: "A value some series of the kind has for a label, put (idempotently) with the directory item of the first series that has it that a Store writes.",
+		Keys:        map[string]design.Template{attrPK: design.Template(k.valuesPK(phLabel)), attrSK: phValue},
+		Attributes:  []design.Attribute{labelAttr, valueAttr},
+	}, {
+		Name:        "Posting",
+		Description: "A series of the kind that has a label value, put (idempotently) with the series' directory item, one per label of its id.",
+		Keys:        map[string]design.Template{attrPK: design.Template(k.postingsPK(Label{phLabel, phValue})), attrSK: phID},
+		Attributes:  []design.Attribute{labelAttr, valueAttr, idAttr},
+	}, {
+		Name:        "PlainSeries",
+		Description: "A series of the kind whose id is not a label set (series.IDLabels), whose readings' tags may give it labels, put (idempotently) with its directory item.",
+		Keys:        map[string]design.Template{attrPK: design.Template(k.plainPK()), attrSK: phID},
+		Attributes:  []design.Attribute{idAttr},
+	}, {
+		Name:        "LabelIndexState",
+		Description: "One per kind whose label index is complete or being built from the series directory (a kind written by an earlier version); absent until then.",
+		Keys:        map[string]design.Template{attrPK: indexStatePK, attrSK: "{kind}"},
+		Attributes: []design.Attribute{
+			{Name: "kind", Description: "The kind's name."},
+			{Name: attrDone, Type: "BOOL", Description: "The index lists every series of the directory."},
+			{Name: attrAfter, Description: "While it is built: the last directory id indexed, where the index pass resumes."},
+		},
+	}}
+	keysOf := []map[string]string{
+		{attrPK: k.namesPK(), attrSK: l.Name},
+		{attrPK: k.valuesPK(l.Name), attrSK: l.Value},
+		{attrPK: k.postingsPK(l), attrSK: designID},
+		{attrPK: k.plainPK(), attrSK: designID},
+		{attrPK: indexStatePK, attrSK: k.s.Name},
+	}
+	for i := range es {
+		if err := example(&es[i], keysOf[i]); err != nil {
+			return nil, err
+		}
+	}
+	return es, nil
 }

@@ -44,6 +44,20 @@
 // its cost. Series written only by versions before the directory have no
 // entry until they are written again.
 //
+// # Label index
+//
+// With the directory item, that flush puts the series' items in its
+// kind's label index: the labels its id stands for (IDLabels: the pairs
+// of a label set "k=v,k=v", or series=<id>), their names and values, and
+// a posting per label, so that Kind.LabelNames, LabelValues and
+// LabelSeries list the names, the values of a name, and the series of a
+// value without listing the kind's series; and Kind.PlainSeries lists the
+// series whose ids are not label sets. A kind written by an earlier
+// version is indexed from its directory by a background pass
+// (Store.IndexLabels); Kind.LabelIndexReady says when the index is
+// complete. See labelindex.go for the items, their cost and why nothing
+// removes them.
+//
 // # Many series
 //
 // A flush's work is linear in the number of series it holds, new or not:
@@ -89,6 +103,11 @@
 //	rollup markers      pk ~DIRTY#SENSOR            sk 123#2024-12-01-14
 //	compaction markers  pk ~COMPACT#SENSOR          sk 123#2024-12-01-14, 123#2024-12-01
 //	series directory    pk ~SERIES#SENSOR           sk 123
+//	label names         pk ~LABELS#SENSOR           sk host
+//	label values        pk ~VALUES#SENSOR#host      sk a
+//	label postings      pk ~POSTINGS#SENSOR#host#a  sk host=a,job=x (a series id)
+//	plain series        pk ~PLAIN#SENSOR            sk 123 (an id that is not a label set)
+//	label index state   pk ~INDEXED                 sk SENSOR
 //	stored schemas      pk ~SCHEMA                  sk SENSOR
 //	sequence mark       pk ~SEQ                     sk ~SEQ
 //	leases              pk ~LEASE                   sk rollup#SENSOR, compact#SENSOR, seq#0042

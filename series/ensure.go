@@ -39,6 +39,7 @@ func (s *Store) EnsureTable(ctx context.Context) error {
 	if err := s.takeSeqID(ctx, true); err != nil {
 		s.log.Warn("series: cannot take a sequence id; retried at the next writes", "err", err)
 	}
+	s.readyIndexes(ctx)
 	if len(ts.Indexes) == 0 {
 		return nil
 	}

@@ -22,6 +22,7 @@ import (
 //
 //	pk ~LEASE   sk rollup#SENSOR    the background rollup pass of kind SENSOR
 //	pk ~LEASE   sk compact#SENSOR   the background compaction pass of kind SENSOR
+//	pk ~LEASE   sk index#SENSOR     the background label index pass of kind SENSOR (labelindex.go)
 //	pk ~LEASE   sk seq#0042         sequence-number id 42, held by one Store
 //
 // The background passes run each kind's part under its lease: at each
@@ -52,8 +53,8 @@ import (
 // The other shared items need no lease: the latest-reading item is put
 // only if newer (a conditional put ordered by time and sequence number),
 // rollup and compaction markers are versioned (a pass deletes a marker
-// only if no write rewrote it), the series directory is an idempotent
-// put, the sequence mark is only raised, buckets are merged with an
+// only if no write rewrote it), the series directory and the label
+// index are idempotent puts, the sequence mark is only raised, buckets are merged with an
 // optimistic version, and rollups are recomputed whole from their source.
 //
 // Schemas: every Options.RefreshInterval, and when a write or Store.Kind
@@ -148,9 +149,14 @@ func (s *Store) leasedPass(ctx context.Context, what string, interval time.Durat
 	if s.closed.Load() {
 		return ErrClosed
 	}
+	return s.leasedKinds(ctx, what, interval, s.Kinds(), pass)
+}
+
+// leasedKinds is leasedPass over the kinds ks.
+func (s *Store) leasedKinds(ctx context.Context, what string, interval time.Duration, ks []*Kind, pass func(context.Context, *Kind) error) error {
 	d := passLease(interval)
 	var errs []error
-	for _, k := range s.Kinds() {
+	for _, k := range ks {
 		sk := what + keys.Sep + k.s.Name
 		ok, err := s.takeLease(ctx, sk, d)
 		if err != nil {

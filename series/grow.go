@@ -99,6 +99,7 @@ func (s *Store) Grow(ctx context.Context, sc Schema, lim *Limits) (*Kind, error)
 			if old == nil {
 				k := newKind(s, n)
 				s.kinds.Store(s.kinds.Load().with(k))
+				s.indexNewKind(ctx, k)
 				return k, nil
 			}
 			return s.replaceKind(old, n), nil

@@ -17,6 +17,9 @@ import (
 //	day directory (DayPartitioned)         SENSOR#123#P; sk 2024-12-01
 //	rollup markers                         ~DIRTY#SENSOR; sk 123#2024-12-01-14
 //	series directory                       ~SERIES#SENSOR; sk 123
+//	label names, values, postings          ~LABELS#SENSOR; sk host, ~VALUES#SENSOR#host; sk a, ~POSTINGS#SENSOR#host#a; sk 123 (labelindex.go)
+//	plain series (ids not label sets)      ~PLAIN#SENSOR; sk 123
+//	label index state                      ~INDEXED; sk SENSOR
 //	stored schemas                         ~SCHEMA; sk SENSOR
 //	sequence mark                          ~SEQ; sk ~SEQ (seqmark.go)
 //	metric index (GSI)                     mpk SENSOR#2024-12-01 (#S03), msk <timestamp>#123#<seq>

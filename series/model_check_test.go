@@ -53,6 +53,7 @@ func (w *modelWorld) check() {
 		return
 	}
 	for gi, g := range w.groups {
+		w.timed("index", func() { w.checkIndexed(g) })
 		w.timed("invalid", func() { w.checkInvalidReads(g) })
 		w.timed("latest", func() { w.checkLatest(g) })
 		w.timed("latestmany", func() { w.checkLatestMany(g, w.crng("latestmany", w.phase, gi)) })
@@ -968,4 +969,39 @@ func (w *modelWorld) checkRollupsOf(k *mkind, id string, t Tier, from, to time.T
 		w.diverge("rollups/"+t.String(), k.name, id, "Rollups(%s, %s, %s)%s at %s, of the periods due and unexpired: %s", t, mFmtTime(from), mFmtTime(to), after, mFmtTime(now), d)
 	}
 	return gotC, want
+}
+
+// checkIndexed checks that every series the model holds readings of is
+// in its kind's directory and label index, which is complete: a series
+// written (acknowledged, or found in the table after a kill) is found
+// through each of its labels.
+func (w *modelWorld) checkIndexed(g *modelGroup) {
+	for _, mk := range g.kinds {
+		k := w.kind(mk)
+		if ready, err := k.LabelIndexReady(w.rc()); err != nil || !ready {
+			w.diverge("index", mk.name, "", "LabelIndexReady: %v, %v", ready, err)
+			continue
+		}
+		for _, id := range modelIDs {
+			if len(mk.m.series[id]) == 0 {
+				continue
+			}
+			ids, _, err := k.Series(w.rc(), id, 1, "")
+			if err != nil || len(ids) == 0 || ids[0] != id {
+				w.diverge("index", mk.name, id, "Series: %q, %v", ids, err)
+			}
+			for _, l := range indexLabels(id) {
+				ids, _, err := k.LabelSeries(w.rc(), l, IndexRange{From: id, Limit: 1})
+				if err != nil || len(ids) == 0 || ids[0] != id {
+					w.diverge("index", mk.name, id, "LabelSeries(%s=%s): %q, %v", l.Name, mClip(l.Value), ids, err)
+				}
+			}
+			if _, isSet := IDLabels(id); !isSet {
+				ids, _, err := k.PlainSeries(w.rc(), IndexRange{From: id, Limit: 1})
+				if err != nil || len(ids) == 0 || ids[0] != id {
+					w.diverge("index", mk.name, id, "PlainSeries: %q, %v", ids, err)
+				}
+			}
+		}
+	}
 }

@@ -94,8 +94,9 @@ var (
 	modelTags   = []string{"t", "u"}
 )
 
-// modelIDs are the series written; modelNobody is never written.
-var modelIDs = []string{"s0", "s1", "ü/ 9.x~é", strings.Repeat("z", 505) + "-long"}
+// modelIDs are the series written (one a label set, see IDLabels);
+// modelNobody is never written.
+var modelIDs = []string{"s0", `job=s\,1,le=0.5`, "ü/ 9.x~é", strings.Repeat("z", 505) + "-long"}
 
 const modelNobody = "nobody"
 

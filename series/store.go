@@ -300,6 +300,9 @@ func Open(ctx context.Context, api timetable.API, o *Options, schemas ...Schema)
 			return nil, err
 		}
 	}
+	if !s.tableMissing.Load() {
+		s.readyIndexes(ctx)
+	}
 	s.startBackground()
 	return s, nil
 }
@@ -353,8 +356,9 @@ func (s *Store) Shutdown(ctx context.Context) error {
 // passes (each kind's under its lease), the schema refresh and the
 // renewal of the sequence-number id.
 func (s *Store) startBackground() {
-	s.bg.Add(5)
+	s.bg.Add(6)
 	go s.every(s.opts.RollupInterval, "rollup", s.leasedRollup)
+	go s.every(s.opts.RollupInterval, "label index", s.leasedIndex)
 	go s.every(s.opts.CompactInterval, "compaction", s.leasedCompact)
 	go s.every(s.opts.RefreshInterval, "schema refresh", s.refreshKinds)
 	go s.every(seqIDRenew, "sequence id renewal", s.renewSeqID)

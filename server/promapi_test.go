@@ -3,6 +3,8 @@ package server_test
 import (
 	"context"
 	"fmt"
+	"maps"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -116,5 +118,45 @@ func TestPrometheus_WriteThenQuery(t *testing.T) {
 	e.get(fmt.Sprintf("/api/v1/query?query=%s&time=%d", url.QueryEscape(`job:requests:rate5m{job="gone"}`), t0.Unix())).must(t, 200).json(t, &a)
 	if len(a.Data.Result) != 1 || fmt.Sprint(a.Data.Result[0].Value[1]) != "5" {
 		t.Errorf("gone before its marker: %+v", a.Data.Result)
+	}
+}
+
+// TestPrometheus_NaNSamples: a NaN sample (a gauge that is NaN) comes back
+// through the query API as NaN, and a staleness marker as a marker (the
+// series ends there), both remote-written to a kind of the default
+// layout.
+func TestPrometheus_NaNSamples(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	req := v1Request{series: []v1Series{
+		// Samples at t0, t0+1s, ...
+		{labels: []string{"__name__", "temperature", "probe", "p1"}, vals: []float64{1, math.NaN(), 2, staleNaN}},
+		{labels: []string{"__name__", "temperature", "probe", "p2"}, vals: []float64{math.NaN(), math.Float64frombits(0x7ff8000000000000)}},
+	}}
+	if _, err := promAPI(t, e).Write(context.Background(), remote.WriteV1MessageType, &req); err != nil {
+		t.Fatal(err)
+	}
+	var a struct {
+		Status string
+		Data   struct {
+			Result []struct {
+				Metric map[string]string
+				Values [][2]any
+			}
+		}
+	}
+	e.get(fmt.Sprintf("/api/v1/query_range?query=temperature&start=%d&end=%d&step=1", t0.Unix(), t0.Add(5*time.Second).Unix())).must(t, 200).json(t, &a)
+	got := map[string]string{}
+	for _, r := range a.Data.Result {
+		var pts []string
+		for _, p := range r.Values {
+			pts = append(pts, fmt.Sprintf("%v:%v", p[0].(float64)-float64(t0.Unix()), p[1]))
+		}
+		got[r.Metric["probe"]] = strings.Join(pts, " ")
+	}
+	// p1: the NaN is a sample at 1s; the marker at 3s ends the series.
+	// p2: NaN samples, whatever their bits, kept for the lookback.
+	want := map[string]string{"p1": "0:1 1:NaN 2:2", "p2": "0:NaN 1:NaN 2:NaN 3:NaN 4:NaN 5:NaN"}
+	if a.Status != "success" || !maps.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }

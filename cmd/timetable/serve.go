@@ -166,7 +166,7 @@ func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
 	fs.StringVar(&f.botIPRanges, "bot-ip-ranges", "", "comma-separated addresses and CIDR prefixes whose hits are dropped as bots' (web analytics)")
 	fs.Float64Var(&f.collectRate, "collect-rate-limit", collect.DefaultRateLimit, "events per second accepted per site and visitor address (an IPv6 address by its /64) on /api/event (negative: no limit)")
 	fs.DurationVar(&f.flushInterval, "flush-interval", time.Minute, "how often buffered readings are written to the table (they are in the series log at once)")
-	fs.DurationVar(&f.rollupInterval, "rollup-interval", time.Minute, "how often the series' hourly, daily and monthly rollups of the periods written to are computed (on a shared backend, by one server per kind at a time, under a lease of three intervals; negative: never)")
+	fs.DurationVar(&f.rollupInterval, "rollup-interval", time.Minute, "how often the series' hourly, daily and monthly rollups of the periods written to are computed, and the label index of a kind written by an earlier version is built (on a shared backend, by one server per kind at a time, under a lease of three intervals; negative: never)")
 	fs.DurationVar(&f.compactInterval, "compact-interval", time.Minute, "how often the small chunk items of each series and hour are merged (on a shared backend, by one server per kind at a time, under a lease of three intervals; negative: never)")
 	fs.DurationVar(&f.shardLifetime, "stream-shard-lifetime", 4*time.Hour, "how long a shard of a DynamoDB stream takes records before a child shard follows it, as DynamoDB rolls shards over about every 4 hours (shorter, e.g. 1m, to test that consumers follow closed shards; negative: never)")
 	return f

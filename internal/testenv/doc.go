@@ -15,4 +15,7 @@
 //     test, never skips it.
 //   - [CreateTable] creates an on-demand table keyed by pk (and sk), and
 //     [KeySchema] and [AttributeDef] write the parts of other tables.
+//   - [Counter] wraps an API and counts the Query calls, the items they
+//     return and the items put through it, for tests that bound the work
+//     of an operation by counts, not times.
 package testenv

@@ -80,3 +80,39 @@ func TestCreateTable_Keys(t *testing.T) {
 		}
 	}
 }
+
+// Counter counts the Query calls, the items they return and the items
+// put, from the last Reset or Reads.
+func TestCounter(t *testing.T) {
+	ctx := context.Background()
+	c := &Counter{API: MemDB(t, nil)}
+	CreateTable(t, c, "counted", types.ScalarAttributeTypeS)
+	put := func(sk string) types.WriteRequest {
+		return types.WriteRequest{PutRequest: &types.PutRequest{Item: map[string]types.AttributeValue{
+			"pk": &types.AttributeValueMemberS{Value: "p"}, "sk": &types.AttributeValueMemberS{Value: sk}}}}
+	}
+	if _, err := c.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{"counted": {put("a"), put("b"), put("c")}}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.Puts(func(it map[string]types.AttributeValue) bool {
+		return it["sk"].(*types.AttributeValueMemberS).Value != "b"
+	}); n != 2 {
+		t.Errorf("Puts: %d, want 2", n)
+	}
+	for range 2 {
+		if _, err := c.Query(ctx, &dynamodb.QueryInput{TableName: aws.String("counted"), KeyConditionExpression: aws.String("pk = :p"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: "p"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if q, n := c.Reads(); q != 2 || n != 6 {
+		t.Errorf("Reads: %d calls, %d items; want 2 and 6", q, n)
+	}
+	if q, n := c.Reads(); q != 0 || n != 0 {
+		t.Errorf("Reads again: %d calls, %d items", q, n)
+	}
+	c.Reset()
+	if n := c.Puts(func(map[string]types.AttributeValue) bool { return true }); n != 0 {
+		t.Errorf("Puts after Reset: %d", n)
+	}
+}
