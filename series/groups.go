@@ -57,11 +57,14 @@ type groupReader struct {
 	headDay  int64 // the day of loKey
 	headLook bool  // its pieces precede loKey: look them up
 	headDone bool  // its pieces were given in a day group
-	started  bool
-	days     map[int64]*dayInfo
-	bound    int64 // end (start, reverse) of the last window given
-	inHours  bool  // the last group was an hour of day hoursOf
-	hoursOf  int64
+	// grace is Options.CompactGrace: the days that had not ended grace
+	// after now have no piece (see lookup).
+	grace   time.Duration
+	started bool
+	days    map[int64]*dayInfo
+	bound   int64 // end (start, reverse) of the last window given
+	inHours bool  // the last group was an hour of day hoursOf
+	hoursOf int64
 }
 
 // dayInfo is what a reader knows of a day's pieces, and since when.
@@ -130,10 +133,18 @@ const (
 	dayFormat  = "2006-01-02"
 )
 
-// lookup reads the day pieces of the day that starts at day.
+// lookup reads the day pieces of the day that starts at day. A day that
+// had not ended grace after now has none, and is not read: compaction
+// makes day pieces of days that ended (Options.LateWindow ago), and the
+// clocks of the processes that compact a table differ by less than
+// CompactGrace.
 func (g *groupReader) lookup(ctx context.Context, day int64) (*dayInfo, error) {
-	q := table.Query{Hash: g.q.Hash, Range: table.Between(ts(day), ts(day)+"#~"), Consistent: g.q.Consistent}
 	info := &dayInfo{at: g.now()}
+	if periodEnd(day, keys.Day) > timeMs(info.at.Add(g.grace)) {
+		g.days[day] = info
+		return info, nil
+	}
+	q := table.Query{Hash: g.q.Hash, Range: table.Between(ts(day), ts(day)+"#~"), Consistent: g.q.Consistent}
 	for item, err := range g.tbl.QueryAll(ctx, &q) {
 		if err != nil {
 			return nil, err
