@@ -3,6 +3,7 @@ package series
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -93,6 +94,7 @@ func (it *Iter) appendColumn(c *Column) error {
 				// [i, j): in the range, each followed by a reading of
 				// another instant.
 				if j > i {
+					c.grow(it, j-i)
 					c.Times = append(c.Times, ts[i:j]...)
 					c.Values = append(c.Values, b.vals[i*b.nf:j*b.nf]...)
 				}
@@ -102,7 +104,35 @@ func (it *Iter) appendColumn(c *Column) error {
 		if !it.Next() {
 			return it.Err()
 		}
+		c.grow(it, 1)
 		c.Times = append(c.Times, it.cur.t[it.ci])
 		c.Values = append(c.Values, it.cur.vals[it.ci*it.cur.nf])
 	}
+}
+
+// grow makes room for n more readings of it in c: when it is full, for
+// those decoded and those read but not decoded yet (at least doubling
+// it), as Range does.
+func (c *Column) grow(it *Iter, n int) {
+	if len(c.Times)+n <= cap(c.Times) && len(c.Values)+n <= cap(c.Values) {
+		return
+	}
+	more := max(it.decoded()+it.later(), len(c.Times), n)
+	c.Times = slices.Grow(c.Times, more)
+	c.Values = slices.Grow(c.Values, more)
+}
+
+// decoded returns the number of readings decoded and not yet given
+// within the range, from the streams' heads on.
+func (it *Iter) decoded() int {
+	n := 0
+	for _, s := range it.streams {
+		if s.b != nil && s.i < s.b.len() {
+			n += it.inRange(s.b, s.i)
+		}
+		for _, b := range s.queue {
+			n += it.inRange(b, 0)
+		}
+	}
+	return n
 }

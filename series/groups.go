@@ -133,18 +133,10 @@ const (
 	dayFormat  = "2006-01-02"
 )
 
-// lookup reads the day pieces of the day that starts at day. A day that
-// had not ended grace after now has none, and is not read: compaction
-// makes day pieces of days that ended (Options.LateWindow ago), and the
-// clocks of the processes that compact a table differ by less than
-// CompactGrace.
+// lookup reads the day pieces of the day that starts at day.
 func (g *groupReader) lookup(ctx context.Context, day int64) (*dayInfo, error) {
-	info := &dayInfo{at: g.now()}
-	if periodEnd(day, keys.Day) > timeMs(info.at.Add(g.grace)) {
-		g.days[day] = info
-		return info, nil
-	}
 	q := table.Query{Hash: g.q.Hash, Range: table.Between(ts(day), ts(day)+"#~"), Consistent: g.q.Consistent}
+	info := &dayInfo{at: g.now()}
 	for item, err := range g.tbl.QueryAll(ctx, &q) {
 		if err != nil {
 			return nil, err
