@@ -533,15 +533,15 @@ func (a *API) classify(ctx context.Context, err error) (int, string, string) {
 	return http.StatusUnprocessableEntity, "execution", err.Error()
 }
 
-// jsonFloat formats v as Prometheus' API does.
-func jsonFloat(v float64) string {
+// appendFloat appends v as Prometheus' API writes a sample's value.
+func appendFloat(b []byte, v float64) []byte {
 	switch {
 	case math.IsNaN(v):
-		return "NaN"
+		return append(b, "NaN"...)
 	case math.IsInf(v, 1):
-		return "+Inf"
+		return append(b, "+Inf"...)
 	case math.IsInf(v, -1):
-		return "-Inf"
+		return append(b, "-Inf"...)
 	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
+	return strconv.AppendFloat(b, v, 'f', -1, 64)
 }

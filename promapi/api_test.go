@@ -3,15 +3,20 @@ package promapi_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/promql"
 	"github.com/timetable-db/timetable/promapi"
 )
 
@@ -328,4 +333,178 @@ func TestSeriesCap(t *testing.T) {
 	if rec.Code != 200 {
 		t.Errorf("a kind under the cap: %d %s", rec.Code, rec.Body)
 	}
+}
+
+// TestQueryAnswers_Values: the answers of query and query_range hold the
+// engine's results exactly: the metric, the time of each point in
+// seconds, its value as a string that parses back to the same float
+// (NaN, +Inf and -Inf by name), for a matrix, a vector, a scalar and a
+// string, with the warnings.
+func TestQueryAnswers_Values(t *testing.T) {
+	f := newFixture(t, 3)
+	a := promapi.New(promapi.Config{Store: f.st})
+	engine := promql.NewEngine(promql.EngineOpts{
+		MaxSamples: promapi.DefaultMaxSamples, Timeout: time.Minute, LookbackDelta: promapi.DefaultLookbackDelta,
+		EnableAtModifier: true, EnableNegativeOffset: true,
+	})
+	ctx := context.Background()
+	start, end, step := base.Add(10*time.Minute), base.Add(2*time.Hour), 97*time.Second
+	at := base.Add(61 * time.Minute)
+	seconds := func(t time.Time) string { return strconv.FormatFloat(float64(t.UnixMilli())/1000, 'f', -1, 64) }
+	for _, c := range []struct {
+		query string
+		rng   bool
+	}{
+		{`temp`, true},
+		{`rate(http_requests_total[5m]) / 0`, true}, // +Inf, NaN
+		{`-temp / 0`, false},                        // -Inf
+		{`cpu_usage_idle * 1.000001`, false},
+		{`sum(temp) / 7`, false},
+		{`scalar(sum(temp)) / 3`, false},
+		{`"some string"`, false},
+		{`histogram_quantile(0.5, temp)`, false}, // a warning
+	} {
+		var pq promql.Query
+		var err error
+		q := url.Values{"query": {c.query}}
+		path := "/api/v1/query"
+		if c.rng {
+			pq, err = engine.NewRangeQuery(ctx, a.Queryable(), nil, c.query, start, end, step)
+			q.Set("start", seconds(start))
+			q.Set("end", seconds(end))
+			q.Set("step", strconv.FormatFloat(step.Seconds(), 'f', -1, 64))
+			path = "/api/v1/query_range"
+		} else {
+			pq, err = engine.NewInstantQuery(ctx, a.Queryable(), nil, c.query, at)
+			q.Set("time", seconds(at))
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := pq.Exec(ctx)
+		if res.Err != nil {
+			t.Fatalf("%s: %v", c.query, res.Err)
+		}
+		want := canonical(res.Value)
+		if s, ok := res.Value.(promql.String); ok {
+			want = fmt.Sprintf("%d %s", s.T, s.V)
+		}
+		pq.Close()
+
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest(http.MethodGet, path+"?"+q.Encode(), nil)
+		if c.rng {
+			a.QueryRange(w, r)
+		} else {
+			a.Query(w, r)
+		}
+		if w.Code != http.StatusOK || !json.Valid(w.Body.Bytes()) {
+			t.Fatalf("%s: %d %s", c.query, w.Code, w.Body)
+		}
+		var body struct {
+			Status string `json:"status"`
+			Data   struct {
+				ResultType string          `json:"resultType"`
+				Result     json.RawMessage `json:"result"`
+			} `json:"data"`
+			Warnings []string `json:"warnings"`
+		}
+		dec := json.NewDecoder(w.Body)
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&body); err != nil {
+			t.Fatalf("%s: %v", c.query, err)
+		}
+		if body.Data.ResultType != string(res.Value.Type()) {
+			t.Errorf("%s: resultType %q, want %q", c.query, body.Data.ResultType, res.Value.Type())
+		}
+		if got := len(body.Warnings); got != len(res.Warnings) {
+			t.Errorf("%s: %d warnings, want %d", c.query, got, len(res.Warnings))
+		}
+		if got := canonicalAnswer(t, body.Data.ResultType, body.Data.Result); got != want {
+			t.Errorf("%s: the answer holds\n%s\nthe engine's result is\n%s", c.query, clip(got), clip(want))
+		}
+	}
+}
+
+// canonicalAnswer prints an answer's result as canonical prints the
+// engine's.
+func canonicalAnswer(t *testing.T, typ string, raw json.RawMessage) string {
+	t.Helper()
+	point := func(p []json.RawMessage) (int64, string) {
+		if len(p) != 2 {
+			t.Fatalf("point %s", p)
+		}
+		secs, err := strconv.ParseFloat(string(p[0]), 64)
+		if err != nil {
+			t.Fatalf("time %s: %v", p[0], err)
+		}
+		var v string
+		if err := json.Unmarshal(p[1], &v); err != nil {
+			t.Fatalf("value %s: %v", p[1], err)
+		}
+		if typ == "string" {
+			return int64(math.Round(secs * 1000)), v
+		}
+		x, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			t.Fatalf("value %q: %v", v, err)
+		}
+		// Prometheus' format: NaN, +Inf and -Inf by name, others in
+		// decimal, the shortest that parses back.
+		named := v == "NaN" || v == "+Inf" || v == "-Inf"
+		if !named && (math.IsNaN(x) || math.IsInf(x, 0) || strconv.FormatFloat(x, 'f', -1, 64) != v) {
+			t.Fatalf("value %q is not written as Prometheus writes it", v)
+		}
+		s := fmt.Sprintf("%x", math.Float64bits(x))
+		if math.IsNaN(x) {
+			s = "NaN"
+		}
+		return int64(math.Round(secs * 1000)), s
+	}
+	var lines []string
+	switch typ {
+	case "matrix", "vector":
+		var series []struct {
+			Metric map[string]string   `json:"metric"`
+			Values [][]json.RawMessage `json:"values"`
+			Value  []json.RawMessage   `json:"value"`
+		}
+		if err := json.Unmarshal(raw, &series); err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range series {
+			m := labels.FromMap(s.Metric).String()
+			if typ == "vector" {
+				ts, v := point(s.Value)
+				lines = append(lines, fmt.Sprintf("%s %d %s", m, ts, v))
+				continue
+			}
+			var b strings.Builder
+			b.WriteString(m)
+			for _, p := range s.Values {
+				ts, v := point(p)
+				fmt.Fprintf(&b, " %d:%s", ts, v)
+			}
+			lines = append(lines, b.String())
+		}
+		slices.Sort(lines)
+	case "scalar":
+		var p []json.RawMessage
+		if err := json.Unmarshal(raw, &p); err != nil {
+			t.Fatal(err)
+		}
+		ts, v := point(p)
+		lines = append(lines, fmt.Sprintf("%d %s", ts, v))
+	case "string":
+		var p []json.RawMessage
+		if err := json.Unmarshal(raw, &p); err != nil {
+			t.Fatal(err)
+		}
+		ts, v := point(p)
+		return fmt.Sprintf("%d %s", ts, v)
+	}
+	if len(lines) == 0 {
+		return "[]"
+	}
+	return strings.Join(lines, "\n")
 }

@@ -70,9 +70,21 @@ func (q *Queryable) Querier(mint, maxt int64) (storage.Querier, error) {
 type querier struct {
 	q          *Queryable
 	mint, maxt int64
+
+	mu      sync.Mutex
+	cancels []context.CancelFunc // of the reads of its selections
 }
 
-func (q *querier) Close() error { return nil }
+// Close ends the reads of the querier's selections.
+func (q *querier) Close() error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, c := range q.cancels {
+		c()
+	}
+	q.cancels = nil
+	return nil
+}
 
 // metric is one field of one kind.
 type metric struct {
@@ -131,27 +143,141 @@ type selected struct {
 	kind    *series.Kind
 	id      string
 	field   int
-	marks   bool // see metric
-	ctx     context.Context
+	marks   bool  // see metric
 	from    int64 // ms, inclusive
 	to      int64 // ms, inclusive
-	samples []sample
-	read    bool // samples holds them all
-}
-
-type sample struct {
-	t int64
-	v float64
+	samples samples
+	read    bool     // samples holds them all
+	fetch   *fetcher // reads the samples otherwise, ahead of the engine
+	at      int      // the series' index in fetch
 }
 
 func (s *selected) Labels() labels.Labels { return s.labels }
 
-func (s *selected) Iterator(chunkenc.Iterator) chunkenc.Iterator {
+func (s *selected) Iterator(it chunkenc.Iterator) chunkenc.Iterator {
+	var smp samples
+	var err error
 	if s.read {
-		return &sliceIter{s: s.samples, i: -1}
+		smp = s.samples
+	} else {
+		smp, err = s.fetch.take(s.at)
 	}
-	it := s.kind.Iter(s.ctx, s.id, series.Query{From: time.UnixMilli(s.from), To: time.UnixMilli(s.to).Add(time.Millisecond)})
-	return &readIter{it: it, field: s.field, marks: s.marks}
+	if si, ok := it.(*sliceIter); ok {
+		*si = sliceIter{s: smp, i: -1, err: err}
+		return si
+	}
+	return &sliceIter{s: smp, i: -1, err: err}
+}
+
+// readSamples reads the samples of series s (not read already) from the
+// store.
+func (s *selected) readSamples(ctx context.Context) (samples, error) {
+	var c series.Column
+	if err := s.kind.ReadColumn(ctx, s.id, s.field, time.UnixMilli(s.from), time.UnixMilli(s.to).Add(time.Millisecond), &c); err != nil {
+		return samples{}, err
+	}
+	return columnSamples(c, s.marks), nil
+}
+
+// columnSamples returns the samples of the readings of c (its slices,
+// reused): absent values left out (or, with marks, Prometheus'
+// staleness markers; see metric), readings of one instant one sample,
+// the last.
+func columnSamples(c series.Column, marks bool) samples {
+	j := 0
+	for i, t := range c.Times {
+		v := c.Values[i]
+		if math.IsNaN(v) {
+			if !marks {
+				continue
+			}
+			v = math.Float64frombits(value.StaleNaN)
+		}
+		if j > 0 && c.Times[j-1] == t {
+			c.Values[j-1] = v
+			continue
+		}
+		c.Times[j], c.Values[j] = t, v
+		j++
+	}
+	return samples{t: c.Times[:j], v: c.Values[:j]}
+}
+
+// The read-ahead of a selection's samples: the engine iterates the
+// series of a selection one after the other, and the next series are
+// read meanwhile.
+const (
+	// readAhead is the most series read ahead of the one the engine asks
+	// for: what their samples weigh is the memory read-ahead adds.
+	readAhead = 32
+	// readers is the most reads of one selection at once.
+	readers = 8
+)
+
+// fetcher reads the samples of the series of one selection, in the
+// order of the series set: when the engine asks for the samples of
+// series i, those of series i to i+readAhead are read (readers at a
+// time), so that the store's latency and the decoding overlap the
+// engine's work. The samples of a series are handed out once; asked
+// again, the series is read again.
+type fetcher struct {
+	ctx   context.Context
+	sel   []*selected
+	slots []fetchSlot
+	sem   chan struct{}
+	mu    sync.Mutex
+}
+
+// fetchSlot is the read of one series.
+type fetchSlot struct {
+	started, taken bool
+	done           chan struct{} // closed once s and err are set
+	s              samples
+	err            error
+}
+
+func newFetcher(ctx context.Context, sel []*selected) *fetcher {
+	f := &fetcher{ctx: ctx, sel: sel, slots: make([]fetchSlot, len(sel)), sem: make(chan struct{}, readers)}
+	for i, s := range sel {
+		s.fetch, s.at = f, i
+	}
+	return f
+}
+
+// take returns the samples of series i.
+func (f *fetcher) take(i int) (samples, error) {
+	f.mu.Lock()
+	for j := i; j < min(i+1+readAhead, len(f.slots)); j++ {
+		if sl := &f.slots[j]; !sl.started {
+			sl.started, sl.done = true, make(chan struct{})
+			go f.read(j)
+		}
+	}
+	sl := &f.slots[i]
+	again := sl.taken
+	sl.taken = true
+	f.mu.Unlock()
+	if again {
+		return f.sel[i].readSamples(f.ctx)
+	}
+	<-sl.done
+	s, err := sl.s, sl.err
+	sl.s = samples{} // the iterator's now
+	return s, err
+}
+
+// read reads series i into its slot.
+func (f *fetcher) read(i int) {
+	sl := &f.slots[i]
+	defer close(sl.done)
+	select {
+	case f.sem <- struct{}{}:
+	case <-f.ctx.Done():
+		sl.err = f.ctx.Err()
+		return
+	}
+	defer func() { <-f.sem }()
+	sl.s, sl.err = f.sel[i].readSamples(f.ctx)
 }
 
 // collect finds the series that ms select whose samples lie in [from,
@@ -186,7 +312,7 @@ func (q *querier) selectOf(ctx context.Context, m metric, cs []candidate, from, 
 		b.Set(model.MetricNameLabel, m.name)
 		if len(c.extra) == 0 {
 			if ls := b.Labels(); matchesAll(ms, ls) {
-				out = append(out, &selected{labels: ls, kind: m.kind, id: c.id, field: m.field, marks: m.marks, ctx: ctx, from: from, to: to})
+				out = append(out, &selected{labels: ls, kind: m.kind, id: c.id, field: m.field, marks: m.marks, from: from, to: to})
 			}
 			continue
 		}
@@ -249,7 +375,7 @@ func (q *querier) readSplit(ctx context.Context, m metric, id string, b *labels.
 			groups[key.String()] = g
 			order = append(order, key.String())
 		}
-		g.samples = appendSample(g.samples, r.Time.UnixMilli(), v)
+		g.samples.add(r.Time.UnixMilli(), v)
 	}
 	if err := it.Err(); err != nil {
 		return nil, err
@@ -261,14 +387,21 @@ func (q *querier) readSplit(ctx context.Context, m metric, id string, b *labels.
 	return out, nil
 }
 
-// appendSample appends t, v, replacing the last sample if it has time t
-// (readings of one instant kept by KeepAll: the last written wins).
-func appendSample(s []sample, t int64, v float64) []sample {
-	if n := len(s); n > 0 && s[n-1].t == t {
-		s[n-1].v = v
-		return s
+// samples are the samples of a series, in time order.
+type samples struct {
+	t []int64
+	v []float64
+}
+
+// add appends t, v, replacing the last sample if it has time t (readings
+// of one instant kept by KeepAll: the last written wins).
+func (s *samples) add(t int64, v float64) {
+	if n := len(s.t); n > 0 && s.t[n-1] == t {
+		s.v[n-1] = v
+		return
 	}
-	return append(s, sample{t, v})
+	s.t = append(s.t, t)
+	s.v = append(s.v, v)
 }
 
 // sampleValue returns the sample of field i of r: its value; a NaN for
@@ -309,7 +442,11 @@ func (q *querier) Select(ctx context.Context, _ bool, h *storage.SelectHints, ms
 		return storage.ErrSeriesSet(err)
 	}
 	var out []storage.Series
+	n := 0 // the series of sel in out
 	for i := 0; i < len(sel); {
+		if h != nil && h.Limit > 0 && len(out) == h.Limit {
+			break
+		}
 		j := i + 1
 		for j < len(sel) && labels.Equal(sel[i].labels, sel[j].labels) {
 			j++
@@ -323,10 +460,20 @@ func (q *querier) Select(ctx context.Context, _ bool, h *storage.SelectHints, ms
 			}
 			out = append(out, storage.ChainedSeriesMerge(group...))
 		}
-		i = j
+		i, n = j, j
 	}
-	if h != nil && h.Limit > 0 && len(out) > h.Limit {
-		out = out[:h.Limit]
+	var lazy []*selected
+	for _, s := range sel[:n] {
+		if !s.read {
+			lazy = append(lazy, s)
+		}
+	}
+	if len(lazy) > 0 {
+		rctx, cancel := context.WithCancel(ctx)
+		q.mu.Lock()
+		q.cancels = append(q.cancels, cancel)
+		q.mu.Unlock()
+		newFetcher(rctx, lazy)
 	}
 	return &seriesSet{s: out, i: -1}
 }
@@ -412,16 +559,18 @@ func (floatIter) AtFloatHistogram(*histogram.FloatHistogram) (int64, *histogram.
 
 func (floatIter) AtST() int64 { return 0 }
 
-// sliceIter iterates samples read already.
+// sliceIter iterates samples read already (or the error that ended
+// their read).
 type sliceIter struct {
 	floatIter
-	s []sample
-	i int
+	s   samples
+	i   int
+	err error
 }
 
 func (it *sliceIter) Next() chunkenc.ValueType {
-	if it.i+1 >= len(it.s) {
-		it.i = len(it.s)
+	if it.i+1 >= len(it.s.t) {
+		it.i = len(it.s.t)
 		return chunkenc.ValNone
 	}
 	it.i++
@@ -432,112 +581,20 @@ func (it *sliceIter) Seek(t millis) chunkenc.ValueType {
 	if it.i < 0 {
 		it.i = 0
 	}
-	if it.i >= len(it.s) {
+	if it.i >= len(it.s.t) {
 		return chunkenc.ValNone
 	}
-	if it.s[it.i].t >= t {
+	if it.s.t[it.i] >= t {
 		return chunkenc.ValFloat
 	}
-	it.i += sortSearch(it.s[it.i:], t)
-	if it.i >= len(it.s) {
+	j, _ := slices.BinarySearch(it.s.t[it.i:], t)
+	it.i += j
+	if it.i >= len(it.s.t) {
 		return chunkenc.ValNone
 	}
 	return chunkenc.ValFloat
 }
 
-func sortSearch(s []sample, t int64) int {
-	i, _ := slices.BinarySearchFunc(s, t, func(a sample, t int64) int {
-		switch {
-		case a.t < t:
-			return -1
-		case a.t > t:
-			return 1
-		}
-		return 0
-	})
-	return i
-}
-
-func (it *sliceIter) At() (int64, float64) { return it.s[it.i].t, it.s[it.i].v }
-func (it *sliceIter) AtT() int64           { return it.s[it.i].t }
-func (it *sliceIter) Err() error           { return nil }
-
-// readIter is a chunkenc.Iterator over a series.Iter: one field of the
-// readings as they are decoded, absent values skipped, readings of one
-// instant as one sample (the last).
-type readIter struct {
-	floatIter
-	it      *series.Iter
-	field   int
-	marks   bool // see metric
-	cur     sample
-	next    sample
-	has     bool // next holds a sample read ahead
-	started bool // cur holds a sample
-	done    bool
-	err     error
-}
-
-// pull reads the next sample with a value from the store.
-func (r *readIter) pull() (sample, bool) {
-	for r.it.Next() {
-		rd := r.it.Reading()
-		if v, ok := sampleValue(rd, r.field, r.marks); ok {
-			return sample{rd.Time.UnixMilli(), v}, true
-		}
-	}
-	if r.err == nil {
-		r.err = r.it.Err()
-	}
-	r.it.Close()
-	return sample{}, false
-}
-
-func (r *readIter) Next() chunkenc.ValueType {
-	if r.done {
-		return chunkenc.ValNone
-	}
-	s, ok := r.next, r.has
-	if !ok {
-		s, ok = r.pull()
-	}
-	if !ok {
-		r.done = true
-		return chunkenc.ValNone
-	}
-	r.has = false
-	for {
-		n, ok := r.pull()
-		if !ok {
-			break
-		}
-		if n.t != s.t {
-			r.next, r.has = n, true
-			break
-		}
-		s = n
-	}
-	r.cur, r.started = s, true
-	return chunkenc.ValFloat
-}
-
-func (r *readIter) Seek(t millis) chunkenc.ValueType {
-	if r.done {
-		return chunkenc.ValNone
-	}
-	if r.started && r.cur.t >= t {
-		return chunkenc.ValFloat
-	}
-	for {
-		if r.Next() == chunkenc.ValNone {
-			return chunkenc.ValNone
-		}
-		if r.cur.t >= t {
-			return chunkenc.ValFloat
-		}
-	}
-}
-
-func (r *readIter) At() (int64, float64) { return r.cur.t, r.cur.v }
-func (r *readIter) AtT() int64           { return r.cur.t }
-func (r *readIter) Err() error           { return r.err }
+func (it *sliceIter) At() (int64, float64) { return it.s.t[it.i], it.s.v[it.i] }
+func (it *sliceIter) AtT() int64           { return it.s.t[it.i] }
+func (it *sliceIter) Err() error           { return it.err }

@@ -187,6 +187,9 @@ func (k *Kind) chunkReader(id string, sh int, lo, hi int64, reverse bool, pageSi
 	// Compaction deletes a merged chunk's sources CompactGrace after
 	// writing it: a group read over a longer time is read again.
 	g.spread = k.st.opts.CompactGrace / 2
+	if !consistent {
+		g.pieces = &k.st.pieces
+	}
 	g.headDay = periodStart(lo, keys.Day)
 	g.headLook = loKey > ts(g.headDay)
 	return g

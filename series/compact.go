@@ -399,6 +399,9 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 		if err := k.st.tbl.BatchWrite(ctx, puts); err != nil {
 			return false, fmt.Errorf("cannot write a merged chunk: %w", err)
 		}
+		if g == keys.Day {
+			k.st.pieces.forget(pk, start)
+		}
 	}
 	if len(dels) > 0 {
 		if err := k.st.tbl.BatchWrite(ctx, dels); err != nil {

@@ -54,14 +54,18 @@ type groupReader struct {
 
 	// Chunks only.
 	chunks   bool
-	headDay  int64 // the day of loKey
-	headLook bool  // its pieces precede loKey: look them up
-	headDone bool  // its pieces were given in a day group
-	started  bool
-	days     map[int64]*dayInfo
-	bound    int64 // end (start, reverse) of the last window given
-	inHours  bool  // the last group was an hour of day hoursOf
-	hoursOf  int64
+	headDay  int64       // the day of loKey
+	headLook bool        // its pieces precede loKey: look them up
+	headDone bool        // its pieces were given in a day group
+	pieces   *pieceCache // the Store's, for reads not consistent; or nil
+	// grace is Options.CompactGrace: the days that had not ended grace
+	// after now have no piece (see lookup).
+	grace   time.Duration
+	started bool
+	days    map[int64]*dayInfo
+	bound   int64 // end (start, reverse) of the last window given
+	inHours bool  // the last group was an hour of day hoursOf
+	hoursOf int64
 }
 
 // dayInfo is what a reader knows of a day's pieces, and since when.
@@ -130,10 +134,19 @@ const (
 	dayFormat  = "2006-01-02"
 )
 
-// lookup reads the day pieces of the day that starts at day.
+// lookup reads the day pieces of the day that starts at day, or takes
+// the Store's recent lookup that found none (see pieceCache).
 func (g *groupReader) lookup(ctx context.Context, day int64) (*dayInfo, error) {
-	q := table.Query{Hash: g.q.Hash, Range: table.Between(ts(day), ts(day)+"#~"), Consistent: g.q.Consistent}
 	info := &dayInfo{at: g.now()}
+	pk, _ := g.q.Hash.(string)
+	if g.pieces != nil {
+		if at, ok := g.pieces.none(pk, day, info.at, g.spread); ok {
+			info.at = at
+			g.days[day] = info
+			return info, nil
+		}
+	}
+	q := table.Query{Hash: g.q.Hash, Range: table.Between(ts(day), ts(day)+"#~"), Consistent: g.q.Consistent}
 	for item, err := range g.tbl.QueryAll(ctx, &q) {
 		if err != nil {
 			return nil, err
@@ -141,6 +154,9 @@ func (g *groupReader) lookup(ctx context.Context, day int64) (*dayInfo, error) {
 		if isDayPiece(item) {
 			info.pieces = append(info.pieces, item)
 		}
+	}
+	if g.pieces != nil {
+		g.pieces.found(pk, day, len(info.pieces), info.at, g.spread)
 	}
 	g.days[day] = info
 	return info, nil

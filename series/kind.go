@@ -32,6 +32,10 @@ type Kind struct {
 	dir *seriesDir
 
 	apps sync.Pool // *chunk.Appender of the kind's fields, reset
+
+	// proj holds the kind's projections (see projection), by field.
+	projMu sync.Mutex
+	proj   map[int]*Kind
 }
 
 // current returns the kind that k is now: k, or the kind that replaced

@@ -69,6 +69,7 @@ func (w *modelWorld) check() {
 			}
 			w.timed("iter", func() { w.checkIter(g, id, w.crng("iter", w.phase, gi, id)) })
 			w.timed("all", func() { w.checkAll(g, id, w.crng("all", w.phase, gi, id)) })
+			w.timed("column", func() { w.checkColumn(g, id, w.crng("column", w.phase, gi, id)) })
 			if w.timedOut(fmt.Sprintf("rule %s series %q: Iter, All", g.kinds[0].rule, mShort(id))) {
 				return
 			}
@@ -643,6 +644,46 @@ func (w *modelWorld) checkAll(g *modelGroup, id string, rng *rand.Rand) {
 			w.crossCheck(g, k, id, fmt.Sprint("all ", qi), answers, mFingerprint(all))
 		}
 	}
+}
+
+// checkColumn reads one field of a random range with ReadColumn, which
+// must give that field of the readings Range gives.
+func (w *modelWorld) checkColumn(g *modelGroup, id string, rng *rand.Rand) {
+	w.label = "column"
+	q := w.genQuery(rng, false)
+	q.reverse, q.limit, q.filters = false, 0, nil
+	field := rng.IntN(len(modelFields))
+	for _, k := range g.kinds {
+		now := w.clk.Now()
+		want := k.m.rangeOf(id, q, now, true)
+		var c Column
+		err := w.kind(k).ReadColumn(w.rc(), id, field, q.from, q.to, &c)
+		w.checks++
+		if err != nil {
+			w.diverge("column-error", k.name, id, "ReadColumn%s field %d: %v", q, field, err)
+			continue
+		}
+		if d := mColumnDiff(c, want, field); d != "" {
+			w.diverge("column", k.name, id, "ReadColumn%s field %d at %s: %s", q, field, mFmtTime(now), d)
+		}
+	}
+}
+
+// mColumnDiff describes how c differs from field of want, "" if it
+// does not.
+func mColumnDiff(c Column, want []mReading, field int) string {
+	if len(c.Times) != len(c.Values) {
+		return fmt.Sprintf("%d times, %d values", len(c.Times), len(c.Values))
+	}
+	for i := range min(len(c.Times), len(want)) {
+		if c.Times[i] != want[i].t || !mSameFloat(c.Values[i], want[i].vals[field]) {
+			return fmt.Sprintf("%d readings, want %d; at %d: %s %v, want %s", len(c.Times), len(want), i, mFmtTime(time.UnixMilli(c.Times[i])), c.Values[i], mFmtM(want[i]))
+		}
+	}
+	if len(c.Times) != len(want) {
+		return fmt.Sprintf("%d readings, want %d", len(c.Times), len(want))
+	}
+	return ""
 }
 
 // Aggregates.

@@ -170,6 +170,8 @@ type Store struct {
 	// flush's writes need not be synced one by one (see buffer.flush).
 	syncer timetable.Syncer
 	mark   markCache
+	// pieces holds the recent day-piece lookups that found none.
+	pieces pieceCache
 
 	compactMu sync.Mutex // one compaction pass (or Kind.Compact, Kind.Delete) at a time
 	rollupMu  sync.Mutex // one rollup pass (or Kind.Delete) at a time

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"strconv"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -186,7 +188,7 @@ func (t *Table) queryInput(q *Query) (*dynamodb.QueryInput, Item, []string, erro
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("table: cannot marshal the hash value of a query: %w", err)
 	}
-	kc := expression.Key(ix.HashKey).Equal(expression.Value(hv))
+	terms := []keyTerm{{name: ix.HashKey, op: keyEq, a: hv}}
 	if len(q.MoreHash) != len(ix.MoreHashKeys) {
 		return nil, nil, nil, fmt.Errorf("table: %d more hash values for %s, which has %d more hash keys", len(q.MoreHash), t.what(q.Index), len(ix.MoreHashKeys))
 	}
@@ -200,7 +202,7 @@ func (t *Table) queryInput(q *Query) (*dynamodb.QueryInput, Item, []string, erro
 			if err != nil {
 				return fmt.Errorf("table: cannot marshal the value of %s in a query: %w", names[i], err)
 			}
-			kc = kc.And(expression.Key(names[i]).Equal(expression.Value(av)))
+			terms = append(terms, keyTerm{name: names[i], op: keyEq, a: av})
 		}
 		return nil
 	}
@@ -214,15 +216,23 @@ func (t *Table) queryInput(q *Query) (*dynamodb.QueryInput, Item, []string, erro
 		if ix.RangeKey == "" {
 			return nil, nil, nil, fmt.Errorf("table: range condition on %s, which has no range key", t.what(q.Index))
 		}
-		rc, err := rangeCond(sortKeys[len(q.RangePrefix)], q.Range)
+		rt, err := rangeTerm(sortKeys[len(q.RangePrefix)], q.Range)
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		kc = kc.And(rc)
+		terms = append(terms, rt)
 	}
-	x, err := exprs{key: &kc, filter: q.Filter, projection: q.Projection, keyNames: names}.build()
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("table: cannot build the query expressions: %w", err)
+	var x built
+	if !q.Filter.set && q.Filter.raw == nil && q.Filter.err == nil && len(q.Projection) == 0 {
+		x = keyOnly(terms)
+	} else {
+		kc := terms[0].builder()
+		for _, kt := range terms[1:] {
+			kc = kc.And(kt.builder())
+		}
+		if x, err = (exprs{key: &kc, filter: q.Filter, projection: q.Projection, keyNames: names}).build(); err != nil {
+			return nil, nil, nil, fmt.Errorf("table: cannot build the query expressions: %w", err)
+		}
 	}
 	in := &dynamodb.QueryInput{
 		TableName:                 aws.String(t.schema.Name),
@@ -250,32 +260,82 @@ func (t *Table) what(index string) string {
 	return "index " + index + " of table " + t.schema.Name
 }
 
-func rangeCond(name string, c KeyCond) (expression.KeyConditionBuilder, error) {
-	k := expression.Key(name)
-	a, err := marshalValue(c.a)
-	if err != nil {
-		return expression.KeyConditionBuilder{}, fmt.Errorf("table: cannot marshal the range value of a query: %w", err)
-	}
-	va := expression.Value(a)
-	switch c.op {
-	case keyEq:
-		return k.Equal(va), nil
-	case keyLt:
-		return k.LessThan(va), nil
-	case keyLte:
-		return k.LessThanEqual(va), nil
-	case keyGt:
-		return k.GreaterThan(va), nil
-	case keyGte:
-		return k.GreaterThanEqual(va), nil
-	case keyBeginsWith:
-		return k.BeginsWith(c.a.(string)), nil
-	case keyBetween:
-		b, err := marshalValue(c.b)
-		if err != nil {
-			return expression.KeyConditionBuilder{}, fmt.Errorf("table: cannot marshal the range value of a query: %w", err)
-		}
-		return k.Between(va, expression.Value(b)), nil
-	}
-	return expression.KeyConditionBuilder{}, fmt.Errorf("table: invalid key condition")
+// keyTerm is a term of a key condition: name op a (and b, for BETWEEN).
+type keyTerm struct {
+	name string
+	op   keyOp
+	a, b types.AttributeValue
 }
+
+func rangeTerm(name string, c KeyCond) (keyTerm, error) {
+	if c.op < keyEq || c.op > keyBeginsWith {
+		return keyTerm{}, fmt.Errorf("table: invalid key condition")
+	}
+	var err error
+	kt := keyTerm{name: name, op: c.op}
+	if c.op == keyBeginsWith {
+		kt.a = &types.AttributeValueMemberS{Value: c.a.(string)}
+		return kt, nil
+	}
+	if kt.a, err = marshalValue(c.a); err != nil {
+		return keyTerm{}, fmt.Errorf("table: cannot marshal the range value of a query: %w", err)
+	}
+	if c.op == keyBetween {
+		if kt.b, err = marshalValue(c.b); err != nil {
+			return keyTerm{}, fmt.Errorf("table: cannot marshal the range value of a query: %w", err)
+		}
+	}
+	return kt, nil
+}
+
+// builder returns the term as the expression package builds it.
+func (kt keyTerm) builder() expression.KeyConditionBuilder {
+	k, va := expression.Key(kt.name), expression.Value(kt.a)
+	switch kt.op {
+	case keyLt:
+		return k.LessThan(va)
+	case keyLte:
+		return k.LessThanEqual(va)
+	case keyGt:
+		return k.GreaterThan(va)
+	case keyGte:
+		return k.GreaterThanEqual(va)
+	case keyBeginsWith:
+		return k.BeginsWith(kt.a.(*types.AttributeValueMemberS).Value)
+	case keyBetween:
+		return k.Between(va, expression.Value(kt.b))
+	}
+	return k.Equal(va)
+}
+
+// keyOnly returns the expressions of a query with a key condition only
+// (no filter, no projection), written directly: the expression package's
+// builder costs more than the read of a small partition.
+func keyOnly(terms []keyTerm) built {
+	names := make(map[string]string, len(terms))
+	values := make(map[string]types.AttributeValue, len(terms)+1)
+	var b strings.Builder
+	for i, kt := range terms {
+		if i > 0 {
+			b.WriteString(" AND ")
+		}
+		n, v := "#k"+strconv.Itoa(i), ":k"+strconv.Itoa(i)
+		names[n], values[v] = kt.name, kt.a
+		switch kt.op {
+		case keyBeginsWith:
+			b.WriteString("begins_with(" + n + ", " + v + ")")
+			continue
+		case keyBetween:
+			w := ":l" + strconv.Itoa(i)
+			values[w] = kt.b
+			b.WriteString(n + " BETWEEN " + v + " AND " + w)
+			continue
+		}
+		b.WriteString(n + " " + keyOps[kt.op] + " " + v)
+	}
+	key := b.String()
+	return built{key: &key, names: names, values: values}
+}
+
+// keyOps are the comparisons of key conditions.
+var keyOps = [...]string{keyEq: "=", keyLt: "<", keyLte: "<=", keyGt: ">", keyGte: ">="}

@@ -328,6 +328,9 @@ func marshalValue(v any) (types.AttributeValue, error) {
 	if v == nil {
 		return nil, errors.New("nil value")
 	}
+	if s, ok := v.(string); ok && s != "" {
+		return &types.AttributeValueMemberS{Value: s}, nil // as Marshal, without reflection
+	}
 	av, err := attributevalue.Marshal(v)
 	if err == nil && av == nil {
 		// attributevalue skips what it cannot represent (channels, funcs).
