@@ -376,11 +376,35 @@ func (b *buffer) flushLocked(ctx context.Context) (err error) {
 					return fmt.Errorf("series: cannot sync the table: %w", err)
 				}
 			}
-			if err := l.Release(bt.lsn); err != nil {
+			if err := l.Release(b.releasable(l, bt.lsn)); err != nil {
 				return fmt.Errorf("series: cannot release the write-ahead log: %w", err)
 			}
 		}
 	}
+}
+
+// releasable returns how far the log l can be released once the batch
+// of readings up to lsn is written: to lsn, or, when no reading is
+// buffered any more, to its last record, so that the batch records
+// logged after lsn are released too and the log can drop everything (see
+// wal.Log.Release). The gate held for writing makes sure no Write is
+// between its log record and its add. The caller holds flushMu, so no
+// batch record is being logged.
+func (b *buffer) releasable(l *wal.Log, lsn uint64) uint64 {
+	b.mu.Lock()
+	idle := b.openN == 0 && len(b.queue) == 0
+	b.mu.Unlock()
+	if !idle {
+		return lsn
+	}
+	b.gate.Lock()
+	defer b.gate.Unlock()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.openN > 0 || len(b.queue) > 0 {
+		return lsn
+	}
+	return max(lsn, l.Stats().LastLSN)
 }
 
 // replay queues the batches of readings the log holds: those a crash left

@@ -176,6 +176,70 @@ func TestBuffer_WALReplay(t *testing.T) {
 	wantReadings(t, p.Readings, rs)
 }
 
+// TestBuffer_FlushedLogIsSmall: once a flush has written every buffered
+// reading, the log's files hold none of them (a few bytes, whatever it
+// held), and so after Close; writes and a replay go on after it.
+func TestBuffer_FlushedLogIsSmall(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock(t0.Add(time.Hour))
+	api := openEngine(t, clk)
+	opts := testOptions(t, clk)
+	opts.WALDir = t.TempDir()
+	st, k := openKind(t, api, opts, sensorSchema(Chunks))
+	rs := sensorReadings(t0, time.Second, 3000)
+	for i := 0; i < len(rs); i += 10 {
+		if err := k.Write(ctx, fmt.Sprint("s", i%7), rs[i:i+10]...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const small = 1 << 10
+	if size := st.Stats().WALSize; size < 3000*8 {
+		t.Fatalf("the log holds %d bytes before the flush: the test logs too little", size)
+	}
+	if err := st.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.wal.Append(ctx); err != nil { // the release is durable
+		t.Fatal(err)
+	}
+	if size := st.Stats().WALSize; size > small {
+		t.Fatalf("the log holds %d bytes after the flush, want at most %d", size, small)
+	}
+	more := sensorReadings(t0.Add(time.Hour), time.Second, 10)
+	if err := k.Write(ctx, "s1", more...); err != nil {
+		t.Fatal(err)
+	}
+	// Stopped without a flush (as by a crash): the next Open replays them.
+	st.closeOnce.Do(func() { close(st.stop); st.bg.Wait(); st.closed.Store(true); st.wal.Close() })
+	st2 := mustOpen(t, ctx, api, opts, sensorSchema(Chunks))
+	if err := st2.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p, err := mustKind(t, st2, "SENSOR").Range(ctx, "s1", Query{From: t0.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantReadings(t, p.Readings, more)
+	if err := st2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var size int64
+	ents, err := os.ReadDir(opts.WALDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		fi, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += fi.Size()
+	}
+	if size > small {
+		t.Fatalf("the log's folder holds %d bytes after Close, want at most %d", size, small)
+	}
+}
+
 func TestWriteMany(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()
