@@ -177,7 +177,9 @@ func (b *buffer) add(ctx context.Context, es []entry) error {
 			copy(grown, e.recs)
 			e.recs = grown
 		}
+		from := len(e.recs)
 		e.recs = append(e.recs, x.recs...)
+		shareTags(e.recs[max(from, 1)-1:])
 	}
 	b.openN += n
 	b.maxLSN = max(b.maxLSN, lsn)
@@ -187,6 +189,19 @@ func (b *buffer) add(ctx context.Context, es []entry) error {
 		b.wake()
 	}
 	return nil
+}
+
+// shareTags makes each reading of recs whose tags equal those of the
+// reading before it hold the same slice, so that the buffer keeps one
+// copy of a series' tags however many readings (of however many Writes)
+// repeat them. Tags are never written in place once buffered.
+func shareTags(recs []rec) {
+	for i := 1; i < len(recs); i++ {
+		p, r := &recs[i-1], &recs[i]
+		if len(r.tags) > 0 && len(r.tags) == len(p.tags) && &r.tags[0] != &p.tags[0] && slices.Equal(r.tags, p.tags) {
+			r.tags = p.tags
+		}
+	}
 }
 
 // log appends a readings record per entry to l, built in a pooled buffer
