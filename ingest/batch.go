@@ -89,8 +89,11 @@ type builder struct {
 	kinds  map[string]*kind
 	last   *kind
 	intern map[string]string
-	series int   // distinct series of all kinds
-	held   int64 // reserved through Options.Reserve
+	series int // distinct series of all kinds
+	// seriesHint is about how many series a kind of the call has, if the
+	// decoder knows (0: it does not), to size a kind's map of series.
+	seriesHint int
+	held       int64 // reserved through Options.Reserve
 }
 
 // kind is the state of one kind of the batch.
@@ -146,7 +149,7 @@ func (b *builder) kindS(name string) (*kind, error) {
 
 // newKind adds the state of a kind of schema s.
 func (b *builder) newKind(s series.Schema) *kind {
-	k := &kind{i: len(b.b.Kinds), fields: map[string]int{}, tags: map[string]int{}, series: map[string]int{}, nslab: 16}
+	k := &kind{i: len(b.b.Kinds), fields: map[string]int{}, tags: map[string]int{}, series: make(map[string]int, b.seriesHint), nslab: 16}
 	k.setSchema(s)
 	b.b.Kinds = append(b.b.Kinds, KindBatch{Kind: k.s.Name})
 	b.kinds[k.s.Name] = k

@@ -36,6 +36,9 @@ const MaxLabels = series.MaxTags + 1
 // remote write 1.0's metadata names: its kinds get its metadata.
 var metaSuffixes = []string{"", "_total", "_bucket", "_sum", "_count", "_created", "_info"}
 
+// maxSeriesHint bounds the series a kind's map is first sized for.
+const maxSeriesHint = 4096
+
 // RemoteWrite decodes a Prometheus remote-write request (the protobuf
 // message of version v, its snappy compression undone) into a Batch: a
 // reading per sample, of the kind KindOfMetric(__name__), its value in
@@ -74,7 +77,9 @@ func RemoteWrite(data []byte, v RemoteWriteVersion, lookup Lookup, o Options) (*
 		}
 		m = rest
 		switch {
-		case f.num == tsField || f.typ != protowire.BytesType:
+		case f.num == tsField:
+			b.seriesHint++
+		case f.typ != protowire.BytesType:
 		case v == RemoteWrite2 && f.num == 4:
 			if err := d.symbol(f.b); err != nil {
 				return nil, err
@@ -84,6 +89,12 @@ func RemoteWrite(data []byte, v RemoteWriteVersion, lookup Lookup, o Options) (*
 				return nil, err
 			}
 		}
+	}
+	// Sized by the series of the body, but not beyond what a request
+	// should hold (a body may be made of empty series).
+	b.seriesHint = min(b.seriesHint, maxSeriesHint)
+	if b.o.MaxSeries > 0 {
+		b.seriesHint = min(b.seriesHint, b.o.MaxSeries)
 	}
 	if v == RemoteWrite2 && len(d.symbols) > 0 && len(d.symbols[0]) != 0 {
 		return nil, &Error{Reason: "the first symbol is not the empty string"}

@@ -273,8 +273,10 @@ func (b *buffer) sealLocked() {
 	b.queue = append(b.queue, bt)
 	b.queued += bt.n
 	b.perSeries = bt.n / len(b.keys)
-	b.open = map[seriesKey]*entry{}
-	b.keys = nil
+	// The next batch likely holds as many series: sized for them, its
+	// map does not grow (rehashing) while Writes wait for mu.
+	b.open = make(map[seriesKey]*entry, len(b.keys))
+	b.keys = make([]seriesKey, 0, len(b.keys))
 	b.openN = 0
 }
 
