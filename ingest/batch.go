@@ -17,7 +17,9 @@ import (
 
 // Batch is what a decoded request holds, grouped by kind then series, in
 // input order. It and every slice and string in it belong to the caller
-// (nothing aliases the input or the decoder's buffers); the readings of
+// (nothing aliases the input or the decoder's buffers; with
+// Options.Series, the ids and Tags of remote-write series are shared
+// with the cache and other batches, read only); the readings of
 // one kind share their Values and Tags arrays, each reading's slices
 // capped to its own part, so appending to one never writes over another.
 type Batch struct {
@@ -87,8 +89,11 @@ type builder struct {
 	kinds  map[string]*kind
 	last   *kind
 	intern map[string]string
-	series int   // distinct series of all kinds
-	held   int64 // reserved through Options.Reserve
+	series int // distinct series of all kinds
+	// seriesHint is about how many series a kind of the call has, if the
+	// decoder knows (0: it does not), to size a kind's map of series.
+	seriesHint int
+	held       int64 // reserved through Options.Reserve
 }
 
 // kind is the state of one kind of the batch.
@@ -134,9 +139,17 @@ func (b *builder) kind(name []byte) (*kind, error) {
 	return b.newKind(s), nil
 }
 
+// kindS is kind for a name held as a string.
+func (b *builder) kindS(name string) (*kind, error) {
+	if b.last != nil && name == b.last.s.Name {
+		return b.last, nil
+	}
+	return b.kind([]byte(name))
+}
+
 // newKind adds the state of a kind of schema s.
 func (b *builder) newKind(s series.Schema) *kind {
-	k := &kind{i: len(b.b.Kinds), fields: map[string]int{}, tags: map[string]int{}, series: map[string]int{}, nslab: 16}
+	k := &kind{i: len(b.b.Kinds), fields: map[string]int{}, tags: map[string]int{}, series: make(map[string]int, b.seriesHint), nslab: 16}
 	k.setSchema(s)
 	b.b.Kinds = append(b.b.Kinds, KindBatch{Kind: k.s.Name})
 	b.kinds[k.s.Name] = k
@@ -241,12 +254,20 @@ func (b *builder) strS(s string) string {
 // add appends r to series id of kind k, from the input at line. id is
 // only read. It checks the id, the tags and the count.
 func (b *builder) add(k *kind, id []byte, r series.Reading, line int) error {
+	return b.addTo(k, id, "", r, line, false)
+}
+
+// addTo is add with sid, when not "", the id as a string, which the
+// batch then keeps as the series' id if the series is new to it (id may
+// then be nil if known). known says that the id and the tags were checked
+// before (the tags of every reading of a series are then the same).
+func (b *builder) addTo(k *kind, id []byte, sid string, r series.Reading, line int, known bool) error {
 	if b.o.MaxReadings > 0 && b.b.Readings >= b.o.MaxReadings {
 		e := b.errf(line, "more than %d readings", b.o.MaxReadings)
 		e.Err = ErrTooManyReadings
 		return e
 	}
-	if r.Tags != nil {
+	if r.Tags != nil && !known {
 		size := 0
 		for i, t := range r.Tags {
 			if t == "" {
@@ -262,17 +283,27 @@ func (b *builder) add(k *kind, id []byte, r series.Reading, line int) error {
 		}
 	}
 	kb := &b.b.Kinds[k.i]
-	i, ok := k.series[string(id)]
+	var i int
+	var ok bool
+	if sid != "" {
+		i, ok = k.series[sid]
+	} else {
+		i, ok = k.series[string(id)]
+	}
 	if !ok {
-		if reason := badID(id); reason != "" {
-			return b.errf(line, "%s", reason)
+		if !known {
+			if reason := badID(id); reason != "" {
+				return b.errf(line, "%s", reason)
+			}
 		}
 		if b.o.MaxSeries > 0 && b.series >= b.o.MaxSeries {
 			e := b.errf(line, "more than %d series", b.o.MaxSeries)
 			e.Err = ErrTooManySeries
 			return e
 		}
-		sid := string(id)
+		if sid == "" {
+			sid = string(id)
+		}
 		i = len(kb.Series)
 		k.series[sid] = i
 		c := cap(kb.Series)

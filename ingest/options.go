@@ -64,6 +64,11 @@ type Options struct {
 	// Grow changes the store as the decoder goes: a body refused at a
 	// later entry leaves the kinds, fields and tags it added.
 	Grow func(sc series.Schema) (series.Schema, error)
+	// Series, if set, remembers the series of the label sets of remote
+	// write 1.0 across calls (see SeriesCache): the readings of a cached
+	// series share its id and Tags with other batches, which must not
+	// change them. nil decodes every label set.
+	Series *SeriesCache
 }
 
 func (o *Options) maxLine() int {

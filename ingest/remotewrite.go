@@ -54,6 +54,9 @@ const MaxLabels = series.MaxTags + 1
 // remote write 1.0's metadata names: its kinds get its metadata.
 var metaSuffixes = []string{"", "_total", "_bucket", "_sum", "_count", "_created", "_info"}
 
+// maxSeriesHint bounds the series a kind's map is first sized for.
+const maxSeriesHint = 4096
+
 // RemoteWrite decodes a Prometheus remote-write request (the protobuf
 // message of version v, its snappy compression undone) into a Batch: a
 // reading per sample, of the kind KindOfMetric(__name__), its value in
@@ -93,7 +96,9 @@ func RemoteWrite(data []byte, v RemoteWriteVersion, lookup Lookup, o Options) (*
 		}
 		m = rest
 		switch {
-		case f.num == tsField || f.typ != protowire.BytesType:
+		case f.num == tsField:
+			b.seriesHint++
+		case f.typ != protowire.BytesType:
 		case v == RemoteWrite2 && f.num == 4:
 			if err := d.symbol(f.b); err != nil {
 				return nil, err
@@ -103,6 +108,12 @@ func RemoteWrite(data []byte, v RemoteWriteVersion, lookup Lookup, o Options) (*
 				return nil, err
 			}
 		}
+	}
+	// Sized by the series of the body, but not beyond what a request
+	// should hold (a body may be made of empty series).
+	b.seriesHint = min(b.seriesHint, maxSeriesHint)
+	if b.o.MaxSeries > 0 {
+		b.seriesHint = min(b.seriesHint, b.o.MaxSeries)
 	}
 	if v == RemoteWrite2 && len(d.symbols) > 0 && len(d.symbols[0]) != 0 {
 		return nil, &Error{Reason: "the first symbol is not the empty string"}
@@ -139,6 +150,8 @@ type rwDecoder struct {
 	symbols [][]byte               // 2.0: into the request
 	meta    map[string]series.Meta // 1.0: by metric family name
 	labels  []label                // of a series, into the request
+	raw     [][]byte               // 1.0: a series' Label messages, into the request
+	key     []byte                 // 1.0: a series' Label fields, as the request encodes them
 	samples []sample
 	refs    []uint32
 	id      []byte
@@ -230,20 +243,19 @@ func (d *rwDecoder) familyMeta() error {
 func (d *rwDecoder) series(m []byte, n int) error {
 	b := d.b
 	d.labels, d.samples, d.refs = d.labels[:0], d.samples[:0], d.refs[:0]
+	d.raw, d.key = d.raw[:0], d.key[:0]
 	var meta series.Meta
 	for len(m) > 0 {
 		f, rest, err := nextField(m)
 		if err != nil {
 			return b.errf(n, "malformed: %v", err)
 		}
+		field := m[:len(m)-len(rest)]
 		m = rest
 		switch {
 		case d.v == RemoteWrite1 && f.num == 1 && f.typ == protowire.BytesType:
-			l, err := parseLabel(f.b)
-			if err != nil {
-				return b.errf(n, "malformed label: %v", err)
-			}
-			d.labels = append(d.labels, l)
+			d.raw = append(d.raw, f.b)
+			d.key = append(d.key, field...)
 		case d.v == RemoteWrite2 && f.num == 1 && f.typ == protowire.BytesType:
 			for p := f.b; len(p) > 0; {
 				x, k := protowire.ConsumeVarint(p)
@@ -268,8 +280,22 @@ func (d *rwDecoder) series(m []byte, n int) error {
 				return b.errf(n, "%v", err)
 			}
 		}
-		if len(d.labels) > MaxLabels || len(d.refs) > 2*MaxLabels {
+		if len(d.raw) > MaxLabels || len(d.refs) > 2*MaxLabels {
 			return b.errf(n, "more than %d labels", MaxLabels)
+		}
+	}
+	if d.v == RemoteWrite1 {
+		if c := b.o.Series.get(d.key); c != nil && len(d.samples) > 0 {
+			if ok, err := d.putCached(n, c); ok || err != nil {
+				return err
+			}
+		}
+		for _, raw := range d.raw {
+			l, err := parseLabel(raw)
+			if err != nil {
+				return b.errf(n, "malformed label: %v", err)
+			}
+			d.labels = append(d.labels, l)
 		}
 	}
 	if d.v == RemoteWrite2 {
@@ -389,15 +415,48 @@ func (d *rwDecoder) put(n int, meta series.Meta) error {
 			tags[j] = b.str(l.value)
 		}
 	}
+	if d.v == RemoteWrite1 && b.o.Series != nil {
+		// Cached once the first reading is taken: the label set is
+		// valid for its kind as it is now.
+		c := &cachedSeries{kind: k.s.Name, id: string(d.id)}
+		if err := d.addSamples(n, k, d.id, c.id, tags, false); err != nil {
+			return err
+		}
+		if tags != nil {
+			c.tags = slices.Clone(tags)
+		}
+		b.o.Series.put(d.key, c)
+		return nil
+	}
+	return d.addSamples(n, k, d.id, "", tags, false)
+}
+
+// putCached adds the samples d.samples of the n-th series of the request
+// to the series c that its label set named in an earlier request, and
+// reports whether it did: not if c's kind has changed the number of its
+// tags since (the caller then decodes the labels again).
+func (d *rwDecoder) putCached(n int, c *cachedSeries) (bool, error) {
+	k, err := d.b.kindS(c.kind)
+	if err != nil || len(k.s.Tags) != len(c.tags) || k.s.FieldIndex(ValueField) < 0 {
+		return false, nil
+	}
+	return true, d.addSamples(n, k, nil, c.id, c.tags, true)
+}
+
+// addSamples adds the samples d.samples of the n-th series of the
+// request, of series id (or sid; see builder.addTo) of kind k, as
+// readings sharing tags (which the batch keeps). known says id and tags
+// were checked before (a cached series).
+func (d *rwDecoder) addSamples(n int, k *kind, id []byte, sid string, tags []string, known bool) error {
 	vi := k.s.FieldIndex(ValueField)
 	for _, s := range d.samples {
 		t, ok := msTime(s.t)
 		if !ok {
-			return b.errf(n, "timestamp %d ms is outside the years 0000-9999", s.t)
+			return d.b.errf(n, "timestamp %d ms is outside the years 0000-9999", s.t)
 		}
 		r := series.Reading{Time: t, Values: k.values(), Tags: tags}
 		r.Values[vi] = sampleValue(s.v)
-		if err := b.add(k, d.id, r, n); err != nil {
+		if err := d.b.addTo(k, id, sid, r, n, known); err != nil {
 			return err
 		}
 	}

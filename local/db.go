@@ -240,6 +240,8 @@ func Open(dir string, opts *Options) (_ *DB, err error) {
 	cache := pebble.NewCache(o.CacheSize)
 	defer cache.Unref()
 	popts.Cache = cache
+	// Obsolete log files are deleted, not kept for reuse (see logDeleter).
+	popts.Cleaner = logDeleter{}
 	switch {
 	case o.FS != nil:
 		popts.FS = o.FS
@@ -301,9 +303,10 @@ func Open(dir string, opts *Options) (_ *DB, err error) {
 	return db, nil
 }
 
-// Close stops the TTL sweeper, waits for operations in flight and closes
-// the database. Operations after Close return ErrClosed. Close is
-// idempotent.
+// Close stops the TTL sweeper, waits for operations in flight, flushes
+// the memtables to tables (so that the folder keeps no write-ahead log
+// to replay) and closes the database. Operations after Close return
+// ErrClosed. Close is idempotent.
 //
 // After a failure of the storage (see Writable), writes in flight may be
 // stuck in Pebble for good: Close then stops waiting for them, leaves
@@ -333,8 +336,32 @@ func (db *DB) Close() error {
 	if err := db.failure.get(); err != nil {
 		return err
 	}
+	if !db.noWAL {
+		// The memtables go to tables, so that their log files are
+		// obsolete and deleted: the folder then holds the data, not its
+		// log too, and the next Open has nothing to replay.
+		if err := db.pdb.Flush(); err != nil {
+			return errors.Join(fmt.Errorf("local: cannot flush the memtables: %w", err), db.pdb.Close())
+		}
+	}
 	return db.pdb.Close()
 }
+
+// logDeleter is the engine's pebble.Cleaner: it deletes obsolete files,
+// as Pebble's default does (its Clean is DeleteCleaner's). Pebble keeps
+// some obsolete write-ahead log files to reuse, a memtable's size each,
+// in the folder for good, even after the memtables are flushed and the DB
+// closed, unless its cleaner needs the files' contents: logDeleter says it
+// does, through the ArchiveCleaner embedded one level down (its Clean,
+// deeper, is not the one called). Reuse only spares a new log's first
+// syncs some metadata writes.
+type logDeleter struct {
+	pebble.DeleteCleaner
+	needsContents
+}
+
+// needsContents makes logDeleter a cleaner that needs the files' contents.
+type needsContents struct{ pebble.ArchiveCleaner }
 
 // begin marks the start of an operation. It returns ErrClosed after Close;
 // otherwise the caller must call db.end when done.

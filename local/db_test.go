@@ -157,3 +157,67 @@ func TestOpenFolderHeldByAnotherProcess(t *testing.T) {
 		t.Fatalf("Open of a folder another process holds: %v, want ErrInUse", err)
 	}
 }
+
+// folderBytes returns the bytes of the files in dir whose names end with
+// suffix, and how many there are.
+func folderBytes(t *testing.T, dir, suffix string) (int64, int) {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var size int64
+	files := 0
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), suffix) {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += fi.Size()
+		files++
+	}
+	return size, files
+}
+
+// TestClose_LeavesNoLogs writes through many memtables of 64 KiB, so that
+// many write-ahead log files are made and made obsolete, then closes the
+// DB: its folder keeps no log's bytes (the memtables were flushed, the old
+// logs deleted rather than kept for reuse), and the items read back after
+// Open.
+func TestClose_LeavesNoLogs(t *testing.T) {
+	dir := t.TempDir()
+	db, err := local.Open(dir, &local.Options{MemTableSize: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	createTable(t, db, "tbl", "N")
+	const items = 400
+	big := strings.Repeat("x", 4000)
+	for i := range items {
+		put(t, db, "tbl", attrs("pk", s("p"), "sk", n(fmt.Sprint(i)), "x", s(big)))
+	}
+	if size, files := folderBytes(t, dir, ".log"); files == 0 || size == 0 {
+		t.Fatalf("%d log files of %d bytes while open: the test writes no log", files, size)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// What is left: the empty log of the memtable the flush made, and
+	// its header.
+	if size, files := folderBytes(t, dir, ".log"); size > 1<<10 || files > 1 {
+		t.Fatalf("%d log files of %d bytes after Close, want at most one, of at most 1 KiB", files, size)
+	}
+	db, err = local.Open(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, i := range []int{0, items / 2, items - 1} {
+		if it := get(t, db, "tbl", attrs("pk", s("p"), "sk", n(fmt.Sprint(i)))); it == nil {
+			t.Fatalf("item %d lost", i)
+		}
+	}
+}

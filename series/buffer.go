@@ -178,7 +178,9 @@ func (b *buffer) add(ctx context.Context, es []entry) error {
 			copy(grown, e.recs)
 			e.recs = grown
 		}
+		from := len(e.recs)
 		e.recs = append(e.recs, x.recs...)
+		shareTags(e.recs[max(from, 1)-1:])
 	}
 	b.openN += n
 	b.maxLSN = max(b.maxLSN, lsn)
@@ -188,6 +190,19 @@ func (b *buffer) add(ctx context.Context, es []entry) error {
 		b.wake()
 	}
 	return nil
+}
+
+// shareTags makes each reading of recs whose tags equal those of the
+// reading before it hold the same slice, so that the buffer keeps one
+// copy of a series' tags however many readings (of however many Writes)
+// repeat them. Tags are never written in place once buffered.
+func shareTags(recs []rec) {
+	for i := 1; i < len(recs); i++ {
+		p, r := &recs[i-1], &recs[i]
+		if len(r.tags) > 0 && len(r.tags) == len(p.tags) && &r.tags[0] != &p.tags[0] && slices.Equal(r.tags, p.tags) {
+			r.tags = p.tags
+		}
+	}
 }
 
 // log appends a readings record per entry to l, built in a pooled buffer
@@ -259,8 +274,10 @@ func (b *buffer) sealLocked() {
 	b.queue = append(b.queue, bt)
 	b.queued += bt.n
 	b.perSeries = bt.n / len(b.keys)
-	b.open = map[seriesKey]*entry{}
-	b.keys = nil
+	// The next batch likely holds as many series: sized for them, its
+	// map does not grow (rehashing) while Writes wait for mu.
+	b.open = make(map[seriesKey]*entry, len(b.keys))
+	b.keys = make([]seriesKey, 0, len(b.keys))
 	b.openN = 0
 }
 
@@ -378,11 +395,35 @@ func (b *buffer) flushLocked(ctx context.Context) (err error) {
 					return fmt.Errorf("series: cannot sync the table: %w", err)
 				}
 			}
-			if err := l.Release(bt.lsn); err != nil {
+			if err := l.Release(b.releasable(l, bt.lsn)); err != nil {
 				return fmt.Errorf("series: cannot release the write-ahead log: %w", err)
 			}
 		}
 	}
+}
+
+// releasable returns how far the log l can be released once the batch
+// of readings up to lsn is written: to lsn, or, when no reading is
+// buffered any more, to its last record, so that the batch records
+// logged after lsn are released too and the log can drop everything (see
+// wal.Log.Release). The gate held for writing makes sure no Write is
+// between its log record and its add. The caller holds flushMu, so no
+// batch record is being logged.
+func (b *buffer) releasable(l *wal.Log, lsn uint64) uint64 {
+	b.mu.Lock()
+	idle := b.openN == 0 && len(b.queue) == 0
+	b.mu.Unlock()
+	if !idle {
+		return lsn
+	}
+	b.gate.Lock()
+	defer b.gate.Unlock()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.openN > 0 || len(b.queue) > 0 {
+		return lsn
+	}
+	return max(lsn, l.Stats().LastLSN)
 }
 
 // replay queues the batches of readings the log holds: those a crash left

@@ -176,6 +176,135 @@ func TestBuffer_WALReplay(t *testing.T) {
 	wantReadings(t, p.Readings, rs)
 }
 
+// TestBuffer_FlushedLogIsSmall: once a flush has written every buffered
+// reading, the log's files hold none of them (a few bytes, whatever it
+// held), and so after Close; writes and a replay go on after it.
+func TestBuffer_FlushedLogIsSmall(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock(t0.Add(time.Hour))
+	api := openEngine(t, clk)
+	opts := testOptions(t, clk)
+	opts.WALDir = t.TempDir()
+	st, k := openKind(t, api, opts, sensorSchema(Chunks))
+	rs := sensorReadings(t0, time.Second, 3000)
+	for i := 0; i < len(rs); i += 10 {
+		if err := k.Write(ctx, fmt.Sprint("s", i%7), rs[i:i+10]...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const small = 1 << 10
+	if size := st.Stats().WALSize; size < 3000*8 {
+		t.Fatalf("the log holds %d bytes before the flush: the test logs too little", size)
+	}
+	if err := st.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.wal.Append(ctx); err != nil { // the release is durable
+		t.Fatal(err)
+	}
+	if size := st.Stats().WALSize; size > small {
+		t.Fatalf("the log holds %d bytes after the flush, want at most %d", size, small)
+	}
+	more := sensorReadings(t0.Add(time.Hour), time.Second, 10)
+	if err := k.Write(ctx, "s1", more...); err != nil {
+		t.Fatal(err)
+	}
+	// Stopped without a flush (as by a crash): the next Open replays them.
+	st.closeOnce.Do(func() { close(st.stop); st.bg.Wait(); st.closed.Store(true); st.wal.Close() })
+	st2 := mustOpen(t, ctx, api, opts, sensorSchema(Chunks))
+	if err := st2.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p, err := mustKind(t, st2, "SENSOR").Range(ctx, "s1", Query{From: t0.Add(time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantReadings(t, p.Readings, more)
+	if err := st2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var size int64
+	ents, err := os.ReadDir(opts.WALDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		fi, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		size += fi.Size()
+	}
+	if size > small {
+		t.Fatalf("the log's folder holds %d bytes after Close, want at most %d", size, small)
+	}
+}
+
+// TestBuffer_SharesTags: readings of a series written one Write at a
+// time with equal tags (each Write its own slice, as requests decode
+// them) are buffered with one copy of the tags; different tags stay
+// apart; the readings read back with their own tags, also after the
+// kind gains a tag.
+func TestBuffer_SharesTags(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock(t0.Add(time.Hour))
+	st, k := openKind(t, openEngine(t, clk), testOptions(t, clk), sensorSchema(Chunks))
+	var rs []Reading
+	for i := range 30 {
+		room := "room-1"
+		if i >= 20 {
+			room = "room-2"
+		}
+		r := Reading{Time: t0.Add(time.Duration(i) * time.Second), Values: []float64{float64(i), 1}, Tags: []string{strings.Clone(room)}}
+		rs = append(rs, r)
+		if err := k.Write(ctx, "s1", r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.buf.mu.Lock()
+	recs := st.buf.open[seriesKey{k, "s1"}].recs
+	arrays := map[*string]int{}
+	for _, r := range recs {
+		arrays[&r.tags[0]]++
+	}
+	st.buf.mu.Unlock()
+	if len(recs) != 30 || len(arrays) != 2 {
+		t.Fatalf("%d readings buffered with %d tag arrays, want 30 with 2", len(recs), len(arrays))
+	}
+	wantRange(t, ctx, k, "s1", Query{}, rs)
+	sc := sensorSchema(Chunks)
+	sc.Tags = append(sc.Tags, "floor")
+	if _, err := st.Change(ctx, sc); err != nil {
+		t.Fatal(err)
+	}
+	k = mustKind(t, st, "SENSOR")
+	if err := k.Write(ctx, "s1", Reading{Time: t0.Add(time.Minute), Values: []float64{1, 1}, Tags: []string{"room-2", "3"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p, err := k.Range(ctx, "s1", Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Readings) != 31 {
+		t.Fatalf("%d readings", len(p.Readings))
+	}
+	for i, r := range p.Readings {
+		want := []string{"room-1", ""}
+		switch {
+		case i == 30:
+			want = []string{"room-2", "3"}
+		case i >= 20:
+			want = []string{"room-2", ""}
+		}
+		if !slices.Equal(r.Tags, want) {
+			t.Fatalf("reading %d: tags %q, want %q", i, r.Tags, want)
+		}
+	}
+}
+
 func TestWriteMany(t *testing.T) {
 	eachBackend(t, func(t *testing.T, b backend) {
 		ctx := context.Background()

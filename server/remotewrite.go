@@ -73,6 +73,7 @@ func (s *Server) remoteWrite(w http.ResponseWriter, r *http.Request) error {
 	}
 	o := s.ingestOptions(ctx, ingest.Millisecond)
 	o.Grow = s.grow(r)
+	o.Series = s.series
 	b, err := ingest.RemoteWrite(data, v, s.lookup, o)
 	if err != nil {
 		return s.refuse(err)

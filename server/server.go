@@ -12,6 +12,7 @@ import (
 	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/analytics/collect"
 	"github.com/timetable-db/timetable/auth"
+	"github.com/timetable-db/timetable/ingest"
 	"github.com/timetable-db/timetable/series"
 )
 
@@ -155,11 +156,13 @@ type Server struct {
 	// hosts and crossOrigin screen requests before routing (origin.go).
 	hosts       *hostPolicy
 	crossOrigin *http.CrossOriginProtection
+	// series remembers the series of the label sets of remote write.
+	series *ingest.SeriesCache
 }
 
 // New returns a Server for cfg.
 func New(cfg Config) (*Server, error) {
-	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger}
+	s := &Server{cfg: cfg, store: cfg.Store, log: cfg.Logger, series: ingest.NewSeriesCache(ingest.DefaultSeriesCacheBytes)}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

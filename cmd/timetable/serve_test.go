@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -358,5 +359,83 @@ func TestServe_ShutdownBoundsTheFlush(t *testing.T) {
 		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), fmt.Sprintf(`"v":%d`, i)) {
 			t.Fatalf("latest of d%d after the restart: %s: %s\n%s", i, resp.Status, body, stderr.String())
 		}
+	}
+}
+
+// TestServe_CleanStopLeavesNoLogs writes through serve until its series
+// log and the engine's logs hold megabytes, stops it (as SIGTERM does),
+// and finds the folder holding no log's bytes: the flushed series log is
+// dropped, the memtables flushed and their logs deleted. The readings
+// are there after a restart.
+func TestServe_CleanStopLeavesNoLogs(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	base, stderr, stop := startServeInProcess(t, 0, "--data", data, "--no-auth")
+	post := func(url, body string) {
+		t.Helper()
+		resp, err := http.Post(url, "text/plain", strings.NewReader(body))
+		if err != nil {
+			stop()
+			t.Fatal(err)
+		}
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			stop()
+			t.Fatalf("POST %s: %s: %s", url, resp.Status, msg)
+		}
+	}
+	const series, minutes = 500, 60
+	at := time.Now().Add(-2 * time.Hour).Truncate(time.Minute).Unix()
+	for m := range minutes {
+		var lines strings.Builder
+		for i := range series {
+			fmt.Fprintf(&lines, "DEV,series=d%d,room=r%d v=%d %d\n", i, i%7, m, at+int64(60*m))
+		}
+		post(base+"/write?precision=s", lines.String())
+	}
+	logBytes := func() (walBytes, pebbleLogs int64) {
+		t.Helper()
+		err := filepath.WalkDir(data, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			fi, err := d.Info()
+			if err != nil {
+				return err
+			}
+			switch {
+			case strings.HasSuffix(path, ".wal"):
+				walBytes += fi.Size()
+			case strings.HasSuffix(path, ".log"):
+				pebbleLogs += fi.Size()
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return walBytes, pebbleLogs
+	}
+	if w, _ := logBytes(); w < series*minutes*10 {
+		stop()
+		t.Fatalf("the series log holds %d bytes before the stop: the test writes too little", w)
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("serve: %v\n%s", err, stderr.String())
+	}
+	if w, p := logBytes(); w > 1<<10 || p > 4<<10 {
+		t.Fatalf("after a clean stop the series log holds %d bytes and the engine's logs %d, want at most 1 KiB and 4 KiB", w, p)
+	}
+
+	base, stderr, stop = startServeInProcess(t, 0, "--data", data, "--no-auth")
+	defer stop()
+	resp, err := http.Get(base + "/api/v1/kinds/DEV/series/d7/latest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), fmt.Sprintf(`"v":%d`, minutes-1)) {
+		t.Fatalf("latest of d7 after the restart: %s: %s\n%s", resp.Status, body, stderr.String())
 	}
 }

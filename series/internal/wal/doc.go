@@ -43,7 +43,10 @@
 // Release writes a marker frame with the next commit; Open takes the
 // highest marker it finds (or the start of the oldest segment kept) as the
 // point replay starts from. Segments whose records are all released are
-// deleted once the marker is durable.
+// deleted once the marker is durable. A marker that releases every record
+// starts a new segment first (when no record waits and the active segment
+// holds one), so that the old one goes too: a log whose records are all
+// released keeps a few bytes, however much it held.
 //
 // The on-disk format is described in docs/format/wal.md.
 package wal

@@ -52,6 +52,7 @@ func (l *Log) recover() error {
 			break
 		}
 		release = max(release, res.maxRelease)
+		l.lastData = max(l.lastData, res.lastData)
 		next, end = res.last+1, res.end
 		if res.dmg != nil {
 			bases = bases[:i+1] // repaired: later segments were removed

@@ -40,6 +40,7 @@ type scanResult struct {
 	end        int64  // offset just past the last good frame
 	last       uint64 // lsn of the last good frame, base-1 if none
 	maxRelease uint64 // highest LSN released by a marker in the segment
+	lastData   uint64 // lsn of the last good record (not a marker), 0 if none
 	dmg        *damage
 }
 
@@ -97,6 +98,8 @@ func scanSegment(r io.ReaderAt, limit int64, base uint64, fn func(h frameHdr, pa
 			if rel := binary.LittleEndian.Uint64(payload); rel > res.maxRelease {
 				res.maxRelease = rel
 			}
+		} else {
+			res.lastData = h.lsn
 		}
 		if fn != nil {
 			if err := fn(h, payload); err != nil {

@@ -114,6 +114,12 @@ type Log struct {
 	durable    uint64
 	released   uint64   // durable release
 	segs       []uint64 // base LSNs of retained segments; the last is active
+	// lastData is the LSN of the last record (data frame) assigned, or
+	// above it after a failed commit; 0 if the log never held one.
+	lastData uint64
+	// freeBefore is the base of a segment started when every record was
+	// released: the segments before it hold nothing that is needed.
+	freeBefore uint64
 	replaying  int
 	stats      Stats
 
@@ -238,6 +244,7 @@ func (l *Log) Append(ctx context.Context, recs ...[]byte) (uint64, error) {
 		b.n++
 	}
 	lsn := l.next - 1
+	l.lastData = lsn
 	l.stats.Appends++
 	l.stats.Records += uint64(len(recs))
 	l.mu.Unlock()
@@ -417,7 +424,9 @@ func (l *Log) committer() {
 		if b == nil {
 			b = l.newBatch()
 		}
+		fresh := false
 		if needMarker {
+			fresh = l.startFresh(b)
 			var p [8]byte
 			putUint64(p[:], l.releaseReq)
 			b.buf = appendFrame(b.buf, l.next, b.n, true, p[:])
@@ -433,6 +442,13 @@ func (l *Log) committer() {
 		var err error
 		if broken {
 			err = l.cutFailed()
+		}
+		if err == nil && fresh {
+			if rerr := l.rotate(b.first); rerr != nil {
+				// The released records stay until a later release.
+				l.log.Warn("wal: cannot start a segment after the last release", "err", rerr)
+				fresh = false
+			}
 		}
 		if err == nil {
 			err = l.commit(b)
@@ -454,8 +470,11 @@ func (l *Log) committer() {
 			l.durable = b.first + uint64(b.n) - 1
 			l.stats.Syncs++
 			l.stats.Bytes += uint64(len(b.buf))
-			if b.marker > l.released {
-				l.released = b.marker
+			if fresh {
+				l.freeBefore = b.first
+			}
+			if b.marker > l.released || fresh {
+				l.released = max(l.released, b.marker)
 				drop = l.releasable()
 			}
 		}
@@ -484,7 +503,19 @@ func (l *Log) undo(b *batch, err error) {
 		close(p.done)
 	}
 	l.next = b.first
+	l.lastData = min(l.lastData, b.first-1)
 	l.marked = l.released
+}
+
+// startFresh reports whether the marker about to be added to batch b
+// should go to a new segment: b holds no record, the marker releases
+// every record, and the active segment holds one. The segments before the
+// new one then hold nothing that is needed, and are deleted once the
+// marker is durable, so that a log whose records are all released keeps
+// a segment of a few bytes, not the records' size. Called with l.mu held.
+func (l *Log) startFresh(b *batch) bool {
+	return b.n == 0 && l.replaying == 0 && l.lastData > 0 &&
+		l.releaseReq >= l.lastData && l.lastData >= l.segs[len(l.segs)-1]
 }
 
 // cutFailed cuts the active segment back to the end of its last durable
@@ -511,7 +542,7 @@ func (l *Log) releasable() []uint64 {
 		return nil
 	}
 	n := 0
-	for n+1 < len(l.segs) && l.segs[n+1]-1 <= l.released {
+	for n+1 < len(l.segs) && (l.segs[n+1]-1 <= l.released || l.segs[n+1] <= l.freeBefore) {
 		n++
 	}
 	if n == 0 {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -212,4 +213,108 @@ func TestOpen_Locked(t *testing.T) {
 	}
 	closeT(t, l)
 	openT(t, dir, nil) // the lock went with Close
+}
+
+// dirSize returns the bytes of the segment files in dir.
+func dirSize(t testing.TB, dir string) int64 {
+	t.Helper()
+	var n int64
+	for _, f := range segFiles(t, dir) {
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += fi.Size()
+	}
+	return n
+}
+
+// TestLog_ReleaseAll_DropsRecords: once every record is released, the
+// log's files hold a header and a marker, not the records; a release of
+// less keeps them. Replay and the LSNs go on as before, across a reopen.
+func TestLog_ReleaseAll_DropsRecords(t *testing.T) {
+	dir := t.TempDir()
+	l := openT(t, dir, nil)
+	big := strings.Repeat("r", 1000)
+	var last uint64
+	for range 100 {
+		last = appendT(t, l, big)
+	}
+	l.Release(last - 1)
+	l.Append(t.Context())
+	if size := dirSize(t, dir); size < 100*1000 {
+		t.Fatalf("%d bytes after releasing all but one record, want them kept", size)
+	}
+	if got := recs(replayT(t, l)); len(got) != 1 {
+		t.Fatalf("Replay = %d records, want 1", len(got))
+	}
+	l.Release(last)
+	l.Append(t.Context())
+	const small = segHeaderSize + 2*(frameHeader+8)
+	if size, files := dirSize(t, dir), segFiles(t, dir); size > small || len(files) != 1 {
+		t.Fatalf("after releasing every record: %d bytes in %v, want at most %d in one segment", size, files, small)
+	}
+	if st := l.Stats(); st.Segments != 1 || st.ReleasedLSN != last {
+		t.Fatalf("Stats = %+v", st)
+	}
+	if got := replayT(t, l); len(got) != 0 {
+		t.Fatalf("Replay = %v, want nothing", got)
+	}
+	next := appendT(t, l, "after")
+	if next <= last+1 {
+		t.Fatalf("lsn %d, want above %d and the marker", next, last)
+	}
+	closeT(t, l)
+
+	l = openT(t, dir, nil)
+	if got := replayT(t, l); !slices.Equal(got, []entry{{next, "after"}}) {
+		t.Fatalf("Replay after reopen = %v", got)
+	}
+	// Released again with nothing new: the segment holding "after" goes.
+	l.Release(next)
+	l.Append(t.Context())
+	if size := dirSize(t, dir); size > small {
+		t.Fatalf("%d bytes after releasing everything again", size)
+	}
+	if lsn := appendT(t, l, "more"); lsn <= next {
+		t.Fatalf("lsn %d after %d", lsn, next)
+	}
+}
+
+// TestLog_ReleaseAll_CrashBeforeDelete: a crash after the new segment and
+// its marker are durable but before the old segment is deleted leaves
+// both; Open replays nothing, numbers on, and a later release of
+// everything deletes the old one.
+func TestLog_ReleaseAll_CrashBeforeDelete(t *testing.T) {
+	dir := t.TempDir()
+	l := openT(t, dir, nil)
+	last := appendT(t, l, "a", "b", "c")
+	old := segFiles(t, dir)[0]
+	saved := readFile(t, old)
+	l.Release(last)
+	l.Append(t.Context())
+	closeT(t, l)
+	if files := segFiles(t, dir); len(files) != 1 || files[0] == old {
+		t.Fatalf("segments %v, want one new segment", files)
+	}
+	writeFile(t, old, saved) // as if the process died before the delete
+
+	l = openT(t, dir, nil)
+	if got := replayT(t, l); len(got) != 0 {
+		t.Fatalf("Replay = %v, want nothing", got)
+	}
+	lsn := appendT(t, l, "d")
+	if lsn <= last+1 {
+		t.Fatalf("lsn %d, want above %d and the marker", lsn, last)
+	}
+	l.Release(lsn)
+	l.Append(t.Context())
+	if files := segFiles(t, dir); len(files) != 1 || slices.Contains(files, old) {
+		t.Fatalf("segments %v after releasing everything", files)
+	}
+	closeT(t, l)
+	l = openT(t, dir, nil)
+	if got := replayT(t, l); len(got) != 0 {
+		t.Fatalf("Replay after reopen = %v", got)
+	}
 }
