@@ -58,14 +58,11 @@ type groupReader struct {
 	headLook bool        // its pieces precede loKey: look them up
 	headDone bool        // its pieces were given in a day group
 	pieces   *pieceCache // the Store's, for reads not consistent; or nil
-	// grace is Options.CompactGrace: the days that had not ended grace
-	// after now have no piece (see lookup).
-	grace   time.Duration
-	started bool
-	days    map[int64]*dayInfo
-	bound   int64 // end (start, reverse) of the last window given
-	inHours bool  // the last group was an hour of day hoursOf
-	hoursOf int64
+	started  bool
+	days     map[int64]*dayInfo
+	bound    int64 // end (start, reverse) of the last window given
+	inHours  bool  // the last group was an hour of day hoursOf
+	hoursOf  int64
 }
 
 // dayInfo is what a reader knows of a day's pieces, and since when.
