@@ -98,6 +98,24 @@ func (q *querier) selectKind(ctx context.Context, sel *selection, k *kindOf, ms 
 	return out, nil
 }
 
+// indexedOr reports whether kind k has its label index; when it has
+// not, it calls each with the labels of every series of k that ms select
+// (sel), read from the series.
+func (q *querier) indexedOr(ctx context.Context, sel *selection, k *kindOf, ms []*labels.Matcher, each func(labels.Labels)) (bool, error) {
+	ok, err := q.indexed(ctx, k)
+	if err != nil || ok {
+		return ok, err
+	}
+	got, err := q.selectKind(ctx, sel, k, ms)
+	if err != nil {
+		return false, err
+	}
+	for _, s := range got {
+		each(s.labels)
+	}
+	return false, nil
+}
+
 // indexValues returns the values of label name in the kinds ms (on
 // __name__ only) match: from their label index, at most the hints' limit
 // from each, or from their series selected.
@@ -109,20 +127,15 @@ func (q *querier) indexValues(ctx context.Context, name string, h *storage.Label
 	}
 	sel := q.newSelection(ms)
 	for _, k := range q.kindsOf(ctx, ms) {
-		ok, err := q.indexed(ctx, k)
+		ok, err := q.indexedOr(ctx, sel, k, ms, func(ls labels.Labels) {
+			if v := ls.Get(name); v != "" {
+				set[v] = struct{}{}
+			}
+		})
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			got, err := q.selectKind(ctx, sel, k, ms)
-			if err != nil {
-				return nil, err
-			}
-			for _, s := range got {
-				if v := s.labels.Get(name); v != "" {
-					set[v] = struct{}{}
-				}
-			}
 			continue
 		}
 		if name == model.MetricNameLabel {
@@ -165,18 +178,13 @@ func (q *querier) indexNames(ctx context.Context, ms []*labels.Matcher) (map[str
 	set := map[string]struct{}{}
 	sel := q.newSelection(ms)
 	for _, k := range q.kindsOf(ctx, ms) {
-		ok, err := q.indexed(ctx, k)
+		ok, err := q.indexedOr(ctx, sel, k, ms, func(ls labels.Labels) {
+			ls.Range(func(l labels.Label) { set[l.Name] = struct{}{} })
+		})
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
-			got, err := q.selectKind(ctx, sel, k, ms)
-			if err != nil {
-				return nil, err
-			}
-			for _, s := range got {
-				s.labels.Range(func(l labels.Label) { set[l.Name] = struct{}{} })
-			}
 			continue
 		}
 		has, err := q.hasSeries(ctx, k.kind)

@@ -309,6 +309,23 @@ func startServeInProcess(t *testing.T, timeout time.Duration, args ...string) (s
 	return "http://" + addr, stderr, stop
 }
 
+// mustPost posts body to url as text; on an error or a status other
+// than 2xx it stops the server (stop) and fails the test.
+func mustPost(t *testing.T, stop func() error, url, body string) {
+	t.Helper()
+	resp, err := http.Post(url, "text/plain", strings.NewReader(body))
+	if err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	msg, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		stop()
+		t.Fatalf("POST %s: %s: %s", url, resp.Status, msg)
+	}
+}
+
 // TestServe_ShutdownBoundsTheFlush stops serve with many series buffered
 // and a shutdown timeout too short for their flush: it exits at the
 // deadline (a flush of 100,000 new series used to hold SIGTERM for
@@ -318,20 +335,7 @@ func TestServe_ShutdownBoundsTheFlush(t *testing.T) {
 	const n = 5000
 	data := filepath.Join(t.TempDir(), "data")
 	base, stderr, stop := startServeInProcess(t, time.Nanosecond, "--data", data, "--no-auth")
-	post := func(url, body string) {
-		t.Helper()
-		resp, err := http.Post(url, "text/plain", strings.NewReader(body))
-		if err != nil {
-			stop()
-			t.Fatal(err)
-		}
-		msg, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode/100 != 2 {
-			stop()
-			t.Fatalf("POST %s: %s: %s", url, resp.Status, msg)
-		}
-	}
+	post := func(url, body string) { t.Helper(); mustPost(t, stop, url, body) }
 	post(base+"/api/v1/kinds", `{"name":"DEV","fields":["v"],"layout":"chunks"}`)
 	var lines strings.Builder
 	at := time.Now().Add(-time.Minute).Unix()
@@ -370,20 +374,7 @@ func TestServe_ShutdownBoundsTheFlush(t *testing.T) {
 func TestServe_CleanStopLeavesNoLogs(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "data")
 	base, stderr, stop := startServeInProcess(t, 0, "--data", data, "--no-auth")
-	post := func(url, body string) {
-		t.Helper()
-		resp, err := http.Post(url, "text/plain", strings.NewReader(body))
-		if err != nil {
-			stop()
-			t.Fatal(err)
-		}
-		msg, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode/100 != 2 {
-			stop()
-			t.Fatalf("POST %s: %s: %s", url, resp.Status, msg)
-		}
-	}
+	post := func(url, body string) { t.Helper(); mustPost(t, stop, url, body) }
 	const series, minutes = 500, 60
 	at := time.Now().Add(-2 * time.Hour).Truncate(time.Minute).Unix()
 	for m := range minutes {
