@@ -180,18 +180,14 @@ func (s *selected) readSamples(ctx context.Context) (samples, error) {
 }
 
 // columnSamples returns the samples of the readings of c (its slices,
-// reused): absent values left out (or, with marks, Prometheus'
-// staleness markers; see metric), readings of one instant one sample,
+// reused), each as storedSample gives it, readings of one instant one sample,
 // the last.
 func columnSamples(c series.Column, marks bool) samples {
 	j := 0
 	for i, t := range c.Times {
-		v := c.Values[i]
-		if math.IsNaN(v) {
-			if !marks {
-				continue
-			}
-			v = math.Float64frombits(value.StaleNaN)
+		v, ok := storedSample(c.Values[i], marks)
+		if !ok {
+			continue
 		}
 		if j > 0 && c.Times[j-1] == t {
 			c.Values[j-1] = v
@@ -404,21 +400,27 @@ func (s *samples) add(t int64, v float64) {
 	s.v = append(s.v, v)
 }
 
-// sampleValue returns the sample of field i of r: its value; a NaN for
-// a value stored as a NaN sample (ingest.SampleNaNBits); Prometheus'
+// sampleValue returns the sample of field i of r (see storedSample);
+// a reading without field i has it absent.
+func sampleValue(r series.Reading, i int, marks bool) (float64, bool) {
+	if i < len(r.Values) {
+		return storedSample(r.Values[i], marks)
+	}
+	return storedSample(math.NaN(), marks)
+}
+
+// storedSample returns the sample of a stored value v: v itself; a NaN
+// for a value stored as a NaN sample (ingest.SampleNaNBits); Prometheus'
 // staleness marker for one stored as such; and, when the value is
 // absent (any other NaN), the staleness marker if marks is set (see
 // metric) and no sample otherwise.
-func sampleValue(r series.Reading, i int, marks bool) (float64, bool) {
-	if i < len(r.Values) {
-		switch v := r.Values[i]; {
-		case !math.IsNaN(v), value.IsStaleNaN(v):
-			return v, true
-		case math.Float64bits(v) == ingest.SampleNaNBits:
-			return math.Float64frombits(value.NormalNaN), true
-		}
-	}
-	if marks {
+func storedSample(v float64, marks bool) (float64, bool) {
+	switch {
+	case !math.IsNaN(v), value.IsStaleNaN(v):
+		return v, true
+	case math.Float64bits(v) == ingest.SampleNaNBits:
+		return math.Float64frombits(value.NormalNaN), true
+	case marks:
 		return math.Float64frombits(value.StaleNaN), true
 	}
 	return 0, false

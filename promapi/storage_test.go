@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/prometheus/storage"
 	"github.com/prometheus/prometheus/tsdb/chunkenc"
 
+	"github.com/timetable-db/timetable/ingest"
 	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/local"
 	"github.com/timetable-db/timetable/promapi"
@@ -61,6 +62,14 @@ func TestSelect_Samples(t *testing.T) {
 				v = -v
 			case j == 7:
 				rs[len(rs)-1].Values[0] = math.NaN()
+				v = stale
+			case j == 9:
+				// A NaN sample, as remote write stores one.
+				rs[len(rs)-1].Values[0] = math.Float64frombits(ingest.SampleNaNBits)
+				v = math.Float64frombits(value.NormalNaN)
+			case j == 11:
+				// A staleness marker, as remote write stores one.
+				rs[len(rs)-1].Values[0] = stale
 				v = stale
 			}
 			ws = append(ws, sample{at(j).UnixMilli(), v})
