@@ -27,8 +27,8 @@ type corpusCase struct {
 // encoderCorpus is the series whose chunks testdata/bytes.golden pins:
 // random series of every shape, the series store's flush chunks at every
 // length up to 70 readings, the benchmark series, decimals of mixed scales,
-// and integers near 2^53, where a decimal's scaled integer is at its
-// limit.
+// integers near 2^53, where a decimal's scaled integer is at its limit,
+// and decimals whose steps share a factor.
 func encoderCorpus() []corpusCase {
 	var cs []corpusCase
 	add := func(name string, s *series) { cs = append(cs, corpusCase{name, s}) }
@@ -50,6 +50,11 @@ func encoderCorpus() []corpusCase {
 	add("counter", counterSeries(1000))
 	for i := range 60 {
 		add(fmt.Sprint("mixed/", i), mixedSeries(r, i))
+	}
+	add("sensor/hour", sensorSeries(1, 3600, 1000))
+	add("nodeExporter/hour", nodeExporterSeries(1, 240))
+	for i, factor := range []int64{2, 5, 7, 1000, 4096} {
+		add(fmt.Sprint("factor/", factor), factorSeries(uint64(i), 300+i*500, factor, i))
 	}
 	return cs
 }

@@ -72,3 +72,41 @@ func TestVersion2(t *testing.T) {
 		s.check(t, b)
 	}
 }
+
+// factorSeriesFiles are the series whose chunks testdata/factor keeps, as
+// written when encodings 3 and 4 were added: the format of those
+// encodings must not change under them.
+func factorSeriesFiles() map[string]*series {
+	patched := factorSeries(2, 1000, 4096, 0)
+	patched.vals[0][0], patched.vals[0][500], patched.vals[0][999] = math.NaN(), math.Copysign(0, -1), math.Inf(1)
+	return map[string]*series{
+		"pages":         factorSeries(1, 1000, 4096, 0),
+		"pages-patched": patched,
+		"halves":        factorSeries(3, 600, 5, 1),
+		"node-exporter": nodeExporterSeries(1, 240),
+	}
+}
+
+// TestFactorFiles decodes the chunks of testdata/factor, which hold
+// DecimalFactor and DecimalFactorPatched fields.
+func TestFactorFiles(t *testing.T) {
+	seen := map[Encoding]bool{}
+	for name, s := range factorSeriesFiles() {
+		b, err := os.ReadFile(filepath.Join("testdata", "factor", name+".chunk"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.check(t, b)
+		c, err := Open(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range c.NumFields() {
+			enc, _ := c.Encoding(i)
+			seen[enc] = true
+		}
+	}
+	if !seen[DecimalFactor] || !seen[DecimalFactorPatched] {
+		t.Fatalf("encodings %v: want both factored ones", seen)
+	}
+}

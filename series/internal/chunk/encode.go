@@ -10,6 +10,9 @@ type encoder struct {
 	ms     []int64
 	patch  []bool
 	deltas []int64
+	// noFactors leaves out DecimalFactor and DecimalFactorPatched, to
+	// measure the encoder without them.
+	noFactors bool
 }
 
 // span is a stream's bytes in encoder.buf.
@@ -96,7 +99,7 @@ func (e *encoder) field(vals []float64) column {
 				w := e.writer()
 				writeDecimal(&w, &e.bw, vals, ms, p)
 				keep(&w, enc, k, 1)
-				if g < 2 {
+				if g < 2 || e.noFactors {
 					continue
 				}
 				for i := 1; i < n; i++ {
