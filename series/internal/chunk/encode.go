@@ -10,9 +10,9 @@ type encoder struct {
 	ms     []int64
 	patch  []bool
 	deltas []int64
-	// noFactors leaves out DecimalFactor and DecimalFactorPatched, to
-	// measure the encoder without them.
-	noFactors bool
+	// noFactors leaves out DecimalFactor and DecimalFactorPatched, and
+	// xorOnly every decimal encoding, to measure the encoder without them.
+	noFactors, xorOnly bool
 }
 
 // span is a stream's bytes in encoder.buf.
@@ -81,7 +81,7 @@ func (e *encoder) field(vals []float64) column {
 			e.buf = e.buf[:c.stream.start]
 		}
 	}
-	if n > 0 {
+	if n > 0 && !e.xorOnly {
 		if best, all, ok := e.dec.scan(vals); ok {
 			if cap(e.ms) < n {
 				e.ms, e.patch = make([]int64, n), make([]bool, n)
