@@ -403,10 +403,10 @@ func (d *decimalScan) scaleAt(vals []float64, k int, ms []int64, patch []bool) i
 	return np
 }
 
-// writeDecimal codes the scaled integers of vals as ms holds them: the
-// first integer, then the deltas, divided by the field's factor: the
-// first as a 7-bit length and the bits of its zigzag form, then the
-// deltas in blocks. With patches (patch not nil), a bit after the first
+// writeDecimal codes the scaled integers of vals from ms, which holds the
+// first of them and then their deltas (divided by the factor, for the
+// factored encodings): the first as a 7-bit length and the bits of its
+// zigzag form, then the deltas in blocks. With patches (patch not nil), a bit after the first
 // says whether its 64 raw bits follow, and each block is followed by its
 // patches: their count (a 7-bit length and bits), then for each its
 // position in the block (8 bits) and its 64 raw bits. bw is scratch.
