@@ -62,15 +62,7 @@ func BenchmarkCodec(b *testing.B) {
 					vals[i] = make([]float64, len(d.s.ts))
 				}
 				cpu := cpuTime()
-				for b.Loop() {
-					c, err := Open(enc)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if err := c.DecodeAll(ts, vals); err != nil {
-						b.Fatal(err)
-					}
-				}
+				decodeLoop(b, enc, ts, vals)
 				b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N)/values, "cpu-ns/value")
 			})
 		}

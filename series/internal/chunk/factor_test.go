@@ -26,9 +26,15 @@ func factorSeries(seed uint64, n int, factor int64, k int) *series {
 	return s
 }
 
+// patchedPages is factorSeries of 4 KiB pages with a NaN, a -0 and an
+// infinity.
+func patchedPages() *series {
+	s := factorSeries(2, 1000, 4096, 0)
+	s.vals[0][0], s.vals[0][500], s.vals[0][999] = math.NaN(), math.Copysign(0, -1), math.Inf(1)
+	return s
+}
+
 func TestFactor_Chosen(t *testing.T) {
-	patched := factorSeries(2, 1000, 4096, 0)
-	patched.vals[0][0], patched.vals[0][500], patched.vals[0][999] = math.NaN(), math.Copysign(0, -1), math.Inf(1)
 	halves := factorSeries(3, 600, 5, 1)
 	node := nodeExporterSeries(1, 240)
 	node.fields, node.vals = node.fields[8:9], node.vals[8:9] // memory_available_bytes
@@ -40,7 +46,7 @@ func TestFactor_Chosen(t *testing.T) {
 		factor int64
 	}{
 		{"pages", factorSeries(1, 1000, 4096, 0), DecimalFactor, 0, 4096},
-		{"pages with NaN, -0 and Inf", patched, DecimalFactorPatched, 0, 4096},
+		{"pages with NaN, -0 and Inf", patchedPages(), DecimalFactorPatched, 0, 4096},
 		{"halves", halves, DecimalFactor, 1, 5},
 		{"thousands", factorSeries(4, 300, 1000, 2), DecimalFactor, 2, 1000},
 		{"node-exporter memory", node, DecimalFactor, 0, 4096},
