@@ -52,8 +52,9 @@ func fuzzSeeds() [][]byte {
 }
 
 // FuzzDecode feeds arbitrary bytes to Open and every decoder: they must
-// return errors, never panic, and agree with one another; what decodes
-// must encode again to the same readings.
+// return errors, never panic, allocate no more than the input bounds, and
+// agree with one another; what decodes must encode again to the same
+// readings.
 func FuzzDecode(f *testing.F) {
 	for _, b := range fuzzSeeds() {
 		f.Add(b)
@@ -62,6 +63,12 @@ func FuzzDecode(f *testing.F) {
 		c, err := Open(b)
 		if err != nil {
 			return
+		}
+		// What a caller allocates by (and Open allocates for the fields)
+		// is bounded by the input: each field's header takes 4 bytes or
+		// more, and 256 readings take at least the 9 bits of a block.
+		if c.Len() > 256*len(b) || c.NumFields() > len(b)/4 {
+			t.Fatalf("%d readings of %d fields in %d bytes", c.Len(), c.NumFields(), len(b))
 		}
 		n := c.Len()
 		ts := make([]int64, n)
