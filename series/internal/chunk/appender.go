@@ -17,9 +17,8 @@ type Appender struct {
 	folded int
 
 	// Scratch memory of Bytes.
-	enc   encoder
-	spans []span
-	encs  []byte
+	enc  encoder
+	cols []column
 }
 
 // NewAppender returns an Appender for readings of the named fields, in
@@ -112,7 +111,8 @@ func (a *Appender) Reset() {
 
 // Bytes encodes the readings appended so far, in a new slice owned by the
 // caller. Each column gets the smallest of its encodings: timestamps
-// DeltaOfDelta or DeltaBlocks, each field XOR, Decimal or DecimalPatched.
+// DeltaOfDelta or DeltaBlocks, each field XOR or one of the decimal
+// encodings.
 // The Appender keeps the scratch memory of the encoding (some 30 bytes a
 // reading and field) for later calls, also after Reset.
 func (a *Appender) Bytes() []byte {
@@ -120,20 +120,20 @@ func (a *Appender) Bytes() []byte {
 	e := &a.enc
 	e.buf = e.buf[:0]
 	timeEnc, times := e.times(a.ts)
-	if cap(a.spans) < len(a.names) {
-		a.spans, a.encs = make([]span, len(a.names)), make([]byte, len(a.names))
+	if cap(a.cols) < len(a.names) {
+		a.cols = make([]column, len(a.names))
 	}
-	spans, encs := a.spans[:len(a.names)], a.encs[:len(a.names)]
+	cols := a.cols[:len(a.names)]
 	for i, vals := range a.vals {
-		encs[i], spans[i] = e.field(vals)
+		cols[i] = e.field(vals)
 	}
 
 	size := 1 + uvarintLen(uint64(n)) + uvarintLen(uint64(len(a.names))) +
 		uvarintLen(zigzag(a.MinTime())) + uvarintLen(uint64(a.MaxTime()-a.MinTime())) +
 		1 + uvarintLen(uint64(times.end-times.start)) + times.end - times.start
-	for i, s := range spans {
-		size += uvarintLen(uint64(len(a.names[i]))) + len(a.names[i]) + 1 +
-			uvarintLen(uint64(s.end-s.start)) + s.end - s.start
+	for i, c := range cols {
+		size += uvarintLen(uint64(len(a.names[i]))) + len(a.names[i]) +
+			uvarintLen(uint64(c.stream.end-c.stream.start)) + c.headerBytes()
 	}
 	b := make([]byte, 0, size)
 	b = append(b, Version)
@@ -146,14 +146,24 @@ func (a *Appender) Bytes() []byte {
 	for i, name := range a.names {
 		b = binary.AppendUvarint(b, uint64(len(name)))
 		b = append(b, name...)
-		b = append(b, encs[i])
-		b = binary.AppendUvarint(b, uint64(spans[i].end-spans[i].start))
+		b = appendColumnHeader(b, cols[i].code, cols[i].factor, cols[i].stream.end-cols[i].stream.start)
 	}
 	b = append(b, e.buf[times.start:times.end]...)
-	for _, s := range spans {
-		b = append(b, e.buf[s.start:s.end]...)
+	for _, c := range cols {
+		b = append(b, e.buf[c.stream.start:c.stream.end]...)
 	}
 	return b
+}
+
+// appendColumnHeader appends what follows a field's name in the header:
+// its encoding byte, its factor if the encoding has one, and its stream
+// length.
+func appendColumnHeader(b []byte, code byte, factor uint64, streamLen int) []byte {
+	b = append(b, code)
+	if Encoding(code >> 5).factored() {
+		b = binary.AppendUvarint(b, factor)
+	}
+	return binary.AppendUvarint(b, uint64(streamLen))
 }
 
 // uvarintLen is the length of binary.AppendUvarint's form of u.

@@ -27,8 +27,8 @@ type corpusCase struct {
 // encoderCorpus is the series whose chunks testdata/bytes.golden pins:
 // random series of every shape, the series store's flush chunks at every
 // length up to 70 readings, the benchmark series, decimals of mixed scales,
-// and integers near 2^53, where a decimal's scaled integer is at its
-// limit.
+// integers near 2^53, where a decimal's scaled integer is at its limit,
+// and decimals whose steps share a factor.
 func encoderCorpus() []corpusCase {
 	var cs []corpusCase
 	add := func(name string, s *series) { cs = append(cs, corpusCase{name, s}) }
@@ -50,6 +50,11 @@ func encoderCorpus() []corpusCase {
 	add("counter", counterSeries(1000))
 	for i := range 60 {
 		add(fmt.Sprint("mixed/", i), mixedSeries(r, i))
+	}
+	add("sensor/hour", sensorSeries(1, 3600, 1000))
+	add("nodeExporter/hour", nodeExporterSeries(1, 240))
+	for i, factor := range []int64{2, 5, 7, 1000, 4096} {
+		add(fmt.Sprint("factor/", factor), factorSeries(uint64(i), 300+i*500, factor, i))
 	}
 	return cs
 }
@@ -134,7 +139,8 @@ func TestBytes_Golden(t *testing.T) {
 // referenceBytes encodes the readings of a the slow way, as the encoder
 // did before it took shortcuts: it writes every candidate coding of each
 // column in full and keeps the smallest (the first of equal size, XOR only
-// if it takes fewer bytes than the decimal coding).
+// if it takes fewer bytes than the decimal coding; a factor's bytes in the
+// header count).
 func referenceBytes(a *Appender) []byte {
 	n := len(a.ts)
 	var tw, bw bitWriter
@@ -147,8 +153,16 @@ func referenceBytes(a *Appender) []byte {
 	times := tw.finish()
 	streams := make([][]byte, len(a.names))
 	encs := make([]byte, len(a.names))
+	factors := make([]uint64, len(a.names))
 	for i, vals := range a.vals {
 		var dec []byte
+		factors[i] = 1
+		cost := func(enc Encoding, d []byte, g uint64) int {
+			if enc.factored() {
+				return len(d) + uvarintLen(g)
+			}
+			return len(d)
+		}
 		if best, all, ok := referenceScales(vals); ok && n > 0 {
 			for j, k := range []int{best, all} {
 				if k < 0 || (j == 1 && k == best) {
@@ -159,17 +173,36 @@ func referenceBytes(a *Appender) []byte {
 				if np := referenceScaleAll(vals, k, ms, patch); np > 0 {
 					enc, p = DecimalPatched, patch
 				}
+				deltas := make([]int64, n)
+				deltas[0] = ms[0]
+				var g uint64
+				for i := 1; i < n; i++ {
+					deltas[i] = ms[i] - ms[i-1]
+					g = gcd(g, absU(deltas[i]))
+				}
 				var dw bitWriter
-				writeDecimal(&dw, new(blockWriter), vals, ms, p)
-				if d := dw.finish(); dec == nil || len(d) < len(dec) {
-					dec, encs[i] = d, byte(enc)<<5|byte(k)
+				writeDecimal(&dw, new(blockWriter), vals, deltas, p)
+				if d := dw.finish(); dec == nil || len(d) < cost(Encoding(encs[i]>>5), dec, factors[i]) {
+					dec, encs[i], factors[i] = d, byte(enc)<<5|byte(k), 1
+				}
+				if g < 2 {
+					continue
+				}
+				for i := 1; i < n; i++ {
+					deltas[i] /= int64(g)
+				}
+				fenc := enc + DecimalFactor - Decimal
+				var fw bitWriter
+				writeDecimal(&fw, new(blockWriter), vals, deltas, p)
+				if d := fw.finish(); cost(fenc, d, g) < cost(Encoding(encs[i]>>5), dec, factors[i]) {
+					dec, encs[i], factors[i] = d, byte(fenc)<<5|byte(k), g
 				}
 			}
 		}
 		var xw bitWriter
 		writeXOR(&xw, vals)
-		if x := xw.finish(); dec == nil || len(x) < len(dec) {
-			streams[i], encs[i] = x, byte(XOR)
+		if x := xw.finish(); dec == nil || len(x) < cost(Encoding(encs[i]>>5), dec, factors[i]) {
+			streams[i], encs[i], factors[i] = x, byte(XOR), 1
 		} else {
 			streams[i] = dec
 		}
@@ -184,8 +217,7 @@ func referenceBytes(a *Appender) []byte {
 	for i, name := range a.names {
 		b = binary.AppendUvarint(b, uint64(len(name)))
 		b = append(b, name...)
-		b = append(b, encs[i])
-		b = binary.AppendUvarint(b, uint64(len(streams[i])))
+		b = appendColumnHeader(b, encs[i], factors[i], len(streams[i]))
 	}
 	b = append(b, times...)
 	for _, s := range streams {

@@ -38,6 +38,7 @@ type field struct {
 	name   string
 	enc    Encoding
 	scale  int
+	factor int64 // the factor of DecimalFactor fields, else 1
 	stream []byte
 }
 
@@ -134,8 +135,19 @@ func Open(b []byte) (*Chunk, error) {
 		}
 		f.enc, f.scale = Encoding(p[0]>>5), int(p[0]&0x1f)
 		p = p[1:]
-		if f.enc > DecimalPatched || (f.enc == XOR && f.scale != 0) || f.scale > maxScale {
+		if f.enc > DecimalFactorPatched || (f.enc == XOR && f.scale != 0) || f.scale > maxScale {
 			return nil, corrupt("bad encoding of field %q", f.name)
+		}
+		f.factor = 1
+		if f.enc.factored() {
+			g, err := uvarint("factor")
+			if err != nil {
+				return nil, err
+			}
+			if g < 2 || g > maxFactor {
+				return nil, corrupt("bad factor %d of field %q", g, f.name)
+			}
+			f.factor = int64(g)
 		}
 		if lens[i], err = uvarint("stream length"); err != nil {
 			return nil, err
@@ -219,11 +231,16 @@ func (c *Chunk) Index(name string) int {
 	return -1
 }
 
-// Encoding returns how field i is coded and, for Decimal, its scale k: the
-// values are integers divided by 10^k.
+// Encoding returns how field i is coded and, for the decimal encodings,
+// its scale k: the values are integers divided by 10^k.
 func (c *Chunk) Encoding(i int) (enc Encoding, scale int) {
 	return c.fields[i].enc, c.fields[i].scale
 }
+
+// Factor returns the factor of field i: the common divisor of the deltas
+// of its scaled integers for DecimalFactor and DecimalFactorPatched, else
+// 1.
+func (c *Chunk) Factor(i int) int64 { return c.fields[i].factor }
 
 // TimeEncoding returns how the timestamps are coded.
 func (c *Chunk) TimeEncoding() TimeEncoding { return c.timeEnc }
@@ -341,6 +358,9 @@ func (c *Chunk) String() string {
 		s += fmt.Sprintf(", %s %s", f.name, f.enc)
 		if f.enc != XOR {
 			s += fmt.Sprintf("/1e%d", f.scale)
+		}
+		if f.factor != 1 {
+			s += fmt.Sprintf(" steps of %d", f.factor)
 		}
 	}
 	return s + "}"

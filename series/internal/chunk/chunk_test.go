@@ -24,7 +24,12 @@ func header(n, k uint64, first int64, span uint64, timeEnc byte, timeLen uint64,
 		name := fields[i].(string)
 		b = binary.AppendUvarint(b, uint64(len(name)))
 		b = append(b, name...)
-		b = append(b, fields[i+1].(byte))
+		switch code := fields[i+1].(type) {
+		case byte:
+			b = append(b, code)
+		case []byte: // an encoding byte and a factor
+			b = append(b, code...)
+		}
 		b = binary.AppendUvarint(b, uint64(fields[i+2].(int)))
 	}
 	return b

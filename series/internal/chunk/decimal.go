@@ -20,7 +20,22 @@ const (
 	// m/10^k (NaN, infinities, -0, a stray value with more decimals) are
 	// stored whole, 64 bits each, after the block they fall in.
 	DecimalPatched Encoding = 2
+	// DecimalFactor is Decimal for integers m whose consecutive deltas
+	// share a factor g >= 2 (ALP's factor, generalised from powers of
+	// ten: readings in steps of 0.5, byte counts in 4 KiB pages, round
+	// thousands): the blocks hold the deltas divided by g, and the header
+	// holds g.
+	DecimalFactor Encoding = 3
+	// DecimalFactorPatched is DecimalFactor plus patches, as
+	// DecimalPatched is Decimal plus patches.
+	DecimalFactorPatched Encoding = 4
 )
+
+// patched reports whether e stores patches after its blocks.
+func (e Encoding) patched() bool { return e == DecimalPatched || e == DecimalFactorPatched }
+
+// factored reports whether e's header holds a factor.
+func (e Encoding) factored() bool { return e == DecimalFactor || e == DecimalFactorPatched }
 
 func (e Encoding) String() string {
 	switch e {
@@ -30,6 +45,10 @@ func (e Encoding) String() string {
 		return "decimal"
 	case DecimalPatched:
 		return "decimal-patched"
+	case DecimalFactor:
+		return "decimal-factor"
+	case DecimalFactorPatched:
+		return "decimal-factor-patched"
 	}
 	return "unknown"
 }
@@ -40,6 +59,39 @@ const maxScale = 18
 
 // maxDecimal bounds the scaled integers (2^53).
 const maxDecimal = 1 << 53
+
+// maxFactor bounds the factor of a DecimalFactor field: the deltas of
+// scaled integers are at most 2^54 in magnitude.
+const maxFactor = 1 << 54
+
+// deltaFactor replaces ms[1:] with the deltas of ms, ms[i] - ms[i-1],
+// and returns their greatest common divisor (0 if all are 0). The values
+// of ms are scaled integers, within ±2^53, so the deltas do not overflow.
+func deltaFactor(ms []int64) uint64 {
+	var g uint64
+	for i := len(ms) - 1; i > 0; i-- {
+		ms[i] -= ms[i-1]
+		if g != 1 {
+			g = gcd(g, absU(ms[i]))
+		}
+	}
+	return g
+}
+
+func absU(x int64) uint64 {
+	if x < 0 {
+		return uint64(-x)
+	}
+	return uint64(x)
+}
+
+// gcd is Euclid's; gcd(0, b) = b.
+func gcd(a, b uint64) uint64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
 
 var pow10 = [maxScale + 1]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8,
 	1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18}
@@ -351,12 +403,13 @@ func (d *decimalScan) scaleAt(vals []float64, k int, ms []int64, patch []bool) i
 	return np
 }
 
-// writeDecimal codes the scaled integers ms of vals: the first as a 7-bit
-// length and the bits of its zigzag form, then the deltas in blocks. With
-// patches (patch not nil), a bit after the first says whether its 64 raw
-// bits follow, and each block is followed by its patches: their count (a
-// 7-bit length and bits), then for each its position in the block (8 bits)
-// and its 64 raw bits. ms is overwritten; bw is scratch.
+// writeDecimal codes the scaled integers of vals from ms, which holds the
+// first of them and then their deltas (divided by the factor, for the
+// factored encodings): the first as a 7-bit length and the bits of its
+// zigzag form, then the deltas in blocks. With patches (patch not nil), a bit after the first
+// says whether its 64 raw bits follow, and each block is followed by its
+// patches: their count (a 7-bit length and bits), then for each its
+// position in the block (8 bits) and its 64 raw bits. bw is scratch.
 func writeDecimal(w *bitWriter, bw *blockWriter, vals []float64, ms []int64, patch []bool) {
 	n := len(ms)
 	if n == 0 {
@@ -368,9 +421,6 @@ func writeDecimal(w *bitWriter, bw *blockWriter, vals []float64, ms []int64, pat
 		if patch[0] {
 			w.writeBits(math.Float64bits(vals[0]), 64)
 		}
-	}
-	for i := n - 1; i > 0; i-- {
-		ms[i] -= ms[i-1]
 	}
 	bw.reset()
 	for start := 1; start < n; start += blockLen {
@@ -406,7 +456,7 @@ func minValueBits(enc Encoding, n int) int {
 		return 0
 	case enc == XOR:
 		return 64 + n - 1
-	case enc == Decimal:
+	case enc == Decimal || enc == DecimalFactor:
 		return 7 + minBlockBits(n-1)
 	}
 	return 8 + minBlockBits(n-1) + (n+blockLen-2)/blockLen*7
@@ -419,6 +469,7 @@ type valueDecoder struct {
 	enc    Encoding
 	xor    xorState
 	m      int64
+	factor int64 // 1 but for the factored encodings
 	scale  float64
 }
 
@@ -426,6 +477,7 @@ func newValueDecoder(f *field, n int, version byte) valueDecoder {
 	return valueDecoder{
 		blocks: newBlockReader(newBitReader(f.stream), max(n-1, 0), version),
 		enc:    f.enc,
+		factor: f.factor,
 		scale:  pow10[f.scale],
 	}
 }
@@ -434,7 +486,7 @@ func (d *valueDecoder) first() float64 {
 	r := &d.blocks.r
 	if d.enc != XOR {
 		d.m = unzigzag(readVar(r))
-		if d.enc == DecimalPatched && r.readBits(1) != 0 {
+		if d.enc.patched() && r.readBits(1) != 0 {
 			return math.Float64frombits(r.readBits64(64))
 		}
 		return float64(d.m) / d.scale
@@ -450,12 +502,19 @@ func (d *valueDecoder) window(dst []float64, scratch *[blockLen]int64) {
 		deltas := scratch[:len(dst)]
 		d.blocks.readBlock(deltas)
 		m, scale := d.m, d.scale
-		for i, delta := range deltas {
-			m += delta
-			dst[i] = float64(m) / scale
+		if g := d.factor; g != 1 {
+			for i, delta := range deltas {
+				m += delta * g
+				dst[i] = float64(m) / scale
+			}
+		} else {
+			for i, delta := range deltas {
+				m += delta
+				dst[i] = float64(m) / scale
+			}
 		}
 		d.m = m
-		if d.enc == DecimalPatched {
+		if d.enc.patched() {
 			r := &d.blocks.r
 			np := readVar(r)
 			if np > uint64(len(dst)) {

@@ -11,7 +11,10 @@
 //     DeltaBlocks (the deltas in integer blocks);
 //   - values: XOR (Gorilla's XOR of consecutive values, any float64) or
 //     Decimal (values that are integers m scaled by 10^k, such as
-//     readings with two decimals, coded as deltas of m in integer blocks).
+//     readings with two decimals, coded as deltas of m in integer blocks),
+//     with patches for the values that are not (NaN, -0, a stray value),
+//     and with a factor where the deltas share one (DecimalFactor: steps
+//     of 0.5, byte counts in 4 KiB pages), as ALP codes decimals.
 //
 // Integer blocks hold 256 values each, coded either in truncated binary
 // within the block's range (since format version 2, several values to a
@@ -34,8 +37,9 @@
 // # Exactness and safety
 //
 // Every float64 round-trips bit for bit: NaN payloads, infinities, -0,
-// subnormals and the largest values. A field that holds any value the
-// Decimal encoding cannot reproduce exactly is coded with XOR.
+// subnormals and the largest values. A value that a decimal encoding
+// does not reproduce bit for bit (by the decoder's own arithmetic) is
+// stored whole as a patch, or the field is coded with XOR.
 //
 // Decoders never panic on bad input: they return errors wrapping
 // ErrCorrupt. Open checks the header, and that every stream is at least as

@@ -10,6 +10,9 @@ type encoder struct {
 	ms     []int64
 	patch  []bool
 	deltas []int64
+	// noFactors leaves out DecimalFactor and DecimalFactorPatched, and
+	// xorOnly every decimal encoding, to measure the encoder without them.
+	noFactors, xorOnly bool
 }
 
 // span is a stream's bytes in encoder.buf.
@@ -40,17 +43,45 @@ func (e *encoder) times(ts []int64) (TimeEncoding, span) {
 	return DeltaOfDelta, e.keep(&w)
 }
 
+// column is how a field's values are coded: its encoding byte (the
+// encoding and scale), its factor (1 but for the factored encodings) and
+// its stream.
+type column struct {
+	code   byte
+	factor uint64
+	stream span
+}
+
+// headerBytes is the size of what the column adds to the chunk besides
+// its name and stream length: the encoding byte, the factor and the
+// stream.
+func (c column) headerBytes() int {
+	n := 1 + c.stream.end - c.stream.start
+	if Encoding(c.code >> 5).factored() {
+		n += uvarintLen(c.factor)
+	}
+	return n
+}
+
 // field writes the stream of one field's values in the smallest of its
-// codings and returns the encoding byte of its header: Decimal or
-// DecimalPatched at the scales decimalScan proposes (the first of equal
-// size), then XOR if it takes fewer bytes, which xorBits finds out
-// without writing it.
-func (e *encoder) field(vals []float64) (byte, span) {
+// codings: Decimal or DecimalPatched at the scales decimalScan proposes,
+// each also as DecimalFactor or DecimalFactorPatched if the deltas of its
+// integers share a factor (the first of equal size), then XOR if it takes
+// fewer bytes, which xorBits finds out without writing it. Sizes include
+// the factor's bytes in the header.
+func (e *encoder) field(vals []float64) column {
 	n := len(vals)
-	var dec span
-	var code byte
+	var dec column
 	decimal := false
-	if n > 0 {
+	keep := func(w *bitWriter, enc Encoding, k int, g uint64) {
+		c := column{byte(enc)<<5 | byte(k), g, e.keep(w)}
+		if !decimal || c.headerBytes() < dec.headerBytes() {
+			dec, decimal = c, true
+		} else {
+			e.buf = e.buf[:c.stream.start]
+		}
+	}
+	if n > 0 && !e.xorOnly {
 		if best, all, ok := e.dec.scan(vals); ok {
 			if cap(e.ms) < n {
 				e.ms, e.patch = make([]int64, n), make([]bool, n)
@@ -64,24 +95,29 @@ func (e *encoder) field(vals []float64) (byte, span) {
 				if np := e.dec.scaleAt(vals, k, ms, patch); np > 0 {
 					enc, p = DecimalPatched, patch
 				}
+				g := deltaFactor(ms)
 				w := e.writer()
 				writeDecimal(&w, &e.bw, vals, ms, p)
-				s := e.keep(&w)
-				if !decimal || s.end-s.start < dec.end-dec.start {
-					dec, code, decimal = s, byte(enc)<<5|byte(k), true
-				} else {
-					e.buf = e.buf[:s.start]
+				keep(&w, enc, k, 1)
+				if g < 2 || e.noFactors {
+					continue
 				}
+				for i := 1; i < n; i++ {
+					ms[i] /= int64(g)
+				}
+				w = e.writer()
+				writeDecimal(&w, &e.bw, vals, ms, p)
+				keep(&w, enc+DecimalFactor-Decimal, k, g)
 			}
 		}
 	}
 	if decimal {
-		limit := 8 * (dec.end - dec.start - 1) // XOR must take fewer bytes
+		limit := 8 * (dec.headerBytes() - 2) // XOR must take fewer bytes
 		if xorBits(vals, limit) > limit {
-			return code, dec
+			return dec
 		}
 	}
 	w := e.writer()
 	writeXOR(&w, vals)
-	return byte(XOR), e.keep(&w)
+	return column{byte(XOR), 1, e.keep(&w)}
 }

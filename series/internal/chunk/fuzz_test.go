@@ -8,12 +8,14 @@ import (
 	"testing"
 )
 
-// fuzzSeeds are chunks of version 2 (as the Appender writes them) and of
-// version 1 (testdata/v1).
+// fuzzSeeds are chunks of version 2 (as the Appender writes them and as
+// testdata/v2 and testdata/factor keep them) and of version 1
+// (testdata/v1).
 func fuzzSeeds() [][]byte {
 	var seeds [][]byte
-	if v1, err := filepath.Glob(filepath.Join("testdata", "v1", "*.chunk")); err == nil {
-		for _, p := range v1 {
+	for _, dir := range []string{"v1", "v2", "factor"} {
+		files, _ := filepath.Glob(filepath.Join("testdata", dir, "*.chunk"))
+		for _, p := range files {
 			if b, err := os.ReadFile(p); err == nil {
 				seeds = append(seeds, b)
 			}
@@ -26,11 +28,14 @@ func fuzzSeeds() [][]byte {
 		gaugeSeries(3, 100),
 		constSeries(600, 1.5),
 		counterSeries(300),
+		nodeExporterSeries(2, 300),
+		factorSeries(1, 600, 4096, 0),
 		func() *series {
-			s := walkSeries(4, 600, 2, 1000, 0.5)
-			s.vals[0][3], s.vals[0][300], s.vals[1][0] = math.NaN(), math.Inf(1), math.Copysign(0, -1)
+			s := factorSeries(2, 600, 5, 1)
+			s.vals[0][0], s.vals[0][400] = math.NaN(), math.Inf(-1)
 			return s
 		}(),
+		patchedWalk(),
 		{fields: []string{"v"}, ts: []int64{math.MinInt64, 0, math.MaxInt64}, vals: [][]float64{{math.NaN(), math.Inf(-1), math.Copysign(0, -1)}}},
 	} {
 		a, _ := NewAppender(s.fields)
@@ -47,8 +52,9 @@ func fuzzSeeds() [][]byte {
 }
 
 // FuzzDecode feeds arbitrary bytes to Open and every decoder: they must
-// return errors, never panic, and agree with one another; what decodes
-// must encode again to the same readings.
+// return errors, never panic, allocate no more than the input bounds, and
+// agree with one another; what decodes must encode again to the same
+// readings.
 func FuzzDecode(f *testing.F) {
 	for _, b := range fuzzSeeds() {
 		f.Add(b)
@@ -57,6 +63,12 @@ func FuzzDecode(f *testing.F) {
 		c, err := Open(b)
 		if err != nil {
 			return
+		}
+		// What a caller allocates by (and Open allocates for the fields)
+		// is bounded by the input: each field's header takes 4 bytes or
+		// more, and 256 readings take at least the 9 bits of a block.
+		if c.Len() > 256*len(b) || c.NumFields() > len(b)/4 {
+			t.Fatalf("%d readings of %d fields in %d bytes", c.Len(), c.NumFields(), len(b))
 		}
 		n := c.Len()
 		ts := make([]int64, n)
@@ -158,8 +170,8 @@ func seriesFromBytes(data []byte) *series {
 				if n := len(s.vals[i]); n > 0 {
 					row[i] = s.vals[i][n-1]
 				}
-			case 3:
-				row[i] = float64(next(1)[0])
+			case 3: // a byte times ctl's top bits plus one: a common factor
+				row[i] = float64(next(1)[0]) * float64(1+ctl>>4)
 			}
 		}
 		s.add(t, row...)
@@ -169,14 +181,25 @@ func seriesFromBytes(data []byte) *series {
 
 // FuzzDecodeStreams wraps arbitrary stream bytes in a valid header, so
 // that the stream decoders, which Open does not check, meet garbage. The
-// top bit of timeEnc picks format version 1.
+// top bit of timeEnc picks format version 1; its bits 1 to 6 give the
+// factor of the factored encodings (f, or 2^(f-8) above 40).
 func FuzzDecodeStreams(f *testing.F) {
 	f.Add(uint16(300), uint8(1), uint8(1<<5|2), uint16(0), []byte{0, 0, 0, 0, 0}, []byte{0, 0, 0, 0, 0, 0, 1, 2, 3})
 	f.Add(uint16(3), uint8(0), uint8(0), uint16(2000), []byte{0x80, 0, 0x40}, []byte{0x40, 0, 0, 0, 0, 0, 0, 0, 0xc0, 0x12, 0x34})
 	f.Add(uint16(600), uint8(1), uint8(2<<5|1), uint16(59900), []byte{0, 0x80, 0x12, 0x34, 0x56}, []byte{0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff})
 	f.Add(uint16(600), uint8(0x81), uint8(1<<5|2), uint16(59900), []byte{0, 0x80, 0x12, 0x34, 0x56}, []byte{0x0a, 0x40, 0xff, 0, 0xff, 0, 0xff, 0, 0xff})
+	f.Add(uint16(300), uint8(7<<1|1), uint8(3<<5|1), uint16(0), []byte{0, 0, 0, 0, 0}, []byte{0x0a, 0, 0, 0, 0, 0, 1, 2, 3})
+	f.Add(uint16(600), uint8(62<<1|1), uint8(4<<5), uint16(59900), []byte{0, 0x80, 0x12, 0x34, 0x56}, []byte{0xff, 0, 0xff, 0, 0xff, 0, 0xff, 0, 0xff})
 	f.Fuzz(func(t *testing.T, n uint16, timeEnc, enc uint8, span uint16, times, values []byte) {
-		b := append(header(uint64(n), 1, start, uint64(span), timeEnc&0x7f, uint64(len(times)), "v", enc, len(values)), append(times, values...)...)
+		code := any(enc)
+		if Encoding(enc >> 5).factored() {
+			factor := uint64(timeEnc >> 1 & 0x3f)
+			if factor > 40 {
+				factor = 1 << (factor - 8)
+			}
+			code = binary.AppendUvarint([]byte{enc}, factor)
+		}
+		b := append(header(uint64(n), 1, start, uint64(span), timeEnc&1, uint64(len(times)), "v", code, len(values)), append(times, values...)...)
 		if timeEnc&0x80 != 0 {
 			b[0] = 1
 		}

@@ -238,3 +238,64 @@ func sameAggregate(a, b Aggregate) bool {
 	return a.Count == b.Count && sameFloat(a.Sum, b.Sum) && sameFloat(a.Min, b.Min) && sameFloat(a.Max, b.Max) &&
 		sameFloat(a.First, b.First) && sameFloat(a.Last, b.Last) && a.FirstTime == b.FirstTime && a.LastTime == b.LastTime
 }
+
+// sensorSeries is n readings every interval ms of a sensor that reports
+// two decimals, such as a thermometer at 21.37: the reading wanders by up
+// to ±2 hundredths at a time and stays put half of the time.
+func sensorSeries(seed uint64, n int, interval int64) *series {
+	r := rand.New(rand.NewPCG(seed, 4))
+	s := newSeries("temperature")
+	s.ts = regular(r, n, interval, 0)
+	s.vals[0] = make([]float64, n)
+	m := int64(2137)
+	for j := range s.vals[0] {
+		if r.IntN(2) == 0 {
+			m += r.Int64N(5) - 2
+		}
+		s.vals[0][j] = float64(m) / 100
+	}
+	return s
+}
+
+// nodeExporterFields are the fields of nodeExporterSeries.
+var nodeExporterFields = []string{
+	"up", "boot_time_seconds", "memory_total_bytes", "filesystem_size_bytes", "cpu_count",
+	"cpu_seconds_total", "network_receive_bytes_total", "context_switches_total",
+	"memory_available_bytes", "filesystem_avail_bytes", "load1", "procs_running",
+}
+
+// nodeExporterSeries is n scrapes, every 15 s with ±5 ms of jitter, of a
+// host as node-exporter reports it: five constant series, counters (CPU
+// seconds in hundredths, bytes and context switches as integers), memory
+// and disk gauges in 4 KiB pages, the load average in hundredths and a
+// small count.
+func nodeExporterSeries(seed uint64, n int) *series {
+	r := rand.New(rand.NewPCG(seed, 5))
+	s := newSeries(nodeExporterFields...)
+	s.ts = regular(r, n, 15000, 5)
+	for i := range s.vals {
+		s.vals[i] = make([]float64, n)
+	}
+	cpu, rx, ctx := int64(123456789), int64(987654321012), int64(55555555)
+	memPages, fsPages := int64(2_000_000), int64(50_000_000)
+	load := int64(150)
+	for j := range n {
+		cpu += 1400 + r.Int64N(200) // hundredths of a second of 15 s on one CPU
+		rx += r.Int64N(2_000_000)
+		ctx += 20_000 + r.Int64N(5_000)
+		memPages += r.Int64N(2001) - 1000
+		if r.IntN(20) == 0 {
+			fsPages -= r.Int64N(100)
+		}
+		load = max(0, load+r.Int64N(21)-10)
+		row := []float64{
+			1, 1733000000, 16_777_216 * 1024, 512 * 1024 * 1024 * 1024, 8,
+			float64(cpu) / 100, float64(rx), float64(ctx),
+			float64(memPages * 4096), float64(fsPages * 4096), float64(load) / 100, float64(1 + r.IntN(4)),
+		}
+		for i, v := range row {
+			s.vals[i][j] = v
+		}
+	}
+	return s
+}
