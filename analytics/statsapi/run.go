@@ -137,7 +137,10 @@ func (q *Query) Run(ctx context.Context, s *analytics.Store, now time.Time, o *O
 	if err != nil {
 		return nil, err
 	}
-	resp := &Response{Meta: Meta{ComputedFrom: source}, Query: q.echo(from, to, st.loc)}
+	resp := &Response{Meta: Meta{ComputedFrom: source, ImportsIncluded: q.Include.Imports && source == fromAggregates}, Query: q.echo(from, to, st.loc)}
+	if q.Include.Imports && source != fromAggregates {
+		resp.Meta.Warnings = &[]string{"Imported stats are not included: this query needs the raw hits (filters, two dimensions, or a metric kept per value only there), and imported stats are daily totals."}
+	}
 	var cmpTable *table
 	if q.Include.Comparison != "" {
 		// A range that runs past now is compared, up to the end of now's
@@ -268,7 +271,13 @@ func (q *Query) compute(ctx context.Context, s *analytics.Store, loc *time.Locat
 		t.labels = append(t.labels, b.label)
 	}
 	if source == fromAggregates {
-		return t, q.fromAggregates(ctx, s, t, bs, from, to)
+		if err := q.fromAggregates(ctx, s, t, bs, from, to); err != nil {
+			return nil, err
+		}
+		if q.Include.Imports {
+			return t, q.addImported(ctx, s, t, bs, from, to)
+		}
+		return t, nil
 	}
 	visits, err := s.RawVisits(ctx, q.SiteID, from, to)
 	if errors.Is(err, analytics.ErrExpired) {
@@ -786,7 +795,7 @@ func (q *Query) echo(from, to time.Time, loc *time.Location) Echo {
 	e := Echo{SiteID: q.SiteID, Metrics: q.Metrics, Filters: q.Filters, Dimensions: q.Dimensions,
 		DateRange:  [2]string{from.In(loc).Format(time.RFC3339), to.Add(-time.Second).In(loc).Format(time.RFC3339)},
 		OrderBy:    [][2]string{},
-		Include:    map[string]any{"imports": false, "time_labels": q.Include.TimeLabels, "total_rows": q.Include.TotalRows, "comparisons": nil},
+		Include:    map[string]any{"imports": q.Include.Imports, "time_labels": q.Include.TimeLabels, "total_rows": q.Include.TotalRows, "comparisons": nil},
 		Pagination: map[string]int{"limit": q.Limit, "offset": q.Offset}}
 	if e.Filters == nil {
 		e.Filters = []Filter{}
