@@ -104,10 +104,24 @@ func (r *row) str(col string) string {
 func (r *row) num(col string) (int64, error) {
 	s := r.str(col)
 	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 {
+	if err != nil && !errors.Is(err, strconv.ErrRange) || n < 0 {
 		return 0, &Error{File: r.file, Line: r.line, Column: col, Msg: fmt.Sprintf("%q is not a non-negative integer", s)}
 	}
+	if err != nil || n > maxCount {
+		return 0, &Error{File: r.file, Line: r.line, Column: col, Msg: fmt.Sprintf("%s is over %d", s, int64(maxCount))}
+	}
 	return n, nil
+}
+
+// maxCount bounds a number of a file, and a count summed over its rows.
+const maxCount = 1 << 50
+
+// add returns a+b, or an error naming col when the sum is over maxCount.
+func (r *row) add(a, b int64, col string) (int64, error) {
+	if a > maxCount-b {
+		return 0, &Error{File: r.file, Line: r.line, Column: col, Msg: fmt.Sprintf("the sum of the day's rows is over %d", int64(maxCount))}
+	}
+	return a + b, nil
 }
 
 // count adds the row's number in col to the count of value v of dim.
@@ -124,8 +138,8 @@ func (r *row) count(dim analytics.Dimension, v, col string) error {
 		m = map[string]int64{}
 		r.day.Breakdowns[dim] = m
 	}
-	m[v] += n
-	return nil
+	m[v], err = r.add(m[v], n, col)
+	return err
 }
 
 // visits counts a visit dimension read from column col, normalised by
@@ -151,9 +165,6 @@ var tables = []tableSpec{
 		}
 		if n[2] > n[3] {
 			return &Error{File: r.file, Line: r.line, Column: "bounces", Msg: fmt.Sprintf("%d bounces in %d visits", n[2], n[3])}
-		}
-		if n[4] > 1<<40 {
-			return &Error{File: r.file, Line: r.line, Column: "visit_duration", Msg: "too large"}
 		}
 		r.day.Visitors, r.day.PageViews, r.day.Bounces, r.day.Visits, r.day.DurationMs = n[0], n[1], n[2], n[3], n[4]*1000
 		return nil
@@ -195,7 +206,9 @@ var tables = []tableSpec{
 		if r.str("name") == "" {
 			return &Error{File: r.file, Line: r.line, Column: "name", Msg: "an event needs a name"}
 		}
-		r.day.Events += n
+		if r.day.Events, err = r.add(r.day.Events, n, "events"); err != nil {
+			return err
+		}
 		return r.count(analytics.DimEvent, r.str("name"), "events")
 	}},
 }
