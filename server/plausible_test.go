@@ -122,6 +122,16 @@ func TestPlausible_ExportImportRoundTrip(t *testing.T) {
 		}
 	}
 
+	// A query the raw hits answer leaves the imported days out, and says so.
+	_, meta := statsOf(t, e, "b", `,"metrics":["visits"],"filters":[["is","visit:country",["FR"]]],"include":{"imports":true}`)
+	if w := fmt.Sprint(meta["warnings"]); meta["imports_included"] != false || !strings.Contains(w, "Imported stats are not included") {
+		t.Errorf("filtered query with imports: meta %v", meta)
+	}
+	_, meta = statsOf(t, e, "a", `,"metrics":["visits"],"filters":[["is","visit:country",["FR"]]],"include":{"imports":true}`)
+	if meta["warnings"] != nil {
+		t.Errorf("a site without imported days warns of them: %v", meta)
+	}
+
 	// The export of b with its imported days is a's export.
 	again := e.as(e.token, "GET", "/api/v1/sites/b/export?date_range=2024-03-10,2024-03-19&with_imported=true", "").must(t, 200)
 	if !bytes.Equal(filesOf(t, again.body), filesOf(t, ans.body)) {

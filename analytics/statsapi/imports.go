@@ -27,6 +27,7 @@ func (q *Query) addImported(ctx context.Context, s *analytics.Store, t *table, b
 	if err != nil {
 		return err
 	}
+	t.imported = len(days) > 0
 	ti := q.timeIndex()
 	if ti < 0 {
 		bs = []bucket{{start: from, end: to}}

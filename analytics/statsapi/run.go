@@ -41,7 +41,9 @@ type Comparison struct {
 
 // Meta is the answer's meta object. ComputedFrom ("aggregates" or
 // "raw_hits") says how the answer was computed; Plausible has no such
-// member.
+// member. ImportsIncluded is set when the query asked include.imports and
+// imported days of its range were added; when they could not be
+// (a query the raw hits answer), Warnings holds ImportsExcluded.
 type Meta struct {
 	ImportsIncluded     bool      `json:"imports_included"`
 	TimeLabels          []string  `json:"time_labels,omitempty"`
@@ -93,7 +95,13 @@ type table struct {
 	rows   map[string]*figures
 	labels []string // time labels, with a time dimension
 	total  figures
+	// imported is set when imported days were added.
+	imported bool
 }
+
+// ImportsExcluded is the warning of an answer that leaves out the
+// imported days of its range.
+const ImportsExcluded = "Imported stats are not included: this query needs the raw hits (filters, two dimensions, or a metric kept per value only there), and imported stats are daily figures."
 
 // DefaultMaxBuckets is the default of Options.MaxBuckets: a year of hours
 // (8,784) fits.
@@ -137,9 +145,15 @@ func (q *Query) Run(ctx context.Context, s *analytics.Store, now time.Time, o *O
 	if err != nil {
 		return nil, err
 	}
-	resp := &Response{Meta: Meta{ComputedFrom: source, ImportsIncluded: q.Include.Imports && source == fromAggregates}, Query: q.echo(from, to, st.loc)}
+	resp := &Response{Meta: Meta{ComputedFrom: source, ImportsIncluded: main.imported}, Query: q.echo(from, to, st.loc)}
 	if q.Include.Imports && source != fromAggregates {
-		resp.Meta.Warnings = &[]string{"Imported stats are not included: this query needs the raw hits (filters, two dimensions, or a metric kept per value only there), and imported stats are daily totals."}
+		days, err := s.ImportedDays(ctx, q.SiteID, from, to, nil)
+		if err != nil {
+			return nil, err
+		}
+		if len(days) > 0 {
+			resp.Meta.Warnings = &[]string{ImportsExcluded}
+		}
 	}
 	var cmpTable *table
 	if q.Include.Comparison != "" {
