@@ -106,7 +106,9 @@ func fileNameOf(table string, from, last time.Time) string {
 func WriteZip(w io.Writer, days []analytics.DayFigures, from, last time.Time) error {
 	zw := zip.NewWriter(w)
 	for _, f := range outFiles {
-		fw, err := zw.Create(fileNameOf(f.table, from, last))
+		// Files are dated the day after the last: the export's end, so
+		// that the same figures make the same zip.
+		fw, err := zw.CreateHeader(&zip.FileHeader{Name: fileNameOf(f.table, from, last), Method: zip.Deflate, Modified: last.UTC().AddDate(0, 0, 1)})
 		if err != nil {
 			return err
 		}

@@ -153,7 +153,11 @@ func importSite(ctx context.Context, c *client, path, file string, stdout io.Wri
 		_, err = fmt.Fprintf(stdout, "imported no day into %s\n", out.Site)
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "imported %d days (%s to %s) into %s\n", out.Days, out.From, out.To, out.Site)
+	days := "days"
+	if out.Days == 1 {
+		days = "day"
+	}
+	_, err = fmt.Fprintf(stdout, "imported %d %s (%s to %s) into %s\n", out.Days, days, out.From, out.To, out.Site)
 	return err
 }
 
