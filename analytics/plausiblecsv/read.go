@@ -92,8 +92,6 @@ type row struct {
 	file string
 }
 
-func (r *row) has(col string) bool { _, ok := r.cols[col]; return ok }
-
 func (r *row) str(col string) string {
 	if i, ok := r.cols[col]; ok {
 		return strings.TrimSpace(r.rec[i])
@@ -147,8 +145,6 @@ func (r *row) count(dim analytics.Dimension, v, col string) error {
 func visits(dim analytics.Dimension, col string, norm func(string) string) func(r *row) error {
 	return func(r *row) error { return r.count(dim, norm(r.str(col)), "visits") }
 }
-
-func same(s string) string { return s }
 
 var tables = []tableSpec{
 	{name: "visitors", required: []string{"visitors", "pageviews", "bounces", "visits", "visit_duration"}, add: func(r *row) error {
