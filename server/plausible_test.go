@@ -194,3 +194,32 @@ func TestPlausible_ImportRefused(t *testing.T) {
 	e.do("POST", "/api/v1/sites/b/import", "application/zip", strings.NewReader("not a zip")).must(t, 400)
 	e.do("POST", "/api/v1/sites/nope/import", "application/zip", bytes.NewReader(buf.Bytes())).must(t, 404)
 }
+
+// An imported day is a date of the site's time zone, as Plausible's
+// export dates its rows: west of UTC it is still that date's bucket.
+func TestPlausible_ImportedDatesInSiteZone(t *testing.T) {
+	e, _ := analyticsEnv(t)
+	e.as(e.token, "POST", "/api/v1/sites", `{"id":"ny","time_zone":"America/New_York"}`).must(t, 201)
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, _ := zw.Create("imported_visitors_20240315_20240315.csv")
+	_, _ = w.Write([]byte("date,visitors,pageviews,bounces,visits,visit_duration\n2024-03-15,7,9,1,8,80\n"))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e.do("POST", "/api/v1/sites/ny/import", "application/zip", bytes.NewReader(buf.Bytes())).must(t, 200)
+	var res struct {
+		Results []struct {
+			Metrics    []float64
+			Dimensions []string
+		}
+	}
+	e.as(e.token, "POST", "/api/v2/query", `{"site_id":"ny","date_range":["2024-03-14","2024-03-16"],"metrics":["visitors"],"dimensions":["time:day"],"include":{"imports":true}}`).must(t, 200).json(t, &res)
+	if got := fmt.Sprint(res.Results); got != "[{[7] [2024-03-15]}]" {
+		t.Errorf("rows %s, want 7 visitors on 2024-03-15", got)
+	}
+	e.as(e.token, "POST", "/api/v2/query", `{"site_id":"ny","date_range":["2024-03-16","2024-03-16"],"metrics":["visitors"],"include":{"imports":true}}`).must(t, 200).json(t, &res)
+	if len(res.Results) != 0 {
+		t.Errorf("the next day has the imported day: %v", res.Results)
+	}
+}

@@ -11,8 +11,10 @@ import (
 // addImported adds to t the imported days of q's site that start in
 // [from, to): their totals to the range's and to the row of the time
 // bucket holding the day, and, for a breakdown, each value's count to its
-// row. Goals and custom event properties are never imported.
-func (q *Query) addImported(ctx context.Context, s *analytics.Store, t *table, bs []bucket, from, to time.Time) error {
+// row. An imported day is a date of the site's time zone loc (as
+// Plausible's export dates its rows): it starts at that date's midnight
+// in loc. Goals and custom event properties are never imported.
+func (q *Query) addImported(ctx context.Context, s *analytics.Store, t *table, bs []bucket, loc *time.Location, from, to time.Time) error {
 	nt := q.nonTime()
 	var dim analytics.Dimension
 	var dims []analytics.Dimension
@@ -23,10 +25,15 @@ func (q *Query) addImported(ctx context.Context, s *analytics.Store, t *table, b
 		}
 		dims = []analytics.Dimension{dim}
 	}
-	days, err := s.ImportedDays(ctx, q.SiteID, from, to, dims)
+	first, end := importedDates(loc, from, to)
+	days, err := s.ImportedDays(ctx, q.SiteID, first, end, dims)
 	if err != nil {
 		return err
 	}
+	days = slices.DeleteFunc(days, func(d analytics.DayFigures) bool {
+		start := localMidnight(d.Date, loc)
+		return start.Before(from) || !start.Before(to)
+	})
 	t.imported = len(days) > 0
 	ti := q.timeIndex()
 	if ti < 0 {
@@ -35,7 +42,7 @@ func (q *Query) addImported(ctx context.Context, s *analytics.Store, t *table, b
 	for i := range days {
 		d := &days[i]
 		addDay(&t.total, d)
-		b := bucketOf(bs, d.Date)
+		b := bucketOf(bs, localMidnight(d.Date, loc))
 		if b == nil {
 			continue
 		}
@@ -101,4 +108,19 @@ func bucketOf(bs []bucket, t time.Time) *bucket {
 		}
 	}
 	return nil
+}
+
+// importedDates returns the imported days (UTC midnights) that may start
+// in [from, to) in loc: first, and the day after the last.
+func importedDates(loc *time.Location, from, to time.Time) (first, end time.Time) {
+	date := func(t time.Time) time.Time {
+		y, m, d := t.In(loc).Date()
+		return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	}
+	return date(from), date(to.Add(-time.Nanosecond)).AddDate(0, 0, 1)
+}
+
+// localMidnight returns the start in loc of the date of the UTC midnight d.
+func localMidnight(d time.Time, loc *time.Location) time.Time {
+	return time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, loc)
 }

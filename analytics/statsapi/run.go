@@ -147,7 +147,8 @@ func (q *Query) Run(ctx context.Context, s *analytics.Store, now time.Time, o *O
 	}
 	resp := &Response{Meta: Meta{ComputedFrom: source, ImportsIncluded: main.imported}, Query: q.echo(from, to, st.loc)}
 	if q.Include.Imports && source != fromAggregates {
-		days, err := s.ImportedDays(ctx, q.SiteID, from, to, nil)
+		first, end := importedDates(st.loc, from, to)
+		days, err := s.ImportedDays(ctx, q.SiteID, first, end, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -289,7 +290,7 @@ func (q *Query) compute(ctx context.Context, s *analytics.Store, loc *time.Locat
 			return nil, err
 		}
 		if q.Include.Imports {
-			return t, q.addImported(ctx, s, t, bs, from, to)
+			return t, q.addImported(ctx, s, t, bs, loc, from, to)
 		}
 		return t, nil
 	}
