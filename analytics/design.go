@@ -203,6 +203,23 @@ func Design() *design.Design {
 				Retention: "Hourly 90 days, daily 2 years from the period's start; monthly kept (no ttl).",
 			},
 			{
+				Name:        "Imported",
+				Description: "The figures of one UTC day imported from another tool (Plausible's CSV export), kept apart from the collected Stats: reads add them only when asked (the Stats API's include.imports), and importing a day again replaces it.",
+				Keys:        map[string]design.Template{"pk": "SITE#{siteId}", "sk": "IMPORTED#{date}"},
+				Attributes: []design.Attribute{
+					site,
+					{Name: "date", Format: design.LayoutDay, Description: "The UTC day."},
+					{Name: "visitors", Type: "N", Description: "Visitors of the day, as imported: days are summed, not merged."},
+					{Name: "visits", Type: "N", Description: "Visits."},
+					{Name: "pageViews", Type: "N", Description: "Page views."},
+					{Name: "bounces", Type: "N", Description: "Visits that bounced."},
+					{Name: "events", Type: "N", Description: "Custom events."},
+					{Name: "durationSum", Type: "N", Description: "Sum of the visits' durations, milliseconds."},
+					{Name: "top_page", Type: "B", Description: "Gzipped JSON: page views by page; top_entry_page, top_exit_page, top_source, top_utm_source, top_utm_medium, top_utm_campaign, top_country, top_browser, top_os and top_device count visits, top_event custom events, as the Stats item's do."},
+				},
+				Example: map[string]string{"siteId": "my-site", "date": "2024-01-15", "pageViews": "1500"},
+			},
+			{
 				Name:        "Realtime",
 				Description: "Counters of one minute for the realtime view.",
 				Keys:        map[string]design.Template{"pk": "SITE#{siteId}", "sk": "REALTIME#{minute}"},
@@ -395,6 +412,17 @@ func Design() *design.Design {
 				Returns:     []string{"Top"},
 				Limit:       10,
 				Frequency:   "each dashboard panel",
+			},
+			{
+				Name:        "Imported days of a range",
+				Description: "The imported figures of a range of days, read beside the collected aggregates when a query includes imports.",
+				Key:         "pk = SITE#{siteId} AND sk BETWEEN IMPORTED#{fromDate} AND IMPORTED#{toDate}",
+				Params: []design.Attribute{
+					{Name: "fromDate", Format: design.LayoutDay, Description: "First day, inclusive."},
+					{Name: "toDate", Format: design.LayoutDay, Description: "Last day, inclusive."},
+				},
+				Returns:   []string{"Imported"},
+				Frequency: "each dashboard load that includes imports",
 			},
 			{
 				Name:        "Shared links of a site",

@@ -15,7 +15,17 @@
 // GOAL#{id}; stats STATS#{period}#{start} with GSI1 PERIOD#{period}#{start};
 // realtime REALTIME#{minute}; and, added to the seed's design, Top items
 // (a breakdown's values ranked by count in the sort key), Pending marks
-// (days to aggregate again) and the daily Salt.
+// (days to aggregate again), the daily Salt, and imported days
+// IMPORTED#{date}.
+//
+// # Imported figures
+//
+// Store.Import keeps the daily figures imported from another tool
+// (Plausible's CSV export, read by package plausiblecsv) as items of
+// their own, one per site and UTC day, never merged into the collected
+// aggregates: ImportedDays reads them for a caller that asks to add them
+// (the Stats API's include.imports), CollectedDays gives the collected
+// ones in the same shape for an export, and DeleteImported removes them.
 //
 // # Recording
 //

@@ -32,6 +32,7 @@ var (
 	entShare    = entity("SharedLink")
 	entFunnel   = entity("Funnel")
 	entLease    = entity("Lease")
+	entImported = entity("Imported")
 )
 
 func entity(name string) *design.Entity {

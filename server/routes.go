@@ -79,6 +79,9 @@ func (s *Server) routes() []route {
 		{"GET /api/v1/sites/{site}/funnels/{id}/steps", need(auth.ScopeRead, siteOfPath), s.funnelSteps},
 		{"GET /api/v1/sites/{site}/realtime", need(auth.ScopeRead, siteOfPath), s.realtime},
 		{"GET /api/v1/sites/{site}/properties", need(auth.ScopeRead, siteOfPath), s.properties},
+		{"GET /api/v1/sites/{site}/export", need(auth.ScopeRead, siteOfPath), s.exportStats},
+		{"POST /api/v1/sites/{site}/import", need(auth.ScopeAdmin, siteOfPath), s.importStats},
+		{"DELETE /api/v1/sites/{site}/import", need(auth.ScopeAdmin, siteOfPath), s.deleteImported},
 		{"POST /api/v2/query", inBody(auth.ScopeRead), s.query},
 
 		// Prometheus' query API (promapi): the metrics of the kinds the

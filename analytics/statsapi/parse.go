@@ -83,6 +83,9 @@ type Order struct {
 type Include struct {
 	// Comparison is "", "previous_period" or "year_over_year".
 	Comparison string
+	// Imports adds the site's imported figures (analytics.Store.Import)
+	// to the collected ones, for a query the aggregates answer.
+	Imports    bool
 	TimeLabels bool
 	TotalRows  bool
 }
@@ -194,9 +197,7 @@ func Parse(body []byte) (*Query, error) {
 		q.OrderBy = append(q.OrderBy, Order{Key: pair[0], Desc: pair[1] == "desc"})
 	}
 	if in := rq.Include; in != nil {
-		// include.imports is accepted: there are no imported stats, and
-		// meta.imports_included says so.
-		q.Include.TimeLabels, q.Include.TotalRows = in.TimeLabels, in.TotalRows
+		q.Include.Imports, q.Include.TimeLabels, q.Include.TotalRows = in.Imports, in.TimeLabels, in.TotalRows
 		if in.Comparisons != nil {
 			mode, _ := (*in.Comparisons)["mode"].(string)
 			if mode != "previous_period" && mode != "year_over_year" || len(*in.Comparisons) != 1 {

@@ -41,7 +41,9 @@ type Comparison struct {
 
 // Meta is the answer's meta object. ComputedFrom ("aggregates" or
 // "raw_hits") says how the answer was computed; Plausible has no such
-// member.
+// member. ImportsIncluded is set when the query asked include.imports and
+// imported days of its range were added; when they could not be
+// (a query the raw hits answer), Warnings holds ImportsExcluded.
 type Meta struct {
 	ImportsIncluded     bool      `json:"imports_included"`
 	TimeLabels          []string  `json:"time_labels,omitempty"`
@@ -93,7 +95,13 @@ type table struct {
 	rows   map[string]*figures
 	labels []string // time labels, with a time dimension
 	total  figures
+	// imported is set when imported days were added.
+	imported bool
 }
+
+// ImportsExcluded is the warning of an answer that leaves out the
+// imported days of its range.
+const ImportsExcluded = "Imported stats are not included: this query needs the raw hits (filters, two dimensions, or a metric kept per value only there), and imported stats are daily figures."
 
 // DefaultMaxBuckets is the default of Options.MaxBuckets: a year of hours
 // (8,784) fits.
@@ -137,7 +145,17 @@ func (q *Query) Run(ctx context.Context, s *analytics.Store, now time.Time, o *O
 	if err != nil {
 		return nil, err
 	}
-	resp := &Response{Meta: Meta{ComputedFrom: source}, Query: q.echo(from, to, st.loc)}
+	resp := &Response{Meta: Meta{ComputedFrom: source, ImportsIncluded: main.imported}, Query: q.echo(from, to, st.loc)}
+	if q.Include.Imports && source != fromAggregates {
+		first, end := importedDates(st.loc, from, to)
+		days, err := s.ImportedDays(ctx, q.SiteID, first, end, nil)
+		if err != nil {
+			return nil, err
+		}
+		if len(days) > 0 {
+			resp.Meta.Warnings = &[]string{ImportsExcluded}
+		}
+	}
 	var cmpTable *table
 	if q.Include.Comparison != "" {
 		// A range that runs past now is compared, up to the end of now's
@@ -268,7 +286,13 @@ func (q *Query) compute(ctx context.Context, s *analytics.Store, loc *time.Locat
 		t.labels = append(t.labels, b.label)
 	}
 	if source == fromAggregates {
-		return t, q.fromAggregates(ctx, s, t, bs, from, to)
+		if err := q.fromAggregates(ctx, s, t, bs, from, to); err != nil {
+			return nil, err
+		}
+		if q.Include.Imports {
+			return t, q.addImported(ctx, s, t, bs, loc, from, to)
+		}
+		return t, nil
 	}
 	visits, err := s.RawVisits(ctx, q.SiteID, from, to)
 	if errors.Is(err, analytics.ErrExpired) {
@@ -786,7 +810,7 @@ func (q *Query) echo(from, to time.Time, loc *time.Location) Echo {
 	e := Echo{SiteID: q.SiteID, Metrics: q.Metrics, Filters: q.Filters, Dimensions: q.Dimensions,
 		DateRange:  [2]string{from.In(loc).Format(time.RFC3339), to.Add(-time.Second).In(loc).Format(time.RFC3339)},
 		OrderBy:    [][2]string{},
-		Include:    map[string]any{"imports": false, "time_labels": q.Include.TimeLabels, "total_rows": q.Include.TotalRows, "comparisons": nil},
+		Include:    map[string]any{"imports": q.Include.Imports, "time_labels": q.Include.TimeLabels, "total_rows": q.Include.TotalRows, "comparisons": nil},
 		Pagination: map[string]int{"limit": q.Limit, "offset": q.Offset}}
 	if e.Filters == nil {
 		e.Filters = []Filter{}

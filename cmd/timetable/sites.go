@@ -1,34 +1,46 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 )
 
-const sitesUsage = `Usage: timetable sites [list | show ID | create ID | update ID | delete ID] [flags]
+const sitesUsage = `Usage: timetable sites [list | show ID | create ID | update ID | delete ID | export ID | import ID FILE] [flags]
 
 Lists, shows, adds, changes and deletes the sites of the web analytics.
 update replaces the settings: give every one you want to keep.
 delete removes the site with all its hits, goals and stats.
+export writes the site's stats of --range as a zip of Plausible's CSV
+export files (to --output, or standard output); import reads such a zip
+(Plausible's own export, or timetable's) into the site as imported
+stats, kept apart from the collected ones and shown with them on request.
 
 Examples:
   timetable sites create blog --name "My blog" --domains blog.example.com --time-zone Europe/Paris
   timetable sites update blog --name "My blog" --domains blog.example.com --public
   timetable sites list --server http://127.0.0.1:8000
+  timetable sites import blog plausible-export.zip
+  timetable sites export blog --range 2024-01-01,2024-12-31 --output blog-2024.zip
 `
 
 // siteFlags are the flags of `timetable sites`.
 type siteFlags struct {
 	name, domains, timeZone string
 	public                  bool
+	// export: the range, the file and whether imported days are added.
+	dateRange, output string
+	withImported      bool
 }
 
 func (f *siteFlags) body(id string) map[string]any {
@@ -47,12 +59,15 @@ type siteOut struct {
 func newSitesCommand(stdout, stderr io.Writer) command {
 	f := &siteFlags{}
 	return &clientCommand{
-		name: "sites", usage: sitesUsage, stdout: stdout, stderr: stderr, minArgs: 0, maxArgs: 2, analytics: true,
+		name: "sites", usage: sitesUsage, stdout: stdout, stderr: stderr, minArgs: 0, maxArgs: 3, analytics: true,
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&f.name, "name", "", "create, update: the display name")
 			fs.StringVar(&f.domains, "domains", "", "create, update: the site's host names, comma-separated")
 			fs.StringVar(&f.timeZone, "time-zone", "", "create, update: the IANA time zone of its reports (default UTC)")
 			fs.BoolVar(&f.public, "public", false, "create, update: stats readable without a token")
+			fs.StringVar(&f.dateRange, "range", "30d", "export: the date range, a preset or FROM,TO")
+			fs.StringVar(&f.output, "output", "", "export: the zip file to write (default standard output)")
+			fs.BoolVar(&f.withImported, "with-imported", false, "export: add the imported days to the collected ones")
 		},
 		run: func(ctx context.Context, c *client, args []string) error {
 			verb := "list"
@@ -60,7 +75,7 @@ func newSitesCommand(stdout, stderr io.Writer) command {
 				verb = args[0]
 			}
 			one := "/api/v1/sites/"
-			if len(args) == 2 {
+			if len(args) >= 2 {
 				one += pathEscape(args[1])
 			}
 			var st siteOut
@@ -85,6 +100,10 @@ func newSitesCommand(stdout, stderr io.Writer) command {
 				}
 			case verb == "delete" && len(args) == 2:
 				return c.do(ctx, http.MethodDelete, one, nil, nil, nil)
+			case verb == "export" && len(args) == 2:
+				return exportSite(ctx, c, one, f, stdout)
+			case verb == "import" && len(args) == 3:
+				return importSite(ctx, c, one, args[2], stdout)
 			default:
 				fmt.Fprint(stderr, sitesUsage)
 				return errUsage
@@ -92,6 +111,54 @@ func newSitesCommand(stdout, stderr io.Writer) command {
 			return printSites(stdout, []siteOut{st})
 		},
 	}
+}
+
+// exportSite writes the export of the site at path (its API path) to
+// f.output, or to stdout; a file is written whole or not at all.
+func exportSite(ctx context.Context, c *client, path string, f *siteFlags, stdout io.Writer) error {
+	q := url.Values{"date_range": {f.dateRange}}
+	if f.withImported {
+		q.Set("with_imported", "true")
+	}
+	var buf bytes.Buffer
+	if err := c.do(ctx, http.MethodGet, path+"/export?"+q.Encode(), nil, nil, &buf); err != nil {
+		return err
+	}
+	if f.output == "" {
+		_, err := buf.WriteTo(stdout)
+		return err
+	}
+	tmp := f.output + ".tmp"
+	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, f.output)
+}
+
+// importSite sends the zip file to the import route of the site at path
+// and prints what was imported.
+func importSite(ctx context.Context, c *client, path, file string, stdout io.Writer) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	var out struct {
+		Site, From, To string
+		Days           int
+	}
+	if err := c.do(ctx, http.MethodPost, path+"/import", http.Header{"Content-Type": {"application/zip"}}, bytes.NewReader(b), &out); err != nil {
+		return err
+	}
+	if out.Days == 0 {
+		_, err = fmt.Fprintf(stdout, "imported no day into %s\n", out.Site)
+		return err
+	}
+	days := "days"
+	if out.Days == 1 {
+		days = "day"
+	}
+	_, err = fmt.Fprintf(stdout, "imported %d %s (%s to %s) into %s\n", out.Days, days, out.From, out.To, out.Site)
+	return err
 }
 
 func printSites(w io.Writer, sites []siteOut) error {
@@ -192,12 +259,14 @@ Examples:
   timetable stats --site blog --range 7d --dimension visit:source --metrics visits,bounce_rate
   timetable stats --site blog --range month --dimension time:day --metrics visitors,pageviews
   timetable stats --site blog --range 7d --dimension event:page --metrics visitors --filter is:visit:country:FR
+  timetable stats --site blog --range 12mo --dimension time:month --metrics visitors,pageviews --with-imported
 `
 
 func newStatsCommand(stdout, stderr io.Writer) command {
 	var site, rng, metrics string
 	var dims, filters listFlag
 	var limit int
+	var withImported bool
 	return &clientCommand{
 		name: "stats", usage: statsUsage, stdout: stdout, stderr: stderr, minArgs: 0, maxArgs: 0, analytics: true,
 		flags: func(fs *flag.FlagSet) {
@@ -207,6 +276,7 @@ func newStatsCommand(stdout, stderr io.Writer) command {
 			fs.Var(&dims, "dimension", "a dimension to break the figures down by (repeat for more)")
 			fs.Var(&filters, "filter", "a filter OP:DIMENSION:VALUE, OP one of is, is_not, contains, contains_not (repeat: all must hold)")
 			fs.IntVar(&limit, "limit", 100, "the rows to print at most")
+			fs.BoolVar(&withImported, "with-imported", false, "add the site's imported stats (timetable sites import) to the collected ones")
 		},
 		run: func(ctx context.Context, c *client, _ []string) error {
 			if site == "" {
@@ -230,6 +300,9 @@ func newStatsCommand(stdout, stderr io.Writer) command {
 			}
 			if len(fs) > 0 {
 				q["filters"] = fs
+			}
+			if withImported {
+				q["include"] = map[string]bool{"imports": true}
 			}
 			var out struct {
 				Results []struct {

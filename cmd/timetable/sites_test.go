@@ -1,8 +1,12 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
+	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -80,5 +84,65 @@ func TestCLI_SitesGoalsStats(t *testing.T) {
 	tok := strings.TrimSpace(mustCLI(t, "token", "create", "--data", data, "--name", "dash", "--site", "blog", "--site", "shop"))
 	if out := mustCLI(t, "token", "list", "--data", data); !strings.Contains(out, "blog,shop") || !strings.HasPrefix(tok, "tt_") {
 		t.Fatalf("token list:\n%s", out)
+	}
+}
+
+// TestCLI_SitesImportExport: a zip in Plausible's export layout imported
+// with `sites import`, its figures shown by `stats --with-imported` (and
+// not without), then exported with `sites export --with-imported`.
+func TestCLI_SitesImportExport(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	mustCLI(t, "sites", "create", "blog", "--data", data)
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for name, body := range map[string]string{
+		"imported_visitors_20240101_20240102.csv": "date,visitors,pageviews,bounces,visits,visit_duration\n2024-01-01,7,19,2,8,400\n2024-01-02,3,4,1,3,30\n",
+		"imported_pages_20240101_20240102.csv":    "date,hostname,page,visits,visitors,pageviews,scroll_depth,pageleave_visitors\n2024-01-01,blog.example,/hello,5,5,12,,3\n",
+	} {
+		w, err := zw.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = w.Write([]byte(body))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(dir, "plausible-export.zip")
+	if err := os.WriteFile(in, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := mustCLI(t, "sites", "import", "blog", in, "--data", data); !strings.Contains(out, "imported 2 days (2024-01-01 to 2024-01-02) into blog") {
+		t.Fatalf("sites import:\n%s", out)
+	}
+	out := mustCLI(t, "stats", "--site", "blog", "--range", "2024-01-01,2024-01-31", "--metrics", "visitors,pageviews", "--with-imported", "--data", data)
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 2 || strings.Fields(lines[1])[0] != "10" || strings.Fields(lines[1])[1] != "23" {
+		t.Fatalf("stats --with-imported:\n%s", out)
+	}
+	out = mustCLI(t, "stats", "--site", "blog", "--range", "2024-01-01,2024-01-31", "--metrics", "visitors", "--data", data)
+	if strings.Contains(out, "10") {
+		t.Fatalf("stats without imports shows them:\n%s", out)
+	}
+	exp := filepath.Join(dir, "out.zip")
+	mustCLI(t, "sites", "export", "blog", "--range", "2024-01-01,2024-01-02", "--with-imported", "--output", exp, "--data", data)
+	b, err := os.ReadFile(exp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := zr.Open("imported_visitors_20240101_20240102.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := io.ReadAll(rc)
+	if want := "date,visitors,pageviews,bounces,visits,visit_duration\n2024-01-01,7,19,2,8,400\n2024-01-02,3,4,1,3,30\n"; string(got) != want {
+		t.Errorf("exported visitors:\n%s\nwant\n%s", got, want)
+	}
+	if code, _, errs := runCLI(t, "sites", "import", "blog", filepath.Join(dir, "missing.zip"), "--data", data); code != 1 || !strings.Contains(errs, "missing.zip") {
+		t.Errorf("import of a missing file: exit %d: %s", code, errs)
 	}
 }

@@ -57,6 +57,9 @@ function readState() {
     from: q.get("from") || "",
     to: q.get("to") || "",
     compare: q.get("compare") !== "0",
+    // imports: the site's imported stats are added to the collected ones
+    // (Plausible's default); the switch shows once a site has some.
+    imports: q.get("imports") !== "0",
     filters,
     metric: fmt.METRICS.some((x) => x.key === m) ? m : "visitors",
     prop: q.get("prop") || "",
@@ -76,6 +79,7 @@ function stateURL(s) {
       q.set("to", s.to);
     }
     if (!s.compare) q.set("compare", "0");
+    if (!s.imports) q.set("imports", "0");
     for (const [op, dim, vals] of s.filters) q.append("f", [op, dim, vals[0]].join(","));
     if (s.metric !== "visitors") q.set("metric", s.metric);
     if (s.prop) q.set("prop", s.prop);
@@ -372,6 +376,11 @@ class Dashboard {
     h("div", { class: "field" }, h("label", { for: "to", text: "To" }), to),
     h("button", { class: "btn", type: "submit", text: "Apply" }));
     const compare = h("label", { class: "check" }, h("input", { type: "checkbox", id: "compare", checked: state.compare, onchange: (ev) => go({ compare: ev.target.checked }) }), "Compare with the previous period");
+    // The imported-data switch, shown (by showImports) when the range has
+    // imported stats or the user has turned them off.
+    this.imports = h("span", { class: "imports", hidden: true },
+      h("label", { class: "check" }, h("input", { type: "checkbox", id: "imports", checked: state.imports, onchange: (ev) => go({ imports: ev.target.checked }) }), "Include imported data"),
+      h("span", { id: "imports-note", class: "muted", "aria-live": "polite" }));
     const manageable = !share && s.canManage;
     const links = [
       !share && (this.sites.length > 1 || this.canCreate)
@@ -385,7 +394,7 @@ class Dashboard {
       h("span", { class: "muted", text: s.domains.join(", ") }),
       links.length ? h("nav", { class: "site-links", "aria-label": "Site" }, links.flatMap((l, i) => (i ? [" · ", l] : [l]))) : null);
     const controls = h("div", { class: "controls" }, title, picker,
-      h("div", { class: "field" }, h("label", { for: "period", text: "Date range" }), period), this.custom, compare, this.live);
+      h("div", { class: "field" }, h("label", { for: "period", text: "Date range" }), period), this.custom, compare, this.imports, this.live);
     const chart = h("section", { class: "card", "aria-labelledby": "chart-title" },
       h("h2", { id: "chart-title", class: "sr-only", text: "Chart" }), this.chartBox,
       h("div", { class: "legend" }, h("span", {}, h("span", { class: "swatch" }), "This period"),
@@ -426,7 +435,21 @@ class Dashboard {
   }
 
   base(extra) {
-    return { site_id: this.site.id || state.site, date_range: this.dateRange(), filters: state.filters, ...extra };
+    const q = { site_id: this.site.id || state.site, date_range: this.dateRange(), filters: state.filters, ...extra };
+    if (state.imports) q.include = { ...q.include, imports: true };
+    return q;
+  }
+
+  // showImports shows the imported-data switch and says whether the
+  // figures include imported stats, from the meta of the figures' answer.
+  showImports(meta) {
+    meta = meta || {};
+    const excluded = (meta.warnings || []).some((w) => w.startsWith("Imported stats are not included"));
+    const has = !!meta.imports_included || excluded;
+    this.imports.hidden = !(has || !state.imports);
+    const note = document.getElementById("imports-note");
+    note.textContent = !state.imports ? "" : meta.imports_included ? "Imported data is included in the figures, the chart and the reports."
+      : excluded ? "Imported data is left out: filters are answered from the collected hits only." : "";
   }
 
   refresh() {
@@ -475,7 +498,7 @@ class Dashboard {
   async loadFigures(live) {
     const keys = fmt.METRICS.map((m) => m.key);
     const q = this.base({ metrics: keys });
-    if (state.compare) q.include = { comparisons: { mode: "previous_period" } };
+    if (state.compare) q.include = { ...q.include, comparisons: { mode: "previous_period" } };
     let d;
     this.note.textContent = "";
     try {
@@ -483,11 +506,12 @@ class Dashboard {
     } catch (e) {
       // A comparison the data cannot answer (beyond the raw retention,
       // say) leaves the figures without it, and says why.
-      if (!(q.include && e instanceof ApiError && e.status === 400)) throw e;
-      delete q.include;
+      if (!(q.include && q.include.comparisons && e instanceof ApiError && e.status === 400)) throw e;
+      delete q.include.comparisons;
       d = await live(api.query(q));
       this.note.textContent = "No comparison with the previous period: " + e.message;
     }
+    this.showImports(d.meta);
     const r = (d.results && d.results[0]) || { metrics: keys.map(() => 0) };
     const cmp = r.comparison || null;
     // An empty previous period (no visits, say before the site's first
@@ -510,7 +534,7 @@ class Dashboard {
     if (!visitors && !state.filters.length) {
       // "all" starts at the site's creation, which traffic imported or
       // generated for the past precedes: a year is the test of "no data".
-      const all = await live(api.query({ site_id: this.site.id || state.site, date_range: "12mo", metrics: ["visitors"] })).catch(() => null);
+      const all = await live(api.query({ site_id: this.site.id || state.site, date_range: "12mo", metrics: ["visitors"], include: { imports: true } })).catch(() => null);
       if (all && !((all.results && all.results[0] && all.results[0].metrics[0]) > 0)) this.setup.append(this.snippet());
     }
   }
