@@ -83,7 +83,7 @@ func TestRemoteWrite_SeriesCache(t *testing.T) {
 	o := openLookup{}
 	decode := func(data []byte, cache *SeriesCache) *Batch {
 		t.Helper()
-		b, err := RemoteWrite(data, RemoteWrite1, o.lookup, Options{Grow: o.grow, Series: cache})
+		b, _, err := RemoteWrite(data, RemoteWrite1, o.lookup, Options{Grow: o.grow, Series: cache})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func TestRemoteWrite_SeriesCache(t *testing.T) {
 	// Refused label sets stay out.
 	n := sc.Len()
 	for _, bad := range [][]string{{"__name__", "bad-name"}, {"job", "x"}, {"__name__", "up", "a", "1", "a", "2"}} {
-		if _, err := RemoteWrite(rw1(bad), RemoteWrite1, o.lookup, Options{Grow: o.grow, Series: sc}); err == nil {
+		if _, _, err := RemoteWrite(rw1(bad), RemoteWrite1, o.lookup, Options{Grow: o.grow, Series: sc}); err == nil {
 			t.Fatalf("%v taken", bad)
 		}
 	}
@@ -140,7 +140,7 @@ func TestSeriesCache_Bounded(t *testing.T) {
 	labels := func(i int) []string { return []string{"__name__", "up", "instance", fmt.Sprintf("host-%05d:9100", i)} }
 	const sets = 5000
 	for i := range sets {
-		if _, err := RemoteWrite(rw1(labels(i)), RemoteWrite1, o.lookup, Options{Grow: o.grow, Series: sc}); err != nil {
+		if _, _, err := RemoteWrite(rw1(labels(i)), RemoteWrite1, o.lookup, Options{Grow: o.grow, Series: sc}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -162,15 +162,15 @@ func FuzzRemoteWrite_SeriesCache(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sc := NewSeriesCache(1 << 20)
 		o := openLookup{}
-		if _, err := RemoteWrite(data, RemoteWrite1, o.lookup, Options{Grow: o.grow, MaxReadings: 1000, Series: sc}); err != nil {
+		if _, _, err := RemoteWrite(data, RemoteWrite1, o.lookup, Options{Grow: o.grow, MaxReadings: 1000, Series: sc}); err != nil {
 			return
 		}
 		plain := maps.Clone(o)
-		cached, err := RemoteWrite(data, RemoteWrite1, o.lookup, Options{Grow: o.grow, MaxReadings: 1000, Series: sc})
+		cached, _, err := RemoteWrite(data, RemoteWrite1, o.lookup, Options{Grow: o.grow, MaxReadings: 1000, Series: sc})
 		if err != nil {
 			t.Fatalf("second decode: %v", err)
 		}
-		want, err := RemoteWrite(data, RemoteWrite1, plain.lookup, Options{Grow: plain.grow, MaxReadings: 1000})
+		want, _, err := RemoteWrite(data, RemoteWrite1, plain.lookup, Options{Grow: plain.grow, MaxReadings: 1000})
 		if err != nil {
 			t.Fatalf("decode without the cache: %v", err)
 		}
