@@ -346,10 +346,13 @@ type classicBound struct {
 //     positive bucket's upper edge base^index; base being 2^(2^-schema).
 //     Every bucket from a side's lowest populated index to its highest
 //     has a bound, empty ones between spans too (so the classic series
-//     of a bound does not come and go as the bucket fills), at a schema
-//     lowered until they number at most MaxHistogramBounds. A bound that
-//     is not finite or does not rise above the one before is left out,
-//     its observations counted in the next.
+//     of a bound does not come and go as the bucket fills), and so has
+//     the outer edge of the side's outermost bucket (so that
+//     histogram_quantile interpolates within that bucket, not from the
+//     zero bucket or -Inf), at a schema lowered until they number at
+//     most MaxHistogramBounds. A bound that is not finite or does not
+//     rise above the one before is left out, its observations counted
+//     in the next.
 func (h *nativeHistogram) classicBounds(out []classicBound) []classicBound {
 	if h.schema == customBucketsSchema {
 		var cum float64
@@ -367,12 +370,12 @@ func (h *nativeHistogram) classicBounds(out []classicBound) []classicBound {
 	posLo, posHi := clampIndexes(h.pos.idx, h.schema)
 	shift := h.schema - schema
 	for {
-		n := int64(0)
+		n := int64(1) // the zero bucket's
 		if len(h.neg.idx) > 0 {
-			n += lowered(negHi, shift) - lowered(negLo, shift) + 1
+			n += lowered(negHi, shift) - lowered(negLo, shift) + 2
 		}
 		if len(h.pos.idx) > 0 {
-			n += lowered(posHi, shift) - lowered(posLo, shift) + 1
+			n += lowered(posHi, shift) - lowered(posLo, shift) + 2
 		}
 		if n <= MaxHistogramBounds {
 			break
@@ -389,6 +392,7 @@ func (h *nativeHistogram) classicBounds(out []classicBound) []classicBound {
 	var cum float64
 	if k := len(h.neg.idx); k > 0 {
 		p := k - 1
+		add(-expBound(schema, lowered(negHi, shift)), 0) // the lower edge of the most negative bucket
 		for j := lowered(negHi, shift); j >= lowered(negLo, shift); j-- {
 			for ; p >= 0 && lowered(h.neg.idx[p], shift) >= j; p-- {
 				cum += h.neg.n[p]
@@ -403,6 +407,7 @@ func (h *nativeHistogram) classicBounds(out []classicBound) []classicBound {
 	add(math.Abs(h.zeroThreshold), cum)
 	if len(h.pos.idx) > 0 {
 		p := 0
+		add(expBound(schema, lowered(posLo, shift)-1), cum) // the lower edge of the lowest bucket
 		for j := lowered(posLo, shift); j <= lowered(posHi, shift); j++ {
 			for ; p < len(h.pos.idx) && lowered(h.pos.idx[p], shift) <= j; p++ {
 				cum += h.pos.n[p]

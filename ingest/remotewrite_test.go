@@ -221,10 +221,14 @@ func FuzzRemoteWrite(f *testing.F) {
 	f.Add(rw2([]string{"__name__", "up", "job", "a"}, []string{"__name__", "x:y", "_a", "b"}))
 	f.Add([]byte{0x0a, 0x10, 0x0a, 0x0c, 0x0a, 0x08, '_', '_', 'n', 'a', 'm', 'e', '_', '_', 0x12, 0x00})
 	f.Add([]byte{})
+	for _, s := range histogramSeeds() {
+		f.Add(nhRequest(f, RemoteWrite1, s))
+		f.Add(nhRequest(f, RemoteWrite2, s))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, v := range []RemoteWriteVersion{RemoteWrite1, RemoteWrite2} {
 			o := openLookup{}
-			b, _, err := RemoteWrite(data, v, o.lookup, Options{Grow: o.grow, MaxReadings: 1000})
+			b, res, err := RemoteWrite(data, v, o.lookup, Options{Grow: o.grow, MaxReadings: 1000})
 			if err != nil {
 				var e *Error
 				if !errors.As(err, &e) {
@@ -233,6 +237,11 @@ func FuzzRemoteWrite(f *testing.F) {
 				continue
 			}
 			o.checkBatch(t, b)
+			// A histogram is at most MaxHistogramBounds + 3 readings;
+			// 1.0 refuses rather than drops.
+			if b.Readings > res.Samples+res.Histograms*(MaxHistogramBounds+3) || v == RemoteWrite1 && res.Rejected > 0 {
+				t.Fatalf("%s: %d readings of %+v", v, b.Readings, res)
+			}
 		}
 	})
 }
