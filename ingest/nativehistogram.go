@@ -61,8 +61,6 @@ type sideBuckets struct {
 	n   []float64
 }
 
-func (s *sideBuckets) reset() { s.idx, s.n = s.idx[:0], s.n[:0] }
-
 // stale reports whether h is Prometheus' staleness marker: a sum of the
 // marker's bits.
 func (h *nativeHistogram) stale() bool { return math.Float64bits(h.sum) == staleNaN }

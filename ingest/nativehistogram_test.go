@@ -43,16 +43,7 @@ func nhRequest(t testing.TB, v RemoteWriteVersion, series ...nhSeries) []byte {
 	}
 	var body []byte
 	for _, s := range series {
-		var ts []byte
-		for i := 0; i+1 < len(s.labels); i += 2 {
-			var l []byte
-			l = protowire.AppendTag(l, 1, protowire.BytesType)
-			l = protowire.AppendString(l, s.labels[i])
-			l = protowire.AppendTag(l, 2, protowire.BytesType)
-			l = protowire.AppendString(l, s.labels[i+1])
-			ts = protowire.AppendTag(ts, 1, protowire.BytesType)
-			ts = protowire.AppendBytes(ts, l)
-		}
+		ts := labelFields(s.labels)
 		for _, x := range s.samples {
 			var sm []byte
 			sm = protowire.AppendTag(sm, 1, protowire.Fixed64Type)
