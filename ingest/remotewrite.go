@@ -277,6 +277,9 @@ func (d *rwDecoder) series(m []byte, n int) error {
 	b := d.b
 	d.labels, d.samples, d.refs, d.hists = d.labels[:0], d.samples[:0], d.refs[:0], d.hists[:0]
 	d.raw, d.key = d.raw[:0], d.key[:0]
+	if d.v == RemoteWrite2 {
+		d.key = append(d.key, rw2KeyPrefix)
+	}
 	var meta series.Meta
 	for len(m) > 0 {
 		f, rest, err := nextField(m)
@@ -321,13 +324,8 @@ func (d *rwDecoder) series(m []byte, n int) error {
 		}
 	}
 	if d.v == RemoteWrite1 {
-		if c := b.o.Series.get(d.key); c != nil && len(d.samples) > 0 && len(d.hists) == 0 {
-			if ok, err := d.putCached(n, c); ok || err != nil {
-				if err == nil {
-					d.res.Samples += len(d.samples)
-				}
-				return err
-			}
+		if ok, err := d.cached(n, meta); ok || err != nil {
+			return err
 		}
 		for _, raw := range d.raw {
 			l, err := parseLabel(raw)
@@ -351,6 +349,10 @@ func (d *rwDecoder) series(m []byte, n int) error {
 				return b.errf(n, "%v", err)
 			}
 			d.labels = append(d.labels, label{name, val})
+			d.key = protowire.AppendBytes(protowire.AppendBytes(d.key, name), val)
+		}
+		if ok, err := d.cached(n, meta); ok || err != nil {
+			return err
 		}
 	}
 	if len(d.hists) == 0 {
@@ -363,9 +365,33 @@ func (d *rwDecoder) series(m []byte, n int) error {
 	return d.histograms(n, meta)
 }
 
+// rw2KeyPrefix starts the key of a 2.0 label set in a SeriesCache: a
+// 1.0 key is empty or starts with its first Label field's tag, 0x0a.
+const rw2KeyPrefix = 0xff
+
+// cached puts the float samples of the n-th series, of metadata meta,
+// to the series Options.Series holds for its label set d.key, and
+// reports whether it did: not for a series with histograms, or unknown
+// to the cache, or whose kind has changed since in a way putCached
+// refuses, or whose metadata is not the kind's.
+func (d *rwDecoder) cached(n int, meta series.Meta) (bool, error) {
+	if len(d.samples) == 0 || len(d.hists) > 0 {
+		return false, nil
+	}
+	c := d.b.o.Series.get(d.key)
+	if c == nil {
+		return false, nil
+	}
+	ok, err := d.putCached(n, c, meta)
+	if ok && err == nil {
+		d.res.Samples += len(d.samples)
+	}
+	return ok, err
+}
+
 // putSamples puts the float samples of the n-th series and counts them.
 func (d *rwDecoder) putSamples(n int, meta series.Meta) error {
-	if err := d.put(n, meta, d.v == RemoteWrite1); err != nil {
+	if err := d.put(n, meta, true); err != nil {
 		return err
 	}
 	d.res.Samples += len(d.samples)
@@ -410,7 +436,7 @@ func (d *rwDecoder) histograms(n int, meta series.Meta) error {
 // It takes the labels as they come (empty values dropped, the rest
 // sorted in place) and refuses a label set remote write would. Remote
 // write and OTLP both enter here; cache says the label set is d.key, a
-// series of 1.0 that Options.Series may keep.
+// series of remote write that Options.Series may keep.
 func (d *rwDecoder) put(n int, meta series.Meta, cache bool) error {
 	b := d.b
 	if len(d.samples) == 0 {
@@ -522,10 +548,12 @@ func (d *rwDecoder) put(n int, meta series.Meta, cache bool) error {
 // putCached adds the samples d.samples of the n-th series of the request
 // to the series c that its label set named in an earlier request, and
 // reports whether it did: not if c's kind has changed the number of its
-// tags since (the caller then decodes the labels again).
-func (d *rwDecoder) putCached(n int, c *cachedSeries) (bool, error) {
+// tags since, nor if the metadata meta (of 2.0; zero: none) is not the
+// kind's (the caller then decodes the labels again).
+func (d *rwDecoder) putCached(n int, c *cachedSeries, meta series.Meta) (bool, error) {
 	k, err := d.b.kindS(c.kind)
-	if err != nil || len(k.s.Tags) != len(c.tags) || k.s.FieldIndex(ValueField) < 0 {
+	if err != nil || len(k.s.Tags) != len(c.tags) || k.s.FieldIndex(ValueField) < 0 ||
+		meta != (series.Meta{}) && meta != k.s.Meta {
 		return false, nil
 	}
 	return true, d.addSamples(n, k, nil, c.id, c.tags, true)
