@@ -65,7 +65,7 @@ type Options struct {
 	// later entry leaves the kinds, fields and tags it added.
 	Grow func(sc series.Schema) (series.Schema, error)
 	// Series, if set, remembers the series of the label sets of remote
-	// write 1.0 across calls (see SeriesCache): the readings of a cached
+	// write (1.0 and 2.0) across calls (see SeriesCache): the readings of a cached
 	// series share its id and Tags with other batches, which must not
 	// change them. nil decodes every label set.
 	Series *SeriesCache

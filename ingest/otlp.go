@@ -671,7 +671,7 @@ func (c *otlpDecoder) sample(name string, meta series.Meta, t int64, v float64, 
 		d.labels = append(d.labels, label{[]byte(l.name), []byte(l.value)})
 	}
 	d.samples = append(d.samples[:0], sample{v: v, t: t})
-	return d.put(c.n, meta)
+	return d.put(c.n, meta, false)
 }
 
 // targetInfo writes the resource's target_info, as Prometheus does: its

@@ -61,6 +61,12 @@ func otlpSeries(t *testing.T, md *metricspb.MetricsData, oo OTLPOptions) ([]stri
 	if diff := sameBatch(b, b2); diff != "" || res != res2 {
 		t.Fatalf("protobuf and JSON differ: %s; %+v %+v", diff, res, res2)
 	}
+	return o.lines(b), res
+}
+
+// lines returns the readings of b, decoded over o, as "kind
+// id=value@ms" lines, sorted.
+func (o openLookup) lines(b *Batch) []string {
 	var out []string
 	for _, k := range b.Kinds {
 		sc := o[k.Kind]
@@ -76,7 +82,7 @@ func otlpSeries(t *testing.T, md *metricspb.MetricsData, oo OTLPOptions) ([]stri
 		}
 	}
 	sort.Strings(out)
-	return out, res
+	return out
 }
 
 // TestOTLP_Mapping: names, labels and values as Prometheus' translation

@@ -76,11 +76,26 @@ const maxSeriesHint = 4096
 // Options.Grow metadata is not kept. Help and unit are cut to
 // series.MaxMetaBytes.
 //
-// Native histograms are refused (an Error): send classic ones.
-// Exemplars and 2.0's created timestamps are not kept.
-func RemoteWrite(data []byte, v RemoteWriteVersion, lookup Lookup, o Options) (*Batch, error) {
+// A native histogram (integer or float; exponential, schema -4 to 8, or
+// above as Prometheus takes it, at schema 8; or custom buckets) is
+// written as a classic histogram (docs/prometheus.md): name_bucket{le}
+// per bound (nativeHistogram.classicBounds) and le="+Inf", cumulative,
+// name_count and name_sum, each a series of its own as above. One that
+// cannot be mapped (a schema out of range, spans that do not match its
+// buckets, a negative count, a count below its buckets, more custom
+// bounds than MaxHistogramBounds) refuses a 1.0 request whole (an
+// Error), as Prometheus does; in 2.0 it is refused alone and counted in
+// RemoteWriteResult, the rest of the request written (2.0's partial
+// write). Reset hints are not kept (a reset shows as counts that fall),
+// nor exemplars and 2.0's start timestamps.
+//
+// The request whole is refused with an error, and no batch, when it is
+// not a request of that version, a series cannot be taken, or a cap is
+// met: an *Error naming the series, wrapping the cause of a cap.
+func RemoteWrite(data []byte, v RemoteWriteVersion, lookup Lookup, o Options) (*Batch, RemoteWriteResult, error) {
+	var res RemoteWriteResult
 	if v != RemoteWrite1 && v != RemoteWrite2 {
-		return nil, &Error{Reason: fmt.Sprintf("unknown remote-write version %d", v)}
+		return nil, res, &Error{Reason: fmt.Sprintf("unknown remote-write version %d", v)}
 	}
 	b := newBuilder(lookup, &o, "timeseries")
 	d := &rwDecoder{b: b, v: v}
@@ -92,7 +107,7 @@ func RemoteWrite(data []byte, v RemoteWriteVersion, lookup Lookup, o Options) (*
 	for m := data; len(m) > 0; {
 		f, rest, err := nextField(m)
 		if err != nil {
-			return nil, &Error{Reason: fmt.Sprintf("not a remote-write %s request: %v", v, err)}
+			return nil, res, &Error{Reason: fmt.Sprintf("not a remote-write %s request: %v", v, err)}
 		}
 		m = rest
 		switch {
@@ -101,11 +116,11 @@ func RemoteWrite(data []byte, v RemoteWriteVersion, lookup Lookup, o Options) (*
 		case f.typ != protowire.BytesType:
 		case v == RemoteWrite2 && f.num == 4:
 			if err := d.symbol(f.b); err != nil {
-				return nil, err
+				return nil, res, err
 			}
 		case v == RemoteWrite1 && f.num == 3:
 			if err := d.family(f.b); err != nil {
-				return nil, err
+				return nil, res, err
 			}
 		}
 	}
@@ -116,7 +131,7 @@ func RemoteWrite(data []byte, v RemoteWriteVersion, lookup Lookup, o Options) (*
 		b.seriesHint = min(b.seriesHint, b.o.MaxSeries)
 	}
 	if v == RemoteWrite2 && len(d.symbols) > 0 && len(d.symbols[0]) != 0 {
-		return nil, &Error{Reason: "the first symbol is not the empty string"}
+		return nil, res, &Error{Reason: "the first symbol is not the empty string"}
 	}
 	n := 0
 	for m := data; len(m) > 0; {
@@ -127,16 +142,28 @@ func RemoteWrite(data []byte, v RemoteWriteVersion, lookup Lookup, o Options) (*
 		}
 		n++
 		if f.typ != protowire.BytesType {
-			return nil, b.errf(n, "malformed: a series of wire type %d", f.typ)
+			return nil, res, b.errf(n, "malformed: a series of wire type %d", f.typ)
 		}
 		if err := d.series(f.b, n); err != nil {
-			return nil, err
+			return nil, res, err
 		}
 	}
 	if err := d.familyMeta(); err != nil {
-		return nil, err
+		return nil, res, err
 	}
-	return b.batch(), nil
+	return b.batch(), d.res, nil
+}
+
+// RemoteWriteResult counts what RemoteWrite took of a request it did not
+// refuse whole.
+type RemoteWriteResult struct {
+	// Samples and Histograms are the float samples and the native
+	// histograms written (2.0's X-Prometheus-Remote-Write-*-Written).
+	Samples, Histograms int
+	// Rejected is the number of native histograms of a 2.0 request
+	// refused alone; Reason says why the first was, naming its series.
+	Rejected int
+	Reason   string
 }
 
 // String returns "1.0" or "2.0".
@@ -153,6 +180,12 @@ type rwDecoder struct {
 	raw     [][]byte               // 1.0: a series' Label messages, into the request
 	key     []byte                 // 1.0: a series' Label fields, as the request encodes them
 	samples []sample
+	hists   [][]byte // a series' Histogram messages, into the request
+	hist    nativeHistogram
+	base    []label // a series' labels, as sent
+	name    []byte  // a histogram's series name
+	bounds  []classicBound
+	res     RemoteWriteResult
 	refs    []uint32
 	id      []byte
 	fields  []string
@@ -242,8 +275,11 @@ func (d *rwDecoder) familyMeta() error {
 // series decodes the n-th series of the request, m.
 func (d *rwDecoder) series(m []byte, n int) error {
 	b := d.b
-	d.labels, d.samples, d.refs = d.labels[:0], d.samples[:0], d.refs[:0]
+	d.labels, d.samples, d.refs, d.hists = d.labels[:0], d.samples[:0], d.refs[:0], d.hists[:0]
 	d.raw, d.key = d.raw[:0], d.key[:0]
+	if d.v == RemoteWrite2 {
+		d.key = append(d.key, rw2KeyPrefix)
+	}
 	var meta series.Meta
 	for len(m) > 0 {
 		f, rest, err := nextField(m)
@@ -274,7 +310,10 @@ func (d *rwDecoder) series(m []byte, n int) error {
 			}
 			d.samples = append(d.samples, s)
 		case d.v == RemoteWrite1 && f.num == 4, d.v == RemoteWrite2 && f.num == 3:
-			return b.errf(n, "native histograms are not taken: send classic histograms (send_native_histograms: false)")
+			if f.typ != protowire.BytesType {
+				return b.errf(n, "malformed: a histogram of wire type %d", f.typ)
+			}
+			d.hists = append(d.hists, f.b)
 		case d.v == RemoteWrite2 && f.num == 5 && f.typ == protowire.BytesType:
 			if meta, err = d.seriesMeta(f.b); err != nil {
 				return b.errf(n, "%v", err)
@@ -285,10 +324,8 @@ func (d *rwDecoder) series(m []byte, n int) error {
 		}
 	}
 	if d.v == RemoteWrite1 {
-		if c := b.o.Series.get(d.key); c != nil && len(d.samples) > 0 {
-			if ok, err := d.putCached(n, c); ok || err != nil {
-				return err
-			}
+		if ok, err := d.cached(n, meta); ok || err != nil {
+			return err
 		}
 		for _, raw := range d.raw {
 			l, err := parseLabel(raw)
@@ -312,9 +349,85 @@ func (d *rwDecoder) series(m []byte, n int) error {
 				return b.errf(n, "%v", err)
 			}
 			d.labels = append(d.labels, label{name, val})
+			d.key = protowire.AppendBytes(protowire.AppendBytes(d.key, name), val)
+		}
+		if ok, err := d.cached(n, meta); ok || err != nil {
+			return err
 		}
 	}
-	return d.put(n, meta)
+	if len(d.hists) == 0 {
+		return d.putSamples(n, meta)
+	}
+	d.base = append(d.base[:0], d.labels...)
+	if err := d.putSamples(n, meta); err != nil {
+		return err
+	}
+	return d.histograms(n, meta)
+}
+
+// rw2KeyPrefix starts the key of a 2.0 label set in a SeriesCache: a
+// 1.0 key is empty or starts with its first Label field's tag, 0x0a.
+const rw2KeyPrefix = 0xff
+
+// cached puts the float samples of the n-th series, of metadata meta,
+// to the series Options.Series holds for its label set d.key, and
+// reports whether it did: not for a series with histograms, or unknown
+// to the cache, or whose kind has changed since in a way putCached
+// refuses, or whose metadata is not the kind's.
+func (d *rwDecoder) cached(n int, meta series.Meta) (bool, error) {
+	if len(d.samples) == 0 || len(d.hists) > 0 {
+		return false, nil
+	}
+	c := d.b.o.Series.get(d.key)
+	if c == nil {
+		return false, nil
+	}
+	ok, err := d.putCached(n, c, meta)
+	if ok && err == nil {
+		d.res.Samples += len(d.samples)
+	}
+	return ok, err
+}
+
+// putSamples puts the float samples of the n-th series and counts them.
+func (d *rwDecoder) putSamples(n int, meta series.Meta) error {
+	if err := d.put(n, meta, true); err != nil {
+		return err
+	}
+	d.res.Samples += len(d.samples)
+	return nil
+}
+
+// histograms writes the native histograms d.hists of the n-th series,
+// of labels d.base: one that cannot be mapped refuses a 1.0 request, and
+// is counted alone in d.res in 2.0.
+func (d *rwDecoder) histograms(n int, meta series.Meta) error {
+	var name []byte
+	for _, l := range d.base {
+		if string(l.name) == "__name__" {
+			name = l.value
+		}
+	}
+	if name == nil {
+		return d.b.errf(n, "no label __name__")
+	}
+	for _, m := range d.hists {
+		if err := parseHistogram(m, &d.hist); err != nil {
+			e := d.b.errf(n, "metric %s: %v", clip(string(name)), err)
+			if d.v == RemoteWrite1 {
+				return e
+			}
+			if d.res.Rejected++; d.res.Reason == "" {
+				d.res.Reason = e.Error()
+			}
+			continue
+		}
+		if err := d.histogram(n, meta, name, &d.hist); err != nil {
+			return err
+		}
+		d.res.Histograms++
+	}
+	return nil
 }
 
 // put adds the samples d.samples of the series of labels d.labels (its
@@ -322,8 +435,9 @@ func (d *rwDecoder) series(m []byte, n int) error {
 // metadata meta (zero: none), growing its kind as Options.Grow allows.
 // It takes the labels as they come (empty values dropped, the rest
 // sorted in place) and refuses a label set remote write would. Remote
-// write and OTLP both enter here.
-func (d *rwDecoder) put(n int, meta series.Meta) error {
+// write and OTLP both enter here; cache says the label set is d.key, a
+// series of remote write that Options.Series may keep.
+func (d *rwDecoder) put(n int, meta series.Meta, cache bool) error {
 	b := d.b
 	if len(d.samples) == 0 {
 		return nil
@@ -415,7 +529,7 @@ func (d *rwDecoder) put(n int, meta series.Meta) error {
 			tags[j] = b.str(l.value)
 		}
 	}
-	if d.v == RemoteWrite1 && b.o.Series != nil {
+	if cache && b.o.Series != nil {
 		// Cached once the first reading is taken: the label set is
 		// valid for its kind as it is now.
 		c := &cachedSeries{kind: k.s.Name, id: string(d.id)}
@@ -434,10 +548,12 @@ func (d *rwDecoder) put(n int, meta series.Meta) error {
 // putCached adds the samples d.samples of the n-th series of the request
 // to the series c that its label set named in an earlier request, and
 // reports whether it did: not if c's kind has changed the number of its
-// tags since (the caller then decodes the labels again).
-func (d *rwDecoder) putCached(n int, c *cachedSeries) (bool, error) {
+// tags since, nor if the metadata meta (of 2.0; zero: none) is not the
+// kind's (the caller then decodes the labels again).
+func (d *rwDecoder) putCached(n int, c *cachedSeries, meta series.Meta) (bool, error) {
 	k, err := d.b.kindS(c.kind)
-	if err != nil || len(k.s.Tags) != len(c.tags) || k.s.FieldIndex(ValueField) < 0 {
+	if err != nil || len(k.s.Tags) != len(c.tags) || k.s.FieldIndex(ValueField) < 0 ||
+		meta != (series.Meta{}) && meta != k.s.Meta {
 		return false, nil
 	}
 	return true, d.addSamples(n, k, nil, c.id, c.tags, true)

@@ -86,7 +86,7 @@ func rw2(series ...[]string) []byte {
 
 func TestRemoteWrite_Mapping(t *testing.T) {
 	o := openLookup{}
-	b, err := RemoteWrite(rw2(
+	b, _, err := RemoteWrite(rw2(
 		[]string{"__name__", "up", "job", "a,b=c", "_x", "1"},
 		[]string{"job", "z", "__name__", "up"},
 		[]string{"__name__", "rule:rate:5m"},
@@ -114,19 +114,19 @@ func TestRemoteWrite_Mapping(t *testing.T) {
 
 	// Without Grow, the kind must hold the field and the tags.
 	closed := openLookup{"up": {Name: "up", Fields: []string{"value"}, Tags: []string{"job"}}}
-	_, err = RemoteWrite(rw2([]string{"__name__", "up", "job", "a", "zone", "b"}), RemoteWrite2, closed.lookup, Options{})
+	_, _, err = RemoteWrite(rw2([]string{"__name__", "up", "job", "a", "zone", "b"}), RemoteWrite2, closed.lookup, Options{})
 	if err == nil || !strings.Contains(err.Error(), `label "zone" is not a tag of kind up`) {
 		t.Fatalf("closed kind: %v", err)
 	}
 	// A cap of Grow is an *Error naming the series.
-	_, err = RemoteWrite(rw2([]string{"__name__", "w", "a", "1", "b", "1", "c", "1", "d", "1", "e", "1"}), RemoteWrite2, o.lookup, Options{Grow: o.grow})
+	_, _, err = RemoteWrite(rw2([]string{"__name__", "w", "a", "1", "b", "1", "c", "1", "d", "1", "e", "1"}), RemoteWrite2, o.lookup, Options{Grow: o.grow})
 	var e *Error
 	if !errors.As(err, &e) || !errors.Is(err, series.ErrLimit) || e.Line != 1 || e.Item != "timeseries" {
 		t.Fatalf("cap: %v", err)
 	}
 	// A label set longer than a series id is hashed.
 	long := strings.Repeat("x", 600)
-	b, err = RemoteWrite(rw2([]string{"__name__", "up", "job", long}), RemoteWrite2, o.lookup, Options{Grow: o.grow})
+	b, _, err = RemoteWrite(rw2([]string{"__name__", "up", "job", long}), RemoteWrite2, o.lookup, Options{Grow: o.grow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestRemoteWrite_Refusals(t *testing.T) {
 		{rw2([]string{"__name__", "up", "\xff", "1"}), "not UTF-8"},
 		{append(rw2([]string{"__name__", "up"}), 0x2a, 0x04, 0x0a, 0x02, 0x01, 0x63), "symbol reference 99"},
 	} {
-		_, err := RemoteWrite(c.body, RemoteWrite2, o.lookup, Options{Grow: o.grow})
+		_, _, err := RemoteWrite(c.body, RemoteWrite2, o.lookup, Options{Grow: o.grow})
 		var e *Error
 		if !errors.As(err, &e) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%x: %v, want %q", c.body, err, c.want)
@@ -221,10 +221,14 @@ func FuzzRemoteWrite(f *testing.F) {
 	f.Add(rw2([]string{"__name__", "up", "job", "a"}, []string{"__name__", "x:y", "_a", "b"}))
 	f.Add([]byte{0x0a, 0x10, 0x0a, 0x0c, 0x0a, 0x08, '_', '_', 'n', 'a', 'm', 'e', '_', '_', 0x12, 0x00})
 	f.Add([]byte{})
+	for _, s := range histogramSeeds() {
+		f.Add(nhRequest(f, RemoteWrite1, s))
+		f.Add(nhRequest(f, RemoteWrite2, s))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, v := range []RemoteWriteVersion{RemoteWrite1, RemoteWrite2} {
 			o := openLookup{}
-			b, err := RemoteWrite(data, v, o.lookup, Options{Grow: o.grow, MaxReadings: 1000})
+			b, res, err := RemoteWrite(data, v, o.lookup, Options{Grow: o.grow, MaxReadings: 1000})
 			if err != nil {
 				var e *Error
 				if !errors.As(err, &e) {
@@ -233,6 +237,11 @@ func FuzzRemoteWrite(f *testing.F) {
 				continue
 			}
 			o.checkBatch(t, b)
+			// A histogram is at most MaxHistogramBounds + 3 readings;
+			// 1.0 refuses rather than drops.
+			if b.Readings > res.Samples+res.Histograms*(MaxHistogramBounds+3) || v == RemoteWrite1 && res.Rejected > 0 {
+				t.Fatalf("%s: %d readings of %+v", v, b.Readings, res)
+			}
 		}
 	})
 }

@@ -7,7 +7,9 @@ import "sync"
 // readings' tags. A label set seen again (a series sends a sample each
 // scrape, in request after request) then skips what decoding it costs:
 // parsing, sorting, checking and escaping the labels into an id, finding
-// the tags. Its keys are the label set as the request encodes it, so a
+// the tags. Its keys are the label set as the request encodes it (1.0:
+// its Label fields; 2.0: a byte 0xff, which starts no 1.0 key, then each
+// label's name and value, length-prefixed, in the request's order), so a
 // hit gives what decoding that label set gave, which stays right as
 // kinds only grow (series keeps a kind's fields and tags, in order, and
 // never deletes a kind).

@@ -7,7 +7,11 @@ import (
 	"slices"
 	"testing"
 
+	writev2 "github.com/prometheus/client_golang/exp/api/remote/genproto/v2"
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/timetable-db/timetable/series"
 )
 
 // rw1 builds a remote write 1.0 request: a TimeSeries per label set
@@ -83,7 +87,7 @@ func TestRemoteWrite_SeriesCache(t *testing.T) {
 	o := openLookup{}
 	decode := func(data []byte, cache *SeriesCache) *Batch {
 		t.Helper()
-		b, err := RemoteWrite(data, RemoteWrite1, o.lookup, Options{Grow: o.grow, Series: cache})
+		b, _, err := RemoteWrite(data, RemoteWrite1, o.lookup, Options{Grow: o.grow, Series: cache})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +127,7 @@ func TestRemoteWrite_SeriesCache(t *testing.T) {
 	// Refused label sets stay out.
 	n := sc.Len()
 	for _, bad := range [][]string{{"__name__", "bad-name"}, {"job", "x"}, {"__name__", "up", "a", "1", "a", "2"}} {
-		if _, err := RemoteWrite(rw1(bad), RemoteWrite1, o.lookup, Options{Grow: o.grow, Series: sc}); err == nil {
+		if _, _, err := RemoteWrite(rw1(bad), RemoteWrite1, o.lookup, Options{Grow: o.grow, Series: sc}); err == nil {
 			t.Fatalf("%v taken", bad)
 		}
 	}
@@ -140,7 +144,7 @@ func TestSeriesCache_Bounded(t *testing.T) {
 	labels := func(i int) []string { return []string{"__name__", "up", "instance", fmt.Sprintf("host-%05d:9100", i)} }
 	const sets = 5000
 	for i := range sets {
-		if _, err := RemoteWrite(rw1(labels(i)), RemoteWrite1, o.lookup, Options{Grow: o.grow, Series: sc}); err != nil {
+		if _, _, err := RemoteWrite(rw1(labels(i)), RemoteWrite1, o.lookup, Options{Grow: o.grow, Series: sc}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -153,29 +157,90 @@ func TestSeriesCache_Bounded(t *testing.T) {
 	}
 }
 
-// FuzzRemoteWrite_SeriesCache decodes any 1.0 body with a cache warmed by
-// decoding it once: the batch is the one decoding without the cache
-// gives, on the kinds as the first decode left them.
+// FuzzRemoteWrite_SeriesCache decodes any body, as 1.0 and as 2.0, with
+// a cache warmed by decoding it once (as both: a 2.0 key never meets a
+// 1.0 one): the batch and the result are those decoding without the
+// cache gives, on the kinds as the first decodes left them, and so are
+// the kinds after.
 func FuzzRemoteWrite_SeriesCache(f *testing.F) {
 	f.Add(rw1([]string{"__name__", "up", "job", "a"}, []string{"__name__", "x:y", "_a", "b"}, []string{"__name__", "up", "job", "a"}))
 	f.Add(rw1([]string{"__name__", "up", "b", "1"}, []string{"__name__", "up", "a", "1"}, []string{"__name__", "up", "b", "1"}))
+	f.Add(rw2([]string{"__name__", "up", "job", "a"}, []string{"__name__", "up", "b", "1"}, []string{"__name__", "up", "job", "a"}))
+	for _, s := range histogramSeeds() {
+		f.Add(nhRequest(f, RemoteWrite2, s, nhSeries{labels: s.labels, samples: []float64{1}}))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		sc := NewSeriesCache(1 << 20)
 		o := openLookup{}
-		if _, err := RemoteWrite(data, RemoteWrite1, o.lookup, Options{Grow: o.grow, MaxReadings: 1000, Series: sc}); err != nil {
-			return
+		versions := []RemoteWriteVersion{RemoteWrite1, RemoteWrite2}
+		for _, v := range versions {
+			RemoteWrite(data, v, o.lookup, Options{Grow: o.grow, MaxReadings: 1000, Series: sc})
 		}
 		plain := maps.Clone(o)
-		cached, err := RemoteWrite(data, RemoteWrite1, o.lookup, Options{Grow: o.grow, MaxReadings: 1000, Series: sc})
-		if err != nil {
-			t.Fatalf("second decode: %v", err)
+		for _, v := range versions {
+			cached, cres, cerr := RemoteWrite(data, v, o.lookup, Options{Grow: o.grow, MaxReadings: 1000, Series: sc})
+			want, wres, werr := RemoteWrite(data, v, plain.lookup, Options{Grow: plain.grow, MaxReadings: 1000})
+			if (cerr == nil) != (werr == nil) || cres != wres {
+				t.Fatalf("%s: with the cache %+v, %v; without %+v, %v", v, cres, cerr, wres, werr)
+			}
+			if cerr != nil {
+				continue
+			}
+			if d := sameBatches(cached, want); d != "" {
+				t.Fatalf("%s: %s", v, d)
+			}
 		}
-		want, err := RemoteWrite(data, RemoteWrite1, plain.lookup, Options{Grow: plain.grow, MaxReadings: 1000})
-		if err != nil {
-			t.Fatalf("decode without the cache: %v", err)
-		}
-		if d := sameBatches(cached, want); d != "" {
-			t.Fatal(d)
+		if !maps.EqualFunc(map[string]series.Schema(o), map[string]series.Schema(plain), func(a, b series.Schema) bool {
+			return a.Name == b.Name && a.Meta == b.Meta && slices.Equal(a.Fields, b.Fields) && slices.Equal(a.Tags, b.Tags)
+		}) {
+			t.Fatalf("kinds with the cache %+v, without %+v", o, plain)
 		}
 	})
+}
+
+// TestRemoteWrite_SeriesCacheV2: a 2.0 label set is cached apart from the
+// same labels in 1.0 and decodes from the cache as without it; a series
+// whose metadata changed is decoded again, so its kind takes the new
+// metadata.
+func TestRemoteWrite_SeriesCacheV2(t *testing.T) {
+	sc := NewSeriesCache(1 << 20)
+	o := openLookup{}
+	labels := []string{"__name__", "up", "job", "api"}
+	if _, _, err := RemoteWrite(rw1(labels), RemoteWrite1, o.lookup, Options{Grow: o.grow, Series: sc}); err != nil {
+		t.Fatal(err)
+	}
+	body := rw2(labels)
+	for i := range 2 {
+		b, res, err := RemoteWrite(body, RemoteWrite2, o.lookup, Options{Grow: o.grow, Series: sc})
+		want, _, werr := RemoteWrite(body, RemoteWrite2, o.lookup, Options{Grow: o.grow})
+		if err != nil || werr != nil || res.Samples != 1 {
+			t.Fatalf("decode %d: %+v, %v, %v", i, res, err, werr)
+		}
+		if d := sameBatches(b, want); d != "" {
+			t.Fatalf("decode %d: %s", i, d)
+		}
+	}
+	if sc.Len() != 2 {
+		t.Fatalf("%d label sets cached, want 2 (1.0's and 2.0's)", sc.Len())
+	}
+	withHelp := func(help string) []byte {
+		st := writev2.NewSymbolTable()
+		req := &writev2.Request{Timeseries: []*writev2.TimeSeries{{LabelsRefs: st.SymbolizeLabels(labels, nil),
+			Samples:  []*writev2.Sample{{Value: 1, Timestamp: 1000}},
+			Metadata: &writev2.Metadata{Type: writev2.Metadata_METRIC_TYPE_GAUGE, HelpRef: st.Symbolize(help)}}}}
+		req.Symbols = st.Symbols()
+		data, err := proto.Marshal(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	for _, help := range []string{"first", "second"} {
+		if _, _, err := RemoteWrite(withHelp(help), RemoteWrite2, o.lookup, Options{Grow: o.grow, Series: sc}); err != nil {
+			t.Fatal(err)
+		}
+		if m := o["up"].Meta; m.Help != help || m.Type != "gauge" {
+			t.Fatalf("meta %+v, want help %q", m, help)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -26,9 +27,12 @@ const (
 // another proto or Content-Encoding is refused 415. The body is bounded
 // by MaxBodyBytes as sent and MaxInflatedBytes once inflated (the length
 // snappy announces is checked before anything is inflated), both held in
-// the in-flight budget. A 2.0 request is answered with the counts of
-// samples, histograms and exemplars written (0 on a refusal: the request
-// is written whole or not at all).
+// the in-flight budget. Native histograms are written as classic ones
+// (ingest.RemoteWrite). A 2.0 request is answered with the counts of
+// samples, histograms and exemplars written: 0 on a refusal of the
+// request whole, or, when native histograms that cannot be mapped were
+// refused alone (2.0's partial write), 400 naming the first, with the
+// counts of the rest, which was written.
 func (s *Server) remoteWrite(w http.ResponseWriter, r *http.Request) error {
 	v, err := remoteWriteVersion(r.Header.Get("Content-Type"))
 	if err != nil {
@@ -74,7 +78,7 @@ func (s *Server) remoteWrite(w http.ResponseWriter, r *http.Request) error {
 	o := s.ingestOptions(ctx, ingest.Millisecond)
 	o.Grow = s.grow(r)
 	o.Series = s.series
-	b, err := ingest.RemoteWrite(data, v, s.lookup, o)
+	b, res, err := ingest.RemoteWrite(data, v, s.lookup, o)
 	if err != nil {
 		return s.refuse(err)
 	}
@@ -82,7 +86,15 @@ func (s *Server) remoteWrite(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if v == ingest.RemoteWrite2 {
-		w.Header().Set(hdrSamplesWritten, strconv.Itoa(b.Readings))
+		w.Header().Set(hdrSamplesWritten, strconv.Itoa(res.Samples))
+		w.Header().Set(hdrHistogramsWritten, strconv.Itoa(res.Histograms))
+	}
+	if res.Rejected > 0 {
+		msg := res.Reason
+		if res.Rejected > 1 {
+			msg = fmt.Sprintf("%d native histograms refused; the first: %s", res.Rejected, res.Reason)
+		}
+		return s.refuse(invalid("%s (the rest of the request was written)", msg))
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil

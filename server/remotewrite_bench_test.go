@@ -32,20 +32,25 @@ import (
 // 15 s over gaugeSpan, both ending at end; remote write 1.0 requests of
 // batch samples, one TimeSeries with its labels per sample (as
 // Prometheus' queue manager sends them), the series split among shards
-// senders, each sending its samples in time order.
+// senders, each sending its samples in time order. With v2 the requests
+// are remote write 2.0's, the same series and samples: a symbol table
+// per request, one TimeSeries of label references per sample.
 type rwLoad struct {
 	counters, gauges       int
 	counterSpan, gaugeSpan time.Duration
 	batch, shards          int
+	v2                     bool
 	end                    time.Time
 	samples                int
+	bytes                  int        // of the requests, compressed
 	requests               [][][]byte // per shard, snappy-compressed
 }
 
 // rwBenchSeries is one series of an rwLoad while its requests are built.
 type rwBenchSeries struct {
-	labels      []byte // the encoded Label fields of its TimeSeries
-	start, step int64  // ms
+	labels      []byte   // the encoded Label fields of its TimeSeries
+	pairs       []string // its labels, name and value (2.0)
+	start, step int64    // ms
 	n, sent     int
 	counter     bool
 	val         float64
@@ -81,9 +86,13 @@ func appendRWLabel(b []byte, name, value string) []byte {
 func (l *rwLoad) build() {
 	end := l.end.UnixMilli()
 	var all []*rwBenchSeries
-	add := func(i int, labels []byte, span, step time.Duration, counter bool) {
+	add := func(i int, pairs []string, span, step time.Duration, counter bool) {
+		var labels []byte
+		for j := 0; j+1 < len(pairs); j += 2 {
+			labels = appendRWLabel(labels, pairs[j], pairs[j+1])
+		}
 		n := int(span / step)
-		s := &rwBenchSeries{labels: labels, step: step.Milliseconds(), n: n, counter: counter, rng: rand.New(rand.NewPCG(uint64(i), 24))}
+		s := &rwBenchSeries{labels: labels, pairs: pairs, step: step.Milliseconds(), n: n, counter: counter, rng: rand.New(rand.NewPCG(uint64(i), 24))}
 		s.start = end - int64(n-1)*s.step
 		if !counter {
 			s.val = float64(s.rng.IntN(100))
@@ -92,21 +101,12 @@ func (l *rwLoad) build() {
 		l.samples += n
 	}
 	for i := range l.counters {
-		var lb []byte
-		lb = appendRWLabel(lb, "__name__", "bench_requests_total")
-		lb = appendRWLabel(lb, "instance", fmt.Sprintf("host-%04d:9100", i))
-		lb = appendRWLabel(lb, "job", "api")
-		add(i, lb, l.counterSpan, time.Minute, true)
+		add(i, []string{"__name__", "bench_requests_total", "instance", fmt.Sprintf("host-%04d:9100", i), "job", "api"}, l.counterSpan, time.Minute, true)
 	}
 	for i := range l.gauges {
 		host := i / 10
-		var lb []byte
-		lb = appendRWLabel(lb, "__name__", "bench_cpu_usage")
-		lb = appendRWLabel(lb, "cpu", fmt.Sprint(i%10))
-		lb = appendRWLabel(lb, "instance", fmt.Sprintf("host-%04d:9100", host))
-		lb = appendRWLabel(lb, "job", "node")
-		lb = appendRWLabel(lb, "zone", fmt.Sprintf("zone-%d", host%10))
-		add(l.counters+i, lb, l.gaugeSpan, 15*time.Second, false)
+		add(l.counters+i, []string{"__name__", "bench_cpu_usage", "cpu", fmt.Sprint(i % 10), "instance", fmt.Sprintf("host-%04d:9100", host),
+			"job", "node", "zone", fmt.Sprintf("zone-%d", host%10)}, l.gaugeSpan, 15*time.Second, false)
 	}
 	parts := make([]rwByNext, l.shards)
 	for i, s := range all {
@@ -116,12 +116,19 @@ func (l *rwLoad) build() {
 	for p, h := range parts {
 		heap.Init(&h)
 		var req []byte
+		syms := newRWSymbols()
 		n := 0
 		flush := func() {
 			if n > 0 {
-				l.requests[p] = append(l.requests[p], snappy.Encode(nil, req))
+				if l.v2 {
+					req = append(syms.encode(), req...)
+				}
+				body := snappy.Encode(nil, req)
+				l.bytes += len(body)
+				l.requests[p] = append(l.requests[p], body)
 			}
 			req, n = req[:0], 0
+			syms = newRWSymbols()
 		}
 		for h.Len() > 0 {
 			s := h[0]
@@ -135,11 +142,25 @@ func (l *rwLoad) build() {
 			sm = protowire.AppendFixed64(sm, math.Float64bits(s.val))
 			sm = protowire.AppendTag(sm, 2, protowire.VarintType)
 			sm = protowire.AppendVarint(sm, uint64(s.at()))
-			ts := append([]byte(nil), s.labels...)
-			ts = protowire.AppendTag(ts, 2, protowire.BytesType)
-			ts = protowire.AppendBytes(ts, sm)
-			req = protowire.AppendTag(req, 1, protowire.BytesType)
-			req = protowire.AppendBytes(req, ts)
+			if l.v2 {
+				var refs []byte
+				for _, x := range s.pairs {
+					refs = protowire.AppendVarint(refs, syms.ref(x))
+				}
+				var ts []byte
+				ts = protowire.AppendTag(ts, 1, protowire.BytesType)
+				ts = protowire.AppendBytes(ts, refs)
+				ts = protowire.AppendTag(ts, 2, protowire.BytesType)
+				ts = protowire.AppendBytes(ts, sm)
+				req = protowire.AppendTag(req, 5, protowire.BytesType)
+				req = protowire.AppendBytes(req, ts)
+			} else {
+				ts := append([]byte(nil), s.labels...)
+				ts = protowire.AppendTag(ts, 2, protowire.BytesType)
+				ts = protowire.AppendBytes(ts, sm)
+				req = protowire.AppendTag(req, 1, protowire.BytesType)
+				req = protowire.AppendBytes(req, ts)
+			}
 			s.sent++
 			if s.sent == s.n {
 				heap.Pop(&h)
@@ -154,13 +175,43 @@ func (l *rwLoad) build() {
 	}
 }
 
+// rwSymbols is the symbol table of a remote write 2.0 request being
+// built: "" first.
+type rwSymbols struct {
+	refs map[string]uint64
+	syms []string
+}
+
+func newRWSymbols() *rwSymbols { return &rwSymbols{refs: map[string]uint64{"": 0}, syms: []string{""}} }
+
+func (t *rwSymbols) ref(s string) uint64 {
+	if r, ok := t.refs[s]; ok {
+		return r
+	}
+	t.refs[s] = uint64(len(t.syms))
+	t.syms = append(t.syms, s)
+	return uint64(len(t.syms) - 1)
+}
+
+// encode returns the symbols as the Request's field 4.
+func (t *rwSymbols) encode() []byte {
+	var b []byte
+	for _, s := range t.syms {
+		b = protowire.AppendTag(b, 4, protowire.BytesType)
+		b = protowire.AppendString(b, s)
+	}
+	return b
+}
+
 // fullRWLoad makes BenchmarkRemoteWrite_Load run the load of the bench
 // module's prometheus part at its full size.
 var fullRWLoad = flag.Bool("remotewrite.full", false, "BenchmarkRemoteWrite_Load: 1,000 counters over 24 h and 10,000 gauges over 1 h (3,840,000 samples)")
 
 // BenchmarkRemoteWrite_Load ingests the load of the bench module's
 // prometheus part (scaled down: 1,000 counters over 2 h and 10,000 gauges
-// over 10 min, 520,000 samples; the full size with -remotewrite.full)
+// over 10 min, 520,000 samples; the full size with -remotewrite.full),
+// as remote write 1.0 requests and as 2.0 requests of the same samples
+// (sub-benchmarks 1.0 and 2.0, side by side in one run),
 // through the server's handler, called by 4 goroutines, into a data
 // folder opened as serve opens one (the engine on disk with serve's
 // settings, every write synced; the series store's log in the folder),
@@ -168,15 +219,30 @@ var fullRWLoad = flag.Bool("remotewrite.full", false, "BenchmarkRemoteWrite_Load
 // closes the store and the engine. Each iteration starts from an empty
 // folder. It reports the samples a second, the process's CPU per sample
 // (ingest and flush), the write units of the table's writes per sample
-// (the items a flush writes) and the bytes the folder holds per sample
-// once closed.
+// (the items a flush writes), the bytes the folder holds per sample
+// once closed, and the bytes sent (compressed) per sample.
 func BenchmarkRemoteWrite_Load(b *testing.B) {
-	l := rwLoad{counters: 1000, gauges: 10_000, counterSpan: 2 * time.Hour, gaugeSpan: 10 * time.Minute,
-		batch: 500, shards: 4, end: time.Now().Truncate(time.Minute).Add(-2 * time.Minute)}
-	if *fullRWLoad {
-		l.counterSpan, l.gaugeSpan = 24*time.Hour, time.Hour
+	for _, v2 := range []bool{false, true} {
+		l := rwLoad{counters: 1000, gauges: 10_000, counterSpan: 2 * time.Hour, gaugeSpan: 10 * time.Minute,
+			batch: 500, shards: 4, v2: v2, end: time.Now().Truncate(time.Minute).Add(-2 * time.Minute)}
+		if *fullRWLoad {
+			l.counterSpan, l.gaugeSpan = 24*time.Hour, time.Hour
+		}
+		l.build()
+		name := "1.0"
+		if v2 {
+			name = "2.0"
+		}
+		b.Run(name, func(b *testing.B) { benchRWLoad(b, &l) })
 	}
-	l.build()
+}
+
+// benchRWLoad runs BenchmarkRemoteWrite_Load's load l.
+func benchRWLoad(b *testing.B, l *rwLoad) {
+	ctype := "application/x-protobuf"
+	if l.v2 {
+		ctype += ";proto=io.prometheus.write.v2.Request"
+	}
 	ctx := context.Background()
 	var cpu time.Duration
 	var onDisk int64
@@ -207,7 +273,7 @@ func BenchmarkRemoteWrite_Load(b *testing.B) {
 			wg.Go(func() {
 				for _, body := range reqs {
 					r := httptest.NewRequest(http.MethodPost, "/api/v1/write", bytes.NewReader(body))
-					r.Header.Set("Content-Type", "application/x-protobuf")
+					r.Header.Set("Content-Type", ctype)
 					r.Header.Set("Content-Encoding", "snappy")
 					rec := httptest.NewRecorder()
 					srv.ServeHTTP(rec, r)
@@ -244,6 +310,7 @@ func BenchmarkRemoteWrite_Load(b *testing.B) {
 	b.ReportMetric(float64(cpu.Microseconds())/samples, "cpu-µs/sample")
 	b.ReportMetric(units/samples, "wu/sample")
 	b.ReportMetric(float64(onDisk)/samples, "disk-B/sample")
+	b.ReportMetric(float64(l.bytes)/float64(l.samples), "sent-B/sample")
 }
 
 // processCPU returns the user and system CPU time of the process so far.

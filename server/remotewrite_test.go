@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/exp/api/remote"
 	writev2 "github.com/prometheus/client_golang/exp/api/remote/genproto/v2"
 	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/timetable-db/timetable/server"
 )
@@ -181,11 +182,12 @@ func TestRemoteWrite_Refused(t *testing.T) {
 	post(snappy.Encode(nil, make([]byte, 2<<20)), pb).must(t, http.StatusRequestEntityTooLarge)
 	post([]byte("not snappy at all"), pb).must(t, http.StatusBadRequest)
 	post(snappy.Encode(nil, []byte("\x0a\xff\xff")), pb).must(t, http.StatusBadRequest)
-	// A series without a name, a name series cannot take, a native histogram.
+	// A series without a name, a name series cannot take, a native
+	// histogram that cannot be mapped (a count of 1, no bucket).
 	for _, r := range []v1Request{
 		{series: []v1Series{{labels: []string{"job", "x"}, vals: []float64{1}}}},
 		{series: []v1Series{{labels: []string{"__name__", "bad-name"}, vals: []float64{1}}}},
-		{series: []v1Series{{labels: []string{"__name__", "h"}, vals: []float64{1}, histogram: true}}},
+		{series: []v1Series{{labels: []string{"__name__", "h"}, vals: []float64{1}, hists: []*writev2.Histogram{{Count: &writev2.Histogram_CountInt{CountInt: 1}}}}}},
 		{series: []v1Series{{labels: []string{"__name__", "dup", "a", "1", "a", "2"}, vals: []float64{1}}}},
 	} {
 		post(enc(r), pb).must(t, http.StatusBadRequest)
@@ -347,9 +349,9 @@ type v1Request struct {
 }
 
 type v1Series struct {
-	labels    []string // name, value, ...
-	vals      []float64
-	histogram bool
+	labels []string // name, value, ...
+	vals   []float64
+	hists  []*writev2.Histogram // native histograms (1.0's has the fields of 2.0's)
 }
 
 type v1Meta struct {
@@ -359,7 +361,7 @@ type v1Meta struct {
 
 func (r *v1Request) marshal() []byte {
 	var b []byte
-	for i, s := range r.series {
+	for _, s := range r.series {
 		var ts []byte
 		for j := 0; j+1 < len(s.labels); j += 2 {
 			var l []byte
@@ -379,9 +381,13 @@ func (r *v1Request) marshal() []byte {
 			ts = protowire.AppendTag(ts, 2, protowire.BytesType)
 			ts = protowire.AppendBytes(ts, sm)
 		}
-		if s.histogram {
+		for _, h := range s.hists {
+			hb, err := proto.Marshal(h)
+			if err != nil {
+				panic(err)
+			}
 			ts = protowire.AppendTag(ts, 4, protowire.BytesType)
-			ts = protowire.AppendBytes(ts, []byte{0x08, byte(i + 1)})
+			ts = protowire.AppendBytes(ts, hb)
 		}
 		b = protowire.AppendTag(b, 1, protowire.BytesType)
 		b = protowire.AppendBytes(b, ts)
