@@ -19,20 +19,28 @@ Lists, shows, adds, changes and deletes the sites of the web analytics.
 update replaces the settings: give every one you want to keep.
 delete removes the site with all its hits, goals and stats.
 
+--excluded-ips and --excluded-paths keep hits out: those from client
+addresses in the ranges (addresses and CIDR prefixes, IPv4 or IPv6, at
+most 100) and those of pages whose path fits a pattern ('*' within a path
+segment, '**' across, at most 100) are dropped by the collect endpoint.
+
 Examples:
   timetable sites create blog --name "My blog" --domains blog.example.com --time-zone Europe/Paris
   timetable sites update blog --name "My blog" --domains blog.example.com --public
+  timetable sites update blog --domains blog.example.com --excluded-ips 203.0.113.7,2001:db8::/32 --excluded-paths "/admin/**,/preview/*"
   timetable sites list --server http://127.0.0.1:8000
 `
 
 // siteFlags are the flags of `timetable sites`.
 type siteFlags struct {
-	name, domains, timeZone string
-	public                  bool
+	name, domains, timeZone    string
+	excludedIPs, excludedPaths string
+	public                     bool
 }
 
 func (f *siteFlags) body(id string) map[string]any {
-	return map[string]any{"id": id, "name": f.name, "domains": splitList(f.domains), "time_zone": f.timeZone, "public": f.public}
+	return map[string]any{"id": id, "name": f.name, "domains": splitList(f.domains), "time_zone": f.timeZone, "public": f.public,
+		"excluded_ips": splitList(f.excludedIPs), "excluded_paths": splitList(f.excludedPaths)}
 }
 
 type siteOut struct {
@@ -42,6 +50,9 @@ type siteOut struct {
 	TimeZone string   `json:"time_zone"`
 	Public   bool     `json:"public"`
 	Created  string   `json:"created_at"`
+	// Shown to the site's admins only.
+	ExcludedIPs   []string `json:"excluded_ips"`
+	ExcludedPaths []string `json:"excluded_paths"`
 }
 
 func newSitesCommand(stdout, stderr io.Writer) command {
@@ -53,6 +64,8 @@ func newSitesCommand(stdout, stderr io.Writer) command {
 			fs.StringVar(&f.domains, "domains", "", "create, update: the site's host names, comma-separated")
 			fs.StringVar(&f.timeZone, "time-zone", "", "create, update: the IANA time zone of its reports (default UTC)")
 			fs.BoolVar(&f.public, "public", false, "create, update: stats readable without a token")
+			fs.StringVar(&f.excludedIPs, "excluded-ips", "", "create, update: client addresses and CIDR prefixes whose hits are dropped, comma-separated")
+			fs.StringVar(&f.excludedPaths, "excluded-paths", "", "create, update: path patterns ('*' within a segment, '**' across) whose hits are dropped, comma-separated")
 		},
 		run: func(ctx context.Context, c *client, args []string) error {
 			verb := "list"
@@ -96,15 +109,24 @@ func newSitesCommand(stdout, stderr io.Writer) command {
 
 func printSites(w io.Writer, sites []siteOut) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SITE\tNAME\tDOMAINS\tTIME ZONE\tPUBLIC\tCREATED")
+	fmt.Fprintln(tw, "SITE\tNAME\tDOMAINS\tTIME ZONE\tPUBLIC\tCREATED\tEXCLUDED IPS\tEXCLUDED PATHS")
 	for _, s := range sites {
 		tz := s.TimeZone
 		if tz == "" {
 			tz = "UTC"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\t%s\n", s.ID, s.Name, strings.Join(s.Domains, ","), tz, s.Public, s.Created)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\t%s\t%s\t%s\n", s.ID, s.Name, strings.Join(s.Domains, ","), tz, s.Public, s.Created,
+			orDash(strings.Join(s.ExcludedIPs, ",")), orDash(strings.Join(s.ExcludedPaths, ",")))
 	}
 	return tw.Flush()
+}
+
+// orDash returns s, or "-" when it is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 const goalsUsage = `Usage: timetable goals [list | create ID | delete ID] --site SITE [flags]
