@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -362,4 +363,58 @@ func TestTracker_DebugConsole(t *testing.T) {
 	b.Do(t, tab, "the same page again", chromedp.Navigate(page+"&again=1"))
 	c.wait(t, "info: timetable: pageview of "+page+"&again=1", "recorded")
 	b.Screenshot(t, tab, "recorded")
+}
+
+// TestTracker_ExcludeMyVisits: a page of the site opened with
+// #timetable-ignore=on turns this browser's opt-out on for the page's
+// origin, says so on the page and the console, and takes the fragment
+// off the address; from then on nothing is sent, and the debug console
+// says why, on that page and the next; #timetable-ignore=off turns it off
+// and the next hit is recorded. A path the site excludes is dropped by
+// the server, which the debug console names.
+func TestTracker_ExcludeMyVisits(t *testing.T) {
+	e := newTrackerEnv(t)
+	const domain = "mine.test"
+	e.createSite(domain)
+	b := e.browser
+	tab := b.Tab(t)
+	c := e.watch(tab)
+	host := domain + ":" + e.pagePort
+	viewOf := func(path string) string { return "pageview of " + e.pageURL(domain, path) }
+
+	b.Do(t, tab, "switch the opt-out on", chromedp.Navigate(e.pageURL(domain, "/on?debug=1#timetable-ignore=on")))
+	c.wait(t, "info: timetable: visits from this browser to "+host+" are no longer counted")
+	c.wait(t, "warning: timetable: "+viewOf("/on?debug=1"), "not sent: this browser opted out (localStorage.timetable_ignore)")
+	type state struct{ Flag, Hash, Notice string }
+	got := browsertest.Run(t, b, tab, "read the page", chromedp.Evaluate[state](`({Flag: localStorage.timetable_ignore, Hash: location.hash,
+	  Notice: document.getElementById("timetable-ignore-notice").textContent})`))
+	if got.Flag != "true" || got.Hash != "" || !strings.Contains(got.Notice, "visits from this browser to "+host+" are no longer counted") {
+		t.Errorf("after the switch: %+v", got)
+	}
+	b.Screenshot(t, tab, "exclude-my-visits")
+
+	b.Do(t, tab, "another page", chromedp.Navigate(e.pageURL(domain, "/later?debug=1")))
+	c.wait(t, viewOf("/later?debug=1"), "not sent: this browser opted out")
+	if ps := e.sent(domain); len(ps) != 0 {
+		t.Errorf("sent while opted out: %v", ps)
+	}
+
+	b.Do(t, tab, "switch the opt-out off", chromedp.Navigate(e.pageURL(domain, "/off?debug=1#timetable-ignore=off")))
+	c.wait(t, "info: timetable: visits from this browser to "+host+" are counted again")
+	c.wait(t, "info: timetable: "+viewOf("/off?debug=1"), "recorded")
+
+	site := analytics.Site{ID: domain, Name: domain, Domains: []string{domain}, ExcludedPaths: []string{"/admin/**"}}
+	if err := e.analytics.UpdateSite(context.Background(), site); err != nil {
+		t.Fatal(err)
+	}
+	b.Do(t, tab, "an excluded path", chromedp.Navigate(e.pageURL(domain, "/admin/users?debug=1")))
+	c.wait(t, "warning: timetable: "+viewOf("/admin/users?debug=1"), "dropped by the server: excluded_path")
+
+	// The page view of /off was recorded before its answer was logged;
+	// nothing of the other pages is.
+	hs := e.hits(domain)
+	if !slices.ContainsFunc(hs, func(h hit) bool { return h.Name == analytics.PageView && h.Path == "/off" }) ||
+		slices.ContainsFunc(hs, func(h hit) bool { return h.Path != "/off" }) {
+		t.Errorf("recorded %+v, want /off's hits only", hs)
+	}
 }
