@@ -496,7 +496,7 @@ func TestCollect_SiteExclusions(t *testing.T) {
 	ce := newCollectEnv(t, collect.Options{})
 	view := func(path string) string {
 		t.Helper()
-		return ce.hit(`{"n":"pageview","u":"https://shop.example` + path + `"}`).must(t, http.StatusAccepted).header.Get("X-Timetable-Dropped")
+		return ce.hit(`{"n":"pageview","u":"https://shop.example`+path+`"}`).must(t, http.StatusAccepted).header.Get("X-Timetable-Dropped")
 	}
 	put := func(body string) {
 		t.Helper()
