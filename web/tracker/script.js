@@ -28,8 +28,8 @@
 // timetable_ignore = "true" (the site owner's own, say). A page opened
 // with the fragment #timetable-ignore=on sets it in that browser for the
 // page's origin, #timetable-ignore=off removes it; either way the
-// fragment is taken off the address and a notice on the page says what
-// changed (the dashboard's settings link to these).
+// fragment is taken off the address and an alert says what changed (the
+// dashboard's settings link to these).
 //
 // window.timetable(name, {props, interactive}) and window.timetable.track
 // (the same function) send a custom event. Calls made before the script
@@ -207,43 +207,16 @@
     } catch (err) {}
   }
 
-  // ignoreSwitch applies a #timetable-ignore=on|off fragment: the owner's
-  // switch of this browser's opt-out, before the first page view.
-  function ignoreSwitch() {
-    var m = /^#timetable-ignore=(on|off)$/.exec(loc.hash)
-    if (!m) return
-    var on = m[1] == "on",
-      msg
+  // The owner's switch: a page opened with #timetable-ignore=on (or
+  // =off) sets (or removes) this browser's opt-out for this origin before
+  // the first page view, takes the fragment off and says so in an alert.
+  var sw = /^#timetable-ignore=(on|off)$/.exec(loc.hash)
+  if (sw)
     try {
-      if (on) w.localStorage.timetable_ignore = "true"
-      else w.localStorage.removeItem("timetable_ignore")
-      msg = on
-        ? "visits from this browser to " + loc.host + " are no longer counted (until you open a page with #timetable-ignore=off)"
-        : "visits from this browser to " + loc.host + " are counted again"
-    } catch (e) {
-      msg = "this browser keeps no local storage for " + loc.host + ", so its visits cannot be excluded: " + e
-    }
-    w.history.replaceState(w.history.state, "", loc.pathname + loc.search)
-    console.info("timetable: " + msg)
-    var note = d.createElement("div")
-    note.id = "timetable-ignore-notice"
-    note.setAttribute("role", "status")
-    note.textContent = "timetable: " + msg + " (click to close)"
-    note.style.cssText =
-      "position:fixed;z-index:2147483647;left:1rem;right:1rem;bottom:1rem;padding:.75rem 1rem;background:#111;color:#fff;font:14px/1.4 sans-serif;border-radius:6px;cursor:pointer"
-    note.onclick = function () {
-      note.remove()
-    }
-    var show = function () {
-      d.body.appendChild(note)
-    }
-    if (d.body) show()
-    else d.addEventListener("DOMContentLoaded", show)
-  }
-
-  try {
-    ignoreSwitch()
-  } catch (e) {}
+      w.localStorage.timetable_ignore = sw = sw[1] == "on" // stored as "true" or "false"
+      w.history.replaceState(w.history.state, "", loc.pathname + loc.search)
+      alert("timetable: this browser's visits are " + (sw ? "no longer counted" : "counted again"))
+    } catch (e) {}
 
   try {
     var api = function (name, opts) {
