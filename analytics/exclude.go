@@ -134,10 +134,18 @@ func (st *Site) ExcludesIP(ip netip.Addr) bool {
 }
 
 // ExcludesPath reports whether path fits one of the site's excluded path
-// patterns (MatchPath).
+// patterns (MatchPath). A pattern whose literal start path lacks is passed
+// over without matching, so that most patterns cost a prefix comparison.
 func (st *Site) ExcludesPath(path string) bool {
 	for _, p := range st.ExcludedPaths {
-		if MatchPath(p, path) {
+		lit, _, wild := strings.Cut(p, "*")
+		if !wild {
+			if p == path {
+				return true
+			}
+			continue
+		}
+		if strings.HasPrefix(path, lit) && MatchPath(p, path) {
 			return true
 		}
 	}

@@ -77,7 +77,8 @@ func TestCheckPathPattern(t *testing.T) {
 
 // FuzzExcludedPath: a valid pattern matches the path made of it by
 // replacing each "**" with a run holding '/' and each '*' with a run
-// without; and "**" patterns match what the same pattern with '*' does.
+// without; ExcludesPath agrees with MatchPath; and "**" patterns match
+// what the same pattern with '*' does.
 func FuzzExcludedPath(f *testing.F) {
 	for _, s := range [][2]string{{"/admin/**", "/admin/a/b"}, {"/blog/*", "/blog/x"}, {"/a*b**c", "/aXbY/Zc"}, {"/", "/"}} {
 		f.Add(s[0], s[1])
@@ -91,6 +92,9 @@ func FuzzExcludedPath(f *testing.F) {
 		st := Site{ExcludedPaths: []string{pattern}}
 		if !st.ExcludesPath(filled) {
 			t.Fatalf("%q does not exclude %q", pattern, filled)
+		}
+		if got, want := st.ExcludesPath(path), MatchPath(pattern, path); got != want {
+			t.Fatalf("ExcludesPath(%q) = %v with the pattern %q, MatchPath %v", path, got, pattern, want)
 		}
 		if MatchPath(pattern, path) && !MatchPath(strings.ReplaceAll(strings.ReplaceAll(pattern, "**", "*"), "*", "**"), path) {
 			t.Fatalf("%q matches %q but its '**' form does not", pattern, path)
@@ -181,4 +185,35 @@ func TestStore_SiteExclusions(t *testing.T) {
 			t.Errorf("after an update without exclusions: %+v, %v", st, err)
 		}
 	})
+}
+
+// BenchmarkSite_Excludes: the exclusion checks of one hit, on a site
+// with none and on one at the caps (100 ranges, 100 patterns, none of
+// which fits), side by side.
+func BenchmarkSite_Excludes(b *testing.B) {
+	full := Site{ID: "a"}
+	for i := range MaxExcludedIPs {
+		full.ExcludedIPs = append(full.ExcludedIPs, fmt.Sprintf("2001:db8:%x::/48", i))
+	}
+	for i := range MaxExcludedPaths {
+		full.ExcludedPaths = append(full.ExcludedPaths, fmt.Sprintf([]string{"/section-%d/**", "/s/*/edit-%d"}[i%2], i))
+	}
+	full.ExcludedPaths[0] = "/blog/**/draft" // one whose literal start fits the path
+	if err := full.check(); err != nil {
+		b.Fatal(err)
+	}
+	ip, path := netip.MustParseAddr("127.0.0.1"), "/blog/2024/03/a-rather-long-post-title-about-time-series"
+	for _, c := range []struct {
+		name string
+		site Site
+	}{{"none", Site{ID: "a"}}, {"caps", full}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if c.site.ExcludesIP(ip) || c.site.ExcludesPath(path) {
+					b.Fatal("excluded")
+				}
+			}
+		})
+	}
 }
