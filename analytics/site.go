@@ -89,16 +89,11 @@ func (st *Site) item() (table.Item, error) {
 	}
 	it["siteId"] = sAttr(st.ID)
 	it["name"] = sAttr(st.Name)
-	if len(st.Domains) > 0 {
-		ds := slices.Clone(st.Domains)
-		slices.Sort(ds)
-		it["domains"] = &types.AttributeValueMemberSS{Value: slices.Compact(ds)}
-	}
 	if st.TimeZone != "" {
 		it["timeZone"] = sAttr(st.TimeZone)
 	}
-	for attr, v := range map[string][]string{"excludedIps": st.ExcludedIPs, "excludedPaths": st.ExcludedPaths} {
-		if len(v) > 0 {
+	for attr, v := range map[string][]string{"domains": st.Domains, "excludedIps": st.ExcludedIPs, "excludedPaths": st.ExcludedPaths} {
+		if len(v) > 0 { // a string set holds one string at least
 			v = slices.Clone(v)
 			slices.Sort(v)
 			it[attr] = &types.AttributeValueMemberSS{Value: slices.Compact(v)}
