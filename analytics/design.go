@@ -78,6 +78,8 @@ func Design() *design.Design {
 					{Name: "domains", Type: "SS", Description: "Domains whose hits are accepted; a referrer from one of them is internal."},
 					{Name: "timeZone", Description: "IANA time zone of the site's dashboard, such as Europe/Paris."},
 					{Name: "public", Type: "BOOL", Description: "The site's stats are readable without a token."},
+					{Name: "excludedIps", Type: "SS", Description: "Client addresses and CIDR prefixes whose hits the collect endpoint drops."},
+					{Name: "excludedPaths", Type: "SS", Description: "Path patterns (* within a segment, ** across) whose hits the collect endpoint drops."},
 					ts("createdAt", "When the site was added."),
 					ts("updatedAt", "When the site was last changed."),
 				},

@@ -68,10 +68,9 @@ func (g *Goal) matches(h *hit) bool {
 // itself. It never fails; its time is O(len(pattern) * len(path)).
 func MatchPath(pattern, path string) bool {
 	// dp[j]: pattern[:i] matches path[:j].
-	dp := make([]bool, len(path)+1)
+	dp, next := make([]bool, len(path)+1), make([]bool, len(path)+1)
 	dp[0] = true
 	for i := 0; i < len(pattern); i++ {
-		next := make([]bool, len(path)+1)
 		switch {
 		case pattern[i] == '*' && i+1 < len(pattern) && pattern[i+1] == '*':
 			i++
@@ -83,11 +82,12 @@ func MatchPath(pattern, path string) bool {
 				next[j] = dp[j] || j > 0 && next[j-1] && path[j-1] != '/'
 			}
 		default:
+			next[0] = false
 			for j := 1; j <= len(path); j++ {
 				next[j] = dp[j-1] && path[j-1] == pattern[i]
 			}
 		}
-		dp = next
+		dp, next = next, dp
 	}
 	return dp[len(path)]
 }

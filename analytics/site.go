@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/netip"
 	"slices"
 	"strings"
 	"time"
@@ -30,8 +31,20 @@ type Site struct {
 	// who knows the site's id). Shared links give read access to one
 	// site without making it public.
 	Public bool
+	// ExcludedIPs are client address ranges whose hits the collect
+	// endpoint drops (the owner's office, say): addresses and CIDR
+	// prefixes, IPv4 or IPv6 (ParseIPRange), at most MaxExcludedIPs.
+	// Stored normalised (host bits cleared), sorted.
+	ExcludedIPs []string
+	// ExcludedPaths are path patterns (MatchPath: "/admin/**", "/blog/*")
+	// whose page views and events the collect endpoint drops, at most
+	// MaxExcludedPaths (CheckPathPattern). Stored sorted.
+	ExcludedPaths []string
 	// CreatedAt and UpdatedAt are set by the Store.
 	CreatedAt, UpdatedAt time.Time
+
+	// excludedNets are ExcludedIPs parsed, set by check and siteFrom.
+	excludedNets []netip.Prefix
 }
 
 func validID(id string) bool {
@@ -66,7 +79,7 @@ func (st *Site) check() error {
 			return invalidField("TimeZone", "%w time zone %q: %v", ErrInvalid, st.TimeZone, err)
 		}
 	}
-	return nil
+	return st.checkExclusions()
 }
 
 func (st *Site) item() (table.Item, error) {
@@ -76,13 +89,15 @@ func (st *Site) item() (table.Item, error) {
 	}
 	it["siteId"] = sAttr(st.ID)
 	it["name"] = sAttr(st.Name)
-	if len(st.Domains) > 0 {
-		ds := slices.Clone(st.Domains)
-		slices.Sort(ds)
-		it["domains"] = &types.AttributeValueMemberSS{Value: slices.Compact(ds)}
-	}
 	if st.TimeZone != "" {
 		it["timeZone"] = sAttr(st.TimeZone)
+	}
+	for attr, v := range map[string][]string{"domains": st.Domains, "excludedIps": st.ExcludedIPs, "excludedPaths": st.ExcludedPaths} {
+		if len(v) > 0 { // a string set holds one string at least
+			v = slices.Clone(v)
+			slices.Sort(v)
+			it[attr] = &types.AttributeValueMemberSS{Value: slices.Compact(v)}
+		}
 	}
 	if st.Public {
 		it["public"] = &types.AttributeValueMemberBOOL{Value: true}
@@ -96,7 +111,11 @@ func siteFrom(it table.Item) *Site {
 	st := &Site{ID: getS(it, "siteId"), Name: getS(it, "name"), Domains: getSS(it, "domains"), TimeZone: getS(it, "timeZone"), Public: getBool(it, "public")}
 	st.CreatedAt, _ = time.Parse(layoutTimestamp, getS(it, "createdAt"))
 	st.UpdatedAt, _ = time.Parse(layoutTimestamp, getS(it, "updatedAt"))
+	st.ExcludedIPs, st.ExcludedPaths = getSS(it, "excludedIps"), getSS(it, "excludedPaths")
 	slices.Sort(st.Domains)
+	slices.Sort(st.ExcludedIPs)
+	slices.Sort(st.ExcludedPaths)
+	st.compileExclusions()
 	return st
 }
 
@@ -107,7 +126,7 @@ func siteKey(id string) (table.Key, error) {
 // CreateSite adds the site st. It fails with ErrExists if a site of that id
 // exists, and with ErrInvalid on a bad id, domain or time zone.
 func (s *Store) CreateSite(ctx context.Context, st Site) error {
-	st.Domains = slices.Clone(st.Domains)
+	st.Domains, st.ExcludedIPs, st.ExcludedPaths = slices.Clone(st.Domains), slices.Clone(st.ExcludedIPs), slices.Clone(st.ExcludedPaths)
 	if err := st.check(); err != nil {
 		return err
 	}
@@ -129,10 +148,10 @@ func (s *Store) CreateSite(ctx context.Context, st Site) error {
 }
 
 // UpdateSite replaces the settings of the existing site st.ID (name,
-// domains, time zone, public), keeping its creation time. It fails with
+// domains, time zone, public, exclusions), keeping its creation time. It fails with
 // timetable.ErrNotFound if there is no such site.
 func (s *Store) UpdateSite(ctx context.Context, st Site) error {
-	st.Domains = slices.Clone(st.Domains)
+	st.Domains, st.ExcludedIPs, st.ExcludedPaths = slices.Clone(st.Domains), slices.Clone(st.ExcludedIPs), slices.Clone(st.ExcludedPaths)
 	if err := st.check(); err != nil {
 		return err
 	}

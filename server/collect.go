@@ -25,12 +25,12 @@ func corsAny(w http.ResponseWriter) {
 
 // droppedHeader names, on the answer to a hit the collect endpoint
 // dropped, why (collect's Drop reasons: bot, headless, no_agent, bot_ip,
-// spam). The tracker's debug mode reads it.
+// spam, excluded_ip, excluded_path). The tracker's debug mode reads it.
 const droppedHeader = "X-Timetable-Dropped"
 
 // collectEvent records a browser's hit (Plausible's Events API payload)
-// and answers 202 "ok", also for a hit dropped as a bot's or as spam,
-// which droppedHeader then names.
+// and answers 202 "ok", also for a hit dropped as a bot's, as spam or as
+// one the site excludes, which droppedHeader then names.
 func (s *Server) collectEvent(w http.ResponseWriter, r *http.Request) error {
 	corsAny(w)
 	if s.collector == nil {
@@ -98,7 +98,7 @@ func newCollectMetrics(c *collect.Collector) *collectMetrics {
 		accepted: prometheus.NewDesc("timetable_analytics_events_accepted_total",
 			"Web-analytics events recorded by the collect endpoint.", nil, nil),
 		dropped: prometheus.NewDesc("timetable_analytics_events_dropped_total",
-			"Hits answered 202 but not recorded, by reason (bot, headless, no_agent, bot_ip, spam).", []string{"reason"}, nil),
+			"Hits answered 202 but not recorded, by reason (bot, headless, no_agent, bot_ip, spam, excluded_ip, excluded_path).", []string{"reason"}, nil),
 		refused: prometheus.NewDesc("timetable_analytics_events_refused_total",
 			"Hits refused with an error, by reason (invalid, too_large, unknown_site, foreign_domain, rate_limited, store).", []string{"reason"}, nil),
 	}

@@ -488,3 +488,40 @@ func TestCollect_BatchNeedsWriteScope(t *testing.T) {
 	ce.token = ""
 	ce.hit(`{"n":"pageview","u":"https://shop.example/"}`).must(t, http.StatusAccepted)
 }
+
+// TestCollect_SiteExclusions: a site's exclusions changed through the
+// sites API drop the server's next hit they exclude, answered 202 with
+// the reason in X-Timetable-Dropped and counted in the dropped metric.
+func TestCollect_SiteExclusions(t *testing.T) {
+	ce := newCollectEnv(t, collect.Options{})
+	view := func(path string) string {
+		t.Helper()
+		return ce.hit(`{"n":"pageview","u":"https://shop.example`+path+`"}`).must(t, http.StatusAccepted).header.Get("X-Timetable-Dropped")
+	}
+	put := func(body string) {
+		t.Helper()
+		ce.do(http.MethodPut, "/api/v1/sites/shop", "application/json", strings.NewReader(body)).must(t, http.StatusOK)
+	}
+	if got := view("/admin/x"); got != "" {
+		t.Fatalf("before the exclusions: dropped %q", got)
+	}
+	put(`{"domains":["shop.example"],"excluded_ips":["127.0.0.0/8"]}`) // the test's client is 127.0.0.1
+	if got := view("/admin/x"); got != "excluded_ip" {
+		t.Errorf("a hit from an excluded address: dropped %q, want excluded_ip", got)
+	}
+	put(`{"domains":["shop.example"],"excluded_ips":["::1"],"excluded_paths":["/admin/**"]}`)
+	if got := view("/admin/x"); got != "excluded_path" {
+		t.Errorf("a hit of an excluded path: dropped %q, want excluded_path", got)
+	}
+	if got := view("/pricing"); got != "" {
+		t.Errorf("a hit of another path: dropped %q", got)
+	}
+	for reason, want := range map[string]float64{"excluded_ip": 1, "excluded_path": 1} {
+		if n := ce.metric(`timetable_analytics_events_dropped_total{reason="` + reason + `"}`); n != want {
+			t.Errorf("dropped as %s: %v, want %v", reason, n, want)
+		}
+	}
+	if hs := ce.hits("shop"); len(hs) != 2 || hs[0].Path != "/admin/x" || hs[1].Path != "/pricing" {
+		t.Errorf("stored %+v, want the hits before the exclusions and the one not excluded", hs)
+	}
+}

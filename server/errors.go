@@ -82,6 +82,7 @@ type errorBody struct {
 // jsonFields are the JSON names of the fields analytics.FieldError names.
 var jsonFields = map[string]string{
 	"ID": "id", "Name": "name", "Domains": "domains", "TimeZone": "time_zone", "Kind": "kind", "Match": "match", "Steps": "steps",
+	"ExcludedIPs": "excluded_ips", "ExcludedPaths": "excluded_paths",
 }
 
 // classify maps an error of the layers below to its answer. Errors it does

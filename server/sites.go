@@ -15,13 +15,17 @@ const maxSiteBytes = 64 << 10
 
 // siteJSON is a site as the API shows and takes it.
 type siteJSON struct {
-	ID        string   `json:"id"`
-	Name      string   `json:"name"`
-	Domains   []string `json:"domains"`
-	TimeZone  string   `json:"time_zone,omitempty"`
-	Public    bool     `json:"public"`
-	CreatedAt string   `json:"created_at,omitempty"`
-	UpdatedAt string   `json:"updated_at,omitempty"`
+	ID       string   `json:"id"`
+	Name     string   `json:"name"`
+	Domains  []string `json:"domains"`
+	TimeZone string   `json:"time_zone,omitempty"`
+	Public   bool     `json:"public"`
+	// ExcludedIPs and ExcludedPaths are shown to the site's admins only:
+	// an owner's addresses are not for every reader.
+	ExcludedIPs   []string `json:"excluded_ips,omitempty"`
+	ExcludedPaths []string `json:"excluded_paths,omitempty"`
+	CreatedAt     string   `json:"created_at,omitempty"`
+	UpdatedAt     string   `json:"updated_at,omitempty"`
 }
 
 // siteOutJSON is a site as the API answers it: with whether the caller
@@ -41,7 +45,11 @@ func (s *Server) siteOut(r *http.Request, st *analytics.Site) siteOutJSON {
 	if out.Domains == nil {
 		out.Domains = []string{}
 	}
-	return siteOutJSON{siteJSON: out, CanManage: s.allow(r.Context(), r, auth.ScopeAdmin, auth.Site(st.ID)) == nil}
+	canManage := s.allow(r.Context(), r, auth.ScopeAdmin, auth.Site(st.ID)) == nil
+	if canManage {
+		out.ExcludedIPs, out.ExcludedPaths = st.ExcludedIPs, st.ExcludedPaths
+	}
+	return siteOutJSON{siteJSON: out, CanManage: canManage}
 }
 
 type goalJSON struct {
@@ -141,7 +149,8 @@ func (s *Server) siteBody(w http.ResponseWriter, r *http.Request) (analytics.Sit
 	if in.CreatedAt != "" || in.UpdatedAt != "" {
 		return analytics.Site{}, invalid("the site: created_at and updated_at are set by the server")
 	}
-	return analytics.Site{ID: in.ID, Name: in.Name, Domains: in.Domains, TimeZone: in.TimeZone, Public: in.Public}, nil
+	return analytics.Site{ID: in.ID, Name: in.Name, Domains: in.Domains, TimeZone: in.TimeZone, Public: in.Public,
+		ExcludedIPs: in.ExcludedIPs, ExcludedPaths: in.ExcludedPaths}, nil
 }
 
 // createSite answers POST /api/v1/sites: 201 with the site.

@@ -343,3 +343,52 @@ func TestSites_Management(t *testing.T) {
 		t.Errorf("realtime %+v, want no visitors and latest_pageview %s", live, want)
 	}
 }
+
+// TestSites_Exclusions: a site's excluded address ranges and path
+// patterns are taken by PUT, answered normalised to its admins only, and
+// refused with the field at fault when bad; a PUT without them clears
+// them.
+func TestSites_Exclusions(t *testing.T) {
+	e, _ := analyticsEnv(t)
+	admin := e.token
+	e.as(admin, "POST", "/api/v1/sites", `{"id":"a","domains":["a.example"]}`).must(t, 201)
+	var st struct {
+		ExcludedIPs   []string `json:"excluded_ips"`
+		ExcludedPaths []string `json:"excluded_paths"`
+	}
+	e.as(admin, "PUT", "/api/v1/sites/a", `{"domains":["a.example"],"excluded_ips":["2001:db8::5/32","127.0.0.1"],"excluded_paths":["/admin/**"]}`).must(t, 200).json(t, &st)
+	if strings.Join(st.ExcludedIPs, " ") != "127.0.0.1 2001:db8::/32" || strings.Join(st.ExcludedPaths, " ") != "/admin/**" {
+		t.Errorf("PUT answered %+v", st)
+	}
+
+	readA := e.mint([]auth.Scope{auth.ScopeRead}, []string{"a"})
+	var seen map[string]any
+	e.as(readA, "GET", "/api/v1/sites/a", "").must(t, 200).json(t, &seen)
+	if _, ok := seen["excluded_paths"]; ok || seen["id"] != "a" {
+		t.Errorf("a reader sees %v", seen)
+	}
+	seen = nil
+	e.as(admin, "GET", "/api/v1/sites/a", "").must(t, 200).json(t, &seen)
+	if _, ok := seen["excluded_ips"]; !ok {
+		t.Errorf("an admin sees %v", seen)
+	}
+
+	for _, c := range []struct{ body, field string }{
+		{`{"excluded_ips":["127.0.0.0/33"]}`, "excluded_ips"},
+		{`{"excluded_ips":["example.com"]}`, "excluded_ips"},
+		{`{"excluded_paths":["admin"]}`, "excluded_paths"},
+		{`{"excluded_paths":["/a***"]}`, "excluded_paths"},
+		{`{"excluded_ips":[` + strings.Repeat(`"127.0.0.1",`, analytics.MaxExcludedIPs) + `"127.0.0.2"]}`, "excluded_ips"},
+	} {
+		var ae struct{ Error, Message, Field string }
+		e.as(admin, "PUT", "/api/v1/sites/a", c.body).must(t, 400).json(t, &ae)
+		if ae.Field != c.field || ae.Message == "" {
+			t.Errorf("PUT %.60s: %+v, want the field %s", c.body, ae, c.field)
+		}
+	}
+	seen = nil // json merges into a map
+	e.as(admin, "PUT", "/api/v1/sites/a", `{"domains":["a.example"]}`).must(t, 200).json(t, &seen)
+	if _, ok := seen["excluded_ips"]; ok {
+		t.Errorf("after a PUT without exclusions: %v", seen)
+	}
+}

@@ -17,6 +17,12 @@ const (
 	DropNoAgent  = "no_agent" // no user agent at all
 	DropBotIP    = "bot_ip"   // a client address in Options.BotRanges
 	DropSpam     = "spam"     // a referrer on the spam list
+	// DropExcludedIP: the client address is in an excluded range of
+	// every site the hit is for (analytics.Site.ExcludedIPs).
+	DropExcludedIP = "excluded_ip"
+	// DropExcludedPath: the page's path fits an excluded pattern of
+	// every site the hit is for (analytics.Site.ExcludedPaths).
+	DropExcludedPath = "excluded_path"
 )
 
 // headless are lower-case substrings of the user agents of headless

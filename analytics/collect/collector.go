@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -163,7 +164,11 @@ const maxPath = 512
 // to a crash. A hit from a bot, a headless browser or with a spam
 // referrer is dropped: Collect returns the reason (DropBot, DropHeadless,
 // DropNoAgent, DropBotIP or DropSpam) and no error; dropped is "" for a
-// hit recorded. It fails with
+// hit recorded. So is a hit that every site it is for excludes, by the
+// client address (the one the rate limit counts, see
+// Options.TrustedProxies) or the page's path (a custom event's too):
+// DropExcludedIP or DropExcludedPath; a site that does not exclude it
+// still gets it. It fails with
 // ErrTooLarge, ErrInvalid (or analytics.ErrInvalid), ErrUnknownSite,
 // ErrForeignDomain or a *RateLimitError; other errors are the store's.
 func (c *Collector) Collect(r *http.Request) (dropped string, err error) {
@@ -204,6 +209,10 @@ func (c *Collector) collect(r *http.Request) (dropped string, err error) {
 		return DropBotIP, nil
 	case isSpam(c.spam, normHost(referrerHost(p.Referrer))):
 		return DropSpam, nil
+	}
+	path := pagePath(page, p.Hash)
+	if sites, dropped = unexcluded(sites, ip, path); len(sites) == 0 {
+		return dropped, nil
 	}
 	if c.limit != nil {
 		for _, st := range sites {
@@ -386,17 +395,44 @@ var utmParams = []struct {
 // for.
 var clickIDs = []string{"gclid", "gbraid", "wbraid", "msclkid", "fbclid", "ttclid", "li_fat_id", "twclid"}
 
-// fromURL sets e's path (with the fragment in hash mode), UTM fields and
-// click id from the page's URL.
-func fromURL(e *analytics.Event, u *url.URL, hash bool) {
-	e.Path = u.Path
-	if e.Path == "" || e.Path[0] != '/' {
-		e.Path = "/" + e.Path
+// unexcluded returns the sites that exclude neither the client address ip
+// nor the page's path, and, when that leaves none, the reason the first
+// site excludes the hit for (DropExcludedIP before DropExcludedPath).
+func unexcluded(sites []*analytics.Site, ip netip.Addr, path string) ([]*analytics.Site, string) {
+	keep, reason := sites[:0:0], ""
+	for _, st := range sites {
+		switch {
+		case st.ExcludesIP(ip):
+			reason = cmp.Or(reason, DropExcludedIP)
+		case st.ExcludesPath(path):
+			reason = cmp.Or(reason, DropExcludedPath)
+		default:
+			keep = append(keep, st)
+		}
+	}
+	if len(keep) == len(sites) {
+		return sites, ""
+	}
+	return keep, reason
+}
+
+// pagePath returns the path recorded for the page u: its path (with the
+// fragment in hash mode), starting with '/', cut to maxPath bytes.
+func pagePath(u *url.URL, hash bool) string {
+	path := u.Path
+	if path == "" || path[0] != '/' {
+		path = "/" + path
 	}
 	if hash && u.Fragment != "" {
-		e.Path += "#" + u.Fragment
+		path += "#" + u.Fragment
 	}
-	e.Path = truncate(e.Path, maxPath)
+	return truncate(path, maxPath)
+}
+
+// fromURL sets e's path (pagePath), UTM fields and click id from the
+// page's URL.
+func fromURL(e *analytics.Event, u *url.URL, hash bool) {
+	e.Path = pagePath(u, hash)
 	if u.RawQuery == "" {
 		return
 	}

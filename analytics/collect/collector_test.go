@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
@@ -266,5 +267,92 @@ func TestCollect_DropReason(t *testing.T) {
 	}
 	if n := pageViews(t, st, "blog"); n != 1 {
 		t.Errorf("%d page views stored, want the one not dropped", n)
+	}
+}
+
+// TestCollect_Exclusions: a site's excluded address ranges (IPv4 and IPv6
+// addresses and CIDR prefixes, the client read as the rate limit reads
+// it, through trusted proxies) and path patterns (of page views and
+// custom events) drop the hit with its reason, counted in Stats, and
+// record nothing; a change of them through the Store takes effect on the
+// next hit, on a clock that has not moved; a hit for two sites that one
+// of them excludes is recorded for the other.
+func TestCollect_Exclusions(t *testing.T) {
+	_, st := testStore(t, nil, true)
+	now := time.Now()
+	c := New(st, &Options{RateLimit: -1, Now: func() time.Time { return now }, TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.9/32")}})
+	ctx := context.Background()
+	setBlog := func(ips, paths []string) {
+		t.Helper()
+		if err := st.UpdateSite(ctx, analytics.Site{ID: "blog", Domains: []string{"blog.example"}, ExcludedIPs: ips, ExcludedPaths: paths}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hit := func(payload, addr string, header ...string) string {
+		t.Helper()
+		r := hitRequest(payload, addr)
+		for i := 0; i+1 < len(header); i += 2 {
+			r.Header.Set(header[i], header[i+1])
+		}
+		dropped, err := c.Collect(r)
+		if err != nil {
+			t.Fatalf("%s from %s: %v", payload, addr, err)
+		}
+		return dropped
+	}
+	const view = `{"n":"pageview","u":"https://blog.example/a"}`
+	recorded := 0
+	check := func(what, got, want string) {
+		t.Helper()
+		if got != want {
+			t.Errorf("%s: dropped %q, want %q", what, got, want)
+		}
+		if want == "" {
+			recorded++
+		}
+	}
+
+	check("no exclusions yet", hit(view, "127.0.0.1:1"), "")
+	setBlog([]string{"127.0.0.1", "127.1.0.0/16", "::1", "2001:db8::/32"}, nil)
+	check("an excluded IPv4 address", hit(view, "127.0.0.1:1"), DropExcludedIP)
+	check("its neighbour", hit(view, "127.0.0.2:1"), "")
+	check("in an excluded IPv4 prefix", hit(view, "127.1.200.3:1"), DropExcludedIP)
+	check("an excluded IPv6 address", hit(view, "[::1]:1"), DropExcludedIP)
+	check("in an excluded IPv6 prefix", hit(view, "[2001:db8:5::7]:1"), DropExcludedIP)
+	check("outside the IPv6 prefix", hit(view, "[2001:db9::7]:1"), "")
+	check("an IPv4-mapped excluded address", hit(view, "[::ffff:127.0.0.1]:1"), DropExcludedIP)
+	check("excluded behind a trusted proxy", hit(view, "127.0.0.9:1", "X-Forwarded-For", "127.1.0.1"), DropExcludedIP)
+	check("not excluded behind a trusted proxy", hit(view, "127.0.0.9:1", "X-Forwarded-For", "127.2.0.1"), "")
+	check("an excluded address's forged header, no trusted proxy", hit(view, "127.0.0.3:1", "X-Forwarded-For", "127.0.0.1"), "")
+
+	setBlog(nil, []string{"/admin/**", "/blog/*/edit"})
+	check("the address excluded before", hit(view, "127.0.0.1:1"), "")
+	check("an excluded path", hit(`{"n":"pageview","u":"https://blog.example/admin/users/7?x=1"}`, "127.0.0.1:1"), DropExcludedPath)
+	check("the prefix of the pattern", hit(`{"n":"pageview","u":"https://blog.example/admin"}`, "127.0.0.1:1"), "")
+	check("one segment", hit(`{"n":"pageview","u":"https://blog.example/blog/post/edit"}`, "127.0.0.1:1"), DropExcludedPath)
+	check("two segments for '*'", hit(`{"n":"pageview","u":"https://blog.example/blog/a/b/edit"}`, "127.0.0.1:1"), "")
+	check("a custom event of an excluded page", hit(`{"n":"Signup","u":"https://blog.example/admin/x"}`, "127.0.0.1:1"), DropExcludedPath)
+	check("an engagement of an excluded page", hit(`{"n":"engagement","u":"https://blog.example/admin/x","e":1000}`, "127.0.0.1:1"), DropExcludedPath)
+	check("hash mode: the fragment is part of the path", hit(`{"n":"pageview","u":"https://blog.example/#/admin/x","h":1}`, "127.0.0.1:1"), "")
+	setBlog(nil, []string{"/#/admin/**"})
+	check("hash mode, a pattern with the fragment", hit(`{"n":"pageview","u":"https://blog.example/#/admin/x","h":1}`, "127.0.0.1:1"), DropExcludedPath)
+
+	// A roll-up hit: shop does not exclude the address, so shop gets it.
+	if err := st.UpdateSite(ctx, analytics.Site{ID: "shop", Domains: []string{"shop.example", "blog.example"}}); err != nil {
+		t.Fatal(err)
+	}
+	setBlog([]string{"127.0.0.1"}, nil)
+	check("a hit for blog and shop, blog excluding it", hit(`{"n":"pageview","u":"https://blog.example/a","d":"blog,shop"}`, "127.0.0.1:1"), "")
+	recorded-- // recorded for shop only
+
+	if n := pageViews(t, st, "blog"); n != recorded {
+		t.Errorf("blog: %d page views stored, want %d", n, recorded)
+	}
+	if n := pageViews(t, st, "shop"); n != 1 {
+		t.Errorf("shop: %d page views stored, want 1", n)
+	}
+	s := c.Stats()
+	if s.Dropped[DropExcludedIP] != 6 || s.Dropped[DropExcludedPath] != 5 {
+		t.Errorf("Stats.Dropped = %v, want 6 %s and 5 %s", s.Dropped, DropExcludedIP, DropExcludedPath)
 	}
 }

@@ -23,7 +23,9 @@ type Stats struct {
 	Accepted int64
 	// Dropped counts the hits dropped (answered as accepted, not
 	// recorded), by reason: DropBot, DropHeadless, DropNoAgent, DropBotIP,
-	// DropSpam.
+	// DropSpam, DropExcludedIP, DropExcludedPath. A hit for several sites
+	// that some of them exclude is recorded for the others and not
+	// counted here.
 	Dropped map[string]int64
 	// Refused counts the hits refused with an error, by reason:
 	// RefuseInvalid, RefuseTooLarge, RefuseUnknownSite,
@@ -39,7 +41,7 @@ type counters struct {
 
 func newCounters() *counters {
 	c := &counters{dropped: map[string]*atomic.Int64{}, refused: map[string]*atomic.Int64{}}
-	for _, r := range []string{DropBot, DropHeadless, DropNoAgent, DropBotIP, DropSpam} {
+	for _, r := range []string{DropBot, DropHeadless, DropNoAgent, DropBotIP, DropSpam, DropExcludedIP, DropExcludedPath} {
 		c.dropped[r] = new(atomic.Int64)
 	}
 	for _, r := range []string{RefuseInvalid, RefuseTooLarge, RefuseUnknownSite, RefuseForeignDomain, RefuseRateLimited, RefuseStore} {

@@ -26,9 +26,15 @@ export files (to --output, or standard output); import reads such a zip
 (Plausible's own export, or timetable's) into the site as imported
 stats, kept apart from the collected ones and shown with them on request.
 
+--excluded-ips and --excluded-paths keep hits out: those from client
+addresses in the ranges (addresses and CIDR prefixes, IPv4 or IPv6, at
+most 100) and those of pages whose path fits a pattern ('*' within a path
+segment, '**' across, at most 100) are dropped by the collect endpoint.
+
 Examples:
   timetable sites create blog --name "My blog" --domains blog.example.com --time-zone Europe/Paris
   timetable sites update blog --name "My blog" --domains blog.example.com --public
+  timetable sites update blog --domains blog.example.com --excluded-ips 203.0.113.7,2001:db8::/32 --excluded-paths "/admin/**,/preview/*"
   timetable sites list --server http://127.0.0.1:8000
   timetable sites import blog plausible-export.zip
   timetable sites export blog --range 2024-01-01,2024-12-31 --output blog-2024.zip
@@ -36,15 +42,17 @@ Examples:
 
 // siteFlags are the flags of `timetable sites`.
 type siteFlags struct {
-	name, domains, timeZone string
-	public                  bool
+	name, domains, timeZone    string
+	excludedIPs, excludedPaths string
+	public                     bool
 	// export: the range, the file and whether imported days are added.
 	dateRange, output string
 	withImported      bool
 }
 
 func (f *siteFlags) body(id string) map[string]any {
-	return map[string]any{"id": id, "name": f.name, "domains": splitList(f.domains), "time_zone": f.timeZone, "public": f.public}
+	return map[string]any{"id": id, "name": f.name, "domains": splitList(f.domains), "time_zone": f.timeZone, "public": f.public,
+		"excluded_ips": splitList(f.excludedIPs), "excluded_paths": splitList(f.excludedPaths)}
 }
 
 type siteOut struct {
@@ -54,6 +62,9 @@ type siteOut struct {
 	TimeZone string   `json:"time_zone"`
 	Public   bool     `json:"public"`
 	Created  string   `json:"created_at"`
+	// Shown to the site's admins only.
+	ExcludedIPs   []string `json:"excluded_ips"`
+	ExcludedPaths []string `json:"excluded_paths"`
 }
 
 func newSitesCommand(stdout, stderr io.Writer) command {
@@ -65,6 +76,8 @@ func newSitesCommand(stdout, stderr io.Writer) command {
 			fs.StringVar(&f.domains, "domains", "", "create, update: the site's host names, comma-separated")
 			fs.StringVar(&f.timeZone, "time-zone", "", "create, update: the IANA time zone of its reports (default UTC)")
 			fs.BoolVar(&f.public, "public", false, "create, update: stats readable without a token")
+			fs.StringVar(&f.excludedIPs, "excluded-ips", "", "create, update: client addresses and CIDR prefixes whose hits are dropped, comma-separated")
+			fs.StringVar(&f.excludedPaths, "excluded-paths", "", "create, update: path patterns ('*' within a segment, '**' across) whose hits are dropped, comma-separated")
 			fs.StringVar(&f.dateRange, "range", "30d", "export: the date range, a preset or FROM,TO")
 			fs.StringVar(&f.output, "output", "", "export: the zip file to write (default standard output)")
 			fs.BoolVar(&f.withImported, "with-imported", false, "export: add the imported days to the collected ones")
@@ -163,15 +176,24 @@ func importSite(ctx context.Context, c *client, path, file string, stdout io.Wri
 
 func printSites(w io.Writer, sites []siteOut) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "SITE\tNAME\tDOMAINS\tTIME ZONE\tPUBLIC\tCREATED")
+	fmt.Fprintln(tw, "SITE\tNAME\tDOMAINS\tTIME ZONE\tPUBLIC\tCREATED\tEXCLUDED IPS\tEXCLUDED PATHS")
 	for _, s := range sites {
 		tz := s.TimeZone
 		if tz == "" {
 			tz = "UTC"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\t%s\n", s.ID, s.Name, strings.Join(s.Domains, ","), tz, s.Public, s.Created)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\t%s\t%s\t%s\n", s.ID, s.Name, strings.Join(s.Domains, ","), tz, s.Public, s.Created,
+			orDash(strings.Join(s.ExcludedIPs, ",")), orDash(strings.Join(s.ExcludedPaths, ",")))
 	}
 	return tw.Flush()
+}
+
+// orDash returns s, or "-" when it is empty.
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 const goalsUsage = `Usage: timetable goals [list | create ID | delete ID] --site SITE [flags]

@@ -146,3 +146,24 @@ func TestCLI_SitesImportExport(t *testing.T) {
 		t.Errorf("import of a missing file: exit %d: %s", code, errs)
 	}
 }
+
+// TestCLI_SiteExclusions: sites update takes excluded address ranges and
+// path patterns, shows them normalised, refuses a bad range with the
+// server's reason, and an update without them clears them.
+func TestCLI_SiteExclusions(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	mustCLI(t, "sites", "create", "blog", "--data", data, "--domains", "blog.example")
+	mustCLI(t, "sites", "update", "blog", "--data", data, "--domains", "blog.example",
+		"--excluded-ips", "127.0.0.9/8, ::1", "--excluded-paths", "/admin/**,/preview/*")
+	out := mustCLI(t, "sites", "show", "blog", "--data", data)
+	if !strings.Contains(out, "EXCLUDED IPS") || !strings.Contains(out, "127.0.0.0/8,::1") || !strings.Contains(out, "/admin/**,/preview/*") {
+		t.Fatalf("sites show:\n%s", out)
+	}
+	if code, _, errs := runCLI(t, "sites", "update", "blog", "--data", data, "--excluded-ips", "127.0.0.0/33"); code != 1 || !strings.Contains(errs, `IP range "127.0.0.0/33"`) {
+		t.Fatalf("a bad range: exit %d: %s", code, errs)
+	}
+	mustCLI(t, "sites", "update", "blog", "--data", data, "--domains", "blog.example")
+	if out := mustCLI(t, "sites", "show", "blog", "--data", data); strings.Contains(out, "/admin/**") {
+		t.Fatalf("sites show after an update without exclusions:\n%s", out)
+	}
+}

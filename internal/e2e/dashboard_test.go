@@ -425,3 +425,69 @@ func TestDashboard_FilterOnDefaultRange(t *testing.T) {
 	b.Screenshot(t, tab, "filtered")
 	noErrors(t, con)
 }
+
+// TestDashboard_Exclusions: an admin sets a site's excluded addresses
+// and pages in its settings: a bad CIDR range is refused with the API's
+// message next to its field; the fixed ranges and patterns are saved
+// (normalised by the API), shown again when the settings reopen, and the
+// collect endpoint drops a hit of an excluded page at once. The "exclude
+// my visits" card links to each domain's page with the switch.
+func TestDashboard_Exclusions(t *testing.T) {
+	e := newDashboardEnv(t)
+	e.seed("shop.test", "", time.Hour)
+	b := e.browser
+	tab, con := e.dashboard("/?site=shop.test&view=settings", 1280, chromedp.WaitVisible(chromedp.CSS("#site-excluded-ips")))
+	b.Do(t, tab, "a bad CIDR range",
+		chromedp.SetValue(chromedp.CSS("#site-excluded-ips"), "127.0.0.1\n127.0.0.0/33"),
+		chromedp.Click(chromedp.CSS(`#site-settings button[type="submit"]`)),
+		chromedp.WaitVisible(chromedp.CSS(fieldError("site-settings", "excluded_ips"))),
+	)
+	msg := browsertest.Run(t, b, tab, "read the message", chromedp.Text(chromedp.CSS(fieldError("site-settings", "excluded_ips"))))
+	if !strings.Contains(msg, `IP range "127.0.0.0/33"`) || !strings.Contains(msg, "CIDR") {
+		t.Errorf("the range's message is %q, want the API's", msg)
+	}
+	b.Screenshot(t, tab, "exclusions-refused")
+	b.Do(t, tab, "the range fixed",
+		chromedp.SetValue(chromedp.CSS("#site-excluded-ips"), "127.0.0.9/8, 2001:db8::5/32"),
+		chromedp.SetValue(chromedp.CSS("#site-excluded-paths"), "/admin/**\n/preview/*"),
+		chromedp.Click(chromedp.CSS(`#site-settings button[type="submit"]`)),
+	)
+	browsertest.Run(t, b, tab, "wait for the save", chromedp.Poll[bool](`document.querySelector(".settings-head [role=status]").textContent == "Saved."`))
+	var st struct {
+		ExcludedIPs   []string `json:"excluded_ips"`
+		ExcludedPaths []string `json:"excluded_paths"`
+	}
+	e.call(http.MethodGet, "/api/v1/sites/shop.test", nil, &st)
+	if strings.Join(st.ExcludedIPs, " ") != "127.0.0.0/8 2001:db8::/32" || strings.Join(st.ExcludedPaths, " ") != "/admin/** /preview/*" {
+		t.Errorf("stored %+v", st)
+	}
+	req, err := http.NewRequest(http.MethodPost, e.api+"/api/event", strings.NewReader(`{"n":"pageview","u":"http://shop.test/preview/x"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("User-Agent", "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	// The test's client, 127.0.0.1, is excluded too: its reason comes first.
+	if resp.StatusCode != http.StatusAccepted || resp.Header.Get("X-Timetable-Dropped") != "excluded_ip" {
+		t.Errorf("a hit after the save: %s, dropped %q", resp.Status, resp.Header.Get("X-Timetable-Dropped"))
+	}
+
+	b.Do(t, tab, "reopen the settings",
+		chromedp.Navigate(e.api+"/?site=shop.test&view=settings"),
+		chromedp.WaitVisible(chromedp.CSS("#ignore-links")),
+	)
+	type form struct{ IPs, Paths, On, Off string }
+	got := browsertest.Run(t, b, tab, "read the form", chromedp.Evaluate[form](`({
+	  IPs: document.getElementById("site-excluded-ips").value, Paths: document.getElementById("site-excluded-paths").value,
+	  On: document.querySelector('#ignore-links a[data-switch="on"]').href, Off: document.querySelector('#ignore-links a[data-switch="off"]').href})`))
+	if got.IPs != "127.0.0.0/8\n2001:db8::/32" || got.Paths != "/admin/**\n/preview/*" ||
+		got.On != "https://shop.test/#timetable-ignore=on" || got.Off != "https://shop.test/#timetable-ignore=off" {
+		t.Errorf("the settings show %+v", got)
+	}
+	b.Screenshot(t, tab, "exclusions")
+	noErrors(t, con)
+}

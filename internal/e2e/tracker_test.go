@@ -6,12 +6,15 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 
 	"github.com/timetable-db/timetable/analytics"
@@ -362,4 +365,109 @@ func TestTracker_DebugConsole(t *testing.T) {
 	b.Do(t, tab, "the same page again", chromedp.Navigate(page+"&again=1"))
 	c.wait(t, "info: timetable: pageview of "+page+"&again=1", "recorded")
 	b.Screenshot(t, tab, "recorded")
+}
+
+// TestTracker_ExcludeMyVisits: a page of the site opened with
+// #timetable-ignore=on turns this browser's opt-out on for the page's
+// origin, says so in an alert, and takes the fragment off the address;
+// from then on nothing is sent, and the debug console says why, on that
+// page and the next; #timetable-ignore=off turns it off and the next hit
+// is recorded. A path the site excludes is dropped by the server, which
+// the debug console names.
+func TestTracker_ExcludeMyVisits(t *testing.T) {
+	e := newTrackerEnv(t)
+	const domain = "mine.test"
+	e.createSite(domain)
+	b := e.browser
+	tab := b.Tab(t)
+	c := e.watch(tab)
+	alerts := acceptDialogs(t, tab)
+	viewOf := func(path string) string { return "pageview of " + e.pageURL(domain, path) }
+
+	b.Do(t, tab, "switch the opt-out on", chromedp.Navigate(e.pageURL(domain, "/on?debug=1#timetable-ignore=on")))
+	if msg := alerts.wait(t, 1); msg != "timetable: this browser's visits are no longer counted" {
+		t.Errorf("the switch's alert says %q", msg)
+	}
+	c.wait(t, "warning: timetable: "+viewOf("/on?debug=1"), "not sent: this browser opted out (localStorage.timetable_ignore)")
+	type state struct{ Flag, URL string }
+	got := browsertest.Run(t, b, tab, "read the page", chromedp.Evaluate[state](`({Flag: localStorage.timetable_ignore, URL: location.href})`))
+	if got.Flag != "true" || got.URL != e.pageURL(domain, "/on?debug=1") {
+		t.Errorf("after the switch: %+v", got)
+	}
+
+	b.Do(t, tab, "another page", chromedp.Navigate(e.pageURL(domain, "/later?debug=1")))
+	c.wait(t, viewOf("/later?debug=1"), "not sent: this browser opted out")
+	if ps := e.sent(domain); len(ps) != 0 {
+		t.Errorf("sent while opted out: %v", ps)
+	}
+
+	b.Do(t, tab, "switch the opt-out off", chromedp.Navigate(e.pageURL(domain, "/off?debug=1#timetable-ignore=off")))
+	if msg := alerts.wait(t, 2); msg != "timetable: this browser's visits are counted again" {
+		t.Errorf("the switch's alert says %q", msg)
+	}
+	c.wait(t, "info: timetable: "+viewOf("/off?debug=1"), "recorded")
+
+	site := analytics.Site{ID: domain, Name: domain, Domains: []string{domain}, ExcludedPaths: []string{"/admin/**"}}
+	if err := e.analytics.UpdateSite(context.Background(), site); err != nil {
+		t.Fatal(err)
+	}
+	b.Do(t, tab, "an excluded path", chromedp.Navigate(e.pageURL(domain, "/admin/users?debug=1")))
+	c.wait(t, "warning: timetable: "+viewOf("/admin/users?debug=1"), "dropped by the server: excluded_path")
+
+	// The page view of /off was recorded before its answer was logged;
+	// nothing of the other pages is.
+	hs := e.hits(domain)
+	if !slices.ContainsFunc(hs, func(h hit) bool { return h.Name == analytics.PageView && h.Path == "/off" }) ||
+		slices.ContainsFunc(hs, func(h hit) bool { return h.Path != "/off" }) {
+		t.Errorf("recorded %+v, want /off's hits only", hs)
+	}
+}
+
+// dialogs are the messages of the JavaScript dialogs a tab opened.
+type dialogs struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+// acceptDialogs accepts each dialog tab opens (an alert would hold the
+// page otherwise) and keeps its message.
+func acceptDialogs(t *testing.T, tab context.Context) *dialogs {
+	t.Helper()
+	ds := &dialogs{}
+	err := chromedp.Listen(tab, func(ev any) {
+		if ev, ok := ev.(*page.EventJavascriptDialogOpening); ok {
+			ds.mu.Lock()
+			ds.msgs = append(ds.msgs, ev.Message)
+			ds.mu.Unlock()
+			go func() { // not on the event loop, which the call's answer needs
+				_, _ = chromedp.Run(tab, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+					_, err := cdp.Call(ctx, tg, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: true})
+					return err
+				}))
+			}()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds
+}
+
+// wait returns the message of the nth dialog (from 1), waiting for it up
+// to a deadline (a bound on the wait, not a timing check).
+func (ds *dialogs) wait(t *testing.T, n int) string {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		ds.mu.Lock()
+		msgs := slices.Clone(ds.msgs)
+		ds.mu.Unlock()
+		if len(msgs) >= n {
+			return msgs[n-1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d dialogs opened, want %d: %q", len(msgs), n, msgs)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

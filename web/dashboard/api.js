@@ -71,7 +71,8 @@ export class API {
   }
 
   // createSite and updateSite send a site's settings: {id, name, domains,
-  // time_zone, public}.
+  // time_zone, public, excluded_ips, excluded_paths}; an update replaces
+  // them all.
   async createSite(s) {
     return normalSite(await this.request("POST", "/api/v1/sites", s));
   }
@@ -169,6 +170,9 @@ function normalSite(s) {
     domains: s.domains || s.Domains || (s.domain ? [s.domain] : []),
     timeZone: s.time_zone || s.timezone || s.TimeZone || "",
     public: !!s.public,
+    // Answered to the site's admins only.
+    excludedIPs: s.excluded_ips || [],
+    excludedPaths: s.excluded_paths || [],
     canManage: !!s.can_manage,
   };
 }

@@ -32,8 +32,14 @@ function domainList(s) {
   return s.split(/[\s,]+/).map((d) => d.trim()).filter(Boolean);
 }
 
+// lines reads a list typed one a line (or, with commas true, also
+// separated by commas or spaces).
+function lines(s, commas) {
+  return s.split(commas ? /[\s,]+/ : /\s+/).map((x) => x.trim()).filter(Boolean);
+}
+
 // siteForm is the form of a new site (site null) or of a site's general
-// settings; done gets the site the API answered.
+// settings and exclusions; done gets the site the API answered.
 function siteForm(api, site, done) {
   const isNew = !site;
   const domains = h("input", { id: "site-domains", class: "plain", value: site ? site.domains.join(", ") : "", placeholder: "example.com", spellcheck: "false", autocomplete: "off", required: isNew });
@@ -49,13 +55,19 @@ function siteForm(api, site, done) {
       if (!typed) id.value = slug(domainList(domains.value)[0] || "");
     });
   }
-  const body = () => ({ id: id.value.trim(), name: name.value.trim(), domains: domainList(domains.value), time_zone: zone.value, public: pub.checked });
+  const ips = h("textarea", { id: "site-excluded-ips", class: "plain", rows: 3, value: site ? site.excludedIPs.join("\n") : "", placeholder: "203.0.113.7\n2001:db8::/32", spellcheck: "false", autocomplete: "off" });
+  const paths = h("textarea", { id: "site-excluded-paths", class: "plain", rows: 3, value: site ? site.excludedPaths.join("\n") : "", placeholder: "/admin/**\n/preview/*", spellcheck: "false", autocomplete: "off" });
+  const body = () => ({ id: id.value.trim(), name: name.value.trim(), domains: domainList(domains.value), time_zone: zone.value, public: pub.checked,
+    excluded_ips: lines(ips.value, true), excluded_paths: lines(paths.value, false) });
   const form = new Form({ class: "stack", id: isNew ? "new-site" : "site-settings" }, [
     field("domains", "Domains", domains, "The host names of the site's pages, comma-separated; their subdomains count too. Add localhost to test on your machine."),
     field("id", "Site id", id, isNew ? "How the API and the script tag's data-domain may name it: a-z, 0-9, '.', '-', '_'." : "It cannot change."),
     field("name", "Name", name),
     field("time_zone", "Time zone", zone, "The dashboard's days and hours are the site's."),
     h("div", { class: "field", "data-field": "public" }, h("label", { class: "check" }, pub, "Public: anyone who knows the site's id may read its stats")),
+    isNew ? null : h("h3", { text: "Exclusions" }),
+    isNew ? null : field("excluded_ips", "Excluded IP addresses", ips, "Hits from these addresses are not counted: one a line, single addresses or CIDR ranges (203.0.113.0/24), IPv4 or IPv6; at most 100."),
+    isNew ? null : field("excluded_paths", "Excluded pages", paths, "Hits of these paths are not counted: one a line, starting with /; * matches within a segment (/blog/*), ** across (/admin/**); at most 100."),
     h("button", { class: "btn primary", type: "submit", text: isNew ? "Add the site" : "Save" }),
   ], () => (isNew ? api.createSite(body()) : api.updateSite(site.id, body())), done);
   return form;
@@ -86,7 +98,7 @@ export async function renderSettings(view, api, site, nav, focus) {
   const links = h("section", { class: "card", id: "settings-links", "aria-labelledby": "settings-links-title" }, h("h2", { id: "settings-links-title", text: "Shared links" }));
   view.replaceChildren(h("div", { class: "settings" }, head,
     h("section", { class: "card", id: "settings-general", "aria-labelledby": "settings-general-title" }, h("h2", { id: "settings-general-title", text: "General" }), general.el),
-    goals, funnels, links, deletePanel(api, site, nav)));
+    ignorePanel(site), goals, funnels, links, deletePanel(api, site, nav)));
   const reload = async () => {
     let gs;
     try {
@@ -107,6 +119,29 @@ export async function renderSettings(view, api, site, nav, focus) {
   } else {
     document.getElementById("site-name")?.focus();
   }
+}
+
+// ignoreURL is the address of the site's page at domain that switches
+// the tracker's opt-out of the browser that opens it on or off: http for
+// a local host, https otherwise.
+function ignoreURL(domain, on) {
+  const local = /^(localhost|127(\.\d+){3}|\[::1\])$/.test(domain);
+  return (local ? "http://" : "https://") + domain + "/#timetable-ignore=" + (on ? "on" : "off");
+}
+
+// ignorePanel is the card that lets the owner keep the visits of their
+// own browser out: the switch lives in that browser's storage for the
+// site's origin, so it is a link to a page of the site, opened there.
+function ignorePanel(site) {
+  const rows = site.domains.map((d) => h("li", {},
+    h("span", { class: "grow" }, h("strong", { text: d })),
+    h("a", { class: "btn", href: ignoreURL(d, true), target: "_blank", rel: "noopener", "data-switch": "on", text: "Exclude my visits from this browser" }),
+    h("a", { class: "btn", href: ignoreURL(d, false), target: "_blank", rel: "noopener", "data-switch": "off", text: "Count them again" })));
+  return h("section", { class: "card", id: "settings-ignore", "aria-labelledby": "settings-ignore-title" },
+    h("h2", { id: "settings-ignore-title", text: "Exclude my visits" }),
+    h("p", { class: "muted" }, "Opens a page of the site that tells the script to send nothing from this browser (or to send again), on that origin only: do it in each browser you use, and on each host you browse the site on (www. or not). It is kept in the browser, not here; with ",
+      h("code", { text: "data-debug" }), " the script says on the console why it sends nothing."),
+    rows.length ? h("ul", { class: "manage", id: "ignore-links" }, rows) : h("p", { class: "muted", text: "Add a domain first." }));
 }
 
 // list renders items as rows of text and a delete button; del(item)

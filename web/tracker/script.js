@@ -25,7 +25,11 @@
 //                      default on localhost, 127.x.x.x and file: pages)
 //
 // Nothing is sent either from a browser whose localStorage holds
-// timetable_ignore = "true" (the site owner's own, say).
+// timetable_ignore = "true" (the site owner's own, say). A page opened
+// with the fragment #timetable-ignore=on sets it in that browser for the
+// page's origin, #timetable-ignore=off removes it; either way the
+// fragment is taken off the address and an alert says what changed (the
+// dashboard's settings link to these).
 //
 // window.timetable(name, {props, interactive}) and window.timetable.track
 // (the same function) send a custom event. Calls made before the script
@@ -202,6 +206,17 @@
       }
     } catch (err) {}
   }
+
+  // The owner's switch: a page opened with #timetable-ignore=on (or
+  // =off) sets (or removes) this browser's opt-out for this origin before
+  // the first page view, takes the fragment off and says so in an alert.
+  var sw = /^#timetable-ignore=(on|off)$/.exec(loc.hash)
+  if (sw)
+    try {
+      w.localStorage.timetable_ignore = sw = sw[1] == "on" // stored as "true" or "false"
+      w.history.replaceState(w.history.state, "", loc.pathname + loc.search)
+      alert("timetable: this browser's visits are " + (sw ? "no longer counted" : "counted again"))
+    } catch (e) {}
 
   try {
     var api = function (name, opts) {
