@@ -59,7 +59,7 @@ mkdir -p "$shots"
 shots=$(cd "$shots" && pwd)
 rm -f "$shots"/*.png
 
-flags=(-count=1 -timeout 5m)
+flags=(-count=1 -timeout 12m)
 [[ ${RACE:-0} == 1 ]] && flags+=(-race)
 tt_log "go test ${flags[*]} $* ./internal/browsertest ./internal/e2e"
 status=0
