@@ -32,6 +32,9 @@ var (
 	entShare    = entity("SharedLink")
 	entFunnel   = entity("Funnel")
 	entLease    = entity("Lease")
+
+	entHitBucket     = entity("HitBucket")
+	entHitBucketPart = entity("HitBucketPart")
 )
 
 func entity(name string) *design.Entity {

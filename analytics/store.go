@@ -43,6 +43,12 @@ type Retention struct {
 	// Monthly is the life of monthly stats; zero or negative keeps them
 	// (the default).
 	Monthly time.Duration
+	// Buckets is the life of the hit buckets (a day's page views and
+	// events in compressed columns, written once the day is over), from
+	// the end of their day: what filters, breakdowns by two dimensions,
+	// funnels and other questions the aggregates cannot answer read once
+	// the raw hits have expired. Default 2 years (730 days).
+	Buckets time.Duration
 }
 
 // Options configure a Store. A nil *Options and the zero value are valid;
@@ -118,6 +124,7 @@ func (o *Options) withDefaults() Options {
 	def(&r.Retention.Raw, 30*24*time.Hour)
 	def(&r.Retention.Hourly, 90*24*time.Hour)
 	def(&r.Retention.Daily, 730*24*time.Hour)
+	def(&r.Retention.Buckets, 730*24*time.Hour)
 	def(&r.SessionTimeout, 30*time.Minute)
 	def(&r.MarkEvery, time.Minute)
 	def(&r.SiteCacheTTL, 10*time.Second)
