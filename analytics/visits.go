@@ -148,6 +148,17 @@ func (s *Store) planHits(ctx context.Context, site string, from, to time.Time) (
 	if lost = append(lost, more...); len(lost) > 0 {
 		l := slices.MaxFunc(lost, time.Time.Compare)
 		e := &ExpiredError{Start: Day.next(l)}
+		// A range that reaches back past both retentions can start no
+		// earlier than the first day either keeps.
+		if kept := bucketStart; first.Before(bucketStart) && first.Before(rawStart) {
+			if rawStart.Before(kept) {
+				kept = rawStart
+			}
+			if e.Start.Before(kept) {
+				e.Start = kept
+			}
+			l = e.Start.AddDate(0, 0, -1)
+		}
 		e.msg = fmt.Sprintf("the hits of a day are kept %s in its hit bucket and %s as raw hits, and those of %s are not kept, "+
 			"so a range computed from them must start on %s (UTC) or later; this one starts on %s",
 			retentionText(s.o.Retention.Buckets), retentionText(s.o.Retention.Raw), dayOf(l), dayOf(e.Start), dayOf(first))
