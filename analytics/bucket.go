@@ -27,7 +27,7 @@ import (
 
 // maxPartBytes bounds the block of one HitBucketPart, under DynamoDB's
 // 400 KB item limit with room for the item's other attributes.
-var maxPartBytes = 350 << 10
+const maxPartBytes = 350 << 10
 
 // bucket is what a HitBucket item says of its day's hits.
 type bucket struct {
@@ -51,28 +51,28 @@ func partKey(site string, day time.Time, written string, i int) (table.Key, erro
 	return primaryKey(entHitBucketPart, map[string]string{"siteId": site, "date": dayOf(day), "written": written, "part": fmt.Sprintf("%03d", i)})
 }
 
-// encodeParts returns hits (sorted by hitCmp) as blocks of at most
-// maxPartBytes and maxBlockRows hits each, in order: halved, at the
-// visitor boundary nearest the middle when there is one, until each fits.
-func encodeParts(hits []hit) ([][]byte, error) {
+// encodeParts returns hits (sorted by hitCmp) as blocks of at most max
+// bytes and maxBlockRows hits each, in order: halved, at the visitor
+// boundary nearest the middle when there is one, until each fits.
+func encodeParts(hits []hit, max int) ([][]byte, error) {
 	if len(hits) == 0 {
 		return nil, nil
 	}
 	if len(hits) <= maxBlockRows {
 		b, err := encodeBlock(hits)
-		if err != nil || len(b) <= maxPartBytes {
+		if err != nil || len(b) <= max {
 			return [][]byte{b}, err
 		}
 	}
 	if len(hits) == 1 {
-		return nil, fmt.Errorf("analytics: one hit makes a block of more than %d bytes", maxPartBytes)
+		return nil, fmt.Errorf("analytics: one hit makes a block of more than %d bytes", max)
 	}
 	mid := splitPoint(hits)
-	a, err := encodeParts(hits[:mid])
+	a, err := encodeParts(hits[:mid], max)
 	if err != nil {
 		return nil, err
 	}
-	b, err := encodeParts(hits[mid:])
+	b, err := encodeParts(hits[mid:], max)
 	return append(a, b...), err
 }
 
@@ -107,7 +107,11 @@ func blocksSum(blocks [][]byte) string {
 // pass that stalled past its lease) leaves that one in place.
 func (s *Store) writeBucket(ctx context.Context, site string, day time.Time, hits []hit, readAt time.Time) error {
 	day = Day.start(day)
-	blocks, err := encodeParts(hits)
+	max := maxPartBytes
+	if s.o.partBytes > 0 {
+		max = s.o.partBytes
+	}
+	blocks, err := encodeParts(hits, max)
 	if err != nil {
 		return fmt.Errorf("analytics: cannot encode the hits of %s of site %q: %w", dayOf(day), site, err)
 	}
@@ -124,7 +128,9 @@ func (s *Store) writeBucket(ctx context.Context, site string, day time.Time, hit
 		return s.deleteParts(ctx, site, day, "")
 	}
 	if b := bucketFrom(old); old != nil && b.sum == sum && b.parts == len(blocks) && b.hits == len(hits) {
-		return nil
+		// The sets older than it: of a writer that died before deleting
+		// them.
+		return s.deleteParts(ctx, site, day, b.written)
 	}
 	suffix, err := s.randomID(2)
 	if err != nil {

@@ -106,6 +106,9 @@ type Options struct {
 	// aggregates a day of a site under the site's lease; the func it
 	// returns, if not nil, is called when that day is done.
 	onDay func(owner, site string, day time.Time) (done func())
+	// partBytes, when set (by tests), bounds the block of a hit bucket
+	// part instead of maxPartBytes.
+	partBytes int
 }
 
 func (o *Options) withDefaults() Options {
