@@ -166,7 +166,7 @@ func TestVisits_BucketsAgreeWithRaw(t *testing.T) {
 					rec(t, s, e)
 				}
 				lo, hi := start.AddDate(0, 0, -1), Day.next(now)
-				ranges := randomRanges(r, lo, hi, 40)
+				ranges := randomRanges(r, lo, hi, 24)
 				want := make([][]Visit, len(ranges))
 				for i, rg := range ranges {
 					want[i] = rawReference(t, s, "alpha", rg[0], rg[1])
