@@ -10,7 +10,7 @@
 # Environment:
 #   DURATION  measured time of each wire load run (default 20s)
 #   ONLY      the parts to run, comma-separated (suite, wire, inprocess,
-#             series, series-http, many-series, analytics,
+#             series, series-http, many-series, analytics, analytics-range,
 #             analytics-collect, fleet-cost, prometheus; default all). With ONLY the report goes
 #             to BENCHMARKS.<ONLY>.md, not BENCHMARKS.md, which holds the
 #             figures of a full run.
