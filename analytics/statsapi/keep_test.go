@@ -19,8 +19,7 @@ func TestQuery_Keep(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
 	dims := []string{"visit:country", "visit:source", "visit:device", "visit:entry_page", "event:page", "event:name", "event:goal", "event:props:plan"}
-	var leaf func() Filter
-	leaf = func() Filter {
+	leaf := func() Filter {
 		d := pick(dims...)
 		return Filter{Op: pick("is", "is_not", "contains", "contains_not"), Dimension: d, Values: []string{pick("FR", "DE", "Google", "mobile", "/", "/a", "Buy", "pro", "g1", "o")}}
 	}

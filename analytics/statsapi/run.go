@@ -71,7 +71,7 @@ const (
 // figures are the counts of one row.
 type figures struct {
 	dims []string
-	// visitorSet on the raw path (lastVisitor the id added last);
+	// visitorSet from the hits (lastVisitor the id added last);
 	// visitors from the aggregates' sketch.
 	visitorSet                                map[string]struct{}
 	lastVisitor                               string
@@ -108,9 +108,9 @@ type Options struct {
 }
 
 // Run computes q for its site at now: from the aggregates when they can
-// answer it, else from the raw hits (see the package documentation). It
-// fails with an *Error for a query the data cannot answer (a range beyond
-// the raw retention when it needs raw hits), with an error matching
+// answer it, else from the hits (see the package documentation). It
+// fails with an *Error for a query the data cannot answer (a range that
+// needs hits no longer kept), with an error matching
 // timetable.ErrNotFound for an unknown site, and with the store's errors.
 //
 // The time buckets of each range it computes (the query's and its
