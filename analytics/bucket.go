@@ -282,12 +282,13 @@ func (s *Store) readParts(ctx context.Context, site string, day time.Time, b buc
 	return out, nil
 }
 
-// bucketBlocks returns the decoded blocks of site's bucket of day, b as
-// read by the plan: if its parts are gone (a newer bucket replaced it
-// meanwhile), the HitBucket item is read again and its parts read
-// strongly consistent. It returns nil blocks and no error if the day has
-// no bucket any more.
-func (s *Store) bucketBlocks(ctx context.Context, site string, day time.Time, b bucket) ([]*block, error) {
+// bucketBlocks returns the blocks of site's bucket of day, b as read by
+// the plan, with the columns cols decoded (the caller releases them): if
+// its parts are gone (a newer
+// bucket replaced it meanwhile), the HitBucket item is read again and its
+// parts read strongly consistent. It returns nil blocks and no error if
+// the day has no bucket any more.
+func (s *Store) bucketBlocks(ctx context.Context, site string, day time.Time, b bucket, cols colSet) ([]*block, error) {
 	raw, err := s.readParts(ctx, site, day, b, false)
 	if errors.Is(err, errPartsGone) {
 		k, kerr := bucketKey(site, day)
@@ -308,11 +309,21 @@ func (s *Store) bucketBlocks(ctx context.Context, site string, day time.Time, b 
 	}
 	out := make([]*block, len(raw))
 	for i, r := range raw {
-		bl, err := decodeBlock(r)
+		bl, err := decodeBlock(r, cols)
 		if err != nil {
+			releaseAll(out)
 			return nil, fmt.Errorf("analytics: part %d of the hit bucket of %s of site %q: %w", i, dayOf(day), site, err)
 		}
 		out[i] = bl
 	}
 	return out, nil
+}
+
+// releaseAll releases the blocks of bs (nil ones skipped).
+func releaseAll(bs []*block) {
+	for _, b := range bs {
+		if b != nil {
+			b.release()
+		}
+	}
 }

@@ -42,7 +42,7 @@ func rawReference(t *testing.T, s *Store, site string, from, to time.Time) []Vis
 			t.Fatal(err)
 		}
 		var dv dayVisits
-		formVisits(&dv, rawHits{h: hits, gi: newGoalIndex(goals)}, s.o.SessionTimeout, nil)
+		formVisits(&dv, rawHits{h: hits, gi: newGoalIndex(goals)}, s.o.SessionTimeout, &VisitOptions{})
 		out = append(out, dv.visits...)
 	}
 	return out

@@ -3,10 +3,12 @@ package analytics
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/klauspost/compress/zstd"
@@ -31,6 +33,7 @@ const (
 const (
 	colTime = 1 + iota
 	colVisitor
+	colRuns
 	colName // first string column
 	colPath
 	colReferrer
@@ -53,6 +56,22 @@ const (
 
 // numStrCols is the number of string columns, colName to colDevice.
 const numStrCols = colDevice - colName + 1
+
+// colSet is a set of columns: bit c for column c.
+type colSet uint32
+
+// allCols holds every column.
+const allCols colSet = 1<<(numCols+1) - 2
+
+func cols(cs ...int) colSet {
+	var s colSet
+	for _, c := range cs {
+		s |= 1 << c
+	}
+	return s
+}
+
+func (s colSet) has(c int) bool { return s&(1<<c) != 0 }
 
 // Column encodings.
 const (
@@ -113,7 +132,7 @@ func encodeBlock(hits []hit) ([]byte, error) {
 	if cols[colTime], err = timeColumn(hits); err != nil {
 		return nil, err
 	}
-	if cols[colVisitor], err = visitorColumn(hits); err != nil {
+	if cols[colVisitor], cols[colRuns], err = visitorColumns(hits); err != nil {
 		return nil, err
 	}
 	for c := colName; c <= colDevice; c++ {
@@ -176,28 +195,56 @@ func timeColumn(hits []hit) ([]byte, error) {
 	return b, nil
 }
 
-// visitorColumn is the visitor ids, sorted, each with the number of hits
-// of its run.
-func visitorColumn(hits []hit) ([]byte, error) {
+// Encodings of the visitor ids.
+const (
+	idsStrings = 0 // a dictionary
+	idsHex64   = 1 // 16 lowercase hex digits each, as 8 bytes
+)
+
+// visitorColumns returns the visitor ids of hits, sorted (a dictionary,
+// or 8 bytes each when every id is 16 lowercase hex digits, as
+// Store.VisitorID makes them), and the number of hits of each one's run.
+func visitorColumns(hits []hit) (ids, runs []byte, err error) {
 	var dict []string
-	var runs []uint64
+	var counts []uint64
 	for i := range hits {
 		v := hits[i].visitor
 		switch n := len(dict); {
 		case n > 0 && dict[n-1] == v:
-			runs[n-1]++
+			counts[n-1]++
 		case n > 0 && dict[n-1] > v:
-			return nil, fmt.Errorf("analytics: hits out of visitor order at %d (%q after %q)", i, v, dict[n-1])
+			return nil, nil, fmt.Errorf("analytics: hits out of visitor order at %d (%q after %q)", i, v, dict[n-1])
 		default:
 			dict = append(dict, v)
-			runs = append(runs, 1)
+			counts = append(counts, 1)
 		}
 	}
-	b := appendDict(nil, dict)
-	for _, r := range runs {
-		b = binary.AppendUvarint(b, r)
+	if slices.IndexFunc(dict, func(v string) bool { return !isHex64(v) }) < 0 {
+		ids = append(binary.AppendUvarint([]byte{idsHex64}, uint64(len(dict))), make([]byte, 8*len(dict))...)
+		for i, v := range dict {
+			hex.Decode(ids[len(ids)-8*(len(dict)-i):], []byte(v))
+		}
+	} else {
+		ids = appendDict([]byte{idsStrings}, dict)
 	}
-	return b, nil
+	runs = binary.AppendUvarint(nil, uint64(len(counts)))
+	for _, r := range counts {
+		runs = binary.AppendUvarint(runs, r)
+	}
+	return ids, runs, nil
+}
+
+// isHex64 reports whether v is 16 lowercase hex digits.
+func isHex64(v string) bool {
+	if len(v) != 16 {
+		return false
+	}
+	for i := range len(v) {
+		if c := v[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // dictColumn is the sorted distinct values of get over hits, the width of
@@ -276,10 +323,13 @@ func appendDict(b []byte, dict []string) []byte {
 	return b
 }
 
-// block is a decoded hit block. Its strings share one allocation per
-// column; it is read-only once decoded and safe for concurrent reads.
+// block is a decoded hit block, or the columns of it that decodeBlock
+// was asked for (cols): the others are empty, and must not be read. Its
+// strings share one allocation per column; it is read-only once decoded
+// and safe for concurrent reads.
 type block struct {
 	n           int
+	cols        colSet
 	ms          []int64  // Unix milliseconds
 	visitorDict []string // sorted
 	visitor     []int32  // code of each hit's visitor
@@ -290,6 +340,7 @@ type block struct {
 	propDict    []string
 	propOff     []int32 // hit i's (name, value) codes are propCodes[2*propOff[i] : 2*propOff[i+1]]
 	propCodes   []int32
+	bufs        *blockBufs // what release gives back
 }
 
 // strColumn is a decoded string column: its dictionary and each hit's
@@ -312,6 +363,29 @@ func (c *strColumn) code(i int) int {
 
 func (c *strColumn) at(i int) string { return c.dict[c.code(i)] }
 
+// badCode returns the first of the n hits whose code is not less than the
+// dictionary's size, or -1.
+func (c *strColumn) badCode(n int) int {
+	if c.w == 1 {
+		if len(c.dict) >= 1<<8 {
+			return -1
+		}
+		lim := byte(len(c.dict))
+		for i, x := range c.codes[:n] {
+			if x >= lim {
+				return i
+			}
+		}
+		return -1
+	}
+	for i := range n {
+		if c.code(i) >= len(c.dict) {
+			return i
+		}
+	}
+	return -1
+}
+
 // col returns the string column col (colName to colDevice).
 func (b *block) col(col int) *strColumn { return &b.str[col-colName] }
 
@@ -328,6 +402,15 @@ func (b *block) props(i int) map[string]string {
 	return m
 }
 
+// visitorID returns the visitor id of hit i, "" if the block was decoded
+// without them.
+func (b *block) visitorID(i int) string {
+	if b.visitorDict == nil {
+		return ""
+	}
+	return b.visitorDict[b.visitor[i]]
+}
+
 // hit returns hit i of the block.
 func (b *block) hit(i int) hit {
 	h := hit{t: time.UnixMilli(b.ms[i]).UTC(), visitor: b.visitorDict[b.visitor[i]], interactive: b.flags[i]&flagInteractive != 0,
@@ -338,8 +421,12 @@ func (b *block) hit(i int) hit {
 	return h
 }
 
-// hits returns the hits of the block, in order.
+// hits returns the hits of the block, in order; b must hold every
+// column.
 func (b *block) hits() []hit {
+	if b.cols != allCols {
+		panic("analytics: hits of a block decoded in part")
+	}
 	out := make([]hit, b.n)
 	for i := range out {
 		out[i] = b.hit(i)
@@ -350,9 +437,12 @@ func (b *block) hits() []hit {
 // errBlock is wrapped by every error of decodeBlock.
 var errBlock = errors.New("analytics: bad hit block")
 
-// decodeBlock decodes the block b. The block it returns shares no memory
-// with b.
-func decodeBlock(b []byte) (*block, error) {
+// decodeBlock decodes the columns want (and the times and runs of
+// visitors, always) of the block b; it checks the whole header, and the values of
+// the columns it decodes. The block it returns shares no memory with b;
+// its buffers come from a pool, to which its release gives them back.
+func decodeBlock(b []byte, want colSet) (*block, error) {
+	want |= cols(colTime, colRuns)
 	if !bytes.HasPrefix(b, []byte(blockMagic)) || len(b) < len(blockMagic)+1 {
 		return nil, fmt.Errorf("%w: no magic", errBlock)
 	}
@@ -385,9 +475,10 @@ func decodeBlock(b []byte) (*block, error) {
 		if r.err == nil && (s.enc > encZstd || s.enc == encStored && s.stored != s.raw) {
 			r.fail("column %d: encoding %d, %d bytes stored for %d", c, s.enc, s.stored, s.raw)
 		}
-		// Every column but the visitors' has a byte or more per hit: this
-		// bounds what the rows make the decoder allocate.
-		if r.err == nil && c != colVisitor && s.raw < rows {
+		// Every column but the visitors' and their runs' has a byte or
+		// more per hit: this bounds what the rows make the decoder
+		// allocate.
+		if r.err == nil && c != colVisitor && c != colRuns && s.raw < rows {
 			r.fail("column %d: %d bytes for %d hits", c, s.raw, rows)
 		}
 	}
@@ -400,36 +491,69 @@ func decodeBlock(b []byte) (*block, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	// The columns inflate, one after the other, into one buffer of the
+	// pool, which the block gives back on release.
+	need := 0
+	for c := 1; c <= numCols; c++ {
+		if want.has(c) {
+			need += secs[c].raw
+		}
+	}
+	bl := &block{n: rows, cols: want & allCols, bufs: getBlockBufs()}
+	arena := grow(bl.bufs.arena[:0], need)
 	for c := 1; c <= numCols; c++ {
 		s := &secs[c]
-		if s.enc == encStored {
-			s.payload = s.bytes
+		if !want.has(c) {
 			continue
 		}
-		p, err := zstdDecoder.DecodeAll(s.bytes, make([]byte, 0, s.raw))
-		if err != nil {
-			return nil, fmt.Errorf("%w: column %d: %v", errBlock, c, err)
+		at := len(arena)
+		if s.enc == encStored {
+			arena = append(arena, s.bytes...)
+		} else {
+			p, err := zstdDecoder.DecodeAll(s.bytes, arena[at:at])
+			if err != nil {
+				bl.release()
+				return nil, fmt.Errorf("%w: column %d: %v", errBlock, c, err)
+			}
+			if len(p) != s.raw || cap(p) != cap(arena[at:at]) {
+				bl.release()
+				return nil, fmt.Errorf("%w: column %d inflates to %d bytes, not %d", errBlock, c, len(p), s.raw)
+			}
+			arena = arena[:at+len(p)]
 		}
-		if len(p) != s.raw {
-			return nil, fmt.Errorf("%w: column %d inflates to %d bytes, not %d", errBlock, c, len(p), s.raw)
-		}
-		s.payload = p
+		s.payload = arena[at:len(arena):len(arena)]
 	}
-	bl := &block{n: rows}
+	bl.bufs.arena = arena
 	for c := 1; c <= numCols; c++ {
+		if !want.has(c) {
+			continue
+		}
 		cr := &reader{b: secs[c].payload, col: c}
 		switch {
 		case c == colTime:
-			bl.ms = make([]int64, rows)
+			bl.ms = grow(bl.bufs.ms[:0], rows)[:rows]
+			bl.bufs.ms = bl.ms
 			prev := int64(0)
 			for i := range rows {
 				prev += cr.varint()
 				bl.ms[i] = prev
 			}
 		case c == colVisitor:
-			bl.visitorDict = cr.dict()
-			bl.visitor = make([]int32, 0, rows)
-			for k := range bl.visitorDict {
+			switch enc := cr.byte("encoding"); enc {
+			case idsStrings:
+				bl.visitorDict = cr.dict()
+			case idsHex64:
+				bl.visitorDict = cr.hex64()
+			default:
+				cr.fail("encoding %d", enc)
+			}
+		case c == colRuns:
+			n := cr.uvarint(rows, "visitors")
+			if want.has(colVisitor) && n != len(bl.visitorDict) && cr.err == nil {
+				cr.fail("%d runs for %d visitors", n, len(bl.visitorDict))
+			}
+			bl.visitor = grow(bl.bufs.visitor[:0], rows)
+			for k := range n {
 				run := cr.uvarint(rows-len(bl.visitor), "run")
 				if run == 0 && cr.err == nil {
 					cr.fail("an empty run")
@@ -438,6 +562,7 @@ func decodeBlock(b []byte) (*block, error) {
 					bl.visitor = append(bl.visitor, int32(k))
 				}
 			}
+			bl.bufs.visitor = bl.visitor
 			if len(bl.visitor) != rows && cr.err == nil {
 				cr.fail("runs of %d hits, want %d", len(bl.visitor), rows)
 			}
@@ -449,13 +574,8 @@ func decodeBlock(b []byte) (*block, error) {
 				cr.fail("codes of %d bytes for %d values", sc.w, len(sc.dict))
 			}
 			sc.codes = cr.next(rows*sc.w, "codes")
-			if cr.err == nil {
-				for i := range rows {
-					if sc.code(i) >= len(sc.dict) {
-						cr.fail("hit %d has code %d of %d values", i, sc.code(i), len(sc.dict))
-						break
-					}
-				}
+			if i := sc.badCode(rows); cr.err == nil && i >= 0 {
+				cr.fail("hit %d has code %d of %d values", i, sc.code(i), len(sc.dict))
 			}
 		case c == colFlags:
 			bl.flags = cr.next(rows, "flags")
@@ -474,7 +594,9 @@ func decodeBlock(b []byte) (*block, error) {
 			}
 		case c == colProps:
 			bl.propDict = cr.dict()
-			bl.propOff = make([]int32, rows+1)
+			bl.propOff = grow(bl.bufs.propOff[:0], rows+1)[:rows+1]
+			bl.propOff[0] = 0
+			bl.propCodes = bl.bufs.propCodes[:0]
 			for i := range rows {
 				k := cr.uvarint(maxProps, "properties")
 				prev := -1
@@ -491,15 +613,51 @@ func decodeBlock(b []byte) (*block, error) {
 				}
 				bl.propOff[i+1] = bl.propOff[i] + int32(k)
 			}
+			bl.bufs.propOff, bl.bufs.propCodes = bl.propOff, bl.propCodes
 		}
 		if cr.err == nil && len(cr.b) > 0 {
 			cr.fail("%d bytes after its values", len(cr.b))
 		}
 		if cr.err != nil {
+			bl.release()
 			return nil, cr.err
 		}
 	}
 	return bl, nil
+}
+
+// blockBufs are the buffers of a decoded block that a pool keeps from one
+// block to the next: the inflated columns and the per-hit arrays.
+type blockBufs struct {
+	arena     []byte
+	ms        []int64
+	visitor   []int32
+	propOff   []int32
+	propCodes []int32
+}
+
+var blockBufPool = sync.Pool{New: func() any { return new(blockBufs) }}
+
+func getBlockBufs() *blockBufs { return blockBufPool.Get().(*blockBufs) }
+
+// release gives the block's buffers back to the pool: b must not be read
+// after. What it gave out (strings, maps) stays valid.
+func (b *block) release() {
+	if b.bufs == nil {
+		return
+	}
+	bufs := b.bufs
+	*b = block{}
+	blockBufPool.Put(bufs)
+}
+
+// grow returns s with room for n elements in all, without zeroing what
+// it keeps.
+func grow[T any](s []T, n int) []T {
+	if cap(s) >= n {
+		return s
+	}
+	return make([]T, len(s), n)
 }
 
 // reader reads a block's bytes; its first error sticks, and every read
@@ -572,6 +730,28 @@ func (r *reader) next(n int, what string) []byte {
 	b := r.b[:n:n]
 	r.b = r.b[n:]
 	return b
+}
+
+// hex64 reads visitor ids of 8 bytes each, strictly increasing, as
+// strings of 16 hex digits, which share one allocation.
+func (r *reader) hex64() []string {
+	n := r.uvarint(len(r.b)/8, "visitors")
+	raw := r.next(8*n, "visitor ids")
+	if r.err != nil {
+		return nil
+	}
+	buf := make([]byte, 16*n)
+	hex.Encode(buf, raw)
+	all := string(buf)
+	out := make([]string, n)
+	for i := range n {
+		out[i] = all[16*i : 16*i+16]
+		if i > 0 && bytes.Compare(raw[8*i:8*i+8], raw[8*i-8:8*i]) <= 0 {
+			r.fail("visitor ids out of order at %d", i)
+			return nil
+		}
+	}
+	return out
 }
 
 // dict reads a dictionary: strictly increasing strings, which share one

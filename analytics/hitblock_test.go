@@ -72,19 +72,29 @@ func diffHits(got, want []hit) string {
 }
 
 // TestBlock_RoundTrip: random runs of hits, of one to over 70,000 values
-// a column (codes of one, two and four bytes), decode to what was
-// encoded.
+// a column (codes of one, two and four bytes), with visitor ids that are
+// hex hashes and ids that are not, decode to what was encoded; and a block
+// decoded in part has the columns asked for.
 func TestBlock_RoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
-	for _, c := range []struct{ n, visitors, values int }{
-		{0, 1, 1}, {1, 1, 1}, {2, 1, 3}, {50, 5, 10}, {1000, 300, 40}, {3000, 3000, 300}, {70_000, 20_000, 70_000},
+	for _, c := range []struct {
+		n, visitors, values int
+		names               bool // visitor ids that are no hex hash
+	}{
+		{0, 1, 1, false}, {1, 1, 1, false}, {2, 1, 3, false}, {50, 5, 10, false}, {1000, 300, 40, false}, {1000, 300, 40, true},
+		{3000, 3000, 300, false}, {70_000, 20_000, 70_000, false},
 	} {
 		hits := randomHits(r, c.n, c.visitors, c.values)
+		if c.names {
+			for i := range hits {
+				hits[i].visitor = "v-" + hits[i].visitor // still sorted
+			}
+		}
 		b, err := encodeBlock(hits)
 		if err != nil {
 			t.Fatalf("%d hits: %v", c.n, err)
 		}
-		bl, err := decodeBlock(b)
+		bl, err := decodeBlock(b, allCols)
 		if err != nil {
 			t.Fatalf("%d hits: decode: %v", c.n, err)
 		}
@@ -92,6 +102,18 @@ func TestBlock_RoundTrip(t *testing.T) {
 			t.Fatalf("%d hits, %d values: %s", c.n, c.values, d)
 		}
 		t.Logf("%d hits, %d visitors, %d values a column: %d bytes, %.1f a hit", c.n, c.visitors, c.values, len(b), float64(len(b))/float64(max(c.n, 1)))
+		part, err := decodeBlock(b, cols(colCountry))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range hits {
+			if part.col(colCountry).at(i) != hits[i].country || part.ms[i] != hits[i].t.UnixMilli() || part.visitorID(i) != "" ||
+				i > 0 && (part.visitor[i] == part.visitor[i-1]) != (hits[i].visitor == hits[i-1].visitor) {
+				t.Fatalf("%d hits: hit %d decoded in part differs", c.n, i)
+			}
+		}
+		part.release()
+		bl.release()
 	}
 }
 
@@ -140,7 +162,7 @@ func TestBlock_Refuses(t *testing.T) {
 		"trailing":  append(slices.Clone(b), 0),
 		"header":    b[:8],
 	} {
-		if _, err := decodeBlock(bad); !errors.Is(err, errBlock) {
+		if _, err := decodeBlock(bad, allCols); !errors.Is(err, errBlock) {
 			t.Errorf("%s: %v, want errBlock", name, err)
 		}
 	}
@@ -162,7 +184,7 @@ func TestEncodeParts(t *testing.T) {
 		if len(p) > 8<<10 {
 			t.Errorf("part %d: %d bytes", i, len(p))
 		}
-		bl, err := decodeBlock(p)
+		bl, err := decodeBlock(p, allCols)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,7 +249,7 @@ func TestBlock_Golden(t *testing.T) {
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs from the encoding (run go test -update to accept it):\n got %x\nwant %x", path, got, want)
 	}
-	bl, err := decodeBlock(want)
+	bl, err := decodeBlock(want, allCols)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +274,7 @@ func FuzzDecodeBlock(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		bl, err := decodeBlock(b)
+		bl, err := decodeBlock(b, allCols)
 		if err != nil {
 			if !errors.Is(err, errBlock) {
 				t.Fatalf("error %v is not errBlock", err)
@@ -264,7 +286,7 @@ func FuzzDecodeBlock(f *testing.F) {
 		if err != nil {
 			t.Fatalf("a decoded block does not encode: %v", err)
 		}
-		bl2, err := decodeBlock(again)
+		bl2, err := decodeBlock(again, allCols)
 		if err != nil {
 			t.Fatalf("a block encoded again does not decode: %v", err)
 		}

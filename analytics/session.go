@@ -116,15 +116,35 @@ func formSessions[V hitView](v V, timeout time.Duration, fn func(sp *span) bool,
 	}
 }
 
-// fillVisit sets out to the visit of span sp of v, without its Hits: the
-// visit's figures, its first hit's fields and its goals, sorted, appended
-// to goals, which it returns grown.
-func fillVisit[V hitView](v V, sp *span, out *Visit, goals []string) []string {
+// fillVisit sets out to the visit of span sp of v, without its Hits and
+// the fields skip: the visit's figures, its first hit's fields and its
+// goals, sorted, appended to goals, which it returns grown.
+func fillVisit[V hitView](v V, sp *span, out *Visit, goals []string, skip Field) []string {
 	lo := sp.lo
-	*out = Visit{VisitorID: v.visitorAt(lo), Start: time.UnixMilli(sp.start).UTC(), End: time.UnixMilli(sp.last).UTC(),
-		EntryPage: v.pathAt(lo), ExitPage: v.pathAt(sp.exit), Source: v.sourceAt(lo), UTM: v.utmAt(lo),
-		Country: v.countryAt(lo), Browser: v.browserAt(lo), OS: v.osAt(lo), Device: v.deviceAt(lo),
+	*out = Visit{Start: time.UnixMilli(sp.start).UTC(), End: time.UnixMilli(sp.last).UTC(),
+		EntryPage: v.pathAt(lo), ExitPage: v.pathAt(sp.exit),
 		PageViews: sp.pageViews, Bounce: sp.bounce(), Duration: time.Duration(sp.last-sp.start) * time.Millisecond}
+	if skip&FieldVisitorID == 0 {
+		out.VisitorID = v.visitorAt(lo)
+	}
+	if skip&FieldSource == 0 {
+		out.Source = v.sourceAt(lo)
+	}
+	if skip&FieldUTM == 0 {
+		out.UTM = v.utmAt(lo)
+	}
+	if skip&FieldCountry == 0 {
+		out.Country = v.countryAt(lo)
+	}
+	if skip&FieldBrowser == 0 {
+		out.Browser = v.browserAt(lo)
+	}
+	if skip&FieldOS == 0 {
+		out.OS = v.osAt(lo)
+	}
+	if skip&FieldDevice == 0 {
+		out.Device = v.deviceAt(lo)
+	}
 	if len(sp.goals) > 0 {
 		g0 := len(goals)
 		goals = append(goals, sp.goals...)
@@ -135,14 +155,19 @@ func fillVisit[V hitView](v V, sp *span, out *Visit, goals []string) []string {
 }
 
 // appendHits sets the Hits of out, the visit of span sp of v, to its hits
-// but its engagement events, appended to hits, which it returns grown.
-func appendHits[V hitView](v V, sp *span, out *Visit, hits []Hit) []Hit {
+// but its engagement events (without Props if skip has FieldProps),
+// appended to hits, which it returns grown.
+func appendHits[V hitView](v V, sp *span, out *Visit, hits []Hit, skip Field) []Hit {
 	h0 := len(hits)
 	for i := sp.lo; i < sp.hi; i++ {
 		if v.kindAt(i) == kindEngagement {
 			continue
 		}
-		hits = append(hits, Hit{Time: time.UnixMilli(v.msAt(i)).UTC(), Name: v.nameAt(i), Path: v.pathAt(i), Props: v.propsAt(i), Goals: v.goalsAt(i)})
+		h := Hit{Time: time.UnixMilli(v.msAt(i)).UTC(), Name: v.nameAt(i), Path: v.pathAt(i), Goals: v.goalsAt(i)}
+		if skip&FieldProps == 0 {
+			h.Props = v.propsAt(i)
+		}
+		hits = append(hits, h)
 	}
 	if len(hits) > h0 {
 		out.Hits = hits[h0:len(hits):len(hits)]
@@ -270,7 +295,7 @@ func (v blockHits) goalsAt(i int) []string {
 	return v.pageGoals[v.path.code(i)]
 }
 
-func (v blockHits) visitorAt(i int) string          { return v.b.visitorDict[v.b.visitor[i]] }
+func (v blockHits) visitorAt(i int) string          { return v.b.visitorID(i) }
 func (v blockHits) nameAt(i int) string             { return v.name.at(i) }
 func (v blockHits) pathAt(i int) string             { return v.path.at(i) }
 func (v blockHits) sourceAt(i int) string           { return v.b.col(colSource).at(i) }

@@ -90,7 +90,8 @@ type dayPlan struct {
 }
 
 // planHits returns the goals of site and where to read the hits of each
-// UTC day that [from, to) touches: a day marked pending (hits arrived
+// UTC day that [from, to) touches, up to the day of now plus
+// Options.MaxFuture (later days have no hits): a day marked pending (hits arrived
 // since its bucket was written) and whose raw hits are all kept from them;
 // else a day with a hit bucket from it; else a day whose raw hits are all
 // kept from them (today, a day whose bucket is not written yet, a day
@@ -102,6 +103,13 @@ func (s *Store) planHits(ctx context.Context, site string, from, to time.Time) (
 		return nil, nil, fmt.Errorf("%w range [%s, %s): empty", ErrInvalid, timestamp(from), timestamp(to))
 	}
 	first, last := Day.start(from), Day.start(to.Add(-time.Nanosecond))
+	// Days that start after the latest hit Record accepts have none.
+	if latest := Day.start(s.now().Add(s.o.MaxFuture)); last.After(latest) {
+		last = latest
+	}
+	if last.Before(first) {
+		return s.goalsOnly(ctx, site)
+	}
 	rawStart, bucketStart := s.RawStart(), s.BucketStart()
 	rawKept := func(d time.Time) bool { return !d.Before(rawStart) }
 	var lost []time.Time // days whose hits are not kept
@@ -165,6 +173,12 @@ func (s *Store) planHits(ctx context.Context, site string, from, to time.Time) (
 		return nil, nil, e
 	}
 	return goals, plan, nil
+}
+
+// goalsOnly is planHits of a range without a day to read.
+func (s *Store) goalsOnly(ctx context.Context, site string) ([]Goal, []dayPlan, error) {
+	goals, err := s.Goals(ctx, site)
+	return goals, nil, err
 }
 
 // retentionText writes a retention: in days when it is a whole number of
@@ -234,6 +248,39 @@ func (s *Store) daysWithHits(ctx context.Context, site string, days []time.Time)
 	return out, nil
 }
 
+// Field is a field of a Visit, or of its Hits, that a read may leave
+// empty when its caller does not need it (VisitOptions.Skip).
+type Field uint16
+
+// The fields Visits may leave empty.
+const (
+	FieldSource  Field = 1 << iota // Visit.Source
+	FieldUTM                       // Visit.UTM
+	FieldCountry                   // Visit.Country
+	FieldBrowser                   // Visit.Browser
+	FieldOS                        // Visit.OS
+	FieldDevice                    // Visit.Device
+	FieldProps                     // Hit.Props
+	FieldGoals                     // Visit.Goals and Hit.Goals
+	FieldVisitorID                 // Visit.VisitorID
+)
+
+// columns returns the columns of a hit block that the fields but skip
+// need.
+func (skip Field) columns() colSet {
+	s := cols(colTime, colRuns, colName, colPath, colFlags)
+	for f, cs := range map[Field][]int{
+		FieldVisitorID: {colVisitor},
+		FieldSource: {colSource}, FieldUTM: {colUTMSource, colUTMMedium, colUTMCampaign, colUTMTerm, colUTMContent},
+		FieldCountry: {colCountry}, FieldBrowser: {colBrowser}, FieldOS: {colOS}, FieldDevice: {colDevice}, FieldProps: {colProps},
+	} {
+		if skip&f == 0 {
+			s |= cols(cs...)
+		}
+	}
+	return s
+}
+
 // VisitOptions are the options of Visits. A nil *VisitOptions and the
 // zero value are valid.
 type VisitOptions struct {
@@ -242,6 +289,9 @@ type VisitOptions struct {
 	// called from several goroutines at once, and must not keep the
 	// Visit.
 	Keep func(*Visit) bool
+	// Skip are fields left empty (and the columns of hit buckets that
+	// hold them not decoded). Default none.
+	Skip Field
 }
 
 // visitWorkers is how many days Visits forms at once.
@@ -264,9 +314,9 @@ func visitWorkers() int { return min(max(runtime.GOMAXPROCS(0), 2), 8) }
 // are valid until the next iteration and must not be changed; several
 // days are formed at once, a few more than GOMAXPROCS at most.
 func (s *Store) Visits(ctx context.Context, site string, from, to time.Time, o *VisitOptions) iter.Seq2[*Visit, error] {
-	var keep func(*Visit) bool
+	var opts VisitOptions
 	if o != nil {
-		keep = o.Keep
+		opts = *o
 	}
 	return func(yield func(*Visit, error) bool) {
 		goals, plan, err := s.planHits(ctx, site, from, to)
@@ -300,7 +350,7 @@ func (s *Store) Visits(ctx context.Context, site string, from, to time.Time, o *
 				}
 				wg.Go(func() {
 					d := dayVisitsPool.Get().(*dayVisits)
-					err := s.formDay(ctx, site, plan[i], goals, keep, d)
+					err := s.formDay(ctx, site, plan[i], goals, &opts, d)
 					done[i] <- result{d, err}
 				})
 			}
@@ -346,7 +396,10 @@ func (d *dayVisits) reset() {
 var dayVisitsPool = sync.Pool{New: func() any { return new(dayVisits) }}
 
 // formDay forms the visits of the day of p into d.
-func (s *Store) formDay(ctx context.Context, site string, p dayPlan, goals []Goal, keep func(*Visit) bool, d *dayVisits) error {
+func (s *Store) formDay(ctx context.Context, site string, p dayPlan, goals []Goal, o *VisitOptions, d *dayVisits) error {
+	if o.Skip&FieldGoals != 0 {
+		goals = nil
+	}
 	tooMany := func(n int) error {
 		return fmt.Errorf("%w range: %s holds %d hits, more than %d (Options.MaxRawHits)", ErrInvalid, dayOf(p.day), n, s.o.MaxRawHits)
 	}
@@ -356,7 +409,11 @@ func (s *Store) formDay(ctx context.Context, site string, p dayPlan, goals []Goa
 			return tooMany(p.bucket.hits)
 		}
 		var err error
-		if blocks, err = s.bucketBlocks(ctx, site, p.day, *p.bucket); err != nil {
+		want := o.Skip.columns()
+		if p.bucket.parts > 1 {
+			want |= cols(colVisitor) // to tell whether a visitor's hits span two parts
+		}
+		if blocks, err = s.bucketBlocks(ctx, site, p.day, *p.bucket, want); err != nil {
 			return err
 		}
 	}
@@ -370,40 +427,47 @@ func (s *Store) formDay(ctx context.Context, site string, p dayPlan, goals []Goa
 		if len(hits) > s.o.MaxRawHits {
 			return tooMany(len(hits))
 		}
-		formVisits(d, rawHits{h: hits, gi: newGoalIndex(goals)}, s.o.SessionTimeout, keep)
+		formVisits(d, rawHits{h: hits, gi: newGoalIndex(goals)}, s.o.SessionTimeout, o)
 		return nil
 	}
+	defer releaseAll(blocks)
 	// Parts are cut at visitor boundaries, so each forms its own visits;
 	// a visitor whose hits alone filled more than a part is the exception,
 	// formed from the hits of all the parts together.
 	for i := 1; i < len(blocks); i++ {
 		a, b := blocks[i-1], blocks[i]
-		if a.n > 0 && b.n > 0 && a.visitorDict[a.visitor[a.n-1]] == b.visitorDict[b.visitor[0]] {
+		if a.n > 0 && b.n > 0 && a.visitorID(a.n-1) == b.visitorID(0) {
+			all, err := s.bucketBlocks(ctx, site, p.day, *p.bucket, allCols)
+			if err != nil {
+				return err
+			}
 			var hits []hit
-			for _, bl := range blocks {
+			for _, bl := range all {
 				hits = append(hits, bl.hits()...)
 			}
-			formVisits(d, rawHits{h: hits, gi: newGoalIndex(goals)}, s.o.SessionTimeout, keep)
+			releaseAll(all)
+			formVisits(d, rawHits{h: hits, gi: newGoalIndex(goals)}, s.o.SessionTimeout, o)
 			return nil
 		}
 	}
 	for _, bl := range blocks {
-		formVisits(d, newBlockHits(bl, goals), s.o.SessionTimeout, keep)
+		formVisits(d, newBlockHits(bl, goals), s.o.SessionTimeout, o)
 	}
 	return nil
 }
 
-// formVisits appends the visits of v that keep accepts (all if nil) to d.
-func formVisits[V hitView](d *dayVisits, v V, timeout time.Duration, keep func(*Visit) bool) {
+// formVisits appends the visits of v that o.Keep accepts (all if nil) to
+// d, without the fields o.Skip.
+func formVisits[V hitView](d *dayVisits, v V, timeout time.Duration, o *VisitOptions) {
 	formSessions(v, timeout, func(sp *span) bool {
 		d.visits = append(d.visits, Visit{})
 		vis := &d.visits[len(d.visits)-1]
-		d.goals = fillVisit(v, sp, vis, d.goals)
-		if keep != nil && !keep(vis) {
+		d.goals = fillVisit(v, sp, vis, d.goals, o.Skip)
+		if o.Keep != nil && !o.Keep(vis) {
 			d.visits = d.visits[:len(d.visits)-1]
 			return true
 		}
-		d.hits = appendHits(v, sp, vis, d.hits)
+		d.hits = appendHits(v, sp, vis, d.hits, o.Skip)
 		return true
 	}, nil)
 }

@@ -21,9 +21,11 @@ import (
 // ends.
 func (q *Query) fromHits(ctx context.Context, t *table, visits iter.Seq2[*analytics.Visit, error], bs []bucket, from, to time.Time) error {
 	c := &hitCounter{q: q, t: t, bs: bs, dims: make([]string, len(q.Dimensions)), goalDim: slices.Index(q.Dimensions, "event:goal"),
-		withDenom: slices.Contains(q.Metrics, "conversion_rate"), denoms: map[string]int64{}}
+		withDenom: slices.Contains(q.Metrics, "conversion_rate"), withVisitors: q.countsVisitors(), denoms: map[string]int64{}}
 	in := func(x time.Time) bool { return !x.Before(from) && x.Before(to) }
-	t.total.visitorSet = map[string]struct{}{}
+	if c.withVisitors {
+		t.total.visitorSet = map[string]struct{}{}
+	}
 	i := 0
 	for v, err := range visits {
 		if err != nil {
@@ -46,6 +48,23 @@ func (q *Query) fromHits(ctx context.Context, t *table, visits iter.Seq2[*analyt
 	return nil
 }
 
+// countsVisitors reports whether q's figures need the distinct visitors:
+// the visitors metric, or a percentage of them.
+func (q *Query) countsVisitors() bool {
+	if slices.Contains(q.Metrics, "visitors") {
+		return true
+	}
+	if !slices.Contains(q.Metrics, "percentage") {
+		return false
+	}
+	for _, m := range q.Metrics {
+		if m == "visits" || m == "pageviews" || m == "events" {
+			return false
+		}
+	}
+	return true
+}
+
 // ctxCheckEvery is how many visits fromHits counts between checks of its
 // context.
 const ctxCheckEvery = 1024
@@ -57,6 +76,8 @@ type hitCounter struct {
 	bs        []bucket
 	goalDim   int  // the index of an event:goal dimension, or -1
 	withDenom bool // count the visits of conversion rates' denominators
+	// withVisitors: count distinct visitors (a metric needs them).
+	withVisitors bool
 	denoms    map[string]int64
 
 	// Reused from visit to visit.
@@ -131,7 +152,10 @@ func (c *hitCounter) row(dims []string) *figures {
 	if f := c.t.rows[string(c.kb)]; f != nil {
 		return f
 	}
-	f := &figures{dims: slices.Clone(dims), visitorSet: map[string]struct{}{}}
+	f := &figures{dims: slices.Clone(dims)}
+	if c.withVisitors {
+		f.visitorSet = map[string]struct{}{}
+	}
 	c.t.rows[string(c.kb)] = f
 	return f
 }
@@ -147,11 +171,11 @@ func appendKey(b []byte, dims []string) []byte {
 	return b
 }
 
-// addVisitor counts the visitor id in f's distinct visitors. A visitor's
-// hits come one after the other, so the last one added is checked first
-// ("" is no visitor id).
+// addVisitor counts the visitor id in f's distinct visitors, if it counts
+// them (visitorSet not nil). A visitor's hits come one after the other,
+// so the last one added is checked first ("" is no visitor id).
 func (f *figures) addVisitor(id string) {
-	if f.lastVisitor == id && id != "" {
+	if f.visitorSet == nil || f.lastVisitor == id && id != "" {
 		return
 	}
 	f.lastVisitor = id
@@ -315,6 +339,50 @@ func (f *Filter) onVisit() bool {
 		return true
 	}
 	return strings.HasPrefix(f.Dimension, "visit:")
+}
+
+// skip returns the fields of the visits that q does not read: those of
+// the dimensions that neither its dimensions nor its filters name, and
+// the goals unless it has event:goal or a conversion rate.
+func (q *Query) skip() analytics.Field {
+	used := map[string]bool{}
+	for _, d := range q.Dimensions {
+		used[d] = true
+	}
+	var walk func(fs []Filter)
+	walk = func(fs []Filter) {
+		for i := range fs {
+			used[fs[i].Dimension] = true
+			walk(fs[i].Children)
+		}
+	}
+	walk(q.Filters)
+	skip := analytics.Field(0)
+	for f, dims := range map[analytics.Field][]string{
+		analytics.FieldSource:  {"visit:source"},
+		analytics.FieldUTM:     {"visit:utm_source", "visit:utm_medium", "visit:utm_campaign"},
+		analytics.FieldCountry: {"visit:country"},
+		analytics.FieldBrowser: {"visit:browser"},
+		analytics.FieldOS:      {"visit:os"},
+		analytics.FieldDevice:  {"visit:device"},
+		analytics.FieldGoals:   {"event:goal"},
+	} {
+		if !slices.ContainsFunc(dims, func(d string) bool { return used[d] }) {
+			skip |= f
+		}
+	}
+	if slices.Contains(q.Metrics, "conversion_rate") {
+		skip &^= analytics.FieldGoals
+	}
+	if !q.countsVisitors() {
+		skip |= analytics.FieldVisitorID
+	}
+	for d := range used {
+		if strings.HasPrefix(d, propsPrefix) {
+			return skip
+		}
+	}
+	return skip | analytics.FieldProps
 }
 
 // noHit is the hit the conditions on visits are checked with.

@@ -263,7 +263,7 @@ func (q *Query) compute(ctx context.Context, s *analytics.Store, loc *time.Locat
 	if source == fromAggregates {
 		return t, q.fromAggregates(ctx, s, t, bs, from, to)
 	}
-	err := q.fromHits(ctx, t, s.Visits(ctx, q.SiteID, from, to, &analytics.VisitOptions{Keep: q.keep()}), bs, from, to)
+	err := q.fromHits(ctx, t, s.Visits(ctx, q.SiteID, from, to, &analytics.VisitOptions{Keep: q.keep(), Skip: q.skip()}), bs, from, to)
 	if errors.Is(err, analytics.ErrExpired) {
 		return nil, errorf("This query is computed from the hits themselves (it has filters, two dimensions, or a metric the aggregates do not keep per value), "+
 			"and %s", strings.TrimPrefix(err.Error(), analytics.ErrExpired.Error()+": "))
