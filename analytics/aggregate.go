@@ -47,8 +47,12 @@ func hitFrom(it table.Item) (hit, error) {
 	return h, nil
 }
 
-// hitLess orders hits by visitor, time, page views before events, path and
-// name: the order sessions are formed in.
+// hitCmp orders hits by visitor, time, page views before events, path and
+// name: the order sessions are formed in; then by their other fields, so
+// that only hits equal in every field compare equal and the order of a
+// set of hits is one whatever the order they were read in (a session's
+// first hit, whose source and country count, is the same from the raw
+// hits and from a hit bucket).
 func hitCmp(a, b *hit) int {
 	if c := strings.Compare(a.visitor, b.visitor); c != 0 {
 		return c
@@ -62,7 +66,35 @@ func hitCmp(a, b *hit) int {
 	if c := strings.Compare(a.path, b.path); c != 0 {
 		return c
 	}
-	return strings.Compare(a.name, b.name)
+	if c := strings.Compare(a.name, b.name); c != 0 {
+		return c
+	}
+	for _, col := range [...]int{colSource, colReferrer, colUTMSource, colUTMMedium, colUTMCampaign, colUTMTerm, colUTMContent,
+		colCountry, colBrowser, colOS, colDevice} {
+		if c := strings.Compare(*a.strField(col), *b.strField(col)); c != 0 {
+			return c
+		}
+	}
+	if c := cmp.Or(cmp.Compare(b8(a.interactive), b8(b.interactive)), cmp.Compare(a.engagementMs, b.engagementMs),
+		cmp.Compare(a.scrollDepth, b.scrollDepth)); c != 0 {
+		return c
+	}
+	return propsCmp(a.props, b.props)
+}
+
+// propsCmp orders property maps by their pairs in the order of their
+// names.
+func propsCmp(a, b map[string]string) int {
+	if len(a) == 0 && len(b) == 0 {
+		return 0
+	}
+	ka, kb := slices.Sorted(maps.Keys(a)), slices.Sorted(maps.Keys(b))
+	for i := 0; i < len(ka) && i < len(kb); i++ {
+		if c := cmp.Or(strings.Compare(ka[i], kb[i]), strings.Compare(a[ka[i]], b[kb[i]])); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(ka), len(kb))
 }
 
 func b8(b bool) int {

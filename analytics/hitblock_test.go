@@ -295,3 +295,34 @@ func FuzzDecodeBlock(f *testing.F) {
 		}
 	})
 }
+
+// TestHitCmp_Total: hits of one visitor, instant, page and name, that
+// differ in other fields, sort to one order whatever order they come in;
+// a session's first hit (its source, its country) does not depend on the
+// order the raw hits were read in.
+func TestHitCmp_Total(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	at := time.Date(2024, 3, 19, 9, 0, 0, 0, time.UTC)
+	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
+	var hits []hit
+	for range 40 {
+		h := hit{t: at, visitor: "v", name: "Buy", path: "/", source: pick("", "Google"), country: pick("FR", "DE"),
+			interactive: r.IntN(2) == 0, utm: UTM{Term: pick("", "a")}}
+		if r.IntN(2) == 0 {
+			h.props = map[string]string{pick("k", "l"): pick("1", "2")}
+		}
+		hits = append(hits, h)
+	}
+	sorted := func() []hit {
+		s := slices.Clone(hits)
+		r.Shuffle(len(s), func(i, j int) { s[i], s[j] = s[j], s[i] })
+		slices.SortFunc(s, func(a, b hit) int { return hitCmp(&a, &b) })
+		return s
+	}
+	want := sorted()
+	for range 20 {
+		if d := diffHits(sorted(), want); d != "" {
+			t.Fatalf("two orders: %s", d)
+		}
+	}
+}

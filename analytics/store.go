@@ -78,8 +78,10 @@ type Options struct {
 	// this one's Record within it. Default 10 seconds; negative reads the
 	// site on every Record.
 	SiteCacheTTL time.Duration
-	// MaxRawHits bounds the raw hits RawVisits (and so FunnelSteps and the
-	// Stats API's raw path) holds in memory at once. Default 2,000,000.
+	// MaxRawHits bounds the hits of one day that Visits (and so
+	// FunnelSteps and the Stats API's queries the aggregates cannot
+	// answer) forms at once, and those RawVisits holds in all. Default
+	// 2,000,000.
 	MaxRawHits int
 	// MaxFuture is how far ahead of Now an event may be. Default 5 minutes.
 	MaxFuture time.Duration
