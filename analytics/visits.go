@@ -254,15 +254,15 @@ type Field uint16
 
 // The fields Visits may leave empty.
 const (
-	FieldSource  Field = 1 << iota // Visit.Source
-	FieldUTM                       // Visit.UTM
-	FieldCountry                   // Visit.Country
-	FieldBrowser                   // Visit.Browser
-	FieldOS                        // Visit.OS
-	FieldDevice                    // Visit.Device
-	FieldProps                     // Hit.Props
-	FieldGoals                     // Visit.Goals and Hit.Goals
-	FieldVisitorID                 // Visit.VisitorID
+	FieldSource    Field = 1 << iota // Visit.Source
+	FieldUTM                         // Visit.UTM
+	FieldCountry                     // Visit.Country
+	FieldBrowser                     // Visit.Browser
+	FieldOS                          // Visit.OS
+	FieldDevice                      // Visit.Device
+	FieldProps                       // Hit.Props
+	FieldGoals                       // Visit.Goals and Hit.Goals
+	FieldVisitorID                   // Visit.VisitorID
 )
 
 // columns returns the columns of a hit block that the fields but skip
@@ -271,7 +271,7 @@ func (skip Field) columns() colSet {
 	s := cols(colTime, colRuns, colName, colPath, colFlags)
 	for f, cs := range map[Field][]int{
 		FieldVisitorID: {colVisitor},
-		FieldSource: {colSource}, FieldUTM: {colUTMSource, colUTMMedium, colUTMCampaign, colUTMTerm, colUTMContent},
+		FieldSource:    {colSource}, FieldUTM: {colUTMSource, colUTMMedium, colUTMCampaign, colUTMTerm, colUTMContent},
 		FieldCountry: {colCountry}, FieldBrowser: {colBrowser}, FieldOS: {colOS}, FieldDevice: {colDevice}, FieldProps: {colProps},
 	} {
 		if skip&f == 0 {

@@ -78,7 +78,7 @@ type hitCounter struct {
 	withDenom bool // count the visits of conversion rates' denominators
 	// withVisitors: count distinct visitors (a metric needs them).
 	withVisitors bool
-	denoms    map[string]int64
+	denoms       map[string]int64
 
 	// Reused from visit to visit.
 	dims      []string
