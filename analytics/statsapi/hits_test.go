@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/timetable-db/timetable/analytics"
-	"github.com/timetable-db/timetable/analytics/statsapi"
 )
 
 // randomQuery returns a query of site "a" that the aggregates cannot
@@ -58,14 +57,7 @@ func randomQuery(r *rand.Rand, lo, hi time.Time) string {
 // answer returns the JSON of q's results and meta run at now.
 func answer(t *testing.T, s *analytics.Store, now time.Time, query string) string {
 	t.Helper()
-	q, err := statsapi.Parse([]byte(query))
-	if err != nil {
-		t.Fatalf("Parse(%s): %v", query, err)
-	}
-	resp, err := q.Run(context.Background(), s, now, nil)
-	if err != nil {
-		t.Fatalf("Run(%s): %v", query, err)
-	}
+	resp := response(t, s, now, query)
 	b, err := json.Marshal(struct {
 		R any
 		M any

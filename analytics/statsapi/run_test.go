@@ -104,7 +104,9 @@ type result struct {
 	}
 }
 
-func run(t *testing.T, s *analytics.Store, now time.Time, query string) result {
+// response returns the answer to query run at now, and fails t on an
+// error.
+func response(t *testing.T, s *analytics.Store, now time.Time, query string) *statsapi.Response {
 	t.Helper()
 	q, err := statsapi.Parse([]byte(query))
 	if err != nil {
@@ -114,7 +116,12 @@ func run(t *testing.T, s *analytics.Store, now time.Time, query string) result {
 	if err != nil {
 		t.Fatalf("Run(%s): %v", query, err)
 	}
-	b, err := json.Marshal(resp)
+	return resp
+}
+
+func run(t *testing.T, s *analytics.Store, now time.Time, query string) result {
+	t.Helper()
+	b, err := json.Marshal(response(t, s, now, query))
 	if err != nil {
 		t.Fatal(err)
 	}
