@@ -163,9 +163,8 @@ func (s *Store) planHits(ctx context.Context, site string, from, to time.Time) (
 				kept = rawStart
 			}
 			if e.Start.Before(kept) {
-				e.Start = kept
+				e.Start, l = kept, kept.AddDate(0, 0, -1)
 			}
-			l = e.Start.AddDate(0, 0, -1)
 		}
 		e.msg = fmt.Sprintf("the hits of a day are kept %s in its hit bucket and %s as raw hits, and those of %s are not kept, "+
 			"so a range computed from them must start on %s (UTC) or later; this one starts on %s",
