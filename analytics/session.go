@@ -116,14 +116,12 @@ func formSessions[V hitView](v V, timeout time.Duration, fn func(sp *span) bool,
 	}
 }
 
-// fillVisit sets out to the visit of span sp of v, without its Hits and
-// the fields skip: the visit's figures, its first hit's fields and its
-// goals, sorted, appended to goals, which it returns grown.
-func fillVisit[V hitView](v V, sp *span, out *Visit, goals []string, skip Field) []string {
+// fillVisit sets out to the fields of the visit of span sp of v that
+// come from its hits, but those skip: its visitor id and its first hit's
+// fields, its entry and exit pages. fillFigures sets the rest.
+func fillVisit[V hitView](v V, sp *span, out *Visit, skip Field) {
 	lo := sp.lo
-	*out = Visit{Start: time.UnixMilli(sp.start).UTC(), End: time.UnixMilli(sp.last).UTC(),
-		EntryPage: v.pathAt(lo), ExitPage: v.pathAt(sp.exit),
-		PageViews: sp.pageViews, Bounce: sp.bounce(), Duration: time.Duration(sp.last-sp.start) * time.Millisecond}
+	*out = Visit{EntryPage: v.pathAt(lo), ExitPage: v.pathAt(sp.exit)}
 	if skip&FieldVisitorID == 0 {
 		out.VisitorID = v.visitorAt(lo)
 	}
@@ -145,6 +143,13 @@ func fillVisit[V hitView](v V, sp *span, out *Visit, goals []string, skip Field)
 	if skip&FieldDevice == 0 {
 		out.Device = v.deviceAt(lo)
 	}
+}
+
+// fillFigures sets the times and figures of out, the visit of span sp,
+// and its goals, sorted, appended to goals, which it returns grown.
+func fillFigures(sp *span, out *Visit, goals []string) []string {
+	out.Start, out.End = time.UnixMilli(sp.start).UTC(), time.UnixMilli(sp.last).UTC()
+	out.PageViews, out.Bounce, out.Duration = sp.pageViews, sp.bounce(), time.Duration(sp.last-sp.start)*time.Millisecond
 	if len(sp.goals) > 0 {
 		g0 := len(goals)
 		goals = append(goals, sp.goals...)

@@ -283,10 +283,12 @@ func (skip Field) columns() colSet {
 // VisitOptions are the options of Visits. A nil *VisitOptions and the
 // zero value are valid.
 type VisitOptions struct {
-	// Keep, if not nil, is called with each visit before its Hits are
-	// formed (Hits is nil then); the visits it refuses are skipped. It is
-	// called from several goroutines at once, and must not keep the
-	// Visit.
+	// Keep, if not nil, is called with each visit before its times,
+	// figures, goals and hits are set: it sees the visit's VisitorID,
+	// EntryPage, ExitPage, Source, UTM, Country, Browser, OS and Device
+	// (the fields of its first hit), the others being zero. The visits it
+	// refuses are skipped. It is called from several goroutines at once,
+	// and must not keep the Visit.
 	Keep func(*Visit) bool
 	// Skip are fields left empty (and the columns of hit buckets that
 	// hold them not decoded). Default none.
@@ -461,11 +463,12 @@ func formVisits[V hitView](d *dayVisits, v V, timeout time.Duration, o *VisitOpt
 	formSessions(v, timeout, func(sp *span) bool {
 		d.visits = append(d.visits, Visit{})
 		vis := &d.visits[len(d.visits)-1]
-		d.goals = fillVisit(v, sp, vis, d.goals, o.Skip)
+		fillVisit(v, sp, vis, o.Skip)
 		if o.Keep != nil && !o.Keep(vis) {
 			d.visits = d.visits[:len(d.visits)-1]
 			return true
 		}
+		d.goals = fillFigures(sp, vis, d.goals)
 		d.hits = appendHits(v, sp, vis, d.hits, o.Skip)
 		return true
 	}, nil)

@@ -12,16 +12,25 @@ import (
 	"github.com/timetable-db/timetable/analytics"
 )
 
-// fromHits fills t from visits (analytics.Store.Visits): each hit the
-// filters select counts, by its time, for the hit figures of its rows;
-// each visit with a selected hit counts, by its start, for the visit
-// figures of the rows of its selected hits.
+// fromHits fills t from visits (analytics.Store.Visits, whose Keep is
+// q.keep: the visits that pass q's filters on visit: dimensions): each
+// hit the filters select counts, by its time, for the hit figures of its
+// rows; each visit with a selected hit counts, by its start, for the
+// visit figures of the rows of its selected hits.
 //
 // It checks ctx every ctxCheckEvery visits, and returns its error when it
 // ends.
 func (q *Query) fromHits(ctx context.Context, t *table, visits iter.Seq2[*analytics.Visit, error], bs []bucket, from, to time.Time) error {
 	c := &hitCounter{q: q, t: t, bs: bs, dims: make([]string, len(q.Dimensions)), goalDim: slices.Index(q.Dimensions, "event:goal"),
 		withDenom: slices.Contains(q.Metrics, "conversion_rate"), withVisitors: q.countsVisitors(), denoms: map[string]int64{}}
+	for i := range q.Filters {
+		if !q.Filters[i].onVisit() {
+			c.hitFilters = append(c.hitFilters, &q.Filters[i])
+		}
+	}
+	for _, d := range q.Dimensions {
+		c.values = append(c.values, valueOf(d))
+	}
 	in := func(x time.Time) bool { return !x.Before(from) && x.Before(to) }
 	if c.withVisitors {
 		t.total.visitorSet = map[string]struct{}{}
@@ -75,6 +84,12 @@ type hitCounter struct {
 	t         *table
 	bs        []bucket
 	goalDim   int  // the index of an event:goal dimension, or -1
+	// hitFilters are q's filters but those on visit: dimensions alone,
+	// which every visit given passes.
+	hitFilters []*Filter
+	// values give each dimension's value of a hit (nil for time and
+	// event:goal dimensions).
+	values    []func(*analytics.Visit, *analytics.Hit) (string, bool)
 	withDenom bool // count the visits of conversion rates' denominators
 	// withVisitors: count distinct visitors (a metric needs them).
 	withVisitors bool
@@ -89,12 +104,12 @@ type hitCounter struct {
 
 // visit counts the visit v, started in the range or not.
 func (c *hitCounter) visit(v *analytics.Visit, started bool, in func(time.Time) bool) {
-	q, t := c.q, c.t
+	t := c.t
 	c.seen, c.denomKeys = c.seen[:0], c.denomKeys[:0]
 	counted := false
 	for j := range v.Hits {
 		h := &v.Hits[j]
-		if started && c.withDenom && q.match(v, h, true) {
+		if started && c.withDenom && c.match(v, h, true) {
 			c.eachRow(v, h, v.Start, true, func(dims []string) {
 				c.kb = appendKey(c.kb[:0], dims)
 				if !slices.Contains(c.denomKeys, string(c.kb)) {
@@ -102,7 +117,7 @@ func (c *hitCounter) visit(v *analytics.Visit, started bool, in func(time.Time) 
 				}
 			})
 		}
-		if !q.match(v, h, false) {
+		if !c.match(v, h, false) {
 			continue
 		}
 		if in(h.Time) {
@@ -201,7 +216,7 @@ func (c *hitCounter) eachRow(v *analytics.Visit, h *analytics.Hit, t time.Time, 
 		case i == c.goalDim:
 			dims[i] = ""
 		default:
-			x, ok := value(d, v, h)
+			x, ok := c.values[i](v, h)
 			if !ok {
 				return
 			}
@@ -235,33 +250,35 @@ var visitFields = map[string]func(*analytics.Visit) string{
 // value returns the value of dimension d (not event:goal) for hit h of
 // visit v, analytics.None for an empty one; false for event:props:NAME on
 // a hit that is no custom event or lacks the property.
-func value(d string, v *analytics.Visit, h *analytics.Hit) (string, bool) {
-	var x string
+func value(d string, v *analytics.Visit, h *analytics.Hit) (string, bool) { return valueOf(d)(v, h) }
+
+// valueOf returns the function that gives value(d, ...).
+func valueOf(d string) func(*analytics.Visit, *analytics.Hit) (string, bool) {
+	orNone := func(x string) (string, bool) {
+		if x == "" {
+			return analytics.None, true
+		}
+		return x, true
+	}
 	if name, ok := strings.CutPrefix(d, propsPrefix); ok {
-		if h.Name == analytics.PageView {
-			return "", false
-		}
-		if x, ok = h.Props[name]; !ok {
-			return "", false
-		}
-	} else {
-		switch d {
-		case "event:page":
-			x = h.Path
-		case "event:name":
-			x = h.Name
-		default:
-			field, ok := visitFields[d]
-			if !ok {
+		return func(_ *analytics.Visit, h *analytics.Hit) (string, bool) {
+			x, ok := h.Props[name]
+			if !ok || h.Name == analytics.PageView {
 				return "", false
 			}
-			x = field(v)
+			return orNone(x)
 		}
 	}
-	if x == "" {
-		x = analytics.None
+	switch d {
+	case "event:page":
+		return func(_ *analytics.Visit, h *analytics.Hit) (string, bool) { return orNone(h.Path) }
+	case "event:name":
+		return func(_ *analytics.Visit, h *analytics.Hit) (string, bool) { return orNone(h.Name) }
 	}
-	return x, true
+	if field, ok := visitFields[d]; ok {
+		return func(v *analytics.Visit, _ *analytics.Hit) (string, bool) { return orNone(field(v)) }
+	}
+	return func(*analytics.Visit, *analytics.Hit) (string, bool) { return "", false }
 }
 
 // match reports whether hit h of visit v passes q's filters (all of
@@ -269,6 +286,17 @@ func value(d string, v *analytics.Visit, h *analytics.Hit) (string, bool) {
 func (q *Query) match(v *analytics.Visit, h *analytics.Hit, noGoals bool) bool {
 	for i := range q.Filters {
 		if !q.Filters[i].match(v, h, noGoals) {
+			return false
+		}
+	}
+	return true
+}
+
+// match is q.match for the visits fromHits is given, which pass the
+// filters on visit: dimensions.
+func (c *hitCounter) match(v *analytics.Visit, h *analytics.Hit, noGoals bool) bool {
+	for _, f := range c.hitFilters {
+		if !f.match(v, h, noGoals) {
 			return false
 		}
 	}
