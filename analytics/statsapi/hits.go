@@ -80,10 +80,10 @@ const ctxCheckEvery = 1024
 
 // hitCounter counts the visits of a query's range into its table.
 type hitCounter struct {
-	q         *Query
-	t         *table
-	bs        []bucket
-	goalDim   int  // the index of an event:goal dimension, or -1
+	q       *Query
+	t       *table
+	bs      []bucket
+	goalDim int // the index of an event:goal dimension, or -1
 	// hitFilters are q's filters but those on visit: dimensions alone,
 	// which every visit given passes.
 	hitFilters []*Filter
