@@ -327,9 +327,6 @@ type session struct {
 	interactive bool
 	// goals are the ids of the goals it converted.
 	goals []string
-	// lo and hi bound its hits (engagement events included) in the slice
-	// sessionize was given.
-	lo, hi int
 }
 
 func (s *session) bounce() bool    { return s.pageViews <= 1 && !s.interactive }
@@ -343,7 +340,7 @@ func sessionize(hits []hit, goals []Goal, timeout time.Duration) (ss []*session,
 	dropped = make([]bool, len(hits))
 	formSessions(rawHits{h: hits, gi: newGoalIndex(goals)}, timeout, func(sp *span) bool {
 		ss = append(ss, &session{visitor: hits[sp.lo].visitor, start: hits[sp.lo].t, last: hits[sp.hi-1].t, first: &hits[sp.lo],
-			exit: hits[sp.exit].path, pageViews: sp.pageViews, interactive: sp.interactive, goals: slices.Clone(sp.goals), lo: sp.lo, hi: sp.hi})
+			exit: hits[sp.exit].path, pageViews: sp.pageViews, interactive: sp.interactive, goals: slices.Clone(sp.goals)})
 		return true
 	}, func(i int) { dropped[i] = true })
 	return ss, dropped
