@@ -31,7 +31,7 @@ type analyticsConfig struct {
 func runAnalytics(ctx context.Context, e *env) ([]Figure, section, error) {
 	c := e.cfg.analytics
 	var sb strings.Builder
-	d, err := loadDemo(ctx, e, "analytics", c.pageViews, c.days)
+	d, err := loadDemo(ctx, e, "analytics", c.pageViews, c.days, 0)
 	if err != nil {
 		return nil, section{}, err
 	}
@@ -131,8 +131,9 @@ func (d *demoSite) rate() float64 { return float64(d.stats.Events) / d.took.Seco
 // of about pageViews page views over days days ending now (to the hour)
 // into the embedded engine on disk, through RecordMany and
 // AggregatePending on a clock moved through the days, as `timetable demo`
-// does; part names it in the log.
-func loadDemo(ctx context.Context, e *env, part string, pageViews, days int) (*demoSite, error) {
+// does; part names it in the log. ttl is the engine's TTLInterval (0: its
+// default; negative: no sweeper, the caller sweeps).
+func loadDemo(ctx context.Context, e *env, part string, pageViews, days int, ttl time.Duration) (*demoSite, error) {
 	dir, err := os.MkdirTemp(e.work, part+"-")
 	if err != nil {
 		return nil, err
@@ -142,7 +143,7 @@ func loadDemo(ctx context.Context, e *env, part string, pageViews, days int) (*d
 	clk := demo.NewClock(from)
 	// Loading is not durable write by write (NoSync, one Sync at the end),
 	// as timetable demo loads: the figure is the store's, not the disk's.
-	db, err := local.Open(dir, &local.Options{Now: clk.Now, NoSync: true})
+	db, err := local.Open(dir, &local.Options{Now: clk.Now, NoSync: true, TTLInterval: ttl})
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, err
