@@ -28,9 +28,6 @@ func (q *Query) fromHits(ctx context.Context, t *table, visits iter.Seq2[*analyt
 			c.hitFilters = append(c.hitFilters, &q.Filters[i])
 		}
 	}
-	for _, d := range q.Dimensions {
-		c.values = append(c.values, valueOf(d))
-	}
 	in := func(x time.Time) bool { return !x.Before(from) && x.Before(to) }
 	if c.withVisitors {
 		t.total.visitorSet = map[string]struct{}{}
@@ -216,7 +213,7 @@ func (c *hitCounter) eachRow(v *analytics.Visit, h *analytics.Hit, t time.Time, 
 		case i == c.goalDim:
 			dims[i] = ""
 		default:
-			x, ok := c.values[i](v, h)
+			x, ok := value(d, v, h)
 			if !ok {
 				return
 			}
@@ -233,52 +230,50 @@ func (c *hitCounter) eachRow(v *analytics.Visit, h *analytics.Hit, t time.Time, 
 	}
 }
 
-// visitFields maps each visit:* dimension to the visit's value of it.
-var visitFields = map[string]func(*analytics.Visit) string{
-	"visit:entry_page":   func(v *analytics.Visit) string { return v.EntryPage },
-	"visit:exit_page":    func(v *analytics.Visit) string { return v.ExitPage },
-	"visit:source":       func(v *analytics.Visit) string { return v.Source },
-	"visit:utm_source":   func(v *analytics.Visit) string { return v.UTM.Source },
-	"visit:utm_medium":   func(v *analytics.Visit) string { return v.UTM.Medium },
-	"visit:utm_campaign": func(v *analytics.Visit) string { return v.UTM.Campaign },
-	"visit:country":      func(v *analytics.Visit) string { return v.Country },
-	"visit:browser":      func(v *analytics.Visit) string { return v.Browser },
-	"visit:os":           func(v *analytics.Visit) string { return v.OS },
-	"visit:device":       func(v *analytics.Visit) string { return v.Device },
-}
-
 // value returns the value of dimension d (not event:goal) for hit h of
 // visit v, analytics.None for an empty one; false for event:props:NAME on
-// a hit that is no custom event or lacks the property.
-func value(d string, v *analytics.Visit, h *analytics.Hit) (string, bool) { return valueOf(d)(v, h) }
-
-// valueOf returns the function that gives value(d, ...).
-func valueOf(d string) func(*analytics.Visit, *analytics.Hit) (string, bool) {
-	orNone := func(x string) (string, bool) {
-		if x == "" {
-			return analytics.None, true
-		}
-		return x, true
-	}
-	if name, ok := strings.CutPrefix(d, propsPrefix); ok {
-		return func(_ *analytics.Visit, h *analytics.Hit) (string, bool) {
-			x, ok := h.Props[name]
-			if !ok || h.Name == analytics.PageView {
-				return "", false
-			}
-			return orNone(x)
-		}
-	}
+// a hit that is no custom event or lacks the property, and for an unknown
+// dimension.
+func value(d string, v *analytics.Visit, h *analytics.Hit) (string, bool) {
+	var x string
 	switch d {
 	case "event:page":
-		return func(_ *analytics.Visit, h *analytics.Hit) (string, bool) { return orNone(h.Path) }
+		x = h.Path
 	case "event:name":
-		return func(_ *analytics.Visit, h *analytics.Hit) (string, bool) { return orNone(h.Name) }
+		x = h.Name
+	case "visit:entry_page":
+		x = v.EntryPage
+	case "visit:exit_page":
+		x = v.ExitPage
+	case "visit:source":
+		x = v.Source
+	case "visit:utm_source":
+		x = v.UTM.Source
+	case "visit:utm_medium":
+		x = v.UTM.Medium
+	case "visit:utm_campaign":
+		x = v.UTM.Campaign
+	case "visit:country":
+		x = v.Country
+	case "visit:browser":
+		x = v.Browser
+	case "visit:os":
+		x = v.OS
+	case "visit:device":
+		x = v.Device
+	default:
+		name, ok := strings.CutPrefix(d, propsPrefix)
+		if !ok || h.Name == analytics.PageView {
+			return "", false
+		}
+		if x, ok = h.Props[name]; !ok {
+			return "", false
+		}
 	}
-	if field, ok := visitFields[d]; ok {
-		return func(v *analytics.Visit, _ *analytics.Hit) (string, bool) { return orNone(field(v)) }
+	if x == "" {
+		x = analytics.None
 	}
-	return func(*analytics.Visit, *analytics.Hit) (string, bool) { return "", false }
+	return x, true
 }
 
 // match reports whether hit h of visit v passes q's filters (all of
