@@ -183,7 +183,8 @@ func (s *Store) loadHits(ctx context.Context, site string, from, to time.Time) (
 	var hits []hit
 	for _, e := range []*design.Entity{entPageView, entEvent} {
 		prefix := skPrefix(e)
-		q := &table.Query{Hash: sitePK(site), Range: table.Between(prefix+timestamp(from), prefix+timestamp(to.Add(-time.Millisecond))+"~"), Consistent: true}
+		q := &table.Query{Hash: sitePK(site), Range: table.Between(prefix+timestamp(from), prefix+timestamp(to.Add(-time.Millisecond))+"~"), Consistent: true,
+			Projection: hitAttrs}
 		for it, err := range s.t.QueryAll(ctx, q) {
 			if err != nil {
 				return nil, fmt.Errorf("analytics: cannot read the hits of site %q: %w", site, err)
@@ -198,8 +199,27 @@ func (s *Store) loadHits(ctx context.Context, site string, from, to time.Time) (
 			hits = append(hits, h)
 		}
 	}
-	slices.SortFunc(hits, func(a, b hit) int { return hitCmp(&a, &b) })
-	return hits, nil
+	return sortHits(hits), nil
+}
+
+// hitAttrs are the attributes of a page view or event item that hitFrom
+// reads.
+var hitAttrs = []string{attrSK, "timestamp", "name", "visitorId", "path", "referrer", "source", "utm", "country", "browser", "os", "device",
+	"interactive", "props", "engagementMs", "scrollDepth", attrTTL}
+
+// sortHits returns hits sorted by hitCmp, in a new slice: it sorts their
+// indexes, not the hits, which are large.
+func sortHits(hits []hit) []hit {
+	idx := make([]int32, len(hits))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(a, b int32) int { return hitCmp(&hits[a], &hits[b]) })
+	out := make([]hit, len(hits))
+	for i, j := range idx {
+		out[i] = hits[j]
+	}
+	return out
 }
 
 // AggregateDay recomputes, whole, the aggregates of the UTC day holding

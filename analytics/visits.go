@@ -295,7 +295,8 @@ type VisitOptions struct {
 	Skip Field
 }
 
-// visitWorkers is how many days Visits forms at once.
+// visitWorkers is how many days Visits forms at once, besides the one it
+// yields.
 func visitWorkers() int { return min(max(runtime.GOMAXPROCS(0), 2), 8) }
 
 // Visits returns the visits of site formed from the hits of every UTC
@@ -335,8 +336,9 @@ func (s *Store) Visits(ctx context.Context, site string, from, to time.Time, o *
 			done[i] = make(chan result, 1)
 		}
 		// A slot is taken before a day is formed and given back once the
-		// day is yielded: at most len(slots) days are held at once.
-		slots := make(chan struct{}, visitWorkers())
+		// day is yielded: at most len(slots) days are held at once, the
+		// one yielded and visitWorkers being formed.
+		slots := make(chan struct{}, visitWorkers()+1)
 		var wg sync.WaitGroup
 		defer func() {
 			cancel()
