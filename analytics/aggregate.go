@@ -34,9 +34,10 @@ func hitFrom(it table.Item) (hit, error) {
 	if err != nil {
 		return hit{}, fmt.Errorf("analytics: item %s has a bad timestamp: %w", getS(it, attrSK), err)
 	}
+	// Hits stored before Record normalised their names are normalised here.
 	h := hit{t: t, name: getS(it, "name"), visitor: getS(it, "visitorId"), path: getS(it, "path"), referrer: getS(it, "referrer"),
-		source: getS(it, "source"), country: getS(it, "country"), browser: getS(it, "browser"), os: getS(it, "os"),
-		device: getS(it, "device"), interactive: getBool(it, "interactive"), props: getMap(it, "props"),
+		source: NormalSource(getS(it, "source")), country: getS(it, "country"), browser: NormalBrowser(getS(it, "browser")), os: NormalOS(getS(it, "os")),
+		device: NormalDevice(getS(it, "device")), interactive: getBool(it, "interactive"), props: getMap(it, "props"),
 		engagementMs: getN(it, "engagementMs"), scrollDepth: getN(it, "scrollDepth")}
 	if u := getMap(it, "utm"); u != nil {
 		h.utm = UTM{Source: u["source"], Medium: u["medium"], Campaign: u["campaign"], Term: u["term"], Content: u["content"]}

@@ -127,7 +127,9 @@
 //     consistent; a goal counts from the next aggregation of a day); a site
 //     added, changed or deleted reaches Record within
 //     Options.SiteCacheTTL (10 seconds by default), and package collect's
-//     Collector within its own SiteCacheTTL (10 seconds); the site list
+//     Collector within its own SiteCacheTTL (10 seconds); through the
+//     Store itself, at once in both (SiteChanges empties the collector's
+//     cache); the site list
 //     (Sites) is read from GSI1, eventually consistent, so a site just
 //     added may be missed by a pass that starts within DynamoDB's index
 //     lag.

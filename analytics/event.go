@@ -226,7 +226,8 @@ func (s *Store) hitItem(ctx context.Context, e *Event, now time.Time) (table.Ite
 	if e.ScrollDepth > 0 {
 		it["scrollDepth"] = nAttr(int64(e.ScrollDepth))
 	}
-	for name, v := range map[string]string{"referrer": ref, "source": sourceOf(ref, e.UTM.Source, e.ClickID), "country": e.Country, "browser": e.Browser, "os": e.OS, "device": e.Device} {
+	for name, v := range map[string]string{"referrer": ref, "source": sourceOf(ref, e.UTM.Source, e.ClickID), "country": e.Country,
+		"browser": NormalBrowser(e.Browser), "os": NormalOS(e.OS), "device": NormalDevice(e.Device)} {
 		if v != "" {
 			it[name] = sAttr(v)
 		}
@@ -275,7 +276,11 @@ func referrerHost(ref string) string {
 	if err != nil {
 		return ""
 	}
-	return strings.TrimPrefix(strings.ToLower(u.Hostname()), "www.")
+	h := strings.ToLower(u.Hostname())
+	for strings.HasPrefix(h, "www.") {
+		h = h[len("www."):]
+	}
+	return h
 }
 
 // knownHosts names the sources of well-known referrer hosts (without
@@ -335,13 +340,14 @@ func sourceOf(referrer, utmSource, clickID string) string {
 	return Source(referrer, utmSource)
 }
 
-// Source classifies a hit's origin: utmSource if set, else the known name
-// of the referrer's host (Google, Twitter, Gmail, ...), else the host
-// without "www.", else "" (direct or none). Referrers of Android apps
+// Source classifies a hit's origin: utmSource if set, under its normal
+// name (NormalSource: "google" is "Google"), else the known name of the
+// referrer's host (Google, Twitter, Gmail, ...), else the host without
+// "www.", else "" (direct or none). Referrers of Android apps
 // (android-app://com.google.android.gm/) are named by their package.
 func Source(referrer, utmSource string) string {
 	if utmSource != "" {
-		return utmSource
+		return NormalSource(utmSource)
 	}
 	h := referrerHost(referrer)
 	if h == "" {

@@ -35,13 +35,13 @@ const (
 // otherwise.
 func (s *Store) PutFunnel(ctx context.Context, site string, f Funnel) error {
 	if !validID(f.ID) {
-		return fmt.Errorf("%w funnel id %q", ErrInvalid, f.ID)
+		return invalidField("ID", "%w funnel id %q: "+idRule, ErrInvalid, f.ID)
 	}
 	if len(f.Name) > 200 || !printable(f.Name) {
-		return fmt.Errorf("%w funnel %q: a name has at most 200 printable bytes", ErrInvalid, f.ID)
+		return invalidField("Name", "%w funnel %q: a name has at most 200 printable bytes", ErrInvalid, f.ID)
 	}
 	if len(f.Steps) < minFunnelSteps || len(f.Steps) > maxFunnelSteps {
-		return fmt.Errorf("%w funnel %q: %d steps, want %d to %d", ErrInvalid, f.ID, len(f.Steps), minFunnelSteps, maxFunnelSteps)
+		return invalidField("Steps", "%w funnel %q: %d steps, want %d to %d", ErrInvalid, f.ID, len(f.Steps), minFunnelSteps, maxFunnelSteps)
 	}
 	if _, err := s.Site(ctx, site); err != nil {
 		return err
@@ -53,7 +53,7 @@ func (s *Store) PutFunnel(ctx context.Context, site string, f Funnel) error {
 	steps := make([]types.AttributeValue, len(f.Steps))
 	for i, g := range f.Steps {
 		if !slices.ContainsFunc(goals, func(x Goal) bool { return x.ID == g }) {
-			return fmt.Errorf("%w funnel %q: step %d names goal %q, which site %q lacks", ErrInvalid, f.ID, i+1, g, site)
+			return invalidField("Steps", "%w funnel %q: step %d names goal %q, which site %q lacks", ErrInvalid, f.ID, i+1, g, site)
 		}
 		steps[i] = sAttr(g)
 	}

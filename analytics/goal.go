@@ -38,19 +38,19 @@ type Goal struct {
 
 func (g *Goal) check() error {
 	if !validID(g.ID) {
-		return fmt.Errorf("%w goal id %q", ErrInvalid, g.ID)
+		return invalidField("ID", "%w goal id %q: "+idRule, ErrInvalid, g.ID)
 	}
 	switch g.Kind {
 	case GoalPage:
 		if !strings.HasPrefix(g.Match, "/") || len(g.Match) > maxPath {
-			return fmt.Errorf("%w goal %q: a page pattern starts with '/' and has at most %d bytes", ErrInvalid, g.ID, maxPath)
+			return invalidField("Match", "%w goal %q: a page pattern starts with '/' and has at most %d bytes", ErrInvalid, g.ID, maxPath)
 		}
 	case GoalEvent:
 		if err := checkName(g.Match); err != nil {
-			return fmt.Errorf("goal %q: %w", g.ID, err)
+			return invalidField("Match", "goal %q: %w", g.ID, err)
 		}
 	default:
-		return fmt.Errorf("%w goal %q: kind %q, want pageview or event", ErrInvalid, g.ID, g.Kind)
+		return invalidField("Kind", "%w goal %q: kind %q, want pageview or event", ErrInvalid, g.ID, g.Kind)
 	}
 	return nil
 }

@@ -12,8 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-
+	"github.com/timetable-db/timetable/conformance"
 	"github.com/timetable-db/timetable/table"
 )
 
@@ -110,9 +109,10 @@ func (m *model) figures(site string, from, to time.Time) *modelFigures {
 			f.add(DimUTMMedium, first.UTM.Medium)
 			f.add(DimUTMCampaign, first.UTM.Campaign)
 			f.add(DimCountry, first.Country)
-			f.add(DimBrowser, first.Browser)
-			f.add(DimOS, first.OS)
-			f.add(DimDevice, first.Device)
+			// One name per browser, system and device ("desktop" is "Desktop").
+			f.add(DimBrowser, NormalBrowser(first.Browser))
+			f.add(DimOS, NormalOS(first.OS))
+			f.add(DimDevice, NormalDevice(first.Device))
 			for g := range goals {
 				f.add(DimGoal, g)
 			}
@@ -506,7 +506,7 @@ func TestStore_Model(t *testing.T) {
 }
 
 // snapshot returns every item of the table but the realtime and pending
-// ones, rendered, by key.
+// ones, rendered by conformance.FormatItem, by key.
 func snapshot(t *testing.T, s *Store) map[string]string {
 	t.Helper()
 	// The realtime counters Record gathered, written now rather than by
@@ -519,39 +519,9 @@ func snapshot(t *testing.T, s *Store) map[string]string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[getS(it, attrPK)+" "+getS(it, attrSK)] = render(it)
+		out[getS(it, attrPK)+" "+getS(it, attrSK)] = conformance.FormatItem(it)
 	}
 	return out
-}
-
-func render(it table.Item) string {
-	var b strings.Builder
-	for _, k := range slices.Sorted(maps.Keys(it)) {
-		fmt.Fprintf(&b, "%s=%s;", k, renderValue(it[k]))
-	}
-	return b.String()
-}
-
-func renderValue(v types.AttributeValue) string {
-	switch x := v.(type) {
-	case *types.AttributeValueMemberS:
-		return "S:" + x.Value
-	case *types.AttributeValueMemberN:
-		return "N:" + x.Value
-	case *types.AttributeValueMemberB:
-		return fmt.Sprintf("B:%x", x.Value)
-	case *types.AttributeValueMemberBOOL:
-		return fmt.Sprint("BOOL:", x.Value)
-	case *types.AttributeValueMemberSS:
-		return fmt.Sprint("SS:", slices.Sorted(slices.Values(x.Value)))
-	case *types.AttributeValueMemberM:
-		var b strings.Builder
-		for _, k := range slices.Sorted(maps.Keys(x.Value)) {
-			fmt.Fprintf(&b, "%s=%s,", k, renderValue(x.Value[k]))
-		}
-		return "M:{" + b.String() + "}"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 // checkDesign checks that every item in the table is an item of one

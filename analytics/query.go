@@ -109,8 +109,10 @@ func (s *Store) Summary(ctx context.Context, site string, from, to time.Time) (S
 // Dimensions or a PropDimension) over [from, to), with their counts, most
 // frequent first (then by value). A
 // range that is one whole day or month, with n at most Options.TopN, is
-// read from its Top items in sort-key order; any other is merged from
-// the aggregates.
+// read from its Top items in sort-key order (unless one of the n holds
+// a name stored before names were normalised: then from its aggregate; an
+// old spelling ranked below the n is not merged into its name); any other
+// is merged from the aggregates.
 func (s *Store) Breakdown(ctx context.Context, site string, d Dimension, from, to time.Time, n int) ([]Count, error) {
 	if !d.valid() {
 		return nil, fmt.Errorf("%w dimension %q", ErrInvalid, d)
@@ -120,7 +122,12 @@ func (s *Store) Breakdown(ctx context.Context, site string, d Dimension, from, t
 	}
 	if sg := cover(from, to); len(sg) == 1 && sg[0].p != Hour && sg[0].p.next(sg[0].from).Equal(sg[0].to) && n <= s.o.TopN &&
 		!strings.Contains(string(d), "#") {
-		return s.top(ctx, site, sg[0].p, sg[0].from, d, n)
+		cs, err := s.top(ctx, site, sg[0].p, sg[0].from, d, n)
+		if err != nil || normalValues(d, cs) {
+			return cs, err
+		}
+		// Top items of values stored before they were normalised: the
+		// aggregate, whose values are normalised as read, merges them.
 	}
 	st, err := s.merged(ctx, site, from, to, []Dimension{d})
 	if err != nil {

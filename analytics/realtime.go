@@ -31,6 +31,10 @@ type Live struct {
 	// Events are the page views and custom events of the last 5 minutes
 	// (engagement events left out), newest first, at most 50.
 	Events []LiveEvent
+	// Latest is the time of the site's latest page view among the raw
+	// hits kept, when the last 5 minutes have none; zero otherwise, and
+	// when there is none.
+	Latest time.Time
 }
 
 // LiveEvent is a hit of the realtime feed.
@@ -85,6 +89,11 @@ func (s *Store) Realtime(ctx context.Context, site string) (*Live, error) {
 	if live.Events, err = s.liveEvents(ctx, site, now.Add(-realtimeWindow), now); err != nil {
 		return nil, err
 	}
+	if live.PageViews == 0 {
+		if live.Latest, err = s.latestPageView(ctx, site, now); err != nil {
+			return nil, err
+		}
+	}
 	live.Visitors = len(visitors)
 	for p, vs := range pages {
 		live.Pages = append(live.Pages, Count{Value: p, Count: int64(len(vs))})
@@ -126,6 +135,29 @@ func (s *Store) liveEvents(ctx context.Context, site string, from, now time.Time
 	}
 	slices.SortStableFunc(out, func(a, b LiveEvent) int { return b.Time.Compare(a.Time) })
 	return out[:min(len(out), maxLiveEvents)], nil
+}
+
+// latestPageView returns the time of the latest page view of site up to
+// now among the raw hits kept, zero if there is none: one item read by a
+// reverse query.
+func (s *Store) latestPageView(ctx context.Context, site string, now time.Time) (time.Time, error) {
+	from := now.Add(-s.o.Retention.Raw)
+	if s.o.Retention.Raw <= 0 { // kept for ever
+		from = time.Unix(0, 0)
+	}
+	q := hitsQuery(site, entPageView, from, now)
+	q.Reverse, q.Limit = true, 1
+	for it, err := range s.t.QueryAll(ctx, q) {
+		if err != nil {
+			return time.Time{}, fmt.Errorf("analytics: cannot read the latest hit of site %q: %w", site, err)
+		}
+		if expired(it, now) {
+			continue
+		}
+		h, err := hitFrom(it)
+		return h.t, err
+	}
+	return time.Time{}, nil
 }
 
 // hitsQuery returns the query of the items of e (page views or events) of

@@ -39,7 +39,7 @@ const (
 // name is at most 200 bytes.
 func (s *Store) CreateSharedLink(ctx context.Context, site, name string) (slug string, l SharedLink, err error) {
 	if len(name) > 200 || !printable(name) {
-		return "", SharedLink{}, fmt.Errorf("%w shared link name: want at most 200 printable bytes", ErrInvalid)
+		return "", SharedLink{}, invalidField("Name", "%w shared link name: want at most 200 printable bytes", ErrInvalid)
 	}
 	if _, err := s.Site(ctx, site); err != nil {
 		return "", SharedLink{}, err

@@ -49,21 +49,21 @@ func validID(id string) bool {
 
 func (st *Site) check() error {
 	if !validID(st.ID) {
-		return fmt.Errorf("%w site id %q: want 1 to 64 of a-z, 0-9, '.', '-', '_'", ErrInvalid, st.ID)
+		return invalidField("ID", "%w site id %q: "+idRule, ErrInvalid, st.ID)
 	}
 	if len(st.Name) > 200 {
-		return fmt.Errorf("%w site name: longer than 200 bytes", ErrInvalid)
+		return invalidField("Name", "%w site name: longer than 200 bytes", ErrInvalid)
 	}
 	for i, d := range st.Domains {
 		d = strings.ToLower(strings.TrimSpace(d))
 		if d == "" || len(d) > 253 || strings.ContainsAny(d, "/:@ #?") {
-			return fmt.Errorf("%w domain %q: want a host name", ErrInvalid, st.Domains[i])
+			return invalidField("Domains", "%w domain %q: want a host name (example.com, without scheme, port or path)", ErrInvalid, st.Domains[i])
 		}
 		st.Domains[i] = d
 	}
 	if st.TimeZone != "" {
 		if _, err := time.LoadLocation(st.TimeZone); err != nil {
-			return fmt.Errorf("%w time zone %q: %v", ErrInvalid, st.TimeZone, err)
+			return invalidField("TimeZone", "%w time zone %q: %v", ErrInvalid, st.TimeZone, err)
 		}
 	}
 	return nil
@@ -124,6 +124,7 @@ func (s *Store) CreateSite(ctx context.Context, st Site) error {
 	if err != nil {
 		return fmt.Errorf("analytics: cannot create site %q: %w", st.ID, err)
 	}
+	s.siteChanges.Add(1)
 	return nil
 }
 
@@ -155,6 +156,7 @@ func (s *Store) UpdateSite(ctx context.Context, st Site) error {
 	s.mu.Lock()
 	delete(s.sites, st.ID)
 	s.mu.Unlock()
+	s.siteChanges.Add(1)
 	return nil
 }
 
@@ -244,5 +246,14 @@ func (s *Store) DeleteSite(ctx context.Context, id string) error {
 	s.mu.Lock()
 	delete(s.sites, id)
 	s.mu.Unlock()
+	s.siteChanges.Add(1)
 	return nil
 }
+
+// SiteChanges counts the sites created, updated and deleted through this
+// Store, each counted once its write is done. A cache of sites read from
+// the Store is stale when the count differs from the one read before the
+// sites were: a change made through this Store takes effect in such a
+// cache at once. Changes made through other Stores on the same table are
+// not counted (caches bound their age for those).
+func (s *Store) SiteChanges() uint64 { return s.siteChanges.Load() }

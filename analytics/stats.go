@@ -379,7 +379,8 @@ func statsFrom(it table.Item) (*stats, error) {
 		if err := gunzipJSON(b.Value, &m); err != nil {
 			return nil, fmt.Errorf("analytics: cannot decode the %s breakdown of %s: %w", name, getS(it, attrSK), err)
 		}
-		st.top[Dimension(name[len(topPrefix):])] = m
+		d := Dimension(name[len(topPrefix):])
+		st.top[d] = normalCounts(d, m)
 	}
 	if st.top == nil {
 		st.top = map[Dimension]map[string]int64{}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/timetable-db/timetable"
@@ -25,6 +26,27 @@ var (
 	// cannot be aggregated again.
 	ErrExpired = errors.New("analytics: raw hits expired")
 )
+
+// FieldError is an ErrInvalid that names the field at fault of a Site,
+// Goal, Funnel or shared link given to the Store: its Go name ("ID",
+// "Name", "Domains", "TimeZone", "Kind", "Match", "Steps"). Its message is
+// the error's; errors.Is(err, ErrInvalid) holds.
+type FieldError struct {
+	Field string
+	err   error
+}
+
+func (e *FieldError) Error() string { return e.err.Error() }
+func (e *FieldError) Unwrap() error { return e.err }
+
+// invalidField returns a FieldError of field with the message of
+// fmt.Errorf(format, args...), which wraps ErrInvalid.
+func invalidField(field, format string, args ...any) error {
+	return &FieldError{Field: field, err: fmt.Errorf(format, args...)}
+}
+
+// idRule says what an id may hold.
+const idRule = "want 1 to 64 of a-z, 0-9, '.', '-', '_'"
 
 // DefaultTable is the table name when Options.Table is empty.
 const DefaultTable = "analytics"
@@ -165,6 +187,10 @@ type Store struct {
 	t  *table.Table
 	o  Options
 	bg background // the aggregation loop
+
+	// siteChanges counts the sites created, changed and deleted through
+	// this Store (SiteChanges).
+	siteChanges atomic.Uint64
 
 	mu     sync.Mutex
 	sites  map[string]cachedSite // by id, for Record

@@ -204,9 +204,15 @@ func TestStore_Realtime(t *testing.T) {
 		}
 		// Ten minutes on, the counters are gone (filtered before DynamoDB
 		// deletes them).
+		if !live.Latest.IsZero() {
+			t.Errorf("Latest = %v with page views in the window, want zero", live.Latest)
+		}
 		clk.Set(now.Add(10 * time.Minute))
 		if live, err := s.Realtime(ctx, "a"); err != nil || live.Visitors != 0 || len(live.Pages) != 0 || len(live.Events) != 0 {
 			t.Errorf("Realtime 10 minutes later = %+v, %v", live, err)
+		} else if want := now.Add(-10 * time.Second); !live.Latest.Equal(want) {
+			// The empty window says when the latest page view was.
+			t.Errorf("Latest = %v, want the latest page view's time %v", live.Latest, want)
 		}
 	})
 }

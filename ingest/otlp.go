@@ -92,14 +92,15 @@ const targetInfoPoints = 1024
 // tags, the label set as series id, the kind grown through Options.Grow,
 // the metric's type, description and unit as the kind's metadata.
 //
-// Gauges, sums, histograms and summaries are taken; delta sums and
-// histograms are stored as sent, each point its own increment (as
-// Prometheus' experimental delta ingestion: query them with
-// sum_over_time), their metadata type "unknown". A data point OTLP
-// cannot map is refused alone and counted in OTLPResult: of an
-// exponential histogram (Prometheus stores those as native histograms,
-// which the store does not keep), of a metric of unspecified
-// temporality, with a name or label the store refuses, with more labels
+// Gauges, sums, histograms, exponential histograms and summaries are
+// taken; exponential histograms as classic histograms with a bound at
+// each bucket's edge (expHistogram; Prometheus stores them as native
+// histograms, which the store does not keep). Delta sums and histograms
+// are stored as sent, each point its own increment (as Prometheus'
+// experimental delta ingestion: query them with sum_over_time), their
+// metadata type "unknown". A data point OTLP cannot map is refused alone
+// and counted in OTLPResult: of an exponential histogram of a scale
+// outside -10..20, of a metric of unspecified temporality, with a name or label the store refuses, with more labels
 // than MaxLabels. A refused point of a histogram or summary may leave
 // the readings of its series written before the one refused.
 //
@@ -342,7 +343,8 @@ func (c *otlpDecoder) metric(m *metricspb.Metric) error {
 	case *metricspb.Metric_Summary:
 		tm.Type, meta.Type = otlptranslator.MetricTypeSummary, "summary"
 	case *metricspb.Metric_ExponentialHistogram:
-		refuse = "exponential histograms are not taken (Prometheus keeps them as native histograms, which timetable does not): have the SDK or collector aggregate them as explicit-bucket histograms"
+		tm.Type, meta.Type = otlptranslator.MetricTypeHistogram, "histogram"
+		temporality = d.ExponentialHistogram.GetAggregationTemporality()
 	default:
 		return nil // no data: nothing to write
 	}
@@ -376,6 +378,12 @@ func (c *otlpDecoder) metric(m *metricspb.Metric) error {
 	case *metricspb.Metric_Histogram:
 		for _, p := range d.Histogram.GetDataPoints() {
 			if err := c.point(p.GetAttributes(), p.GetTimeUnixNano(), func(t int64) error { return c.histogram(p, name, meta, t) }); err != nil {
+				return err
+			}
+		}
+	case *metricspb.Metric_ExponentialHistogram:
+		for _, p := range d.ExponentialHistogram.GetDataPoints() {
+			if err := c.point(p.GetAttributes(), p.GetTimeUnixNano(), func(t int64) error { return c.expHistogram(p, name, meta, t) }); err != nil {
 				return err
 			}
 		}
@@ -424,15 +432,87 @@ func (c *otlpDecoder) histogram(p *metricspb.HistogramDataPoint, name string, me
 			break
 		}
 		cum += counts[i]
-		if math.IsInf(bound, 1) {
-			continue // le="+Inf" is the count, below
-		}
-		le := strconv.FormatFloat(bound, 'f', -1, 64)
-		if err := c.sample(name+"_bucket", meta, t, noValue(p.GetFlags(), float64(cum)), "le", le); err != nil {
+		if err := c.bucket(name, meta, t, p.GetFlags(), bound, cum); err != nil {
 			return err
 		}
 	}
 	return c.sample(name+"_bucket", meta, t, noValue(p.GetFlags(), float64(p.GetCount())), "le", "+Inf")
+}
+
+// bucket writes name_bucket{le="<bound>"} of the cumulative count cum,
+// unless bound is +Inf (le="+Inf" is the count, written last) or NaN.
+func (c *otlpDecoder) bucket(name string, meta series.Meta, t int64, flags uint32, bound float64, cum uint64) error {
+	if math.IsInf(bound, 1) || math.IsNaN(bound) {
+		return nil
+	}
+	le := strconv.FormatFloat(bound, 'f', -1, 64)
+	return c.sample(name+"_bucket", meta, t, noValue(flags, float64(cum)), "le", le)
+}
+
+// The scales an exponential histogram may have (OTLP's data model).
+const minExpScale, maxExpScale = -10, 20
+
+// expHistogram writes an exponential histogram point as a classic
+// histogram with a bound at each bucket's edge: the negative buckets
+// from the most negative, le="-base^index" each; the zero bucket,
+// le="<zero threshold>"; the positive buckets, le="base^(index+1)" each,
+// where base is 2^(2^-scale); then le="+Inf" of the count, _sum (when
+// sent) and _count. Counts are cumulative, so histogram_quantile and
+// rate read it as any classic histogram. The bounds of a scale are a
+// superset of those of every lower scale, so when a producer lowers its
+// scale the series of the bounds that remain go on and the others end.
+// A negative bucket takes its upper edge as le, although OTLP puts that
+// edge in the next bucket up: an observation exactly on it counts one
+// bound early.
+func (c *otlpDecoder) expHistogram(p *metricspb.ExponentialHistogramDataPoint, name string, meta series.Meta, t int64) error {
+	scale := p.GetScale()
+	if scale < minExpScale || scale > maxExpScale {
+		return c.d.b.errf(c.n, "exponential histogram scale %d outside %d..%d", scale, minExpScale, maxExpScale)
+	}
+	if p.Sum != nil {
+		if err := c.sample(name+"_sum", meta, t, noValue(p.GetFlags(), p.GetSum())); err != nil {
+			return err
+		}
+	}
+	if err := c.sample(name+"_count", meta, t, noValue(p.GetFlags(), float64(p.GetCount()))); err != nil {
+		return err
+	}
+	var cum uint64
+	neg := p.GetNegative()
+	for i := len(neg.GetBucketCounts()) - 1; i >= 0; i-- {
+		cum += neg.GetBucketCounts()[i]
+		if err := c.bucket(name, meta, t, p.GetFlags(), -expBound(scale, int64(neg.GetOffset())+int64(i)), cum); err != nil {
+			return err
+		}
+	}
+	cum += p.GetZeroCount()
+	if err := c.bucket(name, meta, t, p.GetFlags(), math.Abs(p.GetZeroThreshold()), cum); err != nil {
+		return err
+	}
+	pos := p.GetPositive()
+	for i, n := range pos.GetBucketCounts() {
+		cum += n
+		if err := c.bucket(name, meta, t, p.GetFlags(), expBound(scale, int64(pos.GetOffset())+int64(i)+1), cum); err != nil {
+			return err
+		}
+	}
+	return c.sample(name+"_bucket", meta, t, noValue(p.GetFlags(), float64(p.GetCount())), "le", "+Inf")
+}
+
+// expBound returns base^index for base 2^(2^-scale): exact for scales up
+// to 0, the nearest float64 of Exp2 above; +Inf past float64's range.
+func expBound(scale int32, index int64) float64 {
+	if scale <= 0 {
+		e := index << -scale
+		if e > 1024 {
+			return math.Inf(1)
+		}
+		if e < -1074 {
+			return 0
+		}
+		return math.Ldexp(1, int(e))
+	}
+	return math.Exp2(float64(index) / float64(int64(1)<<scale))
 }
 
 // summary writes a summary point: _sum, _count and a series per quantile.

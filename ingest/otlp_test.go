@@ -111,6 +111,70 @@ func TestOTLP_Mapping(t *testing.T) {
 	}
 }
 
+// TestOTLP_ExponentialHistogram: an exponential histogram is a classic
+// one with a bound at each bucket's edge, negative buckets first, then
+// the zero bucket, then the positive ones; a scale out of OTLP's range
+// refuses the point alone.
+func TestOTLP_ExponentialHistogram(t *testing.T) {
+	sum := 10.0
+	md := otlpMetrics(nil, &metricspb.Metric{Name: "lat", Data: &metricspb.Metric_ExponentialHistogram{ExponentialHistogram: &metricspb.ExponentialHistogram{
+		AggregationTemporality: metricspb.AggregationTemporality_AGGREGATION_TEMPORALITY_CUMULATIVE,
+		DataPoints: []*metricspb.ExponentialHistogramDataPoint{{
+			TimeUnixNano: 1e9, Count: 15, Sum: &sum, Scale: 0, ZeroCount: 5,
+			Positive: &metricspb.ExponentialHistogramDataPoint_Buckets{Offset: -1, BucketCounts: []uint64{1, 2, 3}},
+			Negative: &metricspb.ExponentialHistogramDataPoint_Buckets{Offset: 0, BucketCounts: []uint64{4}},
+		}, {
+			TimeUnixNano: 2e9, Count: 2, Scale: 1, ZeroThreshold: 0.5,
+			Positive: &metricspb.ExponentialHistogramDataPoint_Buckets{BucketCounts: []uint64{1, 1}},
+		}, {
+			TimeUnixNano: 3e9, Count: 1, Scale: 21,
+			Positive: &metricspb.ExponentialHistogramDataPoint_Buckets{BucketCounts: []uint64{1}},
+		}},
+	}}})
+	got, res := otlpSeries(t, md, OTLPOptions{})
+	want := []string{
+		"lat_bucket le=+Inf=15@1000",
+		"lat_bucket le=+Inf=2@2000",
+		"lat_bucket le=-1=4@1000",
+		"lat_bucket le=0.5=0@2000",
+		"lat_bucket le=0=9@1000",
+		"lat_bucket le=1.414213562373095=1@2000", // Exp2(0.5), within an ulp of √2,
+		"lat_bucket le=1=10@1000",
+		"lat_bucket le=2=12@1000",
+		"lat_bucket le=2=2@2000",
+		"lat_bucket le=4=15@1000",
+		"lat_count _=15@1000",
+		"lat_count _=2@2000",
+		"lat_sum _=10@1000",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if res.Rejected != 1 || !strings.Contains(res.Reason, "scale 21") {
+		t.Errorf("result %+v", res)
+	}
+}
+
+// TestExpBound_ScalesNest: every bound of a scale is, to the bit, a bound
+// of the next scale up, so a producer that lowers its scale keeps the
+// series of the bounds that remain; and the bounds rise with the index
+// within float64's range.
+func TestExpBound_ScalesNest(t *testing.T) {
+	for s := int32(minExpScale + 1); s <= maxExpScale; s++ {
+		for i := int64(-300); i <= 300; i++ {
+			if a, b := expBound(s-1, i), expBound(s, 2*i); a != b {
+				t.Fatalf("scale %d index %d: %v, scale %d index %d: %v", s-1, i, a, s, 2*i, b)
+			}
+			if a, b := expBound(s, i), expBound(s, i+1); !(a < b) && a != 0 && !math.IsInf(a, 1) { // 0 and +Inf past float64's range
+				t.Fatalf("scale %d: bound %d = %v, bound %d = %v", s, i, a, i+1, b)
+			}
+		}
+	}
+	if expBound(-10, 2) != math.Inf(1) || expBound(-10, -2) != 0 || expBound(0, 10) != 1024 || expBound(2, 4) != 2 {
+		t.Errorf("edges: %v %v %v %v", expBound(-10, 2), expBound(-10, -2), expBound(0, 10), expBound(2, 4))
+	}
+}
+
 // TestOTLP_TargetInfo: target_info from the earliest data point to the
 // latest every 2.5 minutes, the latest included; promoted attributes in
 // each series.

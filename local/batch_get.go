@@ -22,9 +22,7 @@ const (
 // are left out of Responses. UnprocessedKeys holds the keys left when the
 // response reaches 16 MB, as in DynamoDB; it is otherwise empty.
 func (db *DB) BatchGetItem(ctx context.Context, in *dynamodb.BatchGetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error) {
-	return operation(db, "BatchGetItem", func() (*dynamodb.BatchGetItemOutput, error) {
-		return db.batchGet(ctx, in)
-	})
+	return run(ctx, db, "BatchGetItem", in, db.batchGet)
 }
 
 func (db *DB) batchGet(_ context.Context, in *dynamodb.BatchGetItemInput) (*dynamodb.BatchGetItemOutput, error) {

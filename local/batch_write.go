@@ -20,9 +20,7 @@ const maxBatchWrite = 25
 // then committed together in one atomic batch, so UnprocessedItems is always
 // empty.
 func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
-	return operation(db, "BatchWriteItem", func() (*dynamodb.BatchWriteItemOutput, error) {
-		return db.batchWrite(ctx, in)
-	})
+	return run(ctx, db, "BatchWriteItem", in, db.batchWrite)
 }
 
 func (db *DB) batchWrite(ctx context.Context, in *dynamodb.BatchWriteItemInput) (*dynamodb.BatchWriteItemOutput, error) {

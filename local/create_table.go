@@ -12,9 +12,7 @@ import (
 // CreateTable creates a table and its indexes. The table is ACTIVE when
 // CreateTable returns, as in DynamoDB Local.
 func (db *DB) CreateTable(ctx context.Context, in *dynamodb.CreateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error) {
-	return operation(db, "CreateTable", func() (*dynamodb.CreateTableOutput, error) {
-		return db.createTable(ctx, in)
-	})
+	return run(ctx, db, "CreateTable", in, db.createTable)
 }
 
 func (db *DB) createTable(_ context.Context, in *dynamodb.CreateTableInput) (*dynamodb.CreateTableOutput, error) {

@@ -1,6 +1,7 @@
 package local
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -385,6 +386,18 @@ func tableOperation[Out any](db *DB, op string, name *string, fn func(t *table) 
 		}
 		return fn(t)
 	})
+}
+
+// run is operation for an operation that one method of db serves: fn
+// gets ctx and the request in.
+func run[In, Out any](ctx context.Context, db *DB, op string, in In, fn func(context.Context, In) (Out, error)) (Out, error) {
+	return operation(db, op, func() (Out, error) { return fn(ctx, in) })
+}
+
+// tableRun is tableOperation for an operation that one method of db
+// serves: fn gets the table that name names, and the request in.
+func tableRun[In, Out any](db *DB, op string, name *string, in In, fn func(*table, In) (Out, error)) (Out, error) {
+	return tableOperation(db, op, name, func(t *table) (Out, error) { return fn(t, in) })
 }
 
 func (db *DB) now() time.Time { return db.opts.Now() }

@@ -10,9 +10,7 @@ import (
 // DeleteItem deletes an item, subject to its condition. Deleting an absent
 // item succeeds (unless a condition fails).
 func (db *DB) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
-	return operation(db, "DeleteItem", func() (*dynamodb.DeleteItemOutput, error) {
-		return db.deleteItem(ctx, in)
-	})
+	return run(ctx, db, "DeleteItem", in, db.deleteItem)
 }
 
 func (db *DB) deleteItem(ctx context.Context, in *dynamodb.DeleteItemInput) (*dynamodb.DeleteItemOutput, error) {
@@ -28,14 +26,7 @@ func (db *DB) deleteItem(ctx context.Context, in *dynamodb.DeleteItemInput) (*dy
 
 // prepareDelete validates a delete of the item at key on the table m.
 func (db *DB) prepareDelete(m *tableMeta, key Item, r *writeRequest) (*itemWrite, error) {
-	if err := r.check(types.ReturnValueNone, types.ReturnValueAllOld); err != nil {
-		return nil, err
-	}
-	k, err := m.keyFromMap(key)
-	if err != nil {
-		return nil, err
-	}
-	w, err := r.compile()
+	k, w, err := r.prepareKeyed(m, key, types.ReturnValueNone, types.ReturnValueAllOld)
 	if err != nil {
 		return nil, err
 	}

@@ -9,9 +9,7 @@ import (
 
 // DeleteTable deletes a table, its indexes and all their items.
 func (db *DB) DeleteTable(ctx context.Context, in *dynamodb.DeleteTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DeleteTableOutput, error) {
-	return tableOperation(db, "DeleteTable", in.TableName, func(t *table) (*dynamodb.DeleteTableOutput, error) {
-		return db.deleteTable(t, in)
-	})
+	return tableRun(db, "DeleteTable", in.TableName, in, db.deleteTable)
 }
 
 func (db *DB) deleteTable(t *table, in *dynamodb.DeleteTableInput) (*dynamodb.DeleteTableOutput, error) {

@@ -10,9 +10,7 @@ import (
 // TableSizeBytes and the index counterparts are exact: they are computed by
 // reading the table (DynamoDB refreshes them about every six hours).
 func (db *DB) DescribeTable(ctx context.Context, in *dynamodb.DescribeTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error) {
-	return tableOperation(db, "DescribeTable", in.TableName, func(t *table) (*dynamodb.DescribeTableOutput, error) {
-		return db.describeTable(t, in)
-	})
+	return tableRun(db, "DescribeTable", in.TableName, in, db.describeTable)
 }
 
 func (db *DB) describeTable(t *table, in *dynamodb.DescribeTableInput) (*dynamodb.DescribeTableOutput, error) {

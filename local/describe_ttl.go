@@ -11,9 +11,7 @@ import (
 // DescribeTimeToLive reports whether TTL is enabled on a table and on which
 // attribute.
 func (db *DB) DescribeTimeToLive(ctx context.Context, in *dynamodb.DescribeTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.DescribeTimeToLiveOutput, error) {
-	return tableOperation(db, "DescribeTimeToLive", in.TableName, func(t *table) (*dynamodb.DescribeTimeToLiveOutput, error) {
-		return db.describeTTL(t, in)
-	})
+	return tableRun(db, "DescribeTimeToLive", in.TableName, in, db.describeTTL)
 }
 
 func (db *DB) describeTTL(t *table, in *dynamodb.DescribeTimeToLiveInput) (*dynamodb.DescribeTimeToLiveOutput, error) {

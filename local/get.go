@@ -12,9 +12,7 @@ import (
 // capacity reported. Items whose TTL has passed are returned until the
 // sweeper deletes them, as in DynamoDB.
 func (db *DB) GetItem(ctx context.Context, in *dynamodb.GetItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error) {
-	return tableOperation(db, "GetItem", in.TableName, func(t *table) (*dynamodb.GetItemOutput, error) {
-		return db.getItem(t, in)
-	})
+	return tableRun(db, "GetItem", in.TableName, in, db.getItem)
 }
 
 func (db *DB) getItem(t *table, in *dynamodb.GetItemInput) (*dynamodb.GetItemOutput, error) {

@@ -12,9 +12,7 @@ import (
 // default 100) of them after ExclusiveStartTableName. LastEvaluatedTableName
 // is set when the page is full, as DynamoDB does.
 func (db *DB) ListTables(ctx context.Context, in *dynamodb.ListTablesInput, _ ...func(*dynamodb.Options)) (*dynamodb.ListTablesOutput, error) {
-	return operation(db, "ListTables", func() (*dynamodb.ListTablesOutput, error) {
-		return db.listTables(ctx, in)
-	})
+	return run(ctx, db, "ListTables", in, db.listTables)
 }
 
 func (db *DB) listTables(_ context.Context, in *dynamodb.ListTablesInput) (*dynamodb.ListTablesOutput, error) {

@@ -145,6 +145,27 @@ func projectionExpression(pe string, names map[string]string) (projector, error)
 	return projector{p: p}, nil
 }
 
+// compileRead compiles with c the FilterExpression and the
+// ProjectionExpression of a Query or Scan, in that order (either may be
+// nil: no filter, items whole). The caller finishes c.
+func compileRead(c *expr.Compiler, filterExpr, projExpr *string) (*expr.Condition, projector, error) {
+	var filter *expr.Condition
+	if filterExpr != nil {
+		var err error
+		if filter, err = c.Filter(*filterExpr); err != nil {
+			return nil, projector{}, err
+		}
+	}
+	if projExpr == nil {
+		return filter, projector{}, nil
+	}
+	p, err := c.Projection(*projExpr)
+	if err != nil {
+		return nil, projector{}, err
+	}
+	return filter, projector{p: p}, nil
+}
+
 // attributesToGet compiles the legacy AttributesToGet; none returns items
 // whole.
 func attributesToGet(atg []string) (projector, error) {
@@ -203,6 +224,25 @@ func (r *writeRequest) check(allowed ...types.ReturnValue) error {
 	}
 	_, err := r.usesExprs()
 	return err
+}
+
+// prepareKeyed validates a write of the item at key on the table m, in
+// DynamoDB's order: the parameters (check, ReturnValues one of allowed),
+// the key, the expressions; it returns the key and the compiled
+// expressions. Delete and update share it; a put's key is in its item.
+func (r *writeRequest) prepareKeyed(m *tableMeta, key Item, allowed ...types.ReturnValue) (*primaryKey, writeExprs, error) {
+	if err := r.check(allowed...); err != nil {
+		return nil, writeExprs{}, err
+	}
+	k, err := m.keyFromMap(key)
+	if err != nil {
+		return nil, writeExprs{}, err
+	}
+	w, err := r.compile()
+	if err != nil {
+		return nil, writeExprs{}, err
+	}
+	return k, w, nil
 }
 
 // usesExprs checks that a write does not mix expression and legacy

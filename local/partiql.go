@@ -40,9 +40,7 @@ import (
 // Parameters fill the ? placeholders in order; a request with fewer is a
 // ValidationException. Errors are DynamoDB Local's.
 func (db *DB) ExecuteStatement(ctx context.Context, in *dynamodb.ExecuteStatementInput, _ ...func(*dynamodb.Options)) (*dynamodb.ExecuteStatementOutput, error) {
-	return operation(db, "ExecuteStatement", func() (*dynamodb.ExecuteStatementOutput, error) {
-		return db.executeStatement(ctx, in)
-	})
+	return run(ctx, db, "ExecuteStatement", in, db.executeStatement)
 }
 
 func (db *DB) executeStatement(ctx context.Context, in *dynamodb.ExecuteStatementInput) (*dynamodb.ExecuteStatementOutput, error) {

@@ -28,9 +28,7 @@ const maxBatchStatements = 25
 // for the item it found (by its ConsistentRead), a write as the single
 // write it is; a statement that failed is not charged.
 func (db *DB) BatchExecuteStatement(ctx context.Context, in *dynamodb.BatchExecuteStatementInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchExecuteStatementOutput, error) {
-	return operation(db, "BatchExecuteStatement", func() (*dynamodb.BatchExecuteStatementOutput, error) {
-		return db.batchExecute(ctx, in)
-	})
+	return run(ctx, db, "BatchExecuteStatement", in, db.batchExecute)
 }
 
 func (db *DB) batchExecute(ctx context.Context, in *dynamodb.BatchExecuteStatementInput) (*dynamodb.BatchExecuteStatementOutput, error) {
@@ -287,9 +285,7 @@ func batchStatementError(err error) (*types.BatchStatementError, error) {
 // "Duplicate primary key exists in table"). ClientRequestToken makes it
 // idempotent, as in TransactWriteItems.
 func (db *DB) ExecuteTransaction(ctx context.Context, in *dynamodb.ExecuteTransactionInput, _ ...func(*dynamodb.Options)) (*dynamodb.ExecuteTransactionOutput, error) {
-	return operation(db, "ExecuteTransaction", func() (*dynamodb.ExecuteTransactionOutput, error) {
-		return db.executeTransaction(ctx, in)
-	})
+	return run(ctx, db, "ExecuteTransaction", in, db.executeTransaction)
 }
 
 func (db *DB) executeTransaction(ctx context.Context, in *dynamodb.ExecuteTransactionInput) (*dynamodb.ExecuteTransactionOutput, error) {

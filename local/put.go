@@ -9,9 +9,7 @@ import (
 
 // PutItem creates or replaces an item, subject to its condition.
 func (db *DB) PutItem(ctx context.Context, in *dynamodb.PutItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
-	return operation(db, "PutItem", func() (*dynamodb.PutItemOutput, error) {
-		return db.putItem(ctx, in)
-	})
+	return run(ctx, db, "PutItem", in, db.putItem)
 }
 
 func (db *DB) putItem(ctx context.Context, in *dynamodb.PutItemInput) (*dynamodb.PutItemOutput, error) {

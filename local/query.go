@@ -22,9 +22,7 @@ import (
 // changes the capacity reported. Expired items not yet swept are returned,
 // as in DynamoDB.
 func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
-	return tableOperation(db, "Query", in.TableName, func(t *table) (*dynamodb.QueryOutput, error) {
-		return db.query(t, in)
-	})
+	return tableRun(db, "Query", in.TableName, in, db.query)
 }
 
 func (db *DB) query(t *table, in *dynamodb.QueryInput) (*dynamodb.QueryOutput, error) {
@@ -105,17 +103,8 @@ func planQuery(t *table, in *dynamodb.QueryInput) (*queryPlan, error) {
 	)
 	if useExprs {
 		c := expr.NewCompiler(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
-		if in.FilterExpression != nil {
-			if filter, err = c.Filter(*in.FilterExpression); err != nil {
-				return nil, err
-			}
-		}
-		if in.ProjectionExpression != nil {
-			p, err := c.Projection(*in.ProjectionExpression)
-			if err != nil {
-				return nil, err
-			}
-			proj = projector{p: p}
+		if filter, proj, err = compileRead(c, in.FilterExpression, in.ProjectionExpression); err != nil {
+			return nil, err
 		}
 		if in.KeyConditionExpression != nil {
 			if kc, err = c.KeyCondition(*in.KeyConditionExpression); err != nil {

@@ -14,9 +14,7 @@ import (
 // holds the partitions whose hash falls in the i-th N-th of the hash space),
 // in an order that is arbitrary but stable, one page at a time as Query.
 func (db *DB) Scan(ctx context.Context, in *dynamodb.ScanInput, _ ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error) {
-	return tableOperation(db, "Scan", in.TableName, func(t *table) (*dynamodb.ScanOutput, error) {
-		return db.scanOp(t, in)
-	})
+	return tableRun(db, "Scan", in.TableName, in, db.scanOp)
 }
 
 func (db *DB) scanOp(t *table, in *dynamodb.ScanInput) (*dynamodb.ScanOutput, error) {
@@ -94,17 +92,8 @@ func planScan(t *table, in *dynamodb.ScanInput) (*scan, error) {
 	}
 	if useExprs {
 		c := expr.NewCompiler(in.ExpressionAttributeNames, in.ExpressionAttributeValues)
-		if in.FilterExpression != nil {
-			if filter, err = c.Filter(*in.FilterExpression); err != nil {
-				return nil, err
-			}
-		}
-		if in.ProjectionExpression != nil {
-			p, err := c.Projection(*in.ProjectionExpression)
-			if err != nil {
-				return nil, err
-			}
-			proj = projector{p: p}
+		if filter, proj, err = compileRead(c, in.FilterExpression, in.ProjectionExpression); err != nil {
+			return nil, err
 		}
 		if err := c.Finish(); err != nil {
 			return nil, err

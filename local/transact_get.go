@@ -12,9 +12,7 @@ import (
 // TransactGetItems reads up to 100 items, from one or more tables, as of
 // one instant: no transaction's writes are seen in part.
 func (db *DB) TransactGetItems(ctx context.Context, in *dynamodb.TransactGetItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactGetItemsOutput, error) {
-	return operation(db, "TransactGetItems", func() (*dynamodb.TransactGetItemsOutput, error) {
-		return db.transactGet(ctx, in)
-	})
+	return run(ctx, db, "TransactGetItems", in, db.transactGet)
 }
 
 func (db *DB) transactGet(_ context.Context, in *dynamodb.TransactGetItemsInput) (*dynamodb.TransactGetItemsOutput, error) {

@@ -23,9 +23,7 @@ const maxTransactItems = 100
 // request order. A ClientRequestToken makes the call idempotent for ten
 // minutes.
 func (db *DB) TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, _ ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-	return operation(db, "TransactWriteItems", func() (*dynamodb.TransactWriteItemsOutput, error) {
-		return db.transactWrite(ctx, in)
-	})
+	return run(ctx, db, "TransactWriteItems", in, db.transactWrite)
 }
 
 func (db *DB) transactWrite(ctx context.Context, in *dynamodb.TransactWriteItemsInput) (*dynamodb.TransactWriteItemsOutput, error) {

@@ -10,9 +10,7 @@ import (
 // UpdateItem edits an item's attributes, creating the item if it does not
 // exist, subject to its condition.
 func (db *DB) UpdateItem(ctx context.Context, in *dynamodb.UpdateItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error) {
-	return operation(db, "UpdateItem", func() (*dynamodb.UpdateItemOutput, error) {
-		return db.updateItem(ctx, in)
-	})
+	return run(ctx, db, "UpdateItem", in, db.updateItem)
 }
 
 func (db *DB) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
@@ -29,15 +27,8 @@ func (db *DB) updateItem(ctx context.Context, in *dynamodb.UpdateItemInput) (*dy
 
 // prepareUpdate validates an update of the item at key on the table m.
 func (db *DB) prepareUpdate(m *tableMeta, key Item, r *writeRequest) (*itemWrite, error) {
-	if err := r.check(types.ReturnValueNone, types.ReturnValueAllOld, types.ReturnValueAllNew,
-		types.ReturnValueUpdatedOld, types.ReturnValueUpdatedNew); err != nil {
-		return nil, err
-	}
-	k, err := m.keyFromMap(key)
-	if err != nil {
-		return nil, err
-	}
-	w, err := r.compile()
+	k, w, err := r.prepareKeyed(m, key, types.ReturnValueNone, types.ReturnValueAllOld, types.ReturnValueAllNew,
+		types.ReturnValueUpdatedOld, types.ReturnValueUpdatedNew)
 	if err != nil {
 		return nil, err
 	}

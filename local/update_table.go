@@ -22,9 +22,7 @@ const backfillBatchSize = 4 << 20
 // to the table wait meanwhile); the output shows it CREATING, as DynamoDB
 // does, and DescribeTable shows it ACTIVE.
 func (db *DB) UpdateTable(ctx context.Context, in *dynamodb.UpdateTableInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTableOutput, error) {
-	return tableOperation(db, "UpdateTable", in.TableName, func(t *table) (*dynamodb.UpdateTableOutput, error) {
-		return db.updateTable(t, in)
-	})
+	return tableRun(db, "UpdateTable", in.TableName, in, db.updateTable)
 }
 
 func (db *DB) updateTable(t *table, in *dynamodb.UpdateTableInput) (*dynamodb.UpdateTableOutput, error) {

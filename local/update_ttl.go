@@ -12,9 +12,7 @@ import (
 // UpdateTimeToLive enables or disables TTL on a table. Enabling enters the
 // table's existing items in the TTL queue before it returns.
 func (db *DB) UpdateTimeToLive(ctx context.Context, in *dynamodb.UpdateTimeToLiveInput, _ ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error) {
-	return operation(db, "UpdateTimeToLive", func() (*dynamodb.UpdateTimeToLiveOutput, error) {
-		return db.updateTTL(ctx, in)
-	})
+	return run(ctx, db, "UpdateTimeToLive", in, db.updateTTL)
 }
 
 func (db *DB) updateTTL(_ context.Context, in *dynamodb.UpdateTimeToLiveInput) (*dynamodb.UpdateTimeToLiveOutput, error) {

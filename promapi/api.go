@@ -103,7 +103,7 @@ func (a *API) Queryable() storage.Queryable { return a.q }
 func Owns(path string) bool {
 	switch path {
 	case "/api/v1/query", "/api/v1/query_range", "/api/v1/series", "/api/v1/labels",
-		"/api/v1/metadata", "/api/v1/status/buildinfo", "/api/v1/format_query":
+		"/api/v1/metadata", "/api/v1/status/buildinfo", "/api/v1/format_query", "/api/v1/query_exemplars":
 		return true
 	}
 	return strings.HasPrefix(path, "/api/v1/label/") && strings.HasSuffix(path, "/values")
@@ -423,6 +423,27 @@ func moduleToRelease(v string) string {
 	}
 	patch, _, _ := strings.Cut(parts[2], "-")
 	return strconv.Itoa(mm/100) + "." + strconv.Itoa(mm%100) + "." + patch
+}
+
+// QueryExemplars answers /api/v1/query_exemplars: query, start, end,
+// checked as Prometheus checks them, and an empty list, as Prometheus
+// answers with its exemplar storage off (its default): the store keeps
+// no exemplars, so Grafana's exemplar switch shows none rather than an
+// error.
+func (a *API) QueryExemplars(w http.ResponseWriter, r *http.Request) {
+	a.serve(w, r, func(_ context.Context, f form) (any, []string, error) {
+		qs, err := f.required("query")
+		if err != nil {
+			return nil, nil, err
+		}
+		if _, _, err := f.rangeOf(false); err != nil {
+			return nil, nil, err
+		}
+		if _, err := a.parser.ParseExpr(qs); err != nil {
+			return nil, nil, badData(err)
+		}
+		return []struct{}{}, nil, nil
+	})
 }
 
 // FormatQuery answers /api/v1/format_query: the query, prettified.

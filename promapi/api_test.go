@@ -26,6 +26,7 @@ func newAPIServer(t *testing.T, allow func(context.Context, string) bool) *httpt
 		"/api/v1/query": a.Query, "/api/v1/query_range": a.QueryRange, "/api/v1/series": a.Series,
 		"/api/v1/labels": a.Labels, "/api/v1/label/{name}/values": a.LabelValues,
 		"/api/v1/metadata": a.Metadata, "/api/v1/status/buildinfo": a.BuildInfo, "/api/v1/format_query": a.FormatQuery,
+		"/api/v1/query_exemplars": a.QueryExemplars,
 	} {
 		mux.HandleFunc(pattern, h)
 	}
@@ -227,6 +228,14 @@ func TestGrafanaCalls(t *testing.T) {
 					last = ts
 				}
 			}
+			// Exemplars, as a panel with its exemplar switch on asks:
+			// none kept, an empty list as Prometheus gives with its
+			// exemplar storage off.
+			ex := call(t, srv, method, "/api/v1/query_exemplars", url.Values{"query": {`http_requests_total`}, "start": {start}, "end": {end}}, 200)
+			if string(ex.Data) != "[]" {
+				t.Errorf("query_exemplars: %s", ex.Data)
+			}
+			call(t, srv, method, "/api/v1/query_exemplars", url.Values{"query": {`sum(`}}, 400)
 			// An instant vector, as the table view and the explore page ask.
 			var v vectorData
 			decode(t, call(t, srv, method, "/api/v1/query", url.Values{"query": {`cpu_usage_idle`}, "time": {"1740794400.5"}}, 200).Data, &v)

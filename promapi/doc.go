@@ -48,9 +48,10 @@
 // # The API
 //
 // API's methods are the handlers of GET /api/v1/query, query_range,
-// series, labels, label/<name>/values, metadata, status/buildinfo and
-// format_query (and a form POST of query, query_range, series, labels
-// and format_query), with Prometheus' parameters and answers:
+// series, labels, label/<name>/values, metadata, status/buildinfo,
+// format_query and query_exemplars (always empty: no exemplars are kept)
+// (and a form POST of query, query_range, series, labels, format_query
+// and query_exemplars), with Prometheus' parameters and answers:
 // {"status": "success", "data": ..., "warnings": [...]} or {"status":
 // "error", "errorType": ..., "error": ...} with Prometheus' statuses (400
 // bad_data, 422 execution, 503 timeout). A query runs under

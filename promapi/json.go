@@ -9,6 +9,8 @@ import (
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/promql/parser"
+
+	"github.com/timetable-db/timetable/internal/httpjson"
 )
 
 var sprintf = fmt.Sprintf
@@ -23,7 +25,7 @@ type response struct {
 }
 
 func writeSuccess(w http.ResponseWriter, data any, warnings []string) {
-	writeBody(w, http.StatusOK, response{Status: "success", Data: data, Warnings: warnings})
+	httpjson.Write(w, http.StatusOK, response{Status: "success", Data: data, Warnings: warnings})
 }
 
 // WriteError answers an error in Prometheus' format: {"status": "error",
@@ -33,16 +35,7 @@ func WriteError(w http.ResponseWriter, status int, typ, msg string) {
 	if status == 499 {
 		status = http.StatusServiceUnavailable
 	}
-	writeBody(w, status, response{Status: "error", ErrorType: typ, Error: msg})
-}
-
-func writeBody(w http.ResponseWriter, status int, body response) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(body)
+	httpjson.Write(w, status, response{Status: "error", ErrorType: typ, Error: msg})
 }
 
 // queryData is the data of a query's answer.

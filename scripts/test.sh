@@ -57,7 +57,9 @@ export TIMETABLE_DYNAMODB_ENDPOINT=$DDB_LOCAL_ENDPOINT
 tt_log "DynamoDB Local is up at $TIMETABLE_DYNAMODB_ENDPOINT (pid $DDB_LOCAL_PID) after $((SECONDS - start)) s"
 
 if [[ $mode == all || $mode == go ]]; then
-	flags=(-timeout 15m)
+	# A package's bound, not the suite's: on a loaded machine series alone has
+	# passed 15 minutes under -race.
+	flags=(-timeout 25m)
 	[[ ${RACE:-0} == 1 ]] && flags+=(-race)
 	# shellcheck disable=SC2206 # word splitting is wanted for user flags
 	flags+=(${GOTESTFLAGS:-})

@@ -135,21 +135,12 @@ func decodeSrcMap(b []byte, n int) (srcMap, error) {
 	}
 	b = b[1:]
 	bad := func(what string) (srcMap, error) { return srcMap{}, fmt.Errorf("%w: %s", errSourceMap, what) }
-	uv := func() (uint64, bool) {
-		v, k := binary.Uvarint(b)
-		if k <= 0 {
-			return 0, false
-		}
-		b = b[k:]
-		return v, true
-	}
-	created, k := binary.Varint(b)
-	if k <= 0 {
+	created, ok := readVarint(&b)
+	if !ok {
 		return bad("truncated")
 	}
-	b = b[k:]
 	m.created = created
-	ne, ok := uv()
+	ne, ok := readUvarint(&b)
 	if !ok || ne > uint64(n) || (ne == 0 && n > 0) {
 		return bad("entry count")
 	}
@@ -157,13 +148,12 @@ func decodeSrcMap(b []byte, n int) (srcMap, error) {
 	var prev uint64
 	total := uint64(0)
 	for i := range m.entries {
-		d, k := binary.Varint(b)
-		if k <= 0 {
+		d, ok := readVarint(&b)
+		if !ok {
 			return bad("truncated")
 		}
-		b = b[k:]
 		prev += uint64(d)
-		c, ok := uv()
+		c, ok := readUvarint(&b)
 		if !ok {
 			return bad("truncated")
 		}
@@ -173,7 +163,7 @@ func decodeSrcMap(b []byte, n int) (srcMap, error) {
 		}
 		e.count = uint32(c >> 1)
 		if c&1 != 0 {
-			s, ok := uv()
+			s, ok := readUvarint(&b)
 			if !ok || s == 0 || s+uint64(e.count) > 1<<32-1 {
 				return bad("entry start")
 			}
@@ -185,7 +175,7 @@ func decodeSrcMap(b []byte, n int) (srcMap, error) {
 	if total != uint64(n) {
 		return bad(fmt.Sprintf("entries hold %d readings, the chunk %d", total, n))
 	}
-	nr, ok := uv()
+	nr, ok := readUvarint(&b)
 	if !ok || nr > uint64(n) {
 		return bad("run count")
 	}
@@ -193,8 +183,8 @@ func decodeSrcMap(b []byte, n int) (srcMap, error) {
 		m.runs = make([]srcRun, nr)
 		used := make([]uint64, ne)
 		for i := range m.runs {
-			e, ok1 := uv()
-			l, ok2 := uv()
+			e, ok1 := readUvarint(&b)
+			l, ok2 := readUvarint(&b)
 			if !ok1 || !ok2 || e >= ne || l == 0 || l > uint64(n) {
 				return bad("run")
 			}

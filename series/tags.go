@@ -57,11 +57,10 @@ func decodeTags(b []byte, n, ntags int) ([][]string, error) {
 	}
 	b = b[1:]
 	uv := func() (uint64, error) {
-		v, k := binary.Uvarint(b)
-		if k <= 0 {
+		v, ok := readUvarint(&b)
+		if !ok {
 			return 0, fmt.Errorf("%w: truncated", errTagColumn)
 		}
-		b = b[k:]
 		return v, nil
 	}
 	rn, err := uv()

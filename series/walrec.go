@@ -157,26 +157,13 @@ func decodeWAL(b []byte) (walRecord, error) {
 	fail := func(what string) (walRecord, error) {
 		return walRecord{}, fmt.Errorf("%w: %s", errWALRecord, what)
 	}
-	uv := func() (uint64, bool) {
-		v, n := binary.Uvarint(b)
-		if n <= 0 {
-			return 0, false
-		}
-		b = b[n:]
-		return v, true
-	}
 	str := func() (string, bool) {
-		l, ok := uv()
-		if !ok || l > uint64(len(b)) {
-			return "", false
-		}
-		s := string(b[:l])
-		b = b[l:]
-		return s, utf8.ValidString(s)
+		s, ok := readString(&b)
+		return s, ok && utf8.ValidString(s)
 	}
 	switch r.typ {
 	case walBatch:
-		lsn, ok := uv()
+		lsn, ok := readUvarint(&b)
 		if !ok || len(b) != 0 {
 			return fail("bad batch record")
 		}
@@ -199,7 +186,7 @@ func decodeWAL(b []byte) (walRecord, error) {
 		}
 		return r, nil
 	}
-	n, ok := uv()
+	n, ok := readUvarint(&b)
 	if !ok || n > uint64(len(b))/10 {
 		return fail("bad reading count")
 	}
@@ -211,13 +198,12 @@ func decodeWAL(b []byte) (walRecord, error) {
 		}
 		x.seq = binary.LittleEndian.Uint64(b)
 		b = b[8:]
-		t, m := binary.Varint(b)
-		if m <= 0 || t < minMs || t >= maxMs {
+		t, ok := readVarint(&b)
+		if !ok || t < minMs || t >= maxMs {
 			return fail("bad time")
 		}
 		x.t = t
-		b = b[m:]
-		nv, ok := uv()
+		nv, ok := readUvarint(&b)
 		if !ok || nv > uint64(len(b))/8 {
 			return fail("bad value count")
 		}
@@ -226,7 +212,7 @@ func decodeWAL(b []byte) (walRecord, error) {
 			x.vals[j] = math.Float64frombits(binary.LittleEndian.Uint64(b))
 			b = b[8:]
 		}
-		nt, ok := uv()
+		nt, ok := readUvarint(&b)
 		if !ok || nt > uint64(len(b)) {
 			return fail("bad tag count")
 		}
@@ -247,27 +233,12 @@ func decodeWAL(b []byte) (walRecord, error) {
 
 // decodeWALColumns decodes the readings of a columns record, after its id.
 func decodeWALColumns(b []byte) ([]rec, bool) {
-	uv := func() uint64 {
-		v, n := binary.Uvarint(b)
-		if n <= 0 {
-			b = nil
-			return 1 << 63
-		}
-		b = b[n:]
-		return v
-	}
-	sv := func() (int64, bool) {
-		v, n := binary.Varint(b)
-		if n <= 0 {
-			return 0, false
-		}
-		b = b[n:]
-		return v, true
-	}
-	n, nv, nt := uv(), uv(), uv()
+	n, ok1 := readUvarint(&b)
+	nv, ok2 := readUvarint(&b)
+	nt, ok3 := readUvarint(&b)
 	// Each reading takes at least a byte of time (but the first, which
 	// takes at least one more of seq0), 8 per value and one per tag.
-	if n == 0 || n > uint64(len(b)) || nv > uint64(len(b))/8 || nt > uint64(len(b)) ||
+	if !ok1 || !ok2 || !ok3 || n == 0 || n > uint64(len(b)) || nv > uint64(len(b))/8 || nt > uint64(len(b)) ||
 		n*(1+8*nv+nt) > uint64(len(b))+8 || len(b) < 9 {
 		return nil, false
 	}
@@ -282,7 +253,7 @@ func decodeWALColumns(b []byte) ([]rec, bool) {
 		}
 	case 1:
 		for i := 1; i < len(recs); i++ {
-			d, ok := sv()
+			d, ok := readVarint(&b)
 			if !ok {
 				return nil, false
 			}
@@ -292,7 +263,7 @@ func decodeWALColumns(b []byte) ([]rec, bool) {
 		return nil, false
 	}
 	for i := range recs {
-		d, ok := sv()
+		d, ok := readVarint(&b)
 		if !ok {
 			return nil, false
 		}
@@ -322,13 +293,8 @@ func decodeWALColumns(b []byte) ([]rec, bool) {
 		}
 		tags := make([]string, n*nt)
 		for j := range tags {
-			l := uv()
-			if l > uint64(len(b)) {
-				return nil, false
-			}
-			tags[j] = string(b[:l])
-			b = b[l:]
-			if !utf8.ValidString(tags[j]) {
+			var ok bool
+			if tags[j], ok = readString(&b); !ok || !utf8.ValidString(tags[j]) {
 				return nil, false
 			}
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/analytics/collect"
+	"github.com/timetable-db/timetable/internal/httpjson"
 )
 
 // analyticsOff is the answer of the analytics routes when the server has
@@ -22,8 +23,14 @@ func corsAny(w http.ResponseWriter) {
 	h.Del("Vary")
 }
 
+// droppedHeader names, on the answer to a hit the collect endpoint
+// dropped, why (collect's Drop reasons: bot, headless, no_agent, bot_ip,
+// spam). The tracker's debug mode reads it.
+const droppedHeader = "X-Timetable-Dropped"
+
 // collectEvent records a browser's hit (Plausible's Events API payload)
-// and answers 202 "ok", also for a hit dropped as a bot's or as spam.
+// and answers 202 "ok", also for a hit dropped as a bot's or as spam,
+// which droppedHeader then names.
 func (s *Server) collectEvent(w http.ResponseWriter, r *http.Request) error {
 	corsAny(w)
 	if s.collector == nil {
@@ -32,10 +39,16 @@ func (s *Server) collectEvent(w http.ResponseWriter, r *http.Request) error {
 	if err := s.writable(); err != nil {
 		return err
 	}
-	if err := s.collector.Collect(r); err != nil {
+	dropped, err := s.collector.Collect(r)
+	if err != nil {
 		return collectError(err)
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	h := w.Header()
+	if dropped != "" {
+		h.Set(droppedHeader, dropped)
+	}
+	h.Set("Access-Control-Expose-Headers", droppedHeader)
+	h.Set("Content-Type", "text/plain; charset=utf-8")
 	w.WriteHeader(http.StatusAccepted)
 	_, _ = w.Write([]byte("ok"))
 	return nil
@@ -122,6 +135,6 @@ func (s *Server) collectBatch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return collectError(err)
 	}
-	writeJSON(w, http.StatusOK, map[string]int{"recorded": n})
+	httpjson.Write(w, http.StatusOK, map[string]int{"recorded": n})
 	return nil
 }

@@ -115,7 +115,7 @@ func TestCollect_PageViewThenEvent(t *testing.T) {
 	}
 	pv, ev := hs[0], hs[1]
 	if pv.Path != "/shoes" || pv.Source != "newsletter" || pv.UTM["medium"] != "email" || pv.UTM["campaign"] != "spring" ||
-		pv.Referrer != "https://www.google.com/search" || pv.Browser != "Firefox" || pv.OS != "Linux" || pv.Device != "desktop" {
+		pv.Referrer != "https://www.google.com/search" || pv.Browser != "Firefox" || pv.OS != "GNU/Linux" || pv.Device != "Desktop" {
 		t.Errorf("page view stored as %+v", pv)
 	}
 	if ev.Name != "Signup" || ev.Path != "/shoes" || ev.Interactive == nil || !*ev.Interactive {
@@ -278,7 +278,12 @@ func TestCollect_BotsAndSpamDropped(t *testing.T) {
 		{browserUA, "https://www.sub.spam.example/", "spam"},
 	} {
 		p := `{"n":"pageview","u":"https://shop.example/","d":"shop.example","r":"` + c.referrer + `"}`
-		ce.do(http.MethodPost, "/api/event", "text/plain", strings.NewReader(p), "User-Agent", c.ua).must(t, http.StatusAccepted)
+		a := ce.do(http.MethodPost, "/api/event", "text/plain", strings.NewReader(p), "User-Agent", c.ua).must(t, http.StatusAccepted)
+		// The answer says why, in a header a page's script may read.
+		if got := a.header.Get("X-Timetable-Dropped"); got != c.reason || a.header.Get("Access-Control-Expose-Headers") != "X-Timetable-Dropped" {
+			t.Errorf("user agent %q, referrer %q: X-Timetable-Dropped %q (exposed: %q), want %q", c.ua, c.referrer, got,
+				a.header.Get("Access-Control-Expose-Headers"), c.reason)
+		}
 	}
 	if hs := ce.hits("shop"); len(hs) != 0 {
 		t.Errorf("bots' hits stored: %+v", hs)
@@ -289,7 +294,10 @@ func TestCollect_BotsAndSpamDropped(t *testing.T) {
 		}
 	}
 	// Positive control: a person's hit with a real referrer is recorded.
-	ce.hit(`{"n":"pageview","u":"https://shop.example/","d":"shop.example","r":"https://duckduckgo.com/"}`).must(t, http.StatusAccepted)
+	a := ce.hit(`{"n":"pageview","u":"https://shop.example/","d":"shop.example","r":"https://duckduckgo.com/"}`).must(t, http.StatusAccepted)
+	if got := a.header.Get("X-Timetable-Dropped"); got != "" {
+		t.Errorf("a hit recorded says it was dropped: %q", got)
+	}
 	if hs := ce.hits("shop"); len(hs) != 1 || hs[0].Source != "DuckDuckGo" {
 		t.Errorf("a person's hit stored as %+v", hs)
 	}

@@ -191,8 +191,16 @@ func TestDashboard_Browser(t *testing.T) {
 	listen(tab)
 	base := e.http.URL
 	b.Do(t, tab, "open the sign-in page", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(base+"/"), chromedp.WaitVisible(chromedp.CSS("#token")))
-	// The token typed and Enter pressed, as a person signs in.
-	b.Do(t, tab, "sign in", chromedp.SendKeys(chromedp.CSS("#token"), secret+"\r"), chromedp.WaitVisible(chromedp.CSS(`.sites a`)))
+	hint := browsertest.Run(t, b, tab, "read the token hint", chromedp.Text(chromedp.CSS("#token-hint")))
+	if !strings.Contains(hint, "timetable token create --scopes read") {
+		t.Errorf("the sign-in hint %q does not give the flag --scopes", hint)
+	}
+	// The token typed and Enter pressed, as a person signs in: the only
+	// site opens.
+	b.Do(t, tab, "sign in", chromedp.SendKeys(chromedp.CSS("#token"), secret+"\r"), loaded)
+	if loc := browsertest.Run(t, b, tab, "read the URL", chromedp.Location()); !strings.Contains(loc, "site=demo") {
+		t.Errorf("after sign-in the page is %s, not the only site's dashboard", loc)
+	}
 	b.Do(t, tab, "open the site", chromedp.Navigate(base+"/?site=demo&period=7d"), loaded)
 	got := browsertest.Run(t, b, tab, "read the dashboard", chromedp.Evaluate[rendered](readDashboard))
 	want := func(what, got, want string) {
@@ -221,6 +229,11 @@ func TestDashboard_Browser(t *testing.T) {
 	}
 	if !got.SitePicker && got.ReadOnly {
 		t.Errorf("the signed-in view is read-only: %+v", got)
+	}
+	// A read token sees no management control.
+	if n := browsertest.Run(t, b, tab, "look for management controls", chromedp.Evaluate[int](
+		`document.querySelectorAll("#settings-link, #add-goals, #add-funnels, #new-site").length`)); n != 0 {
+		t.Errorf("a read token sees %d management controls", n)
 	}
 	b.Screenshot(t, tab, "desktop")
 
@@ -298,6 +311,17 @@ func TestDashboard_Browser(t *testing.T) {
 	if !strings.Contains(refused, "not valid") {
 		t.Errorf("a wrong slug shows %q", refused)
 	}
+	// An admin token: the site list offers to add a site, the dashboard
+	// links to the site's settings (a new tab: its own session storage).
+	admin := b.Tab(t)
+	listen(admin)
+	b.Do(t, admin, "sign in as an admin", chromedp.EmulateViewport(1280, 900), chromedp.Navigate(base+"/"),
+		chromedp.WaitVisible(chromedp.CSS("#token")),
+		chromedp.SendKeys(chromedp.CSS("#token"), e.mintToken("admin", auth.ScopeAdmin, nil)+"\r"),
+		chromedp.WaitVisible(chromedp.CSS("#new-site")), // two sites now: the list
+		chromedp.Navigate(base+"/?site=demo"),
+		chromedp.WaitVisible(chromedp.CSS("#settings-link")),
+	)
 	mu.Lock()
 	defer mu.Unlock()
 	if len(foreign) > 0 {

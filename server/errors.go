@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/auth"
 	"github.com/timetable-db/timetable/ingest"
+	"github.com/timetable-db/timetable/internal/httpjson"
 	"github.com/timetable-db/timetable/series"
 )
 
@@ -40,9 +40,28 @@ type apiError struct {
 	message string
 	// retryAfter, if positive, is sent as Retry-After (429, 503).
 	retryAfter time.Duration
+	// field, if set, is the member of the request's JSON at fault.
+	field string
 }
 
 func (e *apiError) Error() string { return e.message }
+
+// setRetryAfter sets the Retry-After header of e's answer, in whole
+// seconds rounded up, if e has a retryAfter.
+func (e *apiError) setRetryAfter(w http.ResponseWriter) {
+	if e.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int((e.retryAfter+time.Second-1)/time.Second)))
+	}
+}
+
+// sentStatus is the status e is answered with: its own, but 503 for 499
+// (a client that closed the connection), since no client reads a 499.
+func (e *apiError) sentStatus() int {
+	if e.status == 499 {
+		return http.StatusServiceUnavailable
+	}
+	return e.status
+}
 
 func errorf(status int, code, format string, args ...any) *apiError {
 	return &apiError{status: status, code: code, message: fmt.Sprintf(format, args...)}
@@ -52,10 +71,17 @@ func invalid(format string, args ...any) *apiError {
 	return errorf(http.StatusBadRequest, codeInvalid, format, args...)
 }
 
-// errorBody is the JSON of every error answer.
+// errorBody is the JSON of every error answer; Field names the member of
+// the request's JSON body at fault, when the error is one value's.
 type errorBody struct {
 	Error   string `json:"error"`
 	Message string `json:"message"`
+	Field   string `json:"field,omitempty"`
+}
+
+// jsonFields are the JSON names of the fields analytics.FieldError names.
+var jsonFields = map[string]string{
+	"ID": "id", "Name": "name", "Domains": "domains", "TimeZone": "time_zone", "Kind": "kind", "Match": "match", "Steps": "steps",
 }
 
 // classify maps an error of the layers below to its answer. Errors it does
@@ -63,9 +89,12 @@ type errorBody struct {
 func classify(err error) *apiError {
 	var ae *apiError
 	var le *ingest.Error
+	var fe *analytics.FieldError
 	switch {
 	case errors.As(err, &ae):
 		return ae
+	case errors.As(err, &fe):
+		return &apiError{status: http.StatusBadRequest, code: codeInvalid, message: err.Error(), field: jsonFields[fe.Field]}
 	case errors.Is(err, timetable.ErrStorageFailed), timetable.IsDiskFull(err):
 		return storageFault(err)
 	case errors.Is(err, ingest.ErrTooLong), errors.Is(err, ingest.ErrTooManyReadings), errors.Is(err, ingest.ErrTooManySeries):
@@ -139,22 +168,6 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 }
 
 func writeError(w http.ResponseWriter, ae *apiError) {
-	if ae.retryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int((ae.retryAfter+time.Second-1)/time.Second)))
-	}
-	status := ae.status
-	if status == 499 {
-		status = http.StatusServiceUnavailable
-	}
-	writeJSON(w, status, errorBody{Error: ae.code, Message: ae.message})
-}
-
-// writeJSON answers v as JSON with status.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
+	ae.setRetryAfter(w)
+	httpjson.Write(w, ae.sentStatus(), errorBody{Error: ae.code, Message: ae.message, Field: ae.field})
 }

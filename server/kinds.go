@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/timetable-db/timetable/auth"
+	"github.com/timetable-db/timetable/internal/httpjson"
 
 	"github.com/timetable-db/timetable/series"
 )
@@ -21,7 +22,7 @@ func (s *Server) listKinds(w http.ResponseWriter, r *http.Request) error {
 			out.Kinds = append(out.Kinds, k.Schema())
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 	return nil
 }
 
@@ -31,7 +32,7 @@ func (s *Server) getKind(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, k.Schema())
+	httpjson.Write(w, http.StatusOK, k.Schema())
 	return nil
 }
 
@@ -49,7 +50,7 @@ func (s *Server) createKind(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	w.Header().Set("Location", "/api/v1/kinds/"+k.Name())
-	writeJSON(w, http.StatusCreated, k.Schema())
+	httpjson.Write(w, http.StatusCreated, k.Schema())
 	return nil
 }
 
@@ -68,7 +69,7 @@ func (s *Server) changeKind(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, k.Schema())
+	httpjson.Write(w, http.StatusOK, k.Schema())
 	return nil
 }
 

@@ -6,11 +6,11 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"time"
 
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/timetable-db/timetable/ingest"
+	"github.com/timetable-db/timetable/internal/httpjson"
 )
 
 // otlpMetrics answers OTLP/HTTP metrics at POST /v1/metrics: an
@@ -99,7 +99,7 @@ func writeOTLPResponse(w http.ResponseWriter, enc ingest.OTLPEncoding, res inges
 				v.PartialSuccess.RejectedDataPoints = strconv.FormatInt(res.Rejected, 10)
 			}
 		}
-		writeJSON(w, http.StatusOK, v)
+		httpjson.Write(w, http.StatusOK, v)
 		return nil
 	}
 	var b []byte
@@ -121,13 +121,8 @@ func writeOTLPResponse(w http.ResponseWriter, enc ingest.OTLPEncoding, res inges
 // writeOTLPError answers ae as OTLP/HTTP says: a google.rpc.Status of the
 // gRPC code nearest the HTTP status, in the request's encoding.
 func writeOTLPError(w http.ResponseWriter, enc ingest.OTLPEncoding, ae *apiError) error {
-	if ae.retryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int((ae.retryAfter+time.Second-1)/time.Second)))
-	}
-	status := ae.status
-	if status == 499 {
-		status = http.StatusServiceUnavailable
-	}
+	ae.setRetryAfter(w)
+	status := ae.sentStatus()
 	code := grpcCode(status)
 	if enc == ingest.OTLPJSON {
 		w.Header().Set("Content-Type", "application/json")

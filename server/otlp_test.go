@@ -28,7 +28,8 @@ func kv(k, v string) *commonpb.KeyValue {
 // otlpRequest is an OTLP metrics request (MetricsData is
 // ExportMetricsServiceRequest on the wire) of one resource of service
 // svc: a gauge, a cumulative monotonic sum, a histogram, a summary, an
-// exponential histogram (refused), all at t.
+// exponential histogram of two points (the second of a scale refused),
+// all at t.
 func otlpRequest(t time.Time) *metricspb.MetricsData {
 	ns := uint64(t.UnixNano())
 	sum := 7.5
@@ -57,7 +58,10 @@ func otlpRequest(t time.Time) *metricspb.MetricsData {
 				}}},
 				{Name: "exp.hist", Data: &metricspb.Metric_ExponentialHistogram{ExponentialHistogram: &metricspb.ExponentialHistogram{
 					AggregationTemporality: metricspb.AggregationTemporality_AGGREGATION_TEMPORALITY_CUMULATIVE,
-					DataPoints:             []*metricspb.ExponentialHistogramDataPoint{{TimeUnixNano: ns, Count: 1}, {TimeUnixNano: ns, Count: 2}},
+					DataPoints: []*metricspb.ExponentialHistogramDataPoint{
+						{TimeUnixNano: ns, Count: 10, Positive: &metricspb.ExponentialHistogramDataPoint_Buckets{BucketCounts: []uint64{4, 6}}},
+						{TimeUnixNano: ns, Count: 1, Scale: 21}, // beyond OTLP's scales: refused
+					},
 				}}},
 			},
 		}},
@@ -125,8 +129,8 @@ func (e *env) query(q string, at time.Time) []string {
 // TestOTLP_WriteThenQuery: an OTLP request, in protobuf and gzip, comes
 // back through the Prometheus query API under the names Prometheus'
 // OTLP translation gives, with job, instance, the scope's labels and
-// target_info; the exponential histogram's points are refused in
-// partial_success and the rest is written.
+// target_info; the exponential histogram reads as a classic one, but for
+// its point of a scale out of range, refused in partial_success.
 func TestOTLP_WriteThenQuery(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	at := t0.Add(time.Minute)
@@ -143,8 +147,8 @@ func TestOTLP_WriteThenQuery(t *testing.T) {
 		t.Errorf("Content-Type %q", ct)
 	}
 	rejected, msg := partialSuccess(t, a.body)
-	if rejected != 2 || !strings.Contains(msg, "exponential histograms") {
-		t.Errorf("partial success %d %q, want the 2 points of the exponential histogram", rejected, msg)
+	if rejected != 1 || !strings.Contains(msg, "data point 6") || !strings.Contains(msg, "scale 21") {
+		t.Errorf("partial success %d %q, want the exponential histogram's point of scale 21", rejected, msg)
 	}
 
 	common := "instance=i-1,job=svc,otel_scope_name=lib,otel_scope_version=1.2"
@@ -165,7 +169,12 @@ func TestOTLP_WriteThenQuery(t *testing.T) {
 	check(`rpc_latency_milliseconds{quantile="0.99"}`, "__name__=rpc_latency_milliseconds,"+common+",quantile=0.99 20")
 	check(`rpc_latency_milliseconds_count`, "__name__=rpc_latency_milliseconds_count,"+common+" 5")
 	check(`target_info`, "__name__=target_info,host_name=h1,instance=i-1,job=svc,k8s_namespace_name=prod 1")
-	check(`count({__name__=~"exp.*"})`)
+	check(`exp_hist_bucket`,
+		"__name__=exp_hist_bucket,instance=i-1,job=svc,le=+Inf,otel_scope_name=lib,otel_scope_version=1.2 10",
+		"__name__=exp_hist_bucket,instance=i-1,job=svc,le=0,otel_scope_name=lib,otel_scope_version=1.2 0",
+		"__name__=exp_hist_bucket,instance=i-1,job=svc,le=2,otel_scope_name=lib,otel_scope_version=1.2 4",
+		"__name__=exp_hist_bucket,instance=i-1,job=svc,le=4,otel_scope_name=lib,otel_scope_version=1.2 10")
+	check(`histogram_quantile(0.7, exp_hist_bucket)`, common+" 3")
 
 	// The metadata Prometheus would keep, in the kind.
 	var k struct {
@@ -203,7 +212,7 @@ func TestOTLP_JSON(t *testing.T) {
 		PartialSuccess struct{ RejectedDataPoints, ErrorMessage string }
 	}
 	a.json(t, &resp)
-	if resp.PartialSuccess.RejectedDataPoints != "2" || resp.PartialSuccess.ErrorMessage == "" {
+	if resp.PartialSuccess.RejectedDataPoints != "1" || resp.PartialSuccess.ErrorMessage == "" {
 		t.Errorf("JSON answer %s", a.body)
 	}
 	q := `{__name__=~".+"}`

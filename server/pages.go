@@ -5,11 +5,13 @@ import (
 	"html/template"
 	"net/http"
 	"strings"
+
+	"github.com/timetable-db/timetable/internal/httpjson"
 )
 
 // healthz answers GET /healthz: the process is up.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+	httpjson.Write(w, http.StatusOK, map[string]string{"status": "ok"})
 	return nil
 }
 
@@ -25,7 +27,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 		}
 		return &apiError{status: http.StatusServiceUnavailable, code: codeUnavailable, message: ae.message, retryAfter: ae.retryAfter}
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	httpjson.Write(w, http.StatusOK, map[string]string{"status": "ready"})
 	return nil
 }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"math"
 	"net/http"
-	"strconv"
-	"time"
 
 	"github.com/timetable-db/timetable/auth"
 	"github.com/timetable-db/timetable/promapi"
@@ -47,8 +45,6 @@ func writeErrorFor(w http.ResponseWriter, r *http.Request, ae *apiError) {
 		writeError(w, ae)
 		return
 	}
-	if ae.retryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(int((ae.retryAfter+time.Second-1)/time.Second)))
-	}
+	ae.setRetryAfter(w)
 	promapi.WriteError(w, ae.status, ae.code, ae.message)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/internal/httpjson"
 	"github.com/timetable-db/timetable/series"
 )
 
@@ -68,7 +69,7 @@ func (s *Server) latest(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	sc := k.Schema()
-	writeJSON(w, http.StatusOK, toJSON(&sc, id, rd))
+	httpjson.Write(w, http.StatusOK, toJSON(&sc, id, rd))
 	return nil
 }
 
@@ -111,7 +112,7 @@ func (s *Server) latestMany(w http.ResponseWriter, r *http.Request) error {
 			out.Missing = append(out.Missing, id)
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 	return nil
 }
 
@@ -166,7 +167,7 @@ func (s *Server) readings(w http.ResponseWriter, r *http.Request) error {
 	for i, rd := range page.Readings {
 		out.Readings[i] = toJSON(&sc, "", rd)
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 	return nil
 }
 
@@ -248,7 +249,7 @@ func (s *Server) aggregate(w http.ResponseWriter, r *http.Request) error {
 		}
 		out.Periods = append(out.Periods, pj)
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 	return nil
 }
 
@@ -285,7 +286,7 @@ func (s *Server) listSeries(w http.ResponseWriter, r *http.Request) error {
 	if ids == nil {
 		ids = []string{}
 	}
-	writeJSON(w, http.StatusOK, struct {
+	httpjson.Write(w, http.StatusOK, struct {
 		Series []string `json:"series"`
 		Cursor string   `json:"cursor,omitempty"`
 	}{ids, next})
@@ -331,7 +332,7 @@ func (s *Server) metricRange(w http.ResponseWriter, r *http.Request) error {
 	for i, p := range pts {
 		out.Points[i] = pointJSON{Series: p.ID, Time: p.Time.UTC().Format(timeLayout), Value: p.Value}
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 	return nil
 }
 

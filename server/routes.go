@@ -78,6 +78,7 @@ func (s *Server) routes() []route {
 		{"DELETE /api/v1/sites/{site}/funnels/{id}", need(auth.ScopeAdmin, siteOfPath), s.deleteOf((*analytics.Store).DeleteFunnel)},
 		{"GET /api/v1/sites/{site}/funnels/{id}/steps", need(auth.ScopeRead, siteOfPath), s.funnelSteps},
 		{"GET /api/v1/sites/{site}/realtime", need(auth.ScopeRead, siteOfPath), s.realtime},
+		{"GET /api/v1/sites/{site}/properties", need(auth.ScopeRead, siteOfPath), s.properties},
 		{"POST /api/v2/query", inBody(auth.ScopeRead), s.query},
 
 		// Prometheus' query API (promapi): the metrics of the kinds the
@@ -95,6 +96,8 @@ func (s *Server) routes() []route {
 		{"GET /api/v1/status/buildinfo", need(auth.ScopeRead, someKind), prom(pq.BuildInfo)},
 		{"GET /api/v1/format_query", need(auth.ScopeRead, someKind), prom(pq.FormatQuery)},
 		{"POST /api/v1/format_query", need(auth.ScopeRead, someKind), prom(pq.FormatQuery)},
+		{"GET /api/v1/query_exemplars", need(auth.ScopeRead, someKind), prom(pq.QueryExemplars)},
+		{"POST /api/v1/query_exemplars", need(auth.ScopeRead, someKind), prom(pq.QueryExemplars)},
 
 		// Every other path: JSON 404 (and 405 where the path exists).
 		{"/", public, s.notFound},

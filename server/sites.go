@@ -7,6 +7,7 @@ import (
 
 	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/auth"
+	"github.com/timetable-db/timetable/internal/httpjson"
 )
 
 // maxSiteBytes bounds the JSON of a site, goal, funnel or shared link.
@@ -23,13 +24,24 @@ type siteJSON struct {
 	UpdatedAt string   `json:"updated_at,omitempty"`
 }
 
-func siteOut(st *analytics.Site) siteJSON {
+// siteOutJSON is a site as the API answers it: with whether the caller
+// may manage it.
+type siteOutJSON struct {
+	siteJSON
+	// CanManage says the caller may change the site and its goals,
+	// funnels and shared links (admin of the site), so that a client
+	// offers those controls to it only.
+	CanManage bool `json:"can_manage"`
+}
+
+// siteOut returns st as the caller of r sees it.
+func (s *Server) siteOut(r *http.Request, st *analytics.Site) siteOutJSON {
 	out := siteJSON{ID: st.ID, Name: st.Name, Domains: st.Domains, TimeZone: st.TimeZone, Public: st.Public,
 		CreatedAt: st.CreatedAt.UTC().Format(time.RFC3339), UpdatedAt: st.UpdatedAt.UTC().Format(time.RFC3339)}
 	if out.Domains == nil {
 		out.Domains = []string{}
 	}
-	return out
+	return siteOutJSON{siteJSON: out, CanManage: s.allow(r.Context(), r, auth.ScopeAdmin, auth.Site(st.ID)) == nil}
 }
 
 type goalJSON struct {
@@ -97,7 +109,8 @@ func (s *Server) existingSite(r *http.Request) (*analytics.Store, *analytics.Sit
 	return a, st, nil
 }
 
-// listSites answers GET /api/v1/sites with the sites the token may read.
+// listSites answers GET /api/v1/sites with the sites the token may read,
+// and whether it may create sites.
 func (s *Server) listSites(w http.ResponseWriter, r *http.Request) error {
 	a, err := s.analytics()
 	if err != nil {
@@ -108,14 +121,15 @@ func (s *Server) listSites(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	out := struct {
-		Sites []siteJSON `json:"sites"`
-	}{Sites: []siteJSON{}}
+		Sites     []siteOutJSON `json:"sites"`
+		CanCreate bool          `json:"can_create"`
+	}{Sites: []siteOutJSON{}, CanCreate: s.allow(r.Context(), r, auth.ScopeAdmin, auth.Everything) == nil}
 	for i := range sites {
 		if s.allow(r.Context(), r, auth.ScopeRead, auth.Site(sites[i].ID)) == nil {
-			out.Sites = append(out.Sites, siteOut(&sites[i]))
+			out.Sites = append(out.Sites, s.siteOut(r, &sites[i]))
 		}
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 	return nil
 }
 
@@ -154,7 +168,7 @@ func (s *Server) writeSite(w http.ResponseWriter, r *http.Request, a *analytics.
 	if status == http.StatusCreated {
 		w.Header().Set("Location", "/api/v1/sites/"+id)
 	}
-	writeJSON(w, status, siteOut(st))
+	httpjson.Write(w, status, s.siteOut(r, st))
 	return nil
 }
 
@@ -215,7 +229,7 @@ func (s *Server) createSharedLink(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, sharedLinkJSON{ID: l.ID, Name: l.Name, CreatedAt: l.CreatedAt.UTC().Format(time.RFC3339),
+	httpjson.Write(w, http.StatusCreated, sharedLinkJSON{ID: l.ID, Name: l.Name, CreatedAt: l.CreatedAt.UTC().Format(time.RFC3339),
 		Slug: slug, URL: "/share/" + site + "?auth=" + slug})
 	return nil
 }
@@ -236,7 +250,7 @@ func putOf[J, T any](s *Server, what string, put func(a *analytics.Store, ctx co
 		if err := put(a, r.Context(), site, conv(in)); err != nil {
 			return err
 		}
-		writeJSON(w, http.StatusCreated, in)
+		httpjson.Write(w, http.StatusCreated, in)
 		return nil
 	}
 }
@@ -274,7 +288,7 @@ func listOf[T, J any](s *Server, name string, list func(a *analytics.Store, ctx 
 		for _, x := range xs {
 			js = append(js, out(x))
 		}
-		writeJSON(w, http.StatusOK, map[string][]J{name: js})
+		httpjson.Write(w, http.StatusOK, map[string][]J{name: js})
 		return nil
 	}
 }

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -241,4 +242,116 @@ func TestStats_QueryRealtimeFunnel(t *testing.T) {
 	}
 	e.as(admin, "GET", "/api/v1/sites/a/funnels/f/steps?date_range=bogus", "").must(t, 400)
 	e.as(admin, "GET", "/api/v1/sites/a/funnels/nope/steps", "").must(t, 404)
+}
+
+// TestSites_Management: what the dashboard's management controls rely
+// on: each site says whether the caller may manage it and the list
+// whether it may create sites (an admin yes, a reader or another site's
+// admin no); a refused value names its field; the property names of a
+// site's custom events; an empty realtime window says when the latest
+// page view was.
+func TestSites_Management(t *testing.T) {
+	e, now := analyticsEnv(t)
+	admin := e.token
+	e.as(admin, "POST", "/api/v1/sites", `{"id":"a","domains":["a.example"]}`).must(t, 201)
+	e.as(admin, "POST", "/api/v1/sites", `{"id":"b"}`).must(t, 201)
+	readA := e.mint([]auth.Scope{auth.ScopeRead}, []string{"a", "b"})
+	adminA := e.mint([]auth.Scope{auth.ScopeAdmin}, []string{"a"})
+	type site struct {
+		ID        string
+		CanManage bool `json:"can_manage"`
+	}
+	var list struct {
+		Sites     []site
+		CanCreate bool `json:"can_create"`
+	}
+	for _, c := range []struct {
+		name, token string
+		create      bool
+		manage      map[string]bool
+	}{
+		{"admin", admin, true, map[string]bool{"a": true, "b": true}},
+		{"reader", readA, false, map[string]bool{"a": false, "b": false}},
+		{"admin of a", adminA, false, map[string]bool{"a": true}},
+	} {
+		list.Sites, list.CanCreate = nil, false
+		e.as(c.token, "GET", "/api/v1/sites", "").must(t, 200).json(t, &list)
+		got := map[string]bool{}
+		for _, s := range list.Sites {
+			got[s.ID] = s.CanManage
+		}
+		if list.CanCreate != c.create || !maps.Equal(got, c.manage) {
+			t.Errorf("%s: can_create %v, can_manage %v; want %v, %v", c.name, list.CanCreate, got, c.create, c.manage)
+		}
+		var one site
+		e.as(c.token, "GET", "/api/v1/sites/a", "").must(t, 200).json(t, &one)
+		if one.CanManage != c.manage["a"] {
+			t.Errorf("%s: GET site a: can_manage %v", c.name, one.CanManage)
+		}
+	}
+	if e.as(admin, "PUT", "/api/v1/sites/a", `{"can_manage":true}`).must(t, 400).errorCode(t) != "invalid_argument" {
+		t.Error("can_manage taken in a request")
+	}
+
+	// Each refused value names its field.
+	field := func(method, path, body, want string) {
+		t.Helper()
+		var eb struct{ Error, Message, Field string }
+		e.as(admin, method, path, body).must(t, 400).json(t, &eb)
+		if eb.Field != want || eb.Message == "" {
+			t.Errorf("%s %s %s: field %q (%s), want %q", method, path, body, eb.Field, eb.Message, want)
+		}
+	}
+	field("POST", "/api/v1/sites", `{"id":"Bad Id"}`, "id")
+	field("POST", "/api/v1/sites", `{"id":"c","domains":["https://c.example/"]}`, "domains")
+	field("POST", "/api/v1/sites", `{"id":"c","time_zone":"Mars/Base"}`, "time_zone")
+	field("PUT", "/api/v1/sites/a", `{"name":"`+strings.Repeat("n", 201)+`"}`, "name")
+	field("POST", "/api/v1/sites/a/goals", `{"id":"","kind":"event","match":"x"}`, "id")
+	field("POST", "/api/v1/sites/a/goals", `{"id":"g","kind":"click","match":"x"}`, "kind")
+	field("POST", "/api/v1/sites/a/goals", `{"id":"g","kind":"pageview","match":"thanks"}`, "match")
+	e.as(admin, "POST", "/api/v1/sites/a/goals", `{"id":"g","name":"Signup","kind":"event","match":"Signup"}`).must(t, 201)
+	field("POST", "/api/v1/sites/a/funnels", `{"id":"f","steps":["g"]}`, "steps")
+	field("POST", "/api/v1/sites/a/funnels", `{"id":"f","steps":["g","nope"]}`, "steps")
+	field("POST", "/api/v1/sites/a/shared-links", `{"name":"`+strings.Repeat("n", 201)+`"}`, "name")
+	// Not one value's: no field.
+	var eb struct{ Field string }
+	e.as(admin, "POST", "/api/v1/sites", `{"id":"a"}`).must(t, 409).json(t, &eb)
+	if eb.Field != "" {
+		t.Errorf("a conflict names field %q", eb.Field)
+	}
+
+	// Property names, over the default 30 days (to yesterday).
+	ctx := context.Background()
+	for i, props := range []map[string]string{{"plan": "pro"}, {"plan": "free", "seats": "3"}} {
+		if err := e.analytics.Record(ctx, analytics.Event{Site: "a", Time: now.Add(-time.Duration(i+25) * time.Hour), VisitorID: "v", Name: "Signup", Path: "/", Props: props}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := e.analytics.AggregatePending(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var props struct {
+		Properties []struct {
+			Name   string
+			Events int
+		}
+	}
+	e.as(readA, "GET", "/api/v1/sites/a/properties", "").must(t, 200).json(t, &props)
+	if len(props.Properties) != 2 || props.Properties[0].Name != "plan" || props.Properties[0].Events != 2 || props.Properties[1].Name != "seats" {
+		t.Errorf("properties %+v", props)
+	}
+	e.as(readA, "GET", "/api/v1/sites/a/properties?date_range=nope", "").must(t, 400)
+
+	// The realtime window is empty: the latest page view's time says why.
+	if err := e.analytics.Record(ctx, analytics.Event{Site: "a", Time: now.Add(-2 * time.Hour), VisitorID: "v", Name: analytics.PageView, Path: "/"}); err != nil {
+		t.Fatal(err)
+	}
+	var live struct {
+		Visitors int
+		Latest   string `json:"latest_pageview"`
+	}
+	e.as(readA, "GET", "/api/v1/sites/a/realtime", "").must(t, 200).json(t, &live)
+	if want := now.Add(-2 * time.Hour).Format("2006-01-02T15:04:05.000Z"); live.Visitors != 0 || live.Latest != want {
+		t.Errorf("realtime %+v, want no visitors and latest_pageview %s", live, want)
+	}
 }

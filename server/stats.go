@@ -9,6 +9,7 @@ import (
 	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/analytics/statsapi"
 	"github.com/timetable-db/timetable/auth"
+	"github.com/timetable-db/timetable/internal/httpjson"
 )
 
 // query answers POST /api/v2/query, Plausible's Stats API v2: the query
@@ -37,13 +38,13 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) error {
 		}
 		var resp *statsapi.Response
 		if resp, err = q.Run(r.Context(), a, s.cfg.Now(), &statsapi.Options{MaxBuckets: s.cfg.MaxPeriods}); err == nil {
-			writeJSON(w, http.StatusOK, resp)
+			httpjson.Write(w, http.StatusOK, resp)
 			return nil
 		}
 	}
 	var qe *statsapi.Error
 	if errors.As(err, &qe) {
-		writeJSON(w, http.StatusBadRequest, struct {
+		httpjson.Write(w, http.StatusBadRequest, struct {
 			Error string `json:"error"`
 		}{qe.Message})
 		return nil
@@ -51,20 +52,29 @@ func (s *Server) query(w http.ResponseWriter, r *http.Request) error {
 	return err
 }
 
-// funnelSteps answers GET /api/v1/sites/{site}/funnels/{id}/steps with
-// the visitors reaching each step over ?date_range= (default 30d).
-func (s *Server) funnelSteps(w http.ResponseWriter, r *http.Request) error {
-	a, st, err := s.existingSite(r)
-	if err != nil {
-		return err
+// siteRange returns the store, the existing site of the path and the
+// range [from, to) of ?date_range= (a preset or two dates; default 30d);
+// a bad range is a 400.
+func (s *Server) siteRange(r *http.Request) (a *analytics.Store, st *analytics.Site, from, to time.Time, err error) {
+	if a, st, err = s.existingSite(r); err != nil {
+		return nil, nil, from, to, err
 	}
 	spec := r.URL.Query().Get("date_range")
 	if spec == "" {
 		spec = "30d"
 	}
-	from, to, err := statsapi.Range(st, spec, s.cfg.Now())
+	if from, to, err = statsapi.Range(st, spec, s.cfg.Now()); err != nil {
+		return nil, nil, from, to, invalid("%v", err)
+	}
+	return a, st, from, to, nil
+}
+
+// funnelSteps answers GET /api/v1/sites/{site}/funnels/{id}/steps with
+// the visitors reaching each step over ?date_range= (default 30d).
+func (s *Server) funnelSteps(w http.ResponseWriter, r *http.Request) error {
+	a, st, from, to, err := s.siteRange(r)
 	if err != nil {
-		return invalid("%v", err)
+		return err
 	}
 	f, err := a.Funnel(r.Context(), st.ID, r.PathValue("id"))
 	if err != nil {
@@ -100,7 +110,33 @@ func (s *Server) funnelSteps(w http.ResponseWriter, r *http.Request) error {
 		out.Steps = append(out.Steps, stepJSON{Goal: x.Goal, Visitors: x.Visitors, DropOff: x.DropOff,
 			ConversionRate: percent(x.ConversionRate), StepConversionRate: percent(x.StepConversionRate)})
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
+	return nil
+}
+
+// properties answers GET /api/v1/sites/{site}/properties: the names of
+// the custom-event properties over ?date_range= (default 30d), from the
+// aggregates, each with the custom events that carried it, most first.
+func (s *Server) properties(w http.ResponseWriter, r *http.Request) error {
+	a, st, from, to, err := s.siteRange(r)
+	if err != nil {
+		return err
+	}
+	props, err := a.Properties(r.Context(), st.ID, from, to)
+	if err != nil {
+		return err
+	}
+	type propJSON struct {
+		Name   string `json:"name"`
+		Events int64  `json:"events"`
+	}
+	out := struct {
+		Properties []propJSON `json:"properties"`
+	}{Properties: []propJSON{}}
+	for _, p := range props {
+		out.Properties = append(out.Properties, propJSON{Name: p.Value, Events: p.Count})
+	}
+	httpjson.Write(w, http.StatusOK, out)
 	return nil
 }
 
@@ -137,7 +173,13 @@ func (s *Server) realtime(w http.ResponseWriter, r *http.Request) error {
 		PageViews int64       `json:"pageviews"`
 		Pages     []pageJSON  `json:"pages"`
 		Events    []eventJSON `json:"events"`
+		// LatestPageView, when the window has no page view, is when the
+		// latest one was: why the window is empty.
+		LatestPageView string `json:"latest_pageview,omitempty"`
 	}{Visitors: live.Visitors, PageViews: live.PageViews, Pages: []pageJSON{}, Events: []eventJSON{}}
+	if !live.Latest.IsZero() {
+		out.LatestPageView = live.Latest.UTC().Format("2006-01-02T15:04:05.000Z")
+	}
 	for _, p := range live.Pages {
 		out.Pages = append(out.Pages, pageJSON{Page: p.Value, Visitors: p.Count})
 	}
@@ -145,6 +187,6 @@ func (s *Server) realtime(w http.ResponseWriter, r *http.Request) error {
 		out.Events = append(out.Events, eventJSON{Time: e.Time.UTC().Format("2006-01-02T15:04:05.000Z"), Name: e.Name, Page: e.Page,
 			Source: e.Source, Country: e.Country, Browser: e.Browser, OS: e.OS, Device: e.Device})
 	}
-	writeJSON(w, http.StatusOK, out)
+	httpjson.Write(w, http.StatusOK, out)
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/timetable-db/timetable/auth"
+	"github.com/timetable-db/timetable/internal/httpjson"
 )
 
 // tokenJSON is a token as the API lists it; Secret only when created.
@@ -66,7 +67,7 @@ func (s *Server) createToken(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := tokenOut(t)
 	out.Token = secret
-	writeJSON(w, http.StatusCreated, out)
+	httpjson.Write(w, http.StatusCreated, out)
 	return nil
 }
 
@@ -122,7 +123,7 @@ func (s *Server) createAccessKey(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusCreated, accessKeyOut(k))
+	httpjson.Write(w, http.StatusCreated, accessKeyOut(k))
 	return nil
 }
 
@@ -147,7 +148,7 @@ func listCredentials[C, J any](s *Server, w http.ResponseWriter, r *http.Request
 	for i, c := range cs {
 		js[i] = out(c)
 	}
-	writeJSON(w, http.StatusOK, map[string][]J{key: js})
+	httpjson.Write(w, http.StatusOK, map[string][]J{key: js})
 	return nil
 }
 

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	useragent "github.com/medama-io/go-useragent"
+
+	"github.com/timetable-db/timetable/analytics"
 )
 
 // Reasons a hit is dropped, the labels of Stats.Dropped.
@@ -51,7 +53,8 @@ func parseAgent(p *useragent.Parser, ua string) agent {
 	if a.IsBot() {
 		return agent{drop: DropBot}
 	}
-	return agent{browser: string(a.Browser()), os: string(a.OS()), device: strings.ToLower(string(a.Device()))}
+	return agent{browser: analytics.NormalBrowser(string(a.Browser())), os: analytics.NormalOS(string(a.OS())),
+		device: analytics.NormalDevice(string(a.Device()))}
 }
 
 //go:embed spam.txt

@@ -87,7 +87,8 @@ type Options struct {
 	// UnknownSiteTTL how long a name that is no site is remembered as
 	// such. They bound how long a site added, changed or deleted through
 	// another server (another Store on the same table) takes to reach
-	// this Collector. Defaults DefaultSiteCacheTTL and
+	// this Collector; one changed through the Store the Collector records
+	// into reaches it at once. Defaults DefaultSiteCacheTTL and
 	// DefaultUnknownSiteTTL, 10 seconds each.
 	SiteCacheTTL, UnknownSiteTTL time.Duration
 	// Now is the clock of hits and rates. Default time.Now.
@@ -159,53 +160,55 @@ const maxPath = 512
 // Collect records the hit of r, a browser's POST /api/event: its body
 // (at most MaxPayloadBytes) is Decode's payload. It returns once the hit
 // is durable (see durably), so that an answer sent after it is never lost
-// to a crash. A hit from a bot or with a spam referrer is dropped and
-// Collect returns nil. It fails with
+// to a crash. A hit from a bot, a headless browser or with a spam
+// referrer is dropped: Collect returns the reason (DropBot, DropHeadless,
+// DropNoAgent, DropBotIP or DropSpam) and no error; dropped is "" for a
+// hit recorded. It fails with
 // ErrTooLarge, ErrInvalid (or analytics.ErrInvalid), ErrUnknownSite,
 // ErrForeignDomain or a *RateLimitError; other errors are the store's.
-func (c *Collector) Collect(r *http.Request) error {
-	err := c.collect(r)
+func (c *Collector) Collect(r *http.Request) (dropped string, err error) {
+	dropped, err = c.collect(r)
+	if dropped != "" {
+		c.stats.drop(dropped)
+	}
 	c.stats.refuse(err)
-	return err
+	return dropped, err
 }
 
-func (c *Collector) collect(r *http.Request) error {
+func (c *Collector) collect(r *http.Request) (dropped string, err error) {
 	ctx := r.Context()
 	data, err := io.ReadAll(io.LimitReader(r.Body, MaxPayloadBytes+1))
 	if err != nil {
-		return fmt.Errorf("%w: cannot read the body: %v", ErrInvalid, err)
+		return "", fmt.Errorf("%w: cannot read the body: %v", ErrInvalid, err)
 	}
 	p, err := Decode(data)
 	if err != nil {
-		return err
+		return "", err
 	}
 	page, err := pageURL(p.URL)
 	if err != nil {
-		return err
+		return "", err
 	}
 	host := strings.ToLower(page.Hostname())
 	sites, err := c.resolve(ctx, p.Domain, host)
 	if err != nil {
-		return err
+		return "", err
 	}
 	ip, _ := clientIP(r, c.o.TrustedProxies)
 	ua := r.UserAgent()
 	ag := parseAgent(c.ua, ua)
 	switch {
 	case ag.drop != "":
-		c.stats.drop(ag.drop)
-		return nil
+		return ag.drop, nil
 	case contains(c.o.BotRanges, ip):
-		c.stats.drop(DropBotIP)
-		return nil
+		return DropBotIP, nil
 	case isSpam(c.spam, normHost(referrerHost(p.Referrer))):
-		c.stats.drop(DropSpam)
-		return nil
+		return DropSpam, nil
 	}
 	if c.limit != nil {
 		for _, st := range sites {
 			if ok, wait := c.limit.allow(limitKey{site: st.ID, ip: clientKey(ip)}); !ok {
-				return &RateLimitError{Site: st.ID, RetryAfter: wait}
+				return "", &RateLimitError{Site: st.ID, RetryAfter: wait}
 			}
 		}
 	}
@@ -224,7 +227,7 @@ func (c *Collector) collect(r *http.Request) error {
 		e.EngagementMs, e.ScrollDepth = p.EngagementMs, p.ScrollDepth
 	}
 	fromURL(&e, page, p.Hash)
-	return c.durably(ctx, func(ctx context.Context) error {
+	return "", c.durably(ctx, func(ctx context.Context) error {
 		for _, st := range sites {
 			e.Site = st.ID
 			if e.VisitorID, err = c.store.VisitorID(ctx, st.ID, ip.String(), ua); err != nil {

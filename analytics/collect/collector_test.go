@@ -86,22 +86,22 @@ func TestCollect_DomainListDeduped(t *testing.T) {
 	payload := func(d string) string {
 		return `{"n":"pageview","u":"https://blog.example/a","d":"` + d + `"}`
 	}
-	if err := c.Collect(hitRequest(payload("blog,blog,blog.example, blog"), "127.0.0.1:1")); err != nil {
+	if _, err := c.Collect(hitRequest(payload("blog,blog,blog.example, blog"), "127.0.0.1:1")); err != nil {
 		t.Fatal(err)
 	}
 	if n := pageViews(t, st, "blog"); n != 1 {
 		t.Fatalf("d naming blog 4 times: %d page views stored, want 1", n)
 	}
 	long := strings.TrimSuffix(strings.Repeat("blog,", 40), ",")
-	if err := c.Collect(hitRequest(payload(long), "127.0.0.1:1")); !errors.Is(err, ErrInvalid) {
+	if _, err := c.Collect(hitRequest(payload(long), "127.0.0.1:1")); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("d naming blog 40 times: %v, want ErrInvalid", err)
 	}
 	full := strings.TrimSuffix(strings.Repeat("blog,", MaxDomains), ",")
-	if err := c.Collect(hitRequest(payload(full), "127.0.0.1:1")); err != nil {
+	if _, err := c.Collect(hitRequest(payload(full), "127.0.0.1:1")); err != nil {
 		t.Fatalf("d of %d names: %v", MaxDomains, err)
 	}
 	over := full + ",blog"
-	if err := c.Collect(hitRequest(payload(over), "127.0.0.1:1")); !errors.Is(err, ErrInvalid) {
+	if _, err := c.Collect(hitRequest(payload(over), "127.0.0.1:1")); !errors.Is(err, ErrInvalid) {
 		t.Fatalf("d of %d names: %v, want ErrInvalid", MaxDomains+1, err)
 	}
 	if n := pageViews(t, st, "blog"); n != 2 {
@@ -120,7 +120,7 @@ func TestCollect_RateLimitIPv6By64(t *testing.T) {
 	accepted := 0
 	for i := range 300 {
 		addr := fmt.Sprintf("[2001:db8:1:2:%x::1]:443", i)
-		err := c.Collect(hitRequest(payload, addr))
+		_, err := c.Collect(hitRequest(payload, addr))
 		switch {
 		case err == nil:
 			accepted++
@@ -133,7 +133,7 @@ func TestCollect_RateLimitIPv6By64(t *testing.T) {
 		t.Fatalf("300 hits from one /64: %d accepted, want the burst of 3", accepted)
 	}
 	for _, addr := range []string{"[2001:db8:1:3::1]:443", "127.0.0.1:1", "127.0.0.2:1"} {
-		if err := c.Collect(hitRequest(payload, addr)); err != nil {
+		if _, err := c.Collect(hitRequest(payload, addr)); err != nil {
 			t.Errorf("a hit from %s: %v, want accepted", addr, err)
 		}
 	}
@@ -180,7 +180,7 @@ func TestCollect_AcknowledgedHitsSurviveCrash(t *testing.T) {
 	const n = 20
 	for i := range n {
 		p := fmt.Sprintf(`{"n":"pageview","u":"https://blog.example/p/%d"}`, i)
-		if err := c.Collect(hitRequest(p, fmt.Sprintf("127.0.0.%d:1", i+1))); err != nil {
+		if _, err := c.Collect(hitRequest(p, fmt.Sprintf("127.0.0.%d:1", i+1))); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -200,5 +200,71 @@ func TestCollect_AcknowledgedHitsSurviveCrash(t *testing.T) {
 	}
 	if live.PageViews != n+2 || len(live.Pages) != n+2 {
 		t.Fatalf("realtime after the crash: %d page views of %d pages, want %d of %d", live.PageViews, len(live.Pages), n+2, n+2)
+	}
+}
+
+// TestCollect_SiteChangeAtOnce: a domain added to a site, or a site
+// created, through the Store the Collector reads is accepted by the next
+// hit, on a clock that has not moved: the cache of sites is emptied by
+// the change, not aged out. A domain removed is refused at once too.
+func TestCollect_SiteChangeAtOnce(t *testing.T) {
+	_, st := testStore(t, nil, true)
+	now := time.Now()
+	c := New(st, &Options{RateLimit: -1, Now: func() time.Time { return now }})
+	ctx := context.Background()
+	hit := func(d, u string) error {
+		_, err := c.Collect(hitRequest(`{"n":"pageview","u":"`+u+`","d":"`+d+`"}`, "127.0.0.1:1"))
+		return err
+	}
+	if err := hit("blog", "https://news.example/a"); !errors.Is(err, ErrForeignDomain) {
+		t.Fatalf("a page of a domain blog lacks: %v, want ErrForeignDomain", err)
+	}
+	if err := hit("news.example", "https://news.example/a"); !errors.Is(err, ErrUnknownSite) {
+		t.Fatalf("a domain no site has: %v, want ErrUnknownSite", err)
+	}
+	if err := st.UpdateSite(ctx, analytics.Site{ID: "blog", Domains: []string{"blog.example", "news.example"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"blog", "news.example", ""} {
+		if err := hit(d, "https://news.example/a"); err != nil {
+			t.Errorf("d=%q after the domain was added: %v", d, err)
+		}
+	}
+	if err := hit("new", "https://new.example/"); !errors.Is(err, ErrUnknownSite) {
+		t.Fatalf("a site not yet created: %v, want ErrUnknownSite", err)
+	}
+	if err := st.CreateSite(ctx, analytics.Site{ID: "new", Domains: []string{"new.example"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := hit("new", "https://new.example/"); err != nil {
+		t.Errorf("a site just created: %v", err)
+	}
+	if err := st.UpdateSite(ctx, analytics.Site{ID: "blog", Domains: []string{"blog.example"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := hit("blog", "https://news.example/a"); !errors.Is(err, ErrForeignDomain) {
+		t.Errorf("a domain just removed: %v, want ErrForeignDomain", err)
+	}
+}
+
+// TestCollect_DropReason: Collect says why it dropped a hit, and records
+// nothing for it.
+func TestCollect_DropReason(t *testing.T) {
+	_, st := testStore(t, nil, true)
+	c := New(st, &Options{RateLimit: -1})
+	for _, x := range []struct{ ua, ref, want string }{
+		{browserUA, "", ""},
+		{"Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36", "", DropHeadless},
+		{"", "", DropNoAgent},
+		{browserUA, "https://semalt.com/", DropSpam},
+	} {
+		r := hitRequest(`{"n":"pageview","u":"https://blog.example/a","r":"`+x.ref+`"}`, "127.0.0.1:1")
+		r.Header.Set("User-Agent", x.ua)
+		if got, err := c.Collect(r); got != x.want || err != nil {
+			t.Errorf("user agent %q, referrer %q: dropped %q, %v; want %q", x.ua, x.ref, got, err, x.want)
+		}
+	}
+	if n := pageViews(t, st, "blog"); n != 1 {
+		t.Errorf("%d page views stored, want the one not dropped", n)
 	}
 }

@@ -16,21 +16,26 @@ import (
 
 // siteCache resolves what a tracker names a site by (its id or one of its
 // domains) to the site, remembering answers, found or not, for a while in
-// a bounded cache.
+// a bounded cache. A site created, changed or deleted through the store
+// it reads (this server's) empties the cache at once (the store's
+// SiteChanges); the ttl bounds the age of what other servers changed.
 type siteCache struct {
 	store    *analytics.Store
 	ttl, neg time.Duration
 	now      func() time.Time
 	cache    *lru.Cache[string, siteEntry]
 
-	mu      sync.Mutex
-	domains map[string]*analytics.Site // every site by domain
-	readAt  time.Time
+	mu        sync.Mutex
+	domains   map[string]*analytics.Site // every site by domain
+	readAt    time.Time
+	domainsOf uint64 // the store's SiteChanges when domains was read
 }
 
 type siteEntry struct {
 	site *analytics.Site // nil: no such site
 	at   time.Time
+	// changes is the store's SiteChanges before the site was read.
+	changes uint64
 }
 
 func newSiteCache(store *analytics.Store, ttl, neg time.Duration, size int, now func() time.Time) *siteCache {
@@ -43,7 +48,8 @@ func newSiteCache(store *analytics.Store, ttl, neg time.Duration, size int, now 
 func (c *siteCache) site(ctx context.Context, name string) (*analytics.Site, error) {
 	name = strings.ToLower(strings.TrimSpace(name))
 	now := c.now()
-	if e, ok := c.cache.Get(name); ok {
+	changes := c.store.SiteChanges()
+	if e, ok := c.cache.Get(name); ok && e.changes == changes {
 		life := c.ttl
 		if e.site == nil {
 			life = c.neg
@@ -55,22 +61,22 @@ func (c *siteCache) site(ctx context.Context, name string) (*analytics.Site, err
 	st, err := c.store.Site(ctx, name)
 	switch {
 	case errors.Is(err, timetable.ErrNotFound), errors.Is(err, analytics.ErrInvalid):
-		if st, err = c.byDomain(ctx, name, now); err != nil {
+		if st, err = c.byDomain(ctx, name, now, changes); err != nil {
 			return nil, err
 		}
 	case err != nil:
 		return nil, err
 	}
-	c.cache.Add(name, siteEntry{site: st, at: now})
+	c.cache.Add(name, siteEntry{site: st, at: now, changes: changes})
 	return st, nil
 }
 
 // byDomain returns the site with the domain d, from a list of every site
-// read at most neg ago.
-func (c *siteCache) byDomain(ctx context.Context, d string, now time.Time) (*analytics.Site, error) {
+// read at most neg ago and since the store's SiteChanges were changes.
+func (c *siteCache) byDomain(ctx context.Context, d string, now time.Time, changes uint64) (*analytics.Site, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.domains == nil || now.Sub(c.readAt) >= c.neg {
+	if c.domains == nil || now.Sub(c.readAt) >= c.neg || c.domainsOf != changes {
 		sites, err := c.store.Sites(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("collect: cannot list the sites: %w", err)
@@ -83,7 +89,7 @@ func (c *siteCache) byDomain(ctx context.Context, d string, now time.Time) (*ana
 				}
 			}
 		}
-		c.domains, c.readAt = m, now
+		c.domains, c.readAt, c.domainsOf = m, now, changes
 	}
 	return c.domains[d], nil
 }

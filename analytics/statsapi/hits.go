@@ -230,8 +230,21 @@ func (c *hitCounter) eachRow(v *analytics.Visit, h *analytics.Hit, t time.Time, 
 	}
 }
 
+// directNone is the source of a visit without one, as Plausible names
+// it.
+const directNone = "Direct / None"
+
+// noValue is the value of dimension d for a hit without one: directNone
+// for visit:source, analytics.None for the others.
+func noValue(d string) string {
+	if d == "visit:source" {
+		return directNone
+	}
+	return analytics.None
+}
+
 // value returns the value of dimension d (not event:goal) for hit h of
-// visit v, analytics.None for an empty one; false for event:props:NAME on
+// visit v, noValue(d) for an empty one; false for event:props:NAME on
 // a hit that is no custom event or lacks the property, and for an unknown
 // dimension.
 func value(d string, v *analytics.Visit, h *analytics.Hit) (string, bool) {
@@ -271,7 +284,7 @@ func value(d string, v *analytics.Visit, h *analytics.Hit) (string, bool) {
 		}
 	}
 	if x == "" {
-		x = analytics.None
+		x = noValue(d)
 	}
 	return x, true
 }

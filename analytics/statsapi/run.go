@@ -141,9 +141,17 @@ func (q *Query) Run(ctx context.Context, s *analytics.Store, now time.Time, o *O
 	resp := &Response{Meta: Meta{ComputedFrom: source}, Query: q.echo(from, to, st.loc)}
 	var cmpTable *table
 	if q.Include.Comparison != "" {
-		cf, ct := from.Add(-to.Sub(from)), from
+		// A range that runs past now is compared, up to the end of now's
+		// hour, with as much of the other period: today until 15:00 with
+		// yesterday until 15:00, not with all of yesterday.
+		end := to
+		if h := now.Truncate(time.Hour).Add(time.Hour); h.After(from) && h.Before(to) {
+			end = h
+		}
+		cf := from.Add(-to.Sub(from))
+		ct := cf.Add(end.Sub(from))
 		if q.Include.Comparison == "year_over_year" {
-			cf, ct = from.AddDate(-1, 0, 0), to.AddDate(-1, 0, 0)
+			cf, ct = from.AddDate(-1, 0, 0), end.AddDate(-1, 0, 0)
 		}
 		if cmpTable, err = q.compute(ctx, s, st.loc, cf, ct, source, maxB); err != nil {
 			return nil, err
@@ -354,6 +362,9 @@ func (q *Query) fromAggregates(ctx context.Context, s *analytics.Store, t *table
 		for _, c := range cs {
 			row := slices.Clone(dims)
 			row[di] = c.Value
+			if c.Value == analytics.None {
+				row[di] = noValue(d)
+			}
 			f := &figures{dims: row, count: c.Count, converted: c.Count, denom: denom}
 			switch aggCount(d) {
 			case "pageviews":

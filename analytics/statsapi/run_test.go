@@ -98,9 +98,10 @@ type result struct {
 		}
 	}
 	Meta struct {
-		TimeLabels   []string `json:"time_labels"`
-		TotalRows    *int     `json:"total_rows"`
-		ComputedFrom string   `json:"computed_from"`
+		TimeLabels          []string `json:"time_labels"`
+		TotalRows           *int     `json:"total_rows"`
+		ComputedFrom        string   `json:"computed_from"`
+		ComparisonDateRange []string `json:"comparison_date_range"`
 	}
 }
 
@@ -291,16 +292,27 @@ func TestRun_ComparisonsAndTimeLabels(t *testing.T) {
 			es = append(es, analytics.Event{VisitorID: fmt.Sprintf("v%d", i), Time: day.Add(time.Duration(i) * time.Minute), Name: analytics.PageView, Path: "/"})
 		}
 	}
-	add(time.Date(2024, 3, 19, 9, 0, 0, 0, time.UTC), 4) // yesterday
-	add(time.Date(2024, 3, 20, 9, 0, 0, 0, time.UTC), 6) // today
+	add(time.Date(2024, 3, 19, 9, 0, 0, 0, time.UTC), 4)  // yesterday
+	add(time.Date(2024, 3, 19, 18, 0, 0, 0, time.UTC), 3) // yesterday, later than now's hour
+	add(time.Date(2024, 3, 20, 9, 0, 0, 0, time.UTC), 6)  // today
 	record(t, s, clk, es)
+	// Today so far (until the end of now's hour, 13:00) against yesterday
+	// until 13:00, not all of yesterday.
 	r := run(t, s, clk.Now(), `{"site_id":"a","metrics":["pageviews","bounce_rate"],"date_range":"day","include":{"comparisons":{"mode":"previous_period"}}}`)
 	if len(r.Results) != 1 || r.Results[0].Comparison == nil {
 		t.Fatalf("comparison: %+v", r)
 	}
 	c := r.Results[0].Comparison
 	if r.Results[0].Metrics[0] != 6 || c.Metrics[0] != 4 || c.Change[0] != 50 || c.Change[1] != 0 {
-		t.Errorf("today against yesterday: %+v %+v", r.Results[0], c)
+		t.Errorf("today against yesterday until the same hour: %+v %+v", r.Results[0], c)
+	}
+	if want := []string{"2024-03-19T00:00:00Z", "2024-03-19T12:59:59Z"}; !slices.Equal(r.Meta.ComparisonDateRange, want) {
+		t.Errorf("comparison range %v, want %v", r.Meta.ComparisonDateRange, want)
+	}
+	// A range that has ended is compared whole.
+	r = run(t, s, clk.Now(), `{"site_id":"a","metrics":["pageviews"],"date_range":["2024-03-19","2024-03-19"],"include":{"comparisons":{"mode":"previous_period"}}}`)
+	if r.Results[0].Metrics[0] != 7 {
+		t.Errorf("yesterday, ended: %+v", r.Results[0])
 	}
 	r = run(t, s, clk.Now(), `{"site_id":"a","metrics":["pageviews"],"date_range":["2024-03-19","2024-03-20"],"dimensions":["time:day"],
 		"include":{"time_labels":true,"comparisons":{"mode":"previous_period"}}}`)
@@ -347,5 +359,39 @@ func TestStats_DateRangeCap(t *testing.T) {
 	q, _ := statsapi.Parse([]byte(`{"site_id":"a","metrics":["visitors"],"date_range":"7d","dimensions":["time:day"]}`))
 	if _, err := q.Run(context.Background(), s, clk.Now(), &statsapi.Options{MaxBuckets: 7}); err != nil {
 		t.Errorf("7 days, at most 7 buckets: %v", err)
+	}
+}
+
+// TestRun_DirectNone: a visit without a source is "Direct / None" in a
+// visit:source breakdown, from the aggregates and from the raw hits, and
+// a filter on that value selects it.
+func TestRun_DirectNone(t *testing.T) {
+	now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
+	s, clk := fixture(t, now)
+	at := time.Date(2024, 3, 19, 9, 0, 0, 0, time.UTC)
+	record(t, s, clk, []analytics.Event{
+		{VisitorID: "v1", Time: at, Name: analytics.PageView, Path: "/"},
+		{VisitorID: "v2", Time: at, Name: analytics.PageView, Path: "/", Referrer: "https://www.google.com/"},
+		{VisitorID: "v3", Time: at, Name: analytics.PageView, Path: "/", UTM: analytics.UTM{Source: "google"}},
+		{VisitorID: "v4", Time: at, Name: analytics.PageView, Path: "/x"},
+	})
+	want := "Direct / None=2 Google=2"
+	for _, q := range []string{
+		`{"site_id":"a","metrics":["visits"],"date_range":"7d","dimensions":["visit:source"]}`,
+		`{"site_id":"a","metrics":["visits"],"date_range":"7d","dimensions":["visit:source"],"filters":[["is_not","event:page",["/nowhere"]]]}`,
+	} {
+		r := run(t, s, now, q)
+		var got []string
+		for _, x := range r.Results {
+			got = append(got, fmt.Sprintf("%s=%v", x.Dimensions[0], x.Metrics[0]))
+		}
+		slices.Sort(got)
+		if strings.Join(got, " ") != want {
+			t.Errorf("%s (%s): %v, want %s", q, r.Meta.ComputedFrom, got, want)
+		}
+	}
+	r := run(t, s, now, `{"site_id":"a","metrics":["visits"],"date_range":"7d","filters":[["is","visit:source",["Direct / None"]]]}`)
+	if r.Results[0].Metrics[0] != 2 {
+		t.Errorf("filtered by Direct / None: %+v", r.Results)
 	}
 }

@@ -3,6 +3,7 @@ package difftest
 import (
 	"bytes"
 	"fmt"
+	"iter"
 	"math/big"
 	"math/rand/v2"
 	"slices"
@@ -654,6 +655,17 @@ func (g *Generator) selectFor(ix *Index, proj bool) types.Select {
 	return ""
 }
 
+// readProjection draws, with probability p, the ProjectionExpression of a
+// Query or Scan of ix (nil: the table), nil for none, and then the Select
+// that goes with it.
+func (g *Generator) readProjection(b *exprBuilder, ix *Index, p float64) (*string, types.Select) {
+	var pe *string
+	if chance(g.r, p) {
+		pe = aws.String(b.projection(g.projected(ix, projAttrs)))
+	}
+	return pe, g.selectFor(ix, pe != nil)
+}
+
 func (g *Generator) pickIndex(t *Table, pGSI, pLSI float64) *Index {
 	x := g.r.Float64()
 	if x < pGSI {
@@ -681,11 +693,7 @@ func (g *Generator) query() (*dynamodb.QueryInput, *Index) {
 	if chance(g.r, 0.4) {
 		in.FilterExpression = aws.String(b.cond(g.filterAttrs(t, ix), 2))
 	}
-	proj := chance(g.r, 0.3)
-	if proj {
-		in.ProjectionExpression = aws.String(b.projection(g.projected(ix, projAttrs)))
-	}
-	in.Select = g.selectFor(ix, proj)
+	in.ProjectionExpression, in.Select = g.readProjection(b, ix, 0.3)
 	in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.maps()
 	if chance(g.r, 0.45) {
 		in.Limit = aws.Int32(int32(1 + g.r.IntN(7)))
@@ -725,11 +733,7 @@ func (g *Generator) scan() *dynamodb.ScanInput {
 		}
 		in.FilterExpression = aws.String(b.cond(g.projected(ix, attrs), 2))
 	}
-	proj := chance(g.r, 0.25)
-	if proj {
-		in.ProjectionExpression = aws.String(b.projection(g.projected(ix, projAttrs)))
-	}
-	in.Select = g.selectFor(ix, proj)
+	in.ProjectionExpression, in.Select = g.readProjection(b, ix, 0.25)
 	in.ExpressionAttributeNames, in.ExpressionAttributeValues = b.maps()
 	if chance(g.r, 0.4) {
 		in.Limit = aws.Int32(int32(1 + g.r.IntN(10)))
@@ -767,6 +771,27 @@ func (g *Generator) distinctKeys(t *Table, n int, seen map[string]bool) []Item {
 	return out
 }
 
+// transactKeys yields the table and key of each item of a transaction, as
+// it draws them: 1 to 5 draws of a table and of a key of it that no other
+// item has (a draw that finds none yields nothing). The draws of an item
+// come before those the loop body makes for it.
+func (g *Generator) transactKeys() iter.Seq2[*Table, Item] {
+	return func(yield func(*Table, Item) bool) {
+		seen := map[string]bool{}
+		n := 1 + g.r.IntN(5)
+		for range n {
+			t := g.table()
+			ks := g.distinctKeys(t, 1, seen)
+			if len(ks) == 0 {
+				continue
+			}
+			if !yield(t, ks[0]) {
+				return
+			}
+		}
+	}
+}
+
 func (g *Generator) batchWrite() *dynamodb.BatchWriteItemInput {
 	in := &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{}}
 	seen := map[string]bool{}
@@ -798,6 +823,19 @@ func (g *Generator) batchWrite() *dynamodb.BatchWriteItemInput {
 	return in
 }
 
+// itemProjection draws, with probability p, the ProjectionExpression of
+// the items of a batch or transaction read and its attribute names; nil
+// and nil for none.
+func (g *Generator) itemProjection(p float64) (*string, map[string]string) {
+	if !chance(g.r, p) {
+		return nil, nil
+	}
+	b := g.newExpr()
+	pe := aws.String(b.projection(nil))
+	names, _ := b.maps()
+	return pe, names
+}
+
 func (g *Generator) batchGet() *dynamodb.BatchGetItemInput {
 	in := &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{}}
 	seen := map[string]bool{}
@@ -806,11 +844,7 @@ func (g *Generator) batchGet() *dynamodb.BatchGetItemInput {
 			continue
 		}
 		ka := types.KeysAndAttributes{Keys: g.distinctKeys(t, 1+g.r.IntN(10), seen), ConsistentRead: g.consistent()}
-		if chance(g.r, 0.3) {
-			b := g.newExpr()
-			ka.ProjectionExpression = aws.String(b.projection(nil))
-			ka.ExpressionAttributeNames, _ = b.maps()
-		}
+		ka.ProjectionExpression, ka.ExpressionAttributeNames = g.itemProjection(0.3)
 		in.RequestItems[t.Name] = ka
 	}
 	in.ReturnConsumedCapacity = g.capacity()
@@ -832,15 +866,7 @@ func (g *Generator) transactWrite() *dynamodb.TransactWriteItemsInput {
 		return in
 	}
 	in := &dynamodb.TransactWriteItemsInput{}
-	seen := map[string]bool{}
-	n := 1 + g.r.IntN(5)
-	for range n {
-		t := g.table()
-		ks := g.distinctKeys(t, 1, seen)
-		if len(ks) == 0 {
-			continue
-		}
-		k := ks[0]
+	for t, k := range g.transactKeys() {
 		b := g.newExpr()
 		var ti types.TransactWriteItem
 		switch g.r.IntN(10) {
@@ -893,20 +919,9 @@ func (g *Generator) transactWrite() *dynamodb.TransactWriteItemsInput {
 
 func (g *Generator) transactGet() *dynamodb.TransactGetItemsInput {
 	in := &dynamodb.TransactGetItemsInput{}
-	seen := map[string]bool{}
-	n := 1 + g.r.IntN(5)
-	for range n {
-		t := g.table()
-		ks := g.distinctKeys(t, 1, seen)
-		if len(ks) == 0 {
-			continue
-		}
-		get := &types.Get{TableName: g.tableName(t), Key: ks[0]}
-		if chance(g.r, 0.3) {
-			b := g.newExpr()
-			get.ProjectionExpression = aws.String(b.projection(nil))
-			get.ExpressionAttributeNames, _ = b.maps()
-		}
+	for t, k := range g.transactKeys() {
+		get := &types.Get{TableName: g.tableName(t), Key: k}
+		get.ProjectionExpression, get.ExpressionAttributeNames = g.itemProjection(0.3)
 		in.TransactItems = append(in.TransactItems, types.TransactGetItem{Get: get})
 	}
 	in.ReturnConsumedCapacity = g.capacity()

@@ -4,6 +4,11 @@
 // names that Chromium resolves to 127.0.0.1, and headless Chromium driven
 // by internal/browsertest.
 //
+// The tracker's tests load test pages with our script (and Plausible's);
+// the dashboard's (TestDashboard_*) open the server's dashboard on sites
+// recorded through the store: its charts, comparisons, management views
+// and a phone's width.
+//
 // They skip without Chromium unless TIMETABLE_REQUIRE_BROWSER=1 (then they
 // fail); the test of Plausible's own tracker also needs the folder of the
 // npm package @plausible-analytics/tracker in TIMETABLE_PLAUSIBLE_TRACKER

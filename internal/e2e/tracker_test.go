@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/timetable-db/timetable/analytics"
@@ -49,10 +51,11 @@ type pageData struct {
 
 // trackerPages answers the test pages: any path on a *.test host (or on
 // 127.0.0.1) is the app page, configured by the query: signal=dnt|gpc,
-// and the attributes data-outbound, data-downloads, data-respect-dnt=false
-// (optout=1), data-allow-local (local=1), data-hash (hash=1) and data-404
-// (notfound=1); /landing is a page without
-// the script, where the outbound link goes.
+// and the attributes data-outbound, data-downloads, data-allow-headless
+// (the browser is an automated one: left out with automated=1),
+// data-respect-dnt=false (optout=1), data-allow-local (local=1), data-hash
+// (hash=1), data-404 (notfound=1) and data-debug (debug=1); /landing is a
+// page without the script, where the outbound link goes.
 func (e *env) trackerPages(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	if r.URL.Path == "/landing" {
@@ -62,6 +65,12 @@ func (e *env) trackerPages(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	d := pageData{Title: r.URL.Path, Domain: q.Get("domain"), API: e.api, Outbound: e.pageURL("elsewhere.test", "/landing"), Signal: q.Get("signal")}
 	attrs := []string{"data-outbound", "data-downloads"}
+	if q.Get("automated") != "1" {
+		attrs = append(attrs, "data-allow-headless")
+	}
+	if q.Get("debug") == "1" {
+		attrs = append(attrs, "data-debug")
+	}
 	if q.Get("optout") == "1" {
 		attrs = append(attrs, `data-respect-dnt="false"`)
 	}
@@ -275,4 +284,82 @@ func TestTracker_HashRoutingAnd404(t *testing.T) {
 		}
 	}
 	e.checkRecorded(domain, ps, want)
+}
+
+// TestTracker_DebugConsole: in debug mode (data-debug, or any local
+// page) the script says on the console, for each hit it does not send or
+// the server does not record, why: a local page, Do-Not-Track, an
+// opted-out browser, an automated browser, a page of a host that is none
+// of the site's domains (the 403, with the server's message), a name no
+// site has (the 404), the server's bot filter; and that a hit was
+// recorded. A domain added to the site through the API is accepted by the
+// next hit.
+func TestTracker_DebugConsole(t *testing.T) {
+	e := newTrackerEnv(t)
+	e.createSite("dbg.test")
+	b := e.browser
+	open := func(what, url string, more ...chromedp.Action[chromedp.Void]) *console {
+		t.Helper()
+		tab := b.Tab(t)
+		c := e.watch(tab)
+		b.Do(t, tab, what, append(more, chromedp.Navigate(url))...)
+		return c
+	}
+	hit := func(path string) string { return "pageview of " + e.pageURL("dbg.test", path) }
+
+	c := open("a recorded hit", e.pageURL("dbg.test", "/ok?debug=1"))
+	c.wait(t, "info: timetable: ", hit("/ok?debug=1"), "recorded")
+
+	c = open("a local page", e.pageURL("127.0.0.1", "/local?domain=dbg.test"))
+	c.wait(t, "warning: timetable: pageview of http://127.0.0.1:", "not sent: this page is local (127.0.0.1); add data-allow-local")
+	c.wait(t, "warning: timetable: Queued of http://127.0.0.1:", "not sent")
+
+	c = open("Do-Not-Track", e.pageURL("dbg.test", "/dnt?signal=dnt&debug=1"))
+	c.wait(t, hit("/dnt?signal=dnt&debug=1"), "not sent: Do-Not-Track or Global Privacy Control is on")
+
+	c = open("an automated browser", e.pageURL("dbg.test", "/auto?automated=1&debug=1"))
+	c.wait(t, hit("/auto?automated=1&debug=1"), "not sent: this is an automated browser (navigator.webdriver); add data-allow-headless")
+
+	tab := b.Tab(t)
+	c = e.watch(tab)
+	b.Do(t, tab, "opt out", chromedp.Navigate(e.pageURL("dbg.test", "/landing")))
+	e.js(tab, "set the opt-out", `localStorage.timetable_ignore = "true"`)
+	b.Do(t, tab, "load a page opted out", chromedp.Navigate(e.pageURL("dbg.test", "/optedout?debug=1")))
+	c.wait(t, hit("/optedout?debug=1"), "not sent: this browser opted out (localStorage.timetable_ignore)")
+	e.js(tab, "opt in again", `localStorage.removeItem("timetable_ignore")`) // the tabs share the browser's storage
+
+	c = open("a headless user agent", e.pageURL("dbg.test", "/ua?debug=1"), chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{
+			UserAgent: "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) HeadlessChrome/131.0.0.0 Safari/537.36"})
+		return err
+	}))
+	c.wait(t, hit("/ua?debug=1"), "dropped by the server: headless")
+
+	c = open("an unknown site", e.pageURL("dbg.test", "/nosite?domain=nosuch.test&debug=1"))
+	c.wait(t, "refused by the server (404)", "nosuch.test", "no site has that id or domain")
+
+	// A page of new.test, not yet a domain of the site: the 403 and its
+	// reason; then the domain added through the API, and the next hit
+	// recorded, at once.
+	page := e.pageURL("new.test", "/grow?domain=dbg.test&debug=1")
+	tab = b.Tab(t)
+	c = e.watch(tab)
+	b.Do(t, tab, "a foreign domain", chromedp.Navigate(page))
+	c.wait(t, "warning: timetable: pageview of "+page, "refused by the server (403)", `"new.test" is not one of the domains of site "dbg.test"`)
+	req, err := http.NewRequest(http.MethodPut, e.api+"/api/v1/sites/dbg.test", strings.NewReader(`{"domains":["dbg.test","new.test"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("PUT the site's domains: %s", resp.Status)
+	}
+	b.Do(t, tab, "the same page again", chromedp.Navigate(page+"&again=1"))
+	c.wait(t, "info: timetable: pageview of "+page+"&again=1", "recorded")
+	b.Screenshot(t, tab, "recorded")
 }

@@ -1,11 +1,15 @@
 // The timetable analytics dashboard: sign-in, site list and a site's
-// dashboard, or a shared link's read-only view. Its state (site, range,
-// comparison, filters, chart metric) lives in the URL, so a link gives
-// the same view. It reads only the server's own routes.
+// dashboard, or a shared link's read-only view; for a caller that may
+// manage them, a site's settings (goals, funnels, shared links) and new
+// sites. Its state (site, view, range, comparison, filters, chart metric)
+// lives in the URL, so a link gives the same view. It reads only the
+// server's own routes.
 
 import { API, ApiError } from "./api.js";
 import { lineChart } from "./chart.js";
+import { errorNotice, h } from "./dom.js";
 import * as fmt from "./format.js";
+import { newSitePanel, renderSettings } from "./settings.js";
 
 const settings = JSON.parse(document.getElementById("settings").textContent || "{}");
 const TOKEN_KEY = "timetable.token";
@@ -28,23 +32,6 @@ const PANELS = [
   { id: "devices", title: "Devices", tabs: [["visit:device", "Devices"], ["visit:browser", "Browsers"], ["visit:os", "OS"]] },
 ];
 
-// h makes an element: attrs sets properties (class, text, on*, aria-*,
-// data-*, others as attributes); children are nodes or strings.
-function h(tag, attrs, ...children) {
-  const e = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === undefined || v === null || v === false) continue;
-    if (k === "class") e.className = v;
-    else if (k === "text") e.textContent = v;
-    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
-    else if (k === "value") e.value = v;
-    else if (k === "checked") e.checked = v;
-    else e.setAttribute(k, v === true ? "" : v);
-  }
-  for (const c of children.flat()) if (c !== null && c !== undefined && c !== false) e.append(c);
-  return e;
-}
-
 const view = () => document.getElementById("view");
 
 // ---------- State in the URL ----------
@@ -60,8 +47,12 @@ function readState() {
     if (op && dim && rest.length) filters.push([op, dim, [rest.join(",")]]);
   }
   const m = q.get("metric");
+  const v = q.get("view");
   return {
     site: share ? share.site : q.get("site") || "",
+    // view: "" (the dashboard, or the site list without a site), "sites"
+    // (the site list, even with one site), "settings" (a site's).
+    view: !share && (v === "sites" || v === "settings") ? v : "",
     period,
     from: q.get("from") || "",
     to: q.get("to") || "",
@@ -77,7 +68,8 @@ function stateURL(s) {
   const q = new URLSearchParams();
   if (share) q.set("auth", share.slug);
   else if (s.site) q.set("site", s.site);
-  if (s.site) {
+  if (s.view) q.set("view", s.view);
+  if (s.site && !s.view) {
     if (s.period !== "30d") q.set("period", s.period);
     if (s.period === "custom") {
       q.set("from", s.from);
@@ -98,18 +90,18 @@ let state = readState();
 // go changes the state, records it in the URL (a new history entry unless
 // replace) and renders.
 function go(change, replace) {
-  const siteChanged = change.site !== undefined && change.site !== state.site;
+  const moved = (change.site !== undefined && change.site !== state.site) || (change.view !== undefined && change.view !== state.view);
   state = { ...state, ...change };
   const url = stateURL(state);
   if (url !== location.pathname + location.search) history[replace ? "replaceState" : "pushState"](null, "", url);
-  if (siteChanged || !dash) render();
+  if (moved || !dash) render();
   else dash.refresh();
 }
 
 window.addEventListener("popstate", () => {
-  const prev = state.site;
+  const prev = state;
   state = readState();
-  if (state.site !== prev || !dash) render();
+  if (state.site !== prev.site || state.view !== prev.view || !dash) render();
   else dash.refresh();
 });
 
@@ -147,7 +139,7 @@ function renderAccount() {
 
 function signOut() {
   setToken("");
-  go({ site: "" });
+  go({ site: "", view: "" });
 }
 
 function signIn(message) {
@@ -177,7 +169,9 @@ function signIn(message) {
     },
   },
     h("div", { class: "field" }, h("label", { for: "token", text: "API token" }), input,
-      h("small", { class: "muted", text: "Make one with `timetable token create --scope read` (add --site ID to limit it to sites). It is kept in this tab only, until you sign out or close it." })),
+      h("small", { class: "muted", id: "token-hint" }, "Make one with ", h("code", { text: "timetable token create --scopes read" }),
+        " (", h("code", { text: "--scopes admin" }), " to manage sites, goals, funnels and shared links here; ",
+        h("code", { text: "--site ID" }), " to limit it to a site). It is kept in this tab only, until you sign out or close it.")),
     h("button", { class: "btn primary", type: "submit", text: "Sign in" }),
   );
   view().replaceChildren(h("section", { class: "narrow card" }, h("h1", { text: "Sign in" }), err, form,
@@ -187,40 +181,39 @@ function signIn(message) {
 
 // ---------- Site list ----------
 
+// renderSites shows the sites the caller may read; with one only, and
+// the list not asked for (view=sites), it opens that site's dashboard.
+// A caller that may create sites gets the form that adds one.
 async function renderSites() {
   stopDash();
   renderAccount();
   const box = h("section", { class: "narrow" }, h("h1", { text: "Sites" }), h("p", { class: "muted", text: "Loading…" }));
   view().replaceChildren(box);
-  let sites;
+  let list;
   try {
-    sites = await api.sites();
+    list = await api.siteList();
   } catch (e) {
     if (e.status === 401) return signIn(api.token ? "Your token was not accepted: " + e.message : "");
     box.replaceChildren(h("h1", { text: "Sites" }), errorNotice(e, renderSites));
     return;
   }
-  if (!sites.length) {
-    box.replaceChildren(h("h1", { text: "Sites" }), h("div", { class: "notice" },
-      h("p", { text: "No sites yet. Create one, then add its script to your pages:" }),
-      h("pre", { class: "snippet", text: "POST /api/v1/sites {\"id\":\"example\",\"name\":\"Example\",\"domains\":[\"example.com\"]}" })));
-    return;
-  }
-  box.replaceChildren(h("h1", { text: "Sites" }), h("ul", { class: "sites" }, sites.map((s) =>
-    h("li", {}, h("a", {
-      href: "?site=" + encodeURIComponent(s.id),
-      onclick: (ev) => {
-        ev.preventDefault();
-        go({ site: s.id, filters: [], prop: "", funnel: "" });
-      },
-    }, h("strong", { text: s.name || s.id }), h("span", { class: "muted", text: s.domains.join(", ") }))))));
-  box.querySelector("a").focus();
-}
-
-function errorNotice(e, retry) {
-  return h("div", { class: "notice error", role: "alert" },
-    h("p", { text: "Could not load: " + (e && e.message ? e.message : String(e)) }),
-    retry ? h("button", { class: "btn", type: "button", onclick: retry, text: "Try again" }) : null);
+  const { sites, canCreate } = list;
+  if (sites.length === 1 && state.view !== "sites") return go({ site: sites[0].id, view: "", filters: [], prop: "", funnel: "" }, true);
+  const created = (s) => go({ site: s.id, view: "", filters: [], prop: "", funnel: "" });
+  const items = sites.length
+    ? h("ul", { class: "sites" }, sites.map((s) =>
+      h("li", {}, h("a", {
+        href: "?site=" + encodeURIComponent(s.id),
+        onclick: (ev) => {
+          ev.preventDefault();
+          go({ site: s.id, view: "", filters: [], prop: "", funnel: "" });
+        },
+      }, h("strong", { text: s.name || s.id }), h("span", { class: "muted", text: s.domains.join(", ") })))))
+    : h("p", { class: "notice", id: "no-sites", text: canCreate
+      ? "No sites yet. Add one below, then put its script tag in your pages."
+      : "There is no site this token may read. An admin can add sites in this dashboard, or make a token for yours (timetable token create --scopes read --site ID)." });
+  box.replaceChildren(h("h1", { text: "Sites" }), items, canCreate ? newSitePanel(api, created) : null);
+  (box.querySelector(".sites a") || box.querySelector("#site-domains"))?.focus();
 }
 
 // ---------- Dashboard ----------
@@ -240,11 +233,45 @@ function render() {
     return dash.load();
   }
   if (settings.auth && !api.token && !state.site) return signIn("");
-  if (!state.site) return renderSites();
+  if (!state.site || state.view === "sites") return renderSites();
   renderAccount();
   stopDash();
+  if (state.view === "settings") return openSettings();
   dash = new Dashboard();
   dash.load();
+}
+
+// settingsFocus is the section the next settings view shows first.
+let settingsFocus = "";
+
+// openSettings shows the settings of the site of the state, for a caller
+// that may manage it.
+async function openSettings() {
+  view().replaceChildren(h("p", { class: "muted", text: "Loading…" }));
+  let site;
+  try {
+    site = await api.site(state.site);
+  } catch (e) {
+    if (failed(e)) return;
+    return view().replaceChildren(h("section", { class: "narrow" }, errorNotice(e, openSettings)));
+  }
+  if (!site.canManage) {
+    return view().replaceChildren(h("section", { class: "narrow card", role: "alert" }, h("h1", { text: "Settings" }),
+      h("p", { text: "This token may read this site but not change it: its settings need an admin token (timetable token create --scopes admin)." })));
+  }
+  const focus = settingsFocus;
+  settingsFocus = "";
+  await renderSettings(view(), api, site, {
+    back: () => go({ view: "" }),
+    sites: () => go({ site: "", view: "" }),
+    changed: () => {},
+  }, focus);
+}
+
+// manage opens the settings of the site at section ("goals", "funnels").
+function manage(section) {
+  settingsFocus = section || "";
+  go({ view: "settings" });
 }
 
 function denied(message) {
@@ -272,8 +299,9 @@ class Dashboard {
     this.gen = 0;
     this.timer = 0;
     this.tabs = {};
-    this.site = { id: state.site, name: "", domains: [] };
+    this.site = { id: state.site, name: "", domains: [], timeZone: "", canManage: false };
     this.sites = [];
+    this.canCreate = false;
     this.goalNames = new Map();
     this.onVisible = () => {
       if (!document.hidden) this.pollRealtime();
@@ -290,7 +318,7 @@ class Dashboard {
   async load() {
     view().replaceChildren(h("p", { class: "muted", text: "Loading…" }));
     const g = this.gen;
-    const [site, sites] = await Promise.allSettled([api.site(state.site), share ? Promise.resolve([]) : api.sites()]);
+    const [site, sites] = await Promise.allSettled([api.site(state.site), share ? Promise.resolve({ sites: [] }) : api.siteList()]);
     if (g !== this.gen) return;
     if (site.status === "rejected" && failed(site.reason)) return;
     if (site.status === "rejected" && site.reason.status === 404 && !share) {
@@ -298,7 +326,10 @@ class Dashboard {
         h("p", {}, h("a", { href: "/", text: "All sites" }))));
     }
     if (site.status === "fulfilled" && site.value.id) this.site = site.value;
-    if (sites.status === "fulfilled") this.sites = sites.value;
+    if (sites.status === "fulfilled") {
+      this.sites = sites.value.sites;
+      this.canCreate = sites.value.canCreate;
+    }
     const goals = await api.goals(state.site).catch(() => []);
     if (g !== this.gen) return;
     this.goalNames = new Map(goals.map((x) => [String(x.id), x.name || String(x.id)]));
@@ -341,13 +372,25 @@ class Dashboard {
     h("div", { class: "field" }, h("label", { for: "to", text: "To" }), to),
     h("button", { class: "btn", type: "submit", text: "Apply" }));
     const compare = h("label", { class: "check" }, h("input", { type: "checkbox", id: "compare", checked: state.compare, onchange: (ev) => go({ compare: ev.target.checked }) }), "Compare with the previous period");
-    const title = h("div", { class: "grow" }, h("h1", { text: s.name || s.id }), h("span", { class: "muted", text: s.domains.join(", ") }));
+    const manageable = !share && s.canManage;
+    const links = [
+      !share && (this.sites.length > 1 || this.canCreate)
+        ? h("a", { href: "?view=sites", id: "all-sites", onclick: (ev) => { ev.preventDefault(); go({ view: "sites" }); } }, this.canCreate ? "All sites · add a site" : "All sites")
+        : null,
+      manageable
+        ? h("a", { href: "?site=" + encodeURIComponent(s.id) + "&view=settings", id: "settings-link", onclick: (ev) => { ev.preventDefault(); manage(); } }, "Settings")
+        : null,
+    ].filter(Boolean);
+    const title = h("div", { class: "grow" }, h("h1", { text: s.name || s.id }),
+      h("span", { class: "muted", text: s.domains.join(", ") }),
+      links.length ? h("nav", { class: "site-links", "aria-label": "Site" }, links.flatMap((l, i) => (i ? [" · ", l] : [l]))) : null);
     const controls = h("div", { class: "controls" }, title, picker,
       h("div", { class: "field" }, h("label", { for: "period", text: "Date range" }), period), this.custom, compare, this.live);
     const chart = h("section", { class: "card", "aria-labelledby": "chart-title" },
       h("h2", { id: "chart-title", class: "sr-only", text: "Chart" }), this.chartBox,
       h("div", { class: "legend" }, h("span", {}, h("span", { class: "swatch" }), "This period"),
-        h("span", { id: "legend-cmp" }, h("span", { class: "swatch cmp" }), "Previous period")),
+        h("span", { id: "legend-partial", hidden: true }, h("span", { class: "swatch partial" }), "So far (now's bucket)"),
+        h("span", { id: "legend-cmp" }, h("span", { class: "swatch cmp" }), h("span", { id: "legend-cmp-text", text: "Previous period" }))),
       this.tip, h("details", { class: "table" }, h("summary", { text: "The chart as a table" }), this.chartTable));
     this.panels = h("div", { class: "panels" });
     for (const p of PANELS) this.panels.append(this.tabbedPanel(p));
@@ -370,9 +413,16 @@ class Dashboard {
     return state.period === "custom" ? "30d" : state.period;
   }
 
+  // interval is the chart's time dimension: hours for a day, weeks for
+  // six months, months for a year, days otherwise (a custom range by its
+  // length).
   interval() {
     const r = this.dateRange();
-    return r === "day" || (Array.isArray(r) && r[0] === r[1]) ? "time:hour" : "time:day";
+    if (Array.isArray(r)) {
+      const days = (Date.parse(r[1]) - Date.parse(r[0])) / 86400000 + 1;
+      return days <= 1 ? "time:hour" : days <= 92 ? "time:day" : days <= 366 ? "time:week" : "time:month";
+    }
+    return { day: "time:hour", "6mo": "time:week", "12mo": "time:month" }[r] || "time:day";
   }
 
   base(extra) {
@@ -440,19 +490,21 @@ class Dashboard {
     }
     const r = (d.results && d.results[0]) || { metrics: keys.map(() => 0) };
     const cmp = r.comparison || null;
+    // An empty previous period (no visits, say before the site's first
+    // hit) is shown as such, not as a rise of 100%.
+    const visits = keys.indexOf("visits");
+    const empty = !!cmp && !(Number(cmp.metrics && cmp.metrics[visits]) > 0);
     this.figures.replaceChildren(...fmt.METRICS.map((m, i) => {
       const v = r.metrics[i] ?? 0;
-      let ch = null;
-      if (cmp) ch = cmp.change && cmp.change[i] !== undefined ? cmp.change[i] : fmt.change(v, cmp.metrics && cmp.metrics[i]);
-      const good = ch === null || ch === 0 ? "" : (ch > 0) !== !!m.lowerIsBetter ? "up" : "down";
-      const chText = ch === null ? "" : `${ch > 0 ? "↑" : ch < 0 ? "↓" : ""} ${Math.abs(Math.round(ch))}${m.key === "bounce_rate" && cmp && cmp.change ? " pts" : "%"}`;
+      const c = cmp ? fmt.compared(m, v, cmp.metrics && cmp.metrics[i], cmp.change && cmp.change[i], empty) : null;
       return h("button", {
         type: "button", class: "figure", "aria-pressed": String(state.metric === m.key), "data-metric": m.key, "data-value": String(v),
-        "aria-label": `${m.label}: ${m.fmt(v)}${ch === null ? "" : `, ${ch >= 0 ? "up" : "down"} ${Math.abs(Math.round(ch))} from the previous period`}. Show in the chart.`,
+        "aria-label": `${m.label}: ${m.fmt(v)}${c ? `, ${c.words}` : ""}. Show in the chart.`,
         onclick: () => go({ metric: m.key }, true),
       }, h("span", { class: "label", text: m.label }), h("span", { class: "value", text: m.fmt(v) }),
-      state.compare && chText ? h("span", { class: "change " + good, text: chText }) : null);
+      state.compare && c ? h("span", { class: "change " + (c.tone || "flat"), "data-change": c.text, title: c.words, text: c.text }) : null);
     }));
+    if (empty && state.compare && r.metrics[visits] > 0) this.note.textContent = "The previous period has no visits: nothing to compare with.";
     const visitors = r.metrics[0] || 0;
     this.setup.replaceChildren();
     if (!visitors && !state.filters.length) {
@@ -485,28 +537,42 @@ class Dashboard {
           }
         },
       }), status,
-      h("p", { class: "muted" }, "Custom events: ", h("code", { text: "timetable.track('Signup', {props: {plan: 'pro'}})" }), "."));
+      h("p", { class: "muted" }, "Custom events: ", h("code", { text: "timetable.track('Signup', {props: {plan: 'pro'}})" }), "."),
+      h("p", { class: "muted", id: "snippet-local" }, "Testing on your own machine? Add ", h("code", { text: "data-allow-local" }),
+        " to the tag and ", h("code", { text: "localhost" }), " to the site's domains", this.site.canManage && !share ? " (Settings)" : "",
+        ": nothing is sent from local pages otherwise. There, the browser's console says what happens to each hit."));
   }
 
   async loadChart(live) {
     const m = fmt.metric(state.metric);
     const interval = this.interval();
-    const hourly = interval === "time:hour";
+    const grain = interval.slice("time:".length);
+    const hourly = grain === "hour";
     const q = this.base({ metrics: [m.key], dimensions: [interval], include: { time_labels: true } });
     const d = await live(api.query(q));
-    const points = series(d, hourly);
+    // Buckets after now, in the site's time zone, are not drawn.
+    const now = fmt.zonedNow(this.site.timeZone);
+    const points = series(d, grain, hourly ? now.hour : now.day);
     let compare = null;
     if (state.compare) {
       const prev = previousRange(d, this.dateRange());
       if (prev) {
         const c = await live(api.query({ ...q, date_range: prev })).catch(() => null);
-        if (c) compare = series(c, hourly);
+        if (c) compare = series(c, grain);
       }
     }
+    // A previous period without data is said, not drawn as a line at 0.
+    const noPrev = !!compare && compare.every((p) => !p.value);
+    if (noPrev) compare = null;
+    if (state.compare) {
+      document.querySelector("#legend-cmp .swatch").hidden = noPrev;
+      document.getElementById("legend-cmp-text").textContent = noPrev ? "Previous period: no data" : "Previous period";
+    }
+    document.getElementById("legend-partial").hidden = !points.some((p) => p.partial);
     lineChart(this.chartBox, { points, compare, fmt: m.fmt, name: m.label, tip: this.tip });
     this.chartTable.replaceChildren(h("table", { class: "data" },
-      h("thead", {}, h("tr", {}, h("th", { text: hourly ? "Hour" : "Day" }), h("th", { class: "n", text: m.label }), compare ? h("th", { class: "n", text: "Previous period" }) : null)),
-      h("tbody", {}, points.map((p, i) => h("tr", {}, h("td", { text: p.label }), h("td", { class: "n", text: m.fmt(p.value) }),
+      h("thead", {}, h("tr", {}, h("th", { text: { hour: "Hour", day: "Day", week: "Week of", month: "Month" }[grain] }), h("th", { class: "n", text: m.label }), compare ? h("th", { class: "n", text: "Previous period" }) : null)),
+      h("tbody", {}, points.filter((p) => p.value !== null).map((p, i) => h("tr", {}, h("td", { text: p.label }), h("td", { class: "n", text: m.fmt(p.value) }),
         compare ? h("td", { class: "n", text: compare[i] ? m.fmt(compare[i].value) : "" }) : null)))));
   }
 
@@ -521,16 +587,10 @@ class Dashboard {
         tabs.append(h("button", {
           type: "button", role: "tab", class: "tab", id: `tab-${p.id}-${i}`, "data-dimension": dim, "aria-selected": String(selected), "aria-controls": list.id, tabindex: selected ? "0" : "-1", text: label,
           onclick: (ev) => this.selectTab(p, tabs, ev.currentTarget),
-          onkeydown: (ev) => {
-            const all = [...tabs.children];
-            const at = all.indexOf(ev.currentTarget);
-            const next = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: all.length - 1 }[ev.key];
-            if (next === undefined) return;
-            ev.preventDefault();
-            const t = all[(next + all.length) % all.length];
+          onkeydown: tabKeys(tabs, (t) => {
             t.focus();
             this.selectTab(p, tabs, t);
-          },
+          }),
         }));
       });
       head.append(tabs);
@@ -596,7 +656,9 @@ class Dashboard {
       const d = await live(api.query(this.base({ metrics: ["visits", "conversion_rate"], dimensions: ["event:goal"], order_by: [["visits", "desc"]], pagination: { limit: 20 } })));
       if (!d.results || !d.results.length) {
         const goals = share ? [] : await live(api.goals(this.site.id || state.site).catch(() => []));
-        box.replaceChildren(h("p", { class: "empty", text: goals.length ? "No conversions in this range." : `No goals yet. Add one: POST /api/v1/sites/${this.site.id || state.site}/goals {"id":"signup","name":"Signup","kind":"event","match":"Signup"} (or kind "pageview" with a path pattern such as /thanks).` }));
+        box.replaceChildren(goals.length
+          ? h("p", { class: "empty", text: "No conversions in this range." })
+          : this.noneYet("goals", "No goals yet. A goal counts the visits that send a custom event (timetable('Signup')) or visit a page (/thanks).", "Add a goal"));
         return;
       }
       box.replaceChildren(this.rows("event:goal", d, [
@@ -608,25 +670,60 @@ class Dashboard {
     }
   }
 
+  // noneYet is the empty state of the goals or funnels panel: what they
+  // are, and the button that opens the settings to add one when the
+  // caller may; else who may.
+  noneYet(section, what, action) {
+    if (share) return h("p", { class: "empty", text: what });
+    if (!this.site.canManage) return h("p", { class: "empty", text: what + " An admin of this site can add them in its settings." });
+    return h("div", { class: "empty" }, h("p", { text: what }),
+      h("button", { class: "btn", type: "button", id: `add-${section}`, text: action, onclick: () => manage(section) }));
+  }
+
   propsPanel() {
-    const input = h("input", { id: "prop", class: "plain", value: state.prop, placeholder: "plan", spellcheck: "false", autocomplete: "off" });
     return h("section", { class: "card", id: "panel-props", "aria-labelledby": "props-title" },
-      h("div", { class: "panel-head" }, h("h2", { id: "props-title", text: "Custom properties" }),
-        h("form", { class: "custom", onsubmit: (ev) => {
-          ev.preventDefault();
-          go({ prop: input.value.trim() }, true);
-        } }, h("label", { for: "prop", class: "sr-only", text: "Property name" }), input, h("button", { class: "btn", type: "submit", text: "Show" }))),
+      h("div", { class: "panel-head", id: "props-head" }, h("h2", { id: "props-title", text: "Custom properties" })),
       h("div", { id: "props-list" }));
   }
 
+  // selectProp shows the breakdown of property name, in the URL too, and
+  // focuses its tab with focus.
+  async selectProp(name, focus) {
+    state = { ...state, prop: name };
+    history.replaceState(null, "", stateURL(state));
+    await this.loadProps((p) => p);
+    if (focus) document.querySelector(`#props-tabs [data-prop="${CSS.escape(name)}"]`)?.focus();
+  }
+
+  // loadProps lists the property names of the range's custom events as
+  // tabs (the state's, else the most used, selected) and breaks the
+  // selected one's values down.
   async loadProps(live) {
     const box = document.getElementById("props-list");
-    if (!state.prop) {
-      box.replaceChildren(h("p", { class: "empty", text: "Name a property sent with custom events (timetable.track(name, {props: {…}})) to break its values down." }));
-      return;
-    }
-    const dim = "event:props:" + state.prop;
+    const head = document.getElementById("props-head");
     try {
+      const names = (await live(api.properties(this.site.id || state.site, this.dateRange()))).map((p) => p.name);
+      head.querySelector(".tabs")?.remove();
+      if (!names.length) {
+        box.replaceChildren(h("p", { class: "empty" }, "No custom properties in this range. Send them with custom events: ",
+          h("code", { text: "timetable('Signup', {props: {plan: 'pro'}})" }), "."));
+        return;
+      }
+      const prop = names.includes(state.prop) ? state.prop : names[0];
+      const tabs = h("div", { class: "tabs", role: "tablist", "aria-labelledby": "props-title", id: "props-tabs" });
+      names.slice(0, 20).forEach((name, i) => {
+        const selected = name === prop;
+        tabs.append(h("button", {
+          type: "button", role: "tab", class: "tab", id: `tab-props-${i}`, "data-prop": name, "aria-selected": String(selected), "aria-controls": "props-list",
+          tabindex: selected ? "0" : "-1", text: name,
+          onclick: () => this.selectProp(name),
+          onkeydown: tabKeys(tabs, (t) => this.selectProp(t.dataset.prop, true)),
+        }));
+      });
+      head.append(tabs);
+      box.setAttribute("role", "tabpanel");
+      box.setAttribute("aria-labelledby", tabs.querySelector('[aria-selected="true"]')?.id || "props-title");
+      const dim = "event:props:" + prop;
       const d = await live(api.query(this.base({ metrics: ["events"], dimensions: [dim], order_by: [["events", "desc"]], pagination: { limit: 10 } })));
       box.replaceChildren(this.rows(dim, d, [{ head: "Events", fmt: fmt.count }]));
     } catch (e) {
@@ -647,7 +744,7 @@ class Dashboard {
       const list = await live(api.funnels(site));
       head.querySelector("select")?.parentElement.remove();
       if (!list.length) {
-        body.replaceChildren(h("p", { class: "empty", text: `No funnel yet. Define one of ordered goals: POST /api/v1/sites/${site}/funnels.` }));
+        body.replaceChildren(this.noneYet("funnels", "No funnel yet. A funnel follows visitors through goals in order: pricing page, signup, purchase.", "Add a funnel"));
         return;
       }
       const id = list.some((f) => String(f.id) === state.funnel) ? state.funnel : String(list[0].id);
@@ -693,9 +790,14 @@ class Dashboard {
     count.dataset.value = String(n);
     const pages = (d.pages || []).map((p) => ({ dimensions: [p.page], metrics: [p.visitors] }));
     const box = document.getElementById("live-pages");
+    // An empty window says when the latest page view was: a demo site's
+    // traffic ends when it was made, a new site's has not begun.
+    const latest = d.latest_pageview
+      ? ` The latest page view was ${fmt.relative(d.latest_pageview)} (${new Date(d.latest_pageview).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" })}).`
+      : " No page view has been recorded in the last 30 days: is the script on the site's pages?";
     box.replaceChildren(pages.length
       ? this.rows("event:page", { results: pages }, [{ head: "Visitors now", fmt: fmt.count }])
-      : h("p", { class: "empty", text: "No visitors in the last 5 minutes." }));
+      : h("p", { class: "empty", id: "live-empty", text: "No visitors in the last 5 minutes." + latest }));
     const feed = document.getElementById("feed");
     const events = d.events || [];
     feed.replaceChildren(...(events.length ? events.map((e) => h("li", {},
@@ -703,6 +805,19 @@ class Dashboard {
         h("span", { class: "muted", text: [e.country ? fmt.value("visit:country", e.country) : "", e.browser || ""].filter(Boolean).map((x) => " · " + x).join("") })),
       h("time", { datetime: e.time || "", text: fmt.clock(e.time) }))) : [h("li", { class: "empty", text: "Nothing yet." })]));
   }
+}
+
+// tabKeys returns the keydown handler of the tabs of a tablist: the
+// arrow keys, Home and End pick a tab (wrapping around), given to pick.
+function tabKeys(tabs, pick) {
+  return (ev) => {
+    const all = [...tabs.children];
+    const at = all.indexOf(ev.currentTarget);
+    const next = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: all.length - 1 }[ev.key];
+    if (next === undefined) return;
+    ev.preventDefault();
+    pick(all[(next + all.length) % all.length]);
+  };
 }
 
 // breakdownMetric is the count a panel ranks a dimension's values by: the
@@ -715,12 +830,27 @@ function breakdownMetric(dim) {
 }
 
 // series returns a time series' points from a query's answer, one per
-// time label (buckets without results are 0).
-function series(d, hourly) {
-  const key = (s) => String(s).replace("T", " ").slice(0, hourly ? 13 : 10);
+// time label of grain ("hour", "day", "week", "month"; buckets without
+// results are 0), each with its key ("2024-01-05 13" for an hour, the
+// first day's date otherwise). With until (now's key), a bucket whose key
+// is after it is in the future: its value is null; and the last bucket
+// begun, when now is in it, is partial.
+function series(d, grain, until) {
+  const key = (s) => String(s).replace("T", " ").slice(0, grain === "hour" ? 13 : 10);
   const byKey = new Map(((d && d.results) || []).map((r) => [key(r.dimensions[0]), Number(r.metrics[0]) || 0]));
   const labels = (d && d.meta && d.meta.time_labels) || [...byKey.keys()];
-  return labels.map((l) => ({ ...fmt.timeLabel(l, hourly), value: byKey.get(key(l)) || 0 }));
+  const points = labels.map((l) => {
+    const k = key(l);
+    return { ...fmt.timeLabel(l, grain), key: k, value: until && k > until ? null : byKey.get(k) || 0 };
+  });
+  if (until) {
+    const last = points.findLastIndex((p) => p.value !== null);
+    const end = d && d.query && Date.parse(d.query.date_range && d.query.date_range[1]);
+    // Now is in the last bucket begun if a later one is in the future or
+    // the range ends after now.
+    if (last >= 0 && (last < points.length - 1 || end > Date.now())) points[last].partial = true;
+  }
+  return points;
 }
 
 // previousRange returns the dates of the period before the one a query

@@ -26,9 +26,12 @@ function scale(max, whole) {
   return { top: Math.ceil(max / step) * step, step };
 }
 
-// lineChart draws into container. points: [{label, value}], compare:
-// [{label, value}] or null (aligned by index), fmt: value -> text,
-// name: what is drawn ("Visitors"), onPick: called with the index shown.
+// lineChart draws into container. points: [{key, label, value}], a
+// value null for a bucket still in the future (the axis runs to the
+// range's end, the line stops at the last bucket begun); compare:
+// [{label, value}] or null (aligned by index), fmt: value -> text, name:
+// what is drawn ("Visitors"). The svg's data-last is the key of the last
+// point drawn.
 // The chart is drawn at the container's size in pixels (so its text
 // keeps its size on a phone) and again when that size changes.
 export function lineChart(container, opts) {
@@ -51,7 +54,9 @@ function drawChart(container, W, { points, compare, fmt, name, tip }) {
   container.replaceChildren();
   const H = W < 600 ? 200 : 260, L = 44, R = 10, T = 12, B = 26;
   const n = points.length;
-  const vals = points.map((p) => p.value || 0);
+  let drawn = n; // the points begun: the rest are in the future
+  while (drawn > 0 && points[drawn - 1].value === null) drawn--;
+  const vals = points.slice(0, drawn).map((p) => p.value || 0);
   const cvals = compare ? compare.map((p) => p.value || 0) : [];
   const all = [...vals, ...cvals];
   const { top: max, step } = scale(Math.max(0, ...all), all.every(Number.isInteger));
@@ -59,7 +64,8 @@ function drawChart(container, W, { points, compare, fmt, name, tip }) {
   const y = (v) => T + (H - T - B) * (1 - v / max);
   const svg = el("svg", {
     class: "chart", viewBox: `0 0 ${W} ${H}`, width: W, height: H, role: "img", tabindex: "0",
-    "aria-label": `${name} chart, ${n} points. Use the left and right arrow keys to read each point.`,
+    "aria-label": `${name} chart, ${drawn === n ? n : `${drawn} of ${n}`} points. Use the left and right arrow keys to read each point.`,
+    "data-points": n, "data-drawn": drawn, "data-last": drawn ? points[drawn - 1].key || points[drawn - 1].label : "",
   }, container);
   for (let v = 0; v <= max + step / 2; v += step) {
     el("line", { class: "grid", x1: L, x2: W - R, y1: y(v), y2: y(v), "vector-effect": "non-scaling-stroke" }, svg);
@@ -76,9 +82,16 @@ function drawChart(container, W, { points, compare, fmt, name, tip }) {
   if (compare && compare.length) {
     el("path", { class: "cmp", d: path(cvals.slice(0, Math.max(n, 1))), "vector-effect": "non-scaling-stroke" }, svg);
   }
-  if (n) {
-    el("path", { class: "area", d: path(vals) + `L${x(n - 1)},${y(0)}L${x(0)},${y(0)}Z` }, svg);
-    el("path", { class: "cur", d: path(vals), "vector-effect": "non-scaling-stroke" }, svg);
+  if (drawn) {
+    // The bucket now is in is partial: the segment into it is dashed.
+    const partial = drawn > 1 && points[drawn - 1].partial;
+    const solid = partial ? vals.slice(0, drawn - 1) : vals;
+    el("path", { class: "area", d: path(vals) + `L${x(drawn - 1)},${y(0)}L${x(0)},${y(0)}Z` }, svg);
+    el("path", { class: "cur", d: path(solid), "vector-effect": "non-scaling-stroke" }, svg);
+    if (partial) {
+      const a = drawn - 2, b = drawn - 1;
+      el("path", { class: "cur partial", d: `M${x(a).toFixed(1)},${y(vals[a]).toFixed(1)}L${x(b).toFixed(1)},${y(vals[b]).toFixed(1)}`, "vector-effect": "non-scaling-stroke" }, svg);
+    }
   }
   const guide = el("line", { class: "hover", y1: T, y2: H - B, visibility: "hidden", "vector-effect": "non-scaling-stroke" }, svg);
   const dot = el("circle", { class: "pt", r: 5, visibility: "hidden" }, svg);
@@ -90,9 +103,9 @@ function drawChart(container, W, { points, compare, fmt, name, tip }) {
     guide.setAttribute("x2", x(at));
     guide.setAttribute("visibility", "visible");
     dot.setAttribute("cx", x(at));
-    dot.setAttribute("cy", y(vals[at]));
-    dot.setAttribute("visibility", "visible");
-    let s = `${points[at].label}: ${fmt(vals[at])} ${name.toLowerCase()}`;
+    dot.setAttribute("cy", y(vals[at] || 0));
+    dot.setAttribute("visibility", at < drawn ? "visible" : "hidden");
+    let s = at < drawn ? `${points[at].label}: ${fmt(vals[at])} ${name.toLowerCase()}${points[at].partial ? " so far" : ""}` : `${points[at].label}: not yet`;
     if (compare && compare[at]) s += ` (previous period, ${compare[at].label}: ${fmt(cvals[at])})`;
     tip.textContent = s;
   };

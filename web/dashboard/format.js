@@ -77,26 +77,74 @@ export function value(dim, v) {
   return String(v);
 }
 
-// timeLabel returns the long and short labels of a time bucket
-// ("2024-01-05" or "2024-01-05 13:00:00").
-export function timeLabel(s, hourly) {
+// timeLabel returns the long and short labels of a time bucket of grain
+// "hour", "day", "week" or "month" ("2024-01-05 13:00:00", "2024-01-05").
+export function timeLabel(s, grain) {
   const d = String(s).replace("T", " ");
   const [date, time = ""] = d.split(" ");
-  const [, mo, day] = date.split("-").map(Number);
-  const dm = `${MONTHS[(mo || 1) - 1]} ${day}`;
-  if (hourly) {
-    const hm = time.slice(0, 5) || "00:00";
-    return { label: `${dm}, ${hm}`, short: hm };
+  const [year, mo, day] = date.split("-").map(Number);
+  const month = MONTHS[(mo || 1) - 1];
+  const dm = `${month} ${day}`;
+  switch (grain) {
+    case "hour": {
+      const hm = time.slice(0, 5) || "00:00";
+      return { label: `${dm}, ${hm}`, short: hm };
+    }
+    case "week":
+      return { label: `Week of ${dm}`, short: dm };
+    case "month":
+      return { label: `${month} ${year}`, short: month };
   }
   return { label: dm, short: dm };
 }
 
-// change returns the change of cur from prev in percent (rounded), or
-// null without a previous value.
-export function change(cur, prev) {
-  if (prev === null || prev === undefined) return null;
-  if (!prev) return cur ? 100 : 0;
-  return Math.round(((cur - prev) / prev) * 100);
+// compared describes a figure's change from the previous period, for
+// metric m (of METRICS): {text, tone, words}, tone "up" (good news),
+// "down" (bad) or "" (neither). change is the server's (a difference of
+// points for bounce_rate, a percent otherwise), or null to compute it
+// from cur and prev. Against an empty previous period (empty: no visits
+// in it), or from nothing to something, it is "new", never "+100%" or a
+// difference of points; from nothing to nothing "—".
+export function compared(m, cur, prev, change, empty) {
+  cur = Number(cur) || 0;
+  prev = Number(prev) || 0;
+  if (empty || (!prev && m.key !== "bounce_rate")) {
+    return cur
+      ? { text: "new", tone: "", words: "no data in the previous period" }
+      : { text: "—", tone: "", words: "none in either period" };
+  }
+  let ch = change;
+  if (ch === null || ch === undefined) ch = m.key === "bounce_rate" ? cur - prev : Math.round(((cur - prev) / prev) * 100);
+  ch = Math.round(Number(ch) || 0);
+  const unit = m.key === "bounce_rate" ? " pts" : "%";
+  if (!ch) return { text: "0" + unit, tone: "", words: "unchanged from the previous period" };
+  return {
+    text: `${ch > 0 ? "↑" : "↓"} ${Math.abs(ch)}${unit}`,
+    tone: (ch > 0) !== !!m.lowerIsBetter ? "up" : "down",
+    words: `${ch > 0 ? "up" : "down"} ${Math.abs(ch)}${unit === "%" ? "%" : " points"} from the previous period`,
+  };
+}
+
+// relative says how long ago the time t was, from now: "3 minutes ago",
+// "2 hours ago", "5 days ago".
+export function relative(t, now = Date.now()) {
+  const s = Math.max(0, Math.round((now - new Date(t).getTime()) / 1000));
+  const [n, unit] = s < 90 ? [s, "second"] : s < 5400 ? [Math.round(s / 60), "minute"] : s < 129600 ? [Math.round(s / 3600), "hour"] : [Math.round(s / 86400), "day"];
+  return `${n} ${unit}${n === 1 ? "" : "s"} ago`;
+}
+
+// zonedNow returns now in the IANA time zone tz ("" is UTC) as the keys
+// of the Stats API's time labels: {day: "2024-01-05", hour: "2024-01-05 13"}.
+export function zonedNow(tz, now = new Date()) {
+  let parts;
+  try {
+    parts = new Intl.DateTimeFormat("en-CA", { timeZone: tz || "UTC", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", hourCycle: "h23" }).formatToParts(now);
+  } catch {
+    parts = new Intl.DateTimeFormat("en-CA", { timeZone: "UTC", year: "numeric", month: "2-digit", day: "2-digit", hour: "2-digit", hourCycle: "h23" }).formatToParts(now);
+  }
+  const p = Object.fromEntries(parts.map((x) => [x.type, x.value]));
+  const day = `${p.year}-${p.month}-${p.day}`;
+  return { day, hour: `${day} ${p.hour}` };
 }
 
 // clock formats a time as HH:MM:SS in the viewer's zone.

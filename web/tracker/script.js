@@ -20,6 +20,12 @@
 //   data-respect-dnt   "false" sends even when Do-Not-Track or Global Privacy
 //                      Control is on (by default nothing is sent then)
 //   data-allow-local   send from localhost, 127.x.x.x and file: pages too
+//   data-allow-headless  send from automated browsers (navigator.webdriver) too
+//   data-debug         log to the console each hit not sent, and why (on by
+//                      default on localhost, 127.x.x.x and file: pages)
+//
+// Nothing is sent either from a browser whose localStorage holds
+// timetable_ignore = "true" (the site owner's own, say).
 //
 // window.timetable(name, {props, interactive}) and window.timetable.track
 // (the same function) send a custom event. Calls made before the script
@@ -48,21 +54,59 @@
   var downloads = attr("downloads")
   downloads = downloads == null ? 0 : (downloads || "pdf,xlsx,docx,txt,rtf,csv,exe,key,pps,ppt,pptx,7z,pkg,rar,gz,zip,avi,mov,mp4,mpeg,wmv,midi,mp3,wav,wma,dmg").split(/\s*,\s*/)
 
-  var off =
-    (!flag("allow-local") && (/^localhost$|^127(\.\d+){0,2}\.\d+$|^\[::1?\]$/.test(loc.hostname) || loc.protocol == "file:")) ||
-    (attr("respect-dnt") != "false" && (nav.doNotTrack == "1" || w.doNotTrack == "1" || nav.globalPrivacyControl === true))
+  var local = /^localhost$|^127(\.\d+){0,2}\.\d+$|^\[::1?\]$/.test(loc.hostname) || loc.protocol == "file:"
+  var debug = flag("debug") || local
+
+  // log says on the console, in debug mode, what happened to a hit: a
+  // warning for one not recorded.
+  function log(msg, ok) {
+    if (debug) console[ok ? "info" : "warn"]("timetable: " + msg)
+  }
+
+  // why returns the reason no hit is sent from this page now, "" if they
+  // are. It is asked at each hit: an opt-out may be set meanwhile.
+  function why() {
+    var ignore
+    try {
+      ignore = w.localStorage.timetable_ignore == "true"
+    } catch (e) {}
+    if (local && !flag("allow-local")) return "this page is local (" + (loc.hostname || loc.protocol) + "); add data-allow-local to the script tag to send from it"
+    if (attr("respect-dnt") != "false" && (nav.doNotTrack == "1" || w.doNotTrack == "1" || nav.globalPrivacyControl === true))
+      return "Do-Not-Track or Global Privacy Control is on"
+    if (ignore) return "this browser opted out (localStorage.timetable_ignore)"
+    if (nav.webdriver && !flag("allow-headless")) return "this is an automated browser (navigator.webdriver); add data-allow-headless to send from it"
+    return ""
+  }
 
   // send posts one event; sendBeacon survives the page being left, fetch
-  // with keepalive (or XHR) is the fallback.
+  // with keepalive (or XHR) is the fallback. In debug mode fetch is used,
+  // to log what the server answered.
   function send(payload) {
-    if (off) return
+    var off = why(),
+      hit = payload.n + " of " + payload.u
+    if (off) return log(hit + " not sent: " + off)
     var body = JSON.stringify(payload)
     try {
-      if (nav.sendBeacon && nav.sendBeacon(endpoint, body)) return
+      if (!debug && nav.sendBeacon && nav.sendBeacon(endpoint, body)) return
     } catch (e) {}
     try {
       if (w.fetch) {
-        fetch(endpoint, { method: "POST", body: body, keepalive: true, headers: { "Content-Type": "text/plain" } }).catch(function () {})
+        fetch(endpoint, { method: "POST", body: body, keepalive: true, headers: { "Content-Type": "text/plain" } })
+          .then(function (r) {
+            var dropped = r.headers.get("X-Timetable-Dropped")
+            if (dropped) log(hit + " dropped by the server: " + dropped)
+            else if (r.ok) log(hit + " recorded", 1)
+            else
+              return r.text().then(function (t) {
+                try {
+                  t = JSON.parse(t).message
+                } catch (e) {}
+                log(hit + " refused by the server (" + r.status + "): " + t)
+              })
+          })
+          .catch(function (e) {
+            log(hit + " not sent: " + e)
+          })
       } else {
         var x = new XMLHttpRequest()
         x.open("POST", endpoint, true)

@@ -238,13 +238,11 @@ func startChild(ctx context.Context, name, logDir string, env ...string) (*peers
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.CreateTemp(logDir, "ceiling-addr-")
+	addrFile, err := peers.AddrFile(logDir, "ceiling-addr-")
 	if err != nil {
 		return nil, err
 	}
-	f.Close()
-	os.Remove(f.Name())
 	cmd := exec.Command(exe)
-	cmd.Env = append(append(os.Environ(), ceilingEnv+"="+f.Name()), env...)
-	return peers.StartProcess(ctx, name, cmd, f.Name(), logDir)
+	cmd.Env = append(append(os.Environ(), ceilingEnv+"="+addrFile), env...)
+	return peers.StartProcess(ctx, name, cmd, addrFile, logDir)
 }

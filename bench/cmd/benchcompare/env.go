@@ -67,28 +67,26 @@ func (e *env) close() {
 
 // DynamoDBLocal returns the running DynamoDB Local, starting it if needed.
 func (e *env) DynamoDBLocal(ctx context.Context) (*peers.Server, error) {
-	if e.ddbLocal == nil || !e.ddbLocal.Alive() {
-		e.logf("starting DynamoDB Local")
-		s, err := peers.StartDynamoDBLocal(ctx, e.cfg.tools, e.work)
-		if err != nil {
-			return nil, err
-		}
-		e.ddbLocal = e.track(s)
-	}
-	return e.ddbLocal, nil
+	return e.toolPeer(ctx, &e.ddbLocal, "DynamoDB Local", peers.StartDynamoDBLocal)
 }
 
 // Dynalite returns the running dynalite, starting it if needed.
 func (e *env) Dynalite(ctx context.Context) (*peers.Server, error) {
-	if e.dynalite == nil || !e.dynalite.Alive() {
-		e.logf("starting dynalite")
-		s, err := peers.StartDynalite(ctx, e.cfg.tools, e.work)
+	return e.toolPeer(ctx, &e.dynalite, "dynalite", peers.StartDynalite)
+}
+
+// toolPeer returns *s if it is running; otherwise it starts the peer
+// named name with start, from the -tools folder, and keeps it in *s.
+func (e *env) toolPeer(ctx context.Context, s **peers.Server, name string, start func(ctx context.Context, toolsDir, logDir string) (*peers.Server, error)) (*peers.Server, error) {
+	if *s == nil || !(*s).Alive() {
+		e.logf("starting %s", name)
+		started, err := start(ctx, e.cfg.tools, e.work)
 		if err != nil {
 			return nil, err
 		}
-		e.dynalite = e.track(s)
+		*s = e.track(started)
 	}
-	return e.dynalite, nil
+	return *s, nil
 }
 
 // Serve returns the running timetable serve started with the -serve-args

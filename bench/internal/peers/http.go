@@ -53,14 +53,12 @@ func StartVictoriaMetrics(ctx context.Context, bin, dataDir, logDir string) (*Se
 // and report it through --addr-file, e.g. "--no-auth --dynamodb-addr
 // 127.0.0.1:0"), and waits until GET /readyz answers.
 func StartTimetableHTTP(ctx context.Context, bin, dataDir, logDir string, args ...string) (*Server, error) {
-	f, err := os.CreateTemp(logDir, "serve-addr-")
+	addrFile, err := AddrFile(logDir, "serve-addr-")
 	if err != nil {
 		return nil, err
 	}
-	f.Close()
-	os.Remove(f.Name())
-	all := append([]string{"serve", "--data", dataDir, "--addr-file", f.Name()}, args...)
-	return startReady(ctx, "timetable serve", exec.Command(bin, all...), 0, f.Name(), logDir, answersGet("/readyz"))
+	all := append([]string{"serve", "--data", dataDir, "--addr-file", addrFile}, args...)
+	return startReady(ctx, "timetable serve", exec.Command(bin, all...), 0, addrFile, logDir, answersGet("/readyz"))
 }
 
 // PID returns the server's process id.

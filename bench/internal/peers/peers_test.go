@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -61,5 +62,27 @@ func TestPeers_StartLoadStop(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// AddrFile names a file of logDir, with the prefix, that a server can
+// create: none is there.
+func TestAddrFile(t *testing.T) {
+	dir := t.TempDir()
+	name, err := AddrFile(dir, "serve-addr-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Dir(name) != dir || !strings.HasPrefix(filepath.Base(name), "serve-addr-") {
+		t.Errorf("AddrFile = %q, want a file of %s starting with serve-addr-", name, dir)
+	}
+	if _, err := os.Stat(name); !os.IsNotExist(err) {
+		t.Errorf("%s exists (%v)", name, err)
+	}
+	if err := os.WriteFile(name, []byte("127.0.0.1:1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := AddrFile(filepath.Join(dir, "missing"), "x-"); err == nil {
+		t.Error("AddrFile in a missing folder: no error")
 	}
 }
