@@ -545,8 +545,11 @@ func (s *Store) mark(ctx context.Context, site, day string) error {
 // a site, and a site whose lease another Store holds is skipped, to be
 // done by that Store (or, once its claim ends, by whichever Store's pass
 // comes first). The lease is released when the site is done, or when the
-// pass stops on an error or a done ctx.
+// pass stops on an error or a done ctx. Calls on one Store run one at a
+// time: a call made during the background loop's pass waits for it.
 func (s *Store) AggregatePending(ctx context.Context) (int, error) {
+	s.passMu.Lock()
+	defer s.passMu.Unlock()
 	sites, err := s.Sites(ctx)
 	if err != nil {
 		return 0, err

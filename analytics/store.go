@@ -192,6 +192,13 @@ type Store struct {
 	// this Store (SiteChanges).
 	siteChanges atomic.Uint64
 
+	// passMu makes the passes of AggregatePending in this Store run one
+	// at a time: they share the Store's LeaseOwner, so the site's lease,
+	// which keeps the passes of different Stores apart, lets two of its
+	// own through, and the later writer of a day's aggregates would
+	// replace them with what it read before the other's.
+	passMu sync.Mutex
+
 	mu     sync.Mutex
 	sites  map[string]cachedSite // by id, for Record
 	marked map[pendingDay]time.Time
