@@ -71,24 +71,33 @@ func diffHits(got, want []hit) string {
 	return ""
 }
 
-// TestBlock_RoundTrip: random runs of hits, of one to over 70,000 values
-// a column (codes of one, two and four bytes), with visitor ids that are
-// hex hashes and ids that are not, decode to what was encoded; and a block
-// decoded in part has the columns asked for.
+// TestBlock_RoundTrip: random runs of hits, with codes of one, two and
+// four bytes (70,000 distinct paths: more than two bytes can number; the
+// other columns keep small dictionaries, which the smaller runs cover),
+// with visitor ids that are hex hashes and ids that are not, decode to
+// what was encoded; and a block decoded in part has the columns asked
+// for.
 func TestBlock_RoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
 	for _, c := range []struct {
 		n, visitors, values int
 		names               bool // visitor ids that are no hex hash
+		pathWidth           int  // bytes of a path's code
 	}{
-		{0, 1, 1, false}, {1, 1, 1, false}, {2, 1, 3, false}, {50, 5, 10, false}, {1000, 300, 40, false}, {1000, 300, 40, true},
-		{3000, 3000, 300, false}, {70_000, 20_000, 70_000, false},
+		{0, 1, 1, false, 1}, {1, 1, 1, false, 1}, {2, 1, 3, false, 1}, {50, 5, 10, false, 1}, {1000, 300, 40, false, 1}, {1000, 300, 40, true, 1},
+		{3000, 3000, 300, false, 2}, {70_000, 2000, 40, false, 4},
 	} {
 		hits := randomHits(r, c.n, c.visitors, c.values)
 		if c.names {
 			for i := range hits {
 				hits[i].visitor = "v-" + hits[i].visitor // still sorted
 			}
+		}
+		if c.pathWidth == 4 {
+			for i := range hits {
+				hits[i].path = fmt.Sprintf("/p/%d", i)
+			}
+			slices.SortFunc(hits, func(a, b hit) int { return hitCmp(&a, &b) })
 		}
 		b, err := encodeBlock(hits)
 		if err != nil {
@@ -102,6 +111,9 @@ func TestBlock_RoundTrip(t *testing.T) {
 			t.Fatalf("%d hits, %d values: %s", c.n, c.values, d)
 		}
 		t.Logf("%d hits, %d visitors, %d values a column: %d bytes, %.1f a hit", c.n, c.visitors, c.values, len(b), float64(len(b))/float64(max(c.n, 1)))
+		if w := bl.col(colPath).w; w != c.pathWidth {
+			t.Errorf("%d hits: paths coded on %d bytes, want %d", c.n, w, c.pathWidth)
+		}
 		part, err := decodeBlock(b, cols(colCountry))
 		if err != nil {
 			t.Fatal(err)
