@@ -84,10 +84,7 @@ type hitCounter struct {
 	// hitFilters are q's filters but those on visit: dimensions alone,
 	// which every visit given passes.
 	hitFilters []*Filter
-	// values give each dimension's value of a hit (nil for time and
-	// event:goal dimensions).
-	values    []func(*analytics.Visit, *analytics.Hit) (string, bool)
-	withDenom bool // count the visits of conversion rates' denominators
+	withDenom  bool // count the visits of conversion rates' denominators
 	// withVisitors: count distinct visitors (a metric needs them).
 	withVisitors bool
 	denoms       map[string]int64
