@@ -11,7 +11,7 @@ BENCHTIME ?= 1s
 # Duration of each wire-endpoint run in bench-compare (e.g. 5s for a quick look).
 DURATION ?= 20s
 # Parts of bench-compare to run, comma-separated (suite, wire, inprocess,
-# series, series-http, many-series, analytics, analytics-collect, fleet-cost,
+# series, series-http, many-series, analytics, analytics-range, analytics-collect, fleet-cost,
 # prometheus; empty: all, into BENCHMARKS.md; otherwise the
 # report goes to BENCHMARKS.<ONLY>.md), and series-http's soak per server.
 ONLY ?=

@@ -19,11 +19,14 @@ import (
 
 // hit is a stored page view or event, as the aggregation reads it.
 type hit struct {
-	t                            time.Time
-	name, visitor, path, source  string
-	utm, props                   map[string]string
-	country, browser, os, device string
-	interactive                  bool
+	t                                     time.Time
+	name, visitor, path, referrer, source string
+	utm                                   UTM
+	props                                 map[string]string
+	country, browser, os, device          string
+	interactive                           bool
+	// engagementMs and scrollDepth are an engagement event's figures.
+	engagementMs, scrollDepth int64
 }
 
 func hitFrom(it table.Item) (hit, error) {
@@ -32,17 +35,25 @@ func hitFrom(it table.Item) (hit, error) {
 		return hit{}, fmt.Errorf("analytics: item %s has a bad timestamp: %w", getS(it, attrSK), err)
 	}
 	// Hits stored before Record normalised their names are normalised here.
-	h := hit{t: t, name: getS(it, "name"), visitor: getS(it, "visitorId"), path: getS(it, "path"), source: NormalSource(getS(it, "source")),
-		utm: getMap(it, "utm"), country: getS(it, "country"), browser: NormalBrowser(getS(it, "browser")), os: NormalOS(getS(it, "os")),
-		device: NormalDevice(getS(it, "device")), interactive: getBool(it, "interactive"), props: getMap(it, "props")}
+	h := hit{t: t, name: getS(it, "name"), visitor: getS(it, "visitorId"), path: getS(it, "path"), referrer: getS(it, "referrer"),
+		source: NormalSource(getS(it, "source")), country: getS(it, "country"), browser: NormalBrowser(getS(it, "browser")), os: NormalOS(getS(it, "os")),
+		device: NormalDevice(getS(it, "device")), interactive: getBool(it, "interactive"), props: getMap(it, "props"),
+		engagementMs: getN(it, "engagementMs"), scrollDepth: getN(it, "scrollDepth")}
+	if u := getMap(it, "utm"); u != nil {
+		h.utm = UTM{Source: u["source"], Medium: u["medium"], Campaign: u["campaign"], Term: u["term"], Content: u["content"]}
+	}
 	if h.name == "" {
 		h.name = PageView
 	}
 	return h, nil
 }
 
-// hitLess orders hits by visitor, time, page views before events, path and
-// name: the order sessions are formed in.
+// hitCmp orders hits by visitor, time, page views before events, path and
+// name: the order sessions are formed in; then by their other fields, so
+// that only hits equal in every field compare equal and the order of a
+// set of hits is one whatever the order they were read in (a session's
+// first hit, whose source and country count, is the same from the raw
+// hits and from a hit bucket).
 func hitCmp(a, b *hit) int {
 	if c := strings.Compare(a.visitor, b.visitor); c != 0 {
 		return c
@@ -56,7 +67,35 @@ func hitCmp(a, b *hit) int {
 	if c := strings.Compare(a.path, b.path); c != 0 {
 		return c
 	}
-	return strings.Compare(a.name, b.name)
+	if c := strings.Compare(a.name, b.name); c != 0 {
+		return c
+	}
+	for _, col := range [...]int{colSource, colReferrer, colUTMSource, colUTMMedium, colUTMCampaign, colUTMTerm, colUTMContent,
+		colCountry, colBrowser, colOS, colDevice} {
+		if c := strings.Compare(*a.strField(col), *b.strField(col)); c != 0 {
+			return c
+		}
+	}
+	if c := cmp.Or(cmp.Compare(b8(a.interactive), b8(b.interactive)), cmp.Compare(a.engagementMs, b.engagementMs),
+		cmp.Compare(a.scrollDepth, b.scrollDepth)); c != 0 {
+		return c
+	}
+	return propsCmp(a.props, b.props)
+}
+
+// propsCmp orders property maps by their pairs in the order of their
+// names.
+func propsCmp(a, b map[string]string) int {
+	if len(a) == 0 && len(b) == 0 {
+		return 0
+	}
+	ka, kb := slices.Sorted(maps.Keys(a)), slices.Sorted(maps.Keys(b))
+	for i := 0; i < len(ka) && i < len(kb); i++ {
+		if c := cmp.Or(strings.Compare(ka[i], kb[i]), strings.Compare(a[ka[i]], b[kb[i]])); c != 0 {
+			return c
+		}
+	}
+	return cmp.Compare(len(ka), len(kb))
 }
 
 func b8(b bool) int {
@@ -64,59 +103,6 @@ func b8(b bool) int {
 		return 1
 	}
 	return 0
-}
-
-// session is a visit formed from the hits of one visitor.
-type session struct {
-	visitor     string
-	start, last time.Time
-	first       *hit
-	exit        string
-	pageViews   int64
-	interactive bool
-	goals       map[string]bool
-	// hits are the indexes of the session's hits (engagement events
-	// included) in the slice sessionize was given, in order.
-	hits []int
-}
-
-func (s *session) bounce() bool    { return s.pageViews <= 1 && !s.interactive }
-func (s *session) duration() int64 { return s.last.Sub(s.start).Milliseconds() }
-
-// sessionize forms the sessions of hits (sorted by hitCmp): a hit more
-// than timeout after its visitor's previous hit opens a new session,
-// except an engagement event, which is dropped (dropped[i] set). A
-// session's exit page is its last page view's path (its first hit's if it
-// has none).
-func sessionize(hits []hit, goals []Goal, timeout time.Duration) (ss []*session, dropped []bool) {
-	dropped = make([]bool, len(hits))
-	var cur *session
-	for i := range hits {
-		h := &hits[i]
-		if cur == nil || cur.visitor != h.visitor || h.t.Sub(cur.last) > timeout {
-			if h.name == Engagement {
-				dropped[i] = true
-				continue
-			}
-			cur = &session{visitor: h.visitor, start: h.t, first: h, exit: h.path, goals: map[string]bool{}}
-			ss = append(ss, cur)
-		}
-		cur.last = h.t
-		cur.hits = append(cur.hits, i)
-		switch {
-		case h.name == PageView:
-			cur.pageViews++
-			cur.exit = h.path
-		case h.name != Engagement && h.interactive:
-			cur.interactive = true
-		}
-		for i := range goals {
-			if goals[i].matches(h) {
-				cur.goals[goals[i].ID] = true
-			}
-		}
-	}
-	return ss, dropped
 }
 
 // aggregate returns the stats of each period of p in [from, to) (by
@@ -175,13 +161,13 @@ func aggregate(hits []hit, dropped []bool, ss []*session, p Period, from, to tim
 		st.durationMs += s.duration()
 		f := s.first
 		for d, v := range map[Dimension]string{
-			DimEntryPage: f.path, DimExitPage: s.exit, DimSource: f.source, DimUTMSource: f.utm["source"],
-			DimUTMMedium: f.utm["medium"], DimUTMCampaign: f.utm["campaign"], DimCountry: f.country,
+			DimEntryPage: f.path, DimExitPage: s.exit, DimSource: f.source, DimUTMSource: f.utm.Source,
+			DimUTMMedium: f.utm.Medium, DimUTMCampaign: f.utm.Campaign, DimCountry: f.country,
 			DimBrowser: f.browser, DimOS: f.os, DimDevice: f.device,
 		} {
 			st.add(d, v, 1)
 		}
-		for g := range s.goals {
+		for _, g := range s.goals {
 			st.add(DimGoal, g, 1)
 		}
 		if len(s.goals) > 0 {
@@ -198,7 +184,8 @@ func (s *Store) loadHits(ctx context.Context, site string, from, to time.Time) (
 	var hits []hit
 	for _, e := range []*design.Entity{entPageView, entEvent} {
 		prefix := skPrefix(e)
-		q := &table.Query{Hash: sitePK(site), Range: table.Between(prefix+timestamp(from), prefix+timestamp(to.Add(-time.Millisecond))+"~"), Consistent: true}
+		q := &table.Query{Hash: sitePK(site), Range: table.Between(prefix+timestamp(from), prefix+timestamp(to.Add(-time.Millisecond))+"~"), Consistent: true,
+			Projection: hitAttrs}
 		for it, err := range s.t.QueryAll(ctx, q) {
 			if err != nil {
 				return nil, fmt.Errorf("analytics: cannot read the hits of site %q: %w", site, err)
@@ -213,31 +200,77 @@ func (s *Store) loadHits(ctx context.Context, site string, from, to time.Time) (
 			hits = append(hits, h)
 		}
 	}
-	slices.SortFunc(hits, func(a, b hit) int { return hitCmp(&a, &b) })
-	return hits, nil
+	return sortHits(hits), nil
+}
+
+// hitAttrs are the attributes of a page view or event item that hitFrom
+// reads.
+var hitAttrs = []string{attrSK, "timestamp", "name", "visitorId", "path", "referrer", "source", "utm", "country", "browser", "os", "device",
+	"interactive", "props", "engagementMs", "scrollDepth", attrTTL}
+
+// sortHits returns hits sorted by hitCmp, in a new slice: it sorts their
+// indexes, not the hits, which are large.
+func sortHits(hits []hit) []hit {
+	idx := make([]int32, len(hits))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortFunc(idx, func(a, b int32) int { return hitCmp(&hits[a], &hits[b]) })
+	out := make([]hit, len(hits))
+	for i, j := range idx {
+		out[i] = hits[j]
+	}
+	return out
 }
 
 // AggregateDay recomputes, whole, the aggregates of the UTC day holding
 // day for site from its raw hits: the 24 hourly stats, the daily stats,
-// the day's Top items and sessions, then the month's stats from its days.
-// What it writes replaces what an earlier run wrote, so running it again
-// never double-counts. Sessions end at midnight UTC (visitor ids change
-// then). It fails with ErrExpired once the day's first raw hits may have
-// expired (Retention.Raw after the day's start). It takes no lease: of
-// Stores sharing a table, call AggregatePending, which aggregates a site
-// in one Store at a time.
+// the day's Top items and sessions, then the month's stats from its days;
+// and, once the day is over, its hit bucket. What it writes replaces what
+// an earlier run wrote, so running it again never double-counts (and
+// writes no bucket whose hits have not changed). Sessions end at midnight
+// UTC (visitor ids change then). It fails with ErrExpired once the day's
+// first raw hits may have expired (Retention.Raw after the day's start).
+// It takes no lease: of Stores sharing a table, call AggregatePending,
+// which aggregates a site in one Store at a time.
 func (s *Store) AggregateDay(ctx context.Context, site string, day time.Time) error {
+	return s.aggregateDay(ctx, site, day, true)
+}
+
+// aggregateDay is AggregateDay, without the aggregates unless agg.
+func (s *Store) aggregateDay(ctx context.Context, site string, day time.Time, agg bool) error {
 	now := s.now()
 	from := Day.start(day)
 	to := Day.next(from)
 	if s.o.Retention.Raw > 0 && !from.Add(s.o.Retention.Raw).After(now) {
 		return fmt.Errorf("%w: %s of site %q", ErrExpired, dayOf(from), site)
 	}
-	goals, err := s.Goals(ctx, site)
+	hits, err := s.loadHits(ctx, site, from, to)
 	if err != nil {
 		return err
 	}
-	hits, err := s.loadHits(ctx, site, from, to)
+	if agg {
+		if err := s.writeAggregates(ctx, site, from, hits, now); err != nil {
+			return err
+		}
+	}
+	if !now.Before(to) {
+		if err := s.writeBucket(ctx, site, from, hits, now); err != nil {
+			return err
+		}
+	}
+	if !agg {
+		return nil
+	}
+	return s.AggregateMonth(ctx, site, from)
+}
+
+// writeAggregates writes the hourly and daily stats, the Top items and
+// the sessions of the day starting at from, computed from hits, its raw
+// hits.
+func (s *Store) writeAggregates(ctx context.Context, site string, from time.Time, hits []hit, now time.Time) error {
+	to := Day.next(from)
+	goals, err := s.Goals(ctx, site)
 	if err != nil {
 		return err
 	}
@@ -267,10 +300,7 @@ func (s *Store) AggregateDay(ctx context.Context, site string, day time.Time) er
 	if err := s.writePeriod(ctx, dayStats, site, Day, from, now); err != nil {
 		return err
 	}
-	if err := s.writeSessions(ctx, site, from, ss, now); err != nil {
-		return err
-	}
-	return s.AggregateMonth(ctx, site, from)
+	return s.writeSessions(ctx, site, from, ss, now)
 }
 
 // retention returns the retention of stats of p.
@@ -500,9 +530,12 @@ func (s *Store) mark(ctx context.Context, site, day string) error {
 }
 
 // AggregatePending aggregates again every day marked by Record (in any
-// process) for every site, and returns the number of days done. A mark
-// made while its day was being aggregated survives, so a hit recorded
-// during an aggregation is counted by the next. Days whose raw hits have
+// process) for every site, and writes the hit bucket of each such day
+// that is over; it returns the number of days done. A mark made while its
+// day was being aggregated survives, so a hit recorded during an
+// aggregation is counted by the next. The mark of a day aggregated before
+// its end stays until the day is over and its bucket written, needing no
+// aggregation meanwhile unless hits come. Days whose raw hits have
 // expired are skipped and unmarked (and logged). The Store's background
 // loop runs it every Options.AggregateEvery; call it directly when that
 // is off.
@@ -512,8 +545,11 @@ func (s *Store) mark(ctx context.Context, site, day string) error {
 // a site, and a site whose lease another Store holds is skipped, to be
 // done by that Store (or, once its claim ends, by whichever Store's pass
 // comes first). The lease is released when the site is done, or when the
-// pass stops on an error or a done ctx.
+// pass stops on an error or a done ctx. Calls on one Store run one at a
+// time: a call made during the background loop's pass waits for it.
 func (s *Store) AggregatePending(ctx context.Context) (int, error) {
+	s.passMu.Lock()
+	defer s.passMu.Unlock()
 	sites, err := s.Sites(ctx)
 	if err != nil {
 		return 0, err
@@ -524,7 +560,8 @@ func (s *Store) AggregatePending(ctx context.Context) (int, error) {
 		if err != nil {
 			return n, err
 		}
-		if len(marks) == 0 {
+		now := s.now()
+		if !slices.ContainsFunc(marks, func(m table.Item) bool { return markDue(m, now) }) {
 			continue // no lease taken: a pass over idle sites writes nothing
 		}
 		done, err := s.aggregateSite(ctx, site.ID)
@@ -534,6 +571,24 @@ func (s *Store) AggregatePending(ctx context.Context) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// needsAggregation reports whether the Pending mark m says hits came
+// since its day was last aggregated: it has no cutoff, or it was marked
+// at or after it.
+func needsAggregation(m table.Item) bool {
+	_, done := m["cutoff"]
+	return !done || getN(m, "at") >= getN(m, "cutoff")
+}
+
+// markDue reports whether the day of the Pending mark m has work at now:
+// an aggregation, or its bucket, once it is over.
+func markDue(m table.Item, now time.Time) bool {
+	if needsAggregation(m) {
+		return true
+	}
+	day, err := time.Parse(layoutDay, getS(m, "date"))
+	return err != nil || !now.Before(Day.next(day))
 }
 
 // pendingMarks reads the Pending items of site (strongly consistent).
@@ -574,28 +629,39 @@ func (s *Store) aggregateSite(ctx context.Context, site string) (int, error) {
 			return n, err
 		}
 		start := s.now()
+		if !markDue(m, start) {
+			continue
+		}
 		day, err := time.Parse(layoutDay, getS(m, "date"))
 		if err != nil {
 			return n, fmt.Errorf("analytics: pending item %s: %w", getS(m, attrSK), err)
 		}
+		over := !start.Before(Day.next(day))
 		var done func()
 		if s.o.onDay != nil {
 			done = s.o.onDay(s.o.LeaseOwner, site, day)
 		}
-		err = s.AggregateDay(ctx, site, day)
+		err = s.aggregateDay(ctx, site, day, needsAggregation(m))
 		if done != nil {
 			done()
 		}
 		if errors.Is(err, ErrExpired) {
 			s.o.Logger.Warn("analytics: pending day has expired raw hits; not aggregated again", "site", site, "day", getS(m, "date"))
+			over = true
 		} else if err != nil {
 			return n, err
 		}
 		n++
 		// Unmark unless marked after start - MarkEvery: a hit stored
-		// after the read began was marked no earlier than that.
+		// after the read began was marked no earlier than that. A day not
+		// over keeps its mark, with that cutoff, for its bucket.
 		cutoff := start.Add(-s.o.MarkEvery).UnixMilli()
-		_, err = s.t.Delete(ctx, table.K(pk, getS(m, attrSK)), &table.DeleteOptions{If: table.Attr("at").Lt(cutoff)})
+		k, unmarked := table.K(pk, getS(m, attrSK)), table.Attr("at").Lt(cutoff)
+		if over {
+			_, err = s.t.Delete(ctx, k, &table.DeleteOptions{If: unmarked})
+		} else {
+			_, err = s.t.Update(ctx, k, table.NewUpdate().Set("cutoff", cutoff), &table.UpdateOptions{If: unmarked})
+		}
 		if err != nil && !table.IsConditionFailed(err) {
 			return n, fmt.Errorf("analytics: cannot unmark %s of site %q: %w", getS(m, "date"), site, err)
 		}

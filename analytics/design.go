@@ -43,7 +43,7 @@ func Design() *design.Design {
 		Description: "One table holds every site's page views, sessions, events, goals, aggregated stats and realtime counters. " +
 			"Items of a site share the partition `SITE#{siteId}`; their sort keys start with a prefix per entity, so that each " +
 			"read selects one kind of item. Raw items expire 30 days after their event, hourly stats after 90 days, daily stats " +
-			"after 2 years; monthly stats are kept.",
+			"and hit buckets (a day's hits in compressed columns) after 2 years; monthly stats are kept.",
 		Table: design.Table{
 			Name:         "analytics",
 			PartitionKey: design.Key{Name: "pk", Type: design.String},
@@ -263,6 +263,7 @@ func Design() *design.Design {
 					site,
 					{Name: "date", Format: design.LayoutDay, Description: "The UTC day."},
 					{Name: "at", Type: "N", Description: "When it was last marked, Unix milliseconds: the aggregation deletes it only if it is older than the aggregation's start by the marking interval, so a mark made during an aggregation survives it."},
+					{Name: "cutoff", Type: "N", Description: "Set when the day was aggregated before it was over: the mark then stays, for the day's hit bucket, and needs no aggregation while at is below it (Unix milliseconds, the aggregation's start less the marking interval)."},
 				},
 				Example: map[string]string{"siteId": "my-site", "date": "2024-01-15"},
 			},
@@ -318,6 +319,41 @@ func Design() *design.Design {
 				Example:   map[string]string{"date": "2024-01-15"},
 				TTL:       "ttl",
 				Retention: "Deleted the next day; its ttl (2 days) is the safety net.",
+			},
+			{
+				Name: "HitBucket",
+				Description: "A UTC day of a site's page views and events, kept after the raw hits expire: it names the parts (HitBucketPart) that hold them. " +
+					"The aggregation writes it once the day is over and again when a late hit arrives: the new parts first, then this item (a conditional put, never to an older set), then the old parts are deleted; a reader reads the parts it names, so it never mixes two sets.",
+				Keys: map[string]design.Template{"pk": "SITE#{siteId}", "sk": "HITS#{date}"},
+				Attributes: []design.Attribute{
+					site,
+					{Name: "date", Format: design.LayoutDay, Description: "The UTC day."},
+					{Name: "written", Description: "The set of parts: when the pass that wrote it read the hits, Unix milliseconds in 13 digits, then 4 random hex digits."},
+					{Name: "parts", Type: "N", Description: "Its parts, numbered from 0."},
+					{Name: "hits", Type: "N", Description: "Page views and events (engagement events included) in its parts."},
+					{Name: "sum", Description: "xxHash64 (hex) of the parts' blocks: a pass that would write the same leaves them."},
+					ttl,
+				},
+				Example:   map[string]string{"siteId": "my-site", "date": "2024-01-15", "written": "1705363260000a3f2", "parts": "1"},
+				TTL:       "ttl",
+				Retention: "2 years from the end of the day (Retention.Buckets).",
+			},
+			{
+				Name: "HitBucketPart",
+				Description: "Hits of a HitBucket, sorted by visitor and time, in compressed columns: dictionaries of the strings (path, referrer, source, UTM, country, browser, OS, device, name, properties), " +
+					"varint deltas of the times, zstd; the format is docs/format/hits.md. A day whose block would pass 350 KB is split into parts at visitor boundaries.",
+				Keys: map[string]design.Template{"pk": "SITE#{siteId}", "sk": "HITPART#{date}#{written}#{part}"},
+				Attributes: []design.Attribute{
+					site,
+					{Name: "date", Format: design.LayoutDay, Description: "The UTC day."},
+					{Name: "written", Description: "The set it belongs to (HitBucket's written)."},
+					{Name: "part", Type: "N", Description: "Its number in the set, from 0; three digits in the sort key."},
+					{Name: "block", Type: "B", Description: "The hits: a block of docs/format/hits.md."},
+					ttl,
+				},
+				Example:   map[string]string{"siteId": "my-site", "date": "2024-01-15", "written": "1705363260000a3f2", "part": "000"},
+				TTL:       "ttl",
+				Retention: "As its HitBucket; the parts of a replaced set are deleted when the new one is in place.",
 			},
 		},
 		AccessPatterns: []design.AccessPattern{
@@ -470,6 +506,32 @@ func Design() *design.Design {
 				Key:         "gsi1pk = SITE#{siteId} AND begins_with(gsi1sk, PERIOD#{period}#)",
 				Returns:     []string{"Stats"},
 				Frequency:   "on export",
+			},
+			{
+				Name:        "Hit buckets of a day range",
+				Description: "Which days of a range have a hit bucket, and its parts: the plan of a query the aggregates cannot answer.",
+				Key:         "pk = SITE#{siteId} AND sk BETWEEN HITS#{fromDate} AND HITS#{toDate}",
+				Params: []design.Attribute{
+					{Name: "fromDate", Format: design.LayoutDay, Description: "First day, inclusive."},
+					{Name: "toDate", Format: design.LayoutDay, Description: "Last day, inclusive."},
+				},
+				Returns:   []string{"HitBucket"},
+				Frequency: "each filtered query, funnel or breakdown by two dimensions",
+			},
+			{
+				Name:        "Parts of a hit bucket",
+				Description: "The parts a HitBucket names, by key.",
+				Op:          design.BatchGetItem,
+				Key:         "pk = SITE#{siteId} AND sk = HITPART#{date}#{written}#{part}",
+				Returns:     []string{"HitBucketPart"},
+				Frequency:   "each day of such a query whose raw hits are gone",
+			},
+			{
+				Name:        "Hit bucket parts of a day",
+				Description: "Every part of a day, to delete the sets a new one replaces (and those a writer that died left).",
+				Key:         "pk = SITE#{siteId} AND begins_with(sk, HITPART#{date}#)",
+				Returns:     []string{"HitBucketPart"},
+				Frequency:   "each hit bucket written",
 			},
 			{
 				Name:        "Realtime visitors",

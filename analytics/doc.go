@@ -15,8 +15,10 @@
 // GOAL#{id}; stats STATS#{period}#{start} with GSI1 PERIOD#{period}#{start};
 // realtime REALTIME#{minute}; and, added to the seed's design, Top items
 // (a breakdown's values ranked by count in the sort key), Pending marks
-// (days to aggregate again), the daily Salt, and imported days
-// IMPORTED#{date}.
+// (days to aggregate again), the daily Salt, hit buckets (HitBucket
+// HITS#{date} and its parts HitBucketPart HITPART#{date}#{written}#{part}:
+// a day's hits in compressed columns, docs/format/hits.md), and imported
+// days IMPORTED#{date}.
 //
 // # Imported figures
 //
@@ -54,10 +56,13 @@
 //
 // Store.AggregateDay recomputes a day whole: 24 hourly stats, the daily
 // stats and Top items, the day's session items, then the month by merging
-// its days. Writing replaces what was there, so a re-run never
-// double-counts. Store.AggregatePending does the days Record marked; the
-// Store runs it in the background every Options.AggregateEvery (a minute
-// by default) from Open to Close. Page views, events and visitors belong to the period
+// its days; and, once the day is over, its hit bucket, which keeps its
+// hits after the raw hits expire. Writing replaces what was there, so a
+// re-run never double-counts. Store.AggregatePending does the days Record
+// marked; a day aggregated before it is over stays marked, needing no
+// work until hits come or it ends and its bucket is written. The Store
+// runs it in the background every Options.AggregateEvery (a minute by
+// default) from Open to Close. Page views, events and visitors belong to the period
 // of the hit; visits, bounces, durations, entry and exit pages, sources,
 // UTM, country, browser, OS, device and goal conversions to the period the
 // visit started in. All counts are additive; unique visitors are a
@@ -78,11 +83,15 @@
 // range's Summary, Summaries and Breakdown in memory, merged as the Store's
 // own methods merge them (which use it too). Realtime reads the last five minutes with queries bounded on
 // both sides: the per-minute counters and, for its live feed, the raw
-// hits. RawVisits forms the visits of a range from the raw hits by the
+// hits. Visits forms the visits of a range from the hits by the
 // aggregation's own rules, for the questions the aggregates cannot answer
-// (filters, two dimensions; package statsapi uses it), and FunnelSteps
-// follows a Funnel's goals through them. Reads drop items whose ttl has
-// passed, since DynamoDB deletes them late.
+// (filters, two dimensions, funnels; package statsapi uses it): each day
+// from its hit bucket, or from its raw hits while they are all kept and
+// it has no bucket or hits came since it was written (today, late hits),
+// with the same answers either way. A day whose hits are no longer kept
+// either way is refused with an *ExpiredError. RawVisits collects them;
+// FunnelSteps follows a Funnel's goals through them. Reads drop items
+// whose ttl has passed, since DynamoDB deletes them late.
 //
 // # Sharing
 //
@@ -108,7 +117,10 @@
 //     any Store then does the days it left (they are still marked). The
 //     Stores' clocks must agree to well within a claim. Aggregating a day
 //     again replaces its aggregates, so a claim that ends mid-pass (a
-//     stalled holder) costs work twice, never a count twice.
+//     stalled holder) costs work twice, never a count twice. A day's hit
+//     bucket is switched to a new set of parts by a conditional put that
+//     refuses an older set, so a stalled holder cannot bring an old one
+//     back, and readers read the set the HitBucket item names.
 //   - The day's salt is made once, by a conditional put: every Store
 //     gives a visitor the same id that day, and another id the next. Not
 //     covered: a Store whose clock lags the others' at midnight, and that
@@ -134,10 +146,10 @@
 //
 // # Retention
 //
-// Raw hits and sessions 30 days, hourly stats 90 days, daily stats and Top
-// items 2 years, monthly stats kept (Options.Retention), each from the end
-// of its period. A day whose raw hits may have expired is not recomputed
-// (ErrExpired).
+// Raw hits and sessions 30 days, hourly stats 90 days, daily stats, Top
+// items and hit buckets 2 years, monthly stats kept (Options.Retention),
+// each from the end of its period. A day whose raw hits may have expired
+// is not recomputed (ErrExpired).
 //
 // A Store is safe for concurrent use.
 package analytics

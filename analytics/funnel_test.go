@@ -52,8 +52,15 @@ func TestStore_Funnels(t *testing.T) {
 		if len(steps) != 2 || steps[0] != want[0] || steps[1] != want[1] {
 			t.Errorf("FunnelSteps = %+v, want %+v", steps, want)
 		}
-		if _, err := s.FunnelSteps(ctx, "a", "f", now.Add(-40*24*time.Hour), now); !errors.Is(err, ErrExpired) {
-			t.Errorf("FunnelSteps beyond the raw retention: %v, want ErrExpired", err)
+		// Days beyond the raw retention without hits (no daily stats) add
+		// nothing; days beyond the buckets' retention are refused.
+		if steps, err := s.FunnelSteps(ctx, "a", "f", now.Add(-40*24*time.Hour), now); err != nil || len(steps) != 2 || steps[0] != want[0] || steps[1] != want[1] {
+			t.Errorf("FunnelSteps over 40 days = %+v, %v; want %+v", steps, err, want)
+		}
+		var ee *ExpiredError
+		if _, err := s.FunnelSteps(ctx, "a", "f", now.Add(-800*24*time.Hour), now); !errors.Is(err, ErrExpired) || !errors.As(err, &ee) ||
+			!ee.Start.Equal(time.Date(2022, 3, 21, 0, 0, 0, 0, time.UTC)) {
+			t.Errorf("FunnelSteps beyond the buckets' retention: %v, want an *ExpiredError from 2022-03-21", err)
 		}
 		if _, err := s.FunnelSteps(ctx, "a", "nope", now.Add(-time.Hour), now); !errors.Is(err, timetable.ErrNotFound) {
 			t.Errorf("FunnelSteps of a missing funnel: %v", err)

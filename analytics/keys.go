@@ -33,6 +33,9 @@ var (
 	entFunnel   = entity("Funnel")
 	entLease    = entity("Lease")
 	entImported = entity("Imported")
+
+	entHitBucket     = entity("HitBucket")
+	entHitBucketPart = entity("HitBucketPart")
 )
 
 func entity(name string) *design.Entity {

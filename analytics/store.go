@@ -65,6 +65,12 @@ type Retention struct {
 	// Monthly is the life of monthly stats; zero or negative keeps them
 	// (the default).
 	Monthly time.Duration
+	// Buckets is the life of the hit buckets (a day's page views and
+	// events in compressed columns, written once the day is over), from
+	// the end of their day: what filters, breakdowns by two dimensions,
+	// funnels and other questions the aggregates cannot answer read once
+	// the raw hits have expired. Default 2 years (730 days).
+	Buckets time.Duration
 }
 
 // Options configure a Store. A nil *Options and the zero value are valid;
@@ -94,8 +100,10 @@ type Options struct {
 	// this one's Record within it. Default 10 seconds; negative reads the
 	// site on every Record.
 	SiteCacheTTL time.Duration
-	// MaxRawHits bounds the raw hits RawVisits (and so FunnelSteps and the
-	// Stats API's raw path) holds in memory at once. Default 2,000,000.
+	// MaxRawHits bounds the hits of one day that Visits (and so
+	// FunnelSteps and the Stats API's queries the aggregates cannot
+	// answer) forms at once, and those RawVisits holds in all. Default
+	// 2,000,000.
 	MaxRawHits int
 	// MaxFuture is how far ahead of Now an event may be. Default 5 minutes.
 	MaxFuture time.Duration
@@ -122,6 +130,9 @@ type Options struct {
 	// aggregates a day of a site under the site's lease; the func it
 	// returns, if not nil, is called when that day is done.
 	onDay func(owner, site string, day time.Time) (done func())
+	// partBytes, when set (by tests), bounds the block of a hit bucket
+	// part instead of maxPartBytes.
+	partBytes int
 }
 
 func (o *Options) withDefaults() Options {
@@ -140,6 +151,7 @@ func (o *Options) withDefaults() Options {
 	def(&r.Retention.Raw, 30*24*time.Hour)
 	def(&r.Retention.Hourly, 90*24*time.Hour)
 	def(&r.Retention.Daily, 730*24*time.Hour)
+	def(&r.Retention.Buckets, 730*24*time.Hour)
 	def(&r.SessionTimeout, 30*time.Minute)
 	def(&r.MarkEvery, time.Minute)
 	def(&r.SiteCacheTTL, 10*time.Second)
@@ -179,6 +191,13 @@ type Store struct {
 	// siteChanges counts the sites created, changed and deleted through
 	// this Store (SiteChanges).
 	siteChanges atomic.Uint64
+
+	// passMu makes the passes of AggregatePending in this Store run one
+	// at a time: they share the Store's LeaseOwner, so the site's lease,
+	// which keeps the passes of different Stores apart, lets two of its
+	// own through, and the later writer of a day's aggregates would
+	// replace them with what it read before the other's.
+	passMu sync.Mutex
 
 	mu     sync.Mutex
 	sites  map[string]cachedSite // by id, for Record

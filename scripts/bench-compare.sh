@@ -10,8 +10,9 @@
 # Environment:
 #   DURATION  measured time of each wire load run (default 20s)
 #   ONLY      the parts to run, comma-separated (suite, wire, inprocess,
-#             series, series-http, many-series, analytics,
-#             analytics-collect, fleet-cost, prometheus; default all). With ONLY the report goes
+#             series, series-http, many-series, analytics, analytics-range,
+#             analytics-collect, fleet-cost, prometheus; default all but
+#             analytics-range, which runs only when named). With ONLY the report goes
 #             to BENCHMARKS.<ONLY>.md, not BENCHMARKS.md, which holds the
 #             figures of a full run.
 #   SOAK      length of series-http's soak of each server (default 10m; 0

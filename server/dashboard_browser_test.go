@@ -140,14 +140,15 @@ func TestDashboard_Browser(t *testing.T) {
 	e.token = secret
 
 	// The Stats API's answers, asked as the dashboard asks them.
-	ask := func(q map[string]any) statsAnswer {
+	askOver := func(period string, q map[string]any) statsAnswer {
 		t.Helper()
 		q["site_id"] = "demo"
-		q["date_range"] = "7d"
+		q["date_range"] = period
 		var a statsAnswer
 		e.postJSON("/api/v2/query", q).must(t, 200).json(t, &a)
 		return a
 	}
+	ask := func(q map[string]any) statsAnswer { t.Helper(); return askOver("7d", q) }
 	num := func(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 	total := ask(map[string]any{"metrics": []string{"visitors"}})
 	pages := ask(map[string]any{"metrics": []string{"pageviews"}, "dimensions": []string{"event:page"}, "order_by": [][]string{{"pageviews", "desc"}}})
@@ -255,6 +256,27 @@ func TestDashboard_Browser(t *testing.T) {
 	filtered := ask(map[string]any{"metrics": []string{"visitors"}, "filters": [][]any{{"is", "visit:source", []string{src}}}})
 	b.Do(t, tab, "wait for the filtered figures", chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#figures [data-metric="visitors"][data-value="%s"]`, num(filtered.Results[0].Metrics[0])))))
 	b.Screenshot(t, tab, "filtered")
+
+	// Filtered, the default range (last 30 days) and the last 12 months
+	// reach past the raw hits' 30 days: they are computed from the hits
+	// all the same, and show data, not a refusal.
+	for _, period := range []string{"30d", "12mo"} {
+		filtered := askOver(period, map[string]any{"metrics": []string{"visitors"}, "filters": [][]any{{"is", "visit:source", []string{src}}}})
+		if len(filtered.Results) == 0 || filtered.Results[0].Metrics[0] == 0 {
+			t.Fatalf("%s filtered by source %s: %+v, want visitors", period, src, filtered)
+		}
+		b.Do(t, tab, "filter "+period,
+			chromedp.Navigate(base+"/?site=demo&period="+period+"&f="+url.QueryEscape("is,visit:source,"+src)),
+			chromedp.WaitVisible(chromedp.CSS(`.chip`)),
+			loaded,
+			chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf(`#figures [data-metric="visitors"][data-value="%s"]`, num(filtered.Results[0].Metrics[0])))),
+		)
+		notices := browsertest.Run(t, b, tab, "read the notices "+period, chromedp.Evaluate[[]string](
+			`[...document.querySelectorAll('.notice.error:not([hidden]), [role="alert"]:not([hidden])')].map((n) => n.textContent).filter((s) => s)`))
+		if len(notices) > 0 {
+			t.Errorf("%s filtered by source: the page shows %q", period, notices)
+		}
+	}
 
 	// A site without data shows how to add its script.
 	if err := st.CreateSite(context.Background(), analytics.Site{ID: "empty", Domains: []string{"empty.test"}}); err != nil {

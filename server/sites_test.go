@@ -186,9 +186,16 @@ func TestStats_QueryRealtimeFunnel(t *testing.T) {
 	if !strings.Contains(perr.Error, `Invalid metric "nope"`) {
 		t.Errorf("error %q", perr.Error)
 	}
-	e.as(admin, "POST", "/api/v2/query", `{"site_id":"a","metrics":["visitors"],"date_range":"91d","filters":[["is","visit:country",["FR"]]]}`).must(t, 400).json(t, &perr)
-	if !strings.Contains(perr.Error, "raw hits") {
-		t.Errorf("beyond the raw retention: %q", perr.Error)
+	// Beyond the raw retention, a query that needs the hits reads the hit
+	// buckets (here none: those days had no hits); beyond the buckets'
+	// retention (2 years) it is refused with the reason.
+	e.as(admin, "POST", "/api/v2/query", `{"site_id":"a","metrics":["visitors"],"date_range":"91d","filters":[["is","visit:country",["FR"]]]}`).must(t, 200).json(t, &res)
+	if len(res.Results) != 1 || res.Results[0].Metrics[0] != 2 {
+		t.Errorf("91 days, filtered: %+v", res)
+	}
+	e.as(admin, "POST", "/api/v2/query", `{"site_id":"a","metrics":["visitors"],"date_range":["2021-06-01","2022-06-01"],"filters":[["is","visit:country",["FR"]]]}`).must(t, 400).json(t, &perr)
+	if !strings.Contains(perr.Error, "must start on 2022-03-21 (UTC) or later") || strings.Contains(perr.Error, "needs the raw hits") {
+		t.Errorf("beyond the buckets' retention: %q", perr.Error)
 	}
 	e.as(admin, "POST", "/api/v2/query", `{"site_id":"zz","metrics":["visitors"],"date_range":"7d"}`).must(t, 404)
 	e.as("", "POST", "/api/v2/query", `{"site_id":"a","metrics":["visitors"],"date_range":"7d"}`).must(t, 401)
@@ -218,15 +225,20 @@ func TestStats_QueryRealtimeFunnel(t *testing.T) {
 	if len(steps.Steps) != 2 || steps.Steps[0].Visitors != 2 || steps.Steps[1].Visitors != 1 || steps.Steps[1].DropOff != 1 {
 		t.Errorf("funnel steps %+v", steps)
 	}
-	// A range reaching past the raw hits kept starts on the first complete
-	// day, and says so.
+	// A range reaching past the hits kept starts on the first day they
+	// are kept, and says so; one within them is as asked.
 	var clamped struct {
 		DateRange [2]string `json:"date_range"`
 		Warning   string
+		Steps     []struct{ Visitors int }
 	}
 	e.as(admin, "GET", "/api/v1/sites/a/funnels/f/steps?date_range=91d", "").must(t, 200).json(t, &clamped)
-	if clamped.Warning == "" || clamped.DateRange[0] == "" {
-		t.Errorf("a 91-day funnel: %+v, want its start moved with a warning", clamped)
+	if clamped.Warning != "" || len(clamped.Steps) != 2 || clamped.Steps[0].Visitors != 2 {
+		t.Errorf("a 91-day funnel: %+v, want its steps and no warning", clamped)
+	}
+	e.as(admin, "GET", "/api/v1/sites/a/funnels/f/steps?date_range=2022-01-01,2024-03-20", "").must(t, 200).json(t, &clamped)
+	if clamped.Warning == "" || clamped.DateRange[0] != "2022-03-21T00:00:00Z" || len(clamped.Steps) != 2 || clamped.Steps[0].Visitors != 2 {
+		t.Errorf("a funnel from 2022: %+v, want its start moved to 2022-03-21 with a warning", clamped)
 	}
 	e.as(admin, "GET", "/api/v1/sites/a/funnels/f/steps?date_range=bogus", "").must(t, 400)
 	e.as(admin, "GET", "/api/v1/sites/a/funnels/nope/steps", "").must(t, 404)

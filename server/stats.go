@@ -80,15 +80,16 @@ func (s *Server) funnelSteps(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	// A range reaching past the raw hits kept (a "last 30 days" includes
-	// a part of a day whose first hits have expired) is computed from the
-	// first complete day on, and says so.
+	// A range reaching past the hits kept (beyond the hit buckets'
+	// retention) is computed from the first day they are kept on, and
+	// says so.
 	warning := ""
-	if rs := a.RawStart(); from.Before(rs) && to.After(rs) {
-		from = rs
-		warning = "the range starts on " + rs.Format(time.DateOnly) + " (UTC), the first day whose raw hits are all kept; a funnel is computed from the raw hits"
-	}
 	steps, err := a.FunnelSteps(r.Context(), st.ID, f.ID, from, to)
+	if ee := (*analytics.ExpiredError)(nil); errors.As(err, &ee) && ee.Start.After(from) && ee.Start.Before(to) {
+		from = ee.Start
+		warning = "the range starts on " + from.Format(time.DateOnly) + " (UTC), the first day whose hits are all kept; a funnel is computed from the hits"
+		steps, err = a.FunnelSteps(r.Context(), st.ID, f.ID, from, to)
+	}
 	if err != nil {
 		return err
 	}

@@ -72,7 +72,10 @@ type LoadStats struct {
 // older than the raw retention at o.Now are aggregated while they were
 // recent, and their raw hits have expired since, as in real life. The
 // site g's options name must exist (CreateSite). Load stops at the first
-// error, with what it did so far.
+// error, with what it did so far. Open st with its background loop off
+// (analytics.Options.AggregateEvery negative): its passes, on the real
+// clock's ticks, would aggregate days beside Load's own calls, and
+// LoadStats.Aggregated would not count them.
 func Load(ctx context.Context, st *analytics.Store, clk *Clock, g *Generator, o *LoadOptions) (LoadStats, error) {
 	var ls LoadStats
 	if o == nil || o.From.IsZero() {

@@ -35,11 +35,15 @@
 // converted visits for event:goal and visits for the visit: dimensions
 // (plus percentage, and conversion_rate for event:goal). Any other query
 // (filters, two dimensions, visitors per page, ...) is computed from the
-// raw hits with the aggregation's own sessions (analytics.Store.RawVisits)
-// and is refused with a 400 saying why when its range (or its
-// comparison's) starts beyond the raw retention (30 days by default).
+// hits with the aggregation's own sessions (analytics.Store.Visits: the
+// days' hit buckets, kept 2 years by default, and the raw hits of the
+// days not bucketed yet), streamed day by day, the visits that its filters
+// on visit: dimensions refuse left out before their hits are formed; it is
+// refused with a 400 saying why, and from which day on a range can be
+// read, when its range (or its comparison's) reaches days whose hits are
+// no longer kept. Meta.ComputedFrom then says "raw_hits".
 //
-// On the raw path, an event: filter selects hits and a visit: filter
+// On that path, an event: filter selects hits and a visit: filter
 // selects visits (with all their hits); visit figures (visits, bounce
 // rate, duration) count the visits that have a selected hit, by the
 // time the visit started; hit figures (page views, events, visitors)
@@ -61,7 +65,7 @@
 // whole UTC hours (a zone off UTC by a fraction of an hour is read to
 // the hour). Hourly aggregates are kept 90 days: beyond them, the edge
 // hours of a non-UTC day are gone and such a range counts its whole UTC
-// days only. The raw path is exact to the millisecond.
+// days only. The path through the hits is exact to the millisecond.
 //
 // # Bounds
 //

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -74,8 +73,10 @@ const (
 // figures are the counts of one row.
 type figures struct {
 	dims []string
-	// visitorSet on the raw path; visitors from the aggregates' sketch.
+	// visitorSet from the hits (lastVisitor the id added last);
+	// visitors from the aggregates' sketch.
 	visitorSet                                map[string]struct{}
+	lastVisitor                               string
 	visitors                                  uint64
 	visits, bounces, durMs, pageviews, events int64
 	// count is an aggregate breakdown's count of the row's value (for
@@ -115,9 +116,9 @@ type Options struct {
 }
 
 // Run computes q for its site at now: from the aggregates when they can
-// answer it, else from the raw hits (see the package documentation). It
-// fails with an *Error for a query the data cannot answer (a range beyond
-// the raw retention when it needs raw hits), with an error matching
+// answer it, else from the hits (see the package documentation). It
+// fails with an *Error for a query the data cannot answer (a range that
+// needs hits no longer kept), with an error matching
 // timetable.ErrNotFound for an unknown site, and with the store's errors.
 //
 // The time buckets of each range it computes (the query's and its
@@ -294,15 +295,15 @@ func (q *Query) compute(ctx context.Context, s *analytics.Store, loc *time.Locat
 		}
 		return t, nil
 	}
-	visits, err := s.RawVisits(ctx, q.SiteID, from, to)
+	err := q.fromHits(ctx, t, s.Visits(ctx, q.SiteID, from, to, &analytics.VisitOptions{Keep: q.keep(), Skip: q.skip()}), bs, from, to)
 	if errors.Is(err, analytics.ErrExpired) {
-		return nil, errorf("This query needs the raw hits (it has filters, two dimensions, or a metric the aggregates do not keep per value), "+
+		return nil, errorf("This query is computed from the hits themselves (it has filters, two dimensions, or a metric the aggregates do not keep per value), "+
 			"and %s", strings.TrimPrefix(err.Error(), analytics.ErrExpired.Error()+": "))
 	}
 	if err != nil {
 		return nil, err
 	}
-	return t, q.fromRaw(ctx, t, visits, bs, from, to)
+	return t, nil
 }
 
 // fromAggregates fills t from the stored aggregates, read once for the
@@ -431,251 +432,6 @@ func setSummary(f *figures, sm analytics.Summary) {
 	f.visits, f.bounces, f.pageviews = sm.Visits, sm.Bounces, sm.PageViews
 	f.events = sm.PageViews + sm.Events
 	f.durMs = sm.VisitDuration.Milliseconds() * sm.Visits
-}
-
-// fromRaw fills t from visits: each hit the filters select counts, by its
-// time, for the hit figures of its rows; each visit with a selected hit
-// counts, by its start, for the visit figures of the rows of its selected
-// hits.
-//
-// It checks ctx every ctxCheckEvery visits, and returns its error when it
-// ends.
-func (q *Query) fromRaw(ctx context.Context, t *table, visits []analytics.Visit, bs []bucket, from, to time.Time) error {
-	in := func(x time.Time) bool { return !x.Before(from) && x.Before(to) }
-	goalDim := slices.Index(q.Dimensions, "event:goal")
-	t.total.visitorSet = map[string]struct{}{}
-	row := func(dims []string) *figures {
-		k := key(dims)
-		f := t.rows[k]
-		if f == nil {
-			f = &figures{dims: dims, visitorSet: map[string]struct{}{}}
-			t.rows[k] = f
-		}
-		return f
-	}
-	denoms := map[string]int64{}
-	for i := range visits {
-		if i%ctxCheckEvery == ctxCheckEvery-1 && ctx.Err() != nil {
-			return fmt.Errorf("statsapi: query stopped: %w", context.Cause(ctx))
-		}
-		v := &visits[i]
-		started := in(v.Start)
-		seen := map[string]bool{}  // rows this visit counted in
-		denom := map[string]bool{} // rows, without the goal, of its conversion denominator
-		for j := range v.Hits {
-			h := &v.Hits[j]
-			if started && q.match(v, h, true) {
-				for _, dims := range q.rowsOf(v, h, v.Start, bs, true) {
-					denom[key(dims)] = true
-				}
-			}
-			if !q.match(v, h, false) {
-				continue
-			}
-			if in(h.Time) {
-				t.total.visitorSet[v.VisitorID] = struct{}{}
-				t.total.events++
-				if h.Name == analytics.PageView {
-					t.total.pageviews++
-				}
-				for _, dims := range q.rowsOf(v, h, h.Time, bs, false) {
-					f := row(dims)
-					f.visitorSet[v.VisitorID] = struct{}{}
-					f.events++
-					if h.Name == analytics.PageView {
-						f.pageviews++
-					}
-				}
-			}
-			if !started {
-				continue
-			}
-			if !seen["\x01total"] {
-				seen["\x01total"] = true
-				t.total.visits++
-			}
-			for _, dims := range q.rowsOf(v, h, v.Start, bs, false) {
-				k := key(dims)
-				if seen[k] {
-					continue
-				}
-				seen[k] = true
-				f := row(dims)
-				f.visits++
-				f.converted++ // the visits of a row with a goal are its conversions
-				if v.Bounce {
-					f.bounces++
-				}
-				f.durMs += v.Duration.Milliseconds()
-			}
-		}
-		for k := range denom {
-			denoms[k]++
-		}
-	}
-	for _, f := range t.rows {
-		dims := slices.Clone(f.dims)
-		if goalDim >= 0 {
-			dims[goalDim] = ""
-		}
-		f.denom = denoms[key(dims)]
-	}
-	return nil
-}
-
-// ctxCheckEvery is how many visits fromRaw counts between checks of its
-// context.
-const ctxCheckEvery = 1024
-
-// rowsOf returns the dimension values of hit h of visit v, with time
-// dimensions at t: none when t is outside the buckets or h has no goal
-// for an event:goal dimension, several when h matches several goals. With
-// noGoal, an event:goal dimension has the one value "".
-func (q *Query) rowsOf(v *analytics.Visit, h *analytics.Hit, t time.Time, bs []bucket, noGoal bool) [][]string {
-	out := [][]string{make([]string, len(q.Dimensions))}
-	for i, d := range q.Dimensions {
-		if isTime(d) {
-			j := sort.Search(len(bs), func(k int) bool { return bs[k].end.After(t) })
-			if j == len(bs) || t.Before(bs[j].start) {
-				return nil
-			}
-			for _, r := range out {
-				r[i] = bs[j].label
-			}
-			continue
-		}
-		vals := values(d, v, h)
-		if noGoal && d == "event:goal" {
-			vals = []string{""}
-		}
-		if len(vals) == 0 {
-			return nil
-		}
-		if len(vals) > 1 {
-			var next [][]string
-			for _, r := range out {
-				for _, x := range vals {
-					c := slices.Clone(r)
-					c[i] = x
-					next = append(next, c)
-				}
-			}
-			out = next
-			continue
-		}
-		for _, r := range out {
-			r[i] = vals[0]
-		}
-	}
-	return out
-}
-
-// visitFields maps each visit:* dimension to the visit's value of it.
-var visitFields = map[string]func(*analytics.Visit) string{
-	"visit:entry_page":   func(v *analytics.Visit) string { return v.EntryPage },
-	"visit:exit_page":    func(v *analytics.Visit) string { return v.ExitPage },
-	"visit:source":       func(v *analytics.Visit) string { return v.Source },
-	"visit:utm_source":   func(v *analytics.Visit) string { return v.UTM.Source },
-	"visit:utm_medium":   func(v *analytics.Visit) string { return v.UTM.Medium },
-	"visit:utm_campaign": func(v *analytics.Visit) string { return v.UTM.Campaign },
-	"visit:country":      func(v *analytics.Visit) string { return v.Country },
-	"visit:browser":      func(v *analytics.Visit) string { return v.Browser },
-	"visit:os":           func(v *analytics.Visit) string { return v.OS },
-	"visit:device":       func(v *analytics.Visit) string { return v.Device },
-}
-
-// directNone is the source of a visit without one, as Plausible names
-// it.
-const directNone = "Direct / None"
-
-// noValue is the value of dimension d for a hit without one: directNone
-// for visit:source, analytics.None for the others.
-func noValue(d string) string {
-	if d == "visit:source" {
-		return directNone
-	}
-	return analytics.None
-}
-
-// values returns the values of dimension d for hit h of visit v: none for
-// event:goal without a goal and for event:props:NAME on a hit that is no
-// custom event or lacks the property; noValue(d) for an empty value.
-func values(d string, v *analytics.Visit, h *analytics.Hit) []string {
-	one := func(s string) []string {
-		if s == "" {
-			s = noValue(d)
-		}
-		return []string{s}
-	}
-	if name, ok := strings.CutPrefix(d, propsPrefix); ok {
-		x, ok := h.Props[name]
-		if !ok || h.Name == analytics.PageView {
-			return nil
-		}
-		return one(x)
-	}
-	switch d {
-	case "event:page":
-		return one(h.Path)
-	case "event:name":
-		return one(h.Name)
-	case "event:goal":
-		return h.Goals
-	}
-	if field, ok := visitFields[d]; ok {
-		return one(field(v))
-	}
-	return nil
-}
-
-// match reports whether hit h of visit v passes q's filters (all of
-// them); with noGoals, conditions on event:goal count as passed.
-func (q *Query) match(v *analytics.Visit, h *analytics.Hit, noGoals bool) bool {
-	for i := range q.Filters {
-		if !q.Filters[i].match(v, h, noGoals) {
-			return false
-		}
-	}
-	return true
-}
-
-func (f *Filter) match(v *analytics.Visit, h *analytics.Hit, noGoals bool) bool {
-	switch f.Op {
-	case "and":
-		for i := range f.Children {
-			if !f.Children[i].match(v, h, noGoals) {
-				return false
-			}
-		}
-		return true
-	case "or":
-		for i := range f.Children {
-			if f.Children[i].match(v, h, noGoals) {
-				return true
-			}
-		}
-		return false
-	case "not":
-		return !f.Children[0].match(v, h, noGoals)
-	}
-	if noGoals && f.Dimension == "event:goal" {
-		return true
-	}
-	// A hit without a value (no goal, not the property) matches no value.
-	hit := false
-	for _, x := range values(f.Dimension, v, h) {
-		for _, want := range f.Values {
-			if f.Op == "is" || f.Op == "is_not" {
-				hit = hit || x == want
-			} else {
-				hit = hit || strings.Contains(x, want)
-			}
-		}
-	}
-	if f.Op == "is_not" || f.Op == "contains_not" {
-		return !hit
-	}
-	return hit
 }
 
 // metricValues returns the query's metrics of f, total being the figures

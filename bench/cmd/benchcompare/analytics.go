@@ -31,66 +31,12 @@ type analyticsConfig struct {
 func runAnalytics(ctx context.Context, e *env) ([]Figure, section, error) {
 	c := e.cfg.analytics
 	var sb strings.Builder
-	dir, err := os.MkdirTemp(e.work, "analytics-")
+	d, err := loadDemo(ctx, e, "analytics", c.pageViews, c.days, 0)
 	if err != nil {
 		return nil, section{}, err
 	}
-	defer os.RemoveAll(dir)
-	now := time.Now().UTC().Truncate(time.Hour)
-	from := now.Truncate(24*time.Hour).AddDate(0, 0, 1-c.days)
-	clk := demo.NewClock(from)
-	// Loading is not durable write by write (NoSync, one Sync at the end),
-	// as timetable demo loads: the figure is the store's, not the disk's.
-	db, err := local.Open(dir, &local.Options{Now: clk.Now, NoSync: true})
-	if err != nil {
-		return nil, section{}, err
-	}
-	defer db.Close()
-	st, err := analytics.Open(ctx, db, &analytics.Options{Now: clk.Now, AggregateEvery: -1})
-	if err != nil {
-		return nil, section{}, err
-	}
-	if err := st.EnsureTable(ctx); err != nil {
-		return nil, section{}, err
-	}
-	if err := demo.CreateSite(ctx, st, "demo"); err != nil {
-		return nil, section{}, err
-	}
-	// Visits a day for about c.pageViews page views: page views per
-	// visit from a sample day, and the trend's mean over the range.
-	sample := demo.New(&demo.Options{VisitsPerDay: 1000}).Day(from)
-	pv := 0
-	for _, ev := range sample {
-		if ev.Name == analytics.PageView {
-			pv++
-		}
-	}
-	trend := 0.0
-	for d := range c.days {
-		trend += math.Pow(1.08, float64(d-c.days+1)/30) / float64(c.days)
-	}
-	visits := float64(c.pageViews) / float64(c.days) / (float64(pv) / 1000) / trend
-	g := demo.New(&demo.Options{VisitsPerDay: visits, End: now})
-
-	e.logf("analytics: loading %d days of about %d page views (%.0f visits a day at the end)", c.days, c.pageViews, visits)
-	started := time.Now()
-	last := started
-	ls, err := demo.Load(ctx, st, clk, g, &demo.LoadOptions{From: from, Days: c.days, Now: now, Progress: func(n int) {
-		if time.Since(last) > 30*time.Second {
-			last = time.Now()
-			e.logf("analytics: %d events in %v", n, time.Since(started).Round(time.Second))
-		}
-	}})
-	if err != nil {
-		return nil, section{}, err
-	}
-	if err := db.Sync(ctx); err != nil {
-		return nil, section{}, err
-	}
-	took := time.Since(started)
-	loadUnits := st.Table().Stats()
-	rate := float64(ls.Events) / took.Seconds()
-	e.logf("analytics: %d events (%d page views) in %v", ls.Events, ls.PageViews, took.Round(time.Second))
+	defer d.close()
+	st, now, ls, took, loadUnits, rate := d.st, d.now, d.stats, d.took, d.units, d.rate()
 
 	// The dashboard of the last 30 days, both ways.
 	dFrom, dTo := now.AddDate(0, 0, -30), now
@@ -164,4 +110,98 @@ func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// demoSite is a demo site loaded into the embedded engine on disk.
+type demoSite struct {
+	dir   string
+	db    *local.DB
+	st    *analytics.Store
+	clk   *demo.Clock
+	now   time.Time // the end of the load: the clock's time
+	stats demo.LoadStats
+	took  time.Duration // the load's time
+	units table.Stats   // the load's capacity units
+	close func()        // closes the store and the engine, removes dir
+}
+
+func (d *demoSite) rate() float64 { return float64(d.stats.Events) / d.took.Seconds() }
+
+// loadDemo loads a demo site (package analytics/demo, seed 0, site "demo")
+// of about pageViews page views over days days ending now (to the hour)
+// into the embedded engine on disk, through RecordMany and
+// AggregatePending on a clock moved through the days, as `timetable demo`
+// does; part names it in the log. ttl is the engine's TTLInterval (0: its
+// default; negative: no sweeper, the caller sweeps).
+func loadDemo(ctx context.Context, e *env, part string, pageViews, days int, ttl time.Duration) (*demoSite, error) {
+	dir, err := os.MkdirTemp(e.work, part+"-")
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now().UTC().Truncate(time.Hour)
+	from := now.Truncate(24*time.Hour).AddDate(0, 0, 1-days)
+	clk := demo.NewClock(from)
+	// Loading is not durable write by write (NoSync, one Sync at the end),
+	// as timetable demo loads: the figure is the store's, not the disk's.
+	db, err := local.Open(dir, &local.Options{Now: clk.Now, NoSync: true, TTLInterval: ttl})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	d := &demoSite{dir: dir, db: db, clk: clk, now: now}
+	d.close = func() {
+		if d.st != nil {
+			d.st.Close()
+		}
+		db.Close()
+		os.RemoveAll(dir)
+	}
+	fail := func(err error) (*demoSite, error) {
+		d.close()
+		return nil, err
+	}
+	if d.st, err = analytics.Open(ctx, db, &analytics.Options{Now: clk.Now, AggregateEvery: -1}); err != nil {
+		return fail(err)
+	}
+	if err := d.st.EnsureTable(ctx); err != nil {
+		return fail(err)
+	}
+	if err := demo.CreateSite(ctx, d.st, "demo"); err != nil {
+		return fail(err)
+	}
+	// Visits a day for about pageViews page views: page views per visit
+	// from a sample day, and the trend's mean over the range.
+	sample := demo.New(&demo.Options{VisitsPerDay: 1000}).Day(from)
+	pv := 0
+	for _, ev := range sample {
+		if ev.Name == analytics.PageView {
+			pv++
+		}
+	}
+	trend := 0.0
+	for i := range days {
+		trend += math.Pow(1.08, float64(i-days+1)/30) / float64(days)
+	}
+	visits := float64(pageViews) / float64(days) / (float64(pv) / 1000) / trend
+	g := demo.New(&demo.Options{VisitsPerDay: visits, End: now})
+
+	e.logf("%s: loading %d days of about %d page views (%.0f visits a day at the end)", part, days, pageViews, visits)
+	started := time.Now()
+	last := started
+	d.stats, err = demo.Load(ctx, d.st, clk, g, &demo.LoadOptions{From: from, Days: days, Now: now, Progress: func(n int) {
+		if time.Since(last) > 30*time.Second {
+			last = time.Now()
+			e.logf("%s: %d events in %v", part, n, time.Since(started).Round(time.Second))
+		}
+	}})
+	if err != nil {
+		return fail(err)
+	}
+	if err := db.Sync(ctx); err != nil {
+		return fail(err)
+	}
+	d.took = time.Since(started)
+	d.units = d.st.Table().Stats()
+	e.logf("%s: %d events (%d page views) in %v", part, d.stats.Events, d.stats.PageViews, d.took.Round(time.Second))
+	return d, nil
 }

