@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,9 +27,7 @@ func newDashboardEnv(t *testing.T) *env {
 }
 
 // seed creates site id (time zone tz) and records, for each of ago, a
-// visit that long before now: a page view of / and one of /pricing, from
-// a source named three ways (utm_source google, Google, and Google's
-// referrer), then aggregates.
+// visit that long before now (see visit), then aggregates.
 func (e *env) seed(id, tz string, ago ...time.Duration) {
 	e.t.Helper()
 	ctx := context.Background()
@@ -37,26 +36,70 @@ func (e *env) seed(id, tz string, ago ...time.Duration) {
 	}
 	now := time.Now()
 	for i, d := range ago {
-		ev := analytics.Event{Site: id, Name: analytics.PageView, VisitorID: fmt.Sprintf("v%d", i), Path: "/", Time: now.Add(-d),
-			Browser: "chrome", OS: "Linux", Device: "desktop", Country: "DE"}
-		switch i % 4 {
-		case 0:
-			ev.UTM.Source = "google"
-		case 1:
-			ev.UTM.Source = "Google"
-		case 2:
-			ev.Referrer = "https://www.google.com/"
-		}
-		if err := e.analytics.Record(ctx, ev); err != nil {
-			e.t.Fatal(err)
-		}
-		ev.Path, ev.Time, ev.UTM, ev.Referrer = "/pricing", ev.Time.Add(time.Minute), analytics.UTM{}, ""
-		if err := e.analytics.Record(ctx, ev); err != nil {
-			e.t.Fatal(err)
-		}
+		e.visit(e.analytics, id, i, now.Add(-d))
 	}
 	if _, err := e.analytics.AggregatePending(ctx); err != nil {
 		e.t.Fatal(err)
+	}
+}
+
+// visit records the i-th visit of site id at t through st: a page view
+// of / and one of /pricing, from a source named three ways (utm_source
+// google, Google, and Google's referrer) or none.
+func (e *env) visit(st *analytics.Store, id string, i int, t time.Time) {
+	e.t.Helper()
+	ctx := context.Background()
+	ev := analytics.Event{Site: id, Name: analytics.PageView, VisitorID: fmt.Sprintf("v%d", i), Path: "/", Time: t,
+		Browser: "chrome", OS: "Linux", Device: "desktop", Country: "DE"}
+	switch i % 4 {
+	case 0:
+		ev.UTM.Source = "google"
+	case 1:
+		ev.UTM.Source = "Google"
+	case 2:
+		ev.Referrer = "https://www.google.com/"
+	}
+	if err := st.Record(ctx, ev); err != nil {
+		e.t.Fatal(err)
+	}
+	ev.Path, ev.Time, ev.UTM, ev.Referrer = "/pricing", ev.Time.Add(time.Minute), analytics.UTM{}, ""
+	if err := st.Record(ctx, ev); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// seedPast records, for each of ago, a visit that long before now to
+// site id (which exists), as a server would have then: through a Store
+// whose clock stands at the visit, aggregated once the visit's day is
+// over, so that the days are kept in hit buckets only (their raw hits
+// long expired by now).
+func (e *env) seedPast(id string, ago ...time.Duration) {
+	e.t.Helper()
+	ctx := context.Background()
+	var mu sync.Mutex
+	var clock time.Time
+	past, err := analytics.Open(ctx, e.db, &analytics.Options{AggregateEvery: -1, Now: func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return clock
+	}})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer past.Close()
+	set := func(t time.Time) {
+		mu.Lock()
+		defer mu.Unlock()
+		clock = t
+	}
+	now := time.Now()
+	for i, d := range ago {
+		set(now.Add(-d))
+		e.visit(past, id, 100+i, now.Add(-d))
+		set(now.Add(-d).AddDate(0, 0, 1).Add(time.Hour))
+		if _, err := past.AggregatePending(ctx); err != nil {
+			e.t.Fatal(err)
+		}
 	}
 }
 
@@ -388,12 +431,13 @@ func TestDashboard_Phone(t *testing.T) {
 // TestDashboard_FilterOnDefaultRange: on the default range (the last 30
 // days), a click on the top source filters the view: a chip, the filter
 // in the URL, and figures that are the Stats API's answer to the
-// filtered query, or, when the API refuses that query, its message
-// shown in their place (a query on raw hits reaching past their
-// retention is refused until the store answers it).
+// filtered query; the same filter over the last 12 months, which reach
+// past the raw hits' retention (read from the days' hit buckets), shows
+// the Stats API's answer too, hits of 200 days ago counted.
 func TestDashboard_FilterOnDefaultRange(t *testing.T) {
 	e := newDashboardEnv(t)
 	e.seed("filter.test", "", 26*time.Hour, 50*time.Hour, 74*time.Hour, 10*24*time.Hour)
+	e.seedPast("filter.test", 200*24*time.Hour, 201*24*time.Hour, 202*24*time.Hour, 203*24*time.Hour)
 	tab, con := e.dashboard("/?site=filter.test", 1280, chromedp.WaitVisible(chromedp.CSS("#panel-sources-list .row")), chromedp.WaitVisible(chromedp.CSS(`#figures [data-metric="visitors"]`)))
 	b := e.browser
 	src := browsertest.Run(t, b, tab, "read the top source", chromedp.Evaluate[string](`document.querySelector("#panel-sources-list .row").dataset.key`))
@@ -402,27 +446,36 @@ func TestDashboard_FilterOnDefaultRange(t *testing.T) {
 	if u, err := url.Parse(loc); err != nil || u.Query().Get("f") != "is,visit:source,"+src {
 		t.Errorf("the URL %s does not hold the filter on source %s", loc, src)
 	}
-	var answer struct {
-		Results []struct{ Metrics []float64 }
-		Error   string
-	}
-	status := e.call(http.MethodPost, "/api/v2/query", map[string]any{"site_id": "filter.test", "date_range": "30d", "metrics": []string{"visitors"},
-		"filters": [][]any{{"is", "visit:source", []string{src}}}}, &answer)
-	switch status {
-	case http.StatusOK:
-		want := fmt.Sprint(answer.Results[0].Metrics[0])
-		b.Do(t, tab, "wait for the filtered figures", chromedp.WaitVisible(chromedp.CSS(`#figures [data-metric="visitors"][data-value="`+want+`"]`)))
-	case http.StatusBadRequest:
-		b.Do(t, tab, "wait for the API's refusal", chromedp.WaitVisible(chromedp.CSS(`#figures .notice.error`)))
-		shown := browsertest.Run(t, b, tab, "read the refusal", chromedp.Text(chromedp.CSS(`#figures .notice.error`)))
-		if !strings.Contains(shown, answer.Error) {
-			t.Errorf("the figures show %q, not the API's message %q", shown, answer.Error)
+	visitors := func(dateRange string) string {
+		t.Helper()
+		var answer struct {
+			Results []struct{ Metrics []float64 }
+			Error   string
 		}
-		t.Logf("the filtered query over 30 days is refused: %s", answer.Error)
-	default:
-		t.Fatalf("the filtered query: status %d", status)
+		status := e.call(http.MethodPost, "/api/v2/query", map[string]any{"site_id": "filter.test", "date_range": dateRange, "metrics": []string{"visitors"},
+			"filters": [][]any{{"is", "visit:source", []string{src}}}}, &answer)
+		if status != http.StatusOK || len(answer.Results) != 1 {
+			t.Fatalf("the filtered query over %s: status %d: %s", dateRange, status, answer.Error)
+		}
+		return fmt.Sprint(answer.Results[0].Metrics[0])
 	}
+	want := visitors("30d")
+	b.Do(t, tab, "wait for the filtered figures", chromedp.WaitVisible(chromedp.CSS(`#figures [data-metric="visitors"][data-value="`+want+`"]`)))
 	b.Screenshot(t, tab, "filtered")
+	noErrors(t, con)
+
+	year := visitors("12mo")
+	if year == want {
+		t.Errorf("the filtered visitors of 12 months (%s) are those of 30 days: the hits of 200 days ago are not counted", year)
+	}
+	tab, con = e.dashboard("/?site=filter.test&period=12mo&f="+url.QueryEscape("is,visit:source,"+src), 1280,
+		chromedp.WaitVisible(chromedp.CSS(".chip")),
+		chromedp.WaitVisible(chromedp.CSS(`#figures [data-metric="visitors"][data-value="`+year+`"]`)),
+		chromedp.WaitVisible(chromedp.CSS("svg.chart[data-last]")))
+	if n := browsertest.Run(t, b, tab, "count the error notices", chromedp.Evaluate[int](`document.querySelectorAll(".notice.error").length`)); n != 0 {
+		t.Errorf("%d error notices on the filtered 12 months", n)
+	}
+	b.Screenshot(t, tab, "filtered-12mo")
 	noErrors(t, con)
 }
 

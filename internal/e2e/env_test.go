@@ -17,6 +17,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/internal/browsertest"
 	"github.com/timetable-db/timetable/internal/testenv"
@@ -34,8 +35,9 @@ const hostPattern = "*.test"
 type env struct {
 	t         *testing.T
 	analytics *analytics.Store
-	api       string // the timetable server's URL: http://127.0.0.1:PORT
-	pagePort  string // the port of the test pages, at http://NAME.test:PORT
+	db        timetable.API // the table of analytics
+	api       string        // the timetable server's URL: http://127.0.0.1:PORT
+	pagePort  string        // the port of the test pages, at http://NAME.test:PORT
 	browser   *browsertest.Browser
 
 	mu       sync.Mutex
@@ -97,7 +99,7 @@ func newEnv(t *testing.T, pages func(*env) http.Handler) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, analytics: an, browser: b}
+	e := &env{t: t, analytics: an, db: db, browser: b}
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && r.URL.Path == "/api/event" {
 			e.capture(r)
