@@ -50,6 +50,7 @@ func BenchmarkCollect(b *testing.B) {
 			fmt.Appendf(nil, `{"n":"engagement","sd":%d,"d":"shop.example","u":%q,"p":{},"e":%d,"v":36}`, i*2, u, 1000+i*37))
 	}
 	b.ReportAllocs()
+	b.SetParallelism(32) // with GOMAXPROCS, the load's 64 connections on 2 cores
 	b.RunParallel(func(pb *testing.PB) {
 		for i := 0; pb.Next(); i++ {
 			r := httptest.NewRequest(http.MethodPost, "/api/event", bytes.NewReader(payloads[i%len(payloads)]))
