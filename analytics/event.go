@@ -206,13 +206,14 @@ func (s *Store) hitItem(ctx context.Context, e *Event, now time.Time) (table.Ite
 	if e.Name == PageView {
 		ent = entPageView
 	}
-	it, err := keyItem(ent, map[string]string{"siteId": e.Site, "timestamp": timestamp(t), "id": id, "date": dayOf(t)})
+	ts := timestamp(t)
+	it, err := keyItem(ent, map[string]string{"siteId": e.Site, "timestamp": ts, "id": id, "date": dayOf(t)})
 	if err != nil {
 		return nil, time.Time{}, err
 	}
 	ref := internalReferrer(e.Referrer, site.Domains)
 	it["siteId"] = sAttr(e.Site)
-	it["timestamp"] = sAttr(timestamp(t))
+	it["timestamp"] = sAttr(ts)
 	it["id"] = sAttr(id)
 	it["visitorId"] = sAttr(e.VisitorID)
 	it["path"] = sAttr(e.Path)
