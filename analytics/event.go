@@ -129,11 +129,11 @@ func (e *Event) check(now time.Time, o *Options) error {
 	if !strings.HasPrefix(e.Path, "/") || len(e.Path) > maxPath || !printable(e.Path) {
 		return fmt.Errorf("%w path %q: want '/' and at most %d printable bytes", ErrInvalid, e.Path, maxPath)
 	}
-	for what, v := range map[string]string{
-		"referrer": e.Referrer, "utm_source": e.UTM.Source, "utm_medium": e.UTM.Medium, "utm_campaign": e.UTM.Campaign,
-		"utm_term": e.UTM.Term, "utm_content": e.UTM.Content, "country": e.Country, "browser": e.Browser, "os": e.OS, "device": e.Device,
+	for _, f := range [...]struct{ what, v string }{
+		{"referrer", e.Referrer}, {"utm_source", e.UTM.Source}, {"utm_medium", e.UTM.Medium}, {"utm_campaign", e.UTM.Campaign},
+		{"utm_term", e.UTM.Term}, {"utm_content", e.UTM.Content}, {"country", e.Country}, {"browser", e.Browser}, {"os", e.OS}, {"device", e.Device},
 	} {
-		if err := checkValue(what, v); err != nil {
+		if err := checkValue(f.what, f.v); err != nil {
 			return err
 		}
 	}
@@ -206,13 +206,14 @@ func (s *Store) hitItem(ctx context.Context, e *Event, now time.Time) (table.Ite
 	if e.Name == PageView {
 		ent = entPageView
 	}
-	it, err := keyItem(ent, map[string]string{"siteId": e.Site, "timestamp": timestamp(t), "id": id, "date": dayOf(t)})
+	ts := timestamp(t)
+	it, err := keyItem(ent, map[string]string{"siteId": e.Site, "timestamp": ts, "id": id, "date": dayOf(t)})
 	if err != nil {
 		return nil, time.Time{}, err
 	}
 	ref := internalReferrer(e.Referrer, site.Domains)
 	it["siteId"] = sAttr(e.Site)
-	it["timestamp"] = sAttr(timestamp(t))
+	it["timestamp"] = sAttr(ts)
 	it["id"] = sAttr(id)
 	it["visitorId"] = sAttr(e.VisitorID)
 	it["path"] = sAttr(e.Path)
@@ -226,14 +227,14 @@ func (s *Store) hitItem(ctx context.Context, e *Event, now time.Time) (table.Ite
 	if e.ScrollDepth > 0 {
 		it["scrollDepth"] = nAttr(int64(e.ScrollDepth))
 	}
-	for name, v := range map[string]string{"referrer": ref, "source": sourceOf(ref, e.UTM.Source, e.ClickID), "country": e.Country,
-		"browser": NormalBrowser(e.Browser), "os": NormalOS(e.OS), "device": NormalDevice(e.Device)} {
-		if v != "" {
-			it[name] = sAttr(v)
+	for _, a := range [...]struct{ name, v string }{{"referrer", ref}, {"source", sourceOf(ref, e.UTM.Source, e.ClickID)}, {"country", e.Country},
+		{"browser", NormalBrowser(e.Browser)}, {"os", NormalOS(e.OS)}, {"device", NormalDevice(e.Device)}} {
+		if a.v != "" {
+			it[a.name] = sAttr(a.v)
 		}
 	}
-	if utm := e.UTM.fields(); len(utm) > 0 {
-		it["utm"] = mapAttr(utm)
+	if e.UTM != (UTM{}) {
+		it["utm"] = mapAttr(e.UTM.fields())
 	}
 	if len(e.Props) > 0 {
 		it["props"] = mapAttr(e.Props)

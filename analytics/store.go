@@ -3,6 +3,7 @@ package analytics
 import (
 	"context"
 	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -259,5 +260,5 @@ func (s *Store) randomID(n int) (string, error) {
 	if _, err := io.ReadFull(s.o.Rand, b); err != nil {
 		return "", fmt.Errorf("analytics: cannot read random bytes: %w", err)
 	}
-	return fmt.Sprintf("%x", b), nil
+	return hex.EncodeToString(b), nil
 }

@@ -105,23 +105,43 @@ func (t Template) Literal() bool { return !strings.ContainsAny(string(t), "{}") 
 // Fill replaces each placeholder with its value from values. It fails if t
 // does not parse or a placeholder has no value.
 func (t Template) Fill(values map[string]string) (string, error) {
-	segs, err := t.parse()
-	if err != nil {
-		return "", err
-	}
+	// One pass over t without parse's segments: keys are filled per
+	// written item. A template that does not parse fails with parse's
+	// error, before any missing value.
 	var b strings.Builder
-	for _, s := range segs {
-		if !s.placeholder() {
-			b.WriteString(s.lit)
-			continue
+	b.Grow(len(t) + 32)
+	for s := string(t); len(s) > 0; {
+		i := strings.IndexByte(s, '{')
+		if i < 0 {
+			if strings.IndexByte(s, '}') >= 0 {
+				return "", t.parseError()
+			}
+			b.WriteString(s)
+			break
 		}
-		v, ok := values[s.name]
-		if !ok {
-			return "", fmt.Errorf("%w %q: no value for {%s}", ErrTemplate, string(t), s.name)
+		j := strings.IndexAny(s[i+1:], "{}")
+		if strings.IndexByte(s[:i], '}') >= 0 || j < 0 || s[i+1+j] == '{' {
+			return "", t.parseError()
 		}
+		name := s[i+1 : i+1+j]
+		v, ok := values[name]
+		if !ok || !validName(name) {
+			if err := t.parseError(); err != nil {
+				return "", err
+			}
+			return "", fmt.Errorf("%w %q: no value for {%s}", ErrTemplate, string(t), name)
+		}
+		b.WriteString(s[:i])
 		b.WriteString(v)
+		s = s[i+2+j:]
 	}
 	return b.String(), nil
+}
+
+// parseError returns parse's error for t, nil if t parses.
+func (t Template) parseError() error {
+	_, err := t.parse()
+	return err
 }
 
 // MaxKeyBytes is the longest key Match considers: 2,048 bytes, DynamoDB's

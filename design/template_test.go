@@ -2,6 +2,7 @@ package design
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -263,6 +264,46 @@ func FuzzParseKeyCondition(f *testing.F) {
 		}
 		if again.String() != k.String() {
 			t.Fatalf("%q: %q reparses as %q", s, k.String(), again.String())
+		}
+	})
+}
+
+// fillBySegments is Fill as parse's segments define it.
+func fillBySegments(t Template, values map[string]string) (string, error) {
+	segs, err := t.parse()
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, s := range segs {
+		if !s.placeholder() {
+			b.WriteString(s.lit)
+			continue
+		}
+		v, ok := values[s.name]
+		if !ok {
+			return "", fmt.Errorf("%w %q: no value for {%s}", ErrTemplate, string(t), s.name)
+		}
+		b.WriteString(v)
+	}
+	return b.String(), nil
+}
+
+func FuzzTemplateFill(f *testing.F) {
+	for _, s := range []string{"SITE#{siteId}", "PV#{timestamp}#{id}", "{a}#{b}", "{a}#END", "{", "}{", "{a}{b}", "{a}#{a}", "a}#{b}", "{a}#{b", "{a-b}", "{}", "{a}#{c}#}"} {
+		f.Add(s, "x", true)
+		f.Add(s, "", false)
+	}
+	f.Fuzz(func(t *testing.T, tmpl, v string, withB bool) {
+		values := map[string]string{"a": v, "siteId": v, "timestamp": v, "id": v}
+		if withB {
+			values["b"] = v
+		}
+		tm := Template(tmpl)
+		got, err := tm.Fill(values)
+		want, wantErr := fillBySegments(tm, values)
+		if got != want || (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+			t.Fatalf("Fill(%q) = %q, %v; want %q, %v", tmpl, got, err, want, wantErr)
 		}
 	})
 }

@@ -234,7 +234,7 @@ func (c *Collector) serverEvent(ctx context.Context, site string, ev *ServerEven
 		return e, fmt.Errorf("%w ip %q", ErrInvalid, ev.IP)
 	}
 	if ev.UserAgent != "" {
-		ag := parseAgent(c.ua, ev.UserAgent)
+		ag := c.ua.classify(ev.UserAgent)
 		e.Browser, e.OS, e.Device = ag.browser, ag.os, ag.device
 	}
 	if e.Country == "" && ipOK && c.o.GeoIP != nil {

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"strings"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	useragent "github.com/medama-io/go-useragent"
 
 	"github.com/timetable-db/timetable/analytics"
@@ -61,6 +62,38 @@ func parseAgent(p *useragent.Parser, ua string) agent {
 	}
 	return agent{browser: analytics.NormalBrowser(string(a.Browser())), os: analytics.NormalOS(string(a.OS())),
 		device: analytics.NormalDevice(string(a.Device()))}
+}
+
+// agentCacheSize bounds the user agents whose classification is kept, and
+// maxCachedAgent the length of one kept: browsers send few distinct user
+// agents, so most hits find theirs without parsing.
+const (
+	agentCacheSize = 4096
+	maxCachedAgent = 512
+)
+
+// agents classifies user agents (parseAgent), remembering the answers
+// for the most recently seen ones. It is safe for concurrent use.
+type agents struct {
+	p     *useragent.Parser
+	cache *lru.Cache[string, agent]
+}
+
+func newAgents() *agents {
+	c, _ := lru.New[string, agent](agentCacheSize) // size > 0
+	return &agents{p: useragent.NewParser(), cache: c}
+}
+
+// classify returns parseAgent's answer for ua.
+func (a *agents) classify(ua string) agent {
+	if ag, ok := a.cache.Get(ua); ok {
+		return ag
+	}
+	ag := parseAgent(a.p, ua)
+	if len(ua) <= maxCachedAgent {
+		a.cache.Add(ua, ag)
+	}
+	return ag
 }
 
 //go:embed spam.txt

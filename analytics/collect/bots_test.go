@@ -1,6 +1,7 @@
 package collect
 
 import (
+	"strings"
 	"testing"
 
 	useragent "github.com/medama-io/go-useragent"
@@ -8,6 +9,7 @@ import (
 
 func TestParseAgent(t *testing.T) {
 	p := useragent.NewParser()
+	cached := newAgents()
 	for _, c := range []struct {
 		ua   string
 		want agent
@@ -29,6 +31,23 @@ func TestParseAgent(t *testing.T) {
 		if got := parseAgent(p, c.ua); got != c.want {
 			t.Errorf("parseAgent(%q) = %+v, want %+v", c.ua, got, c.want)
 		}
+		// The second classify answers from the cache.
+		for range 2 {
+			if got := cached.classify(c.ua); got != c.want {
+				t.Errorf("classify(%q) = %+v, want %+v", c.ua, got, c.want)
+			}
+		}
+	}
+}
+
+func TestAgents_LongAgentNotKept(t *testing.T) {
+	a := newAgents()
+	long := "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0 " + strings.Repeat("x", maxCachedAgent)
+	if got := a.classify(long); got.browser != "Firefox" {
+		t.Errorf("classify(long) = %+v, want Firefox", got)
+	}
+	if a.cache.Len() != 0 {
+		t.Errorf("a user agent over %d bytes is kept", maxCachedAgent)
 	}
 }
 

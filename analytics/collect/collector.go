@@ -14,8 +14,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	useragent "github.com/medama-io/go-useragent"
-
 	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/analytics"
 )
@@ -127,7 +125,7 @@ func (o *Options) withDefaults() Options {
 type Collector struct {
 	store *analytics.Store
 	o     Options
-	ua    *useragent.Parser
+	ua    *agents
 	sites *siteCache
 	limit *limiter // nil: no limit
 	spam  map[string]bool
@@ -142,7 +140,7 @@ func New(store *analytics.Store, o *Options) *Collector {
 	c := &Collector{
 		store: store,
 		o:     opts,
-		ua:    useragent.NewParser(),
+		ua:    newAgents(),
 		sites: newSiteCache(store, opts.SiteCacheTTL, opts.UnknownSiteTTL, 10_000, opts.Now),
 		spam:  spamHosts(opts.SpamReferrers),
 		stats: newCounters(),
@@ -201,7 +199,7 @@ func (c *Collector) collect(r *http.Request) (dropped string, err error) {
 	}
 	ip, _ := clientIP(r, c.o.TrustedProxies)
 	ua := r.UserAgent()
-	ag := parseAgent(c.ua, ua)
+	ag := c.ua.classify(ua)
 	switch {
 	case ag.drop != "":
 		return ag.drop, nil

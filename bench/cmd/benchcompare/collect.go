@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"sync"
@@ -34,6 +35,9 @@ import (
 type collectConfig struct {
 	clients  int // connections sending at once
 	visitors int // distinct (address, user agent) pairs
+	// cpuProfile, if set, is where a CPU profile of timetable's measured
+	// run goes.
+	cpuProfile string
 }
 
 // collectUAs are the user agents of the load, real browsers'.
@@ -81,7 +85,7 @@ func runCollect(ctx context.Context, e *env) ([]Figure, section, error) {
 	cc := e.cfg.collect
 	payloads := collectPayloads()
 	var results []collectResult
-	measure := func(name string, h http.Handler) error {
+	measure := func(name string, h http.Handler, profile string) error {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return err
@@ -94,7 +98,20 @@ func runCollect(ctx context.Context, e *env) ([]Figure, section, error) {
 		if _, err := collectLoad(ctx, url, payloads, cc, e.cfg.warmup); err != nil {
 			return err
 		}
+		if profile != "" {
+			f, err := os.Create(profile)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			if err := pprof.StartCPUProfile(f); err != nil {
+				return err
+			}
+		}
 		r, err := collectLoad(ctx, url, payloads, cc, e.cfg.duration)
+		if profile != "" {
+			pprof.StopCPUProfile()
+		}
 		if err != nil {
 			return err
 		}
@@ -111,14 +128,14 @@ func runCollect(ctx context.Context, e *env) ([]Figure, section, error) {
 		w.WriteHeader(http.StatusAccepted)
 		_, _ = w.Write([]byte("ok"))
 	})
-	if err := measure("net/http no-op", noop); err != nil {
+	if err := measure("net/http no-op", noop, ""); err != nil {
 		return nil, section{}, err
 	}
 	off, err := server.New(server.Config{})
 	if err != nil {
 		return nil, section{}, err
 	}
-	if err := measure("server.Server, analytics off", off); err != nil {
+	if err := measure("server.Server, analytics off", off, ""); err != nil {
 		return nil, section{}, err
 	}
 
@@ -148,7 +165,7 @@ func runCollect(ctx context.Context, e *env) ([]Figure, section, error) {
 	if err != nil {
 		return nil, section{}, err
 	}
-	if err := measure("timetable", srv); err != nil {
+	if err := measure("timetable", srv, cc.cpuProfile); err != nil {
 		return nil, section{}, err
 	}
 	ours, noopR, offR := results[2], results[0], results[1]

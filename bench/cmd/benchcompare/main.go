@@ -142,6 +142,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&serveArgs, "serve-args", "", "extra arguments for timetable serve, space-separated")
 	fs.IntVar(&cfg.collect.clients, "collect-clients", 64, "analytics-collect: connections sending at once")
 	fs.IntVar(&cfg.collect.visitors, "collect-visitors", 2000, "analytics-collect: distinct visitors (address and user agent)")
+	fs.StringVar(&cfg.collect.cpuProfile, "collect-cpuprofile", "", "analytics-collect: write a CPU profile of the process (server and client) during timetable's measured run to this path")
 	fs.DurationVar(&cfg.benchtime, "benchtime", time.Second, "target time of each in-process benchmark")
 	sc := &cfg.series
 	fs.IntVar(&sc.ids, "series-ids", 1000, "series: series of the ingest run")
