@@ -32,6 +32,11 @@ type engineOptions struct {
 	// rollupInterval and compactInterval are series.Options'
 	// RollupInterval and CompactInterval; 0 is their default.
 	rollupInterval, compactInterval time.Duration
+	// compactAtClose, on a data folder, leaves the series table in its
+	// compact form at the clean stop (series.Options.CompactAtClose): the
+	// folder is this process's alone, and the readers it serves stop
+	// before the engine closes.
+	compactAtClose bool
 	// maxFuture is series.Options.MaxFuture; 0 is its default.
 	maxFuture time.Duration
 	// minFreeBytes is local.Options.MinFreeBytes; 0 is its default.
@@ -157,6 +162,7 @@ func (e *engine) openLocal(o engineOptions, sopts *series.Options) error {
 			return fmt.Errorf("cannot create the data folder: %w", err)
 		}
 		sopts.WALDir = filepath.Join(o.storage.dir, walDir)
+		sopts.CompactAtClose = o.compactAtClose
 	}
 	// On disk, the settings README.md gives for an ingest-heavy series
 	// store: new chunk items land all over the key space, and with Pebble's
