@@ -12,7 +12,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	dtypes "github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/timetable-db/timetable/local"
@@ -236,7 +235,7 @@ func TestCompact_GivesBackDeletedSpace(t *testing.T) {
 	createTable(t, db, "tbl", "N")
 	const items = 400
 	big := strings.Repeat("x", 4000)
-	key := func(i int) map[string]types.AttributeValue { return attrs("pk", s("p"), "sk", n(fmt.Sprint(i))) }
+	key := func(i int) map[string]dtypes.AttributeValue { return attrs("pk", s("p"), "sk", n(fmt.Sprint(i))) }
 	for i := range items {
 		put(t, db, "tbl", attrs("pk", s("p"), "sk", n(fmt.Sprint(i)), "x", s(big)))
 	}
