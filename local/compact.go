@@ -12,18 +12,11 @@ import (
 // whole folder, which takes time in proportion to its size; it stops
 // when ctx ends, leaving the tables consistent (what it rewrote stays
 // rewritten), and returns ctx's error. In memory it does nothing.
-func (db *DB) Compact(ctx context.Context) (err error) {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := db.begin(); err != nil {
-		return err
-	}
-	defer db.end()
-	defer recoverFatal(&err)
-	if db.noWAL {
-		return nil
-	}
+func (db *DB) Compact(ctx context.Context) error {
+	return db.onDisk(ctx, func() error { return db.compactAll(ctx) })
+}
+
+func (db *DB) compactAll(ctx context.Context) error {
 	it, err := db.pdb.NewIter(nil)
 	if err != nil {
 		return fmt.Errorf("local: cannot read the key range: %w", err)
