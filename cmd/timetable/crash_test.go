@@ -65,6 +65,29 @@ func startServe(t *testing.T, dir string, extra ...string) *child {
 	return c
 }
 
+// kill kills the process with SIGKILL and waits for its end.
+func (c *child) kill(t *testing.T) {
+	t.Helper()
+	if err := c.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	c.done <- <-c.done // the end, left for the cleanup
+}
+
+// stop stops the process with SIGTERM and fails the test unless it
+// exits with status 0.
+func (c *child) stop(t *testing.T) {
+	t.Helper()
+	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	err := <-c.done
+	c.done <- err // for the cleanup
+	if err != nil {
+		t.Fatalf("serve after SIGTERM: %v (want exit 0)\n%s", err, c.stderr.String())
+	}
+}
+
 // ackedReading is a reading a server acknowledged with a 2xx.
 type ackedReading struct {
 	series string
@@ -141,26 +164,16 @@ func TestServe_KillNineKeepsAcknowledgedWrites(t *testing.T) {
 			})
 		}
 		time.Sleep(time.Duration(150+rand.IntN(500)) * time.Millisecond)
-		if err := srv.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		<-srv.done
+		srv.kill(t)
 		cancel()
 		wg.Wait()
-		srv.done <- nil // for the cleanup
 	}
 	srv = startServe(t, dir, flags...)
 	checkAcked(t, srv.url, acked)
 	checkHits(t, srv.url, hits, start, true)
 	t.Logf("%d cycles, %d readings and %d hits acknowledged and found once", cycles, len(acked), len(hits))
 
-	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-srv.done; err != nil {
-		t.Fatalf("serve after SIGTERM: %v (want exit 0)\n%s", err, srv.stderr.String())
-	}
-	srv.done <- nil
+	srv.stop(t)
 }
 
 // sendBatch writes readings of kind (field v) as line protocol or JSON,
@@ -483,24 +496,14 @@ func TestServe_KillNineDuringCompactionKeepsReadings(t *testing.T) {
 			}
 			time.Sleep(time.Duration(rand.IntN(300)) * time.Millisecond)
 		}
-		if err := srv.cmd.Process.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		<-srv.done
+		srv.kill(t)
 		cancel()
 		wg.Wait()
-		srv.done <- nil // for the cleanup
 	}
 	srv = startServe(t, dir, flags...)
 	checkAcked(t, srv.url, acked)
 	t.Logf("%d cycles, %d readings acknowledged and found once", cycles, len(acked))
-	if err := srv.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	if err := <-srv.done; err != nil {
-		t.Fatalf("serve after SIGTERM: %v (want exit 0)\n%s", err, srv.stderr.String())
-	}
-	srv.done <- nil
+	srv.stop(t)
 	srv = startServe(t, dir, flags...)
 	checkAcked(t, srv.url, acked)
 }
