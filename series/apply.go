@@ -131,21 +131,8 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 	for d, ids := range added {
 		d.add(ids)
 	}
-	due := false
-	now, late := timeMs(s.now()), s.opts.LateWindow.Milliseconds()
 	for i := range entries {
-		e := &entries[i]
-		e.k.markedFor(e.id, e.recs)
-		// recs are sorted: the first is in the earliest hour.
-		due = due || (len(e.recs) > 0 && e.k.compacts() && now >= periodEnd(periodStart(e.recs[0].t, keys.Hour), keys.Hour)+late)
-	}
-	if due {
-		// Readings of hours that compaction may merge already: the next
-		// pass need not wait for its tick.
-		select {
-		case s.compactKick <- struct{}{}:
-		default:
-		}
+		entries[i].k.markedFor(entries[i].id, entries[i].recs)
 	}
 	return nil
 }

@@ -189,10 +189,7 @@ type Store struct {
 	pieces pieceCache
 
 	compactMu sync.Mutex // one compaction pass (or Kind.Compact, Kind.Delete) at a time
-	// compactKick starts the background compaction pass before its tick:
-	// a flush wrote readings of hours already due (buffered, 1).
-	compactKick chan struct{}
-	rollupMu    sync.Mutex // one rollup pass (or Kind.Delete) at a time
+	rollupMu  sync.Mutex // one rollup pass (or Kind.Delete) at a time
 
 	projMu   sync.Mutex
 	projDone bool
@@ -266,7 +263,7 @@ func Open(ctx context.Context, api timetable.API, o *Options, schemas ...Schema)
 	if opts.RefreshInterval == 0 {
 		opts.RefreshInterval = DefaultRefreshInterval
 	}
-	s := &Store{opts: opts, now: opts.Now, log: opts.Logger, stop: make(chan struct{}), compactKick: make(chan struct{}, 1)}
+	s := &Store{opts: opts, now: opts.Now, log: opts.Logger, stop: make(chan struct{})}
 	s.mark.stats = &s.stats
 	s.bgCtx, s.cancelBG = context.WithCancel(context.Background())
 	if s.now == nil {
@@ -380,11 +377,11 @@ func (s *Store) Shutdown(ctx context.Context) error {
 // renewal of the sequence-number id.
 func (s *Store) startBackground() {
 	s.bg.Add(6)
-	go s.every(s.opts.RollupInterval, nil, "rollup", s.leasedRollup)
-	go s.every(s.opts.RollupInterval, nil, "label index", s.leasedIndex)
-	go s.every(s.opts.CompactInterval, s.compactKick, "compaction", s.leasedCompact)
-	go s.every(s.opts.RefreshInterval, nil, "schema refresh", s.refreshKinds)
-	go s.every(seqIDRenew, nil, "sequence id renewal", s.renewSeqID)
+	go s.every(s.opts.RollupInterval, "rollup", s.leasedRollup)
+	go s.every(s.opts.RollupInterval, "label index", s.leasedIndex)
+	go s.every(s.opts.CompactInterval, "compaction", s.leasedCompact)
+	go s.every(s.opts.RefreshInterval, "schema refresh", s.refreshKinds)
+	go s.every(seqIDRenew, "sequence id renewal", s.renewSeqID)
 	go func() {
 		defer s.bg.Done()
 		var tick <-chan time.Time
@@ -415,9 +412,9 @@ func (s *Store) startBackground() {
 	}()
 }
 
-// every runs pass every interval (none if negative), and when kick
-// receives, until the Store closes, logging its errors.
-func (s *Store) every(interval time.Duration, kick <-chan struct{}, what string, pass func(context.Context) error) {
+// every runs pass every interval (none if negative) until the Store
+// closes, logging its errors.
+func (s *Store) every(interval time.Duration, what string, pass func(context.Context) error) {
 	defer s.bg.Done()
 	if interval < 0 {
 		return
@@ -436,7 +433,6 @@ func (s *Store) every(interval time.Duration, kick <-chan struct{}, what string,
 		case <-s.stop:
 			return
 		case <-t.C:
-		case <-kick:
 		}
 		if err := pass(ctx); err != nil && !errors.Is(err, ErrClosed) && ctx.Err() == nil {
 			s.log.Warn("series: "+what+" pass failed; it is retried", "err", err)
