@@ -71,6 +71,10 @@ import (
 // (or merged items that do not overlap), unless a writer marked it again;
 // an hour whose day ended is compacted with its day.
 //
+// With Options.CompactAtClose, Shutdown runs a last pass once the buffer
+// is flushed, with no grace: nothing reads the table after it, so a
+// group's sources are deleted right after its merged chunk is written.
+//
 // Rollups and aggregates read raw readings through the same
 // deduplication, so they never count a reading twice.
 
