@@ -221,3 +221,48 @@ func TestClose_LeavesNoLogs(t *testing.T) {
 		}
 	}
 }
+
+// TestCompact_GivesBackDeletedSpace deletes most items of a folder whose
+// tables hold them: Compact rewrites the tables without them, and the
+// folder's tables shrink to what is left, which reads back.
+func TestCompact_GivesBackDeletedSpace(t *testing.T) {
+	dir := t.TempDir()
+	db, err := local.Open(dir, &local.Options{MemTableSize: 64 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	createTable(t, db, "tbl", "N")
+	const items = 400
+	big := strings.Repeat("x", 4000)
+	key := func(i int) map[string]dtypes.AttributeValue { return attrs("pk", s("p"), "sk", n(fmt.Sprint(i))) }
+	for i := range items {
+		put(t, db, "tbl", attrs("pk", s("p"), "sk", n(fmt.Sprint(i)), "x", s(big)))
+	}
+	if err := db.Compact(ctx); err != nil { // every item in the tables
+		t.Fatal(err)
+	}
+	full, _ := folderBytes(t, dir, ".sst")
+	for i := range items - 10 {
+		if _, err := db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String("tbl"), Key: key(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The files the compaction made obsolete are deleted in the
+	// background, by Close at the latest.
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := folderBytes(t, dir, ".sst"); left > full/10 {
+		t.Fatalf("tables of %d bytes after deleting 390 items of 400 and compacting, had %d", left, full)
+	}
+	if db, err = local.Open(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	if get(t, db, "tbl", key(items-1)) == nil || get(t, db, "tbl", key(0)) != nil {
+		t.Fatal("the items left are not those not deleted")
+	}
+}

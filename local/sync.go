@@ -30,7 +30,14 @@ func (db *DB) writeOptions(ctx context.Context) *pebble.WriteOptions {
 // operating system, which it does in the background). They are durable
 // once Sync returns nil. Writes under other contexts keep the DB's
 // durability (Options.NoSync).
-func (db *DB) Sync(ctx context.Context) (err error) {
+func (db *DB) Sync(ctx context.Context) error {
+	return db.onDisk(ctx, db.syncLog)
+}
+
+// onDisk runs fn, a step of the folder's upkeep, while the DB is held
+// open (as guard does), unless ctx has ended; in memory it only checks
+// that the DB is open.
+func (db *DB) onDisk(ctx context.Context, fn func() error) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -40,7 +47,7 @@ func (db *DB) Sync(ctx context.Context) (err error) {
 	defer db.end()
 	defer recoverFatal(&err)
 	if db.noWAL {
-		return nil // in memory: nothing to make durable
+		return nil // in memory: no folder
 	}
-	return db.syncLog()
+	return fn()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/timetable-db/timetable/design"
 	"github.com/timetable-db/timetable/keys"
@@ -39,8 +40,8 @@ func (l chunkLayout) indexFrom(lo int64) int64 { return periodStart(lo, keys.Day
 func (l chunkLayout) indexed(string) []string { return []string{attrData, attrSrc, attrBase} }
 
 // compact merges the chunk items of a period (compact.go).
-func (l chunkLayout) compact(ctx context.Context, id string, g keys.Granularity, start int64) (bool, error) {
-	return l.k.compactPeriod(ctx, id, g, start)
+func (l chunkLayout) compact(ctx context.Context, id string, g keys.Granularity, start int64, grace time.Duration) (bool, error) {
+	return l.k.compactPeriod(ctx, id, g, start, grace)
 }
 
 // maxChunkBytes bounds the encoded data and tags of one chunk item, well

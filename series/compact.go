@@ -71,6 +71,10 @@ import (
 // (or merged items that do not overlap), unless a writer marked it again;
 // an hour whose day ended is compacted with its day.
 //
+// With Options.CompactAtClose, Shutdown runs a last pass once the buffer
+// is flushed, with no grace: nothing reads the table after it, so a
+// group's sources are deleted right after its merged chunk is written.
+//
 // Rollups and aggregates read raw readings through the same
 // deduplication, so they never count a reading twice.
 
@@ -119,7 +123,7 @@ func (s *Store) Compact(ctx context.Context) error {
 	var errs []error
 	for _, k := range s.Kinds() {
 		if k.compacts() {
-			if err := k.compactPass(ctx); err != nil {
+			if err := k.compactPass(ctx, s.opts.CompactGrace); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -127,7 +131,29 @@ func (s *Store) Compact(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-func (k *Kind) compactPass(ctx context.Context) error {
+// compactAtClose is the last compaction pass of Shutdown (see
+// Options.CompactAtClose): the readings are flushed and nothing reads the
+// table any more, so merged chunks replace their sources at once. Its
+// errors are logged: the markers it leaves are the next passes' work.
+func (s *Store) compactAtClose(ctx context.Context) {
+	s.compactMu.Lock()
+	defer s.compactMu.Unlock()
+	defer s.stats.compactions.Add(1)
+	for _, k := range s.Kinds() {
+		if !k.compacts() {
+			continue
+		}
+		if err := k.compactPass(ctx, 0); err != nil {
+			if ctx.Err() != nil {
+				s.log.Info("series: compaction at close stopped by the shutdown deadline; the next start goes on", "kind", k.s.Name)
+				return
+			}
+			s.log.Warn("series: compaction at close failed; the next start goes on", "kind", k.s.Name, "err", err)
+		}
+	}
+}
+
+func (k *Kind) compactPass(ctx context.Context, grace time.Duration) error {
 	ms, err := k.markersIn(ctx, k.compactPK(), "")
 	if err != nil {
 		return err
@@ -177,7 +203,7 @@ func (k *Kind) compactPass(ctx context.Context) error {
 		done := true
 		if periodEnd(u.start, u.g) > k.rawCutoff() {
 			var err error
-			if done, err = k.lay.compactor.compact(ctx, u.id, u.g, u.start); err != nil {
+			if done, err = k.lay.compactor.compact(ctx, u.id, u.g, u.start, grace); err != nil {
 				fail(err)
 				return nil
 			}
@@ -232,13 +258,13 @@ func (k *Kind) Compact(ctx context.Context, id string, from, to time.Time) error
 	now, late := timeMs(k.st.now()), k.st.opts.LateWindow.Milliseconds()
 	for p := periodStart(lo, keys.Hour); p < hi && now >= periodEnd(p, keys.Hour)+late; {
 		if d := periodStart(p, keys.Day); now >= periodEnd(d, keys.Day)+late {
-			if _, err := k.lay.compactor.compact(ctx, id, keys.Day, d); err != nil {
+			if _, err := k.lay.compactor.compact(ctx, id, keys.Day, d, k.st.opts.CompactGrace); err != nil {
 				return err
 			}
 			p = periodEnd(d, keys.Day)
 			continue
 		}
-		if _, err := k.lay.compactor.compact(ctx, id, keys.Hour, p); err != nil {
+		if _, err := k.lay.compactor.compact(ctx, id, keys.Hour, p, k.st.opts.CompactGrace); err != nil {
 			return err
 		}
 		p = periodEnd(p, keys.Hour)
@@ -250,10 +276,10 @@ func (k *Kind) Compact(ctx context.Context, id string, from, to time.Time) error
 // id, every shard, and reports whether it is done: each shard holds one
 // item, or merged items that do not overlap, and nothing waits to be
 // deleted.
-func (k *Kind) compactPeriod(ctx context.Context, id string, g keys.Granularity, start int64) (bool, error) {
+func (k *Kind) compactPeriod(ctx context.Context, id string, g keys.Granularity, start int64, grace time.Duration) (bool, error) {
 	done := true
 	for sh := 0; sh < k.s.Shards; sh++ {
-		d, err := k.compactGroup(ctx, id, sh, g, start)
+		d, err := k.compactGroup(ctx, id, sh, g, start, grace)
 		if err != nil {
 			return false, fmt.Errorf("series: cannot compact %s of %s: %w", periodKey(start, g), k.entity(id), err)
 		}
@@ -312,7 +338,7 @@ func parseCItem(item table.Item) (citem, error) {
 // compactGroup compacts the chunk items of one hour or day (g, from
 // start) of shard sh of series id; see the comment at the top of this
 // file. It reports whether the group is done.
-func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granularity, start int64) (bool, error) {
+func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granularity, start int64, grace time.Duration) (bool, error) {
 	pk := k.rawPK(id, sh)
 	q := &table.Query{Hash: pk, Range: table.Between(ts(start), ts(periodEnd(start, g)-1)+"#~"), Consistent: true}
 	var items []citem
@@ -344,7 +370,7 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 		return cmp.Compare(b.sk, a.sk)
 	})
 	now := timeMs(k.st.now())
-	oldBy := now - k.st.opts.CompactGrace.Milliseconds()
+	oldBy := now - grace.Milliseconds()
 	above, aboveOld := coverage{}, coverage{}
 	var dels []table.WriteRequest
 	var live []*citem
@@ -388,10 +414,15 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 		}
 	}
 	var puts []table.WriteRequest
+	written := map[string]bool{}
 	for _, in := range sets {
 		p, err := k.mergeItems(id, sh, in, now)
 		if err != nil {
 			return false, err
+		}
+		for _, w := range p {
+			sk, _ := getS(w.Put.(table.Item), attrSK)
+			written[sk] = true
 		}
 		puts = append(puts, p...)
 	}
@@ -402,6 +433,19 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 		if g == keys.Day {
 			k.st.pieces.forget(pk, start)
 		}
+	}
+	if grace <= 0 {
+		// No reader waits for the sources: they go with the merge (but
+		// for an item the merge wrote again, the same readings under the
+		// same key).
+		for _, in := range sets {
+			for _, c := range in {
+				if !written[c.sk] {
+					dels = append(dels, table.DeleteRequest(table.K(pk, c.sk)))
+				}
+			}
+		}
+		sets = nil
 	}
 	if len(dels) > 0 {
 		if err := k.st.tbl.BatchWrite(ctx, dels); err != nil {

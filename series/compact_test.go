@@ -975,3 +975,48 @@ func compactRounds(t *testing.T, ctx context.Context, st *Store, clk *clock, n i
 		clk.Advance(st.opts.CompactGrace + time.Second)
 	}
 }
+
+// TestCompact_AtClose closes a Store with CompactAtClose after its
+// readings' day ended: the close leaves one merged chunk per shard, no
+// source and no marker, and the same reads (by a Store opened after).
+// Without the option the close leaves the flushes' chunks.
+func TestCompact_AtClose(t *testing.T) {
+	eachBackend(t, func(t *testing.T, b backend) {
+		for _, atClose := range []bool{false, true} {
+			t.Run(fmt.Sprint("atClose=", atClose), func(t *testing.T) {
+				ctx := context.Background()
+				const shards = 3
+				clk := newClock(t0.Add(24*time.Hour + 10*time.Minute))
+				api, opts := openOn(t, b, clk)
+				_, k := openKind(t, api, opts, compactSchema(shards))
+				wo := *opts
+				wo.CompactAtClose = atClose
+				ws := mustOpen(t, ctx, api, &wo, compactSchema(shards))
+				writeFlushes(t, ws, mustKind(t, ws, "C"), "s1", compactReadings())
+				want := snapshot(t, k, "s1")
+				n0, _ := chunkItemCount(t, k, "s1")
+				if err := ws.Close(); err != nil {
+					t.Fatal(err)
+				}
+				// Read by a Store opened after the close: the Store read
+				// before caches which days have day pieces for as long as
+				// CompactGrace lets it.
+				rs := mustOpen(t, ctx, api, opts, compactSchema(shards))
+				defer rs.Close()
+				k = mustKind(t, rs, "C")
+				n, m := chunkItemCount(t, k, "s1")
+				switch {
+				case !atClose && n != n0:
+					t.Fatalf("a close without compaction left %d items of %d", n, n0)
+				case atClose && (n != shards || m != shards):
+					t.Fatalf("after the close: %d items, %d merged; want %d merged", n, m, shards)
+				}
+				wantSnapshot(t, "after the close", snapshot(t, k, "s1"), want)
+				ms, err := k.markersIn(ctx, k.compactPK(), "")
+				if err != nil || (atClose && len(ms) != 0) || (!atClose && len(ms) == 0) {
+					t.Fatalf("markers after the close: %d, %v", len(ms), err)
+				}
+			})
+		}
+	})
+}

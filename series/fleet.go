@@ -139,7 +139,7 @@ func (s *Store) leasedCompact(ctx context.Context) error {
 		}
 		s.compactMu.Lock()
 		defer s.compactMu.Unlock()
-		return k.compactPass(ctx)
+		return k.compactPass(ctx, s.opts.CompactGrace)
 	})
 }
 

@@ -3,6 +3,7 @@ package series
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/timetable-db/timetable/design"
 	"github.com/timetable-db/timetable/keys"
@@ -70,8 +71,9 @@ type unitReader interface {
 type compactor interface {
 	// compact compacts the hour or day (g) starting at start of series
 	// id, every shard, and reports whether it is done (see
-	// Kind.compactPeriod).
-	compact(ctx context.Context, id string, g keys.Granularity, start int64) (bool, error)
+	// Kind.compactPeriod), deleting the items that merged chunks
+	// written grace ago replace.
+	compact(ctx context.Context, id string, g keys.Granularity, start int64, grace time.Duration) (bool, error)
 }
 
 // kindLayout is the layout of a kind with its capabilities, each nil if

@@ -111,6 +111,16 @@ type Options struct {
 	// lagging by as much, could miss readings; it must also exceed the
 	// clock difference between processes that compact one table.
 	CompactGrace time.Duration
+	// CompactAtClose makes Shutdown, once every buffered reading is
+	// written, run a last compaction pass that merges the periods due and
+	// deletes the chunk items that merged chunks replace at once, without
+	// waiting CompactGrace: the table is then left in its compact form.
+	// The pass stops when Shutdown's context ends (what it leaves, the
+	// next passes do). Set it only when nothing reads the table once the
+	// Store closes (an embedded data folder that only this process opens,
+	// the readers it serves stopped first): a read in progress could miss
+	// the readings of an item deleted between two of its pages.
+	CompactAtClose bool
 
 	// LeaseOwner names this Store in the leases it takes in the table
 	// (see fleet.go): the background rollup and compaction passes of each
@@ -350,6 +360,9 @@ func (s *Store) Shutdown(ctx context.Context) error {
 		stopBG()
 		s.cancelBG()
 		err := s.buf.flush(ctx)
+		if err == nil && s.opts.CompactAtClose {
+			s.compactAtClose(ctx)
+		}
 		s.releaseLeases(ctx, err == nil)
 		if s.wal != nil {
 			err = errors.Join(err, s.wal.Close())

@@ -32,6 +32,11 @@ type engineOptions struct {
 	// rollupInterval and compactInterval are series.Options'
 	// RollupInterval and CompactInterval; 0 is their default.
 	rollupInterval, compactInterval time.Duration
+	// compactAtClose, on a data folder, leaves the series table in its
+	// compact form at the clean stop (series.Options.CompactAtClose): the
+	// folder is this process's alone, and the readers it serves stop
+	// before the engine closes.
+	compactAtClose bool
 	// maxFuture is series.Options.MaxFuture; 0 is its default.
 	maxFuture time.Duration
 	// minFreeBytes is local.Options.MinFreeBytes; 0 is its default.
@@ -66,9 +71,12 @@ type engine struct {
 	// db is the embedded engine; nil on a remote backend, which is
 	// remote. What only the engine has (disk space, Sync, its metrics)
 	// is asked of db and skipped without it.
-	db     *local.DB
-	remote timetable.Backend
-	api    timetable.API
+	db *local.DB
+	// compactDB, with db, makes Shutdown compact db's tables once the
+	// series store is closed (engineOptions.compactAtClose).
+	compactDB bool
+	remote    timetable.Backend
+	api       timetable.API
 	// authDB, on a data folder, holds the tokens and access keys, in an
 	// engine of its own (the folder's "auth" subfolder) that the DynamoDB
 	// endpoint does not serve: access key secrets must not be readable
@@ -157,6 +165,7 @@ func (e *engine) openLocal(o engineOptions, sopts *series.Options) error {
 			return fmt.Errorf("cannot create the data folder: %w", err)
 		}
 		sopts.WALDir = filepath.Join(o.storage.dir, walDir)
+		sopts.CompactAtClose = o.compactAtClose
 	}
 	// On disk, the settings README.md gives for an ingest-heavy series
 	// store: new chunk items land all over the key space, and with Pebble's
@@ -173,6 +182,7 @@ func (e *engine) openLocal(o engineOptions, sopts *series.Options) error {
 		return err
 	}
 	e.db, e.api = db, db
+	e.compactDB = o.compactAtClose && !o.storage.inMemory
 	return nil
 }
 
@@ -229,9 +239,20 @@ func (e *engine) Shutdown(ctx context.Context) error {
 		errs = append(errs, e.analytics.Close())
 		e.analytics = nil
 	}
+	flushed := false
 	if e.store != nil {
-		errs = append(errs, e.store.Shutdown(ctx))
+		err := e.store.Shutdown(ctx)
+		errs = append(errs, err)
+		flushed = err == nil
 		e.store = nil
+	}
+	if e.db != nil && e.compactDB && flushed {
+		// The series store's last compaction deleted the chunks it
+		// merged: their space goes back to the disk. Bounded by ctx, like
+		// the flush; what it leaves, the background compactions do.
+		if err := e.db.Compact(ctx); err != nil && ctx.Err() == nil {
+			errs = append(errs, err)
+		}
 	}
 	if e.db != nil {
 		errs = append(errs, e.db.Sync(context.Background()), e.db.Close())

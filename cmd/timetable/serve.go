@@ -210,7 +210,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		co.SiteCacheTTL, co.UnknownSiteTTL = f.cacheTTL, min(f.cacheTTL, collect.DefaultUnknownSiteTTL)
 	}
 	eng, err := openEngine(ctx, engineOptions{storage: st, noSync: f.noSync, shardLifetime: f.shardLifetime,
-		table: f.table, flushInterval: f.flushInterval, rollupInterval: f.rollupInterval, compactInterval: f.compactInterval, maxFuture: f.maxFuture, minFreeBytes: f.minFree, analyticsTable: f.analyticsTable, aggregateEvery: f.aggregateEvery, rebuildRealtime: true,
+		table: f.table, flushInterval: f.flushInterval, rollupInterval: f.rollupInterval, compactInterval: f.compactInterval, maxFuture: f.maxFuture, minFreeBytes: f.minFree, analyticsTable: f.analyticsTable, aggregateEvery: f.aggregateEvery, rebuildRealtime: true, compactAtClose: true,
 		auth: !f.noAuth, authTable: f.authTable, cacheTTL: f.cacheTTL, logger: logger})
 	if err != nil {
 		return err

@@ -3,9 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -428,5 +430,79 @@ func TestServe_CleanStopLeavesNoLogs(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), fmt.Sprintf(`"v":%d`, minutes-1)) {
 		t.Fatalf("latest of d7 after the restart: %s: %s\n%s", resp.Status, body, stderr.String())
+	}
+}
+
+// TestServe_CleanStopLeavesCompactFolder writes a closed day of one-minute
+// readings of three fields (a random walk with two decimals) through
+// serve and stops it: the clean stop merges each series' day into one
+// chunk item, deletes the chunks it merged and gives their space back,
+// so the folder holds a few bytes per reading (its chunks take about 2,
+// the rollups and each series' items the rest), not the flushes' chunks.
+// The readings are all there after a restart.
+func TestServe_CleanStopLeavesCompactFolder(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	// The stop's compaction is bounded by the shutdown timeout: one that
+	// a loaded machine does not reach.
+	base, stderr, stop := startServeInProcess(t, 5*time.Minute, "--data", data, "--no-auth")
+	post := func(url, body string) { t.Helper(); mustPost(t, stop, url, body) }
+	const series, minutes = 100, 24 * 60
+	day := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -2).Unix()
+	post(base+"/api/v1/kinds", `{"name":"SENSOR","fields":["f1","f2","f3"],"layout":"chunks"}`)
+	rng := rand.New(rand.NewPCG(1, 2))
+	vals := make([][3]int, series)
+	for m := range minutes {
+		var lines strings.Builder
+		for i := range series {
+			for f := range 3 {
+				vals[i][f] += rng.IntN(21) - 10
+			}
+			fmt.Fprintf(&lines, "SENSOR,series=s%d f1=%.2f,f2=%.2f,f3=%.2f %d\n", i,
+				20+float64(vals[i][0])/100, 30+float64(vals[i][1])/100, 40+float64(vals[i][2])/100, day+int64(60*m))
+		}
+		post(base+"/write?precision=s", lines.String())
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("serve: %v\n%s", err, stderr.String())
+	}
+	var size int64
+	err := filepath.WalkDir(data, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err == nil {
+			size += fi.Size()
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	perReading := float64(size) / (series * minutes)
+	t.Logf("%d bytes, %.2f bytes/reading", size, perReading)
+	// 2.6 bytes/reading in most runs, 6.3 in some (the engine's tables
+	// not all rewritten by the stop's compaction: not understood yet);
+	// 16.6 without the stop's compaction.
+	if perReading > 8 {
+		t.Fatalf("after a clean stop the folder holds %.2f bytes/reading (%d bytes), want at most 8", perReading, size)
+	}
+
+	base, stderr, stop = startServeInProcess(t, 0, "--data", data, "--no-auth")
+	defer stop()
+	from, to := day*1000, (day+24*3600)*1000
+	resp, err := http.Get(fmt.Sprintf("%s/api/v1/kinds/SENSOR/series/s7/readings?from=%d&to=%d&limit=%d", base, from, to, minutes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got struct {
+		Readings []json.RawMessage `json:"readings"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("readings of s7 after the restart: %s, %v\n%s", resp.Status, err, stderr.String())
+	}
+	if len(got.Readings) != minutes {
+		t.Fatalf("%d readings of s7 after the restart, want %d", len(got.Readings), minutes)
 	}
 }
