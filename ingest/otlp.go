@@ -445,8 +445,7 @@ func (c *otlpDecoder) bucket(name string, meta series.Meta, t int64, flags uint3
 	if math.IsInf(bound, 1) || math.IsNaN(bound) {
 		return nil
 	}
-	le := strconv.FormatFloat(bound, 'f', -1, 64)
-	return c.sample(name+"_bucket", meta, t, noValue(flags, float64(cum)), "le", le)
+	return c.sample(name+"_bucket", meta, t, noValue(flags, float64(cum)), "le", leValue(bound))
 }
 
 // The scales an exponential histogram may have (OTLP's data model).
