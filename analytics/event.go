@@ -197,6 +197,12 @@ func (s *Store) hitItem(ctx context.Context, e *Event, now time.Time) (table.Ite
 	if err != nil {
 		return nil, time.Time{}, err
 	}
+	return s.newHitItem(e, site)
+}
+
+// newHitItem returns the page-view or event item of e, a checked event
+// of site, and its time to the millisecond.
+func (s *Store) newHitItem(e *Event, site *Site) (table.Item, time.Time, error) {
 	id, err := s.randomID(8)
 	if err != nil {
 		return nil, time.Time{}, err

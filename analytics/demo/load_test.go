@@ -3,6 +3,12 @@ package demo
 import (
 	"context"
 	"errors"
+	"fmt"
+	"maps"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -156,4 +162,105 @@ func TestLoad_RecordAndRecordMany(t *testing.T) {
 	if sums[0] != sums[1] || sums[0].PageViews == 0 {
 		t.Errorf("Record: %+v\nRecordMany: %+v", sums[0], sums[1])
 	}
+}
+
+// TestLoad_BulkSameAsRecorded loads 40 days of one generator twice, day
+// by day (each day recorded and aggregated as a live site would, then the
+// clock moved on past the raw hits of the first days) and with Bulk (those
+// days written at once with Store.RecordDay): the tables hold the same
+// unexpired items, but for what is random by design (the ids of raw hits
+// and of the sets of hit bucket parts, the time a bucket was written), and
+// the Stats API reads the same from both.
+func TestLoad_BulkSameAsRecorded(t *testing.T) {
+	ctx := context.Background()
+	from := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	now := from.AddDate(0, 0, 39).Add(14*time.Hour + 30*time.Minute)
+	g := New(&Options{Seed: 7, VisitsPerDay: 40, End: now})
+	var tables [2]map[string]string
+	var stores [2]*analytics.Store
+	for i, bulk := range []bool{false, true} {
+		clk := NewClock(from)
+		st := open(t, clk, -1)
+		ls, err := Load(ctx, st, clk, g, &LoadOptions{From: from, Days: 40, Now: now, Batch: 100, Bulk: bulk})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ls.Days != 40 || ls.Aggregated != 40 {
+			t.Errorf("Load (bulk %v) = %+v, want 40 days recorded and aggregated", bulk, ls)
+		}
+		tables[i], stores[i] = unexpiredItems(t, st, now), st
+	}
+	hitBuckets := 0
+	for k, want := range tables[0] {
+		if strings.Contains(k, "HITPART#") {
+			hitBuckets++
+		}
+		if got, ok := tables[1][k]; !ok {
+			t.Errorf("bulk load lacks %s", want)
+		} else if got != want {
+			t.Errorf("bulk load has\n%s\nwant\n%s", got, want)
+		}
+	}
+	for k, got := range tables[1] {
+		if _, ok := tables[0][k]; !ok {
+			t.Errorf("bulk load has %s, the day by day load not", got)
+		}
+	}
+	// The days of the bulk, and the 30 of the raw hits: 39 finished days.
+	if hitBuckets < 39 {
+		t.Errorf("%d hit bucket parts compared, want one a day at least", hitBuckets)
+	}
+	// A filtered query over the whole range, from the buckets and the raw
+	// hits.
+	var answers [2][]analytics.Visit
+	for i, st := range stores {
+		for v, err := range st.Visits(ctx, "demo", from, now, nil) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The Visit and its slices are valid until the next one.
+			c := *v
+			c.Goals = slices.Clone(v.Goals)
+			c.Hits = slices.Clone(v.Hits)
+			for j := range c.Hits {
+				c.Hits[j].Goals = slices.Clone(c.Hits[j].Goals)
+				c.Hits[j].Props = maps.Clone(c.Hits[j].Props)
+			}
+			answers[i] = append(answers[i], c)
+		}
+	}
+	if len(answers[0]) == 0 || !reflect.DeepEqual(answers[0], answers[1]) {
+		t.Errorf("Visits: %d from the day by day load, %d from the bulk load, or they differ", len(answers[0]), len(answers[1]))
+
+	}
+}
+
+// unexpiredItems returns the items of st's table unexpired at now, each
+// written as text, by its keys, with what is random by design replaced:
+// the id of a raw hit, and the set of a hit bucket's parts (the time and
+// random suffix of "written").
+func unexpiredItems(t *testing.T, st *analytics.Store, now time.Time) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	written := regexp.MustCompile(`[0-9]{13}[0-9a-f]{4}`)
+	for it, err := range st.Table().ScanAll(context.Background(), &table.Scan{Consistent: true}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := table.Unmarshal(it, &m); err != nil {
+			t.Fatal(err)
+		}
+		if ttl, ok := m["ttl"].(float64); ok && int64(ttl) <= now.Unix() {
+			continue
+		}
+		anon := func(s string) string {
+			if id, ok := m["id"].(string); ok && id != "" {
+				s = strings.ReplaceAll(s, id, "<id>")
+			}
+			return written.ReplaceAllString(s, "<written>")
+		}
+		out[anon(fmt.Sprint(m["pk"], " ", m["sk"]))] = anon(fmt.Sprint(m))
+	}
+	return out
 }

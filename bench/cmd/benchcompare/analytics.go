@@ -31,7 +31,7 @@ type analyticsConfig struct {
 func runAnalytics(ctx context.Context, e *env) ([]Figure, section, error) {
 	c := e.cfg.analytics
 	var sb strings.Builder
-	d, err := loadDemo(ctx, e, "analytics", c.pageViews, c.days, 0)
+	d, err := loadDemo(ctx, e, "analytics", c.pageViews, c.days, 0, false)
 	if err != nil {
 		return nil, section{}, err
 	}
@@ -132,8 +132,11 @@ func (d *demoSite) rate() float64 { return float64(d.stats.Events) / d.took.Seco
 // into the embedded engine on disk, through RecordMany and
 // AggregatePending on a clock moved through the days, as `timetable demo`
 // does; part names it in the log. ttl is the engine's TTLInterval (0: its
-// default; negative: no sweeper, the caller sweeps).
-func loadDemo(ctx context.Context, e *env, part string, pageViews, days int, ttl time.Duration) (*demoSite, error) {
+// default; negative: no sweeper, the caller sweeps). With bulk, the days
+// whose raw hits have all expired by now are written at once with
+// analytics.Store.RecordDay (demo.LoadOptions.Bulk): the same items,
+// written in a fraction of the time.
+func loadDemo(ctx context.Context, e *env, part string, pageViews, days int, ttl time.Duration, bulk bool) (*demoSite, error) {
 	dir, err := os.MkdirTemp(e.work, part+"-")
 	if err != nil {
 		return nil, err
@@ -188,7 +191,7 @@ func loadDemo(ctx context.Context, e *env, part string, pageViews, days int, ttl
 	e.logf("%s: loading %d days of about %d page views (%.0f visits a day at the end)", part, days, pageViews, visits)
 	started := time.Now()
 	last := started
-	d.stats, err = demo.Load(ctx, d.st, clk, g, &demo.LoadOptions{From: from, Days: days, Now: now, Progress: func(n int) {
+	d.stats, err = demo.Load(ctx, d.st, clk, g, &demo.LoadOptions{From: from, Days: days, Now: now, Bulk: bulk, Progress: func(n int) {
 		if time.Since(last) > 30*time.Second {
 			last = time.Now()
 			e.logf("%s: %d events in %v", part, n, time.Since(started).Round(time.Second))

@@ -24,7 +24,8 @@ func TestAnalyticsRangeTiny(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, w := range []string{"## Web analytics: any query over any range", "| raw_hits |", "| aggregates |", "Hit buckets: 39 parts",
+	for _, w := range []string{"## Web analytics: any query over any range", "| raw_hits |", "| aggregates |", "Hit buckets: 39 parts", "| p50 | p90 |",
+		"`filtered: {\"site_id\":\"demo\",\"metrics\":[\"visitors\",\"visits\",\"pageviews\"],\"dimensions\":[\"visit:country\",\"time:month\"]",
 		`visit:source is Google`} {
 		if !bytes.Contains(md, []byte(w)) {
 			t.Errorf("report lacks %q:\n%s", w, md)

@@ -165,8 +165,8 @@ func run(args []string, stdout, stderr io.Writer) error {
 	rc := &cfg.analyticsRange
 	fs.IntVar(&rc.pageViews, "analytics-range-page-views", 10_000_000, "analytics-range: page views of the demo site, about")
 	fs.IntVar(&rc.days, "analytics-range-days", 365, "analytics-range: days of the demo site")
-	fs.IntVar(&rc.runs, "analytics-range-runs", 5, "analytics-range: timed runs of each query (the median is reported)")
-	fs.IntVar(&rc.queries, "analytics-range-queries", 1000, "analytics-range: queries a month, for the monthly cost")
+	fs.IntVar(&rc.runs, "analytics-range-runs", 10, "analytics-range: timed runs of each query (their p50 and p90 are reported)")
+	fs.IntVar(&rc.perDay, "analytics-range-loads-per-day", 100, "analytics-range: dashboard loads a day, each running each query once, for the monthly cost")
 	fs.StringVar(&rc.cpuProfile, "analytics-range-cpuprofile", "", "analytics-range: write a CPU profile of the timed runs of the filtered breakdown to this file")
 	hc := &cfg.seriesHTTP
 	fs.IntVar(&hc.ids, "series-http-ids", 1000, "series-http: series of the ingest")
