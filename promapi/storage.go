@@ -206,54 +206,62 @@ const (
 	// readAhead is the most series read ahead of the one the engine asks
 	// for: what their samples weigh is the memory read-ahead adds.
 	readAhead = 32
-	// readers is the most reads of one selection at once.
+	// readers is the most reads of one selection at once besides the
+	// engine's own (see fetcher.take).
 	readers = 8
 )
 
 // fetcher reads the samples of the series of one selection, in the
 // order of the series set: when the engine asks for the samples of
-// series i, those of series i to i+readAhead are read (readers at a
-// time), so that the store's latency and the decoding overlap the
-// engine's work. The samples of a series are handed out once; asked
-// again, the series is read again.
+// series i, those of series i+1 to i+readAhead are read, by at most
+// readers goroutines, so that the store's latency and the decoding
+// overlap the engine's work. A goroutine reads series after series while
+// there are some to read ahead and ends when there are none: a read
+// goes deep through the store's layers, and a goroutine that has grown
+// its stack to that depth once keeps it for the next series (a
+// goroutine per series grew a fresh stack each time). The samples of a
+// series are handed out once; asked again, the series is read again.
 type fetcher struct {
 	ctx   context.Context
 	sel   []*selected
 	slots []fetchSlot
-	sem   chan struct{}
-	mu    sync.Mutex
+
+	mu      sync.Mutex
+	next    int // every slot before next is started
+	limit   int // the slots before limit may be read ahead
+	workers int // goroutines reading
 }
 
 // fetchSlot is the read of one series.
 type fetchSlot struct {
 	started, taken bool
-	done           chan struct{} // closed once s and err are set
+	done           chan struct{} // closed once s and err are set; nil for a read of take's own
 	s              samples
 	err            error
 }
 
 func newFetcher(ctx context.Context, sel []*selected) *fetcher {
-	f := &fetcher{ctx: ctx, sel: sel, slots: make([]fetchSlot, len(sel)), sem: make(chan struct{}, readers)}
+	f := &fetcher{ctx: ctx, sel: sel, slots: make([]fetchSlot, len(sel))}
 	for i, s := range sel {
 		s.fetch, s.at = f, i
 	}
 	return f
 }
 
-// take returns the samples of series i.
+// take returns the samples of series i: read ahead already or being
+// read, or else read here.
 func (f *fetcher) take(i int) (samples, error) {
 	f.mu.Lock()
-	for j := i; j < min(i+1+readAhead, len(f.slots)); j++ {
-		if sl := &f.slots[j]; !sl.started {
-			sl.started, sl.done = true, make(chan struct{})
-			go f.read(j)
-		}
-	}
+	f.limit = max(f.limit, min(i+1+readAhead, len(f.slots)))
 	sl := &f.slots[i]
-	again := sl.taken
-	sl.taken = true
+	again, own := sl.taken, !sl.started
+	sl.taken, sl.started = true, true
+	for f.workers < readers && f.toRead() {
+		f.workers++
+		go f.work()
+	}
 	f.mu.Unlock()
-	if again {
+	if again || own {
 		return f.sel[i].readSamples(f.ctx)
 	}
 	<-sl.done
@@ -262,18 +270,33 @@ func (f *fetcher) take(i int) (samples, error) {
 	return s, err
 }
 
-// read reads series i into its slot.
-func (f *fetcher) read(i int) {
-	sl := &f.slots[i]
-	defer close(sl.done)
-	select {
-	case f.sem <- struct{}{}:
-	case <-f.ctx.Done():
-		sl.err = f.ctx.Err()
-		return
+// toRead reports whether a slot before limit is not started, moving
+// next to the first such slot. f.mu is held.
+func (f *fetcher) toRead() bool {
+	for f.next < f.limit && f.slots[f.next].started {
+		f.next++
 	}
-	defer func() { <-f.sem }()
-	sl.s, sl.err = f.sel[i].readSamples(f.ctx)
+	return f.next < f.limit
+}
+
+// work reads the slots to read ahead, in order, until there are none.
+func (f *fetcher) work() {
+	for {
+		f.mu.Lock()
+		if !f.toRead() {
+			f.workers--
+			f.mu.Unlock()
+			return
+		}
+		sl := &f.slots[f.next]
+		sl.started, sl.done = true, make(chan struct{})
+		sel := f.sel[f.next]
+		f.mu.Unlock()
+		if sl.err = f.ctx.Err(); sl.err == nil {
+			sl.s, sl.err = sel.readSamples(f.ctx)
+		}
+		close(sl.done)
+	}
 }
 
 // collect finds the series that ms select whose samples lie in [from,
