@@ -206,38 +206,38 @@ const (
 	// readAhead is the most series read ahead of the one the engine asks
 	// for: what their samples weigh is the memory read-ahead adds.
 	readAhead = 32
-	// readers is the most reads of one selection at once besides the
-	// engine's own (see fetcher.take).
+	// readers is the most reads of one selection at once.
 	readers = 8
 )
 
 // fetcher reads the samples of the series of one selection, in the
 // order of the series set: when the engine asks for the samples of
-// series i, those of series i+1 to i+readAhead are read, by at most
-// readers goroutines, so that the store's latency and the decoding
-// overlap the engine's work. A goroutine reads series after series while
-// there are some to read ahead and ends when there are none: a read
-// goes deep through the store's layers, and a goroutine that has grown
-// its stack to that depth once keeps it for the next series (a
-// goroutine per series grew a fresh stack each time). The samples of a
-// series are handed out once; asked again, the series is read again.
+// series i, those of series i to i+readAhead are queued, and at most
+// readers goroutines read the queue in order, so that the store's
+// latency and the decoding overlap the engine's work. A goroutine reads
+// series after series while the queue holds some and ends when it is
+// empty: a read goes deep through the store's layers, and a goroutine
+// that has grown its stack to that depth once keeps it for the next
+// series (a goroutine per series grew a fresh stack each time). The
+// samples of a series are handed out once; asked again, the series is
+// read again.
 type fetcher struct {
 	ctx   context.Context
 	sel   []*selected
 	slots []fetchSlot
 
 	mu      sync.Mutex
-	next    int // every slot before next is started
-	limit   int // the slots before limit may be read ahead
+	next    int // the first queued slot no goroutine reads yet
+	queued  int // the slots before queued are queued
 	workers int // goroutines reading
 }
 
 // fetchSlot is the read of one series.
 type fetchSlot struct {
-	started, taken bool
-	done           chan struct{} // closed once s and err are set; nil for a read of take's own
-	s              samples
-	err            error
+	taken bool
+	done  chan struct{} // made when queued, closed once s and err are set
+	s     samples
+	err   error
 }
 
 func newFetcher(ctx context.Context, sel []*selected) *fetcher {
@@ -248,20 +248,21 @@ func newFetcher(ctx context.Context, sel []*selected) *fetcher {
 	return f
 }
 
-// take returns the samples of series i: read ahead already or being
-// read, or else read here.
+// take returns the samples of series i.
 func (f *fetcher) take(i int) (samples, error) {
 	f.mu.Lock()
-	f.limit = max(f.limit, min(i+1+readAhead, len(f.slots)))
-	sl := &f.slots[i]
-	again, own := sl.taken, !sl.started
-	sl.taken, sl.started = true, true
-	for f.workers < readers && f.toRead() {
+	for ; f.queued < min(i+1+readAhead, len(f.slots)); f.queued++ {
+		f.slots[f.queued].done = make(chan struct{})
+	}
+	for f.workers < min(readers, f.queued-f.next) {
 		f.workers++
 		go f.work()
 	}
+	sl := &f.slots[i]
+	again := sl.taken
+	sl.taken = true
 	f.mu.Unlock()
-	if again || own {
+	if again {
 		return f.sel[i].readSamples(f.ctx)
 	}
 	<-sl.done
@@ -270,27 +271,17 @@ func (f *fetcher) take(i int) (samples, error) {
 	return s, err
 }
 
-// toRead reports whether a slot before limit is not started, moving
-// next to the first such slot. f.mu is held.
-func (f *fetcher) toRead() bool {
-	for f.next < f.limit && f.slots[f.next].started {
-		f.next++
-	}
-	return f.next < f.limit
-}
-
-// work reads the slots to read ahead, in order, until there are none.
+// work reads the queued slots, in order, until none is left.
 func (f *fetcher) work() {
 	for {
 		f.mu.Lock()
-		if !f.toRead() {
+		if f.next >= f.queued {
 			f.workers--
 			f.mu.Unlock()
 			return
 		}
-		sl := &f.slots[f.next]
-		sl.started, sl.done = true, make(chan struct{})
-		sel := f.sel[f.next]
+		sl, sel := &f.slots[f.next], f.sel[f.next]
+		f.next++
 		f.mu.Unlock()
 		if sl.err = f.ctx.Err(); sl.err == nil {
 			sl.s, sl.err = sel.readSamples(f.ctx)
