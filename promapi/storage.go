@@ -212,23 +212,23 @@ const (
 
 // fetcher reads the samples of the series of one selection, in the
 // order of the series set: when the engine asks for the samples of
-// series i, those of series i to i+readAhead are queued, and at most
-// readers goroutines read the queue in order, so that the store's
-// latency and the decoding overlap the engine's work. A goroutine reads
-// series after series while the queue holds some and ends when it is
-// empty: a read goes deep through the store's layers, and a goroutine
-// that has grown its stack to that depth once keeps it for the next
-// series (a goroutine per series grew a fresh stack each time). The
-// samples of a series are handed out once; asked again, the series is
-// read again.
+// series i, those of series i to i+readAhead not asked for or queued yet
+// are queued, and at most readers goroutines read the queue in order, so
+// that the store's latency and the decoding overlap the engine's work. A
+// goroutine reads series after series while the queue holds some and
+// ends when it is empty: a read goes deep through the store's layers,
+// and a goroutine that has grown its stack to that depth once keeps it
+// for the next series (a goroutine per series grew a fresh stack each
+// time). The samples of a series are handed out once; asked again, the
+// series is read again.
 type fetcher struct {
 	ctx   context.Context
 	sel   []*selected
 	slots []fetchSlot
 
 	mu      sync.Mutex
-	next    int // the first queued slot no goroutine reads yet
-	queued  int // the slots before queued are queued
+	queue   []int // the slots queued, read from queue[head] on
+	head    int
 	workers int // goroutines reading
 }
 
@@ -251,10 +251,13 @@ func newFetcher(ctx context.Context, sel []*selected) *fetcher {
 // take returns the samples of series i.
 func (f *fetcher) take(i int) (samples, error) {
 	f.mu.Lock()
-	for ; f.queued < min(i+1+readAhead, len(f.slots)); f.queued++ {
-		f.slots[f.queued].done = make(chan struct{})
+	for j := i; j < min(i+1+readAhead, len(f.slots)); j++ {
+		if sl := &f.slots[j]; sl.done == nil && !sl.taken {
+			sl.done = make(chan struct{})
+			f.queue = append(f.queue, j)
+		}
 	}
-	for f.workers < min(readers, f.queued-f.next) {
+	for f.workers < min(readers, len(f.queue)-f.head) {
 		f.workers++
 		go f.work()
 	}
@@ -275,16 +278,18 @@ func (f *fetcher) take(i int) (samples, error) {
 func (f *fetcher) work() {
 	for {
 		f.mu.Lock()
-		if f.next >= f.queued {
+		if f.head == len(f.queue) {
+			f.queue, f.head = f.queue[:0], 0
 			f.workers--
 			f.mu.Unlock()
 			return
 		}
-		sl, sel := &f.slots[f.next], f.sel[f.next]
-		f.next++
+		j := f.queue[f.head]
+		f.head++
 		f.mu.Unlock()
+		sl := &f.slots[j]
 		if sl.err = f.ctx.Err(); sl.err == nil {
-			sl.s, sl.err = sel.readSamples(f.ctx)
+			sl.s, sl.err = f.sel[j].readSamples(f.ctx)
 		}
 		close(sl.done)
 	}
