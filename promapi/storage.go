@@ -212,28 +212,36 @@ const (
 
 // fetcher reads the samples of the series of one selection, in the
 // order of the series set: when the engine asks for the samples of
-// series i, those of series i to i+readAhead are read (readers at a
-// time), so that the store's latency and the decoding overlap the
-// engine's work. The samples of a series are handed out once; asked
-// again, the series is read again.
+// series i, those of series i to i+readAhead not asked for or queued yet
+// are queued, and at most readers goroutines read the queue in order, so
+// that the store's latency and the decoding overlap the engine's work. A
+// goroutine reads series after series while the queue holds some and
+// ends when it is empty: a read goes deep through the store's layers,
+// and a goroutine that has grown its stack to that depth once keeps it
+// for the next series (a goroutine per series grew a fresh stack each
+// time). The samples of a series are handed out once; asked again, the
+// series is read again.
 type fetcher struct {
 	ctx   context.Context
 	sel   []*selected
 	slots []fetchSlot
-	sem   chan struct{}
-	mu    sync.Mutex
+
+	mu      sync.Mutex
+	queue   []int // the slots queued, read from queue[head] on
+	head    int
+	workers int // goroutines reading
 }
 
 // fetchSlot is the read of one series.
 type fetchSlot struct {
-	started, taken bool
-	done           chan struct{} // closed once s and err are set
-	s              samples
-	err            error
+	taken bool
+	done  chan struct{} // made when queued, closed once s and err are set
+	s     samples
+	err   error
 }
 
 func newFetcher(ctx context.Context, sel []*selected) *fetcher {
-	f := &fetcher{ctx: ctx, sel: sel, slots: make([]fetchSlot, len(sel)), sem: make(chan struct{}, readers)}
+	f := &fetcher{ctx: ctx, sel: sel, slots: make([]fetchSlot, len(sel))}
 	for i, s := range sel {
 		s.fetch, s.at = f, i
 	}
@@ -244,10 +252,14 @@ func newFetcher(ctx context.Context, sel []*selected) *fetcher {
 func (f *fetcher) take(i int) (samples, error) {
 	f.mu.Lock()
 	for j := i; j < min(i+1+readAhead, len(f.slots)); j++ {
-		if sl := &f.slots[j]; !sl.started {
-			sl.started, sl.done = true, make(chan struct{})
-			go f.read(j)
+		if sl := &f.slots[j]; sl.done == nil && !sl.taken {
+			sl.done = make(chan struct{})
+			f.queue = append(f.queue, j)
 		}
+	}
+	for f.workers < min(readers, len(f.queue)-f.head) {
+		f.workers++
+		go f.work()
 	}
 	sl := &f.slots[i]
 	again := sl.taken
@@ -262,18 +274,25 @@ func (f *fetcher) take(i int) (samples, error) {
 	return s, err
 }
 
-// read reads series i into its slot.
-func (f *fetcher) read(i int) {
-	sl := &f.slots[i]
-	defer close(sl.done)
-	select {
-	case f.sem <- struct{}{}:
-	case <-f.ctx.Done():
-		sl.err = f.ctx.Err()
-		return
+// work reads the queued slots, in order, until none is left.
+func (f *fetcher) work() {
+	for {
+		f.mu.Lock()
+		if f.head == len(f.queue) {
+			f.queue, f.head = f.queue[:0], 0
+			f.workers--
+			f.mu.Unlock()
+			return
+		}
+		j := f.queue[f.head]
+		f.head++
+		f.mu.Unlock()
+		sl := &f.slots[j]
+		if sl.err = f.ctx.Err(); sl.err == nil {
+			sl.s, sl.err = f.sel[j].readSamples(f.ctx)
+		}
+		close(sl.done)
 	}
-	defer func() { <-f.sem }()
-	sl.s, sl.err = f.sel[i].readSamples(f.ctx)
 }
 
 // collect finds the series that ms select whose samples lie in [from,
