@@ -219,6 +219,7 @@ type otlpDecoder struct {
 	minT, maxT    uint64 // of the resource's data points, ns
 	// Scratch.
 	base, ls []strLabel
+	hist     nativeHistogram
 }
 
 type strLabel struct{ name, value string }
@@ -432,7 +433,7 @@ func (c *otlpDecoder) histogram(p *metricspb.HistogramDataPoint, name string, me
 			break
 		}
 		cum += counts[i]
-		if err := c.bucket(name, meta, t, p.GetFlags(), bound, cum); err != nil {
+		if err := c.bucket(name, meta, t, p.GetFlags(), bound, float64(cum)); err != nil {
 			return err
 		}
 	}
@@ -441,28 +442,29 @@ func (c *otlpDecoder) histogram(p *metricspb.HistogramDataPoint, name string, me
 
 // bucket writes name_bucket{le="<bound>"} of the cumulative count cum,
 // unless bound is +Inf (le="+Inf" is the count, written last) or NaN.
-func (c *otlpDecoder) bucket(name string, meta series.Meta, t int64, flags uint32, bound float64, cum uint64) error {
+func (c *otlpDecoder) bucket(name string, meta series.Meta, t int64, flags uint32, bound, cum float64) error {
 	if math.IsInf(bound, 1) || math.IsNaN(bound) {
 		return nil
 	}
-	return c.sample(name+"_bucket", meta, t, noValue(flags, float64(cum)), "le", leValue(bound))
+	return c.sample(name+"_bucket", meta, t, noValue(flags, cum), "le", leValue(bound))
 }
 
 // The scales an exponential histogram may have (OTLP's data model).
 const minExpScale, maxExpScale = -10, 20
 
 // expHistogram writes an exponential histogram point as a classic
-// histogram with a bound at each bucket's edge: the negative buckets
-// from the most negative, le="-base^index" each; the zero bucket,
-// le="<zero threshold>"; the positive buckets, le="base^(index+1)" each,
-// where base is 2^(2^-scale); then le="+Inf" of the count, _sum (when
-// sent) and _count. Counts are cumulative, so histogram_quantile and
-// rate read it as any classic histogram. The bounds of a scale are a
-// superset of those of every lower scale, so when a producer lowers its
-// scale the series of the bounds that remain go on and the others end.
-// A negative bucket takes its upper edge as le, although OTLP puts that
-// edge in the next bucket up: an observation exactly on it counts one
-// bound early.
+// histogram, with the bounds remote write's native histograms get
+// (nativeHistogram.classicBounds): a bound at each bucket's edge from the
+// most negative bucket's outer edge to the highest positive bucket's
+// upper edge, the zero threshold between, at most MaxHistogramBounds of
+// them (a finer scale is read at a lower one, whose bounds are a subset
+// of its own); then le="+Inf" of the count, _sum (when sent) and _count.
+// OTLP's bucket index i is remote write's i+1: both count the bucket
+// whose upper edge, in absolute value, is base^index of their own
+// index, OTLP's base^(i+1). Counts are cumulative, so histogram_quantile
+// and rate read it as any classic histogram. A negative bucket takes
+// its upper edge as le, although OTLP puts that edge in the next bucket
+// up: an observation exactly on it counts one bound early.
 func (c *otlpDecoder) expHistogram(p *metricspb.ExponentialHistogramDataPoint, name string, meta series.Meta, t int64) error {
 	scale := p.GetScale()
 	if scale < minExpScale || scale > maxExpScale {
@@ -476,26 +478,29 @@ func (c *otlpDecoder) expHistogram(p *metricspb.ExponentialHistogramDataPoint, n
 	if err := c.sample(name+"_count", meta, t, noValue(p.GetFlags(), float64(p.GetCount()))); err != nil {
 		return err
 	}
-	var cum uint64
-	neg := p.GetNegative()
-	for i := len(neg.GetBucketCounts()) - 1; i >= 0; i-- {
-		cum += neg.GetBucketCounts()[i]
-		if err := c.bucket(name, meta, t, p.GetFlags(), -expBound(scale, int64(neg.GetOffset())+int64(i)), cum); err != nil {
-			return err
-		}
+	h := &c.hist
+	*h = nativeHistogram{
+		schema: scale, zero: float64(p.GetZeroCount()), zeroThreshold: p.GetZeroThreshold(),
+		pos: otlpSide(h.pos, p.GetPositive()), neg: otlpSide(h.neg, p.GetNegative()),
 	}
-	cum += p.GetZeroCount()
-	if err := c.bucket(name, meta, t, p.GetFlags(), math.Abs(p.GetZeroThreshold()), cum); err != nil {
-		return err
-	}
-	pos := p.GetPositive()
-	for i, n := range pos.GetBucketCounts() {
-		cum += n
-		if err := c.bucket(name, meta, t, p.GetFlags(), expBound(scale, int64(pos.GetOffset())+int64(i)+1), cum); err != nil {
+	c.d.bounds = h.classicBounds(c.d.bounds[:0])
+	for _, b := range c.d.bounds {
+		if err := c.bucket(name, meta, t, p.GetFlags(), b.le, b.cum); err != nil {
 			return err
 		}
 	}
 	return c.sample(name+"_bucket", meta, t, noValue(p.GetFlags(), float64(p.GetCount())), "le", "+Inf")
+}
+
+// otlpSide returns b's buckets as remote write's indexes and counts, in
+// the slices of s reused.
+func otlpSide(s sideBuckets, b *metricspb.ExponentialHistogramDataPoint_Buckets) sideBuckets {
+	s.idx, s.n = s.idx[:0], s.n[:0]
+	for i, n := range b.GetBucketCounts() {
+		s.idx = append(s.idx, int64(b.GetOffset())+int64(i)+1)
+		s.n = append(s.n, float64(n))
+	}
+	return s
 }
 
 // expBound returns base^index for base 2^(2^-scale): exact for scales up

@@ -3,12 +3,14 @@ package ingest
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
+	writev2 "github.com/prometheus/client_golang/exp/api/remote/genproto/v2"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
@@ -118,9 +120,10 @@ func TestOTLP_Mapping(t *testing.T) {
 }
 
 // TestOTLP_ExponentialHistogram: an exponential histogram is a classic
-// one with a bound at each bucket's edge, negative buckets first, then
-// the zero bucket, then the positive ones; a scale out of OTLP's range
-// refuses the point alone.
+// one with a bound at each bucket's edge, negative buckets first (from
+// the outer edge of the most negative), then the zero bucket, then the
+// positive ones (from the lower edge of the lowest); a scale out of
+// OTLP's range refuses the point alone. Bounds computed by hand.
 func TestOTLP_ExponentialHistogram(t *testing.T) {
 	sum := 10.0
 	md := otlpMetrics(nil, &metricspb.Metric{Name: "lat", Data: &metricspb.Metric_ExponentialHistogram{ExponentialHistogram: &metricspb.ExponentialHistogram{
@@ -142,9 +145,12 @@ func TestOTLP_ExponentialHistogram(t *testing.T) {
 		"lat_bucket le=+Inf=15@1000",
 		"lat_bucket le=+Inf=2@2000",
 		"lat_bucket le=-1=4@1000",
+		"lat_bucket le=-2=0@1000", // the outer edge of the negative bucket (-2, -1]
 		"lat_bucket le=0.5=0@2000",
+		"lat_bucket le=0.5=9@1000", // the lower edge of the positive bucket (0.5, 1]
 		"lat_bucket le=0=9@1000",
 		"lat_bucket le=1.414213562373095=1@2000", // Exp2(0.5), within an ulp of √2,
+		"lat_bucket le=1=0@2000",                 // the lower edge of (1, √2]
 		"lat_bucket le=1=10@1000",
 		"lat_bucket le=2=12@1000",
 		"lat_bucket le=2=2@2000",
@@ -158,6 +164,74 @@ func TestOTLP_ExponentialHistogram(t *testing.T) {
 	}
 	if res.Rejected != 1 || !strings.Contains(res.Reason, "scale 21") {
 		t.Errorf("result %+v", res)
+	}
+}
+
+// TestOTLP_ExponentialHistogramAsNative: an OTLP exponential histogram
+// and the remote-write native histogram of the same buckets (OTLP's
+// index i is the native i+1) give the same series, on random histograms
+// of every scale both take (-4..20; above 8 both read at 8, and bounds
+// past MaxHistogramBounds lower the schema, up to 400 buckets a side).
+func TestOTLP_ExponentialHistogramAsNative(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 24))
+	side := func() (int32, []uint64) {
+		if rng.IntN(4) == 0 {
+			return 0, nil
+		}
+		counts := make([]uint64, 1+rng.IntN(400))
+		for i := range counts {
+			if rng.IntN(3) > 0 {
+				counts[i] = uint64(rng.IntN(50))
+			}
+		}
+		return int32(rng.IntN(600) - 300), counts
+	}
+	native := func(offset int32, counts []uint64) ([]*writev2.BucketSpan, []int64) {
+		if len(counts) == 0 {
+			return nil, nil
+		}
+		deltas := make([]int64, len(counts))
+		prev := int64(0)
+		for i, n := range counts {
+			deltas[i], prev = int64(n)-prev, int64(n)
+		}
+		return spans(int64(offset)+1, int64(len(counts))), deltas
+	}
+	for c := range 200 {
+		scale := int32(rng.IntN(25) - 4)
+		negOff, neg := side()
+		posOff, pos := side()
+		zero, zt := uint64(rng.IntN(5)), []float64{0, 1e-9, 0.001}[rng.IntN(3)]
+		count := zero
+		for _, n := range append(append([]uint64{}, neg...), pos...) {
+			count += n
+		}
+		sum := float64(rng.IntN(1000))
+		md := otlpMetrics(nil, &metricspb.Metric{Name: "lat", Data: &metricspb.Metric_ExponentialHistogram{ExponentialHistogram: &metricspb.ExponentialHistogram{
+			AggregationTemporality: metricspb.AggregationTemporality_AGGREGATION_TEMPORALITY_CUMULATIVE,
+			DataPoints: []*metricspb.ExponentialHistogramDataPoint{{
+				TimeUnixNano: 1e9, Count: count, Sum: &sum, Scale: scale, ZeroCount: zero, ZeroThreshold: zt,
+				Positive: &metricspb.ExponentialHistogramDataPoint_Buckets{Offset: posOff, BucketCounts: pos},
+				Negative: &metricspb.ExponentialHistogramDataPoint_Buckets{Offset: negOff, BucketCounts: neg},
+			}},
+		}}})
+		fromOTLP, res := otlpSeries(t, md, OTLPOptions{})
+		if res.Rejected != 0 {
+			t.Fatalf("case %d: OTLP refused: %+v", c, res)
+		}
+		negSpans, negDeltas := native(negOff, neg)
+		posSpans, posDeltas := native(posOff, pos)
+		h := intHist(scale, count, sum, zt, zero, negSpans, negDeltas, posSpans, posDeltas)
+		fromRW, res2 := nhLines(t, nhSeries{labels: []string{"__name__", "lat"}, hists: []*writev2.Histogram{h}})
+		if res2.Rejected != 0 {
+			t.Fatalf("case %d: remote write refused: %+v", c, res2)
+		}
+		if a, b := strings.Join(fromOTLP, "\n"), strings.Join(fromRW, "\n"); a != b {
+			t.Fatalf("case %d (scale %d): OTLP\n%s\nremote write\n%s", c, scale, a, b)
+		}
+		if n := len(fromOTLP) - 3; n > MaxHistogramBounds { // le="+Inf", _count and _sum aside
+			t.Fatalf("case %d: %d bounds", c, n)
+		}
 	}
 }
 

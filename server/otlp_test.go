@@ -172,6 +172,7 @@ func TestOTLP_WriteThenQuery(t *testing.T) {
 	check(`exp_hist_bucket`,
 		"__name__=exp_hist_bucket,instance=i-1,job=svc,le=+Inf,otel_scope_name=lib,otel_scope_version=1.2 10",
 		"__name__=exp_hist_bucket,instance=i-1,job=svc,le=0,otel_scope_name=lib,otel_scope_version=1.2 0",
+		"__name__=exp_hist_bucket,instance=i-1,job=svc,le=1,otel_scope_name=lib,otel_scope_version=1.2 0",
 		"__name__=exp_hist_bucket,instance=i-1,job=svc,le=2,otel_scope_name=lib,otel_scope_version=1.2 4",
 		"__name__=exp_hist_bucket,instance=i-1,job=svc,le=4,otel_scope_name=lib,otel_scope_version=1.2 10")
 	check(`histogram_quantile(0.7, exp_hist_bucket)`, common+" 3")
