@@ -20,7 +20,9 @@
 //   - series-http: `timetable serve`'s series API against VictoriaMetrics
 //     single-node over HTTP: ingest of the same line protocol (rate,
 //     server CPU per reading), bytes on disk once merged, latest and
-//     one-day reads, and a soak of steady ingest and queries (RSS);
+//     one-day reads, on each dataset (a random walk of decimals, and
+//     node_exporter-like counters and gauges), and a soak of steady
+//     ingest and queries (RSS);
 //   - many-series: a fleet of devices, one reading a minute from each of
 //     1M series, as line protocol to `timetable serve` and to
 //     VictoriaMetrics: ingest rate, the flush that writes it all, peak
@@ -181,6 +183,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&hc.soak.ids, "series-http-soak-ids", 1000, "series-http: series written during the soak")
 	fs.Float64Var(&hc.soak.qps, "series-http-soak-qps", 4, "series-http: queries per second during the soak")
 	fs.DurationVar(&hc.soak.sample, "series-http-soak-sample", 10*time.Second, "series-http: time between two samples of the server's RSS during the soak")
+	fs.StringVar(&hc.datasets, "series-http-data", "walk,node", "series-http: the datasets, comma-separated, each a run of every server: walk (a random walk of decimals), node (node_exporter-like counters and gauges, many constant); the soak runs on the first")
 	fs.StringVar(&hc.targets, "series-http-targets", "timetable,victoriametrics", "series-http: the servers to measure, comma-separated: timetable, victoriametrics (figures need both)")
 	fs.StringVar(&hc.serveArgs, "series-http-serve-args", "--no-auth --dynamodb-addr 127.0.0.1:0", "series-http: arguments of timetable serve besides --data and --addr-file, space-separated (they must make it listen on 127.0.0.1)")
 	fs.StringVar(&hc.vmBin, "victoriametrics", "", "series-http: the VictoriaMetrics binary (default: victoria-metrics in -tools)")

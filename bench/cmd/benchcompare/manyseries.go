@@ -73,7 +73,7 @@ func runManyTarget(ctx context.Context, e *env, t tsTarget, c manySeriesConfig) 
 		return r, err
 	}
 	defer os.RemoveAll(dir)
-	g := recentLines(c.ids, c.minutes, -1)
+	g := recentLines(tsDatasets[0], c.ids, c.minutes, -1)
 	total := int64(c.ids) * int64(c.minutes)
 	e.logf("many-series: ingest into %s: %d series x %d one-minute readings, %d per request, %d senders", t.Name(), c.ids, c.minutes, c.batch, c.senders)
 	var cpu0 time.Duration

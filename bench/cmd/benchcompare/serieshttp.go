@@ -25,6 +25,7 @@ type seriesHTTPConfig struct {
 	settleMax      time.Duration
 	soak           soakConfig
 	targets        string // comma-separated: timetable, victoriametrics
+	datasets       string // comma-separated names of tsDatasets; the soak runs with the first
 	serveArgs      string
 	vmBin          string
 }
@@ -122,31 +123,43 @@ func preflightSeriesHTTP(ctx context.Context, e *env) error {
 	return nil
 }
 
-// runSeriesHTTP measures each server in turn, each alone on the machine:
-// the ingest of the same line protocol, the bytes on disk once merged,
-// the latest and one-day reads, and a soak.
+// runSeriesHTTP measures each server in turn, each alone on the machine,
+// on each dataset: the ingest of the same line protocol, the bytes on
+// disk once merged, the latest and one-day reads; and a soak, on the
+// first dataset.
 func runSeriesHTTP(ctx context.Context, e *env) ([]Figure, section, error) {
 	c := e.cfg.seriesHTTP
-	runs, err := eachTarget(ctx, e, func(t tsTarget) (tsRun, error) {
-		r, err := runTSTarget(ctx, e, t, c)
-		if err != nil || c.soak.duration <= 0 {
-			return r, err
-		}
-		s, err := runTSSoak(ctx, e, t, c.soak)
-		if err != nil {
-			return r, fmt.Errorf("soak: %w", err)
-		}
-		r.soak = &s
-		return r, nil
-	})
-	if err != nil {
-		return nil, section{}, err
-	}
 	var figs []Figure
-	if len(runs) == 2 && runs[0].name == "timetable serve" {
-		figs = seriesHTTPFigures(c, runs[0], runs[1])
+	var body strings.Builder
+	for k, name := range strings.Split(c.datasets, ",") {
+		ds, ok := datasetNamed(strings.TrimSpace(name))
+		if !ok {
+			return nil, section{}, fmt.Errorf("-series-http-data: no dataset %q", name)
+		}
+		runs, err := eachTarget(ctx, e, func(t tsTarget) (tsRun, error) {
+			r, err := runTSTarget(ctx, e, t, c, ds)
+			if err != nil || c.soak.duration <= 0 || k > 0 {
+				return r, err
+			}
+			s, err := runTSSoak(ctx, e, t, c.soak)
+			if err != nil {
+				return r, fmt.Errorf("soak: %w", err)
+			}
+			r.soak = &s
+			return r, nil
+		})
+		if err != nil {
+			return nil, section{}, fmt.Errorf("%s data: %w", ds.title, err)
+		}
+		if len(runs) == 2 && runs[0].name == "timetable serve" {
+			figs = append(figs, seriesHTTPFigures(c, ds, k, runs[0], runs[1])...)
+		}
+		if k > 0 {
+			fmt.Fprintf(&body, "\n### %s data\n\n", strings.ToUpper(ds.title[:1])+ds.title[1:])
+		}
+		body.WriteString(seriesHTTPSection(c, ds, runs, vmVersion(c.vmBin)))
 	}
-	return figs, section{title: "Series over HTTP: timetable serve vs VictoriaMetrics", body: seriesHTTPSection(c, runs, vmVersion(c.vmBin))}, nil
+	return figs, section{title: "Series over HTTP: timetable serve vs VictoriaMetrics", body: body.String()}, nil
 }
 
 // eachTarget runs run on each server of -series-http-targets in turn,
@@ -174,9 +187,9 @@ const tsStep = 60 // seconds
 // tsStep apart, the last a minute before now (both servers take them as
 // recent: VictoriaMetrics refuses samples older than its retention, a
 // month by default), keeping the values of step watch (-1 for none).
-func recentLines(ids, readings int, watch int64) *lineGen {
+func recentLines(ds tsDataset, ids, readings int, watch int64) *lineGen {
 	start := time.Now().Truncate(time.Minute).Unix() - int64(readings)*tsStep
-	return newLineGen(ids, start, tsStep, watch)
+	return newLineGen(ds, ids, start, tsStep, watch)
 }
 
 // timedIngest sends g's lines to t on srv as sc says, and returns the
@@ -221,7 +234,7 @@ func tsDay(readings int) [2]int64 {
 // merge, a clean stop and the size of the folder, then a restart on the
 // same folder for the reads (so that no server reads from the caches its
 // ingest filled), and a clean stop.
-func runTSTarget(ctx context.Context, e *env, t tsTarget, c seriesHTTPConfig) (tsRun, error) {
+func runTSTarget(ctx context.Context, e *env, t tsTarget, c seriesHTTPConfig, ds tsDataset) (tsRun, error) {
 	r := tsRun{name: t.Name()}
 	hc := newTSClient(c.senders)
 	defer hc.CloseIdleConnections()
@@ -233,9 +246,9 @@ func runTSTarget(ctx context.Context, e *env, t tsTarget, c seriesHTTPConfig) (t
 	defer os.RemoveAll(dir)
 
 	day := tsDay(c.readings)
-	g := recentLines(c.ids, c.readings, day[0])
+	g := recentLines(ds, c.ids, c.readings, day[0])
 	total := int64(c.ids) * int64(c.readings)
-	e.logf("series-http: ingest into %s: %d series x %d readings, %d per request, %d senders", t.Name(), c.ids, c.readings, c.batch, c.senders)
+	e.logf("series-http: ingest into %s: %d series x %d readings (%s), %d per request, %d senders", t.Name(), c.ids, c.readings, ds.title, c.batch, c.senders)
 	var cpu0 time.Duration
 	if r.readings, r.ingest, cpu0, err = timedIngest(ctx, hc, t, srv, g, sendConfig{batch: c.batch, senders: c.senders, limit: total}); err != nil {
 		return r, err
@@ -392,16 +405,24 @@ func seriesHTTPShape(c seriesHTTPConfig) string {
 	return fmt.Sprintf("%d series x %d readings of 3 fields, line protocol, %d lines per request, %d senders", c.ids, c.readings, c.batch, c.senders)
 }
 
-// seriesHTTPFigures compares ours with peer (VictoriaMetrics).
-func seriesHTTPFigures(c seriesHTTPConfig, ours, peer tsRun) []Figure {
+// seriesHTTPFigures compares ours with peer (VictoriaMetrics) on ds, the
+// k-th dataset of the run: the first's figures are named as they were
+// before there were others, the others' say their dataset.
+func seriesHTTPFigures(c seriesHTTPConfig, ds tsDataset, k int, ours, peer tsRun) []Figure {
 	const pn = "VictoriaMetrics"
+	named := func(name string) string {
+		if k == 0 {
+			return name
+		}
+		return strings.Replace(name, "series HTTP", "series HTTP ("+ds.title+" data)", 1)
+	}
 	lower := func(name string, o, p float64, unit string, digits int, target string) Figure {
-		return Figure{Name: name, Ours: round(o, digits), Peer: ptr(round(p, digits)), Unit: unit,
+		return Figure{Name: named(name), Ours: round(o, digits), Peer: ptr(round(p, digits)), Unit: unit,
 			Ratio: ptr(round(p/o, 2)), peerName: pn, target: target}
 	}
 	shape := seriesHTTPShape(c)
 	figs := []Figure{
-		{Name: "series HTTP ingest, " + shape + ": timetable serve vs VictoriaMetrics", Ours: round(ours.rate(), 0),
+		{Name: named("series HTTP ingest, " + shape + ": timetable serve vs VictoriaMetrics"), Ours: round(ours.rate(), 0),
 			Peer: ptr(round(peer.rate(), 0)), Unit: "readings/s", Ratio: ptr(round(ours.rate()/peer.rate(), 2)), peerName: pn, target: ">= 1"},
 		lower("series HTTP ingest, server CPU per reading during the ingest", ours.cpuPerReading(ours.ingestCPU), peer.cpuPerReading(peer.ingestCPU), "µs/reading", 3, ">= 1"),
 		lower("series HTTP ingest, server CPU per reading over the server's whole run (start, ingest, merge, clean stop)", ours.cpuPerReading(ours.lifeCPU), peer.cpuPerReading(peer.lifeCPU), "µs/reading", 3, ""),
@@ -429,15 +450,15 @@ func seriesHTTPFigures(c seriesHTTPConfig, ours, peer tsRun) []Figure {
 	return figs
 }
 
-func seriesHTTPSection(c seriesHTTPConfig, runs []tsRun, vmVer string) string {
+func seriesHTTPSection(c seriesHTTPConfig, ds tsDataset, runs []tsRun, vmVer string) string {
 	var sb strings.Builder
 	if vmVer == "" {
 		vmVer = "the version pinned in bench/tools/victoriametrics/go.mod"
 	}
 	fmt.Fprintf(&sb, "timetable serve's series API (docs/http-api.md) and VictoriaMetrics single-node (%s, built from the Go module proxy with the local Go, run with its defaults), each alone on the machine, one after the other, each on a fresh data folder and listening on 127.0.0.1. The same client (Go's net/http, keep-alive, no compression) sends both the same bytes and the same queries.\n\n", vmVer)
 	day := tsDay(c.readings)
-	fmt.Fprintf(&sb, "Ingest: %d series x %d one-minute readings of 3 fields (a random walk with two decimals each), ending a minute before the run, as InfluxDB line protocol with timestamps in seconds (`POST /write?precision=s` on both), in time order (every series' reading of a minute, then the next minute), %d lines per request, %d requests in flight. A line is `%s,%s=100042 f1=21.53,f2=31.2,f3=41.07 1700000000`: timetable takes the `%s` tag as the series id of kind `%s` (defined first with `POST /api/v1/kinds`, fields f1, f2, f3, layout chunks); VictoriaMetrics makes three series of each, `%s_f1{%s=\"100042\"}` and so on. The rate is the readings over the time from the first request to the last answer. Server CPU is the user and system time of the server's process (from /proc), during the ingest, and over its whole run until its clean stop after the merge (background merges and the flush at exit included); the client's is not counted. timetable acknowledges a write once it is in its series log (kill -9 safe); VictoriaMetrics once it is in memory (its rows reach disk within `-inmemoryDataFlushInterval`, 5 s by default: a kill -9 loses the last seconds).\n\n",
-		c.ids, c.readings, c.batch, c.senders, tsKind, tsSeriesTag, tsSeriesTag, tsKind, tsKind, tsSeriesTag)
+	fmt.Fprintf(&sb, "Ingest: %d series x %d one-minute readings of 3 fields (%s), ending a minute before the run, as InfluxDB line protocol with timestamps in seconds (`POST /write?precision=s` on both), in time order (every series' reading of a minute, then the next minute), %d lines per request, %d requests in flight. A line is `%s,%s=100042 f1=21.53,f2=31.2,f3=41.07 1700000000`: timetable takes the `%s` tag as the series id of kind `%s` (defined first with `POST /api/v1/kinds`, fields f1, f2, f3, layout chunks); VictoriaMetrics makes three series of each, `%s_f1{%s=\"100042\"}` and so on. The rate is the readings over the time from the first request to the last answer. Server CPU is the user and system time of the server's process (from /proc), during the ingest, and over its whole run until its clean stop after the merge (background merges and the flush at exit included); the client's is not counted. timetable acknowledges a write once it is in its series log (kill -9 safe); VictoriaMetrics once it is in memory (its rows reach disk within `-inmemoryDataFlushInterval`, 5 s by default: a kill -9 loses the last seconds).\n\n",
+		c.ids, c.readings, ds.about, c.batch, c.senders, tsKind, tsSeriesTag, tsSeriesTag, tsKind, tsKind, tsSeriesTag)
 	fmt.Fprintf(&sb, "On disk: after the ingest each server is asked to merge (the Merge column), then left until its process uses less than 2%% of a CPU over 3 s (at most %v), stopped with SIGTERM (it must exit by itself, with status 0), and its data folder is measured (regular files' sizes, but for the caches VictoriaMetrics saves at exit into `cache/`, which it rebuilds by itself), over the readings.\n\n", c.settleMax)
 	fmt.Fprintf(&sb, "Reads: each server is then restarted on its folder (so neither answers from caches its ingest filled; the operating system's page cache is warm for both), %d unmeasured calls of each read on random series, then %d calls of each, one at a time, on the series in one shuffled order, every answer checked against the values sent. Latest: timetable's `GET /api/v1/kinds/%s/series/{id}/latest`; VictoriaMetrics' `GET /api/v1/query` of `last_over_time({__name__=~\"%s_f1|%s_f2|%s_f3\",%s=\"{id}\"}[1d]) keep_metric_names` at now, with `nocache=1` (it keeps no latest value apart; every measured call is of another series anyway). Range: steps %d to %d of every series (one day, %d readings); timetable's `GET .../series/{id}/readings?from=&to=&order=asc`, following cursors; VictoriaMetrics' `GET /api/v1/export` of the three metrics with `start` and `end`.\n\n",
 		c.warmup, c.queries, tsKind, tsKind, tsKind, tsKind, tsSeriesTag, day[0], day[1], day[1]-day[0]+1)

@@ -20,14 +20,15 @@ import (
 // lineGen makes the readings of the series-http part as InfluxDB line
 // protocol with timestamps in seconds, in time order across series (the
 // order in which devices reporting together send them): the reading of
-// step 0 of every series, then of step 1, and so on. Each series is a
-// walk (two decimals per field), so the same arguments give the same
-// lines, byte for byte, whichever server they are sent to. It keeps the
+// step 0 of every series, then of step 1, and so on. Each series' values
+// come from its dataset's source of the series' seed, so the same
+// arguments give the same lines, byte for byte, whichever server they are
+// sent to. It keeps the
 // values the checks of the reads need. It is not safe for concurrent use.
 type lineGen struct {
 	ids         int
 	start, step int64 // Unix seconds of step 0, seconds between steps
-	walks       []*walk
+	sources     []fieldSource
 	prefix      [][]byte // "SENSOR,series=ID " of each series
 	vals        []float64
 	next        int64 // the next reading: step next/ids of series next%ids
@@ -37,10 +38,10 @@ type lineGen struct {
 	last    [][]float64 // per series: the values of its newest reading
 }
 
-func newLineGen(ids int, start, step, watch int64) *lineGen {
+func newLineGen(ds tsDataset, ids int, start, step, watch int64) *lineGen {
 	g := &lineGen{ids: ids, start: start, step: step, watch: watch, vals: make([]float64, len(tsFields))}
 	for i := range ids {
-		g.walks = append(g.walks, newWalk(uint64(i), len(tsFields)))
+		g.sources = append(g.sources, ds.source(uint64(i), len(tsFields)))
 		g.prefix = append(g.prefix, []byte(tsKind+","+tsSeriesTag+"="+seriesID(i)+" "))
 		g.atWatch = append(g.atWatch, make([]float64, len(tsFields)))
 		g.last = append(g.last, make([]float64, len(tsFields)))
@@ -54,7 +55,7 @@ func (g *lineGen) appendLines(buf []byte, n int, limit int64) ([]byte, int) {
 	k := 0
 	for ; k < n && g.next < limit; k++ {
 		id, step := int(g.next%int64(g.ids)), g.next/int64(g.ids)
-		g.walks[id].step(g.vals)
+		g.sources[id].step(g.vals)
 		buf = append(buf, g.prefix[id]...)
 		for f, v := range g.vals {
 			if f > 0 {
@@ -315,7 +316,7 @@ type soakConfig struct {
 func soak(ctx context.Context, t tsTarget, srv *peers.Server, c *http.Client, cfg soakConfig) (soakRun, error) {
 	steps := int64(cfg.duration.Seconds()*float64(cfg.rate)/float64(cfg.ids)) + 2
 	start := time.Now().Unix() - steps
-	g := newLineGen(cfg.ids, start, 1, -1)
+	g := newLineGen(tsDatasets[0], cfg.ids, start, 1, -1)
 	r := soakRun{duration: cfg.duration, wantRate: cfg.rate}
 	every := time.Duration(float64(time.Second) * float64(cfg.batch) / float64(cfg.rate))
 	began := time.Now()

@@ -20,7 +20,7 @@ import (
 )
 
 func TestLineGen_TimeOrderAndValues(t *testing.T) {
-	g := newLineGen(3, 1000, 60, 1)
+	g := newLineGen(tsDatasets[0], 3, 1000, 60, 1)
 	buf, n := g.appendLines(nil, 100, 7) // stops at the limit
 	if n != 7 {
 		t.Fatalf("appended %d readings, want 7", n)
@@ -49,7 +49,7 @@ func TestLineGen_TimeOrderAndValues(t *testing.T) {
 		}
 	}
 	// The same arguments give the same bytes.
-	again, _ := newLineGen(3, 1000, 60, 1).appendLines(nil, 7, 7)
+	again, _ := newLineGen(tsDatasets[0], 3, 1000, 60, 1).appendLines(nil, 7, 7)
 	if !bytes.Equal(buf, again) {
 		t.Error("two generators with the same arguments made different lines")
 	}
@@ -247,8 +247,12 @@ func (a *fakeSeriesAPI) handler() http.Handler {
 // (kind, ingest, checked reads) against a fake of docs/http-api.md, and
 // checks that a wrong answer fails the reads.
 func TestTimetableServe_AgainstSpec(t *testing.T) {
-	for _, corrupt := range []bool{false, true} {
-		t.Run(fmt.Sprintf("corrupt=%v", corrupt), func(t *testing.T) {
+	for _, tc := range []struct {
+		corrupt bool
+		ds      tsDataset
+	}{{false, tsDatasets[0]}, {true, tsDatasets[0]}, {false, tsDatasets[1]}} {
+		corrupt := tc.corrupt
+		t.Run(fmt.Sprintf("%s,corrupt=%v", tc.ds.name, corrupt), func(t *testing.T) {
 			api := &fakeSeriesAPI{kinds: map[string]bool{}, readings: map[string][]fakeReading{}}
 			srv := httptest.NewServer(api.handler())
 			defer srv.Close()
@@ -265,7 +269,7 @@ func TestTimetableServe_AgainstSpec(t *testing.T) {
 			}
 			const ids, readings = 7, 1600
 			day := tsDay(readings)
-			g := newLineGen(ids, 1_700_000_000, tsStep, day[0])
+			g := newLineGen(tc.ds, ids, 1_700_000_000, tsStep, day[0])
 			n, err := sendLines(ctx, c, tt.WriteURL(srv.URL), g, sendConfig{batch: 500, senders: 3, limit: ids * readings}, nil)
 			if err != nil || n != ids*readings {
 				t.Fatalf("sent %d readings (%v), want %d", n, err, ids*readings)
@@ -293,7 +297,7 @@ func TestTimetableServe_AgainstSpec(t *testing.T) {
 func TestSendLines_StopsAtFirstError(t *testing.T) {
 	srv := newFakeSeriesAPI() // the kind is not defined: every write is refused
 	defer srv.Close()
-	g := newLineGen(5, 1_700_000_000, tsStep, 0)
+	g := newLineGen(tsDatasets[0], 5, 1_700_000_000, tsStep, 0)
 	n, err := sendLines(context.Background(), newTSClient(2), timetableServe{}.WriteURL(srv.URL), g, sendConfig{batch: 10, senders: 2, limit: 1000}, nil)
 	if err == nil || !strings.Contains(err.Error(), "400") || n != 0 {
 		t.Fatalf("sendLines to a server refusing every write: %d readings, %v", n, err)
@@ -376,11 +380,54 @@ func TestSeriesHTTPFigures(t *testing.T) {
 		above      bool
 	}{{better, worse, true}, {worse, better, false}} {
 		tc.ours.name, tc.peer.name = "timetable serve", "VictoriaMetrics"
-		figs := seriesHTTPFigures(c, tc.ours, tc.peer)
+		figs := seriesHTTPFigures(c, tsDatasets[0], 0, tc.ours, tc.peer)
 		checkRatios(t, figs, 10, tc.above)
 		last := figs[len(figs)-1]
 		if last.met == nil || *last.met != tc.above {
 			t.Errorf("soak figure: levels off %v, want %v", last.met, tc.above)
 		}
+	}
+}
+
+// TestNodeLike: the node_exporter-like dataset gives the same readings
+// for the same seed; 2 series in 5 never change; in the others the
+// counters (f1, f3) never fall, f1 is whole and f3 has at most two
+// decimals, and the gauge (f2) moves.
+func TestNodeLike(t *testing.T) {
+	const steps = 500
+	constant := 0
+	for i := range uint64(50) {
+		a, b := newNodeLike(i, 3), newNodeLike(i, 3)
+		va, vb, prev := make([]float64, 3), make([]float64, 3), make([]float64, 3)
+		changed := [3]bool{}
+		for s := range steps {
+			a.step(va)
+			b.step(vb)
+			if !slices.Equal(va, vb) {
+				t.Fatalf("series %d step %d: %v and %v from one seed", i, s, va, vb)
+			}
+			if va[0] != math.Trunc(va[0]) || math.Abs(va[2]*100-math.Round(va[2]*100)) > 1e-6 {
+				t.Fatalf("series %d step %d: %v", i, s, va)
+			}
+			if s > 0 {
+				if va[0] < prev[0] || va[2] < prev[2] {
+					t.Fatalf("series %d step %d: a counter fell: %v after %v", i, s, va, prev)
+				}
+				for f := range va {
+					changed[f] = changed[f] || va[f] != prev[f]
+				}
+			}
+			copy(prev, va)
+		}
+		switch changed {
+		case [3]bool{}:
+			constant++
+		case [3]bool{true, true, true}:
+		default:
+			t.Errorf("series %d: fields changed %v, want all or none", i, changed)
+		}
+	}
+	if constant != 20 {
+		t.Errorf("%d constant series of 50, want 20", constant)
 	}
 }
