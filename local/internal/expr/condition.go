@@ -2,6 +2,8 @@ package expr
 
 import (
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
@@ -146,11 +148,7 @@ func (c *Condition) TopLevel() []string {
 }
 
 func (c *Compiler) parseCondition(kind, s string) (*cond, error) {
-	var root *node
-	p, err := c.begin(kind, s, func(p *parser) {
-		root = p.parseCondition(false)
-		p.expect(tEOF)
-	}, func(p *parser) { p.misplacedInCondition(root, true) })
+	p, root, err := c.parsedCondition(kind, s)
 	if err != nil {
 		return nil, err
 	}
@@ -165,6 +163,60 @@ func (c *Compiler) parseCondition(kind, s string) (*cond, error) {
 		return nil, k.errorf("The expression contains too many operators; operator count: %d", maxOperators+1)
 	}
 	return cd, nil
+}
+
+// parsedCondition returns the parse of condition s of kind (its parser
+// and tree), from the cache of parsed conditions when s was parsed before
+// without a syntax error, and marks its placeholders used in c. A parse
+// depends on the text alone; the checks of its placeholders against c's
+// maps follow it (checker), so a cached parse answers every expression
+// of that text as a new one does.
+func (c *Compiler) parsedCondition(kind, s string) (*parser, *node, error) {
+	key := parseKey{kind, s}
+	if v, ok := parsedConditions.Load(key); ok {
+		if err := c.Check(); err != nil {
+			return nil, nil, err
+		}
+		pc := v.(parsedCond)
+		c.use(pc.p)
+		return pc.p, pc.root, nil
+	}
+	var root *node
+	p, err := c.begin(kind, s, func(p *parser) {
+		root = p.parseCondition(false)
+		p.expect(tEOF)
+	}, func(p *parser) { p.misplacedInCondition(root, true) })
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(s) <= maxCachedCondition && parsedCount.Load() < maxParsedConditions {
+		if _, loaded := parsedConditions.LoadOrStore(key, parsedCond{p, root}); !loaded {
+			parsedCount.Add(1)
+		}
+	}
+	return p, root, nil
+}
+
+// The cache of parsed conditions: the texts a program sends are few
+// (its requests' expressions differ by their placeholders' values, not
+// their text), so it keeps the first maxParsedConditions of at most
+// maxCachedCondition bytes, and parses any other each time. A parser and
+// its tree are not modified once parsed, so its entries are shared.
+const (
+	maxParsedConditions = 4096
+	maxCachedCondition  = 1024
+)
+
+var (
+	parsedConditions sync.Map // parseKey -> parsedCond
+	parsedCount      atomic.Int64
+)
+
+type parseKey struct{ kind, src string }
+
+type parsedCond struct {
+	p    *parser
+	root *node
 }
 
 // misplacedInCondition records the functions of a condition used where

@@ -254,8 +254,14 @@ func (c *Compiler) begin(kind, s string, parse func(p *parser), misplaced func(p
 	if p.clauseErr != "" {
 		return nil, errorf("Invalid %s: %s", kind, p.clauseErr)
 	}
-	// Placeholders are used once they appear; undefined ones are reported
-	// when validation reaches them.
+	c.use(p)
+	return p, nil
+}
+
+// use marks the placeholders of p's expression used: placeholders are used
+// once they appear; undefined ones are reported when validation reaches
+// them.
+func (c *Compiler) use(p *parser) {
 	for i, t := range p.toks {
 		switch t.kind {
 		case tNameRef:
@@ -268,7 +274,6 @@ func (c *Compiler) begin(kind, s string, parse func(p *parser), misplaced func(p
 			}
 		}
 	}
-	return p, nil
 }
 
 func hasKey[V any](m map[string]V, k string) bool {
