@@ -17,6 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/timetable-db/timetable"
 )
 
 // The benchmarks run on disk (b.TempDir) in both sync modes. Items look
@@ -408,17 +410,22 @@ func reportLSM(b *testing.B, db *DB) {
 }
 
 // BenchmarkBatchWriteTTL writes batches of 25 brand-new chunk items (as a
-// flush does: one chunk of each series in turn) or of 25 existing ones
-// (overwritten in a scattered order) into the table of ttlBenchDB.
+// flush does: one chunk of each series in turn), also under
+// timetable.WithNewItems (as the series store puts them: no read of the
+// old items), or of 25 existing ones (overwritten in a scattered order)
+// into the table of ttlBenchDB.
 func BenchmarkBatchWriteTTL(b *testing.B) {
-	for _, existing := range []bool{false, true} {
-		name := "new"
-		if existing {
-			name = "existing"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, c := range []struct {
+		name               string
+		existing, newItems bool
+	}{{"new", false, false}, {"new-WithNewItems", false, true}, {"existing", true, false}} {
+		existing := c.existing
+		b.Run(c.name, func(b *testing.B) {
 			db := ttlBenchDB(b, Options{})
 			ctx := context.Background()
+			if c.newItems {
+				ctx = timetable.WithNewItems(ctx)
+			}
 			const rounds = ttlBenchSeries / 25
 			// A round's requests are built outside the timer when needed.
 			reqs := make([]*dynamodb.BatchWriteItemInput, rounds)

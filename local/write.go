@@ -36,11 +36,11 @@ type itemWrite struct {
 	onFail   types.ReturnValuesOnConditionCheckFailure
 	keyAttrs Item // update: the key attributes to start a new item from
 	blind    bool // the caller needs neither the old item nor capacity
+	size     int  // itemSize of the new item of a put or update, once known
 	// absent marks a put whose item the caller says is not stored (see
 	// timetable.WithNewItems): where trustsAbsent, the old item is taken
 	// as none without a read.
 	absent bool
-	size     int  // itemSize of the new item of a put or update, once known
 }
 
 // writeOne runs the put, delete or update that prepare validates on the
