@@ -55,8 +55,17 @@ func benchDBWith(b *testing.B, opts Options) *DB {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	_, err = db.CreateTable(context.Background(), &dynamodb.CreateTableInput{
-		TableName:   aws.String("bench"),
+	if _, err = db.CreateTable(context.Background(), pkSKTable("bench")); err != nil {
+		b.Fatal(err)
+	}
+	return db
+}
+
+// pkSKTable is the creation of an on-demand table named name with keys
+// pk and sk, strings.
+func pkSKTable(name string) *dynamodb.CreateTableInput {
+	return &dynamodb.CreateTableInput{
+		TableName:   aws.String(name),
 		BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{
 			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
@@ -64,11 +73,7 @@ func benchDBWith(b *testing.B, opts Options) *DB {
 		KeySchema: []types.KeySchemaElement{
 			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
 			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
-	})
-	if err != nil {
-		b.Fatal(err)
 	}
-	return db
 }
 
 var benchT0 = time.Date(2024, 12, 1, 0, 0, 0, 0, time.UTC)

@@ -34,16 +34,7 @@ func openNewItemsDB(t *testing.T) *DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	for _, name := range newItemsTables {
-		in := &dynamodb.CreateTableInput{
-			TableName:   aws.String(name),
-			BillingMode: types.BillingModePayPerRequest,
-			AttributeDefinitions: []types.AttributeDefinition{
-				{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
-				{AttributeName: aws.String("sk"), AttributeType: types.ScalarAttributeTypeS}},
-			KeySchema: []types.KeySchemaElement{
-				{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
-				{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
-		}
+		in := pkSKTable(name)
 		switch name {
 		case "indexed":
 			in.AttributeDefinitions = append(in.AttributeDefinitions,
@@ -207,9 +198,7 @@ func TestNewItems_SameAsRead(t *testing.T) {
 			seen[k] = true
 			items = append(items, it)
 		}
-		for _, it := range items {
-			stored[table] = append(stored[table], it)
-		}
+		stored[table] = append(stored[table], items...)
 		want := capacityString(batchPut(t, ctx, readDB, table, items))
 		got := capacityString(batchPut(t, blindCtx, blindDB, table, items))
 		if got != want {
