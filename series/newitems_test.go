@@ -66,6 +66,7 @@ func TestApply_NewItems(t *testing.T) {
 			raw := map[string]bool{k.rawPK("a", 0): true, k.rawPK("b", 0): true}
 			api.mu.Lock()
 			defer api.mu.Unlock()
+			t.Logf("%d puts under WithNewItems, %d outside", len(api.under), len(api.rest))
 			if len(api.rest) == 0 {
 				t.Fatal("no put outside WithNewItems: the markers and the directory are missing")
 			}
