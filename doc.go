@@ -10,8 +10,9 @@
 // package backend's Open picks one from a URL.
 //
 // This package is the ground the others stand on: the interfaces (API,
-// Backend, Syncer and the deferred-sync context of WithDeferredSync) and
-// the sentinel errors shared by packages table and series (ErrNotFound,
-// ErrBadCursor). It imports no other package of this module, so the
-// layers above the API link no backend.
+// Backend, Syncer), the contexts that tell an API more about a write
+// (WithDeferredSync, WithNewItems) and the sentinel errors shared by
+// packages table and series (ErrNotFound, ErrBadCursor). It imports no
+// other package of this module, so the layers above the API link no
+// backend.
 package timetable

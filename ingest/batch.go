@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 	"unsafe"
@@ -32,6 +33,84 @@ type Batch struct {
 	// the decoder's buffers come on top, about twice
 	// Options.MaxLineBytes at most.
 	Bytes int64
+
+	// spare holds the arrays the batch took from spares, and those it
+	// made, for Release.
+	spare *spare
+}
+
+// Release hands the batch's arrays (of readings and of values) to later
+// decodes, which reuse them instead of allocating. The caller must hold
+// nothing of the batch any more (the readings' Values and the series'
+// Readings are reused; ids and tags, strings, are not): it calls Release
+// once the store took the readings (series copies what it keeps). A
+// batch released twice, or not at all, is not an error.
+func (b *Batch) Release() {
+	sp := b.spare
+	if sp == nil {
+		return
+	}
+	b.spare = nil
+	for i := range b.Kinds {
+		for j := range b.Kinds[i].Series {
+			rs := b.Kinds[i].Series[j].Readings
+			if cap(rs) > maxSpareReadings || len(sp.readings) >= maxSpareSeries {
+				continue
+			}
+			clear(rs) // drop the values and tags they point to
+			sp.readings = append(sp.readings, rs[:0])
+		}
+		clear(b.Kinds[i].Series)
+	}
+	b.Kinds = nil
+	spares.Put(sp)
+}
+
+// spare is what a released Batch leaves for the next decodes: empty
+// arrays of readings, and slabs of values.
+type spare struct {
+	readings [][]series.Reading
+	slabs    [][]float64 // every slab the batch used, spare or made
+	free     int         // slabs[:free] are not handed out to the batch yet
+}
+
+// spares holds the arrays of released batches.
+var spares = sync.Pool{New: func() any { return new(spare) }}
+
+const (
+	// maxSpareReadings is the largest array of readings a released batch
+	// leaves for reuse; maxSpareSeries the most arrays.
+	maxSpareReadings = 4096
+	maxSpareSeries   = 1 << 16
+)
+
+// takeReadings returns an empty array of readings for a new series of
+// the batch, a spare one if any (nil otherwise), and its bytes.
+func (sp *spare) takeReadings() ([]series.Reading, int64) {
+	n := len(sp.readings)
+	if n == 0 {
+		return nil, 0
+	}
+	rs := sp.readings[n-1]
+	sp.readings[n-1] = nil
+	sp.readings = sp.readings[:n-1]
+	return rs, int64(cap(rs)) * readingBytes
+}
+
+// takeSlab returns a slab of at least n values, a spare one if one is
+// large enough; the batch keeps it until Release.
+func (sp *spare) takeSlab(n int) []float64 {
+	for i := range sp.free {
+		if s := sp.slabs[i]; len(s) >= n {
+			// Swap it out of the free part.
+			sp.free--
+			sp.slabs[i], sp.slabs[sp.free] = sp.slabs[sp.free], s
+			return s
+		}
+	}
+	s := make([]float64, n)
+	sp.slabs = append(sp.slabs, s)
+	return s
 }
 
 // KindBatch is the readings of one kind: a series.SeriesReadings per
@@ -104,6 +183,7 @@ type kind struct {
 	tags   map[string]int // tag name -> index in Tags
 	series map[string]int // series id -> index in KindBatch.Series
 	vals   []float64      // values not yet handed out
+	sp     *spare         // the batch's
 	tagv   []string       // tags not yet handed out
 	nslab  int            // readings of the next slab
 	bytes  int64          // of the slabs, not yet in Batch.Bytes
@@ -113,7 +193,9 @@ func newBuilder(lookup Lookup, o *Options, item string) *builder {
 	if o == nil {
 		o = &Options{}
 	}
-	return &builder{o: o, lookup: lookup, item: item, kinds: map[string]*kind{}, intern: map[string]string{}}
+	sp := spares.Get().(*spare)
+	sp.free = len(sp.slabs)
+	return &builder{o: o, lookup: lookup, item: item, kinds: map[string]*kind{}, intern: map[string]string{}, b: Batch{spare: sp}}
 }
 
 // errf returns an *Error at line.
@@ -149,7 +231,7 @@ func (b *builder) kindS(name string) (*kind, error) {
 
 // newKind adds the state of a kind of schema s.
 func (b *builder) newKind(s series.Schema) *kind {
-	k := &kind{i: len(b.b.Kinds), fields: map[string]int{}, tags: map[string]int{}, series: make(map[string]int, b.seriesHint), nslab: 16}
+	k := &kind{i: len(b.b.Kinds), fields: map[string]int{}, tags: map[string]int{}, series: make(map[string]int, b.seriesHint), nslab: 16, sp: b.b.spare}
 	k.setSchema(s)
 	b.b.Kinds = append(b.b.Kinds, KindBatch{Kind: k.s.Name})
 	b.kinds[k.s.Name] = k
@@ -204,7 +286,7 @@ func (k *kind) values() []float64 {
 		return nil
 	}
 	if len(k.vals) < nf {
-		k.vals = make([]float64, nf*k.nslab)
+		k.vals = k.sp.takeSlab(nf * k.nslab)
 		k.bytes += int64(8 * len(k.vals))
 		k.nslab = min(2*k.nslab, slabReadings)
 	}
@@ -307,9 +389,10 @@ func (b *builder) addTo(k *kind, id []byte, sid string, r series.Reading, line i
 		i = len(kb.Series)
 		k.series[sid] = i
 		c := cap(kb.Series)
-		kb.Series = append(kb.Series, series.SeriesReadings{ID: sid})
+		rs, held := b.b.spare.takeReadings()
+		kb.Series = append(kb.Series, series.SeriesReadings{ID: sid, Readings: rs})
 		b.series++
-		b.b.Bytes += int64(len(sid)) + seriesMapBytes + int64(cap(kb.Series)-c)*seriesBytes
+		b.b.Bytes += int64(len(sid)) + seriesMapBytes + int64(cap(kb.Series)-c)*seriesBytes + held
 	}
 	rs := &kb.Series[i].Readings
 	c := cap(*rs)

@@ -103,6 +103,20 @@ func FuzzLineProtocol(f *testing.F) {
 		o.Precision, o.Now, o.MaxLineBytes = Precision(prec%uint8(Hour+1)), now, max%4096
 		b, err := LineProtocol(strings.NewReader(in), lookupOf(), o)
 		checkDecoded(t, b, err, check)
+		if err != nil {
+			return
+		}
+		// Decoded again while b is held, from the arrays earlier
+		// iterations released: the same batch.
+		again, err := LineProtocol(strings.NewReader(in), lookupOf(), o)
+		if err != nil {
+			t.Fatalf("a second decode failed: %v", err)
+		}
+		if d := sameBatch(b, again); d != "" {
+			t.Fatalf("a second decode differs: %s", d)
+		}
+		b.Release()
+		again.Release()
 	})
 }
 

@@ -7,6 +7,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/timetable-db/timetable"
 )
 
 // maxBatchWrite is the most puts and deletes a BatchWriteItem call may
@@ -18,7 +20,8 @@ const maxBatchWrite = 25
 // BatchWriteItem puts and deletes up to 25 items in one or more tables. The
 // writes are validated first (one invalid request fails the whole call) and
 // then committed together in one atomic batch, so UnprocessedItems is always
-// empty.
+// empty. Under timetable.WithNewItems, the puts into a table without index
+// or stream do not read the items they replace.
 func (db *DB) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, _ ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
 	return run(ctx, db, "BatchWriteItem", in, db.batchWrite)
 }
@@ -32,6 +35,7 @@ func (db *DB) batchWrite(ctx context.Context, in *dynamodb.BatchWriteItemInput) 
 		return nil, validationError("BatchWriteItem cannot have a null or no requests set")
 	}
 	names := sortedKeys(in.RequestItems)
+	absent := timetable.NewItems(ctx)
 	total := 0
 	for _, name := range names {
 		if err := checkTableName(aws.String(name)); err != nil {
@@ -72,6 +76,7 @@ func (db *DB) batchWrite(ctx context.Context, in *dynamodb.BatchWriteItemInput) 
 				return nil, err
 			}
 			w.blind = noReturn("", in.ReturnConsumedCapacity)
+			w.absent = absent && wr.PutRequest != nil
 			for _, p := range writes {
 				if bytes.Equal(p.w.key.key, w.key.key) {
 					return nil, validationError("Provided list of item keys contains duplicates")

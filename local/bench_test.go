@@ -17,6 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/timetable-db/timetable"
 )
 
 // The benchmarks run on disk (b.TempDir) in both sync modes. Items look
@@ -53,8 +55,17 @@ func benchDBWith(b *testing.B, opts Options) *DB {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	_, err = db.CreateTable(context.Background(), &dynamodb.CreateTableInput{
-		TableName:   aws.String("bench"),
+	if _, err = db.CreateTable(context.Background(), pkSKTable("bench")); err != nil {
+		b.Fatal(err)
+	}
+	return db
+}
+
+// pkSKTable is the creation of an on-demand table named name with keys
+// pk and sk, strings.
+func pkSKTable(name string) *dynamodb.CreateTableInput {
+	return &dynamodb.CreateTableInput{
+		TableName:   aws.String(name),
 		BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{
 			{AttributeName: aws.String("pk"), AttributeType: types.ScalarAttributeTypeS},
@@ -62,11 +73,7 @@ func benchDBWith(b *testing.B, opts Options) *DB {
 		KeySchema: []types.KeySchemaElement{
 			{AttributeName: aws.String("pk"), KeyType: types.KeyTypeHash},
 			{AttributeName: aws.String("sk"), KeyType: types.KeyTypeRange}},
-	})
-	if err != nil {
-		b.Fatal(err)
 	}
-	return db
 }
 
 var benchT0 = time.Date(2024, 12, 1, 0, 0, 0, 0, time.UTC)
@@ -408,17 +415,22 @@ func reportLSM(b *testing.B, db *DB) {
 }
 
 // BenchmarkBatchWriteTTL writes batches of 25 brand-new chunk items (as a
-// flush does: one chunk of each series in turn) or of 25 existing ones
-// (overwritten in a scattered order) into the table of ttlBenchDB.
+// flush does: one chunk of each series in turn), also under
+// timetable.WithNewItems (as the series store puts them: no read of the
+// old items), or of 25 existing ones (overwritten in a scattered order)
+// into the table of ttlBenchDB.
 func BenchmarkBatchWriteTTL(b *testing.B) {
-	for _, existing := range []bool{false, true} {
-		name := "new"
-		if existing {
-			name = "existing"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, c := range []struct {
+		name               string
+		existing, newItems bool
+	}{{"new", false, false}, {"new-WithNewItems", false, true}, {"existing", true, false}} {
+		existing := c.existing
+		b.Run(c.name, func(b *testing.B) {
 			db := ttlBenchDB(b, Options{})
 			ctx := context.Background()
+			if c.newItems {
+				ctx = timetable.WithNewItems(ctx)
+			}
 			const rounds = ttlBenchSeries / 25
 			// A round's requests are built outside the timer when needed.
 			reqs := make([]*dynamodb.BatchWriteItemInput, rounds)

@@ -37,6 +37,10 @@ type itemWrite struct {
 	keyAttrs Item // update: the key attributes to start a new item from
 	blind    bool // the caller needs neither the old item nor capacity
 	size     int  // itemSize of the new item of a put or update, once known
+	// absent marks a put whose item the caller says is not stored (see
+	// timetable.WithNewItems): where trustsAbsent, the old item is taken
+	// as none without a read.
+	absent bool
 }
 
 // writeOne runs the put, delete or update that prepare validates on the
@@ -130,10 +134,25 @@ func (db *DB) commitOne(m *tableMeta, w *itemWrite, u *usage, wo *pebble.WriteOp
 
 // needsOld reports whether a write must read the item it replaces: for its
 // condition, update, return values or capacity, or to maintain indexes and
-// the TTL queue and the stream. Other puts and deletes are blind writes.
+// the TTL queue and the stream. Other puts and deletes are blind writes,
+// and so are unconditional puts of items said to be absent on a table
+// that trustsAbsent: their old item is none.
 func (m *tableMeta) needsOld(w *itemWrite) bool {
+	if w.absent && w.item != nil && !w.del && !w.check && w.exprs.cond == nil && w.exprs.update == nil && m.trustsAbsent() {
+		return false
+	}
 	return !w.blind || len(m.Indexes) > 0 || m.TTLAttr != "" || m.streamed() || w.exprs.cond != nil || w.exprs.update != nil ||
 		w.check || (!w.del && w.item == nil)
+}
+
+// trustsAbsent reports whether a put said to replace no item may skip
+// reading the item (itemWrite.absent): when the table has no index and no
+// stream, nothing but the capacity follows the old item, so a put whose
+// item was stored after all (the caller was wrong) still leaves the items
+// right; it reports the new item's capacity, and may leave the old
+// item's TTL queue entry, which the sweeper drops as stale.
+func (m *tableMeta) trustsAbsent() bool {
+	return len(m.Indexes) == 0 && !m.streamed()
 }
 
 // newSizeOf returns the known size of the new item of w, or -1.

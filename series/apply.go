@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/keys"
 	"github.com/timetable-db/timetable/table"
 )
@@ -72,13 +73,14 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 	// its last reading.
 	tasks := (len(entries) + applyGroup - 1) / applyGroup
 	puts := make([][]table.WriteRequest, tasks)
+	fresh := make([][]table.WriteRequest, tasks) // of layouts whose keys are new
 	type latestPut struct {
 		k    *Kind
 		item table.Item
 	}
 	latest := make([]latestPut, len(entries))
 	if err := s.parallel(ctx, tasks, func(_ context.Context, t int) error {
-		var ws []table.WriteRequest
+		var ws, fs []table.WriteRequest
 		for i := t * applyGroup; i < min(len(entries), (t+1)*applyGroup); i++ {
 			e := &entries[i]
 			if len(e.recs) == 0 {
@@ -88,21 +90,28 @@ func (s *Store) apply(ctx context.Context, entries []entry) error {
 			if err != nil {
 				return err
 			}
+			dst := &ws
+			if e.k.lay.newKeys() {
+				dst = &fs
+			}
 			for _, it := range items {
-				ws = append(ws, table.PutRequest(it))
+				*dst = append(*dst, table.PutRequest(it))
 			}
 			if s.latestOwnSeq {
 				last = apos{seq: e.recs[len(e.recs)-1].seq}
 			}
 			latest[i] = latestPut{e.k, e.k.latestItem(e.id, ranked{e.recs[len(e.recs)-1], last})}
 		}
-		puts[t] = ws
+		puts[t], fresh[t] = ws, fs
 		return nil
 	}); err != nil {
 		return err
 	}
 	latest = slices.DeleteFunc(latest, func(p latestPut) bool { return p.item == nil })
 	if err := s.batchWrite(ctx, slices.Concat(puts...)); err != nil {
+		return fmt.Errorf("series: cannot write readings: %w", err)
+	}
+	if err := s.batchWrite(timetable.WithNewItems(ctx), slices.Concat(fresh...)); err != nil {
 		return fmt.Errorf("series: cannot write readings: %w", err)
 	}
 	if err := s.parallel(ctx, len(merges), func(ctx context.Context, i int) error {

@@ -60,6 +60,10 @@ func (l bucketLayout) stream(id string, sh int, lo, hi int64, reverse bool, _ in
 
 func (l bucketLayout) decode(item table.Item) (*rbatch, error) { return l.k.decodeBucketBatch(item) }
 
+// newKeys is false: a merger puts nothing (its merge reads and writes
+// its items).
+func (l bucketLayout) newKeys() bool { return false }
+
 // indexFrom is the start of lo's bucket period, under which its bucket
 // is indexed.
 func (l bucketLayout) indexFrom(lo int64) int64 { return periodStart(lo, l.k.s.BucketPeriod) }

@@ -33,6 +33,9 @@ func (l chunkLayout) stream(id string, sh int, lo, hi int64, reverse bool, pageS
 
 func (l chunkLayout) decode(item table.Item) (*rbatch, error) { return l.k.decodeChunkItem(item) }
 
+// newKeys is true: a chunk's sort key holds its sequence number.
+func (l chunkLayout) newKeys() bool { return true }
+
 // indexFrom is the start of lo's day: a chunk lies within its hour, or
 // (a day piece) is keyed at the start of its day (see chunkKeyRange).
 func (l chunkLayout) indexFrom(lo int64) int64 { return periodStart(lo, keys.Day) }

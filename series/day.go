@@ -104,6 +104,10 @@ func (l dayLayout) decodeRec(item table.Item) (rec, error) {
 	return l.k.readingOf(item, sk, timeMs(day.Add(off)), seq)
 }
 
+// newKeys is false: a day's directory item is put again by every
+// flush with readings of the day.
+func (l dayLayout) newKeys() bool { return false }
+
 func (l dayLayout) indexFrom(lo int64) int64 { return lo }
 
 func (l dayLayout) indexed(field string) []string { return []string{field} }

@@ -54,6 +54,10 @@ func (l readingLayout) decodeRec(item table.Item) (rec, error) {
 	return l.k.readingOf(item, sk, timeMs(t), seq)
 }
 
+// newKeys is true: an item's sort key holds its reading's sequence
+// number.
+func (l readingLayout) newKeys() bool { return true }
+
 func (l readingLayout) indexFrom(lo int64) int64 { return lo }
 
 func (l readingLayout) indexed(field string) []string { return []string{field} }

@@ -26,6 +26,12 @@ type layout interface {
 	// give it among readings of its instant, which orders the series'
 	// latest-reading item.
 	puts(id string, recs []rec) ([]table.Item, apos, error)
+	// newKeys reports whether the items of puts are new: under keys no
+	// stored item has (their keys hold the readings' sequence numbers),
+	// or, for an entry written again, stored exactly as put. The store
+	// puts them under timetable.WithNewItems, which spares the embedded
+	// engine reading the items they replace.
+	newKeys() bool
 	// stream returns the readings of shard sh of series id in [lo, hi),
 	// in order (newest first if reverse), a backend page of pageSize
 	// items at a time (0: as many as fit).

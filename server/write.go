@@ -135,8 +135,10 @@ func (s *Server) writeBatch(w http.ResponseWriter, r *http.Request, b *ingest.Ba
 	return nil
 }
 
-// storeBatch is writeBatch without the answer.
+// storeBatch is writeBatch without the answer. It releases b (see
+// ingest.Batch.Release) when the store is done with it.
 func (s *Server) storeBatch(r *http.Request, b *ingest.Batch) error {
+	defer b.Release()
 	ctx := r.Context()
 	if s.draining.Load() {
 		return errorf(http.StatusServiceUnavailable, codeUnavailable, "shutting down: writes are not taken")
