@@ -123,7 +123,7 @@ func (s *Store) Compact(ctx context.Context) error {
 	var errs []error
 	for _, k := range s.Kinds() {
 		if k.compacts() {
-			if err := k.compactPass(ctx, s.opts.CompactGrace); err != nil {
+			if err := k.compactPass(ctx, s.opts.CompactGrace, nil); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -139,11 +139,18 @@ func (s *Store) compactAtClose(ctx context.Context) {
 	s.compactMu.Lock()
 	defer s.compactMu.Unlock()
 	defer s.stats.compactions.Add(1)
+	if err := s.deleteLeftSources(ctx); err != nil {
+		if ctx.Err() != nil {
+			s.log.Info("series: compaction at close stopped by the shutdown deadline; the next start goes on")
+			return
+		}
+		s.log.Warn("series: compaction at close could not delete merged sources; the next passes do", "err", err)
+	}
 	for _, k := range s.Kinds() {
 		if !k.compacts() {
 			continue
 		}
-		if err := k.compactPass(ctx, 0); err != nil {
+		if err := k.compactPass(ctx, 0, nil); err != nil {
 			if ctx.Err() != nil {
 				s.log.Info("series: compaction at close stopped by the shutdown deadline; the next start goes on", "kind", k.s.Name)
 				return
@@ -153,7 +160,10 @@ func (s *Store) compactAtClose(ctx context.Context) {
 	}
 }
 
-func (k *Kind) compactPass(ctx context.Context, grace time.Duration) error {
+// compactPass is a compaction pass over kind k's markers, with grace
+// (see Options.CompactGrace). It leaves the days for which skip (if set)
+// is true, markers and all.
+func (k *Kind) compactPass(ctx context.Context, grace time.Duration, skip func(id string, day int64) bool) error {
 	ms, err := k.markersIn(ctx, k.compactPK(), "")
 	if err != nil {
 		return err
@@ -175,6 +185,9 @@ func (k *Kind) compactPass(ctx context.Context, grace time.Duration) error {
 			continue
 		}
 		if ds := periodStart(m.start, keys.Day); now >= periodEnd(ds, keys.Day)+late {
+			if skip != nil && skip(m.id, ds) {
+				continue
+			}
 			key := m.id + keys.Sep + periodKey(ds, keys.Day)
 			u := days[key]
 			if u == nil {
@@ -434,18 +447,24 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 			k.st.pieces.forget(pk, start)
 		}
 	}
-	if grace <= 0 {
-		// No reader waits for the sources: they go with the merge (but
-		// for an item the merge wrote again, the same readings under the
-		// same key).
-		for _, in := range sets {
-			for _, c := range in {
-				if !written[c.sk] {
-					dels = append(dels, table.DeleteRequest(table.K(pk, c.sk)))
-				}
+	// The sources of the merge (but for an item the merge wrote again,
+	// the same readings under the same key).
+	var left []string
+	for _, in := range sets {
+		for _, c := range in {
+			if !written[c.sk] {
+				left = append(left, c.sk)
 			}
 		}
+	}
+	if grace <= 0 {
+		// No reader waits for the sources: they go with the merge.
+		for _, sk := range left {
+			dels = append(dels, table.DeleteRequest(table.K(pk, sk)))
+		}
 		sets = nil
+	} else if len(left) > 0 {
+		k.st.left.add(sourceGroup{pk: pk, sks: left, created: now}, now, grace.Milliseconds())
 	}
 	if len(dels) > 0 {
 		if err := k.st.tbl.BatchWrite(ctx, dels); err != nil {

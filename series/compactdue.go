@@ -1,0 +1,246 @@
+package series
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/timetable-db/timetable/keys"
+	"github.com/timetable-db/timetable/table"
+)
+
+// Compaction of the days a flush wrote
+//
+// A flush that writes readings of closed days (an ingest of past
+// readings, a backfill) records each series and day it wrote in the
+// Store's writtenDays, and starts a compaction pass without waiting for
+// the timer (Options.CompactInterval must be on). That pass merges the
+// recorded days that are complete as far as this Store knows: no later
+// flush wrote into them, or the buffer holds none of their readings. So
+// an ingest that goes through the days in time order has each day merged
+// once, after the flush that wrote its last readings, rather than once
+// per flush. A day that gets readings after its merge is recorded again
+// and merged again (its merged chunk with the new chunks). A pass merges
+// at most compactDaysPerPass days, and starts the next pass at once if
+// more are ready, so that Shutdown never waits for a long one. The timer
+// pass leaves the days recorded to these passes; the markers (see
+// compact.go) still lead it to every other period due, and to the
+// sources a merge left for CompactGrace.
+//
+// A merge keeps its sources CompactGrace for readers on other servers.
+// The Store remembers the sources its merges left (at most
+// maxLeftSources keys, for CompactGrace), so that the last pass of
+// Shutdown with Options.CompactAtClose deletes them at once without
+// reading their days again.
+
+// compactDaysPerPass bounds the days one pass of written days merges.
+const compactDaysPerPass = 512
+
+// maxWrittenDays bounds the series and days writtenDays records: beyond,
+// the timer pass finds the days by their markers.
+const maxWrittenDays = 1 << 20
+
+// maxLeftSources bounds the source keys the Store remembers.
+const maxLeftSources = 1 << 18
+
+// dayKey is a series and day of a kind.
+type dayKey struct {
+	kind string
+	id   string
+	day  int64
+}
+
+// writtenDays records the closed days that flushes wrote and no pass has
+// merged since.
+type writtenDays struct {
+	mu sync.Mutex
+	// applied counts the batches flushes wrote; days holds, for each day,
+	// the count when the batch that last wrote into it was written.
+	applied uint64
+	days    map[dayKey]uint64
+	kick    chan struct{} // a pass is wanted (capacity 1)
+}
+
+func newWrittenDays() *writtenDays {
+	return &writtenDays{days: map[dayKey]uint64{}, kick: make(chan struct{}, 1)}
+}
+
+// wake asks for a pass, unless one is asked already.
+func (w *writtenDays) wake() {
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
+}
+
+// applied records the closed days (ended LateWindow ago) that a batch of
+// entries wrote, and asks for a pass if it wrote any.
+func (s *Store) recordWritten(entries []entry) {
+	w := s.written
+	now := timeMs(s.now())
+	late := s.opts.LateWindow.Milliseconds()
+	any := false
+	w.mu.Lock()
+	w.applied++
+	for i := range entries {
+		e := &entries[i]
+		if !e.k.compacts() {
+			continue
+		}
+		for j := 0; j < len(e.recs); {
+			day := periodStart(e.recs[j].t, keys.Day)
+			end := periodEnd(day, keys.Day)
+			j = skipPeriod(e.recs, j, end)
+			if now < end+late {
+				continue
+			}
+			key := dayKey{e.k.s.Name, e.id, day}
+			if _, ok := w.days[key]; ok || len(w.days) < maxWrittenDays {
+				w.days[key] = w.applied
+				any = true
+			}
+		}
+	}
+	w.mu.Unlock()
+	if any {
+		w.wake()
+	}
+}
+
+// has reports whether day of series id of kind is recorded.
+func (w *writtenDays) has(kind, id string, day int64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.days[dayKey{kind, id, day}]
+	return ok
+}
+
+// take removes and returns up to n recorded days of kind k that are
+// complete (see the comment above), in time order, and reports whether
+// more complete ones remain.
+func (s *Store) takeWritten(k *Kind, n int) ([]dayKey, bool) {
+	w := s.written
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var ready []dayKey
+	for key, at := range w.days {
+		if key.kind != k.s.Name {
+			continue
+		}
+		if at == w.applied && s.buf.holds(k, key.id, key.day, periodEnd(key.day, keys.Day)) {
+			continue
+		}
+		ready = append(ready, key)
+	}
+	slices.SortFunc(ready, func(a, b dayKey) int {
+		if a.day != b.day {
+			return int(min(max(a.day-b.day, -1), 1))
+		}
+		if a.id < b.id {
+			return -1
+		}
+		if a.id > b.id {
+			return 1
+		}
+		return 0
+	})
+	more := len(ready) > n
+	ready = ready[:min(n, len(ready))]
+	for _, key := range ready {
+		delete(w.days, key)
+	}
+	return ready, more
+}
+
+// compactWritten is a pass of written days over kind k (see the comment
+// above). Days it could not compact keep their markers, which the timer
+// pass follows.
+func (k *Kind) compactWritten(ctx context.Context, grace time.Duration) error {
+	days, more := k.st.takeWritten(k, compactDaysPerPass)
+	if more {
+		defer k.st.written.wake()
+	}
+	cutoff := k.rawCutoff()
+	var (
+		mu   sync.Mutex
+		errs []error
+	)
+	k.st.parallel(ctx, len(days), func(ctx context.Context, i int) error {
+		d := days[i]
+		if periodEnd(d.day, keys.Day) <= cutoff {
+			return nil
+		}
+		if _, err := k.compactPeriod(ctx, d.id, keys.Day, d.day, grace); err != nil {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		}
+		return nil
+	})
+	return errors.Join(errs...)
+}
+
+// leasedCompactWritten is the pass of written days of every kind, each
+// under its compaction lease.
+func (s *Store) leasedCompactWritten(ctx context.Context) error {
+	return s.leasedPass(ctx, "compact", s.opts.CompactInterval, func(ctx context.Context, k *Kind) error {
+		if !k.compacts() {
+			return nil
+		}
+		s.compactMu.Lock()
+		defer s.compactMu.Unlock()
+		return k.compactWritten(ctx, s.opts.CompactGrace)
+	})
+}
+
+// leftSources is what the Store remembers of the sources its merges left
+// for CompactGrace.
+type leftSources struct {
+	mu     sync.Mutex
+	groups []sourceGroup
+	n      int // keys in groups
+}
+
+// sourceGroup is the sources of one merge: chunk items of partition pk,
+// replaced by merged chunks written at created.
+type sourceGroup struct {
+	pk      string
+	sks     []string
+	created int64
+}
+
+// add remembers the sources of a merge written at created, forgetting
+// those whose grace ended before now (the passes delete them).
+func (l *leftSources) add(g sourceGroup, now, grace int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	drop := 0
+	for drop < len(l.groups) && l.groups[drop].created+grace <= now {
+		l.n -= len(l.groups[drop].sks)
+		drop++
+	}
+	l.groups = l.groups[drop:]
+	if l.n+len(g.sks) > maxLeftSources {
+		return
+	}
+	l.groups = append(l.groups, g)
+	l.n += len(g.sks)
+}
+
+// deleteLeftSources deletes the sources the Store's merges left (see
+// Options.CompactAtClose: nothing reads the table any more).
+func (s *Store) deleteLeftSources(ctx context.Context) error {
+	s.left.mu.Lock()
+	groups := s.left.groups
+	s.left.groups, s.left.n = nil, 0
+	s.left.mu.Unlock()
+	var dels []table.WriteRequest
+	for _, g := range groups {
+		for _, sk := range g.sks {
+			dels = append(dels, table.DeleteRequest(table.K(g.pk, sk)))
+		}
+	}
+	return s.batchWrite(ctx, dels)
+}
