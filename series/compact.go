@@ -67,13 +67,17 @@ import (
 // or late readings written after a merge, leave items that the next pass
 // merges or deletes; merging the same items again writes the same item.
 // Writes leave a compaction marker per series and hour (pk ~COMPACT#SENSOR,
-// sk 123#2024-12-01-14), which the pass deletes once the hour is one item
-// (or merged items that do not overlap), unless a writer marked it again;
-// an hour whose day ended is compacted with its day.
+// sk 123#2024-12-01-14), or per day for readings of a day that ended
+// LateWindow ago (sk 123#2024-12-01), which the pass deletes once the
+// hour (day) is one item (or merged items that do not overlap), unless a
+// writer marked it again; an hour whose day ended is compacted with its
+// day.
 //
 // With Options.CompactAtClose, Shutdown runs a last pass once the buffer
 // is flushed, with no grace: nothing reads the table after it, so a
-// group's sources are deleted right after its merged chunk is written.
+// group's sources are deleted right after its merged chunk is written,
+// and the sources of the Store's earlier merges are deleted first, by
+// their keys (see compactdue.go).
 //
 // Rollups and aggregates read raw readings through the same
 // deduplication, so they never count a reading twice.
@@ -88,7 +92,7 @@ func (k *Kind) compacts() bool {
 }
 
 func (k *Kind) compactMarks() markSpec {
-	return markSpec{g: keys.Hour, pk: k.compactPK(), slot: compactSlot}
+	return markSpec{g: keys.Hour, pk: k.compactPK(), slot: compactSlot, byDay: true}
 }
 
 // fullChunkBytes is the size from which a merged chunk is left as it is
@@ -464,7 +468,11 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 		}
 		sets = nil
 	} else if len(left) > 0 {
-		k.st.left.add(sourceGroup{pk: pk, sks: left, created: now}, now, grace.Milliseconds())
+		sg := sourceGroup{pk: pk, sks: left, created: now}
+		if g == keys.Day {
+			sg.day = &dayKey{k.s.Name, id, start}
+		}
+		k.st.left.add(sg, now, grace.Milliseconds())
 	}
 	if len(dels) > 0 {
 		if err := k.st.tbl.BatchWrite(ctx, dels); err != nil {

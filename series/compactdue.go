@@ -201,14 +201,20 @@ type leftSources struct {
 	mu     sync.Mutex
 	groups []sourceGroup
 	n      int // keys in groups
+	// days holds, for each day whose sources are remembered, when its
+	// last merge's grace ends: until then a timer pass has nothing to do
+	// there (new readings in the day are recorded in writtenDays).
+	days map[dayKey]int64
 }
 
 // sourceGroup is the sources of one merge: chunk items of partition pk,
-// replaced by merged chunks written at created.
+// replaced by merged chunks written at created, of day (if the merge was
+// a day's).
 type sourceGroup struct {
 	pk      string
 	sks     []string
 	created int64
+	day     *dayKey
 }
 
 // add remembers the sources of a merge written at created, forgetting
@@ -218,7 +224,11 @@ func (l *leftSources) add(g sourceGroup, now, grace int64) {
 	defer l.mu.Unlock()
 	drop := 0
 	for drop < len(l.groups) && l.groups[drop].created+grace <= now {
-		l.n -= len(l.groups[drop].sks)
+		old := l.groups[drop]
+		l.n -= len(old.sks)
+		if old.day != nil && l.days[*old.day] <= now {
+			delete(l.days, *old.day)
+		}
 		drop++
 	}
 	l.groups = l.groups[drop:]
@@ -227,6 +237,21 @@ func (l *leftSources) add(g sourceGroup, now, grace int64) {
 	}
 	l.groups = append(l.groups, g)
 	l.n += len(g.sks)
+	if g.day != nil {
+		if l.days == nil {
+			l.days = map[dayKey]int64{}
+		}
+		l.days[*g.day] = g.created + grace
+	}
+}
+
+// waiting reports whether the sources of day are remembered and their
+// grace has not ended at now.
+func (l *leftSources) waiting(day dayKey, now int64) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	until, ok := l.days[day]
+	return ok && now < until
 }
 
 // deleteLeftSources deletes the sources the Store's merges left (see
@@ -234,7 +259,7 @@ func (l *leftSources) add(g sourceGroup, now, grace int64) {
 func (s *Store) deleteLeftSources(ctx context.Context) error {
 	s.left.mu.Lock()
 	groups := s.left.groups
-	s.left.groups, s.left.n = nil, 0
+	s.left.groups, s.left.n, s.left.days = nil, 0, nil
 	s.left.mu.Unlock()
 	var dels []table.WriteRequest
 	for _, g := range groups {

@@ -99,8 +99,9 @@ type Options struct {
 
 	// CompactInterval is the period of the background compaction pass,
 	// which merges the small chunk items of each series and hour into one
-	// (see Store.Compact); default 1 minute. A negative value turns it off
-	// (call Compact).
+	// (see Store.Compact); default 1 minute. With it on, a flush that
+	// writes readings of closed days also starts a pass over those days.
+	// A negative value turns both off (call Compact).
 	CompactInterval time.Duration
 	// CompactGrace is how long the chunk items a compaction merged stay
 	// after the merged item is written, before a later pass deletes them;
@@ -114,7 +115,8 @@ type Options struct {
 	// CompactAtClose makes Shutdown, once every buffered reading is
 	// written, run a last compaction pass that merges the periods due and
 	// deletes the chunk items that merged chunks replace at once, without
-	// waiting CompactGrace: the table is then left in its compact form.
+	// waiting CompactGrace (those of the merges the Store made while it
+	// ran included): the table is then left in its compact form.
 	// The pass stops when Shutdown's context ends (what it leaves, the
 	// next passes do). Set it only when nothing reads the table once the
 	// Store closes (an embedded data folder that only this process opens,
