@@ -143,18 +143,28 @@ func (s *Store) compactAtClose(ctx context.Context) {
 	s.compactMu.Lock()
 	defer s.compactMu.Unlock()
 	defer s.stats.compactions.Add(1)
-	if err := s.deleteLeftSources(ctx); err != nil {
+	cleared, err := s.deleteLeftSources(ctx)
+	if err != nil {
 		if ctx.Err() != nil {
 			s.log.Info("series: compaction at close stopped by the shutdown deadline; the next start goes on")
 			return
 		}
 		s.log.Warn("series: compaction at close could not delete merged sources; the next passes do", "err", err)
+		cleared = nil
 	}
 	for _, k := range s.Kinds() {
 		if !k.compacts() {
 			continue
 		}
-		if err := k.compactPass(ctx, 0, nil); err != nil {
+		// The days whose sources were just deleted hold their merged
+		// items (and no later readings of this Store's): their markers
+		// are the next start's passes' to check and delete.
+		skip := func(id string, day int64) bool {
+			key := dayKey{k.s.Name, id, day}
+			_, ok := cleared[key]
+			return ok && !s.written.has(k.s.Name, id, day)
+		}
+		if err := k.compactPass(ctx, 0, skip); err != nil {
 			if ctx.Err() != nil {
 				s.log.Info("series: compaction at close stopped by the shutdown deadline; the next start goes on", "kind", k.s.Name)
 				return

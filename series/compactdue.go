@@ -33,7 +33,9 @@ import (
 // The Store remembers the sources its merges left (at most
 // maxLeftSources keys, for CompactGrace), so that the last pass of
 // Shutdown with Options.CompactAtClose deletes them at once without
-// reading their days again.
+// reading their days again; it leaves those days' markers (a small item
+// a day) to the next start's passes, which find each day one item and
+// delete its marker.
 
 // compactDaysPerPass bounds the days one pass of written days merges.
 const compactDaysPerPass = 512
@@ -255,10 +257,11 @@ func (l *leftSources) waiting(day dayKey, now int64) bool {
 }
 
 // deleteLeftSources deletes the sources the Store's merges left (see
-// Options.CompactAtClose: nothing reads the table any more).
-func (s *Store) deleteLeftSources(ctx context.Context) error {
+// Options.CompactAtClose: nothing reads the table any more), and returns
+// the days whose merges left them.
+func (s *Store) deleteLeftSources(ctx context.Context) (map[dayKey]int64, error) {
 	s.left.mu.Lock()
-	groups := s.left.groups
+	groups, days := s.left.groups, s.left.days
 	s.left.groups, s.left.n, s.left.days = nil, 0, nil
 	s.left.mu.Unlock()
 	var dels []table.WriteRequest
@@ -267,5 +270,5 @@ func (s *Store) deleteLeftSources(ctx context.Context) error {
 			dels = append(dels, table.DeleteRequest(table.K(g.pk, sk)))
 		}
 	}
-	return s.batchWrite(ctx, dels)
+	return days, s.batchWrite(ctx, dels)
 }

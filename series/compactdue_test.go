@@ -239,7 +239,7 @@ func TestCompactWritten_LateReadings(t *testing.T) {
 
 	// The sources of both merges, deleted without reading the day: a
 	// merged item per shard is left.
-	if err := st.deleteLeftSources(ctx); err != nil {
+	if _, err := st.deleteLeftSources(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if n, m := chunkItemCount(t, k, "s1"); n != 3 || m != 3 {

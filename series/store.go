@@ -116,7 +116,9 @@ type Options struct {
 	// written, run a last compaction pass that merges the periods due and
 	// deletes the chunk items that merged chunks replace at once, without
 	// waiting CompactGrace (those of the merges the Store made while it
-	// ran included): the table is then left in its compact form.
+	// ran included): the table is then left in its compact form (but for
+	// the compaction markers of the days merged before, a small item each,
+	// which the next passes delete).
 	// The pass stops when Shutdown's context ends (what it leaves, the
 	// next passes do). Set it only when nothing reads the table once the
 	// Store closes (an embedded data folder that only this process opens,
