@@ -139,6 +139,24 @@ func TestCompactWritten_DayMergedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantSnapshot(t, "both days", fmtReadings(got), fmtReadings(rs))
+
+	// Within the grace, the timer's pass reads the markers and not the
+	// days this Store merged; after it, it deletes their sources.
+	queries := func() int64 { return st.Table().Stats().Ops["Query"].Calls }
+	q0 := queries()
+	if err := st.leasedCompact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if q := queries() - q0; q != 1 {
+		t.Fatalf("the timer's pass within the grace made %d queries, want 1 (the markers)", q)
+	}
+	clk.Advance(st.opts.CompactGrace + time.Second)
+	if err := st.leasedCompact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, m := chunkItemCount(t, k, "s1"); n != 6 || m != 6 {
+		t.Fatalf("after the grace: %d items, %d merged; want 6 merged", n, m)
+	}
 }
 
 // TestCompactWritten_Bounded writes a closed day of more series than a
