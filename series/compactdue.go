@@ -77,13 +77,13 @@ func (w *writtenDays) wake() {
 	}
 }
 
-// applied records the closed days (ended LateWindow ago) that a batch of
-// entries wrote, and asks for a pass if it wrote any.
+// recordWritten records the closed days (ended LateWindow ago) that a
+// batch of entries wrote, and asks for a pass if it wrote any.
 func (s *Store) recordWritten(entries []entry) {
 	w := s.written
 	now := timeMs(s.now())
 	late := s.opts.LateWindow.Milliseconds()
-	any := false
+	wrote := false
 	w.mu.Lock()
 	w.applied++
 	for i := range entries {
@@ -101,12 +101,12 @@ func (s *Store) recordWritten(entries []entry) {
 			key := dayKey{e.k.s.Name, e.id, day}
 			if _, ok := w.days[key]; ok || len(w.days) < maxWrittenDays {
 				w.days[key] = w.applied
-				any = true
+				wrote = true
 			}
 		}
 	}
 	w.mu.Unlock()
-	if any {
+	if wrote {
 		w.wake()
 	}
 }
@@ -119,7 +119,7 @@ func (w *writtenDays) has(kind, id string, day int64) bool {
 	return ok
 }
 
-// take removes and returns up to n recorded days of kind k that are
+// takeWritten removes and returns up to n recorded days of kind k that are
 // complete (see the comment above), in time order, and reports whether
 // more complete ones remain.
 func (s *Store) takeWritten(k *Kind, n int) ([]dayKey, bool) {
