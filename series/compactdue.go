@@ -1,9 +1,11 @@
 package series
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -137,16 +139,7 @@ func (s *Store) takeWritten(k *Kind, n int) ([]dayKey, bool) {
 		ready = append(ready, key)
 	}
 	slices.SortFunc(ready, func(a, b dayKey) int {
-		if a.day != b.day {
-			return int(min(max(a.day-b.day, -1), 1))
-		}
-		if a.id < b.id {
-			return -1
-		}
-		if a.id > b.id {
-			return 1
-		}
-		return 0
+		return cmp.Or(cmp.Compare(a.day, b.day), strings.Compare(a.id, b.id))
 	})
 	more := len(ready) > n
 	ready = ready[:min(n, len(ready))]
