@@ -101,6 +101,26 @@ func newBuffer(s *Store) *buffer {
 	return &buffer{s: s, open: map[seriesKey]*entry{}, space: make(chan struct{}), kick: make(chan struct{}, 1), flushMu: newCtxMutex()}
 }
 
+// holds reports whether the buffer holds readings of series id of kind
+// k in [from, to), open or in a batch not written yet.
+func (b *buffer) holds(k *Kind, id string, from, to int64) bool {
+	key := seriesKey{k, id}
+	in := func(recs []rec) bool {
+		return slices.ContainsFunc(recs, func(r rec) bool { return r.t >= from && r.t < to })
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if e := b.open[key]; e != nil && in(e.recs) {
+		return true
+	}
+	for _, bt := range b.queue {
+		if i, ok := bt.index[key]; ok && in(bt.entries[i].recs) {
+			return true
+		}
+	}
+	return false
+}
+
 func (b *buffer) wake() {
 	select {
 	case b.kick <- struct{}{}:
@@ -389,6 +409,7 @@ func (b *buffer) flushLocked(ctx context.Context) (err error) {
 		close(b.space)
 		b.space = make(chan struct{})
 		b.mu.Unlock()
+		b.s.recordWritten(bt.entries)
 		if l != nil && bt.lsn > 0 {
 			if b.s.syncer != nil {
 				if err := b.s.syncer.Sync(ctx); err != nil {

@@ -67,13 +67,17 @@ import (
 // or late readings written after a merge, leave items that the next pass
 // merges or deletes; merging the same items again writes the same item.
 // Writes leave a compaction marker per series and hour (pk ~COMPACT#SENSOR,
-// sk 123#2024-12-01-14), which the pass deletes once the hour is one item
-// (or merged items that do not overlap), unless a writer marked it again;
-// an hour whose day ended is compacted with its day.
+// sk 123#2024-12-01-14), or per day for readings of a day that ended
+// LateWindow ago (sk 123#2024-12-01), which the pass deletes once the
+// hour (day) is one item (or merged items that do not overlap), unless a
+// writer marked it again; an hour whose day ended is compacted with its
+// day.
 //
 // With Options.CompactAtClose, Shutdown runs a last pass once the buffer
 // is flushed, with no grace: nothing reads the table after it, so a
-// group's sources are deleted right after its merged chunk is written.
+// group's sources are deleted right after its merged chunk is written,
+// and the sources of the Store's earlier merges are deleted first, by
+// their keys (see compactdue.go).
 //
 // Rollups and aggregates read raw readings through the same
 // deduplication, so they never count a reading twice.
@@ -88,7 +92,7 @@ func (k *Kind) compacts() bool {
 }
 
 func (k *Kind) compactMarks() markSpec {
-	return markSpec{g: keys.Hour, pk: k.compactPK(), slot: compactSlot}
+	return markSpec{g: keys.Hour, pk: k.compactPK(), slot: compactSlot, byDay: true}
 }
 
 // fullChunkBytes is the size from which a merged chunk is left as it is
@@ -123,7 +127,7 @@ func (s *Store) Compact(ctx context.Context) error {
 	var errs []error
 	for _, k := range s.Kinds() {
 		if k.compacts() {
-			if err := k.compactPass(ctx, s.opts.CompactGrace); err != nil {
+			if err := k.compactPass(ctx, s.opts.CompactGrace, nil); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -139,11 +143,28 @@ func (s *Store) compactAtClose(ctx context.Context) {
 	s.compactMu.Lock()
 	defer s.compactMu.Unlock()
 	defer s.stats.compactions.Add(1)
+	cleared, err := s.deleteLeftSources(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			s.log.Info("series: compaction at close stopped by the shutdown deadline; the next start goes on")
+			return
+		}
+		s.log.Warn("series: compaction at close could not delete merged sources; the next passes do", "err", err)
+		cleared = nil
+	}
 	for _, k := range s.Kinds() {
 		if !k.compacts() {
 			continue
 		}
-		if err := k.compactPass(ctx, 0); err != nil {
+		// The days whose sources were just deleted hold their merged
+		// items (and no later readings of this Store's): their markers
+		// are the next start's passes' to check and delete.
+		skip := func(id string, day int64) bool {
+			key := dayKey{k.s.Name, id, day}
+			_, ok := cleared[key]
+			return ok && !s.written.has(k.s.Name, id, day)
+		}
+		if err := k.compactPass(ctx, 0, skip); err != nil {
 			if ctx.Err() != nil {
 				s.log.Info("series: compaction at close stopped by the shutdown deadline; the next start goes on", "kind", k.s.Name)
 				return
@@ -153,7 +174,10 @@ func (s *Store) compactAtClose(ctx context.Context) {
 	}
 }
 
-func (k *Kind) compactPass(ctx context.Context, grace time.Duration) error {
+// compactPass is a compaction pass over kind k's markers, with grace
+// (see Options.CompactGrace). It leaves the days for which skip (if set)
+// is true, markers and all.
+func (k *Kind) compactPass(ctx context.Context, grace time.Duration, skip func(id string, day int64) bool) error {
 	ms, err := k.markersIn(ctx, k.compactPK(), "")
 	if err != nil {
 		return err
@@ -175,6 +199,9 @@ func (k *Kind) compactPass(ctx context.Context, grace time.Duration) error {
 			continue
 		}
 		if ds := periodStart(m.start, keys.Day); now >= periodEnd(ds, keys.Day)+late {
+			if skip != nil && skip(m.id, ds) {
+				continue
+			}
 			key := m.id + keys.Sep + periodKey(ds, keys.Day)
 			u := days[key]
 			if u == nil {
@@ -434,18 +461,28 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 			k.st.pieces.forget(pk, start)
 		}
 	}
-	if grace <= 0 {
-		// No reader waits for the sources: they go with the merge (but
-		// for an item the merge wrote again, the same readings under the
-		// same key).
-		for _, in := range sets {
-			for _, c := range in {
-				if !written[c.sk] {
-					dels = append(dels, table.DeleteRequest(table.K(pk, c.sk)))
-				}
+	// The sources of the merge (but for an item the merge wrote again,
+	// the same readings under the same key).
+	var left []string
+	for _, in := range sets {
+		for _, c := range in {
+			if !written[c.sk] {
+				left = append(left, c.sk)
 			}
 		}
+	}
+	if grace <= 0 {
+		// No reader waits for the sources: they go with the merge.
+		for _, sk := range left {
+			dels = append(dels, table.DeleteRequest(table.K(pk, sk)))
+		}
 		sets = nil
+	} else if len(left) > 0 {
+		sg := sourceGroup{pk: pk, sks: left, created: now}
+		if g == keys.Day {
+			sg.day = &dayKey{k.s.Name, id, start}
+		}
+		k.st.left.add(sg, now, grace.Milliseconds())
 	}
 	if len(dels) > 0 {
 		if err := k.st.tbl.BatchWrite(ctx, dels); err != nil {

@@ -228,6 +228,11 @@
 // key, its first reading, except such a day piece, keyed at 00:00:00.000
 // of its day: so a read looks back an hour, and one small query at the
 // start of its first day (of each day, newest first) finds a day piece.
+// A flush that writes readings of days that ended LateWindow ago (an
+// ingest of past readings) starts a pass over those days at once, which
+// merges each day whose readings the buffer no longer holds: once, unless
+// it gets readings after its merge; at most 512 days a pass, the next
+// pass following at once (see compactdue.go).
 //
 // The contract, on the embedded engine as on DynamoDB, with any number of
 // processes reading, writing and compacting one table:

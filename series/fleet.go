@@ -139,7 +139,12 @@ func (s *Store) leasedCompact(ctx context.Context) error {
 		}
 		s.compactMu.Lock()
 		defer s.compactMu.Unlock()
-		return k.compactPass(ctx, s.opts.CompactGrace)
+		// The days flushes wrote are the passes of written days' work;
+		// those this Store merged wait for their grace to end.
+		now := timeMs(s.now())
+		return k.compactPass(ctx, s.opts.CompactGrace, func(id string, day int64) bool {
+			return s.written.has(k.s.Name, id, day) || s.left.waiting(dayKey{k.s.Name, id, day}, now)
+		})
 	})
 }
 

@@ -167,6 +167,9 @@ type markSpec struct {
 	g    keys.Granularity // 0: none
 	pk   string
 	slot int // in the markCache
+	// byDay marks the periods of a day that ended LateWindow ago with
+	// one marker of the day.
+	byDay bool
 }
 
 func (k *Kind) rollupMarks() markSpec {
@@ -229,12 +232,17 @@ func (k *Kind) marksFor(m markSpec, id string, recs []rec, want func(slot int, s
 		return nil
 	}
 	var out []table.Item
+	closed := timeMs(k.st.now()) - k.st.opts.LateWindow.Milliseconds()
 	for i := 0; i < len(recs); {
-		start := periodStart(recs[i].t, m.g)
-		end := periodEnd(start, m.g)
+		g := m.g
+		if d := periodStart(recs[i].t, keys.Day); m.byDay && periodEnd(d, keys.Day) <= closed {
+			g = keys.Day
+		}
+		start := periodStart(recs[i].t, g)
+		end := periodEnd(start, g)
 		i = skipPeriod(recs, i, end)
 		if want(m.slot, start, end) {
-			out = append(out, k.markerItemIn(m.pk, id, periodKey(start, m.g)))
+			out = append(out, k.markerItemIn(m.pk, id, periodKey(start, g)))
 		}
 	}
 	return out

@@ -99,8 +99,9 @@ type Options struct {
 
 	// CompactInterval is the period of the background compaction pass,
 	// which merges the small chunk items of each series and hour into one
-	// (see Store.Compact); default 1 minute. A negative value turns it off
-	// (call Compact).
+	// (see Store.Compact); default 1 minute. With it on, a flush that
+	// writes readings of closed days also starts a pass over those days.
+	// A negative value turns both off (call Compact).
 	CompactInterval time.Duration
 	// CompactGrace is how long the chunk items a compaction merged stay
 	// after the merged item is written, before a later pass deletes them;
@@ -114,7 +115,10 @@ type Options struct {
 	// CompactAtClose makes Shutdown, once every buffered reading is
 	// written, run a last compaction pass that merges the periods due and
 	// deletes the chunk items that merged chunks replace at once, without
-	// waiting CompactGrace: the table is then left in its compact form.
+	// waiting CompactGrace (those of the merges the Store made while it
+	// ran included): the table is then left in its compact form (but for
+	// the compaction markers of the days merged before, a small item each,
+	// which the next passes delete).
 	// The pass stops when Shutdown's context ends (what it leaves, the
 	// next passes do). Set it only when nothing reads the table once the
 	// Store closes (an embedded data folder that only this process opens,
@@ -187,6 +191,10 @@ type Store struct {
 	mark   markCache
 	// pieces holds the recent day-piece lookups that found none.
 	pieces pieceCache
+	// written holds the closed days flushes wrote, for the next pass of
+	// written days; left, the sources merges left (see compactdue.go).
+	written *writtenDays
+	left    leftSources
 
 	compactMu sync.Mutex // one compaction pass (or Kind.Compact, Kind.Delete) at a time
 	rollupMu  sync.Mutex // one rollup pass (or Kind.Delete) at a time
@@ -263,7 +271,7 @@ func Open(ctx context.Context, api timetable.API, o *Options, schemas ...Schema)
 	if opts.RefreshInterval == 0 {
 		opts.RefreshInterval = DefaultRefreshInterval
 	}
-	s := &Store{opts: opts, now: opts.Now, log: opts.Logger, stop: make(chan struct{})}
+	s := &Store{opts: opts, now: opts.Now, log: opts.Logger, stop: make(chan struct{}), written: newWrittenDays()}
 	s.mark.stats = &s.stats
 	s.bgCtx, s.cancelBG = context.WithCancel(context.Background())
 	if s.now == nil {
@@ -377,11 +385,11 @@ func (s *Store) Shutdown(ctx context.Context) error {
 // renewal of the sequence-number id.
 func (s *Store) startBackground() {
 	s.bg.Add(6)
-	go s.every(s.opts.RollupInterval, "rollup", s.leasedRollup)
-	go s.every(s.opts.RollupInterval, "label index", s.leasedIndex)
-	go s.every(s.opts.CompactInterval, "compaction", s.leasedCompact)
-	go s.every(s.opts.RefreshInterval, "schema refresh", s.refreshKinds)
-	go s.every(seqIDRenew, "sequence id renewal", s.renewSeqID)
+	go s.every(s.opts.RollupInterval, "rollup", s.leasedRollup, nil, nil)
+	go s.every(s.opts.RollupInterval, "label index", s.leasedIndex, nil, nil)
+	go s.every(s.opts.CompactInterval, "compaction", s.leasedCompact, s.written.kick, s.leasedCompactWritten)
+	go s.every(s.opts.RefreshInterval, "schema refresh", s.refreshKinds, nil, nil)
+	go s.every(seqIDRenew, "sequence id renewal", s.renewSeqID, nil, nil)
 	go func() {
 		defer s.bg.Done()
 		var tick <-chan time.Time
@@ -413,8 +421,9 @@ func (s *Store) startBackground() {
 }
 
 // every runs pass every interval (none if negative) until the Store
-// closes, logging its errors.
-func (s *Store) every(interval time.Duration, what string, pass func(context.Context) error) {
+// closes, logging its errors, and kicked (with interval not negative)
+// each time kick receives.
+func (s *Store) every(interval time.Duration, what string, pass func(context.Context) error, kick <-chan struct{}, kicked func(context.Context) error) {
 	defer s.bg.Done()
 	if interval < 0 {
 		return
@@ -429,12 +438,15 @@ func (s *Store) every(interval time.Duration, what string, pass func(context.Con
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
+		run := pass
 		select {
 		case <-s.stop:
 			return
 		case <-t.C:
+		case <-kick:
+			run = kicked
 		}
-		if err := pass(ctx); err != nil && !errors.Is(err, ErrClosed) && ctx.Err() == nil {
+		if err := run(ctx); err != nil && !errors.Is(err, ErrClosed) && ctx.Err() == nil {
 			s.log.Warn("series: "+what+" pass failed; it is retried", "err", err)
 		}
 	}
