@@ -102,9 +102,10 @@ func BenchmarkRange_Day(b *testing.B) {
 						b.Fatal(n, it.Err())
 					}
 				}
-				b.ReportMetric(st.Table().Stats().ReadUnits/float64(b.N), "RCU/op")
+				reportTableCalls(b, st.Table().Stats())
 			})
 			b.Run("Range", func(b *testing.B) {
+				st.Table().ResetStats()
 				b.ReportAllocs()
 				for b.Loop() {
 					p, err := k.Range(ctx, "s", q)
@@ -112,6 +113,7 @@ func BenchmarkRange_Day(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+				reportTableCalls(b, st.Table().Stats())
 			})
 			// The day in pages, each resumed from the cursor of the one
 			// before, as the HTTP API's clients read it.
@@ -137,11 +139,20 @@ func BenchmarkRange_Day(b *testing.B) {
 							b.Fatal(n)
 						}
 					}
-					b.ReportMetric(st.Table().Stats().ReadUnits/float64(b.N), "RCU/op")
+					reportTableCalls(b, st.Table().Stats())
 				})
 			}
 		})
 	}
+}
+
+// reportTableCalls reports the read units and the table calls (Query and
+// GetItem) per op of a benchmark whose table counters were reset before
+// its loop.
+func reportTableCalls(b *testing.B, s table.Stats) {
+	b.ReportMetric(s.ReadUnits/float64(b.N), "RCU/op")
+	b.ReportMetric(float64(s.Ops["Query"].Calls)/float64(b.N), "queries/op")
+	b.ReportMetric(float64(s.Ops["GetItem"].Calls)/float64(b.N), "gets/op")
 }
 
 // BenchmarkWrite_WAL writes batches of 100 readings of 3 fields through the
