@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/table"
 )
 
@@ -92,6 +93,7 @@ func BenchmarkRange_Day(b *testing.B) {
 			b.Run("Iter", func(b *testing.B) {
 				st.Table().ResetStats()
 				b.ReportAllocs()
+				cpu := testenv.CPUTime()
 				for b.Loop() {
 					n := 0
 					it := k.Iter(ctx, "s", q)
@@ -102,17 +104,36 @@ func BenchmarkRange_Day(b *testing.B) {
 						b.Fatal(n, it.Err())
 					}
 				}
+				reportCPU(b, cpu)
+				reportTableCalls(b, st.Table().Stats())
+			})
+			// A page of all the readings handed to a function, not
+			// collected: what the HTTP API's readings route does.
+			b.Run("RangeFunc", func(b *testing.B) {
+				st.Table().ResetStats()
+				b.ReportAllocs()
+				cpu := testenv.CPUTime()
+				for b.Loop() {
+					n := 0
+					cur, err := k.RangeFunc(ctx, "s", q, func(Reading) error { n++; return nil })
+					if err != nil || n != len(rs) || cur != "" {
+						b.Fatal(n, cur, err)
+					}
+				}
+				reportCPU(b, cpu)
 				reportTableCalls(b, st.Table().Stats())
 			})
 			b.Run("Range", func(b *testing.B) {
 				st.Table().ResetStats()
 				b.ReportAllocs()
+				cpu := testenv.CPUTime()
 				for b.Loop() {
 					p, err := k.Range(ctx, "s", q)
 					if err != nil || len(p.Readings) != len(rs) {
 						b.Fatal(err)
 					}
 				}
+				reportCPU(b, cpu)
 				reportTableCalls(b, st.Table().Stats())
 			})
 			// The day in pages, each resumed from the cursor of the one
@@ -144,6 +165,13 @@ func BenchmarkRange_Day(b *testing.B) {
 			}
 		})
 	}
+}
+
+// reportCPU reports the process's CPU time per op since cpu (from
+// testenv.CPUTime): on a machine shared with other work, the steadier
+// figure than the wall time.
+func reportCPU(b *testing.B, cpu time.Duration) {
+	b.ReportMetric(float64((testenv.CPUTime()-cpu).Nanoseconds())/float64(b.N)/1e6, "cpu-ms/op")
 }
 
 // reportTableCalls reports the read units and the table calls (Query and

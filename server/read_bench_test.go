@@ -87,6 +87,7 @@ func BenchmarkReadings(b *testing.B) {
 			st.Table().ResetStats()
 			b.ReportAllocs()
 			pages, checked := 0, 0 // the readings are counted in the first reads only
+			cpu := testenv.CPUTime()
 			for b.Loop() {
 				url, got := path, 0
 				for {
@@ -113,6 +114,7 @@ func BenchmarkReadings(b *testing.B) {
 				}
 				checked++
 			}
+			b.ReportMetric(float64((testenv.CPUTime()-cpu).Nanoseconds())/float64(b.N)/1e6, "cpu-ms/op")
 			s := st.Table().Stats()
 			b.ReportMetric(float64(pages)/float64(b.N), "pages/op")
 			b.ReportMetric(float64(s.Ops["Query"].Calls)/float64(b.N), "queries/op")
