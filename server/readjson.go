@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/timetable-db/timetable/internal/jsonstr"
 	"github.com/timetable-db/timetable/series"
@@ -78,7 +79,7 @@ func (w *readingsJSON) add(rd series.Reading) error {
 	}
 	w.n++
 	b = append(b, `{"time":"`...)
-	b = rd.Time.UTC().AppendFormat(b, timeLayout)
+	b = appendTime(b, rd.Time)
 	b = append(b, '"')
 	open := false
 	for _, m := range w.fields {
@@ -113,6 +114,42 @@ func (w *readingsJSON) add(rd series.Reading) error {
 	}
 	w.buf = append(b, '}')
 	return nil
+}
+
+// appendTime appends t in UTC as timeLayout writes it, by hand for the
+// years 0 to 9999 (all a store holds), by AppendFormat for others.
+func appendTime(b []byte, t time.Time) []byte {
+	t = t.UTC()
+	year, month, day := t.Date()
+	if year < 0 || year > 9999 {
+		return t.AppendFormat(b, timeLayout)
+	}
+	hour, minute, sec := t.Clock()
+	b = appendDigits(b, year, 4)
+	b = append(b, '-')
+	b = appendDigits(b, int(month), 2)
+	b = append(b, '-')
+	b = appendDigits(b, day, 2)
+	b = append(b, 'T')
+	b = appendDigits(b, hour, 2)
+	b = append(b, ':')
+	b = appendDigits(b, minute, 2)
+	b = append(b, ':')
+	b = appendDigits(b, sec, 2)
+	b = append(b, '.')
+	b = appendDigits(b, t.Nanosecond()/int(time.Millisecond), 3)
+	return append(b, 'Z')
+}
+
+// appendDigits appends n (0 <= n < 10^width) in width decimal digits.
+func appendDigits(b []byte, n, width int) []byte {
+	end := len(b) + width
+	b = append(b, "0000"[:width]...)
+	for i := end - 1; n > 0; i-- {
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return b
 }
 
 // appendOpen appends a comma if *open, else head (a map's opening), and
