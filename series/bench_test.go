@@ -91,10 +91,7 @@ func BenchmarkRange_Day(b *testing.B) {
 			}
 			q := Query{From: t0, To: t0.Add(24 * time.Hour)}
 			b.Run("Iter", func(b *testing.B) {
-				st.Table().ResetStats()
-				b.ReportAllocs()
-				cpu := testenv.CPUTime()
-				for b.Loop() {
+				measureRead(b, st, func() {
 					n := 0
 					it := k.Iter(ctx, "s", q)
 					for it.Next() {
@@ -103,38 +100,26 @@ func BenchmarkRange_Day(b *testing.B) {
 					if it.Err() != nil || n != len(rs) {
 						b.Fatal(n, it.Err())
 					}
-				}
-				reportCPU(b, cpu)
-				reportTableCalls(b, st.Table().Stats())
+				})
 			})
 			// A page of all the readings handed to a function, not
 			// collected: what the HTTP API's readings route does.
 			b.Run("RangeFunc", func(b *testing.B) {
-				st.Table().ResetStats()
-				b.ReportAllocs()
-				cpu := testenv.CPUTime()
-				for b.Loop() {
+				measureRead(b, st, func() {
 					n := 0
 					cur, err := k.RangeFunc(ctx, "s", q, func(Reading) error { n++; return nil })
 					if err != nil || n != len(rs) || cur != "" {
 						b.Fatal(n, cur, err)
 					}
-				}
-				reportCPU(b, cpu)
-				reportTableCalls(b, st.Table().Stats())
+				})
 			})
 			b.Run("Range", func(b *testing.B) {
-				st.Table().ResetStats()
-				b.ReportAllocs()
-				cpu := testenv.CPUTime()
-				for b.Loop() {
+				measureRead(b, st, func() {
 					p, err := k.Range(ctx, "s", q)
 					if err != nil || len(p.Readings) != len(rs) {
 						b.Fatal(err)
 					}
-				}
-				reportCPU(b, cpu)
-				reportTableCalls(b, st.Table().Stats())
+				})
 			})
 			// The day in pages, each resumed from the cursor of the one
 			// before, as the HTTP API's clients read it.
@@ -165,6 +150,19 @@ func BenchmarkRange_Day(b *testing.B) {
 			}
 		})
 	}
+}
+
+// measureRead runs read once per iteration of b.Loop and reports its
+// allocations, CPU time and table calls.
+func measureRead(b *testing.B, st *Store, read func()) {
+	st.Table().ResetStats()
+	b.ReportAllocs()
+	cpu := testenv.CPUTime()
+	for b.Loop() {
+		read()
+	}
+	reportCPU(b, cpu)
+	reportTableCalls(b, st.Table().Stats())
 }
 
 // reportCPU reports the process's CPU time per op since cpu (from
