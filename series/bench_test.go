@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/table"
 )
 
@@ -90,9 +91,7 @@ func BenchmarkRange_Day(b *testing.B) {
 			}
 			q := Query{From: t0, To: t0.Add(24 * time.Hour)}
 			b.Run("Iter", func(b *testing.B) {
-				st.Table().ResetStats()
-				b.ReportAllocs()
-				for b.Loop() {
+				measureRead(b, st, func() {
 					n := 0
 					it := k.Iter(ctx, "s", q)
 					for it.Next() {
@@ -101,17 +100,26 @@ func BenchmarkRange_Day(b *testing.B) {
 					if it.Err() != nil || n != len(rs) {
 						b.Fatal(n, it.Err())
 					}
-				}
-				b.ReportMetric(st.Table().Stats().ReadUnits/float64(b.N), "RCU/op")
+				})
+			})
+			// A page of all the readings handed to a function, not
+			// collected: what the HTTP API's readings route does.
+			b.Run("RangeFunc", func(b *testing.B) {
+				measureRead(b, st, func() {
+					n := 0
+					cur, err := k.RangeFunc(ctx, "s", q, func(Reading) error { n++; return nil })
+					if err != nil || n != len(rs) || cur != "" {
+						b.Fatal(n, cur, err)
+					}
+				})
 			})
 			b.Run("Range", func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
+				measureRead(b, st, func() {
 					p, err := k.Range(ctx, "s", q)
 					if err != nil || len(p.Readings) != len(rs) {
 						b.Fatal(err)
 					}
-				}
+				})
 			})
 			// The day in pages, each resumed from the cursor of the one
 			// before, as the HTTP API's clients read it.
@@ -137,11 +145,40 @@ func BenchmarkRange_Day(b *testing.B) {
 							b.Fatal(n)
 						}
 					}
-					b.ReportMetric(st.Table().Stats().ReadUnits/float64(b.N), "RCU/op")
+					reportTableCalls(b, st.Table().Stats())
 				})
 			}
 		})
 	}
+}
+
+// measureRead runs read once per iteration of b.Loop and reports its
+// allocations, CPU time and table calls.
+func measureRead(b *testing.B, st *Store, read func()) {
+	st.Table().ResetStats()
+	b.ReportAllocs()
+	cpu := testenv.CPUTime()
+	for b.Loop() {
+		read()
+	}
+	reportCPU(b, cpu)
+	reportTableCalls(b, st.Table().Stats())
+}
+
+// reportCPU reports the process's CPU time per op since cpu (from
+// testenv.CPUTime): on a machine shared with other work, the steadier
+// figure than the wall time.
+func reportCPU(b *testing.B, cpu time.Duration) {
+	b.ReportMetric(float64((testenv.CPUTime()-cpu).Nanoseconds())/float64(b.N)/1e6, "cpu-ms/op")
+}
+
+// reportTableCalls reports the read units and the table calls (Query and
+// GetItem) per op of a benchmark whose table counters were reset before
+// its loop.
+func reportTableCalls(b *testing.B, s table.Stats) {
+	b.ReportMetric(s.ReadUnits/float64(b.N), "RCU/op")
+	b.ReportMetric(float64(s.Ops["Query"].Calls)/float64(b.N), "queries/op")
+	b.ReportMetric(float64(s.Ops["GetItem"].Calls)/float64(b.N), "gets/op")
 }
 
 // BenchmarkWrite_WAL writes batches of 100 readings of 3 fields through the

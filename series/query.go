@@ -558,15 +558,8 @@ func (it *Iter) Close() error {
 // filtered page never skips a reading, and flushes and compactions
 // between pages neither skip nor repeat one.
 func (k *Kind) Range(ctx context.Context, id string, q Query) (*Page, error) {
-	k = k.current()
-	it := k.Iter(ctx, id, q)
-	defer it.Close()
 	p := &Page{}
-	size := q.PageSize
-	if it.left >= 0 && (size == 0 || it.left < size) {
-		size = it.left
-	}
-	for (size == 0 || len(p.Readings) < size) && it.Next() {
+	cur, err := k.page(ctx, id, q, func(it *Iter, size int) error {
 		if len(p.Readings) == cap(p.Readings) && len(it.filters) == 0 {
 			// Room for the readings decoded and those read but not yet
 			// decoded (a day of chunks, decoded an hour at a time, say)
@@ -580,20 +573,57 @@ func (k *Kind) Range(ctx context.Context, id string, q Query) (*Page, error) {
 			p.Readings = slices.Grow(p.Readings, n)
 		}
 		p.Readings = append(p.Readings, it.Reading())
-	}
-	if err := it.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
-	if size > 0 && len(p.Readings) == size && it.left != 0 {
+	p.Cursor = cur
+	return p, nil
+}
+
+// RangeFunc reads the page Range returns, handing its readings to fn one
+// at a time, in order, instead of collecting them, and returns the
+// page's Cursor. The Values and Tags of a reading fn is given belong to
+// the store and are valid during the call only: fn copies what it keeps.
+// An error of fn ends the read and is returned.
+func (k *Kind) RangeFunc(ctx context.Context, id string, q Query, fn func(Reading) error) (string, error) {
+	return k.page(ctx, id, q, func(it *Iter, _ int) error {
+		return fn(it.Reading())
+	})
+}
+
+// page iterates over the page of q (see Range), calling take with the
+// iterator at each of its readings and the page's size (0: no bound),
+// and returns the page's cursor.
+func (k *Kind) page(ctx context.Context, id string, q Query, take func(it *Iter, size int) error) (string, error) {
+	k = k.current()
+	it := k.Iter(ctx, id, q)
+	defer it.Close()
+	size := q.PageSize
+	if it.left >= 0 && (size == 0 || it.left < size) {
+		size = it.left
+	}
+	n := 0
+	for (size == 0 || n < size) && it.Next() {
+		if err := take(it, size); err != nil {
+			return "", err
+		}
+		n++
+	}
+	if err := it.Err(); err != nil {
+		return "", err
+	}
+	if size > 0 && n == size && it.left != 0 {
 		left := it.left
 		last := it.cursorHere(left)
 		if it.Next() {
-			p.Cursor = last
+			return last, nil
 		} else if err := it.Err(); err != nil {
-			return nil, err
+			return "", err
 		}
 	}
-	return p, nil
+	return "", nil
 }
 
 // All returns the readings of series id that q selects, at most q.Limit

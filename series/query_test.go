@@ -232,3 +232,54 @@ func TestRange_DayPageOneAllocation(t *testing.T) {
 		check("compacted")
 	})
 }
+
+// RangeFunc hands over the readings and returns the cursor of the page
+// Range returns, for every layout, in both directions, page by page with
+// a limit and a filter; an error of its function ends the read.
+func TestRangeFunc_SameAsRange(t *testing.T) {
+	eachLayout(t, t0.Add(72*time.Hour), func(l Layout) Schema { return sensorSchema(l) }, func(t *testing.T, e layoutEnv) {
+		ctx, k := e.ctx, e.k
+		rs := sensorReadings(t0.Add(-30*time.Minute), 7*time.Minute, 300)
+		if err := k.WriteSync(ctx, "s1", rs...); err != nil {
+			t.Fatal(err)
+		}
+		for _, q := range []Query{
+			{PageSize: 37},
+			{Reverse: true, PageSize: 50, Limit: 120},
+			{From: rs[10].Time, To: rs[200].Time, PageSize: 64, Filter: []Filter{Field("humidity").Exists()}},
+		} {
+			pages := 0
+			for {
+				want, err := k.Range(ctx, "s1", q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var got []Reading
+				cur, err := k.RangeFunc(ctx, "s1", q, func(r Reading) error {
+					got = append(got, Reading{Time: r.Time, Values: slices.Clone(r.Values), Tags: slices.Clone(r.Tags)})
+					return nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				wantReadings(t, got, want.Readings)
+				if cur != want.Cursor {
+					t.Fatalf("%+v page %d: cursor %q, Range's %q", q, pages, cur, want.Cursor)
+				}
+				pages++
+				if cur == "" {
+					break
+				}
+				q.Cursor = cur
+			}
+			if pages < 2 {
+				t.Errorf("%+v: %d pages, want several", q, pages)
+			}
+		}
+		stop := errors.New("stop")
+		n := 0
+		if _, err := k.RangeFunc(ctx, "s1", Query{}, func(Reading) error { n++; return stop }); err != stop || n != 1 {
+			t.Errorf("RangeFunc with a failing function: %v after %d readings, want stop after 1", err, n)
+		}
+	})
+}

@@ -155,19 +155,15 @@ func (s *Server) readings(w http.ResponseWriter, r *http.Request) error {
 		}
 		qry.Filter = append(qry.Filter, flt)
 	}
-	id := r.PathValue("id")
-	page, err := k.Range(r.Context(), id, qry)
+	// The page is written into a buffer as it is read, and sent once
+	// read whole: an error of the read is still answered as one.
+	out := newReadingsJSON(&sc)
+	defer out.release()
+	cursor, err := k.RangeFunc(r.Context(), r.PathValue("id"), qry, out.add)
 	if err != nil {
 		return err
 	}
-	out := struct {
-		Readings []readingJSON `json:"readings"`
-		Cursor   string        `json:"cursor,omitempty"`
-	}{Readings: make([]readingJSON, len(page.Readings)), Cursor: page.Cursor}
-	for i, rd := range page.Readings {
-		out.Readings[i] = toJSON(&sc, "", rd)
-	}
-	httpjson.Write(w, http.StatusOK, out)
+	httpjson.WriteBytes(w, http.StatusOK, out.finish(cursor))
 	return nil
 }
 

@@ -47,7 +47,7 @@ var arrows = map[string][]string{
 	"series":                 {"design", "keys", "series/internal/chunk", "series/internal/wal", "table", "timetable"},
 	"series/internal/chunk":  {},
 	"series/internal/wal":    {},
-	"server":                 {"analytics", "analytics/collect", "analytics/plausiblecsv", "analytics/statsapi", "auth", "ingest", "internal/httpjson", "promapi", "series", "timetable", "web", "wire"},
+	"server":                 {"analytics", "analytics/collect", "analytics/plausiblecsv", "analytics/statsapi", "auth", "ingest", "internal/httpjson", "internal/jsonstr", "promapi", "series", "timetable", "web", "wire"},
 	"table":                  {"timetable"},
 	"tablecopy":              {"table", "timetable"},
 	"web":                    {},

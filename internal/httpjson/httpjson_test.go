@@ -31,3 +31,18 @@ func TestWrite_Unencodable(t *testing.T) {
 		t.Errorf("status %d, headers %v, body %q", rec.Code, rec.Header(), rec.Body.String())
 	}
 }
+
+// WriteBytes sends Write's headers, the body as it is and its length.
+func TestWriteBytes(t *testing.T) {
+	rec := httptest.NewRecorder()
+	body := []byte(`{"readings":[]}` + "\n")
+	WriteBytes(rec, http.StatusOK, body)
+	for k, want := range map[string]string{"Content-Type": "application/json", "X-Content-Type-Options": "nosniff", "Content-Length": "16"} {
+		if got := rec.Header().Get(k); got != want {
+			t.Errorf("%s: %q, want %q", k, got, want)
+		}
+	}
+	if rec.Code != http.StatusOK || rec.Body.String() != string(body) {
+		t.Errorf("status %d, body %q", rec.Code, rec.Body.String())
+	}
+}

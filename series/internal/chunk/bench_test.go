@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/timetable-db/timetable/internal/testenv"
 )
 
 // itemOverhead is what a DynamoDB item of a chunk costs besides the chunk
@@ -75,7 +77,7 @@ func BenchmarkDecodeAll_Day(b *testing.B) {
 			vals := [][]float64{make([]float64, 86400)}
 			b.ReportAllocs()
 			b.SetBytes(int64(len(enc)))
-			cpu := cpuTime()
+			cpu := testenv.CPUTime()
 			decodeLoop(b, enc, ts, vals)
 			reportPerPoint(b, cpu, 86400)
 		})
@@ -100,7 +102,7 @@ func decodeLoop(b *testing.B, enc []byte, ts []int64, vals [][]float64) {
 func BenchmarkIterator_Day(b *testing.B) {
 	enc := walkSeries(1, 86400, 1, 1000, 0.5).encode(b)
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := testenv.CPUTime()
 	for b.Loop() {
 		c, err := Open(enc)
 		if err != nil {
@@ -120,7 +122,7 @@ func BenchmarkIterator_Day(b *testing.B) {
 // reportPerPoint reports wall and CPU time per point and CPU time per op:
 // on a machine shared with other work, CPU time is the steadier figure.
 func reportPerPoint(b *testing.B, cpuStart time.Duration, points int) {
-	cpu := float64((cpuTime() - cpuStart).Nanoseconds()) / float64(b.N)
+	cpu := float64((testenv.CPUTime() - cpuStart).Nanoseconds()) / float64(b.N)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(points), "ns/point")
 	b.ReportMetric(cpu/float64(points), "cpu-ns/point")
 	b.ReportMetric(cpu/1e6, "cpu-ms/op")
@@ -133,7 +135,7 @@ func BenchmarkAppend(b *testing.B) {
 	a, _ := NewAppender(s.fields)
 	row := make([]float64, 1)
 	b.ReportAllocs()
-	cpu := cpuTime()
+	cpu := testenv.CPUTime()
 	for b.Loop() {
 		a.Reset()
 		for j, t := range s.ts {
@@ -143,7 +145,7 @@ func BenchmarkAppend(b *testing.B) {
 		_ = a.Bytes()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/3600, "ns/reading")
-	b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N)/3600, "cpu-ns/reading")
+	b.ReportMetric(float64((testenv.CPUTime()-cpu).Nanoseconds())/float64(b.N)/3600, "cpu-ns/reading")
 }
 
 // BenchmarkBytes_Ingest encodes chunks of the series store's durable
@@ -163,13 +165,13 @@ func BenchmarkBytes_Ingest(b *testing.B) {
 			}
 			b.ReportAllocs()
 			i := 0
-			cpu := cpuTime()
+			cpu := testenv.CPUTime()
 			for b.Loop() {
 				_ = apps[i%len(apps)].Bytes()
 				i++
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(3*n.readings), "ns/value")
-			b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N)/float64(3*n.readings), "cpu-ns/value")
+			b.ReportMetric(float64((testenv.CPUTime()-cpu).Nanoseconds())/float64(b.N)/float64(3*n.readings), "cpu-ns/value")
 		})
 	}
 }

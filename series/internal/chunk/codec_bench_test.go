@@ -2,6 +2,8 @@ package chunk
 
 import (
 	"testing"
+
+	"github.com/timetable-db/timetable/internal/testenv"
 )
 
 // codecDatasets are the series BenchmarkCodec compares the codings on:
@@ -48,12 +50,12 @@ func BenchmarkCodec(b *testing.B) {
 			enc := a.Bytes()
 			d.s.check(b, enc)
 			b.Run(d.name+"/"+codec.name+"/encode", func(b *testing.B) {
-				cpu := cpuTime()
+				cpu := testenv.CPUTime()
 				for b.Loop() {
 					_ = a.Bytes()
 				}
 				b.ReportMetric(float64(len(enc))/values, "B/value")
-				b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N)/values, "cpu-ns/value")
+				b.ReportMetric(float64((testenv.CPUTime()-cpu).Nanoseconds())/float64(b.N)/values, "cpu-ns/value")
 			})
 			b.Run(d.name+"/"+codec.name+"/decode", func(b *testing.B) {
 				ts := make([]int64, len(d.s.ts))
@@ -61,9 +63,9 @@ func BenchmarkCodec(b *testing.B) {
 				for i := range vals {
 					vals[i] = make([]float64, len(d.s.ts))
 				}
-				cpu := cpuTime()
+				cpu := testenv.CPUTime()
 				decodeLoop(b, enc, ts, vals)
-				b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N)/values, "cpu-ns/value")
+				b.ReportMetric(float64((testenv.CPUTime()-cpu).Nanoseconds())/float64(b.N)/values, "cpu-ns/value")
 			})
 		}
 	}
