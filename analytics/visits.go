@@ -27,8 +27,11 @@ type Visit struct {
 	UTM                          UTM
 	Country, Browser, OS, Device string
 	PageViews                    int64
-	Bounce                       bool
-	Duration                     time.Duration
+	// Events is the number of its page views and custom events: its Hits,
+	// also when they are left out (FieldHits).
+	Events   int64
+	Bounce   bool
+	Duration time.Duration
 	// Goals are the ids of the goals it converted, sorted.
 	Goals []string
 	// Hits are its page views and custom events in order (engagement
@@ -262,12 +265,19 @@ const (
 	FieldProps                       // Hit.Props
 	FieldGoals                       // Visit.Goals and Hit.Goals
 	FieldVisitorID                   // Visit.VisitorID
+	FieldPages                       // Visit.EntryPage and Visit.ExitPage
+	FieldHits                        // Visit.Hits (Visit.Events still counts them)
 )
 
 // columns returns the columns of a hit block that the fields but skip
 // need.
 func (skip Field) columns() colSet {
-	s := cols(colTime, colRuns, colName, colPath, colFlags)
+	s := cols(colTime, colRuns, colName, colFlags)
+	// Paths are the pages', the hits' and those of the goals of page
+	// views.
+	if skip&FieldPages == 0 || skip&FieldHits == 0 || skip&FieldGoals == 0 {
+		s |= cols(colPath)
+	}
 	for f, cs := range map[Field][]int{
 		FieldVisitorID: {colVisitor},
 		FieldSource:    {colSource}, FieldUTM: {colUTMSource, colUTMMedium, colUTMCampaign, colUTMTerm, colUTMContent},
@@ -471,7 +481,9 @@ func formVisits[V hitView](d *dayVisits, v V, timeout time.Duration, o *VisitOpt
 			return true
 		}
 		d.goals = fillFigures(sp, vis, d.goals)
-		d.hits = appendHits(v, sp, vis, d.hits, o.Skip)
+		if o.Skip&FieldHits == 0 {
+			d.hits = appendHits(v, sp, vis, d.hits, o.Skip)
+		}
 		return true
 	}, nil)
 }

@@ -18,9 +18,12 @@ import (
 // rows; each visit with a selected hit counts, by its start, for the
 // visit figures of the rows of its selected hits.
 //
+// With whole (q.wholeVisits), each visit counts at once, from its
+// figures: its Hits are not read, and may be left out.
+//
 // It checks ctx every ctxCheckEvery visits, and returns its error when it
 // ends.
-func (q *Query) fromHits(ctx context.Context, t *table, visits iter.Seq2[*analytics.Visit, error], bs []bucket, from, to time.Time) error {
+func (q *Query) fromHits(ctx context.Context, t *table, visits iter.Seq2[*analytics.Visit, error], bs []bucket, from, to time.Time, whole bool) error {
 	c := &hitCounter{q: q, t: t, bs: bs, dims: make([]string, len(q.Dimensions)), goalDim: slices.Index(q.Dimensions, "event:goal"),
 		withDenom: slices.Contains(q.Metrics, "conversion_rate"), withVisitors: q.countsVisitors(), denoms: map[string]int64{}}
 	for i := range q.Filters {
@@ -40,7 +43,11 @@ func (q *Query) fromHits(ctx context.Context, t *table, visits iter.Seq2[*analyt
 		if i++; i%ctxCheckEvery == 0 && ctx.Err() != nil {
 			return fmt.Errorf("statsapi: query stopped: %w", context.Cause(ctx))
 		}
-		c.visit(v, in(v.Start), in)
+		if whole {
+			c.wholeVisit(v, in(v.Start))
+		} else {
+			c.visit(v, in(v.Start), in)
+		}
 	}
 	if c.withDenom {
 		for _, f := range t.rows {
@@ -153,6 +160,64 @@ func (c *hitCounter) visit(v *analytics.Visit, started bool, in func(time.Time) 
 	for _, k := range c.denomKeys {
 		c.denoms[k]++
 	}
+}
+
+// wholeVisit counts the visit v, started in the range or not, as visit
+// counts it when q.wholeVisits holds: every hit of v is selected, and is
+// in the range and in the time bucket of v's start if v started in the
+// range (else in neither), so that v counts in one row per dimension
+// values of its own, with all its hits.
+func (c *hitCounter) wholeVisit(v *analytics.Visit, started bool) {
+	if !started {
+		return
+	}
+	t := c.t
+	t.total.addVisitor(v.VisitorID)
+	t.total.events += v.Events
+	t.total.pageviews += v.PageViews
+	t.total.visits++
+	c.eachRow(v, &noHit, v.Start, false, func(dims []string) {
+		f := c.row(dims)
+		f.addVisitor(v.VisitorID)
+		f.events += v.Events
+		f.pageviews += v.PageViews
+		f.visits++
+		f.converted++
+		if v.Bounce {
+			f.bounces++
+		}
+		f.durMs += v.Duration.Milliseconds()
+	})
+}
+
+// wholeVisits reports whether the visits of q over [from, to), in the
+// time buckets bs, count whole (hitCounter.wholeVisit): q's filters are
+// all on visit: dimensions (the visits Keep accepts have every hit
+// selected), its dimensions are visit: dimensions and time (so it asks
+// no conversion rate, which needs a goal), and from, to and the bounds of
+// bs are UTC midnights,
+// which no visit spans (visits end at midnight UTC).
+func (q *Query) wholeVisits(bs []bucket, from, to time.Time) bool {
+	for i := range q.Filters {
+		if !q.Filters[i].onVisit() {
+			return false
+		}
+	}
+	for _, d := range q.Dimensions {
+		if !isTime(d) && !strings.HasPrefix(d, "visit:") {
+			return false
+		}
+	}
+	midnight := func(t time.Time) bool { return t.Equal(t.UTC().Truncate(24 * time.Hour)) }
+	if !midnight(from) || !midnight(to) {
+		return false
+	}
+	for _, b := range bs {
+		if !midnight(b.start) || !midnight(b.end) {
+			return false
+		}
+	}
+	return true
 }
 
 // row returns the row of dims, made if new.
@@ -392,6 +457,7 @@ func (q *Query) skip() analytics.Field {
 	walk(q.Filters)
 	skip := analytics.Field(0)
 	for f, dims := range map[analytics.Field][]string{
+		analytics.FieldPages:   {"visit:entry_page", "visit:exit_page"},
 		analytics.FieldSource:  {"visit:source"},
 		analytics.FieldUTM:     {"visit:utm_source", "visit:utm_medium", "visit:utm_campaign"},
 		analytics.FieldCountry: {"visit:country"},

@@ -137,3 +137,103 @@ func TestRun_BucketsAgreeWithRaw(t *testing.T) {
 	clk.Set(now.AddDate(0, 0, 45))
 	check("from the buckets alone", nil)
 }
+
+// randomVisitQuery returns a query of site "a" whose filters are on
+// visit: dimensions alone, with visit: and time dimensions, over a range
+// of [lo, hi) in whole days or to the second: the queries whose visits
+// may count whole, without their hits.
+func randomVisitQuery(r *rand.Rand, lo, hi time.Time) string {
+	pick := func(xs ...string) string { return xs[r.IntN(len(xs))] }
+	filters := []string{
+		`["is","visit:country",["FR"]]`, `["is_not","visit:country",["DE","US"]]`, `["is","visit:source",["Google"]]`,
+		`["contains","visit:source",["o"]]`, `["is","visit:os",["(none)"]]`, `["not",["is","visit:device",["mobile"]]]`,
+		`["and",[["is","visit:browser",["Firefox"]],["contains","visit:utm_medium",["e"]]]]`, `["contains","visit:entry_page",["/blog"]]`,
+		`["or",[["is","visit:country",["DE"]],["is","visit:exit_page",["/pricing"]]]]`,
+	}
+	fs := []string{pick(filters...)}
+	if r.IntN(3) == 0 {
+		fs = append(fs, pick(filters...))
+	}
+	m := pick(`"visitors"`, `"visits","pageviews","bounce_rate","visit_duration"`, `"events","views_per_visit"`, `"visitors","percentage"`,
+		`"visitors","visits","pageviews","events"`)
+	var dims []string
+	for range r.IntN(3) {
+		d := pick(`"visit:country"`, `"visit:source"`, `"time:day"`, `"time:hour"`, `"time:month"`, `"visit:entry_page"`, `"visit:exit_page"`, `"visit:device"`)
+		if !strings.Contains(strings.Join(dims, ","), d) && !(strings.HasPrefix(d, `"time`) && strings.Contains(strings.Join(dims, ","), `"time`)) {
+			dims = append(dims, d)
+		}
+	}
+	if strings.Contains(m, "percentage") && !slices.ContainsFunc(dims, func(d string) bool { return !strings.HasPrefix(d, `"time`) }) {
+		dims = append(dims, `"visit:country"`)
+	}
+	a := lo.Add(time.Duration(r.Int64N(int64(hi.Sub(lo)))))
+	b := a.Add(time.Duration(r.Int64N(int64(hi.Sub(a)))))
+	rng := fmt.Sprintf(`[%q,%q]`, a.Format(time.DateOnly), b.Format(time.DateOnly))
+	if r.IntN(4) == 0 {
+		rng = fmt.Sprintf(`[%q,%q]`, a.Format(time.RFC3339), b.Format(time.RFC3339))
+	}
+	return `{"site_id":"a","metrics":[` + m + `],"dimensions":[` + strings.Join(dims, ",") + `],"filters":[` + strings.Join(fs, ",") +
+		`],"date_range":` + rng + `,"include":{"total_rows":true}}`
+}
+
+// selectsAll is a filter on hits that every hit passes: a query with it
+// is computed hit by hit, never from whole visits.
+const selectsAll = `["is_not","event:page",["/no such page"]]`
+
+// TestRun_WholeVisitsAgreeWithHits: random queries whose filters are on
+// visits alone, which count each visit whole from its figures when their
+// range and time buckets are whole UTC days, give the answers of the same
+// queries computed hit by hit (a filter that every hit passes added),
+// from the raw hits and from the hit buckets. A planted difference is
+// caught.
+func TestRun_WholeVisitsAgreeWithHits(t *testing.T) {
+	now := time.Date(2024, 3, 20, 12, 0, 0, 0, time.UTC)
+	s, clk := fixture(t, now)
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(10, 11))
+	for _, e := range randomEvents(r, now, 10) {
+		e.Site = "a"
+		if err := s.Record(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lo, hi := now.AddDate(0, 0, -11), now.Add(12*time.Hour)
+	queries := make([]string, 80)
+	for i := range queries {
+		queries[i] = randomVisitQuery(r, lo, hi)
+	}
+	check := func(phase string, plant bool) (diffs, nonEmpty int) {
+		t.Helper()
+		for i, q := range queries {
+			got := answer(t, s, clk.Now(), q)
+			want := answer(t, s, clk.Now(), strings.Replace(q, `"filters":[`, `"filters":[`+selectsAll+`,`, 1))
+			if plant && i == 0 {
+				got = strings.Replace(got, `"metrics":[`, `"metrics":[1,`, 1)
+			}
+			if !strings.HasPrefix(want, `{"R":[]`) {
+				nonEmpty++
+			}
+			if got != want {
+				diffs++
+				if !plant {
+					t.Errorf("%s: %s:\n got %s\nwant %s", phase, q, got, want)
+				}
+			}
+		}
+		return diffs, nonEmpty
+	}
+	_, nonEmpty := check("from the raw hits", false)
+	t.Logf("%d of %d queries have rows", nonEmpty, len(queries))
+	if nonEmpty < len(queries)/2 {
+		t.Fatalf("%d of %d queries have rows: the test checks too little", nonEmpty, len(queries))
+	}
+	if d, _ := check("control", true); d != 1 {
+		t.Fatal("positive control: a planted difference is not caught")
+	}
+	clk.Set(now.AddDate(0, 0, 1).Add(time.Minute)) // today is over: bucketed
+	if _, err := s.AggregatePending(ctx); err != nil {
+		t.Fatal(err)
+	}
+	clk.Set(now.AddDate(0, 0, 45))
+	check("from the buckets alone", false)
+}

@@ -295,7 +295,11 @@ func (q *Query) compute(ctx context.Context, s *analytics.Store, loc *time.Locat
 		}
 		return t, nil
 	}
-	err := q.fromHits(ctx, t, s.Visits(ctx, q.SiteID, from, to, &analytics.VisitOptions{Keep: q.keep(), Skip: q.skip()}), bs, from, to)
+	skip, whole := q.skip(), q.wholeVisits(bs, from, to)
+	if whole {
+		skip |= analytics.FieldHits
+	}
+	err := q.fromHits(ctx, t, s.Visits(ctx, q.SiteID, from, to, &analytics.VisitOptions{Keep: q.keep(), Skip: skip}), bs, from, to, whole)
 	if errors.Is(err, analytics.ErrExpired) {
 		return nil, errorf("This query is computed from the hits themselves (it has filters, two dimensions, or a metric the aggregates do not keep per value), "+
 			"and %s", strings.TrimPrefix(err.Error(), analytics.ErrExpired.Error()+": "))

@@ -1,0 +1,55 @@
+package statsapi
+
+import (
+	"testing"
+	"time"
+)
+
+// TestQuery_WholeVisits: the queries whose visits count whole are those
+// with visit: filters alone, visit: and time dimensions, no conversion
+// rate, and whole UTC days for their range and time buckets; the 12-month
+// queries of the analytics-range benchmark are among them.
+func TestQuery_WholeVisits(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 12, 7, 15, 4, 5, 0, time.UTC)
+	google := `"filters":[["is","visit:source",["Google"]]]`
+	for _, c := range []struct {
+		query string
+		loc   *time.Location
+		want  bool
+	}{
+		{`"metrics":["visits"],"dimensions":["visit:country"],"date_range":"12mo",` + google, time.UTC, true},
+		{`"metrics":["visitors","pageviews"],"dimensions":["time:month"],"date_range":"12mo",` + google, time.UTC, true},
+		{`"metrics":["visitors","visits","pageviews"],"dimensions":["visit:country","time:month"],"date_range":"12mo",` + google, time.UTC, true},
+		{`"metrics":["visits","bounce_rate"],"dimensions":["visit:entry_page","time:day"],"date_range":"7d","filters":[["not",["is","visit:device",["Mobile"]]]]`, time.UTC, true},
+		{`"metrics":["visits"],"dimensions":["time:hour"],"date_range":"day",` + google, time.UTC, false},
+		{`"metrics":["visits"],"dimensions":["visit:country"],"date_range":["2026-12-01T10:00:00Z","2026-12-02T00:00:00Z"],` + google, time.UTC, false},
+		{`"metrics":["visits"],"dimensions":["visit:country"],"date_range":"12mo",` + google, paris, false},
+		{`"metrics":["visits"],"dimensions":["event:page"],"date_range":"12mo",` + google, time.UTC, false},
+		{`"metrics":["visits"],"dimensions":["visit:country"],"date_range":"12mo","filters":[["is","event:page",["/"]]]`, time.UTC, false},
+		{`"metrics":["visits"],"dimensions":["visit:country"],"date_range":"12mo","filters":[["or",[["is","visit:source",["Google"]],["is","event:name",["Buy"]]]]]`, time.UTC, false},
+		{`"metrics":["visits","conversion_rate"],"dimensions":["visit:country"],"date_range":"12mo","filters":[["is","event:goal",["signup"]]]`, time.UTC, false},
+	} {
+		q, err := Parse([]byte(`{"site_id":"a",` + c.query + `}`))
+		if err != nil {
+			t.Fatalf("%s: %v", c.query, err)
+		}
+		from, to, err := q.DateRange.resolve(siteTime{loc: c.loc}, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bs []bucket
+		if ti := q.timeIndex(); ti >= 0 {
+			var ok bool
+			if bs, ok = buckets(granularityOf(q.Dimensions[ti], from, to), from, to, c.loc, 1000); !ok {
+				t.Fatalf("%s: too many buckets", c.query)
+			}
+		}
+		if got := q.wholeVisits(bs, from, to); got != c.want {
+			t.Errorf("%s in %s: wholeVisits %v, want %v", c.query, c.loc, got, c.want)
+		}
+	}
+}
