@@ -33,7 +33,7 @@ func (q *Query) fromHits(ctx context.Context, t *table, visits iter.Seq2[*analyt
 	}
 	in := func(x time.Time) bool { return !x.Before(from) && x.Before(to) }
 	if c.withVisitors {
-		t.total.visitorSet = map[string]struct{}{}
+		t.total.visitorSet = newVisitorSet()
 	}
 	i := 0
 	for v, err := range visits {
@@ -228,7 +228,7 @@ func (c *hitCounter) row(dims []string) *figures {
 	}
 	f := &figures{dims: slices.Clone(dims)}
 	if c.withVisitors {
-		f.visitorSet = map[string]struct{}{}
+		f.visitorSet = newVisitorSet()
 	}
 	c.t.rows[string(c.kb)] = f
 	return f
@@ -253,7 +253,50 @@ func (f *figures) addVisitor(id string) {
 		return
 	}
 	f.lastVisitor = id
-	f.visitorSet[id] = struct{}{}
+	f.visitorSet.add(id)
+}
+
+// visitorSet is a set of visitor ids. The ids of 16 lowercase hex digits,
+// as analytics.Store.VisitorID makes them, are kept as the number they
+// spell (one id, one number); the others as they are.
+type visitorSet struct {
+	hex   map[uint64]struct{}
+	other map[string]struct{}
+}
+
+func newVisitorSet() *visitorSet {
+	return &visitorSet{hex: map[uint64]struct{}{}, other: map[string]struct{}{}}
+}
+
+func (s *visitorSet) add(id string) {
+	if u, ok := hex64(id); ok {
+		s.hex[u] = struct{}{}
+		return
+	}
+	s.other[id] = struct{}{}
+}
+
+func (s *visitorSet) len() int { return len(s.hex) + len(s.other) }
+
+// hex64 returns the number that id spells in 16 lowercase hex digits;
+// false if it is not 16 of them.
+func hex64(id string) (uint64, bool) {
+	if len(id) != 16 {
+		return 0, false
+	}
+	var u uint64
+	for i := range len(id) {
+		c := id[i]
+		switch {
+		case '0' <= c && c <= '9':
+			u = u<<4 | uint64(c-'0')
+		case 'a' <= c && c <= 'f':
+			u = u<<4 | uint64(c-'a'+10)
+		default:
+			return 0, false
+		}
+	}
+	return u, true
 }
 
 // eachRow calls fn with the dimension values of hit h of visit v, with

@@ -75,7 +75,7 @@ type figures struct {
 	dims []string
 	// visitorSet from the hits (lastVisitor the id added last);
 	// visitors from the aggregates' sketch.
-	visitorSet                                map[string]struct{}
+	visitorSet                                *visitorSet
 	lastVisitor                               string
 	visitors                                  uint64
 	visits, bounces, durMs, pageviews, events int64
@@ -86,7 +86,7 @@ type figures struct {
 
 func (f *figures) nVisitors() float64 {
 	if f.visitorSet != nil {
-		return float64(len(f.visitorSet))
+		return float64(f.visitorSet.len())
 	}
 	return float64(f.visitors)
 }

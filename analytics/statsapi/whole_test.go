@@ -1,6 +1,9 @@
 package statsapi
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 )
@@ -51,5 +54,36 @@ func TestQuery_WholeVisits(t *testing.T) {
 		if got := q.wholeVisits(bs, from, to); got != c.want {
 			t.Errorf("%s in %s: wholeVisits %v, want %v", c.query, c.loc, got, c.want)
 		}
+	}
+}
+
+// TestVisitorSet: a visitorSet counts the distinct ids of a map of
+// strings, with ids of 16 lowercase hex digits, the same digits in upper
+// case (another id), shorter and longer ones, and repeats.
+func TestVisitorSet(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := range 50 {
+		s, want := newVisitorSet(), map[string]struct{}{}
+		for range r.IntN(300) {
+			id := fmt.Sprintf("%016x", r.Uint64N(40))
+			switch r.IntN(6) {
+			case 0:
+				id = strings.ToUpper(id)
+			case 1:
+				id = id[:r.IntN(16)]
+			case 2:
+				id += "0"
+			case 3:
+				id = id[:15] + "g"
+			}
+			s.add(id)
+			want[id] = struct{}{}
+		}
+		if s.len() != len(want) {
+			t.Fatalf("round %d: %d visitors, want %d", round, s.len(), len(want))
+		}
+	}
+	if u, ok := hex64("00000000000000ff"); !ok || u != 255 {
+		t.Errorf("hex64(00000000000000ff) = %d, %v; want 255, true", u, ok)
 	}
 }
