@@ -347,15 +347,26 @@ func (s *Store) Visits(ctx context.Context, site string, from, to time.Time, o *
 		}
 		// A slot is taken before a day is formed and given back once the
 		// day is yielded: at most len(slots) days are held at once, the
-		// one yielded and visitWorkers being formed.
-		slots := make(chan struct{}, visitWorkers()+1)
+		// one yielded and visitWorkers being formed; and the last day,
+		// when it is read from its raw hits (today's, most often, whose
+		// reading takes longest), formed first, beside them, in a slot of
+		// its own.
+		order := make([]int, 0, len(plan))
+		extra := 0
+		if n := len(plan); n > 1 && plan[n-1].bucket == nil {
+			order, extra = append(order, n-1), 1
+		}
+		for i := range len(plan) - extra {
+			order = append(order, i)
+		}
+		slots := make(chan struct{}, visitWorkers()+1+extra)
 		var wg sync.WaitGroup
 		defer func() {
 			cancel()
 			wg.Wait()
 		}()
 		wg.Go(func() {
-			for i := range plan {
+			for _, i := range order {
 				select {
 				case slots <- struct{}{}:
 				case <-ctx.Done():
