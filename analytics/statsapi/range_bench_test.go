@@ -7,11 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/timetable-db/timetable/analytics"
 	"github.com/timetable-db/timetable/analytics/demo"
 	"github.com/timetable-db/timetable/analytics/statsapi"
-	"github.com/timetable-db/timetable/internal/testenv"
-	"github.com/timetable-db/timetable/local"
 )
 
 // BenchmarkRun_FilteredRange runs the filtered queries of the
@@ -24,17 +21,8 @@ func BenchmarkRun_FilteredRange(b *testing.B) {
 	days, visits := envInt(b, "BENCH_RANGE_DAYS", 7), envInt(b, "BENCH_RANGE_VISITS", 25000)
 	from := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	now := from.AddDate(0, 0, days+40)
-	clk := testenv.NewClock(now)
-	db := testenv.MemDB(b, &local.Options{Now: clk.Now, TTLInterval: -1})
+	st, clk := fixture(b, now)
 	ctx := context.Background()
-	st, err := analytics.Open(ctx, db, &analytics.Options{Now: clk.Now, AggregateEvery: -1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = st.Close() })
-	if err := st.EnsureTable(ctx); err != nil {
-		b.Fatal(err)
-	}
 	if err := demo.CreateSite(ctx, st, "demo"); err != nil {
 		b.Fatal(err)
 	}
