@@ -258,25 +258,51 @@ func (f *figures) addVisitor(id string) {
 
 // visitorSet is a set of visitor ids. The ids of 16 lowercase hex digits,
 // as analytics.Store.VisitorID makes them, are kept as the number they
-// spell (one id, one number); the others as they are.
+// spell (one id, one number), appended to a slice that is sorted and rid
+// of repeats when it has doubled and when counted: a year of visitors is
+// millions, which a hash set holds at a cache miss an id. Other ids are
+// kept in a map.
 type visitorSet struct {
-	hex   map[uint64]struct{}
-	other map[string]struct{}
+	hex     []uint64
+	deduped bool // hex is sorted, without repeats
+	compact int  // len(hex) at which hex is compacted next
+	other   map[string]struct{}
 }
 
+// minCompact is the fewest ids a visitorSet gathers before it compacts
+// them.
+const minCompact = 1 << 16
+
 func newVisitorSet() *visitorSet {
-	return &visitorSet{hex: map[uint64]struct{}{}, other: map[string]struct{}{}}
+	return &visitorSet{compact: minCompact, other: map[string]struct{}{}}
 }
 
 func (s *visitorSet) add(id string) {
-	if u, ok := hex64(id); ok {
-		s.hex[u] = struct{}{}
+	u, ok := hex64(id)
+	if !ok {
+		s.other[id] = struct{}{}
 		return
 	}
-	s.other[id] = struct{}{}
+	s.deduped = false
+	if s.hex = append(s.hex, u); len(s.hex) >= s.compact {
+		s.dedupe()
+	}
 }
 
-func (s *visitorSet) len() int { return len(s.hex) + len(s.other) }
+// dedupe sorts the numbers and drops their repeats.
+func (s *visitorSet) dedupe() {
+	if s.deduped {
+		return
+	}
+	slices.Sort(s.hex)
+	s.hex = slices.Compact(s.hex)
+	s.compact, s.deduped = max(minCompact, 2*len(s.hex)), true
+}
+
+func (s *visitorSet) len() int {
+	s.dedupe()
+	return len(s.hex) + len(s.other)
+}
 
 // hex64 returns the number that id spells in 16 lowercase hex digits;
 // false if it is not 16 of them.

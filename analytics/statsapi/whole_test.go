@@ -59,13 +59,23 @@ func TestQuery_WholeVisits(t *testing.T) {
 
 // TestVisitorSet: a visitorSet counts the distinct ids of a map of
 // strings, with ids of 16 lowercase hex digits, the same digits in upper
-// case (another id), shorter and longer ones, and repeats.
+// case (another id), shorter and longer ones, and repeats; counted
+// midway and at the end, with few ids and with more than it gathers
+// before it compacts them.
 func TestVisitorSet(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for round := range 50 {
 		s, want := newVisitorSet(), map[string]struct{}{}
-		for range r.IntN(300) {
-			id := fmt.Sprintf("%016x", r.Uint64N(40))
+		// Some rounds gather enough ids for the set to compact them.
+		n, distinct := r.IntN(300), uint64(40)
+		if round%10 == 0 {
+			n, distinct = 5*minCompact, minCompact
+		}
+		for k := range n {
+			if k%40000 == 39999 && s.len() != len(want) { // counted midway, and added to after
+				t.Fatalf("round %d, id %d: %d visitors, want %d", round, k, s.len(), len(want))
+			}
+			id := fmt.Sprintf("%016x", r.Uint64N(distinct))
 			switch r.IntN(6) {
 			case 0:
 				id = strings.ToUpper(id)
