@@ -66,6 +66,7 @@ type span struct {
 	start, last int64 // the times of its first and last hits, Unix ms
 	exit        int   // its last page view, lo if it has none
 	pageViews   int64
+	events      int64 // its page views and custom events
 	interactive bool
 	// goals are the ids of the goals its hits match, in the order first
 	// met; the slice is reused from one span to the next.
@@ -105,6 +106,9 @@ func formSessions[V hitView](v V, timeout time.Duration, fn func(sp *span) bool,
 		case kindInteractive:
 			sp.interactive = true
 		}
+		if k != kindEngagement {
+			sp.events++
+		}
 		for _, g := range v.goalsAt(i) {
 			if !slices.Contains(sp.goals, g) {
 				sp.goals = append(sp.goals, g)
@@ -121,7 +125,10 @@ func formSessions[V hitView](v V, timeout time.Duration, fn func(sp *span) bool,
 // fields, its entry and exit pages. fillFigures sets the rest.
 func fillVisit[V hitView](v V, sp *span, out *Visit, skip Field) {
 	lo := sp.lo
-	*out = Visit{EntryPage: v.pathAt(lo), ExitPage: v.pathAt(sp.exit)}
+	*out = Visit{}
+	if skip&FieldPages == 0 {
+		out.EntryPage, out.ExitPage = v.pathAt(lo), v.pathAt(sp.exit)
+	}
 	if skip&FieldVisitorID == 0 {
 		out.VisitorID = v.visitorAt(lo)
 	}
@@ -149,7 +156,7 @@ func fillVisit[V hitView](v V, sp *span, out *Visit, skip Field) {
 // and its goals, sorted, appended to goals, which it returns grown.
 func fillFigures(sp *span, out *Visit, goals []string) []string {
 	out.Start, out.End = time.UnixMilli(sp.start).UTC(), time.UnixMilli(sp.last).UTC()
-	out.PageViews, out.Bounce, out.Duration = sp.pageViews, sp.bounce(), time.Duration(sp.last-sp.start)*time.Millisecond
+	out.PageViews, out.Events, out.Bounce, out.Duration = sp.pageViews, sp.events, sp.bounce(), time.Duration(sp.last-sp.start)*time.Millisecond
 	if len(sp.goals) > 0 {
 		g0 := len(goals)
 		goals = append(goals, sp.goals...)

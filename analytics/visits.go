@@ -27,8 +27,11 @@ type Visit struct {
 	UTM                          UTM
 	Country, Browser, OS, Device string
 	PageViews                    int64
-	Bounce                       bool
-	Duration                     time.Duration
+	// Events is the number of its page views and custom events: its Hits,
+	// also when they are left out (FieldHits).
+	Events   int64
+	Bounce   bool
+	Duration time.Duration
 	// Goals are the ids of the goals it converted, sorted.
 	Goals []string
 	// Hits are its page views and custom events in order (engagement
@@ -262,12 +265,19 @@ const (
 	FieldProps                       // Hit.Props
 	FieldGoals                       // Visit.Goals and Hit.Goals
 	FieldVisitorID                   // Visit.VisitorID
+	FieldPages                       // Visit.EntryPage and Visit.ExitPage
+	FieldHits                        // Visit.Hits (Visit.Events still counts them)
 )
 
 // columns returns the columns of a hit block that the fields but skip
 // need.
 func (skip Field) columns() colSet {
-	s := cols(colTime, colRuns, colName, colPath, colFlags)
+	s := cols(colTime, colRuns, colName, colFlags)
+	// Paths are the pages', the hits' and those of the goals of page
+	// views.
+	if skip&FieldPages == 0 || skip&FieldHits == 0 || skip&FieldGoals == 0 {
+		s |= cols(colPath)
+	}
 	for f, cs := range map[Field][]int{
 		FieldVisitorID: {colVisitor},
 		FieldSource:    {colSource}, FieldUTM: {colUTMSource, colUTMMedium, colUTMCampaign, colUTMTerm, colUTMContent},
@@ -337,15 +347,26 @@ func (s *Store) Visits(ctx context.Context, site string, from, to time.Time, o *
 		}
 		// A slot is taken before a day is formed and given back once the
 		// day is yielded: at most len(slots) days are held at once, the
-		// one yielded and visitWorkers being formed.
-		slots := make(chan struct{}, visitWorkers()+1)
+		// one yielded and visitWorkers being formed; and the last day,
+		// when it is read from its raw hits (today's, most often, whose
+		// reading takes longest), formed first, beside them, in a slot of
+		// its own.
+		order := make([]int, 0, len(plan))
+		extra := 0
+		if n := len(plan); n > 1 && plan[n-1].bucket == nil {
+			order, extra = append(order, n-1), 1
+		}
+		for i := range len(plan) - extra {
+			order = append(order, i)
+		}
+		slots := make(chan struct{}, visitWorkers()+1+extra)
 		var wg sync.WaitGroup
 		defer func() {
 			cancel()
 			wg.Wait()
 		}()
 		wg.Go(func() {
-			for i := range plan {
+			for _, i := range order {
 				select {
 				case slots <- struct{}{}:
 				case <-ctx.Done():
@@ -471,7 +492,9 @@ func formVisits[V hitView](d *dayVisits, v V, timeout time.Duration, o *VisitOpt
 			return true
 		}
 		d.goals = fillFigures(sp, vis, d.goals)
-		d.hits = appendHits(v, sp, vis, d.hits, o.Skip)
+		if o.Skip&FieldHits == 0 {
+			d.hits = appendHits(v, sp, vis, d.hits, o.Skip)
+		}
 		return true
 	}, nil)
 }

@@ -18,9 +18,12 @@ import (
 // rows; each visit with a selected hit counts, by its start, for the
 // visit figures of the rows of its selected hits.
 //
+// With whole (q.wholeVisits), each visit counts at once, from its
+// figures: its Hits are not read, and may be left out.
+//
 // It checks ctx every ctxCheckEvery visits, and returns its error when it
 // ends.
-func (q *Query) fromHits(ctx context.Context, t *table, visits iter.Seq2[*analytics.Visit, error], bs []bucket, from, to time.Time) error {
+func (q *Query) fromHits(ctx context.Context, t *table, visits iter.Seq2[*analytics.Visit, error], bs []bucket, from, to time.Time, whole bool) error {
 	c := &hitCounter{q: q, t: t, bs: bs, dims: make([]string, len(q.Dimensions)), goalDim: slices.Index(q.Dimensions, "event:goal"),
 		withDenom: slices.Contains(q.Metrics, "conversion_rate"), withVisitors: q.countsVisitors(), denoms: map[string]int64{}}
 	for i := range q.Filters {
@@ -30,7 +33,7 @@ func (q *Query) fromHits(ctx context.Context, t *table, visits iter.Seq2[*analyt
 	}
 	in := func(x time.Time) bool { return !x.Before(from) && x.Before(to) }
 	if c.withVisitors {
-		t.total.visitorSet = map[string]struct{}{}
+		t.total.visitorSet = newVisitorSet()
 	}
 	i := 0
 	for v, err := range visits {
@@ -40,7 +43,11 @@ func (q *Query) fromHits(ctx context.Context, t *table, visits iter.Seq2[*analyt
 		if i++; i%ctxCheckEvery == 0 && ctx.Err() != nil {
 			return fmt.Errorf("statsapi: query stopped: %w", context.Cause(ctx))
 		}
-		c.visit(v, in(v.Start), in)
+		if whole {
+			c.wholeVisit(v, in(v.Start))
+		} else {
+			c.visit(v, in(v.Start), in)
+		}
 	}
 	if c.withDenom {
 		for _, f := range t.rows {
@@ -155,6 +162,64 @@ func (c *hitCounter) visit(v *analytics.Visit, started bool, in func(time.Time) 
 	}
 }
 
+// wholeVisit counts the visit v, started in the range or not, as visit
+// counts it when q.wholeVisits holds: every hit of v is selected, and is
+// in the range and in the time bucket of v's start if v started in the
+// range (else in neither), so that v counts in one row per dimension
+// values of its own, with all its hits.
+func (c *hitCounter) wholeVisit(v *analytics.Visit, started bool) {
+	if !started {
+		return
+	}
+	t := c.t
+	t.total.addVisitor(v.VisitorID)
+	t.total.events += v.Events
+	t.total.pageviews += v.PageViews
+	t.total.visits++
+	c.eachRow(v, &noHit, v.Start, false, func(dims []string) {
+		f := c.row(dims)
+		f.addVisitor(v.VisitorID)
+		f.events += v.Events
+		f.pageviews += v.PageViews
+		f.visits++
+		f.converted++
+		if v.Bounce {
+			f.bounces++
+		}
+		f.durMs += v.Duration.Milliseconds()
+	})
+}
+
+// wholeVisits reports whether the visits of q over [from, to), in the
+// time buckets bs, count whole (hitCounter.wholeVisit): q's filters are
+// all on visit: dimensions (the visits Keep accepts have every hit
+// selected), its dimensions are visit: dimensions and time (so it asks
+// no conversion rate, which needs a goal), and from, to and the bounds of
+// bs are UTC midnights,
+// which no visit spans (visits end at midnight UTC).
+func (q *Query) wholeVisits(bs []bucket, from, to time.Time) bool {
+	for i := range q.Filters {
+		if !q.Filters[i].onVisit() {
+			return false
+		}
+	}
+	for _, d := range q.Dimensions {
+		if !isTime(d) && !strings.HasPrefix(d, "visit:") {
+			return false
+		}
+	}
+	midnight := func(t time.Time) bool { return t.Equal(t.UTC().Truncate(24 * time.Hour)) }
+	if !midnight(from) || !midnight(to) {
+		return false
+	}
+	for _, b := range bs {
+		if !midnight(b.start) || !midnight(b.end) {
+			return false
+		}
+	}
+	return true
+}
+
 // row returns the row of dims, made if new.
 func (c *hitCounter) row(dims []string) *figures {
 	c.kb = appendKey(c.kb[:0], dims)
@@ -163,7 +228,7 @@ func (c *hitCounter) row(dims []string) *figures {
 	}
 	f := &figures{dims: slices.Clone(dims)}
 	if c.withVisitors {
-		f.visitorSet = map[string]struct{}{}
+		f.visitorSet = newVisitorSet()
 	}
 	c.t.rows[string(c.kb)] = f
 	return f
@@ -188,7 +253,76 @@ func (f *figures) addVisitor(id string) {
 		return
 	}
 	f.lastVisitor = id
-	f.visitorSet[id] = struct{}{}
+	f.visitorSet.add(id)
+}
+
+// visitorSet is a set of visitor ids. The ids of 16 lowercase hex digits,
+// as analytics.Store.VisitorID makes them, are kept as the number they
+// spell (one id, one number), appended to a slice that is sorted and rid
+// of repeats when it has doubled and when counted: a year of visitors is
+// millions, which a hash set holds at a cache miss an id. Other ids are
+// kept in a map.
+type visitorSet struct {
+	hex     []uint64
+	deduped bool // hex is sorted, without repeats
+	compact int  // len(hex) at which hex is compacted next
+	other   map[string]struct{}
+}
+
+// minCompact is the fewest ids a visitorSet gathers before it compacts
+// them.
+const minCompact = 1 << 16
+
+func newVisitorSet() *visitorSet {
+	return &visitorSet{compact: minCompact, other: map[string]struct{}{}}
+}
+
+func (s *visitorSet) add(id string) {
+	u, ok := hex64(id)
+	if !ok {
+		s.other[id] = struct{}{}
+		return
+	}
+	s.deduped = false
+	if s.hex = append(s.hex, u); len(s.hex) >= s.compact {
+		s.dedupe()
+	}
+}
+
+// dedupe sorts the numbers and drops their repeats.
+func (s *visitorSet) dedupe() {
+	if s.deduped {
+		return
+	}
+	slices.Sort(s.hex)
+	s.hex = slices.Compact(s.hex)
+	s.compact, s.deduped = max(minCompact, 2*len(s.hex)), true
+}
+
+func (s *visitorSet) len() int {
+	s.dedupe()
+	return len(s.hex) + len(s.other)
+}
+
+// hex64 returns the number that id spells in 16 lowercase hex digits;
+// false if it is not 16 of them.
+func hex64(id string) (uint64, bool) {
+	if len(id) != 16 {
+		return 0, false
+	}
+	var u uint64
+	for i := range len(id) {
+		c := id[i]
+		switch {
+		case '0' <= c && c <= '9':
+			u = u<<4 | uint64(c-'0')
+		case 'a' <= c && c <= 'f':
+			u = u<<4 | uint64(c-'a'+10)
+		default:
+			return 0, false
+		}
+	}
+	return u, true
 }
 
 // eachRow calls fn with the dimension values of hit h of visit v, with
@@ -392,6 +526,7 @@ func (q *Query) skip() analytics.Field {
 	walk(q.Filters)
 	skip := analytics.Field(0)
 	for f, dims := range map[analytics.Field][]string{
+		analytics.FieldPages:   {"visit:entry_page", "visit:exit_page"},
 		analytics.FieldSource:  {"visit:source"},
 		analytics.FieldUTM:     {"visit:utm_source", "visit:utm_medium", "visit:utm_campaign"},
 		analytics.FieldCountry: {"visit:country"},

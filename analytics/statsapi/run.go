@@ -75,7 +75,7 @@ type figures struct {
 	dims []string
 	// visitorSet from the hits (lastVisitor the id added last);
 	// visitors from the aggregates' sketch.
-	visitorSet                                map[string]struct{}
+	visitorSet                                *visitorSet
 	lastVisitor                               string
 	visitors                                  uint64
 	visits, bounces, durMs, pageviews, events int64
@@ -86,7 +86,7 @@ type figures struct {
 
 func (f *figures) nVisitors() float64 {
 	if f.visitorSet != nil {
-		return float64(len(f.visitorSet))
+		return float64(f.visitorSet.len())
 	}
 	return float64(f.visitors)
 }
@@ -295,7 +295,11 @@ func (q *Query) compute(ctx context.Context, s *analytics.Store, loc *time.Locat
 		}
 		return t, nil
 	}
-	err := q.fromHits(ctx, t, s.Visits(ctx, q.SiteID, from, to, &analytics.VisitOptions{Keep: q.keep(), Skip: q.skip()}), bs, from, to)
+	skip, whole := q.skip(), q.wholeVisits(bs, from, to)
+	if whole {
+		skip |= analytics.FieldHits
+	}
+	err := q.fromHits(ctx, t, s.Visits(ctx, q.SiteID, from, to, &analytics.VisitOptions{Keep: q.keep(), Skip: skip}), bs, from, to, whole)
 	if errors.Is(err, analytics.ErrExpired) {
 		return nil, errorf("This query is computed from the hits themselves (it has filters, two dimensions, or a metric the aggregates do not keep per value), "+
 			"and %s", strings.TrimPrefix(err.Error(), analytics.ErrExpired.Error()+": "))
