@@ -1020,3 +1020,25 @@ func TestCompact_AtClose(t *testing.T) {
 		}
 	})
 }
+
+// TestHalfTimeLeft: the compaction at close ends with Shutdown's context,
+// or at half the time it had left; without a deadline, with it alone.
+func TestHalfTimeLeft(t *testing.T) {
+	parent, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	ctx, stop := halfTimeLeft(parent)
+	d, ok := ctx.Deadline()
+	pd, _ := parent.Deadline()
+	if !ok || d.After(pd) || time.Until(d) > 30*time.Minute || time.Until(d) < 29*time.Minute {
+		t.Errorf("deadline %v from now, want half of the parent's %v", time.Until(d), time.Until(pd))
+	}
+	stop()
+	if ctx.Err() == nil {
+		t.Error("not ended by its cancel")
+	}
+	ctx, stop = halfTimeLeft(context.Background())
+	defer stop()
+	if _, ok := ctx.Deadline(); ok {
+		t.Error("a deadline without the parent's")
+	}
+}

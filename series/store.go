@@ -119,8 +119,10 @@ type Options struct {
 	// ran included): the table is then left in its compact form (but for
 	// the compaction markers of the days merged before, a small item each,
 	// which the next passes delete).
-	// The pass stops when Shutdown's context ends (what it leaves, the
-	// next passes do). Set it only when nothing reads the table once the
+	// The pass stops when Shutdown's context ends, or once it has taken
+	// half the time the context had left when the pass began, so that the
+	// caller has the other half for what follows (compacting the
+	// engine's files): what it leaves, the next passes do. Set it only when nothing reads the table once the
 	// Store closes (an embedded data folder that only this process opens,
 	// the readers it serves stopped first): a read in progress could miss
 	// the readings of an item deleted between two of its pages.
@@ -369,7 +371,9 @@ func (s *Store) Shutdown(ctx context.Context) error {
 		s.cancelBG()
 		err := s.buf.flush(ctx)
 		if err == nil && s.opts.CompactAtClose {
-			s.compactAtClose(ctx)
+			cctx, cancel := halfTimeLeft(ctx)
+			s.compactAtClose(cctx)
+			cancel()
 		}
 		s.releaseLeases(ctx, err == nil)
 		if s.wal != nil {
@@ -378,6 +382,16 @@ func (s *Store) Shutdown(ctx context.Context) error {
 		s.closeErr = err
 	})
 	return s.closeErr
+}
+
+// halfTimeLeft returns a context that ends with ctx, or once half the
+// time ctx has left has passed if ctx has a deadline.
+func halfTimeLeft(ctx context.Context) (context.Context, context.CancelFunc) {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, time.Until(d)/2)
 }
 
 // startBackground starts the flush timer, the rollup and compaction

@@ -88,6 +88,7 @@ type engine struct {
 	analytics *analytics.Store
 	auth      *auth.Store // nil without authentication
 	where     string      // the folder, "memory" or the backend's URL
+	logger    *slog.Logger
 }
 
 // walDir is the series store's write-ahead log, and authDir the token
@@ -101,7 +102,10 @@ const (
 // store of its table (created if missing), the analytics store if asked,
 // and, if asked, its token store.
 func openEngine(ctx context.Context, o engineOptions) (*engine, error) {
-	e := &engine{where: o.storage.where()}
+	e := &engine{where: o.storage.where(), logger: o.logger}
+	if e.logger == nil {
+		e.logger = slog.New(slog.DiscardHandler)
+	}
 	sopts := &series.Options{Table: o.table, FlushInterval: o.flushInterval, RollupInterval: o.rollupInterval, CompactInterval: o.compactInterval, MaxFuture: o.maxFuture, Logger: o.logger}
 	if o.storage.remote != "" {
 		if err := e.openRemote(ctx, o, sopts); err != nil {
@@ -241,16 +245,26 @@ func (e *engine) Shutdown(ctx context.Context) error {
 	}
 	flushed := false
 	if e.store != nil {
+		t0 := time.Now()
 		err := e.store.Shutdown(ctx)
 		errs = append(errs, err)
 		flushed = err == nil
 		e.store = nil
+		e.logger.Info("series store closed: buffer flushed, last compaction pass run", "took", time.Since(t0).Round(time.Millisecond), "err", err)
 	}
 	if e.db != nil && e.compactDB && flushed {
 		// The series store's last compaction deleted the chunks it
 		// merged: their space goes back to the disk. Bounded by ctx, like
 		// the flush; what it leaves, the background compactions do.
-		if err := e.db.Compact(ctx); err != nil && ctx.Err() == nil {
+		t0 := time.Now()
+		err := e.db.Compact(ctx)
+		took := time.Since(t0).Round(time.Millisecond)
+		switch {
+		case err == nil:
+			e.logger.Info("engine's tables compacted", "took", took)
+		case ctx.Err() != nil:
+			e.logger.Warn("engine's compaction cut short by the shutdown deadline: the background compactions of later starts do the rest", "took", took)
+		default:
 			errs = append(errs, err)
 		}
 	}
