@@ -85,17 +85,26 @@ const (
 )
 
 // takeReadings returns an empty array of readings for a new series of
-// the batch, a spare one if any (nil otherwise), and its bytes.
-func (sp *spare) takeReadings() ([]series.Reading, int64) {
+// the batch, a spare one if any (nil otherwise).
+func (sp *spare) takeReadings() []series.Reading {
 	n := len(sp.readings)
 	if n == 0 {
-		return nil, 0
+		return nil
 	}
 	rs := sp.readings[n-1]
 	sp.readings[n-1] = nil
 	sp.readings = sp.readings[:n-1]
-	return rs, int64(cap(rs)) * readingBytes
+	return rs
 }
+
+// chargedReadings is the number of readings' memory a batch counts for
+// the array of a series (in Bytes): its capacity, but at most twice its
+// length. An array append grew is charged whole (append at most doubles
+// a capacity); a spare one is charged for what the batch uses of it, as
+// if the batch had grown it: the rest is memory the spares held before
+// the request, which must not make a small request look large to the
+// in-flight budget.
+func chargedReadings(rs []series.Reading) int64 { return int64(min(cap(rs), 2*len(rs))) }
 
 // takeSlab returns a slab of at least n values, a spare one if one is
 // large enough; the batch keeps it until Release.
@@ -286,8 +295,11 @@ func (k *kind) values() []float64 {
 		return nil
 	}
 	if len(k.vals) < nf {
-		k.vals = k.sp.takeSlab(nf * k.nslab)
-		k.bytes += int64(8 * len(k.vals))
+		// A spare slab larger than asked is used, and charged, for the
+		// part asked: the rest is memory the spares held before.
+		n := nf * k.nslab
+		k.vals = k.sp.takeSlab(n)[:n]
+		k.bytes += int64(8 * n)
 		k.nslab = min(2*k.nslab, slabReadings)
 	}
 	v := k.vals[:nf:nf]
@@ -389,15 +401,14 @@ func (b *builder) addTo(k *kind, id []byte, sid string, r series.Reading, line i
 		i = len(kb.Series)
 		k.series[sid] = i
 		c := cap(kb.Series)
-		rs, held := b.b.spare.takeReadings()
-		kb.Series = append(kb.Series, series.SeriesReadings{ID: sid, Readings: rs})
+		kb.Series = append(kb.Series, series.SeriesReadings{ID: sid, Readings: b.b.spare.takeReadings()})
 		b.series++
-		b.b.Bytes += int64(len(sid)) + seriesMapBytes + int64(cap(kb.Series)-c)*seriesBytes + held
+		b.b.Bytes += int64(len(sid)) + seriesMapBytes + int64(cap(kb.Series)-c)*seriesBytes
 	}
 	rs := &kb.Series[i].Readings
-	c := cap(*rs)
+	charged := chargedReadings(*rs)
 	*rs = append(*rs, r)
-	b.b.Bytes += int64(cap(*rs)-c)*readingBytes + k.bytes
+	b.b.Bytes += (chargedReadings(*rs)-charged)*readingBytes + k.bytes
 	k.bytes = 0
 	b.b.Readings++
 	return b.reserve(line)

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -86,4 +87,40 @@ func TestBatch_ReleaseConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// TestBatch_SpareArraysNotCharged: a small request decoded into the
+// large arrays a released batch left is charged (Bytes, which the
+// in-flight budget holds) about what it is charged on fresh arrays, not
+// for the spares' whole capacity (over 100 times as much here: a budget
+// of 1 MiB refused it).
+func TestBatch_SpareArraysNotCharged(t *testing.T) {
+	var big, small strings.Builder
+	for i := range 20_000 {
+		fmt.Fprintf(&big, "SENSOR,series=s%d temperature=1 %d\n", i%50, 1_700_000_000_000+int64(i))
+	}
+	for i := range 101 {
+		fmt.Fprintf(&small, "SENSOR,series=s%d temperature=1 1700000000000\n", i)
+	}
+	decode := func(body string) *Batch {
+		b, err := LineProtocol(strings.NewReader(body), lookupOf(), Options{Precision: Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	// Two collections empty the pool of released batches' arrays.
+	runtime.GC()
+	runtime.GC()
+	fresh := decode(small.String())
+	want := fresh.Bytes
+	for range 3 {
+		decode(big.String()).Release()
+		b := decode(small.String())
+		if b.Bytes > want+want/2 { // a spare array is charged at most twice its length
+
+			t.Fatalf("a small batch on released arrays holds %d bytes, %d on fresh ones", b.Bytes, want)
+		}
+		b.Release()
+	}
 }
