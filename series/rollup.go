@@ -12,6 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/keys"
 	"github.com/timetable-db/timetable/table"
 )
@@ -344,6 +345,16 @@ func (s *Store) Rollup(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// rollupDeleteBatch is how many computed periods' markers the rollup
+// pass deletes after each Sync of a Syncer.
+const rollupDeleteBatch = 1024
+
+// rollupPass computes the marked periods of kind k. On a Syncer (with a
+// log: Store.syncer) its writes are deferred (timetable.WithDeferredSync)
+// and the markers of computed periods are deleted in batches, each after
+// a Sync has made their rollups (and the coarser markers) durable, so
+// that a crash never keeps a marker's delete and loses what it marked:
+// one Sync per batch instead of one per write.
 func (k *Kind) rollupPass(ctx context.Context) error {
 	ms, err := k.markers(ctx, "")
 	if err != nil {
@@ -352,6 +363,30 @@ func (k *Kind) rollupPass(ctx context.Context) error {
 	now := timeMs(k.st.now())
 	late := k.st.opts.LateWindow.Milliseconds()
 	var errs []error
+	wctx := ctx
+	if k.st.syncer != nil {
+		wctx = timetable.WithDeferredSync(ctx)
+	}
+	var done []marker // computed periods whose markers are not yet deleted
+	computed := false
+	release := func() {
+		if len(done) == 0 {
+			return
+		}
+		if k.st.syncer != nil {
+			if err := k.st.syncer.Sync(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("series: cannot sync the rollups: %w", err))
+				return
+			}
+		}
+		for _, m := range done {
+			_, err := k.st.tbl.Delete(wctx, table.K(k.markerPK(), m.id+keys.Sep+m.period), &table.DeleteOptions{If: table.Attr(attrVer).Eq(m.ver)})
+			if err != nil && !table.IsConditionFailed(err) {
+				errs = append(errs, fmt.Errorf("series: cannot delete a rollup marker: %w", err))
+			}
+		}
+		done = done[:0]
+	}
 	for _, g := range k.s.Rollups {
 		coarser := k.s.coarser(g)
 		written := map[string]bool{} // coarser markers written in this pass
@@ -374,7 +409,7 @@ func (k *Kind) rollupPass(ctx context.Context) error {
 			if err := ctx.Err(); err != nil {
 				return errors.Join(append(errs, fmt.Errorf("series: rollup pass stopped: %w", err))...)
 			}
-			if err := k.recompute(ctx, m.id, g, m.start, byID[m.id]); err != nil {
+			if err := k.recompute(wctx, m.id, g, m.start, byID[m.id]); err != nil {
 				errs = append(errs, err)
 				continue
 			}
@@ -383,7 +418,7 @@ func (k *Kind) rollupPass(ctx context.Context) error {
 				key := m.id + "\x00" + cp
 				if !written[key] {
 					item := k.markerItem(m.id, cp)
-					if _, err := k.st.tbl.Put(ctx, item, nil); err != nil {
+					if _, err := k.st.tbl.Put(wctx, item, nil); err != nil {
 						errs = append(errs, fmt.Errorf("series: cannot write a rollup marker: %w", err))
 						continue
 					}
@@ -392,11 +427,12 @@ func (k *Kind) rollupPass(ctx context.Context) error {
 					next = append(next, cm)
 				}
 			}
-			_, err := k.st.tbl.Delete(ctx, table.K(k.markerPK(), m.id+keys.Sep+m.period), &table.DeleteOptions{If: table.Attr(attrVer).Eq(m.ver)})
-			if err != nil && !table.IsConditionFailed(err) {
-				errs = append(errs, fmt.Errorf("series: cannot delete a rollup marker: %w", err))
+			computed = true
+			if done = append(done, m); len(done) >= rollupDeleteBatch {
+				release()
 			}
 		}
+		release()
 		ms = next
 	}
 	// Markers of a kind without rollups, and of tiers no longer kept.
@@ -414,6 +450,13 @@ func (k *Kind) rollupPass(ctx context.Context) error {
 			}
 		}
 		k.st.tbl.Delete(ctx, table.K(k.markerPK(), m.id+keys.Sep+m.period), &table.DeleteOptions{If: table.Attr(attrVer).Eq(m.ver)})
+	}
+	// The last batch's deletes are synced too: a pass that returns
+	// leaves nothing to recompute after a crash.
+	if k.st.syncer != nil && computed {
+		if err := k.st.syncer.Sync(ctx); err != nil {
+			errs = append(errs, fmt.Errorf("series: cannot sync the rollups: %w", err))
+		}
 	}
 	return errors.Join(errs...)
 }

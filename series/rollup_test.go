@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/timetable-db/timetable"
 )
 
 // expect computes the periods of rs by bucket, independently of the
@@ -242,5 +246,102 @@ func TestAggregate_StepFromRangeLength(t *testing.T) {
 		if want := int64(len(within(rs, from, from.Add(c.span)))); n != want {
 			t.Errorf("span %v: %d readings aggregated, want %d", c.span, n, want)
 		}
+	}
+}
+
+// deferAPI is a syncAPI that also records the rollup pass's item writes:
+// "put" and "del", with a "!" when not under timetable.WithDeferredSync.
+type deferAPI struct{ *syncAPI }
+
+func deferMark(ctx context.Context, e string) string {
+	if !timetable.DeferredSync(ctx) {
+		return e + "!"
+	}
+	return e
+}
+
+func (a deferAPI) PutItem(ctx context.Context, in *dynamodb.PutItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error) {
+	a.record(deferMark(ctx, "put"))
+	return a.API.PutItem(ctx, in, opts...)
+}
+
+func (a deferAPI) DeleteItem(ctx context.Context, in *dynamodb.DeleteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error) {
+	a.record(deferMark(ctx, "del"))
+	return a.API.DeleteItem(ctx, in, opts...)
+}
+
+func TestRollup_DeferredSync(t *testing.T) {
+	// With a log, the rollup pass's writes to a Syncer are deferred, and
+	// each marker is deleted only after a Sync that follows every write
+	// made before it (its rollup and coarser marker among them); the pass
+	// ends with a Sync. Without a log its writes are synced one by one.
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		wal  bool
+	}{{"log", true}, {"no log", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			clk := newClock(t0.Add(4 * time.Hour))
+			api := deferAPI{&syncAPI{API: openEngine(t, clk)}}
+			opts := testOptions(t, clk)
+			if c.wal {
+				opts.WALDir = t.TempDir()
+			}
+			st := openStore(t, api, opts, sensorSchema(Chunks))
+			k := mustKind(t, st, "SENSOR")
+			rs := sensorReadings(t0, time.Minute, 180) // 3 hours
+			for _, id := range []string{"s1", "s2"} {
+				if err := k.Write(ctx, id, rs...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := st.Flush(ctx); err != nil {
+				t.Fatal(err)
+			}
+			api.mu.Lock()
+			api.events = nil
+			api.mu.Unlock()
+			if err := st.Rollup(ctx); err != nil {
+				t.Fatal(err)
+			}
+			api.mu.Lock()
+			ev := slices.Clone(api.events)
+			api.mu.Unlock()
+			var puts, dels, syncs int
+			lastPut, lastSync := -1, -1
+			for i, e := range ev {
+				switch strings.TrimSuffix(e, "!") {
+				case "put":
+					puts++
+					lastPut = i
+				case "del":
+					dels++
+					if c.wal && lastSync < lastPut {
+						t.Fatalf("event %d: a marker deleted before the writes before it were synced: %v", i, ev)
+					}
+				case "sync":
+					syncs++
+					lastSync = i
+				}
+				if deferred := !strings.HasSuffix(e, "!"); e != "sync" && deferred != c.wal {
+					t.Fatalf("event %d: %q, deferred %v, want %v: %v", i, e, deferred, c.wal, ev)
+				}
+			}
+			// 6 series-hours: 6 rollups, 2 day markers; 6 markers deleted.
+			if puts != 8 || dels != 6 {
+				t.Fatalf("%d puts and %d deletes, want 8 and 6: %v", puts, dels, ev)
+			}
+			if c.wal && (syncs == 0 || ev[len(ev)-1] != "sync") {
+				t.Fatalf("the pass does not end with a sync: %v", ev)
+			}
+			if !c.wal && syncs != 0 {
+				t.Fatalf("%d syncs without a log: %v", syncs, ev)
+			}
+			hours, err := k.Rollups(ctx, "s2", Hourly, t0, t0.Add(3*time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantPeriods(t, "hourly", hours, expect(rs, 2, hourOf))
+		})
 	}
 }
