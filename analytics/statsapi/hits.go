@@ -149,12 +149,7 @@ func (c *hitCounter) visit(v *analytics.Visit, started bool, in func(time.Time) 
 				return
 			}
 			c.seen = append(c.seen, f)
-			f.visits++
-			f.converted++ // the visits of a row with a goal are its conversions
-			if v.Bounce {
-				f.bounces++
-			}
-			f.durMs += v.Duration.Milliseconds()
+			f.addVisit(v)
 		})
 	}
 	for _, k := range c.denomKeys {
@@ -181,12 +176,7 @@ func (c *hitCounter) wholeVisit(v *analytics.Visit, started bool) {
 		f.addVisitor(v.VisitorID)
 		f.events += v.Events
 		f.pageviews += v.PageViews
-		f.visits++
-		f.converted++
-		if v.Bounce {
-			f.bounces++
-		}
-		f.durMs += v.Duration.Milliseconds()
+		f.addVisit(v)
 	})
 }
 
@@ -243,6 +233,17 @@ func appendKey(b []byte, dims []string) []byte {
 		b = append(b, d...)
 	}
 	return b
+}
+
+// addVisit counts the visit v in f: its visit, conversion (the visits
+// of a row with a goal are its conversions), bounce and duration.
+func (f *figures) addVisit(v *analytics.Visit) {
+	f.visits++
+	f.converted++
+	if v.Bounce {
+		f.bounces++
+	}
+	f.durMs += v.Duration.Milliseconds()
 }
 
 // addVisitor counts the visitor id in f's distinct visitors, if it counts
