@@ -122,8 +122,8 @@ type Options struct {
 	// The pass stops when Shutdown's context ends, or once it has taken
 	// half the time the context had left when the pass began, so that the
 	// caller has the other half for what follows (compacting the
-	// engine's files): what it leaves, the next passes do. Set it only when nothing reads the table once the
-	// Store closes (an embedded data folder that only this process opens,
+	// engine's files): what it leaves, the next passes do. Set it only
+	// when nothing reads the table once the Store closes (an embedded data folder that only this process opens,
 	// the readers it serves stopped first): a read in progress could miss
 	// the readings of an item deleted between two of its pages.
 	CompactAtClose bool

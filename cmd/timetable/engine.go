@@ -250,7 +250,7 @@ func (e *engine) Shutdown(ctx context.Context) error {
 		errs = append(errs, err)
 		flushed = err == nil
 		e.store = nil
-		e.logger.Info("series store closed: buffer flushed, last compaction pass run", "took", time.Since(t0).Round(time.Millisecond), "err", err)
+		e.logger.Info("series store closed", "took", time.Since(t0).Round(time.Millisecond), "err", err)
 	}
 	if e.db != nil && e.compactDB && flushed {
 		// The series store's last compaction deleted the chunks it
