@@ -145,37 +145,20 @@ func TestServe_KillNineKeepsAcknowledgedWrites(t *testing.T) {
 	var hits []string // the pages of the hits acknowledged
 	nextHit := 0
 
-	var mu sync.Mutex
-	var acked []ackedReading
+	var mu sync.Mutex      // guards hits and nextHit
+	var writes ackedWrites // the writers' counter counts instants
 	base := time.Now().Add(-time.Hour).UnixMilli()
-	next := int64(0) // the writers' shared counter of instants
 	for cycle := range cycles {
 		if cycle > 0 {
 			srv = startServe(t, dir, flags...)
-			checkAcked(t, srv.url, acked)
+			checkAcked(t, srv.url, writes.acked)
 			checkHits(t, srv.url, hits, start, false)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
-		for w := range 4 {
-			wg.Go(func() {
-				for ctx.Err() == nil {
-					mu.Lock()
-					first := next
-					next += 50
-					mu.Unlock()
-					batch := make([]ackedReading, 50)
-					for i := range batch {
-						batch[i] = ackedReading{series: fmt.Sprintf("w%d", w), ms: base + first + int64(i), value: float64(first + int64(i))}
-					}
-					if sendBatch(ctx, srv.url, "CRASH", batch, w%2 == 0) {
-						mu.Lock()
-						acked = append(acked, batch...)
-						mu.Unlock()
-					}
-				}
-			})
-		}
+		writes.start(ctx, &wg, srv.url, "CRASH", 4, 50, func(w int, first, i int64) ackedReading {
+			return ackedReading{series: fmt.Sprintf("w%d", w), ms: base + first + i, value: float64(first + i)}
+		})
 		for range 2 {
 			wg.Go(func() {
 				for ctx.Err() == nil {
@@ -197,11 +180,51 @@ func TestServe_KillNineKeepsAcknowledgedWrites(t *testing.T) {
 		wg.Wait()
 	}
 	srv = startServe(t, dir, flags...)
-	checkAcked(t, srv.url, acked)
+	checkAcked(t, srv.url, writes.acked)
 	checkHits(t, srv.url, hits, start, true)
-	t.Logf("%d cycles, %d readings and %d hits acknowledged and found once", cycles, len(acked), len(hits))
+	t.Logf("%d cycles, %d readings and %d hits acknowledged and found once", cycles, len(writes.acked), len(hits))
 
 	srv.stop(t)
+}
+
+// ackedWrites is the crash tests' writers' shared state: the counter they
+// take their batches' values from, and the readings acknowledged.
+type ackedWrites struct {
+	limit int64 // the counter's end, if not 0: no batch goes past it
+
+	mu    sync.Mutex
+	next  int64
+	acked []ackedReading
+}
+
+// start runs n writers in wg until ctx is done or the counter reaches its
+// limit: each takes the next size values of the counter, makes a batch of
+// the readings reading(writer, first, i) for i below size, sends it as line
+// protocol (even writers) or JSON, and keeps it if acknowledged. acked may
+// be read once wg is done.
+func (a *ackedWrites) start(ctx context.Context, wg *sync.WaitGroup, url, kind string, n int, size int64, reading func(w int, first, i int64) ackedReading) {
+	for w := range n {
+		wg.Go(func() {
+			for ctx.Err() == nil {
+				a.mu.Lock()
+				first := a.next
+				a.next += size
+				a.mu.Unlock()
+				if a.limit > 0 && first+size > a.limit {
+					return
+				}
+				batch := make([]ackedReading, size)
+				for i := range batch {
+					batch[i] = reading(w, first, int64(i))
+				}
+				if sendBatch(ctx, url, kind, batch, w%2 == 0) {
+					a.mu.Lock()
+					a.acked = append(a.acked, batch...)
+					a.mu.Unlock()
+				}
+			}
+		})
+	}
 }
 
 // sendBatch writes readings of kind (field v) as line protocol or JSON,
@@ -481,42 +504,22 @@ func TestServe_KillNineDuringCompactionKeepsReadings(t *testing.T) {
 	srv := startServe(t, dir, flags...)
 	post(t, srv.url+"/api/v1/kinds", "application/json",
 		`{"name":"CRASH","fields":["v"],"duplicates":"keep_all","layout":"chunks"}`, http.StatusCreated)
-	var mu sync.Mutex
-	var acked []ackedReading
+	var writes ackedWrites // the writers' counter counts minutes
 	const days = 20
+	writes.limit = days * 24 * 60
 	base := time.Now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -days-1).UnixMilli()
-	next := int64(0)    // the writers' shared counter of minutes
 	killedStopping := 0 // clean stops killed before they ended
 	for cycle := range cycles {
 		if cycle > 0 {
 			srv = startServe(t, dir, flags...)
-			checkAcked(t, srv.url, acked)
+			checkAcked(t, srv.url, writes.acked)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		var wg sync.WaitGroup
-		for w := range 4 {
-			wg.Go(func() {
-				for ctx.Err() == nil {
-					mu.Lock()
-					first := next
-					next += 60
-					mu.Unlock()
-					if first+60 > days*24*60 {
-						return
-					}
-					batch := make([]ackedReading, 60)
-					for i := range batch {
-						m := first + int64(i)
-						batch[i] = ackedReading{series: fmt.Sprintf("c%d", m/60%5), ms: base + m*60_000, value: float64(m)}
-					}
-					if sendBatch(ctx, srv.url, "CRASH", batch, w%2 == 0) {
-						mu.Lock()
-						acked = append(acked, batch...)
-						mu.Unlock()
-					}
-				}
-			})
-		}
+		writes.start(ctx, &wg, srv.url, "CRASH", 4, 60, func(_ int, first, i int64) ackedReading {
+			m := first + i
+			return ackedReading{series: fmt.Sprintf("c%d", m/60%5), ms: base + m*60_000, value: float64(m)}
+		})
 		time.Sleep(time.Duration(300+rand.IntN(700)) * time.Millisecond)
 		if cycle%2 == 1 {
 			// A clean stop, killed part way.
@@ -532,10 +535,10 @@ func TestServe_KillNineDuringCompactionKeepsReadings(t *testing.T) {
 		wg.Wait()
 	}
 	srv = startServe(t, dir, flags...)
-	checkAcked(t, srv.url, acked)
+	checkAcked(t, srv.url, writes.acked)
 	t.Logf("%d cycles (%d of %d clean stops killed before they ended), %d readings acknowledged and found once",
-		cycles, killedStopping, cycles/2, len(acked))
+		cycles, killedStopping, cycles/2, len(writes.acked))
 	srv.stop(t)
 	srv = startServe(t, dir, flags...)
-	checkAcked(t, srv.url, acked)
+	checkAcked(t, srv.url, writes.acked)
 }
