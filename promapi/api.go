@@ -103,7 +103,8 @@ func (a *API) Queryable() storage.Queryable { return a.q }
 func Owns(path string) bool {
 	switch path {
 	case "/api/v1/query", "/api/v1/query_range", "/api/v1/series", "/api/v1/labels",
-		"/api/v1/metadata", "/api/v1/status/buildinfo", "/api/v1/format_query", "/api/v1/query_exemplars":
+		"/api/v1/metadata", "/api/v1/status/buildinfo", "/api/v1/format_query", "/api/v1/query_exemplars",
+		"/api/v1/rules", "/api/v1/alerts":
 		return true
 	}
 	return strings.HasPrefix(path, "/api/v1/label/") && strings.HasSuffix(path, "/values")
@@ -443,6 +444,53 @@ func (a *API) QueryExemplars(w http.ResponseWriter, r *http.Request) {
 			return nil, nil, badData(err)
 		}
 		return []struct{}{}, nil, nil
+	})
+}
+
+// Rules answers /api/v1/rules: its parameters (type, exclude_alerts,
+// match[], group_limit, group_next_token) checked as Prometheus checks
+// them, and no rule groups, as Prometheus answers with no rule files: the
+// store evaluates no recording or alerting rules, so Grafana's alerting
+// pages list none for the data source rather than an error.
+func (a *API) Rules(w http.ResponseWriter, r *http.Request) {
+	a.serve(w, r, func(_ context.Context, f form) (any, []string, error) {
+		if _, err := a.matchers(f, false); err != nil {
+			return nil, nil, err
+		}
+		if t, _ := f.get("type"); t != "" && !strings.EqualFold(t, "alert") && !strings.EqualFold(t, "record") {
+			return nil, nil, badDataf("invalid parameter \"type\": not supported value %q", strings.ToLower(t))
+		}
+		if v, _ := f.get("exclude_alerts"); v != "" {
+			if _, err := strconv.ParseBool(strings.ToLower(v)); err != nil {
+				return nil, nil, badDataf("invalid parameter \"exclude_alerts\": error converting exclude_alerts: %v", err)
+			}
+		}
+		limit, _ := f.get("group_limit")
+		token, _ := f.get("group_next_token")
+		switch n, err := strconv.ParseInt(limit, 10, 32); {
+		case limit == "" && token != "":
+			return nil, nil, badDataf("invalid parameter \"group_next_token\": group_limit needs to be present in order to paginate over the groups")
+		case limit != "" && err != nil:
+			return nil, nil, badDataf("invalid parameter \"group_limit\": group_limit needs to be a valid number: %v", err)
+		case limit != "" && n <= 0:
+			return nil, nil, badDataf("invalid parameter \"group_limit\": group_limit needs to be greater than 0")
+		case token != "":
+			// No group holds the token: there are none.
+			return nil, nil, badDataf("invalid parameter \"group_next_token\": invalid group_next_token '%v'. were rule groups changed?", token)
+		}
+		return struct {
+			Groups []struct{} `json:"groups"`
+		}{Groups: []struct{}{}}, nil, nil
+	})
+}
+
+// Alerts answers /api/v1/alerts: no alerts, as Prometheus answers with no
+// alerting rules (see Rules).
+func (a *API) Alerts(w http.ResponseWriter, r *http.Request) {
+	a.serve(w, r, func(context.Context, form) (any, []string, error) {
+		return struct {
+			Alerts []struct{} `json:"alerts"`
+		}{Alerts: []struct{}{}}, nil, nil
 	})
 }
 

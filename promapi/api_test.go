@@ -31,7 +31,7 @@ func newAPIServer(t *testing.T, allow func(context.Context, string) bool) *httpt
 		"/api/v1/query": a.Query, "/api/v1/query_range": a.QueryRange, "/api/v1/series": a.Series,
 		"/api/v1/labels": a.Labels, "/api/v1/label/{name}/values": a.LabelValues,
 		"/api/v1/metadata": a.Metadata, "/api/v1/status/buildinfo": a.BuildInfo, "/api/v1/format_query": a.FormatQuery,
-		"/api/v1/query_exemplars": a.QueryExemplars,
+		"/api/v1/query_exemplars": a.QueryExemplars, "/api/v1/rules": a.Rules, "/api/v1/alerts": a.Alerts,
 	} {
 		mux.HandleFunc(pattern, h)
 	}
@@ -241,6 +241,22 @@ func TestGrafanaCalls(t *testing.T) {
 				t.Errorf("query_exemplars: %s", ex.Data)
 			}
 			call(t, srv, method, "/api/v1/query_exemplars", url.Values{"query": {`sum(`}}, 400)
+			// The alerting pages (a data source that manages alerts): no
+			// rule groups and no alerts, as Prometheus with no rule files.
+			if r := call(t, srv, method, "/api/v1/rules", url.Values{"type": {"alert"}, "exclude_alerts": {"true"}}, 200); string(r.Data) != `{"groups":[]}` {
+				t.Errorf("rules: %s", r.Data)
+			}
+			for _, bad := range []url.Values{
+				{"type": {"alerts"}}, {"exclude_alerts": {"maybe"}}, {"match[]": {"{"}},
+				{"group_limit": {"0"}}, {"group_next_token": {"x"}}, {"group_limit": {"2"}, "group_next_token": {"x"}},
+			} {
+				if r := call(t, srv, method, "/api/v1/rules", bad, 400); r.ErrorType != "bad_data" {
+					t.Errorf("rules %v: %+v", bad, r)
+				}
+			}
+			if r := call(t, srv, method, "/api/v1/alerts", nil, 200); string(r.Data) != `{"alerts":[]}` {
+				t.Errorf("alerts: %s", r.Data)
+			}
 			// An instant vector, as the table view and the explore page ask.
 			var v vectorData
 			decode(t, call(t, srv, method, "/api/v1/query", url.Values{"query": {`cpu_usage_idle`}, "time": {"1740794400.5"}}, 200).Data, &v)

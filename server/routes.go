@@ -101,6 +101,9 @@ func (s *Server) routes() []route {
 		{"POST /api/v1/format_query", need(auth.ScopeRead, someKind), prom(pq.FormatQuery)},
 		{"GET /api/v1/query_exemplars", need(auth.ScopeRead, someKind), prom(pq.QueryExemplars)},
 		{"POST /api/v1/query_exemplars", need(auth.ScopeRead, someKind), prom(pq.QueryExemplars)},
+		{"GET /api/v1/rules", need(auth.ScopeRead, someKind), prom(pq.Rules)},
+		{"POST /api/v1/rules", need(auth.ScopeRead, someKind), prom(pq.Rules)},
+		{"GET /api/v1/alerts", need(auth.ScopeRead, someKind), prom(pq.Alerts)},
 
 		// Every other path: JSON 404 (and 405 where the path exists).
 		{"/", public, s.notFound},
