@@ -38,10 +38,13 @@ import (
 // for a period a pass may have computed meanwhile: remarkersFor), so that
 // a crash between the two leaves the period marked. The rollup pass
 // computes the periods of markers that ended LateWindow ago or more,
-// finest tier first (repairing the series' latest reading from the raw
-// readings of a finest period: repairLatest), writes a marker for the
-// coarser period each one belongs to, and deletes the marker under the
-// condition that no writer has marked it again meanwhile. A reading that
+// finest tier first (a series-day at a time: the day's marked periods
+// from one read of its raw readings, written with the coarser period's
+// marker in one batch; and, once per series, repairing its latest
+// reading from the raw readings of its marked periods: repairLatest),
+// writes a marker for the coarser period each one belongs to, and
+// deletes the marker under the condition that no writer has marked it
+// again meanwhile. A reading that
 // arrives after its period was computed marks it again, and the next pass
 // recomputes it (and the coarser periods holding it).
 
