@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/timetable-db/timetable"
 )
@@ -322,5 +323,80 @@ func rollupDayModel(t *testing.T, b backend, l Layout, seed uint64) {
 	}
 	if err := checkHours(ctx, k, ctl, clk.Now(), true); err == nil {
 		t.Fatal("the checker missed a reading the rollups do not hold, in an hour not marked")
+	}
+}
+
+// unprocessedAPI applies only the first half of each BatchWriteItem call
+// of more than one write and returns the rest as unprocessed, as
+// DynamoDB may under load.
+type unprocessedAPI struct {
+	timetable.API
+	calls, returned atomic.Int64
+}
+
+func (a *unprocessedAPI) BatchWriteItem(ctx context.Context, in *dynamodb.BatchWriteItemInput, opts ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error) {
+	a.calls.Add(1)
+	var left map[string][]types.WriteRequest
+	do := map[string][]types.WriteRequest{}
+	for name, ws := range in.RequestItems {
+		n := len(ws)
+		if n > 1 {
+			n = len(ws) / 2
+			if left == nil {
+				left = map[string][]types.WriteRequest{}
+			}
+			left[name] = ws[n:]
+			a.returned.Add(int64(len(ws) - n))
+		}
+		do[name] = ws[:n]
+	}
+	out, err := a.API.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{RequestItems: do, ReturnConsumedCapacity: in.ReturnConsumedCapacity}, opts...)
+	if err != nil {
+		return nil, err
+	}
+	for name, ws := range out.UnprocessedItems {
+		left[name] = append(ws, left[name]...)
+	}
+	out.UnprocessedItems = left
+	return out, nil
+}
+
+// TestRollup_UnprocessedItems runs the rollup pass on a table that leaves
+// half of each batch unprocessed: the pass's batches are retried until
+// every hour's rollup is written, and then the markers go.
+func TestRollup_UnprocessedItems(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock(t0.Add(49 * time.Hour))
+	api := &unprocessedAPI{API: openEngine(t, clk)}
+	st, k := openKind(t, api, testOptions(t, clk), sensorSchema(Chunks))
+	rs := sensorReadings(t0, time.Minute, 48*60)
+	if err := k.WriteSync(ctx, "s1", rs...); err != nil {
+		t.Fatal(err)
+	}
+	api.returned.Store(0)
+	if err := st.Rollup(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if api.returned.Load() == 0 {
+		t.Fatal("no write was left unprocessed")
+	}
+	hours, err := k.Rollups(ctx, "s1", Hourly, t0, t0.Add(48*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPeriods(t, "hourly", hours, expect(rs, 2, hourOf))
+	days, err := k.Rollups(ctx, "s1", Daily, t0, t0.Add(48*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPeriods(t, "daily", days, expect(rs, 2, dayOf))
+	ms, err := k.markers(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if m.g != 2 {
+			t.Errorf("marker left: %+v", m)
+		}
 	}
 }
