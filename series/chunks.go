@@ -386,6 +386,9 @@ func (l chunkLayout) units(ctx context.Context, id string, lo, hi int64, pending
 		}
 	}
 	var mu sync.Mutex
+	// scratch is the unit of one reading, reused (under mu): fn keeps
+	// none.
+	scratch := newUnit(nf)
 	// fold folds the readings of b (in order) in [wlo, whi) (a group's
 	// window) and [lo, hi), the duplicate rule applied.
 	fold := func(b *rbatch, wlo, whi int64) {
@@ -395,9 +398,10 @@ func (l chunkLayout) units(ctx context.Context, id string, lo, hi int64, pending
 		defer mu.Unlock()
 		for i, t := range b.t {
 			if t >= wlo && t < whi {
-				u := newUnit(nf)
-				u.addReading(t, apos{b.seq[i], b.idx[i]}, b.vals[i*nf:(i+1)*nf])
-				fn(bucket(t), u)
+				scratch.n = 0
+				clear(scratch.fields)
+				scratch.addReading(t, apos{b.seq[i], b.idx[i]}, b.vals[i*nf:(i+1)*nf])
+				fn(bucket(t), scratch)
 			}
 		}
 	}

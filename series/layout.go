@@ -65,7 +65,8 @@ type merger interface {
 
 // A unitReader is a layout with its own way of folding raw readings
 // into aggregates (Chunks: stored aggregates of whole chunks); the others
-// fold the readings of an iteration (see Kind.rawUnits).
+// fold the readings of an iteration (see Kind.rawUnits). fn must not
+// keep u past its call: its fields may be reused.
 type unitReader interface {
 	units(ctx context.Context, id string, lo, hi int64, pending []rec, bucket func(int64) int64, fn func(start int64, u unit)) error
 }

@@ -38,10 +38,13 @@ import (
 // for a period a pass may have computed meanwhile: remarkersFor), so that
 // a crash between the two leaves the period marked. The rollup pass
 // computes the periods of markers that ended LateWindow ago or more,
-// finest tier first (repairing the series' latest reading from the raw
-// readings of a finest period: repairLatest), writes a marker for the
-// coarser period each one belongs to, and deletes the marker under the
-// condition that no writer has marked it again meanwhile. A reading that
+// finest tier first (a series-day at a time: the day's marked periods
+// from one read of its raw readings, written with the coarser period's
+// marker in one batch; and, once per series, repairing its latest
+// reading from the raw readings of its marked periods: repairLatest),
+// writes a marker for the coarser period each one belongs to, and
+// deletes the marker under the condition that no writer has marked it
+// again meanwhile. A reading that
 // arrives after its period was computed marks it again, and the next pass
 // recomputes it (and the coarser periods holding it).
 
@@ -355,6 +358,11 @@ const rollupDeleteBatch = 1024
 // a Sync has made their rollups (and the coarser markers) durable, so
 // that a crash never keeps a marker's delete and loses what it marked:
 // one Sync per batch instead of one per write.
+//
+// The finest tier is computed a series-day at a time (rollDay): the due
+// periods of a day from one read of its raw readings, written with the
+// coarser period's marker in one batch; the series' latest reading is
+// repaired once per pass, over all its due periods.
 func (k *Kind) rollupPass(ctx context.Context) error {
 	ms, err := k.markers(ctx, "")
 	if err != nil {
@@ -387,7 +395,13 @@ func (k *Kind) rollupPass(ctx context.Context) error {
 		}
 		done = done[:0]
 	}
-	for _, g := range k.s.Rollups {
+	stopped := func() error {
+		if err := ctx.Err(); err != nil {
+			return errors.Join(append(errs, fmt.Errorf("series: rollup pass stopped: %w", err))...)
+		}
+		return nil
+	}
+	for ti, g := range k.s.Rollups {
 		coarser := k.s.coarser(g)
 		written := map[string]bool{} // coarser markers written in this pass
 		// The markers of each series, which its recomputations need:
@@ -397,7 +411,7 @@ func (k *Kind) rollupPass(ctx context.Context) error {
 			byID[m.id] = append(byID[m.id], m)
 		}
 		k.st.stats.visited(len(ms))
-		var next []marker
+		var next, due []marker
 		for _, m := range ms {
 			if m.g != g {
 				next = append(next, m)
@@ -406,8 +420,61 @@ func (k *Kind) rollupPass(ctx context.Context) error {
 			if now < m.end+late {
 				continue
 			}
-			if err := ctx.Err(); err != nil {
-				return errors.Join(append(errs, fmt.Errorf("series: rollup pass stopped: %w", err))...)
+			due = append(due, m)
+		}
+		if ti == 0 {
+			// The finest tier, from the raw readings: by series, then
+			// by day.
+			slices.SortFunc(due, func(a, b marker) int {
+				return cmp.Or(strings.Compare(a.id, b.id), cmp.Compare(a.start, b.start))
+			})
+			for i := 0; i < len(due); {
+				id := due[i].id
+				j := i + 1
+				for j < len(due) && due[j].id == id {
+					j++
+				}
+				mine := due[i:j]
+				i = j
+				if err := stopped(); err != nil {
+					return err
+				}
+				if err := k.repairLatest(wctx, id, mine[0].start, mine[len(mine)-1].end); err != nil {
+					errs = append(errs, err)
+					continue
+				}
+				for a := 0; a < len(mine); {
+					day := periodStart(mine[a].start, keys.Day)
+					b := a + 1
+					for b < len(mine) && periodStart(mine[b].start, keys.Day) == day {
+						b++
+					}
+					grp := mine[a:b]
+					a = b
+					if err := stopped(); err != nil {
+						return err
+					}
+					cm, err := k.rollDay(wctx, id, g, coarser, grp, written)
+					if err != nil {
+						errs = append(errs, err)
+						continue
+					}
+					if cm != nil {
+						next = append(next, *cm)
+					}
+					computed = true
+					if done = append(done, grp...); len(done) >= rollupDeleteBatch {
+						release()
+					}
+				}
+			}
+			release()
+			ms = next
+			continue
+		}
+		for _, m := range due {
+			if err := stopped(); err != nil {
+				return err
 			}
 			if err := k.recompute(wctx, m.id, g, m.start, byID[m.id]); err != nil {
 				errs = append(errs, err)
@@ -435,17 +502,35 @@ func (k *Kind) rollupPass(ctx context.Context) error {
 		release()
 		ms = next
 	}
-	// Markers of a kind without rollups, and of tiers no longer kept.
+	// Markers of a kind without rollups, and of tiers no longer kept. The
+	// hour markers of a kind without rollups lead to its series' latest
+	// readings, repaired once per series.
+	repaired := map[string]error{}
+	if k.finest() == 0 {
+		span := map[string][2]int64{}
+		for _, m := range ms {
+			if m.g != keys.Hour || now < m.end+late {
+				continue
+			}
+			s, ok := span[m.id]
+			if !ok {
+				s = [2]int64{m.start, m.end}
+			}
+			span[m.id] = [2]int64{min(s[0], m.start), max(s[1], m.end)}
+		}
+		for id, s := range span {
+			repaired[id] = k.repairLatest(ctx, id, s[0], s[1])
+			if err := repaired[id]; err != nil {
+				errs = append(errs, err)
+			}
+		}
+	}
 	for _, m := range ms {
 		if k.s.hasTier(m.g) {
 			continue
 		}
 		if k.finest() == 0 && m.g == keys.Hour {
-			if now < m.end+late {
-				continue
-			}
-			if err := k.repairLatest(ctx, m.id, m.start, m.end); err != nil {
-				errs = append(errs, err)
+			if now < m.end+late || repaired[m.id] != nil {
 				continue
 			}
 		}
@@ -459,6 +544,97 @@ func (k *Kind) rollupPass(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// rollDay computes the periods of the finest tier g that ms (markers of
+// series id, of one day, sorted by time) mark, from one read of the raw
+// readings from the first to the end of the last, and writes them with
+// the marker of the coarser period holding them (unless written holds
+// it: it then records it) in one batch. It returns that marker, nil if
+// none was written. On an error nothing is known written: the markers
+// stay.
+func (k *Kind) rollDay(ctx context.Context, id string, g, coarser keys.Granularity, ms []marker, written map[string]bool) (*marker, error) {
+	starts := make([]int64, len(ms))
+	for i, m := range ms {
+		starts[i] = m.start
+	}
+	ws, err := k.finestWrites(ctx, id, g, starts)
+	if err != nil {
+		return nil, err
+	}
+	var cm *marker
+	key := ""
+	if coarser != 0 {
+		cp := periodKey(ms[0].start, coarser)
+		key = id + "\x00" + cp
+		if !written[key] {
+			item := k.markerItem(id, cp)
+			ws = append(ws, table.PutRequest(item))
+			m, _ := parseMarker(item)
+			cm = &m
+		}
+	}
+	if err := k.st.tbl.BatchWrite(ctx, ws); err != nil {
+		return nil, fmt.Errorf("series: cannot write the %s rollups of %s on %s: %w", tierOf(g), k.entity(id), periodKey(ms[0].start, keys.Day), err)
+	}
+	if cm != nil {
+		written[key] = true
+	}
+	return cm, nil
+}
+
+// finestWrites computes the periods of the finest tier g starting at
+// starts (sorted, distinct) of series id from one read of the raw
+// readings over [starts[0], end of the last period), the readings of
+// periods not in starts skipped, and returns the write of each: a put of
+// its rollup item, or a delete of it where the period holds no reading.
+// Periods whose raw readings have (partly) expired are left out: their
+// source can no longer tell the whole truth.
+func (k *Kind) finestWrites(ctx context.Context, id string, g keys.Granularity, starts []int64) ([]table.WriteRequest, error) {
+	cut := k.cutoff(k.s.retentionOf(k.s.finer(g)))
+	i, _ := slices.BinarySearch(starts, cut)
+	starts = starts[i:]
+	if len(starts) == 0 {
+		return nil, nil
+	}
+	lo, hi := starts[0], periodEnd(starts[len(starts)-1], g)
+	units := make(map[int64]*unit, len(starts))
+	for _, s := range starts {
+		u := newUnit(len(k.s.Fields))
+		units[s] = &u
+	}
+	bucket := func(t int64) int64 { return periodStart(t, g) }
+	err := k.rawUnits(ctx, id, lo, hi, nil, bucket, func(start int64, v unit) {
+		if u := units[start]; u != nil {
+			u.merge(v)
+		}
+	})
+	if err != nil {
+		if len(starts) == 1 {
+			return nil, fmt.Errorf("series: cannot compute the %s rollup %s of %s: %w", tierOf(g), periodKey(lo, g), k.entity(id), err)
+		}
+		return nil, fmt.Errorf("series: cannot compute the %s rollups %s to %s of %s: %w", tierOf(g), periodKey(lo, g), periodKey(starts[len(starts)-1], g), k.entity(id), err)
+	}
+	pk := k.rollupPK(id, g)
+	now := timeMs(k.st.now())
+	ws := make([]table.WriteRequest, 0, len(starts)+1)
+	for _, s := range starts {
+		u := units[s]
+		sk := periodKey(s, g)
+		if u.n == 0 {
+			ws = append(ws, table.DeleteRequest(table.K(pk, sk)))
+			continue
+		}
+		end := periodEnd(s, g)
+		item := table.Item{attrPK: strAV(pk), attrSK: strAV(sk)}
+		putUnit(item, &k.s, *u)
+		if now >= end {
+			item[attrDone] = &types.AttributeValueMemberBOOL{Value: true}
+		}
+		k.putTTL(item, end, k.s.retentionOf(g))
+		ws = append(ws, table.PutRequest(item))
+	}
+	return ws, nil
 }
 
 // tierOf maps a rollup granularity to its Tier.
@@ -487,6 +663,25 @@ func (k *Kind) recompute(ctx context.Context, id string, g keys.Granularity, sta
 	if start < k.cutoff(k.s.retentionOf(src)) {
 		return nil
 	}
+	if src == 0 {
+		ws, err := k.finestWrites(ctx, id, g, []int64{start})
+		if err != nil {
+			return err
+		}
+		if err := k.repairLatest(ctx, id, start, end); err != nil {
+			return err
+		}
+		for _, w := range ws {
+			if w.Put != nil {
+				if _, err := k.st.tbl.Put(ctx, w.Put, nil); err != nil {
+					return fmt.Errorf("series: cannot write the %s rollup %s of %s: %w", tierOf(g), periodKey(start, g), k.entity(id), err)
+				}
+			} else if _, err := k.st.tbl.Delete(ctx, w.Delete, nil); err != nil {
+				return fmt.Errorf("series: cannot delete an empty rollup: %w", err)
+			}
+		}
+		return nil
+	}
 	u := newUnit(len(k.s.Fields))
 	var mine []marker
 	for _, m := range ms {
@@ -500,11 +695,6 @@ func (k *Kind) recompute(ctx context.Context, id string, g keys.Granularity, sta
 	err := c.collect(ctx, src, start, end)
 	if err != nil {
 		return fmt.Errorf("series: cannot compute the %s rollup %s of %s: %w", tierOf(g), periodKey(start, g), k.entity(id), err)
-	}
-	if src == 0 {
-		if err := k.repairLatest(ctx, id, start, end); err != nil {
-			return err
-		}
 	}
 	key := table.K(k.rollupPK(id, g), periodKey(start, g))
 	if u.n == 0 {
@@ -675,7 +865,8 @@ const ctxCheckEvery = 4096
 // is a unitReader, per stored aggregate it can use), the duplicate rule
 // applied. pending are buffered readings to count too, in place of their
 // copies in the table if their flush wrote them already (nil for
-// rollups, which are computed from what is stored).
+// rollups, which are computed from what is stored). fn must not keep u
+// past its call: its fields may be reused.
 func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, pending []rec, bucket func(int64) int64, fn func(start int64, u unit)) error {
 	lo = max(lo, k.rawCutoff())
 	if lo >= hi {
@@ -686,11 +877,13 @@ func (k *Kind) rawUnits(ctx context.Context, id string, lo, hi int64, pending []
 	}
 	it := k.iter(ctx, id, Query{From: msTime(lo), To: msTime(hi)}, pending)
 	defer it.Close()
+	u := newUnit(len(k.s.Fields))
 	for n := 1; it.Next(); n++ {
 		if n%ctxCheckEvery == 0 && ctx.Err() != nil {
 			return fmt.Errorf("series: aggregating %s stopped: %w", k.entity(id), context.Cause(ctx))
 		}
-		u := newUnit(len(k.s.Fields))
+		u.n = 0
+		clear(u.fields)
 		r := it.cur.rec(it.ci)
 		u.addReading(r.t, apos{r.seq, it.cur.idx[it.ci]}, r.vals)
 		fn(bucket(r.t), u)
