@@ -3,11 +3,15 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
+	"runtime/metrics"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // defaultMemoryLimit is serve's soft memory limit unless --memory-limit
@@ -113,4 +117,31 @@ func fmtMemoryLimit(n int64) string {
 		return "off"
 	}
 	return fmt.Sprintf("%.0fMiB", float64(n)/(1<<20))
+}
+
+// watchMemoryLimit warns, at most once an hour, when the live heap is
+// more than three quarters of the soft memory limit: the collector then
+// runs often, and past the limit back to back. It checks every period
+// until ctx is done.
+func watchMemoryLimit(ctx context.Context, logger *slog.Logger, period time.Duration) {
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/gomemlimit:bytes"}}
+	var warned time.Time
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	for {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() == metrics.KindUint64 && sample[1].Value.Kind() == metrics.KindUint64 {
+			live, limit := sample[0].Value.Uint64(), sample[1].Value.Uint64()
+			if live > 0 && live > limit/4*3 && time.Since(warned) > time.Hour {
+				warned = time.Now()
+				logger.Warn("the live heap is near the soft memory limit: the garbage collector runs often, and past the limit takes up to half the CPU; raise --memory-limit (or GOMEMLIMIT)",
+					"live_heap", fmtMemoryLimit(int64(live)), "memory_limit", fmtMemoryLimit(int64(limit)))
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
 }

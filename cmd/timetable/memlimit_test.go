@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"math"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -72,5 +73,23 @@ func TestServe_MemoryLimit(t *testing.T) {
 	}
 	if code := run(context.Background(), []string{"serve", "--in-memory", "--memory-limit", "lots"}, &strings.Builder{}, &strings.Builder{}); code != 2 {
 		t.Errorf("--memory-limit lots: exit %d, want 2", code)
+	}
+}
+
+// TestServe_MemoryLimitWarns serves with a limit below the live heap:
+// the log warns that the limit should be raised.
+func TestServe_MemoryLimitWarns(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	_, stderr, stop := startServeInProcess(t, 10*time.Second, "--in-memory", "--no-auth", "--memory-limit", "1MiB")
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(stderr.String(), "raise --memory-limit") && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "raise --memory-limit") {
+		t.Fatalf("no warning with the live heap past the limit:\n%s", stderr)
 	}
 }

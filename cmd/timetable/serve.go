@@ -335,6 +335,9 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		defer stopGC()
 		go keepGCHeadroom(gctx, gcHeadroom)
 	}
+	mctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go watchMemoryLimit(mctx, logger, 10*time.Second)
 	served := make(chan error, 1)
 	go func() { served <- frontSrv.Serve(ln) }()
 
