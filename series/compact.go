@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -462,12 +463,14 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 		}
 	}
 	// The sources of the merge (but for an item the merge wrote again,
-	// the same readings under the same key).
+	// the same readings under the same key). Their keys are copied: the
+	// Store may remember them for the grace (leftSources), and a key read
+	// from the table may share the memory of its whole item.
 	var left []string
 	for _, in := range sets {
 		for _, c := range in {
 			if !written[c.sk] {
-				left = append(left, c.sk)
+				left = append(left, strings.Clone(c.sk))
 			}
 		}
 	}

@@ -4,9 +4,14 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/timetable-db/timetable"
 	"github.com/timetable-db/timetable/table"
 )
 
@@ -279,4 +284,97 @@ func TestCompactWritten_LateReadings(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantSnapshot(t, "after the close", fmtReadings(got), fmtReadings(all))
+}
+
+// itemSpans is a timetable.API that records, for each item its
+// queries return, the memory its string values span, and keeps the
+// items alive (so that no later allocation takes their addresses).
+type itemSpans struct {
+	timetable.API
+	mu    sync.Mutex
+	spans [][2]uintptr
+	keep  []*dynamodb.QueryOutput
+}
+
+func (a *itemSpans) Query(ctx context.Context, in *dynamodb.QueryInput, optFns ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error) {
+	out, err := a.API.Query(ctx, in, optFns...)
+	if err != nil {
+		return out, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.keep = append(a.keep, out)
+	for _, item := range out.Items {
+		lo, hi := ^uintptr(0), uintptr(0)
+		for _, v := range item {
+			if s, ok := v.(*types.AttributeValueMemberS); ok && s.Value != "" {
+				p := uintptr(unsafe.Pointer(unsafe.StringData(s.Value)))
+				lo, hi = min(lo, p), max(hi, p+uintptr(len(s.Value)))
+			}
+		}
+		if lo < hi {
+			a.spans = append(a.spans, [2]uintptr{lo, hi})
+		}
+	}
+	return out, nil
+}
+
+// within reports whether s lies in the memory of an item returned, with
+// more of the item's memory around it.
+func (a *itemSpans) within(s string) bool {
+	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, sp := range a.spans {
+		if p >= sp[0] && p+uintptr(len(s)) <= sp[1] && sp[1]-sp[0] > uintptr(len(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCompactWritten_LeftSourcesOwnMemory merges closed days with a
+// grace, so that the Store remembers their sources' keys for the grace:
+// none of those keys may share the memory of the item it was read from
+// (the embedded engine decodes an item's strings from one copy of it),
+// or each would keep its whole item alive for CompactGrace: an ingest of
+// past days held some 130 MB so.
+func TestCompactWritten_LeftSourcesOwnMemory(t *testing.T) {
+	clk := newClock(t0.Add(48*time.Hour + 10*time.Minute))
+	api := &itemSpans{API: openEngine(t, clk)}
+	st := openStore(t, api, testOptions(t, clk), compactSchema(1))
+	k := mustKind(t, st, "C")
+	ctx := context.Background()
+	const ids = 20
+	var day []Reading
+	for i := range 24 * 60 {
+		day = append(day, Reading{Time: t0.Add(time.Duration(i) * time.Minute), Values: []float64{float64(i) * 1.37, float64(i%13) + 0.5}, Tags: []string{"somewhere"}})
+	}
+	for half := range 2 {
+		for i := range ids {
+			if err := k.Write(ctx, fmt.Sprintf("s%04d", i), day[half*12*60:(half+1)*12*60]...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := st.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	compactWrittenPass(t, st, k)
+	st.left.mu.Lock()
+	defer st.left.mu.Unlock()
+	if st.left.n < ids*24 {
+		t.Fatalf("the Store remembers %d sources, want at least %d", st.left.n, ids*24)
+	}
+	shared := 0
+	for _, g := range st.left.groups {
+		for _, sk := range g.sks {
+			if api.within(sk) {
+				shared++
+			}
+		}
+	}
+	if shared > 0 {
+		t.Fatalf("%d of the %d source keys remembered share their item's memory", shared, st.left.n)
+	}
 }

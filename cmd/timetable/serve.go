@@ -120,6 +120,7 @@ type serveFlags struct {
 	collectRate                                         float64
 	// The names the Host header may give besides this machine's.
 	allowedHosts string
+	memoryLimit  string
 }
 
 func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
@@ -169,6 +170,7 @@ func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
 	fs.DurationVar(&f.rollupInterval, "rollup-interval", time.Minute, "how often the series' hourly, daily and monthly rollups of the periods written to are computed, and the label index of a kind written by an earlier version is built (on a shared backend, by one server per kind at a time, under a lease of three intervals; negative: never)")
 	fs.DurationVar(&f.compactInterval, "compact-interval", time.Minute, "how often the small chunk items of each series and hour are merged (on a shared backend, by one server per kind at a time, under a lease of three intervals; negative: never)")
 	fs.DurationVar(&f.shardLifetime, "stream-shard-lifetime", 4*time.Hour, "how long a shard of a DynamoDB stream takes records before a child shard follows it, as DynamoDB rolls shards over about every 4 hours (shorter, e.g. 1m, to test that consumers follow closed shards; negative: never)")
+	fs.StringVar(&f.memoryLimit, "memory-limit", "auto", "soft limit of the memory the Go runtime holds (heap, stacks; not the engine's block cache and memtables), as 512MiB or 2GB: near it the garbage collector runs more often, for some CPU; past it (live data larger) it runs back to back with at most half the CPU. auto: GOMEMLIMIT if set, else 256MiB or half the machine's memory if less; off: no limit")
 	return f
 }
 
@@ -187,6 +189,17 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	logger, err := newLogger(c.Stderr, f.logFormat, f.verbose)
 	if err != nil {
 		return err
+	}
+	explicit := false
+	fs.Visit(func(fl *flag.Flag) { explicit = explicit || fl.Name == "memory-limit" })
+	memLimit, setLimit, err := memoryLimit(f.memoryLimit, explicit, os.Getenv("GOMEMLIMIT"), machineMemory())
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "timetable serve: %v\n", err)
+		return errUsage
+	}
+	if setLimit {
+		orig := debug.SetMemoryLimit(memLimit)
+		defer debug.SetMemoryLimit(orig)
 	}
 
 	if f.maxInFlight <= 2*wire.DefaultMaxBodyBytes {
@@ -322,10 +335,13 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		defer stopGC()
 		go keepGCHeadroom(gctx, gcHeadroom)
 	}
+	mctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go watchMemoryLimit(mctx, logger, 10*time.Second)
 	served := make(chan error, 1)
 	go func() { served <- frontSrv.Serve(ln) }()
 
-	logger.Info("serving", "endpoint", endpoint, "data", eng.where, "auth", eng.auth != nil, "sync", !f.noSync && !st.inMemory, "sync_writes", f.syncWrites)
+	logger.Info("serving", "endpoint", endpoint, "data", eng.where, "auth", eng.auth != nil, "sync", !f.noSync && !st.inMemory, "sync_writes", f.syncWrites, "memory_limit", fmtMemoryLimit(debug.SetMemoryLimit(-1)))
 	if st.remote != "" {
 		logger.Info("on a remote backend", "local", localKept(st, f.syncWrites), "cache_ttl", f.cacheTTL)
 	}
