@@ -30,8 +30,11 @@ func (t *Table) QueryPages(ctx context.Context, qs []*Query) (pages []*Page, err
 		return pages, errs
 	}
 	type first struct {
-		out  *dynamodb.QueryOutput
-		used bool
+		in    *dynamodb.QueryInput // without ExclusiveStartKey and Limit
+		start Item
+		names []string
+		out   *dynamodb.QueryOutput
+		used  bool
 	}
 	var (
 		ins   []*dynamodb.QueryInput
@@ -43,11 +46,12 @@ func (t *Table) QueryPages(ctx context.Context, qs []*Query) (pages []*Page, err
 			errs[i] = fmt.Errorf("table: nil Query")
 			continue
 		}
-		in, start, _, err := t.queryInput(q)
+		in, start, names, err := t.queryInput(q)
 		if err != nil {
 			errs[i] = err
 			continue
 		}
+		firsts[i] = &first{in: in, start: start, names: names}
 		// The first call's Limit, as Iter.Next makes it.
 		limit := max(q.PageSize, 0)
 		if limit == 0 && q.Limit > 0 {
@@ -69,19 +73,18 @@ func (t *Table) QueryPages(ctx context.Context, qs []*Query) (pages []*Page, err
 		if j < len(berrs) && berrs[j] == nil && j < len(outs) && outs[j] != nil {
 			t.called("Query", nil)
 			t.stats.consumed("Query", outs[j].ConsumedCapacity)
-			firsts[i] = &first{out: outs[j]}
+			firsts[i].out = outs[j]
 		}
 	}
 	for _, i := range which {
 		f := firsts[i]
-		if f == nil {
+		if f.out == nil {
 			// Not answered in the batch: the ordinary path.
 			pages[i], errs[i] = t.Query(ctx, qs[i])
 			continue
 		}
-		in, start, names, _ := t.queryInput(qs[i])
-		q := qs[i]
-		it := newIter(ctx, names, q.Projection, q.PageSize, q.Limit, start, func(ctx context.Context, start Item, limit int) ([]Item, Item, error) {
+		q, in := qs[i], f.in
+		it := newIter(ctx, f.names, q.Projection, q.PageSize, q.Limit, f.start, func(ctx context.Context, start Item, limit int) ([]Item, Item, error) {
 			if !f.used {
 				// The first call, made in the batch.
 				f.used = true
