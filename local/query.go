@@ -432,4 +432,5 @@ func rangeValueTooLarge(v types.AttributeValue) bool {
 	}
 	return false
 }
+
 var _ timetable.QueryBatcher = (*DB)(nil)
