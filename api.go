@@ -79,3 +79,15 @@ type Backend interface {
 	API
 	Close() error
 }
+
+// QueryBatcher is an optional capability of an API: answering many Query
+// requests in one call, each answer (outs[i], or the error errs[i]) what
+// Query would answer ins[i], read more cheaply than by a call each (the
+// embedded engine reads them all with one storage iterator). Requests
+// answered with an error may be sent again through Query, which applies
+// the usual retries. Package table uses it to read the first pages of
+// many partitions at once (Table.QueryPages), and runs the requests
+// concurrently through Query on an API without it.
+type QueryBatcher interface {
+	QueryBatch(ctx context.Context, ins []*dynamodb.QueryInput) (outs []*dynamodb.QueryOutput, errs []error)
+}

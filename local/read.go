@@ -47,6 +47,12 @@ type scanResult struct {
 }
 
 func (db *DB) runScan(s *scan) (*scanResult, error) {
+	return db.runScanOn(nil, s)
+}
+
+// runScanOn is runScan on the iterator it, its bounds set to s's, or on
+// an iterator of its own when it is nil.
+func (db *DB) runScanOn(it *pebble.Iterator, s *scan) (*scanResult, error) {
 	r := &scanResult{}
 	if !s.count {
 		r.items = []Item{}
@@ -54,7 +60,7 @@ func (db *DB) runScan(s *scan) (*scanResult, error) {
 	// The page's items take their string and number values from shared
 	// blocks: one allocation per 32 values rather than one each.
 	var dec codec.Decoder
-	err := db.walk(s, func(it *pebble.Iterator) (bool, error) {
+	err := db.walkOn(it, s, func(it *pebble.Iterator) (bool, error) {
 		item, err := decodeItemWith(&dec, it.Value())
 		if err != nil {
 			return false, fmt.Errorf("local: cannot read %x: %w", it.Key(), err)
@@ -105,11 +111,21 @@ func (db *DB) runScan(s *scan) (*scanResult, error) {
 // s's order, until visit reports the page done or fails, or the range
 // ends. It returns visit's error, else the iterator's.
 func (db *DB) walk(s *scan, visit func(it *pebble.Iterator) (done bool, err error)) error {
-	it, err := db.pdb.NewIter(&pebble.IterOptions{LowerBound: s.lower, UpperBound: s.upper})
-	if err != nil {
-		return err
+	return db.walkOn(nil, s, visit)
+}
+
+// walkOn is walk on the iterator it, its bounds set to s's (see
+// SetBounds), or on an iterator of its own when it is nil.
+func (db *DB) walkOn(it *pebble.Iterator, s *scan, visit func(it *pebble.Iterator) (done bool, err error)) error {
+	if it == nil {
+		var err error
+		if it, err = db.pdb.NewIter(&pebble.IterOptions{LowerBound: s.lower, UpperBound: s.upper}); err != nil {
+			return err
+		}
+		defer it.Close()
+	} else {
+		it.SetBounds(s.lower, s.upper)
 	}
-	defer it.Close()
 	valid := it.First()
 	if s.reverse {
 		valid = it.Last()

@@ -208,19 +208,23 @@ const (
 	readAhead = 32
 	// readers is the most reads of one selection at once.
 	readers = 8
+	// readBatch is the most series one read takes at once: the first
+	// pages of their chunks are read in one call (series.ReadColumns).
+	readBatch = 16
 )
 
 // fetcher reads the samples of the series of one selection, in the
 // order of the series set: when the engine asks for the samples of
-// series i, those of series i to i+readAhead not asked for or queued yet
-// are queued, and at most readers goroutines read the queue in order, so
-// that the store's latency and the decoding overlap the engine's work. A
-// goroutine reads series after series while the queue holds some and
-// ends when it is empty: a read goes deep through the store's layers,
-// and a goroutine that has grown its stack to that depth once keeps it
-// for the next series (a goroutine per series grew a fresh stack each
-// time). The samples of a series are handed out once; asked again, the
-// series is read again.
+// series i, and fewer than readAhead/2 series after it are queued, those
+// of series i to i+readAhead not asked for or queued yet are queued, and
+// at most readers goroutines read the queue in order, each taking up to
+// readBatch series of one kind at a time, so that the store's latency
+// and the decoding overlap the engine's work. A goroutine reads batch
+// after batch while the queue holds some and ends when it is empty: a
+// read goes deep through the store's layers, and a goroutine that has
+// grown its stack to that depth once keeps it for the next series (a
+// goroutine per series grew a fresh stack each time). The samples of a
+// series are handed out once; asked again, the series is read again.
 type fetcher struct {
 	ctx   context.Context
 	sel   []*selected
@@ -230,6 +234,7 @@ type fetcher struct {
 	queue   []int // the slots queued, read from queue[head] on
 	head    int
 	workers int // goroutines reading
+	next    int // the slots before it were queued or taken
 }
 
 // fetchSlot is the read of one series.
@@ -251,13 +256,17 @@ func newFetcher(ctx context.Context, sel []*selected) *fetcher {
 // take returns the samples of series i.
 func (f *fetcher) take(i int) (samples, error) {
 	f.mu.Lock()
-	for j := i; j < min(i+1+readAhead, len(f.slots)); j++ {
-		if sl := &f.slots[j]; sl.done == nil && !sl.taken {
-			sl.done = make(chan struct{})
-			f.queue = append(f.queue, j)
+	if sl := &f.slots[i]; (sl.done == nil && !sl.taken) || f.next-i <= readAhead/2 {
+		end := min(i+1+readAhead, len(f.slots))
+		for j := i; j < end; j++ {
+			if sl := &f.slots[j]; sl.done == nil && !sl.taken {
+				sl.done = make(chan struct{})
+				f.queue = append(f.queue, j)
+			}
 		}
+		f.next = max(f.next, end)
 	}
-	for f.workers < min(readers, len(f.queue)-f.head) {
+	for f.workers < min(readers, (len(f.queue)-f.head+readBatch-1)/readBatch) {
 		f.workers++
 		go f.work()
 	}
@@ -274,8 +283,10 @@ func (f *fetcher) take(i int) (samples, error) {
 	return s, err
 }
 
-// work reads the queued slots, in order, until none is left.
+// work reads the queued slots, in order, until none is left: a run of
+// consecutive slots of one kind and field (up to readBatch) at a time.
 func (f *fetcher) work() {
+	var batch []int
 	for {
 		f.mu.Lock()
 		if f.head == len(f.queue) {
@@ -284,15 +295,49 @@ func (f *fetcher) work() {
 			f.mu.Unlock()
 			return
 		}
-		j := f.queue[f.head]
+		batch = append(batch[:0], f.queue[f.head])
 		f.head++
+		for f.head < len(f.queue) && len(batch) < readBatch && f.sameRead(batch[0], f.queue[f.head]) {
+			batch = append(batch, f.queue[f.head])
+			f.head++
+		}
 		f.mu.Unlock()
-		sl := &f.slots[j]
-		if sl.err = f.ctx.Err(); sl.err == nil {
-			sl.s, sl.err = f.sel[j].readSamples(f.ctx)
+		f.read(batch)
+	}
+}
+
+// sameRead reports whether the series of slots i and j are read
+// together: of one kind and field, over one range.
+func (f *fetcher) sameRead(i, j int) bool {
+	a, b := f.sel[i], f.sel[j]
+	return a.kind == b.kind && a.field == b.field && a.from == b.from && a.to == b.to && a.marks == b.marks
+}
+
+// read reads the series of slots js (see sameRead) and fills their
+// slots.
+func (f *fetcher) read(js []int) {
+	if err := f.ctx.Err(); err != nil || len(js) == 1 {
+		for _, j := range js {
+			sl := &f.slots[j]
+			if sl.err = err; err == nil {
+				sl.s, sl.err = f.sel[j].readSamples(f.ctx)
+			}
+			close(sl.done)
+		}
+		return
+	}
+	s := f.sel[js[0]]
+	ids := make([]string, len(js))
+	for n, j := range js {
+		ids[n] = f.sel[j].id
+	}
+	s.kind.ReadColumns(f.ctx, ids, s.field, time.UnixMilli(s.from), time.UnixMilli(s.to).Add(time.Millisecond), func(n int, c series.Column, err error) {
+		sl := &f.slots[js[n]]
+		if sl.err = err; err == nil {
+			sl.s = columnSamples(c, s.marks)
 		}
 		close(sl.done)
-	}
+	})
 }
 
 // collect finds the series that ms select whose samples lie in [from,

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/timetable-db/timetable/table"
 )
 
 // Column is one field of readings of one series, in time order: the
@@ -29,7 +31,71 @@ func (k *Kind) ReadColumn(ctx context.Context, id string, field int, from, to ti
 	if field < 0 || field >= len(k.s.Fields) {
 		return fmt.Errorf("%w: kind %s has no field %d", ErrInvalidQuery, k.s.Name, field)
 	}
+	it := k.columnIter(ctx, k.projection(field), id, field, from, to)
+	defer it.Close()
+	return it.appendColumn(c)
+}
+
+// ReadColumns reads what ReadColumn reads of each series ids[i] (field
+// of its readings in [from, to)) and calls fn(i, c, err) with it, c owned
+// by fn, in the order of ids, each as soon as it is read. The first
+// backend page of every series' read is read at once (see
+// table.Table.QueryPages: on the embedded engine, one storage iterator
+// for all), and handed to the series' own reader, which reads the rest as
+// ReadColumn does (more pages, a day's merged chunks looked up, a group
+// read again when its pages were read too far apart): the answers are
+// ReadColumn's. It is the read path of a query over many series of a
+// kind.
+func (k *Kind) ReadColumns(ctx context.Context, ids []string, field int, from, to time.Time, fn func(i int, c Column, err error)) {
+	k = k.current()
+	if field < 0 || field >= len(k.s.Fields) {
+		err := fmt.Errorf("%w: kind %s has no field %d", ErrInvalidQuery, k.s.Name, field)
+		for i := range ids {
+			fn(i, Column{}, err)
+		}
+		return
+	}
 	p := k.projection(field)
+	its := make([]*Iter, len(ids))
+	var (
+		qs []*table.Query
+		gs []*groupReader
+	)
+	for i, id := range ids {
+		it := k.columnIter(ctx, p, id, field, from, to)
+		its[i] = it
+		if it.done {
+			continue
+		}
+		for _, s := range it.streams {
+			if s.g != nil && s.g.unread() {
+				q := s.g.fetchQuery()
+				qs = append(qs, &q)
+				gs = append(gs, s.g)
+			}
+		}
+	}
+	if len(qs) > 1 {
+		pages, errs := k.st.tbl.QueryPages(ctx, qs)
+		for j, g := range gs {
+			// On error the series' read reads its page itself, and
+			// meets the error there if it lasts.
+			if errs[j] == nil {
+				g.setPage(pages[j])
+			}
+		}
+	}
+	for i, it := range its {
+		var c Column
+		err := it.appendColumn(&c)
+		it.Close()
+		fn(i, c, err)
+	}
+}
+
+// columnIter returns the iteration of ReadColumn over p, the projection
+// of k to field.
+func (k *Kind) columnIter(ctx context.Context, p *Kind, id string, field int, from, to time.Time) *Iter {
 	var pending []rec
 	if validID(id) {
 		pending = k.st.buf.pending(k, id)
@@ -42,9 +108,7 @@ func (k *Kind) ReadColumn(ctx context.Context, id string, field int, from, to ti
 			r.vals, r.tags = []float64{v}, nil
 		}
 	}
-	it := p.iter(ctx, id, Query{From: from, To: to}, pending)
-	defer it.Close()
-	return it.appendColumn(c)
+	return p.iter(ctx, id, Query{From: from, To: to}, pending)
 }
 
 // projection returns the kind as a reader of field alone sees it: a kind

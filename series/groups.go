@@ -80,6 +80,17 @@ type rgroup struct {
 
 // fetch reads the next page.
 func (g *groupReader) fetch(ctx context.Context) error {
+	q := g.fetchQuery()
+	p, err := g.tbl.Query(ctx, &q)
+	if err != nil {
+		return err
+	}
+	g.setPage(p)
+	return nil
+}
+
+// fetchQuery returns the query of the next page.
+func (g *groupReader) fetchQuery() table.Query {
 	q := g.q
 	q.Cursor = g.cursor
 	q.Limit = g.q.PageSize
@@ -88,13 +99,22 @@ func (g *groupReader) fetch(ctx context.Context) error {
 		q.Limit = (q.Limit + 1) / 2
 	}
 	q.PageSize = 0
-	p, err := g.tbl.Query(ctx, &q)
-	if err != nil {
-		return err
-	}
+	return q
+}
+
+// setPage takes p, the answer to fetchQuery just read, as the next page.
+func (g *groupReader) setPage(p *table.Page) {
 	g.page, g.pageAt, g.cursor = p.Items, g.now(), p.Cursor
 	g.end = p.Cursor == ""
-	return nil
+}
+
+// unread reports whether g has read nothing yet: its first page may be
+// read for it (see Kind.ReadColumns), before any day-piece lookup. A
+// page read before a lookup keeps what the lookup tells true of it: the
+// lookup sees any merged chunk written before the page was read (see
+// groupReader).
+func (g *groupReader) unread() bool {
+	return !g.started && g.page == nil && g.cursor == "" && !g.end
 }
 
 // pending returns the readings of the items of the page read and not

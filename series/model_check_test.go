@@ -57,6 +57,7 @@ func (w *modelWorld) check() {
 		w.timed("invalid", func() { w.checkInvalidReads(g) })
 		w.timed("latest", func() { w.checkLatest(g) })
 		w.timed("latestmany", func() { w.checkLatestMany(g, w.crng("latestmany", w.phase, gi)) })
+		w.timed("columns", func() { w.checkColumns(g, w.crng("columns", w.phase, gi)) })
 		if w.timedOut(fmt.Sprintf("rule %s: Latest and LatestMany", g.kinds[0].rule)) {
 			return
 		}
@@ -665,6 +666,40 @@ func (w *modelWorld) checkColumn(g *modelGroup, id string, rng *rand.Rand) {
 		}
 		if d := mColumnDiff(c, want, field); d != "" {
 			w.diverge("column", k.name, id, "ReadColumn%s field %d at %s: %s", q, field, mFmtTime(now), d)
+		}
+	}
+}
+
+// checkColumns reads one field of a random range of all the series with
+// ReadColumns, which must give each that field of the readings Range
+// gives, in order.
+func (w *modelWorld) checkColumns(g *modelGroup, rng *rand.Rand) {
+	w.label = "columns"
+	q := w.genQuery(rng, false)
+	q.reverse, q.limit, q.filters = false, 0, nil
+	field := rng.IntN(len(modelFields))
+	ids := slices.Clone(modelIDs)
+	rng.Shuffle(len(ids), func(i, j int) { ids[i], ids[j] = ids[j], ids[i] })
+	for _, k := range g.kinds {
+		now := w.clk.Now()
+		next := 0
+		w.kind(k).ReadColumns(w.rc(), ids, field, q.from, q.to, func(i int, c Column, err error) {
+			w.checks++
+			id := ids[i]
+			if i != next {
+				w.diverge("columns-order", k.name, id, "ReadColumns%s field %d: series %d given after %d", q, field, i, next-1)
+			}
+			next = i + 1
+			if err != nil {
+				w.diverge("columns-error", k.name, id, "ReadColumns%s field %d: %v", q, field, err)
+				return
+			}
+			if d := mColumnDiff(c, k.m.rangeOf(id, q, now, true), field); d != "" {
+				w.diverge("columns", k.name, id, "ReadColumns%s field %d at %s: %s", q, field, mFmtTime(now), d)
+			}
+		})
+		if next != len(ids) {
+			w.diverge("columns-count", k.name, "", "ReadColumns%s: %d of %d series given", q, next, len(ids))
 		}
 	}
 }

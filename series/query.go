@@ -118,6 +118,8 @@ type stream struct {
 	// later, if set, estimates the readings of the items read from the
 	// backend but not decoded yet.
 	later func() int
+	// g, if set, is the reader of the stream's items.
+	g *groupReader
 }
 
 // head returns the batch and index of the stream's next reading, or a
@@ -709,7 +711,7 @@ func skRange(lo, hiKey string, hi int64) table.KeyCond {
 // order before its readings (those of the group's window) are yielded
 // (see groupReader).
 func (k *Kind) groupStream(g *groupReader, decode func(table.Item) (*rbatch, error)) *stream {
-	s := &stream{later: g.pending}
+	s := &stream{later: g.pending, g: g}
 	s.fill = func(ctx context.Context) (*rbatch, error) {
 		for len(s.queue) == 0 {
 			grp, err := g.next(ctx)
