@@ -118,6 +118,18 @@ type stream struct {
 	// later, if set, estimates the readings of the items read from the
 	// backend but not decoded yet.
 	later func() int
+	// arenas hold the columns of the group being read (1) and of the one
+	// before it (0), if the stream decodes into arenas (groupStream).
+	arenas [2]*colArena
+}
+
+// release gives the stream's arenas back: its batches are invalid after.
+func (s *stream) release() {
+	for i, a := range s.arenas {
+		a.release()
+		s.arenas[i] = nil
+	}
+	s.b, s.queue = nil, nil
 }
 
 // head returns the batch and index of the stream's next reading, or a
@@ -171,6 +183,8 @@ type Iter struct {
 	done    bool
 	started bool
 	atLimit bool // stopped by the limit, not at the end
+	// slab holds the values Reading copies, up to its capacity.
+	slab []float64
 }
 
 // ref is a reading of a batch.
@@ -457,7 +471,10 @@ func (it *Iter) accept(b *rbatch, i int, ord uint32) bool {
 			return false
 		}
 	}
-	it.cur, it.ci, it.ord, it.has = b, i, ord, true
+	if it.cur != b {
+		it.cur = b // a pointer write, once per batch
+	}
+	it.ci, it.ord, it.has = i, ord, true
 	if it.left > 0 {
 		it.left--
 	}
@@ -511,6 +528,26 @@ func (it *Iter) Reading() Reading {
 	if !it.has {
 		return Reading{}
 	}
+	// The batch's columns are reused (see colArena): the values are
+	// copied, into a slab shared by the readings given after.
+	r := it.cur.rec(it.ci)
+	nf := len(r.vals)
+	if cap(it.slab)-len(it.slab) < nf {
+		it.slab = make([]float64, 0, max(slabReadings*nf, nf))
+	}
+	l := len(it.slab)
+	it.slab = append(it.slab, r.vals...)
+	r.vals = it.slab[l : l+nf : l+nf]
+	return r.reading()
+}
+
+// slabReadings is the readings whose values Reading copies into one
+// allocation.
+const slabReadings = 256
+
+// view returns the current reading, its slices aliasing the iterator's
+// batch: valid until the next call of Next or Close.
+func (it *Iter) view() Reading {
 	r := it.cur.rec(it.ci)
 	return r.reading()
 }
@@ -546,6 +583,9 @@ func (it *Iter) Err() error { return it.err }
 
 // Close ends the iteration. It returns nil.
 func (it *Iter) Close() error {
+	for _, s := range it.streams {
+		s.release()
+	}
 	it.done, it.has, it.streams, it.cur, it.group = true, false, nil, nil, nil
 	return nil
 }
@@ -571,6 +611,10 @@ func (k *Kind) Range(ctx context.Context, id string, q Query) (*Page, error) {
 				n = min(n, size-len(p.Readings))
 			}
 			p.Readings = slices.Grow(p.Readings, n)
+			// Their values, copied by Reading, in one allocation.
+			if nf := it.cur.nf; cap(it.slab)-len(it.slab) < n*nf {
+				it.slab = make([]float64, 0, n*nf)
+			}
 		}
 		p.Readings = append(p.Readings, it.Reading())
 		return nil
@@ -589,7 +633,7 @@ func (k *Kind) Range(ctx context.Context, id string, q Query) (*Page, error) {
 // An error of fn ends the read and is returned.
 func (k *Kind) RangeFunc(ctx context.Context, id string, q Query, fn func(Reading) error) (string, error) {
 	return k.page(ctx, id, q, func(it *Iter, _ int) error {
-		return fn(it.Reading())
+		return fn(it.view())
 	})
 }
 
@@ -708,15 +752,34 @@ func skRange(lo, hiKey string, hi int64) table.KeyCond {
 // chunks) may overlap in time, so a group is decoded whole and put in
 // order before its readings (those of the group's window) are yielded
 // (see groupReader).
-func (k *Kind) groupStream(g *groupReader, decode func(table.Item) (*rbatch, error)) *stream {
+//
+// decode decodes an item, into arena a if it takes one (see colArena).
+// The stream decodes each group into one of its two arenas, in turn: a
+// group's readings stay valid while the next group's are read (the
+// readings of an instant, which lie in one group, may be held while the
+// stream looks one reading ahead), and are overwritten by the group
+// after it. Iter.Close gives the arenas back.
+func (k *Kind) groupStream(g *groupReader, decode func(item table.Item, a *colArena) (*rbatch, error)) *stream {
 	s := &stream{later: g.pending}
 	s.fill = func(ctx context.Context) (*rbatch, error) {
+		if len(s.queue) == 0 {
+			// A new group: the one before the last is no longer held.
+			s.arenas[0], s.arenas[1] = s.arenas[1], s.arenas[0]
+		}
 		for len(s.queue) == 0 {
 			grp, err := g.next(ctx)
 			if err != nil || grp.items == nil {
 				return nil, err
 			}
-			if s.queue, err = readGroupRuns(grp.items, g.q.Reverse, decode); err != nil {
+			a := s.arenas[1]
+			if a == nil {
+				a = newArena()
+				s.arenas[1] = a
+			}
+			// A group left empty by its window is held by no one.
+			a.reset()
+			in := func(item table.Item) (*rbatch, error) { return decode(item, a) }
+			if s.queue, err = readGroupRuns(grp.items, g.q.Reverse, in); err != nil {
 				return nil, err
 			}
 			if grp.lo > minMs || grp.hi < maxMs {
