@@ -308,6 +308,17 @@ func (k *Kind) oldest(ctx context.Context, id string) (int64, error) {
 func (it *Iter) fail(err error) {
 	it.err = err
 	it.done = true
+	it.release()
+}
+
+// release gives the streams' arenas back (see colArena) once the
+// iteration has ended: Next returns no reading after, so none is held.
+// An iteration read to its end thus reuses its columns even if not
+// closed.
+func (it *Iter) release() {
+	for _, s := range it.streams {
+		s.release()
+	}
 }
 
 // Next advances to the next reading and reports whether there is one.
@@ -319,6 +330,7 @@ func (it *Iter) Next() bool {
 	}
 	if it.left == 0 {
 		it.atLimit = true
+		it.release()
 		return false
 	}
 	if !it.started {
@@ -385,6 +397,7 @@ func (it *Iter) nextGroup() bool {
 			it.fail(err)
 		}
 		it.done = true
+		it.release()
 		return false
 	}
 	t := b.t[i]
@@ -583,9 +596,7 @@ func (it *Iter) Err() error { return it.err }
 
 // Close ends the iteration. It returns nil.
 func (it *Iter) Close() error {
-	for _, s := range it.streams {
-		s.release()
-	}
+	it.release()
 	it.done, it.has, it.streams, it.cur, it.group = true, false, nil, nil, nil
 	return nil
 }
