@@ -183,8 +183,9 @@ type Iter struct {
 	done    bool
 	started bool
 	atLimit bool // stopped by the limit, not at the end
-	// slab holds the values Reading copies, up to its capacity.
-	slab []float64
+	// slab holds the values Reading copies, slabN of them so far.
+	slab  []float64
+	slabN int
 }
 
 // ref is a reading of a batch.
@@ -364,6 +365,17 @@ func (it *Iter) Next() bool {
 				break
 			}
 			s.i++
+			if it.after == nil && len(it.filters) == 0 {
+				// accept, with nothing to check
+				if it.cur != b {
+					it.cur = b
+				}
+				it.ci, it.ord, it.has = i, 0, true
+				if it.left > 0 {
+					it.left--
+				}
+				return true
+			}
 			if it.accept(b, i, 0) {
 				return true
 			}
@@ -543,15 +555,20 @@ func (it *Iter) Reading() Reading {
 	}
 	// The batch's columns are reused (see colArena): the values are
 	// copied, into a slab shared by the readings given after.
-	r := it.cur.rec(it.ci)
-	nf := len(r.vals)
-	if cap(it.slab)-len(it.slab) < nf {
-		it.slab = make([]float64, 0, max(slabReadings*nf, nf))
+	b, i := it.cur, it.ci
+	nf := b.nf
+	if len(it.slab)-it.slabN < nf {
+		it.slab, it.slabN = make([]float64, max(slabReadings*nf, nf)), 0
 	}
-	l := len(it.slab)
-	it.slab = append(it.slab, r.vals...)
-	r.vals = it.slab[l : l+nf : l+nf]
-	return r.reading()
+	l := it.slabN
+	it.slabN += nf
+	v := it.slab[l : l+nf : l+nf]
+	copy(v, b.vals[i*nf:(i+1)*nf])
+	r := Reading{Time: msTime(b.t[i]), Values: v}
+	if b.tags != nil {
+		r.Tags = b.tags[i]
+	}
+	return r
 }
 
 // slabReadings is the readings whose values Reading copies into one
@@ -561,8 +578,12 @@ const slabReadings = 256
 // view returns the current reading, its slices aliasing the iterator's
 // batch: valid until the next call of Next or Close.
 func (it *Iter) view() Reading {
-	r := it.cur.rec(it.ci)
-	return r.reading()
+	b, i := it.cur, it.ci
+	r := Reading{Time: msTime(b.t[i]), Values: b.vals[i*b.nf : (i+1)*b.nf : (i+1)*b.nf]}
+	if b.tags != nil {
+		r.Tags = b.tags[i]
+	}
+	return r
 }
 
 // ranked returns the current reading with its rank (see ranked); its
@@ -610,26 +631,7 @@ func (it *Iter) Close() error {
 // between pages neither skip nor repeat one.
 func (k *Kind) Range(ctx context.Context, id string, q Query) (*Page, error) {
 	p := &Page{}
-	cur, err := k.page(ctx, id, q, func(it *Iter, size int) error {
-		if len(p.Readings) == cap(p.Readings) && len(it.filters) == 0 {
-			// Room for the readings decoded and those read but not yet
-			// decoded (a day of chunks, decoded an hour at a time, say)
-			// at once: growing a day of readings by appends costs more
-			// than reading it. The page at least doubles, so that one
-			// read over many backend pages copies it a few times only.
-			n := max(it.ahead()+it.later(), len(p.Readings))
-			if size > 0 {
-				n = min(n, size-len(p.Readings))
-			}
-			p.Readings = slices.Grow(p.Readings, n)
-			// Their values, copied by Reading, in one allocation.
-			if nf := it.cur.nf; cap(it.slab)-len(it.slab) < n*nf {
-				it.slab = make([]float64, 0, n*nf)
-			}
-		}
-		p.Readings = append(p.Readings, it.Reading())
-		return nil
-	})
+	cur, err := k.page(ctx, id, q, nil, &p.Readings)
 	if err != nil {
 		return nil, err
 	}
@@ -643,15 +645,13 @@ func (k *Kind) Range(ctx context.Context, id string, q Query) (*Page, error) {
 // the store and are valid during the call only: fn copies what it keeps.
 // An error of fn ends the read and is returned.
 func (k *Kind) RangeFunc(ctx context.Context, id string, q Query, fn func(Reading) error) (string, error) {
-	return k.page(ctx, id, q, func(it *Iter, _ int) error {
-		return fn(it.view())
-	})
+	return k.page(ctx, id, q, fn, nil)
 }
 
-// page iterates over the page of q (see Range), calling take with the
-// iterator at each of its readings and the page's size (0: no bound),
-// and returns the page's cursor.
-func (k *Kind) page(ctx context.Context, id string, q Query, take func(it *Iter, size int) error) (string, error) {
+// page iterates over the page of q (see Range), handing each of its
+// readings to fn (see view) or, if fn is nil, appending it to *out, and
+// returns the page's cursor.
+func (k *Kind) page(ctx context.Context, id string, q Query, fn func(Reading) error, out *[]Reading) (string, error) {
 	k = k.current()
 	it := k.Iter(ctx, id, q)
 	defer it.Close()
@@ -659,11 +659,38 @@ func (k *Kind) page(ctx context.Context, id string, q Query, take func(it *Iter,
 	if it.left >= 0 && (size == 0 || it.left < size) {
 		size = it.left
 	}
+	var rs []Reading // *out, local while it grows
+	defer func() {
+		if out != nil {
+			*out = rs
+		}
+	}()
 	n := 0
 	for (size == 0 || n < size) && it.Next() {
-		if err := take(it, size); err != nil {
-			return "", err
+		if fn != nil {
+			if err := fn(it.view()); err != nil {
+				return "", err
+			}
+			n++
+			continue
 		}
+		if len(rs) == cap(rs) && len(it.filters) == 0 {
+			// Room for the readings decoded and those read but not yet
+			// decoded (a day of chunks, decoded an hour at a time, say)
+			// at once: growing a day of readings by appends costs more
+			// than reading it. The page at least doubles, so that one
+			// read over many backend pages copies it a few times only.
+			m := max(it.ahead()+it.later(), len(rs))
+			if size > 0 {
+				m = min(m, size-len(rs))
+			}
+			rs = slices.Grow(rs, m)
+			// Their values, copied by Reading, in one allocation.
+			if nf := it.cur.nf; len(it.slab)-it.slabN < m*nf {
+				it.slab, it.slabN = make([]float64, m*nf), 0
+			}
+		}
+		rs = append(rs, it.Reading())
 		n++
 	}
 	if err := it.Err(); err != nil {
