@@ -19,6 +19,8 @@ type colArena struct {
 	// reset; want is the most of one generation, to size the slabs by.
 	used, usedVals int
 	want, wantVals int
+	// tmp is scratch space for one decode.
+	tmp []float64
 }
 
 // maxArenaReadings bounds the readings of the slabs an arena keeps
@@ -50,6 +52,14 @@ func (a *colArena) batch(n, nf int) *rbatch {
 	return b
 }
 
+// scratch returns n values of scratch space, valid until the next call.
+func (a *colArena) scratch(n int) []float64 {
+	if cap(a.tmp) < n {
+		a.tmp = make([]float64, n)
+	}
+	return a.tmp[:n]
+}
+
 // carve returns the next n elements of slab (capped, so that appends to
 // them never reach the next ones) and the slab past them.
 func carve[T any](slab []T, n int) ([]T, []T) {
@@ -78,7 +88,7 @@ func (a *colArena) release() {
 		return
 	}
 	a.reset()
-	if a.want > maxArenaReadings || a.wantVals > maxArenaReadings {
+	if a.want > maxArenaReadings || a.wantVals > maxArenaReadings || cap(a.tmp) > maxArenaReadings {
 		return
 	}
 	arenas.Put(a)

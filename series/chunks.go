@@ -188,6 +188,7 @@ func (k *Kind) chunkReader(id string, sh int, lo, hi int64, reverse bool, pageSi
 	q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(loKey, hiKey, hi), Reverse: reverse, PageSize: pageSize, Consistent: consistent}
 	g := k.groupReader(q, loKey, hiKey, hourPrefixLen)
 	g.chunks = true
+	g.from, g.to = lo, hi
 	// Compaction deletes a merged chunk's sources CompactGrace after
 	// writing it: a group read over a longer time is read again.
 	g.spread = k.st.opts.CompactGrace / 2
@@ -307,7 +308,11 @@ func decodeChunk(item table.Item, fields []string, nt int, a *colArena) (*rbatch
 			continue
 		}
 		if col == nil {
-			col = make([]float64, n)
+			if a != nil {
+				col = a.scratch(n)
+			} else {
+				col = make([]float64, n)
+			}
 		}
 		if err := c.DecodeField(ci, col); err != nil {
 			return nil, nil, fmt.Errorf("series: chunk %q: %w", sk, err)

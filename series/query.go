@@ -834,5 +834,5 @@ func (k *Kind) groupStream(g *groupReader, decode func(item table.Item, a *colAr
 // groupReader returns a reader of the groups of q, of items whose sort
 // keys share their first prefixLen bytes; see groupReader.
 func (k *Kind) groupReader(q *table.Query, loKey, hiKey string, prefixLen int) *groupReader {
-	return &groupReader{tbl: k.st.tbl, q: *q, loKey: loKey, hiKey: hiKey, prefixLen: prefixLen, now: k.st.now}
+	return &groupReader{tbl: k.st.tbl, q: *q, loKey: loKey, hiKey: hiKey, prefixLen: prefixLen, now: k.st.now, from: minMs, to: maxMs}
 }
