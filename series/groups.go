@@ -64,7 +64,7 @@ type groupReader struct {
 	// from and to bound the windows given: the range read, [from, to),
 	// so that a group's readings outside it are cut off at once.
 	from, to int64
-	inHours  bool  // the last group was an hour of day hoursOf
+	inHours  bool // the last group was an hour of day hoursOf
 	hoursOf  int64
 }
 
