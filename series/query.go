@@ -615,7 +615,9 @@ func (it *Iter) cursorHere(left int) string {
 // Err returns the error that ended the iteration, nil at a normal end.
 func (it *Iter) Err() error { return it.err }
 
-// Close ends the iteration. It returns nil.
+// Close ends the iteration and gives its decoding buffers back for
+// later reads (an iteration read to its end, or to its limit, does so by
+// itself). It returns nil.
 func (it *Iter) Close() error {
 	it.release()
 	it.done, it.has, it.streams, it.cur, it.group = true, false, nil, nil, nil
