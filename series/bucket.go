@@ -55,7 +55,7 @@ func (l bucketLayout) stream(id string, sh int, lo, hi int64, reverse bool, _ in
 		hiKey = ""
 	}
 	q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(loKey, hiKey, hi), Reverse: reverse, PageSize: 4}
-	return k.groupStream(k.groupReader(q, loKey, hiKey, g.Len()), k.decodeBucketBatch)
+	return k.groupStream(k.groupReader(q, loKey, hiKey, g.Len()), func(item table.Item, _ *colArena) (*rbatch, error) { return k.decodeBucketBatch(item) })
 }
 
 func (l bucketLayout) decode(item table.Item) (*rbatch, error) { return l.k.decodeBucketBatch(item) }

@@ -28,7 +28,7 @@ func (l chunkLayout) stream(id string, sh int, lo, hi int64, reverse bool, pageS
 		ps = 16
 	}
 	k := l.k
-	return k.groupStream(k.chunkReader(id, sh, lo, hi, reverse, ps, false), k.decodeChunkItem)
+	return k.groupStream(k.chunkReader(id, sh, lo, hi, reverse, ps, false), k.decodeChunkIn)
 }
 
 func (l chunkLayout) decode(item table.Item) (*rbatch, error) { return l.k.decodeChunkItem(item) }
@@ -188,6 +188,7 @@ func (k *Kind) chunkReader(id string, sh int, lo, hi int64, reverse bool, pageSi
 	q := &table.Query{Hash: k.rawPK(id, sh), Range: skRange(loKey, hiKey, hi), Reverse: reverse, PageSize: pageSize, Consistent: consistent}
 	g := k.groupReader(q, loKey, hiKey, hourPrefixLen)
 	g.chunks = true
+	g.from, g.to = lo, hi
 	// Compaction deletes a merged chunk's sources CompactGrace after
 	// writing it: a group read over a longer time is read again.
 	g.spread = k.st.opts.CompactGrace / 2
@@ -220,7 +221,14 @@ func (k *Kind) chunkKeyRange(lo, hi int64) (loKey, hiKey string) {
 // decodeChunkItem decodes a chunk item's readings. Fields are found by
 // name, so chunks written before a field was added read it as absent.
 func (k *Kind) decodeChunkItem(item table.Item) (*rbatch, error) {
-	b, _, err := decodeChunk(item, k.s.Fields, len(k.s.Tags))
+	b, _, err := decodeChunk(item, k.s.Fields, len(k.s.Tags), nil)
+	return b, err
+}
+
+// decodeChunkIn is decodeChunkItem with the batch's columns carved from
+// arena a (see colArena).
+func (k *Kind) decodeChunkIn(item table.Item, a *colArena) (*rbatch, error) {
+	b, _, err := decodeChunk(item, k.s.Fields, len(k.s.Tags), a)
 	return b, err
 }
 
@@ -244,8 +252,9 @@ func chunkPosition(item table.Item) (seq uint64, base uint32, err error) {
 // decodeChunk decodes the readings of a chunk item (small or merged) into
 // a batch of the fields named fields (absent ones NaN) and nt tags, each
 // reading with its position. It also returns the merged item's source
-// map (nil for a chunk written by a flush).
-func decodeChunk(item table.Item, fields []string, nt int) (*rbatch, *srcMap, error) {
+// map (nil for a chunk written by a flush). The batch's columns are
+// carved from arena a if not nil, else allocated.
+func decodeChunk(item table.Item, fields []string, nt int, a *colArena) (*rbatch, *srcMap, error) {
 	sk, _ := getS(item, attrSK)
 	cseq, base, err := chunkPosition(item)
 	if err != nil {
@@ -261,7 +270,12 @@ func decodeChunk(item table.Item, fields []string, nt int) (*rbatch, *srcMap, er
 	}
 	n := c.Len()
 	nf := len(fields)
-	b := &rbatch{nf: nf, t: make([]int64, n), seq: make([]uint64, n), idx: make([]uint32, n), vals: make([]float64, n*nf)}
+	var b *rbatch
+	if a != nil {
+		b = a.batch(n, nf)
+	} else {
+		b = &rbatch{nf: nf, t: make([]int64, n), seq: make([]uint64, n), idx: make([]uint32, n), vals: make([]float64, n*nf)}
+	}
 	if err := c.DecodeTimes(b.t); err != nil {
 		return nil, nil, fmt.Errorf("series: chunk %q: %w", sk, err)
 	}
@@ -294,7 +308,11 @@ func decodeChunk(item table.Item, fields []string, nt int) (*rbatch, *srcMap, er
 			continue
 		}
 		if col == nil {
-			col = make([]float64, n)
+			if a != nil {
+				col = a.scratch(n)
+			} else {
+				col = make([]float64, n)
+			}
 		}
 		if err := c.DecodeField(ci, col); err != nil {
 			return nil, nil, fmt.Errorf("series: chunk %q: %w", sk, err)
@@ -590,7 +608,7 @@ func (k *Kind) withoutRange(id string, sh int, item table.Item, lo, hi, now int6
 	if err != nil {
 		return nil, err
 	}
-	b, sm, err := decodeChunk(item, fields, nt)
+	b, sm, err := decodeChunk(item, fields, nt, nil)
 	if err != nil {
 		return nil, err
 	}

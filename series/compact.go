@@ -544,7 +544,7 @@ func (k *Kind) mergeItems(id string, sh int, in []*citem, now int64) ([]table.Wr
 	}
 	var all *rbatch
 	for _, c := range in {
-		b, _, err := decodeChunk(c.item, fields, nt)
+		b, _, err := decodeChunk(c.item, fields, nt, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -61,7 +61,10 @@ type groupReader struct {
 	started  bool
 	days     map[int64]*dayInfo
 	bound    int64 // end (start, reverse) of the last window given
-	inHours  bool  // the last group was an hour of day hoursOf
+	// from and to bound the windows given: the range read, [from, to),
+	// so that a group's readings outside it are cut off at once.
+	from, to int64
+	inHours  bool // the last group was an hour of day hoursOf
 	hoursOf  int64
 }
 
@@ -333,7 +336,7 @@ func (g *groupReader) window(items []table.Item, prefix string, day int64) rgrou
 		lo = max(lo, g.bound)
 		g.bound = hi
 	}
-	return rgroup{items: items, lo: lo, hi: hi}
+	return rgroup{items: items, lo: max(lo, g.from), hi: min(hi, g.to)}
 }
 
 // peek returns the sort key of the next item, "" at the end.

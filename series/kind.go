@@ -343,7 +343,10 @@ func (k *Kind) admit(ctx context.Context, es []entry) ([]entry, error) {
 		m := map[int64]rec{}
 		it := k.Iter(ctx, e.id, Query{From: msTime(lo), To: msTime(hi + 1)})
 		for it.Next() {
-			m[it.cur.t[it.ci]] = it.cur.rec(it.ci)
+			// Kept past Next: the batch's columns are reused.
+			r := it.cur.rec(it.ci)
+			r.vals = slices.Clone(r.vals)
+			m[r.t] = r
 		}
 		if err := it.Err(); err != nil {
 			return nil, fmt.Errorf("series: cannot read the readings %s holds: %w", k.entity(e.id), err)

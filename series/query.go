@@ -120,6 +120,18 @@ type stream struct {
 	later func() int
 	// g, if set, is the reader of the stream's items.
 	g *groupReader
+	// arenas hold the columns of the group being read (1) and of the one
+	// before it (0), if the stream decodes into arenas (groupStream).
+	arenas [2]*colArena
+}
+
+// release gives the stream's arenas back: its batches are invalid after.
+func (s *stream) release() {
+	for i, a := range s.arenas {
+		a.release()
+		s.arenas[i] = nil
+	}
+	s.b, s.queue = nil, nil
 }
 
 // head returns the batch and index of the stream's next reading, or a
@@ -173,6 +185,9 @@ type Iter struct {
 	done    bool
 	started bool
 	atLimit bool // stopped by the limit, not at the end
+	// slab holds the values Reading copies, slabN of them so far.
+	slab  []float64
+	slabN int
 }
 
 // ref is a reading of a batch.
@@ -296,6 +311,17 @@ func (k *Kind) oldest(ctx context.Context, id string) (int64, error) {
 func (it *Iter) fail(err error) {
 	it.err = err
 	it.done = true
+	it.release()
+}
+
+// release gives the streams' arenas back (see colArena) once the
+// iteration has ended: Next returns no reading after, so none is held.
+// An iteration read to its end thus reuses its columns even if not
+// closed.
+func (it *Iter) release() {
+	for _, s := range it.streams {
+		s.release()
+	}
 }
 
 // Next advances to the next reading and reports whether there is one.
@@ -307,6 +333,7 @@ func (it *Iter) Next() bool {
 	}
 	if it.left == 0 {
 		it.atLimit = true
+		it.release()
 		return false
 	}
 	if !it.started {
@@ -340,6 +367,17 @@ func (it *Iter) Next() bool {
 				break
 			}
 			s.i++
+			if it.after == nil && len(it.filters) == 0 {
+				// accept, with nothing to check
+				if it.cur != b {
+					it.cur = b
+				}
+				it.ci, it.ord, it.has = i, 0, true
+				if it.left > 0 {
+					it.left--
+				}
+				return true
+			}
 			if it.accept(b, i, 0) {
 				return true
 			}
@@ -373,6 +411,7 @@ func (it *Iter) nextGroup() bool {
 			it.fail(err)
 		}
 		it.done = true
+		it.release()
 		return false
 	}
 	t := b.t[i]
@@ -459,7 +498,10 @@ func (it *Iter) accept(b *rbatch, i int, ord uint32) bool {
 			return false
 		}
 	}
-	it.cur, it.ci, it.ord, it.has = b, i, ord, true
+	if it.cur != b {
+		it.cur = b // a pointer write, once per batch
+	}
+	it.ci, it.ord, it.has = i, ord, true
 	if it.left > 0 {
 		it.left--
 	}
@@ -513,8 +555,37 @@ func (it *Iter) Reading() Reading {
 	if !it.has {
 		return Reading{}
 	}
-	r := it.cur.rec(it.ci)
-	return r.reading()
+	// The batch's columns are reused (see colArena): the values are
+	// copied, into a slab shared by the readings given after.
+	b, i := it.cur, it.ci
+	nf := b.nf
+	if len(it.slab)-it.slabN < nf {
+		it.slab, it.slabN = make([]float64, max(slabReadings*nf, nf)), 0
+	}
+	l := it.slabN
+	it.slabN += nf
+	v := it.slab[l : l+nf : l+nf]
+	copy(v, b.vals[i*nf:(i+1)*nf])
+	r := Reading{Time: msTime(b.t[i]), Values: v}
+	if b.tags != nil {
+		r.Tags = b.tags[i]
+	}
+	return r
+}
+
+// slabReadings is the readings whose values Reading copies into one
+// allocation.
+const slabReadings = 256
+
+// view returns the current reading, its slices aliasing the iterator's
+// batch: valid until the next call of Next or Close.
+func (it *Iter) view() Reading {
+	b, i := it.cur, it.ci
+	r := Reading{Time: msTime(b.t[i]), Values: b.vals[i*b.nf : (i+1)*b.nf : (i+1)*b.nf]}
+	if b.tags != nil {
+		r.Tags = b.tags[i]
+	}
+	return r
 }
 
 // ranked returns the current reading with its rank (see ranked); its
@@ -546,8 +617,11 @@ func (it *Iter) cursorHere(left int) string {
 // Err returns the error that ended the iteration, nil at a normal end.
 func (it *Iter) Err() error { return it.err }
 
-// Close ends the iteration. It returns nil.
+// Close ends the iteration and gives its decoding buffers back for
+// later reads (an iteration read to its end, or to its limit, does so by
+// itself). It returns nil.
 func (it *Iter) Close() error {
+	it.release()
 	it.done, it.has, it.streams, it.cur, it.group = true, false, nil, nil, nil
 	return nil
 }
@@ -561,22 +635,7 @@ func (it *Iter) Close() error {
 // between pages neither skip nor repeat one.
 func (k *Kind) Range(ctx context.Context, id string, q Query) (*Page, error) {
 	p := &Page{}
-	cur, err := k.page(ctx, id, q, func(it *Iter, size int) error {
-		if len(p.Readings) == cap(p.Readings) && len(it.filters) == 0 {
-			// Room for the readings decoded and those read but not yet
-			// decoded (a day of chunks, decoded an hour at a time, say)
-			// at once: growing a day of readings by appends costs more
-			// than reading it. The page at least doubles, so that one
-			// read over many backend pages copies it a few times only.
-			n := max(it.ahead()+it.later(), len(p.Readings))
-			if size > 0 {
-				n = min(n, size-len(p.Readings))
-			}
-			p.Readings = slices.Grow(p.Readings, n)
-		}
-		p.Readings = append(p.Readings, it.Reading())
-		return nil
-	})
+	cur, err := k.page(ctx, id, q, nil, &p.Readings)
 	if err != nil {
 		return nil, err
 	}
@@ -590,15 +649,13 @@ func (k *Kind) Range(ctx context.Context, id string, q Query) (*Page, error) {
 // the store and are valid during the call only: fn copies what it keeps.
 // An error of fn ends the read and is returned.
 func (k *Kind) RangeFunc(ctx context.Context, id string, q Query, fn func(Reading) error) (string, error) {
-	return k.page(ctx, id, q, func(it *Iter, _ int) error {
-		return fn(it.Reading())
-	})
+	return k.page(ctx, id, q, fn, nil)
 }
 
-// page iterates over the page of q (see Range), calling take with the
-// iterator at each of its readings and the page's size (0: no bound),
-// and returns the page's cursor.
-func (k *Kind) page(ctx context.Context, id string, q Query, take func(it *Iter, size int) error) (string, error) {
+// page iterates over the page of q (see Range), handing each of its
+// readings to fn (see view) or, if fn is nil, appending it to *out, and
+// returns the page's cursor.
+func (k *Kind) page(ctx context.Context, id string, q Query, fn func(Reading) error, out *[]Reading) (string, error) {
 	k = k.current()
 	it := k.Iter(ctx, id, q)
 	defer it.Close()
@@ -606,11 +663,38 @@ func (k *Kind) page(ctx context.Context, id string, q Query, take func(it *Iter,
 	if it.left >= 0 && (size == 0 || it.left < size) {
 		size = it.left
 	}
+	var rs []Reading // *out, local while it grows
+	defer func() {
+		if out != nil {
+			*out = rs
+		}
+	}()
 	n := 0
 	for (size == 0 || n < size) && it.Next() {
-		if err := take(it, size); err != nil {
-			return "", err
+		if fn != nil {
+			if err := fn(it.view()); err != nil {
+				return "", err
+			}
+			n++
+			continue
 		}
+		if len(rs) == cap(rs) && len(it.filters) == 0 {
+			// Room for the readings decoded and those read but not yet
+			// decoded (a day of chunks, decoded an hour at a time, say)
+			// at once: growing a day of readings by appends costs more
+			// than reading it. The page at least doubles, so that one
+			// read over many backend pages copies it a few times only.
+			m := max(it.ahead()+it.later(), len(rs))
+			if size > 0 {
+				m = min(m, size-len(rs))
+			}
+			rs = slices.Grow(rs, m)
+			// Their values, copied by Reading, in one allocation.
+			if nf := it.cur.nf; len(it.slab)-it.slabN < m*nf {
+				it.slab, it.slabN = make([]float64, m*nf), 0
+			}
+		}
+		rs = append(rs, it.Reading())
 		n++
 	}
 	if err := it.Err(); err != nil {
@@ -710,15 +794,34 @@ func skRange(lo, hiKey string, hi int64) table.KeyCond {
 // chunks) may overlap in time, so a group is decoded whole and put in
 // order before its readings (those of the group's window) are yielded
 // (see groupReader).
-func (k *Kind) groupStream(g *groupReader, decode func(table.Item) (*rbatch, error)) *stream {
+//
+// decode decodes an item, into arena a if it takes one (see colArena).
+// The stream decodes each group into one of its two arenas, in turn: a
+// group's readings stay valid while the next group's are read (the
+// readings of an instant, which lie in one group, may be held while the
+// stream looks one reading ahead), and are overwritten by the group
+// after it. Iter.Close gives the arenas back.
+func (k *Kind) groupStream(g *groupReader, decode func(item table.Item, a *colArena) (*rbatch, error)) *stream {
 	s := &stream{later: g.pending, g: g}
 	s.fill = func(ctx context.Context) (*rbatch, error) {
+		if len(s.queue) == 0 {
+			// A new group: the one before the last is no longer held.
+			s.arenas[0], s.arenas[1] = s.arenas[1], s.arenas[0]
+		}
 		for len(s.queue) == 0 {
 			grp, err := g.next(ctx)
 			if err != nil || grp.items == nil {
 				return nil, err
 			}
-			if s.queue, err = readGroupRuns(grp.items, g.q.Reverse, decode); err != nil {
+			a := s.arenas[1]
+			if a == nil {
+				a = newArena()
+				s.arenas[1] = a
+			}
+			// A group left empty by its window is held by no one.
+			a.reset()
+			in := func(item table.Item) (*rbatch, error) { return decode(item, a) }
+			if s.queue, err = readGroupRuns(grp.items, g.q.Reverse, in); err != nil {
 				return nil, err
 			}
 			if grp.lo > minMs || grp.hi < maxMs {
@@ -735,5 +838,5 @@ func (k *Kind) groupStream(g *groupReader, decode func(table.Item) (*rbatch, err
 // groupReader returns a reader of the groups of q, of items whose sort
 // keys share their first prefixLen bytes; see groupReader.
 func (k *Kind) groupReader(q *table.Query, loKey, hiKey string, prefixLen int) *groupReader {
-	return &groupReader{tbl: k.st.tbl, q: *q, loKey: loKey, hiKey: hiKey, prefixLen: prefixLen, now: k.st.now}
+	return &groupReader{tbl: k.st.tbl, q: *q, loKey: loKey, hiKey: hiKey, prefixLen: prefixLen, now: k.st.now, from: minMs, to: maxMs}
 }

@@ -89,8 +89,10 @@ func (b *rbatch) appendBatch(o *rbatch) {
 
 // sorted reports whether the batch is in order.
 func (b *rbatch) sorted() bool {
-	for i := 1; i < b.len(); i++ {
-		if cmpPos(b.pos(i-1), b.pos(i)) > 0 {
+	ts := b.t
+	for i := 1; i < len(ts); i++ {
+		// Times in order decide; equal ones, the positions.
+		if ts[i-1] >= ts[i] && (ts[i-1] > ts[i] || cmpPos(b.pos(i-1), b.pos(i)) > 0) {
 			return false
 		}
 	}
