@@ -84,6 +84,44 @@ import (
 
 const compactPrefix = "~COMPACT#"
 
+// Sources that expire
+//
+// With Options.SourceExpiry on, a flush chunk is written with an expiry
+// (the table's time-to-live attribute, the one retention uses): the end
+// of its day or its write, whichever is later, plus LateWindow,
+// CompactGrace and SourceExpiry, or its retention's expiry if sooner. A
+// merge then leaves the flush chunks it covers in place, for the table
+// to delete when they expire (no write units on DynamoDB); merged chunks
+// that a later merge covers (an hour's in its day's piece) are still
+// deleted by key, CompactGrace after, as they carry no such expiry. This
+// is sound because readers give each position once whatever items of a
+// group they find (readGroup): a covered flush chunk found at any age,
+// or gone, changes no read. A late reading in a merged day is a new
+// flush chunk with its own expiry, merged by the next pass. The one
+// loss: a flush chunk that no pass merges before it expires. The passes
+// merge first, and warn of, the periods that ended more than half of
+// SourceExpiry ago and are still marked (see compactPass).
+
+// putSourceTTL sets, with Options.SourceExpiry on, the expiry of flush
+// chunk item it, whose last reading is at last (see above): it keeps
+// the retention's expiry if that is sooner.
+func (k *Kind) putSourceTTL(it table.Item, last int64) {
+	exp := k.st.opts.SourceExpiry
+	if exp <= 0 || !k.compacts() {
+		return
+	}
+	from := max(periodEnd(periodStart(last, keys.Day), keys.Day)+k.st.opts.LateWindow.Milliseconds(), timeMs(k.st.now()))
+	v := ttlOf(from, k.st.opts.CompactGrace+exp)
+	if old, ok := getInt(it, attrTTL); ok && old > 0 && old <= v {
+		return
+	}
+	it[attrTTL] = intAV(v)
+}
+
+// sourcesExpire reports whether the flush chunks of k expire rather than
+// being deleted once merged (Options.SourceExpiry).
+func (k *Kind) sourcesExpire() bool { return k.st.opts.SourceExpiry > 0 }
+
 func (k *Kind) compactPK() string { return compactPrefix + k.s.Name }
 
 // compacts reports whether the kind's writes leave compaction markers.
@@ -216,6 +254,7 @@ func (k *Kind) compactPass(ctx context.Context, grace time.Duration, skip func(i
 			due = append(due, &unit{id: m.id, g: keys.Hour, start: m.start, markers: []marker{m}})
 		}
 	}
+	urgentFirst(k, due, func(u *unit) (int64, string, keys.Granularity) { return u.start, u.id, u.g }, now)
 	var (
 		mu   sync.Mutex
 		errs []error
@@ -299,6 +338,48 @@ func (k *Kind) Compact(ctx context.Context, id string, from, to time.Time) error
 	return nil
 }
 
+// urgentFirst, with Options.SourceExpiry on, moves to the front of due
+// (in time order) the periods that ended more than SourceExpiry/2 before
+// now, whose flush chunks come nearer to expiring unmerged, and warns of
+// them (see putSourceTTL); of returns a period's start, series and
+// granularity.
+func urgentFirst[U any](k *Kind, due []U, of func(U) (int64, string, keys.Granularity), now int64) {
+	exp := k.st.opts.SourceExpiry
+	if exp <= 0 {
+		return
+	}
+	old := now - (exp / 2).Milliseconds()
+	urgent := func(u U) bool {
+		start, _, g := of(u)
+		return periodEnd(start, g) <= old
+	}
+	slices.SortStableFunc(due, func(a, b U) int {
+		ua, ub := urgent(a), urgent(b)
+		switch {
+		case ua && ub:
+			sa, _, _ := of(a)
+			sb, _, _ := of(b)
+			return cmp.Compare(sa, sb)
+		case ua:
+			return -1
+		case ub:
+			return 1
+		}
+		return 0
+	})
+	n := 0
+	for n < len(due) && urgent(due[n]) {
+		n++
+	}
+	if n == 0 {
+		return
+	}
+	k.st.stats.nearExpiry.Add(uint64(n))
+	start, id, g := of(due[0])
+	k.st.log.Warn("series: periods not merged for more than half of SourceExpiry: their flush chunks expire, readings and all, unless merged in time; merging them first",
+		"kind", k.s.Name, "periods", n, "oldest", periodKey(start, g), "series", id, "expires", msTime(periodEnd(periodStart(start, keys.Day), keys.Day)).Add(k.st.opts.LateWindow+k.st.opts.CompactGrace+exp).UTC())
+}
+
 // compactPeriod compacts the hour or day (g) starting at start of series
 // id, every shard, and reports whether it is done: each shard holds one
 // item, or merged items that do not overlap, and nothing waits to be
@@ -323,6 +404,7 @@ type citem struct {
 	created int64 // merged chunks: when written (ms)
 	size    int   // bytes of chunk data
 	n       int   // readings
+	ttl     int64 // expiry, epoch seconds; 0 if none
 	cov     coverage
 }
 
@@ -330,6 +412,7 @@ type citem struct {
 func parseCItem(item table.Item) (citem, error) {
 	sk, _ := getS(item, attrSK)
 	c := citem{item: item, sk: sk, cov: coverage{}}
+	c.ttl, _ = getInt(item, attrTTL)
 	seq, base, err := chunkPosition(item)
 	if err != nil {
 		return c, err
@@ -402,9 +485,12 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 	var dels []table.WriteRequest
 	var live []*citem
 	pending, liveBytes := 0, 0
+	expires := k.expiresSoon(now)
 	for i := range items {
 		c := &items[i]
 		switch {
+		case expires(c) && above.contains(c.cov):
+			// Left to expire (see putSourceTTL).
 		case aboveOld.contains(c.cov):
 			dels = append(dels, table.DeleteRequest(table.K(pk, c.sk)))
 		case above.contains(c.cov):
@@ -466,7 +552,7 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 	var left []string
 	for _, in := range sets {
 		for _, c := range in {
-			if !written[c.sk] {
+			if !written[c.sk] && !expires(c) {
 				left = append(left, c.sk)
 			}
 		}
@@ -490,6 +576,20 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 		}
 	}
 	return pending == 0 && len(sets) == 0, nil
+}
+
+// expiresSoon returns, with Options.SourceExpiry on, whether a chunk
+// item is a flush chunk that expires by itself (see putSourceTTL): one
+// whose expiry is no later than a flush chunk written now would get. A
+// flush chunk written without it (before the option was on), or whose
+// retention outlasts that, is deleted by key as merged chunks are.
+func (k *Kind) expiresSoon(now int64) func(c *citem) bool {
+	if !k.sourcesExpire() {
+		return func(*citem) bool { return false }
+	}
+	o := &k.st.opts
+	bound := ttlOf(now, 24*time.Hour+o.LateWindow+o.CompactGrace+o.SourceExpiry)
+	return func(c *citem) bool { return !c.merged && c.ttl > 0 && c.ttl <= bound }
 }
 
 // mergeSet returns the items of live (items of one hour not replaced) to

@@ -127,6 +127,22 @@ type Options struct {
 	// the readers it serves stopped first): a read in progress could miss
 	// the readings of an item deleted between two of its pages.
 	CompactAtClose bool
+	// SourceExpiry, when positive, makes the flush chunks that compaction
+	// merges expire by the table's time to live instead of being deleted
+	// one by one (a delete costs a write unit on DynamoDB, an expiry
+	// none): each flush chunk is written with an expiry of the end of its
+	// day (or its write, if later) plus LateWindow, CompactGrace and
+	// SourceExpiry (or its retention's, if sooner), and a merge leaves
+	// its flush chunks in place; readers take a merged chunk and its
+	// sources as one, at any age. The risk: the readings of a flush chunk
+	// that no compaction pass merged before it expires (no Store ran the
+	// passes for SourceExpiry) are lost; a pass logs a warning, counts
+	// Stats.SourcesNearExpiry and merges those periods first when they
+	// ended more than SourceExpiry/2 ago. Reads of a day also read its
+	// sources until they expire (more read units on DynamoDB). 0, the
+	// default, deletes merged sources by key. It needs the table's time
+	// to live on (EnsureTable turns it on when it creates the table).
+	SourceExpiry time.Duration
 
 	// LeaseOwner names this Store in the leases it takes in the table
 	// (see fleet.go): the background rollup and compaction passes of each
