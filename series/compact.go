@@ -462,7 +462,10 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 		}
 		items = append(items, c)
 	}
-	if len(items) <= 1 {
+	expires := k.expiresSoon(timeMs(k.st.now()))
+	if len(items) == 0 || len(items) == 1 && !expires(&items[0]) {
+		// (A lone flush chunk that expires is merged: into an item that
+		// does not.)
 		return true, nil
 	}
 	// Merged chunks first, newest first: an item may be replaced only by
@@ -485,7 +488,6 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 	var dels []table.WriteRequest
 	var live []*citem
 	pending, liveBytes := 0, 0
-	expires := k.expiresSoon(now)
 	for i := range items {
 		c := &items[i]
 		switch {
@@ -510,7 +512,7 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 	// of each hour, as mergeSet picks them.
 	var sets [][]*citem
 	if g == keys.Day && liveBytes <= dayChunkBytes {
-		if len(live) > 1 {
+		if len(live) > 1 || len(live) == 1 && expires(live[0]) {
 			sets = append(sets, live)
 		}
 	} else {
@@ -520,7 +522,7 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 			for n < len(live) && live[n].sk[:hourPrefixLen] == live[0].sk[:hourPrefixLen] {
 				n++
 			}
-			if in := mergeSet(live[:n]); in != nil {
+			if in := mergeSet(live[:n], expires); in != nil {
 				sets = append(sets, in)
 			}
 			live = live[n:]
@@ -595,8 +597,9 @@ func (k *Kind) expiresSoon(now int64) func(c *citem) bool {
 // mergeSet returns the items of live (items of one hour not replaced) to
 // merge, nil if none: all but the full merged chunks that overlap none of
 // the others, if at least two remain and one of them is a flush's chunk
-// or two overlap.
-func mergeSet(live []*citem) []*citem {
+// or two overlap, or if one of them is a flush chunk that expires (see
+// putSourceTTL), which must not be left unmerged.
+func mergeSet(live []*citem, expires func(*citem) bool) []*citem {
 	var in []*citem
 	for i, c := range live {
 		keep := !c.merged || c.size < fullChunkBytes
@@ -609,6 +612,9 @@ func mergeSet(live []*citem) []*citem {
 		if keep {
 			in = append(in, c)
 		}
+	}
+	if slices.ContainsFunc(in, expires) {
+		return in
 	}
 	if len(in) < 2 {
 		return nil
