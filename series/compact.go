@@ -98,9 +98,11 @@ const compactPrefix = "~COMPACT#"
 // group they find (readGroup): a covered flush chunk found at any age,
 // or gone, changes no read. A late reading in a merged day is a new
 // flush chunk with its own expiry, merged by the next pass. The one
-// loss: a flush chunk that no pass merges before it expires. The passes
-// merge first, and warn of, the periods that ended more than half of
-// SourceExpiry ago and are still marked (see compactPass).
+// loss: a flush chunk that no pass merges before it expires. A pass
+// takes first the periods that ended more than half of SourceExpiry ago
+// and are still marked (urgentFirst), and warns of (and counts in
+// Stats.SourcesNearExpiry) each group in which it finds a flush chunk
+// not merged within half of SourceExpiry of its expiry, which it merges.
 
 // putSourceTTL sets, with Options.SourceExpiry on, the expiry of flush
 // chunk item it, whose last reading is at last (see above): it keeps
@@ -254,7 +256,8 @@ func (k *Kind) compactPass(ctx context.Context, grace time.Duration, skip func(i
 			due = append(due, &unit{id: m.id, g: keys.Hour, start: m.start, markers: []marker{m}})
 		}
 	}
-	urgentFirst(k, due, func(u *unit) (int64, string, keys.Granularity) { return u.start, u.id, u.g }, now)
+	urgentFirst(k, due, func(u *unit) (int64, keys.Granularity) { return u.start, u.g }, now)
+	defer k.st.warnNearExpiry()
 	var (
 		mu   sync.Mutex
 		errs []error
@@ -313,6 +316,7 @@ func (k *Kind) Compact(ctx context.Context, id string, from, to time.Time) error
 	}
 	k.st.compactMu.Lock()
 	defer k.st.compactMu.Unlock()
+	defer k.st.warnNearExpiry()
 	lo, hi := k.bounds(from, to)
 	if from.IsZero() {
 		oldest, err := k.oldest(ctx, id)
@@ -340,25 +344,23 @@ func (k *Kind) Compact(ctx context.Context, id string, from, to time.Time) error
 
 // urgentFirst, with Options.SourceExpiry on, moves to the front of due
 // (in time order) the periods that ended more than SourceExpiry/2 before
-// now, whose flush chunks come nearer to expiring unmerged, and warns of
-// them (see putSourceTTL); of returns a period's start, series and
-// granularity.
-func urgentFirst[U any](k *Kind, due []U, of func(U) (int64, string, keys.Granularity), now int64) {
+// now: the flush chunks nearest to expiring unmerged are among theirs (see
+// putSourceTTL). start returns a period's start and granularity.
+func urgentFirst[U any](k *Kind, due []U, start func(U) (int64, keys.Granularity), now int64) {
 	exp := k.st.opts.SourceExpiry
 	if exp <= 0 {
 		return
 	}
 	old := now - (exp / 2).Milliseconds()
-	urgent := func(u U) bool {
-		start, _, g := of(u)
-		return periodEnd(start, g) <= old
+	urgent := func(u U) (int64, bool) {
+		s, g := start(u)
+		return s, periodEnd(s, g) <= old
 	}
 	slices.SortStableFunc(due, func(a, b U) int {
-		ua, ub := urgent(a), urgent(b)
+		sa, ua := urgent(a)
+		sb, ub := urgent(b)
 		switch {
 		case ua && ub:
-			sa, _, _ := of(a)
-			sb, _, _ := of(b)
 			return cmp.Compare(sa, sb)
 		case ua:
 			return -1
@@ -367,17 +369,42 @@ func urgentFirst[U any](k *Kind, due []U, of func(U) (int64, string, keys.Granul
 		}
 		return 0
 	})
-	n := 0
-	for n < len(due) && urgent(due[n]) {
-		n++
+}
+
+// nearExpiry records the groups that compaction found holding flush
+// chunks not merged within SourceExpiry/2 of their expiry, for one
+// warning after the pass.
+type nearExpiry struct {
+	mu    sync.Mutex
+	n     int
+	first string // the group of the soonest expiry
+	ttl   int64  // its expiry, epoch seconds
+}
+
+// note records group what, whose soonest unmerged flush chunk expires at
+// ttl, and counts it in Stats.SourcesNearExpiry.
+func (s *Store) noteNearExpiry(what string, ttl int64) {
+	s.stats.nearExpiry.Add(1)
+	e := &s.expiring
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.n == 0 || ttl < e.ttl {
+		e.first, e.ttl = what, ttl
 	}
-	if n == 0 {
-		return
+	e.n++
+}
+
+// warnNearExpiry logs what noteNearExpiry recorded since the last call.
+func (s *Store) warnNearExpiry() {
+	e := &s.expiring
+	e.mu.Lock()
+	n, first, ttl := e.n, e.first, e.ttl
+	e.n = 0
+	e.mu.Unlock()
+	if n > 0 {
+		s.log.Warn("series: compaction found flush chunks unmerged within half of SourceExpiry of their expiry, which loses their readings if they expire unmerged: merged them now; a pass must run more often than SourceExpiry",
+			"groups", n, "soonest", first, "expires", time.Unix(ttl, 0).UTC())
 	}
-	k.st.stats.nearExpiry.Add(uint64(n))
-	start, id, g := of(due[0])
-	k.st.log.Warn("series: periods not merged for more than half of SourceExpiry: their flush chunks expire, readings and all, unless merged in time; merging them first",
-		"kind", k.s.Name, "periods", n, "oldest", periodKey(start, g), "series", id, "expires", msTime(periodEnd(periodStart(start, keys.Day), keys.Day)).Add(k.st.opts.LateWindow+k.st.opts.CompactGrace+exp).UTC())
 }
 
 // compactPeriod compacts the hour or day (g) starting at start of series
@@ -488,6 +515,7 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 	var dels []table.WriteRequest
 	var live []*citem
 	pending, liveBytes := 0, 0
+	var soonest int64 // the soonest expiry of a flush chunk not merged
 	for i := range items {
 		c := &items[i]
 		switch {
@@ -500,6 +528,9 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 		default:
 			live = append(live, c)
 			liveBytes += c.size
+			if expires(c) && (soonest == 0 || c.ttl < soonest) && !k.retentionExpiry(c) {
+				soonest = c.ttl
+			}
 		}
 		if c.merged {
 			above.merge(c.cov)
@@ -507,6 +538,9 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 				aboveOld.merge(c.cov)
 			}
 		}
+	}
+	if soonest > 0 && soonest*1000-now < (k.st.opts.SourceExpiry/2).Milliseconds() {
+		k.st.noteNearExpiry(k.entity(id)+" "+periodKey(start, g), soonest)
 	}
 	// The items to merge together: a small day's in one piece; else those
 	// of each hour, as mergeSet picks them.
@@ -592,6 +626,15 @@ func (k *Kind) expiresSoon(now int64) func(c *citem) bool {
 	o := &k.st.opts
 	bound := ttlOf(now, 24*time.Hour+o.LateWindow+o.CompactGrace+o.SourceExpiry)
 	return func(c *citem) bool { return !c.merged && c.ttl > 0 && c.ttl <= bound }
+}
+
+// retentionExpiry reports whether chunk item c expires with its
+// readings' retention (not sooner): its readings are gone then, merged
+// or not.
+func (k *Kind) retentionExpiry(c *citem) bool {
+	end, ok := getInt(c.item, attrEnd)
+	ret := ttlOf(end, k.s.Retention.Raw)
+	return ok && ret != 0 && ret <= c.ttl
 }
 
 // mergeSet returns the items of live (items of one hour not replaced) to

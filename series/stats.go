@@ -56,10 +56,10 @@ type Stats struct {
 	// successful or not.
 	RollupPasses, CompactionPasses uint64
 
-	// SourcesNearExpiry counts the periods (series and hour or day) that
-	// compaction passes found unmerged more than Options.SourceExpiry/2
-	// after they ended: their flush chunks expire, readings and all, if
-	// no pass merges them in time (each pass counts each such period).
+	// SourcesNearExpiry counts the groups (series, shard and hour or
+	// day) in which compaction found flush chunks not merged within
+	// Options.SourceExpiry/2 of their expiry (a flush chunk that expires
+	// unmerged loses its readings); it merged them.
 	SourcesNearExpiry uint64
 }
 

@@ -136,9 +136,10 @@ type Options struct {
 	// its flush chunks in place; readers take a merged chunk and its
 	// sources as one, at any age. The risk: the readings of a flush chunk
 	// that no compaction pass merged before it expires (no Store ran the
-	// passes for SourceExpiry) are lost; a pass logs a warning, counts
-	// Stats.SourcesNearExpiry and merges those periods first when they
-	// ended more than SourceExpiry/2 ago. Reads of a day also read its
+	// passes for SourceExpiry) are lost; a pass takes first the periods
+	// that ended more than SourceExpiry/2 ago, and logs a warning (and
+	// counts Stats.SourcesNearExpiry) when it merges flush chunks within
+	// SourceExpiry/2 of their expiry. Reads of a day also read its
 	// sources until they expire (more read units on DynamoDB). 0, the
 	// default, deletes merged sources by key. It needs the table's time
 	// to live on (EnsureTable turns it on when it creates the table).
@@ -213,6 +214,9 @@ type Store struct {
 	// written days; left, the sources merges left (see compactdue.go).
 	written *writtenDays
 	left    leftSources
+	// expiring records what compaction found near its expiry unmerged
+	// (Options.SourceExpiry).
+	expiring nearExpiry
 
 	compactMu sync.Mutex // one compaction pass (or Kind.Compact, Kind.Delete) at a time
 	rollupMu  sync.Mutex // one rollup pass (or Kind.Delete) at a time
