@@ -66,17 +66,21 @@ func hzUnits(t *testing.T, exp time.Duration) (float64, *Store, *Kind, *clock, t
 		}
 	}
 	clk.Set(t0.Add(25 * time.Hour))
+	before := st.Table().Stats()
 	compactRounds(t, ctx, st, clk, 2)
 	stats := st.Table().Stats()
+	t.Logf("SourceExpiry %s: compaction, read / write units per reading: %.4f / %.4f", exp, (stats.ReadUnits-before.ReadUnits)/points, (stats.WriteUnits-before.WriteUnits)/points)
 	wu := stats.WriteUnits / points
 	for name, op := range stats.Ops {
 		if op.WriteUnits > 0 {
 			t.Logf("SourceExpiry %s: %s: %d calls, %.0f write units", exp, name, op.Calls, op.WriteUnits)
 		}
 	}
+	st.Table().ResetStats()
 	if n := countDay(t, k, "1"); n != points {
 		t.Fatalf("%d readings read, want %d", n, points)
 	}
+	t.Logf("SourceExpiry %s: read units of the day after compaction: %.1f", exp, st.Table().Stats().ReadUnits)
 	return wu, st, k, clk, api
 }
 
@@ -128,9 +132,12 @@ func TestSourceExpiry_Units(t *testing.T) {
 	if n, m := chunkItemCount(t, k, "1"); n != m || m != 24 {
 		t.Fatalf("after expiry: %d items, %d merged; want 24 merged", n, m)
 	}
+	st := k.st
+	st.Table().ResetStats()
 	if n := countDay(t, k, "1"); n != 86400 {
 		t.Fatalf("after expiry: %d readings, want 86400", n)
 	}
+	t.Logf("read units of the day once its sources expired: %.1f", st.Table().Stats().ReadUnits)
 }
 
 // TestSourceExpiry_Model runs random writes (late ones into merged days

@@ -32,6 +32,13 @@ type engineOptions struct {
 	// rollupInterval and compactInterval are series.Options'
 	// RollupInterval and CompactInterval; 0 is their default.
 	rollupInterval, compactInterval time.Duration
+	// sourceExpiry is series.Options.SourceExpiry on a remote backend
+	// that is not the embedded engine, when compactInterval is not
+	// negative (this process runs the compaction passes that merge the
+	// sources before they expire); elsewhere sources are deleted by key
+	// (on the embedded engine a delete costs nothing, and expired items
+	// would hold disk space until their expiry).
+	sourceExpiry time.Duration
 	// compactAtClose, on a data folder, leaves the series table in its
 	// compact form at the clean stop (series.Options.CompactAtClose): the
 	// folder is this process's alone, and the readers it serves stop
@@ -90,6 +97,10 @@ type engine struct {
 	where     string      // the folder, "memory" or the backend's URL
 	logger    *slog.Logger
 }
+
+// defaultSourceExpiry is serve's --source-expiry: how long after its day
+// a merged chunk item's source stays on a remote DynamoDB backend.
+const defaultSourceExpiry = 30 * 24 * time.Hour
 
 // walDir is the series store's write-ahead log, and authDir the token
 // store's engine, inside the data folder.
@@ -205,6 +216,9 @@ func (e *engine) openRemote(ctx context.Context, o engineOptions, sopts *series.
 		return err
 	}
 	e.remote, e.api = b, b
+	if _, embedded := b.(*local.DB); !embedded && o.compactInterval >= 0 && o.sourceExpiry > 0 {
+		sopts.SourceExpiry = o.sourceExpiry
+	}
 	return nil
 }
 
