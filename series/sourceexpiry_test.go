@@ -187,7 +187,7 @@ func sourceExpiryModel(t *testing.T, seed uint64) {
 	var sawLeft, sawSwept bool
 	for step := range 60 {
 		now := timeMs(clk.Now())
-		op := rng.IntN(10)
+		op := rng.IntN(11)
 		if testing.Verbose() {
 			t.Logf("step %d op %d now %s", step, op, clk.Now())
 		}
@@ -215,6 +215,10 @@ func sourceExpiryModel(t *testing.T, seed uint64) {
 		case op < 9: // time passes: minutes to days, with passes running
 			clk.Advance(time.Duration(rng.Int64N(int64(36 * time.Hour))))
 			compactRounds(t, ctx, st, clk, 2)
+		case op < 10: // the TTL sweeper, at any time (DynamoDB's runs when it will)
+			if sweep(t, api) > 0 {
+				sawSwept = true
+			}
 		default: // weeks pass, with passes running, then the sweeper
 			clk.Advance(sourceMargin/2 + time.Duration(rng.Int64N(int64(sourceMargin))))
 			compactRounds(t, ctx, st, clk, 2)
