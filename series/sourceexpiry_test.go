@@ -12,12 +12,19 @@ import (
 	"time"
 
 	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/internal/testenv"
 	"github.com/timetable-db/timetable/keys"
 	"github.com/timetable-db/timetable/local"
 )
 
 // sourceMargin is the tests' Options.SourceExpiry.
 const sourceMargin = 30 * 24 * time.Hour
+
+// openSweptEngine opens an in-memory embedded engine on clk whose TTL
+// sweeper runs only when sweep calls it.
+func openSweptEngine(t testing.TB, clk *clock) timetable.API {
+	return testenv.Backends()[0].Open(t, &local.Options{Now: clk.Now, CacheSize: 4 << 20, TTLInterval: -1})
+}
 
 // sweep deletes the expired items of the embedded engine api (its TTL
 // sweeper, run now rather than on its timer), and returns how many.
@@ -39,7 +46,7 @@ func hzUnits(t *testing.T, exp time.Duration) (float64, *Store, *Kind, *clock, t
 	t.Helper()
 	ctx := context.Background()
 	clk := newClock(t0)
-	api := openEngine(t, clk)
+	api := openSweptEngine(t, clk)
 	opts := testOptions(t, clk)
 	opts.SourceExpiry = exp
 	opts.FlushSize, opts.MaxBuffered = 1<<20, 4<<20
@@ -156,7 +163,7 @@ func sourceExpiryModel(t *testing.T, seed uint64) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(seed, 25))
 	clk := newClock(t0)
-	api := openEngine(t, clk)
+	api := openSweptEngine(t, clk)
 	opts := testOptions(t, clk)
 	opts.SourceExpiry = sourceMargin
 	st := openStore(t, api, opts, Schema{Name: "M", Fields: []string{"v"}, Shards: 1 + int(seed%2), Retention: Retention{Raw: Forever}, NoRollups: true})
@@ -261,7 +268,7 @@ func TestSourceExpiry_NearExpiry(t *testing.T) {
 		t.Run(fmt.Sprint("pass=", pass), func(t *testing.T) {
 			ctx := context.Background()
 			clk := newClock(t0.Add(time.Hour))
-			api := openEngine(t, clk)
+			api := openSweptEngine(t, clk)
 			var logs bytes.Buffer
 			opts := testOptions(t, clk)
 			opts.SourceExpiry = sourceMargin
