@@ -216,10 +216,18 @@ func (e *engine) openRemote(ctx context.Context, o engineOptions, sopts *series.
 		return err
 	}
 	e.remote, e.api = b, b
-	if _, embedded := b.(*local.DB); !embedded && o.compactInterval >= 0 && o.sourceExpiry > 0 {
-		sopts.SourceExpiry = o.sourceExpiry
-	}
+	sopts.SourceExpiry = sourceExpiry(b, o)
 	return nil
+}
+
+// sourceExpiry is series.Options.SourceExpiry on backend b (see
+// engineOptions.sourceExpiry): o's on a backend other than the embedded
+// engine when o runs compaction passes, else 0.
+func sourceExpiry(b timetable.Backend, o engineOptions) time.Duration {
+	if _, embedded := b.(*local.DB); embedded || o.compactInterval < 0 || o.sourceExpiry <= 0 {
+		return 0
+	}
+	return o.sourceExpiry
 }
 
 // openAuth opens the token store: on a data folder, in its own engine in
