@@ -97,7 +97,10 @@ const compactPrefix = "~COMPACT#"
 // is sound because readers give each position once whatever items of a
 // group they find (readGroup): a covered flush chunk found at any age,
 // or gone, changes no read. A late reading in a merged day is a new
-// flush chunk with its own expiry, merged by the next pass. The one
+// flush chunk with its own expiry, merged by the next pass. A flush
+// chunk whose expiry is sooner than its retention's is merged, even
+// alone, by any Store, with the option or without (sourceExpiry), so a
+// fleet part way through a change of the option loses nothing. The one
 // loss: a flush chunk that no pass merges before it expires. A pass
 // takes first the periods that ended more than half of SourceExpiry ago
 // and are still marked (urgentFirst), and warns of (and counts in
@@ -371,6 +374,16 @@ func urgentFirst[U any](k *Kind, due []U, start func(U) (int64, keys.Granularity
 	})
 }
 
+// warnWithin is how near its expiry an unmerged flush chunk is warned
+// of: half of SourceExpiry, or of its default in serve (30 days) on a
+// Store without it that compacts another's flush chunks.
+func (k *Kind) warnWithin() time.Duration {
+	if e := k.st.opts.SourceExpiry; e > 0 {
+		return e / 2
+	}
+	return 15 * 24 * time.Hour
+}
+
 // nearExpiry records the groups that compaction found holding flush
 // chunks not merged within SourceExpiry/2 of their expiry, for one
 // warning after the pass.
@@ -490,7 +503,7 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 		items = append(items, c)
 	}
 	expires := k.expiresSoon(timeMs(k.st.now()))
-	if len(items) == 0 || len(items) == 1 && !expires(&items[0]) {
+	if len(items) == 0 || len(items) == 1 && !k.sourceExpiry(&items[0]) {
 		// (A lone flush chunk that expires is merged: into an item that
 		// does not.)
 		return true, nil
@@ -528,7 +541,7 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 		default:
 			live = append(live, c)
 			liveBytes += c.size
-			if expires(c) && (soonest == 0 || c.ttl < soonest) && !k.retentionExpiry(c) {
+			if k.sourceExpiry(c) && (soonest == 0 || c.ttl < soonest) {
 				soonest = c.ttl
 			}
 		}
@@ -539,14 +552,14 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 			}
 		}
 	}
-	if soonest > 0 && soonest*1000-now < (k.st.opts.SourceExpiry/2).Milliseconds() {
+	if soonest > 0 && soonest*1000-now < k.warnWithin().Milliseconds() {
 		k.st.noteNearExpiry(k.entity(id)+" "+periodKey(start, g), soonest)
 	}
 	// The items to merge together: a small day's in one piece; else those
 	// of each hour, as mergeSet picks them.
 	var sets [][]*citem
 	if g == keys.Day && liveBytes <= dayChunkBytes {
-		if len(live) > 1 || len(live) == 1 && expires(live[0]) {
+		if len(live) > 1 || len(live) == 1 && k.sourceExpiry(live[0]) {
 			sets = append(sets, live)
 		}
 	} else {
@@ -556,7 +569,7 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 			for n < len(live) && live[n].sk[:hourPrefixLen] == live[0].sk[:hourPrefixLen] {
 				n++
 			}
-			if in := mergeSet(live[:n], expires); in != nil {
+			if in := mergeSet(live[:n], k.sourceExpiry); in != nil {
 				sets = append(sets, in)
 			}
 			live = live[n:]
@@ -614,35 +627,42 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 	return pending == 0 && len(sets) == 0, nil
 }
 
-// expiresSoon returns, with Options.SourceExpiry on, whether a chunk
-// item is a flush chunk that expires by itself (see putSourceTTL): one
-// whose expiry is no later than a flush chunk written now would get. A
-// flush chunk written without it (before the option was on), or whose
-// retention outlasts that, is deleted by key as merged chunks are.
+// sourceExpiry reports whether chunk item c is a flush chunk written
+// with a source expiry (see putSourceTTL): one that expires before its
+// readings' retention ends, so it must be merged, whatever the options
+// of the Store that compacts it.
+func (k *Kind) sourceExpiry(c *citem) bool {
+	if c.merged || c.ttl <= 0 {
+		return false
+	}
+	end, ok := getInt(c.item, attrEnd)
+	if !ok {
+		return false
+	}
+	ret := ttlOf(end, k.s.Retention.Raw)
+	return ret == 0 || c.ttl < ret
+}
+
+// expiresSoon returns whether a flush chunk that a merged chunk covers
+// is left to expire rather than deleted by key: one written with a
+// source expiry, or, with Options.SourceExpiry on, one whose (retention's)
+// expiry is no later than a source expiry given now. A flush chunk whose
+// retention outlasts that is deleted by key, as merged chunks are.
 func (k *Kind) expiresSoon(now int64) func(c *citem) bool {
 	if !k.sourcesExpire() {
-		return func(*citem) bool { return false }
+		return k.sourceExpiry
 	}
 	o := &k.st.opts
 	bound := ttlOf(now, 24*time.Hour+o.LateWindow+o.CompactGrace+o.SourceExpiry)
-	return func(c *citem) bool { return !c.merged && c.ttl > 0 && c.ttl <= bound }
-}
-
-// retentionExpiry reports whether chunk item c expires with its
-// readings' retention (not sooner): its readings are gone then, merged
-// or not.
-func (k *Kind) retentionExpiry(c *citem) bool {
-	end, ok := getInt(c.item, attrEnd)
-	ret := ttlOf(end, k.s.Retention.Raw)
-	return ok && ret != 0 && ret <= c.ttl
+	return func(c *citem) bool { return !c.merged && c.ttl > 0 && c.ttl <= bound || k.sourceExpiry(c) }
 }
 
 // mergeSet returns the items of live (items of one hour not replaced) to
 // merge, nil if none: all but the full merged chunks that overlap none of
 // the others, if at least two remain and one of them is a flush's chunk
-// or two overlap, or if one of them is a flush chunk that expires (see
-// putSourceTTL), which must not be left unmerged.
-func mergeSet(live []*citem, expires func(*citem) bool) []*citem {
+// or two overlap, or if one of them is a flush chunk written with a
+// source expiry (must; see putSourceTTL), which must not stay unmerged.
+func mergeSet(live []*citem, must func(*citem) bool) []*citem {
 	var in []*citem
 	for i, c := range live {
 		keep := !c.merged || c.size < fullChunkBytes
@@ -656,7 +676,7 @@ func mergeSet(live []*citem, expires func(*citem) bool) []*citem {
 			in = append(in, c)
 		}
 	}
-	if slices.ContainsFunc(in, expires) {
+	if slices.ContainsFunc(in, must) {
 		return in
 	}
 	if len(in) < 2 {

@@ -325,3 +325,39 @@ func TestUrgentFirst(t *testing.T) {
 		t.Fatalf("order %v, want %v", due, want)
 	}
 }
+
+// TestSourceExpiry_CompactedWithoutIt: flush chunks written by a Store
+// with SourceExpiry are merged by a Store without it that shares the
+// table (a fleet part way through a change of its options), lone ones
+// included, so none of their readings is lost when they expire.
+func TestSourceExpiry_CompactedWithoutIt(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock(t0.Add(time.Hour))
+	api := openSweptEngine(t, clk)
+	opts := testOptions(t, clk)
+	sc := Schema{Name: "M", Fields: []string{"v"}, Retention: Retention{Raw: Forever}, NoRollups: true}
+	plain := openStore(t, api, opts, sc)
+	wo := *opts
+	wo.SourceExpiry = sourceMargin
+	w := mustOpen(t, ctx, api, &wo, sc)
+	defer w.Close()
+	wk := mustKind(t, w, "M")
+	// A lone reading in the first day; three flushes in the second.
+	writeFlushes(t, w, wk, "s", [][]Reading{{{Time: t0.Add(time.Minute), Values: []float64{1}}}})
+	clk.Set(t0.Add(25 * time.Hour))
+	writeFlushes(t, w, wk, "s", [][]Reading{{{Time: t0.Add(24*time.Hour + time.Minute), Values: []float64{2}}}, {{Time: t0.Add(24*time.Hour + 2*time.Minute), Values: []float64{3}}}, {{Time: t0.Add(24*time.Hour + 3*time.Minute), Values: []float64{4}}}})
+	clk.Set(t0.Add(50 * time.Hour))
+	compactRounds(t, ctx, plain, clk, 2)
+	clk.Advance(sourceMargin + 48*time.Hour)
+	if sweep(t, api) == 0 {
+		t.Fatal("nothing expired: the flush chunks were written without an expiry")
+	}
+	k := mustKind(t, plain, "M")
+	p, err := k.Range(ctx, "s", Query{From: t0, To: t0.Add(48 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Readings) != 4 {
+		t.Fatalf("%d readings after the sources expired, want 4:\n%s", len(p.Readings), fmtReadings(p.Readings))
+	}
+}
