@@ -168,6 +168,7 @@ func (k *Kind) chunkGroup(app *chunk.Appender, id string, sh int, recs []rec, cs
 	}
 	putUnit(it, &k.s, u)
 	k.putTTL(it, last, k.s.Retention.Raw)
+	k.putSourceTTL(it, last)
 	k.putMetric(it, id, first, key)
 	return append(items, it), int(alignSeq(uint64(base+len(recs)), 0)), uint32(base + len(recs) - 1), nil
 }

@@ -85,6 +85,49 @@ import (
 
 const compactPrefix = "~COMPACT#"
 
+// Sources that expire
+//
+// With Options.SourceExpiry on, a flush chunk is written with an expiry
+// (the table's time-to-live attribute, the one retention uses): the end
+// of its day or its write, whichever is later, plus LateWindow,
+// CompactGrace and SourceExpiry, or its retention's expiry if sooner. A
+// merge then leaves the flush chunks it covers in place, for the table
+// to delete when they expire (no write units on DynamoDB); merged chunks
+// that a later merge covers (an hour's in its day's piece) are still
+// deleted by key, CompactGrace after, as they carry no such expiry. This
+// is sound because readers give each position once whatever items of a
+// group they find (readGroup): a covered flush chunk found at any age,
+// or gone, changes no read. A late reading in a merged day is a new
+// flush chunk with its own expiry, merged by the next pass. A flush
+// chunk whose expiry is sooner than its retention's is merged, even
+// alone, by any Store, with the option or without (sourceExpiry), so a
+// fleet part way through a change of the option loses nothing. The one
+// loss: a flush chunk that no pass merges before it expires. A pass
+// takes first the periods that ended more than half of SourceExpiry ago
+// and are still marked (urgentFirst), and warns of (and counts in
+// Stats.SourcesNearExpiry) each group in which it finds a flush chunk
+// not merged within half of SourceExpiry of its expiry, which it merges.
+
+// putSourceTTL sets, with Options.SourceExpiry on, the expiry of flush
+// chunk item it, whose last reading is at last (see above): it keeps
+// the retention's expiry if that is sooner.
+func (k *Kind) putSourceTTL(it table.Item, last int64) {
+	exp := k.st.opts.SourceExpiry
+	if exp <= 0 || !k.compacts() {
+		return
+	}
+	from := max(periodEnd(periodStart(last, keys.Day), keys.Day)+k.st.opts.LateWindow.Milliseconds(), timeMs(k.st.now()))
+	v := ttlOf(from, k.st.opts.CompactGrace+exp)
+	if old, ok := getInt(it, attrTTL); ok && old > 0 && old <= v {
+		return
+	}
+	it[attrTTL] = intAV(v)
+}
+
+// sourcesExpire reports whether the flush chunks of k expire rather than
+// being deleted once merged (Options.SourceExpiry).
+func (k *Kind) sourcesExpire() bool { return k.st.opts.SourceExpiry > 0 }
+
 func (k *Kind) compactPK() string { return compactPrefix + k.s.Name }
 
 // compacts reports whether the kind's writes leave compaction markers.
@@ -217,6 +260,8 @@ func (k *Kind) compactPass(ctx context.Context, grace time.Duration, skip func(i
 			due = append(due, &unit{id: m.id, g: keys.Hour, start: m.start, markers: []marker{m}})
 		}
 	}
+	urgentFirst(k, due, func(u *unit) (int64, keys.Granularity) { return u.start, u.g }, now)
+	defer k.st.warnNearExpiry()
 	var (
 		mu   sync.Mutex
 		errs []error
@@ -275,6 +320,7 @@ func (k *Kind) Compact(ctx context.Context, id string, from, to time.Time) error
 	}
 	k.st.compactMu.Lock()
 	defer k.st.compactMu.Unlock()
+	defer k.st.warnNearExpiry()
 	lo, hi := k.bounds(from, to)
 	if from.IsZero() {
 		oldest, err := k.oldest(ctx, id)
@@ -298,6 +344,81 @@ func (k *Kind) Compact(ctx context.Context, id string, from, to time.Time) error
 		p = periodEnd(p, keys.Hour)
 	}
 	return nil
+}
+
+// urgentFirst, with Options.SourceExpiry on, moves to the front of due
+// (in time order) the periods that ended more than SourceExpiry/2 before
+// now: the flush chunks nearest to expiring unmerged are among theirs (see
+// putSourceTTL). start returns a period's start and granularity.
+func urgentFirst[U any](k *Kind, due []U, start func(U) (int64, keys.Granularity), now int64) {
+	exp := k.st.opts.SourceExpiry
+	if exp <= 0 {
+		return
+	}
+	old := now - (exp / 2).Milliseconds()
+	urgent := func(u U) (int64, bool) {
+		s, g := start(u)
+		return s, periodEnd(s, g) <= old
+	}
+	slices.SortStableFunc(due, func(a, b U) int {
+		sa, ua := urgent(a)
+		sb, ub := urgent(b)
+		switch {
+		case ua && ub:
+			return cmp.Compare(sa, sb)
+		case ua:
+			return -1
+		case ub:
+			return 1
+		}
+		return 0
+	})
+}
+
+// warnWithin is how near its expiry an unmerged flush chunk is warned
+// of: half of SourceExpiry, or of the value serve suggests (30 days) on
+// a Store without it that compacts another's flush chunks.
+func (k *Kind) warnWithin() time.Duration {
+	if e := k.st.opts.SourceExpiry; e > 0 {
+		return e / 2
+	}
+	return 15 * 24 * time.Hour
+}
+
+// nearExpiry records the groups that compaction found holding flush
+// chunks not merged within SourceExpiry/2 of their expiry, for one
+// warning after the pass.
+type nearExpiry struct {
+	mu    sync.Mutex
+	n     int
+	first string // the group of the soonest expiry
+	ttl   int64  // its expiry, epoch seconds
+}
+
+// note records group what, whose soonest unmerged flush chunk expires at
+// ttl, and counts it in Stats.SourcesNearExpiry.
+func (s *Store) noteNearExpiry(what string, ttl int64) {
+	s.stats.nearExpiry.Add(1)
+	e := &s.expiring
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.n == 0 || ttl < e.ttl {
+		e.first, e.ttl = what, ttl
+	}
+	e.n++
+}
+
+// warnNearExpiry logs what noteNearExpiry recorded since the last call.
+func (s *Store) warnNearExpiry() {
+	e := &s.expiring
+	e.mu.Lock()
+	n, first, ttl := e.n, e.first, e.ttl
+	e.n = 0
+	e.mu.Unlock()
+	if n > 0 {
+		s.log.Warn("series: compaction found flush chunks unmerged within half of SourceExpiry of their expiry, which loses their readings if they expire unmerged: merged them now; a pass must run more often than SourceExpiry",
+			"groups", n, "soonest", first, "expires", time.Unix(ttl, 0).UTC())
+	}
 }
 
 // compactPeriod compacts the hour or day (g) starting at start of series
@@ -324,6 +445,7 @@ type citem struct {
 	created int64 // merged chunks: when written (ms)
 	size    int   // bytes of chunk data
 	n       int   // readings
+	ttl     int64 // expiry, epoch seconds; 0 if none
 	cov     coverage
 }
 
@@ -331,6 +453,7 @@ type citem struct {
 func parseCItem(item table.Item) (citem, error) {
 	sk, _ := getS(item, attrSK)
 	c := citem{item: item, sk: sk, cov: coverage{}}
+	c.ttl, _ = getInt(item, attrTTL)
 	seq, base, err := chunkPosition(item)
 	if err != nil {
 		return c, err
@@ -380,7 +503,10 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 		}
 		items = append(items, c)
 	}
-	if len(items) <= 1 {
+	expires := k.expiresSoon(timeMs(k.st.now()))
+	if len(items) == 0 || len(items) == 1 && !k.sourceExpiry(&items[0]) {
+		// (A lone flush chunk that expires is merged: into an item that
+		// does not.)
 		return true, nil
 	}
 	// Merged chunks first, newest first: an item may be replaced only by
@@ -403,9 +529,12 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 	var dels []table.WriteRequest
 	var live []*citem
 	pending, liveBytes := 0, 0
+	var soonest int64 // the soonest expiry of a flush chunk not merged
 	for i := range items {
 		c := &items[i]
 		switch {
+		case expires(c) && above.contains(c.cov):
+			// Left to expire (see putSourceTTL).
 		case aboveOld.contains(c.cov):
 			dels = append(dels, table.DeleteRequest(table.K(pk, c.sk)))
 		case above.contains(c.cov):
@@ -413,6 +542,9 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 		default:
 			live = append(live, c)
 			liveBytes += c.size
+			if k.sourceExpiry(c) && (soonest == 0 || c.ttl < soonest) {
+				soonest = c.ttl
+			}
 		}
 		if c.merged {
 			above.merge(c.cov)
@@ -421,11 +553,14 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 			}
 		}
 	}
+	if soonest > 0 && soonest*1000-now < k.warnWithin().Milliseconds() {
+		k.st.noteNearExpiry(k.entity(id)+" "+periodKey(start, g), soonest)
+	}
 	// The items to merge together: a small day's in one piece; else those
 	// of each hour, as mergeSet picks them.
 	var sets [][]*citem
 	if g == keys.Day && liveBytes <= dayChunkBytes {
-		if len(live) > 1 {
+		if len(live) > 1 || len(live) == 1 && k.sourceExpiry(live[0]) {
 			sets = append(sets, live)
 		}
 	} else {
@@ -435,7 +570,7 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 			for n < len(live) && live[n].sk[:hourPrefixLen] == live[0].sk[:hourPrefixLen] {
 				n++
 			}
-			if in := mergeSet(live[:n]); in != nil {
+			if in := mergeSet(live[:n], k.sourceExpiry); in != nil {
 				sets = append(sets, in)
 			}
 			live = live[n:]
@@ -469,7 +604,7 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 	var left []string
 	for _, in := range sets {
 		for _, c := range in {
-			if !written[c.sk] {
+			if !written[c.sk] && !expires(c) {
 				left = append(left, strings.Clone(c.sk))
 			}
 		}
@@ -495,11 +630,42 @@ func (k *Kind) compactGroup(ctx context.Context, id string, sh int, g keys.Granu
 	return pending == 0 && len(sets) == 0, nil
 }
 
+// sourceExpiry reports whether chunk item c is a flush chunk written
+// with a source expiry (see putSourceTTL): one that expires before its
+// readings' retention ends, so it must be merged, whatever the options
+// of the Store that compacts it.
+func (k *Kind) sourceExpiry(c *citem) bool {
+	if c.merged || c.ttl <= 0 {
+		return false
+	}
+	end, ok := getInt(c.item, attrEnd)
+	if !ok {
+		return false
+	}
+	ret := ttlOf(end, k.s.Retention.Raw)
+	return ret == 0 || c.ttl < ret
+}
+
+// expiresSoon returns whether a flush chunk that a merged chunk covers
+// is left to expire rather than deleted by key: one written with a
+// source expiry, or, with Options.SourceExpiry on, one whose (retention's)
+// expiry is no later than a source expiry given now. A flush chunk whose
+// retention outlasts that is deleted by key, as merged chunks are.
+func (k *Kind) expiresSoon(now int64) func(c *citem) bool {
+	if !k.sourcesExpire() {
+		return k.sourceExpiry
+	}
+	o := &k.st.opts
+	bound := ttlOf(now, 24*time.Hour+o.LateWindow+o.CompactGrace+o.SourceExpiry)
+	return func(c *citem) bool { return !c.merged && c.ttl > 0 && c.ttl <= bound || k.sourceExpiry(c) }
+}
+
 // mergeSet returns the items of live (items of one hour not replaced) to
 // merge, nil if none: all but the full merged chunks that overlap none of
 // the others, if at least two remain and one of them is a flush's chunk
-// or two overlap.
-func mergeSet(live []*citem) []*citem {
+// or two overlap, or if one of them is a flush chunk written with a
+// source expiry (must; see putSourceTTL), which must not stay unmerged.
+func mergeSet(live []*citem, must func(*citem) bool) []*citem {
 	var in []*citem
 	for i, c := range live {
 		keep := !c.merged || c.size < fullChunkBytes
@@ -512,6 +678,9 @@ func mergeSet(live []*citem) []*citem {
 		if keep {
 			in = append(in, c)
 		}
+	}
+	if slices.ContainsFunc(in, must) {
+		return in
 	}
 	if len(in) < 2 {
 		return nil

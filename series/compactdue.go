@@ -154,6 +154,7 @@ func (s *Store) takeWritten(k *Kind, n int) ([]dayKey, bool) {
 // pass follows.
 func (k *Kind) compactWritten(ctx context.Context, grace time.Duration) error {
 	days, more := k.st.takeWritten(k, compactDaysPerPass)
+	defer k.st.warnNearExpiry()
 	if more {
 		defer k.st.written.wake()
 	}

@@ -55,6 +55,12 @@ type Stats struct {
 	// and Store.Compact (the background ones and direct calls),
 	// successful or not.
 	RollupPasses, CompactionPasses uint64
+
+	// SourcesNearExpiry counts the groups (series, shard and hour or
+	// day) in which compaction found flush chunks not merged within
+	// Options.SourceExpiry/2 of their expiry (a flush chunk that expires
+	// unmerged loses its readings); it merged them.
+	SourcesNearExpiry uint64
 }
 
 // storeStats are the counters of Stats that the Store keeps itself.
@@ -63,6 +69,7 @@ type storeStats struct {
 	flushes, flushErrors               atomic.Uint64
 	flushNanos, lastFlush              atomic.Int64
 	rollups, compactions               atomic.Uint64
+	nearExpiry                         atomic.Uint64
 	// steps counts the elements that the per-series bookkeeping of
 	// flushes and rollup passes visits: entries sealed and applied,
 	// series looked up in the directory and marker sets, entries a sweep
@@ -118,6 +125,8 @@ func (s *Store) Stats() Stats {
 		LastFlush:        time.Duration(c.lastFlush.Load()),
 		RollupPasses:     c.rollups.Load(),
 		CompactionPasses: c.compactions.Load(),
+
+		SourcesNearExpiry: c.nearExpiry.Load(),
 	}
 	out.ReadingsRefused = out.RefusedInvalid + out.RefusedConflict + out.RefusedOther
 	s.buf.mu.Lock()

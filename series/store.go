@@ -127,6 +127,23 @@ type Options struct {
 	// the readers it serves stopped first): a read in progress could miss
 	// the readings of an item deleted between two of its pages.
 	CompactAtClose bool
+	// SourceExpiry, when positive, makes the flush chunks that compaction
+	// merges expire by the table's time to live instead of being deleted
+	// one by one (a delete costs a write unit on DynamoDB, an expiry
+	// none): each flush chunk is written with an expiry of the end of its
+	// day (or its write, if later) plus LateWindow, CompactGrace and
+	// SourceExpiry (or its retention's, if sooner), and a merge leaves
+	// its flush chunks in place; readers take a merged chunk and its
+	// sources as one, at any age. The risk: the readings of a flush chunk
+	// that no compaction pass merged before it expires (no Store ran the
+	// passes for SourceExpiry) are lost; a pass takes first the periods
+	// that ended more than SourceExpiry/2 ago, and logs a warning (and
+	// counts Stats.SourcesNearExpiry) when it merges flush chunks within
+	// SourceExpiry/2 of their expiry. Reads of a day also read its
+	// sources until they expire (more read units on DynamoDB). 0, the
+	// default, deletes merged sources by key. It needs the table's time
+	// to live on (EnsureTable turns it on when it creates the table).
+	SourceExpiry time.Duration
 
 	// LeaseOwner names this Store in the leases it takes in the table
 	// (see fleet.go): the background rollup and compaction passes of each
@@ -197,6 +214,9 @@ type Store struct {
 	// written days; left, the sources merges left (see compactdue.go).
 	written *writtenDays
 	left    leftSources
+	// expiring records what compaction found near its expiry unmerged
+	// (Options.SourceExpiry).
+	expiring nearExpiry
 
 	compactMu sync.Mutex // one compaction pass (or Kind.Compact, Kind.Delete) at a time
 	rollupMu  sync.Mutex // one rollup pass (or Kind.Delete) at a time

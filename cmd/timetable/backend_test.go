@@ -16,6 +16,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/backend"
 	"github.com/timetable-db/timetable/internal/dynamotest"
 )
 
@@ -299,6 +301,40 @@ func TestParseStorage(t *testing.T) {
 		got, err := parseStorage(tc.data, tc.dataSet, tc.backend, tc.keepLocal)
 		if err != nil || got != tc.want {
 			t.Errorf("parseStorage(%q, %v, %q, %v) = %+v, %v; want %+v", tc.data, tc.dataSet, tc.backend, tc.keepLocal, got, err, tc.want)
+		}
+	}
+}
+
+// TestSourceExpiry_OnRemoteDynamoDBOnly: serve leaves merged chunk items
+// to expire (saving a write unit each) on a DynamoDB-compatible endpoint
+// when it runs the compaction passes, never on the embedded engine
+// (backend file: or mem:), where a delete costs nothing.
+func TestSourceExpiry_OnRemoteDynamoDBOnly(t *testing.T) {
+	ctx := context.Background()
+	mem, err := backend.Open(ctx, "mem:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mem.Close()
+	remote, err := backend.Open(ctx, "http://127.0.0.1:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer remote.Close()
+	on := engineOptions{sourceExpiry: suggestedSourceExpiry, compactInterval: time.Minute}
+	for _, c := range []struct {
+		name string
+		b    timetable.Backend
+		o    engineOptions
+		want time.Duration
+	}{
+		{"embedded", mem, on, 0},
+		{"dynamodb", remote, on, suggestedSourceExpiry},
+		{"dynamodb, no compaction", remote, engineOptions{sourceExpiry: suggestedSourceExpiry, compactInterval: -1}, 0},
+		{"dynamodb, --source-expiry 0", remote, engineOptions{compactInterval: time.Minute}, 0},
+	} {
+		if got := sourceExpiry(c.b, c.o); got != c.want {
+			t.Errorf("%s: source expiry %v, want %v", c.name, got, c.want)
 		}
 	}
 }

@@ -32,6 +32,13 @@ type engineOptions struct {
 	// rollupInterval and compactInterval are series.Options'
 	// RollupInterval and CompactInterval; 0 is their default.
 	rollupInterval, compactInterval time.Duration
+	// sourceExpiry is series.Options.SourceExpiry on a remote backend
+	// that is not the embedded engine, when compactInterval is not
+	// negative (this process runs the compaction passes that merge the
+	// sources before they expire); elsewhere sources are deleted by key
+	// (on the embedded engine a delete costs nothing, and expired items
+	// would hold disk space until their expiry).
+	sourceExpiry time.Duration
 	// compactAtClose, on a data folder, leaves the series table in its
 	// compact form at the clean stop (series.Options.CompactAtClose): the
 	// folder is this process's alone, and the readers it serves stop
@@ -90,6 +97,14 @@ type engine struct {
 	where     string      // the folder, "memory" or the backend's URL
 	logger    *slog.Logger
 }
+
+// suggestedSourceExpiry is the --source-expiry that serve's help and the
+// docs suggest for a fleet that turns it on: how long after its day a
+// merged chunk item's source stays on a remote DynamoDB backend. The
+// default is 0 (sources deleted by key): a table whose fleet stops for
+// longer than this would lose its unmerged readings, which no default
+// may risk.
+const suggestedSourceExpiry = 30 * 24 * time.Hour
 
 // walDir is the series store's write-ahead log, and authDir the token
 // store's engine, inside the data folder.
@@ -205,7 +220,18 @@ func (e *engine) openRemote(ctx context.Context, o engineOptions, sopts *series.
 		return err
 	}
 	e.remote, e.api = b, b
+	sopts.SourceExpiry = sourceExpiry(b, o)
 	return nil
+}
+
+// sourceExpiry is series.Options.SourceExpiry on backend b (see
+// engineOptions.sourceExpiry): o's on a backend other than the embedded
+// engine when o runs compaction passes, else 0.
+func sourceExpiry(b timetable.Backend, o engineOptions) time.Duration {
+	if _, embedded := b.(*local.DB); embedded || o.compactInterval < 0 || o.sourceExpiry <= 0 {
+		return 0
+	}
+	return o.sourceExpiry
 }
 
 // openAuth opens the token store: on a data folder, in its own engine in

@@ -110,6 +110,7 @@ type serveFlags struct {
 	otlpPromote                                              string
 	maxKinds, maxFields, maxTags                             int
 	flushInterval, rollupInterval, compactInterval           time.Duration
+	sourceExpiry                                             time.Duration
 	shardLifetime                                            time.Duration
 	maxPeriods                                               int
 	requestTimeout, maxFuture                                time.Duration
@@ -169,6 +170,7 @@ func (c *ServeCommand) flags(fs *flag.FlagSet) *serveFlags {
 	fs.DurationVar(&f.flushInterval, "flush-interval", time.Minute, "how often buffered readings are written to the table (they are in the series log at once)")
 	fs.DurationVar(&f.rollupInterval, "rollup-interval", time.Minute, "how often the series' hourly, daily and monthly rollups of the periods written to are computed, and the label index of a kind written by an earlier version is built (on a shared backend, by one server per kind at a time, under a lease of three intervals; negative: never)")
 	fs.DurationVar(&f.compactInterval, "compact-interval", time.Minute, "how often the small chunk items of each series and hour are merged (on a shared backend, by one server per kind at a time, under a lease of three intervals; negative: never)")
+	fs.DurationVar(&f.sourceExpiry, "source-expiry", 0, "on a remote DynamoDB-compatible backend (--backend http(s):// or dynamodb://), with --compact-interval on: the chunk items that compaction merges expire this long after their day instead of being deleted one by one, which saves a write unit each (e.g. "+suggestedSourceExpiry.String()+"); readings written while no server compacts for that long are lost when they expire (0, the default: delete them; the embedded engine always deletes)")
 	fs.DurationVar(&f.shardLifetime, "stream-shard-lifetime", 4*time.Hour, "how long a shard of a DynamoDB stream takes records before a child shard follows it, as DynamoDB rolls shards over about every 4 hours (shorter, e.g. 1m, to test that consumers follow closed shards; negative: never)")
 	fs.StringVar(&f.memoryLimit, "memory-limit", "auto", "soft limit of the memory the Go runtime holds (heap, stacks; not the engine's block cache and memtables), as 512MiB or 2GB: near it the garbage collector runs more often, for some CPU; past it (live data larger) it runs back to back with at most half the CPU. auto: GOMEMLIMIT if set, else 256MiB or half the machine's memory if less; off: no limit")
 	return f
@@ -223,7 +225,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		co.SiteCacheTTL, co.UnknownSiteTTL = f.cacheTTL, min(f.cacheTTL, collect.DefaultUnknownSiteTTL)
 	}
 	eng, err := openEngine(ctx, engineOptions{storage: st, noSync: f.noSync, shardLifetime: f.shardLifetime,
-		table: f.table, flushInterval: f.flushInterval, rollupInterval: f.rollupInterval, compactInterval: f.compactInterval, maxFuture: f.maxFuture, minFreeBytes: f.minFree, analyticsTable: f.analyticsTable, aggregateEvery: f.aggregateEvery, rebuildRealtime: true, compactAtClose: true,
+		table: f.table, flushInterval: f.flushInterval, rollupInterval: f.rollupInterval, compactInterval: f.compactInterval, sourceExpiry: f.sourceExpiry, maxFuture: f.maxFuture, minFreeBytes: f.minFree, analyticsTable: f.analyticsTable, aggregateEvery: f.aggregateEvery, rebuildRealtime: true, compactAtClose: true,
 		auth: !f.noAuth, authTable: f.authTable, cacheTTL: f.cacheTTL, logger: logger})
 	if err != nil {
 		return err
