@@ -12,6 +12,7 @@ import (
 	"github.com/cespare/xxhash/v2"
 
 	"github.com/timetable-db/timetable"
+	"github.com/timetable-db/timetable/design"
 	"github.com/timetable-db/timetable/table"
 )
 
@@ -35,10 +36,18 @@ type bucket struct {
 	parts   int
 	hits    int
 	sum     string // xxhash64 of the parts' blocks, to tell an unchanged day
+	// hasVisits: the set has visit parts (HitBucketVisits), visitParts of
+	// them, formed with the session timeout visitTimeout (ms). A bucket
+	// written before visits were kept has none.
+	hasVisits    bool
+	visitParts   int
+	visitTimeout int64
 }
 
 func bucketFrom(it table.Item) bucket {
-	return bucket{written: getS(it, "written"), parts: int(getN(it, "parts")), hits: int(getN(it, "hits")), sum: getS(it, "sum")}
+	_, hasVisits := it["visitParts"]
+	return bucket{written: getS(it, "written"), parts: int(getN(it, "parts")), hits: int(getN(it, "hits")), sum: getS(it, "sum"),
+		hasVisits: hasVisits, visitParts: int(getN(it, "visitParts")), visitTimeout: getN(it, "visitTimeout")}
 }
 
 // bucketKey returns the key of the HitBucket item of site's day.
@@ -49,6 +58,12 @@ func bucketKey(site string, day time.Time) (table.Key, error) {
 // partKey returns the key of part i of the set written of site's day.
 func partKey(site string, day time.Time, written string, i int) (table.Key, error) {
 	return primaryKey(entHitBucketPart, map[string]string{"siteId": site, "date": dayOf(day), "written": written, "part": fmt.Sprintf("%03d", i)})
+}
+
+// visitPartKey returns the key of visit part i of the set written of
+// site's day.
+func visitPartKey(site string, day time.Time, written string, i int) (table.Key, error) {
+	return primaryKey(entHitVisits, map[string]string{"siteId": site, "date": dayOf(day), "written": written, "part": fmt.Sprintf("%03d", i)})
 }
 
 // encodeParts returns hits (sorted by hitCmp) as blocks of at most max
@@ -100,9 +115,10 @@ func blocksSum(blocks [][]byte) string {
 }
 
 // writeBucket makes the hit bucket of site's day hold hits (the day's
-// whole, sorted by hitCmp, read at readAt): nothing is written when it
-// holds them already; else a new set of parts, then the HitBucket item,
-// then the other sets' parts go. A day without hits has no bucket. A
+// whole, sorted by hitCmp, read at readAt) and their visits (formed with
+// the Store's session timeout): nothing is written when it holds them
+// already; else a new set of parts and visit parts, then the HitBucket
+// item, then the other sets' parts go. A day without hits has no bucket. A
 // writer whose set is older than the one the HitBucket item names (a
 // pass that stalled past its lease) leaves that one in place.
 func (s *Store) writeBucket(ctx context.Context, site string, day time.Time, hits []hit, readAt time.Time) error {
@@ -116,6 +132,11 @@ func (s *Store) writeBucket(ctx context.Context, site string, day time.Time, hit
 		return fmt.Errorf("analytics: cannot encode the hits of %s of site %q: %w", dayOf(day), site, err)
 	}
 	sum := blocksSum(blocks)
+	timeout := s.o.SessionTimeout.Milliseconds()
+	vblocks, err := encodeVisitParts(visitsOfHits(hits, s.o.SessionTimeout), max)
+	if err != nil {
+		return fmt.Errorf("analytics: cannot encode the visits of %s of site %q: %w", dayOf(day), site, err)
+	}
 	hk, err := bucketKey(site, day)
 	if err != nil {
 		return err
@@ -127,7 +148,8 @@ func (s *Store) writeBucket(ctx context.Context, site string, day time.Time, hit
 	if old == nil && len(blocks) == 0 {
 		return s.deleteParts(ctx, site, day, "")
 	}
-	if b := bucketFrom(old); old != nil && b.sum == sum && b.parts == len(blocks) && b.hits == len(hits) {
+	if b := bucketFrom(old); old != nil && b.sum == sum && b.parts == len(blocks) && b.hits == len(hits) &&
+		b.hasVisits && b.visitTimeout == timeout && b.visitParts == len(vblocks) {
 		// The sets older than it: of a writer that died before deleting
 		// them.
 		return s.deleteParts(ctx, site, day, b.written)
@@ -146,16 +168,21 @@ func (s *Store) writeBucket(ctx context.Context, site string, day time.Time, hit
 			it[attrTTL] = nAttr(ttl)
 		}
 	}
-	ws := make([]table.WriteRequest, len(blocks))
-	for i, b := range blocks {
-		k, err := partKey(site, day, written, i)
-		if err != nil {
-			return err
+	ws := make([]table.WriteRequest, 0, len(blocks)+len(vblocks))
+	for _, set := range []struct {
+		blocks [][]byte
+		key    func(string, time.Time, string, int) (table.Key, error)
+	}{{blocks, partKey}, {vblocks, visitPartKey}} {
+		for i, b := range set.blocks {
+			k, err := set.key(site, day, written, i)
+			if err != nil {
+				return err
+			}
+			it := table.Item{attrPK: sAttr(k.Hash.(string)), attrSK: sAttr(k.Range.(string)), "part": nAttr(int64(i)),
+				"block": &types.AttributeValueMemberB{Value: b}}
+			common(it)
+			ws = append(ws, table.PutRequest(it))
 		}
-		it := table.Item{attrPK: sAttr(k.Hash.(string)), attrSK: sAttr(k.Range.(string)), "part": nAttr(int64(i)),
-			"block": &types.AttributeValueMemberB{Value: b}}
-		common(it)
-		ws[i] = table.PutRequest(it)
 	}
 	if err := s.t.BatchWrite(ctx, ws); err != nil {
 		return fmt.Errorf("analytics: cannot write the hit bucket of %s of site %q: %w", dayOf(day), site, err)
@@ -172,32 +199,37 @@ func (s *Store) writeBucket(ctx context.Context, site string, day time.Time, hit
 		it["parts"] = nAttr(int64(len(blocks)))
 		it["hits"] = nAttr(int64(len(hits)))
 		it["sum"] = sAttr(sum)
+		it["visitParts"] = nAttr(int64(len(vblocks)))
+		it["visitTimeout"] = nAttr(timeout)
 		_, err = s.t.Put(ctx, it, &table.PutOptions{If: newer})
 	}
 	switch {
 	case table.IsConditionFailed(err):
 		s.o.Logger.Warn("analytics: a newer hit bucket is in place; this pass's is dropped", "site", site, "day", dayOf(day))
-		return s.deleteSet(ctx, site, day, written, len(blocks))
+		return s.deleteSet(ctx, site, day, written, len(blocks), len(vblocks))
 	case err != nil:
 		return fmt.Errorf("analytics: cannot switch the hit bucket of %s of site %q: %w", dayOf(day), site, err)
 	}
 	return s.deleteParts(ctx, site, day, written)
 }
 
-// deleteParts deletes the parts of site's day of every set older than
-// keep ("" for all): the sets that buckets since replaced and those that
-// writers which died left behind. Newer sets, of a writer at work, stay.
+// deleteParts deletes the parts and visit parts of site's day of every
+// set older than keep ("" for all): the sets that buckets since replaced
+// and those that writers which died left behind. Newer sets, of a writer
+// at work, stay.
 func (s *Store) deleteParts(ctx context.Context, site string, day time.Time, keep string) error {
-	prefix := partial(entHitBucketPart.Keys[attrSK], map[string]string{"date": dayOf(day)}, "written")
 	pk := sitePK(site)
 	var ks []table.Key
-	q := &table.Query{Hash: pk, Range: table.BeginsWith(prefix), Consistent: true, Projection: []string{attrPK, attrSK, "written"}}
-	for it, err := range s.t.QueryAll(ctx, q) {
-		if err != nil {
-			return fmt.Errorf("analytics: cannot list the hit bucket parts of %s of site %q: %w", dayOf(day), site, err)
-		}
-		if w := getS(it, "written"); keep == "" || w < keep {
-			ks = append(ks, table.K(pk, getS(it, attrSK)))
+	for _, ent := range []*design.Entity{entHitBucketPart, entHitVisits} {
+		prefix := partial(ent.Keys[attrSK], map[string]string{"date": dayOf(day)}, "written")
+		q := &table.Query{Hash: pk, Range: table.BeginsWith(prefix), Consistent: true, Projection: []string{attrPK, attrSK, "written"}}
+		for it, err := range s.t.QueryAll(ctx, q) {
+			if err != nil {
+				return fmt.Errorf("analytics: cannot list the hit bucket parts of %s of site %q: %w", dayOf(day), site, err)
+			}
+			if w := getS(it, "written"); keep == "" || w < keep {
+				ks = append(ks, table.K(pk, getS(it, attrSK)))
+			}
 		}
 	}
 	if err := s.t.BatchDelete(ctx, ks); err != nil {
@@ -206,15 +238,21 @@ func (s *Store) deleteParts(ctx context.Context, site string, day time.Time, kee
 	return nil
 }
 
-// deleteSet deletes the n parts of the set written of site's day.
-func (s *Store) deleteSet(ctx context.Context, site string, day time.Time, written string, n int) error {
-	ks := make([]table.Key, n)
-	for i := range ks {
-		k, err := partKey(site, day, written, i)
+// deleteSet deletes the n parts and nv visit parts of the set written
+// of site's day.
+func (s *Store) deleteSet(ctx context.Context, site string, day time.Time, written string, n, nv int) error {
+	ks := make([]table.Key, 0, n+nv)
+	for i := range n + nv {
+		key := partKey
+		j := i
+		if i >= n {
+			key, j = visitPartKey, i-n
+		}
+		k, err := key(site, day, written, j)
 		if err != nil {
 			return err
 		}
-		ks[i] = k
+		ks = append(ks, k)
 	}
 	if err := s.t.BatchDelete(ctx, ks); err != nil {
 		return fmt.Errorf("analytics: cannot delete a dropped hit bucket of %s of site %q: %w", dayOf(day), site, err)
@@ -256,12 +294,17 @@ func (s *Store) readBuckets(ctx context.Context, site string, first, last time.T
 // (and deleted) since its HitBucket item was read, or expired.
 var errPartsGone = errors.New("analytics: hit bucket parts missing")
 
-// readParts returns the blocks of the parts of b, site's bucket of day,
-// in order; errPartsGone if one is missing.
-func (s *Store) readParts(ctx context.Context, site string, day time.Time, b bucket, consistent bool) ([][]byte, error) {
-	ks := make([]table.Key, b.parts)
+// readParts returns the blocks of the parts of b, site's bucket of day
+// (its visit parts with visits), in order; errPartsGone if one is
+// missing.
+func (s *Store) readParts(ctx context.Context, site string, day time.Time, b bucket, visits, consistent bool) ([][]byte, error) {
+	n, key := b.parts, partKey
+	if visits {
+		n, key = b.visitParts, visitPartKey
+	}
+	ks := make([]table.Key, n)
 	for i := range ks {
-		k, err := partKey(site, day, b.written, i)
+		k, err := key(site, day, b.written, i)
 		if err != nil {
 			return nil, err
 		}
@@ -289,7 +332,7 @@ func (s *Store) readParts(ctx context.Context, site string, day time.Time, b buc
 // parts read strongly consistent. It returns nil blocks and no error if
 // the day has no bucket any more.
 func (s *Store) bucketBlocks(ctx context.Context, site string, day time.Time, b bucket, cols colSet) ([]*block, error) {
-	raw, err := s.readParts(ctx, site, day, b, false)
+	raw, err := s.readParts(ctx, site, day, b, false, false)
 	if errors.Is(err, errPartsGone) {
 		k, kerr := bucketKey(site, day)
 		if kerr != nil {
@@ -302,7 +345,7 @@ func (s *Store) bucketBlocks(ctx context.Context, site string, day time.Time, b 
 		if gerr != nil {
 			return nil, fmt.Errorf("analytics: cannot read the hit bucket of %s of site %q: %w", dayOf(day), site, gerr)
 		}
-		raw, err = s.readParts(ctx, site, day, bucketFrom(it), true)
+		raw, err = s.readParts(ctx, site, day, bucketFrom(it), false, true)
 	}
 	if err != nil {
 		return nil, err
@@ -315,6 +358,28 @@ func (s *Store) bucketBlocks(ctx context.Context, site string, day time.Time, b 
 			return nil, fmt.Errorf("analytics: part %d of the hit bucket of %s of site %q: %w", i, dayOf(day), site, err)
 		}
 		out[i] = bl
+	}
+	return out, nil
+}
+
+// bucketVisitBlocks returns the visit blocks of site's bucket of day, b
+// as read by the plan (which has visits), with the columns cols decoded;
+// nil and no error when its parts are gone (a newer bucket replaced it
+// meanwhile, or it expired): the caller forms the visits from the hits
+// then, which reads the bucket again.
+func (s *Store) bucketVisitBlocks(ctx context.Context, site string, day time.Time, b bucket, cols colSet) ([]*visitBlock, error) {
+	raw, err := s.readParts(ctx, site, day, b, true, false)
+	if errors.Is(err, errPartsGone) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*visitBlock, len(raw))
+	for i, r := range raw {
+		if out[i], err = decodeVisitBlock(r, cols); err != nil {
+			return nil, fmt.Errorf("analytics: visit part %d of the hit bucket of %s of site %q: %w", i, dayOf(day), site, err)
+		}
 	}
 	return out, nil
 }

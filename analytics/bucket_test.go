@@ -310,6 +310,9 @@ func TestVisits_LateHitAfterBucket(t *testing.T) {
 		if n := countParts(t, s, "alpha", day); n != second.parts {
 			t.Errorf("%d parts stored, the bucket has %d: the old ones are not deleted", n, second.parts)
 		}
+		if n := countVisitParts(t, s, "alpha", day); n != second.visitParts || n == 0 {
+			t.Errorf("%d visit parts stored, the bucket has %d: the old ones are not deleted", n, second.visitParts)
+		}
 		if nb, _ := sources(t, s, "alpha", from, to); nb != 1 {
 			t.Errorf("after the pass: %d days from buckets, want 1", nb)
 		}
@@ -323,6 +326,13 @@ func TestVisits_LateHitAfterBucket(t *testing.T) {
 		if again := head(); again != second {
 			t.Errorf("aggregating again rewrote the bucket: %+v, was %+v", again, second)
 		}
+		// Once the raw hits are gone, the visits read from the visit parts
+		// are those of the late hits too.
+		clk.Set(now.AddDate(0, 0, 45))
+		whole := &VisitOptions{Skip: FieldGoals | FieldHits}
+		if d := diffWhole(collectVisits(t, s, "alpha", from, to, whole), without(want, 0)); d != "" {
+			t.Fatalf("from the visit parts, after the pass: %s", d)
+		}
 	})
 }
 
@@ -330,6 +340,17 @@ func TestVisits_LateHitAfterBucket(t *testing.T) {
 func countParts(t *testing.T, s *Store, site string, day time.Time) int {
 	t.Helper()
 	prefix := partial(entHitBucketPart.Keys[attrSK], map[string]string{"date": dayOf(day)}, "written")
+	n, err := s.t.Count(context.Background(), &table.Query{Hash: sitePK(site), Range: table.BeginsWith(prefix), Consistent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return int(n)
+}
+
+// countVisitParts returns the HitBucketVisits items of site's day.
+func countVisitParts(t *testing.T, s *Store, site string, day time.Time) int {
+	t.Helper()
+	prefix := partial(entHitVisits.Keys[attrSK], map[string]string{"date": dayOf(day)}, "written")
 	n, err := s.t.Count(context.Background(), &table.Query{Hash: sitePK(site), Range: table.BeginsWith(prefix), Consistent: true})
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,8 @@
 // (a breakdown's values ranked by count in the sort key), Pending marks
 // (days to aggregate again), the daily Salt, hit buckets (HitBucket
 // HITS#{date} and its parts HitBucketPart HITPART#{date}#{written}#{part}:
-// a day's hits in compressed columns, docs/format/hits.md), and imported
+// a day's hits in compressed columns, docs/format/hits.md, and its visits
+// HitBucketVisits HITVIS#{date}#{written}#{part}), and imported
 // days IMPORTED#{date}.
 //
 // # Imported figures
@@ -88,7 +89,10 @@
 // (filters, two dimensions, funnels; package statsapi uses it): each day
 // from its hit bucket, or from its raw hits while they are all kept and
 // it has no bucket or hits came since it was written (today, late hits),
-// with the same answers either way. A day whose hits are no longer kept
+// with the same answers either way; a read that asks neither hits nor
+// goals (a count of whole visits) takes a bucketed day's visits from the
+// visits its bucket keeps (HitBucketVisits, formed when it was written),
+// not from its hits. A day whose hits are no longer kept
 // either way is refused with an *ExpiredError. RawVisits collects them;
 // FunnelSteps follows a Funnel's goals through them. Reads drop items
 // whose ttl has passed, since DynamoDB deletes them late.

@@ -36,6 +36,7 @@ var (
 
 	entHitBucket     = entity("HitBucket")
 	entHitBucketPart = entity("HitBucketPart")
+	entHitVisits     = entity("HitBucketVisits")
 )
 
 func entity(name string) *design.Entity {

@@ -432,6 +432,18 @@ func (s *Store) formDay(ctx context.Context, site string, p dayPlan, goals []Goa
 		if p.bucket.hits > s.o.MaxRawHits {
 			return tooMany(p.bucket.hits)
 		}
+		if s.wholeVisits(p.bucket, o) {
+			vbs, err := s.bucketVisitBlocks(ctx, site, p.day, *p.bucket, o.Skip.visitColumns())
+			if err != nil {
+				return err
+			}
+			if vbs != nil {
+				for _, vb := range vbs {
+					keepVisits(d, vb, o)
+				}
+				return nil
+			}
+		}
 		var err error
 		want := o.Skip.columns()
 		if p.bucket.parts > 1 {
@@ -478,6 +490,30 @@ func (s *Store) formDay(ctx context.Context, site string, p dayPlan, goals []Goa
 		formVisits(d, newBlockHits(bl, goals), s.o.SessionTimeout, o)
 	}
 	return nil
+}
+
+// wholeVisits reports whether the visits of bucket b can be read from
+// its visit parts for a read with options o: it has them, formed with
+// the Store's session timeout, and o asks neither hits nor goals (which
+// are the site's current ones, not those of the time b was written).
+func (s *Store) wholeVisits(b *bucket, o *VisitOptions) bool {
+	const need = FieldHits | FieldGoals
+	return b.hasVisits && b.visitTimeout == s.o.SessionTimeout.Milliseconds() && o.Skip&need == need
+}
+
+// keepVisits appends the visits of vb that o.Keep accepts (all if nil)
+// to d, with the fields of vb's columns.
+func keepVisits(d *dayVisits, vb *visitBlock, o *VisitOptions) {
+	for i := range vb.n {
+		d.visits = append(d.visits, Visit{})
+		vis := &d.visits[len(d.visits)-1]
+		vb.visit(i, vis, false)
+		if o.Keep != nil && !o.Keep(vis) {
+			d.visits = d.visits[:len(d.visits)-1]
+			continue
+		}
+		vb.figures(i, vis)
+	}
 }
 
 // formVisits appends the visits of v that o.Keep accepts (all if nil) to
