@@ -68,6 +68,19 @@ func pageLimit(limit int) *int32 {
 // Next advances to the next item and reports whether there is one. It
 // returns false at the end, at the limit, and on error (see Err).
 func (it *Iter) Next() bool {
+	if !it.advance() {
+		return false
+	}
+	it.lastKey = it.keyOf(it.cur)
+	if it.strip != nil {
+		it.strip(it.cur)
+	}
+	return true
+}
+
+// advance moves to the next item, as Next does, but leaves it.lastKey as
+// it was and the item unstripped: the caller does both.
+func (it *Iter) advance() bool {
 	it.cur = nil
 	if it.err != nil || it.remain == 0 {
 		return false
@@ -91,23 +104,24 @@ func (it *Iter) Next() bool {
 		}
 		it.buf, it.next, it.done = items, last, last == nil
 	}
-	item := it.buf[0]
+	it.cur = it.buf[0]
 	it.buf[0] = nil
 	it.buf = it.buf[1:]
+	if it.remain > 0 {
+		it.remain--
+	}
+	return true
+}
+
+// keyOf returns the position attributes of item, for a cursor.
+func (it *Iter) keyOf(item Item) Item {
 	key := make(Item, len(it.names))
 	for _, n := range it.names {
 		if v, ok := item[n]; ok {
 			key[n] = v
 		}
 	}
-	if it.strip != nil {
-		it.strip(item)
-	}
-	it.cur, it.lastKey = item, key
-	if it.remain > 0 {
-		it.remain--
-	}
-	return true
+	return key
 }
 
 // Item returns the current item, owned by the caller; nil before the first
@@ -170,8 +184,11 @@ type Page struct {
 func (it *Iter) page() (*Page, error) {
 	p := &Page{}
 	unlimited := it.remain < 0
-	for it.Next() {
-		p.Items = append(p.Items, it.Item())
+	// Only the last item's position makes the cursor: it is taken once,
+	// when a cursor is returned, before the items are stripped, rather
+	// than at every item as Next does.
+	for it.advance() {
+		p.Items = append(p.Items, it.cur)
 		if unlimited && len(it.buf) == 0 {
 			break
 		}
@@ -179,8 +196,16 @@ func (it *Iter) page() (*Page, error) {
 	if it.err != nil {
 		return nil, it.err
 	}
-	if len(p.Items) > 0 && it.more() {
-		p.Cursor = encodeCursor(it.lastKey, it.names)
+	if n := len(p.Items); n > 0 {
+		if it.more() {
+			it.lastKey = it.keyOf(p.Items[n-1])
+			p.Cursor = encodeCursor(it.lastKey, it.names)
+		}
+		if it.strip != nil {
+			for _, item := range p.Items {
+				it.strip(item)
+			}
+		}
 	}
 	return p, nil
 }
