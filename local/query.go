@@ -32,13 +32,17 @@ func (db *DB) Query(ctx context.Context, in *dynamodb.QueryInput, _ ...func(*dyn
 // reading them all with one storage iterator moved from partition to
 // partition in key order, rather than an iterator per request: the read
 // of the first pages of many partitions at once (see
-// timetable.QueryBatcher). The answers are read one after the other, so
+// timetable.QueryBatcher). Requests of one shape (a key condition alone,
+// the same text, names and parameters, other values) share the planning
+// of the first of them (see planTemplates). The answers are read one
+// after the other, so
 // writes made during the call may be seen by some and not others, as by
 // Query calls made in a row.
 func (db *DB) QueryBatch(ctx context.Context, ins []*dynamodb.QueryInput) (outs []*dynamodb.QueryOutput, errs []error) {
 	outs, errs = make([]*dynamodb.QueryOutput, len(ins)), make([]error, len(ins))
 	_, err := operation(db, "Query", func() (struct{}, error) {
 		plans := make([]*queryPlan, len(ins))
+		templates := planTemplates{}
 		var order []int
 		for i, in := range ins {
 			if in == nil {
@@ -47,7 +51,7 @@ func (db *DB) QueryBatch(ctx context.Context, ins []*dynamodb.QueryInput) (outs 
 			}
 			t, err := db.namedTable(in.TableName)
 			if err == nil {
-				plans[i], err = planQuery(t, in)
+				plans[i], err = templates.plan(t, in)
 			}
 			if err != nil {
 				errs[i] = opError("Query", err)
@@ -126,6 +130,20 @@ type queryPlan struct {
 // planQuery validates a Query of table t, in DynamoDB Local's order, and
 // returns the page it reads.
 func planQuery(t *table, in *dynamodb.QueryInput) (*queryPlan, error) {
+	return planQueryFull(t, in, nil)
+}
+
+// keyedPlan is what planQueryFull found before the key range: the spec of
+// the read, the key condition resolved and the key schema it resolved on.
+type keyedPlan struct {
+	sp             readSpec
+	kr             *expr.KeyRange
+	hashes, ranges []attrDef
+}
+
+// planQueryFull is planQuery that also sets *k, when k is not nil and
+// the plan is made.
+func planQueryFull(t *table, in *dynamodb.QueryInput, k *keyedPlan) (*queryPlan, error) {
 	if err := checkCapacityMode(in.ReturnConsumedCapacity); err != nil {
 		return nil, err
 	}
@@ -279,14 +297,24 @@ func planQuery(t *table, in *dynamodb.QueryInput) (*queryPlan, error) {
 	if err := sp.checkProjectionProjected(); err != nil {
 		return nil, err
 	}
-	q := &queryPlan{s: sp.scan(lower, upper, reverse), noLastKey: sp.ix == nil && m.Range == ""}
+	if k != nil {
+		*k = keyedPlan{sp: *sp, kr: kr, hashes: hashes, ranges: ranges}
+	}
+	return newQueryPlan(sp, lower, upper, fwdEnd, revEnd, reverse), nil
+}
+
+// newQueryPlan is the plan reading the storage keys [lower, upper) of sp,
+// with the inclusive ends of the sort key condition fwdEnd and revEnd (see
+// keyRange).
+func newQueryPlan(sp *readSpec, lower, upper, fwdEnd, revEnd []byte, reverse bool) *queryPlan {
+	q := &queryPlan{s: sp.scan(lower, upper, reverse), noLastKey: sp.ix == nil && sp.m.Range == ""}
 	if sp.ix == nil {
 		q.end = fwdEnd
 		if reverse {
 			q.end = revEnd
 		}
 	}
-	return q, nil
+	return q
 }
 
 // trimLastKey drops the LastEvaluatedKey of a page read by q when nothing
