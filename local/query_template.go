@@ -156,15 +156,17 @@ func (tpl *queryTemplate) bind(m *tableMeta, in *dynamodb.QueryInput) (*queryPla
 	}
 	tkr := tpl.k.kr
 	kr := &expr.KeyRange{Op: tkr.Op}
+	// One array for the three lists of values.
+	all := make([]types.AttributeValue, 0, len(tpl.hashes)+len(tpl.prefix)+len(tpl.values))
 	bound := func(refs []string) []types.AttributeValue {
 		if len(refs) == 0 {
 			return nil
 		}
-		vs := make([]types.AttributeValue, len(refs))
-		for i, r := range refs {
-			vs[i] = values[r]
+		start := len(all)
+		for _, r := range refs {
+			all = append(all, values[r])
 		}
-		return vs
+		return all[start:len(all):len(all)]
 	}
 	kr.HashValues, kr.Prefix, kr.Values = bound(tpl.hashes), bound(tpl.prefix), bound(tpl.values)
 	if len(kr.HashValues) > 0 {
