@@ -215,14 +215,17 @@ func (g *groupReader) next(ctx context.Context) (rgroup, error) {
 		if err != nil {
 			return rgroup{}, err
 		}
-		if d := msTime(g.hoursOf).Format(dayFormat); sk == "" || sk[:len(dayFormat)] != d {
+		// The day's text in a buffer of the stack: made a string only
+		// when used.
+		var buf [len(dayFormat) + 8]byte
+		if d := msTime(g.hoursOf).AppendFormat(buf[:0], dayFormat); sk == "" || sk[:len(dayFormat)] != string(d) {
 			g.inHours = false
 			info, err := g.dayInfo(ctx, g.hoursOf, g.pageAt)
 			if err != nil {
 				return rgroup{}, err
 			}
 			if len(info.pieces) > 0 {
-				return g.window(info.pieces, d, g.hoursOf), nil
+				return g.window(info.pieces, string(d), g.hoursOf), nil
 			}
 		}
 	}
