@@ -93,3 +93,16 @@ func TestIterPage_NoKeyPerItem(t *testing.T) {
 		t.Fatalf("%v allocations for a page of %d items", allocs, n)
 	}
 }
+
+// TestPlaceholder: keyOnly's placeholders are the prefix and the term's
+// number, within the ones written once and past them.
+func TestPlaceholder(t *testing.T) {
+	for _, i := range []int{0, 7, 8, 12} {
+		if got, want := placeholder(keyNamePH, "#k", i), fmt.Sprint("#k", i); got != want {
+			t.Errorf("placeholder %d = %q, want %q", i, got, want)
+		}
+		if got, want := placeholder(keyUpperPH, ":l", i), fmt.Sprint(":l", i); got != want {
+			t.Errorf("placeholder %d = %q, want %q", i, got, want)
+		}
+	}
+}

@@ -319,14 +319,14 @@ func keyOnly(terms []keyTerm) built {
 		if i > 0 {
 			b.WriteString(" AND ")
 		}
-		n, v := "#k"+strconv.Itoa(i), ":k"+strconv.Itoa(i)
+		n, v := placeholder(keyNamePH, "#k", i), placeholder(keyValuePH, ":k", i)
 		names[n], values[v] = kt.name, kt.a
 		switch kt.op {
 		case keyBeginsWith:
 			b.WriteString("begins_with(" + n + ", " + v + ")")
 			continue
 		case keyBetween:
-			w := ":l" + strconv.Itoa(i)
+			w := placeholder(keyUpperPH, ":l", i)
 			values[w] = kt.b
 			b.WriteString(n + " BETWEEN " + v + " AND " + w)
 			continue
@@ -335,6 +335,29 @@ func keyOnly(terms []keyTerm) built {
 	}
 	key := b.String()
 	return built{key: &key, names: names, values: values}
+}
+
+// The placeholders of keyOnly's first terms, written once.
+var (
+	keyNamePH  = placeholders("#k")
+	keyValuePH = placeholders(":k")
+	keyUpperPH = placeholders(":l")
+)
+
+func placeholders(prefix string) [8]string {
+	var out [8]string
+	for i := range out {
+		out[i] = prefix + strconv.Itoa(i)
+	}
+	return out
+}
+
+// placeholder is prefix followed by i, from known when i is within it.
+func placeholder(known [8]string, prefix string, i int) string {
+	if i < len(known) {
+		return known[i]
+	}
+	return prefix + strconv.Itoa(i)
 }
 
 // keyOps are the comparisons of key conditions.
