@@ -132,11 +132,11 @@ func encodeBlock(hits []hit) ([]byte, error) {
 	if cols[colTime], err = timeColumn(hits); err != nil {
 		return nil, err
 	}
-	if cols[colVisitor], cols[colRuns], err = visitorColumns(hits); err != nil {
+	if cols[colVisitor], cols[colRuns], err = idColumns(len(hits), "hits", func(i int) string { return hits[i].visitor }); err != nil {
 		return nil, err
 	}
 	for c := colName; c <= colDevice; c++ {
-		cols[c] = dictColumn(hits, func(h *hit) string { return *h.strField(c) })
+		cols[c] = dictColumnOf(len(hits), func(i int) string { return *hits[i].strField(c) })
 	}
 	flags := make([]byte, len(hits))
 	for i := range hits {
@@ -161,25 +161,7 @@ func encodeBlock(hits []hit) ([]byte, error) {
 	}
 	cols[colProps] = propsColumn(hits)
 
-	out := append([]byte(blockMagic), blockVersion)
-	out = binary.AppendUvarint(out, uint64(len(hits)))
-	out = binary.AppendUvarint(out, numCols)
-	stored := make([][]byte, numCols+1)
-	for c := 1; c <= numCols; c++ {
-		enc, b := byte(encStored), cols[c]
-		if z := zstdEncoder.EncodeAll(cols[c], nil); len(z) < len(b) {
-			enc, b = encZstd, z
-		}
-		stored[c] = b
-		out = binary.AppendUvarint(out, uint64(c))
-		out = append(out, enc)
-		out = binary.AppendUvarint(out, uint64(len(cols[c])))
-		out = binary.AppendUvarint(out, uint64(len(b)))
-	}
-	for c := 1; c <= numCols; c++ {
-		out = append(out, stored[c]...)
-	}
-	return out, nil
+	return appendColumns([]byte(blockMagic), blockVersion, len(hits), cols), nil
 }
 
 // timeColumn is the zigzag varint deltas of the hits' Unix milliseconds,
@@ -201,39 +183,6 @@ const (
 	idsHex64   = 1 // 16 lowercase hex digits each, as 8 bytes
 )
 
-// visitorColumns returns the visitor ids of hits, sorted (a dictionary,
-// or 8 bytes each when every id is 16 lowercase hex digits, as
-// Store.VisitorID makes them), and the number of hits of each one's run.
-func visitorColumns(hits []hit) (ids, runs []byte, err error) {
-	var dict []string
-	var counts []uint64
-	for i := range hits {
-		v := hits[i].visitor
-		switch n := len(dict); {
-		case n > 0 && dict[n-1] == v:
-			counts[n-1]++
-		case n > 0 && dict[n-1] > v:
-			return nil, nil, fmt.Errorf("analytics: hits out of visitor order at %d (%q after %q)", i, v, dict[n-1])
-		default:
-			dict = append(dict, v)
-			counts = append(counts, 1)
-		}
-	}
-	if slices.IndexFunc(dict, func(v string) bool { return !isHex64(v) }) < 0 {
-		ids = append(binary.AppendUvarint([]byte{idsHex64}, uint64(len(dict))), make([]byte, 8*len(dict))...)
-		for i, v := range dict {
-			hex.Decode(ids[len(ids)-8*(len(dict)-i):], []byte(v))
-		}
-	} else {
-		ids = appendDict([]byte{idsStrings}, dict)
-	}
-	runs = binary.AppendUvarint(nil, uint64(len(counts)))
-	for _, r := range counts {
-		runs = binary.AppendUvarint(runs, r)
-	}
-	return ids, runs, nil
-}
-
 // isHex64 reports whether v is 16 lowercase hex digits.
 func isHex64(v string) bool {
 	if len(v) != 16 {
@@ -245,26 +194,6 @@ func isHex64(v string) bool {
 		}
 	}
 	return true
-}
-
-// dictColumn is the sorted distinct values of get over hits, the width of
-// a code, and each hit's code.
-func dictColumn(hits []hit, get func(*hit) string) []byte {
-	index := map[string]uint32{}
-	for i := range hits {
-		index[get(&hits[i])] = 0
-	}
-	dict := slices.Sorted(maps.Keys(index))
-	for i, v := range dict {
-		index[v] = uint32(i)
-	}
-	w := codeWidth(len(dict))
-	b := appendDict(nil, dict)
-	b = append(b, byte(w))
-	for i := range hits {
-		b = appendCode(b, w, index[get(&hits[i])])
-	}
-	return b
 }
 
 // propsColumn is the sorted distinct property names and values of hits,

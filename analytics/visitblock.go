@@ -122,7 +122,7 @@ func encodeVisitBlock(visits []Visit) ([]byte, error) {
 	}
 	cs[vcolStart] = b
 	var err error
-	if cs[vcolVisitor], cs[vcolRuns], err = idColumns(n, func(i int) string { return visits[i].VisitorID }); err != nil {
+	if cs[vcolVisitor], cs[vcolRuns], err = idColumns(n, "rows", func(i int) string { return visits[i].VisitorID }); err != nil {
 		return nil, err
 	}
 	for c := vcolEntry; c <= vcolDevice; c++ {
@@ -181,9 +181,12 @@ func appendColumns(out []byte, version byte, rows int, cs [][]byte) []byte {
 	return out
 }
 
-// idColumns returns the ids get gives for 0 to n-1, which must come in
-// runs in increasing order, as visitorColumns stores them.
-func idColumns(n int, get func(i int) string) (ids, runs []byte, err error) {
+// idColumns returns the visitor ids get gives for rows 0 to n-1 (rows
+// names them in the error), which must come in runs in increasing order:
+// the ids sorted (a dictionary, or 8 bytes each when every id is 16
+// lowercase hex digits, as Store.VisitorID makes them), and the number of
+// rows of each one's run.
+func idColumns(n int, rows string, get func(i int) string) (ids, runs []byte, err error) {
 	var dict []string
 	var counts []uint64
 	for i := range n {
@@ -192,7 +195,7 @@ func idColumns(n int, get func(i int) string) (ids, runs []byte, err error) {
 		case k > 0 && dict[k-1] == v:
 			counts[k-1]++
 		case k > 0 && dict[k-1] > v:
-			return nil, nil, fmt.Errorf("analytics: rows out of visitor order at %d (%q after %q)", i, v, dict[k-1])
+			return nil, nil, fmt.Errorf("analytics: %s out of visitor order at %d (%q after %q)", rows, i, v, dict[k-1])
 		default:
 			dict = append(dict, v)
 			counts = append(counts, 1)
@@ -213,7 +216,8 @@ func idColumns(n int, get func(i int) string) (ids, runs []byte, err error) {
 	return ids, runs, nil
 }
 
-// dictColumnOf is dictColumn of the values get gives for 0 to n-1.
+// dictColumnOf is the sorted distinct values get gives for rows 0 to n-1,
+// the width of a code, and each row's code.
 func dictColumnOf(n int, get func(i int) string) []byte {
 	index := map[string]uint32{}
 	for i := range n {
