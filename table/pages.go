@@ -83,21 +83,14 @@ func (t *Table) QueryPages(ctx context.Context, qs []*Query) (pages []*Page, err
 			pages[i], errs[i] = t.Query(ctx, qs[i])
 			continue
 		}
-		q, in := qs[i], f.in
+		q, next := qs[i], t.queryPage(f.in)
 		it := newIter(ctx, f.names, q.Projection, q.PageSize, q.Limit, f.start, func(ctx context.Context, start Item, limit int) ([]Item, Item, error) {
 			if !f.used {
 				// The first call, made in the batch.
 				f.used = true
 				return f.out.Items, f.out.LastEvaluatedKey, nil
 			}
-			call := *in
-			call.ExclusiveStartKey, call.Limit = start, pageLimit(limit)
-			out, err := send(ctx, t, "Query", t.api.Query, &call)
-			if err != nil {
-				return nil, nil, err
-			}
-			t.stats.consumed("Query", out.ConsumedCapacity)
-			return out.Items, out.LastEvaluatedKey, nil
+			return next(ctx, start, limit)
 		})
 		pages[i], errs[i] = it.page()
 	}

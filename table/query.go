@@ -154,7 +154,13 @@ func (t *Table) queryIter(ctx context.Context, q *Query, page bool) *Iter {
 	if err != nil {
 		return errIter(err)
 	}
-	return newIter(ctx, names, q.Projection, q.PageSize, q.Limit, start, func(ctx context.Context, start Item, limit int) ([]Item, Item, error) {
+	return newIter(ctx, names, q.Projection, q.PageSize, q.Limit, start, t.queryPage(in))
+}
+
+// queryPage returns the page reader of an Iter over in: one Query call a
+// page, from start, with its retries and its consumed capacity counted.
+func (t *Table) queryPage(in *dynamodb.QueryInput) func(ctx context.Context, start Item, limit int) ([]Item, Item, error) {
+	return func(ctx context.Context, start Item, limit int) ([]Item, Item, error) {
 		call := *in
 		call.ExclusiveStartKey, call.Limit = start, pageLimit(limit)
 		out, err := send(ctx, t, "Query", t.api.Query, &call)
@@ -163,7 +169,7 @@ func (t *Table) queryIter(ctx context.Context, q *Query, page bool) *Iter {
 		}
 		t.stats.consumed("Query", out.ConsumedCapacity)
 		return out.Items, out.LastEvaluatedKey, nil
-	})
+	}
 }
 
 // queryInput builds the QueryInput of q (without Limit and
